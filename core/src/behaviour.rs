@@ -1,0 +1,371 @@
+//! The behaviour API: the hooks user code implements and the context they get.
+//!
+//! A behaviour is attached to an object with a priority. The pipeline calls its
+//! hooks in priority order (lower value first, registration order within a
+//! priority):
+//!
+//! | hook | phase | clock it sees |
+//! |---|---|---|
+//! | [`Behaviour::start`] | update, first frame the object is in the cohort, before its first Update | frame |
+//! | [`Behaviour::update`] | update, once per outer frame | frame (`dt` = `delta_time`) |
+//! | [`Behaviour::flow_tick`] | update, after every Update | frame |
+//! | [`Behaviour::fixed_update`] | fixed, once per tick, right before the physics step | pending tick |
+//! | [`Behaviour::on_contact`] | fixed, after the physics step | completed tick |
+//! | [`Behaviour::present`] | presentation, once per frame | frame, interpolated poses |
+//!
+//! Hooks never write physics directly: [`Ctx`] queues body commands, which are
+//! reconciled before the next step. Behaviours must be `Clone` (through
+//! [`Behaviour::clone_box`]) because a session snapshot is a copy of every
+//! behaviour's state: that is what makes rewind and the sync test cover user code.
+//!
+//! ```
+//! use stepframe_core::{Behaviour, Ctx, Vec2};
+//!
+//! /// Pushes its body right while "right" is held, in fixed code.
+//! #[derive(Clone, Debug)]
+//! struct Thruster { force: f32 }
+//!
+//! impl Behaviour for Thruster {
+//!     fn name(&self) -> &str { "Thruster" }
+//!     fn clone_box(&self) -> Box<dyn Behaviour> { Box::new(self.clone()) }
+//!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+//!         if ctx.input().pressed("right") {
+//!             ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
+//!         }
+//!     }
+//! }
+//! ```
+
+use serde::{Deserialize, Serialize};
+
+use crate::body::{BodyCommand, ContactKind, Pose, Vec2, Velocity};
+use crate::clock::{Clock, Flicks};
+use crate::input::ActionSnapshot;
+use crate::world::{LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
+
+/// Which hook is running: breakpoints, errors and the log name hooks by this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum HookKind {
+    /// First frame in the cohort.
+    Start,
+    /// Once per outer frame.
+    Update,
+    /// Once per outer frame, after Update.
+    FlowTick,
+    /// Once per fixed tick, before physics.
+    FixedUpdate,
+    /// Contact started/stopped, after physics.
+    Contact,
+    /// A timed routine resuming.
+    Routine,
+    /// Presentation phase.
+    Present,
+}
+
+impl HookKind {
+    /// Every hook kind, in pipeline order.
+    pub const ALL: [HookKind; 7] = [
+        HookKind::Start,
+        HookKind::Update,
+        HookKind::FlowTick,
+        HookKind::FixedUpdate,
+        HookKind::Contact,
+        HookKind::Routine,
+        HookKind::Present,
+    ];
+
+    /// Fixed-phase hooks suspend at the end of the tick; the others before the hook.
+    pub fn is_fixed(self) -> bool {
+        matches!(self, HookKind::FixedUpdate | HookKind::Contact)
+    }
+
+    /// Display name.
+    pub fn name(self) -> &'static str {
+        match self {
+            HookKind::Start => "Start",
+            HookKind::Update => "Update",
+            HookKind::FlowTick => "FlowTick",
+            HookKind::FixedUpdate => "FixedUpdate",
+            HookKind::Contact => "Contact",
+            HookKind::Routine => "Routine",
+            HookKind::Present => "Present",
+        }
+    }
+}
+
+impl std::fmt::Display for HookKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// User code attached to an object. Every hook has an empty default.
+pub trait Behaviour: Send + std::fmt::Debug {
+    /// Registered name, shown in the editor and in error reports.
+    fn name(&self) -> &str;
+
+    /// A copy of this behaviour with its current state (for snapshots).
+    fn clone_box(&self) -> Box<dyn Behaviour>;
+
+    /// First frame the object is in the cohort, before its first Update.
+    fn start(&mut self, _ctx: &mut Ctx) {}
+
+    /// Once per outer frame with the clamped, scaled frame delta.
+    fn update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
+
+    /// Once per outer frame after every Update: graph and state-machine logic.
+    fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {}
+
+    /// Once per fixed tick, immediately before the physics step.
+    fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
+
+    /// A contact involving this object started or stopped during the tick.
+    fn on_contact(&mut self, _ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {}
+
+    /// Presentation phase: read interpolated poses, drive cameras and effects.
+    fn present(&mut self, _ctx: &mut Ctx) {}
+
+    /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
+    /// with state that affects the simulation should write it here.
+    fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
+}
+
+impl Clone for Box<dyn Behaviour> {
+    fn clone(&self) -> Box<dyn Behaviour> {
+        self.clone_box()
+    }
+}
+
+/// What a routine asks for when it yields.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Wait {
+    /// Resume after this many seconds of its time group's clock.
+    Seconds(f64),
+    /// The routine is finished.
+    Done,
+}
+
+/// Which clock a routine's waits are measured on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TimeGroup {
+    /// The outer frame clock (`frame_time`): the default, even for routines started
+    /// from FixedUpdate, as the contract requires.
+    #[default]
+    Frame,
+    /// Simulation time: resumes inside the fixed phase, after FixedUpdate.
+    Fixed,
+}
+
+/// A timed routine (a coroutine written as a state machine): `resume` runs until
+/// the next wait.
+pub trait Routine: Send + std::fmt::Debug {
+    /// Runs one slice of the routine.
+    fn resume(&mut self, ctx: &mut Ctx) -> Wait;
+
+    /// A copy with the current state (for snapshots).
+    fn clone_box(&self) -> Box<dyn Routine>;
+}
+
+/// A routine waiting on its group's clock.
+#[derive(Debug)]
+pub(crate) struct RoutineSlot {
+    pub(crate) owner: ObjectId,
+    pub(crate) group: TimeGroup,
+    /// Wake time on the group's clock.
+    pub(crate) wake_at: Flicks,
+    pub(crate) routine: Box<dyn Routine>,
+}
+
+impl Clone for RoutineSlot {
+    fn clone(&self) -> RoutineSlot {
+        RoutineSlot {
+            owner: self.owner,
+            group: self.group,
+            wake_at: self.wake_at,
+            routine: self.routine.clone_box(),
+        }
+    }
+}
+
+/// Deterministic random numbers (SplitMix64): seeded by the scene, saved in
+/// snapshots, identical on every platform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Rng {
+    state: u64,
+}
+
+impl Rng {
+    /// A generator from a seed.
+    pub fn new(seed: u64) -> Rng {
+        Rng { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `[lo, hi)`.
+    pub fn range(&mut self, lo: f32, hi: f32) -> f32 {
+        let unit = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
+        lo + (hi - lo) * unit
+    }
+}
+
+/// Requests a hook made of the pipeline (break, new routine): drained after the hook.
+#[derive(Debug, Default)]
+pub(crate) struct HookRequests {
+    /// `Ctx::request_break` message.
+    pub(crate) break_request: Option<String>,
+    /// Routines started by the hook.
+    pub(crate) routines: Vec<RoutineSlot>,
+}
+
+/// Everything a hook can read and write.
+pub struct Ctx<'a> {
+    pub(crate) world: &'a mut World,
+    pub(crate) clock: &'a Clock,
+    pub(crate) input: &'a ActionSnapshot,
+    pub(crate) rng: &'a mut Rng,
+    pub(crate) requests: &'a mut HookRequests,
+    pub(crate) me: ObjectId,
+    pub(crate) hook: HookKind,
+}
+
+impl<'a> Ctx<'a> {
+    /// The object this hook belongs to.
+    pub fn me(&self) -> ObjectId {
+        self.me
+    }
+
+    /// The hook that is running.
+    pub fn hook(&self) -> HookKind {
+        self.hook
+    }
+
+    /// The clock as of this phase (see [`crate::clock`] for the per-phase meaning).
+    pub fn clock(&self) -> &Clock {
+        self.clock
+    }
+
+    /// The input snapshot of this phase: simulation snapshot in fixed hooks,
+    /// outer-frame snapshot elsewhere.
+    pub fn input(&self) -> &ActionSnapshot {
+        self.input
+    }
+
+    /// Read access to every object.
+    pub fn world(&self) -> &World {
+        self.world
+    }
+
+    /// This object.
+    pub fn object(&self) -> Option<&Object> {
+        self.world.get(self.me)
+    }
+
+    /// A copy of an object's committed world pose ([`World::physics_simulation_pose`]).
+    pub fn physics_simulation_pose(&self, id: ObjectId) -> Option<Pose> {
+        self.world.physics_simulation_pose(id)
+    }
+
+    /// Committed velocity of an object's body.
+    pub fn velocity(&self, id: ObjectId) -> Option<Velocity> {
+        self.world.get(id)?.body.as_ref().map(|b| b.velocity)
+    }
+
+    /// The session's deterministic random generator.
+    pub fn rng(&mut self) -> &mut Rng {
+        self.rng
+    }
+
+    fn push(&mut self, command: BodyCommand) -> bool {
+        let (tick, frame) = (self.clock.simulation_tick, self.clock.frame_index);
+        let ok = self.world.command(command, tick, frame);
+        if !ok && let Some(last) = self.world.log.last_mut() {
+            last.hook = Some(self.hook);
+        }
+        ok
+    }
+
+    /// A continuous force for the coming step, newtons (scaled by dt by physics).
+    /// Returns false when rejected (non-finite).
+    pub fn apply_force(&mut self, target: ObjectId, force: Vec2) -> bool {
+        self.push(BodyCommand::Force { target, force })
+    }
+
+    /// An instantaneous impulse, N·s (not scaled by dt).
+    pub fn apply_impulse(&mut self, target: ObjectId, impulse: Vec2) -> bool {
+        self.push(BodyCommand::Impulse { target, impulse })
+    }
+
+    /// Where a kinematic body must be after the coming step.
+    pub fn set_kinematic_target(&mut self, target: ObjectId, pose: Pose) -> bool {
+        self.push(BodyCommand::KinematicTarget { target, pose })
+    }
+
+    /// Teleports a body before the coming step.
+    pub fn set_pose(&mut self, target: ObjectId, pose: Pose) -> bool {
+        self.push(BodyCommand::SetPose { target, pose })
+    }
+
+    /// Overwrites a body's velocity before the coming step.
+    pub fn set_velocity(&mut self, target: ObjectId, velocity: Velocity) -> bool {
+        self.push(BodyCommand::SetVelocity { target, velocity })
+    }
+
+    /// Creates an object now: its body joins at the next reconcile (this tick, in
+    /// fixed code), its behaviours at the next outer frame.
+    pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
+        self.world.spawn(desc)
+    }
+
+    /// Removes an object: no further callback reaches it, even in this tick.
+    pub fn remove(&mut self, id: ObjectId) {
+        self.world.remove(id);
+    }
+
+    /// Enables or disables an object, effective for the next callback.
+    pub fn set_enabled(&mut self, id: ObjectId, enabled: bool) {
+        self.world.set_enabled(id, enabled);
+    }
+
+    /// Starts a routine on this object's time group. A routine started from
+    /// FixedUpdate still waits on the frame clock unless `group` says otherwise.
+    pub fn start_routine(&mut self, group: TimeGroup, routine: Box<dyn Routine>) {
+        self.requests.routines.push(RoutineSlot {
+            owner: self.me,
+            group,
+            wake_at: Flicks::ZERO,
+            routine,
+        });
+    }
+
+    /// Writes a line to the log, stamped with object, hook, tick and frame.
+    pub fn log(&mut self, message: impl Into<String>) {
+        self.log_at(LogLevel::Info, message);
+    }
+
+    /// Writes a line at a level.
+    pub fn log_at(&mut self, level: LogLevel, message: impl Into<String>) {
+        let entry = LogEntry {
+            level,
+            object: Some(self.me),
+            hook: Some(self.hook),
+            tick: self.clock.simulation_tick,
+            frame: self.clock.frame_index,
+            message: message.into(),
+        };
+        self.world.log(entry);
+    }
+
+    /// Asks the debugger to break: in fixed hooks at the end of this tick, in
+    /// other hooks right after this hook returns.
+    pub fn request_break(&mut self, reason: impl Into<String>) {
+        self.requests.break_request = Some(reason.into());
+    }
+}

@@ -1,0 +1,324 @@
+//! Breakpoints and suspension, with the contract's timing and no UI.
+//!
+//! # Where a session suspends
+//!
+//! - A breakpoint on a **FixedUpdate** or **contact** hook records its hit when the
+//!   hook is reached, lets the hook run, and suspends at the **end of that fixed
+//!   tick**: every object's FixedUpdate, the physics step and the contact callbacks
+//!   of the tick finish first, so what the debugger shows is committed state and a
+//!   fixed callback is never separated from its physics integration.
+//! - A breakpoint on **Start**, **Update**, **Flow Tick**, a routine or a
+//!   presentation hook suspends **before** the hook runs. Resume runs that hook
+//!   (the breakpoint does not fire again for the same call) and finishes the frame.
+//! - Code can ask for a break ([`crate::Ctx::request_break`]): in fixed code at the
+//!   end of the tick, elsewhere right after the hook returns.
+//!
+//! # Resume after a fixed suspension
+//!
+//! Ticks the interrupted frame still owed stay owed (their time is in the
+//! accumulator). [`crate::Pipeline::resume`] runs them, then ends the frame
+//! *without* its presentation phase (the contract skips the rest of the
+//! interrupted frame; Flow Tick had already run in the update phase, before the
+//! fixed phase, and is not run again). No callback of the completed tick runs twice.
+//!
+//! # Step tick
+//!
+//! [`crate::Pipeline::step_tick`] runs exactly one fixed tick, then suspends:
+//! - if the interrupted frame still owes ticks, it runs the next of them;
+//! - if the frame was suspended before its fixed phase (an Update breakpoint), it
+//!   finishes the update phase and runs the frame's first tick;
+//! - otherwise it starts *no* outer frame: it adds exactly one `fixed_delta_time`
+//!   to the accumulator and runs that tick alone. The update phase does not run
+//!   and the frame clock does not move, because no display time passed; the
+//!   fractional remainder in the accumulator is untouched, so the next real frame
+//!   has the interpolation phase it would have had.
+//!
+//! Either way the tick is the same tick an uninterrupted run would have run next,
+//! with the same inputs (index, start time, fixed dt, committed poses, input
+//! edges): stepping never changes the fixed tick sequence.
+
+use serde::{Deserialize, Serialize};
+
+use crate::behaviour::HookKind;
+use crate::clock::Clock;
+use crate::schedule::Priority;
+use crate::world::ObjectId;
+
+/// Identifies a breakpoint.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct BreakpointId(pub u32);
+
+/// When a matching call counts as a hit that suspends, by how many times the
+/// breakpoint's filters have matched so far (this one included).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum HitCount {
+    /// Every match suspends.
+    #[default]
+    Always,
+    /// Only the n-th match suspends.
+    Equals(u64),
+    /// The n-th match and every later one.
+    AtLeast(u64),
+    /// Every n-th match.
+    Multiple(u64),
+}
+
+impl HitCount {
+    fn admits(self, count: u64) -> bool {
+        match self {
+            HitCount::Always => true,
+            HitCount::Equals(n) => count == n,
+            HitCount::AtLeast(n) => count >= n,
+            HitCount::Multiple(n) => n > 0 && count % n == 0,
+        }
+    }
+}
+
+/// A condition on the clock, evaluated before the hit count.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Condition {
+    /// Only ticks in `[first, last]` (the pending tick in fixed code, the completed
+    /// tick count elsewhere).
+    pub ticks: Option<(u64, u64)>,
+    /// Only ticks divisible by this.
+    pub every_ticks: Option<u64>,
+    /// Only frames in `[first, last]`.
+    pub frames: Option<(u64, u64)>,
+}
+
+impl Condition {
+    fn holds(&self, clock: &Clock) -> bool {
+        let tick = clock.simulation_tick;
+        self.ticks.is_none_or(|(a, b)| (a..=b).contains(&tick))
+            && self.every_ticks.is_none_or(|n| n > 0 && tick % n == 0)
+            && self
+                .frames
+                .is_none_or(|(a, b)| (a..=b).contains(&clock.frame_index))
+    }
+}
+
+/// A breakpoint: filters (absent = any), a clock condition and a hit count.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Breakpoint {
+    /// Set by [`Debugger::add`].
+    pub id: BreakpointId,
+    /// Disabled breakpoints neither count nor suspend.
+    pub enabled: bool,
+    /// Only this hook kind.
+    pub hook: Option<HookKind>,
+    /// Only this object.
+    pub object: Option<ObjectId>,
+    /// Only behaviours at this priority.
+    pub priority: Option<Priority>,
+    /// Clock condition.
+    pub condition: Condition,
+    /// Hit-count rule.
+    pub hit_count: HitCount,
+    /// Matches so far.
+    pub matches: u64,
+}
+
+impl Breakpoint {
+    /// An enabled breakpoint on one hook kind of one object.
+    pub fn on(hook: HookKind, object: ObjectId) -> Breakpoint {
+        Breakpoint {
+            enabled: true,
+            hook: Some(hook),
+            object: Some(object),
+            ..Breakpoint::default()
+        }
+    }
+
+    /// An enabled breakpoint on every call of one hook kind.
+    pub fn on_hook(hook: HookKind) -> Breakpoint {
+        Breakpoint {
+            enabled: true,
+            hook: Some(hook),
+            ..Breakpoint::default()
+        }
+    }
+}
+
+/// A breakpoint that fired.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct BreakpointHit {
+    /// Which breakpoint.
+    pub breakpoint: BreakpointId,
+    /// Whose hook.
+    pub object: ObjectId,
+    /// Which hook.
+    pub hook: HookKind,
+    /// The behaviour's priority.
+    pub priority: Priority,
+    /// The behaviour's name.
+    pub behaviour: String,
+    /// Pending tick (fixed hooks) or completed ticks (others) when it fired.
+    pub tick: u64,
+    /// Outer frame when it fired.
+    pub frame: u64,
+}
+
+/// Why the session is suspended.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum SuspendReason {
+    /// A breakpoint fired.
+    Breakpoint(BreakpointHit),
+    /// A hook called `request_break`.
+    Requested {
+        /// Whose hook.
+        object: ObjectId,
+        /// Which hook.
+        hook: HookKind,
+        /// The hook's message.
+        message: String,
+    },
+    /// A hook panicked and the fault policy is "break".
+    Fault {
+        /// Whose hook.
+        object: ObjectId,
+        /// Which hook.
+        hook: HookKind,
+        /// The panic message.
+        message: String,
+    },
+    /// The step-tick command completed its tick.
+    StepTick,
+    /// The step-frame command completed its frame.
+    StepFrame,
+    /// The pause command.
+    Pause,
+}
+
+impl std::fmt::Display for SuspendReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SuspendReason::Breakpoint(h) => write!(
+                f,
+                "breakpoint {} on {} {} ({})",
+                h.breakpoint.0, h.object, h.hook, h.behaviour
+            ),
+            SuspendReason::Requested {
+                object,
+                hook,
+                message,
+            } => write!(f, "break requested by {object} {hook}: {message}"),
+            SuspendReason::Fault {
+                object,
+                hook,
+                message,
+            } => write!(f, "fault in {object} {hook}: {message}"),
+            SuspendReason::StepTick => f.write_str("step tick"),
+            SuspendReason::StepFrame => f.write_str("step frame"),
+            SuspendReason::Pause => f.write_str("paused"),
+        }
+    }
+}
+
+/// Where and why the session stopped.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Suspension {
+    /// The reason.
+    pub reason: SuspendReason,
+    /// Completed ticks when it stopped.
+    pub tick: u64,
+    /// Outer frame when it stopped.
+    pub frame: u64,
+    /// True when stopped at the end of a fixed tick (committed state), false when
+    /// stopped before an update-phase hook or between frames.
+    pub end_of_tick: bool,
+}
+
+/// Hits kept for the editor's list; older ones are dropped.
+pub const MAX_HITS: usize = 1024;
+
+/// The breakpoints and the hit list.
+#[derive(Clone, Debug, Default)]
+pub struct Debugger {
+    breakpoints: Vec<Breakpoint>,
+    hits: std::collections::VecDeque<BreakpointHit>,
+    next_id: u32,
+}
+
+impl Debugger {
+    /// Adds a breakpoint and returns its id.
+    pub fn add(&mut self, mut breakpoint: Breakpoint) -> BreakpointId {
+        self.next_id += 1;
+        breakpoint.id = BreakpointId(self.next_id);
+        breakpoint.matches = 0;
+        self.breakpoints.push(breakpoint);
+        BreakpointId(self.next_id)
+    }
+
+    /// Removes a breakpoint; false if there was none.
+    pub fn remove(&mut self, id: BreakpointId) -> bool {
+        let before = self.breakpoints.len();
+        self.breakpoints.retain(|b| b.id != id);
+        self.breakpoints.len() != before
+    }
+
+    /// Enables or disables a breakpoint.
+    pub fn set_enabled(&mut self, id: BreakpointId, enabled: bool) {
+        if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
+            b.enabled = enabled;
+        }
+    }
+
+    /// The breakpoints, in creation order.
+    pub fn breakpoints(&self) -> &[Breakpoint] {
+        &self.breakpoints
+    }
+
+    /// The most recent hits, oldest first.
+    pub fn hits(&self) -> impl Iterator<Item = &BreakpointHit> {
+        self.hits.iter()
+    }
+
+    /// Whether any breakpoint is enabled (the dispatch fast path).
+    #[inline]
+    pub(crate) fn armed(&self) -> bool {
+        !self.breakpoints.is_empty()
+    }
+
+    /// Counts matches for a call about to run and returns the first hit.
+    pub(crate) fn check(
+        &mut self,
+        hook: HookKind,
+        object: ObjectId,
+        priority: Priority,
+        behaviour: &str,
+        clock: &Clock,
+    ) -> Option<BreakpointHit> {
+        let mut first = None;
+        for b in &mut self.breakpoints {
+            let matches = b.enabled
+                && b.hook.is_none_or(|h| h == hook)
+                && b.object.is_none_or(|o| o == object)
+                && b.priority.is_none_or(|p| p == priority)
+                && b.condition.holds(clock);
+            if !matches {
+                continue;
+            }
+            b.matches += 1;
+            if first.is_none() && b.hit_count.admits(b.matches) {
+                first = Some(BreakpointHit {
+                    breakpoint: b.id,
+                    object,
+                    hook,
+                    priority,
+                    behaviour: behaviour.to_string(),
+                    tick: clock.simulation_tick,
+                    frame: clock.frame_index,
+                });
+            }
+        }
+        if let Some(hit) = &first {
+            if self.hits.len() == MAX_HITS {
+                self.hits.pop_front();
+            }
+            self.hits.push_back(hit.clone());
+        }
+        first
+    }
+}

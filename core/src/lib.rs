@@ -1,0 +1,54 @@
+//! stepframe-core: the game-loop runtime behind the stepframe editor and player.
+//!
+//! One function, [`Pipeline::step_frame`], runs an outer frame: the update phase
+//! (Start, Update, Flow Tick, frame routines), the fixed phase (zero or more
+//! ticks, each FixedUpdate in priority order immediately before a physics step,
+//! with a capped accumulator that reports dropped time) and the presentation
+//! phase (interpolated poses). The contract it implements is restated in each
+//! module's docs, with worked numbers.
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields |
+//! | [`stepper`] | accumulator and step-counting strategies, the step cap |
+//! | [`schedule`] | priorities, the frozen cohort, registration handles |
+//! | [`behaviour`] | the hooks user code implements and their context |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | [`debugger`] | breakpoints and where the session suspends |
+//! | [`physics`] | the physics stage slot of the fixed tick |
+//! | [`body`] | poses, body descriptions, body commands, contacts |
+//! | [`world`] | objects and committed poses |
+//! | [`input`] | devices, action maps, frame and simulation snapshots |
+//! | [`trace`] | tick records and the stable state hash |
+
+pub mod behaviour;
+pub mod body;
+pub mod clock;
+pub mod debugger;
+pub mod input;
+pub mod physics;
+pub mod pipeline;
+pub mod schedule;
+pub mod stepper;
+pub mod trace;
+pub mod world;
+
+pub use behaviour::{Behaviour, Ctx, HookKind, Rng, Routine, TimeGroup, Wait};
+pub use body::{
+    BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
+    Velocity,
+};
+pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
+pub use debugger::{
+    Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
+    Suspension,
+};
+pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
+pub use physics::{NoPhysics, PhysicsStage};
+pub use pipeline::{
+    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, Snapshot, TimeSettings,
+};
+pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
+pub use stepper::{Advance, FixedStepper, StepStrategy};
+pub use trace::{StableHasher, TickObserver, TickRecord};
+pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};

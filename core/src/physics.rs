@@ -1,0 +1,70 @@
+//! The physics stage of the fixed tick.
+//!
+//! The pipeline runs each tick as: FixedUpdate (cohort, priority order) →
+//! [`PhysicsStage::reconcile`] (authored commands, added and removed bodies) →
+//! [`PhysicsStage::step`] (with substeps) → contact callbacks → [`PhysicsStage::commit`].
+//! Anything implementing the trait slots in there: [`NoPhysics`] for worlds
+//! without bodies and for timing tests, the rapier stage for real scenes.
+
+use crate::body::ContactEvent;
+use crate::world::World;
+
+/// One fixed tick's physics, split where the contract puts hooks between parts.
+pub trait PhysicsStage: Send + std::fmt::Debug {
+    /// Applies what hooks wrote since the last step: bodies added and removed,
+    /// forces (scaled by dt), impulses (not scaled), kinematic targets, poses and
+    /// velocities. Runs after every FixedUpdate of the tick.
+    fn reconcile(&mut self, world: &mut World, fixed_dt: f64);
+
+    /// Advances the simulation by `fixed_dt` in `substeps` equal steps and
+    /// appends the tick's contact events (any order: the pipeline sorts them).
+    fn step(&mut self, fixed_dt: f64, substeps: u32, contacts: &mut Vec<ContactEvent>);
+
+    /// Publishes the new state: each body's committed pose becomes its previous
+    /// pose and the engine's pose becomes the committed one.
+    fn commit(&mut self, world: &mut World);
+
+    /// A copy with the whole engine state, for snapshots and rewind.
+    fn clone_box(&self) -> Box<dyn PhysicsStage>;
+
+    /// Feeds engine state not visible in committed poses into the tick hash.
+    fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
+
+    /// Wall time of the last step, milliseconds (for telemetry).
+    fn last_step_ms(&self) -> f64 {
+        0.0
+    }
+}
+
+impl Clone for Box<dyn PhysicsStage> {
+    fn clone(&self) -> Box<dyn PhysicsStage> {
+        self.clone_box()
+    }
+}
+
+/// A stage with no engine: commands are dropped and poses never change, but the
+/// previous/committed bookkeeping still happens so interpolation is well defined.
+#[derive(Clone, Debug, Default)]
+pub struct NoPhysics;
+
+impl PhysicsStage for NoPhysics {
+    fn reconcile(&mut self, world: &mut World, _fixed_dt: f64) {
+        world.commands.clear();
+        world.added_bodies.clear();
+        world.removed_bodies.clear();
+    }
+
+    fn step(&mut self, _fixed_dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {}
+
+    fn commit(&mut self, world: &mut World) {
+        for object in world.objects_mut() {
+            if let Some(body) = object.body.as_mut() {
+                body.previous = body.committed;
+            }
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn PhysicsStage> {
+        Box::new(self.clone())
+    }
+}

@@ -1,0 +1,1067 @@
+//! `step_frame`: one active outer frame, update → fixed → presentation.
+//!
+//! The editor's worker and the headless player both call
+//! [`Pipeline::step_frame`]; nothing frame-related exists twice. One call:
+//!
+//! 1. **Clamp and scale**: `delta_time = min(raw_dt, max_delta) × time_scale`,
+//!    rounded once to whole flicks. `frame_index` += 1, `frame_time` += delta.
+//! 2. **Frame boundary**: the cohort is rebuilt (removed objects reclaimed,
+//!    objects spawned last frame admitted) and the outer-frame input snapshot is
+//!    taken.
+//! 3. **Update phase**: Start for new behaviours, then Update, then Flow Tick, each
+//!    across the cohort in priority order; then routines on the frame clock.
+//! 4. **Fixed phase**: the stepper gains `delta_time` and says how many ticks the
+//!    frame owes (at most `max_steps`; the excess is dropped and reported). Each
+//!    tick: clock set to the pending tick, simulation input snapshot delivered,
+//!    FixedUpdate across the cohort, fixed-clock routines, physics reconcile and
+//!    step, clock set to the completed tick, contact callbacks in pair order,
+//!    commit, tick observer.
+//! 5. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
+//!    presentation hooks.
+//!
+//! A suspended pipeline does not run: `step_frame` returns at once with
+//! [`FrameKind::NotRun`] and no clock moves, which is how a paused editor or
+//! player "does not call the shared pipeline". See [`crate::debugger`] for
+//! where suspensions happen and what resume and step-tick do.
+//!
+//! A hook that panics is caught: the error (object, hook, tick, message) goes to
+//! the log, the [`FaultPolicy`] decides what happens to the behaviour, and the
+//! tick completes for every other object.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::behaviour::{Behaviour, Ctx, HookKind, HookRequests, Rng, RoutineSlot, TimeGroup, Wait};
+use crate::body::ContactEvent;
+use crate::clock::{Clock, Flicks, Phase};
+use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
+use crate::input::{ActionMap, Input, InputEvent};
+use crate::physics::{NoPhysics, PhysicsStage};
+use crate::schedule::{Entry, Priority, Registration, Scheduler};
+use crate::stepper::{FixedStepper, StepStrategy};
+use crate::trace::{StableHasher, TickObserver, TickRecord, hash_world};
+use crate::world::{LogEntry, LogLevel, ObjectId, World};
+
+/// The timing settings of a session (scene world settings, player flags, editor
+/// toolbar). Changes take effect at the next frame boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimeSettings {
+    /// Fixed ticks per second (60). Rates dividing 705,600,000 are exact.
+    pub fixed_hz: u32,
+    /// Longest frame delta accepted, seconds (0.25, Fiedler's clamp).
+    pub max_delta: f64,
+    /// Most ticks one frame may run (4); the backlog beyond is dropped.
+    pub max_steps: u32,
+    /// Multiplies the clamped delta (0 runs no tick and no FixedUpdate).
+    pub time_scale: f64,
+    /// Physics substeps per tick; each advances `fixed_dt / substeps`.
+    pub substeps: u32,
+    /// Accumulator or step counting: identical tick sequences.
+    pub strategy: StepStrategy,
+}
+
+impl Default for TimeSettings {
+    fn default() -> TimeSettings {
+        TimeSettings {
+            fixed_hz: 60,
+            max_delta: 0.25,
+            max_steps: 4,
+            time_scale: 1.0,
+            substeps: 1,
+            strategy: StepStrategy::Accumulator,
+        }
+    }
+}
+
+impl TimeSettings {
+    /// The time scales the toolbar offers.
+    pub const TIME_SCALES: [f64; 6] = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0];
+
+    /// Rejects settings that cannot run, with a reason.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.fixed_hz == 0 || self.fixed_hz > 10_000 {
+            return Err(format!("fixed_hz must be 1..=10000, got {}", self.fixed_hz));
+        }
+        if !(self.max_delta.is_finite() && self.max_delta > 0.0) {
+            return Err(format!(
+                "max_delta must be a positive number of seconds, got {}",
+                self.max_delta
+            ));
+        }
+        if self.max_steps == 0 {
+            return Err("max_steps must be at least 1".into());
+        }
+        if !(self.time_scale.is_finite() && self.time_scale >= 0.0 && self.time_scale <= 64.0) {
+            return Err(format!(
+                "time_scale must be within 0..=64, got {}",
+                self.time_scale
+            ));
+        }
+        if self.substeps == 0 || self.substeps > 64 {
+            return Err(format!("substeps must be 1..=64, got {}", self.substeps));
+        }
+        Ok(())
+    }
+}
+
+/// What happens to a behaviour whose hook panicked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultPolicy {
+    /// The behaviour gets no further callback; its object stays.
+    #[default]
+    Disable,
+    /// The object is removed.
+    Remove,
+    /// The behaviour is disabled and the debugger suspends (end of tick in fixed code).
+    Break,
+}
+
+/// How a [`Pipeline`] call used its time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FrameKind {
+    /// A full outer frame (it may still have been suspended part-way).
+    #[default]
+    Frame,
+    /// The rest of a frame interrupted by a suspension (resume, step).
+    Continuation,
+    /// A single tick with no outer frame (step-tick between frames).
+    LoneTick,
+    /// Nothing ran: the pipeline was suspended.
+    NotRun,
+}
+
+/// Wall-clock cost of one call, by phase (telemetry; never affects simulation).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTiming {
+    /// Start, Update, Flow Tick and frame routines, ms.
+    pub update_ms: f64,
+    /// Whole fixed phase (hooks, physics, contacts), ms.
+    pub fixed_ms: f64,
+    /// Physics reconcile + step + commit, summed over ticks, ms.
+    pub physics_ms: f64,
+    /// Presentation, ms.
+    pub present_ms: f64,
+    /// FixedUpdate time per priority, summed over the call's ticks, ms, by priority.
+    pub fixed_by_priority: Vec<(Priority, f64)>,
+}
+
+/// What one call did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FrameReport {
+    /// Full frame, continuation, lone tick, or nothing.
+    pub kind: FrameKind,
+    /// The frame's index (the interrupted frame's for continuations).
+    pub frame_index: u64,
+    /// The frame's clamped, scaled delta, seconds.
+    pub delta_time: f64,
+    /// Ticks completed by this call.
+    pub ticks: u32,
+    /// Backlog the cap discarded in this call, seconds.
+    pub dropped_time: f64,
+    /// Accumulator when the fixed phase began (after adding the delta), seconds.
+    pub accumulator_before: f64,
+    /// Accumulator when the call ended, seconds.
+    pub accumulator_after: f64,
+    /// Set when the call ended suspended.
+    pub suspended: Option<Suspension>,
+    /// Wall time by phase.
+    pub timing: PhaseTiming,
+}
+
+/// Where an interrupted frame stands.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Cursor {
+    /// Between frames.
+    #[default]
+    Idle,
+    /// In the update phase, at `next` in the cohort for `hook`; `past_break` means
+    /// the call at `next` already fired its breakpoint and must now run.
+    Update {
+        hook: HookKind,
+        next: usize,
+        past_break: bool,
+    },
+    /// In the fixed phase. `advanced`: the stepper already has this frame's delta.
+    /// `interrupted`: a tick suspended, so presentation is skipped.
+    Fixed { advanced: bool, interrupted: bool },
+    /// Fixed phase done; presentation pending.
+    Presentation,
+}
+
+/// When `drive` must stop besides the end of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    FrameEnd,
+    AfterOneTick,
+}
+
+/// Everything a snapshot restores: the whole simulation state of a session.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    world: World,
+    scheduler: Scheduler,
+    physics: Box<dyn PhysicsStage>,
+    stepper: FixedStepper,
+    clock: Clock,
+    frame_time: Flicks,
+    frame_index: u64,
+    delta: Flicks,
+    input: Input,
+    rng: Rng,
+    routines: Vec<RoutineSlot>,
+    cursor: Cursor,
+    settings: TimeSettings,
+}
+
+impl Snapshot {
+    /// Completed ticks at the moment of the snapshot.
+    pub fn tick(&self) -> u64 {
+        self.stepper.completed_ticks()
+    }
+
+    /// Outer frame at the moment of the snapshot.
+    pub fn frame_index(&self) -> u64 {
+        self.frame_index
+    }
+}
+
+/// The runtime: world, cohort, clock, stepper, physics, input and debugger.
+pub struct Pipeline {
+    settings: TimeSettings,
+    /// Applied at the next frame boundary.
+    pending_settings: Option<TimeSettings>,
+    stepper: FixedStepper,
+    clock: Clock,
+    frame_time: Flicks,
+    frame_index: u64,
+    /// This frame's clamped, scaled delta.
+    delta: Flicks,
+    world: World,
+    scheduler: Scheduler,
+    physics: Box<dyn PhysicsStage>,
+    input: Input,
+    rng: Rng,
+    routines: Vec<RoutineSlot>,
+    debugger: Debugger,
+    fault_policy: FaultPolicy,
+    cursor: Cursor,
+    suspended: Option<Suspension>,
+    /// A suspension decided during the current tick, taking effect at its end.
+    pending_suspend: Option<SuspendReason>,
+    observer: Option<Box<dyn TickObserver>>,
+    requests: HookRequests,
+    contacts: Vec<ContactEvent>,
+    report: FrameReport,
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("clock", &self.clock)
+            .field("objects", &self.world.len())
+            .field("suspended", &self.suspended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    /// A pipeline with an empty world, no physics engine and no actions.
+    pub fn new(settings: TimeSettings) -> Pipeline {
+        let stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
+        let mut p = Pipeline {
+            settings,
+            pending_settings: None,
+            stepper,
+            clock: Clock::default(),
+            frame_time: Flicks::ZERO,
+            frame_index: 0,
+            delta: Flicks::ZERO,
+            world: World::new(),
+            scheduler: Scheduler::default(),
+            physics: Box::new(NoPhysics),
+            input: Input::default(),
+            rng: Rng::new(0),
+            routines: Vec::new(),
+            debugger: Debugger::default(),
+            fault_policy: FaultPolicy::default(),
+            cursor: Cursor::Idle,
+            suspended: None,
+            pending_suspend: None,
+            observer: None,
+            requests: HookRequests::default(),
+            contacts: Vec::new(),
+            report: FrameReport::default(),
+        };
+        p.sync_clock(Phase::Idle, false);
+        p
+    }
+
+    /// Starts a new physics session: a new world and engine, fresh simulation
+    /// time, dropped time and fixed input memory. Frame time and frame index go
+    /// on (the contract: simulation time restarts with its physics world, frame
+    /// time does not). Any suspension is cleared.
+    pub fn load_session(&mut self, world: World, physics: Box<dyn PhysicsStage>, seed: u64) {
+        self.world = world;
+        self.physics = physics;
+        self.scheduler = Scheduler::default();
+        self.routines.clear();
+        self.stepper.reset();
+        self.input.reset_simulation();
+        self.rng = Rng::new(seed);
+        self.cursor = Cursor::Idle;
+        self.suspended = None;
+        self.pending_suspend = None;
+        self.scheduler.rebuild(&mut self.world);
+        self.sync_clock(Phase::Idle, false);
+    }
+
+    /// Replaces the action map (the input state restarts).
+    pub fn set_action_map(&mut self, map: ActionMap) {
+        self.input = Input::new(map);
+    }
+
+    /// Installs (or removes) the observer that receives every completed tick.
+    pub fn set_tick_observer(&mut self, observer: Option<Box<dyn TickObserver>>) {
+        self.observer = observer;
+    }
+
+    /// Takes the observer back out.
+    pub fn take_tick_observer(&mut self) -> Option<Box<dyn TickObserver>> {
+        self.observer.take()
+    }
+
+    /// What happens to a behaviour that panics.
+    pub fn set_fault_policy(&mut self, policy: FaultPolicy) {
+        self.fault_policy = policy;
+    }
+
+    /// New timing settings, applied at the next frame boundary.
+    pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), String> {
+        settings.validate()?;
+        self.pending_settings = Some(settings);
+        Ok(())
+    }
+
+    /// The settings in force (pending changes not included).
+    pub fn settings(&self) -> &TimeSettings {
+        &self.settings
+    }
+
+    /// The clock as of now.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The world (committed poses, objects).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world, mutably: editor edits while suspended. Body edits must go
+    /// through [`World::command`] so they are reconciled before the next tick.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// Breakpoints and hits.
+    pub fn debugger(&self) -> &Debugger {
+        &self.debugger
+    }
+
+    /// Adds a breakpoint.
+    pub fn add_breakpoint(&mut self, breakpoint: Breakpoint) -> BreakpointId {
+        self.debugger.add(breakpoint)
+    }
+
+    /// Removes a breakpoint.
+    pub fn remove_breakpoint(&mut self, id: BreakpointId) -> bool {
+        self.debugger.remove(id)
+    }
+
+    /// Enables or disables a breakpoint.
+    pub fn set_breakpoint_enabled(&mut self, id: BreakpointId, enabled: bool) {
+        self.debugger.set_enabled(id, enabled);
+    }
+
+    /// Registers a host behaviour (see [`Scheduler::register`]).
+    pub fn register(&mut self, priority: Priority, behaviour: Box<dyn Behaviour>) -> Registration {
+        self.scheduler.register(priority, behaviour)
+    }
+
+    /// The input devices and snapshots.
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+
+    /// Queues a device event: Update sees it next frame, fixed code next tick.
+    pub fn push_input(&mut self, event: InputEvent) {
+        self.input.push(event);
+    }
+
+    /// The stepper (accumulator, owed ticks).
+    pub fn stepper(&self) -> &FixedStepper {
+        &self.stepper
+    }
+
+    /// The physics stage.
+    pub fn physics(&self) -> &dyn PhysicsStage {
+        self.physics.as_ref()
+    }
+
+    /// The suspension in force, if any.
+    pub fn suspension(&self) -> Option<&Suspension> {
+        self.suspended.as_ref()
+    }
+
+    /// Takes the log lines written since the last drain.
+    pub fn drain_log(&mut self) -> Vec<LogEntry> {
+        self.world.drain_log()
+    }
+
+    /// Stable hash of the committed state (world and engine and behaviours).
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StableHasher::new();
+        self.hash_into(&mut h);
+        h.finish()
+    }
+
+    fn hash_into(&self, h: &mut StableHasher) {
+        h.write_u64(self.stepper.completed_ticks());
+        hash_world(&self.world, h);
+        for e in &self.scheduler.entries {
+            h.write_u64(e.object.0);
+            e.behaviour.hash_state(h);
+        }
+        self.physics.hash_state(h);
+    }
+
+    /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
+    /// at once, running nothing, while suspended.
+    pub fn step_frame(&mut self, raw_dt: f64) -> FrameReport {
+        if self.suspended.is_some() {
+            return FrameReport {
+                kind: FrameKind::NotRun,
+                frame_index: self.frame_index,
+                suspended: self.suspended.clone(),
+                ..FrameReport::default()
+            };
+        }
+        self.begin_frame(raw_dt);
+        self.drive(Stop::FrameEnd);
+        self.finish_report()
+    }
+
+    /// Suspends between frames (the pause button). A pause requested while a
+    /// frame is interrupted keeps the existing suspension.
+    pub fn pause(&mut self) {
+        if self.suspended.is_none() {
+            self.suspended = Some(self.suspension_now(SuspendReason::Pause));
+        }
+    }
+
+    /// Lifts the suspension and finishes the interrupted frame, if any: owed
+    /// ticks run, a fixed-interrupted frame skips its presentation, an
+    /// update-interrupted frame runs the hook it stopped before and goes on.
+    pub fn resume(&mut self) -> FrameReport {
+        self.suspended = None;
+        self.start_continuation();
+        self.drive(Stop::FrameEnd);
+        self.finish_report()
+    }
+
+    /// Runs exactly one fixed tick, then suspends (see [`crate::debugger`]).
+    pub fn step_tick(&mut self) -> FrameReport {
+        self.suspended = None;
+        self.start_continuation();
+        let ran_frame_part = self.cursor != Cursor::Idle;
+        if ran_frame_part {
+            self.drive(Stop::AfterOneTick);
+        }
+        if self.report.ticks == 0 && self.suspended.is_none() {
+            // The frame (if any) ended without a tick: a lone tick, no outer frame.
+            if !ran_frame_part {
+                self.report.kind = FrameKind::LoneTick;
+            }
+            self.stepper.owe_one_more();
+            self.cursor = Cursor::Fixed {
+                advanced: true,
+                interrupted: true,
+            };
+            self.drive(Stop::AfterOneTick);
+        }
+        if self.suspended.is_none() {
+            self.suspended = Some(self.suspension_now(SuspendReason::StepTick));
+        }
+        self.finish_report()
+    }
+
+    /// Runs one outer frame (or the rest of the interrupted one), then suspends.
+    pub fn step_one_frame(&mut self, raw_dt: f64) -> FrameReport {
+        self.suspended = None;
+        if self.cursor == Cursor::Idle {
+            self.begin_frame(raw_dt);
+        } else {
+            self.start_continuation();
+        }
+        self.drive(Stop::FrameEnd);
+        if self.suspended.is_none() {
+            self.suspended = Some(self.suspension_now(SuspendReason::StepFrame));
+        }
+        self.finish_report()
+    }
+
+    /// A copy of the whole simulation state.
+    pub fn snapshot(&self) -> Snapshot {
+        Snapshot {
+            world: self.world.clone(),
+            scheduler: self.scheduler.clone(),
+            physics: self.physics.clone(),
+            stepper: self.stepper.clone(),
+            clock: self.clock,
+            frame_time: self.frame_time,
+            frame_index: self.frame_index,
+            delta: self.delta,
+            input: self.input.clone(),
+            rng: self.rng,
+            routines: self.routines.clone(),
+            cursor: self.cursor,
+            settings: self.settings,
+        }
+    }
+
+    /// Puts the state of a snapshot back. Breakpoints, observer and fault policy
+    /// are the host's and stay; any suspension is lifted.
+    pub fn restore(&mut self, snapshot: &Snapshot) {
+        let s = snapshot.clone();
+        self.world = s.world;
+        self.scheduler = s.scheduler;
+        self.physics = s.physics;
+        self.stepper = s.stepper;
+        self.clock = s.clock;
+        self.frame_time = s.frame_time;
+        self.frame_index = s.frame_index;
+        self.delta = s.delta;
+        self.input = s.input;
+        self.rng = s.rng;
+        self.routines = s.routines;
+        self.cursor = s.cursor;
+        self.settings = s.settings;
+        self.pending_settings = None;
+        self.suspended = None;
+        self.pending_suspend = None;
+    }
+
+    // ----- internals -------------------------------------------------------
+
+    fn suspension_now(&self, reason: SuspendReason) -> Suspension {
+        Suspension {
+            end_of_tick: matches!(self.cursor, Cursor::Fixed { .. } | Cursor::Presentation)
+                && matches!(
+                    reason,
+                    SuspendReason::StepTick
+                        | SuspendReason::Breakpoint(_)
+                        | SuspendReason::Requested { .. }
+                        | SuspendReason::Fault { .. }
+                ),
+            reason,
+            tick: self.stepper.completed_ticks(),
+            frame: self.frame_index,
+        }
+    }
+
+    fn reset_report(&mut self, kind: FrameKind) {
+        let r = &mut self.report;
+        r.kind = kind;
+        r.frame_index = self.frame_index;
+        r.delta_time = self.delta.as_secs_f64();
+        r.ticks = 0;
+        r.dropped_time = 0.0;
+        r.accumulator_before = self.stepper.accumulator().as_secs_f64();
+        r.accumulator_after = r.accumulator_before;
+        r.suspended = None;
+        r.timing.update_ms = 0.0;
+        r.timing.fixed_ms = 0.0;
+        r.timing.physics_ms = 0.0;
+        r.timing.present_ms = 0.0;
+        r.timing.fixed_by_priority.clear();
+    }
+
+    fn finish_report(&mut self) -> FrameReport {
+        self.report.accumulator_after = self.stepper.accumulator().as_secs_f64();
+        self.report.suspended = self.suspended.clone();
+        self.report.clone()
+    }
+
+    fn start_continuation(&mut self) {
+        self.reset_report(FrameKind::Continuation);
+    }
+
+    fn begin_frame(&mut self, raw_dt: f64) {
+        if let Some(s) = self.pending_settings.take() {
+            self.stepper
+                .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));
+            self.settings = s;
+        }
+        let clamped = Flicks::from_secs_f64(raw_dt.min(self.settings.max_delta));
+        self.delta = clamped.scaled(self.settings.time_scale);
+        self.frame_index += 1;
+        self.frame_time += self.delta;
+        self.reset_report(FrameKind::Frame);
+        self.scheduler.rebuild(&mut self.world);
+        self.input
+            .begin_frame(self.frame_time.as_secs_f64() * 1000.0);
+        self.cursor = Cursor::Update {
+            hook: HookKind::Start,
+            next: 0,
+            past_break: false,
+        };
+    }
+
+    /// Sets every clock field from the integer state. `pending`: inside a tick
+    /// before its physics step (tick = pending one-based index, time = its start).
+    fn sync_clock(&mut self, phase: Phase, pending: bool) {
+        let fixed = self.stepper.fixed_dt();
+        let completed = self.stepper.completed_ticks();
+        let (tick, sim) = if pending {
+            (completed + 1, fixed * completed)
+        } else {
+            (completed, fixed * completed)
+        };
+        let c = &mut self.clock;
+        c.delta_time = self.delta.as_secs_f64();
+        c.frame_time = self.frame_time.as_secs_f64();
+        c.frame_index = self.frame_index;
+        c.simulation_tick = tick;
+        c.simulation_time = sim.as_secs_f64();
+        c.fixed_delta_time = fixed.as_secs_f64();
+        c.dropped_time = self.stepper.dropped().as_secs_f64();
+        c.accumulator = self.stepper.accumulator().as_secs_f64();
+        c.phase = phase;
+    }
+
+    /// Runs the frame from the cursor until it ends, a suspension, or `stop`.
+    fn drive(&mut self, stop: Stop) {
+        loop {
+            match self.cursor {
+                Cursor::Idle => return,
+                Cursor::Update { .. } => {
+                    let t0 = Instant::now();
+                    let done = self.run_update_phase();
+                    self.report.timing.update_ms += ms_since(t0);
+                    if !done {
+                        return;
+                    }
+                    self.cursor = Cursor::Fixed {
+                        advanced: false,
+                        interrupted: false,
+                    };
+                }
+                Cursor::Fixed {
+                    advanced,
+                    interrupted,
+                } => {
+                    let t0 = Instant::now();
+                    if !advanced {
+                        let adv = self.stepper.advance(self.delta, self.settings.max_steps);
+                        self.report.dropped_time += adv.dropped.as_secs_f64();
+                        self.report.accumulator_before = self.stepper.accumulator().as_secs_f64();
+                        self.cursor = Cursor::Fixed {
+                            advanced: true,
+                            interrupted,
+                        };
+                    }
+                    while self.stepper.owed() > 0 {
+                        self.run_tick();
+                        self.report.ticks += 1;
+                        let suspend = self.pending_suspend.take().or(match stop {
+                            Stop::AfterOneTick => Some(SuspendReason::StepTick),
+                            Stop::FrameEnd => None,
+                        });
+                        if let Some(reason) = suspend {
+                            self.cursor = Cursor::Fixed {
+                                advanced: true,
+                                interrupted: true,
+                            };
+                            self.suspended = Some(self.suspension_now(reason));
+                            self.report.timing.fixed_ms += ms_since(t0);
+                            return;
+                        }
+                    }
+                    self.report.timing.fixed_ms += ms_since(t0);
+                    let interrupted = matches!(
+                        self.cursor,
+                        Cursor::Fixed {
+                            interrupted: true,
+                            ..
+                        }
+                    );
+                    if interrupted {
+                        // The rest of a frame interrupted in its fixed phase is skipped.
+                        self.cursor = Cursor::Idle;
+                        self.sync_clock(Phase::Idle, false);
+                        return;
+                    }
+                    self.cursor = Cursor::Presentation;
+                }
+                Cursor::Presentation => {
+                    let t0 = Instant::now();
+                    self.run_presentation();
+                    self.report.timing.present_ms += ms_since(t0);
+                    self.cursor = Cursor::Idle;
+                    if let Some(reason) = self.pending_suspend.take() {
+                        self.suspended = Some(self.suspension_now(reason));
+                    }
+                    self.sync_clock(Phase::Idle, false);
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Start, Update, Flow Tick, frame routines. Returns false when suspended.
+    fn run_update_phase(&mut self) -> bool {
+        self.sync_clock(Phase::Update, false);
+        let Cursor::Update {
+            mut hook,
+            mut next,
+            mut past_break,
+        } = self.cursor
+        else {
+            return true;
+        };
+        loop {
+            let n = self.scheduler.entries.len();
+            while next < n {
+                let i = next;
+                let entry = &self.scheduler.entries[i];
+                let wanted =
+                    entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
+                if !wanted {
+                    next += 1;
+                    continue;
+                }
+                if !past_break && self.debugger.armed() {
+                    let (obj, prio) = (entry.object, entry.priority);
+                    let name = entry.behaviour.name().to_string();
+                    if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
+                        // Before-hook suspension: the call at `i` runs on resume.
+                        self.cursor = Cursor::Update {
+                            hook,
+                            next: i,
+                            past_break: true,
+                        };
+                        self.suspended = Some(self.suspension_now(SuspendReason::Breakpoint(hit)));
+                        return false;
+                    }
+                }
+                past_break = false;
+                let dt = self.clock.delta_time;
+                self.call(i, hook, |b, ctx| match hook {
+                    HookKind::Start => b.start(ctx),
+                    HookKind::Update => b.update(ctx, dt),
+                    _ => b.flow_tick(ctx, dt),
+                });
+                if hook == HookKind::Start {
+                    self.scheduler.entries[i].started = true;
+                }
+                next += 1;
+                if let Some(reason) = self.pending_suspend.take() {
+                    // A requested break (or fault) in update code: stop after the hook.
+                    self.cursor = Cursor::Update {
+                        hook,
+                        next,
+                        past_break: false,
+                    };
+                    self.suspended = Some(self.suspension_now(reason));
+                    return false;
+                }
+            }
+            hook = match hook {
+                HookKind::Start => HookKind::Update,
+                HookKind::Update => HookKind::FlowTick,
+                _ => break,
+            };
+            next = 0;
+        }
+        let now = self.frame_time;
+        self.run_routines(TimeGroup::Frame, now);
+        if let Some(reason) = self.pending_suspend.take() {
+            self.cursor = Cursor::Fixed {
+                advanced: false,
+                interrupted: false,
+            };
+            self.suspended = Some(self.suspension_now(reason));
+            return false;
+        }
+        true
+    }
+
+    /// One fixed tick, from pending to committed.
+    fn run_tick(&mut self) {
+        self.sync_clock(Phase::Fixed, true);
+        let tick_start = self.stepper.simulation_time();
+        self.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
+
+        // FixedUpdate across the frozen cohort, timing each priority group.
+        let dt = self.clock.fixed_delta_time;
+        let n = self.scheduler.entries.len();
+        let mut group: Option<(Priority, Instant)> = None;
+        for i in 0..n {
+            let entry = &self.scheduler.entries[i];
+            if !entry.is_active(&self.world) {
+                continue;
+            }
+            let prio = entry.priority;
+            match group {
+                Some((p, _)) if p == prio => {}
+                _ => {
+                    if let Some((p, t0)) = group {
+                        self.add_priority_time(p, ms_since(t0));
+                    }
+                    group = Some((prio, Instant::now()));
+                }
+            }
+            self.check_fixed_breakpoint(i, HookKind::FixedUpdate);
+            self.call(i, HookKind::FixedUpdate, |b, ctx| b.fixed_update(ctx, dt));
+        }
+        if let Some((p, t0)) = group {
+            self.add_priority_time(p, ms_since(t0));
+        }
+        self.run_routines(TimeGroup::Fixed, tick_start);
+
+        // Physics: reconcile what hooks wrote, then step.
+        let t0 = Instant::now();
+        self.physics.reconcile(&mut self.world, dt);
+        self.contacts.clear();
+        self.physics
+            .step(dt, self.settings.substeps, &mut self.contacts);
+        let mut physics_ms = ms_since(t0);
+
+        // After physics the clock describes the completed tick.
+        self.stepper.expend();
+        self.sync_clock(Phase::Fixed, false);
+        self.contacts.sort_unstable();
+        self.deliver_contacts();
+
+        let t1 = Instant::now();
+        self.physics.commit(&mut self.world);
+        physics_ms += ms_since(t1);
+        self.report.timing.physics_ms += physics_ms;
+
+        if let Some(mut observer) = self.observer.take() {
+            let hash = self.state_hash();
+            observer.on_tick(&TickRecord {
+                clock: &self.clock,
+                inputs: self.input.delivered_this_tick(),
+                contacts: &self.contacts,
+                world: &self.world,
+                hash,
+            });
+            self.observer = Some(observer);
+        }
+    }
+
+    fn add_priority_time(&mut self, p: Priority, ms: f64) {
+        let list = &mut self.report.timing.fixed_by_priority;
+        match list.iter_mut().find(|(q, _)| *q == p) {
+            Some((_, t)) => *t += ms,
+            None => list.push((p, ms)),
+        }
+    }
+
+    /// Fixed-phase breakpoints record the hit now and suspend at the end of the tick.
+    fn check_fixed_breakpoint(&mut self, i: usize, hook: HookKind) {
+        if !self.debugger.armed() {
+            return;
+        }
+        let entry = &self.scheduler.entries[i];
+        let (obj, prio) = (entry.object, entry.priority);
+        let name = entry.behaviour.name().to_string();
+        if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock)
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Breakpoint(hit));
+        }
+    }
+
+    fn deliver_contacts(&mut self) {
+        for c in 0..self.contacts.len() {
+            let event = self.contacts[c];
+            for (me, other) in [(event.a, event.b), (event.b, event.a)] {
+                let count = self.scheduler.entries_of(me).len();
+                for k in 0..count {
+                    let i = self.scheduler.entries_of(me)[k].1 as usize;
+                    if !self.scheduler.entries[i].is_active(&self.world) {
+                        continue;
+                    }
+                    self.check_fixed_breakpoint(i, HookKind::Contact);
+                    self.call(i, HookKind::Contact, |b, ctx| {
+                        b.on_contact(ctx, other, event.kind)
+                    });
+                }
+            }
+        }
+    }
+
+    fn run_presentation(&mut self) {
+        let fixed = self.stepper.fixed_dt();
+        let acc = self.stepper.accumulator();
+        self.sync_clock(Phase::Presentation, false);
+        self.clock.interpolation_alpha = (acc.0 as f64 / fixed.0 as f64).clamp(0.0, 1.0);
+        let n = self.scheduler.entries.len();
+        for i in 0..n {
+            if self.scheduler.entries[i].is_active(&self.world) {
+                self.call(i, HookKind::Present, |b, ctx| b.present(ctx));
+            }
+        }
+    }
+
+    /// Resumes due routines of one time group, in start order.
+    fn run_routines(&mut self, group: TimeGroup, now: Flicks) {
+        if self.routines.is_empty() {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.routines);
+        let mut k = 0;
+        while k < list.len() {
+            let slot = &mut list[k];
+            if self.world.get(slot.owner).is_none() {
+                list.remove(k);
+                continue;
+            }
+            if slot.group != group || slot.wake_at > now || !self.world.is_active(slot.owner) {
+                k += 1;
+                continue;
+            }
+            let owner = slot.owner;
+            let input = match group {
+                TimeGroup::Frame => self.input.frame_snapshot(),
+                TimeGroup::Fixed => self.input.fixed_snapshot(),
+            };
+            let mut ctx = Ctx {
+                world: &mut self.world,
+                clock: &self.clock,
+                input,
+                rng: &mut self.rng,
+                requests: &mut self.requests,
+                me: owner,
+                hook: HookKind::Routine,
+            };
+            let routine = &mut slot.routine;
+            let result = catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)));
+            match result {
+                Ok(Wait::Seconds(s)) => {
+                    list[k].wake_at = now + Flicks::from_secs_f64(s);
+                    k += 1;
+                }
+                Ok(Wait::Done) => {
+                    list.remove(k);
+                }
+                Err(payload) => {
+                    self.report_fault(owner, HookKind::Routine, &payload);
+                    list.remove(k);
+                }
+            }
+            self.take_requests(owner, HookKind::Routine);
+        }
+        // Routines started while this group ran are appended after the old ones.
+        list.append(&mut self.routines);
+        self.routines = list;
+    }
+
+    /// Calls one hook of entry `i` with panic isolation, then applies what the
+    /// hook requested.
+    fn call(&mut self, i: usize, hook: HookKind, f: impl FnOnce(&mut dyn Behaviour, &mut Ctx)) {
+        let entry: &mut Entry = &mut self.scheduler.entries[i];
+        let object = entry.object;
+        let input = if hook.is_fixed() {
+            self.input.fixed_snapshot()
+        } else {
+            self.input.frame_snapshot()
+        };
+        let mut ctx = Ctx {
+            world: &mut self.world,
+            clock: &self.clock,
+            input,
+            rng: &mut self.rng,
+            requests: &mut self.requests,
+            me: object,
+            hook,
+        };
+        let behaviour = entry.behaviour.as_mut();
+        let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
+        if let Err(payload) = result {
+            self.scheduler.entries[i].faulted = true;
+            self.report_fault(object, hook, &payload);
+        }
+        self.take_requests(object, hook);
+    }
+
+    /// Applies a hook's requests: a break, routines it started.
+    fn take_requests(&mut self, object: ObjectId, hook: HookKind) {
+        if let Some(message) = self.requests.break_request.take()
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Requested {
+                object,
+                hook,
+                message,
+            });
+        }
+        if !self.requests.routines.is_empty() {
+            for mut slot in self.requests.routines.drain(..) {
+                slot.wake_at = match slot.group {
+                    TimeGroup::Frame => self.frame_time,
+                    TimeGroup::Fixed => self.stepper.simulation_time(),
+                };
+                self.routines.push(slot);
+            }
+        }
+    }
+
+    fn report_fault(
+        &mut self,
+        object: ObjectId,
+        hook: HookKind,
+        payload: &Box<dyn std::any::Any + Send>,
+    ) {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic with a non-string payload".to_string());
+        let name = self
+            .world
+            .get(object)
+            .map(|o| o.name.clone())
+            .unwrap_or_default();
+        self.world.log(LogEntry {
+            level: LogLevel::Error,
+            object: Some(object),
+            hook: Some(hook),
+            tick: self.clock.simulation_tick,
+            frame: self.frame_index,
+            message: format!("{hook} of {object} `{name}` panicked: {message}"),
+        });
+        match self.fault_policy {
+            FaultPolicy::Disable => {}
+            FaultPolicy::Remove => self.world.remove(object),
+            FaultPolicy::Break => {
+                if self.pending_suspend.is_none() {
+                    self.pending_suspend = Some(SuspendReason::Fault {
+                        object,
+                        hook,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn ms_since(t0: Instant) -> f64 {
+    t0.elapsed().as_secs_f64() * 1000.0
+}

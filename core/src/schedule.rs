@@ -1,0 +1,302 @@
+//! Priority-ordered dispatch and the frozen cohort.
+//!
+//! Every behaviour is an entry with a [`Priority`]; entries run lower value first
+//! and, within one priority, in registration order (a sequence number breaks ties,
+//! so the order is total and never depends on a sort's stability).
+//!
+//! The list of entries is the *cohort*. It only changes at an outer frame
+//! boundary ([`Scheduler::rebuild`]): objects spawned during a frame wait in a
+//! pending list, so their FixedUpdate starts next frame, and every tick of one
+//! frame sees the same cohort. Removal is immediate all the same: each call first
+//! checks the entry's gate (its object alive and enabled, or its handle not
+//! dropped), so a removed object gets no further callback even later in a tick.
+//!
+//! In steady state (no spawn, no removal) a frame allocates nothing: the rebuild
+//! is skipped, and dispatch walks a `Vec` in place.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use serde::{Deserialize, Serialize};
+
+use crate::behaviour::Behaviour;
+use crate::world::{ObjectId, World};
+
+/// Dispatch order: lower runs first. Named levels with room between them, like
+/// Unity's script execution order: `Priority(-50)` runs after `Early`
+/// (-100) and before `Default` (0).
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+#[serde(from = "PriorityRepr", into = "PriorityRepr")]
+pub struct Priority(pub i32);
+
+/// The named priority levels, in their explicit order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum NamedPriority {
+    /// -1000: before everything (input routing, clocks).
+    First,
+    /// -500: reads devices, writes intents.
+    Input,
+    /// -100: early gameplay (controllers).
+    Early,
+    /// 0: the default.
+    Default,
+    /// 100: reacts to what gameplay did.
+    Late,
+    /// 500: cameras and followers.
+    Camera,
+    /// 1000: after everything (diagnostics).
+    Last,
+}
+
+impl NamedPriority {
+    /// Every name, in order.
+    pub const ALL: [NamedPriority; 7] = [
+        NamedPriority::First,
+        NamedPriority::Input,
+        NamedPriority::Early,
+        NamedPriority::Default,
+        NamedPriority::Late,
+        NamedPriority::Camera,
+        NamedPriority::Last,
+    ];
+
+    /// The numeric value of the name.
+    pub const fn value(self) -> i32 {
+        match self {
+            NamedPriority::First => -1000,
+            NamedPriority::Input => -500,
+            NamedPriority::Early => -100,
+            NamedPriority::Default => 0,
+            NamedPriority::Late => 100,
+            NamedPriority::Camera => 500,
+            NamedPriority::Last => 1000,
+        }
+    }
+}
+
+impl From<NamedPriority> for Priority {
+    fn from(n: NamedPriority) -> Priority {
+        Priority(n.value())
+    }
+}
+
+impl Priority {
+    /// The default level.
+    pub const DEFAULT: Priority = Priority(0);
+
+    /// The name of this exact value, if it has one.
+    pub fn name(self) -> Option<NamedPriority> {
+        NamedPriority::ALL.into_iter().find(|n| n.value() == self.0)
+    }
+}
+
+impl std::fmt::Display for Priority {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.name() {
+            Some(n) => write!(f, "{n:?}"),
+            None => write!(f, "{}", self.0),
+        }
+    }
+}
+
+/// Scenes write a priority as a name (`Early`) or a number (`-50`).
+#[derive(Serialize, Deserialize)]
+#[serde(untagged)]
+enum PriorityRepr {
+    Named(NamedPriority),
+    Value(i32),
+}
+
+impl From<PriorityRepr> for Priority {
+    fn from(r: PriorityRepr) -> Priority {
+        match r {
+            PriorityRepr::Named(n) => n.into(),
+            PriorityRepr::Value(v) => Priority(v),
+        }
+    }
+}
+
+impl From<Priority> for PriorityRepr {
+    fn from(p: Priority) -> PriorityRepr {
+        match p.name() {
+            Some(n) => PriorityRepr::Named(n),
+            None => PriorityRepr::Value(p.0),
+        }
+    }
+}
+
+/// A handle returned by [`Scheduler::register`]. Dropping it (or calling
+/// [`Registration::dispose`]) unregisters: the entry gets no further call, even
+/// later in the current tick, and is reclaimed at the next frame boundary.
+#[derive(Debug)]
+#[must_use = "dropping the registration unregisters the callback at once"]
+pub struct Registration {
+    alive: Arc<AtomicBool>,
+}
+
+impl Registration {
+    /// Unregisters now. Same as dropping the handle.
+    pub fn dispose(self) {}
+
+    /// Whether the entry is still registered.
+    pub fn is_valid(&self) -> bool {
+        self.alive.load(Ordering::Relaxed)
+    }
+}
+
+impl Drop for Registration {
+    fn drop(&mut self) {
+        self.alive.store(false, Ordering::Relaxed);
+    }
+}
+
+/// What keeps an entry callable.
+#[derive(Clone, Debug)]
+pub(crate) enum Gate {
+    /// A behaviour of a scene object: callable while the object is alive and enabled.
+    Object(ObjectId),
+    /// A host registration: callable while its [`Registration`] lives.
+    Handle(Arc<AtomicBool>),
+}
+
+/// One behaviour in the cohort.
+#[derive(Clone, Debug)]
+pub(crate) struct Entry {
+    pub(crate) priority: Priority,
+    /// Registration order, unique: breaks ties within a priority.
+    pub(crate) seq: u64,
+    pub(crate) gate: Gate,
+    /// Object the hooks run for (`ObjectId(0)` for host registrations).
+    pub(crate) object: ObjectId,
+    /// Index of the behaviour on its object (for display and errors).
+    pub(crate) index: usize,
+    /// Start has run.
+    pub(crate) started: bool,
+    /// A hook panicked and the fault policy disabled this behaviour.
+    pub(crate) faulted: bool,
+    pub(crate) behaviour: Box<dyn Behaviour>,
+}
+
+impl Entry {
+    /// Whether a hook may run now.
+    #[inline]
+    pub(crate) fn is_active(&self, world: &World) -> bool {
+        !self.faulted
+            && match &self.gate {
+                Gate::Object(id) => world.is_active(*id),
+                Gate::Handle(alive) => alive.load(Ordering::Relaxed),
+            }
+    }
+
+    fn is_retired(&self, world: &World) -> bool {
+        match &self.gate {
+            Gate::Object(id) => world.get(*id).is_none(),
+            Gate::Handle(alive) => !alive.load(Ordering::Relaxed),
+        }
+    }
+}
+
+/// The cohort and the registrations waiting for the next frame boundary.
+#[derive(Clone, Debug, Default)]
+pub struct Scheduler {
+    /// Sorted by (priority, seq).
+    pub(crate) entries: Vec<Entry>,
+    /// Host registrations made since the last boundary.
+    pending: Vec<Entry>,
+    next_seq: u64,
+    /// `(object, entry index)` sorted, for contact delivery; rebuilt with the cohort.
+    pub(crate) by_object: Vec<(ObjectId, u32)>,
+}
+
+impl Scheduler {
+    /// Registers a host behaviour (not attached to a scene object). It joins the
+    /// cohort at the next frame boundary; the handle unregisters it when dropped.
+    pub fn register(&mut self, priority: Priority, behaviour: Box<dyn Behaviour>) -> Registration {
+        let alive = Arc::new(AtomicBool::new(true));
+        let seq = self.bump();
+        self.pending.push(Entry {
+            priority,
+            seq,
+            gate: Gate::Handle(alive.clone()),
+            object: ObjectId(0),
+            index: 0,
+            started: false,
+            faulted: false,
+            behaviour,
+        });
+        Registration { alive }
+    }
+
+    /// Number of entries in the current cohort (including retired ones not yet
+    /// reclaimed).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when the cohort is empty.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    fn bump(&mut self) -> u64 {
+        self.next_seq += 1;
+        self.next_seq
+    }
+
+    /// The frame boundary: drops retired entries, admits pending ones (host
+    /// registrations and behaviours of objects spawned since the last boundary)
+    /// and re-sorts. Allocation-free when nothing changed.
+    pub(crate) fn rebuild(&mut self, world: &mut World) {
+        let compacted = world.compact();
+        let before = self.entries.len();
+        if compacted
+            || self
+                .entries
+                .iter()
+                .any(|e| matches!(e.gate, Gate::Handle(_)))
+        {
+            self.entries.retain(|e| !e.is_retired(world));
+        }
+        let mut changed = self.entries.len() != before;
+        if !world.pending.is_empty() || !self.pending.is_empty() {
+            let pending = std::mem::take(&mut world.pending);
+            for p in pending {
+                let seq = self.bump();
+                self.entries.push(Entry {
+                    priority: p.priority,
+                    seq,
+                    gate: Gate::Object(p.object),
+                    object: p.object,
+                    index: p.index,
+                    started: false,
+                    faulted: false,
+                    behaviour: p.behaviour,
+                });
+            }
+            self.entries.append(&mut self.pending);
+            self.entries.retain(|e| !e.is_retired(world));
+            changed = true;
+        }
+        if changed {
+            // Keys are unique, so an unstable (allocation-free) sort is deterministic.
+            self.entries.sort_unstable_by_key(|e| (e.priority, e.seq));
+            self.by_object.clear();
+            self.by_object.extend(
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .map(|(i, e)| (e.object, i as u32)),
+            );
+            self.by_object.sort_unstable();
+        }
+    }
+
+    /// Entry indices of an object's behaviours, in dispatch order.
+    pub(crate) fn entries_of(&self, object: ObjectId) -> &[(ObjectId, u32)] {
+        let start = self.by_object.partition_point(|(o, _)| *o < object);
+        let end = self.by_object.partition_point(|(o, _)| *o <= object);
+        &self.by_object[start..end]
+    }
+}

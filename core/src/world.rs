@@ -1,0 +1,470 @@
+//! Objects, their committed poses, and the queues hooks write into.
+//!
+//! The world is plain data (cloneable, so a snapshot is a copy). Objects live in a
+//! vector sorted by [`ObjectId`]: scene ids are sorted on load and spawned ids are
+//! always larger than every existing one, so lookups are a binary search and every
+//! iteration is in id order (never a hash order, so traces are stable).
+//!
+//! Removal takes effect at once for callbacks (the object is marked dead, and the
+//! scheduler checks that flag before every call), while the slot itself is
+//! reclaimed at the next outer frame boundary, when the cohort is rebuilt.
+
+use serde::{Deserialize, Serialize};
+
+use crate::behaviour::Behaviour;
+use crate::body::{BodyCommand, BodyDesc, Interpolation, Pose, Velocity};
+use crate::schedule::Priority;
+
+/// A stable object id: written in scenes, traces and recordings.
+#[derive(
+    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
+)]
+pub struct ObjectId(pub u64);
+
+impl std::fmt::Display for ObjectId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "#{}", self.0)
+    }
+}
+
+/// The physics state of an object with a body, as of the last commit.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyState {
+    /// What was authored.
+    pub desc: BodyDesc,
+    /// World pose at the end of the last completed tick.
+    pub committed: Pose,
+    /// World pose at the end of the tick before it (interpolation start).
+    pub previous: Pose,
+    /// Velocity at the end of the last completed tick.
+    pub velocity: Velocity,
+}
+
+/// What the inspector shows of a behaviour attached to an object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BehaviourInfo {
+    /// Registered name (`PlayerController`...).
+    pub name: String,
+    /// Dispatch priority.
+    pub priority: Priority,
+    /// Parameters as authored, in RON.
+    pub params: String,
+}
+
+/// One object of the world.
+#[derive(Clone, Debug)]
+pub struct Object {
+    /// Stable id.
+    pub id: ObjectId,
+    /// Display name.
+    pub name: String,
+    /// Parent object, for bodyless children and the hierarchy.
+    pub parent: Option<ObjectId>,
+    /// Pose relative to the parent (world pose when there is no parent); for a
+    /// body, its authored spawn pose.
+    pub local: Pose,
+    /// Disabled objects get no callback.
+    pub enabled: bool,
+    /// Rigid body, if any.
+    pub body: Option<BodyState>,
+    /// Behaviours attached, for display.
+    pub behaviours: Vec<BehaviourInfo>,
+    /// False once removed; the slot goes at the next frame boundary.
+    alive: bool,
+}
+
+impl Object {
+    /// False once the object has been removed (its slot lingers until the frame ends).
+    pub fn is_alive(&self) -> bool {
+        self.alive
+    }
+}
+
+/// Everything needed to create an object, from a scene or from a hook.
+pub struct ObjectDesc {
+    /// Stable id; `None` picks the next free one.
+    pub id: Option<ObjectId>,
+    /// Display name.
+    pub name: String,
+    /// Parent object.
+    pub parent: Option<ObjectId>,
+    /// Pose relative to the parent, or world pose.
+    pub local: Pose,
+    /// Enabled at creation.
+    pub enabled: bool,
+    /// Rigid body, if any.
+    pub body: Option<BodyDesc>,
+    /// Behaviours with their dispatch priority and display info.
+    pub behaviours: Vec<(Box<dyn Behaviour>, BehaviourInfo)>,
+}
+
+impl ObjectDesc {
+    /// An enabled object with no body and no behaviour.
+    pub fn new(name: impl Into<String>, local: Pose) -> ObjectDesc {
+        ObjectDesc {
+            id: None,
+            name: name.into(),
+            parent: None,
+            local,
+            enabled: true,
+            body: None,
+            behaviours: Vec::new(),
+        }
+    }
+
+    /// Adds a body.
+    pub fn with_body(mut self, body: BodyDesc) -> ObjectDesc {
+        self.body = Some(body);
+        self
+    }
+
+    /// Sets the id.
+    pub fn with_id(mut self, id: ObjectId) -> ObjectDesc {
+        self.id = Some(id);
+        self
+    }
+
+    /// Sets the parent.
+    pub fn with_parent(mut self, parent: ObjectId) -> ObjectDesc {
+        self.parent = Some(parent);
+        self
+    }
+
+    /// Attaches a behaviour at a priority.
+    pub fn with_behaviour(
+        mut self,
+        behaviour: Box<dyn Behaviour>,
+        priority: Priority,
+    ) -> ObjectDesc {
+        let info = BehaviourInfo {
+            name: behaviour.name().to_string(),
+            priority,
+            params: String::new(),
+        };
+        self.behaviours.push((behaviour, info));
+        self
+    }
+}
+
+/// A line for the log panel and the player's stderr.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogEntry {
+    /// Severity.
+    pub level: LogLevel,
+    /// The object whose hook wrote it, if any.
+    pub object: Option<ObjectId>,
+    /// The hook that was running, if any.
+    pub hook: Option<crate::behaviour::HookKind>,
+    /// Completed (or pending, in fixed code) tick when written.
+    pub tick: u64,
+    /// Outer frame when written.
+    pub frame: u64,
+    /// The text.
+    pub message: String,
+}
+
+/// Severity of a [`LogEntry`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum LogLevel {
+    /// Informational, from `log(...)`.
+    Info,
+    /// Something was rejected or clamped.
+    Warning,
+    /// A hook failed.
+    Error,
+}
+
+/// A behaviour waiting to join the scheduler at the next frame boundary.
+#[derive(Debug)]
+pub(crate) struct PendingBehaviour {
+    pub(crate) object: ObjectId,
+    pub(crate) index: usize,
+    pub(crate) priority: Priority,
+    pub(crate) behaviour: Box<dyn Behaviour>,
+}
+
+/// The objects and the per-tick queues between hooks and physics.
+#[derive(Default, Debug)]
+pub struct World {
+    /// Sorted by id; dead objects linger until the next frame boundary.
+    objects: Vec<Object>,
+    /// Next id handed to an object spawned without one.
+    next_id: u64,
+    /// Body commands queued by hooks since the last reconcile.
+    pub(crate) commands: Vec<BodyCommand>,
+    /// Objects whose body physics must create at the next reconcile.
+    pub(crate) added_bodies: Vec<ObjectId>,
+    /// Objects whose body physics must drop at the next reconcile.
+    pub(crate) removed_bodies: Vec<ObjectId>,
+    /// Behaviours of objects created since the last frame boundary.
+    pub(crate) pending: Vec<PendingBehaviour>,
+    /// Log lines not yet drained by the host.
+    pub(crate) log: Vec<LogEntry>,
+    /// Objects removed since the last frame boundary (slots to reclaim).
+    removed_count: usize,
+    /// Camera centre set by a presentation hook (FollowCamera), if any.
+    pub camera: Option<crate::body::Vec2>,
+}
+
+impl Clone for World {
+    fn clone(&self) -> World {
+        World {
+            objects: self.objects.clone(),
+            next_id: self.next_id,
+            commands: self.commands.clone(),
+            added_bodies: self.added_bodies.clone(),
+            removed_bodies: self.removed_bodies.clone(),
+            pending: self
+                .pending
+                .iter()
+                .map(|p| PendingBehaviour {
+                    object: p.object,
+                    index: p.index,
+                    priority: p.priority,
+                    behaviour: p.behaviour.clone_box(),
+                })
+                .collect(),
+            log: self.log.clone(),
+            removed_count: self.removed_count,
+            camera: self.camera,
+        }
+    }
+}
+
+impl World {
+    /// An empty world.
+    pub fn new() -> World {
+        World {
+            next_id: 1,
+            ..World::default()
+        }
+    }
+
+    /// Creates an object. Its body (if any) exists from the next reconcile, so it
+    /// can receive commands in the current tick; its behaviours join the cohort at
+    /// the next outer frame boundary.
+    pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
+        let id = match desc.id {
+            Some(id) if self.slot(id).is_none() => id,
+            _ => ObjectId(self.next_id),
+        };
+        self.next_id = self.next_id.max(id.0 + 1);
+        let body = desc.body.map(|desc| BodyState {
+            velocity: desc.velocity,
+            desc,
+            committed: Pose::IDENTITY,
+            previous: Pose::IDENTITY,
+        });
+        let mut object = Object {
+            id,
+            name: desc.name,
+            parent: desc.parent,
+            local: desc.local,
+            enabled: desc.enabled,
+            body,
+            behaviours: Vec::with_capacity(desc.behaviours.len()),
+            alive: true,
+        };
+        if object.body.is_some() {
+            // A body's spawn pose is world space: compose with a parent if there is one.
+            let world_pose = match object.parent.and_then(|p| self.physics_simulation_pose(p)) {
+                Some(parent) => parent.compose(object.local),
+                None => object.local,
+            };
+            if let Some(body) = object.body.as_mut() {
+                body.committed = world_pose;
+                body.previous = world_pose;
+            }
+            self.added_bodies.push(id);
+        }
+        for (index, (behaviour, info)) in desc.behaviours.into_iter().enumerate() {
+            self.pending.push(PendingBehaviour {
+                object: id,
+                index,
+                priority: info.priority,
+                behaviour,
+            });
+            object.behaviours.push(info);
+        }
+        match self.objects.binary_search_by_key(&id, |o| o.id) {
+            Ok(_) => unreachable!("spawn picked a free id"),
+            Err(at) => self.objects.insert(at, object),
+        }
+        id
+    }
+
+    /// Removes an object and its children. They get no further callback, even
+    /// later in the current tick; their bodies go at the next reconcile.
+    pub fn remove(&mut self, id: ObjectId) {
+        let Some(slot) = self.slot(id) else { return };
+        if !self.objects[slot].alive {
+            return;
+        }
+        self.objects[slot].alive = false;
+        self.removed_count += 1;
+        if self.objects[slot].body.is_some() {
+            self.removed_bodies.push(id);
+        }
+        // Children: scan is fine, removal is rare next to dispatch.
+        let children: Vec<ObjectId> = self
+            .objects
+            .iter()
+            .filter(|o| o.alive && o.parent == Some(id))
+            .map(|o| o.id)
+            .collect();
+        for child in children {
+            self.remove(child);
+        }
+    }
+
+    /// Enables or disables an object; takes effect for the very next callback.
+    pub fn set_enabled(&mut self, id: ObjectId, enabled: bool) {
+        if let Some(o) = self.get_mut(id) {
+            o.enabled = enabled;
+        }
+    }
+
+    /// A live object.
+    pub fn get(&self, id: ObjectId) -> Option<&Object> {
+        self.slot(id).map(|s| &self.objects[s]).filter(|o| o.alive)
+    }
+
+    /// A live object, mutably (for physics commits and editor edits).
+    pub fn get_mut(&mut self, id: ObjectId) -> Option<&mut Object> {
+        let slot = self.slot(id)?;
+        Some(&mut self.objects[slot]).filter(|o| o.alive)
+    }
+
+    /// Live objects in id order.
+    pub fn objects(&self) -> impl Iterator<Item = &Object> {
+        self.objects.iter().filter(|o| o.alive)
+    }
+
+    /// Live objects in id order, mutably.
+    pub fn objects_mut(&mut self) -> impl Iterator<Item = &mut Object> {
+        self.objects.iter_mut().filter(|o| o.alive)
+    }
+
+    /// Number of live objects.
+    pub fn len(&self) -> usize {
+        self.objects.len() - self.removed_count
+    }
+
+    /// True when no object is alive.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Whether callbacks may run for this object right now.
+    pub(crate) fn is_active(&self, id: ObjectId) -> bool {
+        self.slot(id)
+            .map(|s| {
+                let o = &self.objects[s];
+                o.alive && o.enabled
+            })
+            .unwrap_or(false)
+    }
+
+    /// A copy of the committed world pose (contract: `physicsSimulationPose`).
+    /// Bodies give their committed pose; a bodyless child composes its nearest
+    /// physics ancestor's committed pose with the local offsets in between; an
+    /// object with no physics ancestor gives its authored world transform.
+    pub fn physics_simulation_pose(&self, id: ObjectId) -> Option<Pose> {
+        let object = self.get(id)?;
+        if let Some(body) = &object.body {
+            return Some(body.committed);
+        }
+        Some(match object.parent {
+            Some(parent) => match self.physics_simulation_pose(parent) {
+                Some(p) => p.compose(object.local),
+                None => object.local,
+            },
+            None => object.local,
+        })
+    }
+
+    /// The pose presentation draws: bodies blend previous → committed by `alpha`
+    /// (or extrapolate, or snap, per their interpolation mode); children follow
+    /// their parent's presentation pose.
+    pub fn presentation_pose(&self, id: ObjectId, alpha: f64, fixed_dt: f64) -> Option<Pose> {
+        let object = self.get(id)?;
+        if let Some(body) = &object.body {
+            return Some(match body.desc.interpolation {
+                Interpolation::None => body.committed,
+                Interpolation::Interpolate => body.previous.lerp(body.committed, alpha as f32),
+                Interpolation::Extrapolate => {
+                    let t = (alpha * fixed_dt) as f32;
+                    Pose {
+                        x: body.committed.x + body.velocity.linear.x * t,
+                        y: body.committed.y + body.velocity.linear.y * t,
+                        angle: body.committed.angle + body.velocity.angular * t,
+                    }
+                }
+            });
+        }
+        Some(match object.parent {
+            Some(parent) => match self.presentation_pose(parent, alpha, fixed_dt) {
+                Some(p) => p.compose(object.local),
+                None => object.local,
+            },
+            None => object.local,
+        })
+    }
+
+    /// Queues a body command for the next reconcile. A command with a NaN or
+    /// infinite number is rejected here, logged, and never reaches physics.
+    pub fn command(&mut self, command: BodyCommand, tick: u64, frame: u64) -> bool {
+        if !command.is_finite() {
+            self.log.push(LogEntry {
+                level: LogLevel::Error,
+                object: Some(command.target()),
+                hook: None,
+                tick,
+                frame,
+                message: format!("rejected non-finite body command: {command:?}"),
+            });
+            return false;
+        }
+        self.commands.push(command);
+        true
+    }
+
+    /// Appends a log line.
+    pub fn log(&mut self, entry: LogEntry) {
+        self.log.push(entry);
+    }
+
+    /// Takes the log lines written since the last drain.
+    pub fn drain_log(&mut self) -> Vec<LogEntry> {
+        std::mem::take(&mut self.log)
+    }
+
+    /// Body commands queued and not yet reconciled (for the physics stage).
+    pub fn take_commands(&mut self, into: &mut Vec<BodyCommand>) {
+        into.append(&mut self.commands);
+    }
+
+    /// Bodies to create at this reconcile, in id order.
+    pub fn take_added_bodies(&mut self, into: &mut Vec<ObjectId>) {
+        into.append(&mut self.added_bodies);
+    }
+
+    /// Bodies to drop at this reconcile.
+    pub fn take_removed_bodies(&mut self, into: &mut Vec<ObjectId>) {
+        into.append(&mut self.removed_bodies);
+    }
+
+    /// Reclaims the slots of removed objects; returns whether anything changed.
+    pub(crate) fn compact(&mut self) -> bool {
+        if self.removed_count == 0 {
+            return false;
+        }
+        self.objects.retain(|o| o.alive);
+        self.removed_count = 0;
+        true
+    }
+
+    fn slot(&self, id: ObjectId) -> Option<usize> {
+        self.objects.binary_search_by_key(&id, |o| o.id).ok()
+    }
+}
