@@ -1,1 +1,45 @@
-fn main() {}
+//! The `stepframe` binary: the editor by default, headless tools as sub-commands.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+/// stepframe: a game-loop runtime and live debugger.
+#[derive(Parser, Debug)]
+#[command(name = "stepframe", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Open the editor on a scene (default: the bundled demo).
+    Edit {
+        /// Scene to open.
+        scene: Option<PathBuf>,
+    },
+    /// Run a scene headless through the same step_frame as the editor.
+    Play(stepframe_app::player::PlayArgs),
+    /// Compare two traces, ignoring the pacing-dependent `frame` field.
+    TraceDiff(stepframe_app::tools::TraceDiffArgs),
+    /// Run the pacing matrix and check every run matches the 60 Hz reference.
+    Check(stepframe_app::tools::CheckArgs),
+    /// Print the performance figures as JSON lines.
+    Bench(stepframe_app::bench::BenchArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.command {
+        None => stepframe_app::editor::run(stepframe_app::default_scene()),
+        Some(Command::Edit { scene }) => {
+            stepframe_app::editor::run(scene.unwrap_or_else(stepframe_app::default_scene))
+        }
+        Some(Command::Play(args)) => stepframe_app::player::run(args),
+        Some(Command::TraceDiff(args)) => stepframe_app::tools::trace_diff(args),
+        Some(Command::Check(args)) => stepframe_app::tools::check(args),
+        Some(Command::Bench(args)) => stepframe_app::bench::run(args),
+    }
+}
