@@ -21,5 +21,8 @@ pub fn default_scene() -> PathBuf {
     if local.exists() {
         return local;
     }
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../assets/scenes/demo.ron"))
+    PathBuf::from(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../assets/scenes/demo.ron"
+    ))
 }

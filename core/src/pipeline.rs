@@ -44,6 +44,13 @@ use crate::stepper::{FixedStepper, StepStrategy};
 use crate::trace::{StableHasher, TickObserver, TickRecord, hash_world};
 use crate::world::{LogEntry, LogLevel, ObjectId, World};
 
+/// Supplies input events stamped with the tick they belong to: the replay of a
+/// recording. Looked up by tick (not consumed), so rewinding replays them again.
+pub trait TickInputSource: Send + std::fmt::Debug {
+    /// Appends the events recorded for `tick` (one-based), in delivery order.
+    fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>);
+}
+
 /// The timing settings of a session (scene world settings, player flags, editor
 /// toolbar). Changes take effect at the next frame boundary.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
@@ -252,6 +259,9 @@ pub struct Pipeline {
     /// A suspension decided during the current tick, taking effect at its end.
     pending_suspend: Option<SuspendReason>,
     observer: Option<Box<dyn TickObserver>>,
+    tick_input: Option<Box<dyn TickInputSource>>,
+    /// Scratch for replayed events.
+    replay_scratch: Vec<InputEvent>,
     requests: HookRequests,
     contacts: Vec<ContactEvent>,
     report: FrameReport,
@@ -291,6 +301,8 @@ impl Pipeline {
             suspended: None,
             pending_suspend: None,
             observer: None,
+            tick_input: None,
+            replay_scratch: Vec::new(),
             requests: HookRequests::default(),
             contacts: Vec::new(),
             report: FrameReport::default(),
@@ -331,6 +343,12 @@ impl Pipeline {
     /// Takes the observer back out.
     pub fn take_tick_observer(&mut self) -> Option<Box<dyn TickObserver>> {
         self.observer.take()
+    }
+
+    /// Installs (or removes) a source of tick-stamped input (replay). Its events
+    /// are delivered to the simulation snapshot at the start of their tick.
+    pub fn set_tick_input(&mut self, source: Option<Box<dyn TickInputSource>>) {
+        self.tick_input = source;
     }
 
     /// What happens to a behaviour that panics.
@@ -804,6 +822,12 @@ impl Pipeline {
         self.sync_clock(Phase::Fixed, true);
         let tick_start = self.stepper.simulation_time();
         self.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
+        if let Some(source) = self.tick_input.as_ref() {
+            source.events_for_tick(self.clock.simulation_tick, &mut self.replay_scratch);
+            for event in self.replay_scratch.drain(..) {
+                self.input.deliver_to_tick(event);
+            }
+        }
 
         // FixedUpdate across the frozen cohort, timing each priority group.
         let dt = self.clock.fixed_delta_time;

@@ -170,8 +170,6 @@ pub(crate) struct Entry {
     pub(crate) gate: Gate,
     /// Object the hooks run for (`ObjectId(0)` for host registrations).
     pub(crate) object: ObjectId,
-    /// Index of the behaviour on its object (for display and errors).
-    pub(crate) index: usize,
     /// Start has run.
     pub(crate) started: bool,
     /// A hook panicked and the fault policy disabled this behaviour.
@@ -221,7 +219,6 @@ impl Scheduler {
             seq,
             gate: Gate::Handle(alive.clone()),
             object: ObjectId(0),
-            index: 0,
             started: false,
             faulted: false,
             behaviour,
@@ -269,7 +266,6 @@ impl Scheduler {
                     seq,
                     gate: Gate::Object(p.object),
                     object: p.object,
-                    index: p.index,
                     started: false,
                     faulted: false,
                     behaviour: p.behaviour,

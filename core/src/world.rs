@@ -178,7 +178,6 @@ pub enum LogLevel {
 #[derive(Debug)]
 pub(crate) struct PendingBehaviour {
     pub(crate) object: ObjectId,
-    pub(crate) index: usize,
     pub(crate) priority: Priority,
     pub(crate) behaviour: Box<dyn Behaviour>,
 }
@@ -219,7 +218,6 @@ impl Clone for World {
                 .iter()
                 .map(|p| PendingBehaviour {
                     object: p.object,
-                    index: p.index,
                     priority: p.priority,
                     behaviour: p.behaviour.clone_box(),
                 })
@@ -277,10 +275,9 @@ impl World {
             }
             self.added_bodies.push(id);
         }
-        for (index, (behaviour, info)) in desc.behaviours.into_iter().enumerate() {
+        for (behaviour, info) in desc.behaviours {
             self.pending.push(PendingBehaviour {
                 object: id,
-                index,
                 priority: info.priority,
                 behaviour,
             });
