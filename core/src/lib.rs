@@ -28,6 +28,7 @@ pub mod debugger;
 pub mod input;
 pub mod physics;
 pub mod pipeline;
+pub mod rapier_stage;
 pub mod schedule;
 pub mod stepper;
 pub mod trace;
@@ -48,6 +49,7 @@ pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
     FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, Snapshot, TimeSettings,
 };
+pub use rapier_stage::RapierStage;
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use trace::{StableHasher, TickObserver, TickRecord};
