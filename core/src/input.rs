@@ -246,6 +246,10 @@ pub struct Input {
     fixed_pending: Vec<InputEvent>,
     /// Events delivered to the current tick (for traces and recordings).
     delivered: Vec<InputEvent>,
+    /// Replayed events a tick already received that Update has not seen yet:
+    /// they go to the outer-frame side only, never back to the simulation side.
+    #[serde(default)]
+    replayed_for_frame: Vec<InputEvent>,
     frame: Layer,
     fixed: Layer,
 }
@@ -276,6 +280,9 @@ impl Input {
     pub fn begin_frame(&mut self, frame_time_ms: f64) {
         self.frame.snapshot.clear_edges();
         self.frame.snapshot.now_ms = frame_time_ms;
+        for event in self.replayed_for_frame.drain(..) {
+            self.frame.deliver(&self.map, &event);
+        }
         for event in &self.frame_queue {
             self.frame.deliver(&self.map, event);
         }
@@ -298,7 +305,7 @@ impl Input {
     /// stamped with this tick). Call between [`Input::begin_tick`] and the hooks.
     pub fn deliver_to_tick(&mut self, event: InputEvent) {
         self.fixed.deliver(&self.map, &event);
-        self.frame_queue.push(event.clone());
+        self.replayed_for_frame.push(event.clone());
         self.delivered.push(event);
     }
 
