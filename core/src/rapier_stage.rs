@@ -1,44 +1,621 @@
-//! The rapier2d physics stage (work in progress: the full implementation follows).
+//! The rapier2d physics stage: the real engine behind the fixed tick.
+//!
+//! # Where it runs in a tick
+//!
+//! The pipeline drives one fixed tick as (DESIGN.md, "The outer frame", step 3):
+//!
+//! 1. FixedUpdate for the whole cohort, in priority order: hooks read committed
+//!    poses and queue [`BodyCommand`]s, spawn and remove objects;
+//! 2. [`PhysicsStage::reconcile`]: bodies of removed objects leave rapier, bodies of
+//!    new objects enter it (in id order, at the world pose `World::spawn` composed),
+//!    then the queued commands are applied in the order they were written;
+//! 3. [`PhysicsStage::step`]: `substeps` rapier steps of `fixed_dt / substeps` each;
+//!    collision events are collected while rapier runs;
+//! 4. the pipeline sorts the tick's contact events and delivers the contact
+//!    callbacks (still in the fixed phase, clock on the completed tick);
+//! 5. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
+//!    becomes the previous pose and rapier's pose becomes the committed one.
+//!
+//! So FixedUpdate comes immediately before each rapier step, as the contract asks,
+//! and what it wrote is integrated by that very step.
+//!
+//! # Force versus impulse
+//!
+//! Following s&box (`seeds/step-counting-fixedupdate.txt`): a force is a rate, an
+//! impulse is not. `BodyCommand::Force { force: F }` acts for the whole tick: it is
+//! added before the step and cleared after it (rapier keeps user forces until told
+//! otherwise), so a body of mass `m` gains `Δv = F / m × fixed_dt`. At 60 Hz a
+//! 10 N push on a 2 kg body gives 10 / 2 / 60 = 0.0833 m/s per tick; at 120 Hz each
+//! tick gives half of that, and one second of ticks gives 5 m/s at either rate.
+//! Hooks never multiply by dt. `BodyCommand::Impulse { impulse: J }` is applied once,
+//! unscaled: `Δv = J / m` whatever the tick rate, which is what a jump or a hit wants.
+//!
+//! # Substeps
+//!
+//! Following `seeds/mid-step-pipeline-substeps.txt`, a tick with `substeps = n`
+//! runs `n` rapier steps of `fixed_dt / n` (rapier's `IntegrationParameters::dt`),
+//! so the tick still advances exactly `fixed_dt` of simulated time; only the
+//! resolution changes. A force stays applied through all `n` steps, so its total
+//! impulse is still `F × fixed_dt`; an impulse is applied once, before the first.
+//! A kinematic target is where the body must be at the END of the tick: each
+//! substep `k` aims at `lerp(start, target, k / n)` (angle on the shortest arc), so
+//! the body sweeps the path at a constant speed instead of jumping on substep one.
+//!
+//! # Why events are collected and delivered after the step
+//!
+//! Rapier reports collision starts and stops synchronously, from inside `step`,
+//! through an [`EventHandler`] that must be `Sync`, while it holds every body and
+//! collider set borrowed (PLATFORM.md). A hook cannot run there: it could not read
+//! the world, and a spawn or removal mid-solve would change the step under itself.
+//! So the handler only pushes events into a mutex-guarded list; after the last
+//! substep they are turned into object-pair [`ContactEvent`]s and handed to the
+//! pipeline, which sorts them (never trusting engine order) and calls `on_contact`
+//! with the clock on the completed tick.
+//!
+//! A pair of objects may touch through several collider pairs (bodies with several
+//! shapes); the stage counts touching collider pairs per object pair and reports
+//! `Started` when the count leaves zero and `Stopped` when it returns to zero.
+//! A removed body's colliders are remembered until the step after their removal, so
+//! the surviving partner still hears `Stopped` when rapier reports it.
+//!
+//! # Snapshots
+//!
+//! [`PhysicsStage::clone_box`] copies the whole engine state: bodies, colliders,
+//! islands, broad phase, narrow phase (with its warm-start impulses), joints, CCD
+//! solver, integration parameters, and the stage's own id maps and contact counts.
+//! Only rapier's `PhysicsPipeline` and `CollisionPipeline`, which hold nothing but
+//! scratch buffers between steps, are created fresh. A restored session continues
+//! bit-identically (`core/tests/physics.rs` checks it on a settling pile).
 
-use crate::body::{ContactEvent, Vec2};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+use std::time::Instant;
+
+use rapier2d::prelude::{
+    ActiveEvents, CollisionEvent, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline,
+    ContactPair, EventHandler, PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder,
+    RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
+};
+
+use crate::body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
 use crate::physics::PhysicsStage;
-use crate::world::World;
+use crate::trace::StableHasher;
+use crate::world::{LogEntry, LogLevel, ObjectId, World};
 
-/// The physics stage backed by rapier2d.
+/// A collider handle as an ordered key (rapier handles are not `Ord`).
+type ColliderKey = (u32, u32);
+
+fn collider_key(handle: ColliderHandle) -> ColliderKey {
+    handle.0.into_raw_parts()
+}
+
+fn to_rapier_vec(v: Vec2) -> rapier2d::math::Vector {
+    rapier2d::math::Vector::new(v.x, v.y)
+}
+
+fn to_rapier_pose(p: Pose) -> rapier2d::math::Pose {
+    rapier2d::math::Pose::new(rapier2d::math::Vector::new(p.x, p.y), p.angle)
+}
+
+fn from_rapier_pose(p: &rapier2d::math::Pose) -> Pose {
+    Pose::new(p.translation.x, p.translation.y, p.rotation.angle())
+}
+
+/// The rapier side of one object with a body.
 #[derive(Clone, Debug)]
+struct BodyLink {
+    /// The rigid body.
+    body: RigidBodyHandle,
+    /// Its colliders, in shape order.
+    colliders: Vec<ColliderHandle>,
+}
+
+/// Collects rapier's collision events during a step. Rapier calls it from inside
+/// `step` through a shared reference and requires `Sync`, hence the mutex; the
+/// lock is never contended (the stage is stepped on one thread).
+#[derive(Default)]
+struct EventCollector {
+    events: Mutex<Vec<CollisionEvent>>,
+}
+
+impl EventCollector {
+    fn take(&self, into: &mut Vec<CollisionEvent>) {
+        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
+        into.append(&mut events);
+    }
+}
+
+impl EventHandler for EventCollector {
+    fn handle_collision_event(
+        &self,
+        _bodies: &RigidBodySet,
+        _colliders: &ColliderSet,
+        event: CollisionEvent,
+        _contact_pair: Option<&ContactPair>,
+    ) {
+        self.events
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(event);
+    }
+
+    fn handle_contact_force_event(
+        &self,
+        _dt: Real,
+        _bodies: &RigidBodySet,
+        _colliders: &ColliderSet,
+        _contact_pair: &ContactPair,
+        _total_force_magnitude: Real,
+    ) {
+    }
+
+    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, _event: &SoftBodyTearEvent) {
+    }
+}
+
+/// The physics stage backed by rapier2d (see the module docs for the tick order,
+/// force and impulse scaling, substeps and contact delivery).
 pub struct RapierStage {
-    /// Gravity, m/s².
-    gravity: Vec2,
+    /// Every rapier set, plus gravity and integration parameters.
+    physics: PhysicsWorld,
+    /// Object → rapier body and colliders, iterated in id order.
+    links: BTreeMap<ObjectId, BodyLink>,
+    /// Collider → owning object, for turning collider events into object pairs.
+    collider_owner: BTreeMap<ColliderKey, ObjectId>,
+    /// Colliders removed at this tick's reconcile: kept in `collider_owner` until
+    /// the step has reported their last `Stopped` events.
+    retired_colliders: Vec<ColliderKey>,
+    /// Touching collider pairs per object pair (`a < b`), for Started/Stopped at
+    /// the object level.
+    touching: BTreeMap<(ObjectId, ObjectId), u32>,
+    /// Kinematic targets of this tick: where each body must be at its end.
+    kinematic_targets: BTreeMap<ObjectId, Pose>,
+    /// Bodies pushed by a force this tick; their forces are cleared after the step.
+    forced: BTreeSet<ObjectId>,
+    /// Ticks committed so far (stamps log lines written by reconcile).
+    ticks: u64,
+    /// Wall time of the last step, ms.
+    last_step_ms: f64,
+    /// Scratch: commands taken from the world.
+    commands: Vec<BodyCommand>,
+    /// Scratch: ids taken from the world.
+    ids: Vec<ObjectId>,
+    /// Scratch: events collected during a step.
+    events: Vec<CollisionEvent>,
+}
+
+impl std::fmt::Debug for RapierStage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RapierStage")
+            .field("gravity", &self.gravity())
+            .field("bodies", &self.links.len())
+            .field("touching_pairs", &self.touching.len())
+            .field("ticks", &self.ticks)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Clone for RapierStage {
+    fn clone(&self) -> RapierStage {
+        let p = &self.physics;
+        RapierStage {
+            physics: PhysicsWorld {
+                gravity: p.gravity,
+                integration_parameters: p.integration_parameters,
+                // Scratch buffers only between steps (rapier's own docs): start fresh.
+                physics_pipeline: PhysicsPipeline::new(),
+                collision_pipeline: CollisionPipeline::new(),
+                islands: p.islands.clone(),
+                broad_phase: p.broad_phase.clone(),
+                narrow_phase: p.narrow_phase.clone(),
+                bodies: p.bodies.clone(),
+                colliders: p.colliders.clone(),
+                impulse_joints: p.impulse_joints.clone(),
+                multibody_joints: p.multibody_joints.clone(),
+                soft_bodies: p.soft_bodies.clone(),
+                ccd_solver: p.ccd_solver.clone(),
+            },
+            links: self.links.clone(),
+            collider_owner: self.collider_owner.clone(),
+            retired_colliders: self.retired_colliders.clone(),
+            touching: self.touching.clone(),
+            kinematic_targets: self.kinematic_targets.clone(),
+            forced: self.forced.clone(),
+            ticks: self.ticks,
+            last_step_ms: self.last_step_ms,
+            commands: Vec::new(),
+            ids: Vec::new(),
+            events: Vec::new(),
+        }
+    }
 }
 
 impl RapierStage {
-    /// A stage with an empty rapier world and the given gravity.
+    /// A stage with an empty rapier world and the given gravity (m/s², up positive:
+    /// `Vec2::new(0.0, -9.81)` for Earth).
     pub fn new(gravity: Vec2) -> RapierStage {
-        RapierStage { gravity }
+        let physics = PhysicsWorld {
+            gravity: to_rapier_vec(gravity),
+            ..PhysicsWorld::default()
+        };
+        RapierStage {
+            physics,
+            links: BTreeMap::new(),
+            collider_owner: BTreeMap::new(),
+            retired_colliders: Vec::new(),
+            touching: BTreeMap::new(),
+            kinematic_targets: BTreeMap::new(),
+            forced: BTreeSet::new(),
+            ticks: 0,
+            last_step_ms: 0.0,
+            commands: Vec::new(),
+            ids: Vec::new(),
+            events: Vec::new(),
+        }
+    }
+
+    /// The gravity the stage was built with.
+    pub fn gravity(&self) -> Vec2 {
+        Vec2::new(self.physics.gravity.x, self.physics.gravity.y)
+    }
+
+    fn log(&self, world: &mut World, level: LogLevel, object: ObjectId, message: String) {
+        world.log(LogEntry {
+            level,
+            object: Some(object),
+            hook: None,
+            // Reconcile runs for the pending tick; physics does not know the frame.
+            tick: self.ticks + 1,
+            frame: 0,
+            message,
+        });
+    }
+
+    /// Why a body description cannot be built, if it cannot.
+    fn invalid_desc(desc: &BodyDesc) -> Option<String> {
+        let material = [desc.density, desc.friction, desc.restitution, desc.gravity_scale];
+        if material.iter().any(|v| !v.is_finite()) || desc.density < 0.0 {
+            return Some(format!(
+                "density, friction, restitution and gravity_scale must be finite (density ≥ 0), got {material:?}"
+            ));
+        }
+        if !desc.velocity.is_finite() {
+            return Some(format!("initial velocity is not finite: {:?}", desc.velocity));
+        }
+        for shape in &desc.shapes {
+            let ok = match shape {
+                Shape::Circle { radius } => radius.is_finite() && *radius > 0.0,
+                Shape::Cuboid { hx, hy } => {
+                    hx.is_finite() && hy.is_finite() && *hx > 0.0 && *hy > 0.0
+                }
+                Shape::Capsule {
+                    half_height,
+                    radius,
+                } => {
+                    half_height.is_finite()
+                        && radius.is_finite()
+                        && *half_height >= 0.0
+                        && *radius > 0.0
+                }
+                Shape::ConvexPolygon { points } => {
+                    points.len() >= 3 && points.iter().all(|p| p.is_finite())
+                }
+            };
+            if !ok {
+                return Some(format!("invalid shape {shape:?}"));
+            }
+        }
+        None
+    }
+
+    /// Creates the rapier body of `id` from its description, at its committed pose.
+    fn add_body(&mut self, world: &mut World, id: ObjectId) {
+        if self.links.contains_key(&id) {
+            return;
+        }
+        let Some(state) = world.get(id).and_then(|o| o.body.as_ref()) else {
+            // Removed before its first reconcile, or no body: nothing to create.
+            return;
+        };
+        let desc = state.desc.clone();
+        let pose = state.committed;
+        if !pose.is_finite() {
+            let msg = format!("body not created: non-finite spawn pose {pose:?}");
+            self.log(world, LogLevel::Error, id, msg);
+            return;
+        }
+        if let Some(reason) = Self::invalid_desc(&desc) {
+            self.log(world, LogLevel::Error, id, format!("body not created: {reason}"));
+            return;
+        }
+        let builder = match desc.kind {
+            BodyKind::Dynamic => RigidBodyBuilder::dynamic(),
+            BodyKind::Kinematic => RigidBodyBuilder::kinematic_position_based(),
+            BodyKind::Fixed => RigidBodyBuilder::fixed(),
+        };
+        let body = builder
+            .pose(to_rapier_pose(pose))
+            .linvel(to_rapier_vec(desc.velocity.linear))
+            .angvel(desc.velocity.angular)
+            .gravity_scale(desc.gravity_scale)
+            .can_sleep(desc.can_sleep)
+            .ccd_enabled(desc.ccd)
+            .user_data(u128::from(id.0));
+        let handle = self.physics.bodies.insert(body);
+        let mut colliders = Vec::with_capacity(desc.shapes.len());
+        for shape in &desc.shapes {
+            let builder = match shape {
+                Shape::Circle { radius } => ColliderBuilder::ball(*radius),
+                Shape::Cuboid { hx, hy } => ColliderBuilder::cuboid(*hx, *hy),
+                Shape::Capsule {
+                    half_height,
+                    radius,
+                } => ColliderBuilder::capsule_y(*half_height, *radius),
+                Shape::ConvexPolygon { points } => {
+                    let points: Vec<_> = points.iter().map(|p| to_rapier_vec(*p)).collect();
+                    match ColliderBuilder::convex_hull(&points) {
+                        Some(b) => b,
+                        None => {
+                            let msg = format!("shape skipped: degenerate convex polygon {points:?}");
+                            self.log(world, LogLevel::Error, id, msg);
+                            continue;
+                        }
+                    }
+                }
+            };
+            let collider = builder
+                .density(desc.density)
+                .friction(desc.friction)
+                .restitution(desc.restitution)
+                .sensor(desc.sensor)
+                .active_events(ActiveEvents::COLLISION_EVENTS)
+                .user_data(u128::from(id.0));
+            let ch = self.physics.colliders.insert_with_parent(
+                collider,
+                handle,
+                &mut self.physics.bodies,
+            );
+            self.collider_owner.insert(collider_key(ch), id);
+            colliders.push(ch);
+        }
+        self.links.insert(
+            id,
+            BodyLink {
+                body: handle,
+                colliders,
+            },
+        );
+    }
+
+    /// Drops the rapier body of `id` and its colliders.
+    fn remove_body(&mut self, id: ObjectId) {
+        let Some(link) = self.links.remove(&id) else {
+            return;
+        };
+        self.physics.remove_body(link.body);
+        self.retired_colliders
+            .extend(link.colliders.iter().map(|c| collider_key(*c)));
+        self.kinematic_targets.remove(&id);
+        self.forced.remove(&id);
+    }
+
+    /// Applies one command; commands for objects without a body are ignored.
+    fn apply(&mut self, world: &mut World, command: &BodyCommand) {
+        let target = command.target();
+        if !command.is_finite() {
+            // World::command already rejects these; this guards direct queue writes.
+            let msg = format!("rejected non-finite body command: {command:?}");
+            self.log(world, LogLevel::Error, target, msg);
+            return;
+        }
+        let Some(link) = self.links.get(&target) else {
+            return;
+        };
+        let Some(body) = self.physics.bodies.get_mut(link.body) else {
+            return;
+        };
+        match *command {
+            BodyCommand::Force { force, .. } => {
+                if body.is_dynamic() {
+                    body.add_force(to_rapier_vec(force), true);
+                    self.forced.insert(target);
+                }
+            }
+            BodyCommand::Impulse { impulse, .. } => {
+                body.apply_impulse(to_rapier_vec(impulse), true);
+            }
+            BodyCommand::KinematicTarget { pose, .. } => {
+                if body.is_kinematic() {
+                    self.kinematic_targets.insert(target, pose);
+                } else {
+                    let msg = format!("kinematic target ignored: {target} is not kinematic");
+                    self.log(world, LogLevel::Warning, target, msg);
+                }
+            }
+            BodyCommand::SetPose { pose, .. } => {
+                body.set_position(to_rapier_pose(pose), true);
+                // A teleport replaces any earlier target of this tick.
+                self.kinematic_targets.remove(&target);
+            }
+            BodyCommand::SetVelocity { velocity, .. } => {
+                body.set_linvel(to_rapier_vec(velocity.linear), true);
+                body.set_angvel(velocity.angular, true);
+            }
+        }
+    }
+
+    /// Turns one collider event into an object-level event, through the counts.
+    fn count_event(&mut self, event: CollisionEvent, contacts: &mut Vec<ContactEvent>) {
+        let (c1, c2, started) = match event {
+            CollisionEvent::Started(a, b, _) => (a, b, true),
+            CollisionEvent::Stopped(a, b, _) => (a, b, false),
+        };
+        let (Some(&o1), Some(&o2)) = (
+            self.collider_owner.get(&collider_key(c1)),
+            self.collider_owner.get(&collider_key(c2)),
+        ) else {
+            return;
+        };
+        if o1 == o2 {
+            return;
+        }
+        let pair = if o1 < o2 { (o1, o2) } else { (o2, o1) };
+        if started {
+            let count = self.touching.entry(pair).or_insert(0);
+            *count += 1;
+            if *count == 1 {
+                contacts.push(ContactEvent::new(o1, o2, ContactKind::Started));
+            }
+        } else if let Some(count) = self.touching.get_mut(&pair) {
+            *count -= 1;
+            if *count == 0 {
+                self.touching.remove(&pair);
+                contacts.push(ContactEvent::new(o1, o2, ContactKind::Stopped));
+            }
+        }
     }
 }
 
 impl PhysicsStage for RapierStage {
     fn reconcile(&mut self, world: &mut World, _fixed_dt: f64) {
-        let _ = self.gravity;
-        let mut scratch = Vec::new();
-        world.take_commands(&mut scratch);
-        let mut ids = Vec::new();
-        world.take_added_bodies(&mut ids);
+        // Removals first: a command or a new body never meets a stale one.
+        let mut ids = std::mem::take(&mut self.ids);
         world.take_removed_bodies(&mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        for &id in &ids {
+            self.remove_body(id);
+        }
+        ids.clear();
+
+        world.take_added_bodies(&mut ids);
+        ids.sort_unstable();
+        ids.dedup();
+        for &id in &ids {
+            self.add_body(world, id);
+        }
+        ids.clear();
+        self.ids = ids;
+
+        let mut commands = std::mem::take(&mut self.commands);
+        world.take_commands(&mut commands);
+        for command in &commands {
+            self.apply(world, command);
+        }
+        commands.clear();
+        self.commands = commands;
     }
 
-    fn step(&mut self, _fixed_dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {}
+    fn step(&mut self, fixed_dt: f64, substeps: u32, contacts: &mut Vec<ContactEvent>) {
+        let t0 = Instant::now();
+        let n = substeps.max(1);
+        self.physics.integration_parameters.dt = (fixed_dt / f64::from(n)) as Real;
+
+        // Kinematic moves: where each body starts this tick.
+        let moves: Vec<(RigidBodyHandle, Pose, Pose)> = self
+            .kinematic_targets
+            .iter()
+            .filter_map(|(id, target)| {
+                let link = self.links.get(id)?;
+                let start = from_rapier_pose(self.physics.bodies.get(link.body)?.position());
+                Some((link.body, start, *target))
+            })
+            .collect();
+        self.kinematic_targets.clear();
+
+        let collector = EventCollector::default();
+        for k in 1..=n {
+            for (handle, start, target) in &moves {
+                let aim = if k == n {
+                    *target
+                } else {
+                    start.lerp(*target, k as f32 / n as f32)
+                };
+                if let Some(body) = self.physics.bodies.get_mut(*handle) {
+                    body.set_next_kinematic_position(to_rapier_pose(aim));
+                }
+            }
+            self.physics.step_with_events(&(), &collector);
+        }
+
+        // Forces act for exactly this tick.
+        for id in std::mem::take(&mut self.forced) {
+            if let Some(body) = self
+                .links
+                .get(&id)
+                .and_then(|l| self.physics.bodies.get_mut(l.body))
+            {
+                body.reset_forces(false);
+            }
+        }
+
+        let mut events = std::mem::take(&mut self.events);
+        collector.take(&mut events);
+        for event in events.drain(..) {
+            self.count_event(event, contacts);
+        }
+        self.events = events;
+
+        // The removed colliders have had their step: forget them, and any count
+        // still involving an object that no longer has a body.
+        for key in self.retired_colliders.drain(..) {
+            self.collider_owner.remove(&key);
+        }
+        let links = &self.links;
+        self.touching
+            .retain(|(a, b), _| links.contains_key(a) && links.contains_key(b));
+
+        self.last_step_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    }
 
     fn commit(&mut self, world: &mut World) {
         for object in world.objects_mut() {
-            if let Some(body) = object.body.as_mut() {
-                body.previous = body.committed;
-            }
+            let Some(state) = object.body.as_mut() else {
+                continue;
+            };
+            state.previous = state.committed;
+            let Some(body) = self
+                .links
+                .get(&object.id)
+                .and_then(|l| self.physics.bodies.get(l.body))
+            else {
+                continue;
+            };
+            state.committed = from_rapier_pose(body.position());
+            let v = body.linvel();
+            state.velocity.linear = Vec2::new(v.x, v.y);
+            state.velocity.angular = body.angvel();
         }
+        self.ticks += 1;
     }
 
     fn clone_box(&self) -> Box<dyn PhysicsStage> {
         Box::new(self.clone())
+    }
+
+    fn hash_state(&self, hasher: &mut StableHasher) {
+        // Committed poses are hashed by the pipeline; add what they do not show.
+        hasher.write_u64(self.links.len() as u64);
+        for (id, link) in &self.links {
+            hasher.write_u64(id.0);
+            let (index, generation) = link.body.0.into_raw_parts();
+            hasher.write_u64(u64::from(index) << 32 | u64::from(generation));
+            let sleeping = self
+                .physics
+                .bodies
+                .get(link.body)
+                .is_some_and(|b| b.is_sleeping());
+            hasher.write(&[u8::from(sleeping)]);
+        }
+        hasher.write_u64(self.touching.len() as u64);
+        for ((a, b), count) in &self.touching {
+            hasher.write_u64(a.0);
+            hasher.write_u64(b.0);
+            hasher.write_u64(u64::from(*count));
+        }
+    }
+
+    fn last_step_ms(&self) -> f64 {
+        self.last_step_ms
     }
 }
