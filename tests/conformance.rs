@@ -1,1 +1,1220 @@
+//! Conformance to the gameplay time and phase contract
+//! (`shared/seeds/gameplay-time-and-phase-contract.txt`, restated in DESIGN.md).
+//! One test per sentence, named after it. Physics is the stand-in stage of
+//! `support.rs`, which logs its calls and integrates velocities, so every number
+//! here can be checked by hand.
 
+use stepframe_core::{
+    ActionBinding, ActionMap, Breakpoint, BreakpointId, Condition, ContactKind, Flicks, FrameKind,
+    HitCount, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Phase, Pipeline, Pose,
+    Priority, StepStrategy, SuspendReason, TickInputSource, TimeSettings, World,
+};
+use stepframe_tests::{Actions, Event, Log, StandIn, count, hooks, new_log, probe_object, take};
+
+const TICK: f64 = 1.0 / 60.0;
+
+fn session_with(
+    log: &Log,
+    objects: Vec<ObjectDesc>,
+    settings: TimeSettings,
+    stage: StandIn,
+) -> Pipeline {
+    let mut world = World::new();
+    for o in objects {
+        world.spawn(o);
+    }
+    let mut p = Pipeline::new(settings);
+    p.set_action_map(ActionMap {
+        actions: vec![ActionBinding {
+            name: "jump".into(),
+            sources: vec![InputSource::Key("Space".into())],
+        }],
+    });
+    p.load_session(world, Box::new(stage), 7);
+    let _ = log;
+    p
+}
+
+fn session(log: &Log, objects: Vec<ObjectDesc>) -> Pipeline {
+    session_with(log, objects, TimeSettings::default(), StandIn::new(log))
+}
+
+fn probes(log: &Log, n: u64) -> Vec<ObjectDesc> {
+    (1..=n)
+        .map(|id| probe_object(log, id, 0, Actions::default()))
+        .collect()
+}
+
+fn space(pressed: bool) -> InputEvent {
+    let source = InputSource::Key("Space".into());
+    if pressed {
+        InputEvent::press(source)
+    } else {
+        InputEvent::release(source)
+    }
+}
+
+// ----- The outer frame ------------------------------------------------------
+
+#[test]
+fn update_and_flow_tick_run_once_per_active_outer_frame_with_the_clamped_game_delta() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(0.010);
+    p.step_frame(3.0); // clamped to max_delta = 0.25
+    let events = take(&log);
+    let deltas: Vec<(HookKind, f64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Hook { hook, clock, .. }
+                if matches!(hook, HookKind::Update | HookKind::FlowTick) =>
+            {
+                Some((*hook, clock.delta_time))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        deltas,
+        vec![
+            (HookKind::Update, Flicks::from_secs_f64(0.010).as_secs_f64()),
+            (
+                HookKind::FlowTick,
+                Flicks::from_secs_f64(0.010).as_secs_f64()
+            ),
+            (HookKind::Update, 0.25),
+            (HookKind::FlowTick, 0.25),
+        ]
+    );
+}
+
+#[test]
+fn start_runs_on_the_first_frame_before_the_first_update() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 2));
+    p.step_frame(TICK);
+    p.step_frame(TICK);
+    let calls: Vec<(u64, HookKind)> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| matches!(h, HookKind::Start | HookKind::Update))
+        .map(|(o, h, _)| (o, h))
+        .collect();
+    use HookKind::{Start, Update};
+    assert_eq!(
+        calls,
+        vec![
+            (1, Start),
+            (2, Start),
+            (1, Update),
+            (2, Update),
+            (1, Update),
+            (2, Update)
+        ]
+    );
+}
+
+#[test]
+fn fixed_update_is_invoked_immediately_before_each_physics_step() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 2));
+    // 1/60 s owes one tick; 3/60 owes three; 1/120 owes none.
+    for dt in [TICK, 3.0 * TICK, TICK / 2.0] {
+        p.step_frame(dt);
+    }
+    let order: Vec<String> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                object,
+                hook: HookKind::FixedUpdate,
+                clock,
+                ..
+            } => Some(format!("fixed{} t{}", object.0, clock.simulation_tick)),
+            Event::Reconcile { .. } => Some("reconcile".into()),
+            Event::Step { .. } => Some("step".into()),
+            Event::Commit => Some("commit".into()),
+            _ => None,
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for t in 1..=4 {
+        expected.extend([
+            format!("fixed1 t{t}"),
+            format!("fixed2 t{t}"),
+            "reconcile".into(),
+            "step".into(),
+            "commit".into(),
+        ]);
+    }
+    assert_eq!(order, expected);
+}
+
+#[test]
+fn a_display_frame_can_run_zero_one_or_several_fixed_callbacks() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    let ticks: Vec<u32> = [TICK / 2.0, TICK / 2.0, TICK, 3.0 * TICK]
+        .into_iter()
+        .map(|dt| p.step_frame(dt).ticks)
+        .collect();
+    // 0.5 tick: none; 1.0 tick in total: one; one more: one; three more: three.
+    assert_eq!(ticks, vec![0, 1, 1, 3]);
+    assert_eq!(count(&take(&log), HookKind::FixedUpdate), 5);
+}
+
+#[test]
+fn the_four_step_cap_discards_excessive_backlog_and_reports_the_discarded_duration() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    // 0.2 s at 60 Hz owes 12 ticks: 4 run, 8 are dropped (8/60 s).
+    let r = p.step_frame(0.2);
+    assert_eq!(r.ticks, 4);
+    assert_eq!(r.dropped_time, Flicks(8 * 11_760_000).as_secs_f64());
+    assert_eq!(p.clock().dropped_time, r.dropped_time);
+    assert_eq!(p.clock().simulation_tick, 4);
+    // droppedTime is cumulative: a second such frame doubles it.
+    p.step_frame(0.2);
+    assert_eq!(
+        p.clock().dropped_time,
+        Flicks(16 * 11_760_000).as_secs_f64()
+    );
+}
+
+#[test]
+fn simulation_time_advances_only_for_completed_fixed_steps() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(TICK * 0.9);
+    assert_eq!(
+        (p.clock().simulation_tick, p.clock().simulation_time),
+        (0, 0.0)
+    );
+    p.step_frame(TICK * 0.2);
+    assert_eq!(p.clock().simulation_tick, 1);
+    assert_eq!(p.clock().simulation_time, Flicks(11_760_000).as_secs_f64());
+}
+
+#[test]
+fn paused_frames_do_not_call_the_shared_pipeline_so_they_advance_neither_clock() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(TICK);
+    let before = *p.clock();
+    p.pause();
+    for _ in 0..10 {
+        assert_eq!(p.step_frame(TICK).kind, FrameKind::NotRun);
+    }
+    assert_eq!(p.clock().frame_time, before.frame_time);
+    assert_eq!(p.clock().frame_index, before.frame_index);
+    assert_eq!(p.clock().simulation_time, before.simulation_time);
+    take(&log);
+    p.resume();
+    p.step_frame(TICK);
+    assert_eq!(p.clock().simulation_tick, 2);
+    assert_eq!(p.clock().frame_index, 2);
+}
+
+#[test]
+fn during_fixed_update_simulation_time_is_the_start_of_the_pending_tick_and_simulation_tick_its_one_based_index()
+ {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(3.0 * TICK);
+    let seen: Vec<(u64, f64, Phase)> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                hook: HookKind::FixedUpdate,
+                clock,
+                ..
+            } => Some((clock.simulation_tick, clock.simulation_time, clock.phase)),
+            _ => None,
+        })
+        .collect();
+    let dt = Flicks(11_760_000);
+    assert_eq!(
+        seen,
+        vec![
+            (1, Flicks(0).as_secs_f64(), Phase::Fixed),
+            (2, dt.as_secs_f64(), Phase::Fixed),
+            (3, (dt * 2).as_secs_f64(), Phase::Fixed),
+        ]
+    );
+}
+
+#[test]
+fn after_physics_they_describe_the_completed_tick_and_time() {
+    let log = new_log();
+    let stage =
+        StandIn::new(&log).with_contacts(vec![(2, ObjectId(1), ObjectId(2), ContactKind::Started)]);
+    let mut p = session_with(&log, probes(&log, 2), TimeSettings::default(), stage);
+    p.step_frame(3.0 * TICK);
+    let contact_clocks: Vec<(u64, f64, Phase)> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                hook: HookKind::Contact,
+                clock,
+                ..
+            } => Some((clock.simulation_tick, clock.simulation_time, clock.phase)),
+            _ => None,
+        })
+        .collect();
+    // Contact of tick 2, seen after its step: tick 2, time 2/60 (end of tick 2).
+    let end_of_2 = Flicks(2 * 11_760_000).as_secs_f64();
+    assert_eq!(
+        contact_clocks,
+        vec![(2, end_of_2, Phase::Fixed), (2, end_of_2, Phase::Fixed)]
+    );
+    assert_eq!(p.clock().simulation_tick, 3);
+    assert_eq!(
+        p.clock().simulation_time,
+        Flicks(3 * 11_760_000).as_secs_f64()
+    );
+}
+
+#[test]
+fn frame_time_counts_active_outer_time_while_simulation_time_restarts_with_its_physics_world() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    for _ in 0..30 {
+        p.step_frame(TICK);
+    }
+    let frame_time = p.clock().frame_time;
+    assert_eq!(frame_time, Flicks(30 * 11_760_000).as_secs_f64());
+    assert_eq!(p.clock().simulation_tick, 30);
+    // A new physics session (scene reload).
+    let mut world = World::new();
+    world.spawn(probe_object(&log, 1, 0, Actions::default()));
+    p.load_session(world, Box::new(StandIn::new(&log)), 7);
+    assert_eq!(p.clock().simulation_tick, 0);
+    assert_eq!(p.clock().simulation_time, 0.0);
+    assert_eq!(p.clock().frame_time, frame_time);
+    p.step_frame(TICK);
+    assert_eq!(p.clock().frame_index, 31);
+    assert_eq!(p.clock().simulation_tick, 1);
+}
+
+#[test]
+fn interpolation_alpha_is_the_accumulator_over_fixed_delta_time_in_presentation() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(TICK * 1.25);
+    let alphas: Vec<f64> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                hook: HookKind::Present,
+                clock,
+                ..
+            } => Some(clock.interpolation_alpha),
+            _ => None,
+        })
+        .collect();
+    // 1.25 ticks fed, one run: a quarter tick waits (2,940,000 of 11,760,000 flicks).
+    assert_eq!(alphas, vec![0.25]);
+    assert_eq!(p.clock().accumulator, Flicks(2_940_000).as_secs_f64());
+}
+
+#[test]
+fn time_scale_zero_runs_no_fixed_tick_and_no_fixed_update() {
+    let log = new_log();
+    let settings = TimeSettings {
+        time_scale: 0.0,
+        ..TimeSettings::default()
+    };
+    let mut p = session_with(&log, probes(&log, 1), settings, StandIn::new(&log));
+    for _ in 0..10 {
+        assert_eq!(p.step_frame(TICK).ticks, 0);
+    }
+    let events = take(&log);
+    assert_eq!(count(&events, HookKind::FixedUpdate), 0);
+    assert_eq!(count(&events, HookKind::Update), 10);
+    assert!(!events.iter().any(|e| matches!(e, Event::Step { .. })));
+}
+
+#[test]
+fn time_scale_scales_the_delta_fed_to_the_accumulator() {
+    for (scale, ticks_per_frame) in [
+        (0.25, [0, 0, 0, 1]),
+        (0.5, [0, 1, 0, 1]),
+        (2.0, [2, 2, 2, 2]),
+        (4.0, [4, 4, 4, 4]),
+    ] {
+        let log = new_log();
+        let settings = TimeSettings {
+            time_scale: scale,
+            ..TimeSettings::default()
+        };
+        let mut p = session_with(&log, probes(&log, 1), settings, StandIn::new(&log));
+        let ran: Vec<u32> = (0..4).map(|_| p.step_frame(TICK).ticks).collect();
+        assert_eq!(ran, ticks_per_frame, "time scale {scale}");
+        assert_eq!(
+            p.clock().delta_time,
+            Flicks(11_760_000).scaled(scale).as_secs_f64()
+        );
+    }
+}
+
+#[test]
+fn substeps_divide_the_tick_inside_the_physics_stage_only() {
+    let log = new_log();
+    let settings = TimeSettings {
+        substeps: 4,
+        ..TimeSettings::default()
+    };
+    let mut p = session_with(&log, probes(&log, 1), settings, StandIn::new(&log));
+    p.step_frame(2.0 * TICK);
+    let steps: Vec<(u32, f64)> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Step { substeps, dt } => Some((substeps, dt)),
+            _ => None,
+        })
+        .collect();
+    let dt = Flicks(11_760_000).as_secs_f64();
+    assert_eq!(
+        steps,
+        vec![(4, dt), (4, dt)],
+        "still one FixedUpdate and one stage step per tick"
+    );
+}
+
+#[test]
+fn time_is_exact_144_frames_of_1_144_s_give_exactly_60_ticks() {
+    for strategy in StepStrategy::ALL {
+        let mut p = Pipeline::new(TimeSettings {
+            strategy,
+            ..TimeSettings::default()
+        });
+        let ticks: u32 = (0..144).map(|_| p.step_frame(1.0 / 144.0).ticks).sum();
+        assert_eq!(ticks, 60, "{strategy:?}");
+        assert_eq!(p.clock().simulation_time, 1.0);
+    }
+}
+
+#[test]
+fn time_is_exact_six_60hz_frames_with_a_50hz_step_give_the_primer_pattern() {
+    for strategy in StepStrategy::ALL {
+        let mut p = Pipeline::new(TimeSettings {
+            fixed_hz: 50,
+            strategy,
+            ..TimeSettings::default()
+        });
+        let pattern: Vec<u32> = (0..6).map(|_| p.step_frame(1.0 / 60.0).ticks).collect();
+        assert_eq!(pattern, vec![0, 1, 1, 1, 1, 1], "{strategy:?}");
+    }
+}
+
+#[test]
+fn time_is_exact_one_hour_at_30_60_144_and_240_hz_gives_3600_times_the_fixed_rate() {
+    for display_hz in [30u32, 60, 144, 240] {
+        for fixed_hz in [50u32, 60] {
+            let mut p = Pipeline::new(TimeSettings {
+                fixed_hz,
+                ..TimeSettings::default()
+            });
+            let dt = 1.0 / f64::from(display_hz);
+            let mut ticks = 0u64;
+            for _ in 0..(3600 * display_hz) {
+                ticks += u64::from(p.step_frame(dt).ticks);
+            }
+            assert_eq!(
+                ticks,
+                3600 * u64::from(fixed_hz),
+                "{display_hz} Hz display, {fixed_hz} Hz ticks"
+            );
+            assert_eq!(p.clock().simulation_time, 3600.0);
+            assert_eq!(p.clock().dropped_time, 0.0);
+        }
+    }
+}
+
+// ----- Cohort and lifecycle ---------------------------------------------------
+
+#[test]
+fn the_fixed_cohort_is_selected_at_the_outer_frame_boundary_and_new_objects_get_fixed_update_next_frame()
+ {
+    let log = new_log();
+    let spawner = probe_object(
+        &log,
+        1,
+        0,
+        Actions {
+            spawn_at_tick: Some((1, ObjectId(50))),
+            ..Actions::default()
+        },
+    );
+    let mut p = session(&log, vec![spawner]);
+    p.step_frame(3.0 * TICK);
+    let events = take(&log);
+    // The new body is created by the reconcile of the very tick that spawned it...
+    let first_reconcile_added = events.iter().find_map(|e| match e {
+        Event::Reconcile { added, .. } if added.contains(&ObjectId(50)) => Some(()),
+        _ => None,
+    });
+    assert!(first_reconcile_added.is_some());
+    let reconciles: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Reconcile { .. }))
+        .collect();
+    assert!(
+        matches!(reconciles[0], Event::Reconcile { added, .. } if added.contains(&ObjectId(50)))
+    );
+    // ...and committed (it has a pose after tick 1), but no hook of it ran in frame 1.
+    assert!(p.world().physics_simulation_pose(ObjectId(50)).is_some());
+    assert!(hooks(&events).iter().all(|(o, _, _)| *o == 1));
+    // Frame 2: Start, then Update, then its FixedUpdate.
+    p.step_frame(TICK);
+    let calls: Vec<(u64, HookKind, u64)> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(o, _, _)| *o == 50)
+        .collect();
+    assert_eq!(
+        calls,
+        vec![
+            (50, HookKind::Start, 3),
+            (50, HookKind::Update, 3),
+            (50, HookKind::FlowTick, 3),
+            (50, HookKind::FixedUpdate, 4),
+            (50, HookKind::Present, 4),
+        ]
+    );
+}
+
+#[test]
+fn removing_an_object_prevents_subsequent_callbacks_on_the_retired_instance_even_later_in_the_same_tick()
+ {
+    let log = new_log();
+    // Object 1 (priority -10) removes object 2 (priority 10) in FixedUpdate of tick 2.
+    // Object 2 also has a contact scheduled in tick 2.
+    let killer = probe_object(
+        &log,
+        1,
+        -10,
+        Actions {
+            remove_at_tick: Some((2, ObjectId(2))),
+            ..Actions::default()
+        },
+    );
+    let victim = probe_object(&log, 2, 10, Actions::default());
+    let stage =
+        StandIn::new(&log).with_contacts(vec![(2, ObjectId(2), ObjectId(3), ContactKind::Started)]);
+    let third = probe_object(&log, 3, 0, Actions::default());
+    let mut p = session_with(
+        &log,
+        vec![killer, victim, third],
+        TimeSettings::default(),
+        stage,
+    );
+    p.step_frame(3.0 * TICK);
+    let fixed_of_2: Vec<u64> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(o, h, _)| *o == 2 && (*h == HookKind::FixedUpdate || *h == HookKind::Contact))
+        .map(|(_, _, t)| t)
+        .collect();
+    assert_eq!(
+        fixed_of_2,
+        vec![1],
+        "only tick 1's FixedUpdate; none in tick 2 (later priority) or after"
+    );
+    assert!(p.world().get(ObjectId(2)).is_none());
+}
+
+#[test]
+fn replacing_an_object_retires_the_old_instance() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(TICK);
+    take(&log);
+    p.world_mut().remove(ObjectId(1));
+    let replacement = p
+        .world_mut()
+        .spawn(probe_object(&log, 1, 0, Actions::default()));
+    assert_ne!(
+        replacement,
+        ObjectId(1),
+        "a retired id is not reused in the same frame"
+    );
+    p.step_frame(TICK);
+    let objects: Vec<u64> = hooks(&take(&log)).into_iter().map(|(o, _, _)| o).collect();
+    assert!(objects.iter().all(|o| *o == replacement.0), "{objects:?}");
+    assert!(!objects.is_empty());
+}
+
+#[test]
+fn disabled_components_retain_their_lifecycle_gate() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 2));
+    p.step_frame(TICK);
+    take(&log);
+    p.world_mut().set_enabled(ObjectId(2), false);
+    p.step_frame(2.0 * TICK);
+    assert!(hooks(&take(&log)).iter().all(|(o, _, _)| *o == 1));
+    p.world_mut().set_enabled(ObjectId(2), true);
+    p.step_frame(TICK);
+    let of_2: Vec<HookKind> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(o, _, _)| *o == 2)
+        .map(|(_, h, _)| h)
+        .collect();
+    assert_eq!(
+        of_2,
+        vec![
+            HookKind::Update,
+            HookKind::FlowTick,
+            HookKind::FixedUpdate,
+            HookKind::Present
+        ]
+    );
+}
+
+#[test]
+fn fixed_update_sees_the_committed_body_pose_of_the_previous_tick() {
+    let log = new_log();
+    // Unit mass, force 60 N along x: each tick v += 1 m/s, then x += v/60.
+    let mover = probe_object(
+        &log,
+        1,
+        0,
+        Actions {
+            force: Some(stepframe_core::Vec2::new(60.0, 0.0)),
+            ..Actions::default()
+        },
+    );
+    let mut p = session(&log, vec![mover]);
+    p.step_frame(3.0 * TICK);
+    let xs: Vec<f32> = take(&log)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                hook: HookKind::FixedUpdate,
+                pose,
+                ..
+            } => pose.map(|p| p.x),
+            _ => None,
+        })
+        .collect();
+    // Start at x = 1. After tick 1: v = 1, x = 1 + 1/60. After tick 2: v = 2, x += 2/60.
+    let dt = (1.0f64 / 60.0) as f32;
+    let x1 = 1.0 + 1.0 * dt;
+    let x2 = x1 + 2.0 * dt;
+    assert_eq!(xs, vec![1.0, x1, x2]);
+}
+
+#[test]
+fn physics_simulation_pose_returns_a_copied_committed_world_pose_and_bodyless_children_inherit_their_physics_parent()
+ {
+    let log = new_log();
+    let parent = probe_object(
+        &log,
+        1,
+        0,
+        Actions {
+            force: Some(stepframe_core::Vec2::new(0.0, 60.0)),
+            ..Actions::default()
+        },
+    );
+    let child = ObjectDesc::new("child", Pose::new(2.0, 0.0, 0.5))
+        .with_id(ObjectId(2))
+        .with_parent(ObjectId(1));
+    let mut p = session(&log, vec![parent, child]);
+    p.step_frame(TICK);
+    let committed = p
+        .world()
+        .get(ObjectId(1))
+        .and_then(|o| o.body.as_ref())
+        .map(|b| b.committed);
+    let mut copy = p.world().physics_simulation_pose(ObjectId(1));
+    assert_eq!(copy, committed);
+    if let Some(c) = copy.as_mut() {
+        c.x = 1000.0;
+    }
+    assert_eq!(
+        p.world().physics_simulation_pose(ObjectId(1)),
+        committed,
+        "the read is a copy"
+    );
+    // Parent at (1, 1/60) with angle 0: the child sits at parent + (2, 0), angle 0.5.
+    let parent_pose = committed.expect("parent has a body");
+    let child_pose = p
+        .world()
+        .physics_simulation_pose(ObjectId(2))
+        .expect("child exists");
+    assert_eq!(
+        child_pose,
+        Pose::new(parent_pose.x + 2.0, parent_pose.y, 0.5)
+    );
+}
+
+// ----- Scheduler ------------------------------------------------------------------
+
+#[test]
+fn fixed_callbacks_run_in_priority_order_lower_first_and_in_registration_order_within_a_priority() {
+    let log = new_log();
+    let order = [(1, 0), (2, 100), (3, -1000), (4, 0), (5, -50), (6, 100)];
+    let objects = order
+        .iter()
+        .map(|&(id, prio)| probe_object(&log, id, prio, Actions::default()))
+        .collect();
+    let mut p = session(&log, objects);
+    p.step_frame(2.0 * TICK);
+    let fixed: Vec<u64> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| *h == HookKind::FixedUpdate)
+        .map(|(o, _, _)| o)
+        .collect();
+    assert_eq!(fixed, vec![3, 5, 1, 4, 2, 6, 3, 5, 1, 4, 2, 6]);
+    assert!(Priority::from(stepframe_core::NamedPriority::Early) < Priority(-50));
+    assert!(Priority(-50) < Priority::DEFAULT);
+}
+
+#[test]
+fn dropping_a_registration_handle_unregisters() {
+    let log = new_log();
+    let mut p = session(&log, vec![]);
+    let probe = stepframe_tests::Probe {
+        log: log.clone(),
+        actions: Actions::default(),
+    };
+    let handle = p.register(Priority::DEFAULT, Box::new(probe));
+    assert!(handle.is_valid());
+    p.step_frame(TICK);
+    assert_eq!(count(&take(&log), HookKind::FixedUpdate), 1);
+    drop(handle);
+    p.step_frame(TICK);
+    assert!(hooks(&take(&log)).is_empty());
+}
+
+// ----- Routines -----------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct Ticker {
+    log: std::sync::Arc<std::sync::Mutex<Vec<(f64, u64)>>>,
+    wait: f64,
+}
+
+impl stepframe_core::Routine for Ticker {
+    fn resume(&mut self, ctx: &mut stepframe_core::Ctx) -> stepframe_core::Wait {
+        self.log
+            .lock()
+            .expect("lock")
+            .push((ctx.clock().frame_time, ctx.clock().simulation_tick));
+        stepframe_core::Wait::Seconds(self.wait)
+    }
+    fn clone_box(&self) -> Box<dyn stepframe_core::Routine> {
+        Box::new(self.clone())
+    }
+}
+
+#[derive(Clone, Debug)]
+struct StartsRoutine {
+    group: stepframe_core::TimeGroup,
+    routine: Ticker,
+    started: bool,
+}
+
+impl stepframe_core::Behaviour for StartsRoutine {
+    fn name(&self) -> &str {
+        "StartsRoutine"
+    }
+    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        if !self.started {
+            self.started = true;
+            ctx.start_routine(self.group, Box::new(self.routine.clone()));
+        }
+    }
+}
+
+fn routine_session(
+    group: stepframe_core::TimeGroup,
+) -> (Pipeline, std::sync::Arc<std::sync::Mutex<Vec<(f64, u64)>>>) {
+    let rlog = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let b = StartsRoutine {
+        group,
+        routine: Ticker {
+            log: rlog.clone(),
+            wait: 0.1,
+        },
+        started: false,
+    };
+    let mut world = World::new();
+    world
+        .spawn(ObjectDesc::new("r", Pose::IDENTITY).with_behaviour(Box::new(b), Priority::DEFAULT));
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);
+    (p, rlog)
+}
+
+#[test]
+fn timed_routines_use_the_frame_clock_by_default_even_when_started_from_fixed_update() {
+    let (mut p, rlog) = routine_session(stepframe_core::TimeGroup::Frame);
+    // Time scale 0 after the routine starts: the frame clock stops too, but a
+    // 0.05 s frame at scale 1 with a 0.1 s wait resumes every second frame.
+    for _ in 0..6 {
+        p.step_frame(0.05);
+    }
+    let frame_times: Vec<f64> = rlog.lock().expect("lock").iter().map(|(f, _)| *f).collect();
+    // Started in frame 1's fixed phase; first slice in frame 2's update phase
+    // (frame_time 0.1), then every 0.1 s of frame time: 0.2, 0.3.
+    let expected: Vec<f64> = [2u64, 4, 6]
+        .iter()
+        .map(|k| Flicks::from_secs_f64(0.05).0 * k)
+        .map(|f| Flicks(f).as_secs_f64())
+        .collect();
+    assert_eq!(frame_times, expected);
+}
+
+#[test]
+fn a_fixed_clock_group_exists_for_routines_that_must_wait_in_simulation_time() {
+    let (mut p, rlog) = routine_session(stepframe_core::TimeGroup::Fixed);
+    for _ in 0..30 {
+        p.step_frame(1.0 / 60.0);
+    }
+    let ticks: Vec<u64> = rlog.lock().expect("lock").iter().map(|(_, t)| *t).collect();
+    // Started by FixedUpdate of tick 1: its first slice runs in the fixed routine
+    // pass of that same tick (after FixedUpdate), then every 0.1 s = 6 ticks of
+    // simulation time, measured from tick starts: ticks 7, 13, 19, 25.
+    assert_eq!(ticks, vec![1, 7, 13, 19, 25]);
+}
+
+// ----- Debugger -----------------------------------------------------------------------------
+
+#[test]
+fn a_fixed_update_breakpoint_pauses_at_the_end_of_its_current_fixed_tick() {
+    let log = new_log();
+    let stage =
+        StandIn::new(&log).with_contacts(vec![(2, ObjectId(1), ObjectId(2), ContactKind::Started)]);
+    let objects = vec![
+        probe_object(&log, 1, 0, Actions::default()),
+        probe_object(&log, 2, 10, Actions::default()),
+    ];
+    let mut p = session_with(&log, objects, TimeSettings::default(), stage);
+    let mut bp = Breakpoint::on(HookKind::FixedUpdate, ObjectId(1));
+    bp.condition = Condition {
+        ticks: Some((2, 2)),
+        ..Condition::default()
+    };
+    p.add_breakpoint(bp);
+    let r = p.step_frame(4.0 * TICK);
+    assert_eq!(r.ticks, 2);
+    let s = r.suspended.expect("suspended");
+    assert!(s.end_of_tick);
+    assert_eq!(s.tick, 2);
+    assert!(
+        matches!(&s.reason, SuspendReason::Breakpoint(h) if h.object == ObjectId(1) && h.tick == 2)
+    );
+    let events = take(&log);
+    // All fixed callbacks of tick 2 (object 2 runs after the hit) and its physics
+    // and contact work finished before the pause.
+    let tick2: Vec<String> = events
+        .iter()
+        .skip_while(|e| !matches!(e, Event::Hook { hook: HookKind::FixedUpdate, clock, .. } if clock.simulation_tick == 2))
+        .map(|e| match e {
+            Event::Hook { object, hook, .. } => format!("{hook} {}", object.0),
+            Event::Reconcile { .. } => "reconcile".into(),
+            Event::Step { .. } => "step".into(),
+            Event::Commit => "commit".into(),
+        })
+        .collect();
+    assert_eq!(
+        tick2,
+        vec![
+            "FixedUpdate 1",
+            "FixedUpdate 2",
+            "reconcile",
+            "step",
+            "Contact 1",
+            "Contact 2",
+            "commit"
+        ]
+    );
+    // The debugger shows the committed state: the clock describes tick 2.
+    assert_eq!(p.clock().simulation_tick, 2);
+    assert_eq!(
+        p.clock().simulation_time,
+        Flicks(2 * 11_760_000).as_secs_f64()
+    );
+}
+
+#[test]
+fn remaining_catch_up_time_stays_in_the_accumulator_and_resume_consumes_it_without_replaying_callbacks()
+ {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    let mut bp = Breakpoint::on_hook(HookKind::FixedUpdate);
+    bp.condition.ticks = Some((1, 1));
+    p.add_breakpoint(bp);
+    p.step_frame(3.25 * TICK);
+    assert_eq!(p.clock().simulation_tick, 1);
+    // Two owed ticks and a quarter wait in the accumulator.
+    assert_eq!(
+        p.stepper().accumulator(),
+        Flicks(2 * 11_760_000 + 2_940_000)
+    );
+    take(&log);
+    let r = p.resume();
+    assert_eq!((r.kind, r.ticks), (FrameKind::Continuation, 2));
+    let fixed_ticks: Vec<u64> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| *h == HookKind::FixedUpdate)
+        .map(|(_, _, t)| t)
+        .collect();
+    assert_eq!(fixed_ticks, vec![2, 3], "tick 1 is not replayed");
+    assert_eq!(p.stepper().accumulator(), Flicks(2_940_000));
+}
+
+#[test]
+fn the_remainder_of_the_interrupted_outer_frame_including_presentation_is_skipped() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.add_breakpoint(Breakpoint {
+        condition: Condition {
+            ticks: Some((1, 1)),
+            ..Condition::default()
+        },
+        ..Breakpoint::on_hook(HookKind::FixedUpdate)
+    });
+    p.step_frame(2.0 * TICK);
+    p.resume();
+    let events = take(&log);
+    assert_eq!(
+        count(&events, HookKind::Present),
+        0,
+        "the interrupted frame presents nothing"
+    );
+    assert_eq!(
+        count(&events, HookKind::FlowTick),
+        1,
+        "Flow Tick ran once, before the fixed phase, and is not rerun"
+    );
+    p.step_frame(TICK);
+    let events = take(&log);
+    assert_eq!(
+        (
+            count(&events, HookKind::Update),
+            count(&events, HookKind::Present)
+        ),
+        (1, 1)
+    );
+}
+
+#[test]
+fn a_fixed_contact_hook_breakpoint_pauses_at_the_end_of_its_tick() {
+    let log = new_log();
+    let stage =
+        StandIn::new(&log).with_contacts(vec![(1, ObjectId(1), ObjectId(2), ContactKind::Started)]);
+    let mut p = session_with(&log, probes(&log, 2), TimeSettings::default(), stage);
+    p.add_breakpoint(Breakpoint::on(HookKind::Contact, ObjectId(1)));
+    let r = p.step_frame(2.0 * TICK);
+    assert_eq!(r.ticks, 1);
+    let events = take(&log);
+    assert_eq!(
+        count(&events, HookKind::Contact),
+        2,
+        "both sides' contact callbacks finished"
+    );
+    assert!(matches!(events.last(), Some(Event::Commit)));
+    assert!(r.suspended.expect("suspended").end_of_tick);
+}
+
+#[test]
+fn start_and_update_breakpoints_retain_their_before_hook_suspension() {
+    for hook in [HookKind::Start, HookKind::Update] {
+        let log = new_log();
+        let mut p = session(&log, probes(&log, 2));
+        p.add_breakpoint(Breakpoint::on(hook, ObjectId(2)));
+        let r = p.step_frame(TICK);
+        let s = r.suspended.expect("suspended");
+        assert!(!s.end_of_tick);
+        let before: Vec<(u64, HookKind)> = hooks(&take(&log))
+            .into_iter()
+            .map(|(o, h, _)| (o, h))
+            .collect();
+        assert!(
+            !before.contains(&(2, hook)),
+            "{hook}: the hook has not run: {before:?}"
+        );
+        assert_eq!(r.ticks, 0, "nothing of the fixed phase ran");
+        p.remove_breakpoint(BreakpointId(1));
+        p.resume();
+        let after: Vec<(u64, HookKind)> = hooks(&take(&log))
+            .into_iter()
+            .map(|(o, h, _)| (o, h))
+            .collect();
+        assert_eq!(
+            after.iter().filter(|c| **c == (2, hook)).count(),
+            1,
+            "{hook} runs once on resume"
+        );
+        assert_eq!(
+            after
+                .iter()
+                .filter(|(_, h)| *h == HookKind::FixedUpdate)
+                .count(),
+            2
+        );
+        assert_eq!(
+            after
+                .iter()
+                .filter(|(_, h)| *h == HookKind::Present)
+                .count(),
+            2,
+            "a frame suspended before a hook presents normally"
+        );
+    }
+}
+
+#[test]
+fn breakpoints_filter_by_hook_object_priority_clock_condition_and_hit_count() {
+    let log = new_log();
+    let objects = vec![
+        probe_object(&log, 1, 0, Actions::default()),
+        probe_object(&log, 2, 100, Actions::default()),
+    ];
+    let mut p = session(&log, objects);
+    p.add_breakpoint(Breakpoint {
+        enabled: true,
+        hook: Some(HookKind::FixedUpdate),
+        priority: Some(Priority(100)),
+        condition: Condition {
+            every_ticks: Some(2),
+            ..Condition::default()
+        },
+        hit_count: HitCount::Equals(3),
+        ..Breakpoint::default()
+    });
+    // Matches at ticks 2, 4, 6: the third match (tick 6) suspends.
+    let mut suspended_at = None;
+    for _ in 0..10 {
+        let r = p.step_frame(TICK);
+        if let Some(s) = r.suspended {
+            suspended_at = Some(s);
+            break;
+        }
+    }
+    let s = suspended_at.expect("suspends");
+    assert_eq!(s.tick, 6);
+    assert!(
+        matches!(&s.reason, SuspendReason::Breakpoint(h) if h.object == ObjectId(2) && h.priority == Priority(100))
+    );
+    assert_eq!(p.debugger().breakpoints()[0].matches, 3);
+}
+
+#[test]
+fn code_can_request_a_break_which_takes_effect_at_the_end_of_the_fixed_tick() {
+    let log = new_log();
+    let objects = vec![
+        probe_object(
+            &log,
+            1,
+            0,
+            Actions {
+                break_at_tick: Some(2),
+                ..Actions::default()
+            },
+        ),
+        probe_object(&log, 2, 5, Actions::default()),
+    ];
+    let mut p = session(&log, objects);
+    let r = p.step_frame(4.0 * TICK);
+    assert_eq!(r.ticks, 2);
+    assert!(matches!(
+        r.suspended.map(|s| s.reason),
+        Some(SuspendReason::Requested {
+            object: ObjectId(1),
+            ..
+        })
+    ));
+    let fixed2 = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, t)| *h == HookKind::FixedUpdate && *t == 2)
+        .count();
+    assert_eq!(fixed2, 2);
+}
+
+#[test]
+fn step_tick_runs_exactly_one_fixed_tick_then_suspends() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.step_frame(TICK * 1.5);
+    p.pause();
+    let frame = *p.clock();
+    take(&log);
+    // Between frames: a lone tick, no update phase, frame clock unchanged.
+    let r = p.step_tick();
+    assert_eq!((r.kind, r.ticks), (FrameKind::LoneTick, 1));
+    assert!(matches!(
+        r.suspended.as_ref().map(|s| &s.reason),
+        Some(SuspendReason::StepTick)
+    ));
+    assert_eq!(p.clock().simulation_tick, 2);
+    assert_eq!(
+        (p.clock().frame_index, p.clock().frame_time),
+        (frame.frame_index, frame.frame_time)
+    );
+    assert_eq!(
+        p.stepper().accumulator(),
+        Flicks(5_880_000),
+        "the half tick is untouched"
+    );
+    let calls: Vec<HookKind> = hooks(&take(&log)).into_iter().map(|(_, h, _)| h).collect();
+    assert_eq!(calls, vec![HookKind::FixedUpdate]);
+    // While suspended, frames do not run.
+    assert_eq!(p.step_frame(TICK).kind, FrameKind::NotRun);
+    // Mid-frame with owed ticks: step consumes the next owed tick, no time added.
+    p.resume();
+    p.add_breakpoint(Breakpoint::on_hook(HookKind::FixedUpdate));
+    p.step_frame(3.0 * TICK);
+    assert_eq!(p.clock().simulation_tick, 3);
+    let owed_before = p.stepper().owed();
+    p.remove_breakpoint(BreakpointId(1));
+    let r = p.step_tick();
+    assert_eq!(
+        (r.kind, r.ticks, p.stepper().owed()),
+        (FrameKind::Continuation, 1, owed_before - 1)
+    );
+    assert_eq!(p.clock().simulation_tick, 4);
+}
+
+#[test]
+fn step_one_frame_runs_one_outer_frame_then_suspends() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    p.pause();
+    let r = p.step_one_frame(2.0 * TICK);
+    assert_eq!((r.kind, r.ticks), (FrameKind::Frame, 2));
+    assert!(matches!(
+        r.suspended.map(|s| s.reason),
+        Some(SuspendReason::StepFrame)
+    ));
+    let events = take(&log);
+    assert_eq!(
+        (
+            count(&events, HookKind::Update),
+            count(&events, HookKind::Present)
+        ),
+        (1, 1)
+    );
+    assert_eq!(p.step_frame(TICK).kind, FrameKind::NotRun);
+}
+
+/// Tick-stamped input: `jump` pressed at tick 3, released at tick 5, pressed at 9.
+#[derive(Debug)]
+struct Stamped;
+
+impl TickInputSource for Stamped {
+    fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>) {
+        match tick {
+            3 | 9 => out.push(space(true)),
+            5 => out.push(space(false)),
+            _ => {}
+        }
+    }
+}
+
+fn fixed_inputs(events: &[Event]) -> Vec<(u64, u64, f64, Option<Pose>, Vec<String>, f64)> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Hook {
+                object,
+                hook: HookKind::FixedUpdate,
+                clock,
+                pose,
+                edges,
+                held_ms,
+                ..
+            } => Some((
+                object.0,
+                clock.simulation_tick,
+                clock.simulation_time,
+                *pose,
+                edges.clone(),
+                *held_ms,
+            )),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn pausing_stepping_tick_by_tick_and_resuming_never_changes_the_fixed_tick_sequence_or_callback_inputs()
+ {
+    let dts = [
+        TICK,
+        2.5 * TICK,
+        0.3 * TICK,
+        4.0 * TICK,
+        TICK,
+        0.9 * TICK,
+        3.0 * TICK,
+        TICK,
+        TICK,
+        2.0 * TICK,
+    ];
+    let build = |log: &Log| {
+        let objects = vec![
+            probe_object(
+                log,
+                1,
+                0,
+                Actions {
+                    force: Some(stepframe_core::Vec2::new(30.0, 0.0)),
+                    ..Actions::default()
+                },
+            ),
+            probe_object(log, 2, 10, Actions::default()),
+        ];
+        let mut p = session(log, objects);
+        p.set_tick_input(Some(Box::new(Stamped)));
+        p
+    };
+    let log_a = new_log();
+    let mut a = build(&log_a);
+    for dt in dts {
+        a.step_frame(dt);
+    }
+    let reference = fixed_inputs(&take(&log_a));
+
+    let log_b = new_log();
+    let mut b = build(&log_b);
+    let bp = b.add_breakpoint(Breakpoint {
+        condition: Condition {
+            ticks: Some((3, 3)),
+            ..Condition::default()
+        },
+        ..Breakpoint::on(HookKind::FixedUpdate, ObjectId(2))
+    });
+    let mut dts_left = dts.iter();
+    while b.suspension().is_none() {
+        b.step_frame(*dts_left.next().expect("breakpoint hits"));
+    }
+    b.remove_breakpoint(bp);
+    for _ in 0..4 {
+        b.step_tick();
+    }
+    b.pause();
+    b.resume();
+    for dt in dts_left {
+        b.step_frame(*dt);
+    }
+    let stepped = fixed_inputs(&take(&log_b));
+    let common = reference.len().min(stepped.len());
+    assert!(common >= 2 * 14, "both runs cover at least 14 ticks");
+    assert_eq!(&stepped[..common], &reference[..common]);
+    // The edges really were exercised: tick 3 saw the press, tick 5 the release.
+    assert!(
+        reference
+            .iter()
+            .any(|r| r.1 == 3 && r.4 == vec!["jump+".to_string()])
+    );
+    assert!(
+        reference
+            .iter()
+            .any(|r| r.1 == 5 && r.4 == vec!["jump-".to_string()] && r.5 == 0.0)
+    );
+}

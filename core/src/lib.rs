@@ -47,7 +47,8 @@ pub use debugger::{
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
-    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, Snapshot, TimeSettings,
+    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
+    TickInputSource, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};

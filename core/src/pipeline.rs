@@ -141,7 +141,7 @@ pub enum FrameKind {
 }
 
 /// Wall-clock cost of one call, by phase (telemetry; never affects simulation).
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PhaseTiming {
     /// Start, Update, Flow Tick and frame routines, ms.
     pub update_ms: f64,
@@ -151,8 +151,52 @@ pub struct PhaseTiming {
     pub physics_ms: f64,
     /// Presentation, ms.
     pub present_ms: f64,
-    /// FixedUpdate time per priority, summed over the call's ticks, ms, by priority.
-    pub fixed_by_priority: Vec<(Priority, f64)>,
+    /// FixedUpdate time per priority, summed over the call's ticks.
+    pub fixed_by_priority: PriorityTimes,
+}
+
+/// Most distinct priorities timed separately; later ones share the last slot.
+pub const MAX_TIMED_PRIORITIES: usize = 16;
+
+/// FixedUpdate wall time per priority, in dispatch order. A fixed-size array, so
+/// reporting a frame never allocates (the zero-allocation tick budget).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PriorityTimes {
+    /// `(priority, ms)` pairs; only the first `len` are meaningful.
+    slots: [(Priority, f64); MAX_TIMED_PRIORITIES],
+    /// Slots in use.
+    len: usize,
+}
+
+impl PriorityTimes {
+    /// The timed priorities and their milliseconds, in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (Priority, f64)> + '_ {
+        self.slots[..self.len].iter().copied()
+    }
+
+    /// Total FixedUpdate time across priorities, ms.
+    pub fn total_ms(&self) -> f64 {
+        self.iter().map(|(_, ms)| ms).sum()
+    }
+
+    /// Adds time to a priority's slot.
+    pub fn add(&mut self, priority: Priority, ms: f64) {
+        if let Some(slot) = self.slots[..self.len]
+            .iter_mut()
+            .find(|(p, _)| *p == priority)
+        {
+            slot.1 += ms;
+        } else if self.len < MAX_TIMED_PRIORITIES {
+            self.slots[self.len] = (priority, ms);
+            self.len += 1;
+        } else {
+            self.slots[MAX_TIMED_PRIORITIES - 1].1 += ms;
+        }
+    }
+
+    fn clear(&mut self) {
+        self.len = 0;
+    }
 }
 
 /// What one call did.
@@ -889,11 +933,7 @@ impl Pipeline {
     }
 
     fn add_priority_time(&mut self, p: Priority, ms: f64) {
-        let list = &mut self.report.timing.fixed_by_priority;
-        match list.iter_mut().find(|(q, _)| *q == p) {
-            Some((_, t)) => *t += ms,
-            None => list.push((p, ms)),
-        }
+        self.report.timing.fixed_by_priority.add(p, ms);
     }
 
     /// Fixed-phase breakpoints record the hit now and suspend at the end of the tick.
