@@ -20,6 +20,8 @@
 //! | [`world`] | objects and committed poses |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
+//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
+//! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
 
 pub mod behaviour;
 pub mod body;
@@ -29,9 +31,11 @@ pub mod input;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
+pub mod recording;
 pub mod schedule;
 pub mod stepper;
 pub mod trace;
+pub mod trace_writer;
 pub mod world;
 
 pub use behaviour::{Behaviour, Ctx, HookKind, Rng, Routine, TimeGroup, Wait};
@@ -51,7 +55,9 @@ pub use pipeline::{
     TickInputSource, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
+pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use trace::{StableHasher, TickObserver, TickRecord};
+pub use trace_writer::{TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line};
 pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};

@@ -1,0 +1,466 @@
+//! Tick-stamped input recordings: record live input, replay it at the same ticks.
+//!
+//! # Why ticks, not frames or wall time
+//!
+//! Fixed code sees input through the simulation snapshot, which is built at the
+//! start of every tick (see [`crate::input`]). Which tick receives a live key press
+//! depends on the display pacing: at 30 Hz a press lands on the first tick of a
+//! two-tick frame, at 144 Hz it may wait through two frames that run no tick at
+//! all. A recording therefore stores each raw event with the one-based tick it was
+//! *delivered to*, and replay delivers it to that very tick, whatever the pacing,
+//! the step strategy or the stalls of the replaying run. Worked example at 60 Hz:
+//! a Space press recorded at tick 31 and its release at tick 31 (a tap inside one
+//! frame) replays as `just_pressed` and `just_released` both true in tick 31's
+//! FixedUpdate, whether tick 31 is run by frame 31 of a 60 Hz run, frame 16 of a
+//! 30 Hz run, or frame 75 of a 144 Hz run.
+//!
+//! Replay is a [`TickInputSource`]: events are looked up by tick, never consumed,
+//! so rewinding to a snapshot and running the same ticks again (the sync test, the
+//! editor's timeline) replays them again.
+//!
+//! # The file format (RON)
+//!
+//! ```ron
+//! // stepframe input recording
+//! (
+//!     version: 1,
+//!     fixed_hz: 60,   // the tick rate the ticks were counted at
+//!     ticks: 900,     // how many ticks the recording covers
+//!     events: [
+//!         (tick: 31, source: Key("Space"), value: 1.0),
+//!         (tick: 31, source: Key("Space"), value: 0.0),
+//!         (tick: 40, source: GamepadAxis("LeftStickX"), value: -0.5),
+//!     ],
+//! )
+//! ```
+//!
+//! Sources are [`InputSource`] values (`Key`, `MouseButton`, `GamepadButton`,
+//! `GamepadAxis`); values are 1.0 pressed, 0.0 released, or an axis value. Events
+//! of one tick are delivered in file order; events must be listed in tick order.
+//! Loading errors name the file, line and column and say what was expected.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::input::{InputEvent, InputSource};
+use crate::pipeline::TickInputSource;
+use crate::trace::{TickObserver, TickRecord};
+
+/// The format version this code reads and writes.
+pub const RECORDING_VERSION: u32 = 1;
+
+/// One raw input event and the tick it was delivered to.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedEvent {
+    /// One-based fixed tick that received the event.
+    pub tick: u64,
+    /// What changed.
+    pub source: InputSource,
+    /// New value: 1.0 pressed, 0.0 released, or an axis value.
+    pub value: f32,
+}
+
+impl RecordedEvent {
+    /// The event as the input system receives it.
+    pub fn event(&self) -> InputEvent {
+        InputEvent {
+            source: self.source.clone(),
+            value: self.value,
+        }
+    }
+}
+
+fn default_version() -> u32 {
+    RECORDING_VERSION
+}
+
+/// A whole recording: what a session's fixed ticks received, tick by tick.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recording {
+    /// Format version ([`RECORDING_VERSION`]).
+    #[serde(default = "default_version")]
+    pub version: u32,
+    /// Tick rate the ticks were counted at: replaying at another rate delivers
+    /// the same ticks at other times, which players should warn about.
+    pub fixed_hz: u32,
+    /// Ticks the recording covers (the last tick the recorder saw); players run
+    /// at least this long by default.
+    pub ticks: u64,
+    /// Events in tick order; within a tick, in delivery order.
+    pub events: Vec<RecordedEvent>,
+}
+
+/// Why a recording could not be loaded or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum RecordingError {
+    /// The file could not be read or written.
+    #[error("{}: {source}", file.display())]
+    Io {
+        /// The file.
+        file: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+    /// The text is not a valid recording, at a position.
+    #[error("{}:{line}:{column}: {message}", file.display())]
+    Parse {
+        /// The file.
+        file: PathBuf,
+        /// One-based line.
+        line: usize,
+        /// One-based column.
+        column: usize,
+        /// What was expected (ron's message).
+        message: String,
+    },
+    /// The recording parsed but breaks a rule (tick order, tick 0, non-finite value).
+    #[error("{}:{line}:{column}: {message}", file.display())]
+    Invalid {
+        /// The file.
+        file: PathBuf,
+        /// One-based line of the offending event (best effort: its `tick:` field).
+        line: usize,
+        /// One-based column.
+        column: usize,
+        /// What is wrong and what was expected.
+        message: String,
+    },
+    /// The recording could not be turned into RON text.
+    #[error("cannot write recording: {0}")]
+    Serialize(String),
+}
+
+impl Recording {
+    /// An empty recording at a tick rate.
+    pub fn new(fixed_hz: u32) -> Recording {
+        Recording {
+            version: RECORDING_VERSION,
+            fixed_hz,
+            ticks: 0,
+            events: Vec::new(),
+        }
+    }
+
+    /// Reads and validates a recording file.
+    pub fn load(path: &Path) -> Result<Recording, RecordingError> {
+        let text = std::fs::read_to_string(path).map_err(|source| RecordingError::Io {
+            file: path.to_path_buf(),
+            source,
+        })?;
+        Recording::parse(&text, path)
+    }
+
+    /// Parses and validates recording text; `file` names it in errors.
+    pub fn parse(text: &str, file: &Path) -> Result<Recording, RecordingError> {
+        let recording: Recording =
+            ron::Options::default()
+                .from_str(text)
+                .map_err(|e| RecordingError::Parse {
+                    file: file.to_path_buf(),
+                    line: e.span.start.line,
+                    column: e.span.start.col,
+                    message: e.code.to_string(),
+                })?;
+        recording.validate(text, file)?;
+        Ok(recording)
+    }
+
+    /// Checks the rules serde cannot: version, one-based ticks in order, finite
+    /// values, `ticks` covering every event.
+    fn validate(&self, text: &str, file: &Path) -> Result<(), RecordingError> {
+        let invalid = |index: Option<usize>, message: String| {
+            let (line, column) = index
+                .and_then(|i| event_position(text, i))
+                .unwrap_or((1, 1));
+            RecordingError::Invalid {
+                file: file.to_path_buf(),
+                line,
+                column,
+                message,
+            }
+        };
+        if self.version != RECORDING_VERSION {
+            return Err(invalid(
+                None,
+                format!(
+                    "unsupported recording version {}: expected {RECORDING_VERSION}",
+                    self.version
+                ),
+            ));
+        }
+        if self.fixed_hz == 0 {
+            return Err(invalid(None, "fixed_hz must be at least 1".into()));
+        }
+        let mut previous = 0;
+        for (i, e) in self.events.iter().enumerate() {
+            if e.tick == 0 {
+                return Err(invalid(
+                    Some(i),
+                    format!("event {i}: tick 0: expected a one-based tick (1 or more)"),
+                ));
+            }
+            if e.tick < previous {
+                return Err(invalid(
+                    Some(i),
+                    format!(
+                        "event {i}: tick {} comes after tick {previous}: expected events in tick order",
+                        e.tick
+                    ),
+                ));
+            }
+            if !e.value.is_finite() {
+                return Err(invalid(
+                    Some(i),
+                    format!("event {i}: value must be a finite number"),
+                ));
+            }
+            previous = e.tick;
+        }
+        if previous > self.ticks {
+            return Err(invalid(
+                None,
+                format!(
+                    "ticks is {} but an event is stamped with tick {previous}: expected ticks >= {previous}",
+                    self.ticks
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The recording as RON text, one event per line (the format above).
+    pub fn to_ron(&self) -> Result<String, RecordingError> {
+        use std::fmt::Write as _;
+        let mut out = String::with_capacity(64 + self.events.len() * 48);
+        out.push_str("// stepframe input recording: each event is stamped with the fixed tick it was delivered to.\n");
+        let _ = writeln!(
+            out,
+            "(\n    version: {},\n    fixed_hz: {},\n    ticks: {},\n    events: [",
+            self.version, self.fixed_hz, self.ticks
+        );
+        for e in &self.events {
+            let source = ron::to_string(&e.source)
+                .map_err(|err| RecordingError::Serialize(err.to_string()))?;
+            let _ = writeln!(
+                out,
+                "        (tick: {}, source: {source}, value: {:?}),",
+                e.tick, e.value
+            );
+        }
+        out.push_str("    ],\n)\n");
+        Ok(out)
+    }
+
+    /// Writes the recording as RON.
+    pub fn save(&self, path: &Path) -> Result<(), RecordingError> {
+        let text = self.to_ron()?;
+        std::fs::write(path, text).map_err(|source| RecordingError::Io {
+            file: path.to_path_buf(),
+            source,
+        })
+    }
+
+    /// The events stamped with `tick`, in delivery order.
+    pub fn events_at(&self, tick: u64) -> &[RecordedEvent] {
+        let start = self.events.partition_point(|e| e.tick < tick);
+        let end = self.events.partition_point(|e| e.tick <= tick);
+        &self.events[start..end]
+    }
+}
+
+/// Best-effort position of the `i`-th event: the `i`-th `tick:` key in the text.
+fn event_position(text: &str, i: usize) -> Option<(usize, usize)> {
+    let events_at = text.find("events")?;
+    let (offset, _) = text[events_at..].match_indices("tick").nth(i)?;
+    let at = events_at + offset;
+    let line = 1 + text[..at].matches('\n').count();
+    let column = 1 + text[..at].rfind('\n').map_or(at, |nl| at - nl - 1);
+    Some((line, column))
+}
+
+/// Replays a recording: a [`TickInputSource`] that delivers each event to the tick
+/// it is stamped with. Install it with [`crate::Pipeline::set_tick_input`].
+#[derive(Clone, Debug)]
+pub struct Replay {
+    /// The recording, events sorted by tick (stably: delivery order kept).
+    recording: Recording,
+}
+
+impl Replay {
+    /// A replay of `recording`. Events are sorted by tick, keeping the order of
+    /// events within a tick, so a hand-built recording need not be pre-sorted.
+    pub fn new(mut recording: Recording) -> Replay {
+        recording.events.sort_by_key(|e| e.tick);
+        Replay { recording }
+    }
+
+    /// The recording replayed.
+    pub fn recording(&self) -> &Recording {
+        &self.recording
+    }
+}
+
+impl TickInputSource for Replay {
+    fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>) {
+        out.extend(
+            self.recording
+                .events_at(tick)
+                .iter()
+                .map(RecordedEvent::event),
+        );
+    }
+}
+
+/// Records what every tick received: a [`TickObserver`] that stamps each raw
+/// event of [`TickRecord::inputs`] with the completed tick's index.
+///
+/// A tick that comes again (the session was rewound to a snapshot and re-run)
+/// replaces everything recorded from that tick on, so the recording always
+/// describes the timeline that was kept.
+#[derive(Clone, Debug)]
+pub struct Recorder {
+    /// What has been recorded so far.
+    recording: Recording,
+}
+
+impl Recorder {
+    /// A recorder for a session ticking at `fixed_hz`.
+    pub fn new(fixed_hz: u32) -> Recorder {
+        Recorder {
+            recording: Recording::new(fixed_hz),
+        }
+    }
+
+    /// What has been recorded so far.
+    pub fn recording(&self) -> &Recording {
+        &self.recording
+    }
+
+    /// The finished recording.
+    pub fn into_recording(self) -> Recording {
+        self.recording
+    }
+}
+
+impl TickObserver for Recorder {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        let tick = record.clock.simulation_tick;
+        if tick <= self.recording.ticks {
+            let keep = self.recording.events.partition_point(|e| e.tick < tick);
+            self.recording.events.truncate(keep);
+        }
+        self.recording.ticks = tick;
+        self.recording
+            .events
+            .extend(record.inputs.iter().map(|e| RecordedEvent {
+                tick,
+                source: e.source.clone(),
+                value: e.value,
+            }));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(name: &str) -> InputSource {
+        InputSource::Key(name.into())
+    }
+
+    #[test]
+    fn events_at_returns_one_ticks_events_in_file_order() {
+        let text = "(fixed_hz: 60, ticks: 9, events: [
+            (tick: 3, source: Key(\"Space\"), value: 1.0),
+            (tick: 3, source: Key(\"Space\"), value: 0.0),
+            (tick: 7, source: MouseButton(1), value: 1.0),
+        ])";
+        let r = Recording::parse(text, Path::new("t.ron")).expect("valid");
+        assert_eq!(r.version, 1, "version defaults to 1");
+        let at3: Vec<f32> = r.events_at(3).iter().map(|e| e.value).collect();
+        assert_eq!(at3, vec![1.0, 0.0]);
+        assert!(r.events_at(4).is_empty());
+        assert_eq!(r.events_at(7)[0].source, InputSource::MouseButton(1));
+        assert!(r.events_at(8).is_empty());
+    }
+
+    #[test]
+    fn parse_errors_name_file_line_and_column() {
+        // Line 3, column 13 is where `tock` stands instead of a known field.
+        let text = "(fixed_hz: 60, ticks: 9, events: [\n  (tick: 3, source: Key(\"A\"), value: 1.0),\n  (tick: 4, tock: 1),\n])";
+        let err = Recording::parse(text, Path::new("rec.ron")).expect_err("bad field");
+        let msg = err.to_string();
+        assert!(msg.starts_with("rec.ron:3:"), "{msg}");
+        assert!(msg.contains("tock"), "{msg}");
+    }
+
+    #[test]
+    fn out_of_order_ticks_are_rejected_at_the_event() {
+        let text = "(fixed_hz: 60, ticks: 9, events: [\n  (tick: 5, source: Key(\"A\"), value: 1.0),\n  (tick: 4, source: Key(\"A\"), value: 0.0),\n])";
+        let err = Recording::parse(text, Path::new("rec.ron")).expect_err("out of order");
+        assert_eq!(
+            err.to_string(),
+            "rec.ron:3:4: event 1: tick 4 comes after tick 5: expected events in tick order"
+        );
+    }
+
+    #[test]
+    fn tick_zero_and_short_ticks_are_rejected() {
+        let zero = "(fixed_hz: 60, ticks: 9, events: [(tick: 0, source: Key(\"A\"), value: 1.0)])";
+        let msg = Recording::parse(zero, Path::new("z.ron"))
+            .expect_err("tick 0")
+            .to_string();
+        assert!(msg.contains("one-based"), "{msg}");
+        let short = "(fixed_hz: 60, ticks: 2, events: [(tick: 3, source: Key(\"A\"), value: 1.0)])";
+        let msg = Recording::parse(short, Path::new("s.ron"))
+            .expect_err("ticks too small")
+            .to_string();
+        assert!(msg.contains("ticks >= 3"), "{msg}");
+    }
+
+    #[test]
+    fn to_ron_round_trips() {
+        let r = Recording {
+            version: 1,
+            fixed_hz: 60,
+            ticks: 12,
+            events: vec![
+                RecordedEvent {
+                    tick: 2,
+                    source: key("ArrowLeft"),
+                    value: 1.0,
+                },
+                RecordedEvent {
+                    tick: 12,
+                    source: InputSource::GamepadAxis("LeftStickX".into()),
+                    value: -0.25,
+                },
+            ],
+        };
+        let text = r.to_ron().expect("serialisable");
+        assert!(text.contains("(tick: 2, source: Key(\"ArrowLeft\"), value: 1.0),"));
+        assert_eq!(Recording::parse(&text, Path::new("x")).expect("parses"), r);
+    }
+
+    #[test]
+    fn replay_sorts_stably_and_is_not_consumed() {
+        let mut r = Recording::new(60);
+        r.ticks = 5;
+        for (tick, value) in [(5, 1.0), (2, 1.0), (2, 0.0)] {
+            r.events.push(RecordedEvent {
+                tick,
+                source: key("A"),
+                value,
+            });
+        }
+        let replay = Replay::new(r);
+        let mut out = Vec::new();
+        replay.events_for_tick(2, &mut out);
+        replay.events_for_tick(2, &mut out);
+        let values: Vec<f32> = out.iter().map(|e| e.value).collect();
+        assert_eq!(values, vec![1.0, 0.0, 1.0, 0.0]);
+    }
+}

@@ -1,0 +1,470 @@
+//! Writers for the two text outputs of a run: the per-tick trace and the
+//! per-frame telemetry, both JSON Lines (telemetry also CSV).
+//!
+//! # The trace: one line per completed fixed tick
+//!
+//! ```json
+//! {"tick":1,"sim_time":0.0,"frame":1,"inputs":[{"key":"Space","value":1.0}],"contacts":[{"a":3,"b":7,"kind":"started"}],"poses":[{"id":3,"x":0.0,"y":1.9972222,"angle":0.0,"vx":0.0,"vy":-0.16666667,"w":0.0}],"hash":"8c3f0e5a1b2d4c6e"}
+//! ```
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `tick` | one-based index of the completed tick |
+//! | `sim_time` | START time of the tick, seconds: `(tick - 1) × fixed_dt`, exactly what FixedUpdate saw as `simulation_time` |
+//! | `frame` | the outer frame that ran the tick (depends on pacing; `trace-diff` ignores it) |
+//! | `inputs` | raw events the tick delivered to fixed code, in delivery order: `{"key":name}`, `{"mouse":n}`, `{"button":name}` or `{"axis":name}`, plus `"value"` (1.0 pressed, 0.0 released, or the axis value) |
+//! | `contacts` | contact events of the tick, sorted by pair then kind; `a < b`; `kind` is `started` or `stopped` |
+//! | `poses` | every live object with a body, in id order: committed pose (`x`, `y`, `angle`) and velocity (`vx`, `vy`, `w`) |
+//! | `hash` | the pipeline's stable state hash after the tick, 16 lower-case hex digits |
+//!
+//! The keys always appear in this order and nothing else is written, so two
+//! traces of the same ticks are byte-identical apart from `frame`.
+//!
+//! # Numbers
+//!
+//! Floats are written in shortest round-trip form: the fewest decimal digits that
+//! parse back to the same bits (`f32` poses as `f32`, `f64` times as `f64`). The
+//! form is Rust's `{:?}` for floats: a whole number keeps a `.0` (`0.0`, `-2.0`),
+//! magnitudes at or above 1e16 or below 1e-4 use an exponent (`1e-7`,
+//! `1.5e20`), and `-0.0` stays `-0.0` (its bits differ from `0.0`, and so does
+//! the hash). A non-finite value, which the pipeline never commits, would be
+//! written as `null`. Integers (`tick`, `frame`, ids) are plain decimals.
+//!
+//! # Telemetry: one line per `step_frame` call
+//!
+//! ```json
+//! {"frame":3,"delta_time":0.016666666666666666,"frame_time":0.05,"ticks":1,"simulation_tick":3,"simulation_time":0.05,"accumulator":0.0,"interpolation_alpha":0.0,"dropped_time":0.0,"fixed_ms_by_priority":{"-100":0.0123,"0":0.004},"physics_ms":0.21}
+//! ```
+//!
+//! `frame`, `delta_time` (clamped and scaled), `ticks` (completed by the call),
+//! `fixed_ms_by_priority` (FixedUpdate wall time per priority, keyed by the
+//! priority's number, in dispatch order) and `physics_ms` come from the
+//! [`FrameReport`]; `frame_time`, `simulation_tick`, `simulation_time`,
+//! `accumulator`, `interpolation_alpha` and `dropped_time` (cumulative) from the
+//! [`Clock`] after the call. The CSV form has the same columns in the same order
+//! with a header line; `fixed_ms_by_priority` becomes one field of
+//! `priority=ms` pairs joined by `;` (`-100=0.0123;0=0.004`).
+//!
+//! # Cost
+//!
+//! Both writers format into one reused `String` and hand it to the output in a
+//! single `write_all`: in steady state (buffer grown to its largest line) a tick
+//! allocates nothing. Give them a buffered output (`BufWriter`, or a `Vec<u8>`).
+
+use std::fmt::Write as _;
+use std::io::{self, Write};
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use crate::body::ContactEvent;
+use crate::clock::{Clock, Flicks};
+use crate::input::{InputEvent, InputSource};
+use crate::pipeline::FrameReport;
+use crate::trace::{TickObserver, TickRecord};
+use crate::world::World;
+
+/// Appends a float in shortest round-trip form (see the module docs).
+fn push_f64(out: &mut String, v: f64) {
+    if v.is_finite() {
+        let _ = write!(out, "{v:?}");
+    } else {
+        out.push_str("null");
+    }
+}
+
+/// Appends an `f32` in its own shortest round-trip form (not widened to `f64`).
+fn push_f32(out: &mut String, v: f32) {
+    if v.is_finite() {
+        let _ = write!(out, "{v:?}");
+    } else {
+        out.push_str("null");
+    }
+}
+
+/// Appends a JSON string literal.
+fn push_str_literal(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if u32::from(c) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", u32::from(c));
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+fn push_input(out: &mut String, e: &InputEvent) {
+    match &e.source {
+        InputSource::Key(name) => {
+            out.push_str("{\"key\":");
+            push_str_literal(out, name);
+        }
+        InputSource::MouseButton(n) => {
+            let _ = write!(out, "{{\"mouse\":{n}");
+        }
+        InputSource::GamepadButton(name) => {
+            out.push_str("{\"button\":");
+            push_str_literal(out, name);
+        }
+        InputSource::GamepadAxis(name) => {
+            out.push_str("{\"axis\":");
+            push_str_literal(out, name);
+        }
+    }
+    out.push_str(",\"value\":");
+    push_f32(out, e.value);
+    out.push('}');
+}
+
+fn push_contact(out: &mut String, c: &ContactEvent) {
+    let _ = write!(
+        out,
+        "{{\"a\":{},\"b\":{},\"kind\":\"{}\"}}",
+        c.a.0,
+        c.b.0,
+        c.kind.name()
+    );
+}
+
+fn push_poses(out: &mut String, world: &World) {
+    out.push('[');
+    let mut first = true;
+    for object in world.objects() {
+        let Some(body) = &object.body else { continue };
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        let (p, v) = (body.committed, body.velocity);
+        let _ = write!(out, "{{\"id\":{},\"x\":", object.id.0);
+        push_f32(out, p.x);
+        out.push_str(",\"y\":");
+        push_f32(out, p.y);
+        out.push_str(",\"angle\":");
+        push_f32(out, p.angle);
+        out.push_str(",\"vx\":");
+        push_f32(out, v.linear.x);
+        out.push_str(",\"vy\":");
+        push_f32(out, v.linear.y);
+        out.push_str(",\"w\":");
+        push_f32(out, v.angular);
+        out.push('}');
+    }
+    out.push(']');
+}
+
+/// Start time of tick `tick` (one-based), seconds, computed in flicks exactly as
+/// the pipeline computes `simulation_time` during that tick's FixedUpdate.
+fn tick_start_secs(tick: u64, fixed_delta_time: f64) -> f64 {
+    let fixed = Flicks::from_secs_f64(fixed_delta_time);
+    (fixed * tick.saturating_sub(1)).as_secs_f64()
+}
+
+/// Appends one trace line for a completed tick (without the newline): the
+/// format in the module docs. Public so the editor and benches format ticks
+/// exactly as the player does.
+pub fn write_trace_line(out: &mut String, record: &TickRecord<'_>) {
+    let clock = record.clock;
+    let tick = clock.simulation_tick;
+    let _ = write!(out, "{{\"tick\":{tick},\"sim_time\":");
+    push_f64(out, tick_start_secs(tick, clock.fixed_delta_time));
+    let _ = write!(out, ",\"frame\":{},\"inputs\":[", clock.frame_index);
+    for (i, e) in record.inputs.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_input(out, e);
+    }
+    out.push_str("],\"contacts\":[");
+    for (i, c) in record.contacts.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_contact(out, c);
+    }
+    out.push_str("],\"poses\":");
+    push_poses(out, record.world);
+    let _ = write!(out, ",\"hash\":\"{:016x}\"}}", record.hash);
+}
+
+/// A [`TickObserver`] that writes the JSON Lines trace of every completed tick.
+///
+/// Write errors do not stop the simulation: the first one is kept, later ticks
+/// are not written, and [`TraceWriter::flush`] returns it.
+#[derive(Debug)]
+pub struct TraceWriter<W: Write> {
+    /// Where lines go.
+    out: W,
+    /// The reused line buffer.
+    line: String,
+    /// Ticks written.
+    ticks: u64,
+    /// The first write error, if any.
+    error: Option<io::Error>,
+}
+
+impl<W: Write> TraceWriter<W> {
+    /// A writer into `out` (give it a buffered output).
+    pub fn new(out: W) -> TraceWriter<W> {
+        TraceWriter {
+            out,
+            line: String::with_capacity(1024),
+            ticks: 0,
+            error: None,
+        }
+    }
+
+    /// Ticks written so far.
+    pub fn ticks(&self) -> u64 {
+        self.ticks
+    }
+
+    /// Flushes the output; returns the first write error of the run, if any.
+    pub fn flush(&mut self) -> io::Result<()> {
+        if let Some(e) = self.error.take() {
+            return Err(e);
+        }
+        self.out.flush()
+    }
+
+    /// The output (for in-memory traces).
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+
+    /// Flushes and gives the output back.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.flush()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write + Send> TickObserver for TraceWriter<W> {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        if self.error.is_some() {
+            return;
+        }
+        self.line.clear();
+        write_trace_line(&mut self.line, record);
+        self.line.push('\n');
+        match self.out.write_all(self.line.as_bytes()) {
+            Ok(()) => self.ticks += 1,
+            Err(e) => self.error = Some(e),
+        }
+    }
+}
+
+/// A shared observer: the pipeline owns one handle, the host keeps another to
+/// read results or flush after the run (the pipeline's observer slot is a
+/// `Box<dyn TickObserver>`, which cannot be downcast back).
+impl<T: TickObserver> TickObserver for Arc<Mutex<T>> {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        // A poisoned lock means a host thread panicked while holding it; the
+        // observer's data is still the best record there is, so keep going.
+        let mut inner = self.lock().unwrap_or_else(|p| p.into_inner());
+        inner.on_tick(record);
+    }
+}
+
+/// Several observers in one slot (trace writer, recorder, sync-test checker),
+/// called in order.
+impl TickObserver for Vec<Box<dyn TickObserver>> {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        for observer in self.iter_mut() {
+            observer.on_tick(record);
+        }
+    }
+}
+
+/// Which text form telemetry takes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TelemetryFormat {
+    /// One JSON object per line.
+    JsonLines,
+    /// A header line, then comma-separated values.
+    Csv,
+}
+
+impl TelemetryFormat {
+    /// CSV for a `.csv` file, JSON Lines for anything else.
+    pub fn for_path(path: &Path) -> TelemetryFormat {
+        match path.extension().and_then(|e| e.to_str()) {
+            Some(ext) if ext.eq_ignore_ascii_case("csv") => TelemetryFormat::Csv,
+            _ => TelemetryFormat::JsonLines,
+        }
+    }
+}
+
+/// The telemetry columns, in order (also the CSV header).
+pub const TELEMETRY_COLUMNS: [&str; 11] = [
+    "frame",
+    "delta_time",
+    "frame_time",
+    "ticks",
+    "simulation_tick",
+    "simulation_time",
+    "accumulator",
+    "interpolation_alpha",
+    "dropped_time",
+    "fixed_ms_by_priority",
+    "physics_ms",
+];
+
+/// Writes one telemetry record per outer frame (see the module docs).
+#[derive(Debug)]
+pub struct TelemetryWriter<W: Write> {
+    /// Where lines go.
+    out: W,
+    /// JSON Lines or CSV.
+    format: TelemetryFormat,
+    /// The reused line buffer.
+    line: String,
+    /// Whether the CSV header is out.
+    header_written: bool,
+}
+
+impl<W: Write> TelemetryWriter<W> {
+    /// A writer in the given format (give it a buffered output).
+    pub fn new(out: W, format: TelemetryFormat) -> TelemetryWriter<W> {
+        TelemetryWriter {
+            out,
+            format,
+            line: String::with_capacity(512),
+            header_written: false,
+        }
+    }
+
+    /// Writes the record of one `step_frame` call: its report and the clock
+    /// after it.
+    pub fn write_frame(&mut self, report: &FrameReport, clock: &Clock) -> io::Result<()> {
+        self.line.clear();
+        let line = &mut self.line;
+        match self.format {
+            TelemetryFormat::JsonLines => {
+                let _ = write!(line, "{{\"frame\":{},\"delta_time\":", report.frame_index);
+                push_f64(line, report.delta_time);
+                line.push_str(",\"frame_time\":");
+                push_f64(line, clock.frame_time);
+                let _ = write!(
+                    line,
+                    ",\"ticks\":{},\"simulation_tick\":{},\"simulation_time\":",
+                    report.ticks, clock.simulation_tick
+                );
+                push_f64(line, clock.simulation_time);
+                line.push_str(",\"accumulator\":");
+                push_f64(line, report.accumulator_after);
+                line.push_str(",\"interpolation_alpha\":");
+                push_f64(line, clock.interpolation_alpha);
+                line.push_str(",\"dropped_time\":");
+                push_f64(line, clock.dropped_time);
+                line.push_str(",\"fixed_ms_by_priority\":{");
+                for (i, (priority, ms)) in report.timing.fixed_by_priority.iter().enumerate() {
+                    if i > 0 {
+                        line.push(',');
+                    }
+                    let _ = write!(line, "\"{}\":", priority.0);
+                    push_f64(line, ms);
+                }
+                line.push_str("},\"physics_ms\":");
+                push_f64(line, report.timing.physics_ms);
+                line.push_str("}\n");
+            }
+            TelemetryFormat::Csv => {
+                if !self.header_written {
+                    line.push_str(&TELEMETRY_COLUMNS.join(","));
+                    line.push('\n');
+                    self.header_written = true;
+                }
+                let _ = write!(line, "{},", report.frame_index);
+                push_f64(line, report.delta_time);
+                line.push(',');
+                push_f64(line, clock.frame_time);
+                let _ = write!(line, ",{},{},", report.ticks, clock.simulation_tick);
+                push_f64(line, clock.simulation_time);
+                line.push(',');
+                push_f64(line, report.accumulator_after);
+                line.push(',');
+                push_f64(line, clock.interpolation_alpha);
+                line.push(',');
+                push_f64(line, clock.dropped_time);
+                line.push(',');
+                for (i, (priority, ms)) in report.timing.fixed_by_priority.iter().enumerate() {
+                    if i > 0 {
+                        line.push(';');
+                    }
+                    let _ = write!(line, "{}=", priority.0);
+                    push_f64(line, ms);
+                }
+                line.push(',');
+                push_f64(line, report.timing.physics_ms);
+                line.push('\n');
+            }
+        }
+        self.out.write_all(self.line.as_bytes())
+    }
+
+    /// Flushes the output.
+    pub fn flush(&mut self) -> io::Result<()> {
+        self.out.flush()
+    }
+
+    /// The output (for in-memory telemetry).
+    pub fn get_ref(&self) -> &W {
+        &self.out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn floats_are_shortest_round_trip_with_a_point() {
+        let mut s = String::new();
+        for v in [0.0f32, -0.0, 1.0, 0.1, 1.9972222, 1e-7, 3.0e20] {
+            push_f32(&mut s, v);
+            s.push(' ');
+        }
+        assert_eq!(s, "0.0 -0.0 1.0 0.1 1.9972222 1e-7 3e20 ");
+        let mut t = String::new();
+        push_f64(&mut t, 1.0 / 60.0);
+        assert_eq!(t, "0.016666666666666666");
+        let mut n = String::new();
+        push_f32(&mut n, f32::NAN);
+        assert_eq!(n, "null");
+    }
+
+    #[test]
+    fn tick_start_is_exact_in_flicks() {
+        // Tick 1 starts at 0; tick 61 starts at exactly 60 × 11,760,000 flicks = 1 s.
+        assert_eq!(tick_start_secs(1, 1.0 / 60.0), 0.0);
+        assert_eq!(tick_start_secs(61, 1.0 / 60.0), 1.0);
+        assert_eq!(tick_start_secs(4, 1.0 / 60.0), 0.05);
+    }
+
+    #[test]
+    fn strings_are_escaped() {
+        let mut s = String::new();
+        push_str_literal(&mut s, "a\"b\\c\u{1}");
+        assert_eq!(s, "\"a\\\"b\\\\c\\u0001\"");
+    }
+
+    #[test]
+    fn telemetry_format_follows_the_extension() {
+        assert_eq!(
+            TelemetryFormat::for_path(Path::new("t.CSV")),
+            TelemetryFormat::Csv
+        );
+        assert_eq!(
+            TelemetryFormat::for_path(Path::new("t.jsonl")),
+            TelemetryFormat::JsonLines
+        );
+    }
+}
