@@ -204,6 +204,9 @@ pub struct Scheduler {
     /// Host registrations made since the last boundary.
     pending: Vec<Entry>,
     next_seq: u64,
+    /// Host registrations in the cohort: only then can an entry retire without
+    /// a world change, so only then must a boundary scan for dropped handles.
+    handles: usize,
     /// `(object, entry index)` sorted, for contact delivery; rebuilt with the cohort.
     pub(crate) by_object: Vec<(ObjectId, u32)>,
 }
@@ -276,6 +279,11 @@ impl Scheduler {
             changed = true;
         }
         if changed {
+            self.handles = self
+                .entries
+                .iter()
+                .filter(|e| matches!(e.gate, Gate::Handle(_)))
+                .count();
             // Keys are unique, so an unstable (allocation-free) sort is deterministic.
             self.entries.sort_unstable_by_key(|e| (e.priority, e.seq));
             self.by_object.clear();
