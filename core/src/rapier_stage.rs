@@ -72,7 +72,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use rapier2d::prelude::{
-    ActiveEvents, CollisionEvent, ColliderBuilder, ColliderHandle, ColliderSet, CollisionPipeline,
+    ActiveEvents, ColliderBuilder, ColliderHandle, ColliderSet, CollisionEvent, CollisionPipeline,
     ContactPair, EventHandler, PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder,
     RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
 };
@@ -149,8 +149,7 @@ impl EventHandler for EventCollector {
     ) {
     }
 
-    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, _event: &SoftBodyTearEvent) {
-    }
+    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, _event: &SoftBodyTearEvent) {}
 }
 
 /// The physics stage backed by rapier2d (see the module docs for the tick order,
@@ -273,14 +272,22 @@ impl RapierStage {
 
     /// Why a body description cannot be built, if it cannot.
     fn invalid_desc(desc: &BodyDesc) -> Option<String> {
-        let material = [desc.density, desc.friction, desc.restitution, desc.gravity_scale];
+        let material = [
+            desc.density,
+            desc.friction,
+            desc.restitution,
+            desc.gravity_scale,
+        ];
         if material.iter().any(|v| !v.is_finite()) || desc.density < 0.0 {
             return Some(format!(
                 "density, friction, restitution and gravity_scale must be finite (density ≥ 0), got {material:?}"
             ));
         }
         if !desc.velocity.is_finite() {
-            return Some(format!("initial velocity is not finite: {:?}", desc.velocity));
+            return Some(format!(
+                "initial velocity is not finite: {:?}",
+                desc.velocity
+            ));
         }
         for shape in &desc.shapes {
             let ok = match shape {
@@ -325,7 +332,12 @@ impl RapierStage {
             return;
         }
         if let Some(reason) = Self::invalid_desc(&desc) {
-            self.log(world, LogLevel::Error, id, format!("body not created: {reason}"));
+            self.log(
+                world,
+                LogLevel::Error,
+                id,
+                format!("body not created: {reason}"),
+            );
             return;
         }
         let builder = match desc.kind {
@@ -356,7 +368,8 @@ impl RapierStage {
                     match ColliderBuilder::convex_hull(&points) {
                         Some(b) => b,
                         None => {
-                            let msg = format!("shape skipped: degenerate convex polygon {points:?}");
+                            let msg =
+                                format!("shape skipped: degenerate convex polygon {points:?}");
                             self.log(world, LogLevel::Error, id, msg);
                             continue;
                         }

@@ -60,7 +60,8 @@ fn ground() -> ObjectDesc {
 }
 
 fn ball(name: &str, x: f32, y: f32, radius: f32) -> ObjectDesc {
-    ObjectDesc::new(name, Pose::new(x, y, 0.0)).with_body(BodyDesc::dynamic(Shape::Circle { radius }))
+    ObjectDesc::new(name, Pose::new(x, y, 0.0))
+        .with_body(BodyDesc::dynamic(Shape::Circle { radius }))
 }
 
 fn pose_of(pipeline: &Pipeline, id: ObjectId) -> Pose {
@@ -134,7 +135,10 @@ impl PhysicsStage for LoggingStage {
     }
 
     fn step(&mut self, fixed_dt: f64, substeps: u32, contacts: &mut Vec<ContactEvent>) {
-        push(&self.log, format!("step tick {} substeps {substeps}", self.ticks + 1));
+        push(
+            &self.log,
+            format!("step tick {} substeps {substeps}", self.ticks + 1),
+        );
         self.inner.step(fixed_dt, substeps, contacts);
     }
 
@@ -192,10 +196,12 @@ fn fixed_update_comes_immediately_before_each_rapier_step() {
     };
     // "late" has the higher priority value, so it runs after "early" although it
     // was spawned first.
-    let late = world.spawn(
-        ball("late", 0.0, 5.0, 0.5).with_behaviour(Box::new(tracer("late")), Priority(10)),
+    let late = world
+        .spawn(ball("late", 0.0, 5.0, 0.5).with_behaviour(Box::new(tracer("late")), Priority(10)));
+    world.spawn(
+        ObjectDesc::new("early", Pose::IDENTITY)
+            .with_behaviour(Box::new(tracer("early")), Priority(-5)),
     );
-    world.spawn(ObjectDesc::new("early", Pose::IDENTITY).with_behaviour(Box::new(tracer("early")), Priority(-5)));
     let mut pipeline = Pipeline::new(TimeSettings::default());
     pipeline.load_session(
         world,
@@ -223,10 +229,19 @@ fn fixed_update_comes_immediately_before_each_rapier_step() {
             format!("commit tick {n}"),
         ]
     };
-    let mut expected = vec!["update early frame 1".to_string(), "update late frame 1".into()];
-    expected.extend(["update early frame 2".to_string(), "update late frame 2".into()]);
+    let mut expected = vec![
+        "update early frame 1".to_string(),
+        "update late frame 1".into(),
+    ];
+    expected.extend([
+        "update early frame 2".to_string(),
+        "update late frame 2".into(),
+    ]);
     expected.extend(tick(1));
-    expected.extend(["update early frame 3".to_string(), "update late frame 3".into()]);
+    expected.extend([
+        "update early frame 3".to_string(),
+        "update late frame 3".into(),
+    ]);
     expected.extend(tick(2));
     expected.extend(tick(3));
     expected.extend(tick(4));
@@ -275,7 +290,8 @@ fn contact_callbacks_fire_in_the_fixed_phase_with_the_right_tick() {
     let ground_id = world.spawn(ground());
     let radius = 0.5;
     let ball_id = world.spawn(
-        ball("ball", 0.0, 3.0, radius).with_behaviour(Box::new(ContactProbe { log: log.clone() }), Priority(0)),
+        ball("ball", 0.0, 3.0, radius)
+            .with_behaviour(Box::new(ContactProbe { log: log.clone() }), Priority(0)),
     );
     let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
     let recorder = PoseRecorder::default();
@@ -301,18 +317,33 @@ fn contact_callbacks_fire_in_the_fixed_phase_with_the_right_tick() {
     // the pose committed by T-1 is the first one touching the ground (within
     // rapier's 0.02 m prediction distance), while the one before is clear of it.
     let dt = 1.0 / 60.0_f32;
-    let (pose_before, vel_before) = recorder.after(tick - 1, ball_id).expect("tick T-1 recorded");
+    let (pose_before, vel_before) = recorder
+        .after(tick - 1, ball_id)
+        .expect("tick T-1 recorded");
     let (_, vel_at) = recorder.after(tick, ball_id).expect("tick T recorded");
-    let (pose_earlier, _) = recorder.after(tick - 2, ball_id).expect("tick T-2 recorded");
+    let (pose_earlier, _) = recorder
+        .after(tick - 2, ball_id)
+        .expect("tick T-2 recorded");
     let free_fall = -G * dt * (tick - 1) as f32;
-    assert!(close(vel_before.linear.y, free_fall, 1e-3), "{vel_before:?} vs {free_fall}");
+    assert!(
+        close(vel_before.linear.y, free_fall, 1e-3),
+        "{vel_before:?} vs {free_fall}"
+    );
     assert!(
         vel_at.linear.y > free_fall - G * dt + 0.5,
         "the step of tick {tick} stopped the fall: {vel_at:?}"
     );
     let gap = |p: Pose| p.y - radius; // ground top is y = 0
-    assert!(gap(pose_before) <= 0.02, "touching after T-1: gap {}", gap(pose_before));
-    assert!(gap(pose_earlier) > 0.02, "clear after T-2: gap {}", gap(pose_earlier));
+    assert!(
+        gap(pose_before) <= 0.02,
+        "touching after T-1: gap {}",
+        gap(pose_before)
+    );
+    assert!(
+        gap(pose_earlier) > 0.02,
+        "clear after T-2: gap {}",
+        gap(pose_earlier)
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -370,11 +401,15 @@ fn an_object_spawned_in_fixed_update_gets_a_body_that_tick_and_its_fixed_update_
     let spawned = ObjectId(100);
     let h = 1.0 / 60.0 / RAPIER_INTERNAL_SUBSTEPS as f32;
     let fall = |m: u32| 10.0 - G * h * h * (m * (m + 1)) as f32 / 2.0;
-    let (after1, v1) = recorder.after(1, spawned).expect("body committed after tick 1");
+    let (after1, v1) = recorder
+        .after(1, spawned)
+        .expect("body committed after tick 1");
     // Stepped in tick 1 itself: one tick of free fall, by hand.
     assert!(close(after1.y, fall(4), 1e-5), "{after1:?} vs {}", fall(4));
     assert!(close(v1.linear.y, -G / 60.0, 1e-5));
-    let (after2, _) = recorder.after(2, spawned).expect("body committed after tick 2");
+    let (after2, _) = recorder
+        .after(2, spawned)
+        .expect("body committed after tick 2");
     assert!(close(after2.y, fall(8), 1e-5));
     // ...but no FixedUpdate for it in ticks 1 or 2 (nor Update in frame 1).
     assert_eq!(lines(&log), Vec::<String>::new());
@@ -383,7 +418,10 @@ fn an_object_spawned_in_fixed_update_gets_a_body_that_tick_and_its_fixed_update_
     assert_eq!(pipeline.step_frame(1.0 / 60.0).ticks, 1);
     assert_eq!(
         lines(&log),
-        vec!["update spawned frame 2".to_string(), "fixed spawned tick 3".into()]
+        vec![
+            "update spawned frame 2".to_string(),
+            "fixed spawned tick 3".into()
+        ]
     );
 }
 
@@ -450,7 +488,10 @@ fn an_object_removed_by_a_contact_callback_gets_no_further_callback_and_loses_it
             .with_id(ObjectId(3))
             .with_behaviour(Box::new(remover(None)), Priority(0)),
     );
-    assert_eq!((left, platform, right), (ObjectId(1), ObjectId(2), ObjectId(3)));
+    assert_eq!(
+        (left, platform, right),
+        (ObjectId(1), ObjectId(2), ObjectId(3))
+    );
     let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
     let recorder = PoseRecorder::default();
     pipeline.set_tick_observer(Some(Box::new(recorder.clone())));
@@ -481,7 +522,10 @@ fn an_object_removed_by_a_contact_callback_gets_no_further_callback_and_loses_it
     for id in [left, right] {
         let (_, at_t) = recorder.after(t, id).expect("tick t recorded");
         let (_, at_next) = recorder.after(t + 1, id).expect("tick t+1 recorded");
-        assert!(at_t.linear.y.abs() < 1.0, "{id} was resting after tick {t}: {at_t:?}");
+        assert!(
+            at_t.linear.y.abs() < 1.0,
+            "{id} was resting after tick {t}: {at_t:?}"
+        );
         assert!(
             close(at_next.linear.y - at_t.linear.y, -G * dt, 1e-4),
             "{id} falls freely in tick {}: {at_t:?} → {at_next:?}",
@@ -489,8 +533,14 @@ fn an_object_removed_by_a_contact_callback_gets_no_further_callback_and_loses_it
         );
     }
     // The survivors still hear that the removed body stopped touching them.
-    assert!(calls.contains(&format!("#1 Stopped with #2 tick {}", t + 1)), "{calls:?}");
-    assert!(calls.contains(&format!("#3 Stopped with #2 tick {}", t + 1)), "{calls:?}");
+    assert!(
+        calls.contains(&format!("#1 Stopped with #2 tick {}", t + 1)),
+        "{calls:?}"
+    );
+    assert!(
+        calls.contains(&format!("#3 Stopped with #2 tick {}", t + 1)),
+        "{calls:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -502,7 +552,11 @@ fn physics_simulation_pose_is_a_copy_of_the_committed_pose() {
     let id = world.spawn(ball("ball", 0.0, 2.0, 0.5));
     let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
     pipeline.step_frame(1.0 / 60.0);
-    let committed = pipeline.world().get(id).and_then(|o| o.body.as_ref()).map(|b| b.committed);
+    let committed = pipeline
+        .world()
+        .get(id)
+        .and_then(|o| o.body.as_ref())
+        .map(|b| b.committed);
     let mut copy = pose_of(&pipeline, id);
     assert_eq!(Some(copy), committed);
     copy.x += 5.0;
@@ -541,7 +595,10 @@ fn a_bodyless_child_follows_its_physics_parent_committed_transform() {
     let got = pose_of(&pipeline, child);
     assert!(close(got.x, expected.x, 1e-5), "{got:?} vs {expected:?}");
     assert!(close(got.y, expected.y, 1e-5), "{got:?} vs {expected:?}");
-    assert!(close(got.angle, expected.angle, 1e-5), "{got:?} vs {expected:?}");
+    assert!(
+        close(got.angle, expected.angle, 1e-5),
+        "{got:?} vs {expected:?}"
+    );
 }
 
 #[test]
@@ -561,10 +618,12 @@ fn presentation_pose_interpolates_by_alpha_per_mode_on_the_shortest_arc() {
     let start = Pose::new(0.0, 0.0, 3.1);
     let none = world.spawn(ObjectDesc::new("none", start).with_body(spinner(Interpolation::None)));
     let lerp = world.spawn(
-        ObjectDesc::new("lerp", Pose::new(0.0, 5.0, 3.1)).with_body(spinner(Interpolation::Interpolate)),
+        ObjectDesc::new("lerp", Pose::new(0.0, 5.0, 3.1))
+            .with_body(spinner(Interpolation::Interpolate)),
     );
     let extra = world.spawn(
-        ObjectDesc::new("extra", Pose::new(0.0, 10.0, 3.1)).with_body(spinner(Interpolation::Extrapolate)),
+        ObjectDesc::new("extra", Pose::new(0.0, 10.0, 3.1))
+            .with_body(spinner(Interpolation::Extrapolate)),
     );
     let mut pipeline = session(world, Vec2::ZERO, TimeSettings::default());
     // 1.5 ticks: one tick runs, half a tick stays in the accumulator.
@@ -578,12 +637,19 @@ fn presentation_pose_interpolates_by_alpha_per_mode_on_the_shortest_arc() {
     let s = state(lerp);
     let tau = std::f32::consts::TAU;
     assert!(close(s.previous.angle, 3.1, 1e-6));
-    assert!(close(s.committed.angle, 3.15 - tau, 1e-4), "{:?}", s.committed);
+    assert!(
+        close(s.committed.angle, 3.15 - tau, 1e-4),
+        "{:?}",
+        s.committed
+    );
     let shown = w.presentation_pose(lerp, alpha, dt).expect("alive");
     assert!(close(shown.x, 0.5 * (s.previous.x + s.committed.x), 1e-6));
     // Shortest arc: halfway from 3.1 to 3.15 is 3.125, not the naive average near 0.
     let arc = s.committed.angle + tau - s.previous.angle;
-    assert!(close(shown.angle, s.previous.angle + 0.5 * arc, 1e-5), "{shown:?}");
+    assert!(
+        close(shown.angle, s.previous.angle + 0.5 * arc, 1e-5),
+        "{shown:?}"
+    );
     assert!(close(shown.angle, 3.125, 1e-4), "{shown:?}");
 
     let s = state(none);
@@ -592,8 +658,16 @@ fn presentation_pose_interpolates_by_alpha_per_mode_on_the_shortest_arc() {
     let s = state(extra);
     let shown = w.presentation_pose(extra, alpha, dt).expect("alive");
     let ahead = (alpha * dt) as f32;
-    assert!(close(shown.x, s.committed.x + s.velocity.linear.x * ahead, 1e-6));
-    assert!(close(shown.angle, s.committed.angle + s.velocity.angular * ahead, 1e-6));
+    assert!(close(
+        shown.x,
+        s.committed.x + s.velocity.linear.x * ahead,
+        1e-6
+    ));
+    assert!(close(
+        shown.angle,
+        s.committed.angle + s.velocity.angular * ahead,
+        1e-6
+    ));
     assert!(close(s.velocity.linear.x, 3.0, 1e-5));
 }
 
@@ -637,14 +711,16 @@ fn push_box(hz: u32, impulse: bool, amount: Vec2) -> (Velocity, Velocity) {
     let mut desc = BodyDesc::dynamic(Shape::Cuboid { hx: 0.5, hy: 0.5 });
     desc.density = 2.0;
     let id = world.spawn(
-        ObjectDesc::new("box", Pose::IDENTITY).with_body(desc).with_behaviour(
-            Box::new(Pusher {
-                impulse,
-                amount,
-                done: false,
-            }),
-            Priority(0),
-        ),
+        ObjectDesc::new("box", Pose::IDENTITY)
+            .with_body(desc)
+            .with_behaviour(
+                Box::new(Pusher {
+                    impulse,
+                    amount,
+                    done: false,
+                }),
+                Priority(0),
+            ),
     );
     let mut pipeline = session(world, Vec2::ZERO, settings(hz, 1));
     assert_eq!(pipeline.step_frame(1.0 / f64::from(hz)).ticks, 1);
@@ -661,11 +737,20 @@ fn a_force_is_scaled_by_the_tick_and_does_not_persist() {
         let dt = 1.0 / hz as f32;
         let (first, second) = push_box(hz, false, force);
         let expected = force * (dt / mass);
-        assert!(close(first.linear.x, expected.x, 1e-6), "{hz} Hz: {first:?} vs {expected:?}");
-        assert!(close(first.linear.y, expected.y, 1e-6), "{hz} Hz: {first:?} vs {expected:?}");
+        assert!(
+            close(first.linear.x, expected.x, 1e-6),
+            "{hz} Hz: {first:?} vs {expected:?}"
+        );
+        assert!(
+            close(first.linear.y, expected.y, 1e-6),
+            "{hz} Hz: {first:?} vs {expected:?}"
+        );
         assert_eq!(first.angular, 0.0);
         // The next tick had no force: the velocity is unchanged.
-        assert_eq!(second, first, "{hz} Hz: the force leaked into the next tick");
+        assert_eq!(
+            second, first,
+            "{hz} Hz: the force leaked into the next tick"
+        );
     }
 }
 
@@ -676,8 +761,14 @@ fn an_impulse_is_not_scaled_by_the_tick() {
     for hz in [60, 120] {
         let (first, second) = push_box(hz, true, impulse);
         let expected = impulse * (1.0 / mass);
-        assert!(close(first.linear.x, expected.x, 1e-6), "{hz} Hz: {first:?}");
-        assert!(close(first.linear.y, expected.y, 1e-6), "{hz} Hz: {first:?}");
+        assert!(
+            close(first.linear.x, expected.x, 1e-6),
+            "{hz} Hz: {first:?}"
+        );
+        assert!(
+            close(first.linear.y, expected.y, 1e-6),
+            "{hz} Hz: {first:?}"
+        );
         assert_eq!(second, first);
     }
 }
@@ -699,13 +790,19 @@ fn with_substeps_a_tick_still_advances_exactly_fixed_dt() {
         }
         // Velocity after half a second of free fall: -g t, whatever the substeps.
         let v = velocity_of(&pipeline, id);
-        assert!(close(v.linear.y, -G * dt * ticks as f32, 1e-4), "{substeps}: {v:?}");
+        assert!(
+            close(v.linear.y, -G * dt * ticks as f32, 1e-4),
+            "{substeps}: {v:?}"
+        );
         // Position: semi-implicit Euler with M internal steps of h = dt / (substeps × 4).
         let m = ticks * substeps * RAPIER_INTERNAL_SUBSTEPS;
         let h = dt / (substeps * RAPIER_INTERNAL_SUBSTEPS) as f32;
         let expected = 20.0 - G * h * h * (m as f32) * (m as f32 + 1.0) / 2.0;
         let y = pose_of(&pipeline, id).y;
-        assert!(close(y, expected, 1e-4), "{substeps} substeps: y {y} vs {expected}");
+        assert!(
+            close(y, expected, 1e-4),
+            "{substeps} substeps: y {y} vs {expected}"
+        );
         fallen.push(20.0 - y);
     }
     // Both fell about ½ g t² = 1.25 m; finer substeps get closer to it.
@@ -720,7 +817,8 @@ fn with_substeps_contacts_still_fire() {
     let mut world = World::new();
     let ground_id = world.spawn(ground());
     let ball_id = world.spawn(
-        ball("ball", 0.0, 2.0, 0.5).with_behaviour(Box::new(ContactProbe { log: log.clone() }), Priority(0)),
+        ball("ball", 0.0, 2.0, 0.5)
+            .with_behaviour(Box::new(ContactProbe { log: log.clone() }), Priority(0)),
     );
     let mut pipeline = session(world, Vec2::new(0.0, -G), settings(60, 4));
     for _ in 0..90 {
@@ -733,6 +831,53 @@ fn with_substeps_contacts_still_fire() {
     // And the ball rests on the ground instead of falling through it.
     let y = pose_of(&pipeline, ball_id).y;
     assert!(close(y, 0.5, 0.02), "resting centre at one radius: {y}");
+}
+
+/// Moves its kinematic body 0.1 m right per tick by target, from x = 0.
+#[derive(Clone, Debug)]
+struct Slider;
+
+impl Behaviour for Slider {
+    fn name(&self) -> &str {
+        "Slider"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        let me = ctx.me();
+        let x = 0.1 * ctx.clock().simulation_tick as f32;
+        ctx.set_kinematic_target(me, Pose::new(x, 0.0, 0.0));
+    }
+}
+
+#[test]
+fn with_substeps_a_kinematic_body_reaches_its_target_at_the_end_of_the_tick_at_constant_speed() {
+    for substeps in [1u32, 4] {
+        let mut world = World::new();
+        let id = world.spawn(
+            ObjectDesc::new("slider", Pose::IDENTITY)
+                .with_body(BodyDesc::with_kind(
+                    BodyKind::Kinematic,
+                    Shape::Circle { radius: 0.5 },
+                ))
+                .with_behaviour(Box::new(Slider), Priority(0)),
+        );
+        let mut pipeline = session(world, Vec2::new(0.0, -G), settings(60, substeps));
+        for tick in 1..=5u32 {
+            assert_eq!(pipeline.step_frame(1.0 / 60.0).ticks, 1);
+            // At the target when the tick ends...
+            let p = pose_of(&pipeline, id);
+            assert!(close(p.x, 0.1 * tick as f32, 1e-5), "{substeps}: {p:?}");
+            // ...having moved at 0.1 m / (1/60 s) = 6 m/s through every substep, so the
+            // last substep's velocity is the tick's average, not a jump then a stop.
+            let v = velocity_of(&pipeline, id);
+            assert!(
+                close(v.linear.x, 6.0, 1e-3),
+                "{substeps} substeps, tick {tick}: {v:?}"
+            );
+        }
+    }
 }
 
 // ---------------------------------------------------------------------------
@@ -764,10 +909,12 @@ fn pile_world() -> World {
     let mut world = World::new();
     world.spawn(ground());
     for (x, hy) in [(-6.0, 3.0), (6.0, 3.0)] {
-        world.spawn(ObjectDesc::new("wall", Pose::new(x, hy, 0.0)).with_body(BodyDesc::with_kind(
-            BodyKind::Fixed,
-            Shape::Cuboid { hx: 0.25, hy },
-        )));
+        world.spawn(
+            ObjectDesc::new("wall", Pose::new(x, hy, 0.0)).with_body(BodyDesc::with_kind(
+                BodyKind::Fixed,
+                Shape::Cuboid { hx: 0.25, hy },
+            )),
+        );
     }
     let mut first = None;
     for row in 0..6 {
@@ -780,11 +927,18 @@ fn pile_world() -> World {
                 BodyDesc::dynamic(Shape::Cuboid { hx: 0.4, hy: 0.35 })
             };
             desc.restitution = 0.2;
-            let id = world.spawn(ObjectDesc::new("piece", Pose::new(x, y, 0.1 * col as f32)).with_body(desc));
+            let id = world
+                .spawn(ObjectDesc::new("piece", Pose::new(x, y, 0.1 * col as f32)).with_body(desc));
             first.get_or_insert(id);
         }
     }
-    let paddle = BodyDesc::with_kind(BodyKind::Kinematic, Shape::Capsule { half_height: 0.3, radius: 0.2 });
+    let paddle = BodyDesc::with_kind(
+        BodyKind::Kinematic,
+        Shape::Capsule {
+            half_height: 0.3,
+            radius: 0.2,
+        },
+    );
     let pushed = first.expect("pile is not empty");
     world.spawn(
         ObjectDesc::new("paddle", Pose::new(0.0, 0.4, 0.0))
@@ -802,18 +956,27 @@ fn bits(pipeline: &Pipeline) -> Vec<(u64, [u32; 9])> {
         .filter_map(|o| {
             let b = o.body.as_ref()?;
             let (c, p, v) = (b.committed, b.previous, b.velocity);
-            let all = [c.x, c.y, c.angle, p.x, p.y, p.angle, v.linear.x, v.linear.y, v.angular];
+            let all = [
+                c.x, c.y, c.angle, p.x, p.y, p.angle, v.linear.x, v.linear.y, v.angular,
+            ];
             Some((o.id.0, all.map(f32::to_bits)))
         })
         .collect()
 }
 
+/// One frame of a run: completed tick, state hash, every body's bits.
+type FrameBits = (u64, u64, Vec<(u64, [u32; 9])>);
+
 /// Runs one-tick frames until tick `until`, recording hash and bits per frame.
-fn run_to(pipeline: &mut Pipeline, until: u64) -> Vec<(u64, u64, Vec<(u64, [u32; 9])>)> {
+fn run_to(pipeline: &mut Pipeline, until: u64) -> Vec<FrameBits> {
     let mut out = Vec::new();
     while pipeline.clock().simulation_tick < until {
         assert_eq!(pipeline.step_frame(1.0 / 60.0).ticks, 1);
-        out.push((pipeline.clock().simulation_tick, pipeline.state_hash(), bits(pipeline)));
+        out.push((
+            pipeline.clock().simulation_tick,
+            pipeline.state_hash(),
+            bits(pipeline),
+        ));
     }
     out
 }
@@ -841,31 +1004,46 @@ fn a_snapshot_restores_the_whole_engine_and_continues_bit_identically() {
         }
     }
 
-    let from = |tick: u64| reference.iter().filter(move |(t, _, _)| *t > tick).cloned().collect::<Vec<_>>();
+    let from = |tick: u64| {
+        reference
+            .iter()
+            .filter(move |(t, _, _)| *t > tick)
+            .cloned()
+            .collect::<Vec<_>>()
+    };
     for snapshot in &snapshots {
         let at = snapshot.tick();
         // Back into the same pipeline...
         pipeline.restore(snapshot);
         assert_eq!(pipeline.clock().simulation_tick, at);
         let again = run_to(&mut pipeline, 200);
-        assert!(again == from(at), "restore at tick {at} diverged at tick {:?}", first_divergence(&again, &from(at)));
+        assert!(
+            again == from(at),
+            "restore at tick {at} diverged at tick {:?}",
+            first_divergence(&again, &from(at))
+        );
         // ...and into a fresh one.
         let mut fresh = Pipeline::new(TimeSettings::default());
         fresh.restore(snapshot);
         let again = run_to(&mut fresh, 200);
-        assert!(again == from(at), "fresh restore at tick {at} diverged at tick {:?}", first_divergence(&again, &from(at)));
+        assert!(
+            again == from(at),
+            "fresh restore at tick {at} diverged at tick {:?}",
+            first_divergence(&again, &from(at))
+        );
     }
 
     // Two fresh runs of the same world agree bit for bit.
     let mut other = session(pile_world(), Vec2::new(0.0, -9.81), TimeSettings::default());
     let second = run_to(&mut other, 200);
-    assert!(second == reference, "fresh runs diverged at tick {:?}", first_divergence(&second, &reference));
+    assert!(
+        second == reference,
+        "fresh runs diverged at tick {:?}",
+        first_divergence(&second, &reference)
+    );
 }
 
-fn first_divergence(
-    a: &[(u64, u64, Vec<(u64, [u32; 9])>)],
-    b: &[(u64, u64, Vec<(u64, [u32; 9])>)],
-) -> Option<u64> {
+fn first_divergence(a: &[FrameBits], b: &[FrameBits]) -> Option<u64> {
     a.iter().zip(b).find(|(x, y)| x != y).map(|(x, _)| x.0)
 }
 
@@ -932,7 +1110,9 @@ fn a_non_finite_write_is_rejected_before_it_reaches_rapier() {
     let log = pipeline.drain_log();
     let rejected = log
         .iter()
-        .filter(|e| e.level == LogLevel::Error && e.object == Some(id) && e.message.contains("non-finite"))
+        .filter(|e| {
+            e.level == LogLevel::Error && e.object == Some(id) && e.message.contains("non-finite")
+        })
         .count();
     assert_eq!(rejected, 4 * 10, "four rejected writes per tick: {log:?}");
     assert!(log.iter().any(|e| e.level == LogLevel::Error
