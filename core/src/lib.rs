@@ -16,6 +16,7 @@
 //! | [`pipeline`] | `step_frame`, suspension, snapshots |
 //! | [`debugger`] | breakpoints and where the session suspends |
 //! | [`physics`] | the physics stage slot of the fixed tick |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
 //! | [`world`] | objects and committed poses |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
