@@ -1,0 +1,415 @@
+//! Breakpoints: add one on a hook kind, an object and/or a priority, with a tick
+//! condition and a hit count; enable, disable, remove; the list of hits (a
+//! click selects the object). F9 toggles a FixedUpdate breakpoint on the
+//! selected object (handled with the other shortcuts).
+
+use stepframe_core::{
+    Breakpoint, Condition, HitCount, HookKind, NamedPriority, ObjectId, Priority,
+};
+
+use super::app::EditorState;
+use super::protocol::Command;
+
+/// Which object a new breakpoint filters on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TargetChoice {
+    /// The object selected when "Add" is pressed.
+    #[default]
+    Selected,
+    /// Any object.
+    Any,
+}
+
+/// How the hit count field is read.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum HitRule {
+    /// Every match suspends.
+    #[default]
+    Always,
+    /// Only the n-th match.
+    Equals,
+    /// The n-th match and later.
+    AtLeast,
+    /// Every n-th match.
+    Multiple,
+}
+
+impl HitRule {
+    const ALL: [HitRule; 4] = [
+        HitRule::Always,
+        HitRule::Equals,
+        HitRule::AtLeast,
+        HitRule::Multiple,
+    ];
+
+    fn label(self) -> &'static str {
+        match self {
+            HitRule::Always => "every hit",
+            HitRule::Equals => "hit = n",
+            HitRule::AtLeast => "hit ≥ n",
+            HitRule::Multiple => "every n-th hit",
+        }
+    }
+}
+
+/// The fields of the "add breakpoint" form, kept as typed text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakpointForm {
+    /// Hook kind (`None` = any hook).
+    pub hook: Option<HookKind>,
+    /// Object filter.
+    pub target: TargetChoice,
+    /// Priority filter: empty for any, a number, or a name (`Early`).
+    pub priority: String,
+    /// First tick, empty for none.
+    pub from_tick: String,
+    /// Last tick, empty for none.
+    pub to_tick: String,
+    /// Only ticks divisible by this, empty for every tick.
+    pub every: String,
+    /// Hit count rule.
+    pub hit_rule: HitRule,
+    /// The n of the hit count rule.
+    pub hit_n: String,
+    /// Why the last "Add" was refused.
+    pub error: Option<String>,
+}
+
+impl Default for BreakpointForm {
+    fn default() -> BreakpointForm {
+        BreakpointForm {
+            hook: Some(HookKind::FixedUpdate),
+            target: TargetChoice::Selected,
+            priority: String::new(),
+            from_tick: String::new(),
+            to_tick: String::new(),
+            every: String::new(),
+            hit_rule: HitRule::Always,
+            hit_n: String::new(),
+            error: None,
+        }
+    }
+}
+
+fn parse_opt_u64(text: &str, what: &str) -> Result<Option<u64>, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    t.parse::<u64>()
+        .map(Some)
+        .map_err(|_| format!("{what}: `{t}` is not a whole number"))
+}
+
+fn parse_priority(text: &str) -> Result<Option<Priority>, String> {
+    let t = text.trim();
+    if t.is_empty() {
+        return Ok(None);
+    }
+    if let Ok(n) = t.parse::<i32>() {
+        return Ok(Some(Priority(n)));
+    }
+    NamedPriority::ALL
+        .into_iter()
+        .find(|n| format!("{n:?}").eq_ignore_ascii_case(t))
+        .map(|n| Some(n.into()))
+        .ok_or_else(|| {
+            format!(
+                "priority: `{t}` is neither a number nor First/Input/Early/Default/Late/Camera/Last"
+            )
+        })
+}
+
+impl BreakpointForm {
+    /// The breakpoint the form describes, or why it cannot be built.
+    pub fn build(&self, selected: Option<ObjectId>) -> Result<Breakpoint, String> {
+        let object = match self.target {
+            TargetChoice::Any => None,
+            TargetChoice::Selected => Some(selected.ok_or(
+                "select an object first (viewport or hierarchy), or choose \"any object\"",
+            )?),
+        };
+        let priority = parse_priority(&self.priority)?;
+        let from = parse_opt_u64(&self.from_tick, "from tick")?;
+        let to = parse_opt_u64(&self.to_tick, "to tick")?;
+        let ticks = match (from, to) {
+            (None, None) => None,
+            (a, b) => {
+                let (a, b) = (a.unwrap_or(0), b.unwrap_or(u64::MAX));
+                if a > b {
+                    return Err(format!("tick range {a}..={b} is empty"));
+                }
+                Some((a, b))
+            }
+        };
+        let every_ticks = parse_opt_u64(&self.every, "every N ticks")?;
+        if every_ticks == Some(0) {
+            return Err("every N ticks: N must be at least 1".into());
+        }
+        let n = parse_opt_u64(&self.hit_n, "hit count n")?;
+        let hit_count = match (self.hit_rule, n) {
+            (HitRule::Always, _) => HitCount::Always,
+            (_, None) | (_, Some(0)) => {
+                return Err("hit count: give n ≥ 1 for this rule".into());
+            }
+            (HitRule::Equals, Some(n)) => HitCount::Equals(n),
+            (HitRule::AtLeast, Some(n)) => HitCount::AtLeast(n),
+            (HitRule::Multiple, Some(n)) => HitCount::Multiple(n),
+        };
+        Ok(Breakpoint {
+            enabled: true,
+            hook: self.hook,
+            object,
+            priority,
+            condition: Condition {
+                ticks,
+                every_ticks,
+                frames: None,
+            },
+            hit_count,
+            ..Breakpoint::default()
+        })
+    }
+}
+
+/// One line describing a breakpoint.
+pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
+    let mut s = format!(
+        "{} on {}",
+        b.hook.map(|h| h.name()).unwrap_or("any hook"),
+        b.object.map(name).unwrap_or_else(|| "any object".into())
+    );
+    if let Some(p) = b.priority {
+        s.push_str(&format!(", priority {p}"));
+    }
+    if let Some((a, z)) = b.condition.ticks {
+        if z == u64::MAX {
+            s.push_str(&format!(", ticks ≥ {a}"));
+        } else {
+            s.push_str(&format!(", ticks {a}..={z}"));
+        }
+    }
+    if let Some(n) = b.condition.every_ticks {
+        s.push_str(&format!(", every {n} ticks"));
+    }
+    match b.hit_count {
+        HitCount::Always => {}
+        HitCount::Equals(n) => s.push_str(&format!(", hit {n} only")),
+        HitCount::AtLeast(n) => s.push_str(&format!(", hits ≥ {n}")),
+        HitCount::Multiple(n) => s.push_str(&format!(", every {n}th hit")),
+    }
+    s.push_str(&format!(" — {} matches", b.matches));
+    s
+}
+
+/// Draws the breakpoints panel.
+pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    ui.heading("Breakpoints");
+    form_ui(ui, state);
+    ui.separator();
+    let Some(view) = state.view.clone() else {
+        return;
+    };
+    egui::ScrollArea::vertical()
+        .id_salt("breakpoints_scroll")
+        .max_height(ui.available_height() * 0.5)
+        .show(ui, |ui| {
+            if view.breakpoints.is_empty() {
+                ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
+            }
+            for b in &view.breakpoints {
+                ui.horizontal(|ui| {
+                    let mut enabled = b.enabled;
+                    if ui
+                        .checkbox(&mut enabled, format!("#{}", b.id.0))
+                        .on_hover_text("Enable or disable this breakpoint (disabled ones neither count nor suspend)")
+                        .changed()
+                    {
+                        state.send(Command::EnableBreakpoint(b.id, enabled));
+                    }
+                    ui.label(describe(b, |id| state.object_name(id)))
+                        .on_hover_text("Fixed hooks suspend at the end of the tick; others before the hook");
+                    if ui
+                        .small_button("Remove")
+                        .on_hover_text("Delete this breakpoint")
+                        .clicked()
+                    {
+                        state.send(Command::RemoveBreakpoint(b.id));
+                    }
+                });
+            }
+        });
+    ui.strong("Hits");
+    egui::ScrollArea::vertical()
+        .id_salt("hits_scroll")
+        .show(ui, |ui| {
+            if view.hits.is_empty() {
+                ui.weak("none yet");
+            }
+            for hit in view.hits.iter().rev().take(200) {
+                let text = format!(
+                    "tick {} frame {}: #{} {} {} ({})",
+                    hit.tick,
+                    hit.frame,
+                    hit.breakpoint.0,
+                    state.object_name(hit.object),
+                    hit.hook,
+                    hit.behaviour
+                );
+                if ui
+                    .selectable_label(state.selected == Some(hit.object), text)
+                    .on_hover_text("Click to select the object")
+                    .clicked()
+                {
+                    state.select(Some(hit.object));
+                }
+            }
+        });
+}
+
+fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    let selected_name = state.selected.map(|id| state.object_name(id));
+    let form = &mut state.breakpoint_form;
+    ui.horizontal_wrapped(|ui| {
+        egui::ComboBox::from_label("Hook")
+            .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut form.hook, None, "any hook");
+                for h in HookKind::ALL {
+                    ui.selectable_value(&mut form.hook, Some(h), h.name());
+                }
+            })
+            .response
+            .on_hover_text(
+                "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
+            );
+        let selected_text = match (&form.target, &selected_name) {
+            (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
+            (TargetChoice::Selected, None) => "selected (none)".to_string(),
+            (TargetChoice::Any, _) => "any object".to_string(),
+        };
+        egui::ComboBox::from_label("Object")
+            .selected_text(selected_text)
+            .show_ui(ui, |ui| {
+                ui.selectable_value(&mut form.target, TargetChoice::Selected, "selected object");
+                ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
+            })
+            .response
+            .on_hover_text("Filter on the selected object, or match any object");
+        text_field_ui(
+            ui,
+            "Priority",
+            &mut form.priority,
+            60.0,
+            "Empty for any; a number or a name (Early, Default…)",
+        );
+    });
+    ui.horizontal_wrapped(|ui| {
+        text_field_ui(
+            ui,
+            "From tick",
+            &mut form.from_tick,
+            50.0,
+            "First tick that can hit (empty: from the start)",
+        );
+        text_field_ui(
+            ui,
+            "To tick",
+            &mut form.to_tick,
+            50.0,
+            "Last tick that can hit (empty: no end)",
+        );
+        text_field_ui(
+            ui,
+            "Every N ticks",
+            &mut form.every,
+            40.0,
+            "Only ticks divisible by N (empty: every tick)",
+        );
+        egui::ComboBox::from_label("Hit count")
+            .selected_text(form.hit_rule.label())
+            .show_ui(ui, |ui| {
+                for r in HitRule::ALL {
+                    ui.selectable_value(&mut form.hit_rule, r, r.label());
+                }
+            })
+            .response
+            .on_hover_text("Which matches suspend, counted after the condition");
+        if form.hit_rule != HitRule::Always {
+            text_field_ui(
+                ui,
+                "n",
+                &mut form.hit_n,
+                40.0,
+                "The n of the hit count rule",
+            );
+        }
+    });
+    ui.horizontal(|ui| {
+        if ui
+            .button("Add breakpoint")
+            .on_hover_text("Add a breakpoint with these filters (F9 toggles a plain FixedUpdate breakpoint on the selection)")
+            .clicked()
+        {
+            match state.breakpoint_form.build(state.selected) {
+                Ok(b) => {
+                    state.breakpoint_form.error = None;
+                    state.send(Command::AddBreakpoint(b));
+                }
+                Err(e) => state.breakpoint_form.error = Some(e),
+            }
+        }
+        if let Some(e) = &state.breakpoint_form.error {
+            ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+    });
+}
+
+fn text_field_ui(ui: &mut egui::Ui, label: &str, text: &mut String, width: f32, hover: &str) {
+    let l = ui.label(label);
+    ui.add(egui::TextEdit::singleline(text).desired_width(width))
+        .labelled_by(l.id)
+        .on_hover_text(hover);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn form_builds_a_conditioned_breakpoint_on_the_selection() {
+        let form = BreakpointForm {
+            from_tick: "20".into(),
+            every: "5".into(),
+            hit_rule: HitRule::AtLeast,
+            hit_n: "2".into(),
+            priority: "early".into(),
+            ..BreakpointForm::default()
+        };
+        let b = form.build(Some(ObjectId(7))).unwrap();
+        assert_eq!(b.hook, Some(HookKind::FixedUpdate));
+        assert_eq!(b.object, Some(ObjectId(7)));
+        assert_eq!(b.priority, Some(Priority(-100)));
+        assert_eq!(b.condition.ticks, Some((20, u64::MAX)));
+        assert_eq!(b.condition.every_ticks, Some(5));
+        assert_eq!(b.hit_count, HitCount::AtLeast(2));
+        assert!(b.enabled);
+    }
+
+    #[test]
+    fn form_refuses_what_cannot_hit() {
+        let form = BreakpointForm::default();
+        assert!(form.build(None).is_err(), "no selection");
+        let form = BreakpointForm {
+            from_tick: "9".into(),
+            to_tick: "3".into(),
+            ..BreakpointForm::default()
+        };
+        assert!(form.build(Some(ObjectId(1))).is_err(), "empty range");
+        let form = BreakpointForm {
+            hit_rule: HitRule::Equals,
+            ..BreakpointForm::default()
+        };
+        assert!(form.build(Some(ObjectId(1))).is_err(), "missing n");
+    }
+}

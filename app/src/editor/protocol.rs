@@ -1,0 +1,253 @@
+//! What the UI thread and the worker thread say to each other.
+//!
+//! The UI never touches the pipeline: it pushes [`Command`]s (Rerun's time
+//! control habit: one enum, applied in one place) and reads what the worker
+//! publishes. Three streams go back, each with the delivery it needs:
+//!
+//! | stream | channel | delivery |
+//! |---|---|---|
+//! | [`WorldView`]: poses, clock, suspension, selection | `bounded(1)` | latest wins: the worker replaces an unread view, the UI drains to the newest |
+//! | [`FrameTelemetry`] batches | unbounded | never lost: one batch per publish, every frame in it |
+//! | [`Event`]: suspended/resumed, loaded, errors, log lines | unbounded | never lost, in order |
+//!
+//! A UI that repaints at 5 Hz therefore sees one view in five but every
+//! telemetry frame and every event; a worker that runs at 144 Hz is never made to
+//! wait by the UI, because it never blocks on a send.
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use stepframe_core::{
+    BehaviourInfo, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId, Clock, FrameReport,
+    InputEvent, LogEntry, ObjectId, Pose, Shape, StepStrategy, Suspension, TimeSettings, Velocity,
+};
+
+/// How often the worker runs an outer frame, independent of UI repaints.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Pacing {
+    /// A fixed display rate, frames per second (30, 60, 144...).
+    Hz(u32),
+    /// As fast as the worker can go (still measuring real dt per frame).
+    Uncapped,
+    /// Irregular frame lengths from a fixed-seed sequence (4 to 40 ms, with a
+    /// 150 ms stall every 64 frames): the pacing the determinism tests use.
+    Irregular,
+}
+
+impl Default for Pacing {
+    fn default() -> Pacing {
+        Pacing::Hz(60)
+    }
+}
+
+impl Pacing {
+    /// The choices the toolbar offers.
+    pub const CHOICES: [Pacing; 5] = [
+        Pacing::Hz(30),
+        Pacing::Hz(60),
+        Pacing::Hz(144),
+        Pacing::Uncapped,
+        Pacing::Irregular,
+    ];
+
+    /// The nominal frame length, seconds: what a step-frame command advances by.
+    /// Uncapped and irregular pacing have no nominal length, so they use 1/60 s.
+    pub fn nominal_dt(self) -> f64 {
+        match self {
+            Pacing::Hz(hz) if hz > 0 => 1.0 / f64::from(hz),
+            _ => 1.0 / 60.0,
+        }
+    }
+
+    /// Toolbar text.
+    pub fn label(self) -> String {
+        match self {
+            Pacing::Hz(hz) => format!("{hz} Hz"),
+            Pacing::Uncapped => "uncapped".to_string(),
+            Pacing::Irregular => "irregular".to_string(),
+        }
+    }
+}
+
+/// UI → worker. Applied by [`super::worker::Worker::handle`], in order.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Run: lift any suspension (finishing an interrupted frame) and keep going.
+    Play,
+    /// Suspend between frames.
+    Pause,
+    /// Play when suspended, pause when running (the Space shortcut).
+    TogglePlay,
+    /// Run exactly one fixed tick, then stay suspended.
+    StepTick,
+    /// Run one outer frame of the pacing's nominal length, then stay suspended.
+    StepFrame,
+    /// Time scale, applied at the next frame boundary.
+    SetTimeScale(f64),
+    /// Fixed ticks per second, applied at the next frame boundary.
+    SetFixedRate(u32),
+    /// Step cap per frame, applied at the next frame boundary.
+    SetMaxSteps(u32),
+    /// Accumulator or step counting, applied at the next frame boundary.
+    SetStrategy(StepStrategy),
+    /// The worker's own display rate.
+    SetPacing(Pacing),
+    /// Adds a breakpoint (its id is assigned by the debugger).
+    AddBreakpoint(Breakpoint),
+    /// Removes a breakpoint.
+    RemoveBreakpoint(BreakpointId),
+    /// Enables or disables a breakpoint.
+    EnableBreakpoint(BreakpointId, bool),
+    /// F9: removes the plain FixedUpdate breakpoint on this object, or adds one.
+    ToggleFixedBreakpoint(ObjectId),
+    /// A device event from the viewport, for the game.
+    Input(InputEvent),
+    /// Opens a scene: a fresh session shown at tick 0, suspended (the preview).
+    Load(PathBuf),
+    /// Opens a scene and plays it at once (the editor's start-up).
+    LoadAndPlay(PathBuf),
+    /// Reloads the current scene from disk, keeping the time settings; a broken
+    /// file changes nothing.
+    Reload,
+    /// Writes the current scene (authored data, current time settings) to a file.
+    Save(PathBuf),
+    /// The object the inspector shows.
+    Select(Option<ObjectId>),
+    /// Enables or disables an object (hierarchy check box).
+    SetEnabled(ObjectId, bool),
+    /// Teleports a body (inspector edit while suspended), reconciled before the
+    /// next tick as a `BodyCommand::SetPose`.
+    EditPose(ObjectId, Pose),
+    /// Overwrites a body's velocity (inspector edit while suspended), reconciled
+    /// before the next tick as a `BodyCommand::SetVelocity`.
+    EditVelocity(ObjectId, Velocity),
+    /// Ends the worker thread.
+    Shutdown,
+}
+
+/// One object as the viewport and hierarchy need it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ObjectView {
+    /// Stable id.
+    pub id: ObjectId,
+    /// Display name.
+    pub name: String,
+    /// Parent in the hierarchy.
+    pub parent: Option<ObjectId>,
+    /// Whether callbacks run for it.
+    pub enabled: bool,
+    /// The pose to draw: interpolated while running, exactly the committed pose
+    /// while suspended.
+    pub presentation: Pose,
+    /// `physics_simulation_pose`: the committed world pose of the completed tick.
+    pub committed: Pose,
+    /// Body kind and shapes, if it has a body.
+    pub body: Option<BodyView>,
+}
+
+/// What the viewport draws of a body.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BodyView {
+    /// Dynamic, kinematic or fixed (drawn in different colours).
+    pub kind: BodyKind,
+    /// Shapes in the body's frame.
+    pub shapes: Vec<Shape>,
+    /// Sensors are drawn unfilled.
+    pub sensor: bool,
+}
+
+/// Everything the inspector shows of the selected object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SelectedView {
+    /// Which object.
+    pub id: ObjectId,
+    /// Display name.
+    pub name: String,
+    /// Whether callbacks run for it.
+    pub enabled: bool,
+    /// `physics_simulation_pose`: committed world pose of the completed tick.
+    pub committed: Pose,
+    /// The pose presentation draws now.
+    pub presentation: Pose,
+    /// The committed pose of the tick before (interpolation start), bodies only.
+    pub previous: Option<Pose>,
+    /// Velocity at the end of the completed tick, bodies only.
+    pub velocity: Option<Velocity>,
+    /// The authored body, if any.
+    pub body: Option<BodyDesc>,
+    /// Behaviours with priority and parameters.
+    pub behaviours: Vec<BehaviourInfo>,
+    /// Inspector edits queued since the last tick, waiting for its reconcile.
+    pub pending_edits: Vec<String>,
+}
+
+/// The latest state of the session, published after every worker frame or
+/// command. Latest wins: the UI may skip views, never telemetry or events.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WorldView {
+    /// Increases with every publish; the UI uses it to tell views apart.
+    pub revision: u64,
+    /// The clock after the frame (completed-tick values), with the accumulator.
+    pub clock: Clock,
+    /// Time settings as chosen (they apply at the next frame boundary).
+    pub settings: TimeSettings,
+    /// The worker's display rate.
+    pub pacing: Pacing,
+    /// Why the session is suspended, if it is.
+    pub suspension: Option<Suspension>,
+    /// The scene file of the session, if it came from one.
+    pub scene_path: Option<PathBuf>,
+    /// Live objects in id order.
+    pub objects: Vec<ObjectView>,
+    /// Pairs touching at the end of the completed tick, in id order.
+    pub contacts: Vec<(ObjectId, ObjectId)>,
+    /// Camera centre set by a presentation hook (FollowCamera), if any.
+    pub camera: Option<stepframe_core::Vec2>,
+    /// Breakpoints with their match counts.
+    pub breakpoints: Vec<Breakpoint>,
+    /// The most recent breakpoint hits, oldest first.
+    pub hits: Vec<BreakpointHit>,
+    /// The inspector's object.
+    pub selected: Option<SelectedView>,
+    /// Stable hash of the committed state after the last tick (0 before the first).
+    pub state_hash: u64,
+    /// Action names and their bindings, for the viewport's help line.
+    pub actions: Vec<(String, Vec<String>)>,
+}
+
+/// One pipeline call as the timeline sees it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FrameTelemetry {
+    /// The pipeline's own report (ticks, dropped time, accumulator, timings).
+    pub report: FrameReport,
+    /// The clock after the call.
+    pub clock: Clock,
+    /// The real time the worker measured since its previous frame, seconds.
+    pub real_dt: f64,
+    /// Wall time of the call, milliseconds.
+    pub call_ms: f64,
+}
+
+/// Things that happened, delivered in order and never dropped.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Event {
+    /// The session stopped: breakpoint B on object O's hook H at tick T, a step,
+    /// a pause, a requested break or a fault.
+    Suspended(Suspension),
+    /// The session runs again.
+    Resumed,
+    /// A scene became the session (load or reload).
+    Loaded {
+        /// The file.
+        path: PathBuf,
+        /// Objects in the new world.
+        objects: usize,
+    },
+    /// A scene was written.
+    Saved(PathBuf),
+    /// Something the user asked for failed (load, save, settings); the session
+    /// goes on unchanged.
+    Error(String),
+    /// Log lines written by hooks and the runtime since the last batch.
+    Log(Vec<LogEntry>),
+}

@@ -1,0 +1,403 @@
+//! The scene viewport: bodies drawn at their presentation poses (interpolated
+//! while running, committed while suspended), optional committed outlines and
+//! contacts, pan (drag), zoom (scroll), click to select, and keyboard input for
+//! the game while it has focus.
+
+use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
+use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
+
+use super::app::EditorState;
+use super::geometry::{self, Camera};
+use super::protocol::{Command, ObjectView, WorldView};
+
+/// Zoom limits, pixels per metre.
+const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
+
+/// Draws the viewport and routes its input.
+pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut state.persisted.show_committed, "Committed poses")
+            .on_hover_text(
+                "Also outline each body at its committed pose (physics_simulation_pose) of the completed tick",
+            );
+        ui.checkbox(&mut state.persisted.show_contacts, "Contacts")
+            .on_hover_text("Draw a line between every pair of bodies touching after the completed tick");
+        ui.checkbox(&mut state.persisted.follow_camera, "Follow camera")
+            .on_hover_text("Centre on the scene's camera (FollowCamera) when it has one; panning turns this off");
+        if ui
+            .button("Fit")
+            .on_hover_text("Zoom and pan to show the whole scene")
+            .clicked()
+        {
+            state.viewport.needs_fit = true;
+            state.persisted.follow_camera = false;
+        }
+        let help = match &state.view {
+            Some(v) if !v.actions.is_empty() => {
+                let keys: Vec<String> = v
+                    .actions
+                    .iter()
+                    .map(|(name, keys)| format!("{name}: {}", keys.join("/")))
+                    .collect();
+                format!("click the view to play — {}", keys.join(", "))
+            }
+            _ => "click to select, drag to pan, scroll to zoom".to_string(),
+        };
+        ui.weak(help);
+    });
+
+    let size = ui.available_size().max(egui::vec2(64.0, 64.0));
+    let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
+    response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Viewport"));
+    let response = response.on_hover_text(
+        "Click to select and to give the game the keyboard; drag to pan, scroll to zoom; Esc or a click elsewhere gives the keyboard back",
+    );
+    let rect = response.rect;
+    painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
+
+    let Some(view) = state.view.clone() else {
+        return;
+    };
+
+    // Camera: follow, fit, or wherever the user left it.
+    if state.viewport.needs_fit {
+        fit(state, &view, rect);
+        state.viewport.needs_fit = false;
+    }
+    if state.persisted.follow_camera
+        && let Some(c) = view.camera
+    {
+        state.viewport.center = egui::vec2(c.x, c.y);
+    }
+    let zoom = state.persisted.zoom;
+    let mut camera = Camera {
+        center: Vec2::new(state.viewport.center.x, state.viewport.center.y),
+        screen_center: (rect.center().x, rect.center().y),
+        zoom,
+    };
+
+    // Focus: a click or drag gives the game the keyboard, Esc gives it back.
+    if response.clicked() || response.drag_started() {
+        response.request_focus();
+    }
+    let focused = response.has_focus();
+    if focused {
+        ui.memory_mut(|m| {
+            m.set_focus_lock_filter(
+                response.id,
+                egui::EventFilter {
+                    tab: true,
+                    horizontal_arrows: true,
+                    vertical_arrows: true,
+                    escape: false,
+                },
+            )
+        });
+        if ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+            response.surrender_focus();
+        }
+    }
+    game_keys(ui, state, focused);
+    state.viewport.focused = focused;
+
+    // Pan and zoom.
+    if response.dragged() {
+        let d = response.drag_delta();
+        state.viewport.center.x -= d.x / zoom;
+        state.viewport.center.y += d.y / zoom;
+        state.persisted.follow_camera = false;
+    }
+    if response.hovered() {
+        let scroll = ui.input(|i| i.smooth_scroll_delta.y);
+        if scroll != 0.0
+            && let Some(pointer) = response.hover_pos()
+        {
+            let before = camera.to_world((pointer.x, pointer.y));
+            let new_zoom = (zoom * (scroll * 0.002).exp()).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
+            // Keep the world point under the pointer where it is.
+            state.persisted.zoom = new_zoom;
+            state.viewport.center.x = before.x - (pointer.x - rect.center().x) / new_zoom;
+            state.viewport.center.y = before.y + (pointer.y - rect.center().y) / new_zoom;
+        }
+    }
+    camera.center = Vec2::new(state.viewport.center.x, state.viewport.center.y);
+    camera.zoom = state.persisted.zoom;
+
+    // Click to select: the topmost (last drawn) object under the pointer.
+    if response.clicked()
+        && let Some(pointer) = response.interact_pointer_pos()
+    {
+        let hit = pick(&view, &camera, pointer);
+        if hit != state.selected {
+            state.select(hit);
+        }
+    }
+
+    let painter = painter.with_clip_rect(rect);
+    draw_grid(&painter, &camera, rect);
+    for object in &view.objects {
+        draw_object(
+            &painter,
+            &camera,
+            object,
+            object.presentation,
+            state.selected == Some(object.id),
+            false,
+        );
+    }
+    if state.persisted.show_committed {
+        for object in &view.objects {
+            draw_object(&painter, &camera, object, object.committed, false, true);
+        }
+    }
+    if state.persisted.show_contacts {
+        draw_contacts(&painter, &camera, &view);
+    }
+    if let Some(selected) = state.selected
+        && let Some(o) = view.objects.iter().find(|o| o.id == selected)
+    {
+        let (x, y) = camera.to_screen(o.presentation.position());
+        painter.text(
+            Pos2::new(x, y - 14.0),
+            egui::Align2::CENTER_BOTTOM,
+            &o.name,
+            egui::FontId::proportional(13.0),
+            Color32::from_rgb(255, 220, 90),
+        );
+    }
+    let hint = if focused {
+        "keyboard → game (Esc to release)"
+    } else {
+        "click to give the game the keyboard"
+    };
+    painter.text(
+        rect.left_bottom() + egui::vec2(8.0, -6.0),
+        egui::Align2::LEFT_BOTTOM,
+        hint,
+        egui::FontId::proportional(12.0),
+        if focused {
+            Color32::from_rgb(120, 200, 120)
+        } else {
+            Color32::GRAY
+        },
+    );
+    if focused {
+        painter.rect_stroke(
+            rect.shrink(1.0),
+            0.0,
+            Stroke::new(1.5, Color32::from_rgb(90, 150, 90)),
+            StrokeKind::Inside,
+        );
+    }
+}
+
+/// Key presses and releases go to the game as device events named like egui's
+/// keys (`Space`, `ArrowLeft`, `A`) while the viewport has focus; on losing
+/// focus every held key is released so nothing stays stuck down.
+fn game_keys(ui: &egui::Ui, state: &mut EditorState, focused: bool) {
+    if !focused {
+        let held = std::mem::take(&mut state.viewport.held_keys);
+        for name in held {
+            state.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+        }
+        return;
+    }
+    let events = ui.input(|i| i.events.clone());
+    for event in events {
+        let egui::Event::Key {
+            key,
+            pressed,
+            repeat,
+            modifiers,
+            ..
+        } = event
+        else {
+            continue;
+        };
+        if repeat || modifiers.command || key == egui::Key::Escape {
+            continue;
+        }
+        let name = format!("{key:?}");
+        if pressed {
+            if state.viewport.held_keys.insert(name.clone()) {
+                state.send(Command::Input(InputEvent::press(InputSource::Key(name))));
+            }
+        } else if state.viewport.held_keys.remove(&name) {
+            state.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+        }
+    }
+}
+
+fn fit(state: &mut EditorState, view: &WorldView, rect: egui::Rect) {
+    let mut lo = (f32::INFINITY, f32::INFINITY);
+    let mut hi = (f32::NEG_INFINITY, f32::NEG_INFINITY);
+    for o in &view.objects {
+        let r = o
+            .body
+            .as_ref()
+            .map(|b| {
+                b.shapes
+                    .iter()
+                    .map(geometry::local_radius)
+                    .fold(0.2, f32::max)
+            })
+            .unwrap_or(0.2);
+        let p = o.presentation;
+        lo = (lo.0.min(p.x - r), lo.1.min(p.y - r));
+        hi = (hi.0.max(p.x + r), hi.1.max(p.y + r));
+    }
+    if !(lo.0.is_finite() && hi.0.is_finite()) {
+        return;
+    }
+    let (w, h) = ((hi.0 - lo.0).max(1.0), (hi.1 - lo.1).max(1.0));
+    let zoom = (rect.width() / w).min(rect.height() / h) * 0.9;
+    state.persisted.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
+    state.viewport.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
+}
+
+fn pick(view: &WorldView, camera: &Camera, pointer: Pos2) -> Option<stepframe_core::ObjectId> {
+    let world = camera.to_world((pointer.x, pointer.y));
+    view.objects.iter().rev().find_map(|o| {
+        let hit = match &o.body {
+            Some(body) => {
+                let local = geometry::world_to_local(o.presentation, world);
+                body.shapes
+                    .iter()
+                    .any(|s| geometry::contains_local(s, local))
+            }
+            None => {
+                let (x, y) = camera.to_screen(o.presentation.position());
+                Pos2::new(x, y).distance(pointer) <= 8.0
+            }
+        };
+        hit.then_some(o.id)
+    })
+}
+
+fn to_pos(camera: &Camera, p: Vec2) -> Pos2 {
+    let (x, y) = camera.to_screen(p);
+    Pos2::new(x, y)
+}
+
+fn draw_grid(painter: &egui::Painter, camera: &Camera, rect: egui::Rect) {
+    let step = if camera.zoom >= 20.0 { 1.0 } else { 5.0 };
+    let lo = camera.to_world((rect.left(), rect.bottom()));
+    let hi = camera.to_world((rect.right(), rect.top()));
+    let minor = Stroke::new(1.0, Color32::from_rgb(34, 37, 42));
+    let axis = Stroke::new(1.0, Color32::from_rgb(60, 64, 72));
+    let mut x = (lo.x / step).floor() * step;
+    while x <= hi.x {
+        let s = if x == 0.0 { axis } else { minor };
+        painter.line_segment(
+            [
+                to_pos(camera, Vec2::new(x, lo.y)),
+                to_pos(camera, Vec2::new(x, hi.y)),
+            ],
+            s,
+        );
+        x += step;
+    }
+    let mut y = (lo.y / step).floor() * step;
+    while y <= hi.y {
+        let s = if y == 0.0 { axis } else { minor };
+        painter.line_segment(
+            [
+                to_pos(camera, Vec2::new(lo.x, y)),
+                to_pos(camera, Vec2::new(hi.x, y)),
+            ],
+            s,
+        );
+        y += step;
+    }
+}
+
+fn body_colour(kind: BodyKind) -> Color32 {
+    match kind {
+        BodyKind::Dynamic => Color32::from_rgb(70, 130, 200),
+        BodyKind::Kinematic => Color32::from_rgb(80, 170, 110),
+        BodyKind::Fixed => Color32::from_rgb(110, 110, 120),
+    }
+}
+
+fn draw_object(
+    painter: &egui::Painter,
+    camera: &Camera,
+    object: &ObjectView,
+    pose: Pose,
+    selected: bool,
+    outline_only: bool,
+) {
+    let Some(body) = &object.body else {
+        if outline_only {
+            return;
+        }
+        // A bodyless object: a small cross.
+        let c = to_pos(camera, pose.position());
+        let colour = if selected {
+            Color32::from_rgb(255, 220, 90)
+        } else {
+            Color32::from_rgb(170, 170, 180)
+        };
+        painter.line_segment(
+            [c - egui::vec2(5.0, 0.0), c + egui::vec2(5.0, 0.0)],
+            (1.5, colour),
+        );
+        painter.line_segment(
+            [c - egui::vec2(0.0, 5.0), c + egui::vec2(0.0, 5.0)],
+            (1.5, colour),
+        );
+        return;
+    };
+    let mut fill = body_colour(body.kind);
+    if !object.enabled {
+        fill = fill.gamma_multiply(0.35);
+    }
+    let stroke = if outline_only {
+        Stroke::new(1.5, Color32::from_rgb(255, 140, 40))
+    } else if selected {
+        Stroke::new(2.5, Color32::from_rgb(255, 220, 90))
+    } else {
+        Stroke::new(1.0, fill.gamma_multiply(1.6))
+    };
+    let fill = if outline_only || body.sensor {
+        Color32::TRANSPARENT
+    } else {
+        fill
+    };
+    for shape in &body.shapes {
+        match shape {
+            Shape::Circle { radius } => {
+                let c = to_pos(camera, pose.position());
+                let r = radius * camera.zoom;
+                painter.circle(c, r, fill, stroke);
+                // A spoke shows the rotation.
+                let tip = geometry::local_to_world(pose, Vec2::new(*radius, 0.0));
+                painter.line_segment([c, to_pos(camera, tip)], stroke);
+            }
+            other => {
+                let Some(outline) = geometry::local_outline(other) else {
+                    continue;
+                };
+                let points: Vec<Pos2> = outline
+                    .iter()
+                    .map(|p| to_pos(camera, geometry::local_to_world(pose, *p)))
+                    .collect();
+                painter.add(egui::Shape::convex_polygon(points, fill, stroke));
+            }
+        }
+    }
+}
+
+fn draw_contacts(painter: &egui::Painter, camera: &Camera, view: &WorldView) {
+    let stroke = Stroke::new(2.0, Color32::from_rgb(230, 70, 70));
+    for (a, b) in &view.contacts {
+        let find = |id| view.objects.iter().find(|o| o.id == id);
+        let (Some(a), Some(b)) = (find(*a), find(*b)) else {
+            continue;
+        };
+        let pa = to_pos(camera, a.committed.position());
+        let pb = to_pos(camera, b.committed.position());
+        painter.line_segment([pa, pb], stroke);
+        painter.circle_filled(pa.lerp(pb, 0.5), 3.0, stroke.color);
+    }
+}

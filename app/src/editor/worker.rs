@@ -1,0 +1,753 @@
+//! The worker: the only owner of the pipeline and the world.
+//!
+//! [`Worker`] is plain logic: [`Worker::handle`] applies one [`Command`],
+//! [`Worker::frame`] runs one outer frame of a given real dt (unless suspended:
+//! a paused editor does not call `step_frame`, so paused time advances neither
+//! clock) and publishes what changed. Tests drive it synchronously, one call
+//! per UI frame with a fixed dt; the app runs it on a thread with
+//! [`spawn`], which paces it to a target display rate with its own sleep loop
+//! and measures the real dt of every frame. Both modes run the same code; only
+//! the caller of `frame` differs.
+//!
+//! Pacing loop, at 60 Hz: the deadline of the next frame is the previous
+//! deadline + 16.67 ms; until then the worker waits on the command channel
+//! (so a step or pause takes effect within microseconds, not at the next
+//! frame); at the deadline it runs a frame with the real time since the
+//! previous one. A late frame moves the deadline to now + period rather than
+//! bursting to catch up: the pipeline's accumulator already owes the ticks.
+//! While suspended the worker blocks on the channel and burns no CPU, and the
+//! first frame after a resume measures from the resume, not from the pause.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
+use stepframe_core::{
+    BodyCommand, Breakpoint, ContactEvent, ContactKind, FrameReport, HookKind, ObjectId, Pipeline,
+    Registry, Suspension, TickObserver, TickRecord, TimeSettings,
+};
+
+use super::protocol::{
+    BodyView, Command, Event, FrameTelemetry, ObjectView, Pacing, SelectedView, WorldView,
+};
+use super::session::{self, LoadedScene};
+
+/// The UI's ends of the channels.
+#[derive(Debug)]
+pub struct UiEnd {
+    /// Commands to the worker (unbounded: sending never blocks the UI).
+    pub commands: Sender<Command>,
+    /// Latest-wins views (capacity 1).
+    pub views: Receiver<WorldView>,
+    /// Telemetry batches, every frame.
+    pub telemetry: Receiver<Vec<FrameTelemetry>>,
+    /// Events, in order.
+    pub events: Receiver<Event>,
+}
+
+/// The worker's ends of the channels.
+#[derive(Debug)]
+pub struct WorkerEnd {
+    /// Commands from the UI.
+    commands: Receiver<Command>,
+    /// Where views go.
+    views: Sender<WorldView>,
+    /// A receiver on the view channel, used only to drop an unread view so the
+    /// newest replaces it (the channel holds one).
+    stale_views: Receiver<WorldView>,
+    /// Where telemetry batches go.
+    telemetry: Sender<Vec<FrameTelemetry>>,
+    /// Where events go.
+    events: Sender<Event>,
+}
+
+/// Creates the channels between the UI and a worker.
+pub fn channels() -> (UiEnd, WorkerEnd) {
+    let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
+    let (view_tx, view_rx) = crossbeam_channel::bounded(1);
+    let (tel_tx, tel_rx) = crossbeam_channel::unbounded();
+    let (ev_tx, ev_rx) = crossbeam_channel::unbounded();
+    (
+        UiEnd {
+            commands: cmd_tx,
+            views: view_rx.clone(),
+            telemetry: tel_rx,
+            events: ev_rx,
+        },
+        WorkerEnd {
+            commands: cmd_rx,
+            views: view_tx,
+            stale_views: view_rx,
+            telemetry: tel_tx,
+            events: ev_tx,
+        },
+    )
+}
+
+/// What the tick observer passes back to the worker after each tick.
+#[derive(Debug)]
+struct TickTap {
+    /// Contact events of the tick.
+    contacts: Vec<ContactEvent>,
+    /// State hash after the tick.
+    hash: u64,
+}
+
+/// The observer installed in the pipeline: copies each tick's contacts and hash
+/// into a channel the worker drains after the call (no lock, same thread).
+struct TickForwarder {
+    /// Where taps go.
+    tx: Sender<TickTap>,
+}
+
+impl TickObserver for TickForwarder {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        // The receiver lives in the worker that owns this pipeline: a send only
+        // fails while the worker is being dropped, when nobody needs the tap.
+        let _ = self.tx.send(TickTap {
+            contacts: record.contacts.to_vec(),
+            hash: record.hash,
+        });
+    }
+}
+
+/// Most log lines sent in one batch; a hook that logs more per frame (a runaway
+/// loop) loses the oldest, so one bad frame cannot flood the UI.
+const MAX_LOG_BATCH: usize = 4096;
+
+/// The session owner. See the module docs.
+pub struct Worker {
+    /// The runtime; nobody else touches it.
+    pipeline: Pipeline,
+    /// Behaviour factories scenes name.
+    registry: Registry,
+    /// The scene of the session (authored data, for save and reload).
+    scene: Option<LoadedScene>,
+    /// Time settings as chosen (the pipeline applies them at a frame boundary).
+    settings: TimeSettings,
+    /// Display rate (used by the thread wrapper and for step-frame).
+    pacing: Pacing,
+    /// The inspector's object.
+    selected: Option<ObjectId>,
+    /// Inspector edits waiting for the next tick's reconcile.
+    pending_edits: Vec<String>,
+    /// Completed ticks when `pending_edits` were queued.
+    pending_edits_tick: u64,
+    /// Taps from the tick observer.
+    taps: Receiver<TickTap>,
+    /// The observer's sender, reinstalled after a new session.
+    tap_tx: Sender<TickTap>,
+    /// Pairs touching now.
+    touching: BTreeSet<(ObjectId, ObjectId)>,
+    /// Hash after the last tick.
+    state_hash: u64,
+    /// The suspension last published, to emit suspended/resumed events once.
+    last_suspension: Option<Suspension>,
+    /// Views published so far.
+    revision: u64,
+    /// Something changed since the last publish.
+    dirty: bool,
+    /// Telemetry not yet sent.
+    batch: Vec<FrameTelemetry>,
+    /// Channels to the UI.
+    out: WorkerEnd,
+    /// Asked to repaint after each publish (absent in tests).
+    repaint: Option<egui::Context>,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("pipeline", &self.pipeline)
+            .field("pacing", &self.pacing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Worker {
+    /// A worker with an empty session; send [`Command::Load`] or
+    /// [`Command::LoadAndPlay`] to open a scene. `repaint` is the UI's context,
+    /// asked to repaint whenever a new view is published.
+    pub fn new(out: WorkerEnd, pacing: Pacing, repaint: Option<egui::Context>) -> Worker {
+        let settings = TimeSettings::default();
+        let (tap_tx, taps) = crossbeam_channel::unbounded();
+        let mut pipeline = Pipeline::new(settings);
+        pipeline.set_tick_observer(Some(Box::new(TickForwarder { tx: tap_tx.clone() })));
+        pipeline.pause();
+        Worker {
+            pipeline,
+            registry: stepframe_plugins::registry(),
+            scene: None,
+            settings,
+            pacing,
+            selected: None,
+            pending_edits: Vec::new(),
+            pending_edits_tick: 0,
+            taps,
+            tap_tx,
+            touching: BTreeSet::new(),
+            state_hash: 0,
+            last_suspension: None,
+            revision: 0,
+            dirty: true,
+            batch: Vec::new(),
+            out,
+            repaint,
+        }
+    }
+
+    /// The display rate the thread wrapper paces to.
+    pub fn pacing(&self) -> Pacing {
+        self.pacing
+    }
+
+    /// True while the session is suspended (paused, stepped, at a breakpoint).
+    pub fn is_suspended(&self) -> bool {
+        self.pipeline.suspension().is_some()
+    }
+
+    /// Applies every command waiting in the channel, then runs one frame of
+    /// `raw_dt` seconds and publishes: the synchronous driver tests use.
+    /// Returns false once a [`Command::Shutdown`] arrived or the UI is gone.
+    pub fn pump(&mut self, raw_dt: f64) -> bool {
+        loop {
+            match self.out.commands.try_recv() {
+                Ok(command) => {
+                    if !self.handle(command) {
+                        return false;
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return false,
+            }
+        }
+        self.frame(raw_dt);
+        true
+    }
+
+    /// Applies one command. Returns false for [`Command::Shutdown`].
+    pub fn handle(&mut self, command: Command) -> bool {
+        self.dirty = true;
+        match command {
+            Command::Play => self.play(),
+            Command::Pause => self.pipeline.pause(),
+            Command::TogglePlay => {
+                if self.is_suspended() {
+                    self.play();
+                } else {
+                    self.pipeline.pause();
+                }
+            }
+            Command::StepTick => {
+                let t0 = Instant::now();
+                let report = self.pipeline.step_tick();
+                self.record(report, 0.0, t0);
+            }
+            Command::StepFrame => {
+                let t0 = Instant::now();
+                let dt = self.pacing.nominal_dt();
+                let report = self.pipeline.step_one_frame(dt);
+                self.record(report, dt, t0);
+            }
+            Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
+            Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
+            Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
+            Command::SetStrategy(strategy) => self.change_settings(|s| s.strategy = strategy),
+            Command::SetPacing(pacing) => self.pacing = pacing,
+            Command::AddBreakpoint(breakpoint) => {
+                self.pipeline.add_breakpoint(breakpoint);
+            }
+            Command::RemoveBreakpoint(id) => {
+                self.pipeline.remove_breakpoint(id);
+            }
+            Command::EnableBreakpoint(id, enabled) => {
+                self.pipeline.set_breakpoint_enabled(id, enabled)
+            }
+            Command::ToggleFixedBreakpoint(object) => self.toggle_fixed_breakpoint(object),
+            Command::Input(event) => self.pipeline.push_input(event),
+            Command::Load(path) => self.load(&path, false),
+            Command::LoadAndPlay(path) => self.load(&path, true),
+            Command::Reload => self.reload(),
+            Command::Save(path) => self.save(&path),
+            Command::Select(id) => self.selected = id,
+            Command::SetEnabled(id, enabled) => self.pipeline.world_mut().set_enabled(id, enabled),
+            Command::EditPose(id, pose) => {
+                self.edit(id, BodyCommand::SetPose { target: id, pose }, || {
+                    format!(
+                        "SetPose x {} m, y {} m, angle {} rad",
+                        pose.x, pose.y, pose.angle
+                    )
+                })
+            }
+            Command::EditVelocity(id, velocity) => self.edit(
+                id,
+                BodyCommand::SetVelocity {
+                    target: id,
+                    velocity,
+                },
+                || {
+                    format!(
+                        "SetVelocity ({}, {}) m/s, {} rad/s",
+                        velocity.linear.x, velocity.linear.y, velocity.angular
+                    )
+                },
+            ),
+            Command::Shutdown => return false,
+        }
+        true
+    }
+
+    /// Runs one outer frame of `raw_dt` real seconds unless suspended, then
+    /// publishes if anything changed.
+    pub fn frame(&mut self, raw_dt: f64) {
+        if !self.is_suspended() {
+            let t0 = Instant::now();
+            let report = self.pipeline.step_frame(raw_dt);
+            self.record(report, raw_dt, t0);
+            self.dirty = true;
+        }
+        self.publish();
+    }
+
+    fn play(&mut self) {
+        if self.is_suspended() {
+            let t0 = Instant::now();
+            let report = self.pipeline.resume();
+            self.record(report, 0.0, t0);
+        }
+    }
+
+    fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
+        let mut next = self.settings;
+        change(&mut next);
+        match self.pipeline.set_settings(next) {
+            Ok(()) => self.settings = next,
+            Err(reason) => self.error(format!("time settings rejected: {reason}")),
+        }
+    }
+
+    fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
+        let existing = self
+            .pipeline
+            .debugger()
+            .breakpoints()
+            .iter()
+            .find(|b| {
+                b.hook == Some(HookKind::FixedUpdate)
+                    && b.object == Some(object)
+                    && b.priority.is_none()
+                    && b.condition == Default::default()
+                    && b.hit_count == Default::default()
+            })
+            .map(|b| b.id);
+        match existing {
+            Some(id) => {
+                self.pipeline.remove_breakpoint(id);
+            }
+            None => {
+                self.pipeline
+                    .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
+            }
+        }
+    }
+
+    fn edit(&mut self, id: ObjectId, command: BodyCommand, describe: impl FnOnce() -> String) {
+        if !self.is_suspended() {
+            self.error("edits apply while suspended: pause first".to_string());
+            return;
+        }
+        let has_body = self
+            .pipeline
+            .world()
+            .get(id)
+            .is_some_and(|o| o.body.is_some());
+        if !has_body {
+            self.error(format!("object {id} has no body to edit"));
+            return;
+        }
+        let clock = *self.pipeline.clock();
+        if self
+            .pipeline
+            .world_mut()
+            .command(command, clock.simulation_tick, clock.frame_index)
+        {
+            if self.pending_edits.is_empty() {
+                self.pending_edits_tick = clock.simulation_tick;
+            }
+            self.pending_edits.push(format!(
+                "{} (reconciled before tick {})",
+                describe(),
+                clock.simulation_tick + 1
+            ));
+        } else {
+            self.error(format!("edit of {id} rejected: not a finite value"));
+        }
+    }
+
+    fn load(&mut self, path: &Path, play: bool) {
+        match session::open(&mut self.pipeline, &self.registry, path) {
+            Ok((scene, settings)) => {
+                self.settings = settings;
+                self.after_new_session(scene, path);
+                if !play {
+                    // The preview: the world at tick 0, poses shown, nothing run.
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn reload(&mut self) {
+        let Some(path) = self.scene.as_ref().map(|s| s.path.clone()) else {
+            self.error("no scene to reload".to_string());
+            return;
+        };
+        let was_suspended = self.is_suspended();
+        match session::reload(&mut self.pipeline, &self.registry, &path) {
+            Ok(scene) => {
+                self.after_new_session(scene, &path);
+                if was_suspended {
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
+        self.pipeline
+            .set_tick_observer(Some(Box::new(TickForwarder {
+                tx: self.tap_tx.clone(),
+            })));
+        while self.taps.try_recv().is_ok() {}
+        self.touching.clear();
+        self.state_hash = 0;
+        self.pending_edits.clear();
+        if let Some(id) = self.selected
+            && self.pipeline.world().get(id).is_none()
+        {
+            self.selected = None;
+        }
+        self.scene = Some(scene);
+        let objects = self.pipeline.world().len();
+        self.send_event(Event::Loaded {
+            path: path.to_path_buf(),
+            objects,
+        });
+    }
+
+    fn save(&mut self, path: &Path) {
+        let Some(scene) = self.scene.as_ref() else {
+            self.error("no scene to save".to_string());
+            return;
+        };
+        match session::save(scene, self.settings, path) {
+            Ok(()) => self.send_event(Event::Saved(path.to_path_buf())),
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn error(&mut self, message: String) {
+        self.send_event(Event::Error(message));
+    }
+
+    fn send_event(&mut self, event: Event) {
+        // A closed channel means the UI is gone; the thread ends at the next recv.
+        let _ = self.out.events.send(event);
+    }
+
+    fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
+        if report.kind == stepframe_core::FrameKind::NotRun {
+            return;
+        }
+        self.batch.push(FrameTelemetry {
+            report,
+            clock: *self.pipeline.clock(),
+            real_dt,
+            call_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        });
+    }
+
+    /// Sends the telemetry batch, log lines, suspension events and (latest wins)
+    /// the view, if anything changed since the last publish.
+    fn publish(&mut self) {
+        while let Ok(tap) = self.taps.try_recv() {
+            self.state_hash = tap.hash;
+            for c in tap.contacts {
+                match c.kind {
+                    ContactKind::Started => self.touching.insert((c.a, c.b)),
+                    ContactKind::Stopped => self.touching.remove(&(c.a, c.b)),
+                };
+            }
+        }
+        let mut log = self.pipeline.drain_log();
+        if !log.is_empty() {
+            if log.len() > MAX_LOG_BATCH {
+                log.drain(..log.len() - MAX_LOG_BATCH);
+            }
+            self.send_event(Event::Log(log));
+        }
+        let now = self.pipeline.suspension().cloned();
+        if now != self.last_suspension {
+            match &now {
+                Some(s) => self.send_event(Event::Suspended(s.clone())),
+                None => self.send_event(Event::Resumed),
+            }
+            self.last_suspension = now;
+            self.dirty = true;
+        }
+        if !self.batch.is_empty() {
+            let batch = std::mem::take(&mut self.batch);
+            let _ = self.out.telemetry.send(batch);
+        }
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.revision += 1;
+        let view = self.view();
+        match self.out.views.try_send(view) {
+            Ok(()) => {}
+            Err(TrySendError::Full(view)) => {
+                // Latest wins: drop the unread view and put the new one in its place.
+                let _ = self.out.stale_views.try_recv();
+                let _ = self.out.views.try_send(view);
+            }
+            Err(TrySendError::Disconnected(_)) => {}
+        }
+        if let Some(ctx) = &self.repaint {
+            ctx.request_repaint();
+        }
+    }
+
+    /// The view of the session now. While suspended every pose shown is the
+    /// committed pose of the completed tick, exactly.
+    fn view(&mut self) -> WorldView {
+        let world = self.pipeline.world();
+        let clock = *self.pipeline.clock();
+        let suspended = self.pipeline.suspension().is_some();
+        let pose_now = |id: ObjectId| {
+            if suspended {
+                world.physics_simulation_pose(id)
+            } else {
+                world.presentation_pose(id, clock.interpolation_alpha, clock.fixed_delta_time)
+            }
+        };
+        let objects: Vec<ObjectView> = world
+            .objects()
+            .map(|o| {
+                let committed = world.physics_simulation_pose(o.id).unwrap_or(o.local);
+                ObjectView {
+                    id: o.id,
+                    name: o.name.clone(),
+                    parent: o.parent,
+                    enabled: o.enabled,
+                    presentation: pose_now(o.id).unwrap_or(committed),
+                    committed,
+                    body: o.body.as_ref().map(|b| BodyView {
+                        kind: b.desc.kind,
+                        shapes: b.desc.shapes.clone(),
+                        sensor: b.desc.sensor,
+                    }),
+                }
+            })
+            .collect();
+        if clock.simulation_tick != self.pending_edits_tick {
+            self.pending_edits.clear();
+        }
+        let selected = self.selected.and_then(|id| {
+            let o = world.get(id)?;
+            let committed = world.physics_simulation_pose(id)?;
+            Some(SelectedView {
+                id,
+                name: o.name.clone(),
+                enabled: o.enabled,
+                committed,
+                presentation: pose_now(id).unwrap_or(committed),
+                previous: o.body.as_ref().map(|b| b.previous),
+                velocity: o.body.as_ref().map(|b| b.velocity),
+                body: o.body.as_ref().map(|b| b.desc.clone()),
+                behaviours: o.behaviours.clone(),
+                pending_edits: self.pending_edits.clone(),
+            })
+        });
+        let actions = self
+            .pipeline
+            .input()
+            .map()
+            .actions
+            .iter()
+            .map(|a| {
+                let keys = a
+                    .sources
+                    .iter()
+                    .map(|s| match s {
+                        stepframe_core::InputSource::Key(k) => k.clone(),
+                        other => format!("{other:?}"),
+                    })
+                    .collect();
+                (a.name.clone(), keys)
+            })
+            .collect();
+        WorldView {
+            revision: self.revision,
+            clock,
+            settings: self.settings,
+            pacing: self.pacing,
+            suspension: self.pipeline.suspension().cloned(),
+            scene_path: self.scene.as_ref().map(|s| s.path.clone()),
+            objects,
+            contacts: self.touching.iter().copied().collect(),
+            camera: world.camera,
+            breakpoints: self.pipeline.debugger().breakpoints().to_vec(),
+            hits: self.pipeline.debugger().hits().cloned().collect(),
+            selected,
+            state_hash: self.state_hash,
+            actions,
+        }
+    }
+}
+
+/// A worker running on its own thread; dropping it stops the thread.
+#[derive(Debug)]
+pub struct WorkerThread {
+    /// For the shutdown command on drop.
+    commands: Sender<Command>,
+    /// The thread, joined on drop.
+    join: Option<JoinHandle<()>>,
+}
+
+impl Drop for WorkerThread {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Shutdown);
+        if let Some(join) = self.join.take() {
+            let _ = join.join();
+        }
+    }
+}
+
+/// Starts `worker` on a thread that paces itself (see the module docs).
+/// `commands` is a sender on the worker's command channel, kept for shutdown.
+pub fn spawn(worker: Worker, commands: Sender<Command>) -> std::io::Result<WorkerThread> {
+    let join = std::thread::Builder::new()
+        .name("stepframe-worker".into())
+        .spawn(move || run_paced(worker))?;
+    Ok(WorkerThread {
+        commands,
+        join: Some(join),
+    })
+}
+
+/// Frame lengths for [`Pacing::Irregular`]: a fixed-seed xorshift between 4 and
+/// 40 ms, with a 150 ms stall every 64 frames (longer than `max_delta` × 0.5, so
+/// the step cap and dropped time show up in the timeline).
+#[derive(Debug)]
+struct IrregularClock {
+    /// Generator state.
+    state: u64,
+    /// Frames so far.
+    n: u64,
+}
+
+impl IrregularClock {
+    fn next(&mut self) -> Duration {
+        self.n += 1;
+        if self.n.is_multiple_of(64) {
+            return Duration::from_millis(150);
+        }
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        Duration::from_micros(4_000 + self.state % 36_000)
+    }
+}
+
+fn period(pacing: Pacing, irregular: &mut IrregularClock) -> Duration {
+    match pacing {
+        Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
+        Pacing::Uncapped => Duration::ZERO,
+        Pacing::Irregular => irregular.next(),
+    }
+}
+
+fn run_paced(mut worker: Worker) {
+    let commands = worker.out.commands.clone();
+    let mut irregular = IrregularClock {
+        state: 0x9e37_79b9_7f4a_7c15,
+        n: 0,
+    };
+    let mut last = Instant::now();
+    let mut deadline = last;
+    loop {
+        if worker.is_suspended() {
+            // Nothing runs while suspended: block until a command arrives.
+            worker.publish();
+            match commands.recv() {
+                Ok(command) => {
+                    if !worker.handle(command) {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+            // Drain whatever else arrived, then publish the result at once.
+            while let Ok(command) = commands.try_recv() {
+                if !worker.handle(command) {
+                    return;
+                }
+            }
+            worker.publish();
+            last = Instant::now();
+            deadline = last;
+            continue;
+        }
+        // Running: wait for the deadline, applying commands as they come.
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            match commands.recv_timeout(deadline - now) {
+                Ok(command) => {
+                    if !worker.handle(command) {
+                        return;
+                    }
+                    if worker.is_suspended() {
+                        break;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        if worker.is_suspended() {
+            continue;
+        }
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f64();
+        last = now;
+        worker.frame(dt);
+        let p = period(worker.pacing(), &mut irregular);
+        deadline += p;
+        if deadline < now {
+            deadline = now + p;
+        }
+        if p.is_zero() {
+            // Uncapped: still let commands in between frames.
+            while let Ok(command) = commands.try_recv() {
+                if !worker.handle(command) {
+                    return;
+                }
+            }
+        }
+    }
+}
+
+/// Where a scene path given on the command line or typed in the path field
+/// points, made absolute for display and for reload.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
