@@ -239,6 +239,11 @@ impl<W: Write> TraceWriter<W> {
         &self.out
     }
 
+    /// The output, mutably (to take an in-memory trace without a copy).
+    pub fn get_mut(&mut self) -> &mut W {
+        &mut self.out
+    }
+
     /// Flushes and gives the output back.
     pub fn into_inner(mut self) -> io::Result<W> {
         self.flush()?;
