@@ -71,7 +71,7 @@ impl HitCount {
             HitCount::Always => true,
             HitCount::Equals(n) => count == n,
             HitCount::AtLeast(n) => count >= n,
-            HitCount::Multiple(n) => n > 0 && count % n == 0,
+            HitCount::Multiple(n) => n > 0 && count.is_multiple_of(n),
         }
     }
 }
@@ -92,7 +92,7 @@ impl Condition {
     fn holds(&self, clock: &Clock) -> bool {
         let tick = clock.simulation_tick;
         self.ticks.is_none_or(|(a, b)| (a..=b).contains(&tick))
-            && self.every_ticks.is_none_or(|n| n > 0 && tick % n == 0)
+            && self.every_ticks.is_none_or(|n| n > 0 && tick.is_multiple_of(n))
             && self
                 .frames
                 .is_none_or(|(a, b)| (a..=b).contains(&clock.frame_index))
@@ -189,6 +189,8 @@ pub enum SuspendReason {
     StepFrame,
     /// The pause command.
     Pause,
+    /// A requested stop after a given tick (rewind, replay).
+    ReachedTick(u64),
 }
 
 impl std::fmt::Display for SuspendReason {
@@ -212,6 +214,7 @@ impl std::fmt::Display for SuspendReason {
             SuspendReason::StepTick => f.write_str("step tick"),
             SuspendReason::StepFrame => f.write_str("step frame"),
             SuspendReason::Pause => f.write_str("paused"),
+            SuspendReason::ReachedTick(t) => write!(f, "reached tick {t}"),
         }
     }
 }

@@ -21,6 +21,9 @@
 //! | [`world`] | objects and committed poses |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
+//! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
+//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
 
@@ -28,13 +31,16 @@ pub mod behaviour;
 pub mod body;
 pub mod clock;
 pub mod debugger;
+pub mod history;
 pub mod input;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
 pub mod recording;
+pub mod scene;
 pub mod schedule;
 pub mod stepper;
+pub mod telemetry;
 pub mod trace;
 pub mod trace_writer;
 pub mod world;
@@ -57,8 +63,13 @@ pub use pipeline::{
 };
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};
+pub use scene::{
+    ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject, WorldSettings,
+};
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use trace::{StableHasher, TickObserver, TickRecord};
 pub use trace_writer::{TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line};
 pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
+pub use history::{History, PoseHistory, RewindError, TickPoses};
+pub use telemetry::{FrameRecord, Telemetry};

@@ -303,6 +303,8 @@ pub struct Pipeline {
     /// A suspension decided during the current tick, taking effect at its end.
     pending_suspend: Option<SuspendReason>,
     observer: Option<Box<dyn TickObserver>>,
+    /// Suspend at the end of this tick (rewind target, replayed stops).
+    stop_after_tick: Option<u64>,
     tick_input: Option<Box<dyn TickInputSource>>,
     /// Scratch for replayed events.
     replay_scratch: Vec<InputEvent>,
@@ -345,6 +347,7 @@ impl Pipeline {
             suspended: None,
             pending_suspend: None,
             observer: None,
+            stop_after_tick: None,
             tick_input: None,
             replay_scratch: Vec::new(),
             requests: HookRequests::default(),
@@ -387,6 +390,23 @@ impl Pipeline {
     /// Takes the observer back out.
     pub fn take_tick_observer(&mut self) -> Option<Box<dyn TickObserver>> {
         self.observer.take()
+    }
+
+    /// Suspends at the end of `tick` (once, then the request clears): how a rewind
+    /// lands exactly on a tick that a frame runs among others.
+    pub fn set_stop_after_tick(&mut self, tick: Option<u64>) {
+        self.stop_after_tick = tick;
+    }
+
+    /// The pending stop request.
+    pub fn stop_after_tick(&self) -> Option<u64> {
+        self.stop_after_tick
+    }
+
+    /// Replaces the debugger (breakpoints and their match counts): a replay puts
+    /// back the debugger each recorded call ran with, so its suspensions repeat.
+    pub fn set_debugger(&mut self, debugger: Debugger) {
+        self.debugger = debugger;
     }
 
     /// Installs (or removes) a source of tick-stamped input (replay). Its events
@@ -625,6 +645,7 @@ impl Pipeline {
                     reason,
                     SuspendReason::StepTick
                         | SuspendReason::Breakpoint(_)
+                        | SuspendReason::ReachedTick(_)
                         | SuspendReason::Requested { .. }
                         | SuspendReason::Fault { .. }
                 ),
@@ -738,7 +759,14 @@ impl Pipeline {
                     while self.stepper.owed() > 0 {
                         self.run_tick();
                         self.report.ticks += 1;
-                        let suspend = self.pending_suspend.take().or(match stop {
+                        let completed = self.stepper.completed_ticks();
+                        let reached = if self.stop_after_tick == Some(completed) {
+                            self.stop_after_tick = None;
+                            Some(SuspendReason::ReachedTick(completed))
+                        } else {
+                            None
+                        };
+                        let suspend = self.pending_suspend.take().or(reached).or(match stop {
                             Stop::AfterOneTick => Some(SuspendReason::StepTick),
                             Stop::FrameEnd => None,
                         });

@@ -1,0 +1,496 @@
+//! Rewind to any recent tick: keyframe snapshots plus exact re-simulation.
+//!
+//! [`History`] sits between a host (the editor's worker, the player) and its
+//! [`Pipeline`]: every call that advances the session (`step_frame`, `resume`,
+//! `step_tick`, `step_one_frame`) goes through it and is logged with what it
+//! needs to be repeated: the frame's raw dt, the input events pushed before it,
+//! and the debugger the call ran with (so the same breakpoints suspend at the
+//! same places, before-hook ones included). Every `keyframe_every` frames it
+//! also keeps a [`Snapshot`] taken between frames.
+//!
+//! [`History::rewind_to_tick`] restores the newest keyframe at or before the
+//! target, replays the logged calls with their recorded debuggers, and stops at
+//! the end of the target tick (a tick a frame ran among others is reached
+//! exactly, through [`Pipeline::set_stop_after_tick`]). The session is left
+//! suspended there; resuming continues from it. Because the pipeline is
+//! deterministic and the replay repeats every input and every suspension, the
+//! rewound session is bit-identical to the original at that tick, and so is its
+//! continuation when it gets the same input. Calls logged after the target are
+//! discarded: the continuation is a new branch.
+//!
+//! # Bounds
+//!
+//! Keyframes older than `retention_frames` are dropped with the calls before
+//! them, so memory stays flat however long the session runs. Defaults: a
+//! keyframe every 60 frames, 10 minutes at 60 Hz (600 keyframes).
+//!
+//! [`PoseHistory`] is the scrubbing side: committed poses of every tick in a ring
+//! bounded by bytes, so showing a past tick costs no re-simulation.
+
+use std::collections::VecDeque;
+
+use crate::body::Pose;
+use crate::debugger::Debugger;
+use crate::input::InputEvent;
+use crate::pipeline::{FrameReport, Pipeline, Snapshot};
+use crate::trace::{TickObserver, TickRecord};
+use crate::world::ObjectId;
+
+/// A call that advanced the session.
+#[derive(Clone, Debug, PartialEq)]
+enum Call {
+    Frame { dt: f64, inputs: Vec<InputEvent> },
+    StepOneFrame { dt: f64, inputs: Vec<InputEvent> },
+    Resume,
+    StepTick,
+    Pause,
+}
+
+/// A logged call with what makes its replay exact.
+#[derive(Clone, Debug)]
+struct Logged {
+    call: Call,
+    /// The debugger the call ran with, when it differs from the previous call's.
+    debugger: Option<Debugger>,
+    /// A stop-after-tick request in force for the call (an earlier rewind target).
+    stop_after: Option<u64>,
+}
+
+/// A snapshot and the index of the call it precedes.
+#[derive(Clone, Debug)]
+struct Keyframe {
+    call: u64,
+    snapshot: Snapshot,
+}
+
+/// Why a rewind could not happen.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RewindError {
+    /// The target is older than the oldest keyframe kept.
+    #[error("tick {target} is no longer in the history (oldest kept: {oldest})")]
+    TooOld {
+        /// Requested tick.
+        target: u64,
+        /// Oldest tick that can be reached.
+        oldest: u64,
+    },
+    /// The target is in the future.
+    #[error("tick {target} has not happened yet (latest: {latest})")]
+    InTheFuture {
+        /// Requested tick.
+        target: u64,
+        /// Latest completed tick.
+        latest: u64,
+    },
+    /// The replay did not reach the target (history inconsistent with the session).
+    #[error("the replay ended at tick {reached} before reaching tick {target}")]
+    NotReached {
+        /// Requested tick.
+        target: u64,
+        /// Where the replay ended.
+        reached: u64,
+    },
+}
+
+/// Default frames between keyframes.
+pub const DEFAULT_KEYFRAME_EVERY: u64 = 60;
+/// Default retention: 10 minutes at 60 frames per second.
+pub const DEFAULT_RETENTION_FRAMES: u64 = 36_000;
+
+/// The call log and keyframes of one session.
+#[derive(Debug)]
+pub struct History {
+    calls: VecDeque<Logged>,
+    /// Index (since the session began) of `calls[0]`.
+    first_call: u64,
+    keyframes: VecDeque<Keyframe>,
+    keyframe_every: u64,
+    retention_frames: u64,
+    frames_since_keyframe: u64,
+    /// The debugger state logged last, to log only changes.
+    last_debugger: Option<Debugger>,
+    /// Where the session stands in the log: `calls.len()` when live, earlier
+    /// after a rewind. The next live call cuts the log here (a new branch).
+    position: usize,
+    /// After a rewind that stopped part-way through a call: that call's index and
+    /// the tick it stopped after (it must stop there again in later replays once
+    /// the session branches from here).
+    partial: Option<(usize, u64)>,
+    /// Latest tick the log reaches (the end of the current branch).
+    latest_tick: u64,
+}
+
+impl Default for History {
+    fn default() -> History {
+        History::new(DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES)
+    }
+}
+
+impl History {
+    /// A history with a keyframe every `keyframe_every` frames, keeping about
+    /// `retention_frames` frames.
+    pub fn new(keyframe_every: u64, retention_frames: u64) -> History {
+        History {
+            calls: VecDeque::new(),
+            first_call: 0,
+            keyframes: VecDeque::new(),
+            keyframe_every: keyframe_every.max(1),
+            retention_frames: retention_frames.max(keyframe_every.max(1)),
+            frames_since_keyframe: u64::MAX,
+            last_debugger: None,
+            position: 0,
+            partial: None,
+            latest_tick: 0,
+        }
+    }
+
+    /// Forgets everything (a new session).
+    pub fn clear(&mut self) {
+        *self = History::new(self.keyframe_every, self.retention_frames);
+    }
+
+    /// The oldest tick a rewind can reach.
+    pub fn oldest_tick(&self) -> Option<u64> {
+        self.keyframes.front().map(|k| k.snapshot.tick())
+    }
+
+    /// Keyframes kept.
+    pub fn keyframes(&self) -> usize {
+        self.keyframes.len()
+    }
+
+    /// `Pipeline::step_frame` with its inputs, logged (and a keyframe when due).
+    pub fn step_frame(&mut self, p: &mut Pipeline, dt: f64, inputs: &[InputEvent]) -> FrameReport {
+        if p.suspension().is_none() {
+            self.maybe_keyframe(p);
+        }
+        self.log(
+            p,
+            Call::Frame {
+                dt,
+                inputs: inputs.to_vec(),
+            },
+        );
+        for e in inputs {
+            p.push_input(e.clone());
+        }
+        p.step_frame(dt)
+    }
+
+    /// `Pipeline::step_one_frame`, logged.
+    pub fn step_one_frame(
+        &mut self,
+        p: &mut Pipeline,
+        dt: f64,
+        inputs: &[InputEvent],
+    ) -> FrameReport {
+        self.live(
+            p,
+            Call::StepOneFrame {
+                dt,
+                inputs: inputs.to_vec(),
+            },
+        )
+    }
+
+    /// `Pipeline::resume`, logged.
+    pub fn resume(&mut self, p: &mut Pipeline) -> FrameReport {
+        self.live(p, Call::Resume)
+    }
+
+    /// `Pipeline::step_tick`, logged.
+    pub fn step_tick(&mut self, p: &mut Pipeline) -> FrameReport {
+        self.live(p, Call::StepTick)
+    }
+
+    /// `Pipeline::pause`, logged.
+    pub fn pause(&mut self, p: &mut Pipeline) {
+        self.live(p, Call::Pause);
+    }
+
+    fn live(&mut self, p: &mut Pipeline, call: Call) -> FrameReport {
+        self.branch_here();
+        self.log(p, call.clone());
+        self.run_live(p, &call)
+    }
+
+    fn run_live(&mut self, p: &mut Pipeline, call: &Call) -> FrameReport {
+        let report = replay(p, call);
+        self.position = self.calls.len();
+        self.latest_tick = p.stepper().completed_ticks();
+        report
+    }
+
+    /// Cuts the log where a rewind left the session: what followed is another
+    /// branch now. The call the rewind stopped part-way through keeps that stop.
+    fn branch_here(&mut self) {
+        if self.position >= self.calls.len() && self.partial.is_none() {
+            return;
+        }
+        let partial = self.partial.take();
+        self.calls.truncate(self.position);
+        if let Some((i, tick)) = partial
+            && let Some(call) = self.calls.get_mut(i)
+        {
+            call.stop_after = Some(call.stop_after.map_or(tick, |s| s.min(tick)));
+        }
+        let position = self.first_call + self.position as u64;
+        // Keyframes taken after this point belong to the discarded branch; one
+        // taken exactly here is still valid only if no call stopped part-way.
+        self.keyframes
+            .retain(|k| k.call < position || (k.call == position && partial.is_none()));
+        self.last_debugger = None;
+        self.frames_since_keyframe = 0;
+    }
+
+    fn log(&mut self, p: &Pipeline, call: Call) {
+        let debugger = p.debugger();
+        let changed = self
+            .last_debugger
+            .as_ref()
+            .is_none_or(|d| !same_breakpoints(d, debugger));
+        let logged = Logged {
+            call,
+            debugger: changed.then(|| debugger.clone()),
+            stop_after: p.stop_after_tick(),
+        };
+        if changed {
+            self.last_debugger = Some(debugger.clone());
+        }
+        self.calls.push_back(logged);
+        self.position = self.calls.len();
+    }
+
+    fn maybe_keyframe(&mut self, p: &Pipeline) {
+        self.frames_since_keyframe = self.frames_since_keyframe.saturating_add(1);
+        if self.frames_since_keyframe < self.keyframe_every {
+            return;
+        }
+        self.frames_since_keyframe = 0;
+        let call = self.first_call + self.calls.len() as u64;
+        // The replay must start with the debugger in force at the keyframe.
+        self.last_debugger = None;
+        self.keyframes.push_back(Keyframe {
+            call,
+            snapshot: p.snapshot(),
+        });
+        let max_keyframes = (self.retention_frames / self.keyframe_every).max(1) as usize;
+        while self.keyframes.len() > max_keyframes {
+            self.keyframes.pop_front();
+        }
+        if let Some(oldest) = self.keyframes.front() {
+            while self.first_call < oldest.call {
+                self.calls.pop_front();
+                self.first_call += 1;
+            }
+        }
+        self.position = self.calls.len();
+    }
+
+    /// Rewinds the session to the end of `target` (a completed tick) and leaves
+    /// it suspended there. The user's current breakpoints are kept. The log is
+    /// kept too, so another rewind can go forward again; the next live call
+    /// makes the new branch.
+    pub fn rewind_to_tick(&mut self, p: &mut Pipeline, target: u64) -> Result<(), RewindError> {
+        let latest = self.latest_tick.max(if self.position == self.calls.len() {
+            p.stepper().completed_ticks()
+        } else {
+            0
+        });
+        if target > latest {
+            return Err(RewindError::InTheFuture { target, latest });
+        }
+        let Some(k) = self
+            .keyframes
+            .iter()
+            .rposition(|k| k.snapshot.tick() <= target)
+        else {
+            return Err(RewindError::TooOld {
+                target,
+                oldest: self.oldest_tick().unwrap_or(latest),
+            });
+        };
+        self.latest_tick = latest;
+        let keyframe = self.keyframes[k].clone();
+        let user_debugger = p.debugger().clone();
+        let observer = p.take_tick_observer();
+        p.restore(&keyframe.snapshot);
+        let start = (keyframe.call - self.first_call) as usize;
+        let mut end = start;
+        let mut reached = p.stepper().completed_ticks() == target;
+        // The debugger in force at the keyframe is the one logged with the first
+        // call after it (logging restarts at every keyframe).
+        for (i, logged) in self.calls.iter().enumerate().skip(start) {
+            if reached {
+                break;
+            }
+            if let Some(d) = &logged.debugger {
+                p.set_debugger(d.clone());
+            }
+            let stop = logged.stop_after.map_or(target, |s| s.min(target));
+            p.set_stop_after_tick(Some(stop));
+            replay(p, &logged.call);
+            end = i + 1;
+            // The first stop at the end of the target tick: the requested one, or
+            // a recorded breakpoint that fired on that very tick.
+            reached = p
+                .suspension()
+                .is_some_and(|s| s.end_of_tick && s.tick == target);
+        }
+        p.set_stop_after_tick(None);
+        p.set_debugger(user_debugger);
+        p.set_tick_observer(observer);
+        let now = p.stepper().completed_ticks();
+        if now != target {
+            return Err(RewindError::NotReached {
+                target,
+                reached: now,
+            });
+        }
+        if p.suspension().is_none() {
+            // Landed exactly on a keyframe, between frames: suspend there too.
+            p.pause();
+        }
+        self.position = end;
+        self.partial = (end > start).then(|| (end - 1, target));
+        Ok(())
+    }
+
+    /// Latest tick the log reaches (rewinds can go up to it).
+    pub fn latest_tick(&self) -> u64 {
+        self.latest_tick
+    }
+}
+
+fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {
+    match call {
+        Call::Frame { dt, inputs } => {
+            for e in inputs {
+                p.push_input(e.clone());
+            }
+            p.step_frame(*dt)
+        }
+        Call::StepOneFrame { dt, inputs } => {
+            for e in inputs {
+                p.push_input(e.clone());
+            }
+            p.step_one_frame(*dt)
+        }
+        Call::Resume => p.resume(),
+        Call::StepTick => p.step_tick(),
+        Call::Pause => {
+            p.pause();
+            FrameReport {
+                kind: crate::pipeline::FrameKind::NotRun,
+                suspended: p.suspension().cloned(),
+                ..FrameReport::default()
+            }
+        }
+    }
+}
+
+/// Two debuggers with the same breakpoints (ids, filters, enabled, match counts).
+fn same_breakpoints(a: &Debugger, b: &Debugger) -> bool {
+    a.breakpoints() == b.breakpoints()
+}
+
+/// Committed poses of one tick, in id order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TickPoses {
+    /// The completed tick.
+    pub tick: u64,
+    /// The frame that ran it.
+    pub frame: u64,
+    /// `(object, committed pose)` of every live body.
+    pub poses: Vec<(ObjectId, Pose)>,
+}
+
+/// Committed poses per tick, in a ring bounded by bytes: the scrubbing source.
+#[derive(Clone, Debug)]
+pub struct PoseHistory {
+    ticks: VecDeque<TickPoses>,
+    bytes: usize,
+    budget: usize,
+}
+
+/// Default pose-history budget: 64 MiB.
+pub const DEFAULT_POSE_BUDGET: usize = 64 << 20;
+
+impl Default for PoseHistory {
+    fn default() -> PoseHistory {
+        PoseHistory::with_budget(DEFAULT_POSE_BUDGET)
+    }
+}
+
+impl PoseHistory {
+    /// A ring holding at most about `budget` bytes of poses.
+    pub fn with_budget(budget: usize) -> PoseHistory {
+        PoseHistory {
+            ticks: VecDeque::new(),
+            bytes: 0,
+            budget,
+        }
+    }
+
+    /// The poses of a tick, if still kept.
+    pub fn at(&self, tick: u64) -> Option<&TickPoses> {
+        let first = self.ticks.front()?.tick;
+        let i = tick.checked_sub(first)? as usize;
+        self.ticks.get(i).filter(|t| t.tick == tick)
+    }
+
+    /// Oldest and newest tick kept.
+    pub fn range(&self) -> Option<(u64, u64)> {
+        Some((self.ticks.front()?.tick, self.ticks.back()?.tick))
+    }
+
+    /// Bytes held.
+    pub fn memory_bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// Records a completed tick; a tick at or before the newest one (after a
+    /// rewind) replaces the ticks from there on.
+    pub fn record(&mut self, tick: u64, frame: u64, poses: impl Iterator<Item = (ObjectId, Pose)>) {
+        while self.ticks.back().is_some_and(|t| t.tick >= tick) {
+            if let Some(t) = self.ticks.pop_back() {
+                self.bytes -= cost(&t);
+            }
+        }
+        if self.ticks.back().is_some_and(|t| t.tick + 1 != tick) {
+            // A gap (new session): start over so ticks stay contiguous.
+            self.ticks.clear();
+            self.bytes = 0;
+        }
+        let entry = TickPoses {
+            tick,
+            frame,
+            poses: poses.collect(),
+        };
+        self.bytes += cost(&entry);
+        self.ticks.push_back(entry);
+        while self.bytes > self.budget && self.ticks.len() > 1 {
+            if let Some(t) = self.ticks.pop_front() {
+                self.bytes -= cost(&t);
+            }
+        }
+    }
+}
+
+fn cost(t: &TickPoses) -> usize {
+    std::mem::size_of::<TickPoses>() + t.poses.capacity() * std::mem::size_of::<(ObjectId, Pose)>()
+}
+
+impl TickObserver for PoseHistory {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        let poses = record
+            .world
+            .objects()
+            .filter_map(|o| o.body.as_ref().map(|b| (o.id, b.committed)));
+        self.record(
+            record.clock.simulation_tick,
+            record.clock.frame_index,
+            poses,
+        );
+    }
+}

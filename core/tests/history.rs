@@ -1,0 +1,281 @@
+//! Rewind through keyframes and re-simulation lands bit-identically on any kept
+//! tick, and the continuation with the same input is bit-identical to the original.
+
+use std::sync::{Arc, Mutex};
+
+use stepframe_core::{
+    ActionBinding, ActionMap, Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, History,
+    HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
+    RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+};
+
+/// Pushes its body on the fixed jump edge and with a random sideways nudge.
+#[derive(Clone, Debug)]
+struct Pusher;
+
+impl Behaviour for Pusher {
+    fn name(&self) -> &str {
+        "Pusher"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.input().just_pressed("jump") {
+            ctx.apply_impulse(ctx.me(), Vec2::new(0.0, 6.0));
+        }
+        let nudge = ctx.rng().range(-3.0, 3.0);
+        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+    }
+}
+
+fn world() -> World {
+    let mut w = World::new();
+    w.spawn(
+        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
+            .with_id(ObjectId(1))
+            .with_body(BodyDesc::with_kind(
+                BodyKind::Fixed,
+                Shape::Cuboid { hx: 20.0, hy: 0.5 },
+            )),
+    );
+    for i in 0..24u64 {
+        let x = (i % 6) as f32 * 1.1 - 3.0;
+        let y = 1.0 + (i / 6) as f32 * 1.1;
+        let mut o = ObjectDesc::new(format!("ball{i}"), Pose::new(x, y, 0.0))
+            .with_id(ObjectId(10 + i))
+            .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.5 }));
+        if i % 4 == 0 {
+            o = o.with_behaviour(Box::new(Pusher), Priority::DEFAULT);
+        }
+        w.spawn(o);
+    }
+    w
+}
+
+fn pipeline() -> Pipeline {
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.set_action_map(ActionMap {
+        actions: vec![ActionBinding {
+            name: "jump".into(),
+            sources: vec![InputSource::Key("Space".into())],
+        }],
+    });
+    p.load_session(
+        world(),
+        Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
+        42,
+    );
+    p
+}
+
+/// One call of the script a host makes.
+#[derive(Clone, Debug)]
+enum HostCall {
+    Frame(f64, Vec<InputEvent>),
+    StepTick,
+    Resume,
+}
+
+/// Irregular pacing with input every 23rd frame and a debugger detour.
+fn script() -> Vec<HostCall> {
+    let mut steps = Vec::new();
+    let mut seed = 7u64;
+    for f in 0..700u64 {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        let dt = 0.004 + (seed >> 33) as f64 / (1u64 << 31) as f64 * 0.04;
+        let inputs = match f % 23 {
+            0 => vec![InputEvent::press(InputSource::Key("Space".into()))],
+            3 => vec![InputEvent::release(InputSource::Key("Space".into()))],
+            _ => vec![],
+        };
+        steps.push(HostCall::Frame(dt, inputs));
+        if f == 300 {
+            steps.extend([HostCall::StepTick, HostCall::StepTick, HostCall::Resume]);
+        }
+    }
+    steps
+}
+
+/// Per-tick hashes and the index of the script call that ran each tick.
+#[derive(Clone, Default)]
+struct Ticks(Arc<Mutex<Vec<(u64, u64, usize)>>>, Arc<Mutex<usize>>);
+
+impl TickObserver for Ticks {
+    fn on_tick(&mut self, r: &TickRecord<'_>) {
+        let call = *self.1.lock().expect("lock");
+        self.0
+            .lock()
+            .expect("lock")
+            .push((r.clock.simulation_tick, r.hash, call));
+    }
+}
+
+fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, first_call: usize) {
+    for (i, s) in steps.iter().enumerate() {
+        *ticks.1.lock().expect("lock") = first_call + i;
+        match s {
+            HostCall::Frame(dt, inputs) => {
+                h.step_frame(p, *dt, inputs);
+            }
+            HostCall::StepTick => {
+                h.step_tick(p);
+            }
+            HostCall::Resume => {
+                h.resume(p);
+            }
+        }
+    }
+}
+
+fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
+    let mut p = pipeline();
+    let ticks = Ticks::default();
+    p.set_tick_observer(Some(Box::new(ticks.clone())));
+    // A FixedUpdate breakpoint that stops at tick 150 on a pusher.
+    p.add_breakpoint(Breakpoint {
+        condition: Condition {
+            ticks: Some((150, 150)),
+            ..Condition::default()
+        },
+        ..Breakpoint::on(HookKind::FixedUpdate, ObjectId(14))
+    });
+    let mut h = History::new(30, 100_000);
+    let steps = script();
+    // The breakpoint suspends mid-frame; the host resumes on the next call.
+    let mut i = 0;
+    while i < steps.len() {
+        run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
+        if p.suspension().is_some()
+            && !matches!(steps.get(i + 1), Some(HostCall::StepTick | HostCall::Resume))
+        {
+            h.resume(&mut p);
+        }
+        i += 1;
+    }
+    let out = ticks.0.lock().expect("lock").clone();
+    (out, p, h)
+}
+
+#[test]
+fn rewinding_lands_bit_identically_on_any_kept_tick() {
+    let (reference, mut p, mut h) = original();
+    let last = reference.last().expect("ticks ran").0;
+    assert!(last > 900, "{last} ticks");
+    for target in [1u64, 149, 150, 151, 302, 303, 517, last - 1, last] {
+        h.rewind_to_tick(&mut p, target).expect("rewind");
+        let expected = reference.iter().find(|t| t.0 == target).expect("tick").1;
+        assert_eq!(p.stepper().completed_ticks(), target);
+        assert_eq!(p.state_hash(), expected, "state at tick {target}");
+        assert!(p.suspension().is_some(), "left suspended at the target");
+    }
+    assert!(matches!(
+        h.rewind_to_tick(&mut p, last + 10),
+        Err(RewindError::InTheFuture { .. })
+    ));
+}
+
+#[test]
+fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
+    let (reference, _, _) = original();
+    let steps = script();
+    for target in [77u64, 149, 151, 420] {
+        let (_, mut p, mut h) = original();
+        h.rewind_to_tick(&mut p, target).expect("rewind");
+        let call = reference.iter().find(|t| t.0 == target).expect("tick").2;
+        let ticks = Ticks::default();
+        p.set_tick_observer(Some(Box::new(ticks.clone())));
+        // Finish the interrupted call (as the original host did, through any
+        // breakpoint it meets), then make the same calls as the original.
+        while p.suspension().is_some() {
+            h.resume(&mut p);
+        }
+        let mut i = call + 1;
+        while i < steps.len() {
+            run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
+            if p.suspension().is_some()
+                && !matches!(steps.get(i + 1), Some(HostCall::StepTick | HostCall::Resume))
+            {
+                h.resume(&mut p);
+            }
+            i += 1;
+        }
+        let continued: Vec<(u64, u64)> = ticks
+            .0
+            .lock()
+            .expect("lock")
+            .iter()
+            .map(|t| (t.0, t.1))
+            .collect();
+        let expected: Vec<(u64, u64)> = reference
+            .iter()
+            .filter(|t| t.0 > target)
+            .map(|t| (t.0, t.1))
+            .collect();
+        assert!(!continued.is_empty());
+        assert_eq!(continued, expected, "continuation after tick {target}");
+    }
+}
+
+#[test]
+fn old_ticks_leave_the_history_and_memory_stays_bounded() {
+    let mut p = pipeline();
+    let mut h = History::new(10, 50);
+    for _ in 0..500 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    assert_eq!(h.keyframes(), 5);
+    let oldest = h.oldest_tick().expect("keyframes");
+    assert!(oldest >= 440, "oldest kept {oldest}");
+    assert!(matches!(
+        h.rewind_to_tick(&mut p, 10),
+        Err(RewindError::TooOld { .. })
+    ));
+    h.rewind_to_tick(&mut p, oldest + 3).expect("recent tick");
+}
+
+#[test]
+fn pose_history_keeps_committed_poses_per_tick_within_its_budget() {
+    let mut p = pipeline();
+    let poses = Arc::new(Mutex::new(PoseHistory::with_budget(200_000)));
+    #[derive(Clone)]
+    struct Shared(Arc<Mutex<PoseHistory>>);
+    impl TickObserver for Shared {
+        fn on_tick(&mut self, r: &TickRecord<'_>) {
+            self.0.lock().expect("lock").on_tick(r);
+        }
+    }
+    p.set_tick_observer(Some(Box::new(Shared(poses.clone()))));
+    for _ in 0..30 {
+        p.step_frame(1.0 / 60.0);
+    }
+    let at30 = p.world().physics_simulation_pose(ObjectId(10));
+    for _ in 0..600 {
+        p.step_frame(1.0 / 60.0);
+    }
+    let ph = poses.lock().expect("lock");
+    assert!(ph.memory_bytes() <= 200_000);
+    let (first, last) = ph.range().expect("kept");
+    assert_eq!(last, 630);
+    assert!(first > 1, "old ticks were dropped");
+    let recent = ph.at(last).expect("newest kept");
+    assert_eq!(
+        recent
+            .poses
+            .iter()
+            .find(|(id, _)| *id == ObjectId(10))
+            .map(|(_, p)| *p),
+        p.world().physics_simulation_pose(ObjectId(10))
+    );
+    assert!(
+        ph.at(30).is_none()
+            || ph.at(30).map(|t| t
+                .poses
+                .iter()
+                .find(|(id, _)| *id == ObjectId(10))
+                .map(|(_, p)| *p))
+                == Some(at30)
+    );
+}
