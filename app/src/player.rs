@@ -1,16 +1,921 @@
-//! `stepframe play`: the headless player (being written).
+//! `stepframe play`: the headless player.
+//!
+//! It loads a scene into a [`Pipeline`] and calls the same
+//! [`Pipeline::step_frame`] the editor's worker calls, once per outer frame, with
+//! frame deltas from a *pacing* instead of a display: a fixed rate
+//! (`--pacing 144`), a deterministic irregular sequence (`--pacing irregular:3`,
+//! 4 to 40 ms per frame from a seed), or a file of deltas (`--pacing file:dts.txt`,
+//! one per line, repeated when the run is longer). `--stall 30:1.0` replaces
+//! frame 30's delta by a one-second hitch; the pipeline clamps it to `max_delta`
+//! and its step cap drops the backlog, exactly as for a real hitch.
+//!
+//! Nothing here waits on a clock unless `--realtime` asks for it: the run is a
+//! pure function of scene, settings, pacing and recording, so two runs write
+//! byte-identical traces. A replayed recording delivers each event at the tick
+//! it is stamped with, so the trace (apart from its `frame` field) is the same
+//! at every pacing; `stepframe check` proves it for a scene.
+//!
+//! # The sync test (`--sync-test N`)
+//!
+//! GGRS's `SyncTestSession`: every frame that completes a tick, the player rolls
+//! the session back at least `N` ticks, re-simulates up to the present and
+//! compares the state hash of every re-simulated tick with the hash the tick had
+//! the first time. Snapshots exist between frames, so the rollback target is the
+//! latest frame boundary at least `N` ticks back (or the session start), and the
+//! frames after it are replayed with the same deltas. The re-simulated state is
+//! kept, as in GGRS. Any hidden state a snapshot misses (a behaviour field left
+//! out of `clone_box`, engine state outside the snapshot) makes a re-simulated
+//! tick differ; the player then exits 1 naming the first mismatching tick.
+//!
+//! # Exit codes
+//!
+//! 0: the run completed. 1: a runtime failure (a hook panicked and logged an
+//! error, the sync test found a mismatch, an output could not be written).
+//! 2: bad arguments, or a scene, recording or pacing file that does not load
+//! (the message gives file, line and column).
 
+use std::collections::{BTreeMap, VecDeque};
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::str::FromStr;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use stepframe_core::{
+    Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, Recorder, Recording, Registry,
+    Replay, Rng, Scene, Snapshot, StepStrategy, TelemetryFormat, TelemetryWriter, TickObserver,
+    TickRecord, TimeSettings, TraceWriter,
+};
 
 /// Arguments of `stepframe play`.
-#[derive(clap::Args, Debug)]
+#[derive(clap::Args, Debug, Clone)]
 pub struct PlayArgs {
-    /// Scene to play.
-    pub scene: std::path::PathBuf,
+    /// Scene to play (RON).
+    pub scene: PathBuf,
+    /// Run this many outer frames.
+    #[arg(long, conflicts_with = "seconds")]
+    pub frames: Option<u64>,
+    /// Run until the frame deltas add up to this many seconds (display time,
+    /// stalls included). Default: the recording's length in ticks with
+    /// `--input`, else 10 seconds.
+    #[arg(long)]
+    pub seconds: Option<f64>,
+    /// Frame deltas: `<hz>`, `irregular:<seed>` or `file:<path>`.
+    #[arg(long, default_value = "60")]
+    pub pacing: Pacing,
+    /// Replace one frame's delta: `<frame>:<seconds>` (frames count from 1; repeatable).
+    #[arg(long = "stall", value_name = "FRAME:SECONDS")]
+    pub stalls: Vec<Stall>,
+    /// Replay a tick-stamped input recording (RON).
+    #[arg(long)]
+    pub input: Option<PathBuf>,
+    /// Record the input every tick received to this file (RON).
+    #[arg(long)]
+    pub record_input: Option<PathBuf>,
+    /// Override the scene's fixed tick rate, Hz.
+    #[arg(long)]
+    pub fixed_hz: Option<u32>,
+    /// Override the step cap (ticks per frame).
+    #[arg(long)]
+    pub max_steps: Option<u32>,
+    /// Override the frame-delta clamp, seconds.
+    #[arg(long)]
+    pub max_delta: Option<f64>,
+    /// Override the time scale.
+    #[arg(long)]
+    pub time_scale: Option<f64>,
+    /// Override the physics substeps per tick.
+    #[arg(long)]
+    pub substeps: Option<u32>,
+    /// Override the step strategy: `accumulator` or `step-counting`.
+    #[arg(long)]
+    pub strategy: Option<StepStrategy>,
+    /// Write the per-tick trace (JSON Lines) here.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+    /// Write per-frame telemetry here: CSV for `.csv`, JSON Lines otherwise.
+    #[arg(long)]
+    pub telemetry: Option<PathBuf>,
+    /// Sleep so frames follow the wall clock instead of running flat out (the
+    /// deltas, and so the results, are the same).
+    #[arg(long)]
+    pub realtime: bool,
+    /// Roll back at least N ticks every frame, re-simulate and compare hashes.
+    #[arg(long, value_name = "N")]
+    pub sync_test: Option<u64>,
 }
 
-/// Runs the player.
-pub fn run(_args: PlayArgs) -> ExitCode {
-    eprintln!("stepframe play: not implemented yet");
-    ExitCode::from(1)
+/// Where frame deltas come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Pacing {
+    /// A fixed display rate, Hz.
+    Rate(f64),
+    /// Pseudo-random deltas between 4 and 40 ms from a seed.
+    Irregular(u64),
+    /// One delta in seconds per line of a file.
+    File(PathBuf),
+}
+
+impl FromStr for Pacing {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Pacing, String> {
+        if let Some(seed) = s.strip_prefix("irregular:") {
+            return seed
+                .parse()
+                .map(Pacing::Irregular)
+                .map_err(|_| format!("`{seed}`: expected an integer seed, as in irregular:3"));
+        }
+        if let Some(path) = s.strip_prefix("file:") {
+            if path.is_empty() {
+                return Err("expected a path after file:".into());
+            }
+            return Ok(Pacing::File(PathBuf::from(path)));
+        }
+        match s.parse::<f64>() {
+            Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(Pacing::Rate(hz)),
+            _ => Err(format!(
+                "`{s}`: expected a rate in Hz (60), irregular:<seed> or file:<path>"
+            )),
+        }
+    }
+}
+
+impl std::fmt::Display for Pacing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Pacing::Rate(hz) => write!(f, "{hz} Hz"),
+            Pacing::Irregular(seed) => write!(f, "irregular:{seed}"),
+            Pacing::File(path) => write!(f, "file:{}", path.display()),
+        }
+    }
+}
+
+/// One frame whose delta is replaced by a hitch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Stall {
+    /// One-based frame of the run.
+    pub frame: u64,
+    /// The frame's raw delta, seconds.
+    pub seconds: f64,
+}
+
+impl FromStr for Stall {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Stall, String> {
+        let bad = || format!("`{s}`: expected <frame>:<seconds>, as in 30:1.0");
+        let (frame, seconds) = s.split_once(':').ok_or_else(bad)?;
+        let frame: u64 = frame.trim().parse().map_err(|_| bad())?;
+        let seconds: f64 = seconds.trim().parse().map_err(|_| bad())?;
+        if frame == 0 || !seconds.is_finite() || seconds < 0.0 {
+            return Err(format!(
+                "`{s}`: frames count from 1 and the stall must be a non-negative number of seconds"
+            ));
+        }
+        Ok(Stall { frame, seconds })
+    }
+}
+
+/// Shortest frame delta of the irregular pacing, seconds (a 250 Hz display).
+const IRREGULAR_MIN_DT: f64 = 0.004;
+/// Longest frame delta of the irregular pacing, seconds (a 25 Hz hitchy display).
+const IRREGULAR_MAX_DT: f64 = 0.040;
+
+/// Produces the raw delta of every frame of a run, in order.
+#[derive(Clone, Debug)]
+pub struct FramePacer {
+    /// The base sequence.
+    kind: PacerKind,
+    /// Replacement deltas by one-based frame.
+    stalls: BTreeMap<u64, f64>,
+    /// Frames handed out so far.
+    frame: u64,
+}
+
+#[derive(Clone, Debug)]
+enum PacerKind {
+    Rate(f64),
+    Irregular(Rng),
+    File(Vec<f64>),
+}
+
+impl FramePacer {
+    /// A pacer; `file:` pacings read their file now (errors name line and column).
+    pub fn new(pacing: &Pacing, stalls: &[Stall]) -> Result<FramePacer, String> {
+        let kind = match pacing {
+            Pacing::Rate(hz) => PacerKind::Rate(1.0 / hz),
+            Pacing::Irregular(seed) => PacerKind::Irregular(Rng::new(*seed)),
+            Pacing::File(path) => PacerKind::File(read_dt_file(path)?),
+        };
+        Ok(FramePacer {
+            kind,
+            stalls: stalls.iter().map(|s| (s.frame, s.seconds)).collect(),
+            frame: 0,
+        })
+    }
+
+    /// Number of deltas in a `file:` pacing (its natural run length).
+    pub fn file_len(&self) -> Option<u64> {
+        match &self.kind {
+            PacerKind::File(dts) => Some(dts.len() as u64),
+            _ => None,
+        }
+    }
+
+    /// The next frame's raw delta, seconds. A stalled frame still consumes its
+    /// base delta, so the frames after a stall are the same as without it.
+    pub fn next_dt(&mut self) -> f64 {
+        let index = self.frame;
+        self.frame += 1;
+        let base = match &mut self.kind {
+            PacerKind::Rate(dt) => *dt,
+            PacerKind::Irregular(rng) => {
+                let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
+                IRREGULAR_MIN_DT + (IRREGULAR_MAX_DT - IRREGULAR_MIN_DT) * unit
+            }
+            PacerKind::File(dts) => dts[(index % dts.len() as u64) as usize],
+        };
+        self.stalls.get(&self.frame).copied().unwrap_or(base)
+    }
+}
+
+/// Reads one delta (seconds) per line; blank lines and `#` comments are skipped.
+fn read_dt_file(path: &Path) -> Result<Vec<f64>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let mut dts = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let content = line.split('#').next().unwrap_or("");
+        let trimmed = content.trim();
+        if trimmed.is_empty() {
+            continue;
+        }
+        let column = 1 + content.len() - content.trim_start().len();
+        match trimmed.parse::<f64>() {
+            Ok(dt) if dt.is_finite() && dt >= 0.0 => dts.push(dt),
+            _ => {
+                return Err(format!(
+                    "{}:{}:{column}: expected a frame delta in seconds (like 0.016667), found `{trimmed}`",
+                    path.display(),
+                    i + 1
+                ));
+            }
+        }
+    }
+    if dts.is_empty() {
+        return Err(format!(
+            "{}: expected at least one frame delta in seconds",
+            path.display()
+        ));
+    }
+    Ok(dts)
+}
+
+/// When a run stops.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RunLength {
+    /// After this many outer frames.
+    Frames(u64),
+    /// When the raw deltas add up to this much display time.
+    Seconds(f64),
+    /// When this many ticks are complete (the length of a recording).
+    Ticks(u64),
+}
+
+/// Frames in a row without a tick after which a tick-length run gives up.
+const MAX_FRAMES_WITHOUT_TICK: u64 = 100_000;
+
+/// What a run did.
+#[derive(Clone, Debug, Default)]
+pub struct RunSummary {
+    /// Outer frames run.
+    pub frames: u64,
+    /// Ticks completed.
+    pub ticks: u64,
+    /// Simulation time at the end, seconds.
+    pub simulation_time: f64,
+    /// Cumulative dropped time, seconds.
+    pub dropped_time: f64,
+    /// State hash at the end.
+    pub final_hash: u64,
+    /// Suspensions (requested breaks, faults) the headless player resumed.
+    pub resumed_suspensions: u64,
+    /// Error lines of the log (hook panics, rejected commands).
+    pub errors: Vec<LogEntry>,
+    /// Ticks compared by the sync test.
+    pub sync_checks: u64,
+}
+
+/// Why a run stopped early.
+#[derive(Debug)]
+pub enum RunFailure {
+    /// The sync test found a re-simulated tick with another hash.
+    SyncMismatch {
+        /// The first mismatching tick.
+        tick: u64,
+        /// Hash of the first run.
+        expected: u64,
+        /// Hash after rollback and re-simulation.
+        actual: u64,
+    },
+    /// Re-simulation completed a tick the first run never reached.
+    SyncExtraTick(u64),
+    /// A tick-length run stopped making progress (frames in a row without a tick).
+    Stuck(u64),
+    /// An output could not be written, or settings were refused.
+    Output(String),
+}
+
+impl std::fmt::Display for RunFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunFailure::SyncMismatch {
+                tick,
+                expected,
+                actual,
+            } => write!(
+                f,
+                "sync test: first mismatch at tick {tick}: re-simulated hash {actual:016x}, first run {expected:016x}"
+            ),
+            RunFailure::SyncExtraTick(tick) => write!(
+                f,
+                "sync test: re-simulation completed tick {tick}, which the first run never reached"
+            ),
+            RunFailure::Stuck(n) => {
+                write!(f, "no tick ran for {n} frames in a row (time scale 0?)")
+            }
+            RunFailure::Output(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RunFailure {}
+
+/// Everything that drives a prepared pipeline through a run.
+#[derive(Debug)]
+pub struct RunPlan {
+    /// Settings in force for the whole run (re-applied after every rollback).
+    pub settings: TimeSettings,
+    /// Frame deltas.
+    pub pacer: FramePacer,
+    /// When to stop.
+    pub length: RunLength,
+    /// Sleep to follow the wall clock.
+    pub realtime: bool,
+    /// Sync-test rollback distance, ticks.
+    pub sync_test: Option<u64>,
+}
+
+/// Collects `(tick, hash)` of every completed tick (the sync test's checksums).
+#[derive(Debug, Default)]
+struct HashLog {
+    hashes: Vec<(u64, u64)>,
+}
+
+impl TickObserver for HashLog {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        self.hashes
+            .push((record.clock.simulation_tick, record.hash));
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// One frame through the shared pipeline. A headless run has no one to resume a
+/// suspension (a `request_break`, a fault under the `Break` policy), so it
+/// resumes at once and counts it; the report covers the whole frame.
+fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameReport {
+    let mut report = pipeline.step_frame(dt);
+    while pipeline.suspension().is_some() {
+        *resumed += 1;
+        let more = pipeline.resume();
+        report.ticks += more.ticks;
+        report.dropped_time += more.dropped_time;
+        report.accumulator_after = more.accumulator_after;
+        report.timing.update_ms += more.timing.update_ms;
+        report.timing.fixed_ms += more.timing.fixed_ms;
+        report.timing.physics_ms += more.timing.physics_ms;
+        report.timing.present_ms += more.timing.present_ms;
+        for (priority, ms) in more.timing.fixed_by_priority.iter() {
+            report.timing.fixed_by_priority.add(priority, ms);
+        }
+        report.suspended = more.suspended;
+    }
+    report
+}
+
+/// A frame boundary the sync test can roll back to.
+struct Checkpoint {
+    /// State before the frame.
+    snapshot: Snapshot,
+    /// Ticks completed before the frame.
+    ticks_before: u64,
+    /// The frame's raw delta.
+    dt: f64,
+}
+
+/// The sync test's memory: recent frame boundaries and first-run tick hashes.
+struct SyncTest {
+    distance: u64,
+    checkpoints: VecDeque<Checkpoint>,
+    /// Hashes of the kept timeline, by tick.
+    hashes: BTreeMap<u64, u64>,
+    /// Shared with the pipeline's observer during normal frames.
+    first_run: Arc<Mutex<HashLog>>,
+    checks: u64,
+}
+
+impl SyncTest {
+    /// Rolls back at least `distance` ticks, re-simulates to now, compares.
+    fn check(
+        &mut self,
+        pipeline: &mut Pipeline,
+        settings: TimeSettings,
+        resumed: &mut u64,
+    ) -> Result<(), RunFailure> {
+        for (tick, hash) in lock(&self.first_run).hashes.drain(..) {
+            self.hashes.insert(tick, hash);
+        }
+        let now = pipeline.stepper().completed_ticks();
+        let target = now.saturating_sub(self.distance);
+        // Latest boundary at least `distance` ticks back, else the oldest kept.
+        let start = self
+            .checkpoints
+            .iter()
+            .rposition(|c| c.ticks_before <= target)
+            .unwrap_or(0);
+        // Older boundaries are never needed again: later checks go back from later ticks.
+        self.checkpoints.drain(..start);
+        let Some(first) = self.checkpoints.front() else {
+            return Ok(());
+        };
+        let oldest_tick = first.ticks_before;
+        let before = pipeline.state_hash();
+
+        let main_observer = pipeline.take_tick_observer();
+        let resim = Arc::new(Mutex::new(HashLog::default()));
+        pipeline.set_tick_observer(Some(Box::new(resim.clone())));
+        pipeline.restore(&first.snapshot);
+        // A restore keeps the settings in force at the snapshot, not pending ones.
+        let _ = pipeline.set_settings(settings);
+        for c in &self.checkpoints {
+            advance_frame(pipeline, c.dt, resumed);
+        }
+        let _ = pipeline.drain_log();
+        pipeline.set_tick_observer(main_observer);
+
+        let resim = std::mem::take(&mut lock(&resim).hashes);
+        for (tick, actual) in resim {
+            self.checks += 1;
+            match self.hashes.get(&tick) {
+                Some(&expected) if expected == actual => {}
+                Some(&expected) => {
+                    return Err(RunFailure::SyncMismatch {
+                        tick,
+                        expected,
+                        actual,
+                    });
+                }
+                None => return Err(RunFailure::SyncExtraTick(tick)),
+            }
+        }
+        let after = pipeline.state_hash();
+        if after != before || pipeline.stepper().completed_ticks() != now {
+            return Err(RunFailure::SyncMismatch {
+                tick: now,
+                expected: before,
+                actual: after,
+            });
+        }
+        self.hashes = self.hashes.split_off(&oldest_tick);
+        Ok(())
+    }
+}
+
+/// Drives a prepared pipeline (scene loaded, replay and observers installed)
+/// through a run. `on_frame` sees every frame's report and the clock after it
+/// (telemetry); `on_log` every log line as it is drained.
+pub fn run_plan(
+    pipeline: &mut Pipeline,
+    mut plan: RunPlan,
+    on_frame: &mut dyn FnMut(&FrameReport, &Clock) -> std::io::Result<()>,
+    on_log: &mut dyn FnMut(&LogEntry),
+) -> Result<RunSummary, RunFailure> {
+    let settings = plan.settings;
+    pipeline
+        .set_settings(settings)
+        .map_err(|m| RunFailure::Output(format!("settings: {m}")))?;
+    let mut summary = RunSummary::default();
+    let mut sync = plan.sync_test.map(|distance| {
+        let first_run = Arc::new(Mutex::new(HashLog::default()));
+        let main = pipeline.take_tick_observer();
+        let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
+        if let Some(main) = main {
+            observers.push(main);
+        }
+        observers.push(Box::new(first_run.clone()));
+        pipeline.set_tick_observer(Some(Box::new(observers)));
+        SyncTest {
+            distance: distance.max(1),
+            checkpoints: VecDeque::new(),
+            hashes: BTreeMap::new(),
+            first_run,
+            checks: 0,
+        }
+    });
+    let started = Instant::now();
+    let mut display = Flicks::ZERO;
+    let mut frames_without_tick = 0;
+    loop {
+        let ticks = pipeline.stepper().completed_ticks();
+        let done = match plan.length {
+            RunLength::Frames(n) => summary.frames >= n,
+            RunLength::Seconds(s) => display >= Flicks::from_secs_f64(s),
+            RunLength::Ticks(t) => ticks >= t,
+        };
+        if done {
+            break;
+        }
+        let dt = plan.pacer.next_dt();
+        if plan.realtime {
+            let due = Duration::from_secs_f64(display.as_secs_f64());
+            if let Some(wait) = due.checked_sub(started.elapsed()) {
+                std::thread::sleep(wait);
+            }
+        }
+        if let Some(sync) = sync.as_mut() {
+            sync.checkpoints.push_back(Checkpoint {
+                snapshot: pipeline.snapshot(),
+                ticks_before: ticks,
+                dt,
+            });
+        }
+        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions);
+        summary.frames += 1;
+        display += Flicks::from_secs_f64(dt);
+        on_frame(&report, pipeline.clock()).map_err(|e| RunFailure::Output(e.to_string()))?;
+        for entry in pipeline.drain_log() {
+            on_log(&entry);
+            if entry.level == LogLevel::Error {
+                summary.errors.push(entry);
+            }
+        }
+        if report.ticks > 0 {
+            frames_without_tick = 0;
+            if let Some(sync) = sync.as_mut() {
+                sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
+            }
+        } else {
+            frames_without_tick += 1;
+            if matches!(plan.length, RunLength::Ticks(_))
+                && frames_without_tick >= MAX_FRAMES_WITHOUT_TICK
+            {
+                return Err(RunFailure::Stuck(frames_without_tick));
+            }
+        }
+    }
+    if let Some(sync) = sync {
+        summary.sync_checks = sync.checks;
+    }
+    let clock = pipeline.clock();
+    summary.ticks = pipeline.stepper().completed_ticks();
+    summary.simulation_time = clock.simulation_time;
+    summary.dropped_time = clock.dropped_time;
+    summary.final_hash = pipeline.state_hash();
+    Ok(summary)
+}
+
+/// The scene's time settings with the command line's overrides.
+pub fn settings_with_overrides(scene: &TimeSettings, args: &PlayArgs) -> TimeSettings {
+    let mut s = *scene;
+    if let Some(v) = args.fixed_hz {
+        s.fixed_hz = v;
+    }
+    if let Some(v) = args.max_steps {
+        s.max_steps = v;
+    }
+    if let Some(v) = args.max_delta {
+        s.max_delta = v;
+    }
+    if let Some(v) = args.time_scale {
+        s.time_scale = v;
+    }
+    if let Some(v) = args.substeps {
+        s.substeps = v;
+    }
+    if let Some(v) = args.strategy {
+        s.strategy = v;
+    }
+    s
+}
+
+/// A failure with the exit code it maps to.
+struct Exit {
+    code: u8,
+    message: String,
+}
+
+fn bad(message: impl Into<String>) -> Exit {
+    Exit {
+        code: 2,
+        message: message.into(),
+    }
+}
+
+fn failed(message: impl Into<String>) -> Exit {
+    Exit {
+        code: 1,
+        message: message.into(),
+    }
+}
+
+/// The behaviours scenes can name.
+pub fn registry() -> Registry {
+    stepframe_plugins::registry()
+}
+
+/// Runs the player: exit 0 on success, 1 on a runtime failure, 2 on bad input.
+pub fn run(args: PlayArgs) -> ExitCode {
+    match play(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(exit) => {
+            eprintln!("stepframe play: {}", exit.message);
+            ExitCode::from(exit.code)
+        }
+    }
+}
+
+fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
+    File::create(path)
+        .map(BufWriter::new)
+        .map_err(|e| failed(format!("cannot create {}: {e}", path.display())))
+}
+
+fn play(args: &PlayArgs) -> Result<(), Exit> {
+    let registry = registry();
+    let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
+    let settings = settings_with_overrides(&scene.settings.time, args);
+    settings
+        .validate()
+        .map_err(|m| bad(format!("invalid timing settings: {m}")))?;
+    if let Some(s) = args.seconds
+        && !(s.is_finite() && s >= 0.0)
+    {
+        return Err(bad(format!(
+            "--seconds {s}: expected a non-negative number"
+        )));
+    }
+    let recording = match &args.input {
+        Some(path) => Some(Recording::load(path).map_err(|e| bad(e.to_string()))?),
+        None => None,
+    };
+    if let Some(r) = &recording
+        && r.fixed_hz != settings.fixed_hz
+    {
+        eprintln!(
+            "stepframe play: warning: the recording counts ticks at {} Hz, the session runs at {} Hz; events keep their tick numbers",
+            r.fixed_hz, settings.fixed_hz
+        );
+    }
+    let pacer = FramePacer::new(&args.pacing, &args.stalls).map_err(bad)?;
+    let length = match (args.frames, args.seconds, &recording) {
+        (Some(n), _, _) => RunLength::Frames(n),
+        (None, Some(s), _) => RunLength::Seconds(s),
+        (None, None, Some(r)) => {
+            if settings.time_scale == 0.0 {
+                return Err(bad(
+                    "time scale 0 runs no tick, so the recording never ends: give --frames or --seconds",
+                ));
+            }
+            RunLength::Ticks(r.ticks)
+        }
+        (None, None, None) => match pacer.file_len() {
+            Some(n) => RunLength::Frames(n),
+            None => RunLength::Seconds(10.0),
+        },
+    };
+
+    let mut pipeline = Pipeline::new(settings);
+    pipeline
+        .load_scene(&scene, &registry)
+        .map_err(|e| bad(e.to_string()))?;
+    if let Some(r) = recording {
+        pipeline.set_tick_input(Some(Box::new(Replay::new(r))));
+    }
+    let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
+    let trace = match &args.trace {
+        Some(path) => {
+            let writer = Arc::new(Mutex::new(TraceWriter::new(create_output(path)?)));
+            observers.push(Box::new(writer.clone()));
+            Some(writer)
+        }
+        None => None,
+    };
+    let recorder = match &args.record_input {
+        Some(_) => {
+            let recorder = Arc::new(Mutex::new(Recorder::new(settings.fixed_hz)));
+            observers.push(Box::new(recorder.clone()));
+            Some(recorder)
+        }
+        None => None,
+    };
+    if !observers.is_empty() {
+        pipeline.set_tick_observer(Some(Box::new(observers)));
+    }
+    let mut telemetry = match &args.telemetry {
+        Some(path) => Some(TelemetryWriter::new(
+            create_output(path)?,
+            TelemetryFormat::for_path(path),
+        )),
+        None => None,
+    };
+
+    let plan = RunPlan {
+        settings,
+        pacer,
+        length,
+        realtime: args.realtime,
+        sync_test: args.sync_test,
+    };
+    let mut on_frame = |report: &FrameReport, clock: &Clock| match telemetry.as_mut() {
+        Some(t) => t.write_frame(report, clock),
+        None => Ok(()),
+    };
+    let mut on_log = |entry: &LogEntry| {
+        if entry.level >= LogLevel::Warning {
+            eprintln!("{}", describe_log(entry));
+        }
+    };
+    let result = run_plan(&mut pipeline, plan, &mut on_frame, &mut on_log);
+    pipeline.set_tick_observer(None);
+
+    // Outputs are flushed even after a failure: a trace up to a sync mismatch
+    // is what a user wants to look at.
+    let mut output_errors = Vec::new();
+    if let Some(t) = telemetry.as_mut()
+        && let Err(e) = t.flush()
+    {
+        output_errors.push(format!("telemetry: {e}"));
+    }
+    if let Some(t) = &trace
+        && let Err(e) = lock(t).flush()
+    {
+        output_errors.push(format!("trace: {e}"));
+    }
+    if let (Some(r), Some(path)) = (&recorder, &args.record_input)
+        && let Err(e) = lock(r).recording().save(path)
+    {
+        output_errors.push(e.to_string());
+    }
+
+    let summary = result.map_err(|e| failed(e.to_string()))?;
+    print_summary(&args.scene, &summary, args.sync_test);
+    if !output_errors.is_empty() {
+        return Err(failed(output_errors.join("; ")));
+    }
+    if !summary.errors.is_empty() {
+        return Err(failed(format!(
+            "{} error(s) logged during the run",
+            summary.errors.len()
+        )));
+    }
+    Ok(())
+}
+
+/// `error: tick 31 (frame 31) #3 FixedUpdate: message`.
+pub fn describe_log(entry: &LogEntry) -> String {
+    let level = match entry.level {
+        LogLevel::Info => "info",
+        LogLevel::Warning => "warning",
+        LogLevel::Error => "error",
+    };
+    let mut s = format!("{level}: tick {} (frame {})", entry.tick, entry.frame);
+    if let Some(object) = entry.object {
+        s.push_str(&format!(" {object}"));
+    }
+    if let Some(hook) = entry.hook {
+        s.push_str(&format!(" {hook}"));
+    }
+    s.push_str(": ");
+    s.push_str(&entry.message);
+    s
+}
+
+fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(
+        out,
+        "played {}: {} frames, {} ticks ({} s simulated), dropped {} s, final hash {:016x}",
+        scene.display(),
+        s.frames,
+        s.ticks,
+        s.simulation_time,
+        s.dropped_time,
+        s.final_hash
+    );
+    if let Some(n) = sync_test {
+        let _ = writeln!(
+            out,
+            "sync test: rolled back {n} ticks every frame, {} re-simulated ticks matched",
+            s.sync_checks
+        );
+    }
+    if s.resumed_suspensions > 0 {
+        let _ = writeln!(
+            out,
+            "resumed {} suspension(s) (headless: breaks do not stop the run)",
+            s.resumed_suspensions
+        );
+    }
+    if s.errors.is_empty() {
+        let _ = writeln!(out, "errors: none");
+    } else {
+        let _ = writeln!(out, "errors: {}", s.errors.len());
+        for e in &s.errors {
+            let _ = writeln!(out, "  {}", describe_log(e));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pacing_parses_the_three_forms() {
+        assert_eq!("144".parse::<Pacing>(), Ok(Pacing::Rate(144.0)));
+        assert_eq!("irregular:3".parse::<Pacing>(), Ok(Pacing::Irregular(3)));
+        assert_eq!(
+            "file:dts.txt".parse::<Pacing>(),
+            Ok(Pacing::File(PathBuf::from("dts.txt")))
+        );
+        assert!("fast".parse::<Pacing>().is_err());
+        assert!("0".parse::<Pacing>().is_err());
+        assert!("irregular:x".parse::<Pacing>().is_err());
+    }
+
+    #[test]
+    fn stall_parses_frame_and_seconds() {
+        assert_eq!(
+            "30:1.5".parse::<Stall>(),
+            Ok(Stall {
+                frame: 30,
+                seconds: 1.5
+            })
+        );
+        assert!("0:1".parse::<Stall>().is_err());
+        assert!("30".parse::<Stall>().is_err());
+        assert!("30:-1".parse::<Stall>().is_err());
+    }
+
+    #[test]
+    fn a_stall_replaces_one_frame_and_keeps_the_rest() {
+        let stall = Stall {
+            frame: 2,
+            seconds: 1.0,
+        };
+        let mut pacer = FramePacer::new(&Pacing::Rate(50.0), &[stall]).expect("pacer");
+        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
+        assert_eq!(dts, vec![0.02, 1.0, 0.02]);
+    }
+
+    #[test]
+    fn irregular_pacing_is_deterministic_and_in_range() {
+        let mut a = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
+        let mut b = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
+        let mut c = FramePacer::new(&Pacing::Irregular(8), &[]).expect("pacer");
+        let xs: Vec<f64> = (0..1000).map(|_| a.next_dt()).collect();
+        let ys: Vec<f64> = (0..1000).map(|_| b.next_dt()).collect();
+        let zs: Vec<f64> = (0..1000).map(|_| c.next_dt()).collect();
+        assert_eq!(xs, ys);
+        assert_ne!(xs, zs);
+        assert!(xs.iter().all(|&dt| (0.004..0.040).contains(&dt)));
+        // Uniform on [4, 40) ms: the mean of 1000 draws is 22 ms within a few sigma
+        // (sigma of the mean = 36 / sqrt(12 * 1000) ms, about 0.33 ms).
+        let mean = xs.iter().sum::<f64>() / 1000.0;
+        assert!((mean - 0.022).abs() < 0.0015, "mean {mean}");
+    }
+
+    #[test]
+    fn dt_files_report_line_and_column() {
+        let dir = std::env::temp_dir().join(format!("stepframe-pacing-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let path = dir.join("dts.txt");
+        std::fs::write(&path, "# deltas\n0.016\n\n  oops\n").expect("write");
+        let err = read_dt_file(&path).expect_err("bad line");
+        assert!(
+            err.ends_with(
+                "dts.txt:4:3: expected a frame delta in seconds (like 0.016667), found `oops`"
+            ),
+            "{err}"
+        );
+        std::fs::write(&path, "0.01\n0.02 # slow\n").expect("write");
+        let mut pacer = FramePacer::new(&Pacing::File(path.clone()), &[]).expect("pacer");
+        assert_eq!(pacer.file_len(), Some(2));
+        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
+        assert_eq!(dts, vec![0.01, 0.02, 0.01]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }
