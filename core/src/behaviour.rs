@@ -278,6 +278,23 @@ impl<'a> Ctx<'a> {
         self.world.get(id)?.body.as_ref().map(|b| b.velocity)
     }
 
+    /// The pose presentation draws for an object ([`World::presentation_pose`]
+    /// at this clock's `interpolation_alpha`). Meaningful in the presentation
+    /// phase, where alpha has just been set; elsewhere it uses the last frame's.
+    pub fn presentation_pose(&self, id: ObjectId) -> Option<Pose> {
+        self.world.presentation_pose(
+            id,
+            self.clock.interpolation_alpha,
+            self.clock.fixed_delta_time,
+        )
+    }
+
+    /// Centres the camera (`World::camera`): what a presentation hook such as a
+    /// follow camera writes. Not simulation state, so it never enters the hash.
+    pub fn set_camera(&mut self, centre: Vec2) {
+        self.world.camera = Some(centre);
+    }
+
     /// The session's deterministic random generator.
     pub fn rng(&mut self) -> &mut Rng {
         self.rng
