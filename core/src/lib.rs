@@ -25,12 +25,14 @@
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
+//! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
 
 pub mod behaviour;
 pub mod body;
 pub mod clock;
 pub mod debugger;
+pub mod export;
 pub mod history;
 pub mod input;
 pub mod physics;
@@ -55,6 +57,8 @@ pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
 };
+pub use export::{chrome_trace, frame_range};
+pub use history::{History, PoseHistory, RewindError, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
@@ -68,8 +72,7 @@ pub use scene::{
 };
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
+pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, TickObserver, TickRecord};
 pub use trace_writer::{TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line};
 pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
-pub use history::{History, PoseHistory, RewindError, TickPoses};
-pub use telemetry::{FrameRecord, Telemetry};
