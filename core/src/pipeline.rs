@@ -513,9 +513,25 @@ impl Pipeline {
     fn hash_into(&self, h: &mut StableHasher) {
         h.write_u64(self.stepper.completed_ticks());
         hash_world(&self.world, h);
-        for e in &self.scheduler.entries {
-            h.write_u64(e.object.0);
+        // Behaviour state by object id, whether the behaviour has joined the
+        // cohort or waits for the next frame boundary, and never for removed
+        // objects whose entries linger until then: cohort membership follows
+        // frame boundaries, which depend on pacing, and the hash must not
+        // (traces at 30, 60 and 144 Hz are compared hash for hash). Spawned ids
+        // are larger than every existing one, so admitted-then-pending is id order.
+        for &(object, i) in &self.scheduler.by_object {
+            let e = &self.scheduler.entries[i as usize];
+            if e.is_retired(&self.world) {
+                continue;
+            }
+            h.write_u64(object.0);
             e.behaviour.hash_state(h);
+        }
+        for p in &self.world.pending {
+            if self.world.get(p.object).is_some() {
+                h.write_u64(p.object.0);
+                p.behaviour.hash_state(h);
+            }
         }
         self.physics.hash_state(h);
     }

@@ -188,7 +188,8 @@ impl Entry {
             }
     }
 
-    fn is_retired(&self, world: &World) -> bool {
+    /// Whether the entry's object was removed (or its handle dropped).
+    pub(crate) fn is_retired(&self, world: &World) -> bool {
         match &self.gate {
             Gate::Object(id) => world.get(*id).is_none(),
             Gate::Handle(alive) => !alive.load(Ordering::Relaxed),
