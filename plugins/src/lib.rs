@@ -1,1 +1,128 @@
-//! placeholder
+//! stepframe-plugins: the built-in behaviours, registered by name so scenes can
+//! use them.
+//!
+//! Each behaviour exercises one part of the gameplay time and phase contract:
+//!
+//! | name | hooks | contract part |
+//! |---|---|---|
+//! | [`PlayerController`] | FixedUpdate, contact | simulation input snapshot: press edges once per tick, charge in simulation ms |
+//! | [`Spawner`] / [`Projectile`] | Start, fixed-time routine, FixedUpdate | timed routines on a time group; the cohort rule for spawned objects; bounded population |
+//! | [`KillZone`] | contact | removal: no further callback to a removed object |
+//! | [`Attractor`] | FixedUpdate | per-tick forces over the world in id order |
+//! | [`KinematicMover`] | FixedUpdate | kinematic targets reconciled before the step |
+//! | [`FollowCamera`] | Present | presentation phase only, interpolated poses |
+//! | [`Faulty`] | any | fault isolation: panics, NaN writes, slow hooks |
+//!
+//! [`registry`] returns all of them; a scene names them with typed parameters:
+//!
+//! ```
+//! use std::path::Path;
+//! use stepframe_core::{Pipeline, Scene, TimeSettings};
+//!
+//! let text = r#"(
+//!     objects: [
+//!         (id: 1, name: "Floor", transform: (x: 0.0, y: -0.5),
+//!          body: (kind: Fixed, shapes: [Cuboid(hx: 10.0, hy: 0.5)])),
+//!         (id: 2, name: "Hopper", transform: (x: 0.0, y: 0.5),
+//!          body: (shapes: [Cuboid(hx: 0.5, hy: 0.5)]),
+//!          behaviours: [(name: "PlayerController", priority: Early, params: (jump_impulse: 4.0))]),
+//!     ],
+//! )"#;
+//! let registry = stepframe_plugins::registry();
+//! let scene = Scene::parse(text, Path::new("hop.ron"), &registry)?;
+//! let mut pipeline = Pipeline::new(TimeSettings::default());
+//! pipeline.load_scene(&scene, &registry)?;
+//! for _ in 0..60 {
+//!     pipeline.step_frame(1.0 / 60.0);
+//! }
+//! assert_eq!(pipeline.clock().simulation_tick, 60);
+//! # Ok::<(), stepframe_core::SceneError>(())
+//! ```
+//!
+//! A misspelt parameter is reported at its position in the scene file:
+//!
+//! ```
+//! use std::path::Path;
+//! use stepframe_core::Scene;
+//!
+//! let text = "(objects: [(id: 1, name: \"A\",\n  behaviours: [(name: \"Attractor\", params: (radius: 2.0, strenght: 5.0))])])";
+//! let err = Scene::parse(text, Path::new("a.ron"), &stepframe_plugins::registry()).unwrap_err();
+//! assert_eq!((err.line, err.column), (2, 58));
+//! assert!(err.message.contains("strenght"));
+//! ```
+//!
+//! Writing a behaviour of your own: implement [`stepframe_core::Behaviour`]
+//! (copyable state through `clone_box`, simulation state fed to `hash_state`,
+//! randomness only from `ctx.rng()`, no wall clock, no hash-map iteration), give it
+//! a `Serialize + Deserialize + Default` parameter struct, and register it:
+//!
+//! ```
+//! use serde::{Deserialize, Serialize};
+//! use stepframe_core::{Behaviour, Ctx, Vec2};
+//!
+//! /// Parameters: all optional, unknown fields rejected.
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+//! #[serde(deny_unknown_fields, default)]
+//! struct WindParams { force: f32 }
+//!
+//! /// Pushes its body sideways every tick, in fixed code.
+//! #[derive(Clone, Debug)]
+//! struct Wind { force: f32 }
+//!
+//! impl Behaviour for Wind {
+//!     fn name(&self) -> &str { "Wind" }
+//!     fn clone_box(&self) -> Box<dyn Behaviour> { Box::new(self.clone()) }
+//!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+//!         ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
+//!     }
+//! }
+//!
+//! let mut registry = stepframe_plugins::registry();
+//! registry.register_typed::<WindParams>("Wind", |p| {
+//!     if !p.force.is_finite() {
+//!         return Err("force must be finite".into());
+//!     }
+//!     Ok(Box::new(Wind { force: p.force }))
+//! });
+//! assert!(registry.names().contains(&"Wind"));
+//! assert!(registry.create("Wind", "(force: 2.0)").is_ok());
+//! ```
+
+pub mod attractor;
+pub mod faulty;
+pub mod follow_camera;
+pub mod kill_zone;
+pub mod kinematic_mover;
+pub mod player_controller;
+pub mod spawner;
+
+pub use attractor::{Attractor, AttractorParams};
+pub use faulty::{Fault, FaultHook, Faulty, FaultyParams};
+pub use follow_camera::{FollowCamera, FollowCameraParams};
+pub use kill_zone::{KillZone, KillZoneParams};
+pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
+pub use player_controller::{PlayerController, PlayerControllerParams};
+pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
+
+use stepframe_core::Behaviour;
+use stepframe_core::scene::Registry;
+
+fn boxed<B: Behaviour + 'static>(b: Result<B, String>) -> Result<Box<dyn Behaviour>, String> {
+    b.map(|b| Box::new(b) as Box<dyn Behaviour>)
+}
+
+/// Every built-in behaviour, by the name scenes use.
+pub fn registry() -> Registry {
+    let mut r = Registry::new();
+    r.register_typed::<AttractorParams>("Attractor", |p| boxed(Attractor::new(p)));
+    r.register_typed::<FaultyParams>("Faulty", |p| boxed(Faulty::new(p)));
+    r.register_typed::<FollowCameraParams>("FollowCamera", |p| boxed(FollowCamera::new(p)));
+    r.register_typed::<KillZoneParams>("KillZone", |p| boxed(KillZone::new(p)));
+    r.register_typed::<KinematicMoverParams>("KinematicMover", |p| boxed(KinematicMover::new(p)));
+    r.register_typed::<PlayerControllerParams>("PlayerController", |p| {
+        boxed(PlayerController::new(p))
+    });
+    r.register_typed::<ProjectileParams>("Projectile", |p| boxed(Projectile::new(p)));
+    r.register_typed::<SpawnerParams>("Spawner", |p| boxed(Spawner::new(p)));
+    r
+}

@@ -1,0 +1,144 @@
+//! `Faulty`: fault injection for reliability tests.
+//!
+//! Its parameters pick a hook, a tick and a fault. The fault fires once, in the
+//! first call of that hook at which `simulation_tick >= tick` (the pending tick
+//! in FixedUpdate and contact hooks, the completed tick count elsewhere), or in
+//! every such call with `repeat: true`:
+//!
+//! - `Panic`: the hook panics; the pipeline catches it, logs it and applies its
+//!   fault policy, and the tick completes for every other object;
+//! - `NanForce`: a force with a NaN component, which the world rejects and logs;
+//! - `NanPose`: a teleport to a NaN pose, rejected the same way;
+//! - `BusyWait(ms)`: the hook spins for that many wall-clock milliseconds, to
+//!   exercise frame budgets, the step cap and a UI that must not freeze. The wait
+//!   only costs time: it changes no simulation state, so runs stay deterministic.
+
+use serde::{Deserialize, Serialize};
+use stepframe_core::trace::StableHasher;
+use stepframe_core::{Behaviour, ContactKind, Ctx, ObjectId, Pose, Vec2};
+
+/// The hook a fault is injected into.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FaultHook {
+    /// Start.
+    Start,
+    /// Update.
+    Update,
+    /// Flow Tick.
+    FlowTick,
+    /// FixedUpdate.
+    #[default]
+    FixedUpdate,
+    /// A contact callback.
+    Contact,
+}
+
+/// What goes wrong.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub enum Fault {
+    /// The hook panics.
+    #[default]
+    Panic,
+    /// A NaN force is written (and rejected).
+    NanForce,
+    /// A NaN pose is written (and rejected).
+    NanPose,
+    /// The hook busy-waits this many wall-clock milliseconds.
+    BusyWait(f64),
+}
+
+/// Parameters of [`Faulty`].
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultyParams {
+    /// Hook to inject into.
+    pub hook: FaultHook,
+    /// First tick at which it fires.
+    pub tick: u64,
+    /// The fault.
+    pub fault: Fault,
+    /// Fire on every call from `tick` on, not just once.
+    pub repeat: bool,
+}
+
+/// Injects one fault into one hook (see module docs).
+#[derive(Clone, Debug)]
+pub struct Faulty {
+    params: FaultyParams,
+    /// Times the fault fired.
+    fired: u64,
+}
+
+impl Faulty {
+    /// Checks the parameters.
+    pub fn new(params: FaultyParams) -> Result<Faulty, String> {
+        if let Fault::BusyWait(ms) = params.fault
+            && !(ms.is_finite() && (0.0..=60_000.0).contains(&ms))
+        {
+            return Err(format!("BusyWait must be 0..=60000 ms, got {ms}"));
+        }
+        Ok(Faulty { params, fired: 0 })
+    }
+
+    fn maybe_fire(&mut self, ctx: &mut Ctx, hook: FaultHook) {
+        let p = &self.params;
+        if hook != p.hook || ctx.clock().simulation_tick < p.tick || (self.fired > 0 && !p.repeat) {
+            return;
+        }
+        self.fired += 1;
+        let me = ctx.me();
+        match p.fault {
+            Fault::Panic => panic!(
+                "Faulty: injected panic in {hook:?} at tick {}",
+                ctx.clock().simulation_tick
+            ),
+            Fault::NanForce => {
+                ctx.apply_force(me, Vec2::new(f32::NAN, 0.0));
+            }
+            Fault::NanPose => {
+                ctx.set_pose(me, Pose::new(f32::NAN, 0.0, 0.0));
+            }
+            Fault::BusyWait(ms) => {
+                let until = std::time::Duration::from_secs_f64(ms / 1000.0);
+                let t0 = std::time::Instant::now();
+                while t0.elapsed() < until {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+}
+
+impl Behaviour for Faulty {
+    fn name(&self) -> &str {
+        "Faulty"
+    }
+
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.maybe_fire(ctx, FaultHook::Start);
+    }
+
+    fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        self.maybe_fire(ctx, FaultHook::Update);
+    }
+
+    fn flow_tick(&mut self, ctx: &mut Ctx, _dt: f64) {
+        self.maybe_fire(ctx, FaultHook::FlowTick);
+    }
+
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        self.maybe_fire(ctx, FaultHook::FixedUpdate);
+    }
+
+    fn on_contact(&mut self, ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {
+        self.maybe_fire(ctx, FaultHook::Contact);
+    }
+
+    fn hash_state(&self, hasher: &mut StableHasher) {
+        hasher.write_u64(self.fired);
+    }
+}

@@ -1,0 +1,188 @@
+//! Every bundled scene loads, round-trips through save, instantiates and runs
+//! 600 frames headless with a bounded number of live objects.
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use stepframe_core::{Pipeline, Scene, TimeSettings};
+use stepframe_plugins::SpawnerParams;
+
+fn scenes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes")
+}
+
+fn bundled() -> Vec<PathBuf> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
+        .expect("assets/scenes exists")
+        .map(|e| e.expect("readable entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .collect();
+    paths.sort();
+    paths
+}
+
+fn temp_dir(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stepframe-plugins-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    dir
+}
+
+/// Upper bound on live objects, computed from the scene text alone: every
+/// authored object plus each spawner's `max_alive`.
+fn population_bound(scene: &Scene) -> usize {
+    let authored = scene.all_objects().len();
+    let spawned: usize = scene
+        .all_objects()
+        .iter()
+        .flat_map(|o| &o.behaviours)
+        .filter(|b| b.name == "Spawner")
+        .map(|b| {
+            let p: SpawnerParams =
+                stepframe_core::scene::parse_params(&b.params).expect("spawner params parse");
+            p.max_alive as usize
+        })
+        .sum();
+    authored + spawned
+}
+
+#[test]
+fn the_three_bundled_scenes_are_there() {
+    let names: Vec<String> = bundled()
+        .iter()
+        .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    for wanted in ["contract.ron", "demo.ron", "stress.ron"] {
+        assert!(
+            names.iter().any(|n| n == wanted),
+            "{wanted} missing: {names:?}"
+        );
+    }
+}
+
+#[test]
+fn every_bundled_scene_round_trips_through_save() {
+    let registry = stepframe_plugins::registry();
+    let dir = temp_dir("roundtrip");
+    for path in bundled() {
+        let scene = Scene::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
+        let copy = dir.join(path.file_name().unwrap());
+        scene.save(&copy).unwrap_or_else(|e| panic!("{e}"));
+        let again = Scene::load(&copy, &registry).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(scene, again, "{} changed through save", path.display());
+        // Saving the reloaded scene writes the very same bytes.
+        assert_eq!(scene.to_ron().unwrap(), again.to_ron().unwrap());
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn every_bundled_scene_runs_600_frames_with_a_bounded_population() {
+    let registry = stepframe_plugins::registry();
+    for path in bundled() {
+        let scene = Scene::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
+        let bound = population_bound(&scene);
+        let mut pipeline = Pipeline::new(TimeSettings::default());
+        pipeline
+            .load_scene(&scene, &registry)
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(pipeline.world().len(), scene.all_objects().len());
+        let mut most = 0;
+        for _ in 0..600 {
+            let report = pipeline.step_frame(1.0 / 60.0);
+            assert_eq!(report.ticks, 1);
+            most = most.max(pipeline.world().len());
+        }
+        assert_eq!(pipeline.clock().simulation_tick, 600);
+        assert!(
+            most <= bound,
+            "{}: {most} live objects, bound {bound}",
+            path.display()
+        );
+        let errors: Vec<_> = pipeline
+            .drain_log()
+            .into_iter()
+            .filter(|l| l.level == stepframe_core::LogLevel::Error)
+            .collect();
+        assert!(errors.is_empty(), "{}: {errors:?}", path.display());
+    }
+}
+
+#[test]
+fn demo_is_a_platformer_of_100_to_300_bodies_that_moves_on_its_own() {
+    let registry = stepframe_plugins::registry();
+    let scene = Scene::load(&scenes_dir().join("demo.ron"), &registry).unwrap();
+    let bodies = scene
+        .all_objects()
+        .iter()
+        .filter(|o| o.body.is_some())
+        .count();
+    let bound = population_bound(&scene);
+    let most_bodies = bodies + (bound - scene.all_objects().len());
+    assert!(
+        (100..=300).contains(&most_bodies) && bodies >= 80,
+        "{bodies} bodies at start, up to {most_bodies}"
+    );
+    let names: Vec<&str> = scene
+        .actions
+        .actions
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    for action in ["left", "right", "jump"] {
+        assert!(names.contains(&action), "action {action} missing");
+    }
+    let kinds: Vec<&str> = scene
+        .all_objects()
+        .iter()
+        .flat_map(|o| &o.behaviours)
+        .map(|b| b.name.as_str())
+        .collect();
+    for kind in [
+        "PlayerController",
+        "FollowCamera",
+        "Spawner",
+        "KillZone",
+        "Attractor",
+        "KinematicMover",
+    ] {
+        assert!(kinds.contains(&kind), "demo has no {kind}");
+    }
+
+    // With no input at all, things move and the camera follows the player.
+    let mut pipeline = Pipeline::new(TimeSettings::default());
+    pipeline.load_scene(&scene, &registry).unwrap();
+    pipeline.step_frame(1.0 / 60.0);
+    let hash_early = pipeline.state_hash();
+    for _ in 0..120 {
+        pipeline.step_frame(1.0 / 60.0);
+    }
+    assert_ne!(pipeline.state_hash(), hash_early);
+    assert!(
+        pipeline.world().camera.is_some(),
+        "FollowCamera set no camera"
+    );
+    let spawned = pipeline.world().len() - scene.all_objects().len();
+    assert!(spawned > 0, "the spawners spawned nothing in 2 s");
+}
+
+#[test]
+fn stress_has_2000_dynamic_bodies_and_loads_quickly() {
+    let registry = stepframe_plugins::registry();
+    let t0 = Instant::now();
+    let scene = Scene::load(&scenes_dir().join("stress.ron"), &registry).unwrap();
+    let world = scene.instantiate(&registry).unwrap();
+    let elapsed = t0.elapsed();
+    let dynamic = world
+        .objects()
+        .filter(|o| {
+            o.body
+                .as_ref()
+                .is_some_and(|b| b.desc.kind == stepframe_core::BodyKind::Dynamic)
+        })
+        .count();
+    assert!(dynamic >= 2000, "{dynamic} dynamic bodies");
+    // The budget is 1 s; the test allows slack for a loaded 2-core CI machine
+    // running an unoptimised build.
+    assert!(elapsed.as_secs_f64() < 3.0, "load took {elapsed:?}");
+    eprintln!("stress.ron: {dynamic} dynamic bodies, load + instantiate {elapsed:?}");
+}
