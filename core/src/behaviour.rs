@@ -221,6 +221,9 @@ impl Rng {
 pub(crate) struct HookRequests {
     /// `Ctx::request_break` message.
     pub(crate) break_request: Option<String>,
+    /// Set by `Ctx::request_break_and_rerun`: an update-phase hook undid its own
+    /// effects and must run again when the session resumes.
+    pub(crate) rerun: bool,
     /// Routines started by the hook.
     pub(crate) routines: Vec<RoutineSlot>,
 }
@@ -384,5 +387,18 @@ impl<'a> Ctx<'a> {
     /// other hooks right after this hook returns.
     pub fn request_break(&mut self, reason: impl Into<String>) {
         self.requests.break_request = Some(reason.into());
+    }
+
+    /// Asks the debugger to break BEFORE this hook, as a Start/Update breakpoint
+    /// does: in update-phase hooks (Start, Update, Flow Tick) the session
+    /// suspends with this call still pending, and resume calls the hook again
+    /// (a Start hook is not marked started). The hook must have left no effect
+    /// behind (no body command, spawn, log or state change): the pipeline cannot
+    /// undo writes. Script behaviours use it to stop at a line breakpoint: they
+    /// abort the script, roll its state back, and run it again on resume. In
+    /// other hooks it is [`Ctx::request_break`].
+    pub fn request_break_and_rerun(&mut self, reason: impl Into<String>) {
+        self.requests.break_request = Some(reason.into());
+        self.requests.rerun = true;
     }
 }

@@ -309,6 +309,9 @@ pub struct Pipeline {
     /// Scratch for replayed events.
     replay_scratch: Vec<InputEvent>,
     requests: HookRequests,
+    /// The last update-phase hook asked to be re-run on resume
+    /// ([`Ctx::request_break_and_rerun`]).
+    rerun_hook: bool,
     contacts: Vec<ContactEvent>,
     report: FrameReport,
 }
@@ -351,6 +354,7 @@ impl Pipeline {
             tick_input: None,
             replay_scratch: Vec::new(),
             requests: HookRequests::default(),
+            rerun_hook: false,
             contacts: Vec::new(),
             report: FrameReport::default(),
         };
@@ -870,6 +874,19 @@ impl Pipeline {
                     HookKind::Update => b.update(ctx, dt),
                     _ => b.flow_tick(ctx, dt),
                 });
+                if std::mem::take(&mut self.rerun_hook)
+                    && let Some(reason) = self.pending_suspend.take()
+                {
+                    // The hook undid itself and asked to break before it: the
+                    // call at `i` runs again on resume (Start not marked started).
+                    self.cursor = Cursor::Update {
+                        hook,
+                        next: i,
+                        past_break: true,
+                    };
+                    self.suspended = Some(self.suspension_now(reason));
+                    return false;
+                }
                 if hook == HookKind::Start {
                     self.scheduler.entries[i].started = true;
                 }
@@ -1110,6 +1127,7 @@ impl Pipeline {
 
     /// Applies a hook's requests: a break, routines it started.
     fn take_requests(&mut self, object: ObjectId, hook: HookKind) {
+        let rerun = std::mem::take(&mut self.requests.rerun);
         if let Some(message) = self.requests.break_request.take()
             && self.pending_suspend.is_none()
         {
@@ -1118,6 +1136,12 @@ impl Pipeline {
                 hook,
                 message,
             });
+            // Only update-phase hooks can be re-run; elsewhere it is a plain break.
+            self.rerun_hook = rerun
+                && matches!(
+                    hook,
+                    HookKind::Start | HookKind::Update | HookKind::FlowTick
+                );
         }
         if !self.requests.routines.is_empty() {
             for mut slot in self.requests.routines.drain(..) {

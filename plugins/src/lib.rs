@@ -12,6 +12,7 @@
 //! | [`KinematicMover`] | FixedUpdate | kinematic targets reconciled before the step |
 //! | [`FollowCamera`] | Present | presentation phase only, interpolated poses |
 //! | [`Faulty`] | any | fault isolation: panics, NaN writes, slow hooks |
+//! | [`Script`] | any | rhai scripts: line breakpoints with the contract's timing, state in snapshots, hot reload |
 //!
 //! [`registry`] returns all of them; a scene names them with typed parameters:
 //!
@@ -94,6 +95,7 @@ pub mod follow_camera;
 pub mod kill_zone;
 pub mod kinematic_mover;
 pub mod player_controller;
+pub mod script;
 pub mod spawner;
 
 pub use attractor::{Attractor, AttractorParams};
@@ -102,6 +104,7 @@ pub use follow_camera::{FollowCamera, FollowCameraParams};
 pub use kill_zone::{KillZone, KillZoneParams};
 pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
 pub use player_controller::{PlayerController, PlayerControllerParams};
+pub use script::{Script, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
 
 use stepframe_core::Behaviour;
@@ -123,6 +126,7 @@ pub fn registry() -> Registry {
         boxed(PlayerController::new(p))
     });
     r.register_typed::<ProjectileParams>("Projectile", |p| boxed(Projectile::new(p)));
+    r.register_typed::<ScriptParams>("Script", |p| boxed(Script::new(p)));
     r.register_typed::<SpawnerParams>("Spawner", |p| boxed(Spawner::new(p)));
     r
 }

@@ -1,0 +1,271 @@
+//! Compiled scripts by path, shared by every Script behaviour, and hot reload.
+//!
+//! A script file is compiled once per process and the AST shared (scene
+//! loading calls a behaviour's factory more than once: to check the scene, then
+//! to build the world). Each compile that succeeds gets a new generation
+//! number; a Script behaviour notices a newer generation at its next outer
+//! frame boundary (its `start` or `update` hook) and adopts it (see
+//! [`crate::script`] for what happens to its state).
+//!
+//! A compile that fails changes nothing: the last good program stays in force,
+//! the error (with line and column) is kept for the editor
+//! ([`compile_error`]), returned by [`reload`], and written to the session log
+//! once by the first Script behaviour of that file to reach a frame boundary.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::SystemTime;
+
+use rhai::{AST, ImmutableString};
+
+use super::engine::engines;
+use super::{ScriptError, script_key};
+
+/// Which hooks a script defines (checked once per compile, so a call for a
+/// hook the script lacks costs nothing).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Hooks {
+    pub(crate) start: bool,
+    pub(crate) update: bool,
+    pub(crate) flow_tick: bool,
+    pub(crate) fixed_update: bool,
+    pub(crate) on_contact: bool,
+}
+
+/// One compiled version of a script.
+#[derive(Debug)]
+pub(crate) struct Program {
+    pub(crate) ast: AST,
+    /// The key: the AST's source and the hits' path.
+    pub(crate) source: ImmutableString,
+    /// Increases with every successful compile in this process.
+    pub(crate) generation: u64,
+    pub(crate) hooks: Hooks,
+    /// The text compiled.
+    pub(crate) text: Arc<str>,
+}
+
+struct Entry {
+    program: Arc<Program>,
+    /// Modification time and length of the file last compiled (None: not a file).
+    stamp: Option<(SystemTime, u64)>,
+    /// Outer frame of the last modification check (one check per frame).
+    polled_frame: Option<u64>,
+    /// The last failed compile, if it came after the last good one.
+    error: Option<ScriptError>,
+    /// Whether that error went to a session log already.
+    error_logged: bool,
+}
+
+static CACHE: Mutex<BTreeMap<String, Entry>> = Mutex::new(BTreeMap::new());
+static GENERATION: AtomicU64 = AtomicU64::new(1);
+
+fn lock() -> MutexGuard<'static, BTreeMap<String, Entry>> {
+    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The hook functions and their parameter counts.
+const HOOKS: [(&str, usize); 5] = [
+    ("start", 0),
+    ("update", 1),
+    ("flow_tick", 1),
+    ("fixed_update", 1),
+    ("on_contact", 2),
+];
+
+/// Compiles source text under a key (the key becomes the AST's source).
+pub(crate) fn compile(key: &str, text: &str) -> Result<Program, ScriptError> {
+    let mut ast = engines().plain.compile(text).map_err(|e| {
+        let pos = e.position();
+        ScriptError {
+            path: key.to_string(),
+            line: pos.line().unwrap_or(0),
+            column: pos.position().unwrap_or(0),
+            message: e.err_type().to_string(),
+        }
+    })?;
+    ast.set_source(key);
+    let mut hooks = Hooks::default();
+    for f in ast.iter_functions() {
+        let Some((name, arity)) = HOOKS.iter().find(|(n, _)| *n == f.name) else {
+            continue;
+        };
+        if f.params.len() != *arity {
+            return Err(ScriptError {
+                path: key.to_string(),
+                line: 0,
+                column: 0,
+                message: format!(
+                    "hook `{name}` must take {arity} parameter(s), it takes {}",
+                    f.params.len()
+                ),
+            });
+        }
+        match *name {
+            "start" => hooks.start = true,
+            "update" => hooks.update = true,
+            "flow_tick" => hooks.flow_tick = true,
+            "fixed_update" => hooks.fixed_update = true,
+            _ => hooks.on_contact = true,
+        }
+    }
+    Ok(Program {
+        ast,
+        source: key.into(),
+        generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+        hooks,
+        text: Arc::from(text),
+    })
+}
+
+fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some((meta.modified().ok()?, meta.len()))
+}
+
+fn read(key: &str) -> Result<String, ScriptError> {
+    std::fs::read_to_string(key).map_err(|e| ScriptError {
+        path: key.to_string(),
+        line: 0,
+        column: 0,
+        message: format!("cannot read the script: {e}"),
+    })
+}
+
+/// The program of a script file, compiled on first use.
+pub(crate) fn load(key: &str) -> Result<Arc<Program>, ScriptError> {
+    if let Some(entry) = lock().get(key) {
+        return Ok(entry.program.clone());
+    }
+    let stamp = stamp(Path::new(key));
+    let program = Arc::new(compile(key, &read(key)?)?);
+    let mut cache = lock();
+    // Another thread may have compiled it meanwhile: keep the first.
+    let entry = cache.entry(key.to_string()).or_insert(Entry {
+        program,
+        stamp,
+        polled_frame: None,
+        error: None,
+        error_logged: false,
+    });
+    Ok(entry.program.clone())
+}
+
+/// The program of source text that has no file (tests, benches, the editor's
+/// scratch scripts), registered under `key`. Registering different text
+/// under the same key compiles it as a new generation.
+pub(crate) fn load_source(key: &str, text: &str) -> Result<Arc<Program>, ScriptError> {
+    let mut cache = lock();
+    if let Some(entry) = cache.get(key)
+        && entry.stamp.is_none()
+        && &*entry.program.text == text
+    {
+        return Ok(entry.program.clone());
+    }
+    let program = Arc::new(compile(key, text)?);
+    cache.insert(
+        key.to_string(),
+        Entry {
+            program: program.clone(),
+            stamp: None,
+            polled_frame: None,
+            error: None,
+            error_logged: false,
+        },
+    );
+    Ok(program)
+}
+
+fn recompile(key: &str, entry: &mut Entry) -> Result<(), ScriptError> {
+    let new_stamp = stamp(Path::new(key));
+    let result = read(key).and_then(|text| compile(key, &text));
+    entry.stamp = new_stamp;
+    match result {
+        Ok(program) => {
+            entry.program = Arc::new(program);
+            entry.error = None;
+            entry.error_logged = false;
+            Ok(())
+        }
+        Err(e) => {
+            entry.error = Some(e.clone());
+            entry.error_logged = false;
+            Err(e)
+        }
+    }
+}
+
+/// Recompiles a script file now. On success every Script behaviour running it
+/// adopts the new program at its next outer frame boundary; on failure (a
+/// syntax error, with line and column) the old program keeps running and the
+/// error is returned, kept for [`compile_error`] and logged once.
+pub fn reload(path: impl AsRef<Path>) -> Result<(), ScriptError> {
+    let key = script_key(path.as_ref());
+    let mut cache = lock();
+    match cache.get_mut(&key) {
+        Some(entry) => recompile(&key, entry),
+        None => {
+            drop(cache);
+            load(&key).map(|_| ())
+        }
+    }
+}
+
+/// Recompiles every loaded script file whose modification time or length
+/// changed; returns the paths tried and their outcome, in path order. The
+/// editor's worker calls this between frames; Script behaviours with
+/// `hot_reload` also check their own file at each outer frame boundary.
+pub fn reload_changed() -> Vec<(PathBuf, Result<(), ScriptError>)> {
+    let mut cache = lock();
+    let mut out = Vec::new();
+    for (key, entry) in cache.iter_mut() {
+        if entry.stamp.is_some() && stamp(Path::new(key)) != entry.stamp {
+            out.push((PathBuf::from(key), recompile(key, entry)));
+        }
+    }
+    out
+}
+
+/// The last failed compile of a script, if no good one came after it.
+pub fn compile_error(path: impl AsRef<Path>) -> Option<ScriptError> {
+    let key = script_key(path.as_ref());
+    lock().get(&key).and_then(|e| e.error.clone())
+}
+
+/// The text of the program in force for a script (what its line numbers
+/// refer to), or the file's text if it was never loaded: what a code pane shows.
+pub fn source(path: impl AsRef<Path>) -> Result<String, ScriptError> {
+    let key = script_key(path.as_ref());
+    if let Some(entry) = lock().get(&key) {
+        return Ok(entry.program.text.to_string());
+    }
+    read(&key)
+}
+
+/// At a frame boundary: checks the file once per outer frame (if `poll`),
+/// then returns the program in force and an error not yet logged.
+pub(crate) fn current(
+    key: &str,
+    frame: u64,
+    poll: bool,
+) -> Option<(Arc<Program>, Option<ScriptError>)> {
+    let mut cache = lock();
+    let entry = cache.get_mut(key)?;
+    if poll && entry.stamp.is_some() && entry.polled_frame != Some(frame) {
+        entry.polled_frame = Some(frame);
+        if stamp(Path::new(key)) != entry.stamp {
+            // The outcome is kept in the entry (program or error).
+            let _ = recompile(key, entry);
+        }
+    }
+    let error = match (&entry.error, entry.error_logged) {
+        (Some(e), false) => {
+            entry.error_logged = true;
+            Some(e.clone())
+        }
+        _ => None,
+    };
+    Some((entry.program.clone(), error))
+}

@@ -1,0 +1,712 @@
+//! The rhai engines, the script API (native functions) and the debugger hook.
+//!
+//! # How a native function reaches the hook's context
+//!
+//! Native functions registered on a rhai [`Engine`] are `'static` closures: they
+//! cannot borrow the [`Ctx`] of the hook that is running. So a hook call goes in
+//! three steps, all on the calling thread:
+//!
+//! 1. [`begin`] copies what a script may read into this thread's call state:
+//!    the object, the hook, the clock, the object's committed pose and velocity,
+//!    the input snapshot of the phase, and the session's random generator;
+//! 2. the script runs; reads come from that copy, and every write (body
+//!    commands, spawns, removals, log lines, break requests, random draws) goes
+//!    to a command buffer, in call order;
+//! 3. [`commit`] applies the buffer through `Ctx` in the same order and writes
+//!    the generator back, or [`discard`] drops it all (a Start/Update hook
+//!    aborted at a line breakpoint: it will run again on resume).
+//!
+//! Nothing a script can reach depends on the wall clock (no `timestamp()`: the
+//! crate is built with `no_time`), on a hash order (object maps are `BTreeMap`s)
+//! or on shared mutable values (`no_closure`: no value is ever shared, so a
+//! cloned scope is independent of the original).
+//!
+//! # Two engines
+//!
+//! With a debugger registered, rhai calls back at every statement to compare it
+//! with the breakpoint list and copies every function's arguments for the call
+//! stack. A script with no breakpoint set runs on the `plain` engine, which has
+//! no debugger at all; one with breakpoints runs on the `debug` engine. Both
+//! register the same API, so a script behaves identically on either.
+//!
+//! Every engine caps a call at [`MAX_OPERATIONS`] operations, so a script stuck
+//! in a loop fails (logged, script disabled until reloaded) instead of hanging
+//! the worker thread.
+
+use std::cell::RefCell;
+use std::sync::{Arc, OnceLock};
+
+#[allow(deprecated)]
+use rhai::debugger::{BreakPoint, DebuggerCommand, DebuggerEvent};
+use rhai::{
+    Dynamic, Engine, EvalAltResult, EvalContext, FLOAT, INT, ImmutableString, Map, Position, Scope,
+};
+use stepframe_core::{
+    ActionSnapshot, BodyCommand, BodyDesc, BodyKind, Clock, Ctx, HookKind, LogLevel, ObjectDesc,
+    ObjectId, Pose, Rng, Shape, Vec2, Velocity,
+};
+
+use super::breakpoints::{LineBreakpoint, Part, ScriptHit, breakpoints};
+use super::value::show;
+
+/// Most rhai operations one hook call may take before it is stopped as runaway
+/// (about 10 ms of script on this machine; a patrol tick takes about 30).
+pub const MAX_OPERATIONS: u64 = 1_000_000;
+
+type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
+
+/// A write a script made, applied after the call in this order.
+pub(crate) enum Command {
+    Body(BodyCommand),
+    Spawn(Box<ObjectDesc>),
+    Remove(ObjectId),
+    Log(LogLevel, String),
+    Break(String),
+}
+
+/// What one call may read and what it wrote (see module docs).
+#[derive(Default)]
+struct CallState {
+    active: bool,
+    me: ObjectId,
+    hook: Option<HookKind>,
+    clock: Clock,
+    pose: Option<Pose>,
+    velocity: Option<Velocity>,
+    input: ActionSnapshot,
+    rng: Option<Rng>,
+    commands: Vec<Command>,
+    // ---- debugger ----
+    /// The script's key: the AST's source, the hits' path.
+    source: ImmutableString,
+    breakpoints: Option<Arc<[LineBreakpoint]>>,
+    /// Abort at a stopping hit (update-phase hooks) instead of continuing.
+    abort_on_stop: bool,
+    /// Stopping hits to let pass: the ones a re-run already stopped at.
+    skip_stops: u32,
+    /// Stopping hits seen in this call.
+    stops_seen: u32,
+    /// The first stopping hit of this call.
+    stop: Option<ScriptHit>,
+    /// Line of the last statement a breakpoint fired on (dedupes the
+    /// expressions inside that statement).
+    last_line: Option<usize>,
+}
+
+thread_local! {
+    static CALL: RefCell<CallState> = RefCell::new(CallState::default());
+}
+
+/// How the debugger should treat this call.
+pub(crate) struct DebugSetup {
+    /// The script's key (its AST source).
+    pub(crate) source: ImmutableString,
+    /// Enabled breakpoints of the script (empty: the plain engine runs).
+    pub(crate) breakpoints: Arc<[LineBreakpoint]>,
+    /// Abort at the first stopping hit (update-phase hooks).
+    pub(crate) abort_on_stop: bool,
+    /// Stopping hits to let pass (a re-run after an abort).
+    pub(crate) skip_stops: u32,
+}
+
+/// What the debugger saw during a call.
+pub(crate) struct CallEnd {
+    /// The first stopping hit, if any.
+    pub(crate) stop: Option<ScriptHit>,
+    /// Stopping hits seen (passed ones included).
+    pub(crate) stops_seen: u32,
+}
+
+/// Copies what the script may read and arms the command buffer.
+pub(crate) fn begin(ctx: &mut Ctx, setup: DebugSetup) {
+    let me = ctx.me();
+    let pose = ctx.physics_simulation_pose(me);
+    let velocity = ctx.velocity(me);
+    let clock = *ctx.clock();
+    let rng = *ctx.rng();
+    CALL.with_borrow_mut(|c| {
+        c.active = true;
+        c.me = me;
+        c.hook = Some(ctx.hook());
+        c.clock = clock;
+        c.pose = pose;
+        c.velocity = velocity;
+        c.input.clone_from(ctx.input());
+        c.rng = Some(rng);
+        c.commands.clear();
+        c.source = setup.source;
+        c.breakpoints = Some(setup.breakpoints);
+        c.abort_on_stop = setup.abort_on_stop;
+        c.skip_stops = setup.skip_stops;
+        c.stops_seen = 0;
+        c.stop = None;
+        c.last_line = None;
+    });
+}
+
+/// Ends the call: what the debugger saw. The buffer waits for [`commit`] or
+/// [`discard`].
+pub(crate) fn end() -> CallEnd {
+    CALL.with_borrow_mut(|c| {
+        c.active = false;
+        c.breakpoints = None;
+        CallEnd {
+            stop: c.stop.take(),
+            stops_seen: c.stops_seen,
+        }
+    })
+}
+
+/// Applies the buffered writes through `ctx`, in order, and writes the random
+/// generator back.
+pub(crate) fn commit(ctx: &mut Ctx) {
+    CALL.with_borrow_mut(|c| {
+        if let Some(rng) = c.rng.take() {
+            *ctx.rng() = rng;
+        }
+        for command in c.commands.drain(..) {
+            match command {
+                Command::Body(b) => {
+                    match b {
+                        BodyCommand::Force { target, force } => ctx.apply_force(target, force),
+                        BodyCommand::Impulse { target, impulse } => {
+                            ctx.apply_impulse(target, impulse)
+                        }
+                        BodyCommand::KinematicTarget { target, pose } => {
+                            ctx.set_kinematic_target(target, pose)
+                        }
+                        BodyCommand::SetPose { target, pose } => ctx.set_pose(target, pose),
+                        BodyCommand::SetVelocity { target, velocity } => {
+                            ctx.set_velocity(target, velocity)
+                        }
+                    };
+                }
+                Command::Spawn(desc) => {
+                    ctx.spawn(*desc);
+                }
+                Command::Remove(id) => ctx.remove(id),
+                Command::Log(level, message) => ctx.log_at(level, message),
+                Command::Break(message) => ctx.request_break(message),
+            }
+        }
+    });
+}
+
+/// Drops the buffered writes and the random draws of an aborted call.
+pub(crate) fn discard() {
+    CALL.with_borrow_mut(|c| {
+        c.commands.clear();
+        c.rng = None;
+    });
+}
+
+/// Runs `f` on the call state, or fails when no hook is running (the top level
+/// of a script runs at load time, outside any hook).
+fn with_call<T>(name: &str, f: impl FnOnce(&mut CallState) -> T) -> RhaiResult<T> {
+    CALL.with_borrow_mut(|c| {
+        if c.active {
+            Ok(f(c))
+        } else {
+            Err(format!(
+                "`{name}` is only available inside a hook, not at the top level of a script"
+            )
+            .into())
+        }
+    })
+}
+
+fn num(v: &Dynamic, what: &str) -> RhaiResult<FLOAT> {
+    if let Ok(f) = v.as_float() {
+        return Ok(f);
+    }
+    if let Ok(i) = v.as_int() {
+        return Ok(i as FLOAT);
+    }
+    Err(format!("{what}: expected a number, got {}", v.type_name()).into())
+}
+
+fn finite_f32(v: &Dynamic, what: &str) -> RhaiResult<f32> {
+    let x = num(v, what)?;
+    if x.is_finite() {
+        Ok(x as f32)
+    } else {
+        Err(format!("{what}: must be finite, got {x}").into())
+    }
+}
+
+fn id_of(v: INT) -> RhaiResult<ObjectId> {
+    u64::try_from(v)
+        .map(ObjectId)
+        .map_err(|_| format!("object ids are positive, got {v}").into())
+}
+
+fn map_of(pairs: &[(&str, Dynamic)]) -> Map {
+    pairs
+        .iter()
+        .map(|(k, v)| ((*k).into(), v.clone()))
+        .collect()
+}
+
+fn pose_map(p: Pose) -> Map {
+    map_of(&[
+        ("x", Dynamic::from_float(FLOAT::from(p.x))),
+        ("y", Dynamic::from_float(FLOAT::from(p.y))),
+        ("angle", Dynamic::from_float(FLOAT::from(p.angle))),
+    ])
+}
+
+fn clock_map(c: &Clock) -> Map {
+    map_of(&[
+        ("delta_time", Dynamic::from_float(c.delta_time)),
+        ("frame_time", Dynamic::from_float(c.frame_time)),
+        ("frame_index", Dynamic::from_int(c.frame_index as INT)),
+        ("simulation_time", Dynamic::from_float(c.simulation_time)),
+        (
+            "simulation_tick",
+            Dynamic::from_int(c.simulation_tick as INT),
+        ),
+        ("fixed_delta_time", Dynamic::from_float(c.fixed_delta_time)),
+        (
+            "interpolation_alpha",
+            Dynamic::from_float(c.interpolation_alpha),
+        ),
+        ("dropped_time", Dynamic::from_float(c.dropped_time)),
+    ])
+}
+
+fn next_unit(c: &mut CallState) -> FLOAT {
+    let rng = c.rng.get_or_insert(Rng::new(0));
+    // 53 random bits → [0, 1) exactly representable.
+    (rng.next_u64() >> 11) as FLOAT * (1.0 / (1u64 << 53) as FLOAT)
+}
+
+/// `spawn_body(#{...})`: a ball (or box) with a body.
+fn spawn_desc(spec: &Map) -> RhaiResult<ObjectDesc> {
+    let get = |k: &str, default: FLOAT| -> RhaiResult<f32> {
+        match spec.get(k) {
+            Some(v) => finite_f32(v, &format!("spawn_body: `{k}`")),
+            None => Ok(default as f32),
+        }
+    };
+    for key in spec.keys() {
+        if !matches!(
+            key.as_str(),
+            "name"
+                | "x"
+                | "y"
+                | "angle"
+                | "radius"
+                | "hx"
+                | "hy"
+                | "vx"
+                | "vy"
+                | "kind"
+                | "density"
+                | "restitution"
+                | "friction"
+        ) {
+            return Err(format!("spawn_body: unknown field `{key}`").into());
+        }
+    }
+    let name = match spec.get("name") {
+        Some(n) => n.to_string(),
+        None => "Spawned".to_string(),
+    };
+    let kind = match spec.get("kind").map(|k| k.to_string()).as_deref() {
+        None | Some("dynamic") => BodyKind::Dynamic,
+        Some("kinematic") => BodyKind::Kinematic,
+        Some("fixed") => BodyKind::Fixed,
+        Some(other) => {
+            return Err(format!(
+                "spawn_body: kind must be \"dynamic\", \"kinematic\" or \"fixed\", got {other:?}"
+            )
+            .into());
+        }
+    };
+    let shape = if spec.contains_key("hx") || spec.contains_key("hy") {
+        Shape::Cuboid {
+            hx: get("hx", 0.5)?,
+            hy: get("hy", 0.5)?,
+        }
+    } else {
+        Shape::Circle {
+            radius: get("radius", 0.25)?,
+        }
+    };
+    let positive = match &shape {
+        Shape::Circle { radius } => *radius > 0.0,
+        Shape::Cuboid { hx, hy } => *hx > 0.0 && *hy > 0.0,
+        _ => true,
+    };
+    if !positive {
+        return Err("spawn_body: sizes must be > 0".into());
+    }
+    let mut body = BodyDesc::with_kind(kind, shape);
+    body.density = get("density", FLOAT::from(body.density))?;
+    body.restitution = get("restitution", FLOAT::from(body.restitution))?;
+    body.friction = get("friction", FLOAT::from(body.friction))?;
+    body.velocity = Velocity {
+        linear: Vec2::new(get("vx", 0.0)?, get("vy", 0.0)?),
+        angular: 0.0,
+    };
+    let pose = Pose::new(get("x", 0.0)?, get("y", 0.0)?, get("angle", 0.0)?);
+    Ok(ObjectDesc::new(name, pose).with_body(body))
+}
+
+/// Registers the documented script API (see `docs/scripts.md`).
+fn register_api(engine: &mut Engine) {
+    // Where the hook runs.
+    engine.register_fn("me", || with_call("me", |c| c.me.0 as INT));
+    engine.register_fn("hook", || {
+        with_call("hook", |c| c.hook.map_or("", HookKind::name).to_string())
+    });
+
+    // Committed state of this object.
+    engine.register_fn("pose", || {
+        with_call("pose", |c| c.pose.map_or_else(Map::new, pose_map))
+    });
+    engine.register_fn("velocity", || {
+        with_call("velocity", |c| {
+            let v = c.velocity.unwrap_or_default();
+            map_of(&[
+                ("x", Dynamic::from_float(FLOAT::from(v.linear.x))),
+                ("y", Dynamic::from_float(FLOAT::from(v.linear.y))),
+                ("angular", Dynamic::from_float(FLOAT::from(v.angular))),
+            ])
+        })
+    });
+
+    // Body commands, reconciled before the coming physics step.
+    engine.register_fn("apply_force", |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
+        let force = Vec2::new(
+            finite_f32(&x, "apply_force")?,
+            finite_f32(&y, "apply_force")?,
+        );
+        with_call("apply_force", |c| {
+            let target = c.me;
+            c.commands
+                .push(Command::Body(BodyCommand::Force { target, force }));
+        })
+    });
+    engine.register_fn(
+        "apply_impulse",
+        |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
+            let impulse = Vec2::new(
+                finite_f32(&x, "apply_impulse")?,
+                finite_f32(&y, "apply_impulse")?,
+            );
+            with_call("apply_impulse", |c| {
+                let target = c.me;
+                c.commands
+                    .push(Command::Body(BodyCommand::Impulse { target, impulse }));
+            })
+        },
+    );
+    engine.register_fn(
+        "set_kinematic_target",
+        |x: Dynamic, y: Dynamic, angle: Dynamic| -> RhaiResult<()> {
+            let what = "set_kinematic_target";
+            let pose = Pose::new(
+                finite_f32(&x, what)?,
+                finite_f32(&y, what)?,
+                finite_f32(&angle, what)?,
+            );
+            with_call(what, |c| {
+                let target = c.me;
+                c.commands
+                    .push(Command::Body(BodyCommand::KinematicTarget { target, pose }));
+            })
+        },
+    );
+    engine.register_fn("set_velocity", |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
+        let linear = Vec2::new(
+            finite_f32(&x, "set_velocity")?,
+            finite_f32(&y, "set_velocity")?,
+        );
+        with_call("set_velocity", |c| {
+            let target = c.me;
+            let angular = c.velocity.map_or(0.0, |v| v.angular);
+            c.commands.push(Command::Body(BodyCommand::SetVelocity {
+                target,
+                velocity: Velocity { linear, angular },
+            }));
+        })
+    });
+    engine.register_fn("spawn_body", |spec: Map| -> RhaiResult<()> {
+        let desc = spawn_desc(&spec)?;
+        with_call("spawn_body", |c| {
+            c.commands.push(Command::Spawn(Box::new(desc)))
+        })
+    });
+    engine.register_fn("remove", |id: INT| -> RhaiResult<()> {
+        let id = id_of(id)?;
+        with_call("remove", |c| c.commands.push(Command::Remove(id)))
+    });
+
+    // Input: the snapshot of the phase (simulation snapshot in fixed hooks).
+    engine.register_fn("pressed", |a: &str| {
+        with_call("pressed", |c| c.input.pressed(a))
+    });
+    engine.register_fn("just_pressed", |a: &str| {
+        with_call("just_pressed", |c| c.input.just_pressed(a))
+    });
+    engine.register_fn("just_released", |a: &str| {
+        with_call("just_released", |c| c.input.just_released(a))
+    });
+    engine.register_fn("held_ms", |a: &str| {
+        with_call("held_ms", |c| c.input.held_ms(a))
+    });
+    engine.register_fn("axis", |a: &str| {
+        with_call("axis", |c| FLOAT::from(c.input.value(a)))
+    });
+
+    // The clock, as of this phase.
+    engine.register_fn("clock", || with_call("clock", |c| clock_map(&c.clock)));
+    engine.register_fn("tick", || {
+        with_call("tick", |c| c.clock.simulation_tick as INT)
+    });
+    engine.register_fn("sim_time", || {
+        with_call("sim_time", |c| c.clock.simulation_time)
+    });
+    engine.register_fn("frame", || {
+        with_call("frame", |c| c.clock.frame_index as INT)
+    });
+    engine.register_fn("fixed_dt", || {
+        with_call("fixed_dt", |c| c.clock.fixed_delta_time)
+    });
+
+    // The session's deterministic random generator.
+    engine.register_fn("rand", || with_call("rand", next_unit));
+    engine.register_fn(
+        "rand_range",
+        |lo: Dynamic, hi: Dynamic| -> RhaiResult<FLOAT> {
+            let (lo, hi) = (num(&lo, "rand_range")?, num(&hi, "rand_range")?);
+            with_call("rand_range", |c| lo + (hi - lo) * next_unit(c))
+        },
+    );
+    engine.register_fn("rand_int", |lo: INT, hi: INT| -> RhaiResult<INT> {
+        if hi <= lo {
+            return Err(format!("rand_int: needs lo < hi, got {lo}, {hi}").into());
+        }
+        let span = hi.abs_diff(lo);
+        with_call("rand_int", |c| {
+            let rng = c.rng.get_or_insert(Rng::new(0));
+            lo.wrapping_add((rng.next_u64() % span) as INT)
+        })
+    });
+
+    // The log, and breaking from code.
+    engine.register_fn("log", |v: Dynamic| {
+        with_call("log", |c| {
+            c.commands.push(Command::Log(LogLevel::Info, v.to_string()))
+        })
+    });
+    engine.register_fn("warn", |v: Dynamic| {
+        with_call("warn", |c| {
+            c.commands
+                .push(Command::Log(LogLevel::Warning, v.to_string()))
+        })
+    });
+    engine.register_fn("request_break", |v: Dynamic| {
+        with_call("request_break", |c| {
+            c.commands.push(Command::Break(v.to_string()))
+        })
+    });
+    engine.on_print(|text| {
+        let _ = with_call("print", |c| {
+            c.commands
+                .push(Command::Log(LogLevel::Info, text.to_string()))
+        });
+    });
+    engine.on_debug(|text, _, _| {
+        let _ = with_call("debug", |c| {
+            c.commands
+                .push(Command::Log(LogLevel::Info, text.to_string()))
+        });
+    });
+}
+
+fn base_engine() -> Engine {
+    let mut engine = Engine::new();
+    engine.set_max_operations(MAX_OPERATIONS);
+    engine.set_max_call_levels(64);
+    register_api(&mut engine);
+    engine
+}
+
+/// The two engines scripts run on (see module docs).
+pub(crate) struct Engines {
+    /// No debugger: scripts without breakpoints.
+    pub(crate) plain: Engine,
+    /// With the line-breakpoint debugger.
+    pub(crate) debug: Engine,
+}
+
+/// The engines, built once per process.
+pub(crate) fn engines() -> &'static Engines {
+    static ENGINES: OnceLock<Engines> = OnceLock::new();
+    ENGINES.get_or_init(|| {
+        let plain = base_engine();
+        let mut debug = base_engine();
+        #[allow(deprecated)]
+        debug.register_debugger(
+            |_, mut dbg| {
+                CALL.with_borrow(|c| {
+                    if let Some(list) = &c.breakpoints {
+                        for b in list.iter() {
+                            let Ok(line) = u16::try_from(b.line) else {
+                                continue;
+                            };
+                            dbg.break_points_mut().push(BreakPoint::AtPosition {
+                                source: Some(c.source.clone()),
+                                pos: Position::new(line, 0),
+                                enabled: true,
+                            });
+                        }
+                    }
+                });
+                dbg
+            },
+            |ctx, event, node, _source, pos| {
+                if !matches!(event, DebuggerEvent::BreakPoint(_)) {
+                    return Ok(DebuggerCommand::Continue);
+                }
+                let Some(line) = pos.line() else {
+                    return Ok(DebuggerCommand::Continue);
+                };
+                CALL.with_borrow_mut(|c| c.reach_line(&ctx, node.is_stmt(), line, pos))
+            },
+        );
+        Engines { plain, debug }
+    })
+}
+
+/// The engine conditions and logpoint expressions are evaluated with: the
+/// standard library only, no API, no debugger, printing nowhere.
+pub(crate) fn condition_engine() -> &'static Engine {
+    static ENGINE: OnceLock<Engine> = OnceLock::new();
+    ENGINE.get_or_init(|| {
+        let mut engine = Engine::new();
+        engine.set_max_operations(MAX_OPERATIONS);
+        engine.on_print(|_| {});
+        engine.on_debug(|_, _, _| {});
+        engine
+    })
+}
+
+/// The variables a condition sees: the clock, then the visible locals (which
+/// win on a name clash, being searched first).
+fn condition_scope(clock: &Clock, locals: &Scope) -> Scope<'static> {
+    let mut scope = Scope::new();
+    scope.push("tick", clock.simulation_tick as INT);
+    scope.push("frame", clock.frame_index as INT);
+    scope.push("sim_time", clock.simulation_time);
+    scope.push("frame_time", clock.frame_time);
+    scope.push("delta_time", clock.delta_time);
+    scope.push("fixed_dt", clock.fixed_delta_time);
+    for (name, _, value) in locals.iter() {
+        scope.push_dynamic(name.to_string(), value);
+    }
+    scope
+}
+
+impl CallState {
+    /// A statement on a breakpoint line was reached (see `breakpoints` docs).
+    fn reach_line(
+        &mut self,
+        ctx: &EvalContext,
+        is_stmt: bool,
+        line: usize,
+        pos: Position,
+    ) -> RhaiResult<DebuggerCommand> {
+        // Expressions inside the statement that fired are the same line reached.
+        if !is_stmt && self.last_line == Some(line) {
+            return Ok(DebuggerCommand::Continue);
+        }
+        self.last_line = Some(line);
+        let Some(bp) = self
+            .breakpoints
+            .as_ref()
+            .and_then(|list| list.iter().find(|b| b.line == line).cloned())
+        else {
+            return Ok(DebuggerCommand::Continue);
+        };
+        let mut scope = None;
+        if let Some(condition) = &bp.compiled_condition {
+            let s = scope.get_or_insert_with(|| condition_scope(&self.clock, ctx.scope()));
+            match condition_engine().eval_ast_with_scope::<Dynamic>(s, condition) {
+                Ok(v) if v.as_bool() == Ok(false) => return Ok(DebuggerCommand::Continue),
+                Ok(v) if v.as_bool() == Ok(true) => {}
+                Ok(v) => self.commands.push(Command::Log(
+                    LogLevel::Warning,
+                    format!(
+                        "{}:{line}: breakpoint condition gave {} (not a bool): stopping",
+                        self.source,
+                        v.type_name()
+                    ),
+                )),
+                Err(e) => self.commands.push(Command::Log(
+                    LogLevel::Warning,
+                    format!(
+                        "{}:{line}: breakpoint condition failed ({e}): stopping",
+                        self.source
+                    ),
+                )),
+            }
+        }
+        if let Some(parts) = &bp.compiled_message {
+            let s = scope.get_or_insert_with(|| condition_scope(&self.clock, ctx.scope()));
+            let mut text = String::new();
+            for part in parts.iter() {
+                match part {
+                    Part::Text(t) => text.push_str(t),
+                    Part::Expr(ast) => {
+                        match condition_engine().eval_ast_with_scope::<Dynamic>(s, ast) {
+                            Ok(v) => text.push_str(&v.to_string()),
+                            Err(e) => text.push_str(&format!("<{e}>")),
+                        }
+                    }
+                }
+            }
+            self.commands.push(Command::Log(LogLevel::Info, text));
+            return Ok(DebuggerCommand::Continue);
+        }
+        self.stops_seen += 1;
+        if self.stops_seen <= self.skip_stops || self.stop.is_some() {
+            return Ok(DebuggerCommand::Continue);
+        }
+        let stack = ctx
+            .global_runtime_state()
+            .debugger()
+            .call_stack()
+            .iter()
+            .rev()
+            .map(|f| f.fn_name.to_string())
+            .collect();
+        let locals = ctx
+            .scope()
+            .iter()
+            .map(|(name, _, value)| (name.to_string(), show(&value)))
+            .collect();
+        let hit = ScriptHit {
+            path: self.source.to_string(),
+            line,
+            column: pos.position().unwrap_or(0),
+            object: self.me,
+            hook: self.hook.unwrap_or(HookKind::FixedUpdate),
+            tick: self.clock.simulation_tick,
+            frame: self.clock.frame_index,
+            stack,
+            locals,
+            rerun: self.abort_on_stop,
+        };
+        breakpoints().record_hit(hit.clone());
+        self.stop = Some(hit);
+        if self.abort_on_stop {
+            // Abort the hook here: the caller rolls its state back and asks the
+            // pipeline to suspend before the hook and run it again on resume.
+            return Err(EvalAltResult::ErrorTerminated(Dynamic::UNIT, pos).into());
+        }
+        Ok(DebuggerCommand::Continue)
+    }
+}

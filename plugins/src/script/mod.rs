@@ -1,0 +1,542 @@
+//! `Script`: behaviours written in [rhai](https://rhai.rs), with line
+//! breakpoints that keep the contract's timing, and hot reload.
+//!
+//! A `.rhai` file defines any of these functions; the Script behaviour calls
+//! each from the matching hook (a function the file lacks costs nothing):
+//!
+//! | function | hook | clock it sees |
+//! |---|---|---|
+//! | `start()` | Start | frame |
+//! | `update(dt)` | Update, `dt` = `delta_time` | frame |
+//! | `flow_tick(dt)` | Flow Tick | frame |
+//! | `fixed_update(dt)` | FixedUpdate, `dt` = `fixed_delta_time` | pending tick |
+//! | `on_contact(other, kind)` | contact, `kind` = `"started"` / `"stopped"` | completed tick |
+//!
+//! The API scripts call (pose, velocity, body commands, spawn, remove, input,
+//! clock, random numbers, log) is listed in `docs/scripts.md` and implemented
+//! in `engine.rs`. In a scene:
+//!
+//! ```ron
+//! (id: 40, name: "Guard", transform: (x: 2.0, y: 0.5),
+//!  body: (kind: Kinematic, shapes: [Cuboid(hx: 0.4, hy: 0.5)]),
+//!  behaviours: [(name: "Script", params: (path: "scripts/patrol.rhai",
+//!                vars: {"left": -2.0, "right": 6.0, "speed": 1.5}))])
+//! ```
+//!
+//! # Where the script file is found
+//!
+//! The scene factory only gets the parameter text, not the scene's path, so a
+//! relative `path` is looked up, in order, under: the directories given to
+//! [`set_assets_root`] (the editor and the player register the `assets/`
+//! directory of the scene they load: the parent of its `scenes/` directory),
+//! `./assets`, `.`, and this workspace's `assets/` directory (known at build
+//! time, so tests and `cargo run` find the repository's scripts from any
+//! directory). The first existing file wins; an absolute path is used as is.
+//! The resolved, canonical path is the script's **key**: breakpoints, hits,
+//! errors and [`reload`] all name a script by it, and any spelling that
+//! resolves to the same file reaches the same script.
+//!
+//! # State
+//!
+//! The top-level statements of the file run once, when the behaviour is made,
+//! in a scope that already holds the scene's `vars` (in key order). The
+//! variables they leave (`let dir = 1.0;`) are the script's **state**: the hook
+//! functions read and write them by name, and they persist from call to call.
+//! (Helper functions called from a hook get rhai's usual fresh scope: pass
+//! them what they need.) That scope is part of the behaviour: `clone_box`
+//! copies it, so `Pipeline::snapshot`/`restore`, rewind and the sync test cover
+//! scripts; `hash_state` hashes every variable's name and value in scope order
+//! (maps in key order, floats by bit pattern). The copy is deep because the
+//! engine is built without closures, the only way rhai values get shared.
+//!
+//! Scripts are deterministic: the API has no wall clock (rhai's `timestamp` is
+//! compiled out), object maps iterate in key order, randomness comes from the
+//! session generator (`rand()`), and reads see the committed state of the
+//! phase, as Rust behaviours do.
+//!
+//! # Line breakpoints and when the session stops
+//!
+//! Breakpoints live in the process-wide table [`breakpoints()`] (see
+//! [`breakpoints`](self::breakpoints) for conditions and logpoints). When a
+//! statement on a breakpoint line is reached, rhai's debugger callback records
+//! a [`ScriptHit`]: script, line and column, object, hook, tick, the call stack
+//! and the local variables with their values at that moment. Then:
+//!
+//! - **Fixed hooks** (`fixed_update`, `on_contact`): the script runs on
+//!   (`DebuggerCommand::Continue`), its writes are applied, and the behaviour
+//!   calls `ctx.request_break`: every other FixedUpdate, the physics step and
+//!   the contact callbacks of the tick finish, and the session suspends at the
+//!   end of that tick with its committed state, like a FixedUpdate hook
+//!   breakpoint. The captured locals are the values at the line, not at the end
+//!   of the tick.
+//! - **Start, Update and Flow Tick**: the contract suspends *before* these
+//!   hooks. A script cannot know that it will reach a line before running, so
+//!   the hook is **aborted at the line and run again on resume**: the debugger
+//!   callback returns an error that stops the script; the behaviour puts back
+//!   the scope copy it took before the call and drops every write the aborted
+//!   run buffered (body commands, spawns, log lines, random draws), so the
+//!   world is exactly as it was before the hook; then it calls
+//!   `ctx.request_break_and_rerun`, and the pipeline suspends with that call
+//!   still pending (a Start hook is not marked started). On resume the hook runs
+//!   from the start, from the same state, so it reaches the same line; that
+//!   stop is let through (the behaviour counts the stops it already took in
+//!   this call), and a later breakpoint in the same call stops again the same
+//!   way. Pausing before entering the hook was the alternative, but whether a
+//!   line will be reached is only known by running the hook; a dry run on a
+//!   copy would run the script twice on every call while a breakpoint is set.
+//!
+//! # Hot reload
+//!
+//! [`reload`] (or [`reload_changed`], or the behaviour's own check of its file
+//! at each outer frame boundary when `hot_reload` is on) recompiles a script.
+//! Every Script behaviour running it switches at its next `start`/`update`
+//! (the next outer frame boundary): the new file's top level runs in a fresh
+//! scope with the `vars`, then every variable that existed before keeps its
+//! current value (new variables get their initial one), and a script stopped
+//! by a run-time error runs again. A reload with a syntax error changes
+//! nothing: the old program keeps running, and the error is returned, logged
+//! once as `path:line:column: message` and kept for [`compile_error`].
+//!
+//! A run-time error in a hook (a type error, a runaway loop past
+//! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
+//! until the file is reloaded; the object and the other behaviours go on.
+//!
+//! # Cost
+//!
+//! A script without breakpoints runs on an engine with no debugger attached.
+//! [`bench_script_vs_rust`] measures a scripted patrol against the same patrol
+//! in Rust (`stepframe bench` reports it as `script_vs_rust`).
+
+mod bench;
+mod breakpoints;
+mod cache;
+mod engine;
+mod value;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
+use serde::{Deserialize, Serialize};
+use stepframe_core::trace::StableHasher;
+use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, LogLevel, ObjectId};
+
+pub use bench::{ScriptVsRust, bench_script_vs_rust};
+pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
+pub use cache::{compile_error, reload, reload_changed, source};
+pub use engine::MAX_OPERATIONS;
+pub use value::ScriptValue;
+
+use breakpoints::LineBreakpoint as Bp;
+use cache::Program;
+
+/// A script that could not be read, compiled, or run: the script's key, the
+/// position (1-based; 0 when the error has none) and what went wrong.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct ScriptError {
+    /// The script's key (resolved path), or `inline:<name>`.
+    pub path: String,
+    /// 1-based line, or 0.
+    pub line: usize,
+    /// 1-based column, or 0.
+    pub column: usize,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl std::fmt::Display for ScriptError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.path, self.message)
+        } else {
+            write!(
+                f,
+                "{}:{}:{}: {}",
+                self.path, self.line, self.column, self.message
+            )
+        }
+    }
+}
+
+static ASSET_ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
+
+/// Adds a directory relative script paths are looked up in, before the
+/// defaults (see "Where the script file is found"). The most recent first.
+pub fn set_assets_root(dir: impl Into<PathBuf>) {
+    let dir = dir.into();
+    let mut roots = ASSET_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
+    roots.retain(|d| d != &dir);
+    roots.insert(0, dir);
+}
+
+/// Where a script path points (see "Where the script file is found"): the
+/// first existing candidate, or the first candidate when none exists (so an
+/// error names a sensible path).
+pub fn resolve_script_path(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let mut roots: Vec<PathBuf> = ASSET_ROOTS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .clone();
+    roots.push(PathBuf::from("assets"));
+    roots.push(PathBuf::from("."));
+    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"));
+    for root in &roots {
+        let candidate = root.join(path);
+        if candidate.is_file() {
+            return candidate;
+        }
+    }
+    roots[0].join(path)
+}
+
+/// The key of a script: its resolved path, canonical when the file exists.
+/// Keys of inline scripts (`inline:...`) are kept as they are.
+pub fn script_key(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if text.starts_with("inline:") {
+        return text.into_owned();
+    }
+    let resolved = resolve_script_path(path);
+    std::fs::canonicalize(&resolved)
+        .unwrap_or(resolved)
+        .to_string_lossy()
+        .into_owned()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// Parameters of [`Script`] in a scene.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ScriptParams {
+    /// The `.rhai` file, relative to the assets directory (see module docs).
+    pub path: String,
+    /// Variables the script's top level starts with: `{"speed": 2.0}`.
+    #[serde(default)]
+    pub vars: BTreeMap<String, ScriptValue>,
+    /// Check the file at each outer frame boundary and reload it when it changed.
+    #[serde(default = "default_true")]
+    pub hot_reload: bool,
+}
+
+impl Default for ScriptParams {
+    fn default() -> ScriptParams {
+        ScriptParams {
+            path: "scripts/patrol.rhai".to_string(),
+            vars: BTreeMap::new(),
+            hot_reload: true,
+        }
+    }
+}
+
+/// A Start/Update/Flow Tick call aborted at a breakpoint, to be run again.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rerun {
+    hook: HookKind,
+    frame: u64,
+    /// Stopping hits already taken in this call: the re-run lets them pass.
+    stops: u32,
+}
+
+/// Runs a rhai script's hooks (see module docs).
+#[derive(Clone)]
+pub struct Script {
+    /// The program in force.
+    program: Arc<Program>,
+    /// The newest generation this behaviour has tried to adopt.
+    seen_generation: u64,
+    /// The scene's `vars`, in key order, for the top level of a reloaded file.
+    vars: Arc<[(String, Dynamic)]>,
+    /// The script's state: its top-level variables.
+    scope: Scope<'static>,
+    hot_reload: bool,
+    /// A run-time error stopped the hooks until the next reload.
+    failed: Option<String>,
+    rerun: Option<Rerun>,
+    /// Breakpoint table version the cached list below was read at.
+    bp_version: u64,
+    bps: Arc<[Bp]>,
+}
+
+impl std::fmt::Debug for Script {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Script")
+            .field("path", &self.program.source)
+            .field("generation", &self.program.generation)
+            .field("scope", &self.scope)
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The scope a program starts with: the vars, then its top level.
+fn initial_scope(program: &Program, vars: &[(String, Dynamic)]) -> Result<Scope<'static>, String> {
+    let mut scope = Scope::new();
+    for (name, value) in vars {
+        scope.push_dynamic(name.clone(), value.clone());
+    }
+    engine::engines()
+        .plain
+        .run_ast_with_scope(&mut scope, &program.ast)
+        .map_err(|e| format!("{}: top level failed: {e}", program.source))?;
+    Ok(scope)
+}
+
+fn hook_function(hook: HookKind) -> &'static str {
+    match hook {
+        HookKind::Start => "start",
+        HookKind::Update => "update",
+        HookKind::FlowTick => "flow_tick",
+        HookKind::FixedUpdate => "fixed_update",
+        _ => "on_contact",
+    }
+}
+
+impl Script {
+    /// Loads (or reuses) the script file and runs its top level with the vars.
+    pub fn new(params: ScriptParams) -> Result<Script, String> {
+        if params.path.is_empty() {
+            return Err("path must name a .rhai file".into());
+        }
+        let key = script_key(Path::new(&params.path));
+        let program = cache::load(&key).map_err(|e| e.to_string())?;
+        Script::with_program(program, &params.vars, params.hot_reload)
+    }
+
+    /// A script from source text with no file: `name` makes its key
+    /// `inline:<name>` (what breakpoints and hits use). For tests, benches and
+    /// scratch scripts; the same name with new text is a reload.
+    pub fn from_source(
+        name: &str,
+        text: &str,
+        vars: &BTreeMap<String, ScriptValue>,
+    ) -> Result<Script, ScriptError> {
+        let key = format!("inline:{name}");
+        let program = cache::load_source(&key, text)?;
+        Script::with_program(program, vars, false).map_err(|message| ScriptError {
+            path: key,
+            line: 0,
+            column: 0,
+            message,
+        })
+    }
+
+    fn with_program(
+        program: Arc<Program>,
+        vars: &BTreeMap<String, ScriptValue>,
+        hot_reload: bool,
+    ) -> Result<Script, String> {
+        let vars: Arc<[(String, Dynamic)]> = vars
+            .iter()
+            .map(|(k, v)| (k.clone(), v.to_dynamic()))
+            .collect();
+        let scope = initial_scope(&program, &vars)?;
+        Ok(Script {
+            seen_generation: program.generation,
+            program,
+            vars,
+            scope,
+            hot_reload,
+            failed: None,
+            rerun: None,
+            bp_version: 0,
+            bps: Arc::from(Vec::new()),
+        })
+    }
+
+    /// The script's key (resolved path or `inline:<name>`).
+    pub fn key(&self) -> &str {
+        &self.program.source
+    }
+
+    /// A state variable's current value (top-level variables only).
+    pub fn var(&self, name: &str) -> Option<Dynamic> {
+        self.scope.get_value::<Dynamic>(name)
+    }
+
+    /// At an outer frame boundary: adopt a newer program, log a failed reload.
+    fn refresh(&mut self, ctx: &mut Ctx) {
+        let frame = ctx.clock().frame_index;
+        let Some((program, error)) = cache::current(&self.program.source, frame, self.hot_reload)
+        else {
+            return;
+        };
+        if let Some(e) = error {
+            ctx.log_at(
+                LogLevel::Error,
+                format!("{e} (reload failed; the previous version keeps running)"),
+            );
+        }
+        if program.generation == self.seen_generation {
+            return;
+        }
+        self.seen_generation = program.generation;
+        match initial_scope(&program, &self.vars) {
+            Ok(mut scope) => {
+                for (name, _, value) in self.scope.iter_raw() {
+                    if scope.contains(name) && !scope.is_constant(name).unwrap_or(false) {
+                        scope.set_value(name.to_string(), value.clone());
+                    }
+                }
+                self.scope = scope;
+                self.program = program;
+                self.failed = None;
+                self.rerun = None;
+                ctx.log(format!("{}: reloaded", self.program.source));
+            }
+            // The new top level failed: keep running the old program.
+            Err(message) => ctx.log_at(LogLevel::Error, message),
+        }
+    }
+
+    fn defines(&self, hook: HookKind) -> bool {
+        let h = &self.program.hooks;
+        match hook {
+            HookKind::Start => h.start,
+            HookKind::Update => h.update,
+            HookKind::FlowTick => h.flow_tick,
+            HookKind::FixedUpdate => h.fixed_update,
+            HookKind::Contact => h.on_contact,
+            _ => false,
+        }
+    }
+
+    /// Calls one hook function (see module docs for the breakpoint timing).
+    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs) {
+        if self.failed.is_some() || !self.defines(hook) {
+            return;
+        }
+        let table = breakpoints();
+        let version = table.version();
+        if version != self.bp_version {
+            self.bps = table.for_script(&self.program.source);
+            self.bp_version = version;
+        }
+        let debug = !self.bps.is_empty();
+        let rerunnable = matches!(
+            hook,
+            HookKind::Start | HookKind::Update | HookKind::FlowTick
+        );
+        let frame = ctx.clock().frame_index;
+        let skip_stops = match self.rerun.take() {
+            Some(r) if r.hook == hook && r.frame == frame => r.stops,
+            _ => 0,
+        };
+        let saved = (debug && rerunnable).then(|| self.scope.clone());
+        engine::begin(
+            ctx,
+            engine::DebugSetup {
+                source: self.program.source.clone(),
+                breakpoints: self.bps.clone(),
+                abort_on_stop: rerunnable,
+                skip_stops,
+            },
+        );
+        let engines = engine::engines();
+        let engine = if debug {
+            &engines.debug
+        } else {
+            &engines.plain
+        };
+        let options = CallFnOptions::new().eval_ast(false).rewind_scope(true);
+        let result = engine.call_fn_with_options::<Dynamic>(
+            options,
+            &mut self.scope,
+            &self.program.ast,
+            hook_function(hook),
+            args,
+        );
+        let end = engine::end();
+        if let Some(hit) = &end.stop {
+            let message = format!(
+                "script breakpoint {}:{}:{} in {}",
+                hit.path,
+                hit.line,
+                hit.column,
+                hit.stack.first().map_or("?", String::as_str)
+            );
+            if rerunnable {
+                // Undo the aborted run entirely, then stop before this hook.
+                engine::discard();
+                if let Some(scope) = saved {
+                    self.scope = scope;
+                }
+                self.rerun = Some(Rerun {
+                    hook,
+                    frame,
+                    stops: end.stops_seen,
+                });
+                ctx.request_break_and_rerun(message);
+                return;
+            }
+            engine::commit(ctx);
+            ctx.request_break(message);
+        } else {
+            engine::commit(ctx);
+        }
+        if let Err(e) = result {
+            let pos = e.position();
+            let message = format!(
+                "{}:{}:{}: {} failed: {e}; the script's hooks stop until it is reloaded",
+                self.program.source,
+                pos.line().unwrap_or(0),
+                pos.position().unwrap_or(0),
+                hook_function(hook),
+            );
+            ctx.log_at(LogLevel::Error, message.clone());
+            self.failed = Some(message);
+        }
+    }
+}
+
+impl Behaviour for Script {
+    fn name(&self) -> &str {
+        "Script"
+    }
+
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+
+    fn start(&mut self, ctx: &mut Ctx) {
+        self.refresh(ctx);
+        self.call(ctx, HookKind::Start, ());
+    }
+
+    fn update(&mut self, ctx: &mut Ctx, dt: f64) {
+        self.refresh(ctx);
+        self.call(ctx, HookKind::Update, (dt,));
+    }
+
+    fn flow_tick(&mut self, ctx: &mut Ctx, dt: f64) {
+        self.call(ctx, HookKind::FlowTick, (dt,));
+    }
+
+    fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
+        self.call(ctx, HookKind::FixedUpdate, (dt,));
+    }
+
+    fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
+        let kind = match kind {
+            ContactKind::Started => "started",
+            ContactKind::Stopped => "stopped",
+        };
+        self.call(ctx, HookKind::Contact, (other.0 as INT, kind.to_string()));
+    }
+
+    fn hash_state(&self, hasher: &mut StableHasher) {
+        hasher.write(&[u8::from(self.failed.is_some())]);
+        hasher.write_u64(self.scope.len() as u64);
+        for (name, constant, value) in self.scope.iter_raw() {
+            hasher.write(name.as_bytes());
+            hasher.write(&[0xff, u8::from(constant)]);
+            value::hash_dynamic(value, hasher);
+        }
+    }
+}
