@@ -464,22 +464,17 @@ impl eframe::App for EditorApp {
 
         let state = &mut self.state;
         egui::Panel::top("toolbar").show(ui, |ui| toolbar_ui(ui, state));
-        egui::Panel::left("left")
+        egui::Panel::left("hierarchy")
             .default_size(240.0)
-            .show(ui, |ui| {
-                egui::ScrollArea::vertical()
-                    .id_salt("left_scroll")
-                    .show(ui, |ui| {
-                        hierarchy_ui(ui, state);
-                        ui.separator();
-                        clock_panel_ui(ui, state);
-                    });
-            });
+            .show(ui, |ui| hierarchy_ui(ui, state));
         egui::Panel::right("inspector")
-            .default_size(330.0)
+            .default_size(360.0)
             .show(ui, |ui| {
+                clock_panel_ui(ui, state);
+                ui.separator();
                 egui::ScrollArea::vertical()
                     .id_salt("inspector_scroll")
+                    .auto_shrink([false, false])
                     .show(ui, |ui| inspector_ui(ui, state));
             });
         egui::Panel::bottom("debug")

@@ -1,9 +1,20 @@
-//! The object tree, with enabled toggles; a click selects.
+//! The object tree, with enabled toggles; a click selects. Parents fold
+//! (groups of more than [`OPEN_UP_TO`] children start folded, so a pyramid of
+//! 36 boxes does not push the player off the panel).
 
+use std::collections::BTreeMap;
+
+use egui::collapsing_header::CollapsingState;
 use stepframe_core::ObjectId;
 
 use super::app::EditorState;
 use super::protocol::{Command, ObjectView};
+
+/// Parents with at most this many children start unfolded.
+const OPEN_UP_TO: usize = 10;
+
+/// Deepest nesting drawn (a chain deeper than this is cut off, never looped).
+const MAX_DEPTH: usize = 16;
 
 /// Draws the hierarchy.
 pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut EditorState) {
@@ -17,62 +28,92 @@ pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         ui.weak("the world is empty");
         return;
     }
-    let exists = |id: ObjectId| objects.iter().any(|o| o.id == id);
-    // Roots: no parent, or a parent that is gone. Ids keep the order stable.
-    let roots: Vec<&ObjectView> = objects
-        .iter()
-        .filter(|o| o.parent.is_none_or(|p| !exists(p)))
-        .collect();
-    for root in roots {
-        object_row_ui(ui, state, &objects, root, 0);
+    ui.weak(format!("{} objects", objects.len()));
+    // Children by parent, in id order; roots have no parent or a missing one.
+    let index: BTreeMap<ObjectId, usize> =
+        objects.iter().enumerate().map(|(i, o)| (o.id, i)).collect();
+    let mut children: BTreeMap<ObjectId, Vec<usize>> = BTreeMap::new();
+    let mut roots = Vec::new();
+    for (i, o) in objects.iter().enumerate() {
+        match o.parent.filter(|p| index.contains_key(p)) {
+            Some(p) => children.entry(p).or_default().push(i),
+            None => roots.push(i),
+        }
+    }
+    let tree = Tree {
+        objects: &objects,
+        children: &children,
+    };
+    egui::ScrollArea::vertical()
+        .id_salt("hierarchy_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for i in roots {
+                tree.node_ui(ui, state, i, 0);
+            }
+        });
+}
+
+/// The objects and who is whose child.
+struct Tree<'a> {
+    /// Live objects in id order.
+    objects: &'a [ObjectView],
+    /// Indices of each parent's children.
+    children: &'a BTreeMap<ObjectId, Vec<usize>>,
+}
+
+impl Tree<'_> {
+    fn node_ui(&self, ui: &mut egui::Ui, state: &mut EditorState, i: usize, depth: usize) {
+        let object = &self.objects[i];
+        let kids = self
+            .children
+            .get(&object.id)
+            .map(Vec::as_slice)
+            .unwrap_or(&[]);
+        if kids.is_empty() || depth >= MAX_DEPTH {
+            ui.horizontal(|ui| row_ui(ui, state, object));
+            return;
+        }
+        let id = ui.make_persistent_id(("hierarchy", object.id));
+        CollapsingState::load_with_default_open(ui.ctx(), id, kids.len() <= OPEN_UP_TO)
+            .show_header(ui, |ui| {
+                row_ui(ui, state, object);
+                ui.weak(format!("({})", kids.len()));
+            })
+            .body(|ui| {
+                for &k in kids {
+                    self.node_ui(ui, state, k, depth + 1);
+                }
+            });
     }
 }
 
-/// Deepest nesting drawn; deeper children are listed at this depth (a cycle
-/// written by hand in a scene file cannot recurse forever).
-const MAX_DEPTH: usize = 16;
-
-fn object_row_ui(
-    ui: &mut egui::Ui,
-    state: &mut EditorState,
-    objects: &[ObjectView],
-    object: &ObjectView,
-    depth: usize,
-) {
-    ui.horizontal(|ui| {
-        ui.add_space(depth as f32 * 14.0);
-        let mut enabled = object.enabled;
-        if ui
-            .checkbox(&mut enabled, "")
-            .on_hover_text(format!(
-                "Enable or disable {} (a disabled object gets no callback)",
-                object.name
-            ))
-            .changed()
-        {
-            state.send(Command::SetEnabled(object.id, enabled));
-        }
-        let selected = state.selected == Some(object.id);
-        let kind = match &object.body {
-            Some(b) => format!("{:?} body", b.kind),
-            None => "no body".to_string(),
-        };
-        if ui
-            .selectable_label(selected, &object.name)
-            .on_hover_text(format!(
-                "{} {}: {kind}; click to inspect",
-                object.name, object.id
-            ))
-            .clicked()
-        {
-            state.select(Some(object.id));
-        }
-        ui.weak(object.id.to_string());
-    });
-    if depth >= MAX_DEPTH {
-        return;
+fn row_ui(ui: &mut egui::Ui, state: &mut EditorState, object: &ObjectView) {
+    let mut enabled = object.enabled;
+    if ui
+        .checkbox(&mut enabled, "")
+        .on_hover_text(format!(
+            "Enable or disable {} (a disabled object gets no callback)",
+            object.name
+        ))
+        .changed()
+    {
+        state.send(Command::SetEnabled(object.id, enabled));
     }
-    for child in objects.iter().filter(|o| o.parent == Some(object.id)) {
-        object_row_ui(ui, state, objects, child, depth + 1);
+    let selected = state.selected == Some(object.id);
+    let kind = match &object.body {
+        Some(b) => format!("{:?} body", b.kind),
+        None => "no body".to_string(),
+    };
+    if ui
+        .selectable_label(selected, &object.name)
+        .on_hover_text(format!(
+            "{} {}: {kind}; click to inspect",
+            object.name, object.id
+        ))
+        .clicked()
+    {
+        state.select(Some(object.id));
     }
+    ui.weak(object.id.to_string());
 }

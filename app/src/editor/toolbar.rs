@@ -168,9 +168,11 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
     }
 
     let mut max_steps = settings.max_steps;
-    ui.label("Max steps")
+    let label = ui
+        .label("Max steps")
         .on_hover_text("Most ticks one frame may run; the backlog beyond is dropped");
     ui.add(egui::DragValue::new(&mut max_steps).range(1..=16))
+        .labelled_by(label.id)
         .on_hover_text("Most ticks one frame may run; the backlog beyond is dropped and counted in dropped_time");
     if max_steps != settings.max_steps {
         state.send(Command::SetMaxSteps(max_steps));

@@ -544,7 +544,7 @@ impl Worker {
                     id: o.id,
                     name: o.name.clone(),
                     parent: o.parent,
-                    enabled: o.enabled,
+                    enabled: o.is_enabled(),
                     presentation: pose_now(o.id).unwrap_or(committed),
                     committed,
                     body: o.body.as_ref().map(|b| BodyView {
@@ -564,7 +564,7 @@ impl Worker {
             Some(SelectedView {
                 id,
                 name: o.name.clone(),
-                enabled: o.enabled,
+                enabled: o.is_enabled(),
                 committed,
                 presentation: pose_now(id).unwrap_or(committed),
                 previous: o.body.as_ref().map(|b| b.previous),
