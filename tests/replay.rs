@@ -2,7 +2,8 @@
 //! into a rapier scene gives the same fixed trace whatever drives the frames.
 //!
 //! The scene is built here by hand (ground, a "hopper" ball driven by fixed
-//! input, a small stack of boxes it runs into) so these tests depend on the
+//! input, a small stack of boxes it runs into, a dropper that spawns and
+//! removes balls with behaviours from fixed code) so these tests depend on the
 //! core only. The hopper uses everything the input contract promises fixed
 //! code: held actions (`pressed`), edges (`just_pressed`, `just_released`, both
 //! in one tick for a tap), hold time in simulation milliseconds (`held_ms`), and
@@ -92,6 +93,68 @@ impl Behaviour for Hopper {
     }
 }
 
+/// Drops a ball from fixed code at ticks 1, 41, 81... and removes the oldest
+/// once three are out. Each ball carries a [`Tag`] behaviour, which joins the
+/// cohort at the next frame boundary, a pacing-dependent moment: a ball spawned
+/// in tick 41 has its Tag admitted before tick 42 at 60 Hz, but only before
+/// tick 43 at 30 Hz (ticks 41 and 42 share a frame). No trace may show that.
+#[derive(Clone, Debug, Default)]
+struct Dropper {
+    /// Balls out, oldest first.
+    balls: Vec<ObjectId>,
+}
+
+impl Behaviour for Dropper {
+    fn name(&self) -> &str {
+        "Dropper"
+    }
+
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick % 40 != 1 {
+            return;
+        }
+        if self.balls.len() == 3 {
+            let oldest = self.balls.remove(0);
+            ctx.remove(oldest);
+        }
+        let x = ctx.rng().range(7.0, 9.0);
+        let id = ctx.spawn(
+            ObjectDesc::new("ball", Pose::new(x, 6.0, 0.0))
+                .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.2 }))
+                .with_behaviour(Box::new(Tag), Priority::DEFAULT),
+        );
+        self.balls.push(id);
+    }
+
+    fn hash_state(&self, h: &mut StableHasher) {
+        for id in &self.balls {
+            h.write_u64(id.0);
+        }
+    }
+}
+
+/// A behaviour with state in the hash and no effect.
+#[derive(Clone, Debug)]
+struct Tag;
+
+impl Behaviour for Tag {
+    fn name(&self) -> &str {
+        "Tag"
+    }
+
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(Tag)
+    }
+
+    fn hash_state(&self, h: &mut StableHasher) {
+        h.write_u64(7);
+    }
+}
+
 fn key(name: &str) -> InputSource {
     InputSource::Key(name.into())
 }
@@ -125,6 +188,11 @@ fn world() -> World {
             .with_id(HOPPER)
             .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.5 }))
             .with_behaviour(Box::new(Hopper::default()), Priority(-100)),
+    );
+    w.spawn(
+        ObjectDesc::new("dropper", Pose::new(0.0, 6.0, 0.0))
+            .with_id(ObjectId(5))
+            .with_behaviour(Box::new(Dropper::default()), Priority::DEFAULT),
     );
     for i in 0..4u64 {
         w.spawn(
@@ -303,10 +371,15 @@ fn the_reference_trace_shows_the_recorded_input_at_its_ticks() {
     // At 60 Hz each frame runs exactly one tick.
     assert_eq!(run.frames, TICKS);
     // The run is not trivial: the hopper hits the boxes (a contact between #2
-    // and box 10 starts), and moves right, then left.
+    // and box 10 starts), and moves right, then left. The first dropped ball
+    // (the first spawned id, 14) lands on the ground.
     assert!(
         t.contains(r#"{"a":2,"b":10,"kind":"started"}"#),
         "hopper meets box 10"
+    );
+    assert!(
+        t.contains(r#"{"a":1,"b":14,"kind":"started"}"#),
+        "ball 14 lands"
     );
     let hopper_x = |tick| -> f32 {
         let line = line_of_tick(t, tick);
