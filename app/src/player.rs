@@ -843,6 +843,99 @@ fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
 mod tests {
     use super::*;
 
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use stepframe_core::{
+        Behaviour, Ctx, NoPhysics, ObjectDesc, Pose, Priority, StableHasher, World,
+    };
+
+    /// Counts its FixedUpdate calls from tick 5 on. With `hidden`, the count
+    /// lives outside the behaviour (shared by every clone), so a snapshot
+    /// cannot restore it: the bug class the sync test exists to find.
+    #[derive(Clone, Debug)]
+    struct Counter {
+        own: u64,
+        hidden: Option<Arc<AtomicU64>>,
+    }
+
+    impl Behaviour for Counter {
+        fn name(&self) -> &str {
+            "Counter"
+        }
+        fn clone_box(&self) -> Box<dyn Behaviour> {
+            Box::new(self.clone())
+        }
+        fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+            if ctx.clock().simulation_tick >= 5 {
+                match &self.hidden {
+                    Some(h) => {
+                        h.fetch_add(1, Ordering::Relaxed);
+                    }
+                    None => self.own += 1,
+                }
+            }
+        }
+        fn hash_state(&self, h: &mut StableHasher) {
+            let hidden = self
+                .hidden
+                .as_ref()
+                .map_or(0, |c| c.load(Ordering::Relaxed));
+            h.write_u64(self.own + hidden);
+        }
+    }
+
+    fn counter_session(hidden: bool) -> Pipeline {
+        let mut world = World::new();
+        let counter = Counter {
+            own: 0,
+            hidden: hidden.then(|| Arc::new(AtomicU64::new(0))),
+        };
+        world.spawn(
+            ObjectDesc::new("counter", Pose::IDENTITY)
+                .with_behaviour(Box::new(counter), Priority::DEFAULT),
+        );
+        let mut p = Pipeline::new(TimeSettings::default());
+        p.load_session(world, Box::new(NoPhysics), 0);
+        p
+    }
+
+    fn sync_plan(frames: u64, distance: u64) -> RunPlan {
+        RunPlan {
+            settings: TimeSettings::default(),
+            pacer: FramePacer::new(&Pacing::Rate(60.0), &[]).expect("pacer"),
+            length: RunLength::Frames(frames),
+            realtime: false,
+            sync_test: Some(distance),
+        }
+    }
+
+    #[test]
+    fn the_sync_test_passes_when_snapshots_hold_all_state() {
+        let mut p = counter_session(false);
+        let summary = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
+            .expect("deterministic");
+        assert_eq!(summary.ticks, 20);
+        // At 60 Hz every frame runs one tick. Frame f rolls back to the boundary
+        // 2 ticks back (frame 1: 1 tick back, the session start) and re-runs
+        // the ticks since: 1 + 19 × 2 = 39 ticks compared.
+        assert_eq!(summary.sync_checks, 39);
+    }
+
+    #[test]
+    fn the_sync_test_names_the_first_tick_with_hidden_state() {
+        // The hidden count first moves in tick 5 (to 1). Frame 5 then rolls
+        // back to the boundary after tick 3; the restore cannot reset the count,
+        // so re-simulated tick 4 already hashes with 1 where the first run had
+        // 0: the first mismatching tick is 4.
+        let mut p = counter_session(true);
+        let err = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
+            .expect_err("hidden state must be caught");
+        match err {
+            RunFailure::SyncMismatch { tick, .. } => assert_eq!(tick, 4),
+            other => panic!("expected a mismatch, got {other}"),
+        }
+    }
+
     #[test]
     fn pacing_parses_the_three_forms() {
         assert_eq!("144".parse::<Pacing>(), Ok(Pacing::Rate(144.0)));

@@ -166,10 +166,17 @@ pub fn diff_traces(a: &str, b: &str) -> Result<TraceDiff, TraceParseError> {
     loop {
         match (la.next(), lb.next()) {
             (None, None) => return Ok(TraceDiff::Identical { ticks: common }),
-            (Some(_), None) | (None, Some(_)) => {
+            (Some(_), None) => {
                 return Ok(TraceDiff::Length {
                     common,
                     a_ticks: common + 1 + la.count(),
+                    b_ticks: common,
+                });
+            }
+            (None, Some(_)) => {
+                return Ok(TraceDiff::Length {
+                    common,
+                    a_ticks: common,
                     b_ticks: common + 1 + lb.count(),
                 });
             }
