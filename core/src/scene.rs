@@ -149,7 +149,8 @@ impl Default for WorldSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SceneObject {
-    /// Stable id, kept by the world, traces and recordings (0 is reserved).
+    /// Stable id, kept by the world, traces and recordings (0 and `u64::MAX`
+    /// are reserved).
     pub id: u64,
     /// Display name.
     pub name: String,
@@ -608,13 +609,14 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
     check_actions(&scene.actions)?;
     let flat = flatten(scene);
 
-    // Ids: unique, non-zero.
+    // Ids: unique, non-zero, and below u64::MAX (the world numbers spawned
+    // objects from the largest id + 1, which must exist).
     let mut index_of: BTreeMap<u64, usize> = BTreeMap::new();
     for (i, (o, _, _)) in flat.iter().enumerate() {
-        if o.id == 0 {
+        if o.id == 0 || o.id == u64::MAX {
             return Err(fault(
                 Site::Object(i),
-                format!("object `{}`: id 0 is reserved", o.name),
+                format!("object `{}`: id {} is reserved", o.name, o.id),
             ));
         }
         if let Some(first) = index_of.insert(o.id, i) {
