@@ -31,6 +31,10 @@
 //!
 //! 0: the run completed. 1: a runtime failure (a hook panicked and logged an
 //! error, the sync test found a mismatch, an output could not be written).
+//! Errors of objects that carry a `Faulty` behaviour are faults the scene
+//! injects on purpose: they are reported like any other (stderr and summary,
+//! with object, hook and tick) but do not fail the run, so a fault-injection
+//! scene exits 0 when every fault stayed contained.
 //! 2: bad arguments, or a scene, recording or pacing file that does not load
 //! (the message gives file, line and column).
 
@@ -636,6 +640,23 @@ pub fn registry() -> Registry {
     stepframe_plugins::registry()
 }
 
+/// Tells script behaviours where the scene's assets are: the parent of a
+/// `scenes/` directory (`assets/scenes/demo.ron` → `assets/`), else the
+/// scene's own directory. Called before the scene is loaded.
+pub fn register_assets_root(scene: &Path) {
+    let dir = scene.parent().unwrap_or(Path::new("."));
+    let root = match (dir.file_name(), dir.parent()) {
+        (Some(name), Some(parent)) if name == "scenes" => parent,
+        _ => dir,
+    };
+    let root = if root.as_os_str().is_empty() {
+        Path::new(".")
+    } else {
+        root
+    };
+    stepframe_plugins::script::set_assets_root(root);
+}
+
 /// Runs the player: exit 0 on success, 1 on a runtime failure, 2 on bad input.
 pub fn run(args: PlayArgs) -> ExitCode {
     match play(&args) {
@@ -655,6 +676,7 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
 
 fn play(args: &PlayArgs) -> Result<(), Exit> {
     let registry = registry();
+    register_assets_root(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let settings = settings_with_overrides(&scene.settings.time, args);
     settings
@@ -775,13 +797,33 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
     if !output_errors.is_empty() {
         return Err(failed(output_errors.join("; ")));
     }
-    if !summary.errors.is_empty() {
+    let injectors = fault_injectors(&scene);
+    let injected = summary
+        .errors
+        .iter()
+        .filter(|e| e.object.is_some_and(|o| injectors.contains(&o)))
+        .count();
+    if injected > 0 {
+        println!("injected faults: {injected} (objects with a Faulty behaviour; expected)");
+    }
+    let unexpected = summary.errors.len() - injected;
+    if unexpected > 0 {
         return Err(failed(format!(
-            "{} error(s) logged during the run",
-            summary.errors.len()
+            "{unexpected} error(s) logged during the run"
         )));
     }
     Ok(())
+}
+
+/// Objects of the scene that carry a `Faulty` behaviour: their errors are
+/// injected on purpose (see the module docs, exit codes).
+fn fault_injectors(scene: &Scene) -> std::collections::BTreeSet<stepframe_core::ObjectId> {
+    scene
+        .all_objects()
+        .into_iter()
+        .filter(|o| o.behaviours.iter().any(|b| b.name == "Faulty"))
+        .map(|o| stepframe_core::ObjectId(o.id))
+        .collect()
 }
 
 /// `error: tick 31 (frame 31) #3 FixedUpdate: message`.

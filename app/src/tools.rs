@@ -40,7 +40,9 @@ use stepframe_core::{
     Pipeline, Recording, Registry, Replay, Scene, StepStrategy, TimeSettings, TraceWriter,
 };
 
-use crate::player::{FramePacer, Pacing, RunLength, RunPlan, Stall, registry, run_plan};
+use crate::player::{
+    FramePacer, Pacing, RunLength, RunPlan, Stall, register_assets_root, registry, run_plan,
+};
 
 /// Arguments of `stepframe trace-diff`.
 #[derive(clap::Args, Debug)]
@@ -551,6 +553,7 @@ pub fn run_matrix(
 /// Runs check: exit 0 when every run matches the reference.
 pub fn check(args: CheckArgs) -> ExitCode {
     let registry = registry();
+    register_assets_root(&args.scene);
     let scene = match Scene::load(&args.scene, &registry) {
         Ok(s) => s,
         Err(e) => {

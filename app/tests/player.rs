@@ -1,0 +1,539 @@
+//! The headless tools through their command line: `stepframe play`,
+//! `stepframe trace-diff` and `stepframe check`, run as a user runs them.
+//!
+//! Determinism rule used throughout: a replay run stops once the recording's
+//! 900 ticks are complete; a frame may complete a few ticks more, so traces are
+//! compared on ticks 1..=900, each line without its `frame` member (the only
+//! field that depends on pacing), byte for byte.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use stepframe_core::Recording;
+
+const DEMO: &str = "assets/scenes/demo.ron";
+const DEMO_INPUT: &str = "assets/recordings/demo.ron";
+const CONTRACT: &str = "assets/scenes/contract.ron";
+const STRESS: &str = "assets/scenes/stress.ron";
+/// Length of the demo recording, ticks (15 s at 60 Hz).
+const DEMO_TICKS: usize = 900;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the app crate sits in the workspace")
+        .to_path_buf()
+}
+
+/// A fresh scratch directory for one test.
+fn scratch(name: &str) -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("player-{name}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn stepframe(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_stepframe"))
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("the binary runs")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited normally")
+}
+
+fn path_str(p: &Path) -> &str {
+    p.to_str().expect("UTF-8 path")
+}
+
+/// Ticks 1..=n of a trace, `frame` removed from every line.
+fn without_frame(trace: &str, n: usize) -> Vec<String> {
+    trace
+        .lines()
+        .take(n)
+        .map(|line| {
+            let at = line.find(",\"frame\":").expect("every line has a frame");
+            let rest = &line[at + 9..];
+            let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+            format!("{}{}", &line[..at], &rest[digits..])
+        })
+        .collect()
+}
+
+/// Plays the demo recording with extra arguments and returns its trace.
+fn demo_trace(dir: &Path, name: &str, extra: &[&str]) -> String {
+    let trace = dir.join(format!("{name}.jsonl"));
+    let mut args = vec![
+        "play",
+        DEMO,
+        "--input",
+        DEMO_INPUT,
+        "--trace",
+        path_str(&trace),
+    ];
+    args.extend_from_slice(extra);
+    let out = stepframe(&args);
+    assert_eq!(code(&out), 0, "{name}: {}", stderr(&out));
+    std::fs::read_to_string(&trace).expect("trace written")
+}
+
+#[test]
+fn play_runs_a_scene_headless_and_prints_a_summary() {
+    let out = stepframe(&["play", CONTRACT, "--frames", "60"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let s = stdout(&out);
+    // 60 frames of 1/60 s at 60 Hz: one tick each, nothing dropped.
+    assert!(
+        s.contains("60 frames, 60 ticks (1 s simulated), dropped 0 s, final hash "),
+        "{s}"
+    );
+    assert!(s.contains("errors: none"), "{s}");
+}
+
+#[test]
+fn the_demo_recording_gives_identical_traces_at_every_pacing() {
+    let dir = scratch("pacings");
+    let reference = demo_trace(&dir, "60", &[]);
+    let expected = without_frame(&reference, DEMO_TICKS);
+    assert_eq!(expected.len(), DEMO_TICKS);
+    // The recording is really replayed: the tap at tick 170 is two edges.
+    assert!(
+        reference
+            .lines()
+            .nth(169)
+            .expect("tick 170")
+            .contains(r#""inputs":[{"key":"Space","value":1.0},{"key":"Space","value":0.0}]"#)
+    );
+    let runs: Vec<(String, Vec<&str>)> = vec![
+        ("30 Hz".into(), vec!["--pacing", "30"]),
+        ("144 Hz".into(), vec!["--pacing", "144"]),
+        ("irregular:1".into(), vec!["--pacing", "irregular:1"]),
+        ("irregular:2".into(), vec!["--pacing", "irregular:2"]),
+        ("irregular:3".into(), vec!["--pacing", "irregular:3"]),
+        ("irregular:4".into(), vec!["--pacing", "irregular:4"]),
+        ("irregular:5".into(), vec!["--pacing", "irregular:5"]),
+        ("1 s stall".into(), vec!["--stall", "100:1.0"]),
+        ("5 s stall".into(), vec!["--stall", "100:5.0"]),
+        (
+            "stalls and irregular pacing".into(),
+            vec![
+                "--pacing",
+                "irregular:9",
+                "--stall",
+                "50:1",
+                "--stall",
+                "400:5",
+            ],
+        ),
+    ];
+    for (i, (name, args)) in runs.iter().enumerate() {
+        let trace = demo_trace(&dir, &format!("run{i}"), args);
+        let got = without_frame(&trace, DEMO_TICKS);
+        assert_eq!(got.len(), DEMO_TICKS, "{name}: every run reaches tick 900");
+        if let Some(k) = (0..DEMO_TICKS).find(|&k| got[k] != expected[k]) {
+            panic!(
+                "{name}: tick {} differs\n  {}\n  {}",
+                k + 1,
+                expected[k],
+                got[k]
+            );
+        }
+    }
+}
+
+#[test]
+fn accumulator_and_step_counting_give_identical_traces() {
+    let dir = scratch("strategies");
+    for pacing in ["60", "144", "irregular:3"] {
+        let a = demo_trace(
+            &dir,
+            &format!("acc-{pacing}"),
+            &["--pacing", pacing, "--strategy", "accumulator"],
+        );
+        let b = demo_trace(
+            &dir,
+            &format!("sc-{pacing}"),
+            &["--pacing", pacing, "--strategy", "step-counting"],
+        );
+        // Same pacing, same tick sequence: even the frame fields agree.
+        assert!(a == b, "pacing {pacing}: strategies differ");
+    }
+}
+
+#[test]
+fn trace_diff_ignores_frame_and_names_the_first_differing_tick_and_field() {
+    let dir = scratch("trace-diff");
+    let at60 = dir.join("60.jsonl");
+    let at144 = dir.join("144.jsonl");
+    std::fs::write(&at60, demo_trace(&dir, "a", &[])).expect("write");
+    std::fs::write(&at144, demo_trace(&dir, "b", &["--pacing", "144"])).expect("write");
+    // 900 ticks at 144 Hz end exactly on frame 2160 (2160 × 4.9M = 900 × 11.76M flicks).
+    let out = stepframe(&["trace-diff", path_str(&at60), path_str(&at144)]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert_eq!(stdout(&out).trim(), "identical (900 ticks)");
+
+    // Change the player's x (object 20) on tick 120, and the hash of tick 300.
+    let text = std::fs::read_to_string(&at144).expect("read");
+    let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
+    let line = &lines[119];
+    let at = line.find(r#"{"id":20,"x":"#).expect("player pose") + r#"{"id":20,"x":"#.len();
+    let index = line[..at].matches(r#"{"id":"#).count() - 1;
+    let end = at + line[at..].find(',').expect("x ends");
+    let old_x = line[at..end].to_string();
+    lines[119] = format!("{}12345.5{}", &line[..at], &line[end..]);
+    let h = lines[299].rfind(r#""hash":""#).expect("hash") + 8;
+    lines[299].replace_range(h..h + 16, "0123456789abcdef");
+    let modified = dir.join("modified.jsonl");
+    std::fs::write(&modified, lines.join("\n") + "\n").expect("write");
+    let out = stepframe(&["trace-diff", path_str(&at60), path_str(&modified)]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out).trim(),
+        format!(
+            "first difference at tick 120 (line 120), field poses[{index}].x: {old_x} vs 12345.5"
+        )
+    );
+
+    // Only the hash differs: the report names it.
+    let mut only_hash: Vec<String> = text.lines().map(str::to_string).collect();
+    only_hash[299] = lines[299].clone();
+    std::fs::write(&modified, only_hash.join("\n") + "\n").expect("write");
+    let out = stepframe(&["trace-diff", path_str(&at60), path_str(&modified)]);
+    assert_eq!(code(&out), 1);
+    assert!(
+        stdout(&out).starts_with(
+            "first difference at tick 300 (line 300), field hash: \"" // value follows
+        ),
+        "{}",
+        stdout(&out)
+    );
+    assert!(stdout(&out).trim().ends_with("vs \"0123456789abcdef\""));
+
+    // A prefix: same ticks as far as it goes, then the lengths differ.
+    let short = dir.join("short.jsonl");
+    let first_500: Vec<&str> = text.lines().take(500).collect();
+    std::fs::write(&short, first_500.join("\n") + "\n").expect("write");
+    let out = stepframe(&["trace-diff", path_str(&at60), path_str(&short)]);
+    assert_eq!(code(&out), 1);
+    assert_eq!(
+        stdout(&out).trim(),
+        "identical for the first 500 ticks, then the lengths differ: 900 ticks vs 500 ticks"
+    );
+
+    // Not a trace: exit 2 with file, line and column.
+    let junk = dir.join("junk.jsonl");
+    std::fs::write(&junk, "{\"tick\":1,\n").expect("write");
+    let out = stepframe(&["trace-diff", path_str(&at60), path_str(&junk)]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("junk.jsonl:1:"), "{}", stderr(&out));
+}
+
+#[test]
+fn sync_test_8_passes_on_the_demo_and_stress_scenes() {
+    let out = stepframe(&[
+        "play",
+        DEMO,
+        "--input",
+        DEMO_INPUT,
+        "--frames",
+        "400",
+        "--pacing",
+        "irregular:2",
+        "--sync-test",
+        "8",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(stdout(&out).contains("sync test: rolled back 8 ticks every frame"));
+    // 2,160 bodies: keep CI quick with 20 frames (each re-simulates >= 8 ticks).
+    let out = stepframe(&["play", STRESS, "--frames", "20", "--sync-test", "8"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    // Frame f re-simulates min(f, 8) ticks at one tick per frame:
+    // 1 + 2 + ... + 8 + 12 × 8 = 132.
+    assert!(s.contains("132 re-simulated ticks matched"), "{s}");
+}
+
+#[test]
+fn record_input_writes_back_the_ticks_it_replayed() {
+    let dir = scratch("record");
+    let out_path = dir.join("rec.ron");
+    let out = stepframe(&[
+        "play",
+        DEMO,
+        "--input",
+        DEMO_INPUT,
+        "--pacing",
+        "irregular:4",
+        "--record-input",
+        path_str(&out_path),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let original = Recording::load(&root().join(DEMO_INPUT)).expect("demo recording");
+    let recorded = Recording::load(&out_path).expect("recorded file loads");
+    assert_eq!(recorded.events, original.events);
+    assert_eq!(recorded.fixed_hz, 60);
+    // The run stops at the first frame boundary at or after tick 900.
+    assert!(
+        recorded.ticks >= 900 && recorded.ticks < 904,
+        "{}",
+        recorded.ticks
+    );
+}
+
+#[test]
+fn telemetry_is_written_as_json_lines_and_csv() {
+    let dir = scratch("telemetry");
+    let jsonl = dir.join("t.jsonl");
+    let csv = dir.join("t.csv");
+    for path in [&jsonl, &csv] {
+        let out = stepframe(&[
+            "play",
+            CONTRACT,
+            "--frames",
+            "6",
+            "--fixed-hz",
+            "50",
+            "--telemetry",
+            path_str(path),
+        ]);
+        assert_eq!(code(&out), 0, "{}", stderr(&out));
+    }
+    // 60 Hz frames (11,760,000 flicks) against a 50 Hz tick (14,112,000):
+    // frame 1 runs no tick and leaves 11,760,000; frame 2 runs one and leaves
+    // 9,408,000; then 7,056,000, 4,704,000, 2,352,000, 0.
+    let flicks = 705_600_000.0_f64;
+    let left = [
+        11_760_000.0,
+        9_408_000.0,
+        7_056_000.0,
+        4_704_000.0,
+        2_352_000.0,
+        0.0,
+    ];
+    let text = std::fs::read_to_string(&jsonl).expect("telemetry");
+    let rows: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(rows.len(), 6);
+    for (i, row) in rows.iter().enumerate() {
+        let frame = i as u64 + 1;
+        let ticks = u64::from(frame > 1);
+        assert_eq!(row["frame"], frame);
+        assert_eq!(row["ticks"], ticks);
+        assert_eq!(row["simulation_tick"], frame - 1);
+        assert_eq!(row["delta_time"], 11_760_000.0 / flicks);
+        assert_eq!(row["accumulator"], left[i] / flicks);
+        assert_eq!(row["interpolation_alpha"], left[i] / 14_112_000.0);
+        assert_eq!(row["dropped_time"], 0.0);
+        assert!(row["fixed_ms_by_priority"].is_object());
+        assert!(row["physics_ms"].as_f64().expect("number") >= 0.0);
+    }
+    // Keys in the documented order.
+    let first = text.lines().next().expect("a line");
+    let keys = [
+        "frame",
+        "delta_time",
+        "frame_time",
+        "ticks",
+        "simulation_tick",
+        "simulation_time",
+        "accumulator",
+        "interpolation_alpha",
+        "dropped_time",
+        "fixed_ms_by_priority",
+        "physics_ms",
+    ];
+    let positions: Vec<usize> = keys
+        .iter()
+        .map(|k| first.find(&format!("\"{k}\":")).expect("key present"))
+        .collect();
+    assert!(positions.windows(2).all(|w| w[0] < w[1]), "{first}");
+
+    let table = std::fs::read_to_string(&csv).expect("csv");
+    let mut lines = table.lines();
+    assert_eq!(lines.next(), Some(keys.join(",").as_str()));
+    let second: Vec<&str> = lines.nth(1).expect("frame 2").split(',').collect();
+    assert_eq!(second.len(), keys.len());
+    assert_eq!(
+        &second[..5],
+        &["2", "0.016666666666666666", "0.03333333333333333", "1", "1"]
+    );
+}
+
+#[test]
+fn realtime_follows_the_wall_clock() {
+    let started = std::time::Instant::now();
+    let out = stepframe(&["play", CONTRACT, "--frames", "12", "--realtime"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // Frame k starts (k - 1)/60 s after the first: the 12th at 11/60 s.
+    assert!(started.elapsed().as_secs_f64() >= 11.0 / 60.0);
+}
+
+#[test]
+fn bad_arguments_and_bad_files_exit_2_with_line_and_column() {
+    let dir = scratch("bad");
+    for args in [
+        vec!["play", CONTRACT, "--pacing", "fast"],
+        vec!["play", CONTRACT, "--stall", "0:1"],
+        vec!["play", CONTRACT, "--frames", "10", "--seconds", "1"],
+        vec!["play", CONTRACT, "--strategy", "sometimes"],
+        vec!["play", CONTRACT, "--fixed-hz", "0"],
+        vec!["play", "assets/scenes/does-not-exist.ron"],
+        vec!["check", "assets/scenes/does-not-exist.ron"],
+    ] {
+        let out = stepframe(&args);
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(!stderr(&out).is_empty(), "{args:?}: a message on stderr");
+    }
+
+    // A scene with an unknown field on line 3.
+    let scene = dir.join("broken.ron");
+    std::fs::write(
+        &scene,
+        "(\n    objects: [\n        (id: 1, name: \"A\", colour: 3),\n    ],\n)\n",
+    )
+    .expect("write");
+    let out = stepframe(&["play", path_str(&scene), "--frames", "1"]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("broken.ron:3:"),
+        "line of the bad field: {}",
+        stderr(&out)
+    );
+
+    // A recording whose second event has a misspelt field on line 4.
+    let rec = dir.join("broken-rec.ron");
+    std::fs::write(
+        &rec,
+        "(fixed_hz: 60, ticks: 10, events: [\n  (tick: 1, source: Key(\"A\"), value: 1.0),\n\n  (tick: 2, sorce: Key(\"A\"), value: 0.0),\n])\n",
+    )
+    .expect("write");
+    let out = stepframe(&["play", CONTRACT, "--input", path_str(&rec)]);
+    assert_eq!(code(&out), 2);
+    assert!(
+        stderr(&out).contains("broken-rec.ron:4:"),
+        "{}",
+        stderr(&out)
+    );
+
+    // A pacing file with a bad third line, the word starting in column 3.
+    let dts = dir.join("dts.txt");
+    std::fs::write(&dts, "0.016\n0.02\n  slow\n").expect("write");
+    let pacing = format!("file:{}", path_str(&dts));
+    let out = stepframe(&["play", CONTRACT, "--pacing", &pacing]);
+    assert_eq!(code(&out), 2);
+    assert!(stderr(&out).contains("dts.txt:3:3:"), "{}", stderr(&out));
+}
+
+#[test]
+fn a_failing_hook_is_a_runtime_failure_with_object_hook_and_tick() {
+    let dir = scratch("failing");
+    let script = dir.join("boom.rhai");
+    std::fs::write(
+        &script,
+        "fn fixed_update(dt) { if clock().simulation_tick == 10 { throw \"boom\"; } }\n",
+    )
+    .expect("write");
+    let scene = dir.join("failing.ron");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"(objects: [(id: 7, name: "Bomb", behaviours: [(name: "Script", params: (path: "{}"))])])"#,
+            path_str(&script)
+        ),
+    )
+    .expect("write");
+    let out = stepframe(&["play", path_str(&scene), "--frames", "20"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert!(s.contains("errors: 1"), "{s}");
+    // The throw happened during tick 10, run by frame 10 at 60 Hz.
+    assert!(
+        s.contains("error: tick 10 (frame 10) #7 FixedUpdate: "),
+        "{s}"
+    );
+    assert!(stderr(&out).contains("1 error(s) logged during the run"));
+}
+
+#[test]
+fn faults_injected_by_faulty_behaviours_are_reported_but_expected() {
+    let dir = scratch("faulty");
+    let scene = dir.join("faulty.ron");
+    std::fs::write(
+        &scene,
+        r#"(objects: [(id: 7, name: "Bomb", behaviours: [(name: "Faulty", params: (hook: FixedUpdate, tick: 10, fault: Panic))])])"#,
+    )
+    .expect("write");
+    let out = stepframe(&["play", path_str(&scene), "--frames", "20"]);
+    assert_eq!(code(&out), 0, "{}", stdout(&out));
+    let s = stdout(&out);
+    assert!(s.contains("errors: 1"), "{s}");
+    assert!(
+        s.contains("error: tick 10 (frame 10) #7 FixedUpdate: "),
+        "{s}"
+    );
+    assert!(s.contains("injected faults: 1"), "{s}");
+}
+
+#[test]
+fn check_passes_on_the_demo() {
+    let out = stepframe(&["check", DEMO, "--input", DEMO_INPUT, "--ticks", "300"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert_eq!(s.matches("  match").count(), 17, "{s}");
+    assert_eq!(s.matches("  reference").count(), 1, "{s}");
+    assert!(s.contains("all 17 runs match the reference"), "{s}");
+}
+
+#[test]
+fn check_reports_where_frame_dependent_logic_diverges() {
+    // A script pushing its body from Update: one push per frame, so 60 Hz
+    // pushes every tick and 30 Hz every other tick. Tick 1 still matches (one
+    // push each); at 30 Hz tick 2 runs in frame 1 without a push, so the ball
+    // (object 2, the second pose after the ground) is already elsewhere.
+    let dir = scratch("check-diverges");
+    let script = dir.join("push.rhai");
+    std::fs::write(&script, "fn update(dt) { apply_force(20.0, 0.0); }\n").expect("write");
+    let scene = dir.join("push.ron");
+    std::fs::write(
+        &scene,
+        format!(
+            r#"#![enable(implicit_some)]
+(
+    settings: (gravity: (x: 0.0, y: 0.0)),
+    objects: [
+        (id: 1, name: "Ground", transform: (x: 0.0, y: -5.0), body: (kind: Fixed, shapes: [Cuboid(hx: 1.0, hy: 0.5)])),
+        (id: 2, name: "Ball", body: (shapes: [Circle(radius: 0.5)]),
+         behaviours: [(name: "Script", params: (path: "{}"))]),
+    ],
+)
+"#,
+            path_str(&script)
+        ),
+    )
+    .expect("write");
+    let out = stepframe(&["check", path_str(&scene), "--ticks", "30"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
+        .expect("30 Hz row");
+    assert!(
+        row.contains("DIFFERS: first difference at tick 2 (line 2), field poses[1].x"),
+        "{row}"
+    );
+    assert!(s.contains("run(s) do not match the reference"), "{s}");
+}
