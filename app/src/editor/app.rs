@@ -169,6 +169,8 @@ pub struct EditorState {
     pub edits: EditBuffers,
     /// True in the synchronous test driver (the pacing choice does not apply).
     pub driven: bool,
+    /// A new selection the hierarchy should unfold to and scroll to.
+    pub reveal_selection: bool,
 }
 
 impl EditorState {
@@ -183,6 +185,7 @@ impl EditorState {
     /// Selects an object (or none) here and in the worker.
     pub fn select(&mut self, id: Option<ObjectId>) {
         self.selected = id;
+        self.reveal_selection = id.is_some();
         self.send(Command::Select(id));
     }
 
@@ -349,6 +352,7 @@ impl EditorApp {
             breakpoint_form: BreakpointForm::default(),
             edits: EditBuffers::default(),
             driven: matches!(config.driver, Driver::Driven { .. }),
+            reveal_selection: false,
             persisted,
         };
         state.send(if config.play_on_start {

@@ -271,7 +271,8 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let selected_name = state.selected.map(|id| state.object_name(id));
     let form = &mut state.breakpoint_form;
     ui.horizontal_wrapped(|ui| {
-        egui::ComboBox::from_label("Hook")
+        let label = ui.label("Hook");
+        egui::ComboBox::from_id_salt("bp_hook")
             .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut form.hook, None, "any hook");
@@ -280,6 +281,7 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 }
             })
             .response
+            .labelled_by(label.id)
             .on_hover_text(
                 "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
             );
@@ -288,13 +290,15 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             (TargetChoice::Selected, None) => "selected (none)".to_string(),
             (TargetChoice::Any, _) => "any object".to_string(),
         };
-        egui::ComboBox::from_label("Object")
+        let label = ui.label("Object");
+        egui::ComboBox::from_id_salt("bp_object")
             .selected_text(selected_text)
             .show_ui(ui, |ui| {
                 ui.selectable_value(&mut form.target, TargetChoice::Selected, "selected object");
                 ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
             })
             .response
+            .labelled_by(label.id)
             .on_hover_text("Filter on the selected object, or match any object");
         text_field_ui(
             ui,
@@ -326,7 +330,8 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             40.0,
             "Only ticks divisible by N (empty: every tick)",
         );
-        egui::ComboBox::from_label("Hit count")
+        let label = ui.label("Hit count");
+        egui::ComboBox::from_id_salt("bp_hit_count")
             .selected_text(form.hit_rule.label())
             .show_ui(ui, |ui| {
                 for r in HitRule::ALL {
@@ -334,6 +339,7 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 }
             })
             .response
+            .labelled_by(label.id)
             .on_hover_text("Which matches suspend, counted after the condition");
         if form.hit_rule != HitRule::Always {
             text_field_ui(

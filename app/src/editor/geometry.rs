@@ -86,9 +86,18 @@ pub fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
         return pts;
     }
     let cross = |o: Vec2, a: Vec2, b: Vec2| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-    let mut hull: Vec<Vec2> = Vec::with_capacity(pts.len() * 2);
-    for &p in pts.iter().chain(pts.iter().rev().skip(1)) {
+    let mut hull: Vec<Vec2> = Vec::with_capacity(pts.len() + 1);
+    // Lower hull left to right, then upper hull right to left; the upper pass
+    // never pops into the lower one.
+    for &p in &pts {
         while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    let lower = hull.len() + 1;
+    for &p in pts.iter().rev().skip(1) {
+        while hull.len() >= lower && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
             hull.pop();
         }
         hull.push(p);
@@ -119,6 +128,76 @@ pub fn contains_local(shape: &Shape, p: Vec2) -> bool {
                 })
         }
     }
+}
+
+/// The point of the shape (boundary or inside) nearest to `p`, in the body's frame.
+pub fn closest_local(shape: &Shape, p: Vec2) -> Vec2 {
+    let towards = |centre: Vec2, radius: f32| {
+        let d = p - centre;
+        let len = d.length();
+        if len <= radius || len == 0.0 {
+            p
+        } else {
+            centre + d * (radius / len)
+        }
+    };
+    match shape {
+        Shape::Circle { radius } => towards(Vec2::ZERO, *radius),
+        Shape::Cuboid { hx, hy } => Vec2::new(p.x.clamp(-hx, *hx), p.y.clamp(-hy, *hy)),
+        Shape::Capsule {
+            half_height,
+            radius,
+        } => towards(
+            Vec2::new(0.0, p.y.clamp(-half_height, *half_height)),
+            *radius,
+        ),
+        Shape::ConvexPolygon { points } => {
+            if contains_local(shape, p) {
+                return p;
+            }
+            let hull = convex_hull(points);
+            let mut best = p;
+            let mut best_d = f32::INFINITY;
+            for i in 0..hull.len() {
+                let a = hull[i];
+                let b = hull[(i + 1) % hull.len()];
+                let ab = b - a;
+                let len2 = ab.x * ab.x + ab.y * ab.y;
+                let t = if len2 > 0.0 {
+                    (((p.x - a.x) * ab.x + (p.y - a.y) * ab.y) / len2).clamp(0.0, 1.0)
+                } else {
+                    0.0
+                };
+                let q = a + ab * t;
+                let d = (p - q).length();
+                if d < best_d {
+                    best_d = d;
+                    best = q;
+                }
+            }
+            best
+        }
+    }
+}
+
+/// The point of a body (all its shapes, at `pose`) nearest to world point `p`.
+pub fn closest_world(shapes: &[Shape], pose: Pose, p: Vec2) -> Vec2 {
+    let local = world_to_local(pose, p);
+    shapes
+        .iter()
+        .map(|s| local_to_world(pose, closest_local(s, local)))
+        .min_by(|a, b| (*a - p).length().total_cmp(&(*b - p).length()))
+        .unwrap_or(pose.position())
+}
+
+/// Where two touching bodies meet, approximately (for drawing, not physics):
+/// the point of `a` nearest to `b`'s centre, then the point of `b` nearest to
+/// that, and the middle of the two. For a ball resting on a wide floor this is
+/// the ball's lowest point, not the floor's distant centre.
+pub fn contact_point(a: (&[Shape], Pose), b: (&[Shape], Pose)) -> Vec2 {
+    let on_a = closest_world(a.0, a.1, b.1.position());
+    let on_b = closest_world(b.0, b.1, on_a);
+    Vec2::new((on_a.x + on_b.x) / 2.0, (on_a.y + on_b.y) / 2.0)
 }
 
 /// Half extents of an axis-aligned box around the shape in its body's frame
@@ -180,6 +259,19 @@ mod tests {
         assert!(!contains_local(&c, Vec2::new(0.45, 1.45)));
         let outline = local_outline(&c).unwrap_or_default();
         assert_eq!(outline.len(), 2 * (ARC_SEGMENTS + 1));
+    }
+
+    #[test]
+    fn contact_of_a_ball_on_a_wide_floor_is_under_the_ball() {
+        // Floor: 24 m × 1 m centred at (-8, -0.5), top at y = 0. Ball: r = 0.25
+        // resting at (3, 0.25). They meet at (3, 0), 11 m from the floor's centre.
+        let floor = [Shape::Cuboid { hx: 12.0, hy: 0.5 }];
+        let ball = [Shape::Circle { radius: 0.25 }];
+        let c = contact_point(
+            (&floor, Pose::new(-8.0, -0.5, 0.0)),
+            (&ball, Pose::new(3.0, 0.25, 0.0)),
+        );
+        assert!((c.x - 3.0).abs() < 1e-5 && c.y.abs() < 1e-5, "{c:?}");
     }
 
     #[test]

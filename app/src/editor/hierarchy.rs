@@ -44,6 +44,26 @@ pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         objects: &objects,
         children: &children,
     };
+    if state.reveal_selection
+        && let Some(selected) = state.selected
+    {
+        // Unfold every ancestor of a selection made elsewhere (viewport, log).
+        let mut parent = index
+            .get(&selected)
+            .and_then(|&i| objects[i].parent)
+            .filter(|p| index.contains_key(p));
+        let mut guard = 0;
+        while let Some(p) = parent
+            && guard < MAX_DEPTH
+        {
+            let id = egui::Id::unique(("hierarchy", p));
+            let mut folding = CollapsingState::load_with_default_open(ui.ctx(), id, false);
+            folding.set_open(true);
+            folding.store(ui.ctx());
+            parent = index.get(&p).and_then(|&i| objects[i].parent);
+            guard += 1;
+        }
+    }
     egui::ScrollArea::vertical()
         .id_salt("hierarchy_scroll")
         .auto_shrink([false, false])
@@ -74,7 +94,7 @@ impl Tree<'_> {
             ui.horizontal(|ui| row_ui(ui, state, object));
             return;
         }
-        let id = ui.make_persistent_id(("hierarchy", object.id));
+        let id = egui::Id::unique(("hierarchy", object.id));
         CollapsingState::load_with_default_open(ui.ctx(), id, kids.len() <= OPEN_UP_TO)
             .show_header(ui, |ui| {
                 row_ui(ui, state, object);
@@ -105,15 +125,20 @@ fn row_ui(ui: &mut egui::Ui, state: &mut EditorState, object: &ObjectView) {
         Some(b) => format!("{:?} body", b.kind),
         None => "no body".to_string(),
     };
-    if ui
+    let response = ui
         .selectable_label(selected, &object.name)
         .on_hover_text(format!(
             "{} {}: {kind}; click to inspect",
             object.name, object.id
-        ))
-        .clicked()
-    {
+        ));
+    if selected && state.reveal_selection {
+        response.scroll_to_me(Some(egui::Align::Center));
+        state.reveal_selection = false;
+    }
+    if response.clicked() {
         state.select(Some(object.id));
+        // Already in view: no scrolling for a click here.
+        state.reveal_selection = false;
     }
     ui.weak(object.id.to_string());
 }

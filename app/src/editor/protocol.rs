@@ -211,7 +211,7 @@ pub struct WorldView {
     pub selected: Option<SelectedView>,
     /// Stable hash of the committed state after the last tick (0 before the first).
     pub state_hash: u64,
-    /// Action names and their bindings, for the viewport's help line.
+    /// Action names and the keys bound to them, for the viewport's help line.
     pub actions: Vec<(String, Vec<String>)>,
 }
 

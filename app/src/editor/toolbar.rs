@@ -126,7 +126,8 @@ fn controls_ui(ui: &mut egui::Ui, state: &mut EditorState) {
 
 fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSettings) {
     let mut scale = settings.time_scale;
-    egui::ComboBox::from_label("Time scale")
+    let label = ui.label("Time scale");
+    egui::ComboBox::from_id_salt("time_scale")
         .selected_text(format!("{scale}×"))
         .show_ui(ui, |ui| {
             for s in TimeSettings::TIME_SCALES {
@@ -134,13 +135,15 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
             }
         })
         .response
+        .labelled_by(label.id)
         .on_hover_text("Multiplies the frame delta; 0 runs no fixed tick at all");
     if scale != settings.time_scale {
         state.send(Command::SetTimeScale(scale));
     }
 
     let mut hz = settings.fixed_hz;
-    egui::ComboBox::from_label("Fixed rate")
+    let label = ui.label("Fixed rate");
+    egui::ComboBox::from_id_salt("fixed_rate")
         .selected_text(format!("{hz} Hz"))
         .show_ui(ui, |ui| {
             for r in FIXED_RATES {
@@ -148,13 +151,15 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
             }
         })
         .response
+        .labelled_by(label.id)
         .on_hover_text("Fixed ticks per second (applies at the next frame boundary)");
     if hz != settings.fixed_hz {
         state.send(Command::SetFixedRate(hz));
     }
 
     let mut strategy = settings.strategy;
-    egui::ComboBox::from_label("Strategy")
+    let label = ui.label("Strategy");
+    egui::ComboBox::from_id_salt("strategy")
         .selected_text(strategy.name())
         .show_ui(ui, |ui| {
             for s in StepStrategy::ALL {
@@ -162,6 +167,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
             }
         })
         .response
+        .labelled_by(label.id)
         .on_hover_text("Accumulator (Fiedler/Unity) or step counting (s&box): same tick sequence");
     if strategy != settings.strategy {
         state.send(Command::SetStrategy(strategy));
@@ -183,7 +189,8 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
             .on_hover_text("Test driver: one worker frame per UI frame with a fixed dt");
     } else {
         let mut pacing = state.persisted.pacing;
-        egui::ComboBox::from_label("Pacing")
+        let label = ui.label("Pacing");
+        egui::ComboBox::from_id_salt("pacing")
             .selected_text(pacing.label())
             .show_ui(ui, |ui| {
                 for p in Pacing::CHOICES {
@@ -191,6 +198,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
                 }
             })
             .response
+            .labelled_by(label.id)
             .on_hover_text(
                 "The worker's own display rate, independent of how often this window repaints",
             );

@@ -21,7 +21,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 "Also outline each body at its committed pose (physics_simulation_pose) of the completed tick",
             );
         ui.checkbox(&mut state.persisted.show_contacts, "Contacts")
-            .on_hover_text("Draw a line between every pair of bodies touching after the completed tick");
+            .on_hover_text("Mark where each pair of bodies touches after the completed tick");
         ui.checkbox(&mut state.persisted.follow_camera, "Follow camera")
             .on_hover_text("Centre on the scene's camera (FollowCamera) when it has one; panning turns this off");
         if ui
@@ -32,18 +32,6 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             state.viewport.needs_fit = true;
             state.persisted.follow_camera = false;
         }
-        let help = match &state.view {
-            Some(v) if !v.actions.is_empty() => {
-                let keys: Vec<String> = v
-                    .actions
-                    .iter()
-                    .map(|(name, keys)| format!("{name}: {}", keys.join("/")))
-                    .collect();
-                format!("click the view to play — {}", keys.join(", "))
-            }
-            _ => "click to select, drag to pan, scroll to zoom".to_string(),
-        };
-        ui.weak(help);
     });
 
     let size = ui.available_size().max(egui::vec2(64.0, 64.0));
@@ -165,10 +153,16 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             Color32::from_rgb(255, 220, 90),
         );
     }
+    let keys: Vec<String> = view
+        .actions
+        .iter()
+        .filter(|(_, keys)| !keys.is_empty())
+        .map(|(name, keys)| format!("{} {name}", keys.join("/")))
+        .collect();
     let hint = if focused {
-        "keyboard → game (Esc to release)"
+        format!("keyboard → game: {} (Esc gives it back)", keys.join(" · "))
     } else {
-        "click to give the game the keyboard"
+        "click to give the game the keyboard; drag to pan, scroll to zoom".to_string()
     };
     painter.text(
         rect.left_bottom() + egui::vec2(8.0, -6.0),
@@ -389,15 +383,21 @@ fn draw_object(
 }
 
 fn draw_contacts(painter: &egui::Painter, camera: &Camera, view: &WorldView) {
-    let stroke = Stroke::new(2.0, Color32::from_rgb(230, 70, 70));
+    let colour = Color32::from_rgb(230, 70, 70);
+    let find = |id| {
+        view.objects
+            .binary_search_by_key(&id, |o| o.id)
+            .ok()
+            .map(|i| &view.objects[i])
+    };
     for (a, b) in &view.contacts {
-        let find = |id| view.objects.iter().find(|o| o.id == id);
         let (Some(a), Some(b)) = (find(*a), find(*b)) else {
             continue;
         };
-        let pa = to_pos(camera, a.committed.position());
-        let pb = to_pos(camera, b.committed.position());
-        painter.line_segment([pa, pb], stroke);
-        painter.circle_filled(pa.lerp(pb, 0.5), 3.0, stroke.color);
+        let (Some(ba), Some(bb)) = (&a.body, &b.body) else {
+            continue;
+        };
+        let p = geometry::contact_point((&ba.shapes, a.committed), (&bb.shapes, b.committed));
+        painter.circle_filled(to_pos(camera, p), 3.0, colour);
     }
 }

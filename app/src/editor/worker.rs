@@ -176,6 +176,7 @@ impl Worker {
         let mut pipeline = Pipeline::new(settings);
         pipeline.set_tick_observer(Some(Box::new(TickForwarder { tx: tap_tx.clone() })));
         pipeline.pause();
+        let initial = pipeline.suspension().cloned();
         Worker {
             pipeline,
             registry: stepframe_plugins::registry(),
@@ -189,7 +190,8 @@ impl Worker {
             tap_tx,
             touching: BTreeSet::new(),
             state_hash: 0,
-            last_suspension: None,
+            // The empty session starts paused; that is not news.
+            last_suspension: initial,
             revision: 0,
             dirty: true,
             batch: Vec::new(),
@@ -584,9 +586,9 @@ impl Worker {
                 let keys = a
                     .sources
                     .iter()
-                    .map(|s| match s {
-                        stepframe_core::InputSource::Key(k) => k.clone(),
-                        other => format!("{other:?}"),
+                    .filter_map(|s| match s {
+                        stepframe_core::InputSource::Key(k) => Some(k.clone()),
+                        _ => None,
                     })
                     .collect();
                 (a.name.clone(), keys)

@@ -1,0 +1,131 @@
+//! The worker and its channels without any UI: latest-wins views, telemetry
+//! that is never lost, events in order, and a paced thread that keeps running
+//! while nobody reads.
+
+use std::time::{Duration, Instant};
+
+use stepframe_app::editor::protocol::{Command, Event, Pacing};
+use stepframe_app::editor::worker::{self, Worker};
+use stepframe_core::{Breakpoint, HookKind, ObjectId, SuspendReason};
+
+const DT: f64 = 1.0 / 60.0;
+
+fn demo() -> std::path::PathBuf {
+    stepframe_app::default_scene()
+}
+
+#[test]
+fn an_unread_view_is_replaced_but_every_telemetry_frame_arrives() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    ui.commands
+        .send(Command::LoadAndPlay(demo()))
+        .expect("the worker end is alive");
+    // A UI that does not read for 100 frames.
+    for _ in 0..100 {
+        assert!(w.pump(DT));
+    }
+    // One view waits: the newest (100 frames of 1/60 s at 60 Hz = tick 100).
+    let views: Vec<_> = ui.views.try_iter().collect();
+    assert_eq!(views.len(), 1);
+    assert_eq!(views[0].clock.frame_index, 100);
+    assert_eq!(views[0].clock.simulation_tick, 100);
+    // Every frame's telemetry, in order, none lost.
+    let frames: Vec<_> = ui.telemetry.try_iter().flatten().collect();
+    assert_eq!(frames.len(), 100);
+    for (i, f) in frames.iter().enumerate() {
+        assert_eq!(f.clock.frame_index, i as u64 + 1);
+        assert_eq!(f.report.ticks, 1);
+    }
+    // The load was announced once.
+    let loaded = ui
+        .events
+        .try_iter()
+        .filter(|e| matches!(e, Event::Loaded { .. }))
+        .count();
+    assert_eq!(loaded, 1);
+}
+
+#[test]
+fn suspension_and_resume_are_announced_once_each() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    w.pump(DT);
+    // The player is object 20 in the demo; break in its FixedUpdate from tick 5.
+    let mut b = Breakpoint::on(HookKind::FixedUpdate, ObjectId(20));
+    b.condition.ticks = Some((5, 5));
+    send(Command::AddBreakpoint(b));
+    for _ in 0..10 {
+        w.pump(DT);
+    }
+    send(Command::Play);
+    for _ in 0..3 {
+        w.pump(DT);
+    }
+    let events: Vec<Event> = ui
+        .events
+        .try_iter()
+        .filter(|e| matches!(e, Event::Suspended(_) | Event::Resumed))
+        .collect();
+    // A new worker is paused with nothing loaded; playing the scene resumes
+    // it, the breakpoint suspends at the end of tick 5, Play resumes.
+    assert_eq!(events.len(), 3, "{events:?}");
+    assert!(matches!(events[0], Event::Resumed));
+    match &events[1] {
+        Event::Suspended(s) => {
+            assert_eq!(s.tick, 5);
+            assert!(s.end_of_tick);
+            assert!(matches!(&s.reason, SuspendReason::Breakpoint(hit)
+                if hit.object == ObjectId(20) && hit.hook == HookKind::FixedUpdate && hit.tick == 5));
+        }
+        other => panic!("expected a suspension, got {other:?}"),
+    }
+    assert!(matches!(events[2], Event::Resumed));
+}
+
+#[test]
+fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
+    let (ui, end) = worker::channels();
+    let w = Worker::new(end, Pacing::Hz(60), None);
+    let thread = worker::spawn(w, ui.commands.clone()).expect("a thread");
+    ui.commands
+        .send(Command::LoadAndPlay(demo()))
+        .expect("the worker is alive");
+    // A frozen UI for 0.6 s: the worker must not wait for it.
+    std::thread::sleep(Duration::from_millis(600));
+    let frames: Vec<_> = ui.telemetry.try_iter().flatten().collect();
+    let views: Vec<_> = ui.views.try_iter().collect();
+    assert_eq!(views.len(), 1, "latest wins: one view waiting");
+    // Every frame so far is in the telemetry, and the last view is at most a
+    // frame or two older than the last telemetry frame.
+    let last = frames.last().map(|f| f.clock.frame_index).unwrap_or(0);
+    assert_eq!(frames.len() as u64, last, "no frame lost");
+    assert!(views[0].clock.frame_index <= last);
+    // At 60 Hz for 0.6 s about 36 frames run; a loaded 2-core machine may run
+    // fewer, but a worker blocked on the UI would have run at most one.
+    assert!(last >= 10, "only {last} frames in 0.6 s");
+    assert!(last <= 45, "{last} frames in 0.6 s at 60 Hz");
+    // Pause is applied promptly and no frame runs after it.
+    ui.commands.send(Command::Pause).expect("alive");
+    let t0 = Instant::now();
+    let paused = loop {
+        if let Ok(Event::Suspended(s)) = ui.events.recv_timeout(Duration::from_secs(2)) {
+            break s;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(2), "no suspension event");
+    };
+    assert!(matches!(paused.reason, SuspendReason::Pause));
+    let after_pause: u64 = ui
+        .telemetry
+        .try_iter()
+        .flatten()
+        .map(|f| f.clock.frame_index)
+        .max()
+        .unwrap_or(last);
+    std::thread::sleep(Duration::from_millis(200));
+    let later = ui.telemetry.try_iter().flatten().count();
+    assert_eq!(later, 0, "frames ran while paused (last {after_pause})");
+    drop(thread);
+}
