@@ -5,7 +5,8 @@
 //! patrol (`assets/scripts/patrol.rhai` in one, [`RustPatrol`], a line-by-line
 //! translation, in the other), at 60 Hz, one tick per frame. The pipeline
 //! already times FixedUpdate per priority ([`stepframe_core::PhaseTiming`]);
-//! the figure is that time per object per tick, after a warm-up. The whole
+//! the figure is that time per object per tick, after a warm-up, in the
+//! fastest of a few alternating rounds. The whole
 //! fixed phase (hooks plus the rapier step) is reported too, since that is what
 //! a frame pays. No breakpoint is set, so the script runs on the engine without
 //! a debugger, as it does in a session with no script breakpoint.
@@ -29,6 +30,10 @@ const SPEED: f64 = 1.5;
 
 /// Ticks run before timing starts (first-call allocations, caches).
 const WARMUP_TICKS: u64 = 30;
+
+/// Rounds of (script, Rust) sessions; the fastest round of each counts, which
+/// drops most of the noise a neighbour process adds on a shared machine.
+const ROUNDS: usize = 3;
 
 /// The patrol of `patrol.rhai`, in Rust: same state, same f64 arithmetic.
 #[derive(Clone, Debug)]
@@ -140,15 +145,22 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
         .collect();
     let script = Script::from_source("bench/patrol.rhai", PATROL, &vars)?;
-    let (script_ns, script_tick_ns) = run(objects, ticks, &|| Box::new(script.clone()));
-    let (rust_ns, rust_tick_ns) = run(objects, ticks, &|| {
-        Box::new(RustPatrol {
-            started: false,
-            x: 0.0,
-            dir: 1.0,
-            legs: 0,
-        })
-    });
+    let rust = RustPatrol {
+        started: false,
+        x: 0.0,
+        dir: 1.0,
+        legs: 0,
+    };
+    let fastest = |a: (f64, f64), b: (f64, f64)| (a.0.min(b.0), a.1.min(b.1));
+    let (mut script_best, mut rust_best) = ((f64::MAX, f64::MAX), (f64::MAX, f64::MAX));
+    for _ in 0..ROUNDS {
+        script_best = fastest(
+            script_best,
+            run(objects, ticks, &|| Box::new(script.clone())),
+        );
+        rust_best = fastest(rust_best, run(objects, ticks, &|| Box::new(rust.clone())));
+    }
+    let ((script_ns, script_tick_ns), (rust_ns, rust_tick_ns)) = (script_best, rust_best);
     Ok(ScriptVsRust {
         objects,
         ticks,

@@ -226,12 +226,62 @@ fn num(v: &Dynamic, what: &str) -> RhaiResult<FLOAT> {
 }
 
 fn finite_f32(v: &Dynamic, what: &str) -> RhaiResult<f32> {
-    let x = num(v, what)?;
+    finite(num(v, what)?, what)
+}
+
+fn finite(x: FLOAT, what: &str) -> RhaiResult<f32> {
     if x.is_finite() {
         Ok(x as f32)
     } else {
         Err(format!("{what}: must be finite, got {x}").into())
     }
+}
+
+/// Queues a body command on this object.
+fn push_body(
+    what: &str,
+    make: impl FnOnce(ObjectId, Option<Velocity>) -> BodyCommand,
+) -> RhaiResult<()> {
+    with_call(what, |c| {
+        let command = make(c.me, c.velocity);
+        c.commands.push(Command::Body(command));
+    })
+}
+
+fn force(x: FLOAT, y: FLOAT) -> RhaiResult<()> {
+    let force = Vec2::new(finite(x, "apply_force")?, finite(y, "apply_force")?);
+    push_body("apply_force", |target, _| BodyCommand::Force {
+        target,
+        force,
+    })
+}
+
+fn impulse(x: FLOAT, y: FLOAT) -> RhaiResult<()> {
+    let impulse = Vec2::new(finite(x, "apply_impulse")?, finite(y, "apply_impulse")?);
+    push_body("apply_impulse", |target, _| BodyCommand::Impulse {
+        target,
+        impulse,
+    })
+}
+
+fn kinematic_target(x: FLOAT, y: FLOAT, angle: FLOAT) -> RhaiResult<()> {
+    let what = "set_kinematic_target";
+    let pose = Pose::new(finite(x, what)?, finite(y, what)?, finite(angle, what)?);
+    push_body(what, |target, _| BodyCommand::KinematicTarget {
+        target,
+        pose,
+    })
+}
+
+fn velocity(x: FLOAT, y: FLOAT) -> RhaiResult<()> {
+    let linear = Vec2::new(finite(x, "set_velocity")?, finite(y, "set_velocity")?);
+    push_body("set_velocity", |target, v| BodyCommand::SetVelocity {
+        target,
+        velocity: Velocity {
+            linear,
+            angular: v.map_or(0.0, |v| v.angular),
+        },
+    })
 }
 
 fn id_of(v: INT) -> RhaiResult<ObjectId> {
@@ -376,61 +426,27 @@ fn register_api(engine: &mut Engine) {
         })
     });
 
-    // Body commands, reconciled before the coming physics step.
-    engine.register_fn("apply_force", |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
-        let force = Vec2::new(
-            finite_f32(&x, "apply_force")?,
-            finite_f32(&y, "apply_force")?,
-        );
-        with_call("apply_force", |c| {
-            let target = c.me;
-            c.commands
-                .push(Command::Body(BodyCommand::Force { target, force }));
-        })
+    // Body commands, reconciled before the coming physics step. Each takes
+    // FLOATs (the fast, exact match) and, as a fallback, any numbers.
+    engine.register_fn("apply_force", force);
+    engine.register_fn("apply_force", |x: Dynamic, y: Dynamic| {
+        force(num(&x, "apply_force")?, num(&y, "apply_force")?)
     });
-    engine.register_fn(
-        "apply_impulse",
-        |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
-            let impulse = Vec2::new(
-                finite_f32(&x, "apply_impulse")?,
-                finite_f32(&y, "apply_impulse")?,
-            );
-            with_call("apply_impulse", |c| {
-                let target = c.me;
-                c.commands
-                    .push(Command::Body(BodyCommand::Impulse { target, impulse }));
-            })
-        },
-    );
+    engine.register_fn("apply_impulse", impulse);
+    engine.register_fn("apply_impulse", |x: Dynamic, y: Dynamic| {
+        impulse(num(&x, "apply_impulse")?, num(&y, "apply_impulse")?)
+    });
+    engine.register_fn("set_kinematic_target", kinematic_target);
     engine.register_fn(
         "set_kinematic_target",
-        |x: Dynamic, y: Dynamic, angle: Dynamic| -> RhaiResult<()> {
+        |x: Dynamic, y: Dynamic, angle: Dynamic| {
             let what = "set_kinematic_target";
-            let pose = Pose::new(
-                finite_f32(&x, what)?,
-                finite_f32(&y, what)?,
-                finite_f32(&angle, what)?,
-            );
-            with_call(what, |c| {
-                let target = c.me;
-                c.commands
-                    .push(Command::Body(BodyCommand::KinematicTarget { target, pose }));
-            })
+            kinematic_target(num(&x, what)?, num(&y, what)?, num(&angle, what)?)
         },
     );
-    engine.register_fn("set_velocity", |x: Dynamic, y: Dynamic| -> RhaiResult<()> {
-        let linear = Vec2::new(
-            finite_f32(&x, "set_velocity")?,
-            finite_f32(&y, "set_velocity")?,
-        );
-        with_call("set_velocity", |c| {
-            let target = c.me;
-            let angular = c.velocity.map_or(0.0, |v| v.angular);
-            c.commands.push(Command::Body(BodyCommand::SetVelocity {
-                target,
-                velocity: Velocity { linear, angular },
-            }));
-        })
+    engine.register_fn("set_velocity", velocity);
+    engine.register_fn("set_velocity", |x: Dynamic, y: Dynamic| {
+        velocity(num(&x, "set_velocity")?, num(&y, "set_velocity")?)
     });
     engine.register_fn("spawn_body", |spec: Map| -> RhaiResult<()> {
         let desc = spawn_desc(&spec)?;
