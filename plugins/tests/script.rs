@@ -826,3 +826,25 @@ fn fixed_update(dt) {
     assert!(la[0].contains(", false], [2, 2, 2.0, "), "{}", la[0]);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn scripts_have_no_wall_clock() {
+    let dir = temp_dir("no-clock");
+    let text = "fn fixed_update(dt) {\n    let t = timestamp();\n}\n";
+    let path = write_script(&dir, "clock.rhai", text);
+    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
+    pipeline.step_frame(DT);
+    let errors: Vec<_> = pipeline
+        .drain_log()
+        .into_iter()
+        .filter(|l| l.level == LogLevel::Error)
+        .map(|l| l.message)
+        .collect();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("clock.rhai:2:13") && errors[0].contains("timestamp"),
+        "{}",
+        errors[0]
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}
