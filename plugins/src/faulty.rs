@@ -3,19 +3,25 @@
 //! Its parameters pick a hook, a tick and a fault. The fault fires once, in the
 //! first call of that hook at which `simulation_tick >= tick` (the pending tick
 //! in FixedUpdate and contact hooks, the completed tick count elsewhere), or in
-//! every such call with `repeat: true`:
+//! every such call with `repeat: true`. Every hook kind can be chosen: `Routine`
+//! makes Start launch a frame-clock routine that resumes once per outer frame
+//! and carries the fault, `Present` fires in the presentation phase.
 //!
 //! - `Panic`: the hook panics; the pipeline catches it, logs it and applies its
 //!   fault policy, and the tick completes for every other object;
 //! - `NanForce`: a force with a NaN component, which the world rejects and logs;
 //! - `NanPose`: a teleport to a NaN pose, rejected the same way;
+//! - `NanVelocity`: a velocity with an infinite and a NaN component, rejected
+//!   the same way;
 //! - `BusyWait(ms)`: the hook spins for that many wall-clock milliseconds, to
 //!   exercise frame budgets, the step cap and a UI that must not freeze. The wait
 //!   only costs time: it changes no simulation state, so runs stay deterministic.
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, ObjectId, Pose, Vec2};
+use stepframe_core::{
+    Behaviour, ContactKind, Ctx, ObjectId, Pose, Routine, TimeGroup, Vec2, Velocity, Wait,
+};
 
 /// The hook a fault is injected into.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -31,6 +37,10 @@ pub enum FaultHook {
     FixedUpdate,
     /// A contact callback.
     Contact,
+    /// A routine Start launches on the frame clock (resumes once per frame).
+    Routine,
+    /// The presentation hook.
+    Present,
 }
 
 /// What goes wrong.
@@ -43,6 +53,8 @@ pub enum Fault {
     NanForce,
     /// A NaN pose is written (and rejected).
     NanPose,
+    /// A non-finite velocity is written (and rejected).
+    NanVelocity,
     /// The hook busy-waits this many wall-clock milliseconds.
     BusyWait(f64),
 }
@@ -81,29 +93,41 @@ impl Faulty {
     }
 
     fn maybe_fire(&mut self, ctx: &mut Ctx, hook: FaultHook) {
-        let p = &self.params;
-        if hook != p.hook || ctx.clock().simulation_tick < p.tick || (self.fired > 0 && !p.repeat) {
-            return;
+        fire(&self.params, &mut self.fired, ctx, hook);
+    }
+}
+
+/// Fires `p.fault` if `hook` is the chosen one and its tick has come (shared by
+/// the behaviour and its routine).
+fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
+    if hook != p.hook || ctx.clock().simulation_tick < p.tick || (*fired > 0 && !p.repeat) {
+        return;
+    }
+    *fired += 1;
+    let me = ctx.me();
+    match p.fault {
+        Fault::Panic => panic!(
+            "Faulty: injected panic in {hook:?} at tick {}",
+            ctx.clock().simulation_tick
+        ),
+        Fault::NanForce => {
+            ctx.apply_force(me, Vec2::new(f32::NAN, 0.0));
         }
-        self.fired += 1;
-        let me = ctx.me();
-        match p.fault {
-            Fault::Panic => panic!(
-                "Faulty: injected panic in {hook:?} at tick {}",
-                ctx.clock().simulation_tick
-            ),
-            Fault::NanForce => {
-                ctx.apply_force(me, Vec2::new(f32::NAN, 0.0));
-            }
-            Fault::NanPose => {
-                ctx.set_pose(me, Pose::new(f32::NAN, 0.0, 0.0));
-            }
-            Fault::BusyWait(ms) => {
-                let until = std::time::Duration::from_secs_f64(ms / 1000.0);
-                let t0 = std::time::Instant::now();
-                while t0.elapsed() < until {
-                    std::hint::spin_loop();
-                }
+        Fault::NanPose => {
+            ctx.set_pose(me, Pose::new(f32::NAN, 0.0, 0.0));
+        }
+        Fault::NanVelocity => {
+            let velocity = Velocity {
+                linear: Vec2::new(f32::INFINITY, 0.0),
+                angular: f32::NAN,
+            };
+            ctx.set_velocity(me, velocity);
+        }
+        Fault::BusyWait(ms) => {
+            let until = std::time::Duration::from_secs_f64(ms / 1000.0);
+            let t0 = std::time::Instant::now();
+            while t0.elapsed() < until {
+                std::hint::spin_loop();
             }
         }
     }
@@ -119,6 +143,15 @@ impl Behaviour for Faulty {
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
+        if self.params.hook == FaultHook::Routine {
+            ctx.start_routine(
+                TimeGroup::Frame,
+                Box::new(FaultyRoutine {
+                    params: self.params.clone(),
+                    fired: 0,
+                }),
+            );
+        }
         self.maybe_fire(ctx, FaultHook::Start);
     }
 
@@ -138,7 +171,36 @@ impl Behaviour for Faulty {
         self.maybe_fire(ctx, FaultHook::Contact);
     }
 
+    fn present(&mut self, ctx: &mut Ctx) {
+        self.maybe_fire(ctx, FaultHook::Present);
+    }
+
     fn hash_state(&self, hasher: &mut StableHasher) {
         hasher.write_u64(self.fired);
+    }
+}
+
+/// The routine of `hook: Routine`: resumes every outer frame until its fault
+/// has fired (for good with `repeat`, where only a panic, which ends the
+/// routine, stops it).
+#[derive(Clone, Debug)]
+struct FaultyRoutine {
+    params: FaultyParams,
+    /// Times the fault fired.
+    fired: u64,
+}
+
+impl Routine for FaultyRoutine {
+    fn resume(&mut self, ctx: &mut Ctx) -> Wait {
+        fire(&self.params, &mut self.fired, ctx, FaultHook::Routine);
+        if self.fired > 0 && !self.params.repeat {
+            Wait::Done
+        } else {
+            Wait::Seconds(0.0)
+        }
+    }
+
+    fn clone_box(&self) -> Box<dyn Routine> {
+        Box::new(self.clone())
     }
 }
