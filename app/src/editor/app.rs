@@ -94,7 +94,7 @@ impl Default for Persisted {
         Persisted {
             pacing: Pacing::default(),
             show_committed: false,
-            show_contacts: true,
+            show_contacts: false,
             follow_camera: true,
             zoom: 40.0,
             log_errors_only: false,
@@ -213,7 +213,7 @@ impl EditorState {
     fn on_event(&mut self, event: Event) {
         match event {
             Event::Suspended(s) => {
-                let text = format!("suspended at tick {}: {}", s.tick, s.reason);
+                let text = super::toolbar::suspension_text(&s, self.view.as_ref());
                 self.push_log(LogLine {
                     level: LogLevel::Info,
                     object: None,

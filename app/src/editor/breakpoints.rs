@@ -270,87 +270,92 @@ pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut EditorState) {
 fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let selected_name = state.selected.map(|id| state.object_name(id));
     let form = &mut state.breakpoint_form;
-    ui.horizontal_wrapped(|ui| {
-        let label = ui.label("Hook");
-        egui::ComboBox::from_id_salt("bp_hook")
-            .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut form.hook, None, "any hook");
-                for h in HookKind::ALL {
-                    ui.selectable_value(&mut form.hook, Some(h), h.name());
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text(
-                "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
-            );
-        let selected_text = match (&form.target, &selected_name) {
-            (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
-            (TargetChoice::Selected, None) => "selected (none)".to_string(),
-            (TargetChoice::Any, _) => "any object".to_string(),
-        };
-        let label = ui.label("Object");
-        egui::ComboBox::from_id_salt("bp_object")
-            .selected_text(selected_text)
-            .show_ui(ui, |ui| {
-                ui.selectable_value(&mut form.target, TargetChoice::Selected, "selected object");
-                ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text("Filter on the selected object, or match any object");
-        text_field_ui(
-            ui,
-            "Priority",
-            &mut form.priority,
-            60.0,
-            "Empty for any; a number or a name (Early, Default…)",
-        );
-    });
-    ui.horizontal_wrapped(|ui| {
-        text_field_ui(
-            ui,
-            "From tick",
-            &mut form.from_tick,
-            50.0,
-            "First tick that can hit (empty: from the start)",
-        );
-        text_field_ui(
-            ui,
-            "To tick",
-            &mut form.to_tick,
-            50.0,
-            "Last tick that can hit (empty: no end)",
-        );
-        text_field_ui(
-            ui,
-            "Every N ticks",
-            &mut form.every,
-            40.0,
-            "Only ticks divisible by N (empty: every tick)",
-        );
-        let label = ui.label("Hit count");
-        egui::ComboBox::from_id_salt("bp_hit_count")
-            .selected_text(form.hit_rule.label())
-            .show_ui(ui, |ui| {
-                for r in HitRule::ALL {
-                    ui.selectable_value(&mut form.hit_rule, r, r.label());
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text("Which matches suspend, counted after the condition");
-        if form.hit_rule != HitRule::Always {
+    egui::Grid::new("breakpoint_form")
+        .num_columns(4)
+        .spacing([8.0, 4.0])
+        .show(ui, |ui| {
+            let label = ui.label("Hook");
+            egui::ComboBox::from_id_salt("bp_hook")
+                .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(&mut form.hook, None, "any hook");
+                    for h in HookKind::ALL {
+                        ui.selectable_value(&mut form.hook, Some(h), h.name());
+                    }
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
+                );
+            let selected_text = match (&form.target, &selected_name) {
+                (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
+                (TargetChoice::Selected, None) => "selected (none)".to_string(),
+                (TargetChoice::Any, _) => "any object".to_string(),
+            };
+            let label = ui.label("Object");
+            egui::ComboBox::from_id_salt("bp_object")
+                .selected_text(selected_text)
+                .show_ui(ui, |ui| {
+                    ui.selectable_value(
+                        &mut form.target,
+                        TargetChoice::Selected,
+                        "selected object",
+                    );
+                    ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text("Filter on the selected object, or match any object");
+            ui.end_row();
             text_field_ui(
                 ui,
-                "n",
-                &mut form.hit_n,
-                40.0,
-                "The n of the hit count rule",
+                "From tick",
+                &mut form.from_tick,
+                "First tick that can hit (empty: from the start)",
             );
-        }
-    });
+            text_field_ui(
+                ui,
+                "To tick",
+                &mut form.to_tick,
+                "Last tick that can hit (empty: no end)",
+            );
+            ui.end_row();
+            text_field_ui(
+                ui,
+                "Every N ticks",
+                &mut form.every,
+                "Only ticks divisible by N (empty: every tick)",
+            );
+            text_field_ui(
+                ui,
+                "Priority",
+                &mut form.priority,
+                "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
+            );
+            ui.end_row();
+            let label = ui.label("Hit count");
+            egui::ComboBox::from_id_salt("bp_hit_count")
+                .selected_text(form.hit_rule.label())
+                .show_ui(ui, |ui| {
+                    for r in HitRule::ALL {
+                        ui.selectable_value(&mut form.hit_rule, r, r.label());
+                    }
+                })
+                .response
+                .labelled_by(label.id)
+                .on_hover_text("Which matches suspend, counted after the condition");
+            let always = form.hit_rule == HitRule::Always;
+            let label = ui.label("n");
+            ui.add_enabled(
+                !always,
+                egui::TextEdit::singleline(&mut form.hit_n).desired_width(90.0),
+            )
+            .labelled_by(label.id)
+            .on_hover_text("The n of the hit count rule")
+            .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
+            ui.end_row();
+        });
     ui.horizontal(|ui| {
         if ui
             .button("Add breakpoint")
@@ -371,9 +376,9 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     });
 }
 
-fn text_field_ui(ui: &mut egui::Ui, label: &str, text: &mut String, width: f32, hover: &str) {
+fn text_field_ui(ui: &mut egui::Ui, label: &str, text: &mut String, hover: &str) {
     let l = ui.label(label);
-    ui.add(egui::TextEdit::singleline(text).desired_width(width))
+    ui.add(egui::TextEdit::singleline(text).desired_width(90.0))
         .labelled_by(l.id)
         .on_hover_text(hover);
 }

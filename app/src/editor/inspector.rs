@@ -4,7 +4,8 @@
 //! worker queues, reconciled before the next tick, so the committed pose shown
 //! stays the completed tick's until that tick runs.
 //!
-//! Numbers print with Rust's shortest round-trip formatting of `f32`: the text
+//! Numbers print with Rust's shortest round-trip formatting of `f32` (`{:?}`,
+//! which switches to an exponent for tiny values such as `1e-45`): the text
 //! parses back to the exact committed bits, so what you read is the state.
 
 use stepframe_core::{Pose, Velocity};
@@ -14,12 +15,15 @@ use super::protocol::{Command, SelectedView};
 
 /// "x 1.25 m, y -0.5 m, angle 0.1 rad", exact.
 pub fn pose_text(p: Pose) -> String {
-    format!("x {} m, y {} m, angle {} rad", p.x, p.y, p.angle)
+    format!("x {:?} m, y {:?} m, angle {:?} rad", p.x, p.y, p.angle)
 }
 
-/// "(1.5, -2) m/s, 0.25 rad/s", exact.
+/// "(1.5, -2.0) m/s, 0.25 rad/s", exact.
 pub fn velocity_text(v: Velocity) -> String {
-    format!("({}, {}) m/s, {} rad/s", v.linear.x, v.linear.y, v.angular)
+    format!(
+        "({:?}, {:?}) m/s, {:?} rad/s",
+        v.linear.x, v.linear.y, v.angular
+    )
 }
 
 /// Draws the inspector.

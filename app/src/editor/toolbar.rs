@@ -17,8 +17,17 @@ pub const FIXED_RATES: [u32; 6] = [30, 50, 60, 120, 144, 240];
 pub fn status_text(view: &WorldView) -> String {
     match &view.suspension {
         None => "running".to_string(),
-        Some(s) => format!("suspended at tick {}: {}", s.tick, reason_text(s, view)),
+        Some(s) => suspension_text(s, Some(view)),
     }
+}
+
+/// "suspended at tick T: reason", with object names from the view.
+pub fn suspension_text(s: &Suspension, view: Option<&WorldView>) -> String {
+    let reason = match view {
+        Some(v) => reason_text(s, v),
+        None => s.reason.to_string(),
+    };
+    format!("suspended at tick {}: {reason}", s.tick)
 }
 
 fn reason_text(s: &Suspension, view: &WorldView) -> String {
@@ -61,10 +70,8 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
 /// Draws the toolbar.
 pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let settings = state.view.as_ref().map(|v| v.settings).unwrap_or_default();
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         controls_ui(ui, state);
-        ui.separator();
-        settings_ui(ui, state, settings);
         ui.separator();
         let (text, colour) = match &state.view {
             None => ("starting".to_string(), ui.visuals().weak_text_color()),
@@ -76,7 +83,11 @@ pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 "Session state: running, or suspended with the completed tick and the reason",
             );
     });
-    ui.horizontal(|ui| scene_row_ui(ui, state));
+    ui.horizontal_wrapped(|ui| {
+        settings_ui(ui, state, settings);
+        ui.separator();
+        scene_row_ui(ui, state);
+    });
     if let Some(error) = state.error.clone() {
         ui.horizontal(|ui| {
             ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
@@ -214,7 +225,7 @@ fn scene_row_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let field = ui
         .add(
             egui::TextEdit::singleline(&mut state.path_field)
-                .desired_width(420.0)
+                .desired_width(360.0)
                 .hint_text("assets/scenes/demo.ron"),
         )
         .labelled_by(label.id)

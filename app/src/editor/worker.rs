@@ -278,7 +278,7 @@ impl Worker {
             Command::EditPose(id, pose) => {
                 self.edit(id, BodyCommand::SetPose { target: id, pose }, || {
                     format!(
-                        "SetPose x {} m, y {} m, angle {} rad",
+                        "SetPose x {:?} m, y {:?} m, angle {:?} rad",
                         pose.x, pose.y, pose.angle
                     )
                 })
@@ -291,7 +291,7 @@ impl Worker {
                 },
                 || {
                     format!(
-                        "SetVelocity ({}, {}) m/s, {} rad/s",
+                        "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
                         velocity.linear.x, velocity.linear.y, velocity.angular
                     )
                 },
