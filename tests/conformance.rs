@@ -729,9 +729,10 @@ impl stepframe_core::Behaviour for StartsRoutine {
     }
 }
 
-fn routine_session(
-    group: stepframe_core::TimeGroup,
-) -> (Pipeline, std::sync::Arc<std::sync::Mutex<Vec<(f64, u64)>>>) {
+/// `(frame_time, simulation_tick)` of every routine slice.
+type RoutineLog = std::sync::Arc<std::sync::Mutex<Vec<(f64, u64)>>>;
+
+fn routine_session(group: stepframe_core::TimeGroup) -> (Pipeline, RoutineLog) {
     let rlog = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
     let b = StartsRoutine {
         group,
@@ -1116,7 +1117,10 @@ impl TickInputSource for Stamped {
     }
 }
 
-fn fixed_inputs(events: &[Event]) -> Vec<(u64, u64, f64, Option<Pose>, Vec<String>, f64)> {
+/// What a FixedUpdate call saw: object, tick, time, pose, edges, held ms.
+type FixedInput = (u64, u64, f64, Option<Pose>, Vec<String>, f64);
+
+fn fixed_inputs(events: &[Event]) -> Vec<FixedInput> {
     events
         .iter()
         .filter_map(|e| match e {
@@ -1217,4 +1221,60 @@ fn pausing_stepping_tick_by_tick_and_resuming_never_changes_the_fixed_tick_seque
             .iter()
             .any(|r| r.1 == 5 && r.4 == vec!["jump-".to_string()] && r.5 == 0.0)
     );
+}
+
+// ----- Faults ---------------------------------------------------------------------
+
+#[derive(Clone, Debug)]
+struct PanicsAt(u64);
+
+impl stepframe_core::Behaviour for PanicsAt {
+    fn name(&self) -> &str {
+        "PanicsAt"
+    }
+    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick == self.0 {
+            panic!("boom at {}", self.0);
+        }
+    }
+}
+
+#[test]
+fn a_panicking_fixed_update_is_caught_and_the_tick_completes_for_every_other_object() {
+    let log = new_log();
+    let objects = vec![
+        probe_object(&log, 1, -10, Actions::default()),
+        ObjectDesc::new("faulty", Pose::IDENTITY)
+            .with_id(ObjectId(2))
+            .with_behaviour(Box::new(PanicsAt(2)), Priority::DEFAULT),
+        probe_object(&log, 3, 10, Actions::default()),
+    ];
+    let mut p = session(&log, objects);
+    let r = p.step_frame(3.0 * TICK);
+    assert_eq!(r.ticks, 3, "the session keeps running");
+    let fixed: Vec<(u64, u64)> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| *h == HookKind::FixedUpdate)
+        .map(|(o, _, t)| (o, t))
+        .collect();
+    assert_eq!(fixed, vec![(1, 1), (3, 1), (1, 2), (3, 2), (1, 3), (3, 3)]);
+    let errors: Vec<_> = p
+        .drain_log()
+        .into_iter()
+        .filter(|e| e.level == stepframe_core::LogLevel::Error)
+        .collect();
+    assert_eq!(
+        errors.len(),
+        1,
+        "reported once; the behaviour is disabled after"
+    );
+    let e = &errors[0];
+    assert_eq!(
+        (e.object, e.hook, e.tick),
+        (Some(ObjectId(2)), Some(HookKind::FixedUpdate), 2)
+    );
+    assert!(e.message.contains("boom at 2"), "{}", e.message);
 }

@@ -5,6 +5,11 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+/// Counts allocations while `stepframe bench` measures them (one relaxed load
+/// per allocation otherwise).
+#[global_allocator]
+static GLOBAL: stepframe_app::bench::CountingAllocator = stepframe_app::bench::CountingAllocator;
+
 /// stepframe: a game-loop runtime and live debugger.
 #[derive(Parser, Debug)]
 #[command(name = "stepframe", version, about)]
@@ -28,6 +33,8 @@ enum Command {
     Check(stepframe_app::tools::CheckArgs),
     /// Print the performance figures as JSON lines.
     Bench(stepframe_app::bench::BenchArgs),
+    /// Run a scene for many ticks with the editor's buffers and check memory stays flat.
+    Soak(stepframe_app::soak::SoakArgs),
 }
 
 fn main() -> ExitCode {
@@ -41,5 +48,6 @@ fn main() -> ExitCode {
         Some(Command::TraceDiff(args)) => stepframe_app::tools::trace_diff(args),
         Some(Command::Check(args)) => stepframe_app::tools::check(args),
         Some(Command::Bench(args)) => stepframe_app::bench::run(args),
+        Some(Command::Soak(args)) => stepframe_app::soak::run(args),
     }
 }

@@ -99,8 +99,61 @@ impl std::fmt::Display for HookKind {
     }
 }
 
+/// The set of hooks a behaviour implements, so dispatch skips the others.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Hooks(u8);
+
+impl Hooks {
+    /// Start.
+    pub const START: Hooks = Hooks(1);
+    /// Update.
+    pub const UPDATE: Hooks = Hooks(1 << 1);
+    /// Flow Tick.
+    pub const FLOW_TICK: Hooks = Hooks(1 << 2);
+    /// FixedUpdate.
+    pub const FIXED_UPDATE: Hooks = Hooks(1 << 3);
+    /// Contact callbacks.
+    pub const CONTACT: Hooks = Hooks(1 << 4);
+    /// Presentation.
+    pub const PRESENT: Hooks = Hooks(1 << 5);
+    /// Every hook (the default: always correct, never skipped).
+    pub const ALL: Hooks = Hooks(0x3f);
+    /// No hook.
+    pub const NONE: Hooks = Hooks(0);
+
+    /// Both sets.
+    pub const fn and(self, other: Hooks) -> Hooks {
+        Hooks(self.0 | other.0)
+    }
+
+    /// Whether every hook of `other` is in the set.
+    pub const fn contains(self, other: Hooks) -> bool {
+        self.0 & other.0 == other.0
+    }
+
+    /// The bit of a hook kind (routines are not dispatched per behaviour).
+    pub const fn of(kind: HookKind) -> Hooks {
+        match kind {
+            HookKind::Start => Hooks::START,
+            HookKind::Update => Hooks::UPDATE,
+            HookKind::FlowTick => Hooks::FLOW_TICK,
+            HookKind::FixedUpdate => Hooks::FIXED_UPDATE,
+            HookKind::Contact => Hooks::CONTACT,
+            HookKind::Routine => Hooks::NONE,
+            HookKind::Present => Hooks::PRESENT,
+        }
+    }
+}
+
 /// User code attached to an object. Every hook has an empty default.
 pub trait Behaviour: Send + std::fmt::Debug {
+    /// The hooks this behaviour implements. The default, [`Hooks::ALL`], is
+    /// always correct; naming fewer lets dispatch skip the empty ones (a
+    /// FixedUpdate-only behaviour then costs nothing in the other phases).
+    fn hooks(&self) -> Hooks {
+        Hooks::ALL
+    }
+
     /// Registered name, shown in the editor and in error reports.
     fn name(&self) -> &str;
 

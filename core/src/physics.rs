@@ -57,6 +57,9 @@ impl PhysicsStage for NoPhysics {
     fn step(&mut self, _fixed_dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {}
 
     fn commit(&mut self, world: &mut World) {
+        if !world.has_bodies() {
+            return;
+        }
         for object in world.objects_mut() {
             if let Some(body) = object.body.as_mut() {
                 body.previous = body.committed;

@@ -33,7 +33,9 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::{Behaviour, Ctx, HookKind, HookRequests, Rng, RoutineSlot, TimeGroup, Wait};
+use crate::behaviour::{
+    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineSlot, TimeGroup, Wait,
+};
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
@@ -843,9 +845,12 @@ impl Pipeline {
             return true;
         };
         loop {
-            let n = self.scheduler.entries.len();
+            let n = self.scheduler.list(hook).len();
             while next < n {
-                let i = next;
+                if hook == HookKind::Start && self.scheduler.unstarted == 0 {
+                    break;
+                }
+                let i = self.scheduler.list(hook)[next] as usize;
                 let entry = &self.scheduler.entries[i];
                 let wanted =
                     entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
@@ -857,10 +862,10 @@ impl Pipeline {
                     let (obj, prio) = (entry.object, entry.priority);
                     let name = entry.behaviour.name().to_string();
                     if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
-                        // Before-hook suspension: the call at `i` runs on resume.
+                        // Before-hook suspension: this call runs on resume.
                         self.cursor = Cursor::Update {
                             hook,
-                            next: i,
+                            next,
                             past_break: true,
                         };
                         self.suspended = Some(self.suspension_now(SuspendReason::Breakpoint(hit)));
@@ -878,10 +883,10 @@ impl Pipeline {
                     && let Some(reason) = self.pending_suspend.take()
                 {
                     // The hook undid itself and asked to break before it: the
-                    // call at `i` runs again on resume (Start not marked started).
+                    // call runs again on resume (Start not marked started).
                     self.cursor = Cursor::Update {
                         hook,
-                        next: i,
+                        next,
                         past_break: true,
                     };
                     self.suspended = Some(self.suspension_now(reason));
@@ -889,6 +894,7 @@ impl Pipeline {
                 }
                 if hook == HookKind::Start {
                     self.scheduler.entries[i].started = true;
+                    self.scheduler.unstarted = self.scheduler.unstarted.saturating_sub(1);
                 }
                 next += 1;
                 if let Some(reason) = self.pending_suspend.take() {
@@ -936,28 +942,9 @@ impl Pipeline {
 
         // FixedUpdate across the frozen cohort, timing each priority group.
         let dt = self.clock.fixed_delta_time;
-        let n = self.scheduler.entries.len();
-        let mut group: Option<(Priority, Instant)> = None;
-        for i in 0..n {
-            let entry = &self.scheduler.entries[i];
-            if !entry.is_active(&self.world) {
-                continue;
-            }
-            let prio = entry.priority;
-            match group {
-                Some((p, _)) if p == prio => {}
-                _ => {
-                    if let Some((p, t0)) = group {
-                        self.add_priority_time(p, ms_since(t0));
-                    }
-                    group = Some((prio, Instant::now()));
-                }
-            }
-            self.check_fixed_breakpoint(i, HookKind::FixedUpdate);
-            self.call(i, HookKind::FixedUpdate, |b, ctx| b.fixed_update(ctx, dt));
-        }
-        if let Some((p, t0)) = group {
-            self.add_priority_time(p, ms_since(t0));
+        let mut from = 0;
+        while let Some(next) = self.fixed_update_batch(from, dt) {
+            from = next;
         }
         self.run_routines(TimeGroup::Fixed, tick_start);
 
@@ -993,8 +980,99 @@ impl Pipeline {
         }
     }
 
-    fn add_priority_time(&mut self, p: Priority, ms: f64) {
-        self.report.timing.fixed_by_priority.add(p, ms);
+    /// FixedUpdate for the cohort from entry `from` on, in one panic guard and
+    /// one context: the hot loop of the runtime, so per call it only checks the
+    /// hook mask and the gate, times priority groups, checks breakpoints when
+    /// any exist, and calls. It leaves the batch (returning where to go on) when
+    /// a hook panicked or asked for something (a break, a routine), which are
+    /// handled outside with the whole pipeline at hand.
+    fn fixed_update_batch(&mut self, from: usize, dt: f64) -> Option<usize> {
+        let Pipeline {
+            scheduler,
+            world,
+            clock,
+            input,
+            rng,
+            requests,
+            debugger,
+            pending_suspend,
+            report,
+            ..
+        } = self;
+        let list = &scheduler.lists[HookKind::FixedUpdate as usize];
+        let entries = &mut scheduler.entries;
+        let n = list.len();
+        let mut current = from;
+        let mut group: Option<(Priority, Instant)> = None;
+        let outcome = {
+            let mut ctx = Ctx {
+                world,
+                clock,
+                input: input.fixed_snapshot(),
+                rng,
+                requests,
+                me: ObjectId(0),
+                hook: HookKind::FixedUpdate,
+            };
+            catch_unwind(AssertUnwindSafe(|| {
+                while current < n {
+                    let e = &mut entries[list[current] as usize];
+                    if !e.is_active(ctx.world) {
+                        current += 1;
+                        continue;
+                    }
+                    if group.is_none_or(|(p, _)| p != e.priority) {
+                        if let Some((p, t0)) = group {
+                            report.timing.fixed_by_priority.add(p, ms_since(t0));
+                        }
+                        group = Some((e.priority, Instant::now()));
+                    }
+                    if debugger.armed()
+                        && let Some(hit) = debugger.check(
+                            HookKind::FixedUpdate,
+                            e.object,
+                            e.priority,
+                            e.behaviour.name(),
+                            ctx.clock,
+                        )
+                        && pending_suspend.is_none()
+                    {
+                        *pending_suspend = Some(SuspendReason::Breakpoint(hit));
+                    }
+                    ctx.me = e.object;
+                    e.behaviour.fixed_update(&mut ctx, dt);
+                    current += 1;
+                    if ctx.requests.break_request.is_some()
+                        || ctx.requests.rerun
+                        || !ctx.requests.routines.is_empty()
+                    {
+                        return true;
+                    }
+                }
+                false
+            }))
+        };
+        if let Some((p, t0)) = group {
+            self.report.timing.fixed_by_priority.add(p, ms_since(t0));
+        }
+        match outcome {
+            Ok(false) => None,
+            Ok(true) => {
+                let i = self.scheduler.list(HookKind::FixedUpdate)[current - 1] as usize;
+                let object = self.scheduler.entries[i].object;
+                self.take_requests(object, HookKind::FixedUpdate);
+                Some(current)
+            }
+            Err(payload) => {
+                // `current` is the position of the entry whose hook panicked.
+                let i = self.scheduler.list(HookKind::FixedUpdate)[current] as usize;
+                let object = self.scheduler.entries[i].object;
+                self.scheduler.entries[i].faulted = true;
+                self.report_fault(object, HookKind::FixedUpdate, &payload);
+                self.take_requests(object, HookKind::FixedUpdate);
+                Some(current + 1)
+            }
+        }
     }
 
     /// Fixed-phase breakpoints record the hit now and suspend at the end of the tick.
@@ -1019,7 +1097,8 @@ impl Pipeline {
                 let count = self.scheduler.entries_of(me).len();
                 for k in 0..count {
                     let i = self.scheduler.entries_of(me)[k].1 as usize;
-                    if !self.scheduler.entries[i].is_active(&self.world) {
+                    let e = &self.scheduler.entries[i];
+                    if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
                         continue;
                     }
                     self.check_fixed_breakpoint(i, HookKind::Contact);
@@ -1036,8 +1115,9 @@ impl Pipeline {
         let acc = self.stepper.accumulator();
         self.sync_clock(Phase::Presentation, false);
         self.clock.interpolation_alpha = (acc.0 as f64 / fixed.0 as f64).clamp(0.0, 1.0);
-        let n = self.scheduler.entries.len();
-        for i in 0..n {
+        let n = self.scheduler.list(HookKind::Present).len();
+        for k in 0..n {
+            let i = self.scheduler.list(HookKind::Present)[k] as usize;
             if self.scheduler.entries[i].is_active(&self.world) {
                 self.call(i, HookKind::Present, |b, ctx| b.present(ctx));
             }
@@ -1126,7 +1206,19 @@ impl Pipeline {
     }
 
     /// Applies a hook's requests: a break, routines it started.
+    #[inline]
     fn take_requests(&mut self, object: ObjectId, hook: HookKind) {
+        if self.requests.break_request.is_none()
+            && !self.requests.rerun
+            && self.requests.routines.is_empty()
+        {
+            return; // the common case: the hook asked for nothing
+        }
+        self.take_requests_slow(object, hook);
+    }
+
+    #[cold]
+    fn take_requests_slow(&mut self, object: ObjectId, hook: HookKind) {
         let rerun = std::mem::take(&mut self.requests.rerun);
         if let Some(message) = self.requests.break_request.take()
             && self.pending_suspend.is_none()

@@ -170,8 +170,12 @@ pub(crate) struct Entry {
     pub(crate) gate: Gate,
     /// Object the hooks run for (`ObjectId(0)` for host registrations).
     pub(crate) object: ObjectId,
+    /// The object's slot in the world as of the last rebuild (checked by id).
+    pub(crate) slot_hint: usize,
     /// Start has run.
     pub(crate) started: bool,
+    /// The hooks the behaviour implements (read once, when admitted).
+    pub(crate) hooks: crate::behaviour::Hooks,
     /// A hook panicked and the fault policy disabled this behaviour.
     pub(crate) faulted: bool,
     pub(crate) behaviour: Box<dyn Behaviour>,
@@ -183,7 +187,7 @@ impl Entry {
     pub(crate) fn is_active(&self, world: &World) -> bool {
         !self.faulted
             && match &self.gate {
-                Gate::Object(id) => world.is_active(*id),
+                Gate::Object(id) => world.is_active_hinted(*id, self.slot_hint),
                 Gate::Handle(alive) => alive.load(Ordering::Relaxed),
             }
     }
@@ -205,6 +209,11 @@ pub struct Scheduler {
     /// Host registrations made since the last boundary.
     pending: Vec<Entry>,
     next_seq: u64,
+    /// Entries whose Start has not run yet: the Start pass is skipped at zero.
+    pub(crate) unstarted: usize,
+    /// Per hook kind (by `HookKind as usize`), the indices of the entries that
+    /// implement it, in dispatch order: each pass walks only its own callers.
+    pub(crate) lists: [Vec<u32>; 7],
     /// Host registrations in the cohort: only then can an entry retire without
     /// a world change, so only then must a boundary scan for dropped handles.
     handles: usize,
@@ -223,7 +232,9 @@ impl Scheduler {
             seq,
             gate: Gate::Handle(alive.clone()),
             object: ObjectId(0),
-            started: false,
+            slot_hint: usize::MAX,
+            started: !behaviour.hooks().contains(crate::behaviour::Hooks::START),
+            hooks: behaviour.hooks(),
             faulted: false,
             behaviour,
         });
@@ -260,7 +271,8 @@ impl Scheduler {
         {
             self.entries.retain(|e| !e.is_retired(world));
         }
-        let mut changed = self.entries.len() != before;
+        // Compaction moves slots: refresh the hints even if no entry retired.
+        let mut changed = compacted || self.entries.len() != before;
         if !world.pending.is_empty() || !self.pending.is_empty() {
             let pending = std::mem::take(&mut world.pending);
             for p in pending {
@@ -270,7 +282,9 @@ impl Scheduler {
                     seq,
                     gate: Gate::Object(p.object),
                     object: p.object,
-                    started: false,
+                    slot_hint: usize::MAX,
+                    started: !p.behaviour.hooks().contains(crate::behaviour::Hooks::START),
+                    hooks: p.behaviour.hooks(),
                     faulted: false,
                     behaviour: p.behaviour,
                 });
@@ -280,11 +294,15 @@ impl Scheduler {
             changed = true;
         }
         if changed {
+            self.unstarted = self.entries.iter().filter(|e| !e.started).count();
             self.handles = self
                 .entries
                 .iter()
                 .filter(|e| matches!(e.gate, Gate::Handle(_)))
                 .count();
+            for e in &mut self.entries {
+                e.slot_hint = world.slot_of(e.object);
+            }
             // Keys are unique, so an unstable (allocation-free) sort is deterministic.
             self.entries.sort_unstable_by_key(|e| (e.priority, e.seq));
             self.by_object.clear();
@@ -295,7 +313,26 @@ impl Scheduler {
                     .map(|(i, e)| (e.object, i as u32)),
             );
             self.by_object.sort_unstable();
+            for (k, list) in self.lists.iter_mut().enumerate() {
+                let bit = crate::behaviour::Hooks::of(crate::behaviour::HookKind::ALL[k]);
+                list.clear();
+                list.extend(
+                    self.entries
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, e)| {
+                            e.hooks.contains(bit) && bit != crate::behaviour::Hooks::NONE
+                        })
+                        .map(|(i, _)| i as u32),
+                );
+            }
         }
+    }
+
+    /// Indices of the entries implementing `hook`, in dispatch order.
+    #[inline]
+    pub(crate) fn list(&self, hook: crate::behaviour::HookKind) -> &[u32] {
+        &self.lists[hook as usize]
     }
 
     /// Entry indices of an object's behaviours, in dispatch order.
