@@ -92,7 +92,9 @@ impl Condition {
     fn holds(&self, clock: &Clock) -> bool {
         let tick = clock.simulation_tick;
         self.ticks.is_none_or(|(a, b)| (a..=b).contains(&tick))
-            && self.every_ticks.is_none_or(|n| n > 0 && tick.is_multiple_of(n))
+            && self
+                .every_ticks
+                .is_none_or(|n| n > 0 && tick.is_multiple_of(n))
             && self
                 .frames
                 .is_none_or(|(a, b)| (a..=b).contains(&clock.frame_index))

@@ -149,7 +149,10 @@ fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
     while i < steps.len() {
         run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
         if p.suspension().is_some()
-            && !matches!(steps.get(i + 1), Some(HostCall::StepTick | HostCall::Resume))
+            && !matches!(
+                steps.get(i + 1),
+                Some(HostCall::StepTick | HostCall::Resume)
+            )
         {
             h.resume(&mut p);
         }
@@ -196,7 +199,10 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
         while i < steps.len() {
             run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
             if p.suspension().is_some()
-                && !matches!(steps.get(i + 1), Some(HostCall::StepTick | HostCall::Resume))
+                && !matches!(
+                    steps.get(i + 1),
+                    Some(HostCall::StepTick | HostCall::Resume)
+                )
             {
                 h.resume(&mut p);
             }

@@ -305,7 +305,7 @@ fn a_full_scene_reads_every_field() {
         Some(10),
         "the loader sets a nested child's parent"
     );
-    assert!(!child.enabled);
+    assert!(!child.enabled, "a scene object's flag is a plain field");
     let body = child.body.as_ref().unwrap();
     assert_eq!(body.shapes.len(), 2);
     assert!(body.ccd);
@@ -419,7 +419,7 @@ fn instantiate_keeps_ids_sets_parents_and_composes_body_poses() {
     assert_eq!(ids, vec![3, 10, 20, 30]);
     let child = world.get(ObjectId(3)).unwrap();
     assert_eq!(child.parent, Some(ObjectId(10)));
-    assert!(!child.enabled);
+    assert!(!child.is_enabled());
     // Root at (10, 0) with no rotation, child at local (1, 0): world (11, 0).
     assert_eq!(
         world.physics_simulation_pose(ObjectId(3)),
