@@ -13,6 +13,7 @@ use stepframe_core::{LogEntry, LogLevel, ObjectId, Pose, Velocity};
 
 use super::breakpoints::{BreakpointForm, breakpoints_ui};
 use super::clock_panel::clock_panel_ui;
+use super::code_pane::{CodePaneState, code_pane_ui, code_toggle_ui};
 use super::hierarchy::hierarchy_ui;
 use super::inspector::inspector_ui;
 use super::log::log_ui;
@@ -171,6 +172,8 @@ pub struct EditorState {
     pub driven: bool,
     /// A new selection the hierarchy should unfold to and scroll to.
     pub reveal_selection: bool,
+    /// The script code pane.
+    pub code: CodePaneState,
 }
 
 impl EditorState {
@@ -353,6 +356,7 @@ impl EditorApp {
             edits: EditBuffers::default(),
             driven: matches!(config.driver, Driver::Driven { .. }),
             reveal_selection: false,
+            code: CodePaneState::default(),
             persisted,
         };
         state.send(if config.play_on_start {
@@ -485,11 +489,18 @@ impl eframe::App for EditorApp {
             .resizable(true)
             .default_size(230.0)
             .show(ui, |ui| {
+                code_toggle_ui(ui, state);
                 ui.columns(2, |cols| {
                     breakpoints_ui(&mut cols[0], state);
                     log_ui(&mut cols[1], state);
                 });
             });
+        if state.code.open {
+            egui::Panel::right("code")
+                .resizable(true)
+                .default_size(480.0)
+                .show(ui, |ui| code_pane_ui(ui, state));
+        }
         egui::CentralPanel::default().show(ui, |ui| viewport_ui(ui, state));
     }
 

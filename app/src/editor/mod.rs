@@ -6,6 +6,7 @@
 //! | [`worker`] | the session owner, its pacing loop, the channels |
 //! | [`app`] | the eframe app: drains the channels, shortcuts, layout |
 //! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`) |
+//! | `code_pane` | rhai scripts: gutter breakpoints, the hit's locals and stack, editing with hot reload |
 //! | `geometry` | shape outlines, hit tests, the world ↔ screen camera |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
@@ -22,6 +23,7 @@
 pub mod app;
 mod breakpoints;
 mod clock_panel;
+mod code_pane;
 mod geometry;
 mod hierarchy;
 mod inspector;

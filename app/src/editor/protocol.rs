@@ -121,6 +121,10 @@ pub enum Command {
     /// Overwrites a body's velocity (inspector edit while suspended), reconciled
     /// before the next tick as a `BodyCommand::SetVelocity`.
     EditVelocity(ObjectId, Velocity),
+    /// Recompiles a script file between frames (the code pane's Save); every
+    /// Script running it adopts the new version at its next frame boundary, and
+    /// a syntax error keeps the old one running.
+    ReloadScript(PathBuf),
     /// Ends the worker thread.
     Shutdown,
 }

@@ -296,6 +296,11 @@ impl Worker {
                     )
                 },
             ),
+            Command::ReloadScript(path) => {
+                if let Err(e) = stepframe_plugins::script::reload(&path) {
+                    self.error(format!("script not reloaded: {e}"));
+                }
+            }
             Command::Shutdown => return false,
         }
         true

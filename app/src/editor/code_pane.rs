@@ -1,0 +1,605 @@
+//! The script code pane: a rhai file of the scene with line numbers, gutter
+//! breakpoints (conditions, logpoints), the hit that suspended the session
+//! (highlighted line, locals, call stack, the object's committed pose), and an
+//! edit mode whose Save writes the file atomically and asks the worker to
+//! reload it between frames.
+//!
+//! The breakpoint table and the compiled-script cache are process-wide
+//! (`stepframe_plugins::script`), so the pane reads and toggles them directly
+//! from the UI thread; only the reload goes through the worker, so a new
+//! version is compiled between two outer frames and adopted at the next frame
+//! boundary, as `docs/scripts.md` describes.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use egui::{Color32, RichText};
+use stepframe_core::SuspendReason;
+use stepframe_plugins::script::{self, ScriptError, ScriptHit, breakpoints};
+
+use super::app::EditorState;
+use super::protocol::Command;
+
+/// Breakpoint dot colour.
+const RED: Color32 = Color32::from_rgb(230, 60, 60);
+/// Logpoint diamond colour.
+const LOGPOINT: Color32 = Color32::from_rgb(230, 160, 40);
+/// Background of the line the session stopped at.
+const HIT_BACKGROUND: Color32 = Color32::from_rgb(110, 95, 20);
+
+/// A script the pane offers.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScriptEntry {
+    /// File name shown on its button.
+    pub name: String,
+    /// The file.
+    pub path: PathBuf,
+    /// The script's key in the breakpoint table (resolved, canonical path).
+    pub key: String,
+    /// True when a `Script` behaviour of the loaded scene uses it.
+    pub used: bool,
+}
+
+/// What the code pane keeps between UI frames.
+#[derive(Clone, Debug, Default)]
+pub struct CodePaneState {
+    /// Whether the pane is shown (it opens by itself on a script breakpoint).
+    pub open: bool,
+    /// The scene the script list was built for.
+    scene: Option<PathBuf>,
+    /// Scripts of the scene first, then the other files of `assets/scripts/`.
+    pub scripts: Vec<ScriptEntry>,
+    /// Index into `scripts` of the script shown.
+    pub current: Option<usize>,
+    /// Edit mode: the text field instead of the read-only view.
+    pub editing: bool,
+    /// The text being edited.
+    pub buffer: String,
+    /// The line whose condition / log message the small form edits.
+    pub form_line: Option<usize>,
+    /// Condition field of the form.
+    pub condition_field: String,
+    /// Log message field of the form.
+    pub message_field: String,
+    /// Why the form's last Apply was rejected.
+    pub form_error: Option<String>,
+    /// Result of the last Save (written, or why writing failed).
+    pub save_status: Option<String>,
+    /// The line the session stopped at, in the shown script.
+    pub highlight: Option<usize>,
+    /// The script breakpoint hit behind the current suspension.
+    pub hit: Option<ScriptHit>,
+    /// `(tick, frame)` of the suspension `hit` was taken for.
+    hit_for: Option<(u64, u64)>,
+    /// Scroll the highlighted line into view at the next draw.
+    scroll_to_hit: bool,
+}
+
+impl CodePaneState {
+    /// The script shown, if any.
+    pub fn current_entry(&self) -> Option<&ScriptEntry> {
+        self.current.and_then(|i| self.scripts.get(i))
+    }
+}
+
+/// The `assets/` directory of a scene file (the parent of its `scenes/`).
+fn assets_dir(scene: &Path) -> Option<PathBuf> {
+    scene.parent()?.parent().map(Path::to_path_buf)
+}
+
+/// Script paths a scene file mentions (every quoted string ending in `.rhai`),
+/// in file order: cheaper than loading the scene again, and the scene loader
+/// hands the `Script` behaviour only this text anyway.
+fn scene_script_paths(text: &str) -> Vec<String> {
+    text.split('"')
+        .skip(1)
+        .step_by(2)
+        .filter(|s| s.ends_with(".rhai"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Builds the script list for a scene: its scripts first, then the other
+/// `.rhai` files of its `assets/scripts/`, each once.
+fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
+    let assets = assets_dir(scene);
+    let mut out: Vec<ScriptEntry> = Vec::new();
+    let push = |path: PathBuf, used: bool, out: &mut Vec<ScriptEntry>| {
+        let key = script::script_key(&path);
+        if out.iter().any(|e| e.key == key) {
+            return;
+        }
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        out.push(ScriptEntry {
+            name,
+            path,
+            key,
+            used,
+        });
+    };
+    if let Ok(text) = std::fs::read_to_string(scene) {
+        for p in scene_script_paths(&text) {
+            let p = PathBuf::from(p);
+            let path = match &assets {
+                Some(a) if p.is_relative() && a.join(&p).is_file() => a.join(&p),
+                _ => script::resolve_script_path(&p),
+            };
+            push(path, true, &mut out);
+        }
+    }
+    if let Some(dir) = assets.map(|a| a.join("scripts"))
+        && let Ok(entries) = std::fs::read_dir(dir)
+    {
+        let mut files: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "rhai"))
+            .collect();
+        files.sort();
+        for f in files {
+            push(f, false, &mut out);
+        }
+    }
+    out
+}
+
+/// Writes `text` to `path` atomically: a temporary file in the same
+/// directory, flushed, then renamed over the original, so the worker's
+/// modification-time check never sees half a file.
+pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(text.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+/// Keeps the script list, the shown script and the hit in step with the
+/// latest view: a new scene rebuilds the list, a script-breakpoint
+/// suspension shows its script and line, a resume clears the highlight.
+fn sync(state: &mut EditorState) {
+    let scene = state.view.as_ref().and_then(|v| v.scene_path.clone());
+    if scene != state.code.scene {
+        state.code.scripts = scene.as_deref().map(list_scripts).unwrap_or_default();
+        state.code.current = if state.code.scripts.is_empty() {
+            None
+        } else {
+            Some(0)
+        };
+        state.code.scene = scene;
+        state.code.editing = false;
+        state.code.form_line = None;
+    }
+    let suspension = state.view.as_ref().and_then(|v| v.suspension.clone());
+    let script_stop = suspension.filter(|s| {
+        matches!(&s.reason, SuspendReason::Requested { message, .. }
+            if message.starts_with("script breakpoint"))
+    });
+    match script_stop {
+        Some(s) => {
+            if state.code.hit_for != Some((s.tick, s.frame)) {
+                state.code.hit_for = Some((s.tick, s.frame));
+                state.code.hit = breakpoints().last_hit();
+                if let Some(hit) = &state.code.hit {
+                    let index = match state.code.scripts.iter().position(|e| e.key == hit.path) {
+                        Some(i) => i,
+                        None => {
+                            let path = PathBuf::from(&hit.path);
+                            state.code.scripts.push(ScriptEntry {
+                                name: path
+                                    .file_name()
+                                    .map(|n| n.to_string_lossy().into_owned())
+                                    .unwrap_or_else(|| hit.path.clone()),
+                                key: hit.path.clone(),
+                                path,
+                                used: true,
+                            });
+                            state.code.scripts.len() - 1
+                        }
+                    };
+                    state.code.current = Some(index);
+                    state.code.open = true;
+                    state.code.scroll_to_hit = true;
+                }
+            }
+        }
+        None => {
+            state.code.hit_for = None;
+            state.code.hit = None;
+        }
+    }
+    state.code.highlight = match (&state.code.hit, state.code.current_entry()) {
+        (Some(hit), Some(entry)) if hit.path == entry.key => Some(hit.line),
+        _ => None,
+    };
+}
+
+/// The toggle that opens and closes the pane (placed by the app's layout).
+pub fn code_toggle_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    sync(state);
+    ui.toggle_value(&mut state.code.open, "📜 Code")
+        .on_hover_text("Show the script code pane: the scene's rhai scripts, line breakpoints, hits, editing");
+}
+
+/// The pane itself: script choice, code with gutter, breakpoint form, the
+/// hit, edit mode.
+pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    sync(state);
+    ui.horizontal_wrapped(|ui| {
+        ui.strong("Script");
+        let mut chosen = None;
+        for (i, entry) in state.code.scripts.iter().enumerate() {
+            let tip = if entry.used {
+                format!("{} (used by the scene)", entry.path.display())
+            } else {
+                format!("{} (in assets/scripts, not used by the scene)", entry.path.display())
+            };
+            let text = if entry.used {
+                RichText::new(&entry.name).strong()
+            } else {
+                RichText::new(&entry.name)
+            };
+            if ui
+                .selectable_label(state.code.current == Some(i), text)
+                .on_hover_text(tip)
+                .clicked()
+            {
+                chosen = Some(i);
+            }
+        }
+        if let Some(i) = chosen
+            && state.code.current != Some(i)
+        {
+            state.code.current = Some(i);
+            state.code.editing = false;
+            state.code.form_line = None;
+            state.code.save_status = None;
+        }
+    });
+    let Some(entry) = state.code.current_entry().cloned() else {
+        ui.label("No script: the scene has no Script behaviour and assets/scripts/ is empty.");
+        return;
+    };
+
+    ui.horizontal(|ui| {
+        let was_editing = state.code.editing;
+        ui.toggle_value(&mut state.code.editing, "✏ Edit")
+            .on_hover_text("Edit the file; Save writes it and the script reloads at the next frame");
+        if state.code.editing && !was_editing {
+            state.code.buffer = std::fs::read_to_string(&entry.path)
+                .or_else(|_| script::source(&entry.key).map_err(|e| e.to_string()))
+                .unwrap_or_default();
+            state.code.save_status = None;
+        }
+        if state.code.editing {
+            if ui
+                .button("💾 Save")
+                .on_hover_text("Write the file (atomically) and hot-reload it between frames; a syntax error keeps the old version running")
+                .clicked()
+            {
+                save(state, &entry);
+            }
+            if ui
+                .button("Revert")
+                .on_hover_text("Discard the edits: reload the text from the file")
+                .clicked()
+            {
+                state.code.buffer = std::fs::read_to_string(&entry.path).unwrap_or_default();
+            }
+        }
+    });
+
+    let compile_error = script::compile_error(&entry.key);
+    if let Some(e) = &compile_error {
+        ui.colored_label(RED, syntax_error_text(e))
+            .on_hover_text(e.path.clone());
+    }
+    if let Some(status) = &state.code.save_status {
+        ui.label(status);
+    }
+
+    if state.code.hit.is_some() {
+        hit_ui(ui, state);
+        ui.separator();
+    }
+    breakpoint_form_ui(ui, state, &entry);
+
+    if state.code.editing {
+        let label = ui.label("Script text");
+        egui::ScrollArea::vertical()
+            .id_salt("code_edit_scroll")
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                ui.add(
+                    egui::TextEdit::multiline(&mut state.code.buffer)
+                        .code_editor()
+                        .desired_width(f32::INFINITY)
+                        .desired_rows(30),
+                )
+                .labelled_by(label.id);
+            });
+    } else {
+        let source = script::source(&entry.key).unwrap_or_else(|e| format!("// {e}"));
+        code_view_ui(ui, state, &entry, &source);
+    }
+}
+
+/// `syntax error at line:column: message` for the pane.
+fn syntax_error_text(e: &ScriptError) -> String {
+    format!(
+        "syntax error at {}:{}: {} (the previous version keeps running)",
+        e.line, e.column, e.message
+    )
+}
+
+fn save(state: &mut EditorState, entry: &ScriptEntry) {
+    match write_atomic(&entry.path, &state.code.buffer) {
+        Ok(()) => {
+            state.code.save_status = Some(format!(
+                "saved {}: reloads at the next frame",
+                entry.path.display()
+            ));
+            state.send(Command::ReloadScript(entry.path.clone()));
+        }
+        Err(e) => {
+            state.code.save_status = Some(format!("cannot write {}: {e}", entry.path.display()));
+        }
+    }
+}
+
+/// The read-only code with its gutter.
+fn code_view_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &ScriptEntry, source: &str) {
+    let lines = breakpoints().lines(&entry.key);
+    let highlight = state.code.highlight;
+    let scroll = std::mem::take(&mut state.code.scroll_to_hit);
+    let mut toggle = None;
+    let mut open_form = None;
+    egui::ScrollArea::both()
+        .id_salt("code_view_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            egui::Grid::new("code_grid")
+                .num_columns(2)
+                .spacing([6.0, 0.0])
+                .show(ui, |ui| {
+                    for (i, text) in source.lines().enumerate() {
+                        let line = i + 1;
+                        let bp = lines.iter().find(|b| b.line == line);
+                        let (marker, color) = match bp {
+                            Some(b) if !b.enabled => ("○", RED),
+                            Some(b) if b.is_logpoint() => ("◆", LOGPOINT),
+                            Some(_) => ("●", RED),
+                            None => (" ", ui.visuals().weak_text_color()),
+                        };
+                        let gutter = ui
+                            .add(
+                                egui::Button::new(
+                                    RichText::new(format!("{marker}{line:>4}"))
+                                        .monospace()
+                                        .color(color),
+                                )
+                                .frame(false),
+                            )
+                            .on_hover_text(
+                                "Click: toggle a breakpoint on this line. Right-click: edit its condition or log message",
+                            );
+                        if gutter.clicked() {
+                            toggle = Some(line);
+                        }
+                        if gutter.secondary_clicked() {
+                            open_form = Some(line);
+                        }
+                        let mut rich = RichText::new(text).monospace();
+                        if highlight == Some(line) {
+                            rich = rich.background_color(HIT_BACKGROUND).color(Color32::WHITE);
+                        }
+                        let row = ui.label(rich);
+                        if scroll && highlight == Some(line) {
+                            row.scroll_to_me(Some(egui::Align::Center));
+                        }
+                        ui.end_row();
+                    }
+                });
+        });
+    if let Some(line) = toggle {
+        breakpoints().toggle(&entry.key, line);
+    }
+    if let Some(line) = open_form {
+        open_breakpoint_form(state, entry, line);
+    }
+}
+
+fn open_breakpoint_form(state: &mut EditorState, entry: &ScriptEntry, line: usize) {
+    let existing = breakpoints()
+        .lines(&entry.key)
+        .into_iter()
+        .find(|b| b.line == line);
+    state.code.form_line = Some(line);
+    state.code.condition_field = existing
+        .as_ref()
+        .and_then(|b| b.condition.clone())
+        .unwrap_or_default();
+    state.code.message_field = existing.and_then(|b| b.log_message).unwrap_or_default();
+    state.code.form_error = None;
+}
+
+/// The script's breakpoints as a row of line buttons, and the small form for
+/// the chosen one's condition and log message.
+fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &ScriptEntry) {
+    let lines = breakpoints().lines(&entry.key);
+    if !lines.is_empty() {
+        let mut open = None;
+        ui.horizontal_wrapped(|ui| {
+            ui.label("Breakpoints:");
+            for b in &lines {
+                let mut text = format!("line {}", b.line);
+                if b.condition.is_some() {
+                    text.push_str(" if…");
+                }
+                if b.is_logpoint() {
+                    text.push_str(" (log)");
+                }
+                if ui
+                    .selectable_label(state.code.form_line == Some(b.line), text)
+                    .on_hover_text("Edit this breakpoint's condition or log message")
+                    .clicked()
+                {
+                    open = Some(b.line);
+                }
+            }
+        });
+        if let Some(line) = open {
+            open_breakpoint_form(state, entry, line);
+        }
+    }
+    let Some(line) = state.code.form_line else {
+        return;
+    };
+    egui::Frame::group(ui.style()).show(ui, |ui| {
+        ui.label(format!("Breakpoint on line {line}"));
+        egui::Grid::new("code_bp_form").num_columns(2).show(ui, |ui| {
+            let label = ui.label("Condition");
+            ui.add(egui::TextEdit::singleline(&mut state.code.condition_field).hint_text("x > 0.5 && tick > 100"))
+                .labelled_by(label.id)
+                .on_hover_text("A rhai expression over the visible variables and tick, frame, sim_time...; empty: always stop");
+            ui.end_row();
+            let label = ui.label("Log message");
+            ui.add(egui::TextEdit::singleline(&mut state.code.message_field).hint_text("x = {x}"))
+                .labelled_by(label.id)
+                .on_hover_text("A logpoint template ({expr} parts are evaluated): logs instead of stopping; empty: a breakpoint that stops");
+            ui.end_row();
+        });
+        ui.horizontal(|ui| {
+            if ui
+                .button("Apply")
+                .on_hover_text("Set this line's condition and log message (creates the breakpoint if needed)")
+                .clicked()
+            {
+                let condition = state.code.condition_field.trim().to_string();
+                let message = state.code.message_field.trim().to_string();
+                let bp = breakpoints();
+                let result = bp
+                    .set_condition(&entry.key, line, (!condition.is_empty()).then_some(condition.as_str()))
+                    .and_then(|()| {
+                        bp.set_log_message(&entry.key, line, (!message.is_empty()).then_some(message.as_str()))
+                    });
+                state.code.form_error = result.err().map(|e| e.to_string());
+            }
+            if ui
+                .button("Remove")
+                .on_hover_text("Remove the breakpoint on this line")
+                .clicked()
+            {
+                breakpoints().remove(&entry.key, line);
+                state.code.form_line = None;
+            }
+            if ui.button("Close").on_hover_text("Close this form").clicked() {
+                state.code.form_line = None;
+            }
+        });
+        if let Some(e) = &state.code.form_error {
+            ui.colored_label(RED, e);
+        }
+    });
+}
+
+/// Where the session stopped: line, hook, object, the call stack, the locals
+/// at that line, and the object's committed pose of the completed tick.
+fn hit_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    let Some(hit) = state.code.hit.clone() else {
+        return;
+    };
+    let function = hit.stack.first().cloned().unwrap_or_default();
+    let object = state.object_name(hit.object);
+    ui.colored_label(
+        Color32::from_rgb(240, 210, 90),
+        format!(
+            "stopped at line {}:{} in {function} ({object}, {:?}, tick {})",
+            hit.line, hit.column, hit.hook, hit.tick
+        ),
+    );
+    ui.label(if hit.rerun {
+        "The hook was aborted at this line and runs again on Resume; its effects happen once, after the pause."
+    } else {
+        "The tick has finished (end-of-tick suspension); the locals are those of the moment the line was reached."
+    });
+    ui.columns(2, |cols| {
+        cols[0].strong("Locals");
+        for (name, value) in &hit.locals {
+            cols[0].label(RichText::new(format!("{name} = {value}")).monospace());
+        }
+        cols[1].strong("Call stack");
+        for frame in &hit.stack {
+            cols[1].label(RichText::new(frame).monospace());
+        }
+        cols[1].strong("Committed state");
+        let committed = state
+            .view
+            .as_ref()
+            .and_then(|v| v.objects.iter().find(|o| o.id == hit.object))
+            .map(|o| o.committed);
+        match committed {
+            Some(p) => {
+                cols[1].label(
+                    RichText::new(format!(
+                        "pose x {:.4} y {:.4} angle {:.4}",
+                        p.x, p.y, p.angle
+                    ))
+                    .monospace(),
+                );
+            }
+            None => {
+                cols[1].label("the object is gone");
+            }
+        }
+        if cols[1]
+            .button("Inspect object")
+            .on_hover_text("Select the object: the inspector shows its committed pose, velocity and behaviours")
+            .clicked()
+        {
+            state.select(Some(hit.object));
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scene_script_paths_finds_quoted_rhai_strings_in_order() {
+        let text = r#"(path: "scripts/a.rhai", name: "x"), (path: "/abs/b.rhai")"#;
+        assert_eq!(scene_script_paths(text), vec!["scripts/a.rhai", "/abs/b.rhai"]);
+    }
+
+    #[test]
+    fn write_atomic_replaces_the_file_and_leaves_no_temporary() {
+        let dir = std::env::temp_dir().join(format!("sf_code_pane_unit_{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let file = dir.join("a.rhai");
+        std::fs::write(&file, "old").expect("write");
+        write_atomic(&file, "new text").expect("atomic write");
+        assert_eq!(std::fs::read_to_string(&file).expect("read"), "new text");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .expect("list")
+            .filter_map(Result::ok)
+            .map(|e| e.file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "only the file itself: {names:?}");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
