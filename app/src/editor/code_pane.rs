@@ -232,7 +232,9 @@ fn sync(state: &mut EditorState) {
 pub fn code_toggle_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     sync(state);
     ui.toggle_value(&mut state.code.open, "📜 Code")
-        .on_hover_text("Show the script code pane: the scene's rhai scripts, line breakpoints, hits, editing");
+        .on_hover_text(
+            "Show the script code pane: the scene's rhai scripts, line breakpoints, hits, editing",
+        );
 }
 
 /// The pane itself: script choice, code with gutter, breakpoint form, the
@@ -246,7 +248,10 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             let tip = if entry.used {
                 format!("{} (used by the scene)", entry.path.display())
             } else {
-                format!("{} (in assets/scripts, not used by the scene)", entry.path.display())
+                format!(
+                    "{} (in assets/scripts, not used by the scene)",
+                    entry.path.display()
+                )
             };
             let text = if entry.used {
                 RichText::new(&entry.name).strong()
@@ -583,7 +588,10 @@ mod tests {
     #[test]
     fn scene_script_paths_finds_quoted_rhai_strings_in_order() {
         let text = r#"(path: "scripts/a.rhai", name: "x"), (path: "/abs/b.rhai")"#;
-        assert_eq!(scene_script_paths(text), vec!["scripts/a.rhai", "/abs/b.rhai"]);
+        assert_eq!(
+            scene_script_paths(text),
+            vec!["scripts/a.rhai", "/abs/b.rhai"]
+        );
     }
 
     #[test]

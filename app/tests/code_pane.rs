@@ -1,0 +1,288 @@
+//! The script code pane, driven headless through egui_kittest (logic only: no
+//! screenshots). The app runs in its synchronous test driver: one worker frame
+//! of exactly 1/60 s per UI frame, so every running UI frame is one fixed tick
+//! of `scripts.ron` (60 Hz).
+//!
+//! Each test works on its own copy of `assets/` in a temporary directory, with
+//! the scene's script paths made absolute: the breakpoint table is process-wide
+//! and keyed by the script's resolved path, so the copies keep parallel tests
+//! (and the repository's own files) apart.
+
+use std::path::{Path, PathBuf};
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
+use stepframe_app::editor::{EditorApp, EditorConfig};
+
+/// Seconds per UI frame (= per worker frame = one tick at 60 Hz).
+const DT: f64 = 1.0 / 60.0;
+
+/// Line 22 of `patrol.rhai`: `let next = x + dir * speed * dt;`, the first
+/// statement of `fixed_update` after the `started` block.
+const PATROL_LINE: usize = 22;
+
+fn repo_assets() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets")
+}
+
+/// Copies `scripts.ron` and the bundled scripts into a fresh directory, with
+/// absolute script paths; returns the scene file.
+fn scene_copy(tag: &str) -> PathBuf {
+    let root = std::env::temp_dir().join(format!("sf_code_pane_{tag}_{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&root);
+    std::fs::create_dir_all(root.join("scenes")).expect("scenes dir");
+    std::fs::create_dir_all(root.join("scripts")).expect("scripts dir");
+    for name in ["patrol.rhai", "pickup.rhai", "dropper.rhai"] {
+        std::fs::copy(
+            repo_assets().join("scripts").join(name),
+            root.join("scripts").join(name),
+        )
+        .expect("copy script");
+    }
+    let text = std::fs::read_to_string(repo_assets().join("scenes/scripts.ron"))
+        .expect("scripts.ron")
+        .replace(
+            "\"scripts/",
+            &format!("\"{}/", root.join("scripts").display()),
+        );
+    let scene = root.join("scenes/scripts.ron");
+    std::fs::write(&scene, text).expect("write scene");
+    scene
+}
+
+fn editor(scene: PathBuf, play: bool) -> Harness<'static, EditorApp> {
+    let mut h = Harness::builder()
+        .with_size(egui::vec2(1800.0, 1100.0))
+        .with_step_dt(DT as f32)
+        // Other panels (timeline, breakpoint form) are checked by their own
+        // tests; this file is about the code pane's logic.
+        .with_accessibility_check(false)
+        .build_eframe(move |cc| {
+            let config = EditorConfig {
+                play_on_start: play,
+                ..EditorConfig::driven(scene, DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
+}
+
+fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String> {
+    if n.role() == Role::Label {
+        n.value()
+    } else if n.role() == Role::TextRun {
+        None
+    } else {
+        n.label()
+    }
+}
+
+fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
+    h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
+        .filter_map(|n| shown_text(&n.accesskit_node()))
+        .collect()
+}
+
+fn status(h: &Harness<'_, EditorApp>) -> String {
+    let mut found = labels_starting(h, "suspended at tick ");
+    found.extend(
+        labels_starting(h, "running")
+            .into_iter()
+            .filter(|l| l == "running"),
+    );
+    found.sort();
+    found.dedup();
+    assert_eq!(found.len(), 1, "one status line: {found:?}");
+    found[0].clone()
+}
+
+/// The gutter button of a line: its text is a marker and the line number.
+fn click_gutter(h: &mut Harness<'_, EditorApp>, line: usize) {
+    let want = line.to_string();
+    h.get_by(|n| {
+        n.role() == Role::Button
+            && n.label().is_some_and(|l| {
+                l.trim_start_matches(|c: char| c == ' ' || "●○◆".contains(c)) == want
+            })
+    })
+    .click();
+    h.run();
+}
+
+fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
+    h.get_by_label("📜 Code").click();
+    h.run();
+    h.get_by_label("patrol.rhai").click();
+    h.run();
+}
+
+#[test]
+fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals() {
+    let scene = scene_copy("hit");
+    let mut h = editor(scene.clone(), false);
+    assert!(status(&h).starts_with("suspended at tick 0"), "the preview");
+    open_pane_on_patrol(&mut h);
+    click_gutter(&mut h, PATROL_LINE);
+    let key = h
+        .state()
+        .state()
+        .code
+        .current_entry()
+        .expect("a script")
+        .key
+        .clone();
+    let lines = stepframe_plugins::script::breakpoints().lines(&key);
+    assert_eq!(
+        lines.iter().map(|b| b.line).collect::<Vec<_>>(),
+        vec![PATROL_LINE],
+        "the gutter click set one breakpoint"
+    );
+
+    h.get_by_label("▶ Play").click();
+    let mut frames = 0;
+    while !status(&h).starts_with("suspended") {
+        h.step();
+        frames += 1;
+        assert!(
+            frames < 30,
+            "the breakpoint never suspended: {}",
+            status(&h)
+        );
+    }
+    h.run();
+    // The guard's first fixed_update is tick 1; a FixedUpdate line suspends at
+    // the end of that tick.
+    assert!(
+        status(&h).starts_with("suspended at tick 1:"),
+        "{}",
+        status(&h)
+    );
+    assert_eq!(h.state().state().code.highlight, Some(PATROL_LINE));
+    let stopped = labels_starting(&h, "stopped at line ");
+    assert_eq!(stopped.len(), 1, "{stopped:?}");
+    assert!(
+        stopped[0].starts_with(&format!("stopped at line {PATROL_LINE}:5 in fixed_update")),
+        "line 22 starts with four spaces, so its statement is at column 5: {stopped:?}"
+    );
+    // By line 22 of the first call the started block has run: x is the
+    // guard's authored x (-2, exact in f32), started is true, no turn yet.
+    assert_eq!(labels_starting(&h, "x = "), vec!["x = -2.0".to_string()]);
+    assert_eq!(
+        labels_starting(&h, "started = "),
+        vec!["started = true".to_string()]
+    );
+    assert_eq!(labels_starting(&h, "legs = "), vec!["legs = 0".to_string()]);
+    assert_eq!(labels_starting(&h, "dir = "), vec!["dir = 1.0".to_string()]);
+    let dt: Vec<f64> = labels_starting(&h, "dt = ")
+        .iter()
+        .map(|l| l["dt = ".len()..].parse().expect("a number"))
+        .collect();
+    assert_eq!(dt, vec![1.0 / 60.0], "fixed_delta_time at 60 Hz");
+    // The call stack and the committed pose of the completed tick: the guard
+    // was told to go to x = -2 + 1.5/60 = -1.975 during tick 1.
+    assert!(
+        labels_starting(&h, "fixed_update").contains(&"fixed_update".to_string()),
+        "the call stack lists fixed_update"
+    );
+    let pose = labels_starting(&h, "pose x ");
+    assert_eq!(
+        pose,
+        vec!["pose x -1.9750 y 0.5000 angle 0.0000".to_string()]
+    );
+
+    stepframe_plugins::script::breakpoints().clear(&key);
+    let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+}
+
+#[test]
+fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_running() {
+    let scene = scene_copy("save");
+    let mut h = editor(scene.clone(), true);
+    open_pane_on_patrol(&mut h);
+    let path = h
+        .state()
+        .state()
+        .code
+        .current_entry()
+        .expect("a script")
+        .path
+        .clone();
+    let original = std::fs::read_to_string(&path).expect("patrol");
+
+    h.get_by_label("✏ Edit").click();
+    h.run();
+    // Line 3 is broken: `let y = ;` has no expression after `=`.
+    let broken = "let a = 1;\nfn fixed_update(dt) {\n    let y = ;\n}\n";
+    h.get_by_label("Script text").click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Script text").type_text(broken);
+    h.run();
+    h.get_by_label("💾 Save").click();
+    h.run();
+    h.step();
+    h.run();
+
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("saved"),
+        broken,
+        "Save wrote the edited text"
+    );
+    let errors = labels_starting(&h, "syntax error at ");
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    let at = errors[0]["syntax error at ".len()..]
+        .split(':')
+        .take(2)
+        .map(|n| n.trim().parse::<usize>().expect("line:column"))
+        .collect::<Vec<_>>();
+    assert_eq!(at[0], 3, "the error is on line 3: {errors:?}");
+    // `    let y = ;`: the statement starts at column 5, the missing
+    // expression is at column 13 (`;`).
+    assert!(
+        (5..=13).contains(&at[1]),
+        "a column inside the broken statement: {errors:?}"
+    );
+
+    // The old program still runs: its source is still the original, and the
+    // guard keeps walking (x grows 0.025 m per tick).
+    let key = h
+        .state()
+        .state()
+        .code
+        .current_entry()
+        .expect("a script")
+        .key
+        .clone();
+    assert_eq!(
+        stepframe_plugins::script::source(&key).expect("source"),
+        original
+    );
+    let guard = |h: &Harness<'_, EditorApp>| {
+        let view = h.state().state().view.as_ref().expect("a view");
+        let x = view
+            .objects
+            .iter()
+            .find(|o| o.name == "Guard")
+            .map(|o| o.committed.x)
+            .expect("the guard");
+        (view.clock.simulation_tick, x)
+    };
+    assert_eq!(status(&h), "running");
+    let (tick0, x0) = guard(&h);
+    for _ in 0..10 {
+        h.step();
+    }
+    assert_eq!(status(&h), "running");
+    let (tick1, x1) = guard(&h);
+    assert!(tick1 >= tick0 + 10, "ten more ticks: {tick0} -> {tick1}");
+    let expected = (tick1 - tick0) as f32 * 0.025;
+    assert!(
+        ((x1 - x0) - expected).abs() < 1e-3,
+        "1.5 m/s x 1/60 s per tick over {} ticks: moved {}",
+        tick1 - tick0,
+        x1 - x0
+    );
+    let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+}
