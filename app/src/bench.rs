@@ -357,17 +357,23 @@ impl Behaviour for Integrator {
 }
 
 fn integrator_world() -> World {
+    // The behaviours are boxed first, back to back, as the bare loop's closures
+    // are: both loops then read their callbacks' state from the same layout.
+    let behaviours: Vec<Box<dyn Behaviour>> = (0..CALLBACKS)
+        .map(|i| {
+            Box::new(Integrator {
+                state: [0.0, 0.0, i as f32, 0.0],
+            }) as Box<dyn Behaviour>
+        })
+        .collect();
     let mut w = World::new();
-    for i in 0..CALLBACKS {
+    for (i, behaviour) in behaviours.into_iter().enumerate() {
         w.spawn(
             ObjectDesc::new(format!("i{i}"), Pose::IDENTITY)
                 .with_id(ObjectId(i as u64 + 1))
-                .with_behaviour(
-                    Box::new(Integrator {
-                        state: [0.0, 0.0, i as f32, 0.0],
-                    }),
-                    Priority((i % 8) as i32 * 10 - 40),
-                ),
+                // Eight priority groups of consecutive objects, so dispatch
+                // order is allocation order, as in the bare loop.
+                .with_behaviour(behaviour, Priority((i * 8 / CALLBACKS) as i32 * 10 - 40)),
         );
     }
     w

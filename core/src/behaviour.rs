@@ -272,6 +272,8 @@ impl Rng {
 /// Requests a hook made of the pipeline (break, new routine): drained after the hook.
 #[derive(Debug, Default)]
 pub(crate) struct HookRequests {
+    /// Set with any request below: dispatch checks this one flag per call.
+    pub(crate) any: bool,
     /// `Ctx::request_break` message.
     pub(crate) break_request: Option<String>,
     /// Set by `Ctx::request_break_and_rerun`: an update-phase hook undid its own
@@ -410,6 +412,7 @@ impl<'a> Ctx<'a> {
     /// Starts a routine on this object's time group. A routine started from
     /// FixedUpdate still waits on the frame clock unless `group` says otherwise.
     pub fn start_routine(&mut self, group: TimeGroup, routine: Box<dyn Routine>) {
+        self.requests.any = true;
         self.requests.routines.push(RoutineSlot {
             owner: self.me,
             group,
@@ -440,6 +443,7 @@ impl<'a> Ctx<'a> {
     /// other hooks right after this hook returns.
     pub fn request_break(&mut self, reason: impl Into<String>) {
         self.requests.break_request = Some(reason.into());
+        self.requests.any = true;
     }
 
     /// Asks the debugger to break BEFORE this hook, as a Start/Update breakpoint
@@ -453,5 +457,6 @@ impl<'a> Ctx<'a> {
     pub fn request_break_and_rerun(&mut self, reason: impl Into<String>) {
         self.requests.break_request = Some(reason.into());
         self.requests.rerun = true;
+        self.requests.any = true;
     }
 }

@@ -1042,10 +1042,7 @@ impl Pipeline {
                     ctx.me = e.object;
                     e.behaviour.fixed_update(&mut ctx, dt);
                     current += 1;
-                    if ctx.requests.break_request.is_some()
-                        || ctx.requests.rerun
-                        || !ctx.requests.routines.is_empty()
-                    {
+                    if ctx.requests.any {
                         return true;
                     }
                 }
@@ -1208,12 +1205,10 @@ impl Pipeline {
     /// Applies a hook's requests: a break, routines it started.
     #[inline]
     fn take_requests(&mut self, object: ObjectId, hook: HookKind) {
-        if self.requests.break_request.is_none()
-            && !self.requests.rerun
-            && self.requests.routines.is_empty()
-        {
+        if !self.requests.any {
             return; // the common case: the hook asked for nothing
         }
+        self.requests.any = false;
         self.take_requests_slow(object, hook);
     }
 
