@@ -372,3 +372,19 @@ fn a_broken_scene_shows_its_error_and_the_old_scene_keeps_running() {
     assert!(h.query_by_label("Player").is_some());
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn keys_go_to_the_game_while_the_viewport_has_focus() {
+    let mut h = editor();
+    click(&mut h, "Player");
+    let x0 = parse_pose(&label_starting(&h, "committed pose: ")).x;
+    // Give the game the keyboard and hold the right arrow for one second.
+    h.get_by_label("Viewport").click();
+    h.run_steps(2);
+    h.key_down(egui::Key::ArrowRight);
+    h.run_steps(60);
+    h.key_up(egui::Key::ArrowRight);
+    h.run_steps(2);
+    let x1 = parse_pose(&label_starting(&h, "committed pose: ")).x;
+    assert!(x1 > x0 + 1.0, "the player ran right: from {x0} to {x1}");
+}

@@ -38,7 +38,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Viewport"));
     let response = response.on_hover_text(
-        "Click to select and to give the game the keyboard; drag to pan, scroll to zoom; Esc or a click elsewhere gives the keyboard back",
+        "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; Esc or a click elsewhere gives the keyboard back",
     );
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
@@ -111,14 +111,15 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     camera.center = Vec2::new(state.viewport.center.x, state.viewport.center.y);
     camera.zoom = state.persisted.zoom;
 
-    // Click to select: the topmost (last drawn) object under the pointer.
+    // Click to select: the topmost (last drawn) object under the pointer. A
+    // click on empty space only gives the game the keyboard; the inspector
+    // keeps its object.
     if response.clicked()
         && let Some(pointer) = response.interact_pointer_pos()
+        && let Some(hit) = pick(&view, &camera, pointer)
+        && Some(hit) != state.selected
     {
-        let hit = pick(&view, &camera, pointer);
-        if hit != state.selected {
-            state.select(hit);
-        }
+        state.select(Some(hit));
     }
 
     let painter = painter.with_clip_rect(rect);
@@ -160,7 +161,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         .map(|(name, keys)| format!("{} {name}", keys.join("/")))
         .collect();
     let hint = if focused {
-        format!("keyboard → game: {} (Esc gives it back)", keys.join(" · "))
+        format!("keyboard to the game: {} (Esc gives it back)", keys.join(" · "))
     } else {
         "click to give the game the keyboard; drag to pan, scroll to zoom".to_string()
     };
