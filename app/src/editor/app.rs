@@ -18,6 +18,7 @@ use super::hierarchy::hierarchy_ui;
 use super::inspector::inspector_ui;
 use super::log::log_ui;
 use super::protocol::{Command, Event, FrameTelemetry, Pacing, WorldView};
+use super::timeline::{TimelineState, timeline_ui};
 use super::toolbar::toolbar_ui;
 use super::viewport::viewport_ui;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
@@ -172,6 +173,10 @@ pub struct EditorState {
     pub driven: bool,
     /// A new selection the hierarchy should unfold to and scroll to.
     pub reveal_selection: bool,
+    /// The timeline panel: its own telemetry ring, cursor, markers.
+    pub timeline: TimelineState,
+    /// Whether the timeline panel is shown.
+    pub timeline_open: bool,
     /// The script code pane.
     pub code: CodePaneState,
 }
@@ -214,7 +219,14 @@ impl EditorState {
     }
 
     fn on_event(&mut self, event: Event) {
+        self.timeline.on_event(&event);
         match event {
+            Event::Poses(_) => {}
+            Event::Rewound(tick) => self.push_log(LogLine {
+                level: LogLevel::Info,
+                object: None,
+                text: format!("rewound to tick {tick}: Play continues from here"),
+            }),
             Event::Suspended(s) => {
                 let text = super::toolbar::suspension_text(&s, self.view.as_ref());
                 self.push_log(LogLine {
@@ -356,6 +368,8 @@ impl EditorApp {
             edits: EditBuffers::default(),
             driven: matches!(config.driver, Driver::Driven { .. }),
             reveal_selection: false,
+            timeline: TimelineState::default(),
+            timeline_open: true,
             code: CodePaneState::default(),
             persisted,
         };
@@ -376,6 +390,11 @@ impl EditorApp {
         &self.state
     }
 
+    /// The panels' state, writable (tests drive the timeline's actions).
+    pub fn state_mut(&mut self) -> &mut EditorState {
+        &mut self.state
+    }
+
     /// Takes everything the worker published: every event and telemetry batch,
     /// and the newest view (older unread views are skipped).
     fn drain(&mut self) {
@@ -384,6 +403,10 @@ impl EditorApp {
                 if self.state.telemetry.len() == TELEMETRY_CAPACITY {
                     self.state.telemetry.pop_front();
                 }
+                self.state.timeline.ingest(stepframe_core::FrameRecord::new(
+                    &frame.report,
+                    &frame.clock,
+                ));
                 self.state.telemetry.push_back(frame);
                 self.state.telemetry_total += 1;
             }
@@ -392,7 +415,11 @@ impl EditorApp {
             self.state.on_event(event);
         }
         while let Ok(view) = self.ui_end.views.try_recv() {
+            self.state.timeline.max_delta = view.settings.max_delta;
             self.state.view = Some(view);
+        }
+        if let Some(view) = self.state.view.as_mut() {
+            self.state.timeline.apply_scrub(view);
         }
         if let Some(view) = &self.state.view
             && let Some(id) = self.state.selected
@@ -500,6 +527,16 @@ impl eframe::App for EditorApp {
                 .resizable(true)
                 .default_size(480.0)
                 .show(ui, |ui| code_pane_ui(ui, state));
+        }
+        if state.timeline_open {
+            let suspended = state.is_suspended();
+            egui::Panel::bottom("timeline")
+                .resizable(true)
+                .default_size(320.0)
+                .show(ui, |ui| timeline_ui(ui, &mut state.timeline, suspended));
+            for command in std::mem::take(&mut state.timeline.outbox) {
+                state.send(command);
+            }
         }
         egui::CentralPanel::default().show(ui, |ui| viewport_ui(ui, state));
     }

@@ -7,6 +7,7 @@
 //! | [`app`] | the eframe app: drains the channels, shortcuts, layout |
 //! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`) |
 //! | `code_pane` | rhai scripts: gutter breakpoints, the hit's locals and stack, editing with hot reload |
+//! | [`timeline`] | telemetry lanes, scrubbing, resume from here, markers, export |
 //! | `geometry` | shape outlines, hit tests, the world ↔ screen camera |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
@@ -30,6 +31,7 @@ mod inspector;
 mod log;
 pub mod protocol;
 mod session;
+pub mod timeline;
 mod toolbar;
 mod viewport;
 pub mod worker;

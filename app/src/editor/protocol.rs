@@ -19,7 +19,8 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId, Clock, FrameReport,
-    InputEvent, LogEntry, ObjectId, Pose, Shape, StepStrategy, Suspension, TimeSettings, Velocity,
+    InputEvent, LogEntry, ObjectId, Pose, Shape, StepStrategy, Suspension, TickPoses, TimeSettings,
+    Velocity,
 };
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -125,6 +126,13 @@ pub enum Command {
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.
     ReloadScript(PathBuf),
+    /// Timeline scrub: send back the committed poses of this completed tick
+    /// ([`Event::Poses`]), from the worker's pose history. Changes nothing.
+    Scrub(u64),
+    /// "Resume from here": rewind the live session to the end of this tick
+    /// (keyframe + exact re-simulation) and leave it suspended there; Play
+    /// continues from it. Answered by [`Event::Rewound`] or an error.
+    RewindTo(u64),
     /// Ends the worker thread.
     Shutdown,
 }
@@ -254,4 +262,9 @@ pub enum Event {
     Error(String),
     /// Log lines written by hooks and the runtime since the last batch.
     Log(Vec<LogEntry>),
+    /// The answer to [`Command::Scrub`]: that tick's committed poses, or `None`
+    /// when the pose history no longer (or never) held it.
+    Poses(Option<TickPoses>),
+    /// The session was rewound to the end of this tick (suspended there).
+    Rewound(u64),
 }

@@ -25,8 +25,9 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 use stepframe_core::{
-    BodyCommand, Breakpoint, ContactEvent, ContactKind, FrameReport, HookKind, ObjectId, Pipeline,
-    Registry, Suspension, TickObserver, TickRecord, TimeSettings,
+    BodyCommand, Breakpoint, ContactEvent, ContactKind, FrameReport, History, HookKind, InputEvent,
+    ObjectId, Pipeline, Pose, PoseHistory, Registry, Suspension, TickObserver, TickRecord,
+    TimeSettings,
 };
 
 use super::protocol::{
@@ -93,6 +94,12 @@ struct TickTap {
     contacts: Vec<ContactEvent>,
     /// State hash after the tick.
     hash: u64,
+    /// The completed tick and the frame that ran it (for the pose history).
+    tick: u64,
+    /// The frame that ran the tick.
+    frame: u64,
+    /// Committed poses of every body after the tick (timeline scrubbing).
+    poses: Vec<(ObjectId, Pose)>,
 }
 
 /// The observer installed in the pipeline: copies each tick's contacts and hash
@@ -109,6 +116,13 @@ impl TickObserver for TickForwarder {
         let _ = self.tx.send(TickTap {
             contacts: record.contacts.to_vec(),
             hash: record.hash,
+            tick: record.clock.simulation_tick,
+            frame: record.clock.frame_index,
+            poses: record
+                .world
+                .objects()
+                .filter_map(|o| o.body.as_ref().map(|b| (o.id, b.committed)))
+                .collect(),
         });
     }
 }
@@ -151,6 +165,14 @@ pub struct Worker {
     dirty: bool,
     /// Telemetry not yet sent.
     batch: Vec<FrameTelemetry>,
+    /// Every call that advanced the session, with keyframes: "resume from
+    /// here" rewinds through it.
+    history: History,
+    /// Committed poses per tick: what a timeline scrub shows.
+    poses: PoseHistory,
+    /// Input events from the UI, handed to the next frame through the history
+    /// (so a rewind replays them).
+    pending_inputs: Vec<InputEvent>,
     /// Channels to the UI.
     out: WorkerEnd,
     /// Asked to repaint after each publish (absent in tests).
@@ -195,6 +217,9 @@ impl Worker {
             revision: 0,
             dirty: true,
             batch: Vec::new(),
+            history: History::default(),
+            poses: PoseHistory::default(),
+            pending_inputs: Vec::new(),
             out,
             repaint,
         }
@@ -234,25 +259,33 @@ impl Worker {
         self.dirty = true;
         match command {
             Command::Play => self.play(),
-            Command::Pause => self.pipeline.pause(),
+            Command::Pause => self.history.pause(&mut self.pipeline),
             Command::TogglePlay => {
                 if self.is_suspended() {
                     self.play();
                 } else {
-                    self.pipeline.pause();
+                    self.history.pause(&mut self.pipeline);
                 }
             }
             Command::StepTick => {
                 let t0 = Instant::now();
-                let report = self.pipeline.step_tick();
+                self.flush_inputs();
+                let report = self.history.step_tick(&mut self.pipeline);
                 self.record(report, 0.0, t0);
             }
             Command::StepFrame => {
                 let t0 = Instant::now();
                 let dt = self.pacing.nominal_dt();
-                let report = self.pipeline.step_one_frame(dt);
+                let inputs = std::mem::take(&mut self.pending_inputs);
+                let report = self.history.step_one_frame(&mut self.pipeline, dt, &inputs);
                 self.record(report, dt, t0);
             }
+            Command::Scrub(tick) => {
+                self.drain_taps(true);
+                let poses = self.poses.at(tick).cloned();
+                self.send_event(Event::Poses(poses));
+            }
+            Command::RewindTo(tick) => self.rewind(tick),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
             Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
             Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
@@ -268,7 +301,7 @@ impl Worker {
                 self.pipeline.set_breakpoint_enabled(id, enabled)
             }
             Command::ToggleFixedBreakpoint(object) => self.toggle_fixed_breakpoint(object),
-            Command::Input(event) => self.pipeline.push_input(event),
+            Command::Input(event) => self.pending_inputs.push(event),
             Command::Load(path) => self.load(&path, false),
             Command::LoadAndPlay(path) => self.load(&path, true),
             Command::Reload => self.reload(),
@@ -311,7 +344,8 @@ impl Worker {
     pub fn frame(&mut self, raw_dt: f64) {
         if !self.is_suspended() {
             let t0 = Instant::now();
-            let report = self.pipeline.step_frame(raw_dt);
+            let inputs = std::mem::take(&mut self.pending_inputs);
+            let report = self.history.step_frame(&mut self.pipeline, raw_dt, &inputs);
             self.record(report, raw_dt, t0);
             self.dirty = true;
         }
@@ -321,8 +355,57 @@ impl Worker {
     fn play(&mut self) {
         if self.is_suspended() {
             let t0 = Instant::now();
-            let report = self.pipeline.resume();
+            self.flush_inputs();
+            let report = self.history.resume(&mut self.pipeline);
             self.record(report, 0.0, t0);
+        }
+    }
+
+    /// Input that must reach a call the history logs without inputs (a lone
+    /// tick, a resume): pushed straight to the pipeline. Such input is not
+    /// replayed by a rewind; frames carry theirs through the history.
+    fn flush_inputs(&mut self) {
+        for e in std::mem::take(&mut self.pending_inputs) {
+            self.pipeline.push_input(e);
+        }
+    }
+
+    /// Applies the tick observer's taps: contacts and hash always, poses into
+    /// the pose history when `record_poses` (a rewind's replay re-runs known
+    /// ticks: their poses are already there, and later ones stay scrubbable
+    /// until the new branch overwrites them).
+    fn drain_taps(&mut self, record_poses: bool) {
+        while let Ok(tap) = self.taps.try_recv() {
+            self.state_hash = tap.hash;
+            for c in tap.contacts {
+                match c.kind {
+                    ContactKind::Started => self.touching.insert((c.a, c.b)),
+                    ContactKind::Stopped => self.touching.remove(&(c.a, c.b)),
+                };
+            }
+            if record_poses {
+                self.poses
+                    .record(tap.tick, tap.frame, tap.poses.into_iter());
+            }
+        }
+    }
+
+    /// "Resume from here": rewinds to the end of `tick`, suspended there.
+    fn rewind(&mut self, tick: u64) {
+        self.drain_taps(true);
+        self.pending_inputs.clear();
+        match self.history.rewind_to_tick(&mut self.pipeline, tick) {
+            Ok(()) => {
+                // The replay runs without the tick observer: the hash comes
+                // from the pipeline; the touching set is rebuilt by the ticks
+                // that follow (contacts that started before the target and
+                // still touch are not shown until they change).
+                self.drain_taps(false);
+                self.touching.clear();
+                self.state_hash = self.pipeline.state_hash();
+                self.send_event(Event::Rewound(tick));
+            }
+            Err(e) => self.error(format!("cannot resume from tick {tick}: {e}")),
         }
     }
 
@@ -430,6 +513,9 @@ impl Worker {
                 tx: self.tap_tx.clone(),
             })));
         while self.taps.try_recv().is_ok() {}
+        self.history.clear();
+        self.poses = PoseHistory::default();
+        self.pending_inputs.clear();
         self.touching.clear();
         self.state_hash = 0;
         self.pending_edits.clear();
@@ -481,15 +567,7 @@ impl Worker {
     /// Sends the telemetry batch, log lines, suspension events and (latest wins)
     /// the view, if anything changed since the last publish.
     fn publish(&mut self) {
-        while let Ok(tap) = self.taps.try_recv() {
-            self.state_hash = tap.hash;
-            for c in tap.contacts {
-                match c.kind {
-                    ContactKind::Started => self.touching.insert((c.a, c.b)),
-                    ContactKind::Stopped => self.touching.remove(&(c.a, c.b)),
-                };
-            }
-        }
+        self.drain_taps(true);
         let mut log = self.pipeline.drain_log();
         if !log.is_empty() {
             if log.len() > MAX_LOG_BATCH {

@@ -1,0 +1,877 @@
+//! The timeline panel: stacked egui_plot lanes over the telemetry ring, one
+//! shared time cursor, scrubbing, "resume from here", markers and export.
+//!
+//! The UI keeps its own [`Telemetry`] ring, fed from the worker's telemetry
+//! batches ([`TimelineState::ingest`]). Every lane reduces its series to one
+//! min/max pair per pixel column ([`decimate`], as Rerun does) before handing
+//! it to egui_plot, so an hour of frames (216,000) draws in a few ms. The lanes
+//! share one x axis (linked), which switches between frame index, frame time
+//! and simulation tick.
+//!
+//! The panel never talks to the worker directly: what it wants (pause, scrub,
+//! rewind) goes into [`TimelineState::outbox`], which the app sends. Tests push
+//! the same commands through [`TimelineState::scrub_to`].
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points, VLine};
+use stepframe_core::{FrameRecord, Telemetry, TickPoses};
+
+use super::protocol::{Command, Event, WorldView};
+
+/// What the x axis shows.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum XAxis {
+    /// One-based outer frame index.
+    FrameIndex,
+    /// `frame_time` at the end of the frame, seconds.
+    FrameTime,
+    /// Completed simulation ticks.
+    Tick,
+}
+
+impl XAxis {
+    /// The x value of a record on this axis.
+    pub fn of(self, r: &FrameRecord) -> f64 {
+        match self {
+            XAxis::FrameIndex => r.frame_index as f64,
+            XAxis::FrameTime => r.frame_time,
+            XAxis::Tick => r.simulation_tick as f64,
+        }
+    }
+
+    fn label(self) -> &'static str {
+        match self {
+            XAxis::FrameIndex => "frame",
+            XAxis::FrameTime => "frame time (s)",
+            XAxis::Tick => "tick",
+        }
+    }
+}
+
+/// Kinds of timeline markers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkerKind {
+    /// A breakpoint suspended the session.
+    Breakpoint,
+    /// An error event (or a fault).
+    Error,
+    /// The scene was (re)loaded.
+    Reload,
+    /// A stall: the frame's dt reached `max_delta`.
+    Stall,
+}
+
+/// A marker on the timeline, anchored to a record by its sequence number
+/// (records ever ingested before it), which stays valid as the ring drops old
+/// records.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Marker {
+    /// Sequence number of the record the marker belongs to.
+    pub seq: u64,
+    /// What happened.
+    pub kind: MarkerKind,
+    /// Hover text.
+    pub text: String,
+}
+
+/// Most markers kept (stalls in a long irregular run would otherwise grow without bound).
+const MAX_MARKERS: usize = 10_000;
+
+/// Frames shown while following live.
+const LIVE_WINDOW_FRAMES: usize = 600;
+
+/// Worst frames highlighted in the dt lane.
+const WORST_FRAMES: usize = 10;
+
+/// The timeline's UI-side state.
+#[derive(Debug)]
+pub struct TimelineState {
+    /// The UI's own ring of records.
+    pub telemetry: Telemetry,
+    /// The cursor: sequence number of the selected record, if any.
+    pub cursor: Option<u64>,
+    /// Keep the newest frames in view.
+    pub follow_live: bool,
+    /// What the x axis shows.
+    pub axis: XAxis,
+    /// Frame budget line, Hz (60 → 16.67 ms).
+    pub budget_hz: f64,
+    /// `max_delta` of the session, for stall markers.
+    pub max_delta: f64,
+    /// Markers, oldest first.
+    pub markers: Vec<Marker>,
+    /// Committed poses of the scrubbed tick, once the worker sent them.
+    pub scrub: Option<TickPoses>,
+    /// Export path field.
+    pub export_path: String,
+    /// Last export result or error.
+    pub status: Option<String>,
+    /// Commands for the worker; the app sends and clears them.
+    pub outbox: Vec<Command>,
+    /// Visible x range of the last drawn frame (export and decimation use it).
+    pub visible: Option<(f64, f64)>,
+}
+
+impl Default for TimelineState {
+    fn default() -> TimelineState {
+        TimelineState::with_capacity(stepframe_core::telemetry::DEFAULT_CAPACITY)
+    }
+}
+
+impl TimelineState {
+    /// A timeline keeping at most `capacity` frames.
+    pub fn with_capacity(capacity: usize) -> TimelineState {
+        TimelineState {
+            telemetry: Telemetry::with_capacity(capacity),
+            cursor: None,
+            follow_live: true,
+            axis: XAxis::FrameIndex,
+            budget_hz: 60.0,
+            max_delta: 0.25,
+            markers: Vec::new(),
+            scrub: None,
+            export_path: "timeline.json".to_string(),
+            status: None,
+            outbox: Vec::new(),
+            visible: None,
+        }
+    }
+
+    /// Sequence number of the oldest record kept.
+    fn first_seq(&self) -> u64 {
+        self.telemetry.pushed() - self.telemetry.len() as u64
+    }
+
+    /// The record with sequence number `seq`, if still kept.
+    pub fn record(&self, seq: u64) -> Option<&FrameRecord> {
+        let i = seq.checked_sub(self.first_seq())?;
+        self.telemetry.records().get(usize::try_from(i).ok()?)
+    }
+
+    /// The record under the cursor.
+    pub fn cursor_record(&self) -> Option<&FrameRecord> {
+        self.record(self.cursor?)
+    }
+
+    /// Adds one record from the worker (stalls are marked here).
+    pub fn ingest(&mut self, record: FrameRecord) {
+        let seq = self.telemetry.pushed();
+        if record.delta_time >= self.max_delta && self.max_delta > 0.0 {
+            self.mark(
+                seq,
+                MarkerKind::Stall,
+                format!(
+                    "stall: frame {} dt {:.1} ms",
+                    record.frame_index,
+                    record.delta_time * 1000.0
+                ),
+            );
+        }
+        self.telemetry.push(record);
+    }
+
+    fn mark(&mut self, seq: u64, kind: MarkerKind, text: String) {
+        if self.markers.len() == MAX_MARKERS {
+            self.markers.remove(0);
+        }
+        self.markers.push(Marker { seq, kind, text });
+    }
+
+    /// Notes an editor event: markers, and the end of a scrub.
+    pub fn on_event(&mut self, event: &Event) {
+        let last = self.telemetry.pushed().saturating_sub(1);
+        match event {
+            Event::Suspended(s) => match &s.reason {
+                stepframe_core::SuspendReason::Breakpoint(_) => self.mark(
+                    last,
+                    MarkerKind::Breakpoint,
+                    format!("breakpoint at tick {}", s.tick),
+                ),
+                stepframe_core::SuspendReason::Fault { .. } => {
+                    self.mark(last, MarkerKind::Error, format!("fault at tick {}", s.tick))
+                }
+                _ => {}
+            },
+            Event::Resumed => self.scrub = None,
+            Event::Loaded { path, .. } => {
+                self.telemetry.clear();
+                self.markers.clear();
+                self.cursor = None;
+                self.scrub = None;
+                let seq = self.telemetry.pushed();
+                self.mark(
+                    seq,
+                    MarkerKind::Reload,
+                    format!("loaded {}", path.display()),
+                );
+            }
+            Event::Error(message) => self.mark(last, MarkerKind::Error, message.clone()),
+            Event::Poses(poses) => self.scrub = poses.clone(),
+            Event::Rewound(tick) => self.rewound(*tick),
+            _ => {}
+        }
+    }
+
+    /// After a rewind to `tick`: later frames belong to an abandoned branch.
+    fn rewound(&mut self, tick: u64) {
+        let first = self.first_seq();
+        let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
+        for r in self.telemetry.records() {
+            if r.simulation_tick <= tick {
+                kept.push(*r);
+            }
+        }
+        let end = kept.pushed();
+        self.telemetry = kept;
+        self.markers.retain_mut(|m| {
+            if m.seq < first || m.seq - first >= end {
+                return false;
+            }
+            m.seq -= first;
+            true
+        });
+        self.cursor = end.checked_sub(1);
+        self.scrub = None;
+        self.follow_live = true;
+    }
+
+    /// Moves the cursor to record `seq`: pauses the session (once) and asks the
+    /// worker for the committed poses of that record's tick. This is what a
+    /// click or drag on the plot does.
+    pub fn scrub_to(&mut self, seq: u64, suspended: bool) {
+        let Some(tick) = self.record(seq).map(|r| r.simulation_tick) else {
+            return;
+        };
+        if !suspended && !self.outbox.contains(&Command::Pause) {
+            self.outbox.push(Command::Pause);
+        }
+        self.follow_live = false;
+        if self.cursor != Some(seq) {
+            self.cursor = Some(seq);
+            self.outbox.push(Command::Scrub(tick));
+        }
+    }
+
+    /// "Resume from here": rewinds the live session to the cursor's tick.
+    pub fn resume_from_cursor(&mut self) {
+        if let Some(r) = self.cursor_record() {
+            let tick = r.simulation_tick;
+            self.outbox.push(Command::RewindTo(tick));
+        }
+    }
+
+    /// Sequence number of the record nearest to `x` on the current axis.
+    pub fn nearest(&self, x: f64) -> Option<u64> {
+        let records = self.telemetry.records();
+        if records.is_empty() {
+            return None;
+        }
+        let axis = self.axis;
+        let i = partition(records.len(), |i| axis.of(&records[i]) < x);
+        let best = if i == 0 {
+            0
+        } else if i == records.len() {
+            i - 1
+        } else if (axis.of(&records[i]) - x).abs() < (x - axis.of(&records[i - 1])).abs() {
+            i
+        } else {
+            i - 1
+        };
+        Some(self.first_seq() + best as u64)
+    }
+
+    /// Shows the scrubbed tick's committed poses in `view` (viewport and
+    /// inspector), while the session is suspended.
+    pub fn apply_scrub(&self, view: &mut WorldView) {
+        let Some(scrub) = &self.scrub else { return };
+        if view.suspension.is_none() {
+            return;
+        }
+        for (id, pose) in &scrub.poses {
+            if let Some(o) = view.objects.iter_mut().find(|o| o.id == *id) {
+                o.presentation = *pose;
+                o.committed = *pose;
+            }
+            if let Some(s) = view.selected.as_mut().filter(|s| s.id == *id) {
+                s.presentation = *pose;
+                s.committed = *pose;
+            }
+        }
+    }
+
+    /// Writes the visible range as Chrome trace JSON (`.json`) or CSV, atomically
+    /// (a temporary file renamed into place).
+    pub fn export(&self, path: &Path, chrome: bool) -> std::io::Result<usize> {
+        let axis = self.axis;
+        let (lo, hi) = self.visible.unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+        let records = || {
+            self.telemetry
+                .records()
+                .iter()
+                .filter(move |r| (lo..=hi).contains(&axis.of(r)))
+        };
+        let n = records().count();
+        let mut tmp = PathBuf::from(path);
+        tmp.as_mut_os_string().push(".tmp");
+        {
+            let mut file = std::fs::File::create(&tmp)?;
+            if chrome {
+                stepframe_core::export::chrome_trace(records(), &mut file)?;
+            } else {
+                stepframe_core::export::csv(records(), &mut file)?;
+            }
+            file.flush()?;
+            file.sync_all()?;
+        }
+        std::fs::rename(&tmp, path)?;
+        Ok(n)
+    }
+}
+
+/// First index in `0..n` where `before(i)` is false (`before` must be true then
+/// false along the slice, as for sorted x).
+fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
+    let (mut lo, mut hi) = (0usize, n);
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if before(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
+}
+
+/// Reduces the series `(xs[i], ys[i])` (xs non-decreasing) to at most one
+/// min/max pair per pixel column of `x_range` split into `columns`, in x order,
+/// plus the nearest point on each side of the range so the line runs to the
+/// edges. A column's min and max are kept exactly, so no spike disappears when
+/// zoomed out.
+pub fn decimate(xs: &[f64], ys: &[f64], x_range: (f64, f64), columns: usize) -> Vec<[f64; 2]> {
+    decimate_with(
+        xs.len().min(ys.len()),
+        |i| xs[i],
+        |i| ys[i],
+        x_range,
+        columns,
+    )
+}
+
+/// [`decimate`] over accessors (no intermediate arrays: the timeline reads its
+/// ring directly).
+pub fn decimate_with(
+    n: usize,
+    x: impl Fn(usize) -> f64,
+    y: impl Fn(usize) -> f64,
+    (lo, hi): (f64, f64),
+    columns: usize,
+) -> Vec<[f64; 2]> {
+    let columns = columns.max(1);
+    let start = partition(n, |i| x(i) < lo);
+    let end = partition(n, |i| x(i) <= hi);
+    let mut out = Vec::with_capacity(2 * columns + 4);
+    if start > 0 {
+        out.push([x(start - 1), y(start - 1)]);
+    }
+    let width = if hi > lo {
+        (hi - lo) / columns as f64
+    } else {
+        1.0
+    };
+    let mut column = usize::MAX;
+    let (mut min_i, mut max_i) = (0usize, 0usize);
+    let flush = |out: &mut Vec<[f64; 2]>, a: usize, b: usize| {
+        let (first, second) = if a <= b { (a, b) } else { (b, a) };
+        out.push([x(first), y(first)]);
+        if second != first {
+            out.push([x(second), y(second)]);
+        }
+    };
+    for i in start..end {
+        let c = (((x(i) - lo) / width) as usize).min(columns - 1);
+        let v = y(i);
+        if c != column {
+            if column != usize::MAX {
+                flush(&mut out, min_i, max_i);
+            }
+            column = c;
+            min_i = i;
+            max_i = i;
+        } else if v < y(min_i) {
+            min_i = i;
+        } else if v > y(max_i) {
+            max_i = i;
+        }
+    }
+    if column != usize::MAX {
+        flush(&mut out, min_i, max_i);
+    }
+    if end < n {
+        out.push([x(end), y(end)]);
+    }
+    out
+}
+
+/// Text of one read-out row: `name value` (values printed exactly, so a test
+/// can compare them with the record).
+pub fn readout(r: &FrameRecord) -> Vec<String> {
+    vec![
+        format!("at frame_index {}", r.frame_index),
+        format!("at simulation_tick {}", r.simulation_tick),
+        format!("at delta_time {}", r.delta_time),
+        format!("at frame_time {}", r.frame_time),
+        format!("at simulation_time {}", r.simulation_time),
+        format!("at fixed_delta_time {}", r.fixed_delta_time),
+        format!("at interpolation_alpha {}", r.interpolation_alpha),
+        format!("at accumulator_before {}", r.accumulator_before),
+        format!("at accumulator_after {}", r.accumulator_after),
+        format!("at ticks {}", r.ticks),
+        format!("at dropped_this_frame {}", r.dropped_this_frame),
+        format!("at dropped_time {}", r.dropped_time),
+    ]
+}
+
+/// One lane: a name, a height and its series.
+struct Lane {
+    id: &'static str,
+    series: Vec<(String, Vec<[f64; 2]>)>,
+    hlines: Vec<(String, f64)>,
+    points: Vec<(String, Vec<[f64; 2]>, egui::Color32)>,
+}
+
+/// Draws the timeline: controls, read-out and the stacked lanes. `suspended`
+/// says whether the session is suspended (a scrub pauses it otherwise).
+pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
+    ui.horizontal(|ui| {
+        ui.checkbox(&mut state.follow_live, "follow live");
+        let label = ui.label("x axis");
+        egui::ComboBox::from_id_salt("timeline_axis")
+            .selected_text(state.axis.label())
+            .show_ui(ui, |ui| {
+                for axis in [XAxis::FrameIndex, XAxis::FrameTime, XAxis::Tick] {
+                    ui.selectable_value(&mut state.axis, axis, axis.label());
+                }
+            })
+            .response
+            .labelled_by(label.id);
+        let label = ui.label("budget Hz");
+        ui.add(
+            egui::DragValue::new(&mut state.budget_hz)
+                .range(1.0..=1000.0)
+                .speed(1.0),
+        )
+        .labelled_by(label.id)
+        .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
+        ui.label(format!("{} frames", state.telemetry.len()));
+        if state.cursor_record().is_some() && ui.button("Resume from here").clicked() {
+            state.resume_from_cursor();
+        }
+        let label = ui.label("export to");
+        ui.add(egui::TextEdit::singleline(&mut state.export_path).desired_width(160.0))
+            .labelled_by(label.id);
+        for (label, chrome) in [("Chrome trace", true), ("CSV", false)] {
+            if ui.button(label).clicked() {
+                let path = PathBuf::from(state.export_path.trim());
+                state.status = Some(match state.export(&path, chrome) {
+                    Ok(n) => format!("wrote {n} frames to {}", path.display()),
+                    Err(e) => format!("export to {} failed: {e}", path.display()),
+                });
+            }
+        }
+        if let Some(status) = &state.status {
+            ui.label(status);
+        }
+    });
+    if let Some(r) = state.cursor_record().copied() {
+        ui.horizontal_wrapped(|ui| {
+            for row in readout(&r) {
+                ui.monospace(row);
+            }
+        });
+    }
+    draw_lanes(ui, state, suspended);
+}
+
+fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
+    let records = state.telemetry.records();
+    let axis = state.axis;
+    let n = records.len();
+    let (Some(first), Some(last)) = (records.front(), records.back()) else {
+        ui.label("no frames yet");
+        return;
+    };
+    let full = (axis.of(first), axis.of(last).max(axis.of(first) + 1e-9));
+    let live = (
+        axis.of(&records[n.saturating_sub(LIVE_WINDOW_FRAMES)]),
+        full.1,
+    );
+    let range = if state.follow_live {
+        live
+    } else {
+        state.visible.unwrap_or(full)
+    };
+    let columns = ui.available_width().max(1.0) as usize;
+    let x = |i: usize| axis.of(&records[i]);
+    let dec = |y: &dyn Fn(usize) -> f64| decimate_with(n, x, y, range, columns);
+    let fixed_dt = last.fixed_delta_time;
+
+    // Worst frames of the visible range.
+    let start = partition(n, |i| x(i) < range.0);
+    let end = partition(n, |i| x(i) <= range.1);
+    let mut worst: Vec<usize> = Vec::with_capacity(WORST_FRAMES + 1);
+    for i in start..end {
+        let dt = records[i].delta_time;
+        if worst.len() < WORST_FRAMES || dt > records[worst[worst.len() - 1]].delta_time {
+            let at = worst.partition_point(|&j| records[j].delta_time >= dt);
+            worst.insert(at, i);
+            worst.truncate(WORST_FRAMES);
+        }
+    }
+    let mut dropped_points = Vec::new();
+    for i in start..end {
+        if records[i].dropped_this_frame > 0.0 {
+            dropped_points.push([x(i), f64::from(records[i].ticks)]);
+        }
+    }
+    let slots = records
+        .range(start..end)
+        .map(|r| usize::from(r.priorities))
+        .max()
+        .unwrap_or(0);
+    let mut stacked = Vec::new();
+    for s in 0..slots {
+        let ys = dec(&|i: usize| {
+            records[i]
+                .priorities()
+                .iter()
+                .take(s + 1)
+                .map(|p| f64::from(p.1))
+                .sum::<f64>()
+        });
+        let label = records
+            .range(start..end)
+            .find_map(|r| r.priorities().get(s).map(|p| p.0))
+            .map_or(format!("slot {s}"), |p| format!("priority {p}"));
+        stacked.push((label, ys));
+    }
+    let lanes = vec![
+        Lane {
+            id: "dt (ms)",
+            series: vec![("dt".into(), dec(&|i: usize| records[i].delta_time * 1000.0))],
+            hlines: vec![("budget".into(), 1000.0 / state.budget_hz.max(1e-3))],
+            points: vec![(
+                "worst frames".into(),
+                worst
+                    .iter()
+                    .map(|&i| [x(i), records[i].delta_time * 1000.0])
+                    .collect(),
+                egui::Color32::RED,
+            )],
+        },
+        Lane {
+            id: "accumulator (ms)",
+            series: vec![
+                (
+                    "before".into(),
+                    dec(&|i: usize| records[i].accumulator_before * 1000.0),
+                ),
+                (
+                    "after".into(),
+                    dec(&|i: usize| records[i].accumulator_after * 1000.0),
+                ),
+            ],
+            hlines: vec![("fixed_dt".into(), fixed_dt * 1000.0)],
+            points: vec![],
+        },
+        Lane {
+            id: "alpha",
+            series: vec![(
+                "alpha".into(),
+                dec(&|i: usize| f64::from(records[i].interpolation_alpha)),
+            )],
+            hlines: vec![],
+            points: vec![],
+        },
+        Lane {
+            id: "ticks",
+            series: vec![("ticks".into(), dec(&|i: usize| f64::from(records[i].ticks)))],
+            hlines: vec![],
+            points: vec![(
+                "cap dropped backlog".into(),
+                dropped_points,
+                egui::Color32::from_rgb(255, 140, 0),
+            )],
+        },
+        Lane {
+            id: "dropped (s)",
+            series: vec![("dropped".into(), dec(&|i: usize| records[i].dropped_time))],
+            hlines: vec![],
+            points: vec![],
+        },
+        Lane {
+            id: "FixedUpdate (ms)",
+            series: stacked,
+            hlines: vec![],
+            points: vec![],
+        },
+        Lane {
+            id: "physics (ms)",
+            series: vec![(
+                "physics".into(),
+                dec(&|i: usize| f64::from(records[i].physics_ms)),
+            )],
+            hlines: vec![],
+            points: vec![],
+        },
+    ];
+    let cursor_x = state.cursor_record().map(|r| axis.of(r));
+    let marker_points: Vec<(MarkerKind, f64, String)> = state
+        .markers
+        .iter()
+        .filter_map(|m| {
+            let r = state.record(m.seq)?;
+            let x = axis.of(r);
+            (range.0..=range.1)
+                .contains(&x)
+                .then(|| (m.kind, x, m.text.clone()))
+        })
+        .collect();
+
+    let link = ui.scope_id().with("timeline_link");
+    let lane_height = ((ui.available_height() - 40.0) / 8.0).clamp(40.0, 90.0);
+    let mut clicked_x: Option<f64> = None;
+    let mut new_range: Option<(f64, f64)> = None;
+    let mut scrolled = false;
+    egui::ScrollArea::vertical()
+        .id_salt("timeline_lanes")
+        .show(ui, |ui| {
+            for (k, lane) in lanes.into_iter().enumerate() {
+                let resp = Plot::new(lane.id)
+                    .height(lane_height)
+                    .link_axis(link, [true, false])
+                    .link_cursor(link, [true, false])
+                    .allow_drag(false)
+                    .allow_boxed_zoom(false)
+                    .allow_double_click_reset(false)
+                    .y_axis_label(lane.id)
+                    .show_x(true)
+                    .legend(Legend::default())
+                    .show(ui, |pui| {
+                        if k == 0 {
+                            pui.set_plot_bounds_x(range.0..=range.1);
+                        }
+                        for (name, pts) in lane.series {
+                            pui.line(Line::new(name, PlotPoints::new(pts)));
+                        }
+                        for (name, y) in lane.hlines {
+                            pui.hline(egui_plot::HLine::new(name, y));
+                        }
+                        for (name, pts, color) in lane.points {
+                            pui.points(
+                                Points::new(name, PlotPoints::new(pts))
+                                    .color(color)
+                                    .radius(3.0)
+                                    .shape(MarkerShape::Circle),
+                            );
+                        }
+                        if let Some(cx) = cursor_x {
+                            pui.vline(VLine::new("cursor", cx).color(egui::Color32::YELLOW));
+                        }
+                        pui.plot_bounds()
+                    });
+                let b = resp.inner;
+                new_range = Some((b.min()[0], b.max()[0]));
+                let r = &resp.response;
+                if r.hovered() && ui.input(|i| i.smooth_scroll_delta != egui::Vec2::ZERO) {
+                    scrolled = true;
+                }
+                if (r.clicked() || r.dragged())
+                    && let Some(p) = r.interact_pointer_pos()
+                {
+                    clicked_x = Some(resp.transform.value_from_position(p).x);
+                }
+            }
+            // Markers lane: click a marker to jump to it.
+            let resp = Plot::new("markers")
+                .height(lane_height * 0.6)
+                .link_axis(link, [true, false])
+                .link_cursor(link, [true, false])
+                .allow_drag(false)
+                .allow_boxed_zoom(false)
+                .allow_double_click_reset(false)
+                .y_axis_label("markers")
+                .legend(Legend::default())
+                .show(ui, |pui| {
+                    for (kind, name, y, color) in [
+                        (
+                            MarkerKind::Breakpoint,
+                            "breakpoint",
+                            3.0,
+                            egui::Color32::RED,
+                        ),
+                        (MarkerKind::Error, "error", 2.0, egui::Color32::LIGHT_RED),
+                        (MarkerKind::Reload, "reload", 1.0, egui::Color32::LIGHT_BLUE),
+                        (
+                            MarkerKind::Stall,
+                            "stall",
+                            0.0,
+                            egui::Color32::from_rgb(255, 140, 0),
+                        ),
+                    ] {
+                        let pts: Vec<[f64; 2]> = marker_points
+                            .iter()
+                            .filter(|m| m.0 == kind)
+                            .map(|m| [m.1, y])
+                            .collect();
+                        pui.points(
+                            Points::new(name, PlotPoints::new(pts))
+                                .color(color)
+                                .radius(4.0)
+                                .shape(MarkerShape::Diamond),
+                        );
+                    }
+                    if let Some(cx) = cursor_x {
+                        pui.vline(VLine::new("cursor", cx).color(egui::Color32::YELLOW));
+                    }
+                });
+            if resp.response.clicked()
+                && let Some(p) = resp.response.interact_pointer_pos()
+            {
+                // Snap to the nearest marker within 8 px, else to the frame.
+                let px = p.x;
+                let near = marker_points
+                    .iter()
+                    .map(|m| {
+                        let sx = resp
+                            .transform
+                            .position_from_point(&egui_plot::PlotPoint::new(m.1, 0.0))
+                            .x;
+                        ((sx - px).abs(), m.1)
+                    })
+                    .filter(|(d, _)| *d <= 8.0)
+                    .min_by(|a, b| a.0.total_cmp(&b.0));
+                clicked_x =
+                    Some(near.map_or_else(|| resp.transform.value_from_position(p).x, |(_, x)| x));
+            }
+        });
+    if scrolled {
+        state.follow_live = false;
+    }
+    if !state.follow_live {
+        state.visible = new_range.or(state.visible);
+    } else {
+        state.visible = Some(range);
+    }
+    if let Some(x) = clicked_x
+        && let Some(seq) = state.nearest(x)
+    {
+        state.scrub_to(seq, suspended);
+    }
+}
+
+/// A plausible synthetic record of frame `i` (1-based) at 60 Hz, with a stall
+/// every 64 frames: for the bench and tests.
+pub fn synthetic_record(i: u64) -> FrameRecord {
+    let stall = i.is_multiple_of(64);
+    let dt = if stall {
+        0.15
+    } else {
+        0.004 + (i * 7919 % 36) as f64 / 1000.0
+    };
+    let fixed = 1.0 / 60.0;
+    let ticks = if stall {
+        4
+    } else {
+        ((dt / fixed) as u16).min(4)
+    };
+    let mut by_priority = [(0i32, 0f32); stepframe_core::telemetry::RECORD_PRIORITIES];
+    by_priority[0] = (-100, 0.05 + (i % 13) as f32 / 100.0);
+    by_priority[1] = (0, 0.1 + (i % 7) as f32 / 50.0);
+    by_priority[2] = (100, 0.02);
+    FrameRecord {
+        frame_index: i,
+        simulation_tick: i,
+        delta_time: dt,
+        frame_time: i as f64 / 60.0,
+        simulation_time: i as f64 / 60.0,
+        fixed_delta_time: fixed,
+        dropped_time: (i / 64) as f64 * 0.083,
+        accumulator_before: dt % fixed + fixed,
+        accumulator_after: dt % fixed,
+        interpolation_alpha: ((dt % fixed) / fixed) as f32,
+        dropped_this_frame: if stall { 0.083 } else { 0.0 },
+        update_ms: 0.2,
+        fixed_ms: 0.5,
+        physics_ms: 0.3 + (i % 5) as f32 / 10.0,
+        present_ms: 0.1,
+        by_priority,
+        priorities: 3,
+        ticks,
+        ..FrameRecord::default()
+    }
+}
+
+/// CPU ms per UI frame of [`timeline_ui`] over `frames` synthetic records,
+/// drawn headless (`Context::run` + `tessellate`) at 1600×900, following live
+/// over the whole range zoomed out (the worst case: every record visible), one
+/// new record per UI frame so no caching can help. The best of the rounds' means.
+pub fn bench_timeline_ms(frames: usize) -> f64 {
+    let mut state = TimelineState::with_capacity(frames.max(1));
+    for i in 1..=frames as u64 {
+        state.ingest(synthetic_record(i));
+    }
+    state.follow_live = false;
+    let ctx = egui::Context::default();
+    let mut next = frames as u64 + 1;
+    let mut best = f64::INFINITY;
+    for _round in 0..3 {
+        let rounds = 10;
+        let t0 = std::time::Instant::now();
+        for _ in 0..rounds {
+            state.ingest(synthetic_record(next));
+            next += 1;
+            let (lo, hi) = (state.axis.of(&state.telemetry.records()[0]), next as f64);
+            state.visible = Some((lo, hi));
+            let input = egui::RawInput {
+                screen_rect: Some(egui::Rect::from_min_size(
+                    egui::Pos2::ZERO,
+                    egui::vec2(1600.0, 900.0),
+                )),
+                ..Default::default()
+            };
+            let out = ctx.run_ui(input, |ui| {
+                egui::CentralPanel::default().show(ui, |ui| timeline_ui(ui, &mut state, true));
+            });
+            let _ = ctx.tessellate(out.shapes, out.pixels_per_point);
+        }
+        best = best.min(t0.elapsed().as_secs_f64() * 1000.0 / f64::from(rounds));
+    }
+    best
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn decimate_keeps_each_columns_min_and_max_in_order() {
+        // One column over x 0..4: min 1 at x=1, max 9 at x=2, in x order.
+        let out = decimate(&[0.0, 1.0, 2.0, 3.0], &[5.0, 1.0, 9.0, 2.0], (0.0, 4.0), 1);
+        assert_eq!(out, vec![[1.0, 1.0], [2.0, 9.0]]);
+    }
+
+    #[test]
+    fn decimate_adds_the_neighbours_outside_the_range() {
+        let xs = [0.0, 1.0, 2.0, 3.0, 4.0];
+        let ys = [7.0, 1.0, 2.0, 3.0, 8.0];
+        // Range 1..3 in 2 columns: [1,2) holds x=1, [2,3] holds x=2,3.
+        let out = decimate(&xs, &ys, (1.0, 3.0), 2);
+        assert_eq!(
+            out,
+            vec![[0.0, 7.0], [1.0, 1.0], [2.0, 2.0], [3.0, 3.0], [4.0, 8.0]]
+        );
+    }
+}
