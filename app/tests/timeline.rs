@@ -192,3 +192,15 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
         }
     }
 }
+
+#[test]
+fn the_timeline_bench_draws_headless_and_reports_a_cost() {
+    // Small in debug builds; `stepframe bench` runs it with 216,000 frames.
+    let frames = std::env::var("STEPFRAME_TIMELINE_FRAMES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(3_000);
+    let ms = stepframe_app::editor::timeline::bench_timeline_ms(frames);
+    println!("timeline_ui_ms with {frames} frames: {ms:.3}");
+    assert!(ms.is_finite() && ms > 0.0, "{ms}");
+}

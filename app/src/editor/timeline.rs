@@ -530,12 +530,11 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
             worst.truncate(WORST_FRAMES);
         }
     }
-    let mut dropped_points = Vec::new();
-    for i in start..end {
-        if records[i].dropped_this_frame > 0.0 {
-            dropped_points.push([x(i), f64::from(records[i].ticks)]);
-        }
-    }
+    let dropped_points: Vec<[f64; 2]> = records
+        .range(start..end)
+        .filter(|r| r.dropped_this_frame > 0.0)
+        .map(|r| [axis.of(r), f64::from(r.ticks)])
+        .collect();
     let slots = records
         .range(start..end)
         .map(|r| usize::from(r.priorities))
