@@ -102,6 +102,11 @@ pub struct PlayArgs {
     /// Write per-frame telemetry here: CSV for `.csv`, JSON Lines otherwise.
     #[arg(long)]
     pub telemetry: Option<PathBuf>,
+    /// Write the run's telemetry as Chrome trace JSON (opens in Perfetto):
+    /// frames, phases, per-priority FixedUpdate and physics as slices, clock
+    /// fields as counters. Keeps the last hour of frames.
+    #[arg(long, value_name = "OUT.json")]
+    pub chrome_trace: Option<PathBuf>,
     /// Sleep so frames follow the wall clock instead of running flat out (the
     /// deltas, and so the results, are the same).
     #[arg(long)]
@@ -761,9 +766,18 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         realtime: args.realtime,
         sync_test: args.sync_test,
     };
-    let mut on_frame = |report: &FrameReport, clock: &Clock| match telemetry.as_mut() {
-        Some(t) => t.write_frame(report, clock),
-        None => Ok(()),
+    let mut ring = args
+        .chrome_trace
+        .as_ref()
+        .map(|_| stepframe_core::Telemetry::default());
+    let mut on_frame = |report: &FrameReport, clock: &Clock| {
+        if let Some(r) = ring.as_mut() {
+            r.record(report, clock);
+        }
+        match telemetry.as_mut() {
+            Some(t) => t.write_frame(report, clock),
+            None => Ok(()),
+        }
     };
     let mut on_log = |entry: &LogEntry| {
         if entry.level >= LogLevel::Warning {
@@ -785,6 +799,16 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         && let Err(e) = lock(t).flush()
     {
         output_errors.push(format!("trace: {e}"));
+    }
+    if let (Some(r), Some(path)) = (&ring, &args.chrome_trace) {
+        let written = create_output(path).map_err(|_| format!("cannot create {}", path.display()));
+        if let Err(e) = written.and_then(|mut out| {
+            stepframe_core::export::chrome_trace(r.records().iter(), &mut out)
+                .and_then(|()| out.flush())
+                .map_err(|e| format!("chrome trace {}: {e}", path.display()))
+        }) {
+            output_errors.push(e);
+        }
     }
     if let (Some(r), Some(path)) = (&recorder, &args.record_input)
         && let Err(e) = lock(r).recording().save(path)

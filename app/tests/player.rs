@@ -561,3 +561,35 @@ fn check_reports_where_frame_dependent_logic_diverges() {
     );
     assert!(s.contains("run(s) do not match the reference"), "{s}");
 }
+
+#[test]
+fn chrome_trace_writes_the_runs_frames_as_perfetto_json() {
+    let dir = scratch("chrome");
+    let out = dir.join("run.json");
+    let o = stepframe(&[
+        "play",
+        "assets/scenes/demo.ron",
+        "--frames",
+        "90",
+        "--pacing",
+        "30",
+        "--chrome-trace",
+        path_str(&out),
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).expect("trace written");
+    let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    let events = json["traceEvents"].as_array().expect("traceEvents");
+    let frames = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["name"].as_str().is_some_and(|n| n.starts_with("frame")))
+        .count();
+    assert_eq!(frames, 90, "one frame slice per played frame");
+    // 30 Hz frames run two 60 Hz ticks each: physics slices inside every frame.
+    assert!(
+        events
+            .iter()
+            .any(|e| e["ph"] == "X" && e["name"] == "physics")
+    );
+    assert!(events.iter().any(|e| e["ph"] == "C"), "clock counters");
+}
