@@ -19,7 +19,7 @@ pub struct Camera {
 
 impl Camera {
     /// World → screen.
-    pub fn to_screen(&self, p: Vec2) -> (f32, f32) {
+    pub fn to_screen(self, p: Vec2) -> (f32, f32) {
         (
             self.screen_center.0 + (p.x - self.center.x) * self.zoom,
             self.screen_center.1 - (p.y - self.center.y) * self.zoom,
@@ -27,7 +27,7 @@ impl Camera {
     }
 
     /// Screen → world.
-    pub fn to_world(&self, s: (f32, f32)) -> Vec2 {
+    pub fn to_world(self, s: (f32, f32)) -> Vec2 {
         Vec2::new(
             self.center.x + (s.0 - self.screen_center.0) / self.zoom,
             self.center.y - (s.1 - self.screen_center.1) / self.zoom,
