@@ -161,7 +161,10 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         .map(|(name, keys)| format!("{} {name}", keys.join("/")))
         .collect();
     let hint = if focused {
-        format!("keyboard to the game: {} (Esc gives it back)", keys.join(" · "))
+        format!(
+            "keyboard to the game: {} (Esc gives it back)",
+            keys.join(" · ")
+        )
     } else {
         "click to give the game the keyboard; drag to pan, scroll to zoom".to_string()
     };
