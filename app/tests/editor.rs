@@ -388,3 +388,47 @@ fn keys_go_to_the_game_while_the_viewport_has_focus() {
     let x1 = parse_pose(&label_starting(&h, "committed pose: ")).x;
     assert!(x1 > x0 + 1.0, "the player ran right: from {x0} to {x1}");
 }
+
+#[test]
+fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
+    let mut h = editor();
+    h.run_steps(10);
+    assert!(clock_tick(&h) > 0);
+    // Open the demo again through the path field: a fresh session, suspended
+    // at tick 0, poses as authored.
+    let path = scene().canonicalize().expect("the demo exists");
+    h.get_by_label("Scene path").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("Scene path")
+        .type_text(&path.display().to_string());
+    h.run_steps(1);
+    click(&mut h, "Open");
+    h.run_steps(2);
+    assert_eq!(status(&h), "suspended at tick 0: paused");
+    assert_eq!(clock_tick(&h), 0);
+    h.run_steps(5);
+    assert_eq!(clock_tick(&h), 0, "a preview runs nothing");
+
+    // The player stands where the scene file puts it.
+    let registry = stepframe_plugins::registry();
+    let authored = Scene::load(&path, &registry)
+        .expect("the scene loads")
+        .all_objects()
+        .iter()
+        .find(|o| o.name == "Player")
+        .map(|o| o.transform)
+        .expect("the demo has a player");
+    click(&mut h, "Player");
+    let shown = parse_pose(&label_starting(&h, "committed pose: "));
+    assert!(same_bits(shown, authored), "{shown:?} vs {authored:?}");
+
+    // F9 adds a FixedUpdate breakpoint on the selection, F9 again removes it.
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    assert_eq!(labels_starting(&h, "FixedUpdate on Player #").len(), 1);
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    assert!(labels_starting(&h, "FixedUpdate on Player #").is_empty());
+}
