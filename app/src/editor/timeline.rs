@@ -112,6 +112,9 @@ pub struct TimelineState {
     pub outbox: Vec<Command>,
     /// Visible x range of the last drawn frame (export and decimation use it).
     pub visible: Option<(f64, f64)>,
+    /// The decimated series of the last draw, reused while nothing changed
+    /// (a paused or scrubbed timeline redraws without touching the ring).
+    cache: Option<(SeriesKey, Vec<Vec<[f64; 2]>>)>,
 }
 
 impl Default for TimelineState {
@@ -136,6 +139,7 @@ impl TimelineState {
             status: None,
             outbox: Vec::new(),
             visible: None,
+            cache: None,
         }
     }
 
@@ -366,53 +370,90 @@ pub fn decimate_with(
     n: usize,
     x: impl Fn(usize) -> f64,
     y: impl Fn(usize) -> f64,
-    (lo, hi): (f64, f64),
+    x_range: (f64, f64),
     columns: usize,
 ) -> Vec<[f64; 2]> {
+    decimate_many(n, &x, &[&y], x_range, columns)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// [`decimate_with`] for several series sharing one x, in a single pass (each
+/// record is read once: at an hour of frames the cost is memory traffic, so
+/// one pass over the ring instead of one per series).
+pub fn decimate_many(
+    n: usize,
+    x: &dyn Fn(usize) -> f64,
+    ys: &[&dyn Fn(usize) -> f64],
+    (lo, hi): (f64, f64),
+    columns: usize,
+) -> Vec<Vec<[f64; 2]>> {
     let columns = columns.max(1);
     let start = partition(n, |i| x(i) < lo);
     let end = partition(n, |i| x(i) <= hi);
-    let mut out = Vec::with_capacity(2 * columns + 4);
+    let mut outs: Vec<Vec<[f64; 2]>> = ys
+        .iter()
+        .map(|_| Vec::with_capacity(2 * columns.min(end - start) + 4))
+        .collect();
     if start > 0 {
-        out.push([x(start - 1), y(start - 1)]);
+        for (out, y) in outs.iter_mut().zip(ys) {
+            out.push([x(start - 1), y(start - 1)]);
+        }
     }
     let width = if hi > lo {
         (hi - lo) / columns as f64
     } else {
         1.0
     };
+    // Per series: (min index, min value, max index, max value).
+    let mut acc = vec![(0usize, 0f64, 0usize, 0f64); ys.len()];
     let mut column = usize::MAX;
-    let (mut min_i, mut max_i) = (0usize, 0usize);
-    let flush = |out: &mut Vec<[f64; 2]>, a: usize, b: usize| {
-        let (first, second) = if a <= b { (a, b) } else { (b, a) };
-        out.push([x(first), y(first)]);
-        if second != first {
-            out.push([x(second), y(second)]);
+    let flush = |outs: &mut [Vec<[f64; 2]>], acc: &[(usize, f64, usize, f64)]| {
+        for (out, &(a, av, b, bv)) in outs.iter_mut().zip(acc) {
+            let ((first, fv), (second, sv)) = if a <= b {
+                ((a, av), (b, bv))
+            } else {
+                ((b, bv), (a, av))
+            };
+            out.push([x(first), fv]);
+            if second != first {
+                out.push([x(second), sv]);
+            }
         }
     };
     for i in start..end {
         let c = (((x(i) - lo) / width) as usize).min(columns - 1);
-        let v = y(i);
         if c != column {
             if column != usize::MAX {
-                flush(&mut out, min_i, max_i);
+                flush(&mut outs, &acc);
             }
             column = c;
-            min_i = i;
-            max_i = i;
-        } else if v < y(min_i) {
-            min_i = i;
-        } else if v > y(max_i) {
-            max_i = i;
+            for (a, y) in acc.iter_mut().zip(ys) {
+                let v = y(i);
+                *a = (i, v, i, v);
+            }
+        } else {
+            for (a, y) in acc.iter_mut().zip(ys) {
+                let v = y(i);
+                if v < a.1 {
+                    a.0 = i;
+                    a.1 = v;
+                } else if v > a.3 {
+                    a.2 = i;
+                    a.3 = v;
+                }
+            }
         }
     }
     if column != usize::MAX {
-        flush(&mut out, min_i, max_i);
+        flush(&mut outs, &acc);
     }
     if end < n {
-        out.push([x(end), y(end)]);
+        for (out, y) in outs.iter_mut().zip(ys) {
+            out.push([x(end), y(end)]);
+        }
     }
-    out
+    outs
 }
 
 /// Text of one read-out row: `name value` (values printed exactly, so a test
@@ -495,6 +536,74 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool
     draw_lanes(ui, state, suspended);
 }
 
+/// Indices into [`lane_series`]'s output.
+const SERIES_DT: usize = 0;
+const SERIES_ACC_BEFORE: usize = 1;
+const SERIES_ACC_AFTER: usize = 2;
+const SERIES_ALPHA: usize = 3;
+const SERIES_TICKS: usize = 4;
+const SERIES_DROPPED: usize = 5;
+/// `ticks` where the cap dropped backlog, -1 elsewhere (markers keep y ≥ 0).
+const SERIES_DROPPED_MARK: usize = 6;
+const SERIES_PHYSICS: usize = 7;
+const SERIES_FIRST_PRIORITY: usize = 8;
+
+/// What the decimated series were computed for (the cache key).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct SeriesKey {
+    pushed: u64,
+    len: usize,
+    range: (u64, u64),
+    columns: usize,
+    axis: XAxis,
+    slots: usize,
+}
+
+/// Every lane's series, decimated in one pass over the ring.
+fn lane_series(
+    records: &std::collections::VecDeque<FrameRecord>,
+    axis: XAxis,
+    range: (f64, f64),
+    columns: usize,
+    slots: usize,
+) -> Vec<Vec<[f64; 2]>> {
+    let (a, b) = records.as_slices();
+    let at = |i: usize| if i < a.len() { &a[i] } else { &b[i - a.len()] };
+    let x = |i: usize| axis.of(at(i));
+    let fixed: [&dyn Fn(usize) -> f64; SERIES_FIRST_PRIORITY] = [
+        &|i| at(i).delta_time * 1000.0,
+        &|i| at(i).accumulator_before * 1000.0,
+        &|i| at(i).accumulator_after * 1000.0,
+        &|i| f64::from(at(i).interpolation_alpha),
+        &|i| f64::from(at(i).ticks),
+        &|i| at(i).dropped_time,
+        &|i| {
+            let r = at(i);
+            if r.dropped_this_frame > 0.0 {
+                f64::from(r.ticks)
+            } else {
+                -1.0
+            }
+        },
+        &|i| f64::from(at(i).physics_ms),
+    ];
+    let stacked: Vec<Box<dyn Fn(usize) -> f64 + '_>> = (0..slots)
+        .map(|s| {
+            Box::new(move |i: usize| {
+                at(i)
+                    .priorities()
+                    .iter()
+                    .take(s + 1)
+                    .map(|p| f64::from(p.1))
+                    .sum::<f64>()
+            }) as Box<dyn Fn(usize) -> f64 + '_>
+        })
+        .collect();
+    let mut ys: Vec<&dyn Fn(usize) -> f64> = fixed.to_vec();
+    ys.extend(stacked.iter().map(|f| f.as_ref() as &dyn Fn(usize) -> f64));
+    decimate_many(records.len(), &x, &ys, range, columns)
+}
+
 fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
     let records = state.telemetry.records();
     let axis = state.axis;
@@ -514,99 +623,84 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
         state.visible.unwrap_or(full)
     };
     let columns = ui.available_width().max(1.0) as usize;
-    let x = |i: usize| axis.of(&records[i]);
-    let dec = |y: &dyn Fn(usize) -> f64| decimate_with(n, x, y, range, columns);
     let fixed_dt = last.fixed_delta_time;
-
-    // Worst frames of the visible range.
-    let start = partition(n, |i| x(i) < range.0);
-    let end = partition(n, |i| x(i) <= range.1);
-    let mut worst: Vec<usize> = Vec::with_capacity(WORST_FRAMES + 1);
-    for i in start..end {
-        let dt = records[i].delta_time;
-        if worst.len() < WORST_FRAMES || dt > records[worst[worst.len() - 1]].delta_time {
-            let at = worst.partition_point(|&j| records[j].delta_time >= dt);
-            worst.insert(at, i);
-            worst.truncate(WORST_FRAMES);
-        }
-    }
-    let dropped_points: Vec<[f64; 2]> = records
-        .range(start..end)
-        .filter(|r| r.dropped_this_frame > 0.0)
-        .map(|r| [axis.of(r), f64::from(r.ticks)])
+    // FixedUpdate priorities as the newest frame has them (slots are in
+    // dispatch order, so they line up frame to frame).
+    let priority_labels: Vec<String> = last
+        .priorities()
+        .iter()
+        .map(|p| format!("priority {}", p.0))
         .collect();
-    let slots = records
-        .range(start..end)
-        .map(|r| usize::from(r.priorities))
-        .max()
-        .unwrap_or(0);
-    let mut stacked = Vec::new();
-    for s in 0..slots {
-        let ys = dec(&|i: usize| {
-            records[i]
-                .priorities()
-                .iter()
-                .take(s + 1)
-                .map(|p| f64::from(p.1))
-                .sum::<f64>()
-        });
-        let label = records
-            .range(start..end)
-            .find_map(|r| r.priorities().get(s).map(|p| p.0))
-            .map_or(format!("slot {s}"), |p| format!("priority {p}"));
-        stacked.push((label, ys));
+    let key = SeriesKey {
+        pushed: state.telemetry.pushed(),
+        len: n,
+        range: (range.0.to_bits(), range.1.to_bits()),
+        columns,
+        axis,
+        slots: priority_labels.len(),
+    };
+    if state.cache.as_ref().is_none_or(|(k, _)| *k != key) {
+        let series = lane_series(records, axis, range, columns, priority_labels.len());
+        state.cache = Some((key, series));
     }
+    let Some((_, series)) = state.cache.as_ref() else {
+        return;
+    };
+    let mut series = series.clone();
+    // Series order: see `lane_series`.
+    let dropped_marks: Vec<[f64; 2]> = series[SERIES_DROPPED_MARK]
+        .iter()
+        .copied()
+        .filter(|p| p[1] >= 0.0)
+        .collect();
+    // The worst frames: every frame worse than all others in its pixel column
+    // is a column maximum, so the top of the decimated dt series finds them.
+    let mut worst = series[SERIES_DT].clone();
+    worst.retain(|p| (range.0..=range.1).contains(&p[0]));
+    worst.sort_by(|a, b| b[1].total_cmp(&a[1]));
+    worst.dedup_by(|a, b| a[0] == b[0]);
+    worst.truncate(WORST_FRAMES);
+    let mut take = |i: usize| std::mem::take(&mut series[i]);
+    let stacked: Vec<(String, Vec<[f64; 2]>)> = priority_labels
+        .into_iter()
+        .enumerate()
+        .map(|(s, label)| (label, take(SERIES_FIRST_PRIORITY + s)))
+        .collect();
     let lanes = vec![
         Lane {
             id: "dt (ms)",
-            series: vec![("dt".into(), dec(&|i: usize| records[i].delta_time * 1000.0))],
+            series: vec![("dt".into(), take(SERIES_DT))],
             hlines: vec![("budget".into(), 1000.0 / state.budget_hz.max(1e-3))],
-            points: vec![(
-                "worst frames".into(),
-                worst
-                    .iter()
-                    .map(|&i| [x(i), records[i].delta_time * 1000.0])
-                    .collect(),
-                egui::Color32::RED,
-            )],
+            points: vec![("worst frames".into(), worst, egui::Color32::RED)],
         },
         Lane {
             id: "accumulator (ms)",
             series: vec![
-                (
-                    "before".into(),
-                    dec(&|i: usize| records[i].accumulator_before * 1000.0),
-                ),
-                (
-                    "after".into(),
-                    dec(&|i: usize| records[i].accumulator_after * 1000.0),
-                ),
+                ("before".into(), take(SERIES_ACC_BEFORE)),
+                ("after".into(), take(SERIES_ACC_AFTER)),
             ],
             hlines: vec![("fixed_dt".into(), fixed_dt * 1000.0)],
             points: vec![],
         },
         Lane {
             id: "alpha",
-            series: vec![(
-                "alpha".into(),
-                dec(&|i: usize| f64::from(records[i].interpolation_alpha)),
-            )],
+            series: vec![("alpha".into(), take(SERIES_ALPHA))],
             hlines: vec![],
             points: vec![],
         },
         Lane {
             id: "ticks",
-            series: vec![("ticks".into(), dec(&|i: usize| f64::from(records[i].ticks)))],
+            series: vec![("ticks".into(), take(SERIES_TICKS))],
             hlines: vec![],
             points: vec![(
                 "cap dropped backlog".into(),
-                dropped_points,
+                dropped_marks,
                 egui::Color32::from_rgb(255, 140, 0),
             )],
         },
         Lane {
             id: "dropped (s)",
-            series: vec![("dropped".into(), dec(&|i: usize| records[i].dropped_time))],
+            series: vec![("dropped".into(), take(SERIES_DROPPED))],
             hlines: vec![],
             points: vec![],
         },
@@ -618,10 +712,7 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
         },
         Lane {
             id: "physics (ms)",
-            series: vec![(
-                "physics".into(),
-                dec(&|i: usize| f64::from(records[i].physics_ms)),
-            )],
+            series: vec![("physics".into(), take(SERIES_PHYSICS))],
             hlines: vec![],
             points: vec![],
         },
