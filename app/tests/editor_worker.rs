@@ -129,3 +129,52 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
     assert_eq!(later, 0, "frames ran while paused (last {after_pause})");
     drop(thread);
 }
+
+#[test]
+fn save_writes_the_scene_with_the_toolbar_time_settings() {
+    let dir = std::env::temp_dir().join(format!("stepframe-worker-save-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let out = dir.join("saved.ron");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    send(Command::SetTimeScale(0.5));
+    send(Command::Save(out.clone()));
+    w.pump(DT);
+    let saved = ui
+        .events
+        .try_iter()
+        .any(|e| matches!(&e, Event::Saved(p) if *p == out));
+    assert!(saved, "a Saved event");
+    let registry = stepframe_plugins::registry();
+    let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
+    let written = stepframe_core::Scene::load(&out, &registry).expect("the saved scene loads");
+    assert_eq!(written.settings.time.time_scale, 0.5);
+    assert_eq!(written.objects, original.objects);
+    assert_eq!(written.actions, original.actions);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    send(Command::SetFixedRate(30));
+    for _ in 0..20 {
+        w.pump(DT);
+    }
+    send(Command::Reload);
+    w.pump(1.0 / 30.0);
+    // Simulation time restarted with the new session: one 1/30 s frame at the
+    // kept 30 Hz is exactly one tick.
+    for _ in 0..9 {
+        w.pump(1.0 / 30.0);
+    }
+    let view = ui.views.try_iter().last().expect("a view");
+    assert_eq!(view.clock.simulation_tick, 10);
+    assert_eq!(view.settings.fixed_hz, 30);
+    assert!((view.clock.fixed_delta_time - 1.0 / 30.0).abs() < 1e-12);
+}
