@@ -104,7 +104,9 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                     ui.monospace(&b.params)
                         .on_hover_text("Parameters as authored in the scene (RON)");
                 }
-            });
+            })
+            .header_response
+            .on_hover_text("A behaviour: registered name, dispatch priority (lower runs first) and its parameters");
     }
 
     if sel.body.is_some() {
