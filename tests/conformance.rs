@@ -1278,3 +1278,23 @@ fn a_panicking_fixed_update_is_caught_and_the_tick_completes_for_every_other_obj
     );
     assert!(e.message.contains("boom at 2"), "{}", e.message);
 }
+
+#[test]
+fn a_new_session_starts_with_its_own_settings_even_before_its_first_frame() {
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.step_frame(TICK);
+    p.set_settings(TimeSettings {
+        fixed_hz: 50,
+        ..TimeSettings::default()
+    })
+    .expect("valid settings");
+    p.load_session(World::new(), Box::new(stepframe_core::NoPhysics), 1);
+    assert_eq!(p.clock().fixed_delta_time, Flicks(14_112_000).as_secs_f64());
+    p.pause();
+    p.step_tick();
+    assert_eq!(
+        p.clock().simulation_time,
+        Flicks(14_112_000).as_secs_f64(),
+        "one 50 Hz tick"
+    );
+}

@@ -374,6 +374,12 @@ impl Pipeline {
         self.scheduler = Scheduler::default();
         self.routines.clear();
         self.stepper.reset();
+        // Settings queued for this session (a scene's) apply now: no frame is in
+        // progress, and a step-tick before the first frame must use them.
+        if let Some(settings) = self.pending_settings.take() {
+            self.stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
+            self.settings = settings;
+        }
         self.input.reset_simulation();
         self.rng = Rng::new(seed);
         self.cursor = Cursor::Idle;
