@@ -115,6 +115,8 @@ pub struct TimelineState {
     /// The decimated series of the last draw, reused while nothing changed
     /// (a paused or scrubbed timeline redraws without touching the ring).
     cache: Option<(SeriesKey, Vec<Vec<[f64; 2]>>)>,
+    /// Min/max summaries of blocks of records, for zoomed-out decimation.
+    blocks: Blocks,
 }
 
 impl Default for TimelineState {
@@ -140,6 +142,7 @@ impl TimelineState {
             outbox: Vec::new(),
             visible: None,
             cache: None,
+            blocks: Blocks::default(),
         }
     }
 
@@ -201,6 +204,8 @@ impl TimelineState {
             Event::Resumed => self.scrub = None,
             Event::Loaded { path, .. } => {
                 self.telemetry.clear();
+                self.blocks = Blocks::default();
+                self.cache = None;
                 self.markers.clear();
                 self.cursor = None;
                 self.scrub = None;
@@ -229,6 +234,8 @@ impl TimelineState {
         }
         let end = kept.pushed();
         self.telemetry = kept;
+        self.blocks = Blocks::default();
+        self.cache = None;
         self.markers.retain_mut(|m| {
             if m.seq < first || m.seq - first >= end {
                 return false;
@@ -559,49 +566,200 @@ struct SeriesKey {
     slots: usize,
 }
 
-/// Every lane's series, decimated in one pass over the ring.
-fn lane_series(
-    records: &std::collections::VecDeque<FrameRecord>,
-    axis: XAxis,
-    range: (f64, f64),
-    columns: usize,
-    slots: usize,
-) -> Vec<Vec<[f64; 2]>> {
-    let (a, b) = records.as_slices();
-    let at = |i: usize| if i < a.len() { &a[i] } else { &b[i - a.len()] };
-    let x = |i: usize| axis.of(at(i));
-    let fixed: [&dyn Fn(usize) -> f64; SERIES_FIRST_PRIORITY] = [
-        &|i| at(i).delta_time * 1000.0,
-        &|i| at(i).accumulator_before * 1000.0,
-        &|i| at(i).accumulator_after * 1000.0,
-        &|i| f64::from(at(i).interpolation_alpha),
-        &|i| f64::from(at(i).ticks),
-        &|i| at(i).dropped_time,
-        &|i| {
-            let r = at(i);
-            if r.dropped_this_frame > 0.0 {
-                f64::from(r.ticks)
-            } else {
-                -1.0
+/// Records per summary block: zoomed out far enough that a pixel column spans
+/// at least two blocks, decimation reads block summaries instead of records.
+const BLOCK: u64 = 64;
+
+/// Series values kept per record: the fixed series plus every priority slot.
+const SERIES: usize = SERIES_FIRST_PRIORITY + stepframe_core::telemetry::RECORD_PRIORITIES;
+
+/// Every series value of a record, in `SERIES_*` order; priority slot `s` is
+/// the sum of slots `0..=s` (stacked).
+fn series_values(r: &FrameRecord) -> [f64; SERIES] {
+    let mut v = [0.0; SERIES];
+    v[SERIES_DT] = r.delta_time * 1000.0;
+    v[SERIES_ACC_BEFORE] = r.accumulator_before * 1000.0;
+    v[SERIES_ACC_AFTER] = r.accumulator_after * 1000.0;
+    v[SERIES_ALPHA] = f64::from(r.interpolation_alpha);
+    v[SERIES_TICKS] = f64::from(r.ticks);
+    v[SERIES_DROPPED] = r.dropped_time;
+    v[SERIES_DROPPED_MARK] = if r.dropped_this_frame > 0.0 {
+        f64::from(r.ticks)
+    } else {
+        -1.0
+    };
+    v[SERIES_PHYSICS] = f64::from(r.physics_ms);
+    let mut sum = 0.0;
+    for (s, p) in r.by_priority.iter().enumerate() {
+        if s < usize::from(r.priorities) {
+            sum += f64::from(p.1);
+        }
+        v[SERIES_FIRST_PRIORITY + s] = sum;
+    }
+    v
+}
+
+/// Min and max of every series over [`BLOCK`] consecutive records:
+/// `(sequence number, value)` of each.
+#[derive(Clone, Debug)]
+struct Block {
+    min: [(u64, f64); SERIES],
+    max: [(u64, f64); SERIES],
+}
+
+/// Block summaries of the ring, built incrementally as records arrive.
+#[derive(Clone, Debug, Default)]
+struct Blocks {
+    /// Block index (sequence number / BLOCK) of `blocks[0]`.
+    first: u64,
+    blocks: std::collections::VecDeque<Block>,
+    /// Sequence number up to which records are summarised.
+    built: u64,
+}
+
+impl Blocks {
+    /// Summarises the complete blocks not yet summarised, and forgets blocks
+    /// the ring no longer fully holds.
+    fn update(&mut self, telemetry: &Telemetry) {
+        let first_seq = telemetry.pushed() - telemetry.len() as u64;
+        let first_block = first_seq.div_ceil(BLOCK);
+        if self.built < first_block * BLOCK || self.built > telemetry.pushed() {
+            *self = Blocks {
+                first: first_block,
+                blocks: Default::default(),
+                built: first_block * BLOCK,
+            };
+        }
+        while self.first < first_block && !self.blocks.is_empty() {
+            self.blocks.pop_front();
+            self.first += 1;
+        }
+        if self.blocks.is_empty() {
+            self.first = self.built / BLOCK;
+        }
+        let records = telemetry.records();
+        while self.built + BLOCK <= telemetry.pushed() {
+            let base = self.built;
+            let v0 = series_values(&records[(base - first_seq) as usize]);
+            let mut b = Block {
+                min: std::array::from_fn(|k| (base, v0[k])),
+                max: std::array::from_fn(|k| (base, v0[k])),
+            };
+            for seq in base + 1..base + BLOCK {
+                let v = series_values(&records[(seq - first_seq) as usize]);
+                for k in 0..SERIES {
+                    if v[k] < b.min[k].1 {
+                        b.min[k] = (seq, v[k]);
+                    }
+                    if v[k] > b.max[k].1 {
+                        b.max[k] = (seq, v[k]);
+                    }
+                }
             }
-        },
-        &|i| f64::from(at(i).physics_ms),
-    ];
-    let stacked: Vec<Box<dyn Fn(usize) -> f64 + '_>> = (0..slots)
-        .map(|s| {
-            Box::new(move |i: usize| {
-                at(i)
-                    .priorities()
-                    .iter()
-                    .take(s + 1)
-                    .map(|p| f64::from(p.1))
-                    .sum::<f64>()
-            }) as Box<dyn Fn(usize) -> f64 + '_>
-        })
+            self.blocks.push_back(b);
+            self.built += BLOCK;
+        }
+    }
+}
+
+/// Every lane's series, decimated to min/max per pixel column: record by
+/// record where a column spans few records, block summary by block summary
+/// where it spans many (then a block goes to the column its first record is
+/// in, which moves a point by less than half a pixel).
+fn lane_series(
+    telemetry: &Telemetry,
+    blocks: &Blocks,
+    axis: XAxis,
+    (lo, hi): (f64, f64),
+    columns: usize,
+) -> Vec<Vec<[f64; 2]>> {
+    let records = telemetry.records();
+    let n = records.len();
+    let first_seq = telemetry.pushed() - n as u64;
+    let x = |i: usize| axis.of(&records[i]);
+    let columns = columns.max(1);
+    let start = partition(n, |i| x(i) < lo);
+    let end = partition(n, |i| x(i) <= hi);
+    let mut outs: Vec<Vec<[f64; 2]>> = (0..SERIES)
+        .map(|_| Vec::with_capacity(2 * columns.min(end - start) + 4))
         .collect();
-    let mut ys: Vec<&dyn Fn(usize) -> f64> = fixed.to_vec();
-    ys.extend(stacked.iter().map(|f| f.as_ref() as &dyn Fn(usize) -> f64));
-    decimate_many(records.len(), &x, &ys, range, columns)
+    let push_record = |outs: &mut Vec<Vec<[f64; 2]>>, i: usize| {
+        let v = series_values(&records[i]);
+        for (k, out) in outs.iter_mut().enumerate() {
+            out.push([x(i), v[k]]);
+        }
+    };
+    if start > 0 {
+        push_record(&mut outs, start - 1);
+    }
+    let width = if hi > lo {
+        (hi - lo) / columns as f64
+    } else {
+        1.0
+    };
+    let use_blocks = (end - start) as u64 >= 2 * BLOCK * columns as u64;
+    // Per series: (min seq, min value, max seq, max value).
+    let mut acc = [(0u64, 0f64, 0u64, 0f64); SERIES];
+    let mut column = usize::MAX;
+    let flush = |outs: &mut Vec<Vec<[f64; 2]>>, acc: &[(u64, f64, u64, f64); SERIES]| {
+        for (out, &(a, av, b, bv)) in outs.iter_mut().zip(acc) {
+            let ((first, fv), (second, sv)) = if a <= b {
+                ((a, av), (b, bv))
+            } else {
+                ((b, bv), (a, av))
+            };
+            out.push([x((first - first_seq) as usize), fv]);
+            if second != first {
+                out.push([x((second - first_seq) as usize), sv]);
+            }
+        }
+    };
+    let mut i = start;
+    while i < end {
+        let seq = first_seq + i as u64;
+        let c = (((x(i) - lo) / width) as usize).min(columns - 1);
+        if c != column {
+            if column != usize::MAX {
+                flush(&mut outs, &acc);
+            }
+            column = c;
+            let v = series_values(&records[i]);
+            acc = std::array::from_fn(|k| (seq, v[k], seq, v[k]));
+        }
+        let block = (seq / BLOCK).checked_sub(blocks.first).map(|b| b as usize);
+        if use_blocks
+            && seq.is_multiple_of(BLOCK)
+            && i + BLOCK as usize <= end
+            && let Some(b) = block.and_then(|b| blocks.blocks.get(b))
+        {
+            for (a, (mn, mx)) in acc.iter_mut().zip(b.min.iter().zip(&b.max)) {
+                if mn.1 < a.1 {
+                    (a.0, a.1) = *mn;
+                }
+                if mx.1 > a.3 {
+                    (a.2, a.3) = *mx;
+                }
+            }
+            i += BLOCK as usize;
+        } else {
+            let v = series_values(&records[i]);
+            for (a, v) in acc.iter_mut().zip(v) {
+                if v < a.1 {
+                    (a.0, a.1) = (seq, v);
+                } else if v > a.3 {
+                    (a.2, a.3) = (seq, v);
+                }
+            }
+            i += 1;
+        }
+    }
+    if column != usize::MAX {
+        flush(&mut outs, &acc);
+    }
+    if end < n {
+        push_record(&mut outs, end);
+    }
+    outs
 }
 
 fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
@@ -640,7 +798,8 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
         slots: priority_labels.len(),
     };
     if state.cache.as_ref().is_none_or(|(k, _)| *k != key) {
-        let series = lane_series(records, axis, range, columns, priority_labels.len());
+        state.blocks.update(&state.telemetry);
+        let series = lane_series(&state.telemetry, &state.blocks, axis, range, columns);
         state.cache = Some((key, series));
     }
     let Some((_, series)) = state.cache.as_ref() else {
@@ -954,6 +1113,30 @@ mod tests {
         // One column over x 0..4: min 1 at x=1, max 9 at x=2, in x order.
         let out = decimate(&[0.0, 1.0, 2.0, 3.0], &[5.0, 1.0, 9.0, 2.0], (0.0, 4.0), 1);
         assert_eq!(out, vec![[1.0, 1.0], [2.0, 9.0]]);
+    }
+
+    #[test]
+    fn zoomed_out_lanes_use_block_summaries_and_keep_the_extremes() {
+        let mut t = Telemetry::with_capacity(100_000);
+        for i in 1..=100_000u64 {
+            let mut r = synthetic_record(i);
+            // One spike and one dip, far from block edges.
+            r.delta_time = match i {
+                50_001 => 2.0,
+                70_033 => 0.0001,
+                _ => 0.016,
+            };
+            t.push(r);
+        }
+        let mut blocks = Blocks::default();
+        blocks.update(&t);
+        assert_eq!(blocks.blocks.len(), 100_000 / 64);
+        let out = lane_series(&t, &blocks, XAxis::FrameIndex, (1.0, 100_000.0), 200);
+        let dt = &out[SERIES_DT];
+        assert!(dt.len() <= 2 * 200, "{} points", dt.len());
+        assert!(dt.contains(&[50_001.0, 2000.0]), "the spike is kept");
+        assert!(dt.contains(&[70_033.0, 0.1]), "the dip is kept");
+        assert!(dt.windows(2).all(|w| w[0][0] <= w[1][0]));
     }
 
     #[test]
