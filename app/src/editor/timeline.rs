@@ -647,12 +647,12 @@ impl Blocks {
             };
             for seq in base + 1..base + BLOCK {
                 let v = series_values(&records[(seq - first_seq) as usize]);
-                for k in 0..SERIES {
-                    if v[k] < b.min[k].1 {
-                        b.min[k] = (seq, v[k]);
+                for ((v, mn), mx) in v.into_iter().zip(&mut b.min).zip(&mut b.max) {
+                    if v < mn.1 {
+                        *mn = (seq, v);
                     }
-                    if v[k] > b.max[k].1 {
-                        b.max[k] = (seq, v[k]);
+                    if v > mx.1 {
+                        *mx = (seq, v);
                     }
                 }
             }
