@@ -526,7 +526,7 @@ fn rss_bytes() -> Option<u64> {
 fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     let mut p = load(dir, "demo.ron")?;
     let frames = ((36_000.0 * scale) as u64).max(600);
-    let mut history = History::new(60, 36_000);
+    let mut history = History::default();
     let before = rss_bytes().unwrap_or(0);
     for _ in 0..frames {
         history.step_frame(&mut p, 1.0 / 60.0, &[]);
@@ -553,7 +553,7 @@ fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
             target: Some(("<=", 100.0)),
             on_ratio: false,
             note: format!(
-                "demo.ron after {frames} frames ({:.1} min), keyframe every 60 frames",
+                "demo.ron after {frames} frames ({:.1} min), keyframe every 120 frames",
                 frames as f64 / 3600.0
             ),
         },

@@ -22,7 +22,7 @@
 //!
 //! Keyframes older than `retention_frames` are dropped with the calls before
 //! them, so memory stays flat however long the session runs. Defaults: a
-//! keyframe every 60 frames, 10 minutes at 60 Hz (600 keyframes).
+//! keyframe every 120 frames, 10 minutes at 60 Hz (300 keyframes).
 //!
 //! [`PoseHistory`] is the scrubbing side: committed poses of every tick in a ring
 //! bounded by bytes, so showing a past tick costs no re-simulation.
@@ -92,8 +92,10 @@ pub enum RewindError {
     },
 }
 
-/// Default frames between keyframes.
-pub const DEFAULT_KEYFRAME_EVERY: u64 = 60;
+/// Default frames between keyframes: 2 s at 60 Hz. Measured on demo.ron after
+/// 10 minutes (`stepframe bench`): a rewind replays at most 120 frames (about
+/// 20 ms) and the 300 keyframes take about half the memory of one a second.
+pub const DEFAULT_KEYFRAME_EVERY: u64 = 120;
 /// Default retention: 10 minutes at 60 frames per second.
 pub const DEFAULT_RETENTION_FRAMES: u64 = 36_000;
 
