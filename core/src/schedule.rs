@@ -195,7 +195,7 @@ impl Entry {
     /// Whether the entry's object was removed (or its handle dropped).
     pub(crate) fn is_retired(&self, world: &World) -> bool {
         match &self.gate {
-            Gate::Object(id) => world.get(*id).is_none(),
+            Gate::Object(id) => !world.is_alive_hinted(*id, self.slot_hint),
             Gate::Handle(alive) => !alive.load(Ordering::Relaxed),
         }
     }

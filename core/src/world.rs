@@ -184,6 +184,8 @@ pub enum LogLevel {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Key {
     id: ObjectId,
+    /// Not removed.
+    alive: bool,
     /// Alive and enabled.
     active: bool,
 }
@@ -308,6 +310,7 @@ impl World {
         }
         let key = Key {
             id,
+            alive: true,
             active: object.enabled,
         };
         match self.keys.binary_search_by_key(&id, |k| k.id) {
@@ -329,6 +332,7 @@ impl World {
         }
         self.objects[slot].alive = false;
         self.keys[slot].active = false;
+        self.keys[slot].alive = false;
         self.removed_count += 1;
         if self.objects[slot].body.is_some() {
             self.removed_bodies.push(id);
@@ -399,6 +403,15 @@ impl World {
         match self.keys.get(hint) {
             Some(k) if k.id == id => k.active,
             _ => self.is_active(id),
+        }
+    }
+
+    /// Whether the object is alive (enabled or not), trying the slot `hint` first.
+    #[inline]
+    pub(crate) fn is_alive_hinted(&self, id: ObjectId, hint: usize) -> bool {
+        match self.keys.get(hint) {
+            Some(k) if k.id == id => k.alive,
+            _ => self.get(id).is_some(),
         }
     }
 
@@ -511,6 +524,7 @@ impl World {
         self.keys.clear();
         self.keys.extend(self.objects.iter().map(|o| Key {
             id: o.id,
+            alive: true,
             active: o.enabled,
         }));
         self.removed_count = 0;
