@@ -267,7 +267,8 @@ impl World {
     /// the next outer frame boundary.
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
         let id = match desc.id {
-            Some(id) if self.slot(id).is_none() => id,
+            // u64::MAX is reserved: the next free id must stay representable.
+            Some(id) if id.0 < u64::MAX && self.slot(id).is_none() => id,
             _ => ObjectId(self.next_id),
         };
         self.next_id = self.next_id.max(id.0 + 1);
