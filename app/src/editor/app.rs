@@ -533,6 +533,8 @@ impl eframe::App for EditorApp {
             egui::Panel::bottom("timeline")
                 .resizable(true)
                 .default_size(320.0)
+                // Eight lanes need room to be read; the viewport keeps the rest.
+                .min_size(240.0)
                 .show(ui, |ui| timeline_ui(ui, &mut state.timeline, suspended));
             for command in std::mem::take(&mut state.timeline.outbox) {
                 state.send(command);
