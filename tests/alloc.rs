@@ -2,42 +2,13 @@
 //! physics excluded: the stand-in here is `NoPhysics`). A counting global
 //! allocator, in a test binary of its own so no other test's allocations count.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-
 use stepframe_core::{
     ActionBinding, ActionMap, Behaviour, BodyDesc, Ctx, InputSource, NoPhysics, ObjectDesc,
     ObjectId, Pipeline, Pose, Priority, Shape, TimeSettings, Vec2, World,
 };
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: stepframe_tests::CountingAllocator = stepframe_tests::CountingAllocator;
 
 /// Does typical fixed work: reads input, reads poses, writes a force.
 #[derive(Clone, Debug)]
@@ -95,16 +66,15 @@ fn a_steady_state_tick_makes_zero_heap_allocations() {
     for i in 0..200 {
         p.step_frame(if i % 3 == 0 { 2.0 / 60.0 } else { 1.0 / 60.0 });
     }
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    let mut ticks = 0;
-    for i in 0..1000 {
-        ticks += p
-            .step_frame(if i % 3 == 0 { 2.0 / 60.0 } else { 1.0 / 60.0 })
-            .ticks;
-    }
-    COUNTING.store(false, Ordering::Relaxed);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let (ticks, allocations) = stepframe_tests::count_allocations(|| {
+        let mut ticks = 0;
+        for i in 0..1000 {
+            ticks += p
+                .step_frame(if i % 3 == 0 { 2.0 / 60.0 } else { 1.0 / 60.0 })
+                .ticks;
+        }
+        ticks
+    });
     assert!(ticks >= 1000, "the loop really ran ticks ({ticks})");
     assert_eq!(allocations, 0, "{allocations} allocations in {ticks} ticks");
 }

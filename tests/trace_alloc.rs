@@ -3,8 +3,6 @@
 //! counting global allocator, in a test binary of its own so no other test's
 //! allocations count.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::{
@@ -12,34 +10,8 @@ use stepframe_core::{
     TickObserver, TimeSettings, TraceWriter, World,
 };
 
-struct Counting;
-
-static COUNTING: AtomicBool = AtomicBool::new(false);
-static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: stepframe_tests::CountingAllocator = stepframe_tests::CountingAllocator;
 
 #[test]
 fn steady_state_trace_and_telemetry_writing_allocates_nothing() {
@@ -65,15 +37,13 @@ fn steady_state_trace_and_telemetry_writing_allocates_nothing() {
             .write_frame(&p.step_frame(1.0 / 30.0), p.clock())
             .expect("sink");
     }
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    for _ in 0..200 {
-        // step_frame returns its report by value (a copy, no heap data).
-        let report = p.step_frame(1.0 / 144.0);
-        let _ = telemetry.write_frame(&report, p.clock());
-    }
-    COUNTING.store(false, Ordering::Relaxed);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let ((), allocations) = stepframe_tests::count_allocations(|| {
+        for _ in 0..200 {
+            // step_frame returns its report by value (a copy, no heap data).
+            let report = p.step_frame(1.0 / 144.0);
+            let _ = telemetry.write_frame(&report, p.clock());
+        }
+    });
     let written = trace.lock().expect("lock").ticks();
     // Time fed, in flicks: 50 × (4,900,000 + 23,520,000) + 200 × 4,900,000 =
     // 2,401,000,000, which holds 204 whole 60 Hz ticks of 11,760,000 (no
