@@ -6,10 +6,12 @@
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test |
 //! | [`tools`] | `trace-diff`, `check` |
 //! | [`bench`] | `bench`: the performance figures |
+//! | [`soak`] | `soak`: a long run with the editor's buffers, memory checked flat |
 
 pub mod bench;
 pub mod editor;
 pub mod player;
+pub mod soak;
 pub mod tools;
 
 use std::path::PathBuf;
