@@ -185,7 +185,8 @@ const SAMPLE_EVERY: u64 = 1_000;
 /// only counted (the pipeline logs every one of them anyway).
 const PRINTED_PANICS: u64 = 3;
 
-/// Warning and error log lines printed to stderr; the rest are counted.
+/// Log lines printed to stderr as they arrive; the rest are only kept in
+/// the ring and counted.
 const PRINTED_LOG_LINES: u64 = 10;
 
 /// Panics seen by the soak's panic hook.
@@ -260,8 +261,8 @@ struct LogRing {
     capacity: usize,
     errors: u64,
     panics: u64,
-    /// Warning and error lines so far (the first few are printed).
-    warnings: u64,
+    /// Lines so far (the first few are printed).
+    seen: u64,
 }
 
 impl LogRing {
@@ -271,16 +272,14 @@ impl LogRing {
             capacity: capacity.max(1),
             errors: 0,
             panics: 0,
-            warnings: 0,
+            seen: 0,
         }
     }
 
     fn push(&mut self, entry: LogEntry) {
-        if entry.level >= LogLevel::Warning {
-            self.warnings += 1;
-            if self.warnings <= PRINTED_LOG_LINES {
-                eprintln!("{}", crate::player::describe_log(&entry));
-            }
+        self.seen += 1;
+        if self.seen <= PRINTED_LOG_LINES {
+            eprintln!("{}", crate::player::describe_log(&entry));
         }
         if entry.level == LogLevel::Error {
             self.errors += 1;
