@@ -1,8 +1,16 @@
 //! The eframe app: drains what the worker published, handles shortcuts, lays
 //! out the panels. It holds no simulation state of its own, only the latest
 //! [`WorldView`] and what the panels need to draw (camera, form fields).
+//!
+//! It also watches the worker: each frame it asks whether the worker thread
+//! has ended (it only polls, never joins a live thread). A dead worker, which
+//! only a bug in the worker itself can cause since hook panics are caught in
+//! the pipeline, turns into a red banner with the panic message and a
+//! "Restart from last snapshot" button: a new worker continues from the newest
+//! [`RecoveryPoint`] the dead one sent, paused there.
 
 use std::collections::{BTreeSet, VecDeque};
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
@@ -17,7 +25,7 @@ use super::code_pane::{CodePaneState, code_pane_ui, code_toggle_ui};
 use super::hierarchy::hierarchy_ui;
 use super::inspector::inspector_ui;
 use super::log::log_ui;
-use super::protocol::{Command, Event, FrameTelemetry, Pacing, WorldView};
+use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
 use super::timeline::{TimelineState, timeline_ui};
 use super::toolbar::toolbar_ui;
 use super::viewport::viewport_ui;
@@ -179,13 +187,26 @@ pub struct EditorState {
     pub timeline_open: bool,
     /// The script code pane.
     pub code: CodePaneState,
+    /// The newest snapshot the worker sent: what "Restart from last snapshot"
+    /// continues from.
+    pub recovery: Option<RecoveryPoint>,
+    /// Why the worker stopped (its panic message), while it is dead: the
+    /// toolbar shows it in a red banner with the restart button.
+    pub worker_stopped: Option<String>,
+    /// The banner's button was clicked: the app restarts the worker at the end
+    /// of this frame.
+    pub restart_requested: bool,
 }
 
 impl EditorState {
-    /// Queues a command for the worker. Never blocks; a worker that is gone
-    /// (it only goes at shutdown) is reported once as an error.
+    /// Queues a command for the worker. Never blocks. A command for a dead
+    /// worker goes nowhere: the banner already says so; a worker gone before
+    /// the app noticed is reported once as an error.
     pub fn send(&mut self, command: Command) {
-        if self.commands.send(command).is_err() && self.error.is_none() {
+        if self.commands.send(command).is_err()
+            && self.error.is_none()
+            && self.worker_stopped.is_none()
+        {
             self.error = Some("the worker thread has stopped".to_string());
         }
     }
@@ -290,8 +311,8 @@ fn log_line(entry: &LogEntry) -> LogLine {
 enum Running {
     /// On its own thread (stopped and joined when this is dropped).
     Thread {
-        /// Held for its drop.
-        _thread: WorkerThread,
+        /// Asked every frame whether it has ended; joined on drop.
+        thread: WorkerThread,
     },
     /// Here, one frame per UI frame.
     Driven {
@@ -300,6 +321,8 @@ enum Running {
         /// Seconds per frame.
         dt: f64,
     },
+    /// The worker died; nothing runs until a restart.
+    Stopped,
 }
 
 /// The editor. See the module docs.
@@ -308,6 +331,10 @@ pub struct EditorApp {
     ui_end: UiEnd,
     /// The worker.
     running: Running,
+    /// How workers are run (a restarted one is run the same way).
+    driver: Driver,
+    /// The UI's context, handed to a threaded worker to request repaints.
+    repaint: egui::Context,
     /// The panels' state.
     state: EditorState,
 }
@@ -340,7 +367,7 @@ impl EditorApp {
                 let worker = Worker::new(worker_end, persisted.pacing, Some(cc.egui_ctx.clone()));
                 let thread = worker::spawn(worker, ui_end.commands.clone())
                     .context("starting the worker thread")?;
-                Running::Thread { _thread: thread }
+                Running::Thread { thread }
             }
             Driver::Driven { dt } => Running::Driven {
                 worker: Box::new(Worker::new(worker_end, persisted.pacing, None)),
@@ -371,6 +398,9 @@ impl EditorApp {
             timeline: TimelineState::default(),
             timeline_open: true,
             code: CodePaneState::default(),
+            recovery: None,
+            worker_stopped: None,
+            restart_requested: false,
             persisted,
         };
         state.send(if config.play_on_start {
@@ -381,6 +411,8 @@ impl EditorApp {
         Ok(EditorApp {
             ui_end,
             running,
+            driver: config.driver,
+            repaint: cc.egui_ctx.clone(),
             state,
         })
     }
@@ -418,6 +450,9 @@ impl EditorApp {
             self.state.timeline.max_delta = view.settings.max_delta;
             self.state.view = Some(view);
         }
+        while let Ok(point) = self.ui_end.recovery.try_recv() {
+            self.state.recovery = Some(point);
+        }
         if let Some(view) = self.state.view.as_mut() {
             self.state.timeline.apply_scrub(view);
         }
@@ -427,6 +462,115 @@ impl EditorApp {
         {
             self.state.selected = None;
         }
+    }
+
+    /// Runs the driven worker's frame, or asks the worker thread whether it
+    /// has ended. Returns why the worker died, if it just did. Never waits.
+    fn poll_worker(&mut self) -> Option<String> {
+        match &mut self.running {
+            Running::Driven { worker, dt } => {
+                let dt = *dt;
+                // Same catch as the thread's: a worker bug must not take the UI down.
+                std::panic::catch_unwind(AssertUnwindSafe(|| worker.pump(dt)))
+                    .err()
+                    .map(|payload| worker::panic_text(payload.as_ref()))
+            }
+            Running::Thread { thread } => thread.stopped(),
+            Running::Stopped => None,
+        }
+    }
+
+    /// The worker died: show it, keep what it sent, and stop sending to it.
+    fn on_worker_stopped(&mut self, message: String) {
+        self.running = Running::Stopped;
+        let offer = match &self.state.recovery {
+            Some(p) => format!(
+                "Restart from last snapshot continues from tick {} (frame {})",
+                p.tick(),
+                p.frame()
+            ),
+            None => "no snapshot to restart from".to_string(),
+        };
+        self.state.push_log(LogLine {
+            level: LogLevel::Error,
+            object: None,
+            text: format!("worker thread stopped: {message}; {offer}"),
+        });
+        self.state.worker_stopped = Some(message);
+    }
+
+    /// Starts a new worker from the last recovery point, suspended (paused) at
+    /// its tick, run the way the first one was. The UI re-sends what its latest
+    /// view shows and the point may predate: breakpoints, time settings, and
+    /// the selection.
+    fn restart_worker(&mut self) {
+        self.state.restart_requested = false;
+        if !matches!(self.running, Running::Stopped) {
+            return;
+        }
+        // The point moves to the new worker, which restores it on its own
+        // thread and sends it straight back as its first recovery point.
+        let Some(point) = self.state.recovery.take() else {
+            self.state.error = Some("no snapshot to restart the worker from".to_string());
+            return;
+        };
+        let (tick, frame) = (point.tick(), point.frame());
+        let (ui_end, worker_end) = worker::channels();
+        let pacing = self.state.persisted.pacing;
+        let running = match self.driver {
+            Driver::Thread => {
+                let ctx = self.repaint.clone();
+                let repaint = Some(ctx.clone());
+                let build = move || Worker::restart(worker_end, pacing, Some(ctx), point);
+                match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
+                    Ok(thread) => Running::Thread { thread },
+                    Err(e) => {
+                        self.state.error = Some(format!("cannot start a worker thread: {e}"));
+                        return;
+                    }
+                }
+            }
+            Driver::Driven { dt } => {
+                let build = || Worker::restart(worker_end, pacing, None, point);
+                match std::panic::catch_unwind(AssertUnwindSafe(build)) {
+                    Ok(worker) => Running::Driven {
+                        worker: Box::new(worker),
+                        dt,
+                    },
+                    Err(payload) => {
+                        self.on_worker_stopped(worker::panic_text(payload.as_ref()));
+                        return;
+                    }
+                }
+            }
+        };
+        self.ui_end = ui_end;
+        self.running = running;
+        self.state.commands = self.ui_end.commands.clone();
+        self.state.worker_stopped = None;
+        self.state.error = None;
+        if let Some(view) = self.state.view.clone() {
+            let s = view.settings;
+            self.state.send(Command::SetTimeScale(s.time_scale));
+            self.state.send(Command::SetFixedRate(s.fixed_hz));
+            self.state.send(Command::SetMaxSteps(s.max_steps));
+            self.state.send(Command::SetStrategy(s.strategy));
+            for breakpoint in view.breakpoints {
+                self.state.send(Command::AddBreakpoint(breakpoint));
+            }
+        }
+        let selected = self.state.selected;
+        self.state.send(Command::Select(selected));
+        // Frames after the snapshot belong to an abandoned branch, as after a
+        // rewind: the timeline drops them.
+        self.state.timeline.on_event(&Event::Rewound(tick));
+        self.state.push_log(LogLine {
+            level: LogLevel::Info,
+            object: None,
+            text: format!(
+                "worker restarted from the snapshot at tick {tick} (frame {frame}), paused there: Play continues"
+            ),
+        });
     }
 
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
@@ -490,10 +634,12 @@ impl EditorApp {
 
 impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        if let Running::Driven { worker, dt } = &mut self.running {
-            worker.pump(*dt);
-        }
+        let stopped = self.poll_worker();
+        // Whatever a dead worker sent before it died is still read.
         self.drain();
+        if let Some(message) = stopped {
+            self.on_worker_stopped(message);
+        }
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
 
@@ -541,6 +687,9 @@ impl eframe::App for EditorApp {
             }
         }
         egui::CentralPanel::default().show(ui, |ui| viewport_ui(ui, state));
+        if self.state.restart_requested {
+            self.restart_worker();
+        }
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {

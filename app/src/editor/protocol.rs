@@ -9,19 +9,23 @@
 //! | [`WorldView`]: poses, clock, suspension, selection | `bounded(1)` | latest wins: the worker replaces an unread view, the UI drains to the newest |
 //! | [`FrameTelemetry`] batches | unbounded | never lost: one batch per publish, every frame in it |
 //! | [`Event`]: suspended/resumed, loaded, errors, log lines | unbounded | never lost, in order |
+//! | [`RecoveryPoint`]: a snapshot the editor can restart a dead worker from | `bounded(1)` | latest wins, like views |
 //!
 //! A UI that repaints at 5 Hz therefore sees one view in five but every
 //! telemetry frame and every event; a worker that runs at 144 Hz is never made to
 //! wait by the UI, because it never blocks on a send.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId, Clock, FrameReport,
-    InputEvent, LogEntry, ObjectId, Pose, Shape, StepStrategy, Suspension, TickPoses, TimeSettings,
-    Velocity,
+    InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot, StepStrategy, Suspension, TickPoses,
+    TimeSettings, Velocity,
 };
+
+use super::session::LoadedScene;
 
 /// How often the worker runs an outer frame, independent of UI repaints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -135,6 +139,12 @@ pub enum Command {
     RewindTo(u64),
     /// Ends the worker thread.
     Shutdown,
+    /// Deliberate fault injection, for tests of the editor's recovery: the
+    /// worker panics in its own command handling, outside every hook's
+    /// `catch_unwind`, as a bug in the worker itself would. The thread dies;
+    /// the editor shows that and offers a restart from the last
+    /// [`RecoveryPoint`]. The toolbar has no button for it.
+    DebugCrashWorker,
 }
 
 /// One object as the viewport and hierarchy need it.
@@ -267,4 +277,46 @@ pub enum Event {
     Poses(Option<TickPoses>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
+}
+
+/// What the editor restarts a dead worker from: a whole-session snapshot taken
+/// between two outer frames, and the scene the session came from (for Save
+/// and Reload). The worker sends one after every load and then at most one per
+/// [`super::worker::RECOVERY_EVERY`] of running wall time; the UI keeps the
+/// newest. Breakpoints, time settings and the selection are not in it: the UI
+/// re-sends the ones its latest view shows.
+#[derive(Clone)]
+pub struct RecoveryPoint {
+    /// The session between two frames (cursor idle, no suspension).
+    pub(super) snapshot: Snapshot,
+    /// The scene of the session, shared with the worker that sent it.
+    pub(super) scene: Option<Arc<LoadedScene>>,
+}
+
+impl RecoveryPoint {
+    /// Completed ticks at the snapshot.
+    pub fn tick(&self) -> u64 {
+        self.snapshot.tick()
+    }
+
+    /// Outer frames run at the snapshot.
+    pub fn frame(&self) -> u64 {
+        self.snapshot.frame_index()
+    }
+
+    /// The scene file of the session, if it came from one.
+    pub fn scene_path(&self) -> Option<&Path> {
+        self.scene.as_ref().map(|s| s.path.as_path())
+    }
+}
+
+impl std::fmt::Debug for RecoveryPoint {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // The snapshot is a whole world: name it, do not print it.
+        f.debug_struct("RecoveryPoint")
+            .field("tick", &self.tick())
+            .field("frame", &self.frame())
+            .field("scene", &self.scene_path())
+            .finish_non_exhaustive()
+    }
 }

@@ -1,5 +1,6 @@
 //! The toolbar: play/pause, stepping, time settings, pacing, the status line,
-//! and the scene path field with open, reload and save.
+//! and the scene path field with open, reload and save; under it, the red
+//! banner of a dead worker with its restart button.
 
 use std::path::PathBuf;
 
@@ -74,6 +75,9 @@ pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         controls_ui(ui, state);
         ui.separator();
         let (text, colour) = match &state.view {
+            _ if state.worker_stopped.is_some() => {
+                ("worker stopped".to_string(), ui.visuals().error_fg_color)
+            }
             None => ("starting".to_string(), ui.visuals().weak_text_color()),
             Some(v) if v.suspension.is_some() => (status_text(v), Color32::from_rgb(230, 160, 40)),
             Some(v) => (status_text(v), Color32::from_rgb(90, 190, 90)),
@@ -88,6 +92,9 @@ pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         ui.separator();
         scene_row_ui(ui, state);
     });
+    if state.worker_stopped.is_some() {
+        worker_stopped_ui(ui, state);
+    }
     if let Some(error) = state.error.clone() {
         ui.horizontal(|ui| {
             ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
@@ -101,6 +108,55 @@ pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             }
         });
     }
+}
+
+/// Dark red, readable under white text in both themes.
+const BANNER_FILL: Color32 = Color32::from_rgb(150, 25, 25);
+
+/// The dead worker's banner: its panic message and the restart button.
+fn worker_stopped_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+    let message = state.worker_stopped.clone().unwrap_or_default();
+    egui::Frame::new()
+        .fill(BANNER_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(format!("Worker thread stopped: {message}"))
+                        .color(Color32::WHITE)
+                        .strong(),
+                )
+                .on_hover_text(
+                    "A bug in the worker itself ended its thread (hook panics are caught \
+                     and logged instead); nothing runs until a restart",
+                );
+                let (enabled, hover) = match &state.recovery {
+                    Some(p) => (
+                        true,
+                        format!(
+                            "Start a new worker from the snapshot at tick {} (frame {}), \
+                             paused there; breakpoints and time settings are kept",
+                            p.tick(),
+                            p.frame()
+                        ),
+                    ),
+                    None => (
+                        false,
+                        "The worker sent no snapshot before it died".to_string(),
+                    ),
+                };
+                if ui
+                    .add_enabled(enabled, egui::Button::new("Restart from last snapshot"))
+                    .on_hover_text(hover.clone())
+                    .on_disabled_hover_text(hover)
+                    .clicked()
+                {
+                    state.restart_requested = true;
+                }
+            });
+        });
 }
 
 fn controls_ui(ui: &mut egui::Ui, state: &mut EditorState) {
