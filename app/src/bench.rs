@@ -645,9 +645,29 @@ fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
             target: Some(("<=", 3.0)),
             on_ratio: true,
             note: format!(
-                "patrol logic, {} objects, {} ticks: the same FixedUpdate in rhai and in Rust",
+                "patrol logic, {} objects, {} ticks: the same FixedUpdate as a script (typed path) and in Rust",
                 r.objects, r.ticks
             ),
+        },
+        Figure {
+            name: "script_compiled_tree_vs_rust",
+            measured: r.compiled_ns,
+            unit: "ns/hook call",
+            reference: Some(r.rust_ns),
+            target: None,
+            on_ratio: true,
+            note: "the same script kept on the compiled tree (no typed specialisation), for context"
+                .to_string(),
+        },
+        Figure {
+            name: "script_rhai_vs_rust",
+            measured: r.rhai_ns,
+            unit: "ns/hook call",
+            reference: Some(r.rust_ns),
+            target: None,
+            on_ratio: true,
+            note: "the same script on rhai alone (what a breakpointed script runs on), for context"
+                .to_string(),
         },
         Figure {
             name: "script_vs_rust_tick",

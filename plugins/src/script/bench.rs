@@ -8,8 +8,10 @@
 //! the figure is that time per object per tick, after a warm-up, in the
 //! fastest of a few alternating rounds. The whole
 //! fixed phase (hooks plus the rapier step) is reported too, since that is what
-//! a frame pays. No breakpoint is set, so the script runs on the engine without
-//! a debugger, as it does in a session with no script breakpoint.
+//! a frame pays. No breakpoint is set, so the script runs as it does in a
+//! session with no script breakpoint: on typed register code (`typed.rs`).
+//! The same patrol on the compiled tree alone and on rhai alone is measured
+//! too, to show what each layer buys.
 
 use std::collections::BTreeMap;
 
@@ -33,7 +35,7 @@ const WARMUP_TICKS: u64 = 30;
 
 /// Rounds of (script, Rust) sessions; the fastest round of each counts, which
 /// drops most of the noise a neighbour process adds on a shared machine.
-const ROUNDS: usize = 3;
+const ROUNDS: usize = 5;
 
 /// The patrol of `patrol.rhai`, in Rust: same state, same f64 arithmetic.
 #[derive(Clone, Debug)]
@@ -84,8 +86,13 @@ pub struct ScriptVsRust {
     pub objects: usize,
     /// Ticks timed (after the warm-up).
     pub ticks: u64,
-    /// Scripted FixedUpdate, nanoseconds per object per tick.
+    /// Scripted FixedUpdate, nanoseconds per object per tick, as scripts run
+    /// by default (typed register code where the function qualifies).
     pub script_ns: f64,
+    /// The same on the compiled tree only (no specialisation).
+    pub compiled_ns: f64,
+    /// The same on rhai only.
+    pub rhai_ns: f64,
     /// Rust FixedUpdate, nanoseconds per object per tick.
     pub rust_ns: f64,
     /// Whole fixed phase of the scripted session, nanoseconds per tick.
@@ -145,6 +152,10 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
         .collect();
     let script = Script::from_source("bench/patrol.rhai", PATROL, &vars)?;
+    let mut compiled = script.clone();
+    compiled.set_specialised(false);
+    let mut rhai = script.clone();
+    rhai.set_compiled(false);
     let rust = RustPatrol {
         started: false,
         x: 0.0,
@@ -160,11 +171,17 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         );
         rust_best = fastest(rust_best, run(objects, ticks, &|| Box::new(rust.clone())));
     }
+    // The slower paths, for context: one round each is enough to show the
+    // order of magnitude.
+    let compiled_ns = run(objects, ticks, &|| Box::new(compiled.clone())).0;
+    let rhai_ns = run(objects, ticks, &|| Box::new(rhai.clone())).0;
     let ((script_ns, script_tick_ns), (rust_ns, rust_tick_ns)) = (script_best, rust_best);
     Ok(ScriptVsRust {
         objects,
         ticks,
         script_ns,
+        compiled_ns,
+        rhai_ns,
         rust_ns,
         script_tick_ns,
         rust_tick_ns,

@@ -21,6 +21,8 @@ use std::time::SystemTime;
 use rhai::{AST, ImmutableString};
 
 use super::engine::engines;
+use super::fast::{self, FastProgram, Tag};
+use super::typed::{self, Typed};
 use super::{ScriptError, script_key};
 
 /// Which hooks a script defines (checked once per compile, so a call for a
@@ -45,6 +47,65 @@ pub(crate) struct Program {
     pub(crate) hooks: Hooks,
     /// The text compiled.
     pub(crate) text: Arc<str>,
+    /// Its hook functions on the compiled path, where they qualify.
+    pub(crate) fast: FastProgram,
+    /// Typed specialisations made so far: (hook, state types, argument types,
+    /// code). Every behaviour running this program shares them, so a hundred
+    /// patrols run one copy of the code (it stays in the cache).
+    pub(crate) typed: Mutex<Vec<Specialisation>>,
+    /// The outer frame its file was last checked for changes, or
+    /// [`NEVER_POLLED`]; [`NOT_A_FILE`] for source text with no file. Lets
+    /// behaviours skip the cache lock when nothing can have changed.
+    pub(crate) polled_frame: AtomicU64,
+}
+
+/// Typed code made for one hook (by index) and the state and argument
+/// types it was made for.
+pub(crate) type Specialisation = (usize, Vec<Tag>, Vec<Tag>, Arc<Typed>);
+
+/// See [`Program::polled_frame`].
+pub(crate) const NEVER_POLLED: u64 = u64::MAX;
+/// See [`Program::polled_frame`].
+pub(crate) const NOT_A_FILE: u64 = u64::MAX - 1;
+
+/// Bumped by every change to the cache (a compile, a failed compile, a new
+/// script): a behaviour that saw the same value last frame and whose file
+/// was already checked this frame has nothing to refresh.
+static CHANGES: AtomicU64 = AtomicU64::new(0);
+
+/// See [`CHANGES`].
+pub(crate) fn changes() -> u64 {
+    CHANGES.load(Ordering::Acquire)
+}
+
+fn changed() {
+    CHANGES.fetch_add(1, Ordering::AcqRel);
+}
+
+impl Program {
+    /// The typed code of hook `hook` for these types, made once per program.
+    pub(crate) fn specialised(
+        &self,
+        hook: usize,
+        state: &[Tag],
+        args: &[Tag],
+    ) -> Option<Arc<Typed>> {
+        let mut made = self.typed.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((.., t)) = made
+            .iter()
+            .find(|(h, s, a, _)| *h == hook && s == state && a == args)
+        {
+            return Some(t.clone());
+        }
+        let f = self.fast.hooks[hook].as_ref()?;
+        let t = Arc::new(typed::specialise(f, state, args).ok()?);
+        // Bounded: a script whose types keep changing stops specialising
+        // after a few per behaviour anyway.
+        if made.len() < 64 {
+            made.push((hook, state.to_vec(), args.to_vec(), t.clone()));
+        }
+        Some(t)
+    }
 }
 
 struct Entry {
@@ -111,7 +172,11 @@ pub(crate) fn compile(key: &str, text: &str) -> Result<Program, ScriptError> {
             _ => hooks.on_contact = true,
         }
     }
+    let fast = fast::compile(&ast);
     Ok(Program {
+        fast,
+        typed: Mutex::new(Vec::new()),
+        polled_frame: AtomicU64::new(NEVER_POLLED),
         ast,
         source: key.into(),
         generation: GENERATION.fetch_add(1, Ordering::Relaxed),
@@ -150,6 +215,7 @@ pub(crate) fn load(key: &str) -> Result<Arc<Program>, ScriptError> {
         error: None,
         error_logged: false,
     });
+    changed();
     Ok(entry.program.clone())
 }
 
@@ -165,6 +231,8 @@ pub(crate) fn load_source(key: &str, text: &str) -> Result<Arc<Program>, ScriptE
         return Ok(entry.program.clone());
     }
     let program = Arc::new(compile(key, text)?);
+    program.polled_frame.store(NOT_A_FILE, Ordering::Relaxed);
+    changed();
     cache.insert(
         key.to_string(),
         Entry {
@@ -182,6 +250,7 @@ fn recompile(key: &str, entry: &mut Entry) -> Result<(), ScriptError> {
     let new_stamp = stamp(Path::new(key));
     let result = read(key).and_then(|text| compile(key, &text));
     entry.stamp = new_stamp;
+    changed();
     match result {
         Ok(program) => {
             entry.program = Arc::new(program);
@@ -259,6 +328,7 @@ pub(crate) fn current(
             // The outcome is kept in the entry (program or error).
             let _ = recompile(key, entry);
         }
+        entry.program.polled_frame.store(frame, Ordering::Release);
     }
     let error = match (&entry.error, entry.error_logged) {
         (Some(e), false) => {

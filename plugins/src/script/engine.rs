@@ -47,6 +47,7 @@ use stepframe_core::{
 };
 
 use super::breakpoints::{LineBreakpoint, Part, ScriptHit, breakpoints};
+use super::fast::Out;
 use super::value::show;
 
 /// Most rhai operations one hook call may take before it is stopped as runaway
@@ -166,21 +167,7 @@ pub(crate) fn commit(ctx: &mut Ctx) {
         }
         for command in c.commands.drain(..) {
             match command {
-                Command::Body(b) => {
-                    match b {
-                        BodyCommand::Force { target, force } => ctx.apply_force(target, force),
-                        BodyCommand::Impulse { target, impulse } => {
-                            ctx.apply_impulse(target, impulse)
-                        }
-                        BodyCommand::KinematicTarget { target, pose } => {
-                            ctx.set_kinematic_target(target, pose)
-                        }
-                        BodyCommand::SetPose { target, pose } => ctx.set_pose(target, pose),
-                        BodyCommand::SetVelocity { target, velocity } => {
-                            ctx.set_velocity(target, velocity)
-                        }
-                    };
-                }
+                Command::Body(b) => apply_body(ctx, b),
                 Command::Spawn(desc) => {
                     ctx.spawn(*desc);
                 }
@@ -190,6 +177,32 @@ pub(crate) fn commit(ctx: &mut Ctx) {
             }
         }
     });
+}
+
+/// Applies what a compiled call queued (see `fast.rs`), in order, the way
+/// [`commit`] applies the same commands from rhai.
+pub(crate) fn commit_fast(ctx: &mut Ctx, out: &mut Vec<Out>) {
+    for command in out.drain(..) {
+        apply_out(ctx, command);
+    }
+}
+
+/// Applies one command of a compiled call.
+pub(crate) fn apply_out(ctx: &mut Ctx, command: Out) {
+    match command {
+        Out::Body(b) => apply_body(ctx, b),
+        Out::Remove(id) => ctx.remove(id),
+    }
+}
+
+fn apply_body(ctx: &mut Ctx, b: BodyCommand) {
+    let _ = match b {
+        BodyCommand::Force { target, force } => ctx.apply_force(target, force),
+        BodyCommand::Impulse { target, impulse } => ctx.apply_impulse(target, impulse),
+        BodyCommand::KinematicTarget { target, pose } => ctx.set_kinematic_target(target, pose),
+        BodyCommand::SetPose { target, pose } => ctx.set_pose(target, pose),
+        BodyCommand::SetVelocity { target, velocity } => ctx.set_velocity(target, velocity),
+    };
 }
 
 /// Drops the buffered writes and the random draws of an aborted call.

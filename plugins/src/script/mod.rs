@@ -101,16 +101,35 @@
 //! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
 //! until the file is reloaded; the object and the other behaviours go on.
 //!
-//! # Cost
+//! # Cost: three engines, one meaning
 //!
-//! A script without breakpoints runs on an engine with no debugger attached.
-//! [`bench_script_vs_rust`] measures a scripted patrol against the same patrol
-//! in Rust (`stepframe bench` reports it as `script_vs_rust`).
+//! A hook call runs on the first of these that can take it:
+//!
+//! 1. **typed register code** (`typed.rs`): the function specialised to the
+//!    types its state variables hold, as flat register instructions;
+//! 2. **the compiled tree** (`fast.rs`): the same subset with types checked as
+//!    it runs;
+//! 3. **rhai** itself: functions outside the subset (loops, strings, maps,
+//!    `log`, `spawn_body`, ...), any call while a line breakpoint is set in
+//!    the script, and any call the faster paths give up on.
+//!
+//! The first two cover a numeric subset of rhai (listed in `fast.rs`) and
+//! compute exactly what rhai computes, down to its checked integer arithmetic
+//! and epsilon-relative float comparisons; where they cannot (a type they do
+//! not handle, an overflow, a non-finite body command), they give the call to
+//! rhai before changing anything, so rhai's own result or error is what
+//! happens. `plugins/tests/script_paths.rs` runs generated programs on all
+//! three and compares the state hash tick by tick. [`bench_script_vs_rust`]
+//! measures a scripted patrol against the same patrol in Rust (`stepframe
+//! bench` reports it as `script_vs_rust`, with the tree alone and rhai alone
+//! for context).
 
 mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
+mod fast;
+mod typed;
 mod value;
 
 use std::collections::BTreeMap;
@@ -130,6 +149,8 @@ pub use value::ScriptValue;
 
 use breakpoints::LineBreakpoint as Bp;
 use cache::Program;
+use fast::{Bail, Scratch, Tag, Val};
+use typed::{Exit, Typed};
 
 /// A script that could not be read, compiled, or run: the script's key, the
 /// position (1-based; 0 when the error has none) and what went wrong.
@@ -262,7 +283,89 @@ pub struct Script {
     /// Breakpoint table version the cached list below was read at.
     bp_version: u64,
     bps: Arc<[Bp]>,
+    /// [`cache::changes`] at the last refresh that looked in the cache.
+    seen_changes: u64,
+    /// Whether calls may take the compiled path (see [`Script::set_compiled`]).
+    compiled: bool,
+    /// Whether the compiled path may specialise (see [`Script::set_specialised`]).
+    specialised: bool,
+    fast: FastState,
 }
+
+thread_local! {
+    static COUNTS: std::cell::Cell<CallCounts> = const {
+        std::cell::Cell::new(CallCounts { typed: 0, compiled: 0, rhai: 0 })
+    };
+}
+
+/// How many Script hook calls ran on each path on this thread so far
+/// (a session's behaviours run on the thread that steps it). Diagnostics for
+/// tests and benches; not part of any state.
+pub fn thread_call_counts() -> CallCounts {
+    COUNTS.get()
+}
+
+fn count(f: impl FnOnce(&mut CallCounts)) {
+    let mut c = COUNTS.get();
+    f(&mut c);
+    COUNTS.set(c);
+}
+
+/// How many hook calls ran on each path (see [`thread_call_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallCounts {
+    /// Typed register code (`typed.rs`).
+    pub typed: u64,
+    /// The compiled tree (`fast.rs`).
+    pub compiled: u64,
+    /// rhai itself (functions outside the subset, breakpoints, bails).
+    pub rhai: u64,
+}
+
+/// The script's state variables as the compiled path holds them.
+///
+/// While `live`, `tags`/`bits` hold the newest values of the state variables
+/// the compiled functions write, and the rhai scope is stale for those names:
+/// everything that reads the scope (a rhai call, a reload, `var`,
+/// `hash_state`) either syncs it first or reads through these. Keeping the
+/// values here, not in the scope, is what makes a compiled call cheap: rhai's
+/// scope can only be searched by name.
+#[derive(Clone, Debug, Default)]
+struct FastState {
+    /// Program generation `index` was worked out for (0: none yet).
+    generation: u64,
+    /// Scope position of each name of `program.fast.state`; `None` when one
+    /// is missing or a written one is a constant (rhai runs every call).
+    index: Option<Box<[usize]>>,
+    /// Types and bits of the state variables (kept apart so the typed path
+    /// copies the bits in and out in one go).
+    tags: Vec<Tag>,
+    bits: Vec<u64>,
+    live: bool,
+    scratch: Scratch,
+    /// Each hook's code specialised for the current state types (`typed.rs`).
+    typed: [Option<Arc<Typed>>; 4],
+    /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
+    /// stays on the compiled tree (its types keep changing).
+    specialisations: [u8; 4],
+    /// Bumped whenever the types in `tags` may have changed.
+    epoch: u64,
+    /// The `epoch` at which `tags` were seen to fit each hook's typed code:
+    /// the guard is checked once per change of types, not per call.
+    fitted: [Option<u64>; 4],
+}
+
+impl FastState {
+    fn val(&self, s: usize) -> Val {
+        Val {
+            tag: self.tags[s],
+            bits: self.bits[s],
+        }
+    }
+}
+
+/// See [`FastState::specialisations`].
+const MAX_SPECIALISATIONS: u8 = 8;
 
 impl std::fmt::Debug for Script {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -347,6 +450,10 @@ impl Script {
             rerun: None,
             bp_version: 0,
             bps: Arc::from(Vec::new()),
+            seen_changes: u64::MAX,
+            compiled: true,
+            specialised: true,
+            fast: FastState::default(),
         })
     }
 
@@ -357,12 +464,204 @@ impl Script {
 
     /// A state variable's current value (top-level variables only).
     pub fn var(&self, name: &str) -> Option<Dynamic> {
-        self.scope.get_value::<Dynamic>(name)
+        let names: Vec<&str> = self.scope.iter_raw().map(|(n, ..)| n).collect();
+        let position = names.iter().rposition(|n| *n == name)?;
+        Some(
+            self.live_value(position)
+                .unwrap_or_else(|| self.scope.get_value::<Dynamic>(name).unwrap_or_default()),
+        )
+    }
+
+    /// Lets calls take the compiled path (the default) or keeps every call on
+    /// rhai. The results are the same either way; this exists to compare the
+    /// two (tests, `script_vs_rust`).
+    pub fn set_compiled(&mut self, on: bool) {
+        if !on {
+            self.sync_scope();
+        }
+        self.compiled = on;
+    }
+
+    /// Lets the compiled path specialise functions to typed code (the
+    /// default) or keeps it on the compiled tree; like [`Script::set_compiled`],
+    /// a knob to compare the paths.
+    pub fn set_specialised(&mut self, on: bool) {
+        self.specialised = on;
+    }
+
+    /// The hook functions of the script that run on the compiled path, and
+    /// why each other one does not.
+    pub fn compiled_hooks(&self) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
+        let fast = &self.program.fast;
+        let names = ["start", "update", "flow_tick", "fixed_update"];
+        let on = names
+            .iter()
+            .zip(&fast.hooks)
+            .filter(|(_, f)| f.is_some())
+            .map(|(n, _)| *n)
+            .collect();
+        (on, fast.rejected.clone())
+    }
+
+    /// The compiled path's newer value of the variable at scope `position`.
+    fn live_value(&self, position: usize) -> Option<Dynamic> {
+        if !self.fast.live {
+            return None;
+        }
+        let index = self.fast.index.as_ref()?;
+        let written = &self.program.fast.written;
+        (0..index.len())
+            .find(|&s| index[s] == position && written[s])
+            .map(|s| self.fast.val(s).to_dynamic())
+    }
+
+    /// Writes the compiled path's values back into the scope.
+    fn sync_scope(&mut self) {
+        if !std::mem::take(&mut self.fast.live) {
+            return;
+        }
+        let fast = &self.program.fast;
+        for (s, name) in fast.state.iter().enumerate() {
+            if fast.written[s]
+                && let Some(slot) = self.scope.get_mut(name)
+            {
+                *slot = self.fast.val(s).to_dynamic();
+            }
+        }
+    }
+
+    /// Makes the state slots ready for a compiled call; false when this call
+    /// must go to rhai.
+    fn bind_fast(&mut self) -> bool {
+        let fast = &self.program.fast;
+        if self.fast.generation != self.program.generation {
+            self.fast.generation = self.program.generation;
+            self.fast.live = false;
+            self.fast.typed = Default::default();
+            self.fast.specialisations = [0; 4];
+            self.fast.fitted = [None; 4];
+            let names: Vec<(&str, bool)> = self.scope.iter_raw().map(|(n, c, _)| (n, c)).collect();
+            self.fast.index = fast
+                .state
+                .iter()
+                .zip(&fast.written)
+                .map(|(name, &written)| {
+                    let p = names.iter().rposition(|(n, _)| *n == name.as_str())?;
+                    (!(written && names[p].1)).then_some(p)
+                })
+                .collect();
+        }
+        let Some(index) = &self.fast.index else {
+            return false;
+        };
+        if self.fast.live {
+            return true;
+        }
+        let values: Vec<&Dynamic> = self.scope.iter_raw().map(|(_, _, v)| v).collect();
+        self.fast.epoch += 1;
+        self.fast.tags.clear();
+        self.fast.bits.clear();
+        for &p in index.iter() {
+            match Val::from_dynamic(values[p]) {
+                Some(v) => {
+                    self.fast.tags.push(v.tag);
+                    self.fast.bits.push(v.bits);
+                }
+                None => return false,
+            }
+        }
+        true
+    }
+
+    /// Runs the hook on the compiled path; false when rhai must run it.
+    fn call_fast(&mut self, ctx: &mut Ctx, hook: HookKind, args: &[Val]) -> bool {
+        let i = match hook {
+            HookKind::Start => 0,
+            HookKind::Update => 1,
+            HookKind::FlowTick => 2,
+            HookKind::FixedUpdate => 3,
+            _ => return false,
+        };
+        if self.program.fast.hooks[i].is_none() || !self.bind_fast() {
+            return false;
+        }
+        let Some(f) = &self.program.fast.hooks[i] else {
+            return false;
+        };
+        let fast = &mut self.fast;
+        // The typed code first, specialised again when the state types moved.
+        let mut specialised_now = !self.specialised;
+        loop {
+            if let Some(t) = &fast.typed[i]
+                && (fast.fitted[i] == Some(fast.epoch) || t.fits(&fast.tags))
+            {
+                fast.fitted[i] = Some(fast.epoch);
+                let (tags, bits, out) = (&mut fast.tags, &mut fast.bits, &mut fast.scratch.out);
+                match typed::run(t, ctx, args, tags, bits, out) {
+                    Ok(()) => {
+                        fast.live = true;
+                        if !t.stable {
+                            fast.epoch += 1;
+                        }
+                        count(|c| c.typed += 1);
+                        engine::commit_fast(ctx, &mut fast.scratch.out);
+                        return true;
+                    }
+                    Err(Exit::Bail) => {
+                        fast.scratch.out.clear();
+                        return false;
+                    }
+                    Err(Exit::Miss) => fast.scratch.out.clear(),
+                }
+            }
+            if specialised_now || fast.specialisations[i] >= MAX_SPECIALISATIONS {
+                break;
+            }
+            specialised_now = true;
+            fast.specialisations[i] += 1;
+            let arg_types: Vec<Tag> = args.iter().map(|a| a.tag).collect();
+            fast.typed[i] = self.program.specialised(i, &fast.tags, &arg_types);
+        }
+        Self::call_tree(f, fast, ctx, args)
+    }
+
+    /// The compiled tree: any types (see `fast.rs`).
+    #[inline(never)]
+    fn call_tree(f: &fast::FastFn, fast: &mut FastState, ctx: &mut Ctx, args: &[Val]) -> bool {
+        let mut vals: Vec<Val> = (0..fast.tags.len()).map(|s| fast.val(s)).collect();
+        match fast::run(f, ctx, args, &mut vals, &mut fast.scratch) {
+            Ok(()) => {
+                fast.tags = vals.iter().map(|v| v.tag).collect();
+                fast.bits = vals.iter().map(|v| v.bits).collect();
+                fast.live = true;
+                fast.epoch += 1;
+                count(|c| c.compiled += 1);
+                engine::commit_fast(ctx, &mut fast.scratch.out);
+                true
+            }
+            Err(Bail) => {
+                fast.scratch.out.clear();
+                false
+            }
+        }
     }
 
     /// At an outer frame boundary: adopt a newer program, log a failed reload.
     fn refresh(&mut self, ctx: &mut Ctx) {
         let frame = ctx.clock().frame_index;
+        // Nothing changed in the cache since the last look, and the file (if
+        // any, if watched) was checked this frame already: no lock needed.
+        let changes = cache::changes();
+        let polled = self
+            .program
+            .polled_frame
+            .load(std::sync::atomic::Ordering::Acquire);
+        if changes == self.seen_changes
+            && (!self.hot_reload || polled == frame || polled == cache::NOT_A_FILE)
+        {
+            return;
+        }
+        self.seen_changes = changes;
         let Some((program, error)) = cache::current(&self.program.source, frame, self.hot_reload)
         else {
             return;
@@ -377,6 +676,7 @@ impl Script {
             return;
         }
         self.seen_generation = program.generation;
+        self.sync_scope();
         match initial_scope(&program, &self.vars) {
             Ok(mut scope) => {
                 for (name, _, value) in self.scope.iter_raw() {
@@ -408,7 +708,7 @@ impl Script {
     }
 
     /// Calls one hook function (see module docs for the breakpoint timing).
-    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs) {
+    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, fast_args: &[Val]) {
         if self.failed.is_some() || !self.defines(hook) {
             return;
         }
@@ -419,6 +719,18 @@ impl Script {
             self.bp_version = version;
         }
         let debug = !self.bps.is_empty();
+        if !debug && self.compiled && self.rerun.is_none() && self.call_fast(ctx, hook, fast_args) {
+            return;
+        }
+        self.call_rhai(ctx, hook, args, debug);
+    }
+
+    /// Runs the hook function on rhai (see module docs for breakpoints). Kept
+    /// out of line: the fast paths above should not pay for its stack frame.
+    #[inline(never)]
+    fn call_rhai(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, debug: bool) {
+        self.sync_scope();
+        count(|c| c.rhai += 1);
         let rerunnable = matches!(
             hook,
             HookKind::Start | HookKind::Update | HookKind::FlowTick
@@ -506,20 +818,20 @@ impl Behaviour for Script {
 
     fn start(&mut self, ctx: &mut Ctx) {
         self.refresh(ctx);
-        self.call(ctx, HookKind::Start, ());
+        self.call(ctx, HookKind::Start, (), &[]);
     }
 
     fn update(&mut self, ctx: &mut Ctx, dt: f64) {
         self.refresh(ctx);
-        self.call(ctx, HookKind::Update, (dt,));
+        self.call(ctx, HookKind::Update, (dt,), &[Val::float(dt)]);
     }
 
     fn flow_tick(&mut self, ctx: &mut Ctx, dt: f64) {
-        self.call(ctx, HookKind::FlowTick, (dt,));
+        self.call(ctx, HookKind::FlowTick, (dt,), &[Val::float(dt)]);
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
-        self.call(ctx, HookKind::FixedUpdate, (dt,));
+        self.call(ctx, HookKind::FixedUpdate, (dt,), &[Val::float(dt)]);
     }
 
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
@@ -527,16 +839,24 @@ impl Behaviour for Script {
             ContactKind::Started => "started",
             ContactKind::Stopped => "stopped",
         };
-        self.call(ctx, HookKind::Contact, (other.0 as INT, kind.to_string()));
+        self.call(
+            ctx,
+            HookKind::Contact,
+            (other.0 as INT, kind.to_string()),
+            &[],
+        );
     }
 
     fn hash_state(&self, hasher: &mut StableHasher) {
         hasher.write(&[u8::from(self.failed.is_some())]);
         hasher.write_u64(self.scope.len() as u64);
-        for (name, constant, value) in self.scope.iter_raw() {
+        for (position, (name, constant, value)) in self.scope.iter_raw().enumerate() {
             hasher.write(name.as_bytes());
             hasher.write(&[0xff, u8::from(constant)]);
-            value::hash_dynamic(value, hasher);
+            match self.live_value(position) {
+                Some(live) => value::hash_dynamic(&live, hasher),
+                None => value::hash_dynamic(value, hasher),
+            }
         }
     }
 }
