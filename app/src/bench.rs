@@ -656,8 +656,7 @@ fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
             reference: Some(r.rust_ns),
             target: None,
             on_ratio: true,
-            note: "the same script kept on the compiled tree (no typed specialisation), for context"
-                .to_string(),
+            note: "the same script on the compiled tree alone (no typing), for context".to_string(),
         },
         Figure {
             name: "script_rhai_vs_rust",
