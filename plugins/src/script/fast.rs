@@ -837,26 +837,9 @@ fn eval(e: &Ex, env: &mut Env) -> R<Val> {
             let b = eval(&ab.1, env)?;
             binary(*op, a.view(), b.view())?
         }
-        Ex::And(list) => {
-            for e in list.iter() {
-                match eval(e, env)?.view() {
-                    V::Bool(true) => {}
-                    V::Bool(false) => return Ok(V::Bool(false).into()),
-                    _ => return Err(Bail),
-                }
-            }
-            V::Bool(true)
-        }
-        Ex::Or(list) => {
-            for e in list.iter() {
-                match eval(e, env)?.view() {
-                    V::Bool(false) => {}
-                    V::Bool(true) => return Ok(V::Bool(true).into()),
-                    _ => return Err(Bail),
-                }
-            }
-            V::Bool(false)
-        }
+        // rhai stops at the first false (`&&`) or true (`||`) operand.
+        Ex::And(list) => V::Bool(!short_circuit(list, false, env)?),
+        Ex::Or(list) => V::Bool(short_circuit(list, true, env)?),
         Ex::Field(a, field) => match (eval(a, env)?.view(), field) {
             (V::Rec(_, i), Field::X) => V::Float(env.recs[i as usize][0]),
             (V::Rec(_, i), Field::Y) => V::Float(env.recs[i as usize][1]),
@@ -867,6 +850,31 @@ fn eval(e: &Ex, env: &mut Env) -> R<Val> {
         Ex::Call(api, args) => call(api, args, env)?,
     }
     .into())
+}
+
+/// Whether any operand is `stop` (evaluating them in order and no further);
+/// every operand evaluated must be a bool.
+fn short_circuit(list: &[Ex], stop: bool, env: &mut Env) -> R<bool> {
+    for e in list {
+        match eval(e, env)?.view() {
+            V::Bool(b) if b == stop => return Ok(true),
+            V::Bool(_) => {}
+            _ => return Err(Bail),
+        }
+    }
+    Ok(false)
+}
+
+/// The standard library's float functions the subset calls.
+pub(crate) fn float_math(m: Math, x: FLOAT) -> FLOAT {
+    match m {
+        Math::Abs => x.abs(),
+        Math::Sqrt => x.sqrt(),
+        Math::Sin => x.sin(),
+        Math::Cos => x.cos(),
+        Math::Floor => x.floor(),
+        Math::Ceil => x.ceil(),
+    }
 }
 
 /// A number the way the API's `num` reads it: floats as they are, integers
@@ -980,12 +988,7 @@ fn call(api: &Api, args: &[Ex], env: &mut Env) -> R<V> {
         }
         Api::Math(m) => match (m, a[0]) {
             (Math::Abs, V::Int(i)) => V::Int(i.checked_abs().ok_or(Bail)?),
-            (Math::Abs, V::Float(f)) => V::Float(f.abs()),
-            (Math::Sqrt, V::Float(f)) => V::Float(f.sqrt()),
-            (Math::Sin, V::Float(f)) => V::Float(f.sin()),
-            (Math::Cos, V::Float(f)) => V::Float(f.cos()),
-            (Math::Floor, V::Float(f)) => V::Float(f.floor()),
-            (Math::Ceil, V::Float(f)) => V::Float(f.ceil()),
+            (_, V::Float(f)) => V::Float(float_math(*m, f)),
             _ => return Err(Bail),
         },
     })
@@ -1298,13 +1301,6 @@ mod tests {
     /// The float math functions the way `call` computes them.
     fn math(m: Math, v: V) -> Option<V> {
         let V::Float(x) = v else { return None };
-        Some(V::Float(match m {
-            Math::Abs => x.abs(),
-            Math::Sqrt => x.sqrt(),
-            Math::Sin => x.sin(),
-            Math::Cos => x.cos(),
-            Math::Floor => x.floor(),
-            Math::Ceil => x.ceil(),
-        }))
+        Some(V::Float(float_math(m, x)))
     }
 }

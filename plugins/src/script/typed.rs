@@ -42,7 +42,7 @@ use stepframe_core::{BodyCommand, Ctx, ObjectId, Pose, Vec2, Velocity};
 use super::engine;
 use super::fast::{
     Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val, compare, float_arith,
-    int_arith, ordered, unit,
+    float_math, int_arith, ordered, unit,
 };
 
 type Reg = u8;
@@ -547,19 +547,13 @@ impl Spec {
                 self.code.push(Ins::KinematicTarget(x, y, r, false));
                 unit
             }
-            Api::Force => {
+            Api::Force | Api::Impulse | Api::SetVelocity => {
                 let (x, y) = (self.float(a[0])?, self.float(a[1])?);
-                self.code.push(Ins::Force(x, y, false));
-                unit
-            }
-            Api::Impulse => {
-                let (x, y) = (self.float(a[0])?, self.float(a[1])?);
-                self.code.push(Ins::Impulse(x, y, false));
-                unit
-            }
-            Api::SetVelocity => {
-                let (x, y) = (self.float(a[0])?, self.float(a[1])?);
-                self.code.push(Ins::SetVelocity(x, y, false));
+                self.code.push(match api {
+                    Api::Force => Ins::Force(x, y, false),
+                    Api::Impulse => Ins::Impulse(x, y, false),
+                    _ => Ins::SetVelocity(x, y, false),
+                });
                 unit
             }
             Api::Remove => {
@@ -934,18 +928,7 @@ fn exec(
                 );
             }
             Ins::IAbs(d, a) => set!(d, int!(a).checked_abs().ok_or(Exit::Bail)? as u64),
-            Ins::FMath(m, d, a) => {
-                let x = f!(a);
-                let v = match m {
-                    Math::Abs => x.abs(),
-                    Math::Sqrt => x.sqrt(),
-                    Math::Sin => x.sin(),
-                    Math::Cos => x.cos(),
-                    Math::Floor => x.floor(),
-                    Math::Ceil => x.ceil(),
-                };
-                set!(d, v.to_bits());
-            }
+            Ins::FMath(m, d, a) => set!(d, float_math(*m, f!(a)).to_bits()),
         }
     }
     Ok(())
