@@ -1,12 +1,17 @@
 //! The timeline panel: decimation, scrubbing through the editor UI (kittest,
-//! logic only) and "resume from here" through the UI command path.
+//! logic only), "resume from here" through the UI command path, and error
+//! markers for the faults the pipeline reports.
 
 use std::collections::BTreeMap;
+use std::path::PathBuf;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::timeline::{decimate, readout};
-use stepframe_app::editor::{Command, EditorApp, EditorConfig};
+use stepframe_app::editor::timeline::{
+    MarkerKind, TimelineState, decimate, readout, synthetic_record,
+};
+use stepframe_app::editor::{Command, EditorApp, EditorConfig, Event};
+use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
 /// Seconds per UI frame (= per worker frame): one fixed tick at 60 Hz.
 const DT: f64 = 1.0 / 60.0;
@@ -14,7 +19,10 @@ const DT: f64 = 1.0 / 60.0;
 const TARGET: u64 = 100;
 
 fn editor() -> Harness<'static, EditorApp> {
-    let path = stepframe_app::default_scene();
+    editor_on(stepframe_app::default_scene())
+}
+
+fn editor_on(path: PathBuf) -> Harness<'static, EditorApp> {
     let mut h = Harness::builder()
         .with_size(egui::vec2(1600.0, 1200.0))
         .with_step_dt(DT as f32)
@@ -203,4 +211,151 @@ fn the_timeline_bench_draws_headless_and_reports_a_cost() {
     let ms = stepframe_app::editor::timeline::bench_timeline_ms(frames);
     println!("timeline_ui_ms with {frames} frames: {ms:.3}");
     assert!(ms.is_finite() && ms > 0.0, "{ms}");
+}
+
+/// `(frame_index of the marked record, text)` of every error marker.
+fn error_markers(t: &TimelineState) -> Vec<(u64, String)> {
+    t.markers
+        .iter()
+        .filter(|m| m.kind == MarkerKind::Error)
+        .map(|m| {
+            let r = t.record(m.seq).expect("the marked record is kept");
+            (r.frame_index, m.text.clone())
+        })
+        .collect()
+}
+
+#[test]
+fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
+    // Issue #8: a caught hook panic or a rejected non-finite write goes to
+    // the log and to the timeline. faults.ron injects 11 (see its header and
+    // app/tests/reliability.rs): panics in every hook kind at frames 1, 6,
+    // 11, 15, 21, 25, 70 and on the first contact, NaN force, pose and
+    // velocity at frames 30, 40, 51.
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/faults.ron");
+    let mut h = editor_on(scene);
+    h.run_steps(90);
+    let state = h.state().state();
+    // The log panel's error lines: "tick T frame F #id Hook: message".
+    let logged: Vec<(u64, String)> = state
+        .log
+        .iter()
+        .filter(|l| l.level == LogLevel::Error)
+        .map(|l| {
+            let frame = l
+                .text
+                .split(' ')
+                .nth(3)
+                .and_then(|f| f.parse().ok())
+                .expect("a frame number");
+            let message = l.text.split_once(": ").expect("a message").1;
+            (frame, message.to_string())
+        })
+        .collect();
+    assert_eq!(logged.len(), 11, "{logged:#?}");
+    for frame in [1, 6, 11, 15, 21, 25, 30, 40, 51, 70] {
+        assert!(
+            logged.iter().any(|(f, _)| *f == frame),
+            "frame {frame}: {logged:#?}"
+        );
+    }
+    let marked = error_markers(&state.timeline);
+    assert_eq!(marked.len(), logged.len(), "{marked:#?}");
+    for (frame, message) in &logged {
+        assert!(
+            marked
+                .iter()
+                .any(|(f, text)| f == frame && text.ends_with(message.as_str())),
+            "no error marker on frame {frame} for `{message}` in {marked:#?}"
+        );
+    }
+}
+
+fn log_entry(level: LogLevel, frame: u64, message: &str) -> LogEntry {
+    LogEntry {
+        level,
+        object: Some(ObjectId(7)),
+        hook: None,
+        tick: frame,
+        frame,
+        message: message.to_string(),
+    }
+}
+
+#[test]
+fn an_error_logged_before_its_frames_record_arrives_is_marked_when_it_does() {
+    // The worker publishes a frame's log lines before its telemetry, and the
+    // UI may read them in either order.
+    let mut t = TimelineState::with_capacity(100);
+    for i in 1..=10 {
+        t.ingest(synthetic_record(i));
+    }
+    t.on_event(&Event::Log(vec![
+        log_entry(LogLevel::Error, 4, "an earlier frame"),
+        log_entry(LogLevel::Warning, 5, "a warning is no marker"),
+        log_entry(LogLevel::Info, 6, "nor is an info line"),
+        log_entry(LogLevel::Error, 12, "a frame not received yet"),
+    ]));
+    assert_eq!(
+        error_markers(&t),
+        vec![(4, "tick 4: an earlier frame".to_string())]
+    );
+    t.ingest(synthetic_record(11));
+    assert_eq!(error_markers(&t).len(), 1, "frame 12 has not arrived");
+    t.ingest(synthetic_record(12));
+    assert_eq!(
+        error_markers(&t),
+        vec![
+            (4, "tick 4: an earlier frame".to_string()),
+            (12, "tick 12: a frame not received yet".to_string()),
+        ]
+    );
+}
+
+#[test]
+fn a_loaded_session_keeps_its_frames_that_arrived_before_the_loaded_event() {
+    // The app drains telemetry before events: a reload's first frames can be
+    // in the ring when `Loaded` comes; they stay, the old session's go.
+    let loaded = Event::Loaded {
+        path: PathBuf::from("faults.ron"),
+        objects: 1,
+    };
+    let frames = |t: &TimelineState| -> Vec<u64> {
+        t.telemetry
+            .records()
+            .iter()
+            .map(|r| r.frame_index)
+            .collect()
+    };
+    let mut t = TimelineState::with_capacity(100);
+    t.on_event(&loaded);
+    for i in 1..=50 {
+        t.ingest(synthetic_record(i));
+    }
+    for i in 1..=3 {
+        t.ingest(synthetic_record(i));
+    }
+    t.on_event(&loaded);
+    assert_eq!(frames(&t), vec![1, 2, 3]);
+    t.on_event(&Event::Log(vec![log_entry(
+        LogLevel::Error,
+        1,
+        "Start panicked",
+    )]));
+    assert_eq!(
+        error_markers(&t),
+        vec![(1, "tick 1: Start panicked".to_string())]
+    );
+    let reload = t.markers.iter().find(|m| m.kind == MarkerKind::Reload);
+    let reload = reload.and_then(|m| t.record(m.seq)).map(|r| r.frame_index);
+    assert_eq!(
+        reload,
+        Some(1),
+        "the reload marker is on the new first frame"
+    );
+    // `Loaded` before the new session's frames: the old ones go at once.
+    t.on_event(&loaded);
+    assert!(frames(&t).is_empty());
+    t.ingest(synthetic_record(1));
+    assert_eq!(frames(&t), vec![1]);
 }

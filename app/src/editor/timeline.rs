@@ -8,15 +8,31 @@
 //! share one x axis (linked), which switches between frame index, frame time
 //! and simulation tick.
 //!
+//! Zoomed out, decimation reads min/max summaries of blocks of 16, 32 or 64
+//! records (`LEVELS`) that carry the x of each extreme, never the ring
+//! itself: one read per record of the 36 MiB ring is a cache miss. The
+//! reduced series live in buffers reused from one UI frame to the next, lent
+//! to egui_plot, not copied, and reduced again only when the records in view
+//! change. Measured with [`bench_timeline_ms`] (an hour, 1600 px, the view
+//! sliding every frame): the reduction is ~0.25 ms of a ~2.5 ms UI frame; the
+//! rest is egui_plot and epaint drawing ~31,000 line points and the markers.
+//!
+//! Markers: stalls as records arrive; breakpoints, faults and every
+//! error-level log line (a caught hook panic, a rejected non-finite write)
+//! on the record of the outer frame they happened in, placed when that
+//! record arrives if it has not yet.
+//!
 //! The panel never talks to the worker directly: what it wants (pause, scrub,
 //! rewind) goes into [`TimelineState::outbox`], which the app sends. Tests push
 //! the same commands through [`TimelineState::scrub_to`].
 
+use std::collections::VecDeque;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoints, Points, VLine};
-use stepframe_core::{FrameRecord, Telemetry, TickPoses};
+use egui_plot::{Legend, Line, MarkerShape, Plot, PlotPoint, PlotPoints, Points, VLine};
+use stepframe_core::telemetry::FrameKindCode;
+use stepframe_core::{FrameRecord, LogLevel, Telemetry, TickPoses};
 
 use super::protocol::{Command, Event, WorldView};
 
@@ -101,7 +117,18 @@ pub struct TimelineState {
     /// `max_delta` of the session, for stall markers.
     pub max_delta: f64,
     /// Markers, oldest first.
-    pub markers: Vec<Marker>,
+    pub markers: VecDeque<Marker>,
+    /// Markers for outer frames whose record has not arrived yet (the worker
+    /// sends log lines and suspensions before the frame's telemetry), as
+    /// `(frame_index, kind, text)`, oldest first.
+    pending: VecDeque<(u64, MarkerKind, String)>,
+    /// Sequence number of the first record of a session whose `Loaded`
+    /// event has not been seen yet (the app drains telemetry before events,
+    /// so a new session's first frames can arrive before its `Loaded`).
+    unannounced: Option<u64>,
+    /// Whether a `Loaded` event has been seen (before it, the first record
+    /// starts the session still to be announced).
+    seen_load: bool,
     /// Committed poses of the scrubbed tick, once the worker sent them.
     pub scrub: Option<TickPoses>,
     /// Export path field.
@@ -112,11 +139,13 @@ pub struct TimelineState {
     pub outbox: Vec<Command>,
     /// Visible x range of the last drawn frame (export and decimation use it).
     pub visible: Option<(f64, f64)>,
-    /// The decimated series of the last draw, reused while nothing changed
-    /// (a paused or scrubbed timeline redraws without touching the ring).
-    cache: Option<(SeriesKey, Vec<Vec<[f64; 2]>>)>,
+    /// The decimated lanes of the last draw and what they were computed for.
+    reduced: Reduced,
     /// Min/max summaries of blocks of records, for zoomed-out decimation.
     blocks: Blocks,
+    /// Width of the plots' frames in the last draw, in points: the pixel
+    /// columns the series are decimated to.
+    plot_width: Option<f32>,
 }
 
 impl Default for TimelineState {
@@ -135,14 +164,18 @@ impl TimelineState {
             axis: XAxis::FrameIndex,
             budget_hz: 60.0,
             max_delta: 0.25,
-            markers: Vec::new(),
+            markers: VecDeque::new(),
+            pending: VecDeque::new(),
+            unannounced: None,
+            seen_load: false,
             scrub: None,
             export_path: "timeline.json".to_string(),
             status: None,
             outbox: Vec::new(),
             visible: None,
-            cache: None,
+            reduced: Reduced::default(),
             blocks: Blocks::default(),
+            plot_width: None,
         }
     }
 
@@ -162,9 +195,30 @@ impl TimelineState {
         self.record(self.cursor?)
     }
 
-    /// Adds one record from the worker (stalls are marked here).
+    /// Adds one record from the worker (stalls are marked here, and the
+    /// markers waiting for this frame are placed on it).
     pub fn ingest(&mut self, record: FrameRecord) {
         let seq = self.telemetry.pushed();
+        // A fresh session counts frames from 1 again; within a session only
+        // a continuation or a lone tick repeats the previous frame's index.
+        let restart = match self.telemetry.records().back() {
+            Some(prev) => {
+                record.frame_index < prev.frame_index
+                    || (record.frame_index == prev.frame_index
+                        && record.kind == FrameKindCode::Frame)
+            }
+            None => !self.seen_load,
+        };
+        if restart {
+            self.unannounced = Some(seq);
+            self.pending.clear();
+        }
+        while let Some((_, kind, text)) = self
+            .pending
+            .pop_front_if(|(frame, _, _)| *frame <= record.frame_index)
+        {
+            self.mark(seq, kind, text);
+        }
         if record.delta_time >= self.max_delta && self.max_delta > 0.0 {
             self.mark(
                 seq,
@@ -181,40 +235,89 @@ impl TimelineState {
 
     fn mark(&mut self, seq: u64, kind: MarkerKind, text: String) {
         if self.markers.len() == MAX_MARKERS {
-            self.markers.remove(0);
+            self.markers.pop_front();
         }
-        self.markers.push(Marker { seq, kind, text });
+        self.markers.push_back(Marker { seq, kind, text });
     }
 
-    /// Notes an editor event: markers, and the end of a scrub.
+    /// Marks outer frame `frame`: on its first record if it has arrived,
+    /// else on that record when it arrives. A frame the ring no longer
+    /// holds gets no marker.
+    fn mark_frame(&mut self, frame: u64, kind: MarkerKind, text: String) {
+        let records = self.telemetry.records();
+        let i = partition(records.len(), |i| records[i].frame_index < frame);
+        if i == records.len() {
+            if self.pending.len() == MAX_MARKERS {
+                self.pending.pop_front();
+            }
+            self.pending.push_back((frame, kind, text));
+        } else if i > 0 || records[0].frame_index == frame {
+            self.mark(self.first_seq() + i as u64, kind, text);
+        }
+    }
+
+    /// Notes an editor event: markers, and the end of a scrub. Breakpoints,
+    /// faults and every error-level log line (a caught hook panic, a rejected
+    /// non-finite write) mark the outer frame they happened in.
     pub fn on_event(&mut self, event: &Event) {
         let last = self.telemetry.pushed().saturating_sub(1);
         match event {
             Event::Suspended(s) => match &s.reason {
-                stepframe_core::SuspendReason::Breakpoint(_) => self.mark(
-                    last,
+                stepframe_core::SuspendReason::Breakpoint(_) => self.mark_frame(
+                    s.frame,
                     MarkerKind::Breakpoint,
                     format!("breakpoint at tick {}", s.tick),
                 ),
-                stepframe_core::SuspendReason::Fault { .. } => {
-                    self.mark(last, MarkerKind::Error, format!("fault at tick {}", s.tick))
-                }
+                stepframe_core::SuspendReason::Fault { .. } => self.mark_frame(
+                    s.frame,
+                    MarkerKind::Error,
+                    format!("fault at tick {}", s.tick),
+                ),
                 _ => {}
             },
+            Event::Log(entries) => {
+                for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
+                    self.mark_frame(
+                        e.frame,
+                        MarkerKind::Error,
+                        format!("tick {}: {}", e.tick, e.message),
+                    );
+                }
+            }
             Event::Resumed => self.scrub = None,
             Event::Loaded { path, .. } => {
+                // Keep the new session's frames that arrived before this
+                // event; drop the old session's.
+                let kept: Vec<FrameRecord> = match self.unannounced.take() {
+                    Some(start) => {
+                        let skip = start.saturating_sub(self.first_seq());
+                        let skip = usize::try_from(skip).unwrap_or(usize::MAX);
+                        self.telemetry
+                            .records()
+                            .iter()
+                            .skip(skip)
+                            .copied()
+                            .collect()
+                    }
+                    None => Vec::new(),
+                };
                 self.telemetry.clear();
                 self.blocks = Blocks::default();
-                self.cache = None;
+                self.reduced.key = None;
                 self.markers.clear();
+                self.pending.clear();
                 self.cursor = None;
                 self.scrub = None;
+                self.seen_load = true;
                 let seq = self.telemetry.pushed();
                 self.mark(
                     seq,
                     MarkerKind::Reload,
                     format!("loaded {}", path.display()),
                 );
+                for r in kept {
+                    self.ingest(r);
+                }
             }
             Event::Error(message) => self.mark(last, MarkerKind::Error, message.clone()),
             Event::Poses(poses) => self.scrub = poses.clone(),
@@ -235,7 +338,9 @@ impl TimelineState {
         let end = kept.pushed();
         self.telemetry = kept;
         self.blocks = Blocks::default();
-        self.cache = None;
+        self.reduced.key = None;
+        self.pending.clear();
+        self.unannounced = None;
         self.markers.retain_mut(|m| {
             if m.seq < first || m.seq - first >= end {
                 return false;
@@ -482,14 +587,6 @@ pub fn readout(r: &FrameRecord) -> Vec<String> {
     ]
 }
 
-/// One lane: a name, a height and its series.
-struct Lane {
-    id: &'static str,
-    series: Vec<(String, Vec<[f64; 2]>)>,
-    hlines: Vec<(String, f64)>,
-    points: Vec<(String, Vec<[f64; 2]>, egui::Color32)>,
-}
-
 /// Draws the timeline: controls, read-out and the stacked lanes. `suspended`
 /// says whether the session is suspended (a scrub pauses it otherwise).
 pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
@@ -555,20 +652,38 @@ const SERIES_DROPPED_MARK: usize = 6;
 const SERIES_PHYSICS: usize = 7;
 const SERIES_FIRST_PRIORITY: usize = 8;
 
-/// What the decimated series were computed for (the cache key).
+/// What the decimated series were computed for (the cache key). They depend
+/// on the records in view and their two neighbours only, so a view that
+/// stays put while the session runs (new frames land right of it) is not
+/// reduced again every frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct SeriesKey {
-    pushed: u64,
-    len: usize,
+    /// Sequence numbers of the records in view, `first..end`.
+    span: (u64, u64),
+    /// Whether the neighbours left and right of the view are kept.
+    neighbours: (bool, bool),
+    /// The x range, as bits.
     range: (u64, u64),
+    /// Pixel columns.
     columns: usize,
+    /// The x axis.
     axis: XAxis,
+    /// Priority slots drawn.
     slots: usize,
 }
 
-/// Records per summary block: zoomed out far enough that a pixel column spans
-/// at least two blocks, decimation reads block summaries instead of records.
-const BLOCK: u64 = 64;
+/// Records per summary block at each level, finest first. Decimation reads
+/// the coarsest level whose blocks a pixel column holds at least two of
+/// (a block goes to the column its first record is in, so a point moves by
+/// less than half a pixel), and records where it holds fewer than two of
+/// the finest. An hour of frames (216,000) is ~3,400 blocks of 64 over a
+/// 1,565-column plot, ~6,800 blocks of 32 over a 2,560-column one (a
+/// maximised editor on a 1440p screen) and ~13,500 blocks of 16 over a
+/// 3,840-column one; reading the records instead (36 MiB) cost 12.8 and
+/// 16.4 ms per UI frame at those widths. Each level doubles the one below,
+/// so a column reads two to four blocks (more past 256 records a column). A
+/// block is 552 bytes: 13 MB for a full ring, next to its 36 MiB.
+const LEVELS: [u64; 3] = [16, 32, 64];
 
 /// Series values kept per record: the fixed series plus every priority slot.
 const SERIES: usize = SERIES_FIRST_PRIORITY + stepframe_core::telemetry::RECORD_PRIORITIES;
@@ -599,167 +714,394 @@ fn series_values(r: &FrameRecord) -> [f64; SERIES] {
     v
 }
 
-/// Min and max of every series over [`BLOCK`] consecutive records:
-/// `(sequence number, value)` of each.
+/// Min and max of every series over a block of consecutive records, with
+/// the x of the records holding them, so that decimating through blocks
+/// never reads the ring: at 216,000 records (36 MiB) each record read is a
+/// cache miss, and reading x from the ring (for every block and every
+/// column's pair) was ~1 ms of the 4 ms UI frame under perf.
 #[derive(Clone, Debug)]
 struct Block {
-    min: [(u64, f64); SERIES],
-    max: [(u64, f64); SERIES],
+    /// x of the block's first record: the pixel column the block goes to.
+    x0: f64,
+    /// Per series: `[x of min, min, x of max, max]`, of the first record
+    /// holding each.
+    ext: [[f64; 4]; SERIES],
+    /// Per series: offsets in the block of those records (they order a
+    /// column's pair of points as sequence numbers do).
+    at: [[u8; 2]; SERIES],
 }
 
-/// Block summaries of the ring, built incrementally as records arrive.
-#[derive(Clone, Debug, Default)]
-struct Blocks {
-    /// Block index (sequence number / BLOCK) of `blocks[0]`.
-    first: u64,
-    blocks: std::collections::VecDeque<Block>,
-    /// Sequence number up to which records are summarised.
-    built: u64,
-}
-
-impl Blocks {
-    /// Summarises the complete blocks not yet summarised, and forgets blocks
-    /// the ring no longer fully holds.
-    fn update(&mut self, telemetry: &Telemetry) {
-        let first_seq = telemetry.pushed() - telemetry.len() as u64;
-        let first_block = first_seq.div_ceil(BLOCK);
-        if self.built < first_block * BLOCK || self.built > telemetry.pushed() {
-            *self = Blocks {
-                first: first_block,
-                blocks: Default::default(),
-                built: first_block * BLOCK,
-            };
-        }
-        while self.first < first_block && !self.blocks.is_empty() {
-            self.blocks.pop_front();
-            self.first += 1;
-        }
-        if self.blocks.is_empty() {
-            self.first = self.built / BLOCK;
-        }
-        let records = telemetry.records();
-        while self.built + BLOCK <= telemetry.pushed() {
-            let base = self.built;
-            let v0 = series_values(&records[(base - first_seq) as usize]);
-            let mut b = Block {
-                min: std::array::from_fn(|k| (base, v0[k])),
-                max: std::array::from_fn(|k| (base, v0[k])),
-            };
-            for seq in base + 1..base + BLOCK {
-                let v = series_values(&records[(seq - first_seq) as usize]);
-                for ((v, mn), mx) in v.into_iter().zip(&mut b.min).zip(&mut b.max) {
-                    if v < mn.1 {
-                        *mn = (seq, v);
-                    }
-                    if v > mx.1 {
-                        *mx = (seq, v);
-                    }
-                }
+impl Block {
+    /// Folds in `b`, the next block `off` records further: extremes of
+    /// equal value keep the earlier record, as a scan in order would.
+    fn merge(&mut self, b: &Block, off: u8) {
+        for (((e, at), be), bat) in self.ext.iter_mut().zip(&mut self.at).zip(&b.ext).zip(&b.at) {
+            if be[1] < e[1] {
+                (e[0], e[1], at[0]) = (be[0], be[1], bat[0] + off);
             }
-            self.blocks.push_back(b);
-            self.built += BLOCK;
+            if be[3] > e[3] {
+                (e[2], e[3], at[1]) = (be[2], be[3], bat[1] + off);
+            }
         }
     }
 }
 
-/// Every lane's series, decimated to min/max per pixel column: record by
-/// record where a column spans few records, block summary by block summary
-/// where it spans many (then a block goes to the column its first record is
-/// in, which moves a point by less than half a pixel).
+/// The blocks of one size, built incrementally, oldest first.
+#[derive(Clone, Debug, Default)]
+struct Level {
+    /// Records per block.
+    size: u64,
+    /// Block index (sequence number / size) of `blocks[0]`.
+    first: u64,
+    /// The summaries, oldest first.
+    blocks: VecDeque<Block>,
+    /// Sequence number up to which records are summarised.
+    built: u64,
+}
+
+impl Level {
+    fn new(size: u64, first_seq: u64) -> Level {
+        let first = first_seq.div_ceil(size);
+        Level {
+            size,
+            first,
+            blocks: VecDeque::new(),
+            built: first * size,
+        }
+    }
+
+    /// Forgets the blocks the ring (from `first_seq` on) no longer fully holds.
+    fn forget_before(&mut self, first_seq: u64) {
+        let first = first_seq.div_ceil(self.size);
+        while self.first < first && !self.blocks.is_empty() {
+            self.blocks.pop_front();
+            self.first += 1;
+        }
+        if self.blocks.is_empty() {
+            self.built = self.built.max(first * self.size);
+            self.first = self.built / self.size;
+        }
+    }
+
+    /// The summary of the block starting at sequence number `seq`, if built.
+    fn at(&self, seq: u64) -> Option<&Block> {
+        let b = (seq / self.size).checked_sub(self.first)?;
+        self.blocks.get(usize::try_from(b).ok()?)
+    }
+}
+
+/// Block summaries of the ring at every size of [`LEVELS`], built
+/// incrementally as records arrive, for one x axis (rebuilt when the axis
+/// changes, about 15 ms for a full hour).
+#[derive(Clone, Debug)]
+struct Blocks {
+    /// The axis the x values are on.
+    axis: XAxis,
+    /// One level per size of [`LEVELS`], finest first.
+    levels: [Level; LEVELS.len()],
+}
+
+impl Default for Blocks {
+    fn default() -> Blocks {
+        Blocks::new(XAxis::FrameIndex, 0)
+    }
+}
+
+impl Blocks {
+    fn new(axis: XAxis, first_seq: u64) -> Blocks {
+        Blocks {
+            axis,
+            levels: LEVELS.map(|size| Level::new(size, first_seq)),
+        }
+    }
+
+    /// Summarises the complete blocks not yet summarised, and forgets blocks
+    /// the ring no longer fully holds. The finest level reads the records,
+    /// each coarser one merges blocks of the level below.
+    fn update(&mut self, telemetry: &Telemetry, axis: XAxis) {
+        let pushed = telemetry.pushed();
+        let first_seq = pushed - telemetry.len() as u64;
+        if self.axis != axis || self.levels.iter().any(|l| l.built > pushed) {
+            *self = Blocks::new(axis, first_seq);
+        }
+        for level in &mut self.levels {
+            level.forget_before(first_seq);
+        }
+        let records = telemetry.records();
+        let fine = &mut self.levels[0];
+        while fine.built + fine.size <= pushed {
+            let base = fine.built;
+            let r0 = &records[(base - first_seq) as usize];
+            let (x0, v0) = (axis.of(r0), series_values(r0));
+            let mut b = Block {
+                x0,
+                ext: std::array::from_fn(|k| [x0, v0[k], x0, v0[k]]),
+                at: [[0; 2]; SERIES],
+            };
+            for off in 1..fine.size as u8 {
+                let r = &records[(base + u64::from(off) - first_seq) as usize];
+                let x = axis.of(r);
+                let v = series_values(r);
+                for ((v, e), at) in v.into_iter().zip(&mut b.ext).zip(&mut b.at) {
+                    if v < e[1] {
+                        (e[0], e[1], at[0]) = (x, v, off);
+                    }
+                    if v > e[3] {
+                        (e[2], e[3], at[1]) = (x, v, off);
+                    }
+                }
+            }
+            fine.blocks.push_back(b);
+            fine.built += fine.size;
+        }
+        // A coarser level starts no earlier than the finer one (both start
+        // at the ring's first whole block), so its parts are there.
+        for l in 1..self.levels.len() {
+            let (finer, coarser) = self.levels.split_at_mut(l);
+            let (fine, coarse) = (&finer[l - 1], &mut coarser[0]);
+            'blocks: while coarse.built + coarse.size <= fine.built {
+                let base = coarse.built;
+                let Some(mut b) = fine.at(base).cloned() else {
+                    break;
+                };
+                for off in (fine.size..coarse.size).step_by(fine.size as usize) {
+                    let Some(next) = fine.at(base + off) else {
+                        break 'blocks;
+                    };
+                    b.merge(next, off as u8);
+                }
+                coarse.blocks.push_back(b);
+                coarse.built += coarse.size;
+            }
+        }
+    }
+}
+
+/// Indices in the ring of the records with x in `lo..=hi`, `start..end`.
+fn view_span(telemetry: &Telemetry, axis: XAxis, (lo, hi): (f64, f64)) -> (usize, usize) {
+    let records = telemetry.records();
+    let x = |i: usize| axis.of(&records[i]);
+    let start = partition(records.len(), |i| x(i) < lo);
+    let end = partition(records.len(), |i| x(i) <= hi);
+    (start, end)
+}
+
+/// A series' smallest and largest value in the current pixel column, with
+/// the sequence number and x of the record holding each.
+#[derive(Clone, Copy, Debug)]
+struct Extremes {
+    min: (u64, f64, f64),
+    max: (u64, f64, f64),
+}
+
+/// Every lane's series, decimated to min/max per pixel column, into `outs`
+/// (in `SERIES_*` order, as many series as `outs` holds, at most [`SERIES`];
+/// their allocations are reused). Record by record where a column spans few
+/// records, block summary by block summary where it spans many (see
+/// [`LEVELS`]).
 fn lane_series(
     telemetry: &Telemetry,
     blocks: &Blocks,
     axis: XAxis,
     (lo, hi): (f64, f64),
     columns: usize,
-) -> Vec<Vec<[f64; 2]>> {
+    outs: &mut [Vec<PlotPoint>],
+) {
     let records = telemetry.records();
     let n = records.len();
     let first_seq = telemetry.pushed() - n as u64;
     let x = |i: usize| axis.of(&records[i]);
     let columns = columns.max(1);
-    let start = partition(n, |i| x(i) < lo);
-    let end = partition(n, |i| x(i) <= hi);
-    let mut outs: Vec<Vec<[f64; 2]>> = (0..SERIES)
-        .map(|_| Vec::with_capacity(2 * columns.min(end - start) + 4))
-        .collect();
-    let push_record = |outs: &mut Vec<Vec<[f64; 2]>>, i: usize| {
+    let (start, end) = view_span(telemetry, axis, (lo, hi));
+    for out in outs.iter_mut() {
+        out.clear();
+        out.reserve(2 * columns.min(end - start) + 4);
+    }
+    let push_record = |outs: &mut [Vec<PlotPoint>], i: usize| {
         let v = series_values(&records[i]);
-        for (k, out) in outs.iter_mut().enumerate() {
-            out.push([x(i), v[k]]);
+        for (out, v) in outs.iter_mut().zip(v) {
+            out.push(PlotPoint::new(x(i), v));
         }
     };
     if start > 0 {
-        push_record(&mut outs, start - 1);
+        push_record(outs, start - 1);
     }
     let width = if hi > lo {
         (hi - lo) / columns as f64
     } else {
         1.0
     };
-    let use_blocks = (end - start) as u64 >= 2 * BLOCK * columns as u64;
-    // Per series: (min seq, min value, max seq, max value).
-    let mut acc = [(0u64, 0f64, 0u64, 0f64); SERIES];
+    // The coarsest level a column holds two blocks of, if any.
+    let level = blocks
+        .levels
+        .iter()
+        .rev()
+        .find(|l| (end - start) as u64 >= 2 * l.size * columns as u64)
+        .filter(|_| axis == blocks.axis);
+    let size = level.map_or(1, |l| l.size);
+    let mut acc = [Extremes {
+        min: (0, 0.0, 0.0),
+        max: (0, 0.0, 0.0),
+    }; SERIES];
+    let acc = &mut acc[..outs.len()];
     let mut column = usize::MAX;
-    let flush = |outs: &mut Vec<Vec<[f64; 2]>>, acc: &[(u64, f64, u64, f64); SERIES]| {
-        for (out, &(a, av, b, bv)) in outs.iter_mut().zip(acc) {
-            let ((first, fv), (second, sv)) = if a <= b {
-                ((a, av), (b, bv))
+    let flush = |outs: &mut [Vec<PlotPoint>], acc: &[Extremes]| {
+        for (out, e) in outs.iter_mut().zip(acc) {
+            let (first, second) = if e.min.0 <= e.max.0 {
+                (e.min, e.max)
             } else {
-                ((b, bv), (a, av))
+                (e.max, e.min)
             };
-            out.push([x((first - first_seq) as usize), fv]);
-            if second != first {
-                out.push([x((second - first_seq) as usize), sv]);
+            out.push(PlotPoint::new(first.1, first.2));
+            if second.0 != first.0 {
+                out.push(PlotPoint::new(second.1, second.2));
             }
         }
     };
     let mut i = start;
     while i < end {
         let seq = first_seq + i as u64;
-        let c = (((x(i) - lo) / width) as usize).min(columns - 1);
-        if c != column {
-            if column != usize::MAX {
-                flush(&mut outs, &acc);
-            }
-            column = c;
-            let v = series_values(&records[i]);
-            acc = std::array::from_fn(|k| (seq, v[k], seq, v[k]));
+        let block = match level {
+            Some(l) if seq.is_multiple_of(size) && i + size as usize <= end => l.at(seq),
+            _ => None,
+        };
+        let xi = block.map_or_else(|| x(i), |b| b.x0);
+        let c = (((xi - lo) / width) as usize).min(columns - 1);
+        let new_column = c != column;
+        if new_column && column != usize::MAX {
+            flush(outs, acc);
         }
-        let block = (seq / BLOCK).checked_sub(blocks.first).map(|b| b as usize);
-        if use_blocks
-            && seq.is_multiple_of(BLOCK)
-            && i + BLOCK as usize <= end
-            && let Some(b) = block.and_then(|b| blocks.blocks.get(b))
-        {
-            for (a, (mn, mx)) in acc.iter_mut().zip(b.min.iter().zip(&b.max)) {
-                if mn.1 < a.1 {
-                    (a.0, a.1) = *mn;
-                }
-                if mx.1 > a.3 {
-                    (a.2, a.3) = *mx;
+        column = c;
+        if let Some(b) = block {
+            for ((a, e), at) in acc.iter_mut().zip(&b.ext).zip(&b.at) {
+                let min = (seq + u64::from(at[0]), e[0], e[1]);
+                let max = (seq + u64::from(at[1]), e[2], e[3]);
+                if new_column {
+                    *a = Extremes { min, max };
+                } else {
+                    if min.2 < a.min.2 {
+                        a.min = min;
+                    }
+                    if max.2 > a.max.2 {
+                        a.max = max;
+                    }
                 }
             }
-            i += BLOCK as usize;
+            i += size as usize;
         } else {
             let v = series_values(&records[i]);
             for (a, v) in acc.iter_mut().zip(v) {
-                if v < a.1 {
-                    (a.0, a.1) = (seq, v);
-                } else if v > a.3 {
-                    (a.2, a.3) = (seq, v);
+                let p = (seq, xi, v);
+                if new_column {
+                    *a = Extremes { min: p, max: p };
+                } else if v < a.min.2 {
+                    a.min = p;
+                } else if v > a.max.2 {
+                    a.max = p;
                 }
             }
             i += 1;
         }
     }
     if column != usize::MAX {
-        flush(&mut outs, &acc);
+        flush(outs, acc);
     }
     if end < n {
-        push_record(&mut outs, end);
+        push_record(outs, end);
     }
-    outs
+}
+
+/// The `WORST_FRAMES` highest points of `points` with x in `range`, highest
+/// first (ties in x order), one per x: the same as a stable sort by
+/// descending y, dropping a point whose predecessor has its x, and
+/// truncating, but without sorting every column's pair each frame.
+fn worst_frames(points: &[PlotPoint], (lo, hi): (f64, f64), out: &mut Vec<PlotPoint>) {
+    let in_range = || points.iter().filter(|p| (lo..=hi).contains(&p.x));
+    let dedup_truncate = |out: &mut Vec<PlotPoint>| {
+        out.dedup_by(|a, b| a.x == b.x);
+        out.truncate(WORST_FRAMES);
+    };
+    // The top `KEEP` by stable insertion: enough for `WORST_FRAMES` after
+    // dropping repeated x, unless many repeat (then sort them all).
+    const KEEP: usize = 2 * WORST_FRAMES;
+    out.clear();
+    for p in in_range() {
+        if out.len() == KEEP && out[KEEP - 1].y.total_cmp(&p.y).is_ge() {
+            continue;
+        }
+        let at = out.partition_point(|q| q.y.total_cmp(&p.y).is_ge());
+        out.insert(at, *p);
+        out.truncate(KEEP);
+    }
+    let complete = out.len() < KEEP;
+    dedup_truncate(out);
+    if out.len() < WORST_FRAMES && !complete {
+        out.clear();
+        out.extend(in_range());
+        out.sort_by(|a, b| b.y.total_cmp(&a.y));
+        dedup_truncate(out);
+    }
+}
+
+/// The decimated lanes of the last draw, kept while their key holds (a
+/// paused or scrubbed timeline redraws without touching the ring), and
+/// refilled in place otherwise (no allocation per UI frame).
+#[derive(Debug, Default)]
+struct Reduced {
+    /// What they were computed for.
+    key: Option<SeriesKey>,
+    /// Decimated series in `SERIES_*` order (only the drawn priority slots
+    /// are filled).
+    series: Vec<Vec<PlotPoint>>,
+    /// The worst frames in view (top of the decimated dt series).
+    worst: Vec<PlotPoint>,
+    /// Frames where the step cap dropped backlog, at their `ticks`.
+    dropped_marks: Vec<PlotPoint>,
+}
+
+impl Reduced {
+    /// Recomputes everything for `key`.
+    fn refill(
+        &mut self,
+        key: SeriesKey,
+        telemetry: &Telemetry,
+        blocks: &Blocks,
+        range: (f64, f64),
+    ) {
+        self.series.resize_with(SERIES, Vec::new);
+        let used = SERIES_FIRST_PRIORITY + key.slots.min(SERIES - SERIES_FIRST_PRIORITY);
+        lane_series(
+            telemetry,
+            blocks,
+            key.axis,
+            range,
+            key.columns,
+            &mut self.series[..used],
+        );
+        for unused in &mut self.series[used..] {
+            unused.clear();
+        }
+        // The worst frames: every frame worse than all others in its pixel
+        // column is a column maximum, so the top of the decimated dt series
+        // finds them.
+        worst_frames(&self.series[SERIES_DT], range, &mut self.worst);
+        self.dropped_marks.clear();
+        self.dropped_marks.extend(
+            self.series[SERIES_DROPPED_MARK]
+                .iter()
+                .filter(|p| p.y >= 0.0),
+        );
+        self.key = Some(key);
+    }
+}
+
+/// One lane: a name, its lines, threshold lines and marker points (borrowed
+/// from [`Reduced`]: nothing is copied per UI frame).
+struct Lane<'a> {
+    id: &'static str,
+    series: Vec<(String, &'a [PlotPoint])>,
+    hlines: Vec<(&'static str, f64)>,
+    points: Vec<(&'static str, &'a [PlotPoint], egui::Color32)>,
 }
 
 fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
@@ -780,7 +1122,13 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
     } else {
         state.visible.unwrap_or(full)
     };
-    let columns = ui.available_width().max(1.0) as usize;
+    // One min/max pair per pixel column of the plots themselves (their
+    // frames as drawn last UI frame: the panel less the y axes and the
+    // scroll bar), not of the whole panel.
+    let columns = state
+        .plot_width
+        .unwrap_or_else(|| ui.available_width())
+        .max(1.0) as usize;
     let fixed_dt = last.fixed_delta_time;
     // FixedUpdate priorities as the newest frame has them (slots are in
     // dispatch order, so they line up frame to frame).
@@ -789,77 +1137,65 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
         .iter()
         .map(|p| format!("priority {}", p.0))
         .collect();
+    let (start, end) = view_span(&state.telemetry, axis, range);
+    let first_seq = state.first_seq();
     let key = SeriesKey {
-        pushed: state.telemetry.pushed(),
-        len: n,
+        span: (first_seq + start as u64, first_seq + end as u64),
+        neighbours: (start > 0, end < n),
         range: (range.0.to_bits(), range.1.to_bits()),
         columns,
         axis,
         slots: priority_labels.len(),
     };
-    if state.cache.as_ref().is_none_or(|(k, _)| *k != key) {
-        state.blocks.update(&state.telemetry);
-        let series = lane_series(&state.telemetry, &state.blocks, axis, range, columns);
-        state.cache = Some((key, series));
+    state.blocks.update(&state.telemetry, axis);
+    if state.reduced.key != Some(key) {
+        state
+            .reduced
+            .refill(key, &state.telemetry, &state.blocks, range);
     }
-    let Some((_, series)) = state.cache.as_ref() else {
-        return;
-    };
-    let mut series = series.clone();
+    let reduced = &state.reduced;
+    let series = |i: usize| reduced.series[i].as_slice();
     // Series order: see `lane_series`.
-    let dropped_marks: Vec<[f64; 2]> = series[SERIES_DROPPED_MARK]
-        .iter()
-        .copied()
-        .filter(|p| p[1] >= 0.0)
-        .collect();
-    // The worst frames: every frame worse than all others in its pixel column
-    // is a column maximum, so the top of the decimated dt series finds them.
-    let mut worst = series[SERIES_DT].clone();
-    worst.retain(|p| (range.0..=range.1).contains(&p[0]));
-    worst.sort_by(|a, b| b[1].total_cmp(&a[1]));
-    worst.dedup_by(|a, b| a[0] == b[0]);
-    worst.truncate(WORST_FRAMES);
-    let mut take = |i: usize| std::mem::take(&mut series[i]);
-    let stacked: Vec<(String, Vec<[f64; 2]>)> = priority_labels
+    let stacked: Vec<(String, &[PlotPoint])> = priority_labels
         .into_iter()
         .enumerate()
-        .map(|(s, label)| (label, take(SERIES_FIRST_PRIORITY + s)))
+        .map(|(s, label)| (label, series(SERIES_FIRST_PRIORITY + s)))
         .collect();
-    let lanes = vec![
+    let lanes = [
         Lane {
             id: "dt (ms)",
-            series: vec![("dt".into(), take(SERIES_DT))],
-            hlines: vec![("budget".into(), 1000.0 / state.budget_hz.max(1e-3))],
-            points: vec![("worst frames".into(), worst, egui::Color32::RED)],
+            series: vec![("dt".into(), series(SERIES_DT))],
+            hlines: vec![("budget", 1000.0 / state.budget_hz.max(1e-3))],
+            points: vec![("worst frames", &reduced.worst, egui::Color32::RED)],
         },
         Lane {
             id: "accumulator (ms)",
             series: vec![
-                ("before".into(), take(SERIES_ACC_BEFORE)),
-                ("after".into(), take(SERIES_ACC_AFTER)),
+                ("before".into(), series(SERIES_ACC_BEFORE)),
+                ("after".into(), series(SERIES_ACC_AFTER)),
             ],
-            hlines: vec![("fixed_dt".into(), fixed_dt * 1000.0)],
+            hlines: vec![("fixed_dt", fixed_dt * 1000.0)],
             points: vec![],
         },
         Lane {
             id: "alpha",
-            series: vec![("alpha".into(), take(SERIES_ALPHA))],
+            series: vec![("alpha".into(), series(SERIES_ALPHA))],
             hlines: vec![],
             points: vec![],
         },
         Lane {
             id: "ticks",
-            series: vec![("ticks".into(), take(SERIES_TICKS))],
+            series: vec![("ticks".into(), series(SERIES_TICKS))],
             hlines: vec![],
             points: vec![(
-                "cap dropped backlog".into(),
-                dropped_marks,
+                "cap dropped backlog",
+                &reduced.dropped_marks,
                 egui::Color32::from_rgb(255, 140, 0),
             )],
         },
         Lane {
             id: "dropped (s)",
-            series: vec![("dropped".into(), take(SERIES_DROPPED))],
+            series: vec![("dropped".into(), series(SERIES_DROPPED))],
             hlines: vec![],
             points: vec![],
         },
@@ -871,13 +1207,13 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
         },
         Lane {
             id: "physics (ms)",
-            series: vec![("physics".into(), take(SERIES_PHYSICS))],
+            series: vec![("physics".into(), series(SERIES_PHYSICS))],
             hlines: vec![],
             points: vec![],
         },
     ];
     let cursor_x = state.cursor_record().map(|r| axis.of(r));
-    let marker_points: Vec<(MarkerKind, f64, String)> = state
+    let marker_points: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
         .filter_map(|m| {
@@ -885,7 +1221,7 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
             let x = axis.of(r);
             (range.0..=range.1)
                 .contains(&x)
-                .then(|| (m.kind, x, m.text.clone()))
+                .then_some((m.kind, x, m.text.as_str()))
         })
         .collect();
 
@@ -893,6 +1229,7 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
     let lane_height = ((ui.available_height() - 40.0) / 8.0).clamp(40.0, 90.0);
     let mut clicked_x: Option<f64> = None;
     let mut new_range: Option<(f64, f64)> = None;
+    let mut plot_width: Option<f32> = None;
     let mut scrolled = false;
     egui::ScrollArea::vertical()
         .id_salt("timeline_lanes")
@@ -913,14 +1250,14 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
                             pui.set_plot_bounds_x(range.0..=range.1);
                         }
                         for (name, pts) in lane.series {
-                            pui.line(Line::new(name, PlotPoints::new(pts)));
+                            pui.line(Line::new(name, PlotPoints::Borrowed(pts)));
                         }
                         for (name, y) in lane.hlines {
                             pui.hline(egui_plot::HLine::new(name, y));
                         }
                         for (name, pts, color) in lane.points {
                             pui.points(
-                                Points::new(name, PlotPoints::new(pts))
+                                Points::new(name, PlotPoints::Borrowed(pts))
                                     .color(color)
                                     .radius(3.0)
                                     .shape(MarkerShape::Circle),
@@ -933,6 +1270,8 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
                     });
                 let b = resp.inner;
                 new_range = Some((b.min()[0], b.max()[0]));
+                let w = resp.transform.frame().width();
+                plot_width = Some(plot_width.map_or(w, |p: f32| p.max(w)));
                 let r = &resp.response;
                 if r.hovered() && ui.input(|i| i.smooth_scroll_delta != egui::Vec2::ZERO) {
                     scrolled = true;
@@ -1006,6 +1345,9 @@ fn draw_lanes(ui: &mut egui::Ui, state: &mut TimelineState, suspended: bool) {
                     Some(near.map_or_else(|| resp.transform.value_from_position(p).x, |(_, x)| x));
             }
         });
+    if let Some(w) = plot_width.filter(|w| *w >= 1.0) {
+        state.plot_width = Some(w);
+    }
     if scrolled {
         state.follow_live = false;
     }
@@ -1066,9 +1408,18 @@ pub fn synthetic_record(i: u64) -> FrameRecord {
 /// CPU ms per UI frame of [`timeline_ui`] over `frames` synthetic records,
 /// drawn headless (`Context::run` + `tessellate`) at 1600×900, following live
 /// over the whole range zoomed out (the worst case: every record visible), one
-/// new record per UI frame so no caching can help. The best of the rounds' means.
+/// new record per UI frame so no caching can help (the view slides and the
+/// lanes are reduced again every frame). The best of the rounds' means; the
+/// first round also pays the one-off summary of the whole ring (~15 ms).
 pub fn bench_timeline_ms(frames: usize) -> f64 {
-    let mut state = TimelineState::with_capacity(frames.max(1));
+    bench_timeline_ms_with(frames, frames, 1600.0)
+}
+
+/// [`bench_timeline_ms`] with `frames` records in a ring holding `capacity`
+/// (more: a ring still filling, whose view grows by a frame every UI frame)
+/// and a panel `width` points wide (more pixel columns, so more points).
+pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64 {
+    let mut state = TimelineState::with_capacity(capacity.max(frames).max(1));
     for i in 1..=frames as u64 {
         state.ingest(synthetic_record(i));
     }
@@ -1087,7 +1438,7 @@ pub fn bench_timeline_ms(frames: usize) -> f64 {
             let input = egui::RawInput {
                 screen_rect: Some(egui::Rect::from_min_size(
                     egui::Pos2::ZERO,
-                    egui::vec2(1600.0, 900.0),
+                    egui::vec2(width, 900.0),
                 )),
                 ..Default::default()
             };
@@ -1129,14 +1480,103 @@ mod tests {
             t.push(r);
         }
         let mut blocks = Blocks::default();
-        blocks.update(&t);
-        assert_eq!(blocks.blocks.len(), 100_000 / 64);
-        let out = lane_series(&t, &blocks, XAxis::FrameIndex, (1.0, 100_000.0), 200);
-        let dt = &out[SERIES_DT];
-        assert!(dt.len() <= 2 * 200, "{} points", dt.len());
-        assert!(dt.contains(&[50_001.0, 2000.0]), "the spike is kept");
-        assert!(dt.contains(&[70_033.0, 0.1]), "the dip is kept");
-        assert!(dt.windows(2).all(|w| w[0][0] <= w[1][0]));
+        blocks.update(&t, XAxis::FrameIndex);
+        for (level, size) in blocks.levels.iter().zip(LEVELS) {
+            assert_eq!(level.blocks.len() as u64, 100_000 / size);
+        }
+        // 500 records per column read blocks of 64, 80 blocks of 32, 40
+        // blocks of 16, 20 the records.
+        for columns in [200, 1250, 2500, 5000] {
+            let mut out = vec![Vec::new(); SERIES];
+            let range = (1.0, 100_000.0);
+            lane_series(&t, &blocks, XAxis::FrameIndex, range, columns, &mut out);
+            let dt = &out[SERIES_DT];
+            assert!(dt.len() <= 2 * columns, "{} points", dt.len());
+            assert!(
+                dt.contains(&PlotPoint::new(50_001.0, 2000.0)),
+                "the spike is kept"
+            );
+            assert!(
+                dt.contains(&PlotPoint::new(70_033.0, 0.1)),
+                "the dip is kept"
+            );
+            assert!(dt.windows(2).all(|w| w[0].x <= w[1].x));
+        }
+    }
+
+    #[test]
+    fn worst_frames_match_a_stable_sort_with_repeated_x_dropped() {
+        // Ties in y, repeated x (the tick axis repeats x across frames with
+        // no tick) and points outside the range, against the definition.
+        let reference = |points: &[PlotPoint], (lo, hi): (f64, f64)| {
+            let mut v: Vec<PlotPoint> = points
+                .iter()
+                .copied()
+                .filter(|p| (lo..=hi).contains(&p.x))
+                .collect();
+            v.sort_by(|a, b| b.y.total_cmp(&a.y));
+            v.dedup_by(|a, b| a.x == b.x);
+            v.truncate(WORST_FRAMES);
+            v
+        };
+        let mut out = Vec::new();
+        for (n, repeat) in [(5usize, 1u64), (40, 1), (300, 1), (300, 7), (300, 300)] {
+            let points: Vec<PlotPoint> = (0..n as u64)
+                .map(|i| PlotPoint::new((i / repeat) as f64, ((i * 7919) % 13) as f64))
+                .collect();
+            for range in [(0.0, 1e9), (3.0, 200.0)] {
+                worst_frames(&points, range, &mut out);
+                assert_eq!(out, reference(&points, range), "n {n} repeat {repeat}");
+            }
+        }
+    }
+
+    /// One headless UI frame of the timeline, 1600×900.
+    fn draw(ctx: &egui::Context, state: &mut TimelineState) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1600.0, 900.0),
+            )),
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(input, |ui| {
+            egui::CentralPanel::default().show(ui, |ui| timeline_ui(ui, state, true));
+        });
+        out.textures_delta.clear();
+    }
+
+    #[test]
+    fn a_view_that_stays_put_is_not_reduced_again_as_frames_arrive() {
+        let mut state = TimelineState::with_capacity(10_000);
+        for i in 1..=5_000 {
+            state.ingest(synthetic_record(i));
+        }
+        let ctx = egui::Context::default();
+        // Following live, then "follow live" unticked: the view stays on the
+        // last 600 frames while the session runs on.
+        for _ in 0..3 {
+            draw(&ctx, &mut state);
+        }
+        state.follow_live = false;
+        for _ in 0..3 {
+            draw(&ctx, &mut state);
+        }
+        // The first frame right of the view is its right neighbour (the
+        // line runs to the edge); later ones change nothing in view.
+        state.ingest(synthetic_record(5_001));
+        draw(&ctx, &mut state);
+        let key = state.reduced.key.expect("reduced");
+        assert_eq!(key.span.1 - key.span.0, LIVE_WINDOW_FRAMES as u64);
+        for i in 5_002..=5_100 {
+            state.ingest(synthetic_record(i));
+            draw(&ctx, &mut state);
+            assert_eq!(state.reduced.key, Some(key), "frame {i}");
+        }
+        // Following live again: the view moves, the lanes are reduced again.
+        state.follow_live = true;
+        draw(&ctx, &mut state);
+        assert_ne!(state.reduced.key, Some(key));
     }
 
     #[test]
