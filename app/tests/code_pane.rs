@@ -286,3 +286,25 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     );
     let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
 }
+
+#[test]
+fn the_pane_says_which_hooks_run_compiled_and_why_the_others_run_on_rhai() {
+    let scene = scene_copy("engines");
+    let mut h = editor(scene, false);
+    open_pane_on_patrol(&mut h);
+    // The patrol's fixed_update is numbers only: compiled.
+    assert!(
+        h.query_by_label("⚡ fixed_update").is_some(),
+        "patrol's fixed_update is shown as compiled"
+    );
+    // The pickup's on_contact takes text: rhai, with the reason on hover.
+    h.get_by_label("pickup.rhai").click();
+    h.run();
+    assert!(h.query_by_label("on_contact: rhai").is_some());
+    assert!(h.query_by_label("⚡ fixed_update").is_none());
+    // A script the scene does not load (the dropper) shows no claim at all.
+    h.get_by_label("dropper.rhai").click();
+    h.run();
+    assert!(h.query_all_by_label_contains(": rhai").next().is_none());
+    assert!(h.query_all_by_label_contains("⚡").next().is_none());
+}

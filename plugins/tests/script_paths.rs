@@ -351,3 +351,42 @@ fn the_bundled_patrol_runs_typed_and_matches_rhai_tick_for_tick() {
     // body bails to rhai, whose empty `pose()` map makes `p.x` fail.
     assert!(typed.2.typed >= TICKS as u64 - 1, "{:?}", typed.2);
 }
+
+#[test]
+fn hook_engines_name_the_line_that_keeps_a_function_on_rhai() {
+    let path =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scripts/dropper.rhai");
+    let vars = [("max", 3.0), ("every", 30.0), ("spread", 0.5)]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
+        .collect();
+    Script::new(script::ScriptParams {
+        path: path.to_string_lossy().into_owned(),
+        vars,
+        hot_reload: false,
+    })
+    .expect("the dropper loads");
+    let engines = script::hook_engines(&path);
+    assert_eq!(engines.len(), 1, "{engines:?}");
+    assert_eq!(engines[0].hook, "fixed_update");
+    assert!(!engines[0].compiled);
+    // `spawn_body(#{ name: `Drop ${dropped}`, ... })`: the first thing outside
+    // the subset the compiler meets.
+    let why = engines[0].why_not.as_deref().expect("a reason");
+    assert!(why.starts_with("line "), "{why}");
+
+    let patrol =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scripts/patrol.rhai");
+    Script::new(script::ScriptParams {
+        path: patrol.to_string_lossy().into_owned(),
+        vars: BTreeMap::new(),
+        hot_reload: false,
+    })
+    .expect("the patrol loads");
+    let engines = script::hook_engines(&patrol);
+    assert_eq!(engines.len(), 1);
+    assert!(
+        engines[0].compiled && engines[0].why_not.is_none(),
+        "{engines:?}"
+    );
+}

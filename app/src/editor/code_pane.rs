@@ -22,6 +22,7 @@ use super::protocol::Command;
 
 /// Breakpoint dot colour.
 const RED: Color32 = Color32::from_rgb(230, 60, 60);
+const GREEN: Color32 = Color32::from_rgb(90, 190, 90);
 /// Logpoint diamond colour.
 const LOGPOINT: Color32 = Color32::from_rgb(230, 160, 40);
 /// Background of the line the session stopped at.
@@ -316,6 +317,7 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     if let Some(status) = &state.code.save_status {
         ui.label(status);
     }
+    engines_ui(ui, &entry);
 
     if state.code.hit.is_some() {
         hit_ui(ui, state);
@@ -341,6 +343,35 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         let source = script::source(&entry.key).unwrap_or_else(|e| format!("// {e}"));
         code_view_ui(ui, state, &entry, &source);
     }
+}
+
+/// Which engine each hook function runs on: `⚡ fixed_update` (compiled), or
+/// `on_contact: rhai` with the reason on hover. Script writers see at a glance
+/// which functions cost rhai's price and which line keeps them there.
+fn engines_ui(ui: &mut egui::Ui, entry: &ScriptEntry) {
+    let engines = script::hook_engines(&entry.key);
+    if engines.is_empty() {
+        return;
+    }
+    ui.horizontal_wrapped(|ui| {
+        ui.label("Runs:");
+        for e in &engines {
+            if e.compiled {
+                ui.label(RichText::new(format!("⚡ {}", e.hook)).color(GREEN))
+                    .on_hover_text(
+                        "compiled: typed register code, same results as rhai \
+                         (while a line breakpoint is set in this file, it runs on rhai)",
+                    );
+            } else {
+                let why = e
+                    .why_not
+                    .as_deref()
+                    .unwrap_or("outside the compiled subset");
+                ui.label(format!("{}: rhai", e.hook))
+                    .on_hover_text(format!("runs on rhai: {why} (see docs/scripts.md, Cost)"));
+            }
+        }
+    });
 }
 
 /// `syntax error at line:column: message` for the pane.

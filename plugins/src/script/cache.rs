@@ -297,6 +297,12 @@ pub fn reload_changed() -> Vec<(PathBuf, Result<(), ScriptError>)> {
     out
 }
 
+/// The program in force for a script, if it is loaded (never loads it).
+pub(crate) fn loaded(path: impl AsRef<Path>) -> Option<Arc<Program>> {
+    let key = script_key(path.as_ref());
+    lock().get(&key).map(|e| e.program.clone())
+}
+
 /// The last failed compile of a script, if no good one came after it.
 pub fn compile_error(path: impl AsRef<Path>) -> Option<ScriptError> {
     let key = script_key(path.as_ref());

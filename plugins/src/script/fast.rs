@@ -431,6 +431,43 @@ pub(crate) fn compile(ast: &AST) -> FastProgram {
     program
 }
 
+/// `line N: what`, for a reason a function stays on rhai.
+fn at_line(pos: Position, what: &str) -> String {
+    match pos.line() {
+        // The innermost place that knew its line said it already.
+        Some(_) if what.starts_with("line ") => what.to_string(),
+        Some(line) => format!("line {line}: {what}"),
+        None => what.to_string(),
+    }
+}
+
+/// What a statement outside the subset is, in a script writer's words.
+fn statement_kind(stmt: &Stmt) -> &'static str {
+    match stmt {
+        Stmt::While(..) | Stmt::Do(..) | Stmt::For(..) => "a loop",
+        Stmt::Switch(..) => "a switch",
+        Stmt::TryCatch(..) => "try/catch",
+        Stmt::BreakLoop(..) => "break/continue",
+        _ => "a statement outside the compiled subset",
+    }
+}
+
+/// What an expression outside the subset is, in a script writer's words.
+fn expression_kind(expr: &Expr) -> &'static str {
+    match expr {
+        Expr::StringConstant(..) | Expr::InterpolatedString(..) | Expr::CharConstant(..) => {
+            "text (strings)"
+        }
+        Expr::Array(..) => "an array",
+        Expr::Map(..) => "an object map",
+        Expr::Index(..) => "indexing",
+        Expr::MethodCall(..) => "a method call",
+        Expr::Stmt(..) => "a block expression",
+        Expr::Coalesce(..) => "`??`",
+        _ => "an expression outside the compiled subset",
+    }
+}
+
 struct Compiler<'a> {
     script_fns: &'a [(ImmutableString, usize)],
     state: &'a mut Vec<ImmutableString>,
@@ -543,14 +580,14 @@ impl Compiler<'_> {
                 Box::new([]),
             ),
             Stmt::Expr(e) => St::Eval(self.expr(e)?),
-            Stmt::FnCall(call, _) => St::Eval(self.call(call)?),
+            Stmt::FnCall(call, pos) => St::Eval(self.call(call).map_err(|e| at_line(*pos, &e))?),
             Stmt::Return(value, flags, _) => {
                 if !flags.is_empty() {
                     return Err("throw".into());
                 }
                 St::Return(value.as_deref().map(|e| self.expr(e)).transpose()?)
             }
-            other => return Err(format!("statement {other:?}")),
+            other => return Err(at_line(other.position(), statement_kind(other))),
         })
     }
 
@@ -574,7 +611,7 @@ impl Compiler<'_> {
             }
             Expr::And(list, _) => Ex::And(list.iter().map(|e| self.expr(e)).collect::<C<_>>()?),
             Expr::Or(list, _) => Ex::Or(list.iter().map(|e| self.expr(e)).collect::<C<_>>()?),
-            Expr::FnCall(call, _) => self.call(call)?,
+            Expr::FnCall(call, pos) => self.call(call).map_err(|e| at_line(*pos, &e))?,
             Expr::Dot(bin, flags, _) => {
                 if !flags.is_empty() {
                     return Err("`?.`".into());
@@ -591,7 +628,9 @@ impl Compiler<'_> {
                 };
                 Ex::Field(Box::new(self.expr(&bin.lhs)?), field)
             }
-            other => return Err(format!("expression {other:?}")),
+            other => {
+                return Err(at_line(other.start_position(), expression_kind(other)));
+            }
         })
     }
 
@@ -660,7 +699,7 @@ impl Compiler<'_> {
             "cos" => (Api::Math(Math::Cos), 1),
             "floor" => (Api::Math(Math::Floor), 1),
             "ceiling" => (Api::Math(Math::Ceil), 1),
-            _ => return Err(format!("call of `{name}`")),
+            _ => return Err(format!("`{name}()`, not in the compiled subset")),
         };
         if args.len() != arity {
             return Err(format!("`{name}` with {} arguments", args.len()));

@@ -311,6 +311,52 @@ fn count(f: impl FnOnce(&mut CallCounts)) {
     COUNTS.set(c);
 }
 
+/// How one hook function of a script runs while no breakpoint is set in it
+/// (what the editor's code pane shows next to the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookEngine {
+    /// The function: `fixed_update`, `on_contact`, ...
+    pub hook: &'static str,
+    /// On the compiled path (typed code or the compiled tree); else on rhai.
+    pub compiled: bool,
+    /// Why it stays on rhai (with the line), when it does.
+    pub why_not: Option<String>,
+}
+
+/// The engines the hook functions of a loaded script run on, in hook order;
+/// empty when the script is not loaded.
+pub fn hook_engines(path: impl AsRef<Path>) -> Vec<HookEngine> {
+    let Some(program) = cache::loaded(path) else {
+        return Vec::new();
+    };
+    let h = &program.hooks;
+    let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
+    let names = ["start", "update", "flow_tick", "fixed_update"];
+    let mut out: Vec<HookEngine> = names
+        .iter()
+        .enumerate()
+        .filter(|&(i, _)| defined[i])
+        .map(|(i, &hook)| HookEngine {
+            hook,
+            compiled: program.fast.hooks[i].is_some(),
+            why_not: program
+                .fast
+                .rejected
+                .iter()
+                .find(|(n, _)| *n == hook || *n == "*")
+                .map(|(_, why)| why.clone()),
+        })
+        .collect();
+    if h.on_contact {
+        out.push(HookEngine {
+            hook: "on_contact",
+            compiled: false,
+            why_not: Some("its `kind` argument is text (strings)".to_string()),
+        });
+    }
+    out
+}
+
 /// How many hook calls ran on each path (see [`thread_call_counts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallCounts {
@@ -487,20 +533,6 @@ impl Script {
     /// a knob to compare the paths.
     pub fn set_specialised(&mut self, on: bool) {
         self.specialised = on;
-    }
-
-    /// The hook functions of the script that run on the compiled path, and
-    /// why each other one does not.
-    pub fn compiled_hooks(&self) -> (Vec<&'static str>, Vec<(&'static str, String)>) {
-        let fast = &self.program.fast;
-        let names = ["start", "update", "flow_tick", "fixed_update"];
-        let on = names
-            .iter()
-            .zip(&fast.hooks)
-            .filter(|(_, f)| f.is_some())
-            .map(|(n, _)| *n)
-            .collect();
-        (on, fast.rejected.clone())
     }
 
     /// The compiled path's newer value of the variable at scope `position`.
