@@ -793,14 +793,21 @@ pub(crate) fn run(
 }
 
 /// Buffers a compiled call reuses (kept by the behaviour so a call does not
-/// allocate).
-#[derive(Clone, Debug, Default)]
+/// allocate). Empty between calls, so a copy (a snapshot of the behaviour)
+/// starts empty rather than copying buffers.
+#[derive(Debug, Default)]
 pub(crate) struct Scratch {
     locals: Vec<Val>,
     backup: Vec<Val>,
     recs: Vec<[FLOAT; 3]>,
     /// The commands of the last call, in call order.
     pub(crate) out: Vec<Out>,
+}
+
+impl Clone for Scratch {
+    fn clone(&self) -> Scratch {
+        Scratch::default()
+    }
 }
 
 fn exec(stmts: &[St], env: &mut Env) -> R<Flow> {
