@@ -77,4 +77,7 @@ fn a_steady_state_tick_makes_zero_heap_allocations() {
     });
     assert!(ticks >= 1000, "the loop really ran ticks ({ticks})");
     assert_eq!(allocations, 0, "{allocations} allocations in {ticks} ticks");
+    // And the counter counts: one boxed value is one allocation.
+    let (_, one) = stepframe_tests::count_allocations(|| std::hint::black_box(Box::new(7u64)));
+    assert_eq!(one, 1, "the counting allocator is installed");
 }

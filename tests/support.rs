@@ -310,44 +310,4 @@ pub fn count(events: &[Event], kind: HookKind) -> usize {
         .count()
 }
 
-/// A global allocator that counts allocations inside [`count_allocations`]. A
-/// test binary installs it with
-/// `#[global_allocator] static A: CountingAllocator = CountingAllocator;`, in a
-/// binary of its own so no other test's allocations count.
-pub struct CountingAllocator;
-
-static COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-static ALLOCATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if COUNTING.load(std::sync::atomic::Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
-        if COUNTING.load(std::sync::atomic::Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.realloc(ptr, layout, size) }
-    }
-}
-
-/// Runs `f` and returns its result with the number of allocations (and
-/// reallocations) made meanwhile, when [`CountingAllocator`] is installed.
-pub fn count_allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
-    use std::sync::atomic::Ordering;
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    let r = f();
-    COUNTING.store(false, Ordering::Relaxed);
-    (r, ALLOCATIONS.load(Ordering::Relaxed))
-}
+pub use stepframe_core::alloc_count::{CountingAllocator, count_allocations};

@@ -11,11 +11,11 @@
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Instant;
 
 use rapier2d::prelude as rp;
 use serde_json::json;
+use stepframe_core::alloc_count::count_allocations;
 use stepframe_core::scene::Scene;
 use stepframe_core::{
     Behaviour, BodyDesc, BodyKind, Ctx, History, Hooks, NoPhysics, ObjectDesc, ObjectId, Pipeline,
@@ -37,36 +37,9 @@ pub struct BenchArgs {
     pub only: Option<String>,
 }
 
-/// Set by the binary's counting allocator while a figure counts allocations.
-pub static COUNTING: AtomicBool = AtomicBool::new(false);
-/// Allocations counted while [`COUNTING`] was set.
-pub static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
-
-/// A global allocator that counts allocations while [`COUNTING`] is set: one
-/// relaxed load per allocation otherwise. The `stepframe` binary installs it.
-pub struct CountingAllocator;
-
-// SAFETY: every call is forwarded unchanged to the system allocator.
-unsafe impl std::alloc::GlobalAlloc for CountingAllocator {
-    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.alloc(layout) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.dealloc(ptr, layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: std::alloc::Layout, size: usize) -> *mut u8 {
-        if COUNTING.load(Ordering::Relaxed) {
-            ALLOCATIONS.fetch_add(1, Ordering::Relaxed);
-        }
-        // SAFETY: forwarded unchanged.
-        unsafe { std::alloc::System.realloc(ptr, layout, size) }
-    }
-}
+/// The counting allocator the `stepframe` binary installs (see
+/// `allocations_per_tick`).
+pub use stepframe_core::alloc_count::CountingAllocator;
 
 /// One printed figure.
 struct Figure {
@@ -433,14 +406,11 @@ fn allocations_per_tick(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
     for i in 0..100 {
         p.step_frame(dts[i % 3]);
     }
-    ALLOCATIONS.store(0, Ordering::Relaxed);
-    COUNTING.store(true, Ordering::Relaxed);
-    let mut ticks = 0u64;
-    for i in 0..frames {
-        ticks += u64::from(p.step_frame(dts[i % 3]).ticks);
-    }
-    COUNTING.store(false, Ordering::Relaxed);
-    let allocations = ALLOCATIONS.load(Ordering::Relaxed);
+    let (ticks, allocations) = count_allocations(|| {
+        (0..frames)
+            .map(|i| u64::from(p.step_frame(dts[i % 3]).ticks))
+            .sum::<u64>()
+    });
     Ok(vec![Figure {
         name: "allocations_per_tick",
         measured: allocations as f64 / ticks.max(1) as f64,

@@ -28,6 +28,7 @@
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
 
+pub mod alloc_count;
 pub mod behaviour;
 pub mod body;
 pub mod clock;
