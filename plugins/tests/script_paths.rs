@@ -39,7 +39,8 @@ const TICKS: usize = 12;
 ///
 /// `name` keys the script in the process-wide program cache: tests run in
 /// parallel, and the same name with other text would be a reload.
-fn session(name: &str, text: &str, path: Path) -> Option<(Vec<u64>, Vec<String>, CallCounts)> {
+/// Builds the session of [`session`] (no frame run yet).
+fn build(name: &str, text: &str, path: Path) -> Option<Pipeline> {
     let vars: BTreeMap<String, ScriptValue> = [("k".to_string(), ScriptValue::Float(2.5))]
         .into_iter()
         .collect();
@@ -65,6 +66,11 @@ fn session(name: &str, text: &str, path: Path) -> Option<(Vec<u64>, Vec<String>,
     );
     let mut pipeline = Pipeline::new(TimeSettings::default());
     pipeline.load_session(world, Box::new(RapierStage::new(Vec2::ZERO)), 7);
+    Some(pipeline)
+}
+
+fn session(name: &str, text: &str, path: Path) -> Option<(Vec<u64>, Vec<String>, CallCounts)> {
+    let mut pipeline = build(name, text, path)?;
     let mut hashes = Vec::new();
     let before = script::thread_call_counts();
     for _ in 0..TICKS {
@@ -389,4 +395,54 @@ fn hook_engines_name_the_line_that_keeps_a_function_on_rhai() {
         engines[0].compiled && engines[0].why_not.is_none(),
         "{engines:?}"
     );
+}
+
+#[test]
+fn a_breakpoint_set_after_compiled_ticks_stops_with_the_state_rhai_would_have() {
+    // The patrol runs typed for 40 ticks (its state in typed slots), then a
+    // line breakpoint sends it to rhai's debugger: the hit's locals and the
+    // suspended state must be those of a session that ran on rhai throughout.
+    let text = include_str!("../../assets/scripts/patrol.rhai").replace(
+        "let started = false;",
+        "let left = -1.0; let right = 1.0; let speed = k; let started = false;",
+    );
+    let name = "paths/breakpoint-patrol.rhai";
+    let key = format!("inline:{name}");
+    let mut seen = Vec::new();
+    for path in [Path::Rhai, Path::Typed] {
+        let mut p = build(name, &text, path).expect("compiles");
+        for _ in 0..40 {
+            p.step_frame(1.0 / 60.0);
+        }
+        // Line 22 of patrol.rhai: `let next = x + dir * speed * dt;`.
+        script::breakpoints().set(&key, 22);
+        let mut frames = 0;
+        while p.suspension().is_none() && frames < 5 {
+            p.step_frame(1.0 / 60.0);
+            frames += 1;
+        }
+        script::breakpoints().clear(&key);
+        assert!(
+            p.suspension().is_some(),
+            "{path:?}: the breakpoint stopped the session"
+        );
+        let hit = script::breakpoints().last_hit().expect("a hit");
+        seen.push((hit.tick, hit.locals, p.state_hash()));
+        script::breakpoints().clear_hits_for(&key);
+        // Resumed without the breakpoint, it goes back to the fast path.
+        let stopped = p.state_hash();
+        let before = script::thread_call_counts();
+        p.resume();
+        for _ in 0..10 {
+            p.step_frame(1.0 / 60.0);
+        }
+        assert_ne!(p.state_hash(), stopped, "{path:?}: the session went on");
+        if path == Path::Typed {
+            let typed = script::thread_call_counts().typed - before.typed;
+            assert!(typed >= 10, "back on the typed path: {typed} calls");
+        }
+        seen.push((0, Vec::new(), p.state_hash()));
+    }
+    assert_eq!(seen[0], seen[2], "the stop: tick, locals and state");
+    assert_eq!(seen[1], seen[3], "10 frames after it");
 }
