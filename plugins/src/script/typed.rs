@@ -680,21 +680,28 @@ fn can_bail(ins: &Ins) -> bool {
     )
 }
 
-/// Marks the commands after which nothing can bail: they need not wait in
-/// the buffer. Jumps only go forward (there are no loops), so what can run
-/// after an instruction is further down the code.
+/// Whether an instruction reads the object's body from the world: a removal
+/// applied before it would change what it reads (rhai reads the state from
+/// before the call).
+fn reads_body(ins: &Ins) -> bool {
+    matches!(ins, Ins::Pose(_) | Ins::Velocity(_) | Ins::SetVelocity(..))
+}
+
+/// Marks the commands after which nothing can bail or read the body: they
+/// need not wait in the buffer. Jumps only go forward (there are no loops), so
+/// what can run after an instruction is further down the code.
 fn mark_direct(code: &mut [Ins]) {
-    let mut bail_later = false;
+    let mut must_wait = false;
     for ins in code.iter_mut().rev() {
         match ins {
             Ins::KinematicTarget(.., direct)
             | Ins::Force(.., direct)
             | Ins::Impulse(.., direct)
             | Ins::SetVelocity(.., direct)
-            | Ins::Remove(_, direct) => *direct = !bail_later,
+            | Ins::Remove(_, direct) => *direct = !must_wait,
             _ => {}
         }
-        bail_later |= can_bail(ins);
+        must_wait |= can_bail(ins) || reads_body(ins);
     }
 }
 
