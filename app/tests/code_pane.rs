@@ -12,8 +12,11 @@ use std::path::{Path, PathBuf};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::{EditorApp, EditorConfig};
+
+mod support;
+use support::labels_starting;
 
 /// Seconds per UI frame (= per worker frame = one tick at 60 Hz).
 const DT: f64 = 1.0 / 60.0;
@@ -67,22 +70,6 @@ fn editor(scene: PathBuf, play: bool) -> Harness<'static, EditorApp> {
         });
     h.run_steps(3);
     h
-}
-
-fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String> {
-    if n.role() == Role::Label {
-        n.value()
-    } else if n.role() == Role::TextRun {
-        None
-    } else {
-        n.label()
-    }
-}
-
-fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
-    h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
-        .filter_map(|n| shown_text(&n.accesskit_node()))
-        .collect()
 }
 
 fn status(h: &Harness<'_, EditorApp>) -> String {

@@ -8,9 +8,12 @@
 use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{Pipeline, Pose, Scene, TimeSettings};
+
+mod support;
+use support::labels_starting;
 
 /// Seconds per UI frame (= per worker frame).
 const DT: f64 = 1.0 / 60.0;
@@ -30,26 +33,6 @@ fn editor() -> Harness<'static, EditorApp> {
     // Frame 1 loads the scene; a couple more publish it.
     h.run_steps(3);
     h
-}
-
-/// The text a widget shows: a button's or a selectable line's label, or a label
-/// widget's text (AccessKit carries that as the value of a `Label` node).
-fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String> {
-    if n.role() == egui::accesskit::Role::Label {
-        n.value()
-    } else if n.role() == egui::accesskit::Role::TextRun {
-        None
-    } else {
-        n.label()
-    }
-}
-
-/// The text of every widget (label, read-out, selectable line) that starts
-/// with `prefix`.
-fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
-    h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
-        .filter_map(|n| shown_text(&n.accesskit_node()))
-        .collect()
 }
 
 /// The one label widget whose text starts with `prefix`.

@@ -12,11 +12,14 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::{NodeT, Queryable};
+use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::protocol::{Command, Pacing};
 use stepframe_app::editor::worker::{self, RECOVERY_EVERY, Worker};
 use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
 use stepframe_core::{ObjectId, SuspendReason};
+
+mod support;
+use support::{labels_starting, scratch};
 
 /// Seconds per frame of the driven editor and of the synchronous worker.
 const DT: f64 = 1.0 / 60.0;
@@ -30,14 +33,6 @@ const UI_FRAME_BOUND: Duration = Duration::from_millis(STALL_MS / 10);
 
 fn demo() -> PathBuf {
     stepframe_app::default_scene()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("editor-recovery-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
 }
 
 /// A small level whose `Slow Hook` busy-waits `STALL_MS` in its FixedUpdate of
@@ -70,24 +65,6 @@ fn harness(config: EditorConfig) -> Harness<'static, EditorApp> {
         .with_size(egui::vec2(1600.0, 1000.0))
         .with_step_dt(DT as f32)
         .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"))
-}
-
-/// The text a widget shows (a label's value, a button's label).
-fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String> {
-    if n.role() == egui::accesskit::Role::Label {
-        n.value()
-    } else if n.role() == egui::accesskit::Role::TextRun {
-        None
-    } else {
-        n.label()
-    }
-}
-
-/// The text of every widget that starts with `prefix`.
-fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
-    h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
-        .filter_map(|n| shown_text(&n.accesskit_node()))
-        .collect()
 }
 
 fn view<'a>(h: &'a Harness<'_, EditorApp>) -> Option<&'a WorldView> {

@@ -6,10 +6,13 @@
 //! compared on ticks 1..=900, each line without its `frame` member (the only
 //! field that depends on pacing), byte for byte.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
+use std::process::Output;
 
 use stepframe_core::Recording;
+
+mod support;
+use support::{path_str, root, scratch, stepframe};
 
 const DEMO: &str = "assets/scenes/demo.ron";
 const DEMO_INPUT: &str = "assets/recordings/demo.ron";
@@ -17,29 +20,6 @@ const CONTRACT: &str = "assets/scenes/contract.ron";
 const STRESS: &str = "assets/scenes/stress.ron";
 /// Length of the demo recording, ticks (15 s at 60 Hz).
 const DEMO_TICKS: usize = 900;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the app crate sits in the workspace")
-        .to_path_buf()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("player-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn stepframe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stepframe"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
-}
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -51,10 +31,6 @@ fn stderr(o: &Output) -> String {
 
 fn code(o: &Output) -> i32 {
     o.status.code().expect("exited normally")
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
 }
 
 /// Ticks 1..=n of a trace, `frame` removed from every line.

@@ -8,8 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use serde_json::Value;
 use stepframe_app::editor::app::LOG_CAPACITY;
@@ -18,37 +17,13 @@ use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::tools::{TraceDiff, diff_traces};
 use stepframe_core::{HookKind, LogEntry, LogLevel, Scene, SceneObject, SuspendReason};
 
+mod support;
+use support::{path_str, root, scratch, stepframe};
+
 const DT: f64 = 1.0 / 60.0;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the app crate sits in the workspace")
-        .to_path_buf()
-}
-
-/// A fresh scratch directory for one test.
-fn scratch(name: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("reliability-{name}"));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
-}
-
-fn stepframe(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_stepframe"))
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("the binary runs")
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
-}
-
-fn path_str(p: &Path) -> &str {
-    p.to_str().expect("UTF-8 path")
 }
 
 /// The trace with every listed object's poses and contacts taken out, and
