@@ -47,7 +47,7 @@ use stepframe_core::{
 };
 
 use super::breakpoints::{LineBreakpoint, Part, ScriptHit, breakpoints};
-use super::fast::Out;
+use super::fast::{Out, finite_component, unit};
 use super::value::show;
 
 /// Most rhai operations one hook call may take before it is stopped as runaway
@@ -243,11 +243,7 @@ fn finite_f32(v: &Dynamic, what: &str) -> RhaiResult<f32> {
 }
 
 fn finite(x: FLOAT, what: &str) -> RhaiResult<f32> {
-    if x.is_finite() {
-        Ok(x as f32)
-    } else {
-        Err(format!("{what}: must be finite, got {x}").into())
-    }
+    finite_component(x).ok_or_else(|| format!("{what}: must be finite, got {x}").into())
 }
 
 /// Queues a body command on this object.
@@ -338,9 +334,7 @@ fn clock_map(c: &Clock) -> Map {
 }
 
 fn next_unit(c: &mut CallState) -> FLOAT {
-    let rng = c.rng.get_or_insert(Rng::new(0));
-    // 53 random bits → [0, 1) exactly representable.
-    (rng.next_u64() >> 11) as FLOAT * (1.0 / (1u64 << 53) as FLOAT)
+    unit(c.rng.get_or_insert(Rng::new(0)))
 }
 
 /// `spawn_body(#{...})`: a ball (or box) with a body.

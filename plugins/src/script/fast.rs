@@ -320,7 +320,8 @@ pub(crate) struct FastProgram {
     pub(crate) written: Vec<bool>,
 }
 
-const HOOKS: [(&str, usize); 4] = [
+/// The hooks the compiled path can run, by index, with their arity.
+pub(crate) const HOOKS: [(&str, usize); 4] = [
     ("start", 0),
     ("update", 1),
     ("flow_tick", 1),
@@ -935,14 +936,17 @@ fn num(v: V) -> R<FLOAT> {
 
 /// A pose or force component the way the API's `finite` takes it.
 fn finite(v: V) -> R<f32> {
-    let x = num(v)?;
-    if x.is_finite() {
-        Ok(x as f32)
-    } else {
-        Err(Bail)
-    }
+    finite_component(num(v)?).ok_or(Bail)
 }
 
+/// A body command's component as f32, or `None` when it is not finite (the
+/// API rejects it; every engine applies this one rule).
+pub(crate) fn finite_component(x: FLOAT) -> Option<f32> {
+    x.is_finite().then_some(x as f32)
+}
+
+/// `rand()`: 53 random bits, so every value in [0, 1) is exactly
+/// representable (every engine draws with this).
 pub(crate) fn unit(rng: &mut Rng) -> FLOAT {
     (rng.next_u64() >> 11) as FLOAT * (1.0 / (1u64 << 53) as FLOAT)
 }

@@ -331,12 +331,11 @@ pub fn hook_engines(path: impl AsRef<Path>) -> Vec<HookEngine> {
     };
     let h = &program.hooks;
     let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
-    let names = ["start", "update", "flow_tick", "fixed_update"];
-    let mut out: Vec<HookEngine> = names
+    let mut out: Vec<HookEngine> = fast::HOOKS
         .iter()
         .enumerate()
         .filter(|&(i, _)| defined[i])
-        .map(|(i, &hook)| HookEngine {
+        .map(|(i, &(hook, _))| HookEngine {
             hook,
             compiled: program.fast.hooks[i].is_some(),
             why_not: program
@@ -389,6 +388,8 @@ struct FastState {
     bits: Vec<u64>,
     live: bool,
     scratch: Scratch,
+    /// The compiled tree's copy of the state during a call (kept for reuse).
+    tree_vals: Vec<Val>,
     /// Each hook's code specialised for the current state types (`typed.rs`).
     typed: [Option<Arc<Typed>>; 4],
     /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
@@ -660,11 +661,19 @@ impl Script {
     /// The compiled tree: any types (see `fast.rs`).
     #[inline(never)]
     fn call_tree(f: &fast::FastFn, fast: &mut FastState, ctx: &mut Ctx, args: &[Val]) -> bool {
-        let mut vals: Vec<Val> = (0..fast.tags.len()).map(|s| fast.val(s)).collect();
-        match fast::run(f, ctx, args, &mut vals, &mut fast.scratch) {
+        // The tree works on whole values; the buffer is reused call to call.
+        let mut vals = std::mem::take(&mut fast.tree_vals);
+        vals.clear();
+        vals.extend((0..fast.tags.len()).map(|s| fast.val(s)));
+        let result = fast::run(f, ctx, args, &mut vals, &mut fast.scratch);
+        if result.is_ok() {
+            for (s, v) in vals.iter().enumerate() {
+                (fast.tags[s], fast.bits[s]) = (v.tag, v.bits);
+            }
+        }
+        fast.tree_vals = vals;
+        match result {
             Ok(()) => {
-                fast.tags = vals.iter().map(|v| v.tag).collect();
-                fast.bits = vals.iter().map(|v| v.bits).collect();
                 fast.live = true;
                 fast.epoch += 1;
                 count(|c| c.compiled += 1);

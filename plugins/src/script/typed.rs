@@ -41,8 +41,8 @@ use stepframe_core::{BodyCommand, Ctx, ObjectId, Pose, Vec2, Velocity};
 
 use super::engine;
 use super::fast::{
-    Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val, compare, float_arith,
-    float_math, int_arith, ordered, unit,
+    Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val, compare, finite_component,
+    float_arith, float_math, int_arith, ordered, unit,
 };
 
 type Reg = u8;
@@ -735,39 +735,29 @@ pub(crate) fn run(
     if t.params.iter().zip(args).any(|(p, a)| p.1 != a.tag) {
         return Err(Exit::Miss);
     }
-    REGISTERS.with_borrow_mut(|regs| run_in(t, ctx, args, tags, bits, out, regs))
-}
-
-fn run_in(
-    t: &Typed,
-    ctx: &mut Ctx,
-    args: &[Val],
-    tags: &mut [Tag],
-    bits: &mut [u64],
-    out: &mut Vec<Out>,
-    regs: &mut [u64; REGS],
-) -> Result<(), Exit> {
-    let state = t.state_base..t.state_base + t.state_len;
-    regs[0] = 0;
-    regs[state.clone()].copy_from_slice(bits);
-    regs[REGS - t.consts.len()..].copy_from_slice(&t.consts);
-    for (&(r, _), a) in t.params.iter().zip(args) {
-        regs[usize::from(r)] = a.bits;
-    }
-    let me = ctx.me();
-    let mut rng = *ctx.rng();
-    exec(t, ctx, me, &mut rng, regs, out)?;
-    // Untouched variables go back as they came.
-    bits.copy_from_slice(&regs[state]);
-    if !t.stable {
-        for &(i, _, tag) in t.outputs.iter() {
-            tags[i] = tag;
+    REGISTERS.with_borrow_mut(|regs| {
+        let state = t.state_base..t.state_base + t.state_len;
+        regs[0] = 0;
+        regs[state.clone()].copy_from_slice(bits);
+        regs[REGS - t.consts.len()..].copy_from_slice(&t.consts);
+        for (&(r, _), a) in t.params.iter().zip(args) {
+            regs[usize::from(r)] = a.bits;
         }
-    }
-    if t.uses_rng {
-        *ctx.rng() = rng;
-    }
-    Ok(())
+        let me = ctx.me();
+        let mut rng = *ctx.rng();
+        exec(t, ctx, me, &mut rng, regs, out)?;
+        // Untouched variables go back as they came.
+        bits.copy_from_slice(&regs[state]);
+        if !t.stable {
+            for &(i, _, tag) in t.outputs.iter() {
+                tags[i] = tag;
+            }
+        }
+        if t.uses_rng {
+            *ctx.rng() = rng;
+        }
+        Ok(())
+    })
 }
 
 /// Queues a command, or applies it (after what is queued) when nothing after
@@ -805,14 +795,7 @@ fn exec(
             r[usize::from(*$d)] = v;
         }};
     }
-    let finite = |bits: u64| -> Result<f32, Exit> {
-        let x = FLOAT::from_bits(bits);
-        if x.is_finite() {
-            Ok(x as f32)
-        } else {
-            Err(Exit::Bail)
-        }
-    };
+    let finite = |bits: u64| finite_component(FLOAT::from_bits(bits)).ok_or(Exit::Bail);
     let code = &t.code[..];
     let mut pc = 0usize;
     while let Some(ins) = code.get(pc) {
