@@ -181,6 +181,33 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
     /// with state that affects the simulation should write it here.
     fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
+
+    /// The behaviour's state as the editor's inspector shows it, one
+    /// `name: value` per line. The default is the pretty `Debug` text, which
+    /// every behaviour has; override it when `Debug` would hide the live
+    /// state (a script keeps its variables in compiled registers) or print
+    /// too much.
+    fn state_text(&self) -> String {
+        format!("{self:#?}")
+    }
+}
+
+/// One behaviour of an object as the inspector shows it, read from the
+/// cohort (or from the behaviours waiting for the next frame boundary).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BehaviourState {
+    /// Registered name.
+    pub name: String,
+    /// Dispatch priority.
+    pub priority: crate::schedule::Priority,
+    /// The hooks it implements: the only ones it is called (and hit) in.
+    pub hooks: Hooks,
+    /// [`Behaviour::state_text`] now.
+    pub state: String,
+    /// Its Start has run (it has joined the cohort and started).
+    pub started: bool,
+    /// A hook panicked and the fault policy disabled it.
+    pub faulted: bool,
 }
 
 impl Clone for Box<dyn Behaviour> {
@@ -281,6 +308,9 @@ pub(crate) struct HookRequests {
     pub(crate) rerun: bool,
     /// Routines started by the hook.
     pub(crate) routines: Vec<RoutineSlot>,
+    /// Set by `Ctx::hooks_changed`: some behaviour's [`Behaviour::hooks`] now
+    /// answers differently (a script reloaded with other hook functions).
+    pub(crate) hooks_changed: bool,
 }
 
 /// Everything a hook can read and write.
@@ -419,6 +449,17 @@ impl<'a> Ctx<'a> {
             wake_at: Flicks::ZERO,
             routine,
         });
+    }
+
+    /// Tells the pipeline that this behaviour's [`Behaviour::hooks`] changed
+    /// (a script hot-reloaded with a different set of hook functions): dispatch
+    /// lists are rebuilt before the fixed phase of this frame (or, from a fixed
+    /// or presentation hook, at the next frame boundary), so a hook the
+    /// behaviour gained runs and one it lost is no longer called, timed or hit
+    /// by breakpoints.
+    pub fn hooks_changed(&mut self) {
+        self.requests.any = true;
+        self.requests.hooks_changed = true;
     }
 
     /// Writes a line to the log, stamped with object, hook, tick and frame.

@@ -82,7 +82,10 @@ pub struct Condition {
     /// Only ticks in `[first, last]` (the pending tick in fixed code, the completed
     /// tick count elsewhere).
     pub ticks: Option<(u64, u64)>,
-    /// Only ticks divisible by this.
+    /// Only every n-th tick, counted from the first tick of `ticks` (or from
+    /// tick 0 without a range): `ticks: (10, ..)` with `every_ticks: 5` holds at
+    /// ticks 10, 15, 20... A user who types "from 10, every 5" means the tenth
+    /// tick and every fifth after it, not the multiples of five past ten.
     pub every_ticks: Option<u64>,
     /// Only frames in `[first, last]`.
     pub frames: Option<(u64, u64)>,
@@ -91,10 +94,11 @@ pub struct Condition {
 impl Condition {
     fn holds(&self, clock: &Clock) -> bool {
         let tick = clock.simulation_tick;
+        let from = self.ticks.map_or(0, |(a, _)| a);
         self.ticks.is_none_or(|(a, b)| (a..=b).contains(&tick))
-            && self
-                .every_ticks
-                .is_none_or(|n| n > 0 && tick.is_multiple_of(n))
+            && self.every_ticks.is_none_or(|n| {
+                n > 0 && tick.checked_sub(from).is_some_and(|d| d.is_multiple_of(n))
+            })
             && self
                 .frames
                 .is_none_or(|(a, b)| (a..=b).contains(&clock.frame_index))
@@ -325,5 +329,39 @@ impl Debugger {
             self.hits.push_back(hit.clone());
         }
         first
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at_tick(tick: u64) -> Clock {
+        Clock {
+            simulation_tick: tick,
+            ..Clock::default()
+        }
+    }
+
+    #[test]
+    fn every_n_ticks_counts_from_the_from_tick() {
+        // "From tick 7, every 5 ticks": 7, 12, 17, never the multiples of 5.
+        let c = Condition {
+            ticks: Some((7, u64::MAX)),
+            every_ticks: Some(5),
+            frames: None,
+        };
+        let holding: Vec<u64> = (0..20).filter(|&t| c.holds(&at_tick(t))).collect();
+        assert_eq!(holding, vec![7, 12, 17]);
+    }
+
+    #[test]
+    fn every_n_ticks_without_a_range_counts_from_tick_zero() {
+        let c = Condition {
+            every_ticks: Some(4),
+            ..Condition::default()
+        };
+        let holding: Vec<u64> = (1..13).filter(|&t| c.holds(&at_tick(t))).collect();
+        assert_eq!(holding, vec![4, 8, 12]);
     }
 }

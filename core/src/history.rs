@@ -294,11 +294,55 @@ impl History {
     /// kept too, so another rewind can go forward again; the next live call
     /// makes the new branch.
     pub fn rewind_to_tick(&mut self, p: &mut Pipeline, target: u64) -> Result<(), RewindError> {
-        let latest = self.latest_tick.max(if self.position == self.calls.len() {
-            p.stepper().completed_ticks()
+        let latest = self.latest_for(p.stepper().completed_ticks());
+        let user_debugger = p.debugger().clone();
+        let observer = p.take_tick_observer();
+        let replayed = self.replay(p, latest, target);
+        p.set_debugger(user_debugger);
+        p.set_tick_observer(observer);
+        let (start, end) = replayed?;
+        self.latest_tick = latest;
+        self.position = end;
+        self.partial = (end > start).then(|| (end - 1, target));
+        Ok(())
+    }
+
+    /// Puts `scratch` in the exact state the session had at the end of
+    /// `target`, suspended there, without touching the live session or the
+    /// log: what the editor shows when the user views a past tick (every panel
+    /// reads the same state a headless run has at that tick). `live_tick` is
+    /// the live session's completed ticks. `scratch` is any pipeline: its
+    /// state is replaced by a keyframe's; its observer and debugger are left
+    /// as they were after the replay's (none for a fresh pipeline).
+    pub fn replay_into(
+        &self,
+        scratch: &mut Pipeline,
+        live_tick: u64,
+        target: u64,
+    ) -> Result<(), RewindError> {
+        let latest = self.latest_for(live_tick);
+        self.replay(scratch, latest, target).map(|_| ())
+    }
+
+    /// The latest tick a rewind may target, given the live session's ticks.
+    fn latest_for(&self, live_tick: u64) -> u64 {
+        self.latest_tick.max(if self.position == self.calls.len() {
+            live_tick
         } else {
             0
-        });
+        })
+    }
+
+    /// Restores the newest keyframe at or before `target` into `p` and
+    /// replays the logged calls (with their recorded debuggers) until the end
+    /// of `target`, leaving `p` suspended there. Returns the range of calls
+    /// replayed.
+    fn replay(
+        &self,
+        p: &mut Pipeline,
+        latest: u64,
+        target: u64,
+    ) -> Result<(usize, usize), RewindError> {
         if target > latest {
             return Err(RewindError::InTheFuture { target, latest });
         }
@@ -312,10 +356,7 @@ impl History {
                 oldest: self.oldest_tick().unwrap_or(latest),
             });
         };
-        self.latest_tick = latest;
-        let keyframe = self.keyframes[k].clone();
-        let user_debugger = p.debugger().clone();
-        let observer = p.take_tick_observer();
+        let keyframe = &self.keyframes[k];
         p.restore(&keyframe.snapshot);
         let start = (keyframe.call - self.first_call) as usize;
         let mut end = start;
@@ -340,8 +381,6 @@ impl History {
                 .is_some_and(|s| s.end_of_tick && s.tick == target);
         }
         p.set_stop_after_tick(None);
-        p.set_debugger(user_debugger);
-        p.set_tick_observer(observer);
         let now = p.stepper().completed_ticks();
         if now != target {
             return Err(RewindError::NotReached {
@@ -353,9 +392,7 @@ impl History {
             // Landed exactly on a keyframe, between frames: suspend there too.
             p.pause();
         }
-        self.position = end;
-        self.partial = (end > start).then(|| (end - 1, target));
-        Ok(())
+        Ok((start, end))
     }
 
     /// Latest tick the log reaches (rewinds can go up to it).

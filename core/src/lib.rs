@@ -48,7 +48,9 @@ pub mod trace;
 pub mod trace_writer;
 pub mod world;
 
-pub use behaviour::{Behaviour, Ctx, HookKind, Hooks, Rng, Routine, TimeGroup, Wait};
+pub use behaviour::{
+    Behaviour, BehaviourState, Ctx, HookKind, Hooks, Rng, Routine, TimeGroup, Wait,
+};
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
     Velocity,

@@ -316,6 +316,9 @@ pub struct Pipeline {
     rerun_hook: bool,
     contacts: Vec<ContactEvent>,
     report: FrameReport,
+    /// A hook said its behaviour's hook set changed: the dispatch lists are
+    /// rebuilt before the next pass that could call it.
+    hooks_changed: bool,
 }
 
 impl std::fmt::Debug for Pipeline {
@@ -359,6 +362,7 @@ impl Pipeline {
             rerun_hook: false,
             contacts: Vec::new(),
             report: FrameReport::default(),
+            hooks_changed: false,
         };
         p.sync_clock(Phase::Idle, false);
         p
@@ -548,6 +552,59 @@ impl Pipeline {
         self.physics.hash_state(h);
     }
 
+    /// The behaviours of `object` in dispatch order, with their state now
+    /// (the editor's inspector): those in the cohort, then those waiting for
+    /// the next frame boundary (spawned this frame).
+    pub fn behaviour_states(&self, object: ObjectId) -> Vec<crate::behaviour::BehaviourState> {
+        let state = |e: &Entry| crate::behaviour::BehaviourState {
+            name: e.behaviour.name().to_string(),
+            priority: e.priority,
+            hooks: e.hooks,
+            state: e.behaviour.state_text(),
+            started: e.started,
+            faulted: e.faulted,
+        };
+        let mut out: Vec<_> = self
+            .scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| state(&self.scheduler.entries[i as usize]))
+            .collect();
+        out.extend(
+            self.world
+                .pending
+                .iter()
+                .filter(|p| p.object == object)
+                .map(|p| crate::behaviour::BehaviourState {
+                    name: p.behaviour.name().to_string(),
+                    priority: p.priority,
+                    hooks: p.behaviour.hooks(),
+                    state: p.behaviour.state_text(),
+                    started: false,
+                    faulted: false,
+                }),
+        );
+        out
+    }
+
+    /// The union of the hooks `object`'s behaviours implement (F9 on an object
+    /// with no FixedUpdate says so instead of arming a breakpoint that never
+    /// fires).
+    pub fn hooks_of(&self, object: ObjectId) -> Hooks {
+        let cohort = self
+            .scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| self.scheduler.entries[i as usize].hooks);
+        let pending = self
+            .world
+            .pending
+            .iter()
+            .filter(|p| p.object == object)
+            .map(|p| p.behaviour.hooks());
+        cohort.chain(pending).fold(Hooks::NONE, Hooks::and)
+    }
+
     /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
     /// at once, running nothing, while suspended.
     pub fn step_frame(&mut self, raw_dt: f64) -> FrameReport {
@@ -722,6 +779,7 @@ impl Pipeline {
         self.frame_time += self.delta;
         self.reset_report(FrameKind::Frame);
         self.scheduler.rebuild(&mut self.world);
+        self.refresh_hooks_if_changed();
         self.input
             .begin_frame(self.frame_time.as_secs_f64() * 1000.0);
         self.cursor = Cursor::Update {
@@ -729,6 +787,13 @@ impl Pipeline {
             next: 0,
             past_break: false,
         };
+    }
+
+    /// Rebuilds the dispatch lists if a hook reported a changed hook set.
+    fn refresh_hooks_if_changed(&mut self) {
+        if std::mem::take(&mut self.hooks_changed) {
+            self.scheduler.refresh_hooks();
+        }
     }
 
     /// Sets every clock field from the integer state. `pending`: inside a tick
@@ -765,6 +830,7 @@ impl Pipeline {
                     if !done {
                         return;
                     }
+                    self.refresh_hooks_if_changed();
                     self.cursor = Cursor::Fixed {
                         advanced: false,
                         interrupted: false,
@@ -1220,6 +1286,9 @@ impl Pipeline {
 
     #[cold]
     fn take_requests_slow(&mut self, object: ObjectId, hook: HookKind) {
+        if std::mem::take(&mut self.requests.hooks_changed) {
+            self.hooks_changed = true;
+        }
         let rerun = std::mem::take(&mut self.requests.rerun);
         if let Some(message) = self.requests.break_request.take()
             && self.pending_suspend.is_none()

@@ -313,20 +313,35 @@ impl Scheduler {
                     .map(|(i, e)| (e.object, i as u32)),
             );
             self.by_object.sort_unstable();
-            for (k, list) in self.lists.iter_mut().enumerate() {
-                let bit = crate::behaviour::Hooks::of(crate::behaviour::HookKind::ALL[k]);
-                list.clear();
-                list.extend(
-                    self.entries
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, e)| {
-                            e.hooks.contains(bit) && bit != crate::behaviour::Hooks::NONE
-                        })
-                        .map(|(i, _)| i as u32),
-                );
-            }
+            self.rebuild_lists();
         }
+    }
+
+    /// Rebuilds the per-hook lists from each entry's hook set.
+    fn rebuild_lists(&mut self) {
+        for (k, list) in self.lists.iter_mut().enumerate() {
+            let bit = crate::behaviour::Hooks::of(crate::behaviour::HookKind::ALL[k]);
+            list.clear();
+            list.extend(
+                self.entries
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, e)| e.hooks.contains(bit) && bit != crate::behaviour::Hooks::NONE)
+                    .map(|(i, _)| i as u32),
+            );
+        }
+    }
+
+    /// Reads every entry's [`Behaviour::hooks`] again and rebuilds the
+    /// dispatch lists, keeping the cohort and its order: a behaviour whose hook
+    /// set changed (`Ctx::hooks_changed`) is called for exactly its new hooks.
+    /// A Start that a behaviour newly declares is not run for an entry that
+    /// is past it.
+    pub(crate) fn refresh_hooks(&mut self) {
+        for e in &mut self.entries {
+            e.hooks = e.behaviour.hooks();
+        }
+        self.rebuild_lists();
     }
 
     /// Indices of the entries implementing `hook`, in dispatch order.

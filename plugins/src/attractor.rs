@@ -10,7 +10,7 @@
 //! rate. Bodies closer than 1 cm are left alone (no direction to pull in).
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::{Behaviour, BodyKind, Ctx, ObjectId, Vec2};
+use stepframe_core::{Behaviour, BodyKind, Ctx, Hooks, ObjectId, Vec2};
 
 /// Parameters of [`Attractor`].
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -59,6 +59,10 @@ impl Attractor {
 const DEAD_ZONE: f32 = 0.01;
 
 impl Behaviour for Attractor {
+    fn hooks(&self) -> Hooks {
+        Hooks::FIXED_UPDATE
+    }
+
     fn name(&self) -> &str {
         "Attractor"
     }

@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
-    Behaviour, ContactKind, Ctx, ObjectId, Pose, Routine, TimeGroup, Vec2, Velocity, Wait,
+    Behaviour, ContactKind, Ctx, Hooks, ObjectId, Pose, Routine, TimeGroup, Vec2, Velocity, Wait,
 };
 
 /// The hook a fault is injected into.
@@ -134,6 +134,19 @@ fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
 }
 
 impl Behaviour for Faulty {
+    /// The one hook the fault goes into (Start for a routine fault, which
+    /// Start launches): the others would be empty calls.
+    fn hooks(&self) -> Hooks {
+        match self.params.hook {
+            FaultHook::Start | FaultHook::Routine => Hooks::START,
+            FaultHook::Update => Hooks::UPDATE,
+            FaultHook::FlowTick => Hooks::FLOW_TICK,
+            FaultHook::FixedUpdate => Hooks::FIXED_UPDATE,
+            FaultHook::Contact => Hooks::CONTACT,
+            FaultHook::Present => Hooks::PRESENT,
+        }
+    }
+
     fn name(&self) -> &str {
         "Faulty"
     }

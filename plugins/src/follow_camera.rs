@@ -9,7 +9,7 @@
 //! rate even though bodies only move at the tick rate.
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::{Behaviour, Ctx, ObjectId, Vec2};
+use stepframe_core::{Behaviour, Ctx, Hooks, ObjectId, Vec2};
 
 /// Parameters of [`FollowCamera`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -38,6 +38,10 @@ impl FollowCamera {
 }
 
 impl Behaviour for FollowCamera {
+    fn hooks(&self) -> Hooks {
+        Hooks::PRESENT
+    }
+
     fn name(&self) -> &str {
         "FollowCamera"
     }

@@ -12,7 +12,9 @@
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, BodyKind, ContactKind, Ctx, ObjectId, Pose, Vec2, Velocity};
+use stepframe_core::{
+    Behaviour, BodyKind, ContactKind, Ctx, Hooks, ObjectId, Pose, Vec2, Velocity,
+};
 
 /// Parameters of [`KillZone`].
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -43,6 +45,10 @@ impl KillZone {
 }
 
 impl Behaviour for KillZone {
+    fn hooks(&self) -> Hooks {
+        Hooks::CONTACT
+    }
+
     fn name(&self) -> &str {
         "KillZone"
     }

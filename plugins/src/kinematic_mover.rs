@@ -12,7 +12,7 @@
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, Ctx, Pose, Vec2};
+use stepframe_core::{Behaviour, Ctx, Hooks, Pose, Vec2};
 
 /// What happens at the last waypoint.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -133,6 +133,10 @@ impl KinematicMover {
 }
 
 impl Behaviour for KinematicMover {
+    fn hooks(&self) -> Hooks {
+        Hooks::FIXED_UPDATE
+    }
+
     fn name(&self) -> &str {
         "KinematicMover"
     }

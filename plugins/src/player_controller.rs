@@ -25,7 +25,7 @@
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, ObjectId, Vec2};
+use stepframe_core::{Behaviour, ContactKind, Ctx, Hooks, ObjectId, Vec2};
 
 /// Fastest vertical speed, m/s, at which a touching body still counts as
 /// standing: a body resting on a box reads a few cm/s; one in mid-jump reads metres.
@@ -119,6 +119,10 @@ impl PlayerController {
 }
 
 impl Behaviour for PlayerController {
+    fn hooks(&self) -> Hooks {
+        Hooks::FIXED_UPDATE.and(Hooks::CONTACT)
+    }
+
     fn name(&self) -> &str {
         "PlayerController"
     }

@@ -20,8 +20,8 @@
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
-    Behaviour, BodyDesc, Ctx, ObjectDesc, ObjectId, Pose, Priority, Routine, Shape, TimeGroup,
-    Vec2, Velocity, Wait,
+    Behaviour, BodyDesc, Ctx, Hooks, ObjectDesc, ObjectId, Pose, Priority, Routine, Shape,
+    TimeGroup, Vec2, Velocity, Wait,
 };
 
 /// Parameters of [`Spawner`].
@@ -126,6 +126,11 @@ fn projectile_body(p: &SpawnerParams, shape: usize) -> BodyDesc {
 }
 
 impl Behaviour for Spawner {
+    /// Start only: the spawning runs in a fixed-clock routine.
+    fn hooks(&self) -> Hooks {
+        Hooks::START
+    }
+
     fn name(&self) -> &str {
         "Spawner"
     }
@@ -244,6 +249,10 @@ impl Projectile {
 }
 
 impl Behaviour for Projectile {
+    fn hooks(&self) -> Hooks {
+        Hooks::FIXED_UPDATE
+    }
+
     fn name(&self) -> &str {
         "Projectile"
     }

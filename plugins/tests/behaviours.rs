@@ -506,14 +506,23 @@ fn follow_camera_runs_in_presentation_only_on_the_interpolated_pose() {
     let camera = p.world().camera.expect("presentation set the camera");
     assert!(close(camera.x, 0.15, 1e-5) && camera.y == 1.0, "{camera:?}");
 
-    // A frame interrupted by a fixed breakpoint skips presentation: the body
-    // moves, the camera does not, not even after resume.
+    // FollowCamera has no FixedUpdate: a FixedUpdate breakpoint on its object
+    // never fires (it would only if the camera were called in the fixed phase).
     let bp = p.add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, ObjectId(1)));
     let report = p.step_frame(DT);
-    assert!(report.suspended.is_some());
+    assert_eq!(report.ticks, 1);
+    assert!(report.suspended.is_none(), "no FixedUpdate call, no hit");
+    p.remove_breakpoint(bp);
+    let camera = p.world().camera.expect("presented");
+
+    // A frame interrupted at the end of a tick skips presentation: the body
+    // moves, the camera does not, not even after resume.
+    let next = p.clock().simulation_tick + 1;
+    p.set_stop_after_tick(Some(next));
+    let report = p.step_frame(DT);
+    assert!(report.suspended.is_some_and(|s| s.end_of_tick));
     p.resume();
     assert_eq!(p.world().camera, Some(camera));
-    p.remove_breakpoint(bp);
     p.step_frame(DT);
     assert!(p.world().camera.unwrap().x > camera.x);
 }

@@ -139,7 +139,7 @@ use std::sync::{Arc, Mutex};
 use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, LogLevel, ObjectId};
+use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
@@ -726,7 +726,11 @@ impl Script {
                     }
                 }
                 self.scope = scope;
+                let before = self.hooks();
                 self.program = program;
+                if self.hooks() != before {
+                    ctx.hooks_changed();
+                }
                 self.failed = None;
                 self.rerun = None;
                 ctx.log(format!("{}: reloaded", self.program.source));
@@ -849,6 +853,25 @@ impl Script {
 }
 
 impl Behaviour for Script {
+    /// Start and Update always (they adopt a hot-reloaded version), and the
+    /// other hooks only when the script defines their function, so a script
+    /// without `fixed_update` is never called, timed or hit by a breakpoint in
+    /// the fixed phase. A reload that changes the set says so (`hooks_changed`).
+    fn hooks(&self) -> Hooks {
+        let h = &self.program.hooks;
+        let mut hooks = Hooks::START.and(Hooks::UPDATE);
+        for (defined, bit) in [
+            (h.flow_tick, Hooks::FLOW_TICK),
+            (h.fixed_update, Hooks::FIXED_UPDATE),
+            (h.on_contact, Hooks::CONTACT),
+        ] {
+            if defined {
+                hooks = hooks.and(bit);
+            }
+        }
+        hooks
+    }
+
     fn name(&self) -> &str {
         "Script"
     }

@@ -1,0 +1,113 @@
+//! `History::replay_into`: the state of any kept tick, rebuilt in a scratch
+//! pipeline (what the editor's time cursor shows), equals the live session's
+//! state at that tick, and leaves the live session and the log untouched.
+
+use std::sync::{Arc, Mutex};
+
+use stepframe_core::{
+    Behaviour, BodyDesc, BodyKind, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose,
+    Priority, RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+};
+
+/// Nudges its ball sideways at random every tick: state the replay must repeat.
+#[derive(Clone, Debug)]
+struct Nudger;
+
+impl Behaviour for Nudger {
+    fn name(&self) -> &str {
+        "Nudger"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        let nudge = ctx.rng().range(-4.0, 4.0);
+        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+    }
+}
+
+fn pipeline() -> Pipeline {
+    let mut w = World::new();
+    w.spawn(
+        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
+            .with_id(ObjectId(1))
+            .with_body(BodyDesc::with_kind(
+                BodyKind::Fixed,
+                Shape::Cuboid { hx: 20.0, hy: 0.5 },
+            )),
+    );
+    for i in 0..6u64 {
+        w.spawn(
+            ObjectDesc::new(format!("ball{i}"), Pose::new(i as f32 - 3.0, 2.0, 0.0))
+                .with_id(ObjectId(10 + i))
+                .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.4 }))
+                .with_behaviour(Box::new(Nudger), Priority::DEFAULT),
+        );
+    }
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(w, Box::new(RapierStage::new(Vec2::new(0.0, -9.81))), 7);
+    p
+}
+
+/// Every completed tick's clock and state hash, as the live run saw them.
+#[derive(Clone, Default)]
+struct Seen(Arc<Mutex<Vec<(Clock, u64)>>>);
+
+impl TickObserver for Seen {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push((*record.clock, record.hash));
+        }
+    }
+}
+
+#[test]
+fn a_replayed_tick_equals_the_live_tick_and_leaves_the_live_session_alone() {
+    let mut live = pipeline();
+    let seen = Seen::default();
+    live.set_tick_observer(Some(Box::new(seen.clone())));
+    // Short keyframe spacing so targets land both on and between keyframes;
+    // irregular frames so ticks fall in the middle of multi-tick frames.
+    let mut history = History::new(10, 10_000);
+    let dts = [0.004, 0.05, 0.016, 0.033, 0.0, 0.07, 0.011];
+    for i in 0..120 {
+        history.step_frame(&mut live, dts[i % dts.len()], &[]);
+    }
+    let live_tick = live.clock().simulation_tick;
+    let live_hash = live.state_hash();
+    let seen = seen.0.lock().expect("lock").clone();
+    assert_eq!(seen.len() as u64, live_tick);
+    for target in [1, 2, 9, 10, 11, 37, 64, live_tick - 1, live_tick] {
+        let mut scratch = Pipeline::new(TimeSettings::default());
+        history
+            .replay_into(&mut scratch, live_tick, target)
+            .expect("a kept tick replays");
+        let (clock, hash) = seen[target as usize - 1];
+        assert_eq!(scratch.clock().simulation_tick, target);
+        assert_eq!(scratch.state_hash(), hash, "state at tick {target}");
+        assert_eq!(scratch.clock().frame_index, clock.frame_index);
+        assert_eq!(scratch.clock().frame_time, clock.frame_time);
+        assert_eq!(scratch.clock().simulation_time, clock.simulation_time);
+        assert_eq!(scratch.clock().dropped_time, clock.dropped_time);
+        assert!(scratch.suspension().is_some(), "left suspended at {target}");
+    }
+    // The live session and the log are as they were: it goes on exactly.
+    assert_eq!(live.clock().simulation_tick, live_tick);
+    assert_eq!(live.state_hash(), live_hash);
+    assert!(live.suspension().is_none());
+    let mut twin = pipeline();
+    let mut twin_history = History::new(10, 10_000);
+    for i in 0..150 {
+        twin_history.step_frame(&mut twin, dts[i % dts.len()], &[]);
+        if i >= 120 {
+            history.step_frame(&mut live, dts[i % dts.len()], &[]);
+        }
+    }
+    assert_eq!(live.state_hash(), twin.state_hash());
+    assert!(
+        history
+            .replay_into(&mut Pipeline::new(TimeSettings::default()), 0, 10_000)
+            .is_err(),
+        "a tick in the future is refused"
+    );
+}
