@@ -78,8 +78,8 @@ use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
 use stepframe_core::{History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry};
 
-use crate::editor::app::{LOG_CAPACITY, TELEMETRY_CAPACITY};
-use crate::editor::protocol::{Command, Event, FrameTelemetry, Pacing};
+use crate::editor::log::LOG_CAPACITY;
+use crate::editor::protocol::{Command, Event, Pacing};
 use crate::editor::worker::{self, Worker};
 
 /// Arguments of `stepframe soak`.
@@ -626,10 +626,9 @@ fn soak_worker(args: &SoakArgs, fixed_hz: u32, summary: &mut SoakSummary) -> Res
             .map_err(|_| bad("the worker's command channel closed"))
     };
     send(Command::LoadAndPlay(absolute(&args.scene)))?;
-    let capacity = args.telemetry_frames.unwrap_or(TELEMETRY_CAPACITY).max(1);
-    // Reserved whole, so the ring never owns slack it has not written yet.
-    let mut telemetry: VecDeque<FrameTelemetry> = VecDeque::with_capacity(capacity);
-    let mut pushed = 0u64;
+    let capacity = args.telemetry_frames.unwrap_or(DEFAULT_CAPACITY).max(1);
+    // The UI's one telemetry ring: the timeline's frame records.
+    let mut telemetry = Telemetry::with_capacity(capacity);
     // The worker keeps its own rewind history with the default bounds.
     let history_walked = ring_walked_after(DEFAULT_RETENTION_FRAMES + DEFAULT_KEYFRAME_EVERY);
     let mut log = LogRing::new(args.log_lines);
@@ -641,20 +640,16 @@ fn soak_worker(args: &SoakArgs, fixed_hz: u32, summary: &mut SoakSummary) -> Res
             return Err(bad("the worker stopped"));
         }
         summary.frames += 1;
-        for batch in ui.telemetry.try_iter() {
-            for frame in batch {
-                tick = tick.max(frame.clock.simulation_tick);
-                if telemetry.len() == capacity {
-                    telemetry.pop_front();
-                }
-                telemetry.push_back(frame);
-                pushed += 1;
-            }
-        }
         // Latest wins: the UI keeps only the newest view.
         let _ = ui.views.try_iter().last();
         for event in ui.events.try_iter() {
             match event {
+                Event::Frames(batch) => {
+                    for frame in batch {
+                        tick = tick.max(frame.clock.simulation_tick);
+                        telemetry.record(&frame.report, &frame.clock);
+                    }
+                }
                 Event::Log(lines) => {
                     for line in lines {
                         log.push(line);
@@ -676,7 +671,7 @@ fn soak_worker(args: &SoakArgs, fixed_hz: u32, summary: &mut SoakSummary) -> Res
             Some(wt) => tick >= wt,
             None => {
                 telemetry.len() == capacity
-                    && pushed >= telemetry.capacity() as u64
+                    && telemetry.pushed() >= telemetry.records().capacity() as u64
                     && summary.frames >= history_walked
             }
         };

@@ -114,7 +114,7 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
     click_gutter(&mut h, PATROL_LINE);
     let key = h
         .state()
-        .state()
+        .panels()
         .code
         .current_entry()
         .expect("a script")
@@ -146,7 +146,7 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         "{}",
         status(&h)
     );
-    assert_eq!(h.state().state().code.highlight, Some(PATROL_LINE));
+    assert_eq!(h.state().panels().code.highlight, Some(PATROL_LINE));
     let stopped = labels_starting(&h, "stopped at line ");
     assert_eq!(stopped.len(), 1, "{stopped:?}");
     assert!(
@@ -190,7 +190,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     open_pane_on_patrol(&mut h);
     let path = h
         .state()
-        .state()
+        .panels()
         .code
         .current_entry()
         .expect("a script")
@@ -200,6 +200,9 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
 
     h.get_by_label("✏ Edit").click();
     h.run();
+    // The edit mode numbers its lines, as error messages do.
+    let gutter = labels_starting(&h, "   1\n   2\n   3\n");
+    assert_eq!(gutter.len(), 1, "a line-number gutter beside the text");
     // Line 3 is broken: `let y = ;` has no expression after `=`.
     let broken = "let a = 1;\nfn fixed_update(dt) {\n    let y = ;\n}\n";
     h.get_by_label("Script text").click();
@@ -236,7 +239,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     // guard keeps walking (x grows 0.025 m per tick).
     let key = h
         .state()
-        .state()
+        .panels()
         .code
         .current_entry()
         .expect("a script")
@@ -247,7 +250,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         original
     );
     let guard = |h: &Harness<'_, EditorApp>| {
-        let view = h.state().state().view.as_ref().expect("a view");
+        let view = h.state().session().live.as_ref().expect("a view");
         let x = view
             .objects
             .iter()
@@ -271,6 +274,23 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         tick1 - tick0,
         x1 - x0
     );
+    // The toolbar's error banner names the failed reload; fixing the script
+    // and saving again clears it, and the syntax error line with it.
+    assert_eq!(labels_starting(&h, "error: script not reloaded").len(), 1);
+    h.get_by_label("Script text").click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Script text").type_text(&original);
+    h.run();
+    h.get_by_label("💾 Save").click();
+    h.run();
+    h.step();
+    h.run();
+    assert!(
+        labels_starting(&h, "error: ").is_empty(),
+        "the banner cleared"
+    );
+    assert!(labels_starting(&h, "syntax error at ").is_empty());
     let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
 }
 

@@ -1,12 +1,25 @@
-//! The worker and its channels without any UI: latest-wins views, telemetry
-//! that is never lost, events in order, and a paced thread that keeps running
-//! while nobody reads.
+//! The worker and its channels without any UI: latest-wins views, one
+//! ordered stream of telemetry and events that loses nothing, and a paced
+//! thread that keeps running while nobody reads.
 
 use std::time::{Duration, Instant};
 
+use stepframe_app::editor::protocol::FrameTelemetry;
 use stepframe_app::editor::protocol::{Command, Event, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_core::{Breakpoint, HookKind, ObjectId, SuspendReason};
+
+/// The telemetry frames among the events.
+fn frames_of(events: &[Event]) -> Vec<FrameTelemetry> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Frames(batch) => Some(batch.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -30,20 +43,78 @@ fn an_unread_view_is_replaced_but_every_telemetry_frame_arrives() {
     assert_eq!(views.len(), 1);
     assert_eq!(views[0].clock.frame_index, 100);
     assert_eq!(views[0].clock.simulation_tick, 100);
-    // Every frame's telemetry, in order, none lost.
-    let frames: Vec<_> = ui.telemetry.try_iter().flatten().collect();
+    // Every frame's telemetry, in order, none lost, after the one load.
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let frames = frames_of(&events);
     assert_eq!(frames.len(), 100);
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(f.clock.frame_index, i as u64 + 1);
         assert_eq!(f.report.ticks, 1);
     }
-    // The load was announced once.
-    let loaded = ui
-        .events
-        .try_iter()
-        .filter(|e| matches!(e, Event::Loaded { .. }))
-        .count();
-    assert_eq!(loaded, 1);
+    let loaded: Vec<usize> = events
+        .iter()
+        .enumerate()
+        .filter(|(_, e)| matches!(e, Event::Loaded { .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(loaded.len(), 1);
+    let first_frames = events
+        .iter()
+        .position(|e| matches!(e, Event::Frames(_)))
+        .expect("frames");
+    assert!(
+        loaded[0] < first_frames,
+        "the load comes before its session's frames"
+    );
+}
+
+#[test]
+fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() {
+    // faults.ron's first fault panics in Start at frame 1: the error line
+    // names frame 1, whose record must already have arrived.
+    let faults = demo().parent().expect("scenes").join("faults.ron");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(faults));
+    let mut b = Breakpoint::on_hook(HookKind::FixedUpdate);
+    b.condition.ticks = Some((3, 3));
+    send(Command::AddBreakpoint(b));
+    for _ in 0..5 {
+        w.pump(DT);
+    }
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let mut seen_frames = 0u64;
+    let mut checked = (0, 0);
+    for e in &events {
+        match e {
+            Event::Frames(batch) => {
+                seen_frames = batch.last().map_or(seen_frames, |f| f.report.frame_index)
+            }
+            Event::Log(lines) => {
+                for line in lines {
+                    assert!(
+                        line.frame <= seen_frames,
+                        "log of frame {} before its record (have {seen_frames})",
+                        line.frame
+                    );
+                    checked.0 += 1;
+                }
+            }
+            Event::Suspended(s) => {
+                assert!(
+                    s.frame <= seen_frames,
+                    "suspension before its frame's record"
+                );
+                checked.1 += 1;
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        checked.0 >= 1 && checked.1 == 1,
+        "{checked:?} in {events:#?}"
+    );
 }
 
 #[test]
@@ -95,7 +166,7 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
         .expect("the worker is alive");
     // A frozen UI for 0.6 s: the worker must not wait for it.
     std::thread::sleep(Duration::from_millis(600));
-    let frames: Vec<_> = ui.telemetry.try_iter().flatten().collect();
+    let frames = frames_of(&ui.events.try_iter().collect::<Vec<_>>());
     let views: Vec<_> = ui.views.try_iter().collect();
     assert_eq!(views.len(), 1, "latest wins: one view waiting");
     // Every frame so far is in the telemetry, and the last view is at most a
@@ -117,16 +188,9 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
         assert!(t0.elapsed() < Duration::from_secs(2), "no suspension event");
     };
     assert!(matches!(paused.reason, SuspendReason::Pause));
-    let after_pause: u64 = ui
-        .telemetry
-        .try_iter()
-        .flatten()
-        .map(|f| f.clock.frame_index)
-        .max()
-        .unwrap_or(last);
     std::thread::sleep(Duration::from_millis(200));
-    let later = ui.telemetry.try_iter().flatten().count();
-    assert_eq!(later, 0, "frames ran while paused (last {after_pause})");
+    let later = frames_of(&ui.events.try_iter().collect::<Vec<_>>()).len();
+    assert_eq!(later, 0, "frames ran while paused");
     drop(thread);
 }
 
@@ -140,7 +204,10 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     send(Command::LoadAndPlay(demo()));
     send(Command::SetTimeScale(0.5));
-    send(Command::Save(out.clone()));
+    send(Command::SaveAs {
+        path: out.clone(),
+        overwrite: false,
+    });
     w.pump(DT);
     let saved = ui
         .events

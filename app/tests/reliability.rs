@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
-use stepframe_app::editor::app::LOG_CAPACITY;
+use stepframe_app::editor::log::LOG_CAPACITY;
 use stepframe_app::editor::protocol::{Command as UiCommand, Event, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::tools::{TraceDiff, diff_traces};
@@ -292,22 +292,22 @@ struct Ui {
 
 impl Ui {
     fn drain(&mut self, ui: &worker::UiEnd) {
-        for batch in ui.telemetry.try_iter() {
-            for f in batch {
-                self.frames.push((
-                    f.clock.frame_index,
-                    f.report.ticks,
-                    f.report.dropped_time,
-                    f.clock.simulation_tick,
-                ));
-            }
-        }
         for view in ui.views.try_iter() {
             self.views += 1;
             self.objects = view.objects.len();
         }
         for event in ui.events.try_iter() {
             match event {
+                Event::Frames(batch) => {
+                    for f in batch {
+                        self.frames.push((
+                            f.clock.frame_index,
+                            f.report.ticks,
+                            f.report.dropped_time,
+                            f.clock.simulation_tick,
+                        ));
+                    }
+                }
                 Event::Log(lines) => {
                     for line in lines {
                         if line.level == LogLevel::Error {

@@ -1,6 +1,8 @@
-//! The timeline panel: decimation, scrubbing through the editor UI (kittest,
-//! logic only), "resume from here" through the UI command path, and error
-//! markers for the faults the pipeline reports.
+//! The timeline panel through the real editor (kittest, headless): lanes a
+//! person can read at the default window size, the tooltip, a wheel that
+//! never moves an axis, the time cursor every panel follows, resume from
+//! here, markers on the frames they belong to, the session boundary after
+//! Open, and export.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -8,43 +10,28 @@ use std::path::PathBuf;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::timeline::{
-    MarkerKind, TimelineState, decimate, readout, synthetic_record,
+    LaneId, MarkerKind, TimelineState, XAxis, decimate, synthetic_record,
 };
-use stepframe_app::editor::{Command, EditorApp, EditorConfig, Event};
+use stepframe_app::editor::{Command, EditorApp, Event, Pane};
 use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
-/// Seconds per UI frame (= per worker frame): one fixed tick at 60 Hz.
-const DT: f64 = 1.0 / 60.0;
+mod support;
+use support::editor::{
+    DEFAULT_SIZE, click, clock_field, clock_tick, demo, editor, editor_sized, headless_at,
+    label_starting, open_scene, parse_pose, same_bits, status, step_until,
+};
+use support::{labels_starting, scratch};
 
-const TARGET: u64 = 100;
+/// The smallest plot height an expanded lane may have (issue #13).
+const MIN_LANE: f32 = 56.0;
 
-fn editor() -> Harness<'static, EditorApp> {
-    editor_on(stepframe_app::default_scene())
+fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
+    &h.state().panels().timeline
 }
 
-fn editor_on(path: PathBuf) -> Harness<'static, EditorApp> {
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1600.0, 1200.0))
-        .with_step_dt(DT as f32)
-        .build_eframe(move |cc| {
-            EditorApp::new(cc, EditorConfig::driven(path, DT)).expect("the editor starts")
-        });
-    h.run_steps(3);
-    h
-}
-
-fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String> {
-    if n.role() == egui::accesskit::Role::Label {
-        n.value()
-    } else {
-        None
-    }
-}
-
-fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
-    h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
-        .filter_map(|n| shown_text(&n.accesskit_node()))
-        .collect()
+/// The data rectangle of a lane's plot.
+fn lane_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
+    h.get_by_label(&format!("lane {}", lane.title())).rect()
 }
 
 #[test]
@@ -62,88 +49,368 @@ fn decimation_keeps_every_columns_min_and_max() {
         let lo = c as f64 * width;
         let hi = lo + width;
         let in_col = |x: f64| x >= lo && (x < hi || c == columns - 1);
-        let orig: Vec<f64> = xs
-            .iter()
-            .zip(&ys)
-            .filter(|(x, _)| in_col(**x))
-            .map(|(_, y)| *y)
-            .collect();
         let kept: Vec<f64> = out.iter().filter(|p| in_col(p[0])).map(|p| p[1]).collect();
-        let max = orig.iter().copied().fold(f64::MIN, f64::max);
-        let min = orig.iter().copied().fold(f64::MAX, f64::min);
         // Every column here holds a spike (97 < 142) and a zero (13 < 142).
-        assert_eq!(max, 50.0);
-        assert_eq!(min, 0.0);
         assert!(
-            kept.contains(&max) && kept.contains(&min),
+            kept.contains(&50.0) && kept.contains(&0.0),
             "column {c}: {kept:?}"
         );
     }
-    // x order is preserved.
     assert!(out.windows(2).all(|w| w[0][0] <= w[1][0]));
 }
 
 #[test]
-fn scrubbing_pauses_and_shows_the_recorded_clock_fields_and_poses() {
+fn at_the_default_size_the_first_lanes_fit_the_tile_and_every_lane_can_be_opened_to_56_points() {
     let mut h = editor();
-    h.run_steps(40);
-    let t = &h.state().state().timeline;
-    assert!(t.telemetry.len() >= 30, "{} frames", t.telemetry.len());
-    // The record of the 20th frame kept (the same action a click sends).
-    let seq = t.telemetry.pushed() - t.telemetry.len() as u64 + 19;
-    let record = *t.record(seq).expect("record kept");
-    h.state_mut().state_mut().timeline.scrub_to(seq, false);
-    // The UI sends the pause when it draws: at most the frame of that UI
-    // frame runs, none after it.
-    h.run_steps(1);
-    let frames_paused = h.state().state().timeline.telemetry.pushed();
-    h.run_steps(3);
+    h.run_steps(30);
+    let tile = h
+        .state()
+        .workspace()
+        .rect(Pane::Timeline)
+        .expect("the timeline tile is laid out");
     assert!(
-        h.state().state().is_suspended(),
-        "a scrub pauses the live view"
+        tile.height() >= DEFAULT_SIZE.y / 3.0,
+        "the timeline gets a third of the window: {tile:?}"
     );
-    assert_eq!(h.state().state().timeline.telemetry.pushed(), frames_paused);
-    // Every read-out row shown equals the record's field, printed exactly.
-    for row in readout(&record) {
-        let name: String = row.split(' ').take(2).collect::<Vec<_>>().join(" ");
-        let shown = labels_starting(&h, &format!("{name} "));
-        assert_eq!(shown, vec![row.clone()], "{name}");
+    for lane in [LaneId::Dt, LaneId::Ticks, LaneId::FixedUpdate] {
+        let r = lane_rect(&h, lane);
+        assert!(
+            r.height() >= MIN_LANE,
+            "{lane:?} is {} points tall",
+            r.height()
+        );
+        assert!(
+            tile.contains_rect(r) && r.bottom() <= DEFAULT_SIZE.y,
+            "{lane:?} at {r:?} is inside the tile {tile:?}, no scrolling needed"
+        );
     }
-    let field = |name: &str| -> f64 {
-        let shown = labels_starting(&h, &format!("at {name} "));
-        shown[0]
-            .rsplit(' ')
-            .next()
-            .and_then(|v| v.parse().ok())
-            .expect("a number")
-    };
-    assert_eq!(field("simulation_tick"), record.simulation_tick as f64);
-    assert_eq!(field("frame_time"), record.frame_time);
-    assert_eq!(field("accumulator_after"), record.accumulator_after);
-    // The worker answered with that tick's committed poses; the viewport's
-    // objects show them.
-    let scrub = h
-        .state()
-        .state()
-        .timeline
-        .scrub
-        .clone()
-        .expect("poses of the tick");
-    assert_eq!(scrub.tick, record.simulation_tick);
-    assert!(!scrub.poses.is_empty());
-    let view = h.state().state().view.as_ref().expect("a view");
-    for (id, pose) in &scrub.poses {
-        let o = view.objects.iter().find(|o| o.id == *id).expect("object");
-        assert_eq!(o.presentation, *pose);
-        assert_eq!(o.committed, *pose);
+    // The others start collapsed, each a header one click from open.
+    for lane in [
+        LaneId::Accumulator,
+        LaneId::Alpha,
+        LaneId::Dropped,
+        LaneId::Physics,
+        LaneId::Markers,
+    ] {
+        assert!(
+            h.query_by_label(&format!("lane {}", lane.title()))
+                .is_none()
+        );
+        let is_header = |n: &egui_kittest::Node<'_>| {
+            n.accesskit_node()
+                .label()
+                .is_some_and(|l| l.starts_with("⏵"))
+        };
+        let header = h
+            .query_all_by_label_contains(lane.title())
+            .find(is_header)
+            .unwrap_or_else(|| panic!("{lane:?} has a header"));
+        header.scroll_to_me();
+        h.run_steps(1);
+        h.query_all_by_label_contains(lane.title())
+            .find(is_header)
+            .expect("the header")
+            .click();
+        h.run_steps(3);
+        let name = format!("lane {}", lane.title());
+        h.get_by_label(&name).scroll_to_me();
+        h.run_steps(2);
+        let r = lane_rect(&h, lane);
+        assert!(
+            r.height() >= MIN_LANE,
+            "{lane:?} opened to {} points",
+            r.height()
+        );
+    }
+    // With all eight open they no longer fit: the lane area scrolls, and no
+    // lane is squeezed under 56 points.
+    for lane in LaneId::ALL {
+        assert!(timeline(&h).lane(lane).expanded, "{lane:?}");
     }
 }
 
-/// Tick → state hash of every view published while running.
+#[test]
+fn the_wheel_over_a_lane_scrolls_the_lanes_and_never_moves_a_lane_axis() {
+    let mut h = editor();
+    h.run_steps(40);
+    click(&mut h, "⏸ Pause");
+    // Open every lane, so the lane area has something to scroll.
+    for lane in LaneId::ALL {
+        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
+    }
+    h.run_steps(3);
+    let dt = lane_rect(&h, LaneId::Dt);
+    let y_before = timeline(&h).lane(LaneId::Dt).shown_y.expect("drawn");
+    let x_before = timeline(&h).range;
+    h.hover_at(dt.center());
+    h.run_steps(1);
+    for _ in 0..5 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -40.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(5);
+    let t = timeline(&h);
+    assert_eq!(
+        t.lane(LaneId::Dt).shown_y,
+        Some(y_before),
+        "the y axis stayed"
+    );
+    assert_eq!(t.lane(LaneId::Dt).y_range, None);
+    assert_eq!(t.range, x_before, "time did not move either");
+    let moved = lane_rect(&h, LaneId::Dt);
+    assert!(
+        moved.top() < dt.top(),
+        "the lanes scrolled: {dt:?} → {moved:?}"
+    );
+}
+
+#[test]
+fn the_frame_under_the_pointer_has_a_tooltip_with_every_clock_field() {
+    let mut h = editor();
+    h.run_steps(60);
+    click(&mut h, "⏸ Pause");
+    let r = lane_rect(&h, LaneId::Dt);
+    h.hover_at(r.center());
+    // A tooltip shows once the pointer has rested a moment.
+    step_until(&mut h, 120, "the tooltip", |h| {
+        !labels_starting(h, "frame ").is_empty()
+    });
+    let seq = timeline(&h).hover_seq.expect("a frame under the pointer");
+    let record = *timeline(&h).record(seq).expect("kept");
+    let head = label_starting(&h, &format!("frame {} · tick ", record.frame_index));
+    assert!(
+        head.contains(&format!("tick {}", record.simulation_tick)),
+        "{head}"
+    );
+    // Every clock field, each with its unit; none dumped as raw floats.
+    // The clock panel shows rows of the same names: a tooltip row is the one
+    // with the unit this check expects.
+    let row = |name: &str, unit: &str| -> String {
+        labels_starting(&h, name)
+            .into_iter()
+            .find(|l| l[name.len()..].starts_with(' ') && l.ends_with(unit))
+            .unwrap_or_else(|| panic!("no tooltip row {name} ending in {unit}"))
+    };
+    for (name, unit) in [
+        ("delta_time", "ms"),
+        ("frame_time", "s"),
+        ("frame_index", "frames"),
+        ("simulation_tick", "ticks"),
+        ("simulation_time", "s"),
+        ("fixed_delta_time", "ms"),
+        ("interpolation_alpha", "(of a tick)"),
+        ("dropped_time", "s"),
+        ("accumulator", "after"),
+    ] {
+        let text = row(name, unit);
+        assert!(!text.contains("e-") && !text.contains("e+"), "{text:?}");
+    }
+    // Four significant figures: the frame's delta in ms (16.666… at 60 Hz)
+    // reads 16.67.
+    let dt_ms = record.delta_time * 1000.0;
+    let decimals = (3 - dt_ms.log10().floor() as i32).max(0) as usize;
+    let expected = format!("delta_time           {dt_ms:.decimals$} ms");
+    assert!(
+        labels_starting(&h, "delta_time").contains(&expected),
+        "{expected:?} in {:?}",
+        labels_starting(&h, "delta_time")
+    );
+}
+
+/// The viewed-tick banner's text.
+fn banner(h: &Harness<'_, EditorApp>) -> String {
+    let found: Vec<String> = labels_starting(h, "viewing tick ")
+        .into_iter()
+        .filter(|l| l.contains("Esc: back to live"))
+        .collect();
+    assert_eq!(found.len(), 1, "one banner: {found:?}");
+    found[0].clone()
+}
+
+/// Clicks the timeline's dt lane at `fraction` of its width and returns the
+/// tick the banner says every panel now shows.
+fn click_lane_at(h: &mut Harness<'_, EditorApp>, fraction: f32) -> u64 {
+    let r = lane_rect(h, LaneId::Dt);
+    let p = egui::pos2(r.left() + r.width() * fraction, r.center().y);
+    h.hover_at(p);
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: p,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: p,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(4);
+    let banner = banner(h);
+    banner["viewing tick ".len()..]
+        .split(' ')
+        .next()
+        .and_then(|t| t.parse().ok())
+        .unwrap_or_else(|| panic!("{banner}"))
+}
+
+#[test]
+fn clicking_a_frame_shows_that_tick_in_every_panel_exactly_as_a_headless_run_has_it() {
+    let mut h = editor();
+    click(&mut h, "Player");
+    h.run_steps(80);
+    let live = clock_tick(&h);
+    let t = click_lane_at(&mut h, 0.4);
+    assert!(t > 0 && t < live, "viewing tick {t}, live {live}");
+    let banner = banner(&h);
+    assert!(
+        banner.contains("Esc: back to live") && banner.contains("Enter: resume from here"),
+        "{banner}"
+    );
+    let live_now = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .map(|v| v.clock.simulation_tick);
+    assert!(
+        banner.contains(&format!("live is at tick {}", live_now.unwrap_or(0))),
+        "{banner}"
+    );
+    assert!(
+        status(&h).starts_with(&format!("viewing tick {t} (frame ")),
+        "{}",
+        status(&h)
+    );
+
+    // The clock panel: that tick's fields, as a headless run has them at the
+    // end of tick t.
+    let headless = headless_at(&demo(), t);
+    let c = headless.clock();
+    assert_eq!(clock_tick(&h), t);
+    assert_eq!(
+        clock_field(&h, "frame_index", "frames"),
+        c.frame_index.to_string()
+    );
+    assert_eq!(
+        clock_field(&h, "simulation_time", "s"),
+        format!("{:.6}", c.simulation_time)
+    );
+    assert_eq!(
+        clock_field(&h, "frame_time", "s"),
+        format!("{:.6}", c.frame_time)
+    );
+    assert_eq!(
+        clock_field(&h, "accumulator", "ms"),
+        format!("{:.3}", c.accumulator * 1000.0)
+    );
+    let alpha = c.accumulator / c.fixed_delta_time;
+    assert_eq!(
+        clock_field(&h, "interpolation_alpha", "(of a tick)"),
+        format!("{alpha:.4}"),
+        "suspended, alpha is the accumulator over the fixed dt"
+    );
+    // The inspector: committed and previous pose and velocity at t, exactly.
+    let id = headless
+        .world()
+        .objects()
+        .find(|o| o.name == "Player")
+        .map(|o| o.id)
+        .expect("the player");
+    let body = headless
+        .world()
+        .get(id)
+        .and_then(|o| o.body.as_ref())
+        .expect("a body");
+    let shown = parse_pose(&label_starting(&h, "committed pose: "));
+    assert!(
+        same_bits(shown, body.committed),
+        "{shown:?} vs {:?}",
+        body.committed
+    );
+    let prev = parse_pose(&label_starting(&h, "previous pose: "));
+    assert!(
+        same_bits(prev, body.previous),
+        "{prev:?} vs {:?}",
+        body.previous
+    );
+    let v = label_starting(&h, "velocity: ");
+    assert_eq!(
+        v,
+        format!(
+            "velocity: ({:?}, {:?}) m/s, {:?} rad/s",
+            body.velocity.linear.x, body.velocity.linear.y, body.velocity.angular
+        )
+    );
+    assert!(!labels_starting(&h, &format!("at the end of tick {t} (viewing the past)")).is_empty());
+    // The hierarchy lists the objects alive at t.
+    let alive = headless.world().objects().count();
+    assert_eq!(
+        labels_starting(&h, &format!("{alive} objects alive at tick {t}")).len(),
+        1
+    );
+
+    // Esc: every panel back to live.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(3);
+    assert!(
+        labels_starting(&h, "viewing tick ").is_empty(),
+        "banner and status are live"
+    );
+    assert_eq!(Some(clock_tick(&h)), live_now);
+    assert!(
+        status(&h).starts_with("suspended at tick "),
+        "{}",
+        status(&h)
+    );
+
+    // Viewing again, then Play: the live session moves on and the panels
+    // follow it (no stale read-out of the old cursor).
+    let t2 = click_lane_at(&mut h, 0.3);
+    assert_eq!(clock_tick(&h), t2);
+    click(&mut h, "▶ Play");
+    h.run_steps(3);
+    assert!(labels_starting(&h, "viewing tick ").is_empty());
+    assert_eq!(status(&h), "running");
+    assert!(clock_tick(&h) > live_now.unwrap_or(0));
+}
+
+#[test]
+fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
+    let mut h = editor();
+    h.run_steps(60);
+    let t = click_lane_at(&mut h, 0.5);
+    h.key_press(egui::Key::ArrowRight);
+    h.run_steps(3);
+    assert_eq!(
+        clock_tick(&h),
+        t + 1,
+        "one frame of one tick on the frame axis"
+    );
+    h.key_press(egui::Key::ArrowLeft);
+    h.key_press(egui::Key::ArrowLeft);
+    h.run_steps(3);
+    assert_eq!(clock_tick(&h), t - 1);
+    h.state_mut().panels_mut().timeline.axis = XAxis::Tick;
+    h.run_steps(2);
+    h.key_press(egui::Key::ArrowRight);
+    h.run_steps(3);
+    assert_eq!(clock_tick(&h), t, "one tick on the tick axis");
+}
+
+/// Tick → state hash of every live view published while running.
 fn hashes(h: &mut Harness<'static, EditorApp>, steps: usize, out: &mut BTreeMap<u64, u64>) {
     for _ in 0..steps {
         h.step();
-        if let Some(v) = h.state().state().view.as_ref()
+        if let Some(v) = h.state().session().live.as_ref()
             && v.clock.simulation_tick > 0
         {
             out.insert(v.clock.simulation_tick, v.state_hash);
@@ -156,39 +423,27 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
     let mut h = editor();
     let mut original = BTreeMap::new();
     hashes(&mut h, 200, &mut original);
-    let latest = *original.keys().last().expect("ticks ran");
-    assert!(latest >= 190, "latest tick {latest}");
-    // Scrub to the frame that ended at tick 100, then "Resume from here".
-    let t = &h.state().state().timeline;
-    let first = t.telemetry.pushed() - t.telemetry.len() as u64;
-    let seq = (0..t.telemetry.len() as u64)
-        .map(|i| first + i)
-        .find(|s| t.record(*s).is_some_and(|r| r.simulation_tick == TARGET))
-        .expect("a frame ended at tick 100");
-    h.state_mut().state_mut().timeline.scrub_to(seq, false);
-    h.run_steps(2);
-    h.state_mut().state_mut().timeline.resume_from_cursor();
-    h.run_steps(2);
-    let view = h.state().state().view.as_ref().expect("a view");
+    let t = click_lane_at(&mut h, 0.5);
+    assert!(original.contains_key(&t));
+    // Enter: resume from here.
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    let view = h.state().session().live.as_ref().expect("a view");
     assert!(view.suspension.is_some(), "left suspended at the tick");
-    assert_eq!(view.clock.simulation_tick, TARGET);
-    let near: Vec<(u64, u64)> = (97..104).map(|t| (t, original[&t])).collect();
-    assert_eq!(view.state_hash, original[&TARGET], "near: {near:?}");
+    assert_eq!(view.clock.simulation_tick, t);
+    assert_eq!(view.state_hash, original[&t]);
+    assert!(
+        labels_starting(&h, "viewing tick ").is_empty(),
+        "live again"
+    );
     // The timeline dropped the abandoned branch.
-    let last = h
-        .state()
-        .state()
-        .timeline
-        .telemetry
-        .records()
-        .back()
-        .copied();
-    assert_eq!(last.map(|r| r.simulation_tick), Some(TARGET));
-    // Play continues from tick 100 with the same (empty) input: same hashes.
-    h.state_mut().state_mut().send(Command::Play);
+    let last = timeline(&h).telemetry.records().back().copied();
+    assert_eq!(last.map(|r| r.simulation_tick), Some(t));
+    // Play continues from t with the same (empty) input: same hashes.
+    h.state_mut().session_mut().send(Command::Play);
     let mut continued = BTreeMap::new();
     hashes(&mut h, 60, &mut continued);
-    let compared: Vec<u64> = continued.keys().copied().filter(|t| *t > TARGET).collect();
+    let compared: Vec<u64> = continued.keys().copied().filter(|k| *k > t).collect();
     assert!(
         compared.len() >= 50,
         "{} ticks after the rewind",
@@ -204,62 +459,49 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
 #[test]
 fn the_timeline_bench_draws_headless_and_reports_a_cost() {
     // Small in debug builds; `stepframe bench` runs it with 216,000 frames.
-    let frames = std::env::var("STEPFRAME_TIMELINE_FRAMES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(3_000);
-    let ms = stepframe_app::editor::timeline::bench_timeline_ms(frames);
-    println!("timeline_ui_ms with {frames} frames: {ms:.3}");
+    let ms = stepframe_app::editor::timeline::bench_timeline_ms(3_000);
     assert!(ms.is_finite() && ms > 0.0, "{ms}");
 }
 
-/// `(frame_index of the marked record, text)` of every error marker.
-fn error_markers(t: &TimelineState) -> Vec<(u64, String)> {
+/// `(frame_index, text)` of every marker of a kind whose frame is kept.
+fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
     t.markers
         .iter()
-        .filter(|m| m.kind == MarkerKind::Error)
-        .map(|m| {
-            let r = t.record(m.seq).expect("the marked record is kept");
-            (r.frame_index, m.text.clone())
-        })
+        .filter(|m| m.kind == kind)
+        .map(|m| (m.frame, m.text.clone()))
         .collect()
 }
 
 #[test]
 fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
-    // Issue #8: a caught hook panic or a rejected non-finite write goes to
-    // the log and to the timeline. faults.ron injects 11 (see its header and
-    // app/tests/reliability.rs): panics in every hook kind at frames 1, 6,
-    // 11, 15, 21, 25, 70 and on the first contact, NaN force, pose and
-    // velocity at frames 30, 40, 51.
+    // A caught hook panic or a rejected non-finite write goes to the log and
+    // to the timeline. faults.ron injects 11 (see its header and
+    // app/tests/reliability.rs).
     let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/faults.ron");
-    let mut h = editor_on(scene);
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
     h.run_steps(90);
-    let state = h.state().state();
-    // The log panel's error lines: "tick T frame F #id Hook: message".
-    let logged: Vec<(u64, String)> = state
+    // The log's error lines: "error: tick T (frame F) #id Hook: message".
+    let logged: Vec<(u64, String)> = h
+        .state()
+        .session()
         .log
+        .lines
         .iter()
         .filter(|l| l.level == LogLevel::Error)
         .map(|l| {
             let frame = l
                 .text
-                .split(' ')
-                .nth(3)
+                .split("(frame ")
+                .nth(1)
+                .and_then(|f| f.split(')').next())
                 .and_then(|f| f.parse().ok())
-                .expect("a frame number");
-            let message = l.text.split_once(": ").expect("a message").1;
+                .unwrap_or_else(|| panic!("a frame number in {}", l.text));
+            let message = l.text.splitn(3, ": ").nth(2).expect("a message");
             (frame, message.to_string())
         })
         .collect();
     assert_eq!(logged.len(), 11, "{logged:#?}");
-    for frame in [1, 6, 11, 15, 21, 25, 30, 40, 51, 70] {
-        assert!(
-            logged.iter().any(|(f, _)| *f == frame),
-            "frame {frame}: {logged:#?}"
-        );
-    }
-    let marked = error_markers(&state.timeline);
+    let marked = markers_of(timeline(&h), MarkerKind::Error);
     assert_eq!(marked.len(), logged.len(), "{marked:#?}");
     for (frame, message) in &logged {
         assert!(
@@ -283,42 +525,12 @@ fn log_entry(level: LogLevel, frame: u64, message: &str) -> LogEntry {
 }
 
 #[test]
-fn an_error_logged_before_its_frames_record_arrives_is_marked_when_it_does() {
-    // The worker publishes a frame's log lines before its telemetry, and the
-    // UI may read them in either order.
-    let mut t = TimelineState::with_capacity(100);
-    for i in 1..=10 {
-        t.ingest(synthetic_record(i));
-    }
-    t.on_event(&Event::Log(vec![
-        log_entry(LogLevel::Error, 4, "an earlier frame"),
-        log_entry(LogLevel::Warning, 5, "a warning is no marker"),
-        log_entry(LogLevel::Info, 6, "nor is an info line"),
-        log_entry(LogLevel::Error, 12, "a frame not received yet"),
-    ]));
-    assert_eq!(
-        error_markers(&t),
-        vec![(4, "tick 4: an earlier frame".to_string())]
-    );
-    t.ingest(synthetic_record(11));
-    assert_eq!(error_markers(&t).len(), 1, "frame 12 has not arrived");
-    t.ingest(synthetic_record(12));
-    assert_eq!(
-        error_markers(&t),
-        vec![
-            (4, "tick 4: an earlier frame".to_string()),
-            (12, "tick 12: a frame not received yet".to_string()),
-        ]
-    );
-}
-
-#[test]
-fn a_loaded_session_keeps_its_frames_that_arrived_before_the_loaded_event() {
-    // The app drains telemetry before events: a reload's first frames can be
-    // in the ring when `Loaded` comes; they stay, the old session's go.
-    let loaded = Event::Loaded {
+fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
+    let loaded = |frame_index| Event::Loaded {
         path: PathBuf::from("faults.ron"),
         objects: 1,
+        frame_index,
+        frame_time: frame_index as f64 / 60.0,
     };
     let frames = |t: &TimelineState| -> Vec<u64> {
         t.telemetry
@@ -328,34 +540,121 @@ fn a_loaded_session_keeps_its_frames_that_arrived_before_the_loaded_event() {
             .collect()
     };
     let mut t = TimelineState::with_capacity(100);
-    t.on_event(&loaded);
+    t.on_event(&loaded(0));
     for i in 1..=50 {
         t.ingest(synthetic_record(i));
     }
-    for i in 1..=3 {
-        t.ingest(synthetic_record(i));
-    }
-    t.on_event(&loaded);
-    assert_eq!(frames(&t), vec![1, 2, 3]);
-    t.on_event(&Event::Log(vec![log_entry(
-        LogLevel::Error,
-        1,
-        "Start panicked",
-    )]));
+    // Errors are marked on the frame they name, warnings are not.
+    t.on_event(&Event::Log(vec![
+        log_entry(LogLevel::Error, 4, "an earlier frame"),
+        log_entry(LogLevel::Warning, 5, "a warning is no marker"),
+    ]));
     assert_eq!(
-        error_markers(&t),
-        vec![(1, "tick 1: Start panicked".to_string())]
+        markers_of(&t, MarkerKind::Error),
+        vec![(4, "tick 4: an earlier frame".to_string())]
     );
-    let reload = t.markers.iter().find(|m| m.kind == MarkerKind::Reload);
-    let reload = reload.and_then(|m| t.record(m.seq)).map(|r| r.frame_index);
-    assert_eq!(
-        reload,
-        Some(1),
-        "the reload marker is on the new first frame"
-    );
-    // `Loaded` before the new session's frames: the old ones go at once.
-    t.on_event(&loaded);
+    // Reload after frame 50: the old frames go, the marker waits for frame 51.
+    t.follow_live = false;
+    t.range = Some((3.0, 9.0));
+    t.on_event(&loaded(50));
     assert!(frames(&t).is_empty());
-    t.ingest(synthetic_record(1));
-    assert_eq!(frames(&t), vec![1]);
+    assert!(
+        t.follow_live && t.range.is_none(),
+        "the view follows the new session"
+    );
+    let session = markers_of(&t, MarkerKind::Session);
+    assert_eq!(session.len(), 1);
+    assert_eq!(session[0].0, 51);
+    assert!(
+        session[0].1.contains("simulation time restarts at 0")
+            && session[0].1.contains("frame time continues"),
+        "{}",
+        session[0].1
+    );
+    t.ingest(synthetic_record(51));
+    assert_eq!(frames(&t), vec![51]);
+}
+
+#[test]
+fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
+    let mut h = editor();
+    h.run_steps(120);
+    // The user looks at an old stretch, not following live.
+    {
+        let t = &mut h.state_mut().panels_mut().timeline;
+        t.follow_live = false;
+        t.range = Some((10.0, 30.0));
+    }
+    let frame_before = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .map(|v| v.clock.frame_index)
+        .unwrap_or(0);
+    open_scene(&mut h, &demo().canonicalize().expect("demo"));
+    click(&mut h, "▶ Play");
+    h.run_steps(20);
+    let t = timeline(&h);
+    assert!(t.follow_live, "the view follows the new session");
+    let first = t
+        .telemetry
+        .records()
+        .front()
+        .expect("new frames")
+        .frame_index;
+    assert!(
+        first > frame_before,
+        "only the new session's frames: {first} > {frame_before}"
+    );
+    let session = markers_of(t, MarkerKind::Session);
+    assert_eq!(session.len(), 1, "{session:?}");
+    assert!(
+        session[0].1.starts_with("new physics world (demo.ron)"),
+        "{}",
+        session[0].1
+    );
+    // Simulation time restarted with the new world.
+    assert!(clock_tick(&h) < 40, "{}", clock_tick(&h));
+}
+
+#[test]
+fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
+    let dir = scratch("export");
+    let mut h = editor();
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Export…");
+    h.run_steps(1);
+    let json = dir.join("run");
+    let csv = dir.join("frames.csv");
+    for (label, path) in [("Chrome trace (.json)", &json), ("CSV (.csv)", &csv)] {
+        h.get_by_label(label).click();
+        h.run_steps(1);
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.run_steps(1);
+        h.get_by_label(label).type_text(&path.display().to_string());
+        h.run_steps(1);
+    }
+    click(&mut h, "Export csv");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(1);
+    let notice = label_starting(&h, "exported ");
+    assert!(notice.ends_with(&csv.display().to_string()), "{notice}");
+    let text = std::fs::read_to_string(&csv).expect("the CSV was written");
+    assert!(text.lines().count() > 10 && text.contains(','));
+    click(&mut h, "Export…");
+    h.run_steps(1);
+    click(&mut h, "Export json");
+    // The path without an extension got the format's.
+    let written = dir.join("run.json");
+    let body = std::fs::read_to_string(&written).expect("the trace was written");
+    assert!(body.trim_start().starts_with('{') || body.trim_start().starts_with('['));
+    assert!(
+        h.state()
+            .session()
+            .log
+            .contains(&written.display().to_string())
+    );
+    assert!(!json.exists(), "nothing written without the extension");
 }

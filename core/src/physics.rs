@@ -34,6 +34,11 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     fn last_step_ms(&self) -> f64 {
         0.0
     }
+
+    /// Appends the object pairs touching after the last step, `(a, b)` with
+    /// `a < b`, in id order: what the editor marks as contacts, read from the
+    /// engine so a rewound or replayed session shows them too.
+    fn touching_pairs(&self, _out: &mut Vec<(crate::world::ObjectId, crate::world::ObjectId)>) {}
 }
 
 impl Clone for Box<dyn PhysicsStage> {

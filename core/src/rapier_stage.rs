@@ -656,4 +656,8 @@ impl PhysicsStage for RapierStage {
     fn last_step_ms(&self) -> f64 {
         self.last_step_ms
     }
+
+    fn touching_pairs(&self, out: &mut Vec<(ObjectId, ObjectId)>) {
+        out.extend(self.touching.keys().copied());
+    }
 }

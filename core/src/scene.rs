@@ -1137,6 +1137,13 @@ impl Pipeline {
     /// running session exactly as it was.
     pub fn reload_scene(&mut self, path: &Path, registry: &Registry) -> Result<Scene, SceneError> {
         let scene = Scene::load(path, registry)?;
+        self.reload_parsed(&scene, registry)?;
+        Ok(scene)
+    }
+
+    /// [`Pipeline::reload_scene`] with a scene already parsed (the editor
+    /// keeps the exact text it parsed, to know what Save would replace).
+    pub fn reload_parsed(&mut self, scene: &Scene, registry: &Registry) -> Result<(), SceneError> {
         let world = scene.instantiate(registry)?;
         if self.input().map() != &scene.actions {
             self.set_action_map(scene.actions.clone());
@@ -1146,6 +1153,6 @@ impl Pipeline {
             Box::new(RapierStage::new(scene.settings.gravity)),
             scene.settings.seed,
         );
-        Ok(scene)
+        Ok(())
     }
 }

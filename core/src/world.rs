@@ -169,6 +169,25 @@ pub struct LogEntry {
     pub message: String,
 }
 
+/// `error: tick 31 (frame 31) #3 FixedUpdate: message`: the one format of a
+/// log line, for the player's stderr and the editor's log alike.
+impl std::fmt::Display for LogEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: tick {} (frame {})",
+            self.level, self.tick, self.frame
+        )?;
+        if let Some(object) = self.object {
+            write!(f, " {object}")?;
+        }
+        if let Some(hook) = self.hook {
+            write!(f, " {hook}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
 /// Severity of a [`LogEntry`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum LogLevel {
@@ -178,6 +197,16 @@ pub enum LogLevel {
     Warning,
     /// A hook failed.
     Error,
+}
+
+impl std::fmt::Display for LogLevel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            LogLevel::Info => "info",
+            LogLevel::Warning => "warning",
+            LogLevel::Error => "error",
+        })
+    }
 }
 
 /// The hot part of an object's slot.

@@ -1,6 +1,7 @@
-//! The eframe app: drains what the worker published, handles shortcuts, lays
-//! out the panels. It holds no simulation state of its own, only the latest
-//! [`WorldView`] and what the panels need to draw (camera, form fields).
+//! The eframe app: reads what the worker published, in order, handles the
+//! shortcuts, and lays out the menu bar, the toolbar and the docked workspace.
+//! It holds no simulation state of its own: the shared facts are in
+//! [`Session`], and each panel keeps its own state beside it.
 //!
 //! It also watches the worker: each frame it asks whether the worker thread
 //! has ended (it only polls, never joins a live thread). A dead worker, which
@@ -9,33 +10,27 @@
 //! "Restart from last snapshot" button: a new worker continues from the newest
 //! [`RecoveryPoint`] the dead one sent, paused there.
 
-use std::collections::{BTreeSet, VecDeque};
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use crossbeam_channel::Sender;
 use egui::{Key, KeyboardShortcut, Modifiers};
-use serde::{Deserialize, Serialize};
-use stepframe_core::{LogEntry, LogLevel, ObjectId, Pose, Velocity};
+use stepframe_core::LogLevel;
 
 use super::breakpoints::{BreakpointForm, breakpoints_ui};
 use super::clock_panel::clock_panel_ui;
-use super::code_pane::{CodePaneState, code_pane_ui, code_toggle_ui};
+use super::code_pane::{CodePaneState, code_pane_ui};
+use super::files::{FilesState, files_ui};
 use super::hierarchy::hierarchy_ui;
-use super::inspector::inspector_ui;
+use super::inspector::{EditBuffers, inspector_ui};
 use super::log::log_ui;
-use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
-use super::timeline::{TimelineState, timeline_ui};
-use super::toolbar::toolbar_ui;
-use super::viewport::viewport_ui;
+use super::protocol::{Command, Event, RecoveryPoint};
+use super::state::{Persisted, Session};
+use super::timeline::{TimelineSettings, TimelineState, timeline_controls_ui, timeline_ui};
+use super::toolbar::{banners_ui, menu_bar_ui, toolbar_ui};
+use super::viewport::{ViewportState, viewport_ui};
 use super::worker::{self, UiEnd, Worker, WorkerThread};
-
-/// Telemetry frames kept for the timeline: ten minutes at 60 Hz.
-pub const TELEMETRY_CAPACITY: usize = 36_000;
-
-/// Log lines kept; older ones scroll away.
-pub const LOG_CAPACITY: usize = 5_000;
+use super::workspace::{Pane, Workspace};
 
 /// Who calls the worker's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -81,232 +76,6 @@ impl EditorConfig {
     }
 }
 
-/// What persists between runs (the panel layout persists through egui's memory).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
-pub struct Persisted {
-    /// The worker's display rate.
-    pub pacing: Pacing,
-    /// Draw committed poses as outlines over the interpolated ones.
-    pub show_committed: bool,
-    /// Draw touching pairs.
-    pub show_contacts: bool,
-    /// Centre the viewport on the scene's camera (FollowCamera) when it has one.
-    pub follow_camera: bool,
-    /// Viewport zoom, pixels per metre.
-    pub zoom: f32,
-    /// Only errors and warnings in the log.
-    pub log_errors_only: bool,
-}
-
-impl Default for Persisted {
-    fn default() -> Persisted {
-        Persisted {
-            pacing: Pacing::default(),
-            show_committed: false,
-            show_contacts: false,
-            follow_camera: true,
-            zoom: 40.0,
-            log_errors_only: false,
-        }
-    }
-}
-
-/// One line of the log panel: from a hook or the runtime, or from the editor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LogLine {
-    /// Severity.
-    pub level: LogLevel,
-    /// Object to select when the line is clicked.
-    pub object: Option<ObjectId>,
-    /// The text shown, with hook and tick.
-    pub text: String,
-}
-
-/// Viewport camera and keyboard state.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ViewportState {
-    /// World point at the centre of the viewport, metres.
-    pub center: egui::Vec2,
-    /// Fit the view to the scene at the next frame (after a load).
-    pub needs_fit: bool,
-    /// Keys the game currently sees held (released when focus goes).
-    pub held_keys: BTreeSet<String>,
-    /// The viewport had keyboard focus last frame (Space goes to the game).
-    pub focused: bool,
-}
-
-/// Inspector edit fields, refreshed from the committed state when the
-/// selection or the tick changes.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct EditBuffers {
-    /// The object and tick the fields were loaded from.
-    pub key: Option<(ObjectId, u64)>,
-    /// Pose being edited.
-    pub pose: Pose,
-    /// Velocity being edited.
-    pub velocity: Velocity,
-}
-
-/// Everything the panels read and write on the UI thread.
-#[derive(Debug)]
-pub struct EditorState {
-    /// Sends commands to the worker.
-    commands: Sender<Command>,
-    /// The latest view, once the worker has published one.
-    pub view: Option<WorldView>,
-    /// Telemetry of recent frames, oldest first (for the timeline).
-    pub telemetry: VecDeque<FrameTelemetry>,
-    /// Telemetry frames received in total.
-    pub telemetry_total: u64,
-    /// Log lines, oldest first.
-    pub log: VecDeque<LogLine>,
-    /// The last error, shown under the toolbar until dismissed.
-    pub error: Option<String>,
-    /// The selected object (UI copy; the worker has the same).
-    pub selected: Option<ObjectId>,
-    /// The scene path field.
-    pub path_field: String,
-    /// Ctrl+O asks the toolbar to focus the path field.
-    pub focus_path_field: bool,
-    /// Persisted settings.
-    pub persisted: Persisted,
-    /// Camera and keyboard.
-    pub viewport: ViewportState,
-    /// The breakpoint form.
-    pub breakpoint_form: BreakpointForm,
-    /// Inspector edit fields.
-    pub edits: EditBuffers,
-    /// True in the synchronous test driver (the pacing choice does not apply).
-    pub driven: bool,
-    /// A new selection the hierarchy should unfold to and scroll to.
-    pub reveal_selection: bool,
-    /// The timeline panel: its own telemetry ring, cursor, markers.
-    pub timeline: TimelineState,
-    /// Whether the timeline panel is shown.
-    pub timeline_open: bool,
-    /// The script code pane.
-    pub code: CodePaneState,
-    /// The newest snapshot the worker sent: what "Restart from last snapshot"
-    /// continues from.
-    pub recovery: Option<RecoveryPoint>,
-    /// Why the worker stopped (its panic message), while it is dead: the
-    /// toolbar shows it in a red banner with the restart button.
-    pub worker_stopped: Option<String>,
-    /// The banner's button was clicked: the app restarts the worker at the end
-    /// of this frame.
-    pub restart_requested: bool,
-}
-
-impl EditorState {
-    /// Queues a command for the worker. Never blocks. A command for a dead
-    /// worker goes nowhere: the banner already says so; a worker gone before
-    /// the app noticed is reported once as an error.
-    pub fn send(&mut self, command: Command) {
-        if self.commands.send(command).is_err()
-            && self.error.is_none()
-            && self.worker_stopped.is_none()
-        {
-            self.error = Some("the worker thread has stopped".to_string());
-        }
-    }
-
-    /// Selects an object (or none) here and in the worker.
-    pub fn select(&mut self, id: Option<ObjectId>) {
-        self.selected = id;
-        self.reveal_selection = id.is_some();
-        self.send(Command::Select(id));
-    }
-
-    /// True while the session is suspended.
-    pub fn is_suspended(&self) -> bool {
-        self.view.as_ref().is_some_and(|v| v.suspension.is_some())
-    }
-
-    /// The object's display name, `#id` if it is gone.
-    pub fn object_name(&self, id: ObjectId) -> String {
-        self.view
-            .as_ref()
-            .and_then(|v| v.objects.iter().find(|o| o.id == id))
-            .map(|o| format!("{} {}", o.name, o.id))
-            .unwrap_or_else(|| id.to_string())
-    }
-
-    fn push_log(&mut self, line: LogLine) {
-        if self.log.len() == LOG_CAPACITY {
-            self.log.pop_front();
-        }
-        self.log.push_back(line);
-    }
-
-    fn on_event(&mut self, event: Event) {
-        self.timeline.on_event(&event);
-        match event {
-            Event::Poses(_) => {}
-            Event::Rewound(tick) => self.push_log(LogLine {
-                level: LogLevel::Info,
-                object: None,
-                text: format!("rewound to tick {tick}: Play continues from here"),
-            }),
-            Event::Suspended(s) => {
-                let text = super::toolbar::suspension_text(&s, self.view.as_ref());
-                self.push_log(LogLine {
-                    level: LogLevel::Info,
-                    object: None,
-                    text,
-                });
-            }
-            Event::Resumed => {}
-            Event::Loaded { path, objects } => {
-                self.viewport.needs_fit = true;
-                self.path_field = path.display().to_string();
-                self.error = None;
-                self.push_log(LogLine {
-                    level: LogLevel::Info,
-                    object: None,
-                    text: format!("loaded {} ({objects} objects)", path.display()),
-                });
-            }
-            Event::Saved(path) => self.push_log(LogLine {
-                level: LogLevel::Info,
-                object: None,
-                text: format!("saved {}", path.display()),
-            }),
-            Event::Error(message) => {
-                self.push_log(LogLine {
-                    level: LogLevel::Error,
-                    object: None,
-                    text: message.clone(),
-                });
-                self.error = Some(message);
-            }
-            Event::Log(entries) => {
-                for entry in entries {
-                    let line = log_line(&entry);
-                    self.push_log(line);
-                }
-            }
-        }
-    }
-}
-
-fn log_line(entry: &LogEntry) -> LogLine {
-    let mut text = format!("tick {} frame {}", entry.tick, entry.frame);
-    if let Some(object) = entry.object {
-        text.push_str(&format!(" {object}"));
-    }
-    if let Some(hook) = entry.hook {
-        text.push_str(&format!(" {hook}"));
-    }
-    text.push_str(": ");
-    text.push_str(&entry.message);
-    LogLine {
-        level: entry.level,
-        object: entry.object,
-        text,
-    }
-}
-
 /// Who runs the worker.
 enum Running {
     /// On its own thread (stopped and joined when this is dropped).
@@ -325,6 +94,23 @@ enum Running {
     Stopped,
 }
 
+/// Every panel's own state.
+#[derive(Debug, Default)]
+pub struct Panels {
+    /// Camera and keyboard of the viewport.
+    pub viewport: ViewportState,
+    /// The inspector's edit fields.
+    pub edits: EditBuffers,
+    /// The breakpoint form.
+    pub breakpoint_form: BreakpointForm,
+    /// The timeline: frame records, lanes, markers.
+    pub timeline: TimelineState,
+    /// The script code pane.
+    pub code: CodePaneState,
+    /// Open / Save As / confirmation dialogs.
+    pub files: FilesState,
+}
+
 /// The editor. See the module docs.
 pub struct EditorApp {
     /// Receiving ends of the worker's channels.
@@ -335,24 +121,31 @@ pub struct EditorApp {
     driver: Driver,
     /// The UI's context, handed to a threaded worker to request repaints.
     repaint: egui::Context,
-    /// The panels' state.
-    state: EditorState,
+    /// The shared facts.
+    session: Session,
+    /// Each panel's state.
+    panels: Panels,
+    /// The docked tiles.
+    workspace: Workspace,
 }
 
 impl std::fmt::Debug for EditorApp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EditorApp")
-            .field("state", &self.state)
+            .field("session", &self.session)
             .finish_non_exhaustive()
     }
 }
 
 /// Key the persisted settings are stored under.
 const STORAGE_KEY: &str = "stepframe-editor";
+/// Key the timeline's settings are stored under.
+const TIMELINE_KEY: &str = "stepframe-timeline";
 
 impl EditorApp {
     /// Starts the worker and opens `config.scene` (playing it, or showing its
-    /// tick-0 preview). Persisted settings come from `cc.storage` when present.
+    /// tick-0 preview). Settings and the layout come from `cc.storage` when
+    /// present.
     pub fn new(
         cc: &eframe::CreationContext<'_>,
         config: EditorConfig,
@@ -361,6 +154,11 @@ impl EditorApp {
             .storage
             .and_then(|s| eframe::get_value(s, STORAGE_KEY))
             .unwrap_or_default();
+        let timeline_settings: TimelineSettings = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, TIMELINE_KEY))
+            .unwrap_or_default();
+        let workspace = Workspace::load(cc.storage);
         let (ui_end, worker_end) = worker::channels();
         let running = match config.driver {
             Driver::Thread => {
@@ -374,36 +172,12 @@ impl EditorApp {
                 dt,
             },
         };
+        let driven = matches!(config.driver, Driver::Driven { .. });
+        let mut session = Session::new(ui_end.commands.clone(), persisted, driven);
+        let mut panels = Panels::default();
+        panels.timeline.apply_settings(&timeline_settings);
         let scene = worker::absolute(&config.scene);
-        let mut state = EditorState {
-            commands: ui_end.commands.clone(),
-            view: None,
-            telemetry: VecDeque::new(),
-            telemetry_total: 0,
-            log: VecDeque::new(),
-            error: None,
-            selected: None,
-            path_field: scene.display().to_string(),
-            focus_path_field: false,
-            viewport: ViewportState {
-                center: egui::Vec2::ZERO,
-                needs_fit: true,
-                held_keys: BTreeSet::new(),
-                focused: false,
-            },
-            breakpoint_form: BreakpointForm::default(),
-            edits: EditBuffers::default(),
-            driven: matches!(config.driver, Driver::Driven { .. }),
-            reveal_selection: false,
-            timeline: TimelineState::default(),
-            timeline_open: true,
-            code: CodePaneState::default(),
-            recovery: None,
-            worker_stopped: None,
-            restart_requested: false,
-            persisted,
-        };
-        state.send(if config.play_on_start {
+        session.send(if config.play_on_start {
             Command::LoadAndPlay(scene)
         } else {
             Command::Load(scene)
@@ -413,54 +187,128 @@ impl EditorApp {
             running,
             driver: config.driver,
             repaint: cc.egui_ctx.clone(),
-            state,
+            session,
+            panels,
+            workspace,
         })
     }
 
-    /// The panels' state (read by tests and by the timeline).
-    pub fn state(&self) -> &EditorState {
-        &self.state
+    /// The shared facts (read by tests).
+    pub fn session(&self) -> &Session {
+        &self.session
     }
 
-    /// The panels' state, writable (tests drive the timeline's actions).
-    pub fn state_mut(&mut self) -> &mut EditorState {
-        &mut self.state
+    /// The shared facts, writable (tests send commands and select).
+    pub fn session_mut(&mut self) -> &mut Session {
+        &mut self.session
     }
 
-    /// Takes everything the worker published: every event and telemetry batch,
-    /// and the newest view (older unread views are skipped).
+    /// The panels' own state (read by tests).
+    pub fn panels(&self) -> &Panels {
+        &self.panels
+    }
+
+    /// The panels' own state, writable.
+    pub fn panels_mut(&mut self) -> &mut Panels {
+        &mut self.panels
+    }
+
+    /// The docked tiles (tests read their rectangles, open and close panes).
+    pub fn workspace(&self) -> &Workspace {
+        &self.workspace
+    }
+
+    /// The docked tiles, writable.
+    pub fn workspace_mut(&mut self) -> &mut Workspace {
+        &mut self.workspace
+    }
+
+    /// Takes everything the worker published: every event in order, the
+    /// newest live view, the newest past view, the newest recovery point.
     fn drain(&mut self) {
-        while let Ok(batch) = self.ui_end.telemetry.try_recv() {
-            for frame in batch {
-                if self.state.telemetry.len() == TELEMETRY_CAPACITY {
-                    self.state.telemetry.pop_front();
-                }
-                self.state.timeline.ingest(stepframe_core::FrameRecord::new(
-                    &frame.report,
-                    &frame.clock,
-                ));
-                self.state.telemetry.push_back(frame);
-                self.state.telemetry_total += 1;
-            }
-        }
         while let Ok(event) = self.ui_end.events.try_recv() {
-            self.state.on_event(event);
+            self.panels.timeline.on_event(&event);
+            self.on_event(event);
         }
         while let Ok(view) = self.ui_end.views.try_recv() {
-            self.state.timeline.max_delta = view.settings.max_delta;
-            self.state.view = Some(view);
+            self.session.live = Some(view);
+        }
+        while let Ok(view) = self.ui_end.past_views.try_recv() {
+            // A view of a tick the user has left since is not shown.
+            if self.session.cursor.is_some() {
+                self.session.past = Some(view);
+            }
         }
         while let Ok(point) = self.ui_end.recovery.try_recv() {
-            self.state.recovery = Some(point);
+            self.session.recovery = Some(point);
         }
-        if let Some(view) = self.state.view.as_mut() {
-            self.state.timeline.apply_scrub(view);
-        }
-        if let Some(view) = &self.state.view
-            && let Some(id) = self.state.selected
+        if let Some(view) = &self.session.live
+            && let Some(id) = self.session.selected
             && !view.objects.iter().any(|o| o.id == id)
+            && self.session.cursor.is_none()
         {
-            self.state.selected = None;
+            self.session.selected = None;
+        }
+    }
+
+    fn on_event(&mut self, event: Event) {
+        let session = &mut self.session;
+        match event {
+            Event::Frames(_) => {}
+            Event::Rewound(tick) => {
+                session.back_to_live();
+                session
+                    .log
+                    .info(format!("rewound to tick {tick}: Play continues from here"));
+            }
+            Event::Suspended(s) => {
+                let text = super::toolbar::suspension_text(&s, session.live.as_ref());
+                session.log.info(text);
+                if self.panels.code.wants_to_show(&s) {
+                    self.workspace.set_open(Pane::Code, true);
+                }
+            }
+            // The live session moves on: every panel back to it.
+            Event::Resumed => session.back_to_live(),
+            Event::Loaded { path, objects, .. } => {
+                session.back_to_live();
+                self.panels.viewport.needs_fit = true;
+                session.error = None;
+                session.log.info(format!(
+                    "loaded {} ({objects} objects): a new physics world, simulation time \
+                     restarts at 0 while frame time continues",
+                    path.display()
+                ));
+            }
+            Event::Saved(path) => {
+                session.notify(LogLevel::Info, format!("saved {}", path.display()))
+            }
+            Event::ConfirmSave {
+                path,
+                reason,
+                save_as,
+            } => self.panels.files.ask(path, reason, save_as),
+            Event::Notice(text) => session.notify(LogLevel::Warning, text),
+            Event::ScriptReloaded(path) => {
+                let text = format!("reloaded {}", path.display());
+                if session
+                    .error
+                    .as_ref()
+                    .is_some_and(|e| e.contains(&path.display().to_string()))
+                {
+                    session.error = None;
+                }
+                session.log.info(text);
+            }
+            Event::Error(message) => {
+                session.log.push(LogLevel::Error, None, message.clone());
+                session.error = Some(message);
+            }
+            Event::Log(entries) => {
+                for entry in entries {
+                    session.log.entry(&entry);
+                }
+            }
         }
     }
 
@@ -483,7 +331,7 @@ impl EditorApp {
     /// The worker died: show it, keep what it sent, and stop sending to it.
     fn on_worker_stopped(&mut self, message: String) {
         self.running = Running::Stopped;
-        let offer = match &self.state.recovery {
+        let offer = match &self.session.recovery {
             Some(p) => format!(
                 "Restart from last snapshot continues from tick {} (frame {})",
                 p.tick(),
@@ -491,12 +339,12 @@ impl EditorApp {
             ),
             None => "no snapshot to restart from".to_string(),
         };
-        self.state.push_log(LogLine {
-            level: LogLevel::Error,
-            object: None,
-            text: format!("worker thread stopped: {message}; {offer}"),
-        });
-        self.state.worker_stopped = Some(message);
+        self.session.log.push(
+            LogLevel::Error,
+            None,
+            format!("worker thread stopped: {message}; {offer}"),
+        );
+        self.session.worker_stopped = Some(message);
     }
 
     /// Starts a new worker from the last recovery point, suspended (paused) at
@@ -504,19 +352,19 @@ impl EditorApp {
     /// view shows and the point may predate: breakpoints, time settings, and
     /// the selection.
     fn restart_worker(&mut self) {
-        self.state.restart_requested = false;
+        self.session.restart_requested = false;
         if !matches!(self.running, Running::Stopped) {
             return;
         }
         // The point moves to the new worker, which restores it on its own
         // thread and sends it straight back as its first recovery point.
-        let Some(point) = self.state.recovery.take() else {
-            self.state.error = Some("no snapshot to restart the worker from".to_string());
+        let Some(point): Option<RecoveryPoint> = self.session.recovery.take() else {
+            self.session.error = Some("no snapshot to restart the worker from".to_string());
             return;
         };
         let (tick, frame) = (point.tick(), point.frame());
         let (ui_end, worker_end) = worker::channels();
-        let pacing = self.state.persisted.pacing;
+        let pacing = self.session.persisted.pacing;
         let running = match self.driver {
             Driver::Thread => {
                 let ctx = self.repaint.clone();
@@ -525,7 +373,7 @@ impl EditorApp {
                 match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
                     Ok(thread) => Running::Thread { thread },
                     Err(e) => {
-                        self.state.error = Some(format!("cannot start a worker thread: {e}"));
+                        self.session.error = Some(format!("cannot start a worker thread: {e}"));
                         return;
                     }
                 }
@@ -546,43 +394,45 @@ impl EditorApp {
         };
         self.ui_end = ui_end;
         self.running = running;
-        self.state.commands = self.ui_end.commands.clone();
-        self.state.worker_stopped = None;
-        self.state.error = None;
-        if let Some(view) = self.state.view.clone() {
+        self.session.reconnect(self.ui_end.commands.clone());
+        self.session.worker_stopped = None;
+        self.session.error = None;
+        self.session.back_to_live();
+        if let Some(view) = self.session.live.clone() {
             let s = view.settings;
-            self.state.send(Command::SetTimeScale(s.time_scale));
-            self.state.send(Command::SetFixedRate(s.fixed_hz));
-            self.state.send(Command::SetMaxSteps(s.max_steps));
-            self.state.send(Command::SetStrategy(s.strategy));
+            self.session.send(Command::SetTimeScale(s.time_scale));
+            self.session.send(Command::SetFixedRate(s.fixed_hz));
+            self.session.send(Command::SetMaxSteps(s.max_steps));
+            self.session.send(Command::SetStrategy(s.strategy));
             for breakpoint in view.breakpoints {
-                self.state.send(Command::AddBreakpoint(breakpoint));
+                self.session.send(Command::AddBreakpoint(breakpoint));
             }
         }
-        let selected = self.state.selected;
-        self.state.send(Command::Select(selected));
+        let selected = self.session.selected;
+        self.session.send(Command::Select(selected));
         // Frames after the snapshot belong to an abandoned branch, as after a
         // rewind: the timeline drops them.
-        self.state.timeline.on_event(&Event::Rewound(tick));
-        self.state.push_log(LogLine {
-            level: LogLevel::Info,
-            object: None,
-            text: format!(
-                "worker restarted from the snapshot at tick {tick} (frame {frame}), paused there: Play continues"
-            ),
-        });
+        self.panels.timeline.on_event(&Event::Rewound(tick));
+        self.session.log.info(format!(
+            "worker restarted from the snapshot at tick {tick} (frame {frame}), paused there: Play continues"
+        ));
     }
 
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
     /// has focus and to text while a field has; F-keys and Ctrl combos always
-    /// reach the editor.
+    /// reach the editor. Esc leaves a viewed tick for the live session.
     fn shortcuts(&mut self, ctx: &egui::Context) {
-        let free = !self.state.viewport.focused && !ctx.text_edit_focused();
+        let free = !self.panels.viewport.focused && !ctx.text_edit_focused();
+        let modal = self.panels.files.is_open();
         let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
+        let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
         let mut commands = Vec::new();
-        let mut toggle_bp = false;
-        let mut save = false;
+        let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape) =
+            (false, false, false, false, false);
         ctx.input_mut(|i| {
+            if modal {
+                return;
+            }
             if i.consume_shortcut(&shift_f10) {
                 commands.push(Command::StepFrame);
             }
@@ -598,11 +448,14 @@ impl EditorApp {
             if i.consume_key(Modifiers::COMMAND, Key::R) {
                 commands.push(Command::Reload);
             }
+            if i.consume_shortcut(&save_as) {
+                saving_as = true;
+            }
             if i.consume_key(Modifiers::COMMAND, Key::S) {
                 save = true;
             }
             if i.consume_key(Modifiers::COMMAND, Key::O) {
-                self.state.focus_path_field = true;
+                open = true;
             }
             if free {
                 if i.consume_key(Modifiers::NONE, Key::Space) {
@@ -611,24 +464,129 @@ impl EditorApp {
                 if i.consume_key(Modifiers::NONE, Key::Period) {
                     commands.push(Command::StepTick);
                 }
+                if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
+                    escape = true;
+                }
+                if let Some(tick) = self.session.cursor
+                    && i.consume_key(Modifiers::NONE, Key::Enter)
+                {
+                    commands.push(Command::RewindTo(tick));
+                }
             }
         });
         for command in commands {
-            self.state.send(command);
+            self.session.send(command);
+        }
+        if escape {
+            self.session.back_to_live();
         }
         if toggle_bp {
-            match self.state.selected {
-                Some(id) => self.state.send(Command::ToggleFixedBreakpoint(id)),
+            match self.session.selected {
+                Some(id) => self.session.send(Command::ToggleFixedBreakpoint(id)),
                 None => {
-                    self.state.error =
+                    self.session.error =
                         Some("F9: select an object first (viewport or hierarchy)".into())
                 }
             }
         }
         if save {
-            let path = PathBuf::from(self.state.path_field.trim());
-            self.state.send(Command::Save(path));
+            self.session.send(Command::Save { replace: false });
         }
+        if saving_as {
+            self.panels.files.start_save_as(&self.session);
+        }
+        if open {
+            self.panels.files.start_open(&self.session);
+        }
+    }
+}
+
+/// The panels as the workspace's tiles draw them.
+struct TileUi<'a> {
+    session: &'a mut Session,
+    panels: &'a mut Panels,
+    /// Tabs whose close button was clicked this frame.
+    closed: Vec<Pane>,
+}
+
+impl egui_tiles::Behavior<Pane> for TileUi<'_> {
+    fn pane_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        _tile_id: egui_tiles::TileId,
+        pane: &mut Pane,
+    ) -> egui_tiles::UiResponse {
+        let session = &mut *self.session;
+        let p = &mut *self.panels;
+        egui::Frame::new()
+            .inner_margin(egui::Margin::same(4))
+            .show(ui, |ui| match pane {
+                Pane::Viewport => viewport_ui(ui, session, &mut p.viewport),
+                Pane::Hierarchy => hierarchy_ui(ui, session),
+                Pane::Inspector => inspector_ui(ui, session, &mut p.edits),
+                Pane::Clock => clock_panel_ui(ui, session, &p.timeline),
+                Pane::Breakpoints => breakpoints_ui(ui, session, &mut p.breakpoint_form),
+                Pane::Log => log_ui(ui, session),
+                Pane::Code => code_pane_ui(ui, session, &mut p.code),
+                Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
+            });
+        egui_tiles::UiResponse::None
+    }
+
+    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
+        pane.title().into()
+    }
+
+    fn is_tab_closable(
+        &self,
+        _tiles: &egui_tiles::Tiles<Pane>,
+        _tile_id: egui_tiles::TileId,
+    ) -> bool {
+        true
+    }
+
+    fn on_tab_close(
+        &mut self,
+        tiles: &mut egui_tiles::Tiles<Pane>,
+        tile_id: egui_tiles::TileId,
+    ) -> bool {
+        // Hidden, not removed: the View menu brings it back in its place.
+        if let Some(pane) = tiles.get_pane(&tile_id) {
+            self.closed.push(*pane);
+        }
+        false
+    }
+
+    /// The timeline's controls sit in its tab bar, so its lanes keep the
+    /// whole tile.
+    fn top_bar_right_ui(
+        &mut self,
+        tiles: &egui_tiles::Tiles<Pane>,
+        ui: &mut egui::Ui,
+        _tile_id: egui_tiles::TileId,
+        tabs: &egui_tiles::Tabs,
+        _scroll_offset: &mut f32,
+    ) {
+        let active = tabs.active.and_then(|id| tiles.get_pane(&id));
+        if active == Some(&Pane::Timeline) {
+            // This ui lays out right to left from the bar's end.
+            timeline_controls_ui(ui, &mut self.panels.timeline, self.session);
+        }
+    }
+
+    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
+        egui_tiles::SimplificationOptions {
+            all_panes_must_have_tabs: true,
+            ..Default::default()
+        }
+    }
+
+    fn tab_bar_height(&self, _style: &egui::Style) -> f32 {
+        22.0
+    }
+
+    fn gap_width(&self, _style: &egui::Style) -> f32 {
+        3.0
     }
 }
 
@@ -643,56 +601,39 @@ impl eframe::App for EditorApp {
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
 
-        let state = &mut self.state;
-        egui::Panel::top("toolbar").show(ui, |ui| toolbar_ui(ui, state));
-        egui::Panel::left("hierarchy")
-            .default_size(240.0)
-            .show(ui, |ui| hierarchy_ui(ui, state));
-        egui::Panel::right("inspector")
-            .default_size(360.0)
+        let time = ctx.input(|i| i.time);
+        egui::Panel::top("toolbar").show(ui, |ui| {
+            menu_bar_ui(
+                ui,
+                &mut self.session,
+                &mut self.panels.files,
+                &mut self.workspace,
+            );
+            toolbar_ui(ui, &mut self.session, &mut self.workspace);
+            banners_ui(ui, &mut self.session, time);
+        });
+        files_ui(&ctx, &mut self.panels.files, &mut self.session);
+        egui::CentralPanel::default()
+            .frame(egui::Frame::new())
             .show(ui, |ui| {
-                clock_panel_ui(ui, state);
-                ui.separator();
-                egui::ScrollArea::vertical()
-                    .id_salt("inspector_scroll")
-                    .auto_shrink([false, false])
-                    .show(ui, |ui| inspector_ui(ui, state));
+                let mut tiles = TileUi {
+                    session: &mut self.session,
+                    panels: &mut self.panels,
+                    closed: Vec::new(),
+                };
+                self.workspace.tree.ui(&mut tiles, ui);
+                for pane in std::mem::take(&mut tiles.closed) {
+                    self.workspace.set_open(pane, false);
+                }
             });
-        egui::Panel::bottom("debug")
-            .resizable(true)
-            .default_size(230.0)
-            .show(ui, |ui| {
-                code_toggle_ui(ui, state);
-                ui.columns(2, |cols| {
-                    breakpoints_ui(&mut cols[0], state);
-                    log_ui(&mut cols[1], state);
-                });
-            });
-        if state.code.open {
-            egui::Panel::right("code")
-                .resizable(true)
-                .default_size(480.0)
-                .show(ui, |ui| code_pane_ui(ui, state));
-        }
-        if state.timeline_open {
-            let suspended = state.is_suspended();
-            egui::Panel::bottom("timeline")
-                .resizable(true)
-                .default_size(320.0)
-                // Eight lanes need room to be read; the viewport keeps the rest.
-                .min_size(240.0)
-                .show(ui, |ui| timeline_ui(ui, &mut state.timeline, suspended));
-            for command in std::mem::take(&mut state.timeline.outbox) {
-                state.send(command);
-            }
-        }
-        egui::CentralPanel::default().show(ui, |ui| viewport_ui(ui, state));
-        if self.state.restart_requested {
+        if self.session.restart_requested {
             self.restart_worker();
         }
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, STORAGE_KEY, &self.state.persisted);
+        eframe::set_value(storage, STORAGE_KEY, &self.session.persisted);
+        eframe::set_value(storage, TIMELINE_KEY, &self.panels.timeline.settings());
+        self.workspace.save(storage);
     }
 }

@@ -7,8 +7,8 @@ use stepframe_core::{
     Breakpoint, Condition, HitCount, HookKind, NamedPriority, ObjectId, Priority,
 };
 
-use super::app::EditorState;
 use super::protocol::Command;
+use super::state::Session;
 
 /// Which object a new breakpoint filters on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -203,11 +203,10 @@ pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
 }
 
 /// Draws the breakpoints panel.
-pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    ui.heading("Breakpoints");
-    form_ui(ui, state);
+pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
+    form_ui(ui, state, form);
     ui.separator();
-    let Some(view) = state.view.clone() else {
+    let Some(view) = state.live.clone() else {
         return;
     };
     egui::ScrollArea::vertical()
@@ -267,12 +266,11 @@ pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         });
 }
 
-fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
     let selected_name = state.selected.map(|id| state.object_name(id));
-    let form = &mut state.breakpoint_form;
     egui::Grid::new("breakpoint_form")
-        .num_columns(4)
-        .spacing([8.0, 4.0])
+        .num_columns(2)
+        .spacing([6.0, 4.0])
         .show(ui, |ui| {
             let label = ui.label("Hook");
             egui::ComboBox::from_id_salt("bp_hook")
@@ -288,6 +286,7 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 .on_hover_text(
                     "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
                 );
+            ui.end_row();
             let selected_text = match (&form.target, &selected_name) {
                 (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
                 (TargetChoice::Selected, None) => "selected (none)".to_string(),
@@ -314,6 +313,7 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 &mut form.from_tick,
                 "First tick that can hit (empty: from the start)",
             );
+            ui.end_row();
             text_field_ui(
                 ui,
                 "To tick",
@@ -325,8 +325,9 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 ui,
                 "Every N ticks",
                 &mut form.every,
-                "Only ticks divisible by N (empty: every tick)",
+                "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
             );
+            ui.end_row();
             text_field_ui(
                 ui,
                 "Priority",
@@ -345,6 +346,7 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 .response
                 .labelled_by(label.id)
                 .on_hover_text("Which matches suspend, counted after the condition");
+            ui.end_row();
             let always = form.hit_rule == HitRule::Always;
             let label = ui.label("n");
             ui.add_enabled(
@@ -362,15 +364,15 @@ fn form_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             .on_hover_text("Add a breakpoint with these filters (F9 toggles a plain FixedUpdate breakpoint on the selection)")
             .clicked()
         {
-            match state.breakpoint_form.build(state.selected) {
+            match form.build(state.selected) {
                 Ok(b) => {
-                    state.breakpoint_form.error = None;
+                    form.error = None;
                     state.send(Command::AddBreakpoint(b));
                 }
-                Err(e) => state.breakpoint_form.error = Some(e),
+                Err(e) => form.error = Some(e),
             }
         }
-        if let Some(e) = &state.breakpoint_form.error {
+        if let Some(e) = &form.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
         }
     });

@@ -1,8 +1,12 @@
-//! The clock: the contract's eight fields plus the accumulator, live, with
-//! units, as of the end of the last call (completed-tick values). Also the
-//! state hash of the last tick and the worker's measured frame rate.
+//! The clock: the contract's eight fields plus the accumulator, with units,
+//! of the moment every panel shows: the live session after its last call
+//! (completed-tick values), or the end of the tick the user is viewing. While
+//! suspended, interpolation alpha is the accumulator over the fixed dt of the
+//! state it stopped in, so the two agree. Also the state hash of that tick and
+//! the worker's own frame rate.
 
-use super::app::EditorState;
+use super::state::Session;
+use super::timeline::TimelineState;
 
 /// One row: a field name padded so the values line up in monospace.
 fn row(name: &str, value: String) -> String {
@@ -15,13 +19,29 @@ fn ms(seconds: f64) -> String {
 }
 
 /// Draws the clock panel.
-pub fn clock_panel_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    ui.heading("Clock");
-    let Some(view) = &state.view else {
+pub fn clock_panel_ui(ui: &mut egui::Ui, session: &mut Session, timeline: &TimelineState) {
+    egui::ScrollArea::vertical()
+        .id_salt("clock_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| clock_rows_ui(ui, session, timeline));
+}
+
+fn clock_rows_ui(ui: &mut egui::Ui, session: &Session, timeline: &TimelineState) {
+    let Some(view) = session.shown() else {
         ui.weak("no session");
         return;
     };
     let c = &view.clock;
+    match view.at_tick {
+        Some(t) => ui.label(
+            egui::RichText::new(format!("at the end of tick {t} (viewing the past)"))
+                .color(egui::Color32::from_rgb(120, 180, 255)),
+        ),
+        None if view.suspension.is_some() => {
+            ui.weak("suspended: the committed clock of the completed tick")
+        }
+        None => ui.weak("live, after the last frame"),
+    };
     let rows: [(&str, String, &str); 9] = [
         (
             "delta_time",
@@ -31,22 +51,24 @@ pub fn clock_panel_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         (
             "frame_time",
             format!("{:.6} s", c.frame_time),
-            "Sum of every active frame's delta_time",
+            "Sum of every active frame's delta_time. It does not restart when a scene is \
+             opened or reloaded: frame time counts active outer pipeline time, while \
+             simulation time belongs to its physics world and restarts with it",
         ),
         (
             "frame_index",
             format!("{} frames", c.frame_index),
-            "One-based index of the last active outer frame",
+            "One-based index of the last active outer frame (it carries on across scenes, like frame_time)",
         ),
         (
             "simulation_time",
             format!("{:.6} s", c.simulation_time),
-            "End time of the completed tick: simulation_tick × fixed_delta_time",
+            "End time of the completed tick: simulation_tick × fixed_delta_time (restarts at 0 with a new physics world)",
         ),
         (
             "simulation_tick",
             format!("{} ticks", c.simulation_tick),
-            "Completed fixed ticks",
+            "Completed fixed ticks of this physics world",
         ),
         (
             "fixed_delta_time",
@@ -56,7 +78,7 @@ pub fn clock_panel_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         (
             "interpolation_alpha",
             format!("{:.4} (of a tick)", c.interpolation_alpha),
-            "accumulator / fixed_delta_time at the last presentation phase",
+            "accumulator / fixed_delta_time: where presentation draws between the previous and the committed pose",
         ),
         (
             "dropped_time",
@@ -74,20 +96,19 @@ pub fn clock_panel_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     }
     ui.monospace(row("state hash", format!("{:016x}", view.state_hash)))
         .on_hover_text(
-            "Stable hash of the committed state after the last tick: equal hashes, equal runs",
+            "Stable hash of the committed state after the tick: the trace's hash, equal hashes, equal runs",
         );
-    // The worker's own rate, from the real dt of its recent frames.
-    let recent: Vec<f64> = state
-        .telemetry
-        .iter()
-        .rev()
-        .take(60)
-        .map(|t| t.real_dt)
-        .filter(|dt| *dt > 0.0)
-        .collect();
-    if !recent.is_empty() {
-        let mean = recent.iter().sum::<f64>() / recent.len() as f64;
-        ui.monospace(row("worker rate", format!("{:.1} fps", 1.0 / mean)))
+    if let Some(fps) = view.worker_fps {
+        ui.monospace(row("worker rate", format!("{fps:.1} fps")))
             .on_hover_text("Frames per second the worker ran over its last 60 frames (independent of this window's repaints)");
+    }
+    if view.at_tick.is_some()
+        && let Some(r) = timeline.cursor_record()
+        && r.frame_index != c.frame_index
+    {
+        ui.weak(format!(
+            "frame {} ran no tick: the state shown is the end of tick {}, in frame {}",
+            r.frame_index, c.simulation_tick, c.frame_index
+        ));
     }
 }

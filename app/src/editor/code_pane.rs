@@ -14,11 +14,11 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
-use stepframe_core::SuspendReason;
+use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, ScriptError, ScriptHit, breakpoints};
 
-use super::app::EditorState;
 use super::protocol::Command;
+use super::state::Session;
 
 /// Breakpoint dot colour.
 const RED: Color32 = Color32::from_rgb(230, 60, 60);
@@ -44,8 +44,6 @@ pub struct ScriptEntry {
 /// What the code pane keeps between UI frames.
 #[derive(Clone, Debug, Default)]
 pub struct CodePaneState {
-    /// Whether the pane is shown (it opens by itself on a script breakpoint).
-    pub open: bool,
     /// The scene the script list was built for.
     scene: Option<PathBuf>,
     /// Scripts of the scene first, then the other files of `assets/scripts/`.
@@ -76,7 +74,18 @@ pub struct CodePaneState {
     scroll_to_hit: bool,
 }
 
+/// A suspension at a script line breakpoint (the pane opens itself for it).
+fn is_script_stop(s: &Suspension) -> bool {
+    matches!(&s.reason, SuspendReason::Requested { message, .. }
+        if message.starts_with("script breakpoint"))
+}
+
 impl CodePaneState {
+    /// Whether the pane should open for this suspension: a script breakpoint.
+    pub fn wants_to_show(&self, s: &Suspension) -> bool {
+        is_script_stop(s)
+    }
+
     /// The script shown, if any.
     pub fn current_entry(&self) -> Option<&ScriptEntry> {
         self.current.and_then(|i| self.scripts.get(i))
@@ -172,35 +181,32 @@ pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
 /// Keeps the script list, the shown script and the hit in step with the
 /// latest view: a new scene rebuilds the list, a script-breakpoint
 /// suspension shows its script and line, a resume clears the highlight.
-fn sync(state: &mut EditorState) {
-    let scene = state.view.as_ref().and_then(|v| v.scene_path.clone());
-    if scene != state.code.scene {
-        state.code.scripts = scene.as_deref().map(list_scripts).unwrap_or_default();
-        state.code.current = if state.code.scripts.is_empty() {
+fn sync(state: &mut Session, code: &mut CodePaneState) {
+    let scene = state.live.as_ref().and_then(|v| v.scene_path.clone());
+    if scene != code.scene {
+        code.scripts = scene.as_deref().map(list_scripts).unwrap_or_default();
+        code.current = if code.scripts.is_empty() {
             None
         } else {
             Some(0)
         };
-        state.code.scene = scene;
-        state.code.editing = false;
-        state.code.form_line = None;
+        code.scene = scene;
+        code.editing = false;
+        code.form_line = None;
     }
-    let suspension = state.view.as_ref().and_then(|v| v.suspension.clone());
-    let script_stop = suspension.filter(|s| {
-        matches!(&s.reason, SuspendReason::Requested { message, .. }
-            if message.starts_with("script breakpoint"))
-    });
+    let suspension = state.live.as_ref().and_then(|v| v.suspension.clone());
+    let script_stop = suspension.filter(is_script_stop);
     match script_stop {
         Some(s) => {
-            if state.code.hit_for != Some((s.tick, s.frame)) {
-                state.code.hit_for = Some((s.tick, s.frame));
-                state.code.hit = breakpoints().last_hit();
-                if let Some(hit) = &state.code.hit {
-                    let index = match state.code.scripts.iter().position(|e| e.key == hit.path) {
+            if code.hit_for != Some((s.tick, s.frame)) {
+                code.hit_for = Some((s.tick, s.frame));
+                code.hit = breakpoints().last_hit();
+                if let Some(hit) = &code.hit {
+                    let index = match code.scripts.iter().position(|e| e.key == hit.path) {
                         Some(i) => i,
                         None => {
                             let path = PathBuf::from(&hit.path);
-                            state.code.scripts.push(ScriptEntry {
+                            code.scripts.push(ScriptEntry {
                                 name: path
                                     .file_name()
                                     .map(|n| n.to_string_lossy().into_owned())
@@ -209,43 +215,33 @@ fn sync(state: &mut EditorState) {
                                 path,
                                 used: true,
                             });
-                            state.code.scripts.len() - 1
+                            code.scripts.len() - 1
                         }
                     };
-                    state.code.current = Some(index);
-                    state.code.open = true;
-                    state.code.scroll_to_hit = true;
+                    code.current = Some(index);
+                    code.scroll_to_hit = true;
                 }
             }
         }
         None => {
-            state.code.hit_for = None;
-            state.code.hit = None;
+            code.hit_for = None;
+            code.hit = None;
         }
     }
-    state.code.highlight = match (&state.code.hit, state.code.current_entry()) {
+    code.highlight = match (&code.hit, code.current_entry()) {
         (Some(hit), Some(entry)) if hit.path == entry.key => Some(hit.line),
         _ => None,
     };
 }
 
-/// The toggle that opens and closes the pane (placed by the app's layout).
-pub fn code_toggle_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    sync(state);
-    ui.toggle_value(&mut state.code.open, "📜 Code")
-        .on_hover_text(
-            "Show the script code pane: the scene's rhai scripts, line breakpoints, hits, editing",
-        );
-}
-
 /// The pane itself: script choice, code with gutter, breakpoint form, the
 /// hit, edit mode.
-pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    sync(state);
+pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneState) {
+    sync(state, code);
     ui.horizontal_wrapped(|ui| {
         ui.strong("Script");
         let mut chosen = None;
-        for (i, entry) in state.code.scripts.iter().enumerate() {
+        for (i, entry) in code.scripts.iter().enumerate() {
             let tip = if entry.used {
                 format!("{} (used by the scene)", entry.path.display())
             } else {
@@ -260,7 +256,7 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 RichText::new(&entry.name)
             };
             if ui
-                .selectable_label(state.code.current == Some(i), text)
+                .selectable_label(code.current == Some(i), text)
                 .on_hover_text(tip)
                 .clicked()
             {
@@ -268,43 +264,43 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             }
         }
         if let Some(i) = chosen
-            && state.code.current != Some(i)
+            && code.current != Some(i)
         {
-            state.code.current = Some(i);
-            state.code.editing = false;
-            state.code.form_line = None;
-            state.code.save_status = None;
+            code.current = Some(i);
+            code.editing = false;
+            code.form_line = None;
+            code.save_status = None;
         }
     });
-    let Some(entry) = state.code.current_entry().cloned() else {
+    let Some(entry) = code.current_entry().cloned() else {
         ui.label("No script: the scene has no Script behaviour and assets/scripts/ is empty.");
         return;
     };
 
     ui.horizontal(|ui| {
-        let was_editing = state.code.editing;
-        ui.toggle_value(&mut state.code.editing, "✏ Edit")
+        let was_editing = code.editing;
+        ui.toggle_value(&mut code.editing, "✏ Edit")
             .on_hover_text("Edit the file; Save writes it and the script reloads at the next frame");
-        if state.code.editing && !was_editing {
-            state.code.buffer = std::fs::read_to_string(&entry.path)
+        if code.editing && !was_editing {
+            code.buffer = std::fs::read_to_string(&entry.path)
                 .or_else(|_| script::source(&entry.key).map_err(|e| e.to_string()))
                 .unwrap_or_default();
-            state.code.save_status = None;
+            code.save_status = None;
         }
-        if state.code.editing {
+        if code.editing {
             if ui
                 .button("💾 Save")
                 .on_hover_text("Write the file (atomically) and hot-reload it between frames; a syntax error keeps the old version running")
                 .clicked()
             {
-                save(state, &entry);
+                save(state, code, &entry);
             }
             if ui
                 .button("Revert")
                 .on_hover_text("Discard the edits: reload the text from the file")
                 .clicked()
             {
-                state.code.buffer = std::fs::read_to_string(&entry.path).unwrap_or_default();
+                code.buffer = std::fs::read_to_string(&entry.path).unwrap_or_default();
             }
         }
     });
@@ -314,34 +310,49 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         ui.colored_label(RED, syntax_error_text(e))
             .on_hover_text(e.path.clone());
     }
-    if let Some(status) = &state.code.save_status {
+    if let Some(status) = &code.save_status {
         ui.label(status);
     }
     engines_ui(ui, &entry);
 
-    if state.code.hit.is_some() {
-        hit_ui(ui, state);
+    if code.hit.is_some() {
+        hit_ui(ui, state, code);
         ui.separator();
     }
-    breakpoint_form_ui(ui, state, &entry);
+    breakpoint_form_ui(ui, code, &entry);
 
-    if state.code.editing {
+    if code.editing {
         let label = ui.label("Script text");
         egui::ScrollArea::vertical()
             .id_salt("code_edit_scroll")
             .auto_shrink([false, false])
             .show(ui, |ui| {
-                ui.add(
-                    egui::TextEdit::multiline(&mut state.code.buffer)
-                        .code_editor()
-                        .desired_width(f32::INFINITY)
-                        .desired_rows(30),
-                )
-                .labelled_by(label.id);
+                ui.horizontal_top(|ui| {
+                    // The gutter: one number per line of the text, in the
+                    // editor's font, so an error's line:column is found at
+                    // a glance.
+                    let lines = code.buffer.split('\n').count().max(30);
+                    let numbers: String = (1..=lines)
+                        .map(|n| format!("{n:>4}"))
+                        .collect::<Vec<_>>()
+                        .join("\n");
+                    ui.add(
+                        egui::Label::new(RichText::new(numbers).monospace().weak())
+                            .selectable(false),
+                    )
+                    .on_hover_text("Line numbers, as in error messages (line:column)");
+                    ui.add(
+                        egui::TextEdit::multiline(&mut code.buffer)
+                            .code_editor()
+                            .desired_width(f32::INFINITY)
+                            .desired_rows(30),
+                    )
+                    .labelled_by(label.id);
+                });
             });
     } else {
         let source = script::source(&entry.key).unwrap_or_else(|e| format!("// {e}"));
-        code_view_ui(ui, state, &entry, &source);
+        code_view_ui(ui, code, &entry, &source);
     }
 }
 
@@ -382,26 +393,26 @@ fn syntax_error_text(e: &ScriptError) -> String {
     )
 }
 
-fn save(state: &mut EditorState, entry: &ScriptEntry) {
-    match write_atomic(&entry.path, &state.code.buffer) {
+fn save(state: &mut Session, code: &mut CodePaneState, entry: &ScriptEntry) {
+    match write_atomic(&entry.path, &code.buffer) {
         Ok(()) => {
-            state.code.save_status = Some(format!(
+            code.save_status = Some(format!(
                 "saved {}: reloads at the next frame",
                 entry.path.display()
             ));
             state.send(Command::ReloadScript(entry.path.clone()));
         }
         Err(e) => {
-            state.code.save_status = Some(format!("cannot write {}: {e}", entry.path.display()));
+            code.save_status = Some(format!("cannot write {}: {e}", entry.path.display()));
         }
     }
 }
 
 /// The read-only code with its gutter.
-fn code_view_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &ScriptEntry, source: &str) {
+fn code_view_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &ScriptEntry, source: &str) {
     let lines = breakpoints().lines(&entry.key);
-    let highlight = state.code.highlight;
-    let scroll = std::mem::take(&mut state.code.scroll_to_hit);
+    let highlight = code.highlight;
+    let scroll = std::mem::take(&mut code.scroll_to_hit);
     let mut toggle = None;
     let mut open_form = None;
     egui::ScrollArea::both()
@@ -455,27 +466,27 @@ fn code_view_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &ScriptEntry,
         breakpoints().toggle(&entry.key, line);
     }
     if let Some(line) = open_form {
-        open_breakpoint_form(state, entry, line);
+        open_breakpoint_form(code, entry, line);
     }
 }
 
-fn open_breakpoint_form(state: &mut EditorState, entry: &ScriptEntry, line: usize) {
+fn open_breakpoint_form(code: &mut CodePaneState, entry: &ScriptEntry, line: usize) {
     let existing = breakpoints()
         .lines(&entry.key)
         .into_iter()
         .find(|b| b.line == line);
-    state.code.form_line = Some(line);
-    state.code.condition_field = existing
+    code.form_line = Some(line);
+    code.condition_field = existing
         .as_ref()
         .and_then(|b| b.condition.clone())
         .unwrap_or_default();
-    state.code.message_field = existing.and_then(|b| b.log_message).unwrap_or_default();
-    state.code.form_error = None;
+    code.message_field = existing.and_then(|b| b.log_message).unwrap_or_default();
+    code.form_error = None;
 }
 
 /// The script's breakpoints as a row of line buttons, and the small form for
 /// the chosen one's condition and log message.
-fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &ScriptEntry) {
+fn breakpoint_form_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &ScriptEntry) {
     let lines = breakpoints().lines(&entry.key);
     if !lines.is_empty() {
         let mut open = None;
@@ -490,7 +501,7 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &Script
                     text.push_str(" (log)");
                 }
                 if ui
-                    .selectable_label(state.code.form_line == Some(b.line), text)
+                    .selectable_label(code.form_line == Some(b.line), text)
                     .on_hover_text("Edit this breakpoint's condition or log message")
                     .clicked()
                 {
@@ -499,22 +510,22 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &Script
             }
         });
         if let Some(line) = open {
-            open_breakpoint_form(state, entry, line);
+            open_breakpoint_form(code, entry, line);
         }
     }
-    let Some(line) = state.code.form_line else {
+    let Some(line) = code.form_line else {
         return;
     };
     egui::Frame::group(ui.style()).show(ui, |ui| {
         ui.label(format!("Breakpoint on line {line}"));
         egui::Grid::new("code_bp_form").num_columns(2).show(ui, |ui| {
             let label = ui.label("Condition");
-            ui.add(egui::TextEdit::singleline(&mut state.code.condition_field).hint_text("x > 0.5 && tick > 100"))
+            ui.add(egui::TextEdit::singleline(&mut code.condition_field).hint_text("x > 0.5 && tick > 100"))
                 .labelled_by(label.id)
                 .on_hover_text("A rhai expression over the visible variables and tick, frame, sim_time...; empty: always stop");
             ui.end_row();
             let label = ui.label("Log message");
-            ui.add(egui::TextEdit::singleline(&mut state.code.message_field).hint_text("x = {x}"))
+            ui.add(egui::TextEdit::singleline(&mut code.message_field).hint_text("x = {x}"))
                 .labelled_by(label.id)
                 .on_hover_text("A logpoint template ({expr} parts are evaluated): logs instead of stopping; empty: a breakpoint that stops");
             ui.end_row();
@@ -525,15 +536,15 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &Script
                 .on_hover_text("Set this line's condition and log message (creates the breakpoint if needed)")
                 .clicked()
             {
-                let condition = state.code.condition_field.trim().to_string();
-                let message = state.code.message_field.trim().to_string();
+                let condition = code.condition_field.trim().to_string();
+                let message = code.message_field.trim().to_string();
                 let bp = breakpoints();
                 let result = bp
                     .set_condition(&entry.key, line, (!condition.is_empty()).then_some(condition.as_str()))
                     .and_then(|()| {
                         bp.set_log_message(&entry.key, line, (!message.is_empty()).then_some(message.as_str()))
                     });
-                state.code.form_error = result.err().map(|e| e.to_string());
+                code.form_error = result.err().map(|e| e.to_string());
             }
             if ui
                 .button("Remove")
@@ -541,13 +552,13 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &Script
                 .clicked()
             {
                 breakpoints().remove(&entry.key, line);
-                state.code.form_line = None;
+                code.form_line = None;
             }
             if ui.button("Close").on_hover_text("Close this form").clicked() {
-                state.code.form_line = None;
+                code.form_line = None;
             }
         });
-        if let Some(e) = &state.code.form_error {
+        if let Some(e) = &code.form_error {
             ui.colored_label(RED, e);
         }
     });
@@ -555,8 +566,8 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, state: &mut EditorState, entry: &Script
 
 /// Where the session stopped: line, hook, object, the call stack, the locals
 /// at that line, and the object's committed pose of the completed tick.
-fn hit_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    let Some(hit) = state.code.hit.clone() else {
+fn hit_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneState) {
+    let Some(hit) = code.hit.clone() else {
         return;
     };
     let function = hit.stack.first().cloned().unwrap_or_default();
@@ -584,7 +595,7 @@ fn hit_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         }
         cols[1].strong("Committed state");
         let committed = state
-            .view
+            .live
             .as_ref()
             .and_then(|v| v.objects.iter().find(|o| o.id == hit.object))
             .map(|o| o.committed);

@@ -7,8 +7,8 @@ use std::collections::BTreeMap;
 use egui::collapsing_header::CollapsingState;
 use stepframe_core::ObjectId;
 
-use super::app::EditorState;
 use super::protocol::{Command, ObjectView};
+use super::state::Session;
 
 /// Parents with at most this many children start unfolded.
 const OPEN_UP_TO: usize = 10;
@@ -17,9 +17,8 @@ const OPEN_UP_TO: usize = 10;
 const MAX_DEPTH: usize = 16;
 
 /// Draws the hierarchy.
-pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    ui.heading("Hierarchy");
-    let Some(view) = &state.view else {
+pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Session) {
+    let Some(view) = state.shown() else {
         ui.weak("no scene");
         return;
     };
@@ -28,7 +27,10 @@ pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut EditorState) {
         ui.weak("the world is empty");
         return;
     }
-    ui.weak(format!("{} objects", objects.len()));
+    match view.at_tick {
+        Some(tick) => ui.weak(format!("{} objects alive at tick {tick}", objects.len())),
+        None => ui.weak(format!("{} objects", objects.len())),
+    };
     // Children by parent, in id order; roots have no parent or a missing one.
     let index: BTreeMap<ObjectId, usize> =
         objects.iter().enumerate().map(|(i, o)| (o.id, i)).collect();
@@ -83,7 +85,7 @@ struct Tree<'a> {
 }
 
 impl Tree<'_> {
-    fn node_ui(&self, ui: &mut egui::Ui, state: &mut EditorState, i: usize, depth: usize) {
+    fn node_ui(&self, ui: &mut egui::Ui, state: &mut Session, i: usize, depth: usize) {
         let object = &self.objects[i];
         let kids = self
             .children
@@ -108,14 +110,16 @@ impl Tree<'_> {
     }
 }
 
-fn row_ui(ui: &mut egui::Ui, state: &mut EditorState, object: &ObjectView) {
+fn row_ui(ui: &mut egui::Ui, state: &mut Session, object: &ObjectView) {
     let mut enabled = object.enabled;
+    let live = !state.viewing_past();
     if ui
-        .checkbox(&mut enabled, "")
+        .add_enabled(live, egui::Checkbox::without_text(&mut enabled))
         .on_hover_text(format!(
             "Enable or disable {} (a disabled object gets no callback)",
             object.name
         ))
+        .on_disabled_hover_text("Showing a past tick: back to live (Esc) to enable or disable")
         .changed()
     {
         state.send(Command::SetEnabled(object.id, enabled));

@@ -1,17 +1,32 @@
 //! The inspector: the selected object's committed pose
-//! (`physics_simulation_pose`), presentation pose, velocity, body and
-//! behaviours. Editable while suspended: an edit becomes a body command the
-//! worker queues, reconciled before the next tick, so the committed pose shown
-//! stays the completed tick's until that tick runs.
+//! (`physics_simulation_pose`), previous pose, presentation pose, velocity,
+//! body and behaviours with their state, all of one moment: the live session,
+//! or the tick the user is viewing on the timeline. Editable while the live
+//! session is suspended: an edit becomes a body command the worker queues,
+//! reconciled before the next tick, so the committed pose shown stays the
+//! completed tick's until that tick runs.
 //!
 //! Numbers print with Rust's shortest round-trip formatting of `f32` (`{:?}`,
 //! which switches to an exponent for tiny values such as `1e-45`): the text
 //! parses back to the exact committed bits, so what you read is the state.
 
-use stepframe_core::{Pose, Velocity};
+use egui::RichText;
+use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 
-use super::app::{EditBuffers, EditorState};
 use super::protocol::{Command, SelectedView};
+use super::state::Session;
+
+/// Inspector edit fields, refreshed from the committed state when the
+/// selection or the tick changes.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct EditBuffers {
+    /// The object and tick the fields were loaded from.
+    pub key: Option<(ObjectId, u64)>,
+    /// Pose being edited.
+    pub pose: Pose,
+    /// Velocity being edited.
+    pub velocity: Velocity,
+}
 
 /// "x 1.25 m, y -0.5 m, angle 0.1 rad", exact.
 pub fn pose_text(p: Pose) -> String {
@@ -26,25 +41,71 @@ pub fn velocity_text(v: Velocity) -> String {
     )
 }
 
+/// The hook names in a set, "FixedUpdate, Contact".
+fn hooks_text(hooks: Hooks) -> String {
+    let names: Vec<&str> = HookKind::ALL
+        .into_iter()
+        .filter(|h| Hooks::of(*h) != Hooks::NONE && hooks.contains(Hooks::of(*h)))
+        .map(HookKind::name)
+        .collect();
+    if names.is_empty() {
+        "no hooks".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
 /// Draws the inspector.
-pub fn inspector_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    ui.heading("Inspector");
-    let Some(sel) = state.view.as_ref().and_then(|v| v.selected.clone()) else {
-        ui.weak("Select an object in the viewport or the hierarchy.");
+pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBuffers) {
+    let Some(view) = session.shown() else {
+        ui.weak("no session");
         return;
     };
-    if state.selected != Some(sel.id) {
+    let at = view.at_tick;
+    let tick = view.clock.simulation_tick;
+    let Some(sel) = view.selected.clone() else {
+        match (session.selected, at) {
+            (Some(id), Some(t)) => ui.weak(format!("{id} is not alive at tick {t}.")),
+            _ => ui.weak("Select an object in the viewport or the hierarchy."),
+        };
+        return;
+    };
+    if session.selected != Some(sel.id) {
         // The worker's selection is a frame behind a new click.
         ui.weak("…");
         return;
     }
-    let suspended = state.is_suspended();
-    ui.strong(format!("{} ({})", sel.name, sel.id));
-    ui.label(format!(
-        "enabled: {}",
-        if sel.enabled { "yes" } else { "no" }
-    ))
-    .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
+    let suspended = view.suspension.is_some();
+    egui::ScrollArea::vertical()
+        .id_salt("inspector_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.strong(format!("{} ({})", sel.name, sel.id));
+            match at {
+                Some(t) => ui.label(
+                    RichText::new(format!("at the end of tick {t} (viewing the past)"))
+                        .color(egui::Color32::from_rgb(120, 180, 255)),
+                ),
+                None if suspended => ui.weak(format!("at the end of tick {tick} (suspended)")),
+                None => ui.weak(format!("after tick {tick} (running)")),
+            };
+            ui.label(format!(
+                "enabled: {}",
+                if sel.enabled { "yes" } else { "no" }
+            ))
+            .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
+            pose_rows_ui(ui, &sel, suspended);
+            body_ui(ui, &sel);
+            ui.separator();
+            behaviours_ui(ui, &sel);
+            if sel.body.is_some() {
+                ui.separator();
+                edit_ui(ui, session, edits, &sel, tick, suspended && at.is_none());
+            }
+        });
+}
+
+fn pose_rows_ui(ui: &mut egui::Ui, sel: &SelectedView, suspended: bool) {
     let exact = if suspended {
         "The committed pose of the completed tick, exactly (suspended)"
     } else {
@@ -52,16 +113,19 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     };
     ui.label(format!("committed pose: {}", pose_text(sel.committed)))
         .on_hover_text(exact);
-    ui.label(format!("presentation pose: {}", pose_text(sel.presentation)))
-        .on_hover_text("What the viewport draws: interpolated by interpolation_alpha while running, the committed pose while suspended");
     if let Some(prev) = sel.previous {
         ui.label(format!("previous pose: {}", pose_text(prev)))
             .on_hover_text("Committed pose of the tick before: where interpolation starts");
     }
+    ui.label(format!("presentation pose: {}", pose_text(sel.presentation)))
+        .on_hover_text("What the viewport draws: interpolated by interpolation_alpha while running, the committed pose while suspended");
     if let Some(v) = sel.velocity {
         ui.label(format!("velocity: {}", velocity_text(v)))
             .on_hover_text("Velocity at the end of the completed tick");
     }
+}
+
+fn body_ui(ui: &mut egui::Ui, sel: &SelectedView) {
     match &sel.body {
         Some(b) => {
             ui.label(format!("body type: {:?}", b.kind))
@@ -87,96 +151,87 @@ pub fn inspector_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 .on_hover_text("A bodyless object follows its physics parent's committed pose");
         }
     }
+}
 
-    ui.separator();
+fn behaviours_ui(ui: &mut egui::Ui, sel: &SelectedView) {
     ui.strong("Behaviours");
-    if sel.behaviours.is_empty() {
+    if sel.states.is_empty() {
         ui.weak("none");
     }
-    for b in &sel.behaviours {
-        egui::CollapsingHeader::new(format!("{} (priority {})", b.name, b.priority))
-            .id_salt(("behaviour", sel.id, &b.name))
+    for (k, state) in sel.states.iter().enumerate() {
+        let mut title = format!("{} (priority {})", state.name, state.priority);
+        if state.faulted {
+            title.push_str(" — disabled after a panic");
+        } else if !state.started {
+            title.push_str(" — not started yet");
+        }
+        egui::CollapsingHeader::new(title)
+            .id_salt(("behaviour", sel.id, k))
             .default_open(true)
             .show(ui, |ui| {
-                if b.params.trim().is_empty() {
-                    ui.weak("no parameters");
-                } else {
-                    ui.monospace(&b.params)
+                ui.label(format!("hooks: {}", hooks_text(state.hooks)))
+                    .on_hover_text("The only hooks it is called in (and a breakpoint can hit)");
+                if let Some(params) = sel
+                    .behaviours
+                    .iter()
+                    .find(|b| b.name == state.name && b.priority == state.priority)
+                    .map(|b| b.params.trim())
+                    .filter(|p| !p.is_empty())
+                {
+                    ui.label(RichText::new(format!("params: {params}")).monospace())
                         .on_hover_text("Parameters as authored in the scene (RON)");
                 }
-            })
-            .header_response
-            .on_hover_text("A behaviour: registered name, dispatch priority (lower runs first) and its parameters");
-    }
-
-    if sel.body.is_some() {
-        ui.separator();
-        edit_ui(ui, state, &sel, suspended);
+                ui.label(RichText::new(&state.state).monospace().small())
+                    .on_hover_text("Its state at this moment");
+            });
     }
 }
 
-fn edit_ui(ui: &mut egui::Ui, state: &mut EditorState, sel: &SelectedView, suspended: bool) {
-    let tick = state
-        .view
-        .as_ref()
-        .map(|v| v.clock.simulation_tick)
-        .unwrap_or(0);
+fn edit_ui(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    edits: &mut EditBuffers,
+    sel: &SelectedView,
+    tick: u64,
+    editable: bool,
+) {
     let key = (sel.id, tick);
-    if state.edits.key != Some(key) {
-        state.edits = EditBuffers {
+    if edits.key != Some(key) {
+        *edits = EditBuffers {
             key: Some(key),
             pose: sel.committed,
             velocity: sel.velocity.unwrap_or_default(),
         };
     }
     ui.strong("Edit");
-    if !suspended {
+    if session.viewing_past() {
+        ui.weak("Edits apply to the live session: back to live (Esc) to edit.");
+    } else if !editable {
         ui.weak("Pause (or stop at a breakpoint) to edit; an edit applies before the next tick.");
     }
-    ui.add_enabled_ui(suspended, |ui| {
-        let edits = &mut state.edits;
+    ui.add_enabled_ui(editable, |ui| {
         egui::Grid::new(("edit_grid", sel.id))
             .num_columns(4)
             .show(ui, |ui| {
                 ui.label("pose");
-                ui.add(
-                    egui::DragValue::new(&mut edits.pose.x)
-                        .speed(0.01)
-                        .suffix(" m"),
-                )
-                .on_hover_text("New x, metres");
-                ui.add(
-                    egui::DragValue::new(&mut edits.pose.y)
-                        .speed(0.01)
-                        .suffix(" m"),
-                )
-                .on_hover_text("New y, metres");
-                ui.add(
-                    egui::DragValue::new(&mut edits.pose.angle)
-                        .speed(0.01)
-                        .suffix(" rad"),
-                )
-                .on_hover_text("New angle, radians");
+                for (value, name, unit) in [
+                    (&mut edits.pose.x, "x", " m"),
+                    (&mut edits.pose.y, "y", " m"),
+                    (&mut edits.pose.angle, "angle", " rad"),
+                ] {
+                    ui.add(egui::DragValue::new(value).speed(0.01).suffix(unit))
+                        .on_hover_text(format!("New {name}"));
+                }
                 ui.end_row();
                 ui.label("velocity");
-                ui.add(
-                    egui::DragValue::new(&mut edits.velocity.linear.x)
-                        .speed(0.05)
-                        .suffix(" m/s"),
-                )
-                .on_hover_text("New horizontal velocity, m/s");
-                ui.add(
-                    egui::DragValue::new(&mut edits.velocity.linear.y)
-                        .speed(0.05)
-                        .suffix(" m/s"),
-                )
-                .on_hover_text("New vertical velocity, m/s");
-                ui.add(
-                    egui::DragValue::new(&mut edits.velocity.angular)
-                        .speed(0.05)
-                        .suffix(" rad/s"),
-                )
-                .on_hover_text("New angular velocity, rad/s");
+                for (value, name, unit) in [
+                    (&mut edits.velocity.linear.x, "horizontal velocity", " m/s"),
+                    (&mut edits.velocity.linear.y, "vertical velocity", " m/s"),
+                    (&mut edits.velocity.angular, "angular velocity", " rad/s"),
+                ] {
+                    ui.add(egui::DragValue::new(value).speed(0.05).suffix(unit))
+                        .on_hover_text(format!("New {name}"));
+                }
                 ui.end_row();
             });
         ui.horizontal(|ui| {
@@ -185,23 +240,21 @@ fn edit_ui(ui: &mut egui::Ui, state: &mut EditorState, sel: &SelectedView, suspe
                 .on_hover_text("Queue a SetPose body command, reconciled before the next tick")
                 .clicked()
             {
-                let pose = state.edits.pose;
-                state.send(Command::EditPose(sel.id, pose));
+                session.send(Command::EditPose(sel.id, edits.pose));
             }
             if ui
                 .button("Apply velocity")
                 .on_hover_text("Queue a SetVelocity body command, reconciled before the next tick")
                 .clicked()
             {
-                let velocity = state.edits.velocity;
-                state.send(Command::EditVelocity(sel.id, velocity));
+                session.send(Command::EditVelocity(sel.id, edits.velocity));
             }
             if ui
                 .button("Revert")
                 .on_hover_text("Reset the fields to the committed state")
                 .clicked()
             {
-                state.edits.key = None;
+                edits.key = None;
             }
         });
     });

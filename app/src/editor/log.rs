@@ -1,44 +1,98 @@
-//! The log: errors from hooks with their object, hook and tick, runtime
-//! messages, and the editor's own errors. Clicking a line selects its object.
+//! The log: errors from hooks with their object, hook, tick and frame, runtime
+//! messages, and the editor's own (loads, saves, exports, notices). Clicking a
+//! line selects its object.
+
+use std::collections::VecDeque;
 
 use egui::Color32;
-use stepframe_core::LogLevel;
+use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
-use super::app::EditorState;
+use super::state::Session;
+
+/// Log lines kept; older ones scroll away.
+pub const LOG_CAPACITY: usize = 5_000;
+
+/// One line of the log panel: from a hook or the runtime, or from the editor.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LogLine {
+    /// Severity.
+    pub level: LogLevel,
+    /// Object to select when the line is clicked.
+    pub object: Option<ObjectId>,
+    /// The text shown.
+    pub text: String,
+}
+
+/// The lines, oldest first, at most [`LOG_CAPACITY`].
+#[derive(Clone, Debug, Default)]
+pub struct LogBook {
+    /// The lines.
+    pub lines: VecDeque<LogLine>,
+}
+
+impl LogBook {
+    /// Appends a line.
+    pub fn push(&mut self, level: LogLevel, object: Option<ObjectId>, text: String) {
+        if self.lines.len() == LOG_CAPACITY {
+            self.lines.pop_front();
+        }
+        self.lines.push_back(LogLine {
+            level,
+            object,
+            text,
+        });
+    }
+
+    /// Appends an editor message.
+    pub fn info(&mut self, text: String) {
+        self.push(LogLevel::Info, None, text);
+    }
+
+    /// Appends a line a hook or the runtime wrote (core's one format).
+    pub fn entry(&mut self, entry: &LogEntry) {
+        self.push(entry.level, entry.object, entry.to_string());
+    }
+
+    /// Whether any line contains `text`.
+    pub fn contains(&self, text: &str) -> bool {
+        self.lines.iter().any(|l| l.text.contains(text))
+    }
+}
 
 /// Draws the log panel.
-pub fn log_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+pub fn log_ui(ui: &mut egui::Ui, session: &mut Session) {
     ui.horizontal(|ui| {
-        ui.heading("Log");
-        ui.checkbox(&mut state.persisted.log_errors_only, "Errors only")
+        ui.checkbox(&mut session.persisted.log_errors_only, "Errors only")
             .on_hover_text("Hide informational lines");
         if ui
             .small_button("Clear")
             .on_hover_text("Forget the lines shown so far")
             .clicked()
         {
-            state.log.clear();
+            session.log.lines.clear();
         }
+        ui.weak(format!("{} lines", session.log.lines.len()));
     });
-    let errors_only = state.persisted.log_errors_only;
+    let errors_only = session.persisted.log_errors_only;
     let mut clicked = None;
     egui::ScrollArea::vertical()
         .id_salt("log_scroll")
         .stick_to_bottom(true)
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            for line in state
+            for line in session
                 .log
+                .lines
                 .iter()
                 .filter(|l| !errors_only || l.level != LogLevel::Info)
             {
-                let (tag, colour) = match line.level {
-                    LogLevel::Info => ("info", ui.visuals().text_color()),
-                    LogLevel::Warning => ("warn", Color32::from_rgb(230, 180, 60)),
-                    LogLevel::Error => ("error", ui.visuals().error_fg_color),
+                let colour = match line.level {
+                    LogLevel::Info => ui.visuals().text_color(),
+                    LogLevel::Warning => Color32::from_rgb(230, 180, 60),
+                    LogLevel::Error => ui.visuals().error_fg_color,
                 };
-                let text = egui::RichText::new(format!("[{tag}] {}", line.text)).color(colour);
-                let selected = line.object.is_some() && line.object == state.selected;
+                let text = egui::RichText::new(&line.text).color(colour);
+                let selected = line.object.is_some() && line.object == session.selected;
                 let r = ui.selectable_label(selected, text);
                 let r = if line.object.is_some() {
                     r.on_hover_text("Click to select the object")
@@ -53,6 +107,6 @@ pub fn log_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             }
         });
     if let Some(id) = clicked {
-        state.select(Some(id));
+        session.select(Some(id));
     }
 }

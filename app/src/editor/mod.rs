@@ -1,13 +1,17 @@
-//! The eframe editor: the pipeline on a worker thread, debugged live.
+//! The eframe editor: the pipeline on a worker thread, debugged live, in a
+//! docked workspace with one time cursor for every panel.
 //!
 //! | module | what |
 //! |---|---|
-//! | [`protocol`] | commands UI → worker; views, telemetry, events worker → UI |
-//! | [`worker`] | the session owner, its pacing loop, the channels |
-//! | [`app`] | the eframe app: drains the channels, shortcuts, layout |
-//! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`) |
+//! | [`protocol`] | commands UI → worker; the ordered event stream and the latest-wins views worker → UI |
+//! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
+//! | [`app`] | the eframe app: drains the channels, shortcuts, the menu bar, toolbar and tiles |
+//! | `state` | what every panel shares: the views, the time cursor, the selection, errors and notices |
+//! | `workspace` | the docked tiles (egui_tiles), the View menu, the default layout |
+//! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`), each with its own state |
 //! | `code_pane` | rhai scripts: gutter breakpoints, the hit's locals and stack, editing with hot reload |
-//! | [`timeline`] | telemetry lanes, scrubbing, resume from here, markers, export |
+//! | [`timeline`] | telemetry lanes, the cursor, markers, export |
+//! | `files`, `session` | Open, Save, Save As and what they may write |
 //! | `geometry` | shape outlines, hit tests, the world ↔ screen camera |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
@@ -18,36 +22,42 @@
 //!
 //! Start-up choice: launched from the command line the editor **plays** the
 //! scene at once (the README's `cargo run --release` should show the demo
-//! moving); a scene opened from the path field is shown as a **preview**,
+//! moving); a scene opened with File → Open is shown as a **preview**,
 //! suspended at tick 0 with its poses, until Play.
 
 pub mod app;
 mod breakpoints;
 mod clock_panel;
 mod code_pane;
+mod files;
 mod geometry;
 mod hierarchy;
 mod inspector;
-mod log;
+pub mod log;
 pub mod protocol;
 mod session;
+pub mod state;
 pub mod timeline;
 mod toolbar;
 mod viewport;
 pub mod worker;
+pub mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use app::{Driver, EditorApp, EditorConfig};
+pub use app::{Driver, EditorApp, EditorConfig, Panels};
+pub use log::{LogBook, LogLine};
 pub use protocol::{Command, Event, Pacing, WorldView};
+pub use state::Session;
+pub use workspace::{Pane, Workspace};
 
 /// Opens the editor window on a scene, playing it. Returns when the window closes.
 pub fn run(scene: PathBuf) -> ExitCode {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("stepframe")
-            .with_inner_size([1500.0, 920.0]),
+            .with_inner_size([1280.0, 800.0]),
         ..eframe::NativeOptions::default()
     };
     let result = eframe::run_native(

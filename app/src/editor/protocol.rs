@@ -2,27 +2,29 @@
 //!
 //! The UI never touches the pipeline: it pushes [`Command`]s (Rerun's time
 //! control habit: one enum, applied in one place) and reads what the worker
-//! publishes. Three streams go back, each with the delivery it needs:
+//! publishes. What must arrive in order travels on one channel; only pictures
+//! of "the state now" are latest-wins:
 //!
 //! | stream | channel | delivery |
 //! |---|---|---|
-//! | [`WorldView`]: poses, clock, suspension, selection | `bounded(1)` | latest wins: the worker replaces an unread view, the UI drains to the newest |
-//! | [`FrameTelemetry`] batches | unbounded | never lost: one batch per publish, every frame in it |
-//! | [`Event`]: suspended/resumed, loaded, errors, log lines | unbounded | never lost, in order |
-//! | [`RecoveryPoint`]: a snapshot the editor can restart a dead worker from | `bounded(1)` | latest wins, like views |
+//! | [`Event`]: telemetry batches, suspended/resumed, loaded, saved, errors, log lines | unbounded | never lost, **in order**: a frame's telemetry comes before the log lines and the suspension it caused, a `Loaded` before the new session's first frame |
+//! | [`WorldView`] of the live session: poses, clock, suspension, selection | `bounded(1)` | latest wins: the worker replaces an unread view, the UI drains to the newest |
+//! | [`WorldView`] of a past tick (the time cursor, [`Command::ViewTick`]) | `bounded(1)` | latest wins, like live views |
+//! | [`RecoveryPoint`]: a snapshot the editor can restart a dead worker from | `bounded(1)` | latest wins |
 //!
 //! A UI that repaints at 5 Hz therefore sees one view in five but every
-//! telemetry frame and every event; a worker that runs at 144 Hz is never made to
-//! wait by the UI, because it never blocks on a send.
+//! telemetry frame and every event, in the order they happened; a worker that
+//! runs at 144 Hz is never made to wait by the UI, because it never blocks on
+//! a send.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    BehaviourInfo, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId, Clock, FrameReport,
-    InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot, StepStrategy, Suspension, TickPoses,
-    TimeSettings, Velocity,
+    BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
+    Clock, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot, StepStrategy,
+    Suspension, TimeSettings, Velocity,
 };
 
 use super::session::LoadedScene;
@@ -114,8 +116,26 @@ pub enum Command {
     /// Reloads the current scene from disk, keeping the time settings; a broken
     /// file changes nothing.
     Reload,
-    /// Writes the current scene (authored data, current time settings) to a file.
-    Save(PathBuf),
+    /// Writes the running scene (authored data, current time settings) to its
+    /// own file. Nothing is written when the file already holds exactly that
+    /// scene; a hand-written file (comments, its own layout) or one changed on
+    /// disk since it was loaded is only replaced when `replace` is set: without
+    /// it the worker asks first ([`Event::ConfirmSave`]).
+    Save {
+        /// The user confirmed that the file's comments and layout (or its
+        /// changes on disk) may be lost.
+        replace: bool,
+    },
+    /// Writes the running scene, freshly formatted, to another file, which
+    /// becomes the session's own file (Save writes there from now on). An
+    /// existing file is only replaced when `overwrite` is set: without it the
+    /// worker asks first ([`Event::ConfirmSave`]).
+    SaveAs {
+        /// The new file.
+        path: PathBuf,
+        /// The user confirmed replacing an existing file.
+        overwrite: bool,
+    },
     /// The object the inspector shows.
     Select(Option<ObjectId>),
     /// Enables or disables an object (hierarchy check box).
@@ -130,9 +150,12 @@ pub enum Command {
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.
     ReloadScript(PathBuf),
-    /// Timeline scrub: send back the committed poses of this completed tick
-    /// ([`Event::Poses`]), from the worker's pose history. Changes nothing.
-    Scrub(u64),
+    /// The time cursor: build the session as it was at the end of this
+    /// completed tick (keyframe + exact re-simulation in a scratch pipeline,
+    /// the live session untouched) and publish it as a past [`WorldView`].
+    /// Latest wins: a burst of requests (a drag, a held arrow key) builds only
+    /// the last one.
+    ViewTick(u64),
     /// "Resume from here": rewind the live session to the end of this tick
     /// (keyframe + exact re-simulation) and leave it suspended there; Play
     /// continues from it. Answered by [`Event::Rewound`] or an error.
@@ -197,18 +220,25 @@ pub struct SelectedView {
     pub velocity: Option<Velocity>,
     /// The authored body, if any.
     pub body: Option<BodyDesc>,
-    /// Behaviours with priority and parameters.
+    /// Behaviours with priority and parameters, as authored.
     pub behaviours: Vec<BehaviourInfo>,
+    /// The same behaviours as they are now (at the viewed tick): hooks,
+    /// whether started or faulted, and their state.
+    pub states: Vec<BehaviourState>,
     /// Inspector edits queued since the last tick, waiting for its reconcile.
     pub pending_edits: Vec<String>,
 }
 
-/// The latest state of the session, published after every worker frame or
-/// command. Latest wins: the UI may skip views, never telemetry or events.
+/// The state of the session, published after every worker frame or command
+/// (the live view), or rebuilt for a past tick ([`Command::ViewTick`]). Latest
+/// wins: the UI may skip views, never telemetry or events.
 #[derive(Clone, Debug, PartialEq)]
 pub struct WorldView {
     /// Increases with every publish; the UI uses it to tell views apart.
     pub revision: u64,
+    /// `None` for the live session; `Some(T)` for the session as it was at the
+    /// end of completed tick T (every field then describes that moment).
+    pub at_tick: Option<u64>,
     /// The clock after the frame (completed-tick values), with the accumulator.
     pub clock: Clock,
     /// Time settings as chosen (they apply at the next frame boundary).
@@ -235,6 +265,9 @@ pub struct WorldView {
     pub state_hash: u64,
     /// Action names and the keys bound to them, for the viewport's help line.
     pub actions: Vec<(String, Vec<String>)>,
+    /// Outer frames per second the worker ran over its last 60 frames (its own
+    /// pacing, independent of the UI's repaints); `None` before any frame.
+    pub worker_fps: Option<f64>,
 }
 
 /// One pipeline call as the timeline sees it.
@@ -253,28 +286,50 @@ pub struct FrameTelemetry {
 /// Things that happened, delivered in order and never dropped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
+    /// Telemetry of the pipeline calls since the last batch, oldest first.
+    Frames(Vec<FrameTelemetry>),
     /// The session stopped: breakpoint B on object O's hook H at tick T, a step,
     /// a pause, a requested break or a fault.
     Suspended(Suspension),
     /// The session runs again.
     Resumed,
-    /// A scene became the session (load or reload).
+    /// A scene became the session (load or reload): a new physics world.
+    /// Simulation time restarts at 0; frame time and frame index go on (the
+    /// contract: frame time counts active outer frames, simulation time belongs
+    /// to its physics world).
     Loaded {
         /// The file.
         path: PathBuf,
         /// Objects in the new world.
         objects: usize,
+        /// Frames run so far (the first frame of the new world is the next one).
+        frame_index: u64,
+        /// Frame time so far, seconds.
+        frame_time: f64,
     },
     /// A scene was written.
     Saved(PathBuf),
+    /// Save or Save As needs the user's word first: the file is hand-written
+    /// (its comments and layout would go), changed on disk, or exists.
+    ConfirmSave {
+        /// The file that would be replaced.
+        path: PathBuf,
+        /// What would be lost, in a sentence.
+        reason: String,
+        /// Whether it was a Save As (the confirmation re-sends that).
+        save_as: bool,
+    },
+    /// A script file was recompiled ([`Command::ReloadScript`]): its Script
+    /// behaviours adopt it at their next frame boundary.
+    ScriptReloaded(PathBuf),
+    /// Something worth telling the user that is not an error ("no changes to
+    /// save", "no FixedUpdate on this object").
+    Notice(String),
     /// Something the user asked for failed (load, save, settings); the session
     /// goes on unchanged.
     Error(String),
     /// Log lines written by hooks and the runtime since the last batch.
     Log(Vec<LogEntry>),
-    /// The answer to [`Command::Scrub`]: that tick's committed poses, or `None`
-    /// when the pose history no longer (or never) held it.
-    Poses(Option<TickPoses>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
 }

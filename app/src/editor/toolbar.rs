@@ -1,14 +1,15 @@
-//! The toolbar: play/pause, stepping, time settings, pacing, the status line,
-//! and the scene path field with open, reload and save; under it, the red
-//! banner of a dead worker with its restart button.
-
-use std::path::PathBuf;
+//! The menu bar (File, View, Help), the toolbar (play/pause, stepping, time
+//! settings, pacing, the status line) and the banners under it: the viewed
+//! tick, a dead worker with its restart button, the last error, and short
+//! notices.
 
 use egui::{Color32, RichText};
-use stepframe_core::{StepStrategy, SuspendReason, Suspension, TimeSettings};
+use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSettings};
 
-use super::app::EditorState;
+use super::files::FilesState;
 use super::protocol::{Command, Pacing, WorldView};
+use super::state::{NOTICE_SECONDS, Session};
+use super::workspace::{Pane, Workspace};
 
 /// Fixed rates offered; each divides 705,600,000 flicks per second, so every
 /// tick length is a whole number of flicks (exact time, see `core::clock`).
@@ -68,34 +69,149 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
     }
 }
 
-/// Draws the toolbar.
-pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    let settings = state.view.as_ref().map(|v| v.settings).unwrap_or_default();
-    ui.horizontal(|ui| {
-        controls_ui(ui, state);
-        ui.separator();
-        let (text, colour) = match &state.view {
-            _ if state.worker_stopped.is_some() => {
-                ("worker stopped".to_string(), ui.visuals().error_fg_color)
+/// The menu bar: File, View, Help, and the running scene's file.
+pub fn menu_bar_ui(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    files: &mut FilesState,
+    workspace: &mut Workspace,
+) {
+    egui::MenuBar::new().ui(ui, |ui| {
+        ui.menu_button("File", |ui| {
+            if ui.button("Open…  (Ctrl+O)").clicked() {
+                files.start_open(session);
+                ui.close();
             }
-            None => ("starting".to_string(), ui.visuals().weak_text_color()),
-            Some(v) if v.suspension.is_some() => (status_text(v), Color32::from_rgb(230, 160, 40)),
-            Some(v) => (status_text(v), Color32::from_rgb(90, 190, 90)),
-        };
+            if ui
+                .button("Reload  (Ctrl+R)")
+                .on_hover_text("Read the running scene's file again, keeping the time settings; a broken file changes nothing")
+                .clicked()
+            {
+                session.send(Command::Reload);
+                ui.close();
+            }
+            ui.separator();
+            if ui
+                .button("Save  (Ctrl+S)")
+                .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
+                .clicked()
+            {
+                session.send(Command::Save { replace: false });
+                ui.close();
+            }
+            if ui
+                .button("Save As…  (Ctrl+Shift+S)")
+                .on_hover_text("Write the running scene to another file, which becomes its own")
+                .clicked()
+            {
+                files.start_save_as(session);
+                ui.close();
+            }
+        });
+        ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
+        ui.menu_button("Help", |ui| {
+            for line in [
+                "Space  play / pause (not while the viewport has the keyboard)",
+                "F10 or .  step one fixed tick",
+                "Shift+F10  step one outer frame",
+                "F5  resume",
+                "F9  FixedUpdate breakpoint on the selection",
+                "Click the timeline  view that tick in every panel",
+                "←/→ on the timeline  one frame or tick back or on",
+                "Esc  back to live · Enter  resume from the viewed tick",
+                "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
+                "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
+            ] {
+                ui.label(line);
+            }
+        });
+        ui.separator();
+        let scene = session
+            .live
+            .as_ref()
+            .and_then(|v| v.scene_path.as_ref())
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "no scene".to_string());
+        ui.label(RichText::new(format!("scene: {scene}")).weak())
+            .on_hover_text("The running scene's file: what Save writes and Reload reads");
+    });
+}
+
+/// Draws the toolbar.
+pub fn toolbar_ui(ui: &mut egui::Ui, session: &mut Session, workspace: &mut Workspace) {
+    let settings = session
+        .live
+        .as_ref()
+        .map(|v| v.settings)
+        .unwrap_or_default();
+    ui.horizontal_wrapped(|ui| {
+        controls_ui(ui, session);
+        ui.separator();
+        settings_ui(ui, session, settings);
+        ui.separator();
+        let mut code = workspace.is_open(Pane::Code);
+        if ui
+            .toggle_value(&mut code, "📜 Code")
+            .on_hover_text(
+                "The script code pane: the scene's rhai scripts, line breakpoints, hits, editing",
+            )
+            .changed()
+        {
+            workspace.set_open(Pane::Code, code);
+        }
+        ui.separator();
+        let (text, colour) = status(session, ui);
         ui.label(RichText::new(text).color(colour).strong())
             .on_hover_text(
                 "Session state: running, or suspended with the completed tick and the reason",
             );
     });
-    ui.horizontal_wrapped(|ui| {
-        settings_ui(ui, state, settings);
-        ui.separator();
-        scene_row_ui(ui, state);
-    });
-    if state.worker_stopped.is_some() {
-        worker_stopped_ui(ui, state);
+}
+
+/// The status line and its colour.
+fn status(session: &Session, ui: &egui::Ui) -> (String, Color32) {
+    if session.worker_stopped.is_some() {
+        return ("worker stopped".to_string(), ui.visuals().error_fg_color);
     }
-    if let Some(error) = state.error.clone() {
+    let Some(live) = &session.live else {
+        return ("starting".to_string(), ui.visuals().weak_text_color());
+    };
+    let live_text = status_text(live);
+    if let Some(tick) = session.cursor {
+        let frame = session
+            .shown()
+            .filter(|v| v.at_tick == Some(tick))
+            .map(|v| format!(" (frame {})", v.clock.frame_index))
+            .unwrap_or_default();
+        return (
+            format!("viewing tick {tick}{frame} · live: {live_text}"),
+            Color32::from_rgb(120, 180, 255),
+        );
+    }
+    let colour = if live.suspension.is_some() {
+        Color32::from_rgb(230, 160, 40)
+    } else {
+        Color32::from_rgb(90, 190, 90)
+    };
+    (live_text, colour)
+}
+
+/// Dark red, readable under white text in both themes.
+const BANNER_FILL: Color32 = Color32::from_rgb(150, 25, 25);
+/// Dark blue of the viewed-tick banner.
+const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
+
+/// The banners under the toolbar: the viewed tick, a dead worker, the last
+/// error, notices. `time` is the UI's clock (notices fade after
+/// [`NOTICE_SECONDS`]).
+pub fn banners_ui(ui: &mut egui::Ui, session: &mut Session, time: f64) {
+    if let Some(tick) = session.cursor {
+        viewing_ui(ui, session, tick);
+    }
+    if session.worker_stopped.is_some() {
+        worker_stopped_ui(ui, session);
+    }
+    if let Some(error) = session.error.clone() {
         ui.horizontal(|ui| {
             ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
                 .on_hover_text("The last failed request; the session goes on unchanged");
@@ -104,18 +220,67 @@ pub fn toolbar_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                 .on_hover_text("Hide this error (it stays in the log)")
                 .clicked()
             {
-                state.error = None;
+                session.error = None;
             }
         });
     }
+    for notice in &mut session.notices {
+        notice.since.get_or_insert(time);
+    }
+    session
+        .notices
+        .retain(|n| n.since.is_none_or(|t| time - t < NOTICE_SECONDS));
+    for notice in &session.notices {
+        let colour = match notice.level {
+            LogLevel::Info => Color32::from_rgb(120, 200, 120),
+            LogLevel::Warning => Color32::from_rgb(230, 180, 60),
+            LogLevel::Error => ui.visuals().error_fg_color,
+        };
+        ui.label(RichText::new(&notice.text).color(colour));
+    }
 }
 
-/// Dark red, readable under white text in both themes.
-const BANNER_FILL: Color32 = Color32::from_rgb(150, 25, 25);
+fn viewing_ui(ui: &mut egui::Ui, session: &mut Session, tick: u64) {
+    let live = session
+        .live
+        .as_ref()
+        .map(|v| v.clock.simulation_tick)
+        .unwrap_or(0);
+    egui::Frame::new()
+        .fill(VIEWING_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 4))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(format!(
+                        "viewing tick {tick} · live is at tick {live} · Esc: back to live · Enter: resume from here"
+                    ))
+                    .color(Color32::WHITE)
+                    .strong(),
+                )
+                .on_hover_text(
+                    "Every panel shows the session as it was at the end of this tick, rebuilt \
+                     exactly from the rewind history; the live session waits, paused",
+                );
+                if ui.button("Back to live").clicked() {
+                    session.back_to_live();
+                }
+                if ui
+                    .button("Resume from here")
+                    .on_hover_text("Rewind the live session to this tick; Play continues from it")
+                    .clicked()
+                {
+                    session.resume_from_cursor();
+                }
+            });
+        });
+}
 
 /// The dead worker's banner: its panic message and the restart button.
-fn worker_stopped_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    let message = state.worker_stopped.clone().unwrap_or_default();
+fn worker_stopped_ui(ui: &mut egui::Ui, session: &mut Session) {
+    let message = session.worker_stopped.clone().unwrap_or_default();
     egui::Frame::new()
         .fill(BANNER_FILL)
         .inner_margin(egui::Margin::symmetric(8, 6))
@@ -132,7 +297,7 @@ fn worker_stopped_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                     "A bug in the worker itself ended its thread (hook panics are caught \
                      and logged instead); nothing runs until a restart",
                 );
-                let (enabled, hover) = match &state.recovery {
+                let (enabled, hover) = match &session.recovery {
                     Some(p) => (
                         true,
                         format!(
@@ -153,45 +318,45 @@ fn worker_stopped_ui(ui: &mut egui::Ui, state: &mut EditorState) {
                     .on_disabled_hover_text(hover)
                     .clicked()
                 {
-                    state.restart_requested = true;
+                    session.restart_requested = true;
                 }
             });
         });
 }
 
-fn controls_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    if state.is_suspended() {
+fn controls_ui(ui: &mut egui::Ui, session: &mut Session) {
+    if session.is_suspended() {
         if ui
             .button("▶ Play")
             .on_hover_text("Resume the session (Space, or F5 to continue from a breakpoint)")
             .clicked()
         {
-            state.send(Command::Play);
+            session.send(Command::Play);
         }
     } else if ui
         .button("⏸ Pause")
         .on_hover_text("Suspend between frames (Space)")
         .clicked()
     {
-        state.send(Command::Pause);
+        session.send(Command::Pause);
     }
     if ui
         .button("Step tick")
         .on_hover_text("Run exactly one fixed tick, then stay suspended (F10 or .)")
         .clicked()
     {
-        state.send(Command::StepTick);
+        session.send(Command::StepTick);
     }
     if ui
         .button("Step frame")
         .on_hover_text("Run one outer frame (or the rest of the interrupted one), then stay suspended (Shift+F10)")
         .clicked()
     {
-        state.send(Command::StepFrame);
+        session.send(Command::StepFrame);
     }
 }
 
-fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSettings) {
+fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings) {
     let mut scale = settings.time_scale;
     let label = ui.label("Time scale");
     egui::ComboBox::from_id_salt("time_scale")
@@ -205,7 +370,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
         .labelled_by(label.id)
         .on_hover_text("Multiplies the frame delta; 0 runs no fixed tick at all");
     if scale != settings.time_scale {
-        state.send(Command::SetTimeScale(scale));
+        session.send(Command::SetTimeScale(scale));
     }
 
     let mut hz = settings.fixed_hz;
@@ -221,7 +386,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
         .labelled_by(label.id)
         .on_hover_text("Fixed ticks per second (applies at the next frame boundary)");
     if hz != settings.fixed_hz {
-        state.send(Command::SetFixedRate(hz));
+        session.send(Command::SetFixedRate(hz));
     }
 
     let mut strategy = settings.strategy;
@@ -237,7 +402,7 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
         .labelled_by(label.id)
         .on_hover_text("Accumulator (Fiedler/Unity) or step counting (s&box): same tick sequence");
     if strategy != settings.strategy {
-        state.send(Command::SetStrategy(strategy));
+        session.send(Command::SetStrategy(strategy));
     }
 
     let mut max_steps = settings.max_steps;
@@ -248,14 +413,14 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
         .labelled_by(label.id)
         .on_hover_text("Most ticks one frame may run; the backlog beyond is dropped and counted in dropped_time");
     if max_steps != settings.max_steps {
-        state.send(Command::SetMaxSteps(max_steps));
+        session.send(Command::SetMaxSteps(max_steps));
     }
 
-    if state.driven {
+    if session.driven {
         ui.label("Pacing: driven")
             .on_hover_text("Test driver: one worker frame per UI frame with a fixed dt");
     } else {
-        let mut pacing = state.persisted.pacing;
+        let mut pacing = session.persisted.pacing;
         let label = ui.label("Pacing");
         egui::ComboBox::from_id_salt("pacing")
             .selected_text(pacing.label())
@@ -269,54 +434,9 @@ fn settings_ui(ui: &mut egui::Ui, state: &mut EditorState, settings: TimeSetting
             .on_hover_text(
                 "The worker's own display rate, independent of how often this window repaints",
             );
-        if pacing != state.persisted.pacing {
-            state.persisted.pacing = pacing;
-            state.send(Command::SetPacing(pacing));
+        if pacing != session.persisted.pacing {
+            session.persisted.pacing = pacing;
+            session.send(Command::SetPacing(pacing));
         }
-    }
-}
-
-fn scene_row_ui(ui: &mut egui::Ui, state: &mut EditorState) {
-    let label = ui.label("Scene path");
-    let field = ui
-        .add(
-            egui::TextEdit::singleline(&mut state.path_field)
-                .desired_width(360.0)
-                .hint_text("assets/scenes/demo.ron"),
-        )
-        .labelled_by(label.id)
-        .on_hover_text(
-            "A scene file (RON). Enter or Open loads it as a preview at tick 0 (Ctrl+O)",
-        );
-    if state.focus_path_field {
-        field.request_focus();
-        state.focus_path_field = false;
-    }
-    let entered = field.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-    if ui
-        .button("Open")
-        .on_hover_text(
-            "Load the scene in the path field, shown paused at tick 0 (Ctrl+O focuses the field)",
-        )
-        .clicked()
-        || entered
-    {
-        let p = PathBuf::from(state.path_field.trim());
-        state.send(Command::Load(p));
-    }
-    if ui
-        .button("Reload")
-        .on_hover_text("Reload the current scene from disk, keeping the time settings; a broken file changes nothing (Ctrl+R)")
-        .clicked()
-    {
-        state.send(Command::Reload);
-    }
-    if ui
-        .button("Save")
-        .on_hover_text("Write the current scene, with the current time settings, to the path in the field (Ctrl+S)")
-        .clicked()
-    {
-        let p = PathBuf::from(state.path_field.trim());
-        state.send(Command::Save(p));
     }
 }

@@ -3,34 +3,60 @@
 //! contacts, pan (drag), zoom (scroll), click to select, and keyboard input for
 //! the game while it has focus.
 
+use std::collections::BTreeSet;
+
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
 use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 
-use super::app::EditorState;
 use super::geometry::{self, Camera};
 use super::protocol::{Command, ObjectView, WorldView};
+use super::state::Session;
+
+/// Viewport camera and keyboard state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ViewportState {
+    /// World point at the centre of the viewport, metres.
+    pub center: egui::Vec2,
+    /// Fit the view to the scene at the next frame (after a load).
+    pub needs_fit: bool,
+    /// Keys the game currently sees held (released when focus goes).
+    pub held_keys: BTreeSet<String>,
+    /// The viewport had keyboard focus last frame (Space goes to the game).
+    pub focused: bool,
+}
+
+impl Default for ViewportState {
+    fn default() -> ViewportState {
+        ViewportState {
+            center: egui::Vec2::ZERO,
+            needs_fit: true,
+            held_keys: BTreeSet::new(),
+            focused: false,
+        }
+    }
+}
 
 /// Zoom limits, pixels per metre.
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
 /// Draws the viewport and routes its input.
-pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
+pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportState) {
     ui.horizontal(|ui| {
-        ui.checkbox(&mut state.persisted.show_committed, "Committed poses")
+        ui.checkbox(&mut session.persisted.show_committed, "Committed poses")
             .on_hover_text(
                 "Also outline each body at its committed pose (physics_simulation_pose) of the completed tick",
             );
-        ui.checkbox(&mut state.persisted.show_contacts, "Contacts")
+        ui.checkbox(&mut session.persisted.show_contacts, "Contacts")
             .on_hover_text("Mark where each pair of bodies touches after the completed tick");
-        ui.checkbox(&mut state.persisted.follow_camera, "Follow camera")
+        ui.checkbox(&mut session.persisted.follow_camera, "Follow camera")
             .on_hover_text("Centre on the scene's camera (FollowCamera) when it has one; panning turns this off");
         if ui
             .button("Fit")
             .on_hover_text("Zoom and pan to show the whole scene")
             .clicked()
         {
-            state.viewport.needs_fit = true;
-            state.persisted.follow_camera = false;
+            vp.needs_fit = true;
+            session.persisted.follow_camera = false;
         }
     });
 
@@ -43,23 +69,23 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
 
-    let Some(view) = state.view.clone() else {
+    let Some(view) = session.shown().cloned() else {
         return;
     };
 
     // Camera: follow, fit, or wherever the user left it.
-    if state.viewport.needs_fit {
-        fit(state, &view, rect);
-        state.viewport.needs_fit = false;
+    if vp.needs_fit {
+        fit(session, vp, &view, rect);
+        vp.needs_fit = false;
     }
-    if state.persisted.follow_camera
+    if session.persisted.follow_camera
         && let Some(c) = view.camera
     {
-        state.viewport.center = egui::vec2(c.x, c.y);
+        vp.center = egui::vec2(c.x, c.y);
     }
-    let zoom = state.persisted.zoom;
+    let zoom = session.persisted.zoom;
     let mut camera = Camera {
-        center: Vec2::new(state.viewport.center.x, state.viewport.center.y),
+        center: Vec2::new(vp.center.x, vp.center.y),
         screen_center: (rect.center().x, rect.center().y),
         zoom,
     };
@@ -85,15 +111,15 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             response.surrender_focus();
         }
     }
-    game_keys(ui, state, focused);
-    state.viewport.focused = focused;
+    game_keys(ui, session, vp, focused);
+    vp.focused = focused;
 
     // Pan and zoom.
     if response.dragged() {
         let d = response.drag_delta();
-        state.viewport.center.x -= d.x / zoom;
-        state.viewport.center.y += d.y / zoom;
-        state.persisted.follow_camera = false;
+        vp.center.x -= d.x / zoom;
+        vp.center.y += d.y / zoom;
+        session.persisted.follow_camera = false;
     }
     if response.hovered() {
         let scroll = ui.input(|i| i.smooth_scroll_delta.y);
@@ -103,13 +129,13 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             let before = camera.to_world((pointer.x, pointer.y));
             let new_zoom = (zoom * (scroll * 0.002).exp()).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
             // Keep the world point under the pointer where it is.
-            state.persisted.zoom = new_zoom;
-            state.viewport.center.x = before.x - (pointer.x - rect.center().x) / new_zoom;
-            state.viewport.center.y = before.y + (pointer.y - rect.center().y) / new_zoom;
+            session.persisted.zoom = new_zoom;
+            vp.center.x = before.x - (pointer.x - rect.center().x) / new_zoom;
+            vp.center.y = before.y + (pointer.y - rect.center().y) / new_zoom;
         }
     }
-    camera.center = Vec2::new(state.viewport.center.x, state.viewport.center.y);
-    camera.zoom = state.persisted.zoom;
+    camera.center = Vec2::new(vp.center.x, vp.center.y);
+    camera.zoom = session.persisted.zoom;
 
     // Click to select: the topmost (last drawn) object under the pointer. A
     // click on empty space only gives the game the keyboard; the inspector
@@ -117,9 +143,9 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
     if response.clicked()
         && let Some(pointer) = response.interact_pointer_pos()
         && let Some(hit) = pick(&view, &camera, pointer)
-        && Some(hit) != state.selected
+        && Some(hit) != session.selected
     {
-        state.select(Some(hit));
+        session.select(Some(hit));
     }
 
     let painter = painter.with_clip_rect(rect);
@@ -130,19 +156,19 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
             &camera,
             object,
             object.presentation,
-            state.selected == Some(object.id),
+            session.selected == Some(object.id),
             false,
         );
     }
-    if state.persisted.show_committed {
+    if session.persisted.show_committed {
         for object in &view.objects {
             draw_object(&painter, &camera, object, object.committed, false, true);
         }
     }
-    if state.persisted.show_contacts {
+    if session.persisted.show_contacts {
         draw_contacts(&painter, &camera, &view);
     }
-    if let Some(selected) = state.selected
+    if let Some(selected) = session.selected
         && let Some(o) = view.objects.iter().find(|o| o.id == selected)
     {
         let (x, y) = camera.to_screen(o.presentation.position());
@@ -192,11 +218,11 @@ pub fn viewport_ui(ui: &mut egui::Ui, state: &mut EditorState) {
 /// Key presses and releases go to the game as device events named like egui's
 /// keys (`Space`, `ArrowLeft`, `A`) while the viewport has focus; on losing
 /// focus every held key is released so nothing stays stuck down.
-fn game_keys(ui: &egui::Ui, state: &mut EditorState, focused: bool) {
+fn game_keys(ui: &egui::Ui, session: &mut Session, vp: &mut ViewportState, focused: bool) {
     if !focused {
-        let held = std::mem::take(&mut state.viewport.held_keys);
+        let held = std::mem::take(&mut vp.held_keys);
         for name in held {
-            state.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+            session.send(Command::Input(InputEvent::release(InputSource::Key(name))));
         }
         return;
     }
@@ -217,16 +243,16 @@ fn game_keys(ui: &egui::Ui, state: &mut EditorState, focused: bool) {
         }
         let name = format!("{key:?}");
         if pressed {
-            if state.viewport.held_keys.insert(name.clone()) {
-                state.send(Command::Input(InputEvent::press(InputSource::Key(name))));
+            if vp.held_keys.insert(name.clone()) {
+                session.send(Command::Input(InputEvent::press(InputSource::Key(name))));
             }
-        } else if state.viewport.held_keys.remove(&name) {
-            state.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+        } else if vp.held_keys.remove(&name) {
+            session.send(Command::Input(InputEvent::release(InputSource::Key(name))));
         }
     }
 }
 
-fn fit(state: &mut EditorState, view: &WorldView, rect: egui::Rect) {
+fn fit(session: &mut Session, vp: &mut ViewportState, view: &WorldView, rect: egui::Rect) {
     let mut lo = (f32::INFINITY, f32::INFINITY);
     let mut hi = (f32::NEG_INFINITY, f32::NEG_INFINITY);
     for o in &view.objects {
@@ -249,8 +275,8 @@ fn fit(state: &mut EditorState, view: &WorldView, rect: egui::Rect) {
     }
     let (w, h) = ((hi.0 - lo.0).max(1.0), (hi.1 - lo.1).max(1.0));
     let zoom = (rect.width() / w).min(rect.height() / h) * 0.9;
-    state.persisted.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
-    state.viewport.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
+    session.persisted.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
+    vp.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
 }
 
 fn pick(view: &WorldView, camera: &Camera, pointer: Pos2) -> Option<stepframe_core::ObjectId> {

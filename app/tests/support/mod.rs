@@ -61,3 +61,5 @@ pub fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> 
         .filter_map(|n| shown_text(&n.accesskit_node()))
         .collect()
 }
+
+pub mod editor;

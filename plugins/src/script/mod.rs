@@ -911,6 +911,22 @@ impl Behaviour for Script {
         );
     }
 
+    /// The script's top-level variables with their live values (the compiled
+    /// path keeps written ones in registers, not in the rhai scope), one
+    /// `name = value` a line, then the run-time error that stopped it, if any.
+    fn state_text(&self) -> String {
+        let mut out = format!("script {}\n", self.program.source);
+        for (position, (name, constant, value)) in self.scope.iter_raw().enumerate() {
+            let value = self.live_value(position).unwrap_or_else(|| value.clone());
+            let keyword = if constant { "const" } else { "let" };
+            out.push_str(&format!("{keyword} {name} = {value:?}\n"));
+        }
+        if let Some(failed) = &self.failed {
+            out.push_str(&format!("stopped: {failed}\n"));
+        }
+        out
+    }
+
     fn hash_state(&self, hasher: &mut StableHasher) {
         hasher.write(&[u8::from(self.failed.is_some())]);
         hasher.write_u64(self.scope.len() as u64);

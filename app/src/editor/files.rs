@@ -1,0 +1,223 @@
+//! The File menu's dialogs: Open (a path, with the scene files of its
+//! folder to pick from), Save As (a path), and the question Save or Save As
+//! asks before replacing a hand-written, changed or existing file.
+//!
+//! There is no path field in the toolbar any more: the running scene's file
+//! is shown as text, so a failed Open leaves it naming the scene that runs,
+//! and Save can only ever write that file. Writing anywhere else is an
+//! explicit Save As. (The dialogs are plain egui, so they work headless and
+//! under tests; a native dialog crate needs a desktop portal.)
+
+use std::path::{Path, PathBuf};
+
+use super::protocol::Command;
+use super::state::Session;
+
+/// What Save or Save As asked.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Confirmation {
+    /// The file that would be replaced.
+    pub path: PathBuf,
+    /// Why the worker asks.
+    pub reason: String,
+    /// A Save As (its confirmation overwrites), else a Save (replaces).
+    pub save_as: bool,
+}
+
+/// Which dialog is open, and its fields.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FilesState {
+    /// The Open dialog's path field, while it is open.
+    pub open: Option<String>,
+    /// The Save As dialog's path field, while it is open.
+    pub save_as: Option<String>,
+    /// A question from the worker, while it waits for an answer.
+    pub confirm: Option<Confirmation>,
+}
+
+/// The running scene's file, if any.
+fn scene_path(session: &Session) -> Option<PathBuf> {
+    session.live.as_ref().and_then(|v| v.scene_path.clone())
+}
+
+impl FilesState {
+    /// Whether a dialog is open (the editor's shortcuts wait).
+    pub fn is_open(&self) -> bool {
+        self.open.is_some() || self.save_as.is_some() || self.confirm.is_some()
+    }
+
+    /// Opens the Open dialog at the running scene's folder.
+    pub fn start_open(&mut self, session: &Session) {
+        let dir = scene_path(session)
+            .and_then(|p| p.parent().map(Path::to_path_buf))
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        let mut text = dir.display().to_string();
+        if !text.ends_with(std::path::MAIN_SEPARATOR) {
+            text.push(std::path::MAIN_SEPARATOR);
+        }
+        self.open = Some(text);
+    }
+
+    /// Opens the Save As dialog with the running scene's path.
+    pub fn start_save_as(&mut self, session: &Session) {
+        self.save_as = Some(
+            scene_path(session)
+                .map(|p| p.display().to_string())
+                .unwrap_or_default(),
+        );
+    }
+
+    /// Shows a question from the worker.
+    pub fn ask(&mut self, path: PathBuf, reason: String, save_as: bool) {
+        self.confirm = Some(Confirmation {
+            path,
+            reason,
+            save_as,
+        });
+    }
+}
+
+/// The `.ron` files in the folder a path field points into, sorted.
+fn scenes_near(field: &str) -> Vec<PathBuf> {
+    let p = Path::new(field);
+    let dir = if p.is_dir() {
+        p
+    } else {
+        p.parent().unwrap_or(Path::new("."))
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .collect()
+        })
+        .unwrap_or_default();
+    files.sort();
+    files
+}
+
+/// Draws whichever dialog is open.
+pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Session) {
+    if let Some(field) = files.open.as_mut() {
+        let mut done: Option<Option<PathBuf>> = None;
+        egui::Modal::new(egui::Id::unique("open_scene")).show(ctx, |ui| {
+            ui.heading("Open a scene");
+            ui.label("The running session keeps running if the file does not load.");
+            let label = ui.label("Scene file");
+            let edit = ui
+                .add(egui::TextEdit::singleline(field).desired_width(480.0))
+                .labelled_by(label.id);
+            edit.request_focus();
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            egui::ScrollArea::vertical()
+                .max_height(200.0)
+                .show(ui, |ui| {
+                    for path in scenes_near(field) {
+                        let name = path
+                            .file_name()
+                            .map(|n| n.to_string_lossy().into_owned())
+                            .unwrap_or_default();
+                        if ui.selectable_label(false, name).clicked() {
+                            done = Some(Some(path));
+                        }
+                    }
+                });
+            ui.horizontal(|ui| {
+                if ui.button("Open").clicked() || enter {
+                    done = Some(Some(PathBuf::from(field.trim())));
+                }
+                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                    done = Some(None);
+                }
+            });
+        });
+        if let Some(choice) = done {
+            files.open = None;
+            if let Some(path) = choice {
+                session.send(Command::Load(super::worker::absolute(&path)));
+            }
+        }
+    }
+    if let Some(field) = files.save_as.as_mut() {
+        let mut done: Option<Option<PathBuf>> = None;
+        egui::Modal::new(egui::Id::unique("save_scene_as")).show(ctx, |ui| {
+            ui.heading("Save the scene as");
+            ui.label("Writes the running scene, freshly formatted; the new file becomes the scene's own.");
+            let label = ui.label("New file");
+            let edit = ui
+                .add(egui::TextEdit::singleline(field).desired_width(480.0))
+                .labelled_by(label.id);
+            edit.request_focus();
+            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+            ui.horizontal(|ui| {
+                if ui.button("Save").clicked() || enter {
+                    done = Some(Some(PathBuf::from(field.trim())));
+                }
+                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                    done = Some(None);
+                }
+            });
+        });
+        if let Some(choice) = done {
+            files.save_as = None;
+            if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
+                session.send(Command::SaveAs {
+                    path: super::worker::absolute(&path),
+                    overwrite: false,
+                });
+            }
+        }
+    }
+    if let Some(question) = files.confirm.clone() {
+        let mut answer: Option<Answer> = None;
+        egui::Modal::new(egui::Id::unique("confirm_save")).show(ctx, |ui| {
+            ui.heading("Replace the file?");
+            ui.label(&question.reason);
+            ui.horizontal(|ui| {
+                let yes = if question.save_as {
+                    "Replace it"
+                } else {
+                    "Save anyway"
+                };
+                if ui.button(yes).clicked() {
+                    answer = Some(Answer::Replace);
+                }
+                if !question.save_as && ui.button("Save As…").clicked() {
+                    answer = Some(Answer::SaveAs);
+                }
+                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                    answer = Some(Answer::Cancel);
+                }
+            });
+        });
+        match answer {
+            Some(Answer::Replace) => {
+                files.confirm = None;
+                session.send(if question.save_as {
+                    Command::SaveAs {
+                        path: question.path,
+                        overwrite: true,
+                    }
+                } else {
+                    Command::Save { replace: true }
+                });
+            }
+            Some(Answer::SaveAs) => {
+                files.confirm = None;
+                files.start_save_as(session);
+            }
+            Some(Answer::Cancel) => files.confirm = None,
+            None => {}
+        }
+    }
+}
+
+/// The user's answer to a [`Confirmation`].
+enum Answer {
+    Replace,
+    SaveAs,
+    Cancel,
+}

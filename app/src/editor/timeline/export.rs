@@ -1,0 +1,138 @@
+//! Export: a range of frame records (the Shift+drag selection, else the
+//! visible range) written as a Chrome trace for Perfetto or as CSV. Each format
+//! has its own path field, whose extension is the format's; the file is written
+//! atomically (a temporary file renamed into place), an existing file is only
+//! replaced after a second click, and the full path written goes to the log and
+//! to a notice.
+
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
+
+use stepframe_core::FrameRecord;
+
+/// An export format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportFormat {
+    /// Chrome trace JSON (Perfetto, chrome://tracing).
+    ChromeTrace,
+    /// Comma-separated values, one row per frame.
+    Csv,
+}
+
+impl ExportFormat {
+    /// Both formats, in the order the controls show them.
+    pub const ALL: [ExportFormat; 2] = [ExportFormat::ChromeTrace, ExportFormat::Csv];
+
+    /// The file extension the format's files must have.
+    pub fn extension(self) -> &'static str {
+        match self {
+            ExportFormat::ChromeTrace => "json",
+            ExportFormat::Csv => "csv",
+        }
+    }
+
+    /// The control's label.
+    pub fn label(self) -> &'static str {
+        match self {
+            ExportFormat::ChromeTrace => "Chrome trace (.json)",
+            ExportFormat::Csv => "CSV (.csv)",
+        }
+    }
+}
+
+/// The export controls' state: one path per format, and the file a first
+/// click found already there.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ExportState {
+    /// Path fields, in [`ExportFormat::ALL`] order; empty until a default is
+    /// proposed for the session's scene.
+    pub paths: [String; 2],
+    /// A file that exists and would be replaced by the next click on its
+    /// format's button.
+    pub confirm_overwrite: Option<PathBuf>,
+}
+
+impl ExportState {
+    /// The path field of a format.
+    pub fn path_mut(&mut self, format: ExportFormat) -> &mut String {
+        &mut self.paths[format as usize]
+    }
+
+    /// Fills empty path fields with a default next to the working directory,
+    /// named after the scene: `demo-timeline.json`, `demo-timeline.csv`.
+    pub fn propose(&mut self, scene: Option<&Path>) {
+        let stem = scene
+            .and_then(|s| s.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "stepframe".to_string());
+        let dir = std::env::current_dir().unwrap_or_default();
+        for format in ExportFormat::ALL {
+            let field = self.path_mut(format);
+            if field.trim().is_empty() {
+                *field = dir
+                    .join(format!("{stem}-timeline.{}", format.extension()))
+                    .display()
+                    .to_string();
+            }
+        }
+    }
+}
+
+/// The file a path field names, made absolute and given the format's
+/// extension if it has another or none.
+pub fn export_path(field: &str, format: ExportFormat) -> PathBuf {
+    let mut path = std::path::absolute(Path::new(field.trim()))
+        .unwrap_or_else(|_| PathBuf::from(field.trim()));
+    if path.extension().and_then(|e| e.to_str()) != Some(format.extension()) {
+        let mut name = path
+            .file_name()
+            .map(|n| n.to_os_string())
+            .unwrap_or_default();
+        name.push(".");
+        name.push(format.extension());
+        path.set_file_name(name);
+    }
+    path
+}
+
+/// Writes `records` to `path` in `format`, atomically. Returns how many
+/// records it wrote.
+pub fn write<'a>(
+    records: impl Iterator<Item = &'a FrameRecord> + Clone,
+    path: &Path,
+    format: ExportFormat,
+) -> std::io::Result<usize> {
+    let n = records.clone().count();
+    let mut tmp = path.to_path_buf();
+    tmp.as_mut_os_string().push(".tmp");
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        match format {
+            ExportFormat::ChromeTrace => stepframe_core::export::chrome_trace(records, &mut file)?,
+            ExportFormat::Csv => stepframe_core::export::csv(records, &mut file)?,
+        }
+        file.flush()?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result.map(|()| n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_path_gets_its_formats_extension() {
+        let p = export_path("/tmp/run", ExportFormat::Csv);
+        assert_eq!(p, PathBuf::from("/tmp/run.csv"));
+        let p = export_path("/tmp/run.csv", ExportFormat::ChromeTrace);
+        assert_eq!(p, PathBuf::from("/tmp/run.csv.json"));
+        let p = export_path("/tmp/run.json", ExportFormat::ChromeTrace);
+        assert_eq!(p, PathBuf::from("/tmp/run.json"));
+        assert!(export_path("relative.csv", ExportFormat::Csv).is_absolute());
+    }
+}

@@ -1,0 +1,927 @@
+//! Drawing the timeline: its controls, a label column and one egui_plot per
+//! lane, and what the pointer and keys do there.
+//!
+//! | input | does |
+//! |---|---|
+//! | hover | a tooltip with the frame's clock fields; a line in every lane |
+//! | click, ←/→ (timeline focused) | the time cursor: every panel shows that tick (one frame or one tick per key press, by the x axis) |
+//! | drag | pans time |
+//! | Ctrl+wheel | zooms time around the pointer |
+//! | Alt+wheel | zooms the lane's y axis (the plain wheel scrolls the lanes, never an axis) |
+//! | double-click | the lane's y axis fits its data again ("Fit all" resets every lane) |
+//! | Shift+drag | selects a range, which Export writes |
+//! | Enter | resume from the viewed tick |
+//!
+//! Every expanded lane gets the same height, at least [`MIN_LANE_HEIGHT`];
+//! when they do not all fit, the lane area scrolls. The x axis is drawn once,
+//! under the last expanded lane, and every lane's y axis is
+//! [`Y_AXIS_WIDTH`] wide, so their data areas line up.
+
+use egui::{Color32, RichText};
+use egui_plot::{
+    AxisHints, GridInput, GridMark, HLine, Line, MarkerShape, Plot, PlotPoints, Points, Span, VLine,
+};
+use stepframe_core::{FrameRecord, LogLevel, Priority};
+
+use super::export::{self, ExportFormat};
+use super::summary::{
+    SERIES_ACC_AFTER, SERIES_ACC_BEFORE, SERIES_ALPHA, SERIES_DROPPED, SERIES_DT,
+    SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS, SeriesKey, view_span,
+};
+use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, Unit, XAxis};
+use crate::editor::state::Session;
+
+/// Smallest plot height of an expanded lane, points: room for three y labels.
+pub const MIN_LANE_HEIGHT: f32 = 56.0;
+/// Largest plot height of an expanded lane, points.
+const MAX_LANE_HEIGHT: f32 = 220.0;
+/// Width of the label column, points.
+const LABEL_WIDTH: f32 = 150.0;
+/// Width of every lane's y axis, points.
+const Y_AXIS_WIDTH: f32 = 58.0;
+/// Height of the x axis under the last expanded lane, points.
+const X_AXIS_HEIGHT: f32 = 18.0;
+/// Height of a row of collapsed lanes' headers, points.
+const HEADER_HEIGHT: f32 = 16.0;
+/// Vertical space between lane rows, points.
+const ROW_GAP: f32 = 2.0;
+
+const CURSOR: Color32 = Color32::from_rgb(250, 210, 60);
+const HOVER: Color32 = Color32::from_rgb(150, 150, 160);
+const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 110, 200, 50);
+const WORST: Color32 = Color32::from_rgb(235, 70, 70);
+const DROPPED: Color32 = Color32::from_rgb(255, 140, 0);
+
+/// What the lanes did with the pointer this frame.
+#[derive(Debug, Default)]
+pub(super) struct LanesOutput {
+    /// A click put the cursor on this tick (and record).
+    pub clicked: Option<(u64, u64)>,
+}
+
+/// Draws the timeline (controls and lanes) and applies what the user did to
+/// it: the cursor goes to the session (every panel follows), exports write
+/// files and say where.
+pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+    state.sync_cursor(session.cursor);
+    if let Some(view) = &session.live {
+        state.max_delta = view.settings.max_delta;
+    }
+    let out = lanes_ui(ui, state, session.cursor);
+    if let Some((tick, seq)) = out.clicked {
+        session.view_tick(tick);
+        state.cursor_seq = Some(seq);
+    }
+    if state.focused {
+        let (left, right) = ui.input_mut(|i| {
+            (
+                i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowLeft),
+                i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowRight),
+            )
+        });
+        let current = session
+            .cursor
+            .or_else(|| state.telemetry.records().back().map(|r| r.simulation_tick));
+        for (pressed, dir) in [(left, -1), (right, 1)] {
+            if pressed
+                && let Some(now) = current
+                && let Some(tick) = state.step_cursor(now, dir)
+            {
+                let seq = state.cursor_seq;
+                session.view_tick(tick);
+                state.cursor_seq = seq;
+            }
+        }
+    }
+}
+
+/// The timeline's controls, drawn in its tab bar (so the lanes keep every
+/// point of the tile's height): x axis, fit all, follow live, budget, the
+/// selection, export, resume from here.
+pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+    state
+        .export
+        .propose(session.live.as_ref().and_then(|v| v.scene_path.as_deref()));
+    // Right to left: the last control first.
+    if session.cursor.is_some()
+        && ui
+            .button("Resume from here")
+            .on_hover_text(
+                "Rewind the live session to the viewed tick; Play continues from it (Enter)",
+            )
+            .clicked()
+    {
+        session.resume_from_cursor();
+    }
+    // Clicking the path fields must not close the menu: only a click outside.
+    let config = egui::containers::menu::MenuConfig::new()
+        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    egui::containers::menu::MenuButton::new("Export…")
+        .config(config)
+        .ui(ui, |ui| export_ui(ui, state, session))
+        .0
+        .on_hover_text(
+            "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
+        );
+    if let Some((a, b)) = state.selection {
+        if ui
+            .small_button("✕")
+            .on_hover_text("Clear the selection")
+            .clicked()
+        {
+            state.selection = None;
+        }
+        ui.label(format!("selected {}", range_text(state.axis, a, b)));
+    }
+    ui.weak(format!("{} frames", state.telemetry.len()));
+    ui.add(
+        egui::DragValue::new(&mut state.budget_hz)
+            .range(1.0..=1000.0)
+            .speed(1.0)
+            .prefix("budget ")
+            .suffix(" Hz"),
+    )
+    .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
+    ui.toggle_value(&mut state.follow_live, "Follow live")
+        .on_hover_text(format!(
+            "Keep the newest {LIVE_WINDOW_FRAMES} frames in view (dragging or zooming time turns this off)"
+        ));
+    if ui
+        .button("Fit all")
+        .on_hover_text("Show every frame kept and fit every lane's y axis to its data")
+        .clicked()
+    {
+        state.follow_live = false;
+        state.range = None;
+        for lane in &mut state.lanes {
+            lane.y_range = None;
+        }
+    }
+    let before = state.axis;
+    egui::ComboBox::from_id_salt("timeline_axis")
+        .selected_text(format!("x: {}", state.axis.label()))
+        .show_ui(ui, |ui| {
+            for axis in XAxis::ALL {
+                ui.selectable_value(&mut state.axis, axis, axis.label());
+            }
+        })
+        .response
+        .on_hover_text(
+            "The x axis: frames (frame_index), ticks (simulation_tick) or seconds (frame_time)",
+        );
+    if state.axis != before {
+        state.range = None;
+        state.selection = None;
+    }
+}
+
+/// "frames 120–720", "ticks 5–9", "seconds 1.20–3.40".
+fn range_text(axis: XAxis, a: f64, b: f64) -> String {
+    match axis {
+        XAxis::FrameTime => format!("{} {a:.2}–{b:.2}", axis.label()),
+        _ => format!("{} {}–{}", axis.label(), a.round(), b.round()),
+    }
+}
+
+/// One path field and button per format.
+fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+    let (lo, hi) = state
+        .selection
+        .or(state.range)
+        .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let what = match state.selection {
+        Some((a, b)) => format!("the selection ({})", range_text(state.axis, a, b)),
+        None => "the visible range".to_string(),
+    };
+    ui.label(format!("Writes {what}."));
+    for format in ExportFormat::ALL {
+        ui.horizontal(|ui| {
+            let label = ui.label(format.label());
+            ui.add(egui::TextEdit::singleline(state.export.path_mut(format)).desired_width(320.0))
+                .labelled_by(label.id)
+                .on_hover_text(format!(
+                    "The file to write; it ends in .{}",
+                    format.extension()
+                ));
+            let path = export::export_path(&state.export.paths[format as usize], format);
+            let confirm = state.export.confirm_overwrite.as_ref() == Some(&path);
+            let text = if confirm {
+                format!("Replace {}", format.extension())
+            } else {
+                format!("Export {}", format.extension())
+            };
+            if !ui.button(text).clicked() {
+                return;
+            }
+            if path.exists() && !confirm {
+                state.export.confirm_overwrite = Some(path.clone());
+                session.notify(
+                    LogLevel::Warning,
+                    format!("{} exists: click Replace to overwrite it", path.display()),
+                );
+                return;
+            }
+            state.export.confirm_overwrite = None;
+            let axis = state.axis;
+            let records = state
+                .telemetry
+                .records()
+                .iter()
+                .filter(move |r| (lo..=hi).contains(&axis.of(r)));
+            match export::write(records, &path, format) {
+                Ok(n) => session.notify(
+                    LogLevel::Info,
+                    format!("exported {n} frames ({what}) to {}", path.display()),
+                ),
+                Err(e) => session.notify(
+                    LogLevel::Error,
+                    format!("export to {} failed: {e}", path.display()),
+                ),
+            }
+        });
+    }
+}
+
+/// Two or three y marks at a round step, so a lane of 56 points is labelled
+/// without its labels touching.
+fn few_marks(input: GridInput) -> Vec<GridMark> {
+    let (lo, hi) = input.bounds;
+    let span = hi - lo;
+    if !(span.is_finite() && span > 0.0) {
+        return Vec::new();
+    }
+    let magnitude = 10f64.powf((span / 2.5).log10().floor());
+    let Some(step) = [1.0, 2.0, 5.0, 10.0, 20.0]
+        .iter()
+        .map(|m| m * magnitude)
+        .find(|s| span / s <= 3.0)
+    else {
+        return Vec::new();
+    };
+    let mut v = (lo / step).ceil() * step;
+    let mut out = Vec::new();
+    while v <= hi + step * 1e-9 && out.len() < 4 {
+        out.push(GridMark {
+            value: v,
+            step_size: step,
+        });
+        v += step;
+    }
+    out
+}
+
+/// A y label with its unit.
+fn y_label(unit: Unit, v: f64) -> String {
+    // A mark at zero reached from below prints as "-0": it is 0.
+    let v = if v.abs() < 1e-9 { 0.0 } else { v };
+    match unit {
+        Unit::Ms if v.abs() < 10.0 => format!("{v:.1} ms"),
+        Unit::Ms => format!("{v:.0} ms"),
+        Unit::Seconds if v.abs() < 10.0 => format!("{v:.2} s"),
+        Unit::Seconds => format!("{v:.1} s"),
+        Unit::Ticks => format!("{v:.0} ticks"),
+        Unit::Fraction => format!("{v:.1}"),
+        Unit::None => String::new(),
+    }
+}
+
+/// An x label on an axis.
+fn x_label(axis: XAxis, v: f64) -> String {
+    match axis {
+        XAxis::FrameTime => format!("{v:.1} s"),
+        _ => format!("{v:.0}"),
+    }
+}
+
+/// `v` with four significant figures.
+pub(super) fn sig4(v: f64) -> String {
+    if v == 0.0 || !v.is_finite() {
+        return format!("{v}");
+    }
+    let digits = 3 - v.abs().log10().floor() as i32;
+    if digits > 0 {
+        format!("{v:.*}", digits as usize)
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+/// The tooltip rows for a record: frame, tick, every clock field with its unit.
+pub fn hover_rows(r: &FrameRecord) -> Vec<String> {
+    let ms = |s: f64| format!("{} ms", sig4(s * 1000.0));
+    let row = |name: &str, value: String| format!("{name:<21}{value}");
+    let priorities: Vec<String> = r
+        .priorities()
+        .iter()
+        .map(|(p, t)| format!("{} {}", Priority(*p), sig4(f64::from(*t))))
+        .collect();
+    vec![
+        format!(
+            "frame {} · tick {} · {} tick(s) this frame",
+            r.frame_index, r.simulation_tick, r.ticks
+        ),
+        row("delta_time", ms(r.delta_time)),
+        row("frame_time", format!("{} s", sig4(r.frame_time))),
+        row("frame_index", format!("{} frames", r.frame_index)),
+        row("simulation_tick", format!("{} ticks", r.simulation_tick)),
+        row("simulation_time", format!("{} s", sig4(r.simulation_time))),
+        row("fixed_delta_time", ms(r.fixed_delta_time)),
+        row(
+            "interpolation_alpha",
+            format!("{} (of a tick)", sig4(f64::from(r.interpolation_alpha))),
+        ),
+        row("dropped_time", format!("{} s", sig4(r.dropped_time))),
+        row(
+            "accumulator",
+            format!(
+                "{} before → {} after",
+                ms(r.accumulator_before),
+                ms(r.accumulator_after)
+            ),
+        ),
+        row("dropped this frame", ms(f64::from(r.dropped_this_frame))),
+        row(
+            "FixedUpdate",
+            format!(
+                "{} ms ({})",
+                sig4(f64::from(r.fixed_ms)),
+                priorities.join(", ")
+            ),
+        ),
+        row("physics", format!("{} ms", sig4(f64::from(r.physics_ms)))),
+    ]
+}
+
+/// The x range the lanes show now.
+fn shown_range(state: &TimelineState) -> Option<(f64, f64)> {
+    let records = state.telemetry.records();
+    let (first, last) = (records.front()?, records.back()?);
+    let axis = state.axis;
+    let full = (axis.of(first), axis.of(last).max(axis.of(first) + 1.0));
+    if state.follow_live {
+        let n = records.len();
+        let lo = axis.of(&records[n.saturating_sub(LIVE_WINDOW_FRAMES)]);
+        return Some((lo, full.1.max(lo + 1.0)));
+    }
+    Some(state.range.unwrap_or(full))
+}
+
+/// The series a lane draws: `(name, first series index, colour)`; the
+/// FixedUpdate lane's come from the newest frame's priorities.
+fn lane_lines(lane: LaneId, priorities: &[Priority]) -> Vec<(String, usize, Color32)> {
+    let c = |r, g, b| Color32::from_rgb(r, g, b);
+    match lane {
+        LaneId::Dt => vec![("dt".into(), SERIES_DT, c(90, 160, 240))],
+        LaneId::Accumulator => vec![
+            ("before".into(), SERIES_ACC_BEFORE, c(240, 160, 60)),
+            ("after".into(), SERIES_ACC_AFTER, c(90, 200, 220)),
+        ],
+        LaneId::Alpha => vec![("alpha".into(), SERIES_ALPHA, c(180, 130, 230))],
+        LaneId::Ticks => vec![("ticks".into(), SERIES_TICKS, c(120, 200, 120))],
+        LaneId::Dropped => vec![("dropped".into(), SERIES_DROPPED, c(240, 110, 90))],
+        LaneId::FixedUpdate => priorities
+            .iter()
+            .enumerate()
+            .map(|(s, p)| {
+                let hue = [
+                    c(90, 160, 240),
+                    c(120, 200, 120),
+                    c(240, 160, 60),
+                    c(180, 130, 230),
+                ];
+                (p.to_string(), SERIES_FIRST_PRIORITY + s, hue[s % hue.len()])
+            })
+            .collect(),
+        LaneId::Physics => vec![("physics".into(), SERIES_PHYSICS, c(200, 200, 90))],
+        LaneId::Markers => Vec::new(),
+    }
+}
+
+fn marker_colour(kind: MarkerKind) -> Color32 {
+    match kind {
+        MarkerKind::Breakpoint => Color32::from_rgb(235, 70, 70),
+        MarkerKind::Error => Color32::from_rgb(255, 130, 130),
+        MarkerKind::Session => Color32::from_rgb(120, 180, 255),
+        MarkerKind::Stall => DROPPED,
+    }
+}
+
+/// The lanes themselves. `cursor` is the session's cursor tick. Also what the
+/// bench draws.
+pub(super) fn lanes_ui(
+    ui: &mut egui::Ui,
+    state: &mut TimelineState,
+    cursor: Option<u64>,
+) -> LanesOutput {
+    let mut out = LanesOutput::default();
+    let Some(range) = shown_range(state) else {
+        ui.weak("no frames yet");
+        return out;
+    };
+    let axis = state.axis;
+    let records = state.telemetry.records();
+    let n = records.len();
+    let last = records[n - 1];
+    let priorities: Vec<Priority> = last
+        .priorities()
+        .iter()
+        .map(|(p, _)| Priority(*p))
+        .collect();
+    // One min/max pair per pixel column of the plots' data areas as drawn
+    // last UI frame.
+    let columns = state
+        .plot_width
+        .unwrap_or_else(|| ui.available_width() - LABEL_WIDTH - Y_AXIS_WIDTH)
+        .max(1.0) as usize;
+    let (start, end) = view_span(&state.telemetry, axis, range);
+    let first_seq = state.telemetry.pushed() - n as u64;
+    let key = SeriesKey {
+        span: (first_seq + start as u64, first_seq + end as u64),
+        neighbours: (start > 0, end < n),
+        range: (range.0.to_bits(), range.1.to_bits()),
+        columns,
+        axis,
+        slots: priorities.len(),
+    };
+    state.blocks.update(&state.telemetry, axis);
+    if state.reduced.key != Some(key) {
+        state
+            .reduced
+            .refill(key, &state.telemetry, &state.blocks, range);
+    }
+    let x_of_seq = |seq: Option<u64>| seq.and_then(|s| state.record(s)).map(|r| axis.of(r));
+    let cursor_x = match (axis, cursor) {
+        (XAxis::Tick, Some(t)) => Some(t as f64),
+        (_, Some(_)) => x_of_seq(state.cursor_seq),
+        _ => None,
+    };
+    let hover_x = x_of_seq(state.hover_seq);
+    let markers: Vec<(MarkerKind, f64, &str)> = state
+        .markers
+        .iter()
+        .filter_map(|m| Some((m.kind, state.marker_x(m)?, m.text.as_str())))
+        .filter(|(_, x, _)| (range.0..=range.1).contains(x))
+        .collect();
+    let expanded: Vec<LaneId> = LaneId::ALL
+        .into_iter()
+        .filter(|l| state.lane(*l).expanded)
+        .collect();
+    // Consecutive collapsed lanes share one row of headers.
+    let header_rows = LaneId::ALL
+        .windows(2)
+        .filter(|w| state.lane(w[0]).expanded && !state.lane(w[1]).expanded)
+        .count()
+        + usize::from(!state.lane(LaneId::ALL[0]).expanded);
+    let free = ui.available_height()
+        - header_rows as f32 * (HEADER_HEIGHT + ROW_GAP)
+        - expanded.len() as f32 * ROW_GAP
+        - X_AXIS_HEIGHT;
+    let lane_height = (free / expanded.len().max(1) as f32).clamp(MIN_LANE_HEIGHT, MAX_LANE_HEIGHT);
+    let budget = 1000.0 / state.budget_hz.max(1e-3);
+    let fixed_ms = last.fixed_delta_time * 1000.0;
+
+    let mut hovered: Option<f64> = None;
+    let mut clicked: Option<f64> = None;
+    let mut pan: f64 = 0.0;
+    let mut zoom: Option<(f64, f64)> = None;
+    let mut plot_width: Option<f32> = None;
+    let mut any_focus = false;
+    let mut selecting: Option<(f64, bool)> = None;
+    let mut toggles: Vec<LaneId> = Vec::new();
+    let mut y_changes: Vec<(LaneId, Option<(f64, f64)>)> = Vec::new();
+    let mut shown_y: Vec<(LaneId, (f64, f64))> = Vec::new();
+    let reduced = &state.reduced;
+    let lanes = &state.lanes;
+    let selection = state.selection;
+    egui::ScrollArea::vertical()
+        .id_salt("timeline_lanes")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            ui.spacing_mut().item_spacing.y = ROW_GAP;
+            let mut next = 0;
+            while next < LaneId::ALL.len() {
+                let lane = LaneId::ALL[next];
+                let lane_state = lanes[lane as usize];
+                if !lane_state.expanded {
+                    ui.horizontal(|ui| {
+                        ui.set_height(HEADER_HEIGHT);
+                        while let Some(&l) = LaneId::ALL.get(next)
+                            && !lanes[l as usize].expanded
+                        {
+                            if header_ui(ui, l, &[], false) {
+                                toggles.push(l);
+                            }
+                            next += 1;
+                        }
+                    });
+                    continue;
+                }
+                next += 1;
+                let lines = lane_lines(lane, &priorities);
+                let is_last = expanded.last() == Some(&lane);
+                let mut toggle = false;
+                let resp = ui
+                    .horizontal(|ui| {
+                        ui.allocate_ui_with_layout(
+                            egui::vec2(LABEL_WIDTH, lane_height),
+                            egui::Layout::top_down(egui::Align::Min),
+                            |ui| {
+                                ui.set_width(LABEL_WIDTH);
+                                toggle = header_ui(ui, lane, &lines, true);
+                            },
+                        );
+                        let unit = lane.unit();
+                        let mut plot = Plot::new(("timeline_lane", lane.title()))
+                            .height(lane_height + if is_last { X_AXIS_HEIGHT } else { 0.0 })
+                            .show_axes([is_last, lane != LaneId::Markers])
+                            .allow_drag(false)
+                            .allow_zoom(false)
+                            .allow_scroll(false)
+                            .allow_boxed_zoom(false)
+                            .allow_double_click_reset(false)
+                            .show_x(false)
+                            .show_y(false)
+                            .custom_y_axes(vec![
+                                AxisHints::new_y()
+                                    .formatter(move |m, _| y_label(unit, m.value))
+                                    .min_thickness(Y_AXIS_WIDTH)
+                                    // Two or three marks on 56 points are
+                                    // ~20 points apart: show them, unfaded.
+                                    .label_spacing(8.0..=12.0)
+                                    .tick_label_font(egui::FontId::proportional(11.0)),
+                            ])
+                            .y_grid_spacer(few_marks)
+                            .x_axis_formatter(move |m, _| x_label(axis, m.value))
+                            .include_y(0.0);
+                        plot = match lane {
+                            LaneId::Alpha => plot.include_y(1.0),
+                            LaneId::Markers => plot.include_y(-0.5).include_y(3.5).show_grid(false),
+                            LaneId::Ticks => plot.include_y(1.0),
+                            _ => plot,
+                        };
+                        let y_range = lane_state.y_range;
+                        let resp = plot.show(ui, |pui| {
+                            pui.set_plot_bounds_x(range.0..=range.1);
+                            if let Some((lo, hi)) = y_range {
+                                pui.set_plot_bounds_y(lo..=hi);
+                            } else {
+                                pui.set_auto_bounds([false, true]);
+                            }
+                            if let Some((a, b)) = selection {
+                                pui.span(Span::new("selection", a..=b).fill(SELECTION));
+                            }
+                            draw_lane(pui, lane, &lines, reduced, &markers, budget, fixed_ms);
+                            if let Some(x) = hover_x {
+                                pui.vline(VLine::new("hover", x).color(HOVER));
+                            }
+                            if let Some(x) = cursor_x {
+                                pui.vline(VLine::new("cursor", x).color(CURSOR).width(1.5));
+                            }
+                        });
+                        let title = lane.title();
+                        resp.response.widget_info(|| {
+                            egui::WidgetInfo::labeled(
+                                egui::Role::Canvas,
+                                true,
+                                format!("lane {title}"),
+                            )
+                        });
+                        resp
+                    })
+                    .inner;
+                if toggle {
+                    toggles.push(lane);
+                }
+                let b = resp.transform.bounds();
+                shown_y.push((lane, (b.min()[1], b.max()[1])));
+                let w = resp.transform.frame().width();
+                plot_width = Some(plot_width.map_or(w, |p: f32| p.max(w)));
+                let r = &resp.response;
+                let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
+                if r.has_focus() {
+                    any_focus = true;
+                }
+                if let Some(p) = r.hover_pos() {
+                    hovered = Some(x_at(p));
+                    let (zoom_delta, scroll, alt) =
+                        ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta.y, i.modifiers.alt));
+                    if zoom_delta != 1.0 {
+                        zoom = Some((x_at(p), f64::from(zoom_delta)));
+                    }
+                    if alt && scroll != 0.0 {
+                        // Alt+wheel: this lane's y; the lane area must not scroll too.
+                        ui.input_mut(|i| i.smooth_scroll_delta = egui::Vec2::ZERO);
+                        let b = resp.transform.bounds();
+                        let (lo, hi) = (b.min()[1], b.max()[1]);
+                        let y = resp.transform.value_from_position(p).y;
+                        let f = f64::from((-scroll * 0.004).exp());
+                        y_changes.push((lane, Some((y - (y - lo) * f, y + (hi - y) * f))));
+                    }
+                }
+                if r.double_clicked() {
+                    y_changes.push((lane, None));
+                }
+                let shift = ui.input(|i| i.modifiers.shift);
+                if r.drag_started() && shift {
+                    selecting = r.interact_pointer_pos().map(|p| (x_at(p), true));
+                } else if r.dragged() {
+                    if let (Some(p), true) = (r.interact_pointer_pos(), shift) {
+                        selecting = Some((x_at(p), false));
+                    } else if !shift {
+                        pan -= f64::from(r.drag_delta().x) / resp.transform.dpos_dvalue_x();
+                    }
+                }
+                if r.clicked()
+                    && let Some(p) = r.interact_pointer_pos()
+                {
+                    clicked = Some(x_at(p));
+                    r.request_focus();
+                }
+                if r.has_focus() {
+                    let id = r.id;
+                    ui.memory_mut(|m| {
+                        m.set_focus_lock_filter(
+                            id,
+                            egui::EventFilter {
+                                horizontal_arrows: true,
+                                ..Default::default()
+                            },
+                        )
+                    });
+                }
+                if let Some(p) = r.hover_pos()
+                    && let Some(rec) = state.nearest(x_at(p)).and_then(|s| state.record(s))
+                {
+                    // The tooltip for the frame under the pointer.
+                    let rows = hover_rows(rec);
+                    r.clone().on_hover_ui_at_pointer(|ui| {
+                        for row in rows {
+                            ui.add(
+                                egui::Label::new(RichText::new(row).monospace())
+                                    .wrap_mode(egui::TextWrapMode::Extend),
+                            );
+                        }
+                    });
+                }
+            }
+        });
+    // Apply what happened, now that nothing borrows the state.
+    if let Some(w) = plot_width.filter(|w| *w >= 1.0) {
+        state.plot_width = Some(w);
+    }
+    state.focused = any_focus;
+    state.hover_seq = hovered.and_then(|x| state.nearest(x));
+    for lane in toggles {
+        let l = state.lane_mut(lane);
+        l.expanded = !l.expanded;
+    }
+    for (lane, y) in shown_y {
+        state.lane_mut(lane).shown_y = Some(y);
+    }
+    for (lane, y) in y_changes {
+        state.lane_mut(lane).y_range = y;
+    }
+    let (lo, hi) = range;
+    if state.follow_live {
+        // Unticking "Follow live" leaves the view where it is.
+        state.range = Some(range);
+    }
+    if pan != 0.0 {
+        state.follow_live = false;
+        state.range = Some((lo + pan, hi + pan));
+    }
+    if let Some((x, factor)) = zoom {
+        state.follow_live = false;
+        state.range = Some((x - (x - lo) / factor, x + (hi - x) / factor));
+    }
+    match selecting {
+        Some((x, true)) => {
+            state.selecting_from = Some(x);
+            state.selection = None;
+        }
+        Some((x, false)) => {
+            if let Some(from) = state.selecting_from {
+                state.selection = Some((from.min(x), from.max(x)));
+            }
+        }
+        None => state.selecting_from = None,
+    }
+    if let Some(x) = clicked {
+        out.clicked = match axis {
+            XAxis::Tick => {
+                let records = state.telemetry.records();
+                let (lo, hi) = (
+                    records[0].simulation_tick.max(1),
+                    records[n - 1].simulation_tick,
+                );
+                let tick = (x.round().max(0.0) as u64).clamp(lo.min(hi), hi);
+                state.seq_of_tick(tick).map(|seq| (tick, seq))
+            }
+            _ => state
+                .nearest(x)
+                .and_then(|seq| Some((state.record(seq)?.simulation_tick, seq))),
+        };
+    }
+    out
+}
+
+/// A lane's name, unit and legend (the label column, or the whole one-line
+/// header of a collapsed lane). Returns true when its toggle was clicked.
+fn header_ui(
+    ui: &mut egui::Ui,
+    lane: LaneId,
+    lines: &[(String, usize, Color32)],
+    expanded: bool,
+) -> bool {
+    let arrow = if expanded { "⏷" } else { "⏵" };
+    let unit = lane.unit().name();
+    let name = if unit.is_empty() || lane.title().contains(unit) {
+        format!("{arrow} {}", lane.title())
+    } else {
+        format!("{arrow} {} ({unit})", lane.title())
+    };
+    let hover = if expanded {
+        "Collapse this lane to a one-line header"
+    } else {
+        "Expand this lane"
+    };
+    let mut clicked = false;
+    let draw = |ui: &mut egui::Ui| {
+        clicked = ui
+            .add(egui::Button::new(RichText::new(name).strong()).frame(false))
+            .on_hover_text(hover)
+            .clicked();
+        for (label, _, colour) in lines {
+            // A swatch of the series' colour, then its name.
+            let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
+            ui.painter()
+                .rect_filled(swatch.shrink2(egui::vec2(0.0, 3.5)), 0.0, *colour);
+            ui.label(RichText::new(label).small().color(*colour));
+        }
+    };
+    if expanded {
+        ui.horizontal_wrapped(draw);
+    } else {
+        draw(ui);
+    }
+    clicked
+}
+
+/// The items of one lane.
+fn draw_lane<'a>(
+    pui: &mut egui_plot::PlotUi<'a>,
+    lane: LaneId,
+    lines: &[(String, usize, Color32)],
+    reduced: &'a super::summary::Reduced,
+    markers: &[(MarkerKind, f64, &str)],
+    budget_ms: f64,
+    fixed_ms: f64,
+) {
+    let series = |i: usize| PlotPoints::Borrowed(reduced.series[i].as_slice());
+    match lane {
+        LaneId::FixedUpdate => {
+            // Stacked: the sums, drawn from the top down, each filled to 0.
+            for (name, i, colour) in lines.iter().rev() {
+                pui.line(
+                    Line::new(name.clone(), series(*i))
+                        .color(*colour)
+                        .fill(0.0)
+                        .fill_alpha(0.35),
+                );
+            }
+        }
+        LaneId::Markers => {
+            for (row, kind) in MarkerKind::ALL.into_iter().enumerate() {
+                let y = (MarkerKind::ALL.len() - 1 - row) as f64;
+                let pts: Vec<[f64; 2]> = markers
+                    .iter()
+                    .filter(|m| m.0 == kind)
+                    .map(|m| [m.1, y])
+                    .collect();
+                pui.points(
+                    Points::new(kind.name(), PlotPoints::new(pts))
+                        .color(marker_colour(kind))
+                        .radius(4.0)
+                        .shape(MarkerShape::Diamond),
+                );
+            }
+            pui.points(
+                Points::new(
+                    "worst frames",
+                    PlotPoints::new(reduced.worst.iter().map(|p| [p.x, -0.3]).collect()),
+                )
+                .color(WORST)
+                .radius(2.5),
+            );
+        }
+        _ => {
+            for (name, i, colour) in lines {
+                pui.line(Line::new(name.clone(), series(*i)).color(*colour));
+            }
+        }
+    }
+    match lane {
+        LaneId::Dt => {
+            pui.hline(HLine::new("budget", budget_ms).color(Color32::from_rgb(90, 190, 90)));
+            pui.points(
+                Points::new("worst frames", PlotPoints::Borrowed(&reduced.worst))
+                    .color(WORST)
+                    .radius(3.0)
+                    .shape(MarkerShape::Circle),
+            );
+        }
+        LaneId::Accumulator => {
+            pui.hline(HLine::new("fixed dt", fixed_ms).color(Color32::GRAY));
+        }
+        LaneId::Ticks => {
+            pui.points(
+                Points::new(
+                    "cap dropped backlog",
+                    PlotPoints::Borrowed(&reduced.dropped_marks),
+                )
+                .color(DROPPED)
+                .radius(3.0),
+            );
+        }
+        _ => {}
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::bench::synthetic_record;
+    use super::*;
+
+    /// One headless UI frame of the timeline, 1600×900.
+    fn draw(ctx: &egui::Context, state: &mut TimelineState) {
+        let input = egui::RawInput {
+            screen_rect: Some(egui::Rect::from_min_size(
+                egui::Pos2::ZERO,
+                egui::vec2(1600.0, 900.0),
+            )),
+            ..Default::default()
+        };
+        let mut out = ctx.run_ui(input, |ui| {
+            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None));
+        });
+        out.textures_delta.clear();
+    }
+
+    #[test]
+    fn a_view_that_stays_put_is_not_reduced_again_as_frames_arrive() {
+        let mut state = TimelineState::with_capacity(10_000);
+        for i in 1..=5_000 {
+            state.ingest(synthetic_record(i));
+        }
+        let ctx = egui::Context::default();
+        // Following live, then "follow live" unticked: the view stays on the
+        // last 600 frames while the session runs on.
+        for _ in 0..3 {
+            draw(&ctx, &mut state);
+        }
+        state.follow_live = false;
+        for _ in 0..3 {
+            draw(&ctx, &mut state);
+        }
+        // The first frame right of the view is its right neighbour (the
+        // line runs to the edge); later ones change nothing in view.
+        state.ingest(synthetic_record(5_001));
+        draw(&ctx, &mut state);
+        let key = state.reduced.key.expect("reduced");
+        assert_eq!(key.span.1 - key.span.0, LIVE_WINDOW_FRAMES as u64);
+        for i in 5_002..=5_100 {
+            state.ingest(synthetic_record(i));
+            draw(&ctx, &mut state);
+            assert_eq!(state.reduced.key, Some(key), "frame {i}");
+        }
+        // Following live again: the view moves, the lanes are reduced again.
+        state.follow_live = true;
+        draw(&ctx, &mut state);
+        assert_ne!(state.reduced.key, Some(key));
+    }
+
+    #[test]
+    fn y_axes_get_two_or_three_round_marks() {
+        for (lo, hi) in [
+            (0.0, 20.0),
+            (0.0, 1.0),
+            (0.0, 4.4),
+            (0.0, 0.37),
+            (-1.0, 150.0),
+        ] {
+            let marks = few_marks(GridInput {
+                bounds: (lo, hi),
+                base_step_size: 1e-9,
+            });
+            assert!((2..=3).contains(&marks.len()), "{lo}..{hi}: {marks:?}");
+        }
+    }
+
+    #[test]
+    fn four_significant_figures() {
+        assert_eq!(sig4(16.666666), "16.67");
+        assert_eq!(sig4(0.0123456), "0.01235");
+        assert_eq!(sig4(1234.6), "1235");
+        assert_eq!(sig4(0.0), "0");
+    }
+}

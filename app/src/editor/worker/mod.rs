@@ -1,0 +1,700 @@
+//! The worker: the only owner of the pipeline and the world.
+//!
+//! [`Worker`] is plain logic: [`Worker::handle`] applies one [`Command`],
+//! [`Worker::frame`] runs one outer frame of a given real dt (unless suspended:
+//! a paused editor does not call `step_frame`, so paused time advances neither
+//! clock) and publishes what changed. Tests drive it synchronously, one call
+//! per UI frame with a fixed dt ([`Worker::pump`]); the app runs it on a thread
+//! with [`spawn`], which paces it to a target display rate ([`thread`]). Both
+//! modes run the same code; only the caller of `frame` differs.
+//!
+//! Every call that advances the session goes through the rewind [`History`],
+//! so "Resume from here" and the time cursor can rebuild any kept tick: the
+//! cursor's [`Command::ViewTick`] replays the history into a scratch pipeline
+//! (the live session is not touched) and publishes that past state through the
+//! same view builder the live session uses ([`view`]).
+//!
+//! Ordering: telemetry and events go out on one channel in the order they
+//! happened. A frame's telemetry is queued when the frame ends and flushed
+//! before any event is sent, so the UI always has the record of the frame a
+//! log line, a suspension or a load belongs to before it reads them.
+
+mod thread;
+mod view;
+
+use std::collections::VecDeque;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, Sender, TryRecvError};
+use stepframe_core::{
+    BodyCommand, Breakpoint, FrameKind, FrameReport, History, HookKind, Hooks, InputEvent,
+    ObjectId, Pipeline, Registry, Suspension, TickObserver, TickRecord, TimeSettings,
+};
+
+pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
+
+use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
+use super::session::{self, LoadedScene, SaveOutcome};
+use view::ViewFacts;
+
+/// The observer installed in the pipeline: passes each completed tick's hash
+/// to the worker through a channel it drains after the call (same thread, no
+/// lock): the hash the view shows is the trace's hash of the last tick.
+struct HashTap {
+    /// Where hashes go.
+    tx: Sender<u64>,
+}
+
+impl TickObserver for HashTap {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        // The receiver lives in the worker that owns this pipeline: a send only
+        // fails while the worker is being dropped, when nobody needs the hash.
+        let _ = self.tx.send(record.hash);
+    }
+}
+
+/// Most log lines sent in one batch; a hook that logs more per frame (a runaway
+/// loop) loses the oldest, so one bad frame cannot flood the UI.
+const MAX_LOG_BATCH: usize = 4096;
+
+/// Real frame times kept for the worker's own rate (one second at 60 Hz).
+const RATE_WINDOW: usize = 60;
+
+/// Most wall time between two recovery points while the session runs: a
+/// restart after a worker bug loses at most this much play. Measured (release,
+/// 2 shared cores, `Pipeline::snapshot` 50 times in a row): demo.ron at tick
+/// 600 takes 0.33 to 0.40 ms and about 306 KiB a snapshot; the 10,000-behaviour
+/// panic scene of the worker soak 3.2 to 4.7 ms and about 2.3 MiB. Once a
+/// second that is under 0.05% of the worker's time for the demo, under 0.5%
+/// for the big scene.
+pub const RECOVERY_EVERY: Duration = Duration::from_secs(1);
+
+/// The session owner. See the module docs.
+pub struct Worker {
+    /// The runtime; nobody else touches it.
+    pipeline: Pipeline,
+    /// Behaviour factories scenes name.
+    registry: Registry,
+    /// The scene of the session (authored data, for save and reload), shared
+    /// with the recovery points sent to the UI.
+    scene: Option<Arc<LoadedScene>>,
+    /// Time settings as chosen (the pipeline applies them at a frame boundary).
+    settings: TimeSettings,
+    /// Display rate (used by the thread wrapper and for step-frame).
+    pacing: Pacing,
+    /// The inspector's object.
+    selected: Option<ObjectId>,
+    /// Inspector edits waiting for the next tick's reconcile.
+    pending_edits: Vec<String>,
+    /// Completed ticks when `pending_edits` were queued.
+    pending_edits_tick: u64,
+    /// Tick hashes from the observer.
+    hashes: Receiver<u64>,
+    /// The observer's sender, reinstalled after a new session.
+    hash_tx: Sender<u64>,
+    /// Hash after the last tick.
+    state_hash: u64,
+    /// The suspension last published, to emit suspended/resumed events once.
+    last_suspension: Option<Suspension>,
+    /// Views published so far.
+    revision: u64,
+    /// Something changed since the last publish.
+    dirty: bool,
+    /// Telemetry not yet sent (flushed before every event, so order holds).
+    batch: Vec<FrameTelemetry>,
+    /// Real dt of the last frames, for the worker's rate in the view.
+    rates: VecDeque<f64>,
+    /// Every call that advanced the session, with keyframes: "resume from
+    /// here" rewinds through it and the time cursor replays it.
+    history: History,
+    /// The newest unanswered [`Command::ViewTick`] (a burst builds only the last).
+    view_request: Option<u64>,
+    /// Input events from the UI, handed to the next call through the history
+    /// (so a rewind replays them).
+    pending_inputs: Vec<InputEvent>,
+    /// Channels to the UI.
+    out: WorkerEnd,
+    /// Asked to repaint after each publish (absent in tests).
+    repaint: Option<egui::Context>,
+    /// When the last recovery point was sent.
+    last_recovery: Instant,
+}
+
+impl std::fmt::Debug for Worker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Worker")
+            .field("pipeline", &self.pipeline)
+            .field("pacing", &self.pacing)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Worker {
+    /// A worker with an empty session; send [`Command::Load`] or
+    /// [`Command::LoadAndPlay`] to open a scene. `repaint` is the UI's context,
+    /// asked to repaint whenever a new view is published.
+    pub fn new(out: WorkerEnd, pacing: Pacing, repaint: Option<egui::Context>) -> Worker {
+        let settings = TimeSettings::default();
+        let (hash_tx, hashes) = crossbeam_channel::unbounded();
+        let mut pipeline = Pipeline::new(settings);
+        pipeline.set_tick_observer(Some(Box::new(HashTap {
+            tx: hash_tx.clone(),
+        })));
+        pipeline.pause();
+        let initial = pipeline.suspension().cloned();
+        Worker {
+            pipeline,
+            registry: stepframe_plugins::registry(),
+            scene: None,
+            settings,
+            pacing,
+            selected: None,
+            pending_edits: Vec::new(),
+            pending_edits_tick: 0,
+            hashes,
+            hash_tx,
+            state_hash: 0,
+            // The empty session starts paused; that is not news.
+            last_suspension: initial,
+            revision: 0,
+            dirty: true,
+            batch: Vec::new(),
+            rates: VecDeque::with_capacity(RATE_WINDOW),
+            history: History::default(),
+            view_request: None,
+            pending_inputs: Vec::new(),
+            out,
+            repaint,
+            last_recovery: Instant::now(),
+        }
+    }
+
+    /// A worker that continues a session from `point` (the editor's restart
+    /// after its worker died): the snapshot restored, the scene kept for Save
+    /// and Reload, suspended (paused) at the snapshot's tick. The rewind
+    /// history starts empty there. It sends `point`'s state back at once as
+    /// its first recovery point. Breakpoints, selection and time settings
+    /// changed since the point are the UI's to send again. Build it on the
+    /// worker's own thread ([`spawn_with`]): restoring clones every behaviour.
+    pub fn restart(
+        out: WorkerEnd,
+        pacing: Pacing,
+        repaint: Option<egui::Context>,
+        point: RecoveryPoint,
+    ) -> Worker {
+        let mut worker = Worker::new(out, pacing, repaint);
+        worker.pipeline.restore(&point.snapshot);
+        worker.pipeline.pause();
+        worker.settings = *worker.pipeline.settings();
+        worker.state_hash = worker.pipeline.state_hash();
+        worker.scene = point.scene;
+        worker.send_recovery_point();
+        worker
+    }
+
+    /// The display rate the thread wrapper paces to.
+    pub fn pacing(&self) -> Pacing {
+        self.pacing
+    }
+
+    /// True while the session is suspended (paused, stepped, at a breakpoint).
+    pub fn is_suspended(&self) -> bool {
+        self.pipeline.suspension().is_some()
+    }
+
+    /// Applies every command waiting in the channel, answers the newest view
+    /// request, then runs one frame of `raw_dt` seconds and publishes: the
+    /// synchronous driver tests use. Returns false once a
+    /// [`Command::Shutdown`] arrived or the UI is gone.
+    pub fn pump(&mut self, raw_dt: f64) -> bool {
+        loop {
+            match self.out.commands.try_recv() {
+                Ok(command) => {
+                    if !self.handle(command) {
+                        return false;
+                    }
+                }
+                Err(TryRecvError::Empty) => break,
+                Err(TryRecvError::Disconnected) => return false,
+            }
+        }
+        self.answer_view_request();
+        self.frame(raw_dt);
+        true
+    }
+
+    /// Applies one command. Returns false for [`Command::Shutdown`].
+    pub fn handle(&mut self, command: Command) -> bool {
+        self.dirty = true;
+        match command {
+            Command::Play => self.play(),
+            Command::Pause => self.history.pause(&mut self.pipeline),
+            Command::TogglePlay => {
+                if self.is_suspended() {
+                    self.play();
+                } else {
+                    self.history.pause(&mut self.pipeline);
+                }
+            }
+            Command::StepTick => {
+                let t0 = Instant::now();
+                self.flush_inputs();
+                let report = self.history.step_tick(&mut self.pipeline);
+                self.record(report, 0.0, t0);
+            }
+            Command::StepFrame => {
+                let t0 = Instant::now();
+                let dt = self.pacing.nominal_dt();
+                let inputs = std::mem::take(&mut self.pending_inputs);
+                let report = self.history.step_one_frame(&mut self.pipeline, dt, &inputs);
+                self.record(report, dt, t0);
+            }
+            Command::ViewTick(tick) => self.view_request = Some(tick),
+            Command::RewindTo(tick) => self.rewind(tick),
+            Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
+            Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
+            Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
+            Command::SetStrategy(strategy) => self.change_settings(|s| s.strategy = strategy),
+            Command::SetPacing(pacing) => self.pacing = pacing,
+            Command::AddBreakpoint(breakpoint) => {
+                self.pipeline.add_breakpoint(breakpoint);
+            }
+            Command::RemoveBreakpoint(id) => {
+                self.pipeline.remove_breakpoint(id);
+            }
+            Command::EnableBreakpoint(id, enabled) => {
+                self.pipeline.set_breakpoint_enabled(id, enabled)
+            }
+            Command::ToggleFixedBreakpoint(object) => self.toggle_fixed_breakpoint(object),
+            Command::Input(event) => self.pending_inputs.push(event),
+            Command::Load(path) => self.load(&path, false),
+            Command::LoadAndPlay(path) => self.load(&path, true),
+            Command::Reload => self.reload(),
+            Command::Save { replace } => self.save(None, replace),
+            Command::SaveAs { path, overwrite } => self.save(Some(&path), overwrite),
+            Command::Select(id) => self.selected = id,
+            Command::SetEnabled(id, enabled) => self.pipeline.world_mut().set_enabled(id, enabled),
+            Command::EditPose(id, pose) => {
+                self.edit(id, BodyCommand::SetPose { target: id, pose }, || {
+                    format!(
+                        "SetPose x {:?} m, y {:?} m, angle {:?} rad",
+                        pose.x, pose.y, pose.angle
+                    )
+                })
+            }
+            Command::EditVelocity(id, velocity) => self.edit(
+                id,
+                BodyCommand::SetVelocity {
+                    target: id,
+                    velocity,
+                },
+                || {
+                    format!(
+                        "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
+                        velocity.linear.x, velocity.linear.y, velocity.angular
+                    )
+                },
+            ),
+            Command::ReloadScript(path) => match stepframe_plugins::script::reload(&path) {
+                Ok(()) => self.send_event(Event::ScriptReloaded(path)),
+                Err(e) => self.error(format!("script not reloaded: {e}")),
+            },
+            Command::Shutdown => return false,
+            Command::DebugCrashWorker => {
+                panic!("DebugCrashWorker: deliberate fault injection (a bug in the worker itself)")
+            }
+        }
+        true
+    }
+
+    /// Runs one outer frame of `raw_dt` real seconds unless suspended, then
+    /// publishes if anything changed.
+    pub fn frame(&mut self, raw_dt: f64) {
+        if !self.is_suspended() {
+            let t0 = Instant::now();
+            let inputs = std::mem::take(&mut self.pending_inputs);
+            let report = self.history.step_frame(&mut self.pipeline, raw_dt, &inputs);
+            self.record(report, raw_dt, t0);
+            if self.rates.len() == RATE_WINDOW {
+                self.rates.pop_front();
+            }
+            self.rates.push_back(raw_dt);
+            self.dirty = true;
+            // A frame that ran to its end leaves the session between frames:
+            // the only state a recovery point is taken in.
+            if !self.is_suspended() && self.last_recovery.elapsed() >= RECOVERY_EVERY {
+                self.send_recovery_point();
+            }
+        }
+        self.publish();
+    }
+
+    /// Builds the newest requested past tick in a scratch pipeline and
+    /// publishes its view (or says why it cannot). The live session is not
+    /// touched.
+    pub fn answer_view_request(&mut self) {
+        let Some(tick) = self.view_request.take() else {
+            return;
+        };
+        let mut scratch = Pipeline::new(self.settings);
+        let live_tick = self.pipeline.clock().simulation_tick;
+        match self.history.replay_into(&mut scratch, live_tick, tick) {
+            Ok(()) => {
+                let facts = ViewFacts {
+                    revision: self.revision,
+                    at_tick: Some(tick),
+                    settings: self.settings,
+                    pacing: self.pacing,
+                    scene_path: self.scene.as_ref().map(|s| s.path.clone()),
+                    selected: self.selected,
+                    pending_edits: &[],
+                    state_hash: scratch.state_hash(),
+                    worker_fps: self.worker_fps(),
+                };
+                let past = view::build(&scratch, facts);
+                self.out.past_views.send(past);
+                if let Some(ctx) = &self.repaint {
+                    ctx.request_repaint();
+                }
+            }
+            Err(e) => self.error(format!("cannot show tick {tick}: {e}")),
+        }
+    }
+
+    /// Sends a snapshot of the session, between frames, to the UI (latest wins).
+    fn send_recovery_point(&mut self) {
+        self.last_recovery = Instant::now();
+        self.out.recovery.send(RecoveryPoint {
+            snapshot: self.pipeline.snapshot(),
+            scene: self.scene.clone(),
+        });
+    }
+
+    fn play(&mut self) {
+        if self.is_suspended() {
+            let t0 = Instant::now();
+            self.flush_inputs();
+            let report = self.history.resume(&mut self.pipeline);
+            self.record(report, 0.0, t0);
+        }
+    }
+
+    /// Input that must reach a call the history logs without inputs (a lone
+    /// tick, a resume): pushed straight to the pipeline. Such input is not
+    /// replayed by a rewind; frames carry theirs through the history.
+    fn flush_inputs(&mut self) {
+        for e in std::mem::take(&mut self.pending_inputs) {
+            self.pipeline.push_input(e);
+        }
+    }
+
+    /// The hash of the last completed tick, from the observer.
+    fn drain_hashes(&mut self) {
+        while let Ok(hash) = self.hashes.try_recv() {
+            self.state_hash = hash;
+        }
+    }
+
+    /// "Resume from here": rewinds to the end of `tick`, suspended there.
+    fn rewind(&mut self, tick: u64) {
+        self.drain_hashes();
+        self.pending_inputs.clear();
+        match self.history.rewind_to_tick(&mut self.pipeline, tick) {
+            Ok(()) => {
+                // The replay runs without the tick observer: the hash comes
+                // from the pipeline.
+                self.state_hash = self.pipeline.state_hash();
+                self.send_event(Event::Rewound(tick));
+            }
+            Err(e) => self.error(format!("cannot resume from tick {tick}: {e}")),
+        }
+    }
+
+    fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
+        let mut next = self.settings;
+        change(&mut next);
+        match self.pipeline.set_settings(next) {
+            Ok(()) => self.settings = next,
+            Err(reason) => self.error(format!("time settings rejected: {reason}")),
+        }
+    }
+
+    /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
+    /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
+    /// breakpoint there could never fire).
+    fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
+        let existing = self
+            .pipeline
+            .debugger()
+            .breakpoints()
+            .iter()
+            .find(|b| {
+                b.hook == Some(HookKind::FixedUpdate)
+                    && b.object == Some(object)
+                    && b.priority.is_none()
+                    && b.condition == Default::default()
+                    && b.hit_count == Default::default()
+            })
+            .map(|b| b.id);
+        if let Some(id) = existing {
+            self.pipeline.remove_breakpoint(id);
+            return;
+        }
+        if self.pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
+            self.pipeline
+                .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
+            return;
+        }
+        let name = self
+            .pipeline
+            .world()
+            .get(object)
+            .map(|o| format!("{} {object}", o.name))
+            .unwrap_or_else(|| object.to_string());
+        let behaviours: Vec<String> = self
+            .pipeline
+            .behaviour_states(object)
+            .iter()
+            .map(|b| b.name.clone())
+            .collect();
+        let has = if behaviours.is_empty() {
+            "no behaviours".to_string()
+        } else {
+            format!("behaviours {}", behaviours.join(", "))
+        };
+        self.send_event(Event::Notice(format!(
+            "F9: {name} has no FixedUpdate hook ({has}), so a FixedUpdate breakpoint there \
+             could never fire; none was set"
+        )));
+    }
+
+    fn edit(&mut self, id: ObjectId, command: BodyCommand, describe: impl FnOnce() -> String) {
+        if !self.is_suspended() {
+            self.error("edits apply while suspended: pause first".to_string());
+            return;
+        }
+        let has_body = self
+            .pipeline
+            .world()
+            .get(id)
+            .is_some_and(|o| o.body.is_some());
+        if !has_body {
+            self.error(format!("object {id} has no body to edit"));
+            return;
+        }
+        let clock = *self.pipeline.clock();
+        if self
+            .pipeline
+            .world_mut()
+            .command(command, clock.simulation_tick, clock.frame_index)
+        {
+            if self.pending_edits.is_empty() {
+                self.pending_edits_tick = clock.simulation_tick;
+            }
+            self.pending_edits.push(format!(
+                "{} (reconciled before tick {})",
+                describe(),
+                clock.simulation_tick + 1
+            ));
+        } else {
+            self.error(format!("edit of {id} rejected: not a finite value"));
+        }
+    }
+
+    fn load(&mut self, path: &Path, play: bool) {
+        match session::open(&mut self.pipeline, &self.registry, path) {
+            Ok((scene, settings)) => {
+                self.settings = settings;
+                self.after_new_session(scene, path);
+                if !play {
+                    // The preview: the world at tick 0, poses shown, nothing run.
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn reload(&mut self) {
+        let Some(path) = self.scene.as_ref().map(|s| s.path.clone()) else {
+            self.error("no scene to reload".to_string());
+            return;
+        };
+        let was_suspended = self.is_suspended();
+        match session::reload(&mut self.pipeline, &self.registry, &path) {
+            Ok(scene) => {
+                self.after_new_session(scene, &path);
+                if was_suspended {
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
+        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
+            tx: self.hash_tx.clone(),
+        })));
+        while self.hashes.try_recv().is_ok() {}
+        self.history.clear();
+        self.view_request = None;
+        self.pending_inputs.clear();
+        self.state_hash = 0;
+        self.pending_edits.clear();
+        if let Some(id) = self.selected
+            && self.pipeline.world().get(id).is_none()
+        {
+            self.selected = None;
+        }
+        self.scene = Some(Arc::new(scene));
+        // A new session is at tick 0 between frames: its first recovery point.
+        self.send_recovery_point();
+        let objects = self.pipeline.world().len();
+        let clock = *self.pipeline.clock();
+        self.send_event(Event::Loaded {
+            path: path.to_path_buf(),
+            objects,
+            frame_index: clock.frame_index,
+            frame_time: clock.frame_time,
+        });
+    }
+
+    /// Save (to the scene's own file) or Save As (`to`), following the rules
+    /// of [`session`]: nothing is written that the user did not mean to write.
+    fn save(&mut self, to: Option<&Path>, confirmed: bool) {
+        let Some(loaded) = self.scene.as_ref() else {
+            self.error("no scene to save".to_string());
+            return;
+        };
+        let mut loaded = LoadedScene {
+            path: loaded.path.clone(),
+            scene: loaded.scene.clone(),
+            text: loaded.text.clone(),
+        };
+        let outcome = match to {
+            None => session::save(&mut loaded, self.settings, confirmed),
+            Some(path) => session::save_as(&mut loaded, self.settings, path, confirmed),
+        };
+        match outcome {
+            Ok(SaveOutcome::Written) => {
+                let path = loaded.path.clone();
+                // Recovery points share the old scene; the session's is new.
+                self.scene = Some(Arc::new(loaded));
+                self.send_event(Event::Saved(path));
+            }
+            Ok(SaveOutcome::Unchanged) => self.send_event(Event::Notice(format!(
+                "no changes to save: {} already holds the running scene",
+                loaded.path.display()
+            ))),
+            Ok(SaveOutcome::NeedsConfirmation(reason)) => self.send_event(Event::ConfirmSave {
+                path: to.map_or(loaded.path, Path::to_path_buf),
+                reason,
+                save_as: to.is_some(),
+            }),
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn error(&mut self, message: String) {
+        self.send_event(Event::Error(message));
+    }
+
+    /// Sends an event after the telemetry queued before it (the order the UI
+    /// reads them in is the order they happened in).
+    fn send_event(&mut self, event: Event) {
+        self.flush_telemetry();
+        // A closed channel means the UI is gone; the thread ends at the next recv.
+        let _ = self.out.events.send(event);
+    }
+
+    fn flush_telemetry(&mut self) {
+        if !self.batch.is_empty() {
+            let batch = std::mem::take(&mut self.batch);
+            let _ = self.out.events.send(Event::Frames(batch));
+        }
+    }
+
+    fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
+        if report.kind == FrameKind::NotRun {
+            return;
+        }
+        self.batch.push(FrameTelemetry {
+            report,
+            clock: *self.pipeline.clock(),
+            real_dt,
+            call_ms: t0.elapsed().as_secs_f64() * 1000.0,
+        });
+    }
+
+    /// The worker's own frames per second over its recent frames.
+    fn worker_fps(&self) -> Option<f64> {
+        let (n, sum) = self
+            .rates
+            .iter()
+            .filter(|dt| **dt > 0.0)
+            .fold((0usize, 0.0), |(n, s), dt| (n + 1, s + dt));
+        (n > 0).then(|| n as f64 / sum)
+    }
+
+    /// Sends the telemetry batch, log lines, suspension events and (latest wins)
+    /// the view, if anything changed since the last publish.
+    fn publish(&mut self) {
+        self.drain_hashes();
+        self.flush_telemetry();
+        let mut log = self.pipeline.drain_log();
+        if !log.is_empty() {
+            if log.len() > MAX_LOG_BATCH {
+                log.drain(..log.len() - MAX_LOG_BATCH);
+            }
+            self.send_event(Event::Log(log));
+        }
+        let now = self.pipeline.suspension().cloned();
+        if now != self.last_suspension {
+            match &now {
+                Some(s) => self.send_event(Event::Suspended(s.clone())),
+                None => self.send_event(Event::Resumed),
+            }
+            self.last_suspension = now;
+            self.dirty = true;
+        }
+        if !self.dirty {
+            return;
+        }
+        self.dirty = false;
+        self.revision += 1;
+        let view = self.live_view();
+        self.out.views.send(view);
+        if let Some(ctx) = &self.repaint {
+            ctx.request_repaint();
+        }
+    }
+
+    /// The view of the live session now.
+    fn live_view(&mut self) -> WorldView {
+        let clock = self.pipeline.clock();
+        if clock.simulation_tick != self.pending_edits_tick {
+            self.pending_edits.clear();
+        }
+        let facts = ViewFacts {
+            revision: self.revision,
+            at_tick: None,
+            settings: self.settings,
+            pacing: self.pacing,
+            scene_path: self.scene.as_ref().map(|s| s.path.clone()),
+            selected: self.selected,
+            pending_edits: &self.pending_edits,
+            state_hash: self.state_hash,
+            worker_fps: self.worker_fps(),
+        };
+        view::build(&self.pipeline, facts)
+    }
+}
+
+/// Where a scene path given on the command line or typed in a dialog points,
+/// made absolute for display and for reload.
+pub fn absolute(path: &Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}

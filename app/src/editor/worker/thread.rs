@@ -1,0 +1,320 @@
+//! The worker's channels, its own thread and the pacing loop that runs it.
+//!
+//! Pacing loop, at 60 Hz: the deadline of the next frame is the previous
+//! deadline + 16.67 ms; until then the worker waits on the command channel
+//! (so a step or pause takes effect within microseconds, not at the next
+//! frame); at the deadline it runs a frame with the real time since the
+//! previous one. A late frame moves the deadline to now + period rather than
+//! bursting to catch up: the pipeline's accumulator already owes the ticks.
+//! While suspended the worker blocks on the channel and burns no CPU, and the
+//! first frame after a resume measures from the resume, not from the pause.
+//!
+//! Recovery: hook panics are caught inside the pipeline, but a bug in the
+//! worker itself would end its thread. [`spawn`] catches that unwind at the top
+//! of the thread, hands the panic message to [`WorkerThread::stopped`] and wakes
+//! the UI; the UI shows it and can start a new worker with
+//! [`super::Worker::restart`] from the newest recovery point the dead one sent.
+
+use std::any::Any;
+use std::panic::AssertUnwindSafe;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
+
+use super::Worker;
+use crate::editor::protocol::{Command, Event, Pacing, RecoveryPoint, WorldView};
+
+/// The UI's ends of the channels.
+#[derive(Debug)]
+pub struct UiEnd {
+    /// Commands to the worker (unbounded: sending never blocks the UI).
+    pub commands: Sender<Command>,
+    /// Latest-wins views of the live session (capacity 1).
+    pub views: Receiver<WorldView>,
+    /// Latest-wins views of a past tick, answers to [`Command::ViewTick`].
+    pub past_views: Receiver<WorldView>,
+    /// Everything that must arrive in order: telemetry batches and events.
+    pub events: Receiver<Event>,
+    /// Latest-wins recovery points (capacity 1): what a restart starts from.
+    pub recovery: Receiver<RecoveryPoint>,
+}
+
+/// A sender on a capacity-1 channel whose unread value the newest replaces,
+/// through a receiver on the same channel kept only for that.
+#[derive(Debug)]
+pub(super) struct Latest<T> {
+    tx: Sender<T>,
+    stale: Receiver<T>,
+}
+
+impl<T> Latest<T> {
+    fn pair() -> (Latest<T>, Receiver<T>) {
+        let (tx, rx) = crossbeam_channel::bounded(1);
+        (
+            Latest {
+                tx,
+                stale: rx.clone(),
+            },
+            rx,
+        )
+    }
+
+    /// Sends `value`, dropping an unread older one. Never blocks; a closed
+    /// channel (the UI is gone) drops it.
+    pub(super) fn send(&self, value: T) {
+        match self.tx.try_send(value) {
+            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
+            Err(TrySendError::Full(value)) => {
+                let _ = self.stale.try_recv();
+                let _ = self.tx.try_send(value);
+            }
+        }
+    }
+}
+
+/// The worker's ends of the channels.
+#[derive(Debug)]
+pub struct WorkerEnd {
+    /// Commands from the UI.
+    pub(super) commands: Receiver<Command>,
+    /// Where live views go.
+    pub(super) views: Latest<WorldView>,
+    /// Where views of past ticks go.
+    pub(super) past_views: Latest<WorldView>,
+    /// Where telemetry and events go, in order.
+    pub(super) events: Sender<Event>,
+    /// Where recovery points go.
+    pub(super) recovery: Latest<RecoveryPoint>,
+}
+
+/// Creates the channels between the UI and a worker.
+pub fn channels() -> (UiEnd, WorkerEnd) {
+    let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
+    let (ev_tx, ev_rx) = crossbeam_channel::unbounded();
+    let (views, view_rx) = Latest::pair();
+    let (past_views, past_rx) = Latest::pair();
+    let (recovery, rec_rx) = Latest::pair();
+    (
+        UiEnd {
+            commands: cmd_tx,
+            views: view_rx,
+            past_views: past_rx,
+            events: ev_rx,
+            recovery: rec_rx,
+        },
+        WorkerEnd {
+            commands: cmd_rx,
+            views,
+            past_views,
+            events: ev_tx,
+            recovery,
+        },
+    )
+}
+
+/// A worker running on its own thread; dropping it stops the thread.
+#[derive(Debug)]
+pub struct WorkerThread {
+    /// For the shutdown command on drop.
+    commands: Sender<Command>,
+    /// The thread, joined on drop.
+    join: Option<JoinHandle<()>>,
+    /// How the thread ended: one message, sent as it ends.
+    exit: Receiver<String>,
+}
+
+impl WorkerThread {
+    /// `None` while the worker runs; once its thread has ended, why: the panic
+    /// message of a worker bug, or a note that it returned. Never blocks (the
+    /// thread is joined on drop, not here), so the UI can ask every frame.
+    pub fn stopped(&self) -> Option<String> {
+        match self.exit.try_recv() {
+            Ok(message) => Some(message),
+            Err(TryRecvError::Empty) => self
+                .join
+                .as_ref()
+                .filter(|j| j.is_finished())
+                .map(|_| "the worker thread ended without saying why".to_string()),
+            Err(TryRecvError::Disconnected) => {
+                Some("the worker thread ended without saying why".to_string())
+            }
+        }
+    }
+}
+
+impl Drop for WorkerThread {
+    fn drop(&mut self) {
+        let _ = self.commands.send(Command::Shutdown);
+        if let Some(join) = self.join.take() {
+            let _ = join.join();
+        }
+    }
+}
+
+/// Starts `worker` on a thread that paces itself (see the module docs).
+/// `commands` is a sender on the worker's command channel, kept for shutdown.
+/// A panic anywhere in the worker (outside the pipeline's own `catch_unwind`
+/// around hooks) is caught at the top of the thread, after the worker and its
+/// channels are dropped: its message goes to [`WorkerThread::stopped`] and the
+/// UI is asked to repaint so it notices at once.
+pub fn spawn(worker: Worker, commands: Sender<Command>) -> std::io::Result<WorkerThread> {
+    let repaint = worker.repaint.clone();
+    spawn_with(move || worker, commands, repaint)
+}
+
+/// [`spawn`], with the worker built by `build` on the new thread (a restart
+/// restores its snapshot there, under the same catch). `repaint` is woken when
+/// the thread ends.
+pub fn spawn_with(
+    build: impl FnOnce() -> Worker + Send + 'static,
+    commands: Sender<Command>,
+    repaint: Option<egui::Context>,
+) -> std::io::Result<WorkerThread> {
+    let (exit_tx, exit) = crossbeam_channel::bounded(1);
+    let join = std::thread::Builder::new()
+        .name("stepframe-worker".into())
+        .spawn(move || {
+            // The worker is dropped by the unwind and never used again.
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run_paced(build())));
+            let message = match outcome {
+                Ok(()) => "the worker thread returned".to_string(),
+                Err(payload) => panic_text(payload.as_ref()),
+            };
+            let _ = exit_tx.send(message);
+            if let Some(ctx) = repaint {
+                ctx.request_repaint();
+            }
+        })?;
+    Ok(WorkerThread {
+        commands,
+        join: Some(join),
+        exit,
+    })
+}
+
+/// The message of a panic payload (`panic!` with a literal or a format string),
+/// or a placeholder for any other payload.
+pub fn panic_text(payload: &(dyn Any + Send)) -> String {
+    if let Some(s) = payload.downcast_ref::<&str>() {
+        (*s).to_string()
+    } else if let Some(s) = payload.downcast_ref::<String>() {
+        s.clone()
+    } else {
+        "a panic with a non-text payload".to_string()
+    }
+}
+
+/// Frame lengths for [`Pacing::Irregular`]: a fixed-seed xorshift between 4 and
+/// 40 ms, with a 150 ms stall every 64 frames (longer than `max_delta` × 0.5, so
+/// the step cap and dropped time show up in the timeline).
+#[derive(Debug)]
+struct IrregularClock {
+    /// Generator state.
+    state: u64,
+    /// Frames so far.
+    n: u64,
+}
+
+impl IrregularClock {
+    fn next(&mut self) -> Duration {
+        self.n += 1;
+        if self.n.is_multiple_of(64) {
+            return Duration::from_millis(150);
+        }
+        self.state ^= self.state << 13;
+        self.state ^= self.state >> 7;
+        self.state ^= self.state << 17;
+        Duration::from_micros(4_000 + self.state % 36_000)
+    }
+}
+
+fn period(pacing: Pacing, irregular: &mut IrregularClock) -> Duration {
+    match pacing {
+        Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
+        Pacing::Uncapped => Duration::ZERO,
+        Pacing::Irregular => irregular.next(),
+    }
+}
+
+/// Applies `first` and every command already waiting, then answers the
+/// newest view request of the batch. False once the worker must end.
+fn apply_batch(worker: &mut Worker, first: Command, commands: &Receiver<Command>) -> bool {
+    if !worker.handle(first) {
+        return false;
+    }
+    while let Ok(command) = commands.try_recv() {
+        if !worker.handle(command) {
+            return false;
+        }
+    }
+    worker.answer_view_request();
+    true
+}
+
+fn run_paced(mut worker: Worker) {
+    let commands = worker.out.commands.clone();
+    let mut irregular = IrregularClock {
+        state: 0x9e37_79b9_7f4a_7c15,
+        n: 0,
+    };
+    let mut last = Instant::now();
+    let mut deadline = last;
+    loop {
+        if worker.is_suspended() {
+            // Nothing runs while suspended: block until a command arrives.
+            worker.publish();
+            match commands.recv() {
+                Ok(command) => {
+                    if !apply_batch(&mut worker, command, &commands) {
+                        return;
+                    }
+                }
+                Err(_) => return,
+            }
+            worker.publish();
+            last = Instant::now();
+            deadline = last;
+            continue;
+        }
+        // Running: wait for the deadline, applying commands as they come.
+        loop {
+            let now = Instant::now();
+            if now >= deadline {
+                break;
+            }
+            match commands.recv_timeout(deadline - now) {
+                Ok(command) => {
+                    if !apply_batch(&mut worker, command, &commands) {
+                        return;
+                    }
+                    if worker.is_suspended() {
+                        break;
+                    }
+                }
+                Err(RecvTimeoutError::Timeout) => break,
+                Err(RecvTimeoutError::Disconnected) => return,
+            }
+        }
+        if worker.is_suspended() {
+            continue;
+        }
+        let now = Instant::now();
+        let dt = now.duration_since(last).as_secs_f64();
+        last = now;
+        worker.frame(dt);
+        let p = period(worker.pacing(), &mut irregular);
+        deadline += p;
+        if deadline < now {
+            deadline = now + p;
+        }
+        if p.is_zero() {
+            // Uncapped: still let commands in between frames.
+            while let Ok(command) = commands.try_recv() {
+                if !apply_batch(&mut worker, command, &commands) {
+                    return;
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! What the panels see of a session: a [`WorldView`] built from a pipeline,
+//! the live one after every frame or command, or a scratch one rebuilt at a
+//! past tick for the time cursor. Both go through [`build`], so the viewport,
+//! hierarchy, inspector and clock panel read a past tick exactly as they read
+//! the live session.
+
+use std::path::PathBuf;
+
+use stepframe_core::{InputSource, ObjectId, Pipeline, TimeSettings};
+
+use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, WorldView};
+
+/// The worker-side facts a view carries besides the pipeline's own state.
+#[derive(Debug)]
+pub(super) struct ViewFacts<'a> {
+    /// Publish counter.
+    pub revision: u64,
+    /// `Some(T)` for a view of the end of past tick T.
+    pub at_tick: Option<u64>,
+    /// Time settings as chosen in the toolbar.
+    pub settings: TimeSettings,
+    /// The worker's display rate.
+    pub pacing: Pacing,
+    /// The session's scene file.
+    pub scene_path: Option<PathBuf>,
+    /// The inspector's object.
+    pub selected: Option<ObjectId>,
+    /// Inspector edits queued for the next tick (live views only).
+    pub pending_edits: &'a [String],
+    /// Hash of the committed state after the last tick.
+    pub state_hash: u64,
+    /// The worker's own frame rate.
+    pub worker_fps: Option<f64>,
+}
+
+/// The view of `pipeline` now. While suspended every pose shown is the
+/// committed pose of the completed tick, exactly, and interpolation alpha is
+/// the accumulator over the fixed dt of the state it stopped in (what the
+/// next presentation would use).
+pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
+    let world = pipeline.world();
+    let mut clock = *pipeline.clock();
+    let suspended = pipeline.suspension().is_some();
+    if suspended && clock.fixed_delta_time > 0.0 {
+        clock.interpolation_alpha = (clock.accumulator / clock.fixed_delta_time).clamp(0.0, 1.0);
+    }
+    let pose_now = |id: ObjectId| {
+        if suspended {
+            world.physics_simulation_pose(id)
+        } else {
+            world.presentation_pose(id, clock.interpolation_alpha, clock.fixed_delta_time)
+        }
+    };
+    let objects: Vec<ObjectView> = world
+        .objects()
+        .map(|o| {
+            let committed = world.physics_simulation_pose(o.id).unwrap_or(o.local);
+            ObjectView {
+                id: o.id,
+                name: o.name.clone(),
+                parent: o.parent,
+                enabled: o.is_enabled(),
+                presentation: pose_now(o.id).unwrap_or(committed),
+                committed,
+                body: o.body.as_ref().map(|b| BodyView {
+                    kind: b.desc.kind,
+                    shapes: b.desc.shapes.clone(),
+                    sensor: b.desc.sensor,
+                }),
+            }
+        })
+        .collect();
+    let selected = facts.selected.and_then(|id| {
+        let o = world.get(id)?;
+        let committed = world.physics_simulation_pose(id)?;
+        Some(SelectedView {
+            id,
+            name: o.name.clone(),
+            enabled: o.is_enabled(),
+            committed,
+            presentation: pose_now(id).unwrap_or(committed),
+            previous: o.body.as_ref().map(|b| b.previous),
+            velocity: o.body.as_ref().map(|b| b.velocity),
+            body: o.body.as_ref().map(|b| b.desc.clone()),
+            behaviours: o.behaviours.clone(),
+            states: pipeline.behaviour_states(id),
+            pending_edits: facts.pending_edits.to_vec(),
+        })
+    });
+    let actions = pipeline
+        .input()
+        .map()
+        .actions
+        .iter()
+        .map(|a| {
+            let keys = a
+                .sources
+                .iter()
+                .filter_map(|s| match s {
+                    InputSource::Key(k) => Some(k.clone()),
+                    _ => None,
+                })
+                .collect();
+            (a.name.clone(), keys)
+        })
+        .collect();
+    let mut contacts = Vec::new();
+    pipeline.physics().touching_pairs(&mut contacts);
+    WorldView {
+        revision: facts.revision,
+        at_tick: facts.at_tick,
+        clock,
+        settings: facts.settings,
+        pacing: facts.pacing,
+        suspension: pipeline.suspension().cloned(),
+        scene_path: facts.scene_path,
+        objects,
+        contacts,
+        camera: world.camera,
+        breakpoints: pipeline.debugger().breakpoints().to_vec(),
+        hits: pipeline.debugger().hits().cloned().collect(),
+        selected,
+        state_hash: facts.state_hash,
+        actions,
+        worker_fps: facts.worker_fps,
+    }
+}

@@ -1,0 +1,265 @@
+//! The docked workspace: every panel is a tile (egui_tiles, Rerun's tiling
+//! crate) the user can resize, drag into another place or next to another
+//! tab, close and reopen from the View menu. The arrangement persists with
+//! eframe's storage; "Reset layout" brings back the default one.
+//!
+//! The default layout, chosen so that at 1280×800 (the first window) and at
+//! 1920×1080 the viewport is the largest tile and the timeline runs along the
+//! bottom with at least a third of the window's height:
+//!
+//! ```text
+//! ┌────────────┬────────────────────────────┬──────────────────┐
+//! │ Hierarchy  │                            │ Inspector        │
+//! │ (0.14)     │ Viewport (0.6 of width)    ├──────────────────┤
+//! │            │                            │ Clock, Breakpoints, Log │
+//! ├────────────┴────────────────────────────┴──────────────────┤
+//! │ Timeline (0.36 of the height under the toolbar)             │
+//! └────────────────────────────────────────────────────────────┘
+//! ```
+//!
+//! The code pane has a tile of its own right of the viewport, hidden until
+//! opened (View menu, the toolbar's Code button, or a script breakpoint):
+//! opening it narrows the viewport and never pushes another panel's
+//! controls off the window. A closed panel keeps its place and comes back
+//! there.
+
+use egui_tiles::{Container, Tile, TileId, Tiles, Tree};
+use serde::{Deserialize, Serialize};
+
+/// A panel of the workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Pane {
+    /// The scene.
+    Viewport,
+    /// The object tree.
+    Hierarchy,
+    /// The selected object.
+    Inspector,
+    /// The clock fields.
+    Clock,
+    /// Hook breakpoints and their hits.
+    Breakpoints,
+    /// Log lines.
+    Log,
+    /// Scripts, their line breakpoints and hits.
+    Code,
+    /// The timeline lanes.
+    Timeline,
+}
+
+impl Pane {
+    /// Every pane.
+    pub const ALL: [Pane; 8] = [
+        Pane::Viewport,
+        Pane::Hierarchy,
+        Pane::Inspector,
+        Pane::Clock,
+        Pane::Breakpoints,
+        Pane::Log,
+        Pane::Code,
+        Pane::Timeline,
+    ];
+
+    /// The tab's title.
+    pub fn title(self) -> &'static str {
+        match self {
+            Pane::Viewport => "Viewport",
+            Pane::Hierarchy => "Hierarchy",
+            Pane::Inspector => "Inspector",
+            Pane::Clock => "Clock",
+            Pane::Breakpoints => "Breakpoints",
+            Pane::Log => "Log",
+            Pane::Code => "Code",
+            Pane::Timeline => "Timeline",
+        }
+    }
+}
+
+/// Storage key of the layout.
+pub const LAYOUT_KEY: &str = "stepframe-layout";
+
+/// Share of the width the hierarchy gets in the default layout.
+const LEFT_SHARE: f32 = 0.14;
+/// Share of the width the viewport gets in the default layout.
+const VIEWPORT_SHARE: f32 = 0.6;
+/// Share of the height under the toolbar the timeline gets: a third of the
+/// window and a little more once the menu bar and toolbar (about 50 points)
+/// are taken off, at 800 and at 1080 points high.
+const TIMELINE_SHARE: f32 = 0.36;
+
+/// The tiles and what the View menu does with them.
+#[derive(Debug)]
+pub struct Workspace {
+    /// The tile tree (serialised as the layout).
+    pub tree: Tree<Pane>,
+}
+
+impl Default for Workspace {
+    fn default() -> Workspace {
+        Workspace {
+            tree: default_tree(),
+        }
+    }
+}
+
+fn set_shares(tiles: &mut Tiles<Pane>, container: TileId, shares: &[(TileId, f32)]) {
+    if let Some(Tile::Container(Container::Linear(linear))) = tiles.get_mut(container) {
+        for &(id, share) in shares {
+            linear.shares.set_share(id, share);
+        }
+    }
+}
+
+fn default_tree() -> Tree<Pane> {
+    let mut tiles = Tiles::default();
+    let pane = |tiles: &mut Tiles<Pane>, p| tiles.insert_pane(p);
+    let hierarchy = pane(&mut tiles, Pane::Hierarchy);
+    let left = tiles.insert_tab_tile(vec![hierarchy]);
+    let viewport = pane(&mut tiles, Pane::Viewport);
+    let center = tiles.insert_tab_tile(vec![viewport]);
+    let code = pane(&mut tiles, Pane::Code);
+    let code_tabs = tiles.insert_tab_tile(vec![code]);
+    let inspector = pane(&mut tiles, Pane::Inspector);
+    let inspector_tabs = tiles.insert_tab_tile(vec![inspector]);
+    let clock = pane(&mut tiles, Pane::Clock);
+    let breakpoints = pane(&mut tiles, Pane::Breakpoints);
+    let log = pane(&mut tiles, Pane::Log);
+    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, log]);
+    let right = tiles.insert_vertical_tile(vec![inspector_tabs, clock_tabs]);
+    set_shares(
+        &mut tiles,
+        right,
+        &[(inspector_tabs, 0.5), (clock_tabs, 0.5)],
+    );
+    let top = tiles.insert_horizontal_tile(vec![left, center, code_tabs, right]);
+    set_shares(
+        &mut tiles,
+        top,
+        &[
+            (left, LEFT_SHARE),
+            (center, VIEWPORT_SHARE),
+            (code_tabs, 0.4),
+            (right, 1.0 - LEFT_SHARE - VIEWPORT_SHARE),
+        ],
+    );
+    let timeline = pane(&mut tiles, Pane::Timeline);
+    let timeline_tabs = tiles.insert_tab_tile(vec![timeline]);
+    let root = tiles.insert_vertical_tile(vec![top, timeline_tabs]);
+    set_shares(
+        &mut tiles,
+        root,
+        &[(top, 1.0 - TIMELINE_SHARE), (timeline_tabs, TIMELINE_SHARE)],
+    );
+    tiles.set_visible(code, false);
+    Tree::new(egui::Id::unique("stepframe_workspace"), root, tiles)
+}
+
+impl Workspace {
+    /// The stored layout if it holds every pane exactly once, else the
+    /// default one (a layout from another version is not trusted).
+    pub fn load(storage: Option<&dyn eframe::Storage>) -> Workspace {
+        let stored: Option<Tree<Pane>> = storage.and_then(|s| eframe::get_value(s, LAYOUT_KEY));
+        match stored {
+            Some(tree) if is_complete(&tree) => Workspace { tree },
+            _ => Workspace::default(),
+        }
+    }
+
+    /// Writes the layout to `storage`.
+    pub fn save(&self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, LAYOUT_KEY, &self.tree);
+    }
+
+    /// The tile of a pane.
+    fn tile_of(&self, pane: Pane) -> Option<TileId> {
+        self.tree.tiles.find_pane(&pane)
+    }
+
+    /// Whether a pane is shown (it may be a tab behind another).
+    pub fn is_open(&self, pane: Pane) -> bool {
+        self.tile_of(pane)
+            .is_some_and(|id| self.tree.tiles.is_visible(id))
+    }
+
+    /// Shows (and brings to the front of its tabs) or hides a pane. A hidden
+    /// pane keeps its place.
+    pub fn set_open(&mut self, pane: Pane, open: bool) {
+        let Some(id) = self.tile_of(pane) else {
+            return;
+        };
+        self.tree.tiles.set_visible(id, open);
+        if open
+            && let Some(parent) = self.tree.tiles.parent_of(id)
+            && let Some(Tile::Container(Container::Tabs(tabs))) = self.tree.tiles.get_mut(parent)
+        {
+            tabs.set_active(id);
+        }
+    }
+
+    /// The default layout again.
+    pub fn reset(&mut self) {
+        self.tree = default_tree();
+    }
+
+    /// The screen rectangle of a pane's tile in the last layout: its tab
+    /// bar and its content, as the user sees the tile.
+    pub fn rect(&self, pane: Pane) -> Option<egui::Rect> {
+        let id = self.tile_of(pane)?;
+        let tile = match self.tree.tiles.parent_of(id) {
+            Some(parent)
+                if matches!(
+                    self.tree.tiles.get(parent),
+                    Some(Tile::Container(Container::Tabs(_)))
+                ) =>
+            {
+                parent
+            }
+            _ => id,
+        };
+        self.tree.tiles.rect(tile)
+    }
+
+    /// The View menu: a check box per pane and "Reset layout".
+    pub fn view_menu_ui(&mut self, ui: &mut egui::Ui) {
+        for pane in Pane::ALL {
+            let mut open = self.is_open(pane);
+            if ui.checkbox(&mut open, pane.title()).changed() {
+                self.set_open(pane, open);
+            }
+        }
+        ui.separator();
+        if ui
+            .button("Reset layout")
+            .on_hover_text("Every panel back where it started, at its first size")
+            .clicked()
+        {
+            self.reset();
+            ui.close();
+        }
+    }
+}
+
+/// Whether a tree holds every pane exactly once.
+fn is_complete(tree: &Tree<Pane>) -> bool {
+    Pane::ALL.iter().all(|pane| {
+        tree.tiles
+            .tiles()
+            .filter(|t| matches!(t, Tile::Pane(p) if p == pane))
+            .count()
+            == 1
+    }) && tree.root().is_some()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_default_layout_holds_every_pane_once_with_code_hidden() {
+        let w = Workspace::default();
+        assert!(is_complete(&w.tree));
+        for pane in Pane::ALL {
+            assert_eq!(w.is_open(pane), pane != Pane::Code, "{pane:?}");
+        }
+    }
+}

@@ -1,0 +1,172 @@
+//! No lost work: a failed Open leaves the editor naming (and saving) the
+//! scene that runs, Save never silently drops a hand-written file's comments,
+//! and Save As writes only where the user said, asking before it replaces.
+//! Every scene here is a scratch copy: the real assets are never written.
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::EditorApp;
+
+mod support;
+use support::editor::{
+    DEFAULT_SIZE, click, demo_copy, editor_sized, label_starting, open_scene, status,
+};
+use support::{labels_starting, scratch};
+
+fn running_scene(h: &Harness<'_, EditorApp>) -> String {
+    label_starting(h, "scene: ")
+}
+
+/// The toolbar's time scale set to 0.5×: a change Save has to write.
+fn set_time_scale_half(h: &mut Harness<'_, EditorApp>) {
+    h.get_by_label("Time scale").click();
+    h.run_steps(2);
+    click(h, "0.5×");
+}
+
+fn save(h: &mut Harness<'_, EditorApp>) {
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
+    h.run_steps(3);
+}
+
+#[test]
+fn after_a_failed_open_the_editor_names_and_saves_the_running_scene_never_the_broken_file() {
+    let dir = scratch("failed-open");
+    let scene = demo_copy(&dir);
+    let broken = dir.join("scenes").join("broken.ron");
+    // Line 3 lacks the comma between `id: 1` and `name`.
+    let broken_text = "(\n    objects: [\n        (id: 1 name: \"x\"),\n    ],\n)\n";
+    std::fs::write(&broken, broken_text).expect("write the broken scene");
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(5);
+    let before = running_scene(&h);
+    assert!(before.ends_with("demo.ron"), "{before}");
+
+    open_scene(&mut h, &broken);
+    let error = label_starting(&h, "error: ");
+    let place = format!("{}:3:", broken.display());
+    assert!(error.contains(&place), "{error:?} names {place}");
+    // The old scene keeps running, and the editor still names it.
+    assert_eq!(status(&h), "running");
+    assert_eq!(running_scene(&h), before);
+
+    // Ctrl+S is about the running scene's own file, never the file that
+    // failed to open: unchanged, it writes nothing and says which file.
+    save(&mut h);
+    let notice = label_starting(&h, "no changes to save: ");
+    assert!(notice.contains(&scene.display().to_string()), "{notice}");
+    // Changed, it asks (the scene is hand-written), then writes its own file.
+    set_time_scale_half(&mut h);
+    save(&mut h);
+    assert!(
+        !labels_starting(&h, "demo.ron is hand-written").is_empty(),
+        "Save asks before replacing a hand-written scene"
+    );
+    click(&mut h, "Save anyway");
+    h.run_steps(2);
+    assert_eq!(
+        std::fs::read_to_string(&broken).expect("the broken file is there"),
+        broken_text,
+        "the file that failed to open is untouched"
+    );
+    let written = std::fs::read_to_string(&scene).expect("the scene is there");
+    assert!(
+        !written.contains("//"),
+        "the confirmed save wrote stepframe's own layout"
+    );
+}
+
+#[test]
+fn save_asks_before_dropping_the_comments_of_a_hand_written_scene_and_cancel_writes_nothing() {
+    let dir = scratch("comments");
+    let scene = demo_copy(&dir);
+    let original = std::fs::read_to_string(&scene).expect("the copy");
+    assert!(original.contains("//"), "the demo scene has comments");
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(3);
+
+    // Unchanged: nothing to save, nothing written.
+    save(&mut h);
+    assert!(
+        !labels_starting(&h, "no changes to save").is_empty(),
+        "an unchanged scene is not rewritten"
+    );
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+
+    // Change a time setting: now Save has something to write, and asks first.
+    set_time_scale_half(&mut h);
+    save(&mut h);
+    let question = labels_starting(&h, "demo.ron is hand-written");
+    assert_eq!(question.len(), 1, "{question:?}");
+    assert!(question[0].contains("comment line(s)"), "{}", question[0]);
+    click(&mut h, "Cancel");
+    assert_eq!(
+        std::fs::read_to_string(&scene).expect("read"),
+        original,
+        "Cancel writes nothing"
+    );
+
+    // Save As writes a fresh file instead; the original keeps its comments.
+    save(&mut h);
+    click(&mut h, "Save As…");
+    // The Save As dialog opens the frame after the question closes, and a
+    // new window is measured invisibly for one frame first.
+    h.run_steps(1);
+    let copy = dir.join("scenes").join("demo-copy.ron");
+    h.get_by_label("New file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("New file")
+        .type_text(&copy.display().to_string());
+    h.run_steps(1);
+    click(&mut h, "Save");
+    h.run_steps(2);
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+    let fresh = std::fs::read_to_string(&copy).expect("Save As wrote the new file");
+    assert!(
+        fresh.contains("time_scale: 0.5"),
+        "the changed setting is in it"
+    );
+    assert!(
+        running_scene(&h).ends_with("demo-copy.ron"),
+        "{}",
+        running_scene(&h)
+    );
+
+    // The new file is the scene's own now, and stepframe's layout: Save
+    // writes it without asking, and not the original.
+    save(&mut h);
+    assert!(labels_starting(&h, "Replace the file?").is_empty());
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+}
+
+#[test]
+fn save_as_onto_an_existing_file_asks_first() {
+    let dir = scratch("save-as-existing");
+    let scene = demo_copy(&dir);
+    let other = dir.join("scenes").join("other.ron");
+    std::fs::write(&other, "// someone's file\n").expect("write");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(3);
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::S,
+    );
+    h.run_steps(2);
+    h.get_by_label("New file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("New file")
+        .type_text(&other.display().to_string());
+    h.run_steps(1);
+    click(&mut h, "Save");
+    h.run_steps(2);
+    assert_eq!(labels_starting(&h, "Replace the file?").len(), 1);
+    click(&mut h, "Cancel");
+    assert_eq!(
+        std::fs::read_to_string(&other).expect("read"),
+        "// someone's file\n"
+    );
+}

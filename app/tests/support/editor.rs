@@ -1,0 +1,215 @@
+//! Driving the real editor headless: a harness in the synchronous driver (one
+//! worker frame of exactly `DT` per UI frame), and reading what the panels
+//! show back from their widgets, as a user reads them.
+
+use std::path::{Path, PathBuf};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::{EditorApp, EditorConfig, Pane};
+use stepframe_core::{Pipeline, Pose, Scene, TimeSettings};
+
+use super::labels_starting;
+
+/// Seconds per UI frame (= per worker frame): one fixed tick at 60 Hz
+/// (1/60 s is exactly 11,760,000 flicks).
+pub const DT: f64 = 1.0 / 60.0;
+
+/// The window the editor opens at with no stored layout.
+pub const DEFAULT_SIZE: egui::Vec2 = egui::vec2(1280.0, 800.0);
+
+/// The bundled demo scene.
+pub fn demo() -> PathBuf {
+    stepframe_app::default_scene()
+}
+
+/// The editor on `scene` in a window of `size`, driven one frame per step,
+/// after the frames that load and publish the scene.
+pub fn editor_sized(scene: PathBuf, size: egui::Vec2) -> Harness<'static, EditorApp> {
+    let mut h = Harness::builder()
+        .with_size(size)
+        .with_step_dt(DT as f32)
+        .build_eframe(move |cc| {
+            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
+}
+
+/// The editor on the demo at the default window size.
+pub fn editor() -> Harness<'static, EditorApp> {
+    editor_sized(demo(), DEFAULT_SIZE)
+}
+
+/// The one label whose text starts with `prefix`.
+pub fn label_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> String {
+    let found = labels_starting(h, prefix);
+    assert_eq!(found.len(), 1, "labels starting with {prefix:?}: {found:?}");
+    found[0].clone()
+}
+
+/// Clicks the widget labelled `label` and lets two frames run.
+pub fn click(h: &mut Harness<'_, EditorApp>, label: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(2);
+}
+
+/// Brings a pane's tab to the front, as a click on its tab does.
+pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
+    h.state_mut().workspace_mut().set_open(pane, true);
+    h.run_steps(1);
+}
+
+/// A clock panel row's value without its unit: `simulation_tick  42 ticks` → "42".
+pub fn clock_field(h: &Harness<'_, EditorApp>, name: &str, unit: &str) -> String {
+    let rows: Vec<String> = labels_starting(h, name)
+        .into_iter()
+        .filter(|r| r[name.len()..].starts_with(' '))
+        .collect();
+    assert_eq!(rows.len(), 1, "clock rows {name}: {rows:?}");
+    let value = rows[0][name.len()..].trim();
+    value
+        .strip_suffix(unit)
+        .unwrap_or_else(|| panic!("no unit {unit:?} in {:?}", rows[0]))
+        .trim()
+        .to_string()
+}
+
+/// `simulation_tick` as the clock panel shows it.
+pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
+    clock_field(h, "simulation_tick", "ticks")
+        .parse()
+        .expect("a tick count")
+}
+
+/// The status line: "running", "suspended at tick T: reason", or
+/// "viewing tick T (frame F) · live: ...".
+pub fn status(h: &Harness<'_, EditorApp>) -> String {
+    let mut found = labels_starting(h, "suspended at tick ");
+    found.extend(
+        labels_starting(h, "viewing tick ")
+            .into_iter()
+            .filter(|l| l.contains("· live:")),
+    );
+    found.extend(
+        labels_starting(h, "running")
+            .into_iter()
+            .filter(|l| l == "running"),
+    );
+    assert_eq!(found.len(), 1, "status labels: {found:?}");
+    found[0].clone()
+}
+
+/// T of "suspended at tick T: ...".
+pub fn suspended_tick(status: &str) -> Option<u64> {
+    let rest = status.strip_prefix("suspended at tick ")?;
+    rest.split(':').next()?.parse().ok()
+}
+
+/// Parses "committed pose: x 1.5 m, y -2 m, angle 0.25 rad".
+pub fn parse_pose(text: &str) -> Pose {
+    let body = text.split_once(": ").map(|(_, b)| b).unwrap_or(text);
+    let parts: Vec<&str> = body.split(", ").collect();
+    assert_eq!(parts.len(), 3, "pose text {text:?}");
+    let num = |part: &str, name: &str, unit: &str| -> f32 {
+        part.strip_prefix(name)
+            .and_then(|p| p.strip_suffix(unit))
+            .and_then(|p| p.trim().parse().ok())
+            .unwrap_or_else(|| panic!("cannot read {name} in {text:?}"))
+    };
+    Pose::new(
+        num(parts[0], "x", " m"),
+        num(parts[1], "y", " m"),
+        num(parts[2], "angle", " rad"),
+    )
+}
+
+/// Bit-for-bit equal poses.
+pub fn same_bits(a: Pose, b: Pose) -> bool {
+    (a.x.to_bits(), a.y.to_bits(), a.angle.to_bits())
+        == (b.x.to_bits(), b.y.to_bits(), b.angle.to_bits())
+}
+
+/// A plain pipeline on `scene_path`, run with frames of `DT` to the end of
+/// `tick`: what a headless run has there.
+pub fn headless_at(scene_path: &Path, tick: u64) -> Pipeline {
+    let registry = stepframe_plugins::registry();
+    let scene = Scene::load(scene_path, &registry).expect("the scene loads");
+    let mut pipeline = Pipeline::new(TimeSettings::default());
+    pipeline
+        .load_scene(&scene, &registry)
+        .expect("the scene instantiates");
+    while pipeline.clock().simulation_tick < tick {
+        let report = pipeline.step_frame(DT);
+        assert_eq!(report.ticks, 1, "one tick per 1/60 s frame at 60 Hz");
+    }
+    assert_eq!(pipeline.clock().simulation_tick, tick);
+    pipeline
+}
+
+/// The committed pose of the object named `name` at the end of `tick` of a
+/// headless run.
+pub fn headless_pose_at(scene_path: &Path, name: &str, tick: u64) -> Pose {
+    let pipeline = headless_at(scene_path, tick);
+    let id = pipeline
+        .world()
+        .objects()
+        .find(|o| o.name == name)
+        .map(|o| o.id)
+        .expect("the object exists");
+    pipeline
+        .world()
+        .physics_simulation_pose(id)
+        .expect("a committed pose")
+}
+
+/// Steps until `done` holds (at most `max` frames).
+pub fn step_until(
+    h: &mut Harness<'_, EditorApp>,
+    max: usize,
+    what: &str,
+    done: impl Fn(&Harness<'_, EditorApp>) -> bool,
+) {
+    for _ in 0..max {
+        if done(h) {
+            return;
+        }
+        h.run_steps(1);
+    }
+    assert!(done(h), "{what} did not happen within {max} frames");
+}
+
+/// File → Open…, the path typed into the dialog, Open.
+pub fn open_scene(h: &mut Harness<'_, EditorApp>, path: &Path) {
+    click(h, "File");
+    click(h, "Open…  (Ctrl+O)");
+    h.get_by_label("Scene file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("Scene file")
+        .type_text(&path.display().to_string());
+    h.run_steps(1);
+    click(h, "Open");
+    h.run_steps(2);
+}
+
+/// A copy of the demo scene and its scripts in a scratch folder laid out like
+/// `assets/` (scenes/ and scripts/), so saving never touches the real assets.
+pub fn demo_copy(dir: &Path) -> PathBuf {
+    let assets = demo()
+        .parent()
+        .and_then(Path::parent)
+        .expect("assets/scenes/demo.ron")
+        .to_path_buf();
+    for sub in ["scenes", "scripts"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("scratch folders");
+        for entry in std::fs::read_dir(assets.join(sub))
+            .expect("assets")
+            .flatten()
+        {
+            std::fs::copy(entry.path(), dir.join(sub).join(entry.file_name())).expect("copy");
+        }
+    }
+    dir.join("scenes").join("demo.ron")
+}

@@ -1,0 +1,200 @@
+//! The docked workspace: the default layout at the first window size and
+//! maximised, panels closed and reopened from the View menu, the code pane in
+//! a tile of its own, and the layout kept across a restart through eframe's
+//! storage (here a file in a scratch folder).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::timeline::LaneId;
+use stepframe_app::editor::{EditorApp, EditorConfig, Pane};
+
+mod support;
+use support::editor::{DEFAULT_SIZE, DT, click, demo, editor_sized};
+use support::scratch;
+
+/// The viewport gets the largest tile and the timeline runs along the bottom
+/// with at least a third of the window's height.
+fn check_default_layout(size: egui::Vec2) {
+    let mut h = editor_sized(demo(), size);
+    h.run_steps(5);
+    let w = h.state().workspace();
+    let rect = |pane| {
+        w.rect(pane)
+            .unwrap_or_else(|| panic!("{pane:?} is laid out"))
+    };
+    let timeline = rect(Pane::Timeline);
+    assert!(
+        timeline.height() >= size.y / 3.0,
+        "{size:?}: timeline {timeline:?} is a third of the height"
+    );
+    assert!(
+        (timeline.bottom() - size.y).abs() <= 2.0 && timeline.width() >= size.x - 4.0,
+        "{size:?}: timeline {timeline:?} runs along the bottom"
+    );
+    let viewport = rect(Pane::Viewport);
+    let area = |r: egui::Rect| r.width() * r.height();
+    for pane in Pane::ALL {
+        if pane == Pane::Viewport || !w.is_open(pane) {
+            continue;
+        }
+        if let Some(r) = w.rect(pane) {
+            assert!(
+                area(viewport) > area(r),
+                "{size:?}: the viewport {viewport:?} is larger than {pane:?} {r:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_default_layout_gives_the_viewport_the_largest_tile_and_the_timeline_a_third() {
+    check_default_layout(DEFAULT_SIZE);
+    check_default_layout(egui::vec2(1920.0, 1080.0));
+}
+
+#[test]
+fn a_closed_panel_comes_back_from_the_view_menu_and_reset_layout_restores_all() {
+    let mut h = editor_sized(demo(), DEFAULT_SIZE);
+    assert!(h.state().workspace().is_open(Pane::Inspector));
+    // The Inspector tab's close button.
+    let tab = h.get_by_label("Inspector").rect();
+    let close = h
+        .get_all_by_label("Close")
+        .find(|n| tab.contains(n.rect().center()))
+        .expect("the Inspector tab has a close button");
+    close.click();
+    h.run_steps(2);
+    assert!(!h.state().workspace().is_open(Pane::Inspector));
+    assert!(h.query_by_label("Inspector").is_none(), "its tab is gone");
+    click(&mut h, "View");
+    h.get_by_label("Inspector").click();
+    h.run_steps(2);
+    assert!(h.state().workspace().is_open(Pane::Inspector));
+    h.key_press(egui::Key::Escape);
+    h.run_steps(1);
+    // Reset layout: every default pane open again, the code pane hidden.
+    h.state_mut().workspace_mut().set_open(Pane::Log, false);
+    h.state_mut().workspace_mut().set_open(Pane::Code, true);
+    h.run_steps(1);
+    click(&mut h, "View");
+    click(&mut h, "Reset layout");
+    for pane in Pane::ALL {
+        assert_eq!(
+            h.state().workspace().is_open(pane),
+            pane != Pane::Code,
+            "{pane:?}"
+        );
+    }
+}
+
+#[test]
+fn the_code_pane_is_a_tile_of_its_own_and_pushes_no_controls_off_the_window() {
+    let mut h = editor_sized(demo(), DEFAULT_SIZE);
+    h.run_steps(3);
+    let viewport_before = h
+        .state()
+        .workspace()
+        .rect(Pane::Viewport)
+        .expect("laid out");
+    click(&mut h, "📜 Code");
+    h.run_steps(2);
+    let w = h.state().workspace();
+    let code = w.rect(Pane::Code).expect("the code pane has a tile");
+    let viewport = w.rect(Pane::Viewport).expect("laid out");
+    assert!(!code.intersects(viewport.shrink(1.0)), "its own tile");
+    assert!(
+        viewport.width() < viewport_before.width(),
+        "beside the viewport"
+    );
+    let window = egui::Rect::from_min_size(egui::Pos2::ZERO, DEFAULT_SIZE);
+    for control in ["Export…", "Fit all", "Follow live", "⏸ Pause", "Step tick"] {
+        let r = h.get_by_label(control).rect();
+        assert!(
+            window.contains_rect(r),
+            "{control} at {r:?} is inside the window"
+        );
+    }
+}
+
+/// eframe storage in a file: what the real editor keeps between runs.
+#[derive(Debug)]
+struct FileStorage {
+    path: PathBuf,
+    values: BTreeMap<String, String>,
+}
+
+impl FileStorage {
+    fn open(path: &Path) -> FileStorage {
+        let values = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        FileStorage {
+            path: path.to_path_buf(),
+            values,
+        }
+    }
+}
+
+impl eframe::Storage for FileStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.values.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.values.insert(key.to_string(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.values.remove(key);
+    }
+    fn flush(&mut self) {
+        let text = serde_json::to_string(&self.values).expect("serialisable");
+        std::fs::write(&self.path, text).expect("write the storage file");
+    }
+}
+
+fn editor_with_storage(file: &Path) -> Harness<'static, EditorApp> {
+    let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
+    let scene = demo();
+    let mut h = Harness::builder()
+        .with_size(DEFAULT_SIZE)
+        .with_step_dt(DT as f32)
+        .build_eframe(move |cc| {
+            cc.storage = Some(storage);
+            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
+}
+
+#[test]
+fn the_layout_and_the_timeline_lanes_persist_across_a_restart() {
+    let file = scratch("layout").join("storage.json");
+    let mut h = editor_with_storage(&file);
+    h.state_mut().workspace_mut().set_open(Pane::Log, false);
+    h.state_mut().workspace_mut().set_open(Pane::Code, true);
+    h.state_mut()
+        .panels_mut()
+        .timeline
+        .lane_mut(LaneId::Physics)
+        .expanded = true;
+    h.run_steps(2);
+    let code_before = h.state().workspace().rect(Pane::Code).expect("open");
+    let mut storage = FileStorage::open(&file);
+    eframe::App::save(h.state_mut(), &mut storage);
+    eframe::Storage::flush(&mut storage);
+    drop(h);
+
+    let h = editor_with_storage(&file);
+    let w = h.state().workspace();
+    assert!(!w.is_open(Pane::Log), "closed panels stay closed");
+    assert!(w.is_open(Pane::Code), "opened ones stay open");
+    let code_after = w.rect(Pane::Code).expect("laid out");
+    assert!(
+        (code_after.width() - code_before.width()).abs() <= 1.0,
+        "same place and size: {code_before:?} vs {code_after:?}"
+    );
+    assert!(h.state().panels().timeline.lane(LaneId::Physics).expanded);
+}
