@@ -658,3 +658,154 @@ fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
     );
     assert!(!json.exists(), "nothing written without the extension");
 }
+
+/// A wheel event over the pointer, with `modifiers`.
+fn wheel(h: &mut Harness<'_, EditorApp>, dy: f32, modifiers: egui::Modifiers) {
+    h.event_modifiers(
+        egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, dy),
+            modifiers,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+        },
+        modifiers,
+    );
+    h.run_steps(1);
+}
+
+/// A press at `from`, moves to `to`, a release, with `modifiers` held.
+fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2, modifiers: egui::Modifiers) {
+    h.hover_at(from);
+    h.run_steps(1);
+    h.event_modifiers(
+        egui::Event::PointerButton {
+            pos: from,
+            button: egui::PointerButton::Primary,
+            pressed: true,
+            modifiers,
+        },
+        modifiers,
+    );
+    h.run_steps(1);
+    for k in 1..=5 {
+        let p = from + (to - from) * (k as f32 / 5.0);
+        h.event_modifiers(egui::Event::PointerMoved(p), modifiers);
+        h.run_steps(1);
+    }
+    h.event_modifiers(
+        egui::Event::PointerButton {
+            pos: to,
+            button: egui::PointerButton::Primary,
+            pressed: false,
+            modifiers,
+        },
+        modifiers,
+    );
+    h.run_steps(2);
+}
+
+#[test]
+fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all_resets_it() {
+    let mut h = editor();
+    h.run_steps(200);
+    click(&mut h, "⏸ Pause");
+    let r = lane_rect(&h, LaneId::Dt);
+    let (lo, hi) = timeline(&h).range.expect("the live window");
+    // Ctrl+wheel zooms time around the pointer.
+    h.hover_at(r.center());
+    h.run_steps(1);
+    wheel(&mut h, 60.0, egui::Modifiers::COMMAND);
+    let (zlo, zhi) = timeline(&h).range.expect("a range");
+    assert!(zhi - zlo < hi - lo, "zoomed in: {lo}..{hi} -> {zlo}..{zhi}");
+    assert!(!timeline(&h).follow_live, "zooming time stops following live");
+    // A drag pans time to the right's past: the range moves left.
+    drag(&mut h, r.center(), r.center() + egui::vec2(200.0, 0.0), egui::Modifiers::NONE);
+    let (plo, phi) = timeline(&h).range.expect("a range");
+    assert!(plo < zlo && ((phi - plo) - (zhi - zlo)).abs() < 1e-6, "panned: {zlo}..{zhi} -> {plo}..{phi}");
+    // Alt+wheel zooms this lane's y, nothing else's.
+    let before = timeline(&h).lane(LaneId::Dt).shown_y.expect("drawn");
+    h.hover_at(r.center());
+    h.run_steps(1);
+    wheel(&mut h, 80.0, egui::Modifiers::ALT);
+    h.run_steps(2);
+    let zoomed = timeline(&h).lane(LaneId::Dt).y_range.expect("a y zoom");
+    assert!(zoomed.1 - zoomed.0 < before.1 - before.0, "{before:?} -> {zoomed:?}");
+    assert_eq!(timeline(&h).lane(LaneId::Ticks).y_range, None);
+    // Double-click fits it again.
+    h.event(egui::Event::PointerButton {
+        pos: r.center(),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos: r.center(),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: r.center(),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos: r.center(),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(3);
+    assert_eq!(timeline(&h).lane(LaneId::Dt).y_range, None, "double-click fits y");
+    // Fit all: every frame in view, every lane fitted.
+    h.hover_at(r.center());
+    h.run_steps(1);
+    wheel(&mut h, 80.0, egui::Modifiers::ALT);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(1);
+    click(&mut h, "Fit all");
+    h.run_steps(1);
+    let t = timeline(&h);
+    assert!(LaneId::ALL.iter().all(|l| t.lane(*l).y_range.is_none()));
+    let first = t.telemetry.records().front().expect("frames").frame_index as f64;
+    let (flo, _) = t.range.unwrap_or((first, first));
+    assert!(flo <= first, "every frame in view");
+}
+
+#[test]
+fn shift_drag_selects_a_range_and_export_writes_only_it() {
+    let dir = scratch("export-selection");
+    let mut h = editor();
+    h.run_steps(120);
+    click(&mut h, "⏸ Pause");
+    let r = lane_rect(&h, LaneId::Dt);
+    let a = egui::pos2(r.left() + r.width() * 0.25, r.center().y);
+    let b = egui::pos2(r.left() + r.width() * 0.5, r.center().y);
+    drag(&mut h, a, b, egui::Modifiers::SHIFT);
+    let (lo, hi) = timeline(&h).selection.expect("a selection");
+    assert!(hi > lo);
+    let selected = timeline(&h)
+        .telemetry
+        .records()
+        .iter()
+        .filter(|rec| (lo..=hi).contains(&(rec.frame_index as f64)))
+        .count();
+    assert!(selected > 10 && selected < timeline(&h).telemetry.len());
+    assert!(labels_starting(&h, "viewing tick ").is_empty(), "a selection is no click");
+    click(&mut h, "Export…");
+    h.run_steps(1);
+    let csv = dir.join("selection.csv");
+    h.get_by_label("CSV (.csv)").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("CSV (.csv)").type_text(&csv.display().to_string());
+    h.run_steps(1);
+    assert!(labels_starting(&h, "Writes the selection").len() == 1);
+    click(&mut h, "Export csv");
+    let text = std::fs::read_to_string(&csv).expect("written");
+    assert_eq!(text.lines().count(), selected + 1, "a header and the selected frames");
+}

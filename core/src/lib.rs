@@ -27,8 +27,10 @@
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
+//! | [`atomic_file`] | writing a file so it is always the old or the new one |
 
 pub mod alloc_count;
+pub mod atomic_file;
 pub mod behaviour;
 pub mod body;
 pub mod clock;

@@ -51,7 +51,6 @@
 //! its time settings; a broken file changes nothing.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -1024,7 +1023,7 @@ impl Scene {
             file: path.to_path_buf(),
             ..e
         })?;
-        write_atomically(path, text.as_bytes())
+        crate::atomic_file::write(path, text.as_bytes())
             .map_err(|e| SceneError::unplaced(path, format!("cannot save the scene: {e}")))
     }
 
@@ -1078,40 +1077,6 @@ impl Scene {
         };
         SceneError::unplaced(Path::new(""), message)
     }
-}
-
-/// Temp file in the same directory (same file system, so the rename is atomic),
-/// fsync, rename, then fsync the directory so the rename itself is durable.
-fn write_atomically(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    let file_name = path
-        .file_name()
-        .ok_or_else(|| std::io::Error::other("the path names no file"))?;
-    let tmp = dir.join(format!(
-        ".{}.{}.tmp",
-        file_name.to_string_lossy(),
-        std::process::id()
-    ));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(bytes)?;
-        file.sync_all()?;
-        drop(file);
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        // Best effort: the temp file may not even exist.
-        let _ = std::fs::remove_file(&tmp);
-        return result;
-    }
-    // Durability of the rename; not every platform can open a directory.
-    if let Ok(d) = std::fs::File::open(&dir) {
-        let _ = d.sync_all();
-    }
-    Ok(())
 }
 
 impl Pipeline {

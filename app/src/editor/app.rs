@@ -17,18 +17,15 @@ use anyhow::Context as _;
 use egui::{Key, KeyboardShortcut, Modifiers};
 use stepframe_core::LogLevel;
 
-use super::breakpoints::{BreakpointForm, breakpoints_ui};
-use super::clock_panel::clock_panel_ui;
-use super::code_pane::{CodePaneState, code_pane_ui};
+use super::breakpoints::BreakpointForm;
+use super::code_pane::CodePaneState;
 use super::files::{FilesState, files_ui};
-use super::hierarchy::hierarchy_ui;
-use super::inspector::{EditBuffers, inspector_ui};
-use super::log::log_ui;
+use super::inspector::EditBuffers;
 use super::protocol::{Command, Event, RecoveryPoint};
 use super::state::{Persisted, Session};
-use super::timeline::{TimelineSettings, TimelineState, timeline_controls_ui, timeline_ui};
-use super::toolbar::{banners_ui, menu_bar_ui, toolbar_ui};
-use super::viewport::{ViewportState, viewport_ui};
+use super::timeline::{TimelineSettings, TimelineState};
+use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
+use super::viewport::ViewportState;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::{Pane, Workspace};
 
@@ -501,95 +498,6 @@ impl EditorApp {
     }
 }
 
-/// The panels as the workspace's tiles draw them.
-struct TileUi<'a> {
-    session: &'a mut Session,
-    panels: &'a mut Panels,
-    /// Tabs whose close button was clicked this frame.
-    closed: Vec<Pane>,
-}
-
-impl egui_tiles::Behavior<Pane> for TileUi<'_> {
-    fn pane_ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        _tile_id: egui_tiles::TileId,
-        pane: &mut Pane,
-    ) -> egui_tiles::UiResponse {
-        let session = &mut *self.session;
-        let p = &mut *self.panels;
-        egui::Frame::new()
-            .inner_margin(egui::Margin::same(4))
-            .show(ui, |ui| match pane {
-                Pane::Viewport => viewport_ui(ui, session, &mut p.viewport),
-                Pane::Hierarchy => hierarchy_ui(ui, session),
-                Pane::Inspector => inspector_ui(ui, session, &mut p.edits),
-                Pane::Clock => clock_panel_ui(ui, session, &p.timeline),
-                Pane::Breakpoints => breakpoints_ui(ui, session, &mut p.breakpoint_form),
-                Pane::Log => log_ui(ui, session),
-                Pane::Code => code_pane_ui(ui, session, &mut p.code),
-                Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
-            });
-        egui_tiles::UiResponse::None
-    }
-
-    fn tab_title_for_pane(&mut self, pane: &Pane) -> egui::WidgetText {
-        pane.title().into()
-    }
-
-    fn is_tab_closable(
-        &self,
-        _tiles: &egui_tiles::Tiles<Pane>,
-        _tile_id: egui_tiles::TileId,
-    ) -> bool {
-        true
-    }
-
-    fn on_tab_close(
-        &mut self,
-        tiles: &mut egui_tiles::Tiles<Pane>,
-        tile_id: egui_tiles::TileId,
-    ) -> bool {
-        // Hidden, not removed: the View menu brings it back in its place.
-        if let Some(pane) = tiles.get_pane(&tile_id) {
-            self.closed.push(*pane);
-        }
-        false
-    }
-
-    /// The timeline's controls sit in its tab bar, so its lanes keep the
-    /// whole tile.
-    fn top_bar_right_ui(
-        &mut self,
-        tiles: &egui_tiles::Tiles<Pane>,
-        ui: &mut egui::Ui,
-        _tile_id: egui_tiles::TileId,
-        tabs: &egui_tiles::Tabs,
-        _scroll_offset: &mut f32,
-    ) {
-        let active = tabs.active.and_then(|id| tiles.get_pane(&id));
-        if active == Some(&Pane::Timeline) {
-            // This ui lays out right to left from the bar's end.
-            timeline_controls_ui(ui, &mut self.panels.timeline, self.session);
-        }
-    }
-
-    fn simplification_options(&self) -> egui_tiles::SimplificationOptions {
-        egui_tiles::SimplificationOptions {
-            all_panes_must_have_tabs: true,
-            ..Default::default()
-        }
-    }
-
-    fn tab_bar_height(&self, _style: &egui::Style) -> f32 {
-        22.0
-    }
-
-    fn gap_width(&self, _style: &egui::Style) -> f32 {
-        3.0
-    }
-}
-
 impl eframe::App for EditorApp {
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let stopped = self.poll_worker();
@@ -610,13 +518,14 @@ impl eframe::App for EditorApp {
                 &mut self.workspace,
             );
             toolbar_ui(ui, &mut self.session, &mut self.workspace);
-            banners_ui(ui, &mut self.session, time);
+            banners_ui(ui, &mut self.session);
         });
         files_ui(&ctx, &mut self.panels.files, &mut self.session);
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
-                let mut tiles = TileUi {
+                toasts_ui(&ctx, &mut self.session, ui.max_rect(), time);
+                let mut tiles = super::tiles::TileUi {
                     session: &mut self.session,
                     panels: &mut self.panels,
                     closed: Vec::new(),

@@ -10,7 +10,6 @@
 //! version is compiled between two outer frames and adopted at the next frame
 //! boundary, as `docs/scripts.md` describes.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
@@ -154,28 +153,6 @@ fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
         }
     }
     out
-}
-
-/// Writes `text` to `path` atomically: a temporary file in the same
-/// directory, flushed, then renamed over the original, so the worker's
-/// modification-time check never sees half a file.
-pub fn write_atomic(path: &Path, text: &str) -> std::io::Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(text.as_bytes())?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// Keeps the script list, the shown script and the hit in step with the
@@ -394,7 +371,7 @@ fn syntax_error_text(e: &ScriptError) -> String {
 }
 
 fn save(state: &mut Session, code: &mut CodePaneState, entry: &ScriptEntry) {
-    match write_atomic(&entry.path, &code.buffer) {
+    match stepframe_core::atomic_file::write(&entry.path, code.buffer.as_bytes()) {
         Ok(()) => {
             code.save_status = Some(format!(
                 "saved {}: reloads at the next frame",
@@ -634,22 +611,5 @@ mod tests {
             scene_script_paths(text),
             vec!["scripts/a.rhai", "/abs/b.rhai"]
         );
-    }
-
-    #[test]
-    fn write_atomic_replaces_the_file_and_leaves_no_temporary() {
-        let dir = std::env::temp_dir().join(format!("sf_code_pane_unit_{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let file = dir.join("a.rhai");
-        std::fs::write(&file, "old").expect("write");
-        write_atomic(&file, "new text").expect("atomic write");
-        assert_eq!(std::fs::read_to_string(&file).expect("read"), "new text");
-        let names: Vec<_> = std::fs::read_dir(&dir)
-            .expect("list")
-            .filter_map(Result::ok)
-            .map(|e| e.file_name())
-            .collect();
-        assert_eq!(names.len(), 1, "only the file itself: {names:?}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -37,6 +37,7 @@ pub mod log;
 pub mod protocol;
 mod session;
 pub mod state;
+mod tiles;
 pub mod timeline;
 mod toolbar;
 mod viewport;

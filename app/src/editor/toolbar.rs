@@ -126,14 +126,35 @@ pub fn menu_bar_ui(
             }
         });
         ui.separator();
-        let scene = session
-            .live
-            .as_ref()
-            .and_then(|v| v.scene_path.as_ref())
-            .map(|p| p.display().to_string())
-            .unwrap_or_else(|| "no scene".to_string());
-        ui.label(RichText::new(format!("scene: {scene}")).weak())
-            .on_hover_text("The running scene's file: what Save writes and Reload reads");
+        // Right to left: the viewed-tick banner, then the scene's file in
+        // what is left (one line, never wrapped, so nothing below moves).
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            if let Some(tick) = session.cursor {
+                viewing_ui(ui, session, tick);
+            }
+            let path = session.live.as_ref().and_then(|v| v.scene_path.clone());
+            let name = path
+                .as_ref()
+                .and_then(|p| p.file_name())
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "no scene".to_string());
+            let full = path
+                .map(|p| p.display().to_string())
+                .unwrap_or_else(|| "no scene loaded".to_string());
+            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+                ui.label(RichText::new(format!("scene: {name}")).weak())
+                    .on_hover_text(format!(
+                        "{full}\n\nThe running scene's file: what Save writes and Reload reads"
+                    ));
+                ui.separator();
+                let (text, colour) = status(session, ui);
+                // One line: a long reason is cut, in full on hover.
+                ui.add(egui::Label::new(RichText::new(&text).color(colour).strong()).truncate())
+                    .on_hover_text(format!(
+                        "{text}\n\nSession state: running, suspended with the completed tick and the reason, or the tick every panel shows"
+                    ));
+            });
+        });
     });
 }
 
@@ -159,12 +180,6 @@ pub fn toolbar_ui(ui: &mut egui::Ui, session: &mut Session, workspace: &mut Work
         {
             workspace.set_open(Pane::Code, code);
         }
-        ui.separator();
-        let (text, colour) = status(session, ui);
-        ui.label(RichText::new(text).color(colour).strong())
-            .on_hover_text(
-                "Session state: running, or suspended with the completed tick and the reason",
-            );
     });
 }
 
@@ -176,15 +191,18 @@ fn status(session: &Session, ui: &egui::Ui) -> (String, Color32) {
     let Some(live) = &session.live else {
         return ("starting".to_string(), ui.visuals().weak_text_color());
     };
-    let live_text = status_text(live);
     if let Some(tick) = session.cursor {
         let frame = session
             .shown()
             .filter(|v| v.at_tick == Some(tick))
             .map(|v| format!(" (frame {})", v.clock.frame_index))
             .unwrap_or_default();
+        let live = match &live.suspension {
+            Some(s) => format!("suspended at {}", s.tick),
+            None => "running".to_string(),
+        };
         return (
-            format!("viewing tick {tick}{frame} · live: {live_text}"),
+            format!("viewing tick {tick}{frame} · live: {live}"),
             Color32::from_rgb(120, 180, 255),
         );
     }
@@ -193,7 +211,7 @@ fn status(session: &Session, ui: &egui::Ui) -> (String, Color32) {
     } else {
         Color32::from_rgb(90, 190, 90)
     };
-    (live_text, colour)
+    (status_text(live), colour)
 }
 
 /// Dark red, readable under white text in both themes.
@@ -201,80 +219,94 @@ const BANNER_FILL: Color32 = Color32::from_rgb(150, 25, 25);
 /// Dark blue of the viewed-tick banner.
 const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
 
-/// The banners under the toolbar: the viewed tick, a dead worker, the last
-/// error, notices. `time` is the UI's clock (notices fade after
-/// [`NOTICE_SECONDS`]).
-pub fn banners_ui(ui: &mut egui::Ui, session: &mut Session, time: f64) {
-    if let Some(tick) = session.cursor {
-        viewing_ui(ui, session, tick);
-    }
+/// The banner under the toolbar when the worker has died (the editor's one
+/// mode where nothing runs until the user acts).
+pub fn banners_ui(ui: &mut egui::Ui, session: &mut Session) {
     if session.worker_stopped.is_some() {
         worker_stopped_ui(ui, session);
     }
-    if let Some(error) = session.error.clone() {
-        ui.horizontal(|ui| {
-            ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
-                .on_hover_text("The last failed request; the session goes on unchanged");
-            if ui
-                .small_button("Dismiss")
-                .on_hover_text("Hide this error (it stays in the log)")
-                .clicked()
-            {
-                session.error = None;
-            }
-        });
-    }
+}
+
+/// The last error (until dismissed) and recent notices (for
+/// [`NOTICE_SECONDS`]), floating at the top right of `area` so that showing
+/// or hiding them never moves a panel under the pointer. `time` is the UI's
+/// clock.
+pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, time: f64) {
     for notice in &mut session.notices {
         notice.since.get_or_insert(time);
     }
     session
         .notices
         .retain(|n| n.since.is_none_or(|t| time - t < NOTICE_SECONDS));
-    for notice in &session.notices {
-        let colour = match notice.level {
-            LogLevel::Info => Color32::from_rgb(120, 200, 120),
-            LogLevel::Warning => Color32::from_rgb(230, 180, 60),
-            LogLevel::Error => ui.visuals().error_fg_color,
-        };
-        ui.label(RichText::new(&notice.text).color(colour));
+    if session.error.is_none() && session.notices.is_empty() {
+        return;
     }
+    egui::Area::new(egui::Id::unique("stepframe_toasts"))
+        .order(egui::Order::Foreground)
+        .fixed_pos(area.right_top() + egui::vec2(-12.0, 28.0))
+        .pivot(egui::Align2::RIGHT_TOP)
+        .show(ctx, |ui| {
+            ui.set_max_width((area.width() * 0.6).max(240.0));
+            if let Some(error) = session.error.clone() {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.horizontal_wrapped(|ui| {
+                        ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
+                            .on_hover_text(
+                                "The last failed request; the session goes on unchanged",
+                            );
+                        if ui
+                            .small_button("Dismiss")
+                            .on_hover_text("Hide this error (it stays in the log)")
+                            .clicked()
+                        {
+                            session.error = None;
+                        }
+                    });
+                });
+            }
+            for notice in &session.notices {
+                let colour = match notice.level {
+                    LogLevel::Info => Color32::from_rgb(120, 200, 120),
+                    LogLevel::Warning => Color32::from_rgb(230, 180, 60),
+                    LogLevel::Error => ui.visuals().error_fg_color,
+                };
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    ui.label(RichText::new(&notice.text).color(colour));
+                });
+            }
+        });
 }
 
+/// The viewed-tick banner (in the menu bar, right-aligned: right to left).
 fn viewing_ui(ui: &mut egui::Ui, session: &mut Session, tick: u64) {
     let live = session
         .live
         .as_ref()
         .map(|v| v.clock.simulation_tick)
         .unwrap_or(0);
+    if ui
+        .small_button("Back to live")
+        .on_hover_text("Every panel back to the live session (Esc)")
+        .clicked()
+    {
+        session.back_to_live();
+    }
     egui::Frame::new()
         .fill(VIEWING_FILL)
-        .inner_margin(egui::Margin::symmetric(8, 4))
-        .corner_radius(4.0)
+        .inner_margin(egui::Margin::symmetric(6, 1))
+        .corner_radius(3.0)
         .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.horizontal_wrapped(|ui| {
-                ui.label(
-                    RichText::new(format!(
-                        "viewing tick {tick} · live is at tick {live} · Esc: back to live · Enter: resume from here"
-                    ))
-                    .color(Color32::WHITE)
-                    .strong(),
-                )
-                .on_hover_text(
-                    "Every panel shows the session as it was at the end of this tick, rebuilt \
-                     exactly from the rewind history; the live session waits, paused",
-                );
-                if ui.button("Back to live").clicked() {
-                    session.back_to_live();
-                }
-                if ui
-                    .button("Resume from here")
-                    .on_hover_text("Rewind the live session to this tick; Play continues from it")
-                    .clicked()
-                {
-                    session.resume_from_cursor();
-                }
-            });
+            ui.label(
+                RichText::new(format!(
+                    "viewing tick {tick} · live is at tick {live} · Esc: back to live · Enter: resume from here"
+                ))
+                .color(Color32::WHITE)
+                .strong(),
+            )
+            .on_hover_text(
+                "Every panel shows the session as it was at the end of this tick, rebuilt \
+                 exactly from the rewind history; the live session waits, paused",
+            );
         });
 }
 

@@ -5,7 +5,6 @@
 //! replaced after a second click, and the full path written goes to the log and
 //! to a notice.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use stepframe_core::FrameRecord;
@@ -103,22 +102,11 @@ pub fn write<'a>(
     format: ExportFormat,
 ) -> std::io::Result<usize> {
     let n = records.clone().count();
-    let mut tmp = path.to_path_buf();
-    tmp.as_mut_os_string().push(".tmp");
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        match format {
-            ExportFormat::ChromeTrace => stepframe_core::export::chrome_trace(records, &mut file)?,
-            ExportFormat::Csv => stepframe_core::export::csv(records, &mut file)?,
-        }
-        file.flush()?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result.map(|()| n)
+    stepframe_core::atomic_file::write_with(path, |file| match format {
+        ExportFormat::ChromeTrace => stepframe_core::export::chrome_trace(records, file),
+        ExportFormat::Csv => stepframe_core::export::csv(records, file),
+    })?;
+    Ok(n)
 }
 
 #[cfg(test)]

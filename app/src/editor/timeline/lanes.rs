@@ -18,17 +18,15 @@
 //! [`Y_AXIS_WIDTH`] wide, so their data areas line up.
 
 use egui::{Color32, RichText};
-use egui_plot::{
-    AxisHints, GridInput, GridMark, HLine, Line, MarkerShape, Plot, PlotPoints, Points, Span, VLine,
-};
-use stepframe_core::{FrameRecord, LogLevel, Priority};
+use egui_plot::{AxisHints, HLine, Line, MarkerShape, Plot, PlotPoints, Points, Span, VLine};
+use stepframe_core::Priority;
 
-use super::export::{self, ExportFormat};
+use super::axes::{few_marks_for, hover_rows, x_label, y_label};
 use super::summary::{
     SERIES_ACC_AFTER, SERIES_ACC_BEFORE, SERIES_ALPHA, SERIES_DROPPED, SERIES_DT,
     SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS, SeriesKey, view_span,
 };
-use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, Unit, XAxis};
+use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
 use crate::editor::state::Session;
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
@@ -93,263 +91,6 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut S
             }
         }
     }
-}
-
-/// The timeline's controls, drawn in its tab bar (so the lanes keep every
-/// point of the tile's height): x axis, fit all, follow live, budget, the
-/// selection, export, resume from here.
-pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
-    state
-        .export
-        .propose(session.live.as_ref().and_then(|v| v.scene_path.as_deref()));
-    // Right to left: the last control first.
-    if session.cursor.is_some()
-        && ui
-            .button("Resume from here")
-            .on_hover_text(
-                "Rewind the live session to the viewed tick; Play continues from it (Enter)",
-            )
-            .clicked()
-    {
-        session.resume_from_cursor();
-    }
-    // Clicking the path fields must not close the menu: only a click outside.
-    let config = egui::containers::menu::MenuConfig::new()
-        .close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
-    egui::containers::menu::MenuButton::new("Export…")
-        .config(config)
-        .ui(ui, |ui| export_ui(ui, state, session))
-        .0
-        .on_hover_text(
-            "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
-        );
-    if let Some((a, b)) = state.selection {
-        if ui
-            .small_button("✕")
-            .on_hover_text("Clear the selection")
-            .clicked()
-        {
-            state.selection = None;
-        }
-        ui.label(format!("selected {}", range_text(state.axis, a, b)));
-    }
-    ui.weak(format!("{} frames", state.telemetry.len()));
-    ui.add(
-        egui::DragValue::new(&mut state.budget_hz)
-            .range(1.0..=1000.0)
-            .speed(1.0)
-            .prefix("budget ")
-            .suffix(" Hz"),
-    )
-    .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
-    ui.toggle_value(&mut state.follow_live, "Follow live")
-        .on_hover_text(format!(
-            "Keep the newest {LIVE_WINDOW_FRAMES} frames in view (dragging or zooming time turns this off)"
-        ));
-    if ui
-        .button("Fit all")
-        .on_hover_text("Show every frame kept and fit every lane's y axis to its data")
-        .clicked()
-    {
-        state.follow_live = false;
-        state.range = None;
-        for lane in &mut state.lanes {
-            lane.y_range = None;
-        }
-    }
-    let before = state.axis;
-    egui::ComboBox::from_id_salt("timeline_axis")
-        .selected_text(format!("x: {}", state.axis.label()))
-        .show_ui(ui, |ui| {
-            for axis in XAxis::ALL {
-                ui.selectable_value(&mut state.axis, axis, axis.label());
-            }
-        })
-        .response
-        .on_hover_text(
-            "The x axis: frames (frame_index), ticks (simulation_tick) or seconds (frame_time)",
-        );
-    if state.axis != before {
-        state.range = None;
-        state.selection = None;
-    }
-}
-
-/// "frames 120–720", "ticks 5–9", "seconds 1.20–3.40".
-fn range_text(axis: XAxis, a: f64, b: f64) -> String {
-    match axis {
-        XAxis::FrameTime => format!("{} {a:.2}–{b:.2}", axis.label()),
-        _ => format!("{} {}–{}", axis.label(), a.round(), b.round()),
-    }
-}
-
-/// One path field and button per format.
-fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
-    let (lo, hi) = state
-        .selection
-        .or(state.range)
-        .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
-    let what = match state.selection {
-        Some((a, b)) => format!("the selection ({})", range_text(state.axis, a, b)),
-        None => "the visible range".to_string(),
-    };
-    ui.label(format!("Writes {what}."));
-    for format in ExportFormat::ALL {
-        ui.horizontal(|ui| {
-            let label = ui.label(format.label());
-            ui.add(egui::TextEdit::singleline(state.export.path_mut(format)).desired_width(320.0))
-                .labelled_by(label.id)
-                .on_hover_text(format!(
-                    "The file to write; it ends in .{}",
-                    format.extension()
-                ));
-            let path = export::export_path(&state.export.paths[format as usize], format);
-            let confirm = state.export.confirm_overwrite.as_ref() == Some(&path);
-            let text = if confirm {
-                format!("Replace {}", format.extension())
-            } else {
-                format!("Export {}", format.extension())
-            };
-            if !ui.button(text).clicked() {
-                return;
-            }
-            if path.exists() && !confirm {
-                state.export.confirm_overwrite = Some(path.clone());
-                session.notify(
-                    LogLevel::Warning,
-                    format!("{} exists: click Replace to overwrite it", path.display()),
-                );
-                return;
-            }
-            state.export.confirm_overwrite = None;
-            let axis = state.axis;
-            let records = state
-                .telemetry
-                .records()
-                .iter()
-                .filter(move |r| (lo..=hi).contains(&axis.of(r)));
-            match export::write(records, &path, format) {
-                Ok(n) => session.notify(
-                    LogLevel::Info,
-                    format!("exported {n} frames ({what}) to {}", path.display()),
-                ),
-                Err(e) => session.notify(
-                    LogLevel::Error,
-                    format!("export to {} failed: {e}", path.display()),
-                ),
-            }
-        });
-    }
-}
-
-/// Two or three y marks at a round step, so a lane of 56 points is labelled
-/// without its labels touching.
-fn few_marks(input: GridInput) -> Vec<GridMark> {
-    let (lo, hi) = input.bounds;
-    let span = hi - lo;
-    if !(span.is_finite() && span > 0.0) {
-        return Vec::new();
-    }
-    let magnitude = 10f64.powf((span / 2.5).log10().floor());
-    let Some(step) = [1.0, 2.0, 5.0, 10.0, 20.0]
-        .iter()
-        .map(|m| m * magnitude)
-        .find(|s| span / s <= 3.0)
-    else {
-        return Vec::new();
-    };
-    let mut v = (lo / step).ceil() * step;
-    let mut out = Vec::new();
-    while v <= hi + step * 1e-9 && out.len() < 4 {
-        out.push(GridMark {
-            value: v,
-            step_size: step,
-        });
-        v += step;
-    }
-    out
-}
-
-/// A y label with its unit.
-fn y_label(unit: Unit, v: f64) -> String {
-    // A mark at zero reached from below prints as "-0": it is 0.
-    let v = if v.abs() < 1e-9 { 0.0 } else { v };
-    match unit {
-        Unit::Ms if v.abs() < 10.0 => format!("{v:.1} ms"),
-        Unit::Ms => format!("{v:.0} ms"),
-        Unit::Seconds if v.abs() < 10.0 => format!("{v:.2} s"),
-        Unit::Seconds => format!("{v:.1} s"),
-        Unit::Ticks => format!("{v:.0} ticks"),
-        Unit::Fraction => format!("{v:.1}"),
-        Unit::None => String::new(),
-    }
-}
-
-/// An x label on an axis.
-fn x_label(axis: XAxis, v: f64) -> String {
-    match axis {
-        XAxis::FrameTime => format!("{v:.1} s"),
-        _ => format!("{v:.0}"),
-    }
-}
-
-/// `v` with four significant figures.
-pub(super) fn sig4(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
-        return format!("{v}");
-    }
-    let digits = 3 - v.abs().log10().floor() as i32;
-    if digits > 0 {
-        format!("{v:.*}", digits as usize)
-    } else {
-        format!("{v:.0}")
-    }
-}
-
-/// The tooltip rows for a record: frame, tick, every clock field with its unit.
-pub fn hover_rows(r: &FrameRecord) -> Vec<String> {
-    let ms = |s: f64| format!("{} ms", sig4(s * 1000.0));
-    let row = |name: &str, value: String| format!("{name:<21}{value}");
-    let priorities: Vec<String> = r
-        .priorities()
-        .iter()
-        .map(|(p, t)| format!("{} {}", Priority(*p), sig4(f64::from(*t))))
-        .collect();
-    vec![
-        format!(
-            "frame {} · tick {} · {} tick(s) this frame",
-            r.frame_index, r.simulation_tick, r.ticks
-        ),
-        row("delta_time", ms(r.delta_time)),
-        row("frame_time", format!("{} s", sig4(r.frame_time))),
-        row("frame_index", format!("{} frames", r.frame_index)),
-        row("simulation_tick", format!("{} ticks", r.simulation_tick)),
-        row("simulation_time", format!("{} s", sig4(r.simulation_time))),
-        row("fixed_delta_time", ms(r.fixed_delta_time)),
-        row(
-            "interpolation_alpha",
-            format!("{} (of a tick)", sig4(f64::from(r.interpolation_alpha))),
-        ),
-        row("dropped_time", format!("{} s", sig4(r.dropped_time))),
-        row(
-            "accumulator",
-            format!(
-                "{} before → {} after",
-                ms(r.accumulator_before),
-                ms(r.accumulator_after)
-            ),
-        ),
-        row("dropped this frame", ms(f64::from(r.dropped_this_frame))),
-        row(
-            "FixedUpdate",
-            format!(
-                "{} ms ({})",
-                sig4(f64::from(r.fixed_ms)),
-                priorities.join(", ")
-            ),
-        ),
-        row("physics", format!("{} ms", sig4(f64::from(r.physics_ms)))),
-    ]
 }
 
 /// The x range the lanes show now.
@@ -422,8 +163,14 @@ pub(super) fn lanes_ui(
     let records = state.telemetry.records();
     let n = records.len();
     let last = records[n - 1];
-    let priorities: Vec<Priority> = last
-        .priorities()
+    // The FixedUpdate lane's series are named after the newest frame that ran
+    // a tick (a frame that ran none timed no priority).
+    let priorities: Vec<Priority> = records
+        .iter()
+        .rev()
+        .take(LIVE_WINDOW_FRAMES)
+        .find(|r| r.priorities > 0)
+        .map_or(&[][..], |r| r.priorities())
         .iter()
         .map(|(p, _)| Priority(*p))
         .collect();
@@ -550,7 +297,7 @@ pub(super) fn lanes_ui(
                                     .label_spacing(8.0..=12.0)
                                     .tick_label_font(egui::FontId::proportional(11.0)),
                             ])
-                            .y_grid_spacer(few_marks)
+                            .y_grid_spacer(move |input| few_marks_for(input, unit))
                             .x_axis_formatter(move |m, _| x_label(axis, m.value))
                             .include_y(0.0);
                         plot = match lane {
@@ -898,30 +645,5 @@ mod tests {
         state.follow_live = true;
         draw(&ctx, &mut state);
         assert_ne!(state.reduced.key, Some(key));
-    }
-
-    #[test]
-    fn y_axes_get_two_or_three_round_marks() {
-        for (lo, hi) in [
-            (0.0, 20.0),
-            (0.0, 1.0),
-            (0.0, 4.4),
-            (0.0, 0.37),
-            (-1.0, 150.0),
-        ] {
-            let marks = few_marks(GridInput {
-                bounds: (lo, hi),
-                base_step_size: 1e-9,
-            });
-            assert!((2..=3).contains(&marks.len()), "{lo}..{hi}: {marks:?}");
-        }
-    }
-
-    #[test]
-    fn four_significant_figures() {
-        assert_eq!(sig4(16.666666), "16.67");
-        assert_eq!(sig4(0.0123456), "0.01235");
-        assert_eq!(sig4(1234.6), "1235");
-        assert_eq!(sig4(0.0), "0");
     }
 }

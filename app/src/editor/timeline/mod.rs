@@ -5,7 +5,9 @@
 //! |---|---|
 //! | this one | [`TimelineState`]: the ring of frame records, the x range, the lanes' state, markers, the cursor's record |
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
-//! | `lanes` | [`timeline_ui`]: the controls, the label column and the egui_plot lanes, hover, click, pan, zoom, select |
+//! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
+//! | `controls` | [`timeline_controls_ui`], in the tab bar: axis, fit, follow live, budget, selection, export |
+//! | `axes` | y marks with units, x labels, the tooltip's rows ([`hover_rows`]) |
 //! | `export` | a range of records as a Chrome trace or CSV file |
 //! | `bench` | synthetic records and the `timeline_ui_ms` measurement of `stepframe bench` |
 //!
@@ -23,7 +25,10 @@
 //! the timeline only remembers which record the user put it on, so ←/→ on the
 //! frame axis move one frame and on the tick axis one tick.
 
+mod axes;
 mod bench;
+mod blocks;
+mod controls;
 mod export;
 mod lanes;
 mod summary;
@@ -33,13 +38,16 @@ use std::collections::VecDeque;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
 
+pub use axes::hover_rows;
 pub use bench::{bench_timeline_ms, bench_timeline_ms_with, synthetic_record};
+pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
-pub use lanes::{timeline_controls_ui, timeline_ui};
+pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
 
 use super::protocol::{Event, FrameTelemetry};
-use summary::{Blocks, Reduced, partition};
+use blocks::Blocks;
+use summary::{Reduced, partition};
 
 /// What the x axis shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]

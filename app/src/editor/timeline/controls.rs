@@ -1,0 +1,156 @@
+//! The timeline's controls, in its tab bar: x axis, fit all, follow live,
+//! the budget line, the selection, export (a path field and a button per
+//! format), resume from here.
+
+use egui::containers::menu::{MenuButton, MenuConfig};
+use stepframe_core::LogLevel;
+
+use super::export::{self, ExportFormat};
+use super::{LIVE_WINDOW_FRAMES, TimelineState, XAxis};
+use crate::editor::state::Session;
+
+/// The timeline's controls, drawn in its tab bar (so the lanes keep every
+/// point of the tile's height): x axis, fit all, follow live, budget, the
+/// selection, export, resume from here.
+pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+    state
+        .export
+        .propose(session.live.as_ref().and_then(|v| v.scene_path.as_deref()));
+    // Right to left: the last control first.
+    if session.cursor.is_some()
+        && ui
+            .button("Resume from here")
+            .on_hover_text(
+                "Rewind the live session to the viewed tick; Play continues from it (Enter)",
+            )
+            .clicked()
+    {
+        session.resume_from_cursor();
+    }
+    // Clicking the path fields must not close the menu: only a click outside.
+    let config = MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
+    MenuButton::new("Export…")
+        .config(config)
+        .ui(ui, |ui| export_ui(ui, state, session))
+        .0
+        .on_hover_text(
+            "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
+        );
+    if let Some((a, b)) = state.selection {
+        if ui
+            .small_button("✕")
+            .on_hover_text("Clear the selection")
+            .clicked()
+        {
+            state.selection = None;
+        }
+        ui.label(format!("selected {}", range_text(state.axis, a, b)));
+    }
+    ui.weak(format!("{} frames", state.telemetry.len()));
+    ui.add(
+        egui::DragValue::new(&mut state.budget_hz)
+            .range(1.0..=1000.0)
+            .speed(1.0)
+            .prefix("budget ")
+            .suffix(" Hz"),
+    )
+    .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
+    ui.toggle_value(&mut state.follow_live, "Follow live")
+        .on_hover_text(format!(
+            "Keep the newest {LIVE_WINDOW_FRAMES} frames in view (dragging or zooming time turns this off)"
+        ));
+    if ui
+        .button("Fit all")
+        .on_hover_text("Show every frame kept and fit every lane's y axis to its data")
+        .clicked()
+    {
+        state.follow_live = false;
+        state.range = None;
+        for lane in &mut state.lanes {
+            lane.y_range = None;
+        }
+    }
+    let before = state.axis;
+    egui::ComboBox::from_id_salt("timeline_axis")
+        .selected_text(format!("x: {}", state.axis.label()))
+        .show_ui(ui, |ui| {
+            for axis in XAxis::ALL {
+                ui.selectable_value(&mut state.axis, axis, axis.label());
+            }
+        })
+        .response
+        .on_hover_text(
+            "The x axis: frames (frame_index), ticks (simulation_tick) or seconds (frame_time)",
+        );
+    if state.axis != before {
+        state.range = None;
+        state.selection = None;
+    }
+}
+
+/// "frames 120–720", "ticks 5–9", "seconds 1.20–3.40".
+fn range_text(axis: XAxis, a: f64, b: f64) -> String {
+    match axis {
+        XAxis::FrameTime => format!("{} {a:.2}–{b:.2}", axis.label()),
+        _ => format!("{} {}–{}", axis.label(), a.round(), b.round()),
+    }
+}
+
+/// One path field and button per format.
+fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+    let (lo, hi) = state
+        .selection
+        .or(state.range)
+        .unwrap_or((f64::NEG_INFINITY, f64::INFINITY));
+    let what = match state.selection {
+        Some((a, b)) => format!("the selection ({})", range_text(state.axis, a, b)),
+        None => "the visible range".to_string(),
+    };
+    ui.label(format!("Writes {what}."));
+    for format in ExportFormat::ALL {
+        ui.horizontal(|ui| {
+            let label = ui.label(format.label());
+            ui.add(egui::TextEdit::singleline(state.export.path_mut(format)).desired_width(320.0))
+                .labelled_by(label.id)
+                .on_hover_text(format!(
+                    "The file to write; it ends in .{}",
+                    format.extension()
+                ));
+            let path = export::export_path(&state.export.paths[format as usize], format);
+            let confirm = state.export.confirm_overwrite.as_ref() == Some(&path);
+            let text = if confirm {
+                format!("Replace {}", format.extension())
+            } else {
+                format!("Export {}", format.extension())
+            };
+            if !ui.button(text).clicked() {
+                return;
+            }
+            if path.exists() && !confirm {
+                state.export.confirm_overwrite = Some(path.clone());
+                session.notify(
+                    LogLevel::Warning,
+                    format!("{} exists: click Replace to overwrite it", path.display()),
+                );
+                return;
+            }
+            state.export.confirm_overwrite = None;
+            let axis = state.axis;
+            let records = state
+                .telemetry
+                .records()
+                .iter()
+                .filter(move |r| (lo..=hi).contains(&axis.of(r)));
+            match export::write(records, &path, format) {
+                Ok(n) => session.notify(
+                    LogLevel::Info,
+                    format!("exported {n} frames ({what}) to {}", path.display()),
+                ),
+                Err(e) => session.notify(
+                    LogLevel::Error,
+                    format!("export to {} failed: {e}", path.display()),
+                ),
+            }
+        });
+    }
+}

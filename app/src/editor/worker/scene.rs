@@ -1,0 +1,107 @@
+//! The worker's scene files: Open, Reload, Save and Save As, applied to the
+//! session it owns (the rules of what may be written are in
+//! [`crate::editor::session`]).
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::{HashTap, Worker};
+use crate::editor::protocol::Event;
+use crate::editor::session::{self, LoadedScene, SaveOutcome};
+
+impl Worker {
+    pub(super) fn load(&mut self, path: &Path, play: bool) {
+        match session::open(&mut self.pipeline, &self.registry, path) {
+            Ok((scene, settings)) => {
+                self.settings = settings;
+                self.after_new_session(scene, path);
+                if !play {
+                    // The preview: the world at tick 0, poses shown, nothing run.
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    pub(super) fn reload(&mut self) {
+        let Some(path) = self.scene.as_ref().map(|s| s.path.clone()) else {
+            self.error("no scene to reload".to_string());
+            return;
+        };
+        let was_suspended = self.is_suspended();
+        match session::reload(&mut self.pipeline, &self.registry, &path) {
+            Ok(scene) => {
+                self.after_new_session(scene, &path);
+                if was_suspended {
+                    self.pipeline.pause();
+                }
+            }
+            Err(message) => self.error(message),
+        }
+    }
+
+    fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
+        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
+            tx: self.hash_tx.clone(),
+        })));
+        while self.hashes.try_recv().is_ok() {}
+        self.history.clear();
+        self.view_request = None;
+        self.pending_inputs.clear();
+        self.state_hash = 0;
+        self.pending_edits.clear();
+        if let Some(id) = self.selected
+            && self.pipeline.world().get(id).is_none()
+        {
+            self.selected = None;
+        }
+        self.scene = Some(Arc::new(scene));
+        // A new session is at tick 0 between frames: its first recovery point.
+        self.send_recovery_point();
+        let objects = self.pipeline.world().len();
+        let clock = *self.pipeline.clock();
+        self.send_event(Event::Loaded {
+            path: path.to_path_buf(),
+            objects,
+            frame_index: clock.frame_index,
+            frame_time: clock.frame_time,
+        });
+    }
+
+    /// Save (to the scene's own file) or Save As (`to`), following the rules
+    /// of [`session`]: nothing is written that the user did not mean to write.
+    pub(super) fn save(&mut self, to: Option<&Path>, confirmed: bool) {
+        let Some(loaded) = self.scene.as_ref() else {
+            self.error("no scene to save".to_string());
+            return;
+        };
+        let mut loaded = LoadedScene {
+            path: loaded.path.clone(),
+            scene: loaded.scene.clone(),
+            text: loaded.text.clone(),
+        };
+        let outcome = match to {
+            None => session::save(&mut loaded, self.settings, confirmed),
+            Some(path) => session::save_as(&mut loaded, self.settings, path, confirmed),
+        };
+        match outcome {
+            Ok(SaveOutcome::Written) => {
+                let path = loaded.path.clone();
+                // Recovery points share the old scene; the session's is new.
+                self.scene = Some(Arc::new(loaded));
+                self.send_event(Event::Saved(path));
+            }
+            Ok(SaveOutcome::Unchanged) => self.send_event(Event::Notice(format!(
+                "no changes to save: {} already holds the running scene",
+                loaded.path.display()
+            ))),
+            Ok(SaveOutcome::NeedsConfirmation(reason)) => self.send_event(Event::ConfirmSave {
+                path: to.map_or(loaded.path, Path::to_path_buf),
+                reason,
+                save_as: to.is_some(),
+            }),
+            Err(message) => self.error(message),
+        }
+    }
+}
