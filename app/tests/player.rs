@@ -188,7 +188,6 @@ fn trace_diff_ignores_frame_and_names_the_first_differing_tick_and_field() {
     let mut lines: Vec<String> = text.lines().map(str::to_string).collect();
     let line = &lines[119];
     let at = line.find(r#"{"id":20,"x":"#).expect("player pose") + r#"{"id":20,"x":"#.len();
-    let index = line[..at].matches(r#"{"id":"#).count() - 1;
     let end = at + line[at..].find(',').expect("x ends");
     let old_x = line[at..end].to_string();
     lines[119] = format!("{}12345.5{}", &line[..at], &line[end..]);
@@ -198,11 +197,22 @@ fn trace_diff_ignores_frame_and_names_the_first_differing_tick_and_field() {
     std::fs::write(&modified, lines.join("\n") + "\n").expect("write");
     let out = stepframe(&["trace-diff", path_str(&at60), path_str(&modified)]);
     assert_eq!(code(&out), 1);
+    // The distance in f32 steps, counted here from the bit patterns: the
+    // player is left of the origin, so from its x up to -0.0 (the bits of its
+    // magnitude), one step to 0.0, and up to 12345.5 (that value's bits).
+    let old: f32 = old_x.parse().expect("an f32");
+    assert!(old < 0.0, "the player stands left of the origin: {old}");
+    let ulps = u64::from((-old).to_bits()) + 1 + u64::from(12345.5f32.to_bits());
+    let report = stdout(&out);
+    let report: Vec<&str> = report.lines().collect();
     assert_eq!(
-        stdout(&out).trim(),
-        format!(
-            "first difference at tick 120 (line 120), field poses[{index}].x: {old_x} vs 12345.5"
-        )
+        report[..2],
+        [
+            format!(
+                "first difference at tick 120 (line 120): #20.x {old_x} vs 12345.5 ({ulps} ulps)"
+            ),
+            format!("  #20: x {old_x} vs 12345.5 ({ulps} ulps)"),
+        ]
     );
 
     // Only the hash differs: the report names it.
@@ -211,14 +221,12 @@ fn trace_diff_ignores_frame_and_names_the_first_differing_tick_and_field() {
     std::fs::write(&modified, only_hash.join("\n") + "\n").expect("write");
     let out = stepframe(&["trace-diff", path_str(&at60), path_str(&modified)]);
     assert_eq!(code(&out), 1);
+    let first = stdout(&out).lines().next().unwrap_or_default().to_string();
     assert!(
-        stdout(&out).starts_with(
-            "first difference at tick 300 (line 300), field hash: \"" // value follows
-        ),
-        "{}",
-        stdout(&out)
+        first.starts_with("first difference at tick 300 (line 300): hash \""), // value follows
+        "{first}"
     );
-    assert!(stdout(&out).trim().ends_with("vs \"0123456789abcdef\""));
+    assert!(first.ends_with("vs \"0123456789abcdef\""), "{first}");
 
     // A prefix: same ticks as far as it goes, then the lengths differ.
     let short = dir.join("short.jsonl");
@@ -532,7 +540,12 @@ fn check_reports_where_frame_dependent_logic_diverges() {
         .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
         .expect("30 Hz row");
     assert!(
-        row.contains("DIFFERS: first difference at tick 2 (line 2), field poses[1].x"),
+        row.contains("DIFFERS: first difference at tick 2 (line 2): "),
+        "{row}"
+    );
+    // The script has no state: the physics world changed first, at the ball.
+    assert!(
+        row.contains("the physics world changed first: #2.x "),
         "{row}"
     );
     assert!(s.contains("run(s) do not match the reference"), "{s}");
