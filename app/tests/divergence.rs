@@ -510,3 +510,89 @@ fn trace_diff_names_the_object_and_subsystem_that_read_the_wall_clock() {
     );
     assert!(text.contains("\n  hash \""), "{text}");
 }
+
+/// Plays the demo with `--trace-subsystems` and returns the trace.
+fn demo_subsystem_trace(dir: &Path, name: &str, extra: &[&str]) -> String {
+    let trace = dir.join(format!("{name}.jsonl"));
+    let mut args = vec![
+        "play",
+        "assets/scenes/demo.ron",
+        "--trace",
+        path_str(&trace),
+        "--trace-subsystems",
+    ];
+    args.extend_from_slice(extra);
+    let out = stepframe(&args);
+    assert_eq!(
+        code(&out),
+        0,
+        "{name}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    std::fs::read_to_string(&trace).expect("trace written")
+}
+
+#[test]
+fn subsystem_hashes_do_not_depend_on_pacing() {
+    // The demo replays its recording (input memory, the player's behaviour
+    // state, scripts, the RNG and physics all move). 300 frames at 60 Hz and
+    // 720 at 144 Hz end on tick 300 exactly (720 × 4.9M = 300 × 11.76M
+    // flicks); a 1 s stall at frame 100 runs 4 of its 15 owed ticks, so 300
+    // frames then reach tick 303.
+    let dir = scratch("subsystems-pacing");
+    let rec = ["--input", "assets/recordings/demo.ron"];
+    let at60 = demo_subsystem_trace(&dir, "60", &[&rec[..], &["--frames", "300"]].concat());
+    assert!(
+        at60.lines()
+            .all(|l| l.contains(r#","subsystems":{"clock":""#))
+    );
+    let at144 = demo_subsystem_trace(
+        &dir,
+        "144",
+        &[&rec[..], &["--frames", "720", "--pacing", "144"]].concat(),
+    );
+    assert_eq!(
+        diff_traces(&at60, &at144),
+        Ok(TraceDiff::Identical { ticks: 300 })
+    );
+    let stalled = demo_subsystem_trace(
+        &dir,
+        "stall",
+        &[&rec[..], &["--frames", "300", "--stall", "100:1.0"]].concat(),
+    );
+    assert_eq!(
+        diff_traces(&at60, &stalled),
+        Ok(TraceDiff::Length {
+            common: 300,
+            a_ticks: 300,
+            b_ticks: 303
+        })
+    );
+}
+
+#[test]
+fn fixed_input_memory_is_named_when_the_input_differs() {
+    // The recording's first event presses ArrowRight at tick 30; without it
+    // the run is the same up to tick 29.
+    let dir = scratch("input-memory");
+    let with = demo_subsystem_trace(
+        &dir,
+        "with",
+        &["--input", "assets/recordings/demo.ron", "--frames", "40"],
+    );
+    let without = demo_subsystem_trace(&dir, "without", &["--frames", "40"]);
+    let first = differs(diff_traces(&with, &without));
+    assert_eq!(first.tick, 30);
+    assert_eq!(first.subsystems[0].subsystem, "input");
+    assert_eq!(
+        first.inputs,
+        Some([json!([{"key": "ArrowRight", "value": 1.0}]), json!([])])
+    );
+    assert!(
+        first.headline(Sides::TRACES).starts_with(
+            "first difference at tick 30 (line 30): fixed input memory changed first, and "
+        ),
+        "{}",
+        first.report(Sides::TRACES)
+    );
+}

@@ -524,6 +524,59 @@ mod tests {
         assert_eq!(s, "\"a\\\"b\\\\c\\u0001\"");
     }
 
+    /// Hands out fixed subsystem hashes, as the pipeline hands out its own.
+    #[derive(Debug)]
+    struct Fixed(SubsystemHashes);
+
+    impl crate::trace::SubsystemState for Fixed {
+        fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+            out.clone_from(&self.0);
+        }
+    }
+
+    #[test]
+    fn subsystem_hashes_follow_the_hash_member_only_when_asked() {
+        let clock = Clock {
+            simulation_tick: 2,
+            fixed_delta_time: 1.0 / 60.0,
+            frame_index: 3,
+            ..Clock::default()
+        };
+        let world = World::new();
+        let state = Fixed(SubsystemHashes {
+            clock: 1,
+            input: 0x22,
+            behaviours: vec![
+                (crate::world::ObjectId(3), 0xabc),
+                (crate::world::ObjectId(7), 0),
+            ],
+            rng: u64::MAX,
+            physics: 0x10,
+        });
+        let record = TickRecord {
+            clock: &clock,
+            inputs: &[],
+            contacts: &[],
+            world: &world,
+            hash: 0xaa,
+            state: &state,
+        };
+        let line = |mut w: TraceWriter<Vec<u8>>| {
+            w.on_tick(&record);
+            String::from_utf8(w.into_inner().expect("in memory")).expect("UTF-8")
+        };
+        let plain = r#"{"tick":2,"sim_time":0.016666666666666666,"frame":3,"inputs":[],"contacts":[],"poses":[],"hash":"00000000000000aa"}"#;
+        assert_eq!(line(TraceWriter::new(Vec::new())), format!("{plain}\n"));
+        assert_eq!(
+            line(TraceWriter::new(Vec::new()).with_subsystem_hashes()),
+            format!(
+                "{},{}}}\n",
+                plain.strip_suffix('}').expect("an object"),
+                r#""subsystems":{"clock":"0000000000000001","input":"0000000000000022","behaviours":[{"id":3,"hash":"0000000000000abc"},{"id":7,"hash":"0000000000000000"}],"rng":"ffffffffffffffff","physics":"0000000000000010"}"#
+            )
+        );
+    }
+
     #[test]
     fn telemetry_format_follows_the_extension() {
         assert_eq!(
