@@ -57,6 +57,48 @@ const PUSH_PER_FRAME: &str =
     "let pushes = 0;\nfn update(dt) { pushes += 1; apply_force(20.0, 0.0); }\n";
 
 #[test]
+fn check_passes_on_the_demo() {
+    let out = stepframe(&[
+        "check",
+        "assets/scenes/demo.ron",
+        "--input",
+        "assets/recordings/demo.ron",
+        "--ticks",
+        "300",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert_eq!(s.matches("  match").count(), 17, "{s}");
+    assert_eq!(s.matches("  reference").count(), 1, "{s}");
+    assert!(s.contains("all 17 runs match the reference"), "{s}");
+}
+
+#[test]
+fn check_reports_where_frame_dependent_logic_diverges() {
+    // A script pushing its body from Update: one push per frame, so 60 Hz
+    // pushes every tick and 30 Hz every other tick. Tick 1 still matches (one
+    // push each); at 30 Hz tick 2 runs in frame 1 without a push, so the ball
+    // (object 2) is already elsewhere.
+    let dir = scratch("check-diverges");
+    let scene = script_scene(&dir, "push", "fn update(dt) { apply_force(20.0, 0.0); }\n");
+    let out = stepframe(&["check", path_str(&scene), "--ticks", "30"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    let row = s
+        .lines()
+        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
+        .expect("30 Hz row");
+    // The script has no state: the physics world changed first, at the ball.
+    assert!(
+        row.contains(
+            "DIFFERS: first difference at tick 2 (line 2): the physics world changed first: #2.x "
+        ),
+        "{row}"
+    );
+    assert!(s.contains("run(s) do not match the reference"), "{s}");
+}
+
+#[test]
 fn a_failing_check_names_the_object_subsystem_and_field_that_diverged_first() {
     let dir = scratch("names-first");
     let scene = script_scene(&dir, "push", PUSH_PER_FRAME);

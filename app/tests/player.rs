@@ -1,5 +1,6 @@
-//! The headless tools through their command line: `stepframe play`,
-//! `stepframe trace-diff` and `stepframe check`, run as a user runs them.
+//! The headless tools through their command line: `stepframe play` and
+//! `stepframe trace-diff`, run as a user runs them (`check.rs` has `stepframe
+//! check`, `divergence.rs` the field-level report and the subsystem hashes).
 //!
 //! Determinism rule used throughout: a replay run stops once the recording's
 //! 900 ticks are complete; a frame may complete a few ticks more, so traces are
@@ -493,62 +494,6 @@ fn faults_injected_by_faulty_behaviours_are_reported_but_expected() {
         "{s}"
     );
     assert!(s.contains("injected faults: 1"), "{s}");
-}
-
-#[test]
-fn check_passes_on_the_demo() {
-    let out = stepframe(&["check", DEMO, "--input", DEMO_INPUT, "--ticks", "300"]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    let s = stdout(&out);
-    assert_eq!(s.matches("  match").count(), 17, "{s}");
-    assert_eq!(s.matches("  reference").count(), 1, "{s}");
-    assert!(s.contains("all 17 runs match the reference"), "{s}");
-}
-
-#[test]
-fn check_reports_where_frame_dependent_logic_diverges() {
-    // A script pushing its body from Update: one push per frame, so 60 Hz
-    // pushes every tick and 30 Hz every other tick. Tick 1 still matches (one
-    // push each); at 30 Hz tick 2 runs in frame 1 without a push, so the ball
-    // (object 2, the second pose after the ground) is already elsewhere.
-    let dir = scratch("check-diverges");
-    let script = dir.join("push.rhai");
-    std::fs::write(&script, "fn update(dt) { apply_force(20.0, 0.0); }\n").expect("write");
-    let scene = dir.join("push.ron");
-    std::fs::write(
-        &scene,
-        format!(
-            r#"#![enable(implicit_some)]
-(
-    settings: (gravity: (x: 0.0, y: 0.0)),
-    objects: [
-        (id: 1, name: "Ground", transform: (x: 0.0, y: -5.0), body: (kind: Fixed, shapes: [Cuboid(hx: 1.0, hy: 0.5)])),
-        (id: 2, name: "Ball", body: (shapes: [Circle(radius: 0.5)]),
-         behaviours: [(name: "Script", params: (path: "{}"))]),
-    ],
-)
-"#,
-            path_str(&script)
-        ),
-    )
-    .expect("write");
-    let out = stepframe(&["check", path_str(&scene), "--ticks", "30"]);
-    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
-    let s = stdout(&out);
-    let row = s
-        .lines()
-        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
-        .expect("30 Hz row");
-    assert!(
-        row.contains("DIFFERS: first difference at tick 2 (line 2): "),
-        "{row}"
-    );
-    // The script has no state: the physics world changed first, at the ball.
-    assert!(
-        row.contains("the physics world changed first: #2.x "),
-        "{row}"
-    );
-    assert!(s.contains("run(s) do not match the reference"), "{s}");
 }
 
 #[test]
