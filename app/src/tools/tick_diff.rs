@@ -11,6 +11,8 @@
 //! the f32 step is 2^-23, so `1.0` and `1.0000001` are neighbours (1 ulp) and
 //! `1.0` and `1.5` are 0.5 / 2^-23 = 2^22 = 4,194,304 ulps apart.
 
+use std::collections::BTreeMap;
+
 use serde::Serialize;
 use serde_json::{Map, Value};
 
@@ -97,6 +99,14 @@ pub struct SubsystemDiff {
     pub b: Option<String>,
 }
 
+/// The tick a record describes: its `tick`, else its place in the trace.
+fn tick_of(record: &Value, index: usize) -> u64 {
+    record
+        .get("tick")
+        .and_then(Value::as_u64)
+        .unwrap_or(index as u64)
+}
+
 /// Takes one tick's pair of parsed records apart (module docs). `texts` are
 /// the lines as written, for the rare pair that differs only in formatting.
 pub(super) fn diff_records(
@@ -106,13 +116,9 @@ pub(super) fn diff_records(
     subsystems: bool,
     (a, b): (&str, &str),
 ) -> TickDiff {
-    let tick = va
-        .get("tick")
-        .and_then(Value::as_u64)
-        .unwrap_or(index as u64);
     let mut diff = TickDiff {
         line: index,
-        tick,
+        tick: tick_of(&va, index),
         ..TickDiff::default()
     };
     let (Some(x), Some(y)) = (va.as_object_mut(), vb.as_object_mut()) else {
@@ -210,16 +216,21 @@ fn field_diff(field: &str, a: Option<&Value>, b: Option<&Value>) -> FieldDiff {
     }
 }
 
-/// Events of `x` not matched one for one in `y` (a multiset difference).
+/// Events of `x` not matched one for one in `y` (a multiset difference), in
+/// `x`'s order. Events are keyed by their compact JSON, which tells numbers
+/// apart exactly as their bits do (shortest round-trip text, `-0.0` kept).
 fn missing_from(x: &[Value], y: &[Value]) -> Vec<Value> {
-    let mut left: Vec<&Value> = y.iter().collect();
+    let mut left: BTreeMap<String, usize> = BTreeMap::new();
+    for v in y {
+        *left.entry(v.to_string()).or_default() += 1;
+    }
     x.iter()
-        .filter(|v| match left.iter().position(|w| values_equal(v, w)) {
-            Some(i) => {
-                left.swap_remove(i);
+        .filter(|v| match left.get_mut(&v.to_string()) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
                 false
             }
-            None => true,
+            _ => true,
         })
         .cloned()
         .collect()

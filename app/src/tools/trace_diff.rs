@@ -211,24 +211,31 @@ pub fn diff_traces_with(
                 if same_line(x.1, y.1, options) {
                     continue;
                 }
-                let diff = diff_lines(index, x, y, options)?;
+                // A line that goes on a range only moves its end: only a
+                // range's first line is taken apart (the others are still
+                // checked to be JSON).
+                if let Some(r) = ranges.last_mut()
+                    && r.last_line + 1 == index
+                {
+                    let tick = parse_tick(0, x.0, x.1)?;
+                    parse_tick(1, y.0, y.1)?;
+                    r.last_line = index;
+                    r.last_tick = tick.unwrap_or(index as u64);
+                    continue;
+                }
+                let (va, vb) = (parse_line(0, x.0, x.1)?, parse_line(1, y.0, y.1)?);
+                let diff = diff_records(index, va, vb, options.subsystems, (x.1, y.1));
                 if !options.all {
                     first = Some(diff);
                     break (index, index);
                 }
-                match ranges.last_mut() {
-                    Some(r) if r.last_line + 1 == index => {
-                        r.last_line = index;
-                        r.last_tick = diff.tick;
-                    }
-                    _ => ranges.push(TickRange {
-                        first_line: index,
-                        last_line: index,
-                        first_tick: diff.tick,
-                        last_tick: diff.tick,
-                        diff: diff.clone(),
-                    }),
-                }
+                ranges.push(TickRange {
+                    first_line: index,
+                    last_line: index,
+                    first_tick: diff.tick,
+                    last_tick: diff.tick,
+                    diff: diff.clone(),
+                });
                 if first.is_none() {
                     first = Some(diff);
                 }
@@ -260,27 +267,35 @@ pub fn diff_trace_lines(
     if same_line(a, b, DiffOptions::FIRST) {
         return Ok(None);
     }
-    diff_lines(index, (index, a), (index, b), DiffOptions::FIRST).map(Some)
+    let (va, vb) = (parse_line(0, index, a)?, parse_line(1, index, b)?);
+    Ok(Some(diff_records(index, va, vb, true, (a, b))))
 }
 
-fn parse_line(which: usize, line: usize, text: &str) -> Result<Value, TraceParseError> {
-    serde_json::from_str(text).map_err(|e| TraceParseError {
+fn parse_error(which: usize, line: usize) -> impl Fn(serde_json::Error) -> TraceParseError {
+    move |e| TraceParseError {
         which,
         line,
         column: e.column(),
         message: e.to_string(),
-    })
+    }
 }
 
-fn diff_lines(
-    index: usize,
-    (line_a, a): (usize, &str),
-    (line_b, b): (usize, &str),
-    options: DiffOptions,
-) -> Result<TickDiff, TraceParseError> {
-    let va = parse_line(0, line_a, a)?;
-    let vb = parse_line(1, line_b, b)?;
-    Ok(diff_records(index, va, vb, options.subsystems, (a, b)))
+fn parse_line(which: usize, line: usize, text: &str) -> Result<Value, TraceParseError> {
+    serde_json::from_str(text).map_err(parse_error(which, line))
+}
+
+/// Only a record's `tick`: checks the line is JSON without building it.
+fn parse_tick(which: usize, line: usize, text: &str) -> Result<Option<u64>, TraceParseError> {
+    #[derive(serde::Deserialize)]
+    struct Tick {
+        tick: Option<u64>,
+    }
+    match serde_json::from_str::<Tick>(text) {
+        Ok(t) => Ok(t.tick),
+        // Valid JSON of another shape (a hand-edited line): no tick to read.
+        Err(e) if e.is_data() => Ok(None),
+        Err(e) => Err(parse_error(which, line)(e)),
+    }
 }
 
 /// Runs trace-diff: exit 0 identical, 1 different, 2 unreadable.
