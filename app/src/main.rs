@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Counts allocations while `stepframe bench` measures them (one relaxed load
 /// per allocation otherwise).
@@ -27,9 +27,11 @@ enum Command {
     },
     /// Run a scene headless through the same step_frame as the editor.
     Play(stepframe_app::player::PlayArgs),
-    /// Compare two traces, ignoring the pacing-dependent `frame` field.
+    /// Compare two traces, ignoring the pacing-dependent `frame` field, and
+    /// name every object, field and subsystem that differs.
     TraceDiff(stepframe_app::tools::TraceDiffArgs),
-    /// Run the pacing matrix and check every run matches the 60 Hz reference.
+    /// Run the pacing matrix of one or more scenes and check every run matches
+    /// its scene's 60 Hz reference.
     Check(stepframe_app::tools::CheckArgs),
     /// Print the performance figures as JSON lines.
     Bench(stepframe_app::bench::BenchArgs),
@@ -38,7 +40,9 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    // Parsed by hand so `check` can see where each `--input` stood.
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
         None => stepframe_app::editor::run(stepframe_app::default_scene()),
         Some(Command::Edit { scene }) => {
@@ -46,7 +50,9 @@ fn main() -> ExitCode {
         }
         Some(Command::Play(args)) => stepframe_app::player::run(args),
         Some(Command::TraceDiff(args)) => stepframe_app::tools::trace_diff(args),
-        Some(Command::Check(args)) => stepframe_app::tools::check(args),
+        Some(Command::Check(args)) => {
+            stepframe_app::tools::check(args, matches.subcommand_matches("check"))
+        }
         Some(Command::Bench(args)) => stepframe_app::bench::run(args),
         Some(Command::Soak(args)) => stepframe_app::soak::run(args),
     }

@@ -25,7 +25,10 @@
 //! frames after it are replayed with the same deltas. The re-simulated state is
 //! kept, as in GGRS. Any hidden state a snapshot misses (a behaviour field left
 //! out of `clone_box`, engine state outside the snapshot) makes a re-simulated
-//! tick differ; the player then exits 1 naming the first mismatching tick.
+//! tick differ; the player then exits 1 naming the first mismatching tick, with
+//! the same report `trace-diff` gives: the first re-simulated tick whose record
+//! differs, the subsystem (and object) whose hash changed first, and every
+//! differing field with both values.
 //!
 //! # Exit codes
 //!
@@ -49,9 +52,12 @@ use std::time::{Duration, Instant};
 
 use stepframe_core::{
     Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, Recorder, Recording, Registry,
-    Replay, Rng, Scene, Snapshot, StepStrategy, TelemetryFormat, TelemetryWriter, TickObserver,
-    TickRecord, TimeSettings, TraceWriter,
+    Replay, Rng, Scene, Snapshot, StepStrategy, SubsystemHashes, TelemetryFormat, TelemetryWriter,
+    TickObserver, TickRecord, TimeSettings, TraceWriter, write_trace_line_with_subsystems,
 };
+
+use crate::tools::Sides;
+use crate::tools::trace_diff::{TickDiff, diff_trace_lines};
 
 /// Arguments of `stepframe play`.
 #[derive(clap::Args, Debug, Clone)]
@@ -99,6 +105,11 @@ pub struct PlayArgs {
     /// Write the per-tick trace (JSON Lines) here.
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// Add a hash per subsystem (clock, fixed input memory, behaviour state by
+    /// object, session RNG, physics) to every `--trace` line, so `trace-diff`
+    /// can name the state that diverged first.
+    #[arg(long, requires = "trace")]
+    pub trace_subsystems: bool,
     /// Write per-frame telemetry here: CSV for `.csv`, JSON Lines otherwise.
     #[arg(long)]
     pub telemetry: Option<PathBuf>,
@@ -326,6 +337,10 @@ pub enum RunFailure {
         expected: u64,
         /// Hash after rollback and re-simulation.
         actual: u64,
+        /// The first re-simulated tick whose record (subsystem hashes
+        /// included) differs from the first run's, field by field: what
+        /// `trace-diff` would say of the two runs' traces.
+        report: Option<Box<TickDiff>>,
     },
     /// Re-simulation completed a tick the first run never reached.
     SyncExtraTick(u64),
@@ -342,10 +357,17 @@ impl std::fmt::Display for RunFailure {
                 tick,
                 expected,
                 actual,
-            } => write!(
-                f,
-                "sync test: first mismatch at tick {tick}: re-simulated hash {actual:016x}, first run {expected:016x}"
-            ),
+                report,
+            } => {
+                write!(
+                    f,
+                    "sync test: first mismatch at tick {tick}: re-simulated hash {actual:016x}, first run {expected:016x}"
+                )?;
+                match report {
+                    Some(r) => write!(f, "\n{}", r.report(Sides::SYNC_TEST)),
+                    None => Ok(()),
+                }
+            }
             RunFailure::SyncExtraTick(tick) => write!(
                 f,
                 "sync test: re-simulation completed tick {tick}, which the first run never reached"
@@ -375,16 +397,36 @@ pub struct RunPlan {
     pub sync_test: Option<u64>,
 }
 
-/// Collects `(tick, hash)` of every completed tick (the sync test's checksums).
+/// One completed tick as the sync test keeps it.
+#[derive(Debug)]
+struct TickLog {
+    /// The completed tick.
+    tick: u64,
+    /// Its state hash (what the sync test compares).
+    hash: u64,
+    /// Its trace line with subsystem hashes (what a mismatch report compares).
+    line: String,
+}
+
+/// Collects every completed tick's hash and trace line (the sync test's
+/// checksums, and its report's material).
 #[derive(Debug, Default)]
 struct HashLog {
-    hashes: Vec<(u64, u64)>,
+    ticks: Vec<TickLog>,
+    /// Reused subsystem hashes.
+    scratch: SubsystemHashes,
 }
 
 impl TickObserver for HashLog {
     fn on_tick(&mut self, record: &TickRecord<'_>) {
-        self.hashes
-            .push((record.clock.simulation_tick, record.hash));
+        record.state.subsystem_hashes(&mut self.scratch);
+        let mut line = String::new();
+        write_trace_line_with_subsystems(&mut line, record, &self.scratch);
+        self.ticks.push(TickLog {
+            tick: record.clock.simulation_tick,
+            hash: record.hash,
+            line,
+        });
     }
 }
 
@@ -429,8 +471,8 @@ struct Checkpoint {
 struct SyncTest {
     distance: u64,
     checkpoints: VecDeque<Checkpoint>,
-    /// Hashes of the kept timeline, by tick.
-    hashes: BTreeMap<u64, u64>,
+    /// Hashes and trace lines of the kept timeline, by tick.
+    hashes: BTreeMap<u64, (u64, String)>,
     /// Shared with the pipeline's observer during normal frames.
     first_run: Arc<Mutex<HashLog>>,
     checks: u64,
@@ -444,8 +486,8 @@ impl SyncTest {
         settings: TimeSettings,
         resumed: &mut u64,
     ) -> Result<(), RunFailure> {
-        for (tick, hash) in lock(&self.first_run).hashes.drain(..) {
-            self.hashes.insert(tick, hash);
+        for t in lock(&self.first_run).ticks.drain(..) {
+            self.hashes.insert(t.tick, (t.hash, t.line));
         }
         let now = pipeline.stepper().completed_ticks();
         let target = now.saturating_sub(self.distance);
@@ -475,19 +517,20 @@ impl SyncTest {
         let _ = pipeline.drain_log();
         pipeline.set_tick_observer(main_observer);
 
-        let resim = std::mem::take(&mut lock(&resim).hashes);
-        for (tick, actual) in resim {
+        let resim = std::mem::take(&mut lock(&resim).ticks);
+        for t in &resim {
             self.checks += 1;
-            match self.hashes.get(&tick) {
-                Some(&expected) if expected == actual => {}
-                Some(&expected) => {
+            match self.hashes.get(&t.tick) {
+                Some(&(expected, _)) if expected == t.hash => {}
+                Some(&(expected, _)) => {
                     return Err(RunFailure::SyncMismatch {
-                        tick,
+                        tick: t.tick,
                         expected,
-                        actual,
+                        actual: t.hash,
+                        report: self.first_difference(&resim),
                     });
                 }
-                None => return Err(RunFailure::SyncExtraTick(tick)),
+                None => return Err(RunFailure::SyncExtraTick(t.tick)),
             }
         }
         let after = pipeline.state_hash();
@@ -496,10 +539,26 @@ impl SyncTest {
                 tick: now,
                 expected: before,
                 actual: after,
+                report: self.first_difference(&resim),
             });
         }
         self.hashes = self.hashes.split_off(&oldest_tick);
         Ok(())
+    }
+}
+
+impl SyncTest {
+    /// The first re-simulated tick whose line differs from the first run's,
+    /// subsystem hashes included: it can come before the first hash mismatch
+    /// (the RNG and input memory are not in the tick hash).
+    fn first_difference(&self, resim: &[TickLog]) -> Option<Box<TickDiff>> {
+        resim.iter().find_map(|t| {
+            let (_, first) = self.hashes.get(&t.tick)?;
+            diff_trace_lines(t.tick as usize, first, &t.line)
+                .ok()
+                .flatten()
+                .map(Box::new)
+        })
     }
 }
 
@@ -734,7 +793,11 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
     let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
     let trace = match &args.trace {
         Some(path) => {
-            let writer = Arc::new(Mutex::new(TraceWriter::new(create_output(path)?)));
+            let mut writer = TraceWriter::new(create_output(path)?);
+            if args.trace_subsystems {
+                writer = writer.with_subsystem_hashes();
+            }
+            let writer = Arc::new(Mutex::new(writer));
             observers.push(Box::new(writer.clone()));
             Some(writer)
         }

@@ -21,6 +21,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::trace::StableHasher;
+
 /// One physical input, device-agnostic.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum InputSource {
@@ -329,6 +331,53 @@ impl Input {
         self.fixed = Layer::new(&self.map);
         self.fixed_pending.clear();
         self.delivered.clear();
+    }
+
+    /// Feeds the fixed input memory into a hash (the `input` subsystem hash):
+    /// the simulation side's device values, every action's state and hold
+    /// start, its clock, and edges pending for the next tick. The outer-frame
+    /// side is left out: it follows frames, which depend on pacing.
+    pub fn hash_simulation_memory(&self, h: &mut StableHasher) {
+        let hash_event = |h: &mut StableHasher, source: &InputSource, value: f32| {
+            match source {
+                InputSource::Key(name) => {
+                    h.write_u64(0);
+                    h.write(name.as_bytes());
+                }
+                InputSource::MouseButton(n) => {
+                    h.write_u64(1);
+                    h.write_u64(u64::from(*n));
+                }
+                InputSource::GamepadButton(name) => {
+                    h.write_u64(2);
+                    h.write(name.as_bytes());
+                }
+                InputSource::GamepadAxis(name) => {
+                    h.write_u64(3);
+                    h.write(name.as_bytes());
+                }
+            }
+            h.write_f32(value);
+        };
+        h.write_u64(self.fixed.raw.values.len() as u64);
+        for (source, value) in &self.fixed.raw.values {
+            hash_event(h, source, *value);
+        }
+        let snapshot = &self.fixed.snapshot;
+        h.write_f64(snapshot.now_ms);
+        for state in &snapshot.states {
+            h.write_u64(
+                u64::from(state.pressed)
+                    | u64::from(state.presses) << 8
+                    | u64::from(state.releases) << 24,
+            );
+            h.write_f32(state.value);
+            h.write_f64(state.held_since_ms.unwrap_or(f64::NAN));
+        }
+        h.write_u64(self.fixed_pending.len() as u64);
+        for event in &self.fixed_pending {
+            hash_event(h, &event.source, event.value);
+        }
     }
 }
 

@@ -78,6 +78,9 @@ pub use scene::{
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use telemetry::{FrameRecord, Telemetry};
-pub use trace::{StableHasher, TickObserver, TickRecord};
-pub use trace_writer::{TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line};
+pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};
+pub use trace_writer::{
+    TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line,
+    write_trace_line_with_subsystems,
+};
 pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};

@@ -43,7 +43,9 @@ use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
 use crate::schedule::{Entry, Priority, Registration, Scheduler};
 use crate::stepper::{FixedStepper, StepStrategy};
-use crate::trace::{StableHasher, TickObserver, TickRecord, hash_world};
+use crate::trace::{
+    StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord, hash_world,
+};
 use crate::world::{LogEntry, LogLevel, ObjectId, World};
 
 /// Supplies input events stamped with the tick they belong to: the replay of a
@@ -321,6 +323,12 @@ pub struct Pipeline {
     hooks_changed: bool,
 }
 
+impl SubsystemState for Pipeline {
+    fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+        Pipeline::subsystem_hashes(self, out);
+    }
+}
+
 impl std::fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pipeline")
@@ -529,25 +537,9 @@ impl Pipeline {
     fn hash_into(&self, h: &mut StableHasher) {
         h.write_u64(self.stepper.completed_ticks());
         hash_world(&self.world, h);
-        // Behaviour state by object id, whether the behaviour has joined the
-        // cohort or waits for the next frame boundary, and never for removed
-        // objects whose entries linger until then: cohort membership follows
-        // frame boundaries, which depend on pacing, and the hash must not
-        // (traces at 30, 60 and 144 Hz are compared hash for hash). Spawned ids
-        // are larger than every existing one, so admitted-then-pending is id order.
-        for &(object, i) in &self.scheduler.by_object {
-            let e = &self.scheduler.entries[i as usize];
-            if e.is_retired(&self.world) {
-                continue;
-            }
+        for (object, behaviour) in self.hashed_behaviours() {
             h.write_u64(object.0);
-            e.behaviour.hash_state(h);
-        }
-        for p in &self.world.pending {
-            if self.world.get(p.object).is_some() {
-                h.write_u64(p.object.0);
-                p.behaviour.hash_state(h);
-            }
+            behaviour.hash_state(h);
         }
         self.physics.hash_state(h);
     }
@@ -603,6 +595,74 @@ impl Pipeline {
             .filter(|p| p.object == object)
             .map(|p| p.behaviour.hooks());
         cohort.chain(pending).fold(Hooks::NONE, Hooks::and)
+    }
+
+    /// The committed state hashed by subsystem (see [`SubsystemHashes`]):
+    /// what the sync test and `trace-diff` use to name the subsystem, and the
+    /// object, whose state changed first. `out`'s buffer is reused.
+    pub fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+        let mut h = StableHasher::new();
+        h.write_u64(self.stepper.completed_ticks());
+        h.write_u64(self.clock.simulation_tick);
+        h.write_f64(self.clock.simulation_time);
+        h.write_f64(self.clock.fixed_delta_time);
+        out.clock = h.finish();
+
+        let mut h = StableHasher::new();
+        self.input.hash_simulation_memory(&mut h);
+        out.input = h.finish();
+
+        out.behaviours.clear();
+        let mut current: Option<(ObjectId, StableHasher)> = None;
+        for (object, behaviour) in self.hashed_behaviours() {
+            match &mut current {
+                Some((id, h)) if *id == object => behaviour.hash_state(h),
+                _ => {
+                    if let Some((id, h)) = current.take() {
+                        out.behaviours.push((id, h.finish()));
+                    }
+                    let mut h = StableHasher::new();
+                    behaviour.hash_state(&mut h);
+                    current = Some((object, h));
+                }
+            }
+        }
+        if let Some((id, h)) = current {
+            out.behaviours.push((id, h.finish()));
+        }
+
+        // SplitMix64's output is a bijection of its state, so the next draw
+        // (taken from a copy) stands for the state without exposing it.
+        let mut rng = self.rng;
+        let mut h = StableHasher::new();
+        h.write_u64(rng.next_u64());
+        out.rng = h.finish();
+
+        let mut h = StableHasher::new();
+        hash_world(&self.world, &mut h);
+        self.physics.hash_state(&mut h);
+        out.physics = h.finish();
+    }
+
+    /// The behaviours whose state is hashed, by object id: whether the
+    /// behaviour has joined the cohort or waits for the next frame boundary,
+    /// and never for removed objects whose entries linger until then: cohort
+    /// membership follows frame boundaries, which depend on pacing, and the
+    /// hash must not (traces at 30, 60 and 144 Hz are compared hash for hash).
+    /// Spawned ids are larger than every existing one, so admitted-then-pending
+    /// is id order.
+    fn hashed_behaviours(&self) -> impl Iterator<Item = (ObjectId, &dyn Behaviour)> + '_ {
+        let admitted = self.scheduler.by_object.iter().filter_map(|&(object, i)| {
+            let e = &self.scheduler.entries[i as usize];
+            (!e.is_retired(&self.world)).then_some((object, &*e.behaviour))
+        });
+        let pending = self
+            .world
+            .pending
+            .iter()
+            .filter(|p| self.world.get(p.object).is_some())
+            .map(|p| (p.object, &*p.behaviour));
+        admitted.chain(pending)
     }
 
     /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
@@ -1047,6 +1107,7 @@ impl Pipeline {
                 contacts: &self.contacts,
                 world: &self.world,
                 hash,
+                state: &*self,
             });
             self.observer = Some(observer);
         }

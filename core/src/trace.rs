@@ -7,11 +7,37 @@
 //!
 //! [`StableHasher`] is fixed-seeded, the same on every run and platform, and fed
 //! in id order only (never in a hash-map order), as the GGRS sync test requires.
+//!
+//! # Subsystem hashes: which state diverged first
+//!
+//! The tick hash says *that* two runs differ. [`SubsystemHashes`] says *where*:
+//! one checksum per subsystem, in the order a tick touches them, so the first
+//! one that differs names the culprit.
+//!
+//! | subsystem | what is hashed |
+//! |---|---|
+//! | `clock` | completed ticks, `simulation_tick`, `simulation_time`, `fixed_delta_time` |
+//! | `input` | fixed input memory: the simulation side's device values, action states (held, value, edges, hold start), its clock and pending edges |
+//! | `behaviours` | each object's behaviour state ([`crate::Behaviour::hash_state`]), one hash per object in id order |
+//! | `rng` | the session generator's state |
+//! | `physics` | committed poses and velocities of every object ([`hash_world`]) and the engine's own state ([`crate::PhysicsStage::hash_state`]) |
+//!
+//! Only state that does not depend on pacing is hashed (no frame index, frame
+//! time, delta, alpha or dropped time), so a recording replayed at 30 and at
+//! 144 Hz gives equal subsystem hashes tick for tick. Worked example: a
+//! behaviour that counts its `update` calls and hashes the count has, at tick
+//! 2, count 2 at 60 Hz (frames 1 and 2 each ran one tick) but count 1 at 30 Hz
+//! (frame 1 ran ticks 1 and 2): its object's `behaviours` hash differs from tick
+//! 2 on, while `clock`, `input`, `rng` and `physics` agree until the count
+//! reaches the body.
+//!
+//! They cost one pass over the state each and are computed only when an
+//! observer asks ([`TickRecord::state`]), never for the default trace.
 
 use crate::body::ContactEvent;
 use crate::clock::Clock;
 use crate::input::InputEvent;
-use crate::world::World;
+use crate::world::{ObjectId, World};
 
 /// A fixed-seed, word-at-a-time state checksum: each 64-bit word is folded in
 /// with a multiply and a rotate, and [`StableHasher::finish`] applies the
@@ -94,6 +120,34 @@ pub struct TickRecord<'a> {
     pub world: &'a World,
     /// Stable hash of the committed state after the tick.
     pub hash: u64,
+    /// The session after the tick, for observers that want its
+    /// [`SubsystemHashes`] (computed only on request: they cost a pass over
+    /// the state that the default trace does not pay).
+    pub state: &'a dyn SubsystemState,
+}
+
+/// The state hash split by subsystem (see the module docs for what each
+/// covers and why only pacing-independent state is in it).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SubsystemHashes {
+    /// The simulation clock.
+    pub clock: u64,
+    /// Fixed input memory.
+    pub input: u64,
+    /// Behaviour state by object, in id order; behaviours registered by the
+    /// host rather than a scene object come under id 0.
+    pub behaviours: Vec<(ObjectId, u64)>,
+    /// The session random generator.
+    pub rng: u64,
+    /// Committed bodies and the physics engine's own state.
+    pub physics: u64,
+}
+
+/// Something that can hash its state by subsystem: the pipeline, handed to
+/// tick observers through [`TickRecord::state`].
+pub trait SubsystemState: std::fmt::Debug {
+    /// Overwrites `out` (reusing its buffer) with the current hashes.
+    fn subsystem_hashes(&self, out: &mut SubsystemHashes);
 }
 
 /// Receives every completed tick (trace writers, history recorders).

@@ -20,6 +20,20 @@
 //! The keys always appear in this order and nothing else is written, so two
 //! traces of the same ticks are byte-identical apart from `frame`.
 //!
+//! # Subsystem hashes (opt-in)
+//!
+//! A writer made [`TraceWriter::with_subsystem_hashes`] (`play
+//! --trace-subsystems`) adds one member after `hash`, the tick's
+//! [`SubsystemHashes`] in the order a tick touches them:
+//!
+//! ```json
+//! "hash":"8c3f0e5a1b2d4c6e","subsystems":{"clock":"…","input":"…","behaviours":[{"id":3,"hash":"…"}],"rng":"…","physics":"…"}}
+//! ```
+//!
+//! Each value is 16 lower-case hex digits; `behaviours` has one entry per
+//! object with behaviours, in id order. Without the option nothing of this is
+//! written and the line is exactly the one above.
+//!
 //! # Numbers
 //!
 //! Floats are written in shortest round-trip form: the fewest decimal digits that
@@ -60,7 +74,7 @@ use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks};
 use crate::input::{InputEvent, InputSource};
 use crate::pipeline::FrameReport;
-use crate::trace::{TickObserver, TickRecord};
+use crate::trace::{SubsystemHashes, TickObserver, TickRecord};
 use crate::world::World;
 
 /// Appends a float in shortest round-trip form (see the module docs).
@@ -171,6 +185,39 @@ fn tick_start_secs(tick: u64, fixed_delta_time: f64) -> f64 {
 /// format in the module docs. Public so the editor and benches format ticks
 /// exactly as the player does.
 pub fn write_trace_line(out: &mut String, record: &TickRecord<'_>) {
+    push_members(out, record);
+    out.push('}');
+}
+
+/// [`write_trace_line`] with the opt-in `subsystems` member after `hash`
+/// (module docs): for the sync test's and `check`'s reports, which name the
+/// subsystem that diverged first.
+pub fn write_trace_line_with_subsystems(
+    out: &mut String,
+    record: &TickRecord<'_>,
+    hashes: &SubsystemHashes,
+) {
+    push_members(out, record);
+    let _ = write!(
+        out,
+        ",\"subsystems\":{{\"clock\":\"{:016x}\",\"input\":\"{:016x}\",\"behaviours\":[",
+        hashes.clock, hashes.input
+    );
+    for (i, (id, hash)) in hashes.behaviours.iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        let _ = write!(out, "{{\"id\":{},\"hash\":\"{hash:016x}\"}}", id.0);
+    }
+    let _ = write!(
+        out,
+        "],\"rng\":\"{:016x}\",\"physics\":\"{:016x}\"}}}}",
+        hashes.rng, hashes.physics
+    );
+}
+
+/// Every member of the default line, without the closing brace.
+fn push_members(out: &mut String, record: &TickRecord<'_>) {
     let clock = record.clock;
     let tick = clock.simulation_tick;
     let _ = write!(out, "{{\"tick\":{tick},\"sim_time\":");
@@ -191,7 +238,7 @@ pub fn write_trace_line(out: &mut String, record: &TickRecord<'_>) {
     }
     out.push_str("],\"poses\":");
     push_poses(out, record.world);
-    let _ = write!(out, ",\"hash\":\"{:016x}\"}}", record.hash);
+    let _ = write!(out, ",\"hash\":\"{:016x}\"", record.hash);
 }
 
 /// A [`TickObserver`] that writes the JSON Lines trace of every completed tick.
@@ -208,6 +255,8 @@ pub struct TraceWriter<W: Write> {
     ticks: u64,
     /// The first write error, if any.
     error: Option<io::Error>,
+    /// With the opt-in `subsystems` member: the reused hash buffer.
+    subsystems: Option<SubsystemHashes>,
 }
 
 impl<W: Write> TraceWriter<W> {
@@ -218,7 +267,15 @@ impl<W: Write> TraceWriter<W> {
             line: String::with_capacity(1024),
             ticks: 0,
             error: None,
+            subsystems: None,
         }
+    }
+
+    /// Adds the opt-in `subsystems` member to every line (module docs). Off
+    /// by default: the documented trace stays byte-identical.
+    pub fn with_subsystem_hashes(mut self) -> TraceWriter<W> {
+        self.subsystems = Some(SubsystemHashes::default());
+        self
     }
 
     /// Ticks written so far.
@@ -257,7 +314,13 @@ impl<W: Write + Send> TickObserver for TraceWriter<W> {
             return;
         }
         self.line.clear();
-        write_trace_line(&mut self.line, record);
+        match self.subsystems.as_mut() {
+            Some(hashes) => {
+                record.state.subsystem_hashes(hashes);
+                write_trace_line_with_subsystems(&mut self.line, record, hashes);
+            }
+            None => write_trace_line(&mut self.line, record),
+        }
         self.line.push('\n');
         match self.out.write_all(self.line.as_bytes()) {
             Ok(()) => self.ticks += 1,
@@ -459,6 +522,59 @@ mod tests {
         let mut s = String::new();
         push_str_literal(&mut s, "a\"b\\c\u{1}");
         assert_eq!(s, "\"a\\\"b\\\\c\\u0001\"");
+    }
+
+    /// Hands out fixed subsystem hashes, as the pipeline hands out its own.
+    #[derive(Debug)]
+    struct Fixed(SubsystemHashes);
+
+    impl crate::trace::SubsystemState for Fixed {
+        fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+            out.clone_from(&self.0);
+        }
+    }
+
+    #[test]
+    fn subsystem_hashes_follow_the_hash_member_only_when_asked() {
+        let clock = Clock {
+            simulation_tick: 2,
+            fixed_delta_time: 1.0 / 60.0,
+            frame_index: 3,
+            ..Clock::default()
+        };
+        let world = World::new();
+        let state = Fixed(SubsystemHashes {
+            clock: 1,
+            input: 0x22,
+            behaviours: vec![
+                (crate::world::ObjectId(3), 0xabc),
+                (crate::world::ObjectId(7), 0),
+            ],
+            rng: u64::MAX,
+            physics: 0x10,
+        });
+        let record = TickRecord {
+            clock: &clock,
+            inputs: &[],
+            contacts: &[],
+            world: &world,
+            hash: 0xaa,
+            state: &state,
+        };
+        let line = |mut w: TraceWriter<Vec<u8>>| {
+            w.on_tick(&record);
+            String::from_utf8(w.into_inner().expect("in memory")).expect("UTF-8")
+        };
+        let plain = r#"{"tick":2,"sim_time":0.016666666666666666,"frame":3,"inputs":[],"contacts":[],"poses":[],"hash":"00000000000000aa"}"#;
+        assert_eq!(line(TraceWriter::new(Vec::new())), format!("{plain}\n"));
+        assert_eq!(
+            line(TraceWriter::new(Vec::new()).with_subsystem_hashes()),
+            format!(
+                "{},{}}}\n",
+                plain.strip_suffix('}').expect("an object"),
+                r#""subsystems":{"clock":"0000000000000001","input":"0000000000000022","behaviours":[{"id":3,"hash":"0000000000000abc"},{"id":7,"hash":"0000000000000000"}],"rng":"ffffffffffffffff","physics":"0000000000000010"}"#
+            )
+        );
     }
 
     #[test]
