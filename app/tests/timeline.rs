@@ -675,7 +675,12 @@ fn wheel(h: &mut Harness<'_, EditorApp>, dy: f32, modifiers: egui::Modifiers) {
 }
 
 /// A press at `from`, moves to `to`, a release, with `modifiers` held.
-fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2, modifiers: egui::Modifiers) {
+fn drag(
+    h: &mut Harness<'_, EditorApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+    modifiers: egui::Modifiers,
+) {
     h.hover_at(from);
     h.run_steps(1);
     h.event_modifiers(
@@ -718,11 +723,22 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     wheel(&mut h, 60.0, egui::Modifiers::COMMAND);
     let (zlo, zhi) = timeline(&h).range.expect("a range");
     assert!(zhi - zlo < hi - lo, "zoomed in: {lo}..{hi} -> {zlo}..{zhi}");
-    assert!(!timeline(&h).follow_live, "zooming time stops following live");
+    assert!(
+        !timeline(&h).follow_live,
+        "zooming time stops following live"
+    );
     // A drag pans time to the right's past: the range moves left.
-    drag(&mut h, r.center(), r.center() + egui::vec2(200.0, 0.0), egui::Modifiers::NONE);
+    drag(
+        &mut h,
+        r.center(),
+        r.center() + egui::vec2(200.0, 0.0),
+        egui::Modifiers::NONE,
+    );
     let (plo, phi) = timeline(&h).range.expect("a range");
-    assert!(plo < zlo && ((phi - plo) - (zhi - zlo)).abs() < 1e-6, "panned: {zlo}..{zhi} -> {plo}..{phi}");
+    assert!(
+        plo < zlo && ((phi - plo) - (zhi - zlo)).abs() < 1e-6,
+        "panned: {zlo}..{zhi} -> {plo}..{phi}"
+    );
     // Alt+wheel zooms this lane's y, nothing else's.
     let before = timeline(&h).lane(LaneId::Dt).shown_y.expect("drawn");
     h.hover_at(r.center());
@@ -730,7 +746,10 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     wheel(&mut h, 80.0, egui::Modifiers::ALT);
     h.run_steps(2);
     let zoomed = timeline(&h).lane(LaneId::Dt).y_range.expect("a y zoom");
-    assert!(zoomed.1 - zoomed.0 < before.1 - before.0, "{before:?} -> {zoomed:?}");
+    assert!(
+        zoomed.1 - zoomed.0 < before.1 - before.0,
+        "{before:?} -> {zoomed:?}"
+    );
     assert_eq!(timeline(&h).lane(LaneId::Ticks).y_range, None);
     // Double-click fits it again.
     h.event(egui::Event::PointerButton {
@@ -759,7 +778,11 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
         modifiers: egui::Modifiers::NONE,
     });
     h.run_steps(3);
-    assert_eq!(timeline(&h).lane(LaneId::Dt).y_range, None, "double-click fits y");
+    assert_eq!(
+        timeline(&h).lane(LaneId::Dt).y_range,
+        None,
+        "double-click fits y"
+    );
     // Fit all: every frame in view, every lane fitted.
     h.hover_at(r.center());
     h.run_steps(1);
@@ -794,7 +817,10 @@ fn shift_drag_selects_a_range_and_export_writes_only_it() {
         .filter(|rec| (lo..=hi).contains(&(rec.frame_index as f64)))
         .count();
     assert!(selected > 10 && selected < timeline(&h).telemetry.len());
-    assert!(labels_starting(&h, "viewing tick ").is_empty(), "a selection is no click");
+    assert!(
+        labels_starting(&h, "viewing tick ").is_empty(),
+        "a selection is no click"
+    );
     click(&mut h, "Export…");
     h.run_steps(1);
     let csv = dir.join("selection.csv");
@@ -802,10 +828,15 @@ fn shift_drag_selects_a_range_and_export_writes_only_it() {
     h.run_steps(1);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
     h.run_steps(1);
-    h.get_by_label("CSV (.csv)").type_text(&csv.display().to_string());
+    h.get_by_label("CSV (.csv)")
+        .type_text(&csv.display().to_string());
     h.run_steps(1);
     assert!(labels_starting(&h, "Writes the selection").len() == 1);
     click(&mut h, "Export csv");
     let text = std::fs::read_to_string(&csv).expect("written");
-    assert_eq!(text.lines().count(), selected + 1, "a header and the selected frames");
+    assert_eq!(
+        text.lines().count(),
+        selected + 1,
+        "a header and the selected frames"
+    );
 }
