@@ -230,9 +230,10 @@ struct HookCase {
 
 /// At 60 Hz with frames of 1/60 s, frame `f` runs tick `f`: the update phase
 /// and routines of frame f see `f - 1` completed ticks, FixedUpdate sees
-/// pending tick `f`, presentation sees `f` completed. A fault "from tick 5"
-/// therefore fires in frame 6 for Update, Flow Tick and routines, and in
-/// frame 5 for FixedUpdate and Present, all stamped tick 5; Start runs once,
+/// pending tick `f`, Flow Tick (after the fixed phase) and presentation see `f`
+/// completed. A fault "from tick 5" therefore fires in frame 6 for Update and
+/// routines, and in frame 5 for FixedUpdate, Flow Tick and Present, all
+/// stamped tick 5; Start runs once,
 /// in frame 1, at tick 0. Contact fires in the tick the ball lands, which the
 /// control run tells.
 const HOOK_CASES: [HookCase; 7] = [
@@ -305,8 +306,9 @@ impl HookCase {
     fn expected_stamp(&self, control: &Run) -> (u64, u64) {
         match self.hook {
             HookKind::Start => (0, 1),
-            HookKind::Update | HookKind::FlowTick | HookKind::Routine => (5, 6),
-            HookKind::FixedUpdate | HookKind::Present => (5, 5),
+            HookKind::Update | HookKind::Routine => (5, 6),
+            // Flow Tick runs after the fixed phase: frame 5 has completed tick 5.
+            HookKind::FlowTick | HookKind::FixedUpdate | HookKind::Present => (5, 5),
             HookKind::Contact => {
                 let t = first_contact(&control.rows, FAULTY);
                 (t, t)
@@ -518,7 +520,7 @@ fn faults_ron_injects_every_fault_from_the_scene_and_the_level_runs_as_without_t
     let expected: Vec<(u64, HookKind, u64, u64, &str)> = vec![
         (50, HookKind::Start, 0, 1, "panicked"),
         (51, HookKind::Update, 5, 6, "panicked"),
-        (52, HookKind::FlowTick, 10, 11, "panicked"),
+        (52, HookKind::FlowTick, 10, 10, "panicked"),
         (53, HookKind::FixedUpdate, 15, 15, "panicked"),
         (54, HookKind::Routine, 20, 21, "panicked"),
         (55, HookKind::Present, 25, 25, "panicked"),

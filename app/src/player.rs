@@ -406,6 +406,7 @@ fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameRe
         report.timing.update_ms += more.timing.update_ms;
         report.timing.fixed_ms += more.timing.fixed_ms;
         report.timing.physics_ms += more.timing.physics_ms;
+        report.timing.flow_ms += more.timing.flow_ms;
         report.timing.present_ms += more.timing.present_ms;
         for (priority, ms) in more.timing.fixed_by_priority.iter() {
             report.timing.fixed_by_priority.add(priority, ms);

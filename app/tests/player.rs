@@ -338,7 +338,9 @@ fn telemetry_is_written_as_json_lines_and_csv() {
         assert_eq!(row["interpolation_alpha"], left[i] / 14_112_000.0);
         assert_eq!(row["dropped_time"], 0.0);
         assert!(row["fixed_ms_by_priority"].is_object());
-        assert!(row["physics_ms"].as_f64().expect("number") >= 0.0);
+        for phase in ["physics_ms", "update_ms", "fixed_ms", "flow_ms", "present_ms"] {
+            assert!(row[phase].as_f64().expect("number") >= 0.0, "{phase}");
+        }
     }
     // Keys in the documented order.
     let first = text.lines().next().expect("a line");
@@ -354,6 +356,10 @@ fn telemetry_is_written_as_json_lines_and_csv() {
         "dropped_time",
         "fixed_ms_by_priority",
         "physics_ms",
+        "update_ms",
+        "fixed_ms",
+        "flow_ms",
+        "present_ms",
     ];
     let positions: Vec<usize> = keys
         .iter()

@@ -8,10 +8,14 @@
 //! |---|---|---|
 //! | [`Behaviour::start`] | update, first frame the object is in the cohort, before its first Update | frame |
 //! | [`Behaviour::update`] | update, once per outer frame | frame (`dt` = `delta_time`) |
-//! | [`Behaviour::flow_tick`] | update, after every Update | frame |
 //! | [`Behaviour::fixed_update`] | fixed, once per tick, right before the physics step | pending tick |
-//! | [`Behaviour::on_contact`] | fixed, after the physics step | completed tick |
+//! | [`Behaviour::on_contact`] | fixed, after the physics step and its commit | completed tick, its live poses |
+//! | [`Behaviour::flow_tick`] | update clock, once per frame, after the fixed phase; skipped with the rest of a frame a fixed breakpoint interrupted | frame (`dt` = `delta_time`) |
 //! | [`Behaviour::present`] | presentation, once per frame | frame, interpolated poses |
+//!
+//! Within one frame the hooks run in the order of this table (routines on the
+//! frame clock run after Update, those on the fixed clock after each tick's
+//! FixedUpdate).
 //!
 //! Hooks never write physics directly: [`Ctx`] queues body commands, which are
 //! reconciled before the next step. Behaviours must be `Clone` (through
@@ -50,7 +54,7 @@ pub enum HookKind {
     Start,
     /// Once per outer frame.
     Update,
-    /// Once per outer frame, after Update.
+    /// Once per outer frame, after the fixed phase (frame clock).
     FlowTick,
     /// Once per fixed tick, before physics.
     FixedUpdate,
@@ -63,7 +67,9 @@ pub enum HookKind {
 }
 
 impl HookKind {
-    /// Every hook kind, in pipeline order.
+    /// Every hook kind, in declaration order (an index of per-hook tables; the
+    /// order hooks run in is the module docs' table: Flow Tick runs after the
+    /// fixed phase).
     pub const ALL: [HookKind; 7] = [
         HookKind::Start,
         HookKind::Update,
@@ -166,13 +172,17 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// Once per outer frame with the clamped, scaled frame delta.
     fn update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
-    /// Once per outer frame after every Update: graph and state-machine logic.
+    /// Once per outer frame, after the fixed phase, with the frame's clamped
+    /// delta: graph and state-machine logic. A fixed breakpoint skips it for the
+    /// frame it interrupted.
     fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
     /// Once per fixed tick, immediately before the physics step.
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
     /// A contact involving this object started or stopped during the tick.
+    /// Runs after the tick's physics step and commit: poses and velocities read
+    /// here are the ones the tick ended with (what its trace record holds).
     fn on_contact(&mut self, _ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {}
 
     /// Presentation phase: read interpolated poses, drive cameras and effects.

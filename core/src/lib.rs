@@ -1,10 +1,11 @@
 //! stepframe-core: the game-loop runtime behind the stepframe editor and player.
 //!
 //! One function, [`Pipeline::step_frame`], runs an outer frame: the update phase
-//! (Start, Update, Flow Tick, frame routines), the fixed phase (zero or more
-//! ticks, each FixedUpdate in priority order immediately before a physics step,
-//! with a capped accumulator that reports dropped time) and the presentation
-//! phase (interpolated poses). The contract it implements is restated in each
+//! (Start, Update, frame routines), the fixed phase (zero or more ticks, each
+//! FixedUpdate in priority order immediately before a physics step, with a
+//! capped accumulator that reports dropped time), Flow Tick (on the update
+//! phase's frame clock, after the fixed phase, so a fixed breakpoint skips it
+//! with the rest of its frame) and the presentation phase (interpolated poses). The contract it implements is restated in each
 //! module's docs, with worked numbers.
 //!
 //! | module | concept |

@@ -2,7 +2,8 @@
 //!
 //! The pipeline runs each tick as: FixedUpdate (cohort, priority order) →
 //! [`PhysicsStage::reconcile`] (authored commands, added and removed bodies) →
-//! [`PhysicsStage::step`] (with substeps) → contact callbacks → [`PhysicsStage::commit`].
+//! [`PhysicsStage::step`] (with substeps) → [`PhysicsStage::commit`] → contact
+//! callbacks (which so read the tick's live poses).
 //! Anything implementing the trait slots in there: [`NoPhysics`] for worlds
 //! without bodies and for timing tests, the rapier stage for real scenes.
 

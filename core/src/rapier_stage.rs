@@ -11,10 +11,11 @@
 //!    then the queued commands are applied in the order they were written;
 //! 3. [`PhysicsStage::step`]: `substeps` rapier steps of `fixed_dt / substeps` each;
 //!    collision events are collected while rapier runs;
-//! 4. the pipeline sorts the tick's contact events and delivers the contact
-//!    callbacks (still in the fixed phase, clock on the completed tick);
-//! 5. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
-//!    becomes the previous pose and rapier's pose becomes the committed one.
+//! 4. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
+//!    becomes the previous pose and rapier's pose becomes the committed one;
+//! 5. the pipeline sorts the tick's contact events and delivers the contact
+//!    callbacks (still in the fixed phase, clock on the completed tick, poses
+//!    the ones this tick committed: the tick's live post-step state).
 //!
 //! So FixedUpdate comes immediately before each rapier step, as the contract asks,
 //! and what it wrote is integrated by that very step.
