@@ -114,6 +114,35 @@ pub struct PlayArgs {
     /// Roll back at least N ticks every frame, re-simulate and compare hashes.
     #[arg(long, value_name = "N")]
     pub sync_test: Option<u64>,
+    /// Log lines printed to stderr as they happen: `error`, `warn` (errors and
+    /// warnings, the default) or `info` (also `log(...)` lines of scripts and
+    /// behaviours). Errors are always in the summary.
+    #[arg(long, value_enum, default_value = "warn")]
+    pub log: LogThreshold,
+}
+
+/// The lowest level of log line `play` prints as it runs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogThreshold {
+    /// Every line, `log(...)` output included.
+    Info,
+    /// Warnings and errors.
+    #[default]
+    Warn,
+    /// Errors only.
+    Error,
+}
+
+impl LogThreshold {
+    /// Whether a line of this level is printed.
+    pub fn admits(self, level: LogLevel) -> bool {
+        let lowest = match self {
+            LogThreshold::Info => LogLevel::Info,
+            LogThreshold::Warn => LogLevel::Warning,
+            LogThreshold::Error => LogLevel::Error,
+        };
+        level >= lowest
+    }
 }
 
 /// Where frame deltas come from.
@@ -780,8 +809,9 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
             None => Ok(()),
         }
     };
+    let threshold = args.log;
     let mut on_log = |entry: &LogEntry| {
-        if entry.level >= LogLevel::Warning {
+        if threshold.admits(entry.level) {
             eprintln!("{}", describe_log(entry));
         }
     };

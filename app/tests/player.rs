@@ -575,3 +575,71 @@ fn chrome_trace_writes_the_runs_frames_as_perfetto_json() {
     );
     assert!(events.iter().any(|e| e["ph"] == "C"), "clock counters");
 }
+
+/// A scene of one dynamic ball (id 7) running the script `source`.
+fn scripted_ball(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
+    let script = dir.join(format!("{name}.rhai"));
+    std::fs::write(&script, source).expect("write");
+    let scene = dir.join(format!("{name}.ron"));
+    std::fs::write(
+        &scene,
+        format!(
+            r#"#![enable(implicit_some)]
+(
+    settings: (gravity: (x: 0.0, y: 0.0)),
+    objects: [(id: 7, name: "Ball", body: (shapes: [Circle(radius: 0.5)]),
+               behaviours: [(name: "Script", params: (path: "{}"))])],
+)
+"#,
+            path_str(&script)
+        ),
+    )
+    .expect("write");
+    scene
+}
+
+#[test]
+fn a_warning_raised_during_reconcile_carries_the_frame_its_tick_ran_in() {
+    // A kinematic target for a dynamic body is refused by the physics stage at
+    // the reconcile of tick 10. At 30 Hz, two ticks a frame, tick 10 runs in
+    // frame 5: the line says so (it used to say frame 0).
+    let dir = scratch("reconcile-stamp");
+    let scene = scripted_ball(
+        &dir,
+        "target",
+        "fn fixed_update(dt) { if tick() == 10 { set_kinematic_target(1.0, 0.0, 0.0); } }\n",
+    );
+    let out = stepframe(&["play", path_str(&scene), "--frames", "8", "--pacing", "30"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("warning: tick 10 (frame 5) #7: kinematic target ignored: #7 is not kinematic"),
+        "{err}"
+    );
+}
+
+#[test]
+fn log_info_shows_the_log_lines_of_scripts_and_warn_is_the_default() {
+    let dir = scratch("log-level");
+    let scene = scripted_ball(
+        &dir,
+        "talk",
+        "fn update(dt) { if frame() == 3 { log(\"hello from frame 3\"); warn(\"careful\"); } }\n",
+    );
+    let scene = path_str(&scene);
+    let line = "info: tick 2 (frame 3) #7 Update: hello from frame 3";
+    let warning = "warning: tick 2 (frame 3) #7 Update: careful";
+    let info = stepframe(&["play", scene, "--frames", "5", "--log", "info"]);
+    assert_eq!(code(&info), 0, "{}", stderr(&info));
+    assert!(stderr(&info).contains(line), "{}", stderr(&info));
+    assert!(stderr(&info).contains(warning), "{}", stderr(&info));
+    let default = stepframe(&["play", scene, "--frames", "5"]);
+    assert_eq!(code(&default), 0, "{}", stderr(&default));
+    assert!(!stderr(&default).contains("hello"), "{}", stderr(&default));
+    assert!(stderr(&default).contains(warning), "{}", stderr(&default));
+    let errors_only = stepframe(&["play", scene, "--frames", "5", "--log", "error"]);
+    assert_eq!(code(&errors_only), 0, "{}", stderr(&errors_only));
+    assert!(!stderr(&errors_only).contains("careful"), "{}", stderr(&errors_only));
+    let bad = stepframe(&["play", scene, "--log", "loud"]);
+    assert_eq!(code(&bad), 2);
+}

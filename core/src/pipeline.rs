@@ -823,6 +823,7 @@ impl Pipeline {
         c.dropped_time = self.stepper.dropped().as_secs_f64();
         c.accumulator = self.stepper.accumulator().as_secs_f64();
         c.phase = phase;
+        self.world.stamp = (tick, self.frame_index);
     }
 
     /// Runs the frame from the cursor until it ends, a suspension, or `stop`.

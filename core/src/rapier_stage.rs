@@ -91,7 +91,7 @@ use rapier2d::prelude::{
 use crate::body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
 use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
-use crate::world::{LogEntry, LogLevel, ObjectId, World};
+use crate::world::{LogLevel, ObjectId, World};
 
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
@@ -182,7 +182,7 @@ pub struct RapierStage {
     kinematic_targets: BTreeMap<ObjectId, Pose>,
     /// Bodies pushed by a force this tick; their forces are cleared after the step.
     forced: BTreeSet<ObjectId>,
-    /// Ticks committed so far (stamps log lines written by reconcile).
+    /// Ticks committed so far (shown by `Debug`).
     ticks: u64,
     /// Wall time of the last step, ms.
     last_step_ms: f64,
@@ -269,16 +269,10 @@ impl RapierStage {
         Vec2::new(self.physics.gravity.x, self.physics.gravity.y)
     }
 
+    /// Reconcile runs for the pending tick: the world's stamp says which, and
+    /// which frame runs it.
     fn log(&self, world: &mut World, level: LogLevel, object: ObjectId, message: String) {
-        world.log(LogEntry {
-            level,
-            object: Some(object),
-            hook: None,
-            // Reconcile runs for the pending tick; physics does not know the frame.
-            tick: self.ticks + 1,
-            frame: 0,
-            message,
-        });
+        world.log_now(level, Some(object), None, message);
     }
 
     /// Why a body description cannot be built, if it cannot.

@@ -225,6 +225,9 @@ pub struct World {
     bodies: usize,
     /// Camera centre set by a presentation hook (FollowCamera), if any.
     pub camera: Option<crate::body::Vec2>,
+    /// `(tick, frame)` of the pipeline's clock as of its last phase change,
+    /// for lines written where no clock is at hand ([`World::log_now`]).
+    pub(crate) stamp: (u64, u64),
 }
 
 impl Clone for World {
@@ -249,6 +252,7 @@ impl Clone for World {
             removed_count: self.removed_count,
             bodies: self.bodies,
             camera: self.camera,
+            stamp: self.stamp,
         }
     }
 }
@@ -493,6 +497,27 @@ impl World {
     /// Appends a log line.
     pub fn log(&mut self, entry: LogEntry) {
         self.log.push(entry);
+    }
+
+    /// Appends a log line stamped with the tick and frame the pipeline is in
+    /// (the pending tick during a tick's reconcile): for code that runs with no
+    /// clock at hand, such as a physics stage refusing a body or a command.
+    pub fn log_now(
+        &mut self,
+        level: LogLevel,
+        object: Option<ObjectId>,
+        hook: Option<crate::behaviour::HookKind>,
+        message: String,
+    ) {
+        let (tick, frame) = self.stamp;
+        self.log.push(LogEntry {
+            level,
+            object,
+            hook,
+            tick,
+            frame,
+            message,
+        });
     }
 
     /// Takes the log lines written since the last drain.
