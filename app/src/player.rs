@@ -223,6 +223,8 @@ const IRREGULAR_MAX_DT: f64 = 0.040;
 /// Produces the raw delta of every frame of a run, in order.
 #[derive(Clone, Debug)]
 pub struct FramePacer {
+    /// The pacing as the user wrote it (`144 Hz`, `file:dts.txt`), for messages.
+    label: String,
     /// The base sequence.
     kind: PacerKind,
     /// Replacement deltas by one-based frame.
@@ -247,6 +249,7 @@ impl FramePacer {
             Pacing::File(path) => PacerKind::File(read_dt_file(path)?),
         };
         Ok(FramePacer {
+            label: pacing.to_string(),
             kind,
             stalls: stalls.iter().map(|s| (s.frame, s.seconds)).collect(),
             frame: 0,
@@ -258,6 +261,16 @@ impl FramePacer {
         match &self.kind {
             PacerKind::File(dts) => Some(dts.len() as u64),
             _ => None,
+        }
+    }
+
+    /// The longest delta of the base sequence (stalls aside), seconds: what
+    /// decides whether frames can add time at all.
+    pub fn longest_dt(&self) -> f64 {
+        match &self.kind {
+            PacerKind::Rate(dt) => *dt,
+            PacerKind::Irregular(_) => IRREGULAR_MAX_DT,
+            PacerKind::File(dts) => dts.iter().copied().fold(0.0, f64::max),
         }
     }
 
@@ -320,8 +333,16 @@ pub enum RunLength {
     Ticks(u64),
 }
 
-/// Frames in a row without a tick after which a tick-length run gives up.
-const MAX_FRAMES_WITHOUT_TICK: u64 = 100_000;
+/// Frames in a row without progress after which a run gives up: without a
+/// tick for a run measured in ticks, without display time for one measured in
+/// seconds. 100,000 empty frames take well under a second; no pacing a user
+/// means has that many frames in a row that add nothing.
+pub const MAX_FRAMES_WITHOUT_PROGRESS: u64 = 100_000;
+
+/// Suspensions one frame may resume before a headless run gives up: a hook
+/// that asks to break and re-run on every call would otherwise loop forever.
+/// A legitimate frame suspends at most once per hook call it makes.
+pub const MAX_RESUMES_PER_FRAME: u64 = 1_000_000;
 
 /// What a run did.
 #[derive(Clone, Debug, Default)]
@@ -358,8 +379,16 @@ pub enum RunFailure {
     },
     /// Re-simulation completed a tick the first run never reached.
     SyncExtraTick(u64),
-    /// A tick-length run stopped making progress (frames in a row without a tick).
-    Stuck(u64),
+    /// The run stopped making progress: `frames` in a row without `waiting_for`
+    /// (a tick, display time), or a frame that kept suspending.
+    Stuck {
+        /// Frames (or resumes of one frame) without progress.
+        frames: u64,
+        /// What never came.
+        waiting_for: &'static str,
+    },
+    /// The run could never end (refused before it started), and why.
+    NeverEnds(String),
     /// An output could not be written, or settings were refused.
     Output(String),
 }
@@ -379,9 +408,14 @@ impl std::fmt::Display for RunFailure {
                 f,
                 "sync test: re-simulation completed tick {tick}, which the first run never reached"
             ),
-            RunFailure::Stuck(n) => {
-                write!(f, "no tick ran for {n} frames in a row (time scale 0?)")
-            }
+            RunFailure::Stuck {
+                frames,
+                waiting_for,
+            } => write!(
+                f,
+                "no progress: {frames} frames in a row without {waiting_for}; the run could never end"
+            ),
+            RunFailure::NeverEnds(why) => write!(f, "the run could never end: {why}"),
             RunFailure::Output(m) => f.write_str(m),
         }
     }
@@ -404,6 +438,47 @@ pub struct RunPlan {
     pub sync_test: Option<u64>,
 }
 
+impl RunPlan {
+    /// Why this run could never end, if it could not: its end needs time to
+    /// pass, and no frame of its pacing adds any (every delta shorter than one
+    /// flick, 1/705,600,000 s, or scaled to nothing), or it asks for more
+    /// seconds than the clock can count. Checked before a run starts; the
+    /// no-progress guard of [`run_plan`] catches what slips through.
+    pub fn never_ends(&self) -> Option<String> {
+        let longest = self.pacer.longest_dt();
+        let pacing = &self.pacer.label;
+        match self.length {
+            RunLength::Frames(_) => None,
+            RunLength::Seconds(s) => {
+                if Flicks::from_secs_f64(s) == Flicks(u64::MAX) {
+                    Some(format!(
+                        "{s} s is more display time than the clock counts ({} s at most)",
+                        Flicks(u64::MAX - 1).as_secs_f64().floor()
+                    ))
+                } else if s > 0.0 && Flicks::from_secs_f64(longest) == Flicks::ZERO {
+                    Some(format!(
+                        "every frame of {pacing} is shorter than one flick (1/705,600,000 s), \
+                         so its frames add no display time and {s} s is never reached"
+                    ))
+                } else {
+                    None
+                }
+            }
+            RunLength::Ticks(t) => {
+                let s = &self.settings;
+                let fed = Flicks::from_secs_f64(longest.min(s.max_delta)).scaled(s.time_scale);
+                (t > 0 && fed == Flicks::ZERO).then(|| {
+                    format!(
+                        "no frame of {pacing} feeds the fixed stepper any time (longest delta \
+                         {longest} s, max_delta {} s, time scale {}), so tick {t} is never reached",
+                        s.max_delta, s.time_scale
+                    )
+                })
+            }
+        }
+    }
+}
+
 /// Collects `(tick, hash)` of every completed tick (the sync test's checksums).
 #[derive(Debug, Default)]
 struct HashLog {
@@ -424,9 +499,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// One frame through the shared pipeline. A headless run has no one to resume a
 /// suspension (a `request_break`, a fault under the `Break` policy), so it
 /// resumes at once and counts it; the report covers the whole frame.
-fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameReport {
+fn advance_frame(
+    pipeline: &mut Pipeline,
+    dt: f64,
+    resumed: &mut u64,
+) -> Result<FrameReport, RunFailure> {
     let mut report = pipeline.step_frame(dt);
+    let mut resumes = 0u64;
     while pipeline.suspension().is_some() {
+        resumes += 1;
+        if resumes > MAX_RESUMES_PER_FRAME {
+            return Err(RunFailure::Stuck {
+                frames: resumes - 1,
+                waiting_for: "the end of a frame that suspends on every resume",
+            });
+        }
         *resumed += 1;
         let more = pipeline.resume();
         report.ticks += more.ticks;
@@ -442,7 +529,7 @@ fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameRe
         }
         report.suspended = more.suspended;
     }
-    report
+    Ok(report)
 }
 
 /// A frame boundary the sync test can roll back to.
@@ -500,7 +587,7 @@ impl SyncTest {
         // A restore keeps the settings in force at the snapshot, not pending ones.
         let _ = pipeline.set_settings(settings);
         for c in &self.checkpoints {
-            advance_frame(pipeline, c.dt, resumed);
+            advance_frame(pipeline, c.dt, resumed)?;
         }
         let _ = pipeline.drain_log();
         pipeline.set_tick_observer(main_observer);
@@ -542,6 +629,9 @@ pub fn run_plan(
     on_frame: &mut dyn FnMut(&FrameReport, &Clock) -> std::io::Result<()>,
     on_log: &mut dyn FnMut(&LogEntry),
 ) -> Result<RunSummary, RunFailure> {
+    if let Some(why) = plan.never_ends() {
+        return Err(RunFailure::NeverEnds(why));
+    }
     let settings = plan.settings;
     pipeline
         .set_settings(settings)
@@ -566,7 +656,7 @@ pub fn run_plan(
     });
     let started = Instant::now();
     let mut display = Flicks::ZERO;
-    let mut frames_without_tick = 0;
+    let mut frames_without_progress = 0;
     loop {
         let ticks = pipeline.stepper().completed_ticks();
         let done = match plan.length {
@@ -591,9 +681,10 @@ pub fn run_plan(
                 dt,
             });
         }
-        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions);
+        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions)?;
         summary.frames += 1;
-        display += Flicks::from_secs_f64(dt);
+        let shown = Flicks::from_secs_f64(dt);
+        display += shown;
         on_frame(&report, pipeline.clock()).map_err(|e| RunFailure::Output(e.to_string()))?;
         for entry in pipeline.drain_log() {
             on_log(&entry);
@@ -601,17 +692,25 @@ pub fn run_plan(
                 summary.errors.push(entry);
             }
         }
-        if report.ticks > 0 {
-            frames_without_tick = 0;
-            if let Some(sync) = sync.as_mut() {
-                sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
-            }
+        if report.ticks > 0
+            && let Some(sync) = sync.as_mut()
+        {
+            sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
+        }
+        let (progress, waiting_for) = match plan.length {
+            RunLength::Frames(_) => (true, ""),
+            RunLength::Seconds(_) => (shown > Flicks::ZERO, "display time"),
+            RunLength::Ticks(_) => (report.ticks > 0, "a tick"),
+        };
+        if progress {
+            frames_without_progress = 0;
         } else {
-            frames_without_tick += 1;
-            if matches!(plan.length, RunLength::Ticks(_))
-                && frames_without_tick >= MAX_FRAMES_WITHOUT_TICK
-            {
-                return Err(RunFailure::Stuck(frames_without_tick));
+            frames_without_progress += 1;
+            if frames_without_progress >= MAX_FRAMES_WITHOUT_PROGRESS {
+                return Err(RunFailure::Stuck {
+                    frames: frames_without_progress,
+                    waiting_for,
+                });
             }
         }
     }
@@ -754,6 +853,17 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         },
     };
 
+    let plan = RunPlan {
+        settings,
+        pacer,
+        length,
+        realtime: args.realtime,
+        sync_test: args.sync_test,
+    };
+    if let Some(why) = plan.never_ends() {
+        return Err(bad(format!("refusing a run that could never end: {why}")));
+    }
+
     let mut pipeline = Pipeline::new(settings);
     pipeline
         .load_scene(&scene, &registry)
@@ -789,13 +899,6 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         None => None,
     };
 
-    let plan = RunPlan {
-        settings,
-        pacer,
-        length,
-        realtime: args.realtime,
-        sync_test: args.sync_test,
-    };
     let mut ring = args
         .chrome_trace
         .as_ref()

@@ -643,3 +643,103 @@ fn log_info_shows_the_log_lines_of_scripts_and_warn_is_the_default() {
     let bad = stepframe(&["play", scene, "--log", "loud"]);
     assert_eq!(code(&bad), 2);
 }
+
+#[test]
+fn runs_that_could_never_end_are_refused_with_exit_2_and_the_reason() {
+    // Each of these used to run forever: display time (or simulation time)
+    // never advances, so the end condition is never met.
+    let dir = scratch("never-ends");
+    let zeros = dir.join("zeros.txt");
+    std::fs::write(&zeros, "0.0\n0\n1e-12\n").expect("write");
+    let zeros = format!("file:{}", path_str(&zeros));
+    let rec = dir.join("rec.ron");
+    std::fs::write(&rec, "(fixed_hz: 60, ticks: 10, events: [])\n").expect("write");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["play", CONTRACT, "--seconds", "1", "--pacing", &zeros],
+            "shorter than one flick",
+        ),
+        // 1/10^10 s is 0.07 flicks: every frame rounds to 0.
+        (
+            vec!["play", CONTRACT, "--pacing", "10000000000"],
+            "shorter than one flick",
+        ),
+        (
+            vec!["play", CONTRACT, "--input", path_str(&rec), "--pacing", &zeros],
+            "tick 10 is never reached",
+        ),
+        (
+            vec!["play", CONTRACT, "--input", path_str(&rec), "--time-scale", "1e-12"],
+            "tick 10 is never reached",
+        ),
+        (
+            vec!["play", CONTRACT, "--seconds", "1e300"],
+            "more display time than the clock counts",
+        ),
+    ];
+    for (args, why) in cases {
+        let out = support::stepframe_within(&args, 60)
+            .unwrap_or_else(|| panic!("{args:?} did not end within a minute"));
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("refusing a run that could never end")
+                && stderr(&out).contains(why),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // A zero-delta pacing that ends by frame count is a finite run.
+    let out = stepframe(&["play", CONTRACT, "--frames", "5", "--pacing", &zeros]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(stdout(&out).contains("5 frames, 0 ticks"), "{}", stdout(&out));
+}
+
+#[test]
+fn a_seconds_run_whose_display_time_stops_advancing_gives_up() {
+    // 150,000 frames of no time, then one of 0.1 s, over and over: 1 s of
+    // display time would take 1.5 million frames. The guard gives up after
+    // 100,000 frames in a row without display time.
+    let dir = scratch("no-progress");
+    let dts = dir.join("mostly-zero.txt");
+    let mut text = "0\n".repeat(150_000);
+    text.push_str("0.1\n");
+    std::fs::write(&dts, text).expect("write");
+    let pacing = format!("file:{}", path_str(&dts));
+    let empty = dir.join("empty.ron");
+    std::fs::write(&empty, "(objects: [])\n").expect("write");
+    let out = support::stepframe_within(
+        &["play", path_str(&empty), "--seconds", "1", "--pacing", &pacing],
+        120,
+    )
+    .expect("the run ends");
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("no progress: 100000 frames in a row without display time"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn check_refuses_each_run_of_a_scene_that_can_never_tick() {
+    // `check` shares the player's run function: a time scale of 0 can never
+    // reach tick 10, so every run is refused at once with the reason instead
+    // of spinning 100,000 frames first.
+    let dir = scratch("check-frozen");
+    let scene = dir.join("frozen.ron");
+    std::fs::write(
+        &scene,
+        "(settings: (time: (time_scale: 0.0)), objects: [(id: 1, name: \"A\")])\n",
+    )
+    .expect("write");
+    let out = stepframe(&["check", path_str(&scene), "--ticks", "10"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert_eq!(
+        s.matches("FAILED: the run could never end: no frame of")
+            .count(),
+        18,
+        "{s}"
+    );
+    assert!(s.contains("so tick 10 is never reached"), "{s}");
+}

@@ -572,3 +572,52 @@ fn the_generated_panic_scene_panics_once_per_behaviour_where_it_says() {
     assert_eq!(stepframe_app::soak::panics_due(40, 3, 2, 119), 39);
     assert_eq!(stepframe_app::soak::panics_due(40, 3, 2, 2), 0);
 }
+
+#[test]
+fn a_soak_that_could_never_reach_its_ticks_is_refused_or_gives_up() {
+    let dir = scratch("soak-never-ends");
+    let scene = |name: &str, time_scale: &str| {
+        let path = dir.join(format!("{name}.ron"));
+        std::fs::write(
+            &path,
+            format!("(settings: (time: (time_scale: {time_scale})), objects: [(id: 1, name: \"A\")])\n"),
+        )
+        .expect("write");
+        path
+    };
+    // Time scale 0: no frame feeds the stepper, so no tick ever runs. Both
+    // modes refuse it before starting (they used to spin forever).
+    let frozen = scene("frozen", "0.0");
+    for mode in [&[][..], &["--worker"][..]] {
+        let mut args = vec!["soak", path_str(&frozen), "--ticks", "100", "--warmup", "1"];
+        args.extend_from_slice(mode);
+        let out = support::stepframe_within(&args, 60)
+            .unwrap_or_else(|| panic!("{args:?} did not end within a minute"));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out.stderr));
+        assert!(
+            text(&out.stderr).contains("no tick ever runs"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // Time scale 1e-7: a 1/60 s frame feeds one flick, and a tick needs
+    // 11,760,000 of them. The no-progress guard gives up after 100,000 frames.
+    let crawl = scene("crawl", "0.0000001");
+    let out = support::stepframe_within(
+        &["soak", path_str(&crawl), "--ticks", "100", "--warmup", "1"],
+        120,
+    )
+    .expect("the soak ends");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("no tick for 100000 frames in a row"),
+        "{}",
+        text(&out.stderr)
+    );
+}
