@@ -1136,6 +1136,47 @@ mod tests {
         }
     }
 
+    /// Asks to break before its Update and be re-run, on every call: a frame
+    /// that never ends, headless.
+    #[derive(Clone, Debug)]
+    struct AlwaysRerun;
+
+    impl Behaviour for AlwaysRerun {
+        fn name(&self) -> &str {
+            "AlwaysRerun"
+        }
+        fn clone_box(&self) -> Box<dyn Behaviour> {
+            Box::new(self.clone())
+        }
+        fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
+            ctx.request_break_and_rerun("again");
+        }
+    }
+
+    #[test]
+    fn a_frame_that_suspends_on_every_resume_is_a_failure_not_a_hang() {
+        let mut world = World::new();
+        world.spawn(
+            ObjectDesc::new("loop", Pose::IDENTITY)
+                .with_behaviour(Box::new(AlwaysRerun), Priority::DEFAULT),
+        );
+        let mut p = Pipeline::new(TimeSettings::default());
+        p.load_session(world, Box::new(NoPhysics), 0);
+        let plan = RunPlan {
+            settings: TimeSettings::default(),
+            pacer: FramePacer::new(&Pacing::Rate(60.0), &[]).expect("pacer"),
+            length: RunLength::Frames(1),
+            realtime: false,
+            sync_test: None,
+        };
+        let err = run_plan(&mut p, plan, &mut |_, _| Ok(()), &mut |_| {})
+            .expect_err("the frame never ends");
+        match err {
+            RunFailure::Stuck { frames, .. } => assert_eq!(frames, MAX_RESUMES_PER_FRAME),
+            other => panic!("expected Stuck, got {other}"),
+        }
+    }
+
     #[test]
     fn pacing_parses_the_three_forms() {
         assert_eq!("144".parse::<Pacing>(), Ok(Pacing::Rate(144.0)));
