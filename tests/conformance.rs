@@ -1049,7 +1049,11 @@ fn a_flow_tick_breakpoint_still_suspends_before_its_hook() {
         .filter(|(_, h, _)| matches!(h, HookKind::FlowTick | HookKind::Present))
         .map(|(o, h, _)| (o, h))
         .collect();
-    assert_eq!(calls, [(1, HookKind::FlowTick)], "object 2's Flow Tick is pending");
+    assert_eq!(
+        calls,
+        [(1, HookKind::FlowTick)],
+        "object 2's Flow Tick is pending"
+    );
     p.remove_breakpoint(bp);
 
     // Resume runs the pending Flow Tick once, then presents; no tick runs again.
@@ -1119,10 +1123,13 @@ fn step_tick_and_step_frame_from_a_flow_tick_suspension_finish_the_frame_first()
 
 #[test]
 fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_state_it_stopped_in()
- {
+{
     let alpha_of = |p: &Pipeline, r: &stepframe_core::FrameReport| {
         let record = stepframe_core::FrameRecord::new(r, p.clock());
-        (p.clock().interpolation_alpha, f64::from(record.interpolation_alpha))
+        (
+            p.clock().interpolation_alpha,
+            f64::from(record.interpolation_alpha),
+        )
     };
     let log = new_log();
     let mut p = session(&log, probes(&log, 1));
@@ -1136,7 +1143,10 @@ fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_s
         ..Breakpoint::on_hook(HookKind::FixedUpdate)
     });
     let r = p.step_frame(3.25 * TICK);
-    assert_eq!(p.clock().accumulator, Flicks(2 * 11_760_000 + 2_940_000).as_secs_f64());
+    assert_eq!(
+        p.clock().accumulator,
+        Flicks(2 * 11_760_000 + 2_940_000).as_secs_f64()
+    );
     assert_eq!(alpha_of(&p, &r), (2.25, 2.25));
     // Resume runs the two owed ticks and skips the presentation: a quarter
     // tick is left, and the clock says so even though nothing presented.
@@ -1146,7 +1156,11 @@ fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_s
     // Frame 2: 0.5 tick more (0.75 in all, no tick), stopped before Update.
     let bp = p.add_breakpoint(Breakpoint::on_hook(HookKind::Update));
     let r = p.step_frame(0.5 * TICK);
-    assert_eq!(alpha_of(&p, &r), (0.25, 0.25), "before the fixed phase added its delta");
+    assert_eq!(
+        alpha_of(&p, &r),
+        (0.25, 0.25),
+        "before the fixed phase added its delta"
+    );
     p.remove_breakpoint(bp);
     // Stopped before Flow Tick, after the fixed phase: 0.75 ticks wait.
     let bp = p.add_breakpoint(Breakpoint::on_hook(HookKind::FlowTick));
@@ -1177,7 +1191,8 @@ impl stepframe_core::Behaviour for SlowFlow {
 fn flow_tick_wall_time_is_its_own_phase_and_not_part_of_the_update_phase() {
     let mut world = World::new();
     world.spawn(
-        ObjectDesc::new("slow", Pose::IDENTITY).with_behaviour(Box::new(SlowFlow), Priority::DEFAULT),
+        ObjectDesc::new("slow", Pose::IDENTITY)
+            .with_behaviour(Box::new(SlowFlow), Priority::DEFAULT),
     );
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);

@@ -338,7 +338,13 @@ fn telemetry_is_written_as_json_lines_and_csv() {
         assert_eq!(row["interpolation_alpha"], left[i] / 14_112_000.0);
         assert_eq!(row["dropped_time"], 0.0);
         assert!(row["fixed_ms_by_priority"].is_object());
-        for phase in ["physics_ms", "update_ms", "fixed_ms", "flow_ms", "present_ms"] {
+        for phase in [
+            "physics_ms",
+            "update_ms",
+            "fixed_ms",
+            "flow_ms",
+            "present_ms",
+        ] {
             assert!(row[phase].as_f64().expect("number") >= 0.0, "{phase}");
         }
     }
@@ -613,7 +619,9 @@ fn a_warning_raised_during_reconcile_carries_the_frame_its_tick_ran_in() {
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let err = stderr(&out);
     assert!(
-        err.contains("warning: tick 10 (frame 5) #7: kinematic target ignored: #7 is not kinematic"),
+        err.contains(
+            "warning: tick 10 (frame 5) #7: kinematic target ignored: #7 is not kinematic"
+        ),
         "{err}"
     );
 }
@@ -639,7 +647,11 @@ fn log_info_shows_the_log_lines_of_scripts_and_warn_is_the_default() {
     assert!(stderr(&default).contains(warning), "{}", stderr(&default));
     let errors_only = stepframe(&["play", scene, "--frames", "5", "--log", "error"]);
     assert_eq!(code(&errors_only), 0, "{}", stderr(&errors_only));
-    assert!(!stderr(&errors_only).contains("careful"), "{}", stderr(&errors_only));
+    assert!(
+        !stderr(&errors_only).contains("careful"),
+        "{}",
+        stderr(&errors_only)
+    );
     let bad = stepframe(&["play", scene, "--log", "loud"]);
     assert_eq!(code(&bad), 2);
 }
@@ -665,11 +677,25 @@ fn runs_that_could_never_end_are_refused_with_exit_2_and_the_reason() {
             "shorter than one flick",
         ),
         (
-            vec!["play", CONTRACT, "--input", path_str(&rec), "--pacing", &zeros],
+            vec![
+                "play",
+                CONTRACT,
+                "--input",
+                path_str(&rec),
+                "--pacing",
+                &zeros,
+            ],
             "tick 10 is never reached",
         ),
         (
-            vec!["play", CONTRACT, "--input", path_str(&rec), "--time-scale", "1e-12"],
+            vec![
+                "play",
+                CONTRACT,
+                "--input",
+                path_str(&rec),
+                "--time-scale",
+                "1e-12",
+            ],
             "tick 10 is never reached",
         ),
         (
@@ -691,7 +717,11 @@ fn runs_that_could_never_end_are_refused_with_exit_2_and_the_reason() {
     // A zero-delta pacing that ends by frame count is a finite run.
     let out = stepframe(&["play", CONTRACT, "--frames", "5", "--pacing", &zeros]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(stdout(&out).contains("5 frames, 0 ticks"), "{}", stdout(&out));
+    assert!(
+        stdout(&out).contains("5 frames, 0 ticks"),
+        "{}",
+        stdout(&out)
+    );
 }
 
 #[test]
@@ -708,7 +738,14 @@ fn a_seconds_run_whose_display_time_stops_advancing_gives_up() {
     let empty = dir.join("empty.ron");
     std::fs::write(&empty, "(objects: [])\n").expect("write");
     let out = support::stepframe_within(
-        &["play", path_str(&empty), "--seconds", "1", "--pacing", &pacing],
+        &[
+            "play",
+            path_str(&empty),
+            "--seconds",
+            "1",
+            "--pacing",
+            &pacing,
+        ],
         120,
     )
     .expect("the run ends");

@@ -370,11 +370,8 @@ impl<'a> Ctx<'a> {
 
     fn push(&mut self, command: BodyCommand) -> bool {
         let (tick, frame) = (self.clock.simulation_tick, self.clock.frame_index);
-        let ok = self.world.command(command, tick, frame);
-        if !ok && let Some(last) = self.world.log.last_mut() {
-            last.hook = Some(self.hook);
-        }
-        ok
+        self.world
+            .command_from(command, Some(self.hook), tick, frame)
     }
 
     /// A continuous force for the coming step, newtons (scaled by dt by physics).
@@ -404,9 +401,16 @@ impl<'a> Ctx<'a> {
     }
 
     /// Creates an object now: its body joins at the next reconcile (this tick, in
-    /// fixed code), its behaviours at the next outer frame.
+    /// fixed code), its behaviours at the next outer frame. A body physics
+    /// cannot build is refused and logged, and the object has none
+    /// ([`World::spawn`]).
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
-        self.world.spawn(desc)
+        let before = self.world.log.len();
+        let id = self.world.spawn(desc);
+        for line in &mut self.world.log[before..] {
+            line.hook = Some(self.hook);
+        }
+        id
     }
 
     /// Removes an object: no further callback reaches it, even in this tick.

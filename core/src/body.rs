@@ -222,7 +222,7 @@ pub struct BodyDesc {
     /// Coulomb friction coefficient.
     #[serde(default = "default_friction")]
     pub friction: f32,
-    /// Bounciness, 0 to 1.
+    /// Bounciness, 0 to 1 (more than 1 would add energy at every bounce).
     #[serde(default)]
     pub restitution: f32,
     /// Continuous collision detection, for fast small bodies.
@@ -269,6 +269,257 @@ impl BodyDesc {
             velocity: Velocity::default(),
             gravity_scale: 1.0,
             interpolation: Interpolation::Interpolate,
+        }
+    }
+}
+
+/// The largest magnitude an `f32` holds: a derived quantity (area, mass,
+/// inertia, a velocity after a command) must stay at or below it, or physics
+/// would compute with an infinity.
+pub const F32_LIMIT: f64 = f32::MAX as f64;
+
+fn finite_positive(v: f32) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// The speed rapier2d 0.36 caps every body at, each substep (its
+/// `IntegrationParameters::normalized_max_linear_velocity` default, 400 m/s at
+/// a length unit of 1 m). Two bodies at the cap meeting head-on close at
+/// twice that: the contact impulses between them are bounded by
+/// `mass × 2 × RAPIER_SPEED_CAP` (and friction impulses by `friction` times
+/// that), which must fit in an `f32` too.
+const RAPIER_SPEED_CAP: f64 = 400.0;
+
+/// Whether `x` (computed in `f64`) is finite once it is an `f32`.
+pub(crate) fn fits_f32(x: f64) -> bool {
+    x.is_finite() && x.abs() <= F32_LIMIT
+}
+
+/// Whether a velocity's squared length fits in an `f32`: rapier takes the
+/// length of every body's velocity each substep (to cap speeds at 400 m/s),
+/// and an infinite square zeroes the velocity, freezing the body for good.
+/// So speeds stay below √(3.4e38) ≈ 1.8e19 m/s.
+pub(crate) fn speed_fits(vx: f64, vy: f64) -> bool {
+    fits_f32(vx * vx + vy * vy)
+}
+
+impl Shape {
+    /// Why the shape cannot be built, if it cannot: a size that is not a
+    /// positive finite number, or a polygon with fewer than 3 points, a
+    /// non-finite point or no area.
+    fn check_geometry(&self) -> Result<(), String> {
+        match self {
+            Shape::Circle { radius } if !finite_positive(*radius) => {
+                Err(format!("circle radius must be positive, got {radius}"))
+            }
+            Shape::Cuboid { hx, hy } if !(finite_positive(*hx) && finite_positive(*hy)) => Err(
+                format!("cuboid half extents must be positive, got hx {hx}, hy {hy}"),
+            ),
+            Shape::Capsule {
+                half_height,
+                radius,
+            } if !(finite_positive(*radius) && half_height.is_finite() && *half_height >= 0.0) => {
+                Err(format!(
+                    "capsule needs a positive radius and a half height >= 0, got radius {radius}, half_height {half_height}"
+                ))
+            }
+            Shape::ConvexPolygon { points } => {
+                if points.len() < 3 {
+                    return Err(format!(
+                        "convex polygon needs at least 3 points, got {}",
+                        points.len()
+                    ));
+                }
+                if points.iter().any(|p| !p.is_finite()) {
+                    return Err("convex polygon points must be finite".into());
+                }
+                // Not all collinear: some triangle from the first point has an area.
+                let p0 = points[0];
+                let spans_area = points.windows(2).any(|w| {
+                    let (a, b) = (w[0] - p0, w[1] - p0);
+                    (a.x * b.y - a.y * b.x).abs() > 1e-6
+                });
+                if !spans_area {
+                    return Err("convex polygon points are collinear (no area)".into());
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Area (m²) and the distance of the shape's farthest point from the body
+    /// origin (m), in `f64` so that they never overflow while being computed.
+    fn extent(&self) -> (f64, f64) {
+        let f = f64::from;
+        match self {
+            Shape::Circle { radius } => (std::f64::consts::PI * f(*radius).powi(2), f(*radius)),
+            Shape::Cuboid { hx, hy } => (4.0 * f(*hx) * f(*hy), f(*hx).hypot(f(*hy))),
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                let (h, r) = (f(*half_height), f(*radius));
+                (std::f64::consts::PI * r * r + 4.0 * r * h, h + r)
+            }
+            Shape::ConvexPolygon { points } => {
+                // The shoelace formula over the points in order (a hull's
+                // area when they are given around it, as scenes write them);
+                // its magnitude is what matters here.
+                let n = points.len();
+                let twice: f64 = (0..n)
+                    .map(|i| {
+                        let (a, b) = (points[i], points[(i + 1) % n]);
+                        f(a.x) * f(b.y) - f(b.x) * f(a.y)
+                    })
+                    .sum();
+                let farthest = points
+                    .iter()
+                    .map(|p| f(p.x).hypot(f(p.y)))
+                    .fold(0.0, f64::max);
+                (twice.abs() / 2.0, farthest)
+            }
+        }
+    }
+}
+
+impl BodyDesc {
+    /// Why physics cannot build this body, if it cannot: a bad shape, a
+    /// material value that is not finite (or a negative density, or a dynamic
+    /// body without mass), a non-finite initial velocity, or a body whose
+    /// derived quantities do not fit in an `f32` (rapier's number type).
+    ///
+    /// The derived quantities are, per shape and for the whole body: the area,
+    /// the mass (`density × area`), and the angular inertia, bounded from above
+    /// by `mass × r²` with `r` the farthest point from the body origin (at most
+    /// 3 times the exact inertia for a centred shape, and never less than it);
+    /// for the body, also the impulse of a head-on contact at rapier's speed
+    /// cap (`mass × 800 m/s`) and that times `friction`. Restitution is 0 to 1:
+    /// a restitution of 1e20 multiplies contact impulses by 1e20 (the fuzzer
+    /// found it putting NaN velocities into the demo).
+    /// Worked numbers: a circle of radius 1e10 m at density 1 has an area of
+    /// 3.1e20 m² and a mass of 3.1e20 kg, which fit, but an inertia of
+    /// `½ m r²` = 1.6e40 kg·m², which does not (f32 stops at 3.4e38): rapier
+    /// would give it an infinite inertia and the body would never move.
+    /// Radius 1e9 gives 3.1e36 kg·m² and is accepted.
+    ///
+    /// The scene loader reports this with the object's line and column;
+    /// [`crate::World::spawn`] logs it and creates the object without a body.
+    pub fn check(&self) -> Result<(), String> {
+        if self.shapes.is_empty() {
+            return Err("a body needs at least one shape".into());
+        }
+        for shape in &self.shapes {
+            shape.check_geometry()?;
+        }
+        let density_ok = self.density.is_finite()
+            && (self.density > 0.0 || (self.density == 0.0 && self.kind != BodyKind::Dynamic));
+        if !density_ok {
+            return Err(format!(
+                "density must be positive (for a dynamic body), got {}",
+                self.density
+            ));
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(format!("friction must be >= 0, got {}", self.friction));
+        }
+        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
+            return Err(format!(
+                "restitution must be within 0..=1, got {}",
+                self.restitution
+            ));
+        }
+        if !self.velocity.is_finite() || !self.gravity_scale.is_finite() {
+            return Err("body velocity and gravity_scale must be finite".into());
+        }
+        let (vx, vy) = (
+            f64::from(self.velocity.linear.x),
+            f64::from(self.velocity.linear.y),
+        );
+        if !speed_fits(vx, vy) {
+            return Err(format!(
+                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38 (rapier would stop the body dead)",
+                vx.hypot(vy)
+            ));
+        }
+        let density = f64::from(self.density);
+        let (mut mass, mut inertia) = (0.0, 0.0);
+        for shape in &self.shapes {
+            let (area, r) = shape.extent();
+            let shape_mass = density * area;
+            let shape_inertia = shape_mass * r * r;
+            for (what, value) in [
+                ("area", area),
+                ("mass", shape_mass),
+                ("angular inertia", shape_inertia),
+            ] {
+                if !fits_f32(value) {
+                    return Err(format!(
+                        "shape {shape:?} is too large for physics: its {what} would be {value:.2e}, beyond f32's 3.4e38"
+                    ));
+                }
+            }
+            mass += shape_mass;
+            inertia += shape_inertia;
+        }
+        if !fits_f32(mass) || !fits_f32(inertia) {
+            return Err(format!(
+                "the body is too large for physics: mass {mass:.2e} kg, angular inertia {inertia:.2e} kg·m², beyond f32's 3.4e38"
+            ));
+        }
+        let impact = mass * 2.0 * RAPIER_SPEED_CAP;
+        let rubbing = impact * f64::from(self.friction);
+        if !fits_f32(impact) || !fits_f32(rubbing) {
+            return Err(format!(
+                "the body is too heavy for physics: a head-on contact at rapier's speed cap (2 × 400 m/s) \
+                 carries {impact:.2e} N·s, times friction {} = {rubbing:.2e}, beyond f32's 3.4e38",
+                self.friction
+            ));
+        }
+        if self.kind == BodyKind::Dynamic && (mass as f32) <= 0.0 {
+            return Err(format!(
+                "a dynamic body needs a mass, got {mass:.2e} kg (density × area rounds to 0 in f32)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes).
+    pub fn mass(&self) -> f64 {
+        let density = f64::from(self.density);
+        self.shapes.iter().map(|s| density * s.extent().0).sum()
+    }
+
+    /// Why this body under `gravity` would not fit in an `f32`, if it would
+    /// not: its weight (`mass × gravity × gravity_scale`, the force rapier adds
+    /// every step), or the speed gravity adds in one tick, whose square rapier
+    /// computes (see [`BodyDesc::check`]; bounded for ticks up to 1 s, the
+    /// longest `fixed_hz` allows). A body of 1e38 kg under 9.81 m/s² weighs
+    /// 9.8e38 N: its velocity would be infinite after its first step. Checked
+    /// where the gravity is known: the scene loader and the physics stage.
+    pub fn check_weight(&self, gravity: Vec2) -> Result<(), String> {
+        if self.kind != BodyKind::Dynamic {
+            return Ok(());
+        }
+        let scale = f64::from(self.gravity_scale);
+        let (gx, gy) = (f64::from(gravity.x) * scale, f64::from(gravity.y) * scale);
+        if !speed_fits(gx, gy) {
+            return Err(format!(
+                "gravity ({}, {}) × gravity_scale {} adds {:.2e} m/s a second: too fast for physics (its square is beyond f32's 3.4e38)",
+                gravity.x,
+                gravity.y,
+                self.gravity_scale,
+                gx.hypot(gy)
+            ));
+        }
+        let mass = self.mass();
+        if fits_f32(mass * gx) && fits_f32(mass * gy) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the body is too heavy for physics: mass {mass:.2e} kg × gravity ({}, {}) × gravity_scale {} is beyond f32's 3.4e38 N",
+                gravity.x, gravity.y, self.gravity_scale
+            ))
         }
     }
 }

@@ -77,4 +77,6 @@ pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, TickObserver, TickRecord};
 pub use trace_writer::{TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line};
-pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
+pub use world::{
+    BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, QueuedCommand, World,
+};

@@ -975,7 +975,8 @@ impl Pipeline {
             }
             let i = self.scheduler.list(hook)[next] as usize;
             let entry = &self.scheduler.entries[i];
-            let wanted = entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
+            let wanted =
+                entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
             if !wanted {
                 next += 1;
                 continue;

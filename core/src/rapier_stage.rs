@@ -88,10 +88,11 @@ use rapier2d::prelude::{
     RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
 };
 
-use crate::body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
+use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
+use crate::body::{fits_f32, speed_fits};
 use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
-use crate::world::{LogLevel, ObjectId, World};
+use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
@@ -110,6 +111,91 @@ fn to_rapier_pose(p: Pose) -> rapier2d::math::Pose {
 
 fn from_rapier_pose(p: &rapier2d::math::Pose) -> Pose {
     Pose::new(p.translation.x, p.translation.y, p.rotation.angle())
+}
+
+/// What would not fit in an `f32` if `command` were applied to `body` now and
+/// the coming step ran: the body's queued force, its velocity after the
+/// command and the step's gravity and forces, or its position at the end of
+/// the step, or the square of its speed, which rapier computes every substep
+/// to cap speeds (an infinite square makes the cap zero the velocity: the
+/// body freezes for good). Computed in `f64` the way rapier integrates
+/// (symplectic Euler: `v += (force × inv_mass + gravity × gravity_scale) ×
+/// dt`, then `x += v × dt`), so nothing overflows while checking. `None` when
+/// it all fits.
+///
+/// Worked numbers: an impulse of 3e38 N·s on a 0.5 kg ball would make its
+/// velocity 6e38 m/s, beyond f32's 3.4e38: refused. An impulse of 2e19 N·s on
+/// a 1 kg ball gives 2e19 m/s, whose square (4e38) is beyond f32 too: refused.
+/// 1e19 N·s gives a square of 1e38 and is applied (rapier then caps the speed
+/// at its 400 m/s).
+fn overflow(
+    body: &rapier2d::prelude::RigidBody,
+    command: &BodyCommand,
+    gravity: rapier2d::math::Vector,
+    dt: f64,
+) -> Option<String> {
+    let f = f64::from;
+    let dynamic = body.is_dynamic();
+    let inv_mass = body.mass_properties().effective_inv_mass;
+    let (inv_mx, inv_my) = (f(inv_mass.x), f(inv_mass.y));
+    let (mut vx, mut vy, mut w) = (f(body.linvel().x), f(body.linvel().y), f(body.angvel()));
+    let (mut fx, mut fy) = (f(body.user_force().x), f(body.user_force().y));
+    let position = body.position();
+    let (mut x, mut y) = (f(position.translation.x), f(position.translation.y));
+    let mut angle = f(position.rotation.angle());
+    match *command {
+        BodyCommand::Force { force, .. } if dynamic => {
+            fx += f(force.x);
+            fy += f(force.y);
+        }
+        BodyCommand::Impulse { impulse, .. } if dynamic => {
+            vx += f(impulse.x) * inv_mx;
+            vy += f(impulse.y) * inv_my;
+        }
+        BodyCommand::SetVelocity { velocity, .. } if dynamic => {
+            vx = f(velocity.linear.x);
+            vy = f(velocity.linear.y);
+            w = f(velocity.angular);
+        }
+        BodyCommand::SetPose { pose, .. } => {
+            x = f(pose.x);
+            y = f(pose.y);
+            angle = f(pose.angle);
+        }
+        BodyCommand::KinematicTarget { pose, .. } if body.is_kinematic() => {
+            vx = (f(pose.x) - x) / dt;
+            vy = (f(pose.y) - y) / dt;
+            w = (f(pose.angle) - angle) / dt;
+        }
+        // Forces and impulses on non-dynamic bodies, and targets for
+        // non-kinematic ones, change nothing.
+        _ => {}
+    }
+    if dynamic {
+        let scale = f(body.gravity_scale());
+        vx += (fx * inv_mx + f(gravity.x) * scale) * dt;
+        vy += (fy * inv_my + f(gravity.y) * scale) * dt;
+    }
+    if !speed_fits(vx, vy) {
+        return Some(format!(
+            "speed would be {:.2e} m/s: its square, which rapier computes every substep, is beyond f32 (the body would stop dead)",
+            vx.hypot(vy)
+        ));
+    }
+    let checks = [
+        ("force x", fx),
+        ("force y", fy),
+        ("velocity x", vx),
+        ("velocity y", vy),
+        ("angular velocity", w),
+        ("x", x + vx * dt),
+        ("y", y + vy * dt),
+        ("angle", angle + w * dt),
+    ];
+    checks
+        .iter()
+        .find(|(_, v)| !fits_f32(*v))
+        .map(|(what, v)| format!("{what} would be {v:.2e}"))
 }
 
 /// The rapier side of one object with a body.
@@ -187,7 +273,7 @@ pub struct RapierStage {
     /// Wall time of the last step, ms.
     last_step_ms: f64,
     /// Scratch: commands taken from the world.
-    commands: Vec<BodyCommand>,
+    commands: Vec<QueuedCommand>,
     /// Scratch: ids taken from the world.
     ids: Vec<ObjectId>,
     /// Scratch: events collected during a step.
@@ -275,51 +361,6 @@ impl RapierStage {
         world.log_now(level, Some(object), None, message);
     }
 
-    /// Why a body description cannot be built, if it cannot.
-    fn invalid_desc(desc: &BodyDesc) -> Option<String> {
-        let material = [
-            desc.density,
-            desc.friction,
-            desc.restitution,
-            desc.gravity_scale,
-        ];
-        if material.iter().any(|v| !v.is_finite()) || desc.density < 0.0 {
-            return Some(format!(
-                "density, friction, restitution and gravity_scale must be finite (density ≥ 0), got {material:?}"
-            ));
-        }
-        if !desc.velocity.is_finite() {
-            return Some(format!(
-                "initial velocity is not finite: {:?}",
-                desc.velocity
-            ));
-        }
-        for shape in &desc.shapes {
-            let ok = match shape {
-                Shape::Circle { radius } => radius.is_finite() && *radius > 0.0,
-                Shape::Cuboid { hx, hy } => {
-                    hx.is_finite() && hy.is_finite() && *hx > 0.0 && *hy > 0.0
-                }
-                Shape::Capsule {
-                    half_height,
-                    radius,
-                } => {
-                    half_height.is_finite()
-                        && radius.is_finite()
-                        && *half_height >= 0.0
-                        && *radius > 0.0
-                }
-                Shape::ConvexPolygon { points } => {
-                    points.len() >= 3 && points.iter().all(|p| p.is_finite())
-                }
-            };
-            if !ok {
-                return Some(format!("invalid shape {shape:?}"));
-            }
-        }
-        None
-    }
-
     /// Creates the rapier body of `id` from its description, at its committed pose.
     fn add_body(&mut self, world: &mut World, id: ObjectId) {
         if self.links.contains_key(&id) {
@@ -331,18 +372,24 @@ impl RapierStage {
         };
         let desc = state.desc.clone();
         let pose = state.committed;
-        if !pose.is_finite() {
-            let msg = format!("body not created: non-finite spawn pose {pose:?}");
-            self.log(world, LogLevel::Error, id, msg);
-            return;
-        }
-        if let Some(reason) = Self::invalid_desc(&desc) {
+        // `World::spawn` refuses these already; this guards bodies edited in
+        // place. A refused body is taken away: the object lives on without one.
+        let refusal = match desc
+            .check()
+            .and_then(|()| desc.check_weight(self.gravity()))
+        {
+            Err(reason) => Some(reason),
+            Ok(()) if !pose.is_finite() => Some(format!("non-finite spawn pose {pose:?}")),
+            Ok(()) => None,
+        };
+        if let Some(reason) = refusal {
             self.log(
                 world,
                 LogLevel::Error,
                 id,
                 format!("body not created: {reason}"),
             );
+            world.refuse_body(id);
             return;
         }
         let builder = match desc.kind {
@@ -418,20 +465,32 @@ impl RapierStage {
     }
 
     /// Applies one command; commands for objects without a body are ignored.
-    fn apply(&mut self, world: &mut World, command: &BodyCommand) {
+    /// A command whose result would not be finite (see [`overflow`]) is
+    /// refused and reported with its object, hook and tick, and the body goes
+    /// on from the state it had.
+    fn apply(&mut self, world: &mut World, queued: &QueuedCommand, fixed_dt: f64) {
+        let command = &queued.command;
         let target = command.target();
         if !command.is_finite() {
             // World::command already rejects these; this guards direct queue writes.
             let msg = format!("rejected non-finite body command: {command:?}");
-            self.log(world, LogLevel::Error, target, msg);
+            world.log_now(LogLevel::Error, Some(target), queued.hook, msg);
             return;
         }
+        let gravity = self.physics.gravity;
         let Some(link) = self.links.get(&target) else {
             return;
         };
         let Some(body) = self.physics.bodies.get_mut(link.body) else {
             return;
         };
+        if let Some(why) = overflow(body, command, gravity, fixed_dt) {
+            let msg = format!(
+                "rejected body command {command:?}: its result is not finite ({why}); the body goes on from its last state"
+            );
+            world.log_now(LogLevel::Error, Some(target), queued.hook, msg);
+            return;
+        }
         match *command {
             BodyCommand::Force { force, .. } => {
                 if body.is_dynamic() {
@@ -495,7 +554,7 @@ impl RapierStage {
 }
 
 impl PhysicsStage for RapierStage {
-    fn reconcile(&mut self, world: &mut World, _fixed_dt: f64) {
+    fn reconcile(&mut self, world: &mut World, fixed_dt: f64) {
         // New bodies first, then removals. Object ids are never reused, so a new
         // body never meets a stale one either way (an object spawned and removed
         // in the same tick is dead by now and gets no body). The order matters
@@ -528,7 +587,7 @@ impl PhysicsStage for RapierStage {
         let mut commands = std::mem::take(&mut self.commands);
         world.take_commands(&mut commands);
         for command in &commands {
-            self.apply(world, command);
+            self.apply(world, command, fixed_dt);
         }
         commands.clear();
         self.commands = commands;

@@ -190,6 +190,17 @@ struct Key {
     active: bool,
 }
 
+/// A body command waiting for the next reconcile, with the hook that wrote it,
+/// so a physics stage that refuses it (its result would not be finite) can
+/// report it the way a non-finite write is reported: object, hook, tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueuedCommand {
+    /// The command.
+    pub command: BodyCommand,
+    /// The hook that queued it (`None` for editor edits and host code).
+    pub hook: Option<crate::behaviour::HookKind>,
+}
+
 /// A behaviour waiting to join the scheduler at the next frame boundary.
 #[derive(Debug)]
 pub(crate) struct PendingBehaviour {
@@ -210,7 +221,7 @@ pub struct World {
     /// Next id handed to an object spawned without one.
     next_id: u64,
     /// Body commands queued by hooks since the last reconcile.
-    pub(crate) commands: Vec<BodyCommand>,
+    pub(crate) commands: Vec<QueuedCommand>,
     /// Objects whose body physics must create at the next reconcile.
     pub(crate) added_bodies: Vec<ObjectId>,
     /// Objects whose body physics must drop at the next reconcile.
@@ -269,6 +280,16 @@ impl World {
     /// Creates an object. Its body (if any) exists from the next reconcile, so it
     /// can receive commands in the current tick; its behaviours join the cohort at
     /// the next outer frame boundary.
+    ///
+    /// A body physics cannot build ([`BodyDesc::check`]: an absurd size, a
+    /// non-finite material) or whose world pose (the spawn pose composed with
+    /// the parent's) does not fit in `f32` is refused: the error is logged and
+    /// the object is created **without a body**, so it is not in the trace's
+    /// `poses`, not in the hash's body state and never in the physics engine;
+    /// its [`World::physics_simulation_pose`] is its authored transform (on
+    /// its parent, if any). The alternative, keeping a body frozen at a finite
+    /// authored pose, would put a body into every trace that physics never
+    /// moves and that no command reaches.
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
         let id = match desc.id {
             // u64::MAX is reserved: the next free id must stay representable.
@@ -292,18 +313,32 @@ impl World {
             behaviours: Vec::with_capacity(desc.behaviours.len()),
             alive: true,
         };
-        if object.body.is_some() {
+        if let Some(body) = object.body.as_mut() {
             // A body's spawn pose is world space: compose with a parent if there is one.
             let world_pose = match object.parent.and_then(|p| self.physics_simulation_pose(p)) {
                 Some(parent) => parent.compose(object.local),
                 None => object.local,
             };
-            if let Some(body) = object.body.as_mut() {
+            let refusal = match body.desc.check() {
+                Err(reason) => Some(reason),
+                Ok(()) if !world_pose.is_finite() => Some(format!(
+                    "its world pose does not fit in f32: {world_pose:?}"
+                )),
+                Ok(()) => None,
+            };
+            if let Some(reason) = refusal {
+                let message = format!(
+                    "body not created: {reason}; object {id} `{}` lives on without a body",
+                    object.name
+                );
+                self.log_now(LogLevel::Error, Some(id), None, message);
+                object.body = None;
+            } else {
                 body.committed = world_pose;
                 body.previous = world_pose;
+                self.added_bodies.push(id);
+                self.bodies += 1;
             }
-            self.added_bodies.push(id);
-            self.bodies += 1;
         }
         for (behaviour, info) in desc.behaviours {
             self.pending.push(PendingBehaviour {
@@ -478,19 +513,33 @@ impl World {
 
     /// Queues a body command for the next reconcile. A command with a NaN or
     /// infinite number is rejected here, logged, and never reaches physics.
+    /// (One whose *result* would not be finite, a huge impulse on a light
+    /// body, is refused by the physics stage at the reconcile, which knows the
+    /// body's mass and velocity.)
     pub fn command(&mut self, command: BodyCommand, tick: u64, frame: u64) -> bool {
+        self.command_from(command, None, tick, frame)
+    }
+
+    /// [`World::command`] for a command written by `hook`.
+    pub(crate) fn command_from(
+        &mut self,
+        command: BodyCommand,
+        hook: Option<crate::behaviour::HookKind>,
+        tick: u64,
+        frame: u64,
+    ) -> bool {
         if !command.is_finite() {
             self.log.push(LogEntry {
                 level: LogLevel::Error,
                 object: Some(command.target()),
-                hook: None,
+                hook,
                 tick,
                 frame,
                 message: format!("rejected non-finite body command: {command:?}"),
             });
             return false;
         }
-        self.commands.push(command);
+        self.commands.push(QueuedCommand { command, hook });
         true
     }
 
@@ -525,8 +574,9 @@ impl World {
         std::mem::take(&mut self.log)
     }
 
-    /// Body commands queued and not yet reconciled (for the physics stage).
-    pub fn take_commands(&mut self, into: &mut Vec<BodyCommand>) {
+    /// Body commands queued and not yet reconciled, in the order they were
+    /// written (for the physics stage).
+    pub fn take_commands(&mut self, into: &mut Vec<QueuedCommand>) {
         into.append(&mut self.commands);
     }
 
@@ -538,6 +588,16 @@ impl World {
     /// Bodies to drop at this reconcile.
     pub fn take_removed_bodies(&mut self, into: &mut Vec<ObjectId>) {
         into.append(&mut self.removed_bodies);
+    }
+
+    /// Takes the body away from an object whose body the physics stage
+    /// refused to create (see [`World::spawn`] for what that object is then).
+    pub fn refuse_body(&mut self, id: ObjectId) {
+        if let Some(slot) = self.slot(id)
+            && self.objects[slot].body.take().is_some()
+        {
+            self.bodies = self.bodies.saturating_sub(1);
+        }
     }
 
     /// Reclaims the slots of removed objects; returns whether anything changed.

@@ -1096,8 +1096,10 @@ fn a_non_finite_write_is_rejected_before_it_reaches_rapier() {
     let mut world = World::new();
     world.spawn(ground());
     let id = world.spawn(ball("ball", 0.0, 0.5, 0.5).with_behaviour(Box::new(Vandal), Priority(0)));
-    // A body authored at a non-finite pose is not created at all.
+    // A body authored at a non-finite pose is not created at all: the
+    // object lives on without one (not in traces, never in rapier).
     let broken = world.spawn(ball("broken", f32::NAN, 1.0, 0.5));
+    assert!(world.get(broken).expect("the object exists").body.is_none());
     let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
     for _ in 0..10 {
         assert_eq!(pipeline.step_frame(1.0 / 60.0).ticks, 1);
@@ -1115,7 +1117,11 @@ fn a_non_finite_write_is_rejected_before_it_reaches_rapier() {
         })
         .count();
     assert_eq!(rejected, 4 * 10, "four rejected writes per tick: {log:?}");
-    assert!(log.iter().any(|e| e.level == LogLevel::Error
-        && e.object == Some(broken)
-        && e.message.contains("non-finite spawn pose")));
+    assert!(log.iter().any(|e| {
+        e.level == LogLevel::Error
+            && e.object == Some(broken)
+            && e.message
+                .contains("body not created: its world pose does not fit in f32")
+    }));
+    assert!(pipeline.world().get(broken).expect("alive").body.is_none());
 }

@@ -75,7 +75,11 @@ pub fn stepframe_within(args: &[&str], seconds: u64) -> Option<Output> {
         .expect("the binary starts");
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
     while std::time::Instant::now() < deadline {
-        if child.try_wait().expect("the child can be waited on").is_some() {
+        if child
+            .try_wait()
+            .expect("the child can be waited on")
+            .is_some()
+        {
             return Some(child.wait_with_output().expect("its output"));
         }
         std::thread::sleep(std::time::Duration::from_millis(20));
