@@ -635,6 +635,71 @@ fn disabled_components_retain_their_lifecycle_gate() {
 }
 
 #[test]
+fn disabled_components_retain_their_normal_lifecycle_gate_through_a_parent_and_a_child() {
+    // Unity's activeInHierarchy: a disabled parent takes its subtree out.
+    let log = new_log();
+    let parent = probe_object(&log, 1, 0, Actions::default());
+    let child = probe_object(&log, 2, 0, Actions::default()).with_parent(ObjectId(1));
+    let mut p = session(&log, vec![parent, child]);
+    let of = |events: &[Event], id: u64| -> Vec<HookKind> {
+        hooks(events)
+            .into_iter()
+            .filter(|(o, _, _)| *o == id)
+            .map(|(_, h, _)| h)
+            .collect()
+    };
+    let frame = [
+        HookKind::Update,
+        HookKind::FixedUpdate,
+        HookKind::FlowTick,
+        HookKind::Present,
+    ];
+    p.step_frame(TICK);
+    take(&log);
+
+    // The parent disabled: neither it nor its (still enabled) child gets a call.
+    p.world_mut().set_enabled(ObjectId(1), false);
+    p.step_frame(2.0 * TICK);
+    assert!(hooks(&take(&log)).is_empty());
+    let w = p.world();
+    assert!(
+        w.get(ObjectId(2)).expect("child").is_enabled(),
+        "its own flag stays"
+    );
+    assert!(!w.is_active_in_hierarchy(ObjectId(2)));
+
+    // A child disabled on its own stays out when the parent comes back.
+    p.world_mut().set_enabled(ObjectId(2), false);
+    p.world_mut().set_enabled(ObjectId(1), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    assert_eq!(of(&events, 1), frame);
+    assert!(of(&events, 2).is_empty());
+    p.world_mut().set_enabled(ObjectId(2), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    assert_eq!(
+        of(&events, 2),
+        frame,
+        "no second Start: its gate only closed"
+    );
+
+    // An object created under a disabled parent waits for it, Start included.
+    p.world_mut().set_enabled(ObjectId(1), false);
+    let late = p
+        .world_mut()
+        .spawn(probe_object(&log, 3, 0, Actions::default()).with_parent(ObjectId(2)));
+    p.step_frame(TICK);
+    assert!(hooks(&take(&log)).is_empty());
+    p.world_mut().set_enabled(ObjectId(1), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    let mut first = vec![HookKind::Start];
+    first.extend(frame);
+    assert_eq!(of(&events, late.0), first);
+}
+
+#[test]
 fn fixed_update_sees_the_committed_body_pose_of_the_previous_tick() {
     let log = new_log();
     // Unit mass, force 60 N along x: each tick v += 1 m/s, then x += v/60.

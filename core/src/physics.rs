@@ -53,6 +53,7 @@ impl PhysicsStage for NoPhysics {
         world.commands.clear();
         world.added_bodies.clear();
         world.removed_bodies.clear();
+        world.toggled_bodies.clear();
     }
 
     fn step(&mut self, _fixed_dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {}

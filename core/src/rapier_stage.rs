@@ -405,6 +405,8 @@ impl RapierStage {
             .can_sleep(desc.can_sleep)
             .ccd_enabled(desc.ccd)
             .user_data(u128::from(id.0));
+        // A body spawned into a disabled subtree starts out of the simulation.
+        let body = body.enabled(world.is_active(id));
         let handle = self.physics.bodies.insert(body);
         let mut colliders = Vec::with_capacity(desc.shapes.len());
         for shape in &desc.shapes {
@@ -484,6 +486,11 @@ impl RapierStage {
         let Some(body) = self.physics.bodies.get_mut(link.body) else {
             return;
         };
+        if !body.is_enabled() {
+            // Out of the simulation (a disabled subtree): like a body that
+            // does not exist, it takes no command.
+            return;
+        }
         if let Some(why) = overflow(body, command, gravity, fixed_dt) {
             let msg = format!(
                 "rejected body command {command:?}: its result is not finite ({why}); the body goes on from its last state"
@@ -580,6 +587,24 @@ impl PhysicsStage for RapierStage {
         ids.dedup();
         for &id in &ids {
             self.remove_body(id);
+        }
+        ids.clear();
+
+        // Disabled subtrees leave the simulation, enabled ones come back,
+        // with the pose and velocity they had.
+        world.take_toggled_bodies(&mut ids);
+        for &id in &ids {
+            let active = world.is_active(id);
+            if let Some(body) = self
+                .links
+                .get(&id)
+                .and_then(|l| self.physics.bodies.get_mut(l.body))
+            {
+                body.set_enabled(active);
+                if !active {
+                    self.kinematic_targets.remove(&id);
+                }
+            }
         }
         ids.clear();
         self.ids = ids;

@@ -8,6 +8,21 @@
 //! Removal takes effect at once for callbacks (the object is marked dead, and the
 //! scheduler checks that flag before every call), while the slot itself is
 //! reclaimed at the next outer frame boundary, when the cohort is rebuilt.
+//!
+//! # Enabled, and active in the hierarchy
+//!
+//! Each object has its own `enabled` flag (Unity's `activeSelf`), and is
+//! *active* (Unity's `activeInHierarchy`) while it and every ancestor are
+//! enabled. Only active objects get callbacks, and only active objects' bodies
+//! simulate: disabling a parent takes its whole subtree out, hooks and bodies,
+//! until it is enabled again, and each child then goes back to its own flag (a
+//! child disabled on its own stays disabled). A body taken out keeps its pose
+//! and velocity and is not in the physics engine's broad phase (its contacts
+//! stop; the partner hears `Stopped`); it simulates on from the same state when
+//! its subtree is enabled again. It is still in the trace's `poses`, frozen,
+//! because the object and its body still exist. The change takes effect for
+//! the very next callback, and for bodies at the next reconcile (before the
+//! next physics step).
 
 use serde::{Deserialize, Serialize};
 
@@ -226,6 +241,10 @@ pub struct World {
     pub(crate) added_bodies: Vec<ObjectId>,
     /// Objects whose body physics must drop at the next reconcile.
     pub(crate) removed_bodies: Vec<ObjectId>,
+    /// Objects with a body whose activity (in the hierarchy) changed since the
+    /// last reconcile: physics takes their bodies out of, or back into, the
+    /// simulation.
+    pub(crate) toggled_bodies: Vec<ObjectId>,
     /// Behaviours of objects created since the last frame boundary.
     pub(crate) pending: Vec<PendingBehaviour>,
     /// Log lines not yet drained by the host.
@@ -250,6 +269,7 @@ impl Clone for World {
             commands: self.commands.clone(),
             added_bodies: self.added_bodies.clone(),
             removed_bodies: self.removed_bodies.clone(),
+            toggled_bodies: self.toggled_bodies.clone(),
             pending: self
                 .pending
                 .iter()
@@ -348,10 +368,12 @@ impl World {
             });
             object.behaviours.push(info);
         }
+        // Active in the hierarchy: enabled, under an active parent (or none).
+        let parent_active = object.parent.is_none_or(|p| self.is_active(p));
         let key = Key {
             id,
             alive: true,
-            active: object.enabled,
+            active: object.enabled && parent_active,
         };
         match self.keys.binary_search_by_key(&id, |k| k.id) {
             Ok(_) => unreachable!("spawn picked a free id"),
@@ -389,14 +411,63 @@ impl World {
         }
     }
 
-    /// Enables or disables an object; takes effect for the very next callback.
+    /// Enables or disables an object (its own flag). Its subtree is active
+    /// while it and every ancestor are enabled (see the module docs): takes
+    /// effect for the very next callback, and for bodies at the next reconcile.
     pub fn set_enabled(&mut self, id: ObjectId, enabled: bool) {
         if let Some(slot) = self.slot(id)
             && self.objects[slot].alive
         {
             self.objects[slot].enabled = enabled;
-            self.keys[slot].active = enabled;
+            self.refresh_activity(slot);
         }
+    }
+
+    /// Recomputes whether the object in `slot` and its descendants are active
+    /// in the hierarchy, noting the bodies whose activity changed. A scan per
+    /// level of the subtree: toggling is rare next to dispatch.
+    fn refresh_activity(&mut self, slot: usize) {
+        let mut work = vec![slot];
+        // Bounded by the number of objects, so a parent cycle (possible only
+        // through direct edits of `Object::parent`) cannot loop forever.
+        let mut budget = self.objects.len();
+        while let Some(s) = work.pop() {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            let object = &self.objects[s];
+            let parent_active = object.parent.is_none_or(|p| self.is_active(p));
+            let active = object.alive && object.enabled && parent_active;
+            if self.keys[s].active == active {
+                continue;
+            }
+            self.keys[s].active = active;
+            if object.body.is_some() {
+                self.toggled_bodies.push(object.id);
+            }
+            let id = object.id;
+            work.extend(
+                self.objects
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| o.alive && o.parent == Some(id))
+                    .map(|(i, _)| i),
+            );
+        }
+    }
+
+    /// Whether the object is active in the hierarchy: alive, enabled, and
+    /// every ancestor enabled (Unity's `activeInHierarchy`). Only active
+    /// objects get callbacks and only their bodies simulate.
+    pub fn is_active_in_hierarchy(&self, id: ObjectId) -> bool {
+        self.is_active(id)
+    }
+
+    /// Bodies whose activity changed since the last reconcile (for the
+    /// physics stage: take them out of the simulation, or put them back).
+    pub fn take_toggled_bodies(&mut self, into: &mut Vec<ObjectId>) {
+        into.append(&mut self.toggled_bodies);
     }
 
     /// A live object.
@@ -605,14 +676,11 @@ impl World {
         if self.removed_count == 0 {
             return false;
         }
+        // Keys mirror objects slot for slot (and keep their activity: a
+        // removed object takes its whole subtree with it).
+        self.keys.retain(|k| k.alive);
         self.objects.retain(|o| o.alive);
         self.bodies = self.objects.iter().filter(|o| o.body.is_some()).count();
-        self.keys.clear();
-        self.keys.extend(self.objects.iter().map(|o| Key {
-            id: o.id,
-            alive: true,
-            active: o.enabled,
-        }));
         self.removed_count = 0;
         true
     }
