@@ -780,3 +780,79 @@ fn check_refuses_each_run_of_a_scene_that_can_never_tick() {
     );
     assert!(s.contains("so tick 10 is never reached"), "{s}");
 }
+
+#[test]
+fn scripts_start_timed_routines_on_their_objects_time_group() {
+    // The same script on two objects: from its first FixedUpdate it starts
+    // `ping` 0.5 s later, and `ping` asks to run once more 0.25 s after that.
+    // Object 1 keeps the default time group (the frame clock), object 2 says
+    // `time_group: Fixed`. A 1 s stall at frame 5 (clamped to 0.25 s, 4 ticks
+    // run and 11 dropped) pulls the two clocks apart.
+    let dir = scratch("script-routines");
+    let script = dir.join("routines.rhai");
+    std::fs::write(
+        &script,
+        "let pings = 0;\n\
+         fn fixed_update(dt) { if tick() == 1 { start_routine(\"ping\", 0.5); } }\n\
+         fn ping() {\n\
+         \x20   pings += 1;\n\
+         \x20   log(`ping ${pings} (${hook()}) at frame ${frame()}, tick ${tick()}`);\n\
+         \x20   if pings < 2 { 0.25 }\n\
+         }\n",
+    )
+    .expect("write");
+    let scene = dir.join("routines.ron");
+    let behaviour = format!(
+        r#"behaviours: [(name: "Script", params: (path: "{}"))]"#,
+        path_str(&script)
+    );
+    std::fs::write(
+        &scene,
+        format!(
+            "(objects: [\n    (id: 1, name: \"Frame clock\", {behaviour}),\n    (id: 2, name: \"Fixed clock\", time_group: Fixed, {behaviour}),\n])\n"
+        ),
+    )
+    .expect("write");
+    let scene = path_str(&scene);
+    let out = stepframe(&[
+        "play", scene, "--frames", "50", "--stall", "5:1.0", "--log", "info",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    let pings: Vec<&str> = err.lines().filter(|l| l.contains(": ping ")).collect();
+    // Object 1, frame clock, although started from FixedUpdate: started at a
+    // frame time of 1/60 s, due at 31/60. Frame k >= 5 ends at (k + 14)/60
+    // (frames 1-4: 1/60 each, frame 5: 0.25 s), so frame 17's update phase
+    // runs it, 19 ticks in; then 46/60: frame 32, 34 ticks in.
+    // Object 2, fixed clock: started in tick 1 (which starts at 0), due at
+    // simulation time 0.5 = the start of tick 31, run by frame 28 (frame 5
+    // ran ticks 5-8, frame k >= 6 runs tick k + 3); then tick 46, frame 43.
+    assert_eq!(
+        pings,
+        [
+            "info: tick 19 (frame 17) #1 Routine: ping 1 (Routine) at frame 17, tick 19",
+            "info: tick 31 (frame 28) #2 Routine: ping 1 (Routine) at frame 28, tick 31",
+            "info: tick 34 (frame 32) #1 Routine: ping 2 (Routine) at frame 32, tick 34",
+            "info: tick 46 (frame 43) #2 Routine: ping 2 (Routine) at frame 43, tick 46",
+        ],
+        "{err}"
+    );
+    // Routines and the script state they change are in every snapshot: the
+    // sync test rolls back over them and re-simulates identically.
+    let out = stepframe(&[
+        "play",
+        scene,
+        "--frames",
+        "50",
+        "--stall",
+        "5:1.0",
+        "--sync-test",
+        "8",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("re-simulated ticks matched"),
+        "{}",
+        stdout(&out)
+    );
+}

@@ -188,6 +188,21 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// Presentation phase: read interpolated poses, drive cameras and effects.
     fn present(&mut self, _ctx: &mut Ctx) {}
 
+    /// A named routine of this behaviour ([`Ctx::start_named_routine`]) is
+    /// due: run its next slice and say when to resume it ([`Wait::Seconds`]
+    /// on the same time group) or that it is finished ([`Wait::Done`], the
+    /// default). Runs with [`HookKind::Routine`], after Update for the frame
+    /// clock and after each tick's FixedUpdate for the fixed clock.
+    ///
+    /// This is how code whose state lives in the behaviour (a script's
+    /// variables) has timed routines: the pipeline keeps only the routine's
+    /// name, owner and wake time, plain data that a snapshot copies, and the
+    /// behaviour's own state (copied by `clone_box`) does the rest, so rewind
+    /// and the sync test cover routines exactly.
+    fn routine(&mut self, _ctx: &mut Ctx, _name: &str) -> Wait {
+        Wait::Done
+    }
+
     /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
     /// with state that affects the simulation should write it here.
     fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
@@ -208,7 +223,9 @@ pub enum Wait {
     Done,
 }
 
-/// Which clock a routine's waits are measured on.
+/// Which clock a routine's waits are measured on. Every object has one
+/// (`time_group` in a scene, the frame clock by default): its routines wait on
+/// it, whichever hook started them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TimeGroup {
     /// The outer frame clock (`frame_time`): the default, even for routines started
@@ -229,6 +246,20 @@ pub trait Routine: Send + std::fmt::Debug {
     fn clone_box(&self) -> Box<dyn Routine>;
 }
 
+/// What runs when a routine is due.
+#[derive(Debug)]
+pub(crate) enum RoutineBody {
+    /// A routine object with its own state ([`Ctx::start_routine`]).
+    Boxed(Box<dyn Routine>),
+    /// A named routine of a behaviour ([`Ctx::start_named_routine`]): the
+    /// pipeline calls [`Behaviour::routine`] on the scheduler entry with this
+    /// sequence number (unique, kept by snapshots).
+    Named {
+        entry: u64,
+        name: std::sync::Arc<str>,
+    },
+}
+
 /// A routine waiting on its group's clock.
 #[derive(Debug)]
 pub(crate) struct RoutineSlot {
@@ -236,7 +267,10 @@ pub(crate) struct RoutineSlot {
     pub(crate) group: TimeGroup,
     /// Wake time on the group's clock.
     pub(crate) wake_at: Flicks,
-    pub(crate) routine: Box<dyn Routine>,
+    /// Wait asked for at the start, seconds; added to the group's clock when
+    /// the pipeline files the routine.
+    pub(crate) delay: f64,
+    pub(crate) routine: RoutineBody,
 }
 
 impl Clone for RoutineSlot {
@@ -245,7 +279,14 @@ impl Clone for RoutineSlot {
             owner: self.owner,
             group: self.group,
             wake_at: self.wake_at,
-            routine: self.routine.clone_box(),
+            delay: self.delay,
+            routine: match &self.routine {
+                RoutineBody::Boxed(r) => RoutineBody::Boxed(r.clone_box()),
+                RoutineBody::Named { entry, name } => RoutineBody::Named {
+                    entry: *entry,
+                    name: name.clone(),
+                },
+            },
         }
     }
 }
@@ -302,6 +343,9 @@ pub struct Ctx<'a> {
     pub(crate) requests: &'a mut HookRequests,
     pub(crate) me: ObjectId,
     pub(crate) hook: HookKind,
+    /// Sequence number of the scheduler entry whose code runs (0: none, as in
+    /// a boxed routine): where a named routine comes back to.
+    pub(crate) entry: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -423,15 +467,56 @@ impl<'a> Ctx<'a> {
         self.world.set_enabled(id, enabled);
     }
 
-    /// Starts a routine on this object's time group. A routine started from
-    /// FixedUpdate still waits on the frame clock unless `group` says otherwise.
+    /// This object's time group: the clock its routines wait on (the frame
+    /// clock unless the scene says `time_group: Fixed`).
+    pub fn time_group(&self) -> TimeGroup {
+        self.world
+            .get(self.me)
+            .map_or_else(TimeGroup::default, |o| o.time_group)
+    }
+
+    /// Starts a routine on the given time group (normally [`Ctx::time_group`]).
+    /// A routine started from FixedUpdate still waits on the frame clock
+    /// unless `group` says otherwise. Its first slice runs when the group's
+    /// clock next passes the routines of this phase (the same frame's routine
+    /// pass if it has not run yet, else the next).
     pub fn start_routine(&mut self, group: TimeGroup, routine: Box<dyn Routine>) {
         self.requests.any = true;
         self.requests.routines.push(RoutineSlot {
             owner: self.me,
             group,
             wake_at: Flicks::ZERO,
-            routine,
+            delay: 0.0,
+            routine: RoutineBody::Boxed(routine),
+        });
+    }
+
+    /// Starts a named routine of the running behaviour on this object's time
+    /// group: after `seconds` of that clock (the frame clock by default, even
+    /// when started from FixedUpdate), the pipeline calls
+    /// [`Behaviour::routine`] with `name`, and the [`Wait`] it returns says
+    /// when to call it again. Outside a behaviour's own code (in a boxed
+    /// routine) there is no behaviour to call back: the request is logged
+    /// and dropped. A negative or non-finite `seconds` counts as 0.
+    pub fn start_named_routine(&mut self, name: &str, seconds: f64) {
+        if self.entry == 0 {
+            self.log_at(
+                LogLevel::Warning,
+                format!("named routine `{name}` started outside a behaviour's hook: ignored"),
+            );
+            return;
+        }
+        let group = self.time_group();
+        self.requests.any = true;
+        self.requests.routines.push(RoutineSlot {
+            owner: self.me,
+            group,
+            wake_at: Flicks::ZERO,
+            delay: seconds,
+            routine: RoutineBody::Named {
+                entry: self.entry,
+                name: std::sync::Arc::from(name),
+            },
         });
     }
 

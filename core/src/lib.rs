@@ -19,6 +19,7 @@
 //! | [`physics`] | the physics stage slot of the fixed tick |
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
+//! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
 //! | [`world`] | objects and committed poses |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
@@ -37,6 +38,7 @@ pub mod debugger;
 pub mod export;
 pub mod history;
 pub mod input;
+pub mod limits;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;

@@ -58,7 +58,7 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour::{
-    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineSlot, TimeGroup, Wait,
+    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
 };
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
@@ -1104,6 +1104,7 @@ impl Pipeline {
                 requests,
                 me: ObjectId(0),
                 hook: HookKind::FixedUpdate,
+                entry: 0,
             };
             catch_unwind(AssertUnwindSafe(|| {
                 while current < n {
@@ -1131,6 +1132,7 @@ impl Pipeline {
                         *pending_suspend = Some(SuspendReason::Breakpoint(hit));
                     }
                     ctx.me = e.object;
+                    ctx.entry = e.seq;
                     e.behaviour.fixed_update(&mut ctx, dt);
                     current += 1;
                     if ctx.requests.any {
@@ -1212,7 +1214,10 @@ impl Pipeline {
         }
     }
 
-    /// Resumes due routines of one time group, in start order.
+    /// Resumes due routines of one time group, in start order. A named
+    /// routine calls back into its behaviour ([`Behaviour::routine`]); it is
+    /// dropped with its object, or when its behaviour is gone or faulted, and
+    /// waits (like any routine) while its object is disabled.
     fn run_routines(&mut self, group: TimeGroup, now: Flicks) {
         if self.routines.is_empty() {
             return;
@@ -1220,7 +1225,7 @@ impl Pipeline {
         let mut list = std::mem::take(&mut self.routines);
         let mut k = 0;
         while k < list.len() {
-            let slot = &mut list[k];
+            let slot = &list[k];
             if self.world.get(slot.owner).is_none() {
                 list.remove(k);
                 continue;
@@ -1230,6 +1235,16 @@ impl Pipeline {
                 continue;
             }
             let owner = slot.owner;
+            let target = match &slot.routine {
+                RoutineBody::Boxed(_) => None,
+                RoutineBody::Named { entry, .. } => match self.entry_index(owner, *entry) {
+                    Some(i) if !self.scheduler.entries[i].faulted => Some(i),
+                    _ => {
+                        list.remove(k);
+                        continue;
+                    }
+                },
+            };
             let input = match group {
                 TimeGroup::Frame => self.input.frame_snapshot(),
                 TimeGroup::Fixed => self.input.fixed_snapshot(),
@@ -1242,9 +1257,18 @@ impl Pipeline {
                 requests: &mut self.requests,
                 me: owner,
                 hook: HookKind::Routine,
+                entry: target.map_or(0, |i| self.scheduler.entries[i].seq),
             };
-            let routine = &mut slot.routine;
-            let result = catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)));
+            let result = match (&mut list[k].routine, target) {
+                (RoutineBody::Named { name, .. }, Some(i)) => {
+                    let behaviour = self.scheduler.entries[i].behaviour.as_mut();
+                    catch_unwind(AssertUnwindSafe(|| behaviour.routine(&mut ctx, name)))
+                }
+                (RoutineBody::Boxed(routine), _) => {
+                    catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)))
+                }
+                (RoutineBody::Named { .. }, None) => Ok(Wait::Done),
+            };
             match result {
                 Ok(Wait::Seconds(s)) => {
                     list[k].wake_at = now + Flicks::from_secs_f64(s);
@@ -1254,6 +1278,10 @@ impl Pipeline {
                     list.remove(k);
                 }
                 Err(payload) => {
+                    if let Some(i) = target {
+                        // A behaviour that panics in a routine faults like in a hook.
+                        self.scheduler.entries[i].faulted = true;
+                    }
                     self.report_fault(owner, HookKind::Routine, &payload);
                     list.remove(k);
                 }
@@ -1263,6 +1291,15 @@ impl Pipeline {
         // Routines started while this group ran are appended after the old ones.
         list.append(&mut self.routines);
         self.routines = list;
+    }
+
+    /// The index of `object`'s scheduler entry with sequence number `seq`.
+    fn entry_index(&self, object: ObjectId, seq: u64) -> Option<usize> {
+        self.scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| i as usize)
+            .find(|&i| self.scheduler.entries[i].seq == seq)
     }
 
     /// Calls one hook of entry `i` with panic isolation, then applies what the
@@ -1283,6 +1320,7 @@ impl Pipeline {
             requests: &mut self.requests,
             me: object,
             hook,
+            entry: entry.seq,
         };
         let behaviour = entry.behaviour.as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
@@ -1323,10 +1361,11 @@ impl Pipeline {
         }
         if !self.requests.routines.is_empty() {
             for mut slot in self.requests.routines.drain(..) {
-                slot.wake_at = match slot.group {
+                let now = match slot.group {
                     TimeGroup::Frame => self.frame_time,
                     TimeGroup::Fixed => self.stepper.simulation_time(),
                 };
+                slot.wake_at = now + Flicks::from_secs_f64(slot.delay);
                 self.routines.push(slot);
             }
         }

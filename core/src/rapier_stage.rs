@@ -89,7 +89,7 @@ use rapier2d::prelude::{
 };
 
 use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
-use crate::body::{fits_f32, speed_fits};
+use crate::limits::{fits_f32, speed_fits};
 use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};

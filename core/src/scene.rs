@@ -60,7 +60,7 @@ use ron::value::RawValue;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::Behaviour;
+use crate::behaviour::{Behaviour, TimeGroup};
 use crate::body::{BodyDesc, Pose, Vec2};
 use crate::input::ActionMap;
 use crate::pipeline::{Pipeline, TimeSettings};
@@ -173,6 +173,15 @@ pub struct SceneObject {
     /// Children, nested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<SceneObject>,
+    /// The clock the object's timed routines wait on: `Frame` (the default,
+    /// the outer frame clock, even for routines started from FixedUpdate) or
+    /// `Fixed` (simulation time).
+    #[serde(default, skip_serializing_if = "is_frame_group")]
+    pub time_group: TimeGroup,
+}
+
+fn is_frame_group(g: &TimeGroup) -> bool {
+    *g == TimeGroup::Frame
 }
 
 impl SceneObject {
@@ -187,6 +196,7 @@ impl SceneObject {
             body: None,
             behaviours: Vec::new(),
             children: Vec::new(),
+            time_group: TimeGroup::Frame,
         }
     }
 
@@ -649,6 +659,7 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
             enabled: o.enabled,
             body: o.body.clone(),
             behaviours,
+            time_group: o.time_group,
         });
     }
     // A body's spawn pose is its world pose (the parent chain composed), and
@@ -720,6 +731,8 @@ struct RawObject<'a> {
     behaviours: Vec<RawBehaviour<'a>>,
     #[serde(default, borrow)]
     children: Vec<&'a RawValue>,
+    #[serde(default)]
+    time_group: TimeGroup,
 }
 
 #[derive(Deserialize)]
@@ -854,6 +867,7 @@ impl<'t> Reader<'t> {
             body: o.body,
             behaviours,
             children,
+            time_group: o.time_group,
         })
     }
 

@@ -26,7 +26,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::Behaviour;
+use crate::behaviour::{Behaviour, TimeGroup};
 use crate::body::{BodyCommand, BodyDesc, Interpolation, Pose, Velocity};
 use crate::schedule::Priority;
 
@@ -85,6 +85,9 @@ pub struct Object {
     pub body: Option<BodyState>,
     /// Behaviours attached, for display.
     pub behaviours: Vec<BehaviourInfo>,
+    /// The clock this object's timed routines wait on (the frame clock unless
+    /// the scene says otherwise), whichever hook started them.
+    pub time_group: TimeGroup,
     /// False once removed; the slot goes at the next frame boundary.
     alive: bool,
 }
@@ -117,6 +120,8 @@ pub struct ObjectDesc {
     pub body: Option<BodyDesc>,
     /// Behaviours with their dispatch priority and display info.
     pub behaviours: Vec<(Box<dyn Behaviour>, BehaviourInfo)>,
+    /// The clock the object's timed routines wait on.
+    pub time_group: TimeGroup,
 }
 
 impl ObjectDesc {
@@ -130,7 +135,14 @@ impl ObjectDesc {
             enabled: true,
             body: None,
             behaviours: Vec::new(),
+            time_group: TimeGroup::Frame,
         }
+    }
+
+    /// Sets the clock the object's timed routines wait on.
+    pub fn with_time_group(mut self, group: TimeGroup) -> ObjectDesc {
+        self.time_group = group;
+        self
     }
 
     /// Adds a body.
@@ -331,6 +343,7 @@ impl World {
             enabled: desc.enabled,
             body,
             behaviours: Vec::with_capacity(desc.behaviours.len()),
+            time_group: desc.time_group,
             alive: true,
         };
         if let Some(body) = object.body.as_mut() {

@@ -263,6 +263,13 @@ const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
         "a head-on contact at rapier's speed cap",
     ),
     (
+        "a dynamic body too thin for physics (found by the fuzzer: 1/inertia beyond f32)",
+        "(\n    objects: [\n        (id: 2, name: \"B\", body: (shapes: [Cuboid(hx: 5e-39, hy: 0.3)])),\n    ],\n)",
+        3,
+        9,
+        "too small for physics",
+    ),
+    (
         "a body whose world pose overflows f32 through its parent",
         "(\n    objects: [\n        (id: 1, name: \"Far\", transform: (x: 3e38, y: 0.0), children: [\n            (id: 2, name: \"Farther\", transform: (x: 3e38, y: 0.0), body: (shapes: [Circle(radius: 1.0)])),\n        ]),\n    ],\n)",
         4,

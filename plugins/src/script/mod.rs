@@ -139,7 +139,7 @@ use std::sync::{Arc, Mutex};
 use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, LogLevel, ObjectId};
+use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, LogLevel, ObjectId, Wait};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
@@ -748,28 +748,89 @@ impl Script {
         }
     }
 
-    /// Calls one hook function (see module docs for the breakpoint timing).
-    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, fast_args: &[Val]) {
-        if self.failed.is_some() || !self.defines(hook) {
-            return;
-        }
+    /// Whether line breakpoints are set in this script (re-reading the table
+    /// only when it changed).
+    fn debugging(&mut self) -> bool {
         let table = breakpoints();
         let version = table.version();
         if version != self.bp_version {
             self.bps = table.for_script(&self.program.source);
             self.bp_version = version;
         }
-        let debug = !self.bps.is_empty();
+        !self.bps.is_empty()
+    }
+
+    /// Calls one hook function (see module docs for the breakpoint timing).
+    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, fast_args: &[Val]) {
+        if self.failed.is_some() || !self.defines(hook) {
+            return;
+        }
+        let debug = self.debugging();
         if !debug && self.compiled && self.rerun.is_none() && self.call_fast(ctx, hook, fast_args) {
             return;
         }
-        self.call_rhai(ctx, hook, args, debug);
+        self.call_rhai(ctx, hook, hook_function(hook), args, debug);
+    }
+
+    /// A routine the script started (`start_routine(name, seconds)`) is due:
+    /// calls `name()` and turns what it returns into the next wait (see the
+    /// module docs, "Timed routines").
+    fn call_routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
+        if self.failed.is_some() {
+            return Wait::Done;
+        }
+        let defined = self
+            .program
+            .ast
+            .iter_functions()
+            .any(|f| f.name == name && f.params.is_empty());
+        if !defined {
+            ctx.log_at(
+                LogLevel::Error,
+                format!(
+                    "{}: routine `{name}`: the script has no function `{name}()` without parameters; the routine ends",
+                    self.program.source
+                ),
+            );
+            return Wait::Done;
+        }
+        let debug = self.debugging();
+        let Some(value) = self.call_rhai(ctx, HookKind::Routine, name, (), debug) else {
+            return Wait::Done;
+        };
+        let seconds = value
+            .as_float()
+            .ok()
+            .or_else(|| value.as_int().ok().map(|i| i as rhai::FLOAT));
+        match seconds {
+            Some(s) if s.is_finite() && s >= 0.0 => Wait::Seconds(s),
+            Some(s) => {
+                ctx.log_at(
+                    LogLevel::Warning,
+                    format!(
+                        "{}: routine `{name}` returned {s}: a wait must be a finite number of seconds >= 0; the routine ends",
+                        self.program.source
+                    ),
+                );
+                Wait::Done
+            }
+            None => Wait::Done,
+        }
     }
 
     /// Runs the hook function on rhai (see module docs for breakpoints). Kept
     /// out of line: the fast paths above should not pay for its stack frame.
     #[inline(never)]
-    fn call_rhai(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, debug: bool) {
+    /// Returns what the function returned, or `None` when it failed or was
+    /// aborted at a breakpoint.
+    fn call_rhai(
+        &mut self,
+        ctx: &mut Ctx,
+        hook: HookKind,
+        function: &str,
+        args: impl FuncArgs,
+        debug: bool,
+    ) -> Option<Dynamic> {
         self.sync_scope();
         count(|c| c.rhai += 1);
         let rerunnable = matches!(
@@ -802,7 +863,7 @@ impl Script {
             options,
             &mut self.scope,
             &self.program.ast,
-            hook_function(hook),
+            function,
             args,
         );
         let end = engine::end();
@@ -826,7 +887,7 @@ impl Script {
                     stops: end.stops_seen,
                 });
                 ctx.request_break_and_rerun(message);
-                return;
+                return None;
             }
             engine::commit(ctx);
             ctx.request_break(message);
@@ -840,11 +901,13 @@ impl Script {
                 self.program.source,
                 pos.line().unwrap_or(0),
                 pos.position().unwrap_or(0),
-                hook_function(hook),
+                function,
             );
             ctx.log_at(LogLevel::Error, message.clone());
             self.failed = Some(message);
+            return None;
         }
+        result.ok()
     }
 }
 
@@ -886,6 +949,10 @@ impl Behaviour for Script {
             (other.0 as INT, kind.to_string()),
             &[],
         );
+    }
+
+    fn routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
+        self.call_routine(ctx, name)
     }
 
     fn hash_state(&self, hasher: &mut StableHasher) {
