@@ -15,12 +15,14 @@
 //! | [`schedule`] | priorities, the frozen cohort, registration handles |
 //! | [`behaviour`] | the hooks user code implements and their context |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | [`report`] | what one call did, and the wall time of each phase |
 //! | [`debugger`] | breakpoints and where the session suspends |
 //! | [`physics`] | the physics stage slot of the fixed tick |
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
 //! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
-//! | [`world`] | objects and committed poses |
+//! | [`object`] | what an object is made of, and its description |
+//! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
@@ -39,10 +41,12 @@ pub mod export;
 pub mod history;
 pub mod input;
 pub mod limits;
+pub mod object;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
 pub mod recording;
+pub mod report;
 pub mod scene;
 pub mod schedule;
 pub mod stepper;

@@ -65,6 +65,7 @@ use crate::clock::{Clock, Flicks, Phase};
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
+pub use crate::report::{FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes};
 use crate::schedule::{Entry, Priority, Registration, Scheduler};
 use crate::stepper::{FixedStepper, StepStrategy};
 use crate::trace::{StableHasher, TickObserver, TickRecord, hash_world};
@@ -150,105 +151,6 @@ pub enum FaultPolicy {
     Remove,
     /// The behaviour is disabled and the debugger suspends (end of tick in fixed code).
     Break,
-}
-
-/// How a [`Pipeline`] call used its time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FrameKind {
-    /// A full outer frame (it may still have been suspended part-way).
-    #[default]
-    Frame,
-    /// The rest of a frame interrupted by a suspension (resume, step).
-    Continuation,
-    /// A single tick with no outer frame (step-tick between frames).
-    LoneTick,
-    /// Nothing ran: the pipeline was suspended.
-    NotRun,
-}
-
-/// Wall-clock cost of one call, by phase (telemetry; never affects simulation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PhaseTiming {
-    /// Start, Update and frame routines, ms.
-    pub update_ms: f64,
-    /// Whole fixed phase (hooks, physics, contacts), ms.
-    pub fixed_ms: f64,
-    /// Physics reconcile + step + commit, summed over ticks, ms.
-    pub physics_ms: f64,
-    /// Flow Tick, ms: on the update phase's clock, but it runs after the fixed
-    /// phase, so its time is its own and not part of `update_ms`.
-    pub flow_ms: f64,
-    /// Presentation, ms.
-    pub present_ms: f64,
-    /// FixedUpdate time per priority, summed over the call's ticks.
-    pub fixed_by_priority: PriorityTimes,
-}
-
-/// Most distinct priorities timed separately; later ones share the last slot.
-pub const MAX_TIMED_PRIORITIES: usize = 16;
-
-/// FixedUpdate wall time per priority, in dispatch order. A fixed-size array, so
-/// reporting a frame never allocates (the zero-allocation tick budget).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PriorityTimes {
-    /// `(priority, ms)` pairs; only the first `len` are meaningful.
-    slots: [(Priority, f64); MAX_TIMED_PRIORITIES],
-    /// Slots in use.
-    len: usize,
-}
-
-impl PriorityTimes {
-    /// The timed priorities and their milliseconds, in first-seen order.
-    pub fn iter(&self) -> impl Iterator<Item = (Priority, f64)> + '_ {
-        self.slots[..self.len].iter().copied()
-    }
-
-    /// Total FixedUpdate time across priorities, ms.
-    pub fn total_ms(&self) -> f64 {
-        self.iter().map(|(_, ms)| ms).sum()
-    }
-
-    /// Adds time to a priority's slot.
-    pub fn add(&mut self, priority: Priority, ms: f64) {
-        if let Some(slot) = self.slots[..self.len]
-            .iter_mut()
-            .find(|(p, _)| *p == priority)
-        {
-            slot.1 += ms;
-        } else if self.len < MAX_TIMED_PRIORITIES {
-            self.slots[self.len] = (priority, ms);
-            self.len += 1;
-        } else {
-            self.slots[MAX_TIMED_PRIORITIES - 1].1 += ms;
-        }
-    }
-
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
-/// What one call did.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FrameReport {
-    /// Full frame, continuation, lone tick, or nothing.
-    pub kind: FrameKind,
-    /// The frame's index (the interrupted frame's for continuations).
-    pub frame_index: u64,
-    /// The frame's clamped, scaled delta, seconds.
-    pub delta_time: f64,
-    /// Ticks completed by this call.
-    pub ticks: u32,
-    /// Backlog the cap discarded in this call, seconds.
-    pub dropped_time: f64,
-    /// Accumulator when the fixed phase began (after adding the delta), seconds.
-    pub accumulator_before: f64,
-    /// Accumulator when the call ended, seconds.
-    pub accumulator_after: f64,
-    /// Set when the call ended suspended.
-    pub suspended: Option<Suspension>,
-    /// Wall time by phase.
-    pub timing: PhaseTiming,
 }
 
 /// Where an interrupted frame stands. A frame walks these states in order:
