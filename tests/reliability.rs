@@ -1319,9 +1319,12 @@ impl Behaviour for Brute {
 
 #[test]
 fn huge_finite_writes_never_commit_a_non_finite_value() {
-    // Finite values are accepted, but integrating them overflows f32 (3e38 N
-    // on a 0.8 kg ball for 1/60 s is 6e36 m/s; squared, it is infinite). No
-    // infinity or NaN may come back out of rapier into the committed state.
+    // Each number is finite, so each write is queued. 3e38 N on the 0.79 kg
+    // ball for 1/60 s would be 6.4e36 m/s, whose square is infinite (rapier
+    // would stop the ball dead, for good): refused at the reconcile, like the
+    // velocity of 3e38 m/s. The teleport to 3e38 m is a finite result and is
+    // applied. No infinity or NaN comes back out of rapier, and the ball goes
+    // on falling under gravity.
     let mut registry = stepframe_plugins::registry();
     registry.register("Brute", "()", |_: &str| {
         Ok(Box::new(Brute) as Box<dyn Behaviour>)
@@ -1334,6 +1337,29 @@ fn huge_finite_writes_never_commit_a_non_finite_value() {
     );
     assert_eq!(r.rows.len(), FRAMES as usize);
     assert_all_finite(&r.rows);
+    let refused: Vec<(Option<ObjectId>, Option<HookKind>, u64)> = r
+        .errors()
+        .iter()
+        .map(|e| (e.object, e.hook, e.tick))
+        .collect();
+    let fixed = Some(HookKind::FixedUpdate);
+    assert_eq!(
+        refused,
+        [
+            (Some(ObjectId(2)), fixed, 10),
+            (Some(ObjectId(3)), fixed, 10)
+        ]
+    );
+    let at = |tick: usize, id: u64| {
+        let (_, b) = r.rows[tick - 1]
+            .bodies
+            .iter()
+            .find(|(o, _)| *o == ObjectId(id))
+            .expect("body");
+        b.map(f32::from_bits)
+    };
+    assert!(at(30, 2)[1] < at(10, 2)[1], "the ball falls on");
+    assert_eq!(at(10, 4)[0], 3e38, "the teleport is applied");
 }
 
 // ----- bounded physics state under spawn/remove churn ----------------------------

@@ -27,16 +27,38 @@
 //! out of `clone_box`, engine state outside the snapshot) makes a re-simulated
 //! tick differ; the player then exits 1 naming the first mismatching tick.
 //!
+//! # Runs that could never end
+//!
+//! A run ends after a number of frames, of seconds of display time, or of
+//! ticks. The last two need frames that add time: a run in seconds whose
+//! pacing has no frame of at least one flick (a file of zero deltas, a rate so
+//! high every frame rounds to 0), or a run in ticks whose frames feed the
+//! stepper nothing (time scale 0), is refused before it starts
+//! ([`RunPlan::never_ends`]). What slips through (a pacing of mostly zero
+//! deltas) meets the no-progress guard of [`run_plan`]:
+//! [`MAX_FRAMES_WITHOUT_PROGRESS`] frames in a row without display time (or
+//! without a tick), or a frame that suspends [`MAX_RESUMES_PER_FRAME`] times,
+//! and the run stops with an error. `stepframe check` runs through the same
+//! function.
+//!
+//! # Log lines
+//!
+//! `--log error|warn|info` (default `warn`) chooses which log lines reach
+//! stderr as they happen; `info` adds the `log(...)` lines of scripts and
+//! behaviours. Every error is also in the summary.
+//!
 //! # Exit codes
 //!
 //! 0: the run completed. 1: a runtime failure (a hook panicked and logged an
-//! error, the sync test found a mismatch, an output could not be written).
+//! error, the sync test found a mismatch, the run made no progress, an output
+//! could not be written).
 //! Errors of objects that carry a `Faulty` behaviour are faults the scene
 //! injects on purpose: they are reported like any other (stderr and summary,
 //! with object, hook and tick) but do not fail the run, so a fault-injection
 //! scene exits 0 when every fault stayed contained.
-//! 2: bad arguments, or a scene, recording or pacing file that does not load
-//! (the message gives file, line and column).
+//! 2: bad arguments, a run that could never end (the message says why), or a
+//! scene, recording or pacing file that does not load (the message gives
+//! file, line and column).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;

@@ -12,6 +12,21 @@
 //! | `fixed_update(dt)` | FixedUpdate, `dt` = `fixed_delta_time` | pending tick |
 //! | `on_contact(other, kind)` | contact, `kind` = `"started"` / `"stopped"` | completed tick |
 //!
+//! (Flow Tick runs after the fixed phase, on the frame clock.)
+//!
+//! # Timed routines
+//!
+//! `start_routine("name", seconds)` asks for `name()` to be called `seconds`
+//! later on the object's time group (the frame clock unless the scene says
+//! `time_group: Fixed`, even when started from `fixed_update`). The script
+//! keeps no routine object: the core keeps the name, the object and the wake
+//! time ([`stepframe_core::Ctx::start_named_routine`]) and, when it is due,
+//! calls [`Behaviour::routine`], which runs `name()` on rhai with the script's
+//! state, like a hook. A number returned is the next wait in seconds; anything
+//! else ends the routine. So a snapshot (the pipeline's routine list plus this
+//! behaviour's scope) holds all of a routine, and rewind and the sync test
+//! cover it.
+//!
 //! The API scripts call (pose, velocity, body commands, spawn, remove, input,
 //! clock, random numbers, log) is listed in `docs/scripts.md` and implemented
 //! in `engine.rs`. In a scene:
