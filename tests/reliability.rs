@@ -154,6 +154,16 @@ impl Run {
     fn others(&self, excluded: &[ObjectId]) -> Vec<Row> {
         self.rows.iter().map(|r| r.without(excluded)).collect()
     }
+
+    /// Body `id`'s committed state after `tick`: `[x, y, angle, vx, vy, w]`.
+    fn body(&self, tick: u64, id: u64) -> [f32; 6] {
+        let (_, b) = self.rows[tick as usize - 1]
+            .bodies
+            .iter()
+            .find(|(o, _)| *o == ObjectId(id))
+            .expect("the body is in the tick's poses");
+        b.map(f32::from_bits)
+    }
 }
 
 /// Loads scene text and runs `frames` frames of `dt` under `policy`. A
@@ -641,6 +651,30 @@ impl Behaviour for Vandal {
     }
 }
 
+/// Runs the level with object 8 from `object(tick)` firing at `tick`, and its
+/// control, where it is `object(u64::MAX)` (it never fires); the control must
+/// log no error.
+fn faulty_and_control(
+    registry: &Registry,
+    object: impl Fn(u64) -> String,
+    tick: u64,
+) -> (Run, Run) {
+    let faulty = run(
+        &scene_text(&object(tick)),
+        registry,
+        FRAMES,
+        FaultPolicy::Disable,
+    );
+    let control = run(
+        &scene_text(&object(u64::MAX)),
+        registry,
+        FRAMES,
+        FaultPolicy::Disable,
+    );
+    assert!(control.errors().is_empty(), "{:?}", control.errors());
+    (faulty, control)
+}
+
 fn registry_with_vandal() -> Registry {
     let mut registry = stepframe_plugins::registry();
     registry.register("Vandal", "(0, [])", |text: &str| {
@@ -659,19 +693,7 @@ fn non_finite_writes_are_rejected_before_rapier_reported_and_bodies_keep_their_l
     // The vandal writes into the falling ball (2), a resting box (3) and the
     // kinematic lift (5) at tick 20; the control's vandal never fires.
     let vandal = |tick: u64| bodyless(&format!(r#"(name: "Vandal", params: ({tick}, [2, 3, 5]))"#));
-    let faulty = run(
-        &scene_text(&vandal(20)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    let control = run(
-        &scene_text(&vandal(u64::MAX)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    assert!(control.errors().is_empty());
+    let (faulty, control) = faulty_and_control(&registry, vandal, 20);
 
     // 3 targets × 5 writes, in FixedUpdate of tick 20 (frame 20) and in
     // Update of frame 21 (20 ticks complete): 30 errors, each with object,
@@ -702,15 +724,7 @@ fn non_finite_writes_are_rejected_before_rapier_reported_and_bodies_keep_their_l
     assert_all_finite(&faulty.rows);
     // "Continues normally": the ball was still falling at tick 20 and went on
     // falling (its height went down between tick 20 and tick 30).
-    let y = |tick: u64| {
-        let row = &faulty.rows[tick as usize - 1];
-        let (_, b) = row
-            .bodies
-            .iter()
-            .find(|(id, _)| *id == ObjectId(2))
-            .expect("ball");
-        f32::from_bits(b[1])
-    };
+    let y = |tick: u64| faulty.body(tick, 2)[1];
     assert!(y(30) < y(20), "{} then {}", y(20), y(30));
 }
 
@@ -867,19 +881,7 @@ fn finite_writes_whose_result_is_not_finite_are_rejected_reported_and_bodies_go_
     let registry = registry_with_overflows();
     let overdrive =
         |tick: u64| bodyless(&format!(r#"(name: "Overdrive", params: ({tick}, false))"#));
-    let faulty = run(
-        &scene_text(&overdrive(20)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    let control = run(
-        &scene_text(&overdrive(u64::MAX)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    assert!(control.errors().is_empty());
+    let (faulty, control) = faulty_and_control(&registry, overdrive, 20);
     // 4 writes in FixedUpdate of tick 20 (frame 20), 4 in Update of frame 21;
     // each refused at the reconcile of the tick it is for (20 and 21), with
     // its object and the hook that wrote it.
@@ -908,15 +910,7 @@ fn finite_writes_whose_result_is_not_finite_are_rejected_reported_and_bodies_go_
     // control's, bit for bit, and every value is finite.
     assert_eq!(faulty.rows, control.rows);
     assert_all_finite(&faulty.rows);
-    let y = |tick: u64| {
-        let row = &faulty.rows[tick as usize - 1];
-        let (_, b) = row
-            .bodies
-            .iter()
-            .find(|(id, _)| *id == ObjectId(2))
-            .expect("ball");
-        f32::from_bits(b[1])
-    };
+    let y = |tick: u64| faulty.body(tick, 2)[1];
     assert!(
         y(30) < y(20),
         "the ball goes on falling: {} then {}",
@@ -949,14 +943,7 @@ fn a_force_that_would_make_the_tick_s_forces_too_fast_is_rejected_and_the_first_
         ]
     );
     assert_all_finite(&faulty.rows);
-    let vx = |tick: usize| {
-        let (_, b) = faulty.rows[tick - 1]
-            .bodies
-            .iter()
-            .find(|(id, _)| *id == ObjectId(2))
-            .expect("ball");
-        f32::from_bits(b[3])
-    };
+    let vx = |tick: u64| faulty.body(tick, 2)[3];
     assert!(
         vx(9) == 0.0 && vx(10) == 400.0,
         "pushed, then capped: {} {}",
@@ -1350,14 +1337,7 @@ fn huge_finite_writes_never_commit_a_non_finite_value() {
             (Some(ObjectId(3)), fixed, 10)
         ]
     );
-    let at = |tick: usize, id: u64| {
-        let (_, b) = r.rows[tick - 1]
-            .bodies
-            .iter()
-            .find(|(o, _)| *o == ObjectId(id))
-            .expect("body");
-        b.map(f32::from_bits)
-    };
+    let at = |tick: u64, id: u64| r.body(tick, id);
     assert!(at(30, 2)[1] < at(10, 2)[1], "the ball falls on");
     assert_eq!(at(10, 4)[0], 3e38, "the teleport is applied");
 }

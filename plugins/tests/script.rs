@@ -73,6 +73,16 @@ fn load_with(text: &str, settings: TimeSettings) -> Pipeline {
     pipeline
 }
 
+/// The messages of the error lines logged since the last drain.
+fn error_messages(pipeline: &mut Pipeline) -> Vec<String> {
+    pipeline
+        .drain_log()
+        .into_iter()
+        .filter(|l| l.level == LogLevel::Error)
+        .map(|l| l.message)
+        .collect()
+}
+
 fn infos(pipeline: &mut Pipeline) -> Vec<String> {
     pipeline
         .drain_log()
@@ -834,12 +844,7 @@ fn scripts_have_no_wall_clock() {
     let path = write_script(&dir, "clock.rhai", text);
     let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
     pipeline.step_frame(DT);
-    let errors: Vec<_> = pipeline
-        .drain_log()
-        .into_iter()
-        .filter(|l| l.level == LogLevel::Error)
-        .map(|l| l.message)
-        .collect();
+    let errors = error_messages(&mut pipeline);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("clock.rhai:2:13") && errors[0].contains("timestamp"),
@@ -910,12 +915,7 @@ fn a_script_routine_that_is_missing_or_returns_a_bad_wait_ends_with_a_logged_rea
     );
     let mut p = load(&scene_text(&bad, "{}", "", ""));
     p.step_frame(DT);
-    let errors: Vec<String> = p
-        .drain_log()
-        .into_iter()
-        .filter(|l| l.level == LogLevel::Error)
-        .map(|l| l.message)
-        .collect();
+    let errors = error_messages(&mut p);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("start_routine: seconds must be a finite number >= 0, got -2"),
