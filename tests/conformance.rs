@@ -273,6 +273,71 @@ fn after_physics_they_describe_the_completed_tick_and_time() {
     );
 }
 
+/// Keeps the trace line of every completed tick.
+#[derive(Clone, Default)]
+struct TraceLines(std::sync::Arc<std::sync::Mutex<Vec<String>>>);
+
+impl stepframe_core::TickObserver for TraceLines {
+    fn on_tick(&mut self, record: &stepframe_core::TickRecord<'_>) {
+        let mut line = String::new();
+        stepframe_core::write_trace_line(&mut line, record);
+        self.0.lock().expect("lock").push(line);
+    }
+}
+
+/// The `x` the trace line gives object `id`.
+fn traced_x(line: &str, id: u64) -> f32 {
+    let key = format!("{{\"id\":{id},\"x\":");
+    let at = line.find(&key).expect("the object is in poses") + key.len();
+    let end = at + line[at..].find(',').expect("x ends");
+    line[at..end].parse().expect("a number")
+}
+
+#[test]
+fn rigid_bodies_read_their_live_physics_pose_in_contact_hooks_the_pose_their_tick_commits() {
+    // Object 1 is pushed by 60 N at unit mass: x = 1 at the start, then each
+    // tick v += 1 and x += v / 60 (the stand-in integrates like that). The
+    // stage reports a contact of objects 1 and 2 in tick 2.
+    let log = new_log();
+    let stage =
+        StandIn::new(&log).with_contacts(vec![(2, ObjectId(1), ObjectId(2), ContactKind::Started)]);
+    let pusher = probe_object(
+        &log,
+        1,
+        0,
+        Actions {
+            force: Some(stepframe_core::Vec2::new(60.0, 0.0)),
+            ..Actions::default()
+        },
+    );
+    let other = probe_object(&log, 2, 0, Actions::default());
+    let mut p = session_with(&log, vec![pusher, other], TimeSettings::default(), stage);
+    let trace = TraceLines::default();
+    p.set_tick_observer(Some(Box::new(trace.clone())));
+    p.step_frame(3.0 * TICK);
+    let contact_x = take(&log)
+        .into_iter()
+        .find_map(|e| match e {
+            Event::Hook {
+                object: ObjectId(1),
+                hook: HookKind::Contact,
+                pose,
+                clock,
+                ..
+            } => Some((clock.simulation_tick, pose.expect("a body").x)),
+            _ => None,
+        })
+        .expect("object 1 heard its contact");
+    let lines = trace.0.lock().expect("lock").clone();
+    let dt = (1.0f64 / 60.0) as f32;
+    let x2 = 1.0 + 1.0 * dt + 2.0 * dt;
+    // The contact hook of tick 2 reads the pose tick 2 ended with: the pose
+    // the trace record of tick 2 commits, not tick 1's.
+    assert_eq!(contact_x, (2, x2));
+    assert_eq!(traced_x(&lines[1], 1).to_bits(), x2.to_bits());
+    assert_ne!(traced_x(&lines[0], 1), x2);
+}
+
 #[test]
 fn frame_time_counts_active_outer_time_while_simulation_time_restarts_with_its_physics_world() {
     let log = new_log();
@@ -475,8 +540,8 @@ fn the_fixed_cohort_is_selected_at_the_outer_frame_boundary_and_new_objects_get_
         vec![
             (50, HookKind::Start, 3),
             (50, HookKind::Update, 3),
-            (50, HookKind::FlowTick, 3),
             (50, HookKind::FixedUpdate, 4),
+            (50, HookKind::FlowTick, 4),
             (50, HookKind::Present, 4),
         ]
     );
@@ -562,11 +627,76 @@ fn disabled_components_retain_their_lifecycle_gate() {
         of_2,
         vec![
             HookKind::Update,
-            HookKind::FlowTick,
             HookKind::FixedUpdate,
+            HookKind::FlowTick,
             HookKind::Present
         ]
     );
+}
+
+#[test]
+fn disabled_components_retain_their_normal_lifecycle_gate_through_a_parent_and_a_child() {
+    // Unity's activeInHierarchy: a disabled parent takes its subtree out.
+    let log = new_log();
+    let parent = probe_object(&log, 1, 0, Actions::default());
+    let child = probe_object(&log, 2, 0, Actions::default()).with_parent(ObjectId(1));
+    let mut p = session(&log, vec![parent, child]);
+    let of = |events: &[Event], id: u64| -> Vec<HookKind> {
+        hooks(events)
+            .into_iter()
+            .filter(|(o, _, _)| *o == id)
+            .map(|(_, h, _)| h)
+            .collect()
+    };
+    let frame = [
+        HookKind::Update,
+        HookKind::FixedUpdate,
+        HookKind::FlowTick,
+        HookKind::Present,
+    ];
+    p.step_frame(TICK);
+    take(&log);
+
+    // The parent disabled: neither it nor its (still enabled) child gets a call.
+    p.world_mut().set_enabled(ObjectId(1), false);
+    p.step_frame(2.0 * TICK);
+    assert!(hooks(&take(&log)).is_empty());
+    let w = p.world();
+    assert!(
+        w.get(ObjectId(2)).expect("child").is_enabled(),
+        "its own flag stays"
+    );
+    assert!(!w.is_active_in_hierarchy(ObjectId(2)));
+
+    // A child disabled on its own stays out when the parent comes back.
+    p.world_mut().set_enabled(ObjectId(2), false);
+    p.world_mut().set_enabled(ObjectId(1), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    assert_eq!(of(&events, 1), frame);
+    assert!(of(&events, 2).is_empty());
+    p.world_mut().set_enabled(ObjectId(2), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    assert_eq!(
+        of(&events, 2),
+        frame,
+        "no second Start: its gate only closed"
+    );
+
+    // An object created under a disabled parent waits for it, Start included.
+    p.world_mut().set_enabled(ObjectId(1), false);
+    let late = p
+        .world_mut()
+        .spawn(probe_object(&log, 3, 0, Actions::default()).with_parent(ObjectId(2)));
+    p.step_frame(TICK);
+    assert!(hooks(&take(&log)).is_empty());
+    p.world_mut().set_enabled(ObjectId(1), true);
+    p.step_frame(TICK);
+    let events = take(&log);
+    let mut first = vec![HookKind::Start];
+    first.extend(frame);
+    assert_eq!(of(&events, late.0), first);
 }
 
 #[test]
@@ -782,6 +912,110 @@ fn a_fixed_clock_group_exists_for_routines_that_must_wait_in_simulation_time() {
     assert_eq!(ticks, vec![1, 7, 13, 19, 25]);
 }
 
+/// `(object, name, frame_time, simulation_tick, phase)` of every named routine slice.
+type NamedLog = std::sync::Arc<std::sync::Mutex<Vec<(u64, String, f64, u64, Phase)>>>;
+
+/// Starts a named routine from its first FixedUpdate; the routine runs three
+/// times, 0.1 s apart on its object's time group. Its count is behaviour
+/// state, so snapshots carry it.
+#[derive(Clone, Debug)]
+struct Named {
+    log: NamedLog,
+    started: bool,
+    count: u32,
+}
+
+impl stepframe_core::Behaviour for Named {
+    fn name(&self) -> &str {
+        "Named"
+    }
+    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        if !self.started {
+            self.started = true;
+            ctx.start_named_routine("blink", 0.1);
+        }
+    }
+    fn routine(&mut self, ctx: &mut stepframe_core::Ctx, name: &str) -> stepframe_core::Wait {
+        assert_eq!(ctx.hook(), HookKind::Routine);
+        let c = ctx.clock();
+        self.log.lock().expect("lock").push((
+            ctx.me().0,
+            name.to_string(),
+            c.frame_time,
+            c.simulation_tick,
+            c.phase,
+        ));
+        self.count += 1;
+        if self.count < 3 {
+            stepframe_core::Wait::Seconds(0.1)
+        } else {
+            stepframe_core::Wait::Done
+        }
+    }
+}
+
+#[test]
+fn timed_routines_use_their_objects_time_group_and_come_back_to_the_behaviour_that_started_them() {
+    let log: NamedLog = Default::default();
+    let named = |id: u64, group: stepframe_core::TimeGroup| {
+        let b = Named {
+            log: log.clone(),
+            started: false,
+            count: 0,
+        };
+        ObjectDesc::new(format!("n{id}"), Pose::IDENTITY)
+            .with_id(ObjectId(id))
+            .with_time_group(group)
+            .with_behaviour(Box::new(b), Priority::DEFAULT)
+    };
+    let mut world = World::new();
+    world.spawn(named(1, stepframe_core::TimeGroup::Frame));
+    world.spawn(named(2, stepframe_core::TimeGroup::Fixed));
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);
+    // Frames of 0.05 s run three 60 Hz ticks each. Frame 3 ends at a frame
+    // time of 0.15 s; snapshot there, and check the rest replays the same.
+    for _ in 0..3 {
+        p.step_frame(0.05);
+    }
+    let snapshot = p.snapshot();
+    let at_snapshot = log.lock().expect("lock").len();
+    for _ in 0..5 {
+        p.step_frame(0.05);
+    }
+    let first: Vec<_> = log.lock().expect("lock").clone();
+    let f = |frames: u64| Flicks(Flicks::from_secs_f64(0.05).0 * frames).as_secs_f64();
+    let blink = |object: u64, frame_time: f64, tick: u64, phase: Phase| {
+        (object, "blink".to_string(), frame_time, tick, phase)
+    };
+    // Object 1 (frame clock): started in frame 1's fixed phase at frame time
+    // 0.05, due at 0.15, 0.25, 0.35: the update phases of frames 3, 5 and 7
+    // (after 6, 12 and 18 ticks). Object 2 (fixed clock): started in tick 1,
+    // which starts at 0, due at simulation time 0.1, 0.2, 0.3: the fixed
+    // routine passes of ticks 7, 13 and 19 (pending tick, frames 3, 5, 7).
+    assert_eq!(
+        first,
+        [
+            blink(1, f(3), 6, Phase::Update),
+            blink(2, f(3), 7, Phase::Fixed),
+            blink(1, f(5), 12, Phase::Update),
+            blink(2, f(5), 13, Phase::Fixed),
+            blink(1, f(7), 18, Phase::Update),
+            blink(2, f(7), 19, Phase::Fixed),
+        ]
+    );
+    // A restored snapshot carries the routines and the behaviours' counts.
+    log.lock().expect("lock").truncate(at_snapshot);
+    p.restore(&snapshot);
+    for _ in 0..5 {
+        p.step_frame(0.05);
+    }
+    assert_eq!(*log.lock().expect("lock"), first);
+}
+
 // ----- Debugger -----------------------------------------------------------------------------
 
 #[test]
@@ -828,9 +1062,9 @@ fn a_fixed_update_breakpoint_pauses_at_the_end_of_its_current_fixed_tick() {
             "FixedUpdate 2",
             "reconcile",
             "step",
+            "commit",
             "Contact 1",
-            "Contact 2",
-            "commit"
+            "Contact 2"
         ]
     );
     // The debugger shows the committed state: the clock describes tick 2.
@@ -869,38 +1103,275 @@ fn remaining_catch_up_time_stays_in_the_accumulator_and_resume_consumes_it_witho
 }
 
 #[test]
-fn the_remainder_of_the_interrupted_outer_frame_including_presentation_is_skipped() {
+fn the_remainder_of_the_interrupted_outer_frame_including_flow_tick_and_presentation_is_skipped() {
+    // A FixedUpdate breakpoint and a contact breakpoint, both in tick 1 of a
+    // frame owing two ticks.
+    for hook in [HookKind::FixedUpdate, HookKind::Contact] {
+        let log = new_log();
+        let stage = StandIn::new(&log).with_contacts(vec![(
+            1,
+            ObjectId(1),
+            ObjectId(2),
+            ContactKind::Started,
+        )]);
+        let mut p = session_with(&log, probes(&log, 2), TimeSettings::default(), stage);
+        p.add_breakpoint(Breakpoint {
+            condition: Condition {
+                ticks: Some((1, 1)),
+                ..Condition::default()
+            },
+            ..Breakpoint::on(hook, ObjectId(1))
+        });
+        let r = p.step_frame(2.0 * TICK);
+        assert_eq!(r.ticks, 1, "{hook}");
+        assert!(r.suspended.expect("suspended").end_of_tick, "{hook}");
+        let r = p.resume();
+        assert_eq!((r.kind, r.ticks), (FrameKind::Continuation, 1), "{hook}");
+        let events = take(&log);
+        assert_eq!(
+            count(&events, HookKind::FlowTick),
+            0,
+            "{hook}: the interrupted frame runs no Flow Tick, neither before nor after resume"
+        );
+        assert_eq!(
+            count(&events, HookKind::Present),
+            0,
+            "{hook}: the interrupted frame presents nothing"
+        );
+        // The next frame is a whole frame again.
+        p.step_frame(TICK);
+        let events = take(&log);
+        assert_eq!(
+            (
+                count(&events, HookKind::Update),
+                count(&events, HookKind::FlowTick),
+                count(&events, HookKind::Present)
+            ),
+            (2, 2, 2),
+            "{hook}"
+        );
+    }
+}
+
+#[test]
+fn flow_tick_runs_after_the_fixed_phase_once_per_frame_on_the_frame_clock() {
     let log = new_log();
     let mut p = session(&log, probes(&log, 1));
-    p.add_breakpoint(Breakpoint {
+    p.step_frame(2.0 * TICK);
+    let events = take(&log);
+    let order: Vec<String> = events
+        .iter()
+        .map(|e| match e {
+            Event::Hook { hook, clock, .. } => format!("{hook} t{}", clock.simulation_tick),
+            Event::Reconcile { .. } => "reconcile".into(),
+            Event::Step { .. } => "step".into(),
+            Event::Commit => "commit".into(),
+        })
+        .collect();
+    assert_eq!(
+        order,
+        [
+            "Start t0",
+            "Update t0",
+            "FixedUpdate t1",
+            "reconcile",
+            "step",
+            "commit",
+            "FixedUpdate t2",
+            "reconcile",
+            "step",
+            "commit",
+            "FlowTick t2",
+            "Present t2",
+        ]
+    );
+    // Flow Tick keeps the frame clock: the frame's clamped delta, ticks
+    // completed, the update phase.
+    let flow = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Hook {
+                hook: HookKind::FlowTick,
+                clock,
+                ..
+            } => Some(*clock),
+            _ => None,
+        })
+        .expect("Flow Tick ran");
+    assert_eq!(flow.delta_time, Flicks(2 * 11_760_000).as_secs_f64());
+    assert_eq!(flow.phase, Phase::Update);
+    assert_eq!(flow.simulation_time, Flicks(2 * 11_760_000).as_secs_f64());
+}
+
+#[test]
+fn a_flow_tick_breakpoint_still_suspends_before_its_hook() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 2));
+    let bp = p.add_breakpoint(Breakpoint::on(HookKind::FlowTick, ObjectId(2)));
+    let r = p.step_frame(2.0 * TICK);
+    let s = r.suspended.expect("suspended");
+    assert!(!s.end_of_tick, "before the hook, not at the end of a tick");
+    assert!(matches!(&s.reason, SuspendReason::Breakpoint(h) if h.hook == HookKind::FlowTick));
+    assert_eq!(r.ticks, 2, "the fixed phase ran first");
+    let calls: Vec<(u64, HookKind)> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| matches!(h, HookKind::FlowTick | HookKind::Present))
+        .map(|(o, h, _)| (o, h))
+        .collect();
+    assert_eq!(
+        calls,
+        [(1, HookKind::FlowTick)],
+        "object 2's Flow Tick is pending"
+    );
+    p.remove_breakpoint(bp);
+
+    // Resume runs the pending Flow Tick once, then presents; no tick runs again.
+    let r = p.resume();
+    assert_eq!((r.kind, r.ticks), (FrameKind::Continuation, 0));
+    let calls: Vec<(u64, HookKind)> = hooks(&take(&log))
+        .into_iter()
+        .map(|(o, h, _)| (o, h))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (2, HookKind::FlowTick),
+            (1, HookKind::Present),
+            (2, HookKind::Present)
+        ]
+    );
+    assert!(p.suspension().is_none());
+}
+
+#[test]
+fn step_tick_and_step_frame_from_a_flow_tick_suspension_finish_the_frame_first() {
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    let bp = p.add_breakpoint(Breakpoint::on(HookKind::FlowTick, ObjectId(1)));
+    p.step_frame(TICK * 1.5);
+    assert!(p.suspension().is_some());
+    p.remove_breakpoint(bp);
+    take(&log);
+    // Step tick: the frame's ticks are done, so Flow Tick and presentation
+    // finish it, then one lone tick runs (the half tick stays untouched).
+    let r = p.step_tick();
+    assert_eq!((r.kind, r.ticks), (FrameKind::Continuation, 1));
+    assert!(matches!(
+        r.suspended.as_ref().map(|s| &s.reason),
+        Some(SuspendReason::StepTick)
+    ));
+    let calls: Vec<(HookKind, u64)> = hooks(&take(&log))
+        .into_iter()
+        .map(|(_, h, t)| (h, t))
+        .collect();
+    assert_eq!(
+        calls,
+        [
+            (HookKind::FlowTick, 1),
+            (HookKind::Present, 1),
+            (HookKind::FixedUpdate, 2)
+        ]
+    );
+    assert_eq!(p.stepper().accumulator(), Flicks(5_880_000));
+
+    // Step frame from a Flow Tick suspension: the rest of that frame, then stop.
+    p.resume();
+    let bp = p.add_breakpoint(Breakpoint::on(HookKind::FlowTick, ObjectId(1)));
+    p.step_frame(TICK);
+    p.remove_breakpoint(bp);
+    take(&log);
+    let r = p.step_one_frame(TICK);
+    assert_eq!((r.kind, r.ticks), (FrameKind::Continuation, 0));
+    assert!(matches!(
+        r.suspended.as_ref().map(|s| &s.reason),
+        Some(SuspendReason::StepFrame)
+    ));
+    let calls: Vec<HookKind> = hooks(&take(&log)).into_iter().map(|(_, h, _)| h).collect();
+    assert_eq!(calls, [HookKind::FlowTick, HookKind::Present]);
+}
+
+#[test]
+fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_state_it_stopped_in()
+{
+    let alpha_of = |p: &Pipeline, r: &stepframe_core::FrameReport| {
+        let record = stepframe_core::FrameRecord::new(r, p.clock());
+        (
+            p.clock().interpolation_alpha,
+            f64::from(record.interpolation_alpha),
+        )
+    };
+    let log = new_log();
+    let mut p = session(&log, probes(&log, 1));
+    // Frame 1: 3.25 ticks owed, a FixedUpdate breakpoint at tick 1: two ticks
+    // and a quarter still wait (2.25 ticks of accumulator).
+    let bp = p.add_breakpoint(Breakpoint {
         condition: Condition {
             ticks: Some((1, 1)),
             ..Condition::default()
         },
         ..Breakpoint::on_hook(HookKind::FixedUpdate)
     });
-    p.step_frame(2.0 * TICK);
-    p.resume();
-    let events = take(&log);
+    let r = p.step_frame(3.25 * TICK);
     assert_eq!(
-        count(&events, HookKind::Present),
-        0,
-        "the interrupted frame presents nothing"
+        p.clock().accumulator,
+        Flicks(2 * 11_760_000 + 2_940_000).as_secs_f64()
     );
+    assert_eq!(alpha_of(&p, &r), (2.25, 2.25));
+    // Resume runs the two owed ticks and skips the presentation: a quarter
+    // tick is left, and the clock says so even though nothing presented.
+    p.remove_breakpoint(bp);
+    let r = p.resume();
+    assert_eq!(alpha_of(&p, &r), (0.25, 0.25));
+    // Frame 2: 0.5 tick more (0.75 in all, no tick), stopped before Update.
+    let bp = p.add_breakpoint(Breakpoint::on_hook(HookKind::Update));
+    let r = p.step_frame(0.5 * TICK);
     assert_eq!(
-        count(&events, HookKind::FlowTick),
-        1,
-        "Flow Tick ran once, before the fixed phase, and is not rerun"
+        alpha_of(&p, &r),
+        (0.25, 0.25),
+        "before the fixed phase added its delta"
     );
-    p.step_frame(TICK);
-    let events = take(&log);
-    assert_eq!(
-        (
-            count(&events, HookKind::Update),
-            count(&events, HookKind::Present)
-        ),
-        (1, 1)
+    p.remove_breakpoint(bp);
+    // Stopped before Flow Tick, after the fixed phase: 0.75 ticks wait.
+    let bp = p.add_breakpoint(Breakpoint::on_hook(HookKind::FlowTick));
+    let r = p.resume();
+    assert_eq!(alpha_of(&p, &r), (0.75, 0.75));
+    p.remove_breakpoint(bp);
+    let r = p.resume();
+    assert_eq!(alpha_of(&p, &r), (0.75, 0.75), "presentation agrees");
+}
+
+/// Sleeps in its Flow Tick: wall time that must land in `flow_ms`.
+#[derive(Clone, Debug)]
+struct SlowFlow;
+
+impl stepframe_core::Behaviour for SlowFlow {
+    fn name(&self) -> &str {
+        "SlowFlow"
+    }
+    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
+        Box::new(self.clone())
+    }
+    fn flow_tick(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        std::thread::sleep(std::time::Duration::from_millis(40));
+    }
+}
+
+#[test]
+fn flow_tick_wall_time_is_its_own_phase_and_not_part_of_the_update_phase() {
+    let mut world = World::new();
+    world.spawn(
+        ObjectDesc::new("slow", Pose::IDENTITY)
+            .with_behaviour(Box::new(SlowFlow), Priority::DEFAULT),
     );
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);
+    let r = p.step_frame(TICK);
+    // The sleep lasts at least 40 ms of wall time; the update phase runs
+    // nothing but an empty Start/Update pass.
+    assert!(r.timing.flow_ms >= 40.0, "{:?}", r.timing);
+    assert!(r.timing.update_ms < 40.0, "{:?}", r.timing);
+    let record = stepframe_core::FrameRecord::new(&r, p.clock());
+    assert!(record.flow_ms >= 40.0 && record.total_ms() >= 40.0);
 }
 
 #[test]
@@ -918,7 +1389,13 @@ fn a_fixed_contact_hook_breakpoint_pauses_at_the_end_of_its_tick() {
         2,
         "both sides' contact callbacks finished"
     );
-    assert!(matches!(events.last(), Some(Event::Commit)));
+    // The tick's commit came before its contact hooks, and the suspension
+    // after both (nothing of tick 2 ran).
+    let n = events.len();
+    assert!(matches!(events[n - 3], Event::Commit));
+    assert!(events[n - 2..].iter().all(
+        |e| matches!(e, Event::Hook { hook: HookKind::Contact, clock, .. } if clock.simulation_tick == 1)
+    ));
     assert!(r.suspended.expect("suspended").end_of_tick);
 }
 

@@ -154,6 +154,16 @@ impl Run {
     fn others(&self, excluded: &[ObjectId]) -> Vec<Row> {
         self.rows.iter().map(|r| r.without(excluded)).collect()
     }
+
+    /// Body `id`'s committed state after `tick`: `[x, y, angle, vx, vy, w]`.
+    fn body(&self, tick: u64, id: u64) -> [f32; 6] {
+        let (_, b) = self.rows[tick as usize - 1]
+            .bodies
+            .iter()
+            .find(|(o, _)| *o == ObjectId(id))
+            .expect("the body is in the tick's poses");
+        b.map(f32::from_bits)
+    }
 }
 
 /// Loads scene text and runs `frames` frames of `dt` under `policy`. A
@@ -230,9 +240,10 @@ struct HookCase {
 
 /// At 60 Hz with frames of 1/60 s, frame `f` runs tick `f`: the update phase
 /// and routines of frame f see `f - 1` completed ticks, FixedUpdate sees
-/// pending tick `f`, presentation sees `f` completed. A fault "from tick 5"
-/// therefore fires in frame 6 for Update, Flow Tick and routines, and in
-/// frame 5 for FixedUpdate and Present, all stamped tick 5; Start runs once,
+/// pending tick `f`, Flow Tick (after the fixed phase) and presentation see `f`
+/// completed. A fault "from tick 5" therefore fires in frame 6 for Update and
+/// routines, and in frame 5 for FixedUpdate, Flow Tick and Present, all
+/// stamped tick 5; Start runs once,
 /// in frame 1, at tick 0. Contact fires in the tick the ball lands, which the
 /// control run tells.
 const HOOK_CASES: [HookCase; 7] = [
@@ -305,8 +316,9 @@ impl HookCase {
     fn expected_stamp(&self, control: &Run) -> (u64, u64) {
         match self.hook {
             HookKind::Start => (0, 1),
-            HookKind::Update | HookKind::FlowTick | HookKind::Routine => (5, 6),
-            HookKind::FixedUpdate | HookKind::Present => (5, 5),
+            HookKind::Update | HookKind::Routine => (5, 6),
+            // Flow Tick runs after the fixed phase: frame 5 has completed tick 5.
+            HookKind::FlowTick | HookKind::FixedUpdate | HookKind::Present => (5, 5),
             HookKind::Contact => {
                 let t = first_contact(&control.rows, FAULTY);
                 (t, t)
@@ -490,10 +502,16 @@ fn the_break_policy_suspends_on_the_fault_and_resume_goes_on_unchanged() {
     }
 }
 
-/// `scene` with every `Faulty` behaviour taken out (objects kept).
+/// Whether a behaviour injects a fault: a `Faulty`, or a `Script` running one
+/// of the fault scripts (`scripts/fault_*.rhai`).
+fn injects_faults(b: &stepframe_core::SceneBehaviour) -> bool {
+    b.name == "Faulty" || (b.name == "Script" && b.params.contains("scripts/fault_"))
+}
+
+/// `scene` with every fault-injecting behaviour taken out (objects kept).
 fn without_faulty(scene: &Scene) -> Scene {
     fn strip(o: &mut SceneObject) {
-        o.behaviours.retain(|b| b.name != "Faulty");
+        o.behaviours.retain(|b| !injects_faults(b));
         o.children.iter_mut().for_each(strip);
     }
     let mut control = scene.clone();
@@ -518,7 +536,7 @@ fn faults_ron_injects_every_fault_from_the_scene_and_the_level_runs_as_without_t
     let expected: Vec<(u64, HookKind, u64, u64, &str)> = vec![
         (50, HookKind::Start, 0, 1, "panicked"),
         (51, HookKind::Update, 5, 6, "panicked"),
-        (52, HookKind::FlowTick, 10, 11, "panicked"),
+        (52, HookKind::FlowTick, 10, 10, "panicked"),
         (53, HookKind::FixedUpdate, 15, 15, "panicked"),
         (54, HookKind::Routine, 20, 21, "panicked"),
         (55, HookKind::Present, 25, 25, "panicked"),
@@ -545,6 +563,13 @@ fn faults_ron_injects_every_fault_from_the_scene_and_the_level_runs_as_without_t
             "rejected non-finite body command: SetVelocity",
         ),
         (12, HookKind::FixedUpdate, 70, 70, "panicked"),
+        (
+            57,
+            HookKind::FixedUpdate,
+            100,
+            100,
+            "rejected body command Impulse",
+        ),
     ];
     let mut got: Vec<(u64, HookKind, u64, u64, String)> = faulty
         .errors()
@@ -626,6 +651,30 @@ impl Behaviour for Vandal {
     }
 }
 
+/// Runs the level with object 8 from `object(tick)` firing at `tick`, and its
+/// control, where it is `object(u64::MAX)` (it never fires); the control must
+/// log no error.
+fn faulty_and_control(
+    registry: &Registry,
+    object: impl Fn(u64) -> String,
+    tick: u64,
+) -> (Run, Run) {
+    let faulty = run(
+        &scene_text(&object(tick)),
+        registry,
+        FRAMES,
+        FaultPolicy::Disable,
+    );
+    let control = run(
+        &scene_text(&object(u64::MAX)),
+        registry,
+        FRAMES,
+        FaultPolicy::Disable,
+    );
+    assert!(control.errors().is_empty(), "{:?}", control.errors());
+    (faulty, control)
+}
+
 fn registry_with_vandal() -> Registry {
     let mut registry = stepframe_plugins::registry();
     registry.register("Vandal", "(0, [])", |text: &str| {
@@ -644,19 +693,7 @@ fn non_finite_writes_are_rejected_before_rapier_reported_and_bodies_keep_their_l
     // The vandal writes into the falling ball (2), a resting box (3) and the
     // kinematic lift (5) at tick 20; the control's vandal never fires.
     let vandal = |tick: u64| bodyless(&format!(r#"(name: "Vandal", params: ({tick}, [2, 3, 5]))"#));
-    let faulty = run(
-        &scene_text(&vandal(20)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    let control = run(
-        &scene_text(&vandal(u64::MAX)),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    assert!(control.errors().is_empty());
+    let (faulty, control) = faulty_and_control(&registry, vandal, 20);
 
     // 3 targets × 5 writes, in FixedUpdate of tick 20 (frame 20) and in
     // Update of frame 21 (20 ticks complete): 30 errors, each with object,
@@ -687,15 +724,7 @@ fn non_finite_writes_are_rejected_before_rapier_reported_and_bodies_keep_their_l
     assert_all_finite(&faulty.rows);
     // "Continues normally": the ball was still falling at tick 20 and went on
     // falling (its height went down between tick 20 and tick 30).
-    let y = |tick: u64| {
-        let row = &faulty.rows[tick as usize - 1];
-        let (_, b) = row
-            .bodies
-            .iter()
-            .find(|(id, _)| *id == ObjectId(2))
-            .expect("ball");
-        f32::from_bits(b[1])
-    };
+    let y = |tick: u64| faulty.body(tick, 2)[1];
     assert!(y(30) < y(20), "{} then {}", y(20), y(30));
 }
 
@@ -736,6 +765,233 @@ fn faulty_nan_force_pose_and_velocity_from_a_scene_are_rejected() {
         assert_eq!(faulty.rows, control.rows, "{fault}");
         assert_all_finite(&faulty.rows);
     }
+}
+
+// ----- finite writes whose result is not finite -------------------------------
+
+/// Writes commands whose numbers are finite but whose *result* overflows f32,
+/// in FixedUpdate at pending tick `tick` and in Update once `tick` ticks are
+/// complete: an impulse of 3e38 N·s into the ball (2, 0.79 kg: 3.8e38 m/s)
+/// and the box (3, 0.36 kg), a kinematic target 3e38 m away for the lift
+/// (5: 1.8e40 m/s to get there in one tick), and a velocity of 2e19 m/s for
+/// box B (4: finite, but its square, which rapier takes every substep, is
+/// not; rapier would stop the box dead for good). With `forces`, instead two
+/// forces of 5e20 N into the ball: one adds 1.06e19 m/s in a tick (its square,
+/// 1.1e38, fits), two add 2.1e19 m/s (4.5e38 does not).
+#[derive(Clone, Debug)]
+struct Overdrive {
+    tick: u64,
+    forces: bool,
+}
+
+impl Overdrive {
+    fn write(&self, ctx: &mut Ctx) {
+        if self.forces {
+            for _ in 0..2 {
+                assert!(ctx.apply_force(ObjectId(2), Vec2::new(5e20, 0.0)));
+            }
+            return;
+        }
+        // Each number is finite, so each write is queued; the stage refuses it.
+        assert!(ctx.apply_impulse(ObjectId(2), Vec2::new(3e38, 0.0)));
+        assert!(ctx.apply_impulse(ObjectId(3), Vec2::new(0.0, 3e38)));
+        assert!(ctx.set_kinematic_target(ObjectId(5), Pose::new(3e38, 0.2, 0.0)));
+        let fast = Velocity {
+            linear: Vec2::new(2e19, 0.0),
+            angular: 0.0,
+        };
+        assert!(ctx.set_velocity(ObjectId(4), fast));
+    }
+}
+
+impl Behaviour for Overdrive {
+    fn name(&self) -> &str {
+        "Overdrive"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick == self.tick {
+            self.write(ctx);
+        }
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick == self.tick {
+            self.write(ctx);
+        }
+    }
+}
+
+/// At pending tick `tick`, spawns three objects whose bodies physics cannot
+/// build, or (`bodies: false`, the control) the same objects without bodies:
+/// one at an infinite pose, one whose finite pose composed with its parent's
+/// (object 9, at x = 3e38) is infinite, and a circle of radius 1e10 (an
+/// inertia of 1.6e40, beyond f32).
+#[derive(Clone, Debug)]
+struct Unborn {
+    tick: u64,
+    bodies: bool,
+}
+
+impl Behaviour for Unborn {
+    fn name(&self) -> &str {
+        "Unborn"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick != self.tick {
+            return;
+        }
+        let ball = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
+        let huge = BodyDesc::dynamic(Shape::Circle { radius: 1e10 });
+        let descs = [
+            (Pose::new(f32::INFINITY, 0.0, 0.0), None, ball.clone()),
+            (Pose::new(3e38, 0.0, 0.0), Some(ObjectId(9)), ball),
+            (Pose::new(0.0, 30.0, 0.0), None, huge),
+        ];
+        for (pose, parent, body) in descs {
+            let mut desc = stepframe_core::ObjectDesc::new("unborn", pose);
+            desc.parent = parent;
+            if self.bodies {
+                desc = desc.with_body(body);
+            }
+            ctx.spawn(desc);
+        }
+    }
+}
+
+fn registry_with_overflows() -> Registry {
+    let mut registry = stepframe_plugins::registry();
+    registry.register("Overdrive", "(0, false)", |text: &str| {
+        let (tick, forces): (u64, bool) = parse_params(text)?;
+        Ok(Box::new(Overdrive { tick, forces }) as Box<dyn Behaviour>)
+    });
+    registry.register("Unborn", "(0, true)", |text: &str| {
+        let (tick, bodies): (u64, bool) = parse_params(text)?;
+        Ok(Box::new(Unborn { tick, bodies }) as Box<dyn Behaviour>)
+    });
+    registry
+}
+
+#[test]
+fn finite_writes_whose_result_is_not_finite_are_rejected_reported_and_bodies_go_on() {
+    let registry = registry_with_overflows();
+    let overdrive =
+        |tick: u64| bodyless(&format!(r#"(name: "Overdrive", params: ({tick}, false))"#));
+    let (faulty, control) = faulty_and_control(&registry, overdrive, 20);
+    // 4 writes in FixedUpdate of tick 20 (frame 20), 4 in Update of frame 21;
+    // each refused at the reconcile of the tick it is for (20 and 21), with
+    // its object and the hook that wrote it.
+    let errors = faulty.errors();
+    assert_eq!(errors.len(), 8, "{errors:#?}");
+    for (i, e) in errors.iter().enumerate() {
+        let (hook, tick, frame) = if i < 4 {
+            (HookKind::FixedUpdate, 20, 20)
+        } else {
+            (HookKind::Update, 21, 21)
+        };
+        let target = [2, 3, 5, 4][i % 4];
+        assert_eq!(
+            (e.object, e.hook, e.tick, e.frame),
+            (Some(ObjectId(target)), Some(hook), tick, frame),
+            "{e:?}"
+        );
+        assert!(
+            e.message.starts_with("rejected body command")
+                && e.message.contains("its result is not finite"),
+            "{}",
+            e.message
+        );
+    }
+    // The refused commands changed nothing: every body's trace is the
+    // control's, bit for bit, and every value is finite.
+    assert_eq!(faulty.rows, control.rows);
+    assert_all_finite(&faulty.rows);
+    let y = |tick: u64| faulty.body(tick, 2)[1];
+    assert!(
+        y(30) < y(20),
+        "the ball goes on falling: {} then {}",
+        y(20),
+        y(30)
+    );
+}
+
+#[test]
+fn a_force_that_would_make_the_tick_s_forces_too_fast_is_rejected_and_the_first_still_acts() {
+    let registry = registry_with_overflows();
+    let forces = bodyless(r#"(name: "Overdrive", params: (10, true))"#);
+    let faulty = run(&scene_text(&forces), &registry, 30, FaultPolicy::Disable);
+    let errors = faulty.errors();
+    // Two forces in FixedUpdate of tick 10 and two in Update of frame 11:
+    // the second of each pair is refused, the first acts (rapier then caps
+    // the ball's speed at 400 m/s).
+    assert_eq!(errors.len(), 2, "{errors:#?}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.object == Some(ObjectId(2)) && e.message.contains("speed would be 2.1")),
+        "{errors:#?}"
+    );
+    assert_eq!(
+        errors.iter().map(|e| (e.hook, e.tick)).collect::<Vec<_>>(),
+        [
+            (Some(HookKind::FixedUpdate), 10),
+            (Some(HookKind::Update), 11)
+        ]
+    );
+    assert_all_finite(&faulty.rows);
+    let vx = |tick: u64| faulty.body(tick, 2)[3];
+    assert!(
+        vx(9) == 0.0 && vx(10) == 400.0,
+        "pushed, then capped: {} {}",
+        vx(9),
+        vx(10)
+    );
+}
+
+#[test]
+fn a_body_physics_cannot_build_is_refused_and_its_object_lives_on_without_one() {
+    let registry = registry_with_overflows();
+    let scene = |bodies: bool| {
+        scene_text(&format!(
+            r#"(id: 8, name: "Unborn", behaviours: [(name: "Unborn", params: (10, {bodies}))]),
+               (id: 9, name: "Far", transform: (x: 3e38, y: 0.0))"#
+        ))
+    };
+    let faulty = run(&scene(true), &registry, 40, FaultPolicy::Disable);
+    let control = run(&scene(false), &registry, 40, FaultPolicy::Disable);
+    assert!(control.errors().is_empty());
+    // The three objects exist (the next free ids, in spawn order), without
+    // bodies.
+    let errors = faulty.errors();
+    assert_eq!(errors.len(), 3, "{errors:#?}");
+    let first = errors[0].object.expect("an object").0;
+    for (e, id) in errors.iter().zip(first..) {
+        assert_eq!(
+            (e.object, e.hook, e.tick, e.frame),
+            (Some(ObjectId(id)), Some(HookKind::FixedUpdate), 10, 10),
+            "{e:?}"
+        );
+        assert!(e.message.starts_with("body not created"), "{}", e.message);
+        let object = faulty
+            .pipeline
+            .world()
+            .get(ObjectId(id))
+            .expect("it exists");
+        assert!(object.body.is_none(), "#{id} has no body");
+    }
+    assert!(
+        errors[2].message.contains("angular inertia"),
+        "{}",
+        errors[2].message
+    );
+    // Not in any tick's poses, and everything else as in the control run,
+    // where the same objects were spawned without bodies.
+    assert_eq!(faulty.rows, control.rows);
+    assert_all_finite(&faulty.rows);
 }
 
 // ----- stalls -------------------------------------------------------------------
@@ -1050,9 +1306,12 @@ impl Behaviour for Brute {
 
 #[test]
 fn huge_finite_writes_never_commit_a_non_finite_value() {
-    // Finite values are accepted, but integrating them overflows f32 (3e38 N
-    // on a 0.8 kg ball for 1/60 s is 6e36 m/s; squared, it is infinite). No
-    // infinity or NaN may come back out of rapier into the committed state.
+    // Each number is finite, so each write is queued. 3e38 N on the 0.79 kg
+    // ball for 1/60 s would be 6.4e36 m/s, whose square is infinite (rapier
+    // would stop the ball dead, for good): refused at the reconcile, like the
+    // velocity of 3e38 m/s. The teleport to 3e38 m is a finite result and is
+    // applied. No infinity or NaN comes back out of rapier, and the ball goes
+    // on falling under gravity.
     let mut registry = stepframe_plugins::registry();
     registry.register("Brute", "()", |_: &str| {
         Ok(Box::new(Brute) as Box<dyn Behaviour>)
@@ -1065,6 +1324,22 @@ fn huge_finite_writes_never_commit_a_non_finite_value() {
     );
     assert_eq!(r.rows.len(), FRAMES as usize);
     assert_all_finite(&r.rows);
+    let refused: Vec<(Option<ObjectId>, Option<HookKind>, u64)> = r
+        .errors()
+        .iter()
+        .map(|e| (e.object, e.hook, e.tick))
+        .collect();
+    let fixed = Some(HookKind::FixedUpdate);
+    assert_eq!(
+        refused,
+        [
+            (Some(ObjectId(2)), fixed, 10),
+            (Some(ObjectId(3)), fixed, 10)
+        ]
+    );
+    let at = |tick: u64, id: u64| r.body(tick, id);
+    assert!(at(30, 2)[1] < at(10, 2)[1], "the ball falls on");
+    assert_eq!(at(10, 4)[0], 3e38, "the teleport is applied");
 }
 
 // ----- bounded physics state under spawn/remove churn ----------------------------

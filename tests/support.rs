@@ -230,7 +230,7 @@ impl PhysicsStage for StandIn {
         }
         let mut commands = Vec::new();
         world.take_commands(&mut commands);
-        for c in &commands {
+        for c in commands.iter().map(|q| &q.command) {
             let v = self.velocities.entry(c.target()).or_default();
             match c {
                 BodyCommand::Force { force, .. } => *v = *v + *force * dt as f32,

@@ -30,16 +30,38 @@
 //! differs, the subsystem (and object) whose hash changed first, and every
 //! differing field with both values.
 //!
+//! # Runs that could never end
+//!
+//! A run ends after a number of frames, of seconds of display time, or of
+//! ticks. The last two need frames that add time: a run in seconds whose
+//! pacing has no frame of at least one flick (a file of zero deltas, a rate so
+//! high every frame rounds to 0), or a run in ticks whose frames feed the
+//! stepper nothing (time scale 0), is refused before it starts
+//! ([`RunPlan::never_ends`]). What slips through (a pacing of mostly zero
+//! deltas) meets the no-progress guard of [`run_plan`]:
+//! [`MAX_FRAMES_WITHOUT_PROGRESS`] frames in a row without display time (or
+//! without a tick), or a frame that suspends [`MAX_RESUMES_PER_FRAME`] times,
+//! and the run stops with an error. `stepframe check` runs through the same
+//! function.
+//!
+//! # Log lines
+//!
+//! `--log error|warn|info` (default `warn`) chooses which log lines reach
+//! stderr as they happen; `info` adds the `log(...)` lines of scripts and
+//! behaviours. Every error is also in the summary.
+//!
 //! # Exit codes
 //!
 //! 0: the run completed. 1: a runtime failure (a hook panicked and logged an
-//! error, the sync test found a mismatch, an output could not be written).
+//! error, the sync test found a mismatch, the run made no progress, an output
+//! could not be written).
 //! Errors of objects that carry a `Faulty` behaviour are faults the scene
 //! injects on purpose: they are reported like any other (stderr and summary,
 //! with object, hook and tick) but do not fail the run, so a fault-injection
 //! scene exits 0 when every fault stayed contained.
-//! 2: bad arguments, or a scene, recording or pacing file that does not load
-//! (the message gives file, line and column).
+//! 2: bad arguments, a run that could never end (the message says why), or a
+//! scene, recording or pacing file that does not load (the message gives
+//! file, line and column).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
@@ -125,6 +147,35 @@ pub struct PlayArgs {
     /// Roll back at least N ticks every frame, re-simulate and compare hashes.
     #[arg(long, value_name = "N")]
     pub sync_test: Option<u64>,
+    /// Log lines printed to stderr as they happen: `error`, `warn` (errors and
+    /// warnings, the default) or `info` (also `log(...)` lines of scripts and
+    /// behaviours). Errors are always in the summary.
+    #[arg(long, value_enum, default_value = "warn")]
+    pub log: LogThreshold,
+}
+
+/// The lowest level of log line `play` prints as it runs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum LogThreshold {
+    /// Every line, `log(...)` output included.
+    Info,
+    /// Warnings and errors.
+    #[default]
+    Warn,
+    /// Errors only.
+    Error,
+}
+
+impl LogThreshold {
+    /// Whether a line of this level is printed.
+    pub fn admits(self, level: LogLevel) -> bool {
+        let lowest = match self {
+            LogThreshold::Info => LogLevel::Info,
+            LogThreshold::Warn => LogLevel::Warning,
+            LogThreshold::Error => LogLevel::Error,
+        };
+        level >= lowest
+    }
 }
 
 /// Where frame deltas come from.
@@ -205,6 +256,8 @@ const IRREGULAR_MAX_DT: f64 = 0.040;
 /// Produces the raw delta of every frame of a run, in order.
 #[derive(Clone, Debug)]
 pub struct FramePacer {
+    /// The pacing as the user wrote it (`144 Hz`, `file:dts.txt`), for messages.
+    label: String,
     /// The base sequence.
     kind: PacerKind,
     /// Replacement deltas by one-based frame.
@@ -229,6 +282,7 @@ impl FramePacer {
             Pacing::File(path) => PacerKind::File(read_dt_file(path)?),
         };
         Ok(FramePacer {
+            label: pacing.to_string(),
             kind,
             stalls: stalls.iter().map(|s| (s.frame, s.seconds)).collect(),
             frame: 0,
@@ -240,6 +294,16 @@ impl FramePacer {
         match &self.kind {
             PacerKind::File(dts) => Some(dts.len() as u64),
             _ => None,
+        }
+    }
+
+    /// The longest delta of the base sequence (stalls aside), seconds: what
+    /// decides whether frames can add time at all.
+    pub fn longest_dt(&self) -> f64 {
+        match &self.kind {
+            PacerKind::Rate(dt) => *dt,
+            PacerKind::Irregular(_) => IRREGULAR_MAX_DT,
+            PacerKind::File(dts) => dts.iter().copied().fold(0.0, f64::max),
         }
     }
 
@@ -302,8 +366,16 @@ pub enum RunLength {
     Ticks(u64),
 }
 
-/// Frames in a row without a tick after which a tick-length run gives up.
-const MAX_FRAMES_WITHOUT_TICK: u64 = 100_000;
+/// Frames in a row without progress after which a run gives up: without a
+/// tick for a run measured in ticks, without display time for one measured in
+/// seconds. 100,000 empty frames take well under a second; no pacing a user
+/// means has that many frames in a row that add nothing.
+pub const MAX_FRAMES_WITHOUT_PROGRESS: u64 = 100_000;
+
+/// Suspensions one frame may resume before a headless run gives up: a hook
+/// that asks to break and re-run on every call would otherwise loop forever.
+/// A legitimate frame suspends at most once per hook call it makes.
+pub const MAX_RESUMES_PER_FRAME: u64 = 1_000_000;
 
 /// What a run did.
 #[derive(Clone, Debug, Default)]
@@ -344,8 +416,16 @@ pub enum RunFailure {
     },
     /// Re-simulation completed a tick the first run never reached.
     SyncExtraTick(u64),
-    /// A tick-length run stopped making progress (frames in a row without a tick).
-    Stuck(u64),
+    /// The run stopped making progress: `frames` in a row without `waiting_for`
+    /// (a tick, display time), or a frame that kept suspending.
+    Stuck {
+        /// Frames (or resumes of one frame) without progress.
+        frames: u64,
+        /// What never came.
+        waiting_for: &'static str,
+    },
+    /// The run could never end (refused before it started), and why.
+    NeverEnds(String),
     /// An output could not be written, or settings were refused.
     Output(String),
 }
@@ -372,9 +452,14 @@ impl std::fmt::Display for RunFailure {
                 f,
                 "sync test: re-simulation completed tick {tick}, which the first run never reached"
             ),
-            RunFailure::Stuck(n) => {
-                write!(f, "no tick ran for {n} frames in a row (time scale 0?)")
-            }
+            RunFailure::Stuck {
+                frames,
+                waiting_for,
+            } => write!(
+                f,
+                "no progress: {frames} frames in a row without {waiting_for}; the run could never end"
+            ),
+            RunFailure::NeverEnds(why) => write!(f, "the run could never end: {why}"),
             RunFailure::Output(m) => f.write_str(m),
         }
     }
@@ -395,6 +480,47 @@ pub struct RunPlan {
     pub realtime: bool,
     /// Sync-test rollback distance, ticks.
     pub sync_test: Option<u64>,
+}
+
+impl RunPlan {
+    /// Why this run could never end, if it could not: its end needs time to
+    /// pass, and no frame of its pacing adds any (every delta shorter than one
+    /// flick, 1/705,600,000 s, or scaled to nothing), or it asks for more
+    /// seconds than the clock can count. Checked before a run starts; the
+    /// no-progress guard of [`run_plan`] catches what slips through.
+    pub fn never_ends(&self) -> Option<String> {
+        let longest = self.pacer.longest_dt();
+        let pacing = &self.pacer.label;
+        match self.length {
+            RunLength::Frames(_) => None,
+            RunLength::Seconds(s) => {
+                if Flicks::from_secs_f64(s) == Flicks(u64::MAX) {
+                    Some(format!(
+                        "{s} s is more display time than the clock counts ({} s at most)",
+                        Flicks(u64::MAX - 1).as_secs_f64().floor()
+                    ))
+                } else if s > 0.0 && Flicks::from_secs_f64(longest) == Flicks::ZERO {
+                    Some(format!(
+                        "every frame of {pacing} is shorter than one flick (1/705,600,000 s), \
+                         so its frames add no display time and {s} s is never reached"
+                    ))
+                } else {
+                    None
+                }
+            }
+            RunLength::Ticks(t) => {
+                let s = &self.settings;
+                let fed = Flicks::from_secs_f64(longest.min(s.max_delta)).scaled(s.time_scale);
+                (t > 0 && fed == Flicks::ZERO).then(|| {
+                    format!(
+                        "no frame of {pacing} feeds the fixed stepper any time (longest delta \
+                         {longest} s, max_delta {} s, time scale {}), so tick {t} is never reached",
+                        s.max_delta, s.time_scale
+                    )
+                })
+            }
+        }
+    }
 }
 
 /// One completed tick as the sync test keeps it.
@@ -437,9 +563,21 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// One frame through the shared pipeline. A headless run has no one to resume a
 /// suspension (a `request_break`, a fault under the `Break` policy), so it
 /// resumes at once and counts it; the report covers the whole frame.
-fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameReport {
+fn advance_frame(
+    pipeline: &mut Pipeline,
+    dt: f64,
+    resumed: &mut u64,
+) -> Result<FrameReport, RunFailure> {
     let mut report = pipeline.step_frame(dt);
+    let mut resumes = 0u64;
     while pipeline.suspension().is_some() {
+        resumes += 1;
+        if resumes > MAX_RESUMES_PER_FRAME {
+            return Err(RunFailure::Stuck {
+                frames: resumes - 1,
+                waiting_for: "the end of a frame that suspends on every resume",
+            });
+        }
         *resumed += 1;
         let more = pipeline.resume();
         report.ticks += more.ticks;
@@ -448,13 +586,14 @@ fn advance_frame(pipeline: &mut Pipeline, dt: f64, resumed: &mut u64) -> FrameRe
         report.timing.update_ms += more.timing.update_ms;
         report.timing.fixed_ms += more.timing.fixed_ms;
         report.timing.physics_ms += more.timing.physics_ms;
+        report.timing.flow_ms += more.timing.flow_ms;
         report.timing.present_ms += more.timing.present_ms;
         for (priority, ms) in more.timing.fixed_by_priority.iter() {
             report.timing.fixed_by_priority.add(priority, ms);
         }
         report.suspended = more.suspended;
     }
-    report
+    Ok(report)
 }
 
 /// A frame boundary the sync test can roll back to.
@@ -512,7 +651,7 @@ impl SyncTest {
         // A restore keeps the settings in force at the snapshot, not pending ones.
         let _ = pipeline.set_settings(settings);
         for c in &self.checkpoints {
-            advance_frame(pipeline, c.dt, resumed);
+            advance_frame(pipeline, c.dt, resumed)?;
         }
         let _ = pipeline.drain_log();
         pipeline.set_tick_observer(main_observer);
@@ -571,6 +710,9 @@ pub fn run_plan(
     on_frame: &mut dyn FnMut(&FrameReport, &Clock) -> std::io::Result<()>,
     on_log: &mut dyn FnMut(&LogEntry),
 ) -> Result<RunSummary, RunFailure> {
+    if let Some(why) = plan.never_ends() {
+        return Err(RunFailure::NeverEnds(why));
+    }
     let settings = plan.settings;
     pipeline
         .set_settings(settings)
@@ -595,7 +737,7 @@ pub fn run_plan(
     });
     let started = Instant::now();
     let mut display = Flicks::ZERO;
-    let mut frames_without_tick = 0;
+    let mut frames_without_progress = 0;
     loop {
         let ticks = pipeline.stepper().completed_ticks();
         let done = match plan.length {
@@ -620,9 +762,10 @@ pub fn run_plan(
                 dt,
             });
         }
-        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions);
+        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions)?;
         summary.frames += 1;
-        display += Flicks::from_secs_f64(dt);
+        let shown = Flicks::from_secs_f64(dt);
+        display += shown;
         on_frame(&report, pipeline.clock()).map_err(|e| RunFailure::Output(e.to_string()))?;
         for entry in pipeline.drain_log() {
             on_log(&entry);
@@ -630,17 +773,25 @@ pub fn run_plan(
                 summary.errors.push(entry);
             }
         }
-        if report.ticks > 0 {
-            frames_without_tick = 0;
-            if let Some(sync) = sync.as_mut() {
-                sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
-            }
+        if report.ticks > 0
+            && let Some(sync) = sync.as_mut()
+        {
+            sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
+        }
+        let (progress, waiting_for) = match plan.length {
+            RunLength::Frames(_) => (true, ""),
+            RunLength::Seconds(_) => (shown > Flicks::ZERO, "display time"),
+            RunLength::Ticks(_) => (report.ticks > 0, "a tick"),
+        };
+        if progress {
+            frames_without_progress = 0;
         } else {
-            frames_without_tick += 1;
-            if matches!(plan.length, RunLength::Ticks(_))
-                && frames_without_tick >= MAX_FRAMES_WITHOUT_TICK
-            {
-                return Err(RunFailure::Stuck(frames_without_tick));
+            frames_without_progress += 1;
+            if frames_without_progress >= MAX_FRAMES_WITHOUT_PROGRESS {
+                return Err(RunFailure::Stuck {
+                    frames: frames_without_progress,
+                    waiting_for,
+                });
             }
         }
     }
@@ -783,6 +934,17 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         },
     };
 
+    let plan = RunPlan {
+        settings,
+        pacer,
+        length,
+        realtime: args.realtime,
+        sync_test: args.sync_test,
+    };
+    if let Some(why) = plan.never_ends() {
+        return Err(bad(format!("refusing a run that could never end: {why}")));
+    }
+
     let mut pipeline = Pipeline::new(settings);
     pipeline
         .load_scene(&scene, &registry)
@@ -822,13 +984,6 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         None => None,
     };
 
-    let plan = RunPlan {
-        settings,
-        pacer,
-        length,
-        realtime: args.realtime,
-        sync_test: args.sync_test,
-    };
     let mut ring = args
         .chrome_trace
         .as_ref()
@@ -842,9 +997,10 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
             None => Ok(()),
         }
     };
+    let threshold = args.log;
     let mut on_log = |entry: &LogEntry| {
-        if entry.level >= LogLevel::Warning {
-            eprintln!("{}", describe_log(entry));
+        if threshold.admits(entry.level) {
+            eprintln!("{entry}");
         }
     };
     let result = run_plan(&mut pipeline, plan, &mut on_frame, &mut on_log);
@@ -913,25 +1069,6 @@ fn fault_injectors(scene: &Scene) -> std::collections::BTreeSet<stepframe_core::
         .collect()
 }
 
-/// `error: tick 31 (frame 31) #3 FixedUpdate: message`.
-pub fn describe_log(entry: &LogEntry) -> String {
-    let level = match entry.level {
-        LogLevel::Info => "info",
-        LogLevel::Warning => "warning",
-        LogLevel::Error => "error",
-    };
-    let mut s = format!("{level}: tick {} (frame {})", entry.tick, entry.frame);
-    if let Some(object) = entry.object {
-        s.push_str(&format!(" {object}"));
-    }
-    if let Some(hook) = entry.hook {
-        s.push_str(&format!(" {hook}"));
-    }
-    s.push_str(": ");
-    s.push_str(&entry.message);
-    s
-}
-
 fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
     let mut out = std::io::stdout().lock();
     let _ = writeln!(
@@ -963,7 +1100,7 @@ fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
     } else {
         let _ = writeln!(out, "errors: {}", s.errors.len());
         for e in &s.errors {
-            let _ = writeln!(out, "  {}", describe_log(e));
+            let _ = writeln!(out, "  {e}");
         }
     }
 }
@@ -1062,6 +1199,47 @@ mod tests {
         match err {
             RunFailure::SyncMismatch { tick, .. } => assert_eq!(tick, 4),
             other => panic!("expected a mismatch, got {other}"),
+        }
+    }
+
+    /// Asks to break before its Update and be re-run, on every call: a frame
+    /// that never ends, headless.
+    #[derive(Clone, Debug)]
+    struct AlwaysRerun;
+
+    impl Behaviour for AlwaysRerun {
+        fn name(&self) -> &str {
+            "AlwaysRerun"
+        }
+        fn clone_box(&self) -> Box<dyn Behaviour> {
+            Box::new(self.clone())
+        }
+        fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
+            ctx.request_break_and_rerun("again");
+        }
+    }
+
+    #[test]
+    fn a_frame_that_suspends_on_every_resume_is_a_failure_not_a_hang() {
+        let mut world = World::new();
+        world.spawn(
+            ObjectDesc::new("loop", Pose::IDENTITY)
+                .with_behaviour(Box::new(AlwaysRerun), Priority::DEFAULT),
+        );
+        let mut p = Pipeline::new(TimeSettings::default());
+        p.load_session(world, Box::new(NoPhysics), 0);
+        let plan = RunPlan {
+            settings: TimeSettings::default(),
+            pacer: FramePacer::new(&Pacing::Rate(60.0), &[]).expect("pacer"),
+            length: RunLength::Frames(1),
+            realtime: false,
+            sync_test: None,
+        };
+        let err = run_plan(&mut p, plan, &mut |_, _| Ok(()), &mut |_| {})
+            .expect_err("the frame never ends");
+        match err {
+            RunFailure::Stuck { frames, .. } => assert_eq!(frames, MAX_RESUMES_PER_FRAME),
+            other => panic!("expected Stuck, got {other}"),
         }
     }
 

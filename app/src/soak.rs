@@ -58,8 +58,19 @@
 //! snapshot sizes vary by a few hundred KiB, while a leak of 100 bytes a tick
 //! is 95 MiB after a million ticks.
 //!
+//! # A soak that could never end
+//!
+//! The run ends when `--ticks` ticks are complete, so it needs ticks to run.
+//! A scene whose frames feed the stepper no time (time scale 0, or one so
+//! small that a frame of `1 / fixed_hz` scales to nothing) is refused before
+//! it starts (exit 2), and a run that goes
+//! [`MAX_FRAMES_WITHOUT_PROGRESS`](crate::player::MAX_FRAMES_WITHOUT_PROGRESS)
+//! frames in a row without a tick, or a frame that keeps suspending, gives up
+//! (exit 1) instead of spinning.
+//!
 //! Exit codes: 0 flat, 1 growth beyond the bound (or warm-up never reached, or
-//! panics missing), 2 bad arguments or a scene that does not load.
+//! panics missing, or no progress), 2 bad arguments, a scene that does not
+//! load, or one that can never reach `--ticks`.
 //!
 //! ```text
 //! stepframe soak assets/scenes/demo.ron --ticks 1000000
@@ -76,7 +87,9 @@ use std::time::Instant;
 use serde::Serialize;
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
-use stepframe_core::{History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry};
+use stepframe_core::{
+    Flicks, History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry,
+};
 
 use crate::editor::log::LOG_CAPACITY;
 use crate::editor::protocol::{Command, Event, Pacing};
@@ -279,7 +292,7 @@ impl LogRing {
     fn push(&mut self, entry: LogEntry) {
         self.seen += 1;
         if self.seen <= PRINTED_LOG_LINES {
-            eprintln!("{}", crate::player::describe_log(&entry));
+            eprintln!("{entry}");
         }
         if entry.level == LogLevel::Error {
             self.errors += 1;
@@ -391,6 +404,35 @@ fn verdict(args: &SoakArgs, s: &SoakSummary) -> Result<(), String> {
         return Err(format!("{} hook panics reported, expected {n}", s.panics));
     }
     Ok(())
+}
+
+/// The no-progress guard of both modes: frames in a row without a new tick.
+#[derive(Debug, Default)]
+struct Progress {
+    last_tick: u64,
+    frames_without_tick: u64,
+}
+
+impl Progress {
+    /// One frame ended with `tick` ticks complete.
+    fn frame(&mut self, tick: u64) -> Result<(), Failure> {
+        if tick > self.last_tick {
+            self.last_tick = tick;
+            self.frames_without_tick = 0;
+            return Ok(());
+        }
+        self.frames_without_tick += 1;
+        if self.frames_without_tick >= crate::player::MAX_FRAMES_WITHOUT_PROGRESS {
+            return Err(Failure {
+                code: 1,
+                message: format!(
+                    "no tick for {} frames in a row (stuck at tick {}): the soak could never end",
+                    self.frames_without_tick, self.last_tick
+                ),
+            });
+        }
+        Ok(())
+    }
 }
 
 /// Memory bookkeeping shared by both modes.
@@ -510,6 +552,16 @@ fn soak(args: &SoakArgs) -> Result<SoakSummary, Failure> {
     let registry = crate::player::registry();
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let fixed_hz = scene.settings.time.fixed_hz;
+    let time = scene.settings.time;
+    let frame = (1.0 / f64::from(fixed_hz)).min(time.max_delta);
+    if args.ticks > 0 && Flicks::from_secs_f64(frame).scaled(time.time_scale) == Flicks::ZERO {
+        return Err(bad(format!(
+            "{}: time scale {} feeds the fixed stepper no time, so no tick ever runs and the soak could never reach {} ticks",
+            args.scene.display(),
+            time.time_scale,
+            args.ticks
+        )));
+    }
     let mut summary = SoakSummary {
         scene: args.scene.display().to_string(),
         ..SoakSummary::default()
@@ -563,15 +615,28 @@ fn soak_history(
         (guard.range(), guard.memory_bytes())
     };
 
+    let mut progress = Progress::default();
     while pipeline.stepper().completed_ticks() < args.ticks {
         let mut report = history.step_frame(&mut pipeline, dt, &[]);
         telemetry.record(&report, pipeline.clock());
+        let mut resumes = 0;
         while pipeline.suspension().is_some() {
+            resumes += 1;
+            if resumes > crate::player::MAX_RESUMES_PER_FRAME {
+                return Err(Failure {
+                    code: 1,
+                    message: format!(
+                        "frame {} suspended {resumes} times: it never ends",
+                        summary.frames + 1
+                    ),
+                });
+            }
             summary.resumed += 1;
             report = history.resume(&mut pipeline);
             telemetry.record(&report, pipeline.clock());
         }
         summary.frames += 1;
+        progress.frame(pipeline.stepper().completed_ticks())?;
         for entry in pipeline.drain_log() {
             log.push(entry);
         }
@@ -635,6 +700,7 @@ fn soak_worker(args: &SoakArgs, fixed_hz: u32, summary: &mut SoakSummary) -> Res
     let mut meter = Meter::new(args.report_every);
     let mut tick = 0;
     let mut loaded = false;
+    let mut progress = Progress::default();
     while tick < args.ticks {
         if !w.pump(dt) {
             return Err(bad("the worker stopped"));
@@ -667,6 +733,7 @@ fn soak_worker(args: &SoakArgs, fixed_hz: u32, summary: &mut SoakSummary) -> Res
                 _ => {}
             }
         }
+        progress.frame(tick)?;
         let warm = match args.warmup {
             Some(wt) => tick >= wt,
             None => {

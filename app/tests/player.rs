@@ -347,7 +347,15 @@ fn telemetry_is_written_as_json_lines_and_csv() {
         assert_eq!(row["interpolation_alpha"], left[i] / 14_112_000.0);
         assert_eq!(row["dropped_time"], 0.0);
         assert!(row["fixed_ms_by_priority"].is_object());
-        assert!(row["physics_ms"].as_f64().expect("number") >= 0.0);
+        for phase in [
+            "physics_ms",
+            "update_ms",
+            "fixed_ms",
+            "flow_ms",
+            "present_ms",
+        ] {
+            assert!(row[phase].as_f64().expect("number") >= 0.0, "{phase}");
+        }
     }
     // Keys in the documented order.
     let first = text.lines().next().expect("a line");
@@ -363,6 +371,10 @@ fn telemetry_is_written_as_json_lines_and_csv() {
         "dropped_time",
         "fixed_ms_by_priority",
         "physics_ms",
+        "update_ms",
+        "fixed_ms",
+        "flow_ms",
+        "present_ms",
     ];
     let positions: Vec<usize> = keys
         .iter()
@@ -526,4 +538,279 @@ fn chrome_trace_writes_the_runs_frames_as_perfetto_json() {
             .any(|e| e["ph"] == "X" && e["name"] == "physics")
     );
     assert!(events.iter().any(|e| e["ph"] == "C"), "clock counters");
+}
+
+/// A scene of one dynamic ball (id 7) running the script `source`.
+fn scripted_ball(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
+    let script = dir.join(format!("{name}.rhai"));
+    std::fs::write(&script, source).expect("write");
+    let scene = dir.join(format!("{name}.ron"));
+    std::fs::write(
+        &scene,
+        format!(
+            r#"#![enable(implicit_some)]
+(
+    settings: (gravity: (x: 0.0, y: 0.0)),
+    objects: [(id: 7, name: "Ball", body: (shapes: [Circle(radius: 0.5)]),
+               behaviours: [(name: "Script", params: (path: "{}"))])],
+)
+"#,
+            path_str(&script)
+        ),
+    )
+    .expect("write");
+    scene
+}
+
+#[test]
+fn a_warning_raised_during_reconcile_carries_the_frame_its_tick_ran_in() {
+    // A kinematic target for a dynamic body is refused by the physics stage at
+    // the reconcile of tick 10. At 30 Hz, two ticks a frame, tick 10 runs in
+    // frame 5: the line says so (it used to say frame 0).
+    let dir = scratch("reconcile-stamp");
+    let scene = scripted_ball(
+        &dir,
+        "target",
+        "fn fixed_update(dt) { if tick() == 10 { set_kinematic_target(1.0, 0.0, 0.0); } }\n",
+    );
+    let out = stepframe(&["play", path_str(&scene), "--frames", "8", "--pacing", "30"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains(
+            "warning: tick 10 (frame 5) #7: kinematic target ignored: #7 is not kinematic"
+        ),
+        "{err}"
+    );
+}
+
+#[test]
+fn log_info_shows_the_log_lines_of_scripts_and_warn_is_the_default() {
+    let dir = scratch("log-level");
+    let scene = scripted_ball(
+        &dir,
+        "talk",
+        "fn update(dt) { if frame() == 3 { log(\"hello from frame 3\"); warn(\"careful\"); } }\n",
+    );
+    let scene = path_str(&scene);
+    let line = "info: tick 2 (frame 3) #7 Update: hello from frame 3";
+    let warning = "warning: tick 2 (frame 3) #7 Update: careful";
+    let info = stepframe(&["play", scene, "--frames", "5", "--log", "info"]);
+    assert_eq!(code(&info), 0, "{}", stderr(&info));
+    assert!(stderr(&info).contains(line), "{}", stderr(&info));
+    assert!(stderr(&info).contains(warning), "{}", stderr(&info));
+    let default = stepframe(&["play", scene, "--frames", "5"]);
+    assert_eq!(code(&default), 0, "{}", stderr(&default));
+    assert!(!stderr(&default).contains("hello"), "{}", stderr(&default));
+    assert!(stderr(&default).contains(warning), "{}", stderr(&default));
+    let errors_only = stepframe(&["play", scene, "--frames", "5", "--log", "error"]);
+    assert_eq!(code(&errors_only), 0, "{}", stderr(&errors_only));
+    assert!(
+        !stderr(&errors_only).contains("careful"),
+        "{}",
+        stderr(&errors_only)
+    );
+    let bad = stepframe(&["play", scene, "--log", "loud"]);
+    assert_eq!(code(&bad), 2);
+}
+
+#[test]
+fn runs_that_could_never_end_are_refused_with_exit_2_and_the_reason() {
+    // Each of these used to run forever: display time (or simulation time)
+    // never advances, so the end condition is never met.
+    let dir = scratch("never-ends");
+    let zeros = dir.join("zeros.txt");
+    std::fs::write(&zeros, "0.0\n0\n1e-12\n").expect("write");
+    let zeros = format!("file:{}", path_str(&zeros));
+    let rec = dir.join("rec.ron");
+    std::fs::write(&rec, "(fixed_hz: 60, ticks: 10, events: [])\n").expect("write");
+    let cases: Vec<(Vec<&str>, &str)> = vec![
+        (
+            vec!["play", CONTRACT, "--seconds", "1", "--pacing", &zeros],
+            "shorter than one flick",
+        ),
+        // 1/10^10 s is 0.07 flicks: every frame rounds to 0.
+        (
+            vec!["play", CONTRACT, "--pacing", "10000000000"],
+            "shorter than one flick",
+        ),
+        (
+            vec![
+                "play",
+                CONTRACT,
+                "--input",
+                path_str(&rec),
+                "--pacing",
+                &zeros,
+            ],
+            "tick 10 is never reached",
+        ),
+        (
+            vec![
+                "play",
+                CONTRACT,
+                "--input",
+                path_str(&rec),
+                "--time-scale",
+                "1e-12",
+            ],
+            "tick 10 is never reached",
+        ),
+        (
+            vec!["play", CONTRACT, "--seconds", "1e300"],
+            "more display time than the clock counts",
+        ),
+    ];
+    for (args, why) in cases {
+        let out = support::stepframe_within(&args, 60)
+            .unwrap_or_else(|| panic!("{args:?} did not end within a minute"));
+        assert_eq!(code(&out), 2, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("refusing a run that could never end")
+                && stderr(&out).contains(why),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    // A zero-delta pacing that ends by frame count is a finite run.
+    let out = stepframe(&["play", CONTRACT, "--frames", "5", "--pacing", &zeros]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("5 frames, 0 ticks"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn a_seconds_run_whose_display_time_stops_advancing_gives_up() {
+    // 150,000 frames of no time, then one of 0.1 s, over and over: 1 s of
+    // display time would take 1.5 million frames. The guard gives up after
+    // 100,000 frames in a row without display time.
+    let dir = scratch("no-progress");
+    let dts = dir.join("mostly-zero.txt");
+    let mut text = "0\n".repeat(150_000);
+    text.push_str("0.1\n");
+    std::fs::write(&dts, text).expect("write");
+    let pacing = format!("file:{}", path_str(&dts));
+    let empty = dir.join("empty.ron");
+    std::fs::write(&empty, "(objects: [])\n").expect("write");
+    let out = support::stepframe_within(
+        &[
+            "play",
+            path_str(&empty),
+            "--seconds",
+            "1",
+            "--pacing",
+            &pacing,
+        ],
+        120,
+    )
+    .expect("the run ends");
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stderr(&out).contains("no progress: 100000 frames in a row without display time"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn check_refuses_each_run_of_a_scene_that_can_never_tick() {
+    // `check` shares the player's run function: a time scale of 0 can never
+    // reach tick 10, so every run is refused at once with the reason instead
+    // of spinning 100,000 frames first.
+    let dir = scratch("check-frozen");
+    let scene = dir.join("frozen.ron");
+    std::fs::write(
+        &scene,
+        "(settings: (time: (time_scale: 0.0)), objects: [(id: 1, name: \"A\")])\n",
+    )
+    .expect("write");
+    let out = stepframe(&["check", path_str(&scene), "--ticks", "10"]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert_eq!(
+        s.matches("FAILED: the run could never end: no frame of")
+            .count(),
+        18,
+        "{s}"
+    );
+    assert!(s.contains("so tick 10 is never reached"), "{s}");
+}
+
+#[test]
+fn scripts_start_timed_routines_on_their_objects_time_group() {
+    // The same script on two objects: from its first FixedUpdate it starts
+    // `ping` 0.5 s later, and `ping` asks to run once more 0.25 s after that.
+    // Object 1 keeps the default time group (the frame clock), object 2 says
+    // `time_group: Fixed`. A 1 s stall at frame 5 (clamped to 0.25 s, 4 ticks
+    // run and 11 dropped) pulls the two clocks apart.
+    let dir = scratch("script-routines");
+    let script = dir.join("routines.rhai");
+    std::fs::write(
+        &script,
+        "let pings = 0;\n\
+         fn fixed_update(dt) { if tick() == 1 { start_routine(\"ping\", 0.5); } }\n\
+         fn ping() {\n\
+         \x20   pings += 1;\n\
+         \x20   log(`ping ${pings} (${hook()}) at frame ${frame()}, tick ${tick()}`);\n\
+         \x20   if pings < 2 { 0.25 }\n\
+         }\n",
+    )
+    .expect("write");
+    let scene = dir.join("routines.ron");
+    let behaviour = format!(
+        r#"behaviours: [(name: "Script", params: (path: "{}"))]"#,
+        path_str(&script)
+    );
+    std::fs::write(
+        &scene,
+        format!(
+            "(objects: [\n    (id: 1, name: \"Frame clock\", {behaviour}),\n    (id: 2, name: \"Fixed clock\", time_group: Fixed, {behaviour}),\n])\n"
+        ),
+    )
+    .expect("write");
+    let scene = path_str(&scene);
+    let out = stepframe(&[
+        "play", scene, "--frames", "50", "--stall", "5:1.0", "--log", "info",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let err = stderr(&out);
+    let pings: Vec<&str> = err.lines().filter(|l| l.contains(": ping ")).collect();
+    // Object 1, frame clock, although started from FixedUpdate: started at a
+    // frame time of 1/60 s, due at 31/60. Frame k >= 5 ends at (k + 14)/60
+    // (frames 1-4: 1/60 each, frame 5: 0.25 s), so frame 17's update phase
+    // runs it, 19 ticks in; then 46/60: frame 32, 34 ticks in.
+    // Object 2, fixed clock: started in tick 1 (which starts at 0), due at
+    // simulation time 0.5 = the start of tick 31, run by frame 28 (frame 5
+    // ran ticks 5-8, frame k >= 6 runs tick k + 3); then tick 46, frame 43.
+    assert_eq!(
+        pings,
+        [
+            "info: tick 19 (frame 17) #1 Routine: ping 1 (Routine) at frame 17, tick 19",
+            "info: tick 31 (frame 28) #2 Routine: ping 1 (Routine) at frame 28, tick 31",
+            "info: tick 34 (frame 32) #1 Routine: ping 2 (Routine) at frame 32, tick 34",
+            "info: tick 46 (frame 43) #2 Routine: ping 2 (Routine) at frame 43, tick 46",
+        ],
+        "{err}"
+    );
+    // Routines and the script state they change are in every snapshot: the
+    // sync test rolls back over them and re-simulates identically.
+    let out = stepframe(&[
+        "play",
+        scene,
+        "--frames",
+        "50",
+        "--stall",
+        "5:1.0",
+        "--sync-test",
+        "8",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("re-simulated ticks matched"),
+        "{}",
+        stdout(&out)
+    );
 }

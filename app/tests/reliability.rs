@@ -59,10 +59,13 @@ fn faulty_ids(scene: &Scene) -> BTreeSet<u64> {
         .collect()
 }
 
-/// `scene` with its `Faulty` behaviours taken out; objects and ids stay.
+/// `scene` with its fault-injecting behaviours taken out (every `Faulty`, and
+/// the `Script`s running `scripts/fault_*.rhai`); objects and ids stay.
 fn without_faulty(scene: &Scene) -> Scene {
     fn strip(o: &mut SceneObject) {
-        o.behaviours.retain(|b| b.name != "Faulty");
+        o.behaviours.retain(|b| {
+            b.name != "Faulty" && !(b.name == "Script" && b.params.contains("scripts/fault_"))
+        });
         o.children.iter_mut().for_each(strip);
     }
     let mut control = scene.clone();
@@ -124,7 +127,7 @@ fn play_faults_ron_exits_0_reports_every_fault_and_the_other_objects_trace_goes_
         String::from("error: tick 0 (frame 1) #50 Start: Start of #50 `Start Panic` panicked"),
         String::from("error: tick 5 (frame 6) #51 Update: Update of #51 `Update Panic` panicked"),
         String::from(
-            "error: tick 10 (frame 11) #52 FlowTick: FlowTick of #52 `Flow Panic` panicked",
+            "error: tick 10 (frame 10) #52 FlowTick: FlowTick of #52 `Flow Panic` panicked",
         ),
         String::from(
             "error: tick 15 (frame 15) #53 FixedUpdate: FixedUpdate of #53 `Fixed Panic` panicked",
@@ -150,6 +153,9 @@ fn play_faults_ron_exits_0_reports_every_fault_and_the_other_objects_trace_goes_
         String::from(
             "error: tick 70 (frame 70) #12 FixedUpdate: FixedUpdate of #12 `Sliding Platform` panicked",
         ),
+        String::from(
+            "error: tick 100 (frame 100) #57 FixedUpdate: rejected body command Impulse { target: ObjectId(57), impulse: Vec2 { x: 3e38, y: 0.0 } }: its result is not finite",
+        ),
     ];
     let reported: Vec<&str> = stderr
         .lines()
@@ -165,9 +171,9 @@ fn play_faults_ron_exits_0_reports_every_fault_and_the_other_objects_trace_goes_
         // And in the summary on stdout.
         assert!(stdout.contains(want.as_str()), "{stdout}");
     }
-    assert!(stdout.contains("errors: 11"), "{stdout}");
+    assert!(stdout.contains("errors: 12"), "{stdout}");
     assert!(
-        stdout.contains("injected faults: 11 (objects with a Faulty behaviour; expected)"),
+        stdout.contains("injected faults: 12 (objects with a Faulty behaviour; expected)"),
         "{stdout}"
     );
     assert!(stdout.contains("600 frames, 600 ticks"), "{stdout}");
@@ -388,13 +394,14 @@ fn panic_of(i: u64, per_tick: u64) -> (HookKind, u64) {
 }
 
 /// Where object `i`'s panic is stamped, `(tick, frame)`, at one tick per frame:
-/// update-phase hooks and routines of frame f see f - 1 ticks, FixedUpdate
-/// pending tick f, Present f completed ticks (see tests/reliability.rs).
+/// Update and routines of frame f see f - 1 ticks, FixedUpdate pending tick f,
+/// Flow Tick (after the fixed phase) and Present f completed ticks (see
+/// tests/reliability.rs).
 fn stamp_of(i: u64, per_tick: u64) -> (HookKind, u64, u64) {
     let (hook, tick) = panic_of(i, per_tick);
     match hook {
         HookKind::Start => (hook, 0, 1),
-        HookKind::FixedUpdate | HookKind::Present => (hook, tick, tick),
+        HookKind::FixedUpdate | HookKind::FlowTick | HookKind::Present => (hook, tick, tick),
         _ => (hook, tick, tick + 1),
     }
 }
@@ -571,4 +578,60 @@ fn the_generated_panic_scene_panics_once_per_behaviour_where_it_says() {
     assert_eq!(stepframe_app::soak::panics_due(40, 3, 2, 120), 40);
     assert_eq!(stepframe_app::soak::panics_due(40, 3, 2, 119), 39);
     assert_eq!(stepframe_app::soak::panics_due(40, 3, 2, 2), 0);
+}
+
+#[test]
+fn a_soak_that_could_never_reach_its_ticks_is_refused_or_gives_up() {
+    let dir = scratch("soak-never-ends");
+    let scene = |name: &str, time_scale: &str| {
+        let path = dir.join(format!("{name}.ron"));
+        std::fs::write(
+            &path,
+            format!(
+                "(settings: (time: (time_scale: {time_scale})), objects: [(id: 1, name: \"A\")])\n"
+            ),
+        )
+        .expect("write");
+        path
+    };
+    // Time scale 0: no frame feeds the stepper, so no tick ever runs. Both
+    // modes refuse it before starting (they used to spin forever).
+    let frozen = scene("frozen", "0.0");
+    for mode in [&[][..], &["--worker"][..]] {
+        let mut args = vec!["soak", path_str(&frozen), "--ticks", "100", "--warmup", "1"];
+        args.extend_from_slice(mode);
+        let out = support::stepframe_within(&args, 60)
+            .unwrap_or_else(|| panic!("{args:?} did not end within a minute"));
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            text(&out.stderr)
+        );
+        assert!(
+            text(&out.stderr).contains("no tick ever runs"),
+            "{}",
+            text(&out.stderr)
+        );
+    }
+    // Time scale 1e-7: a 1/60 s frame feeds one flick, and a tick needs
+    // 11,760,000 of them. The no-progress guard gives up after 100,000 frames.
+    let crawl = scene("crawl", "0.0000001");
+    let out = support::stepframe_within(
+        &["soak", path_str(&crawl), "--ticks", "100", "--warmup", "1"],
+        120,
+    )
+    .expect("the soak ends");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}{}",
+        text(&out.stdout),
+        text(&out.stderr)
+    );
+    assert!(
+        text(&out.stderr).contains("no tick for 100000 frames in a row"),
+        "{}",
+        text(&out.stderr)
+    );
 }

@@ -474,9 +474,11 @@ fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
 
 #[test]
 fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
-    // A caught hook panic or a rejected non-finite write goes to the log and
-    // to the timeline. faults.ron injects 11 (see its header and
-    // app/tests/reliability.rs).
+    // Issue #8: a caught hook panic or a rejected non-finite write goes to
+    // the log and to the timeline. faults.ron injects 11 (see its header and
+    // app/tests/reliability.rs): panics in every hook kind at frames 1, 6,
+    // 10, 15, 21, 25, 70 and on the first contact, NaN force, pose and
+    // velocity at frames 30, 40, 51.
     let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/faults.ron");
     let mut h = editor_sized(scene, DEFAULT_SIZE);
     h.run_steps(90);
@@ -501,6 +503,12 @@ fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
         })
         .collect();
     assert_eq!(logged.len(), 11, "{logged:#?}");
+    for frame in [1, 6, 10, 15, 21, 25, 30, 40, 51, 70] {
+        assert!(
+            logged.iter().any(|(f, _)| *f == frame),
+            "frame {frame}: {logged:#?}"
+        );
+    }
     let marked = markers_of(timeline(&h), MarkerKind::Error);
     assert_eq!(marked.len(), logged.len(), "{marked:#?}");
     for (frame, message) in &logged {

@@ -8,10 +8,14 @@
 //! |---|---|---|
 //! | [`Behaviour::start`] | update, first frame the object is in the cohort, before its first Update | frame |
 //! | [`Behaviour::update`] | update, once per outer frame | frame (`dt` = `delta_time`) |
-//! | [`Behaviour::flow_tick`] | update, after every Update | frame |
 //! | [`Behaviour::fixed_update`] | fixed, once per tick, right before the physics step | pending tick |
-//! | [`Behaviour::on_contact`] | fixed, after the physics step | completed tick |
+//! | [`Behaviour::on_contact`] | fixed, after the physics step and its commit | completed tick, its live poses |
+//! | [`Behaviour::flow_tick`] | update clock, once per frame, after the fixed phase; skipped with the rest of a frame a fixed breakpoint interrupted | frame (`dt` = `delta_time`) |
 //! | [`Behaviour::present`] | presentation, once per frame | frame, interpolated poses |
+//!
+//! Within one frame the hooks run in the order of this table (routines on the
+//! frame clock run after Update, those on the fixed clock after each tick's
+//! FixedUpdate).
 //!
 //! Hooks never write physics directly: [`Ctx`] queues body commands, which are
 //! reconciled before the next step. Behaviours must be `Clone` (through
@@ -50,7 +54,7 @@ pub enum HookKind {
     Start,
     /// Once per outer frame.
     Update,
-    /// Once per outer frame, after Update.
+    /// Once per outer frame, after the fixed phase (frame clock).
     FlowTick,
     /// Once per fixed tick, before physics.
     FixedUpdate,
@@ -63,7 +67,9 @@ pub enum HookKind {
 }
 
 impl HookKind {
-    /// Every hook kind, in pipeline order.
+    /// Every hook kind, in declaration order (an index of per-hook tables; the
+    /// order hooks run in is the module docs' table: Flow Tick runs after the
+    /// fixed phase).
     pub const ALL: [HookKind; 7] = [
         HookKind::Start,
         HookKind::Update,
@@ -166,17 +172,36 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// Once per outer frame with the clamped, scaled frame delta.
     fn update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
-    /// Once per outer frame after every Update: graph and state-machine logic.
+    /// Once per outer frame, after the fixed phase, with the frame's clamped
+    /// delta: graph and state-machine logic. A fixed breakpoint skips it for the
+    /// frame it interrupted.
     fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
     /// Once per fixed tick, immediately before the physics step.
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 
     /// A contact involving this object started or stopped during the tick.
+    /// Runs after the tick's physics step and commit: poses and velocities read
+    /// here are the ones the tick ended with (what its trace record holds).
     fn on_contact(&mut self, _ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {}
 
     /// Presentation phase: read interpolated poses, drive cameras and effects.
     fn present(&mut self, _ctx: &mut Ctx) {}
+
+    /// A named routine of this behaviour ([`Ctx::start_named_routine`]) is
+    /// due: run its next slice and say when to resume it ([`Wait::Seconds`]
+    /// on the same time group) or that it is finished ([`Wait::Done`], the
+    /// default). Runs with [`HookKind::Routine`], after Update for the frame
+    /// clock and after each tick's FixedUpdate for the fixed clock.
+    ///
+    /// This is how code whose state lives in the behaviour (a script's
+    /// variables) has timed routines: the pipeline keeps only the routine's
+    /// name, owner and wake time, plain data that a snapshot copies, and the
+    /// behaviour's own state (copied by `clone_box`) does the rest, so rewind
+    /// and the sync test cover routines exactly.
+    fn routine(&mut self, _ctx: &mut Ctx, _name: &str) -> Wait {
+        Wait::Done
+    }
 
     /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
     /// with state that affects the simulation should write it here.
@@ -225,7 +250,9 @@ pub enum Wait {
     Done,
 }
 
-/// Which clock a routine's waits are measured on.
+/// Which clock a routine's waits are measured on. Every object has one
+/// (`time_group` in a scene, the frame clock by default): its routines wait on
+/// it, whichever hook started them.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum TimeGroup {
     /// The outer frame clock (`frame_time`): the default, even for routines started
@@ -246,6 +273,20 @@ pub trait Routine: Send + std::fmt::Debug {
     fn clone_box(&self) -> Box<dyn Routine>;
 }
 
+/// What runs when a routine is due.
+#[derive(Debug)]
+pub(crate) enum RoutineBody {
+    /// A routine object with its own state ([`Ctx::start_routine`]).
+    Boxed(Box<dyn Routine>),
+    /// A named routine of a behaviour ([`Ctx::start_named_routine`]): the
+    /// pipeline calls [`Behaviour::routine`] on the scheduler entry with this
+    /// sequence number (unique, kept by snapshots).
+    Named {
+        entry: u64,
+        name: std::sync::Arc<str>,
+    },
+}
+
 /// A routine waiting on its group's clock.
 #[derive(Debug)]
 pub(crate) struct RoutineSlot {
@@ -253,7 +294,10 @@ pub(crate) struct RoutineSlot {
     pub(crate) group: TimeGroup,
     /// Wake time on the group's clock.
     pub(crate) wake_at: Flicks,
-    pub(crate) routine: Box<dyn Routine>,
+    /// Wait asked for at the start, seconds; added to the group's clock when
+    /// the pipeline files the routine.
+    pub(crate) delay: f64,
+    pub(crate) routine: RoutineBody,
 }
 
 impl Clone for RoutineSlot {
@@ -262,7 +306,14 @@ impl Clone for RoutineSlot {
             owner: self.owner,
             group: self.group,
             wake_at: self.wake_at,
-            routine: self.routine.clone_box(),
+            delay: self.delay,
+            routine: match &self.routine {
+                RoutineBody::Boxed(r) => RoutineBody::Boxed(r.clone_box()),
+                RoutineBody::Named { entry, name } => RoutineBody::Named {
+                    entry: *entry,
+                    name: name.clone(),
+                },
+            },
         }
     }
 }
@@ -322,6 +373,9 @@ pub struct Ctx<'a> {
     pub(crate) requests: &'a mut HookRequests,
     pub(crate) me: ObjectId,
     pub(crate) hook: HookKind,
+    /// Sequence number of the scheduler entry whose code runs (0: none, as in
+    /// a boxed routine): where a named routine comes back to.
+    pub(crate) entry: u64,
 }
 
 impl<'a> Ctx<'a> {
@@ -390,11 +444,8 @@ impl<'a> Ctx<'a> {
 
     fn push(&mut self, command: BodyCommand) -> bool {
         let (tick, frame) = (self.clock.simulation_tick, self.clock.frame_index);
-        let ok = self.world.command(command, tick, frame);
-        if !ok && let Some(last) = self.world.log.last_mut() {
-            last.hook = Some(self.hook);
-        }
-        ok
+        self.world
+            .command_from(command, Some(self.hook), tick, frame)
     }
 
     /// A continuous force for the coming step, newtons (scaled by dt by physics).
@@ -424,9 +475,16 @@ impl<'a> Ctx<'a> {
     }
 
     /// Creates an object now: its body joins at the next reconcile (this tick, in
-    /// fixed code), its behaviours at the next outer frame.
+    /// fixed code), its behaviours at the next outer frame. A body physics
+    /// cannot build is refused and logged, and the object has none
+    /// ([`World::spawn`]).
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
-        self.world.spawn(desc)
+        let before = self.world.log.len();
+        let id = self.world.spawn(desc);
+        for line in &mut self.world.log[before..] {
+            line.hook = Some(self.hook);
+        }
+        id
     }
 
     /// Removes an object: no further callback reaches it, even in this tick.
@@ -439,15 +497,56 @@ impl<'a> Ctx<'a> {
         self.world.set_enabled(id, enabled);
     }
 
-    /// Starts a routine on this object's time group. A routine started from
-    /// FixedUpdate still waits on the frame clock unless `group` says otherwise.
+    /// This object's time group: the clock its routines wait on (the frame
+    /// clock unless the scene says `time_group: Fixed`).
+    pub fn time_group(&self) -> TimeGroup {
+        self.world
+            .get(self.me)
+            .map_or_else(TimeGroup::default, |o| o.time_group)
+    }
+
+    /// Starts a routine on the given time group (normally [`Ctx::time_group`]).
+    /// A routine started from FixedUpdate still waits on the frame clock
+    /// unless `group` says otherwise. Its first slice runs when the group's
+    /// clock next passes the routines of this phase (the same frame's routine
+    /// pass if it has not run yet, else the next).
     pub fn start_routine(&mut self, group: TimeGroup, routine: Box<dyn Routine>) {
         self.requests.any = true;
         self.requests.routines.push(RoutineSlot {
             owner: self.me,
             group,
             wake_at: Flicks::ZERO,
-            routine,
+            delay: 0.0,
+            routine: RoutineBody::Boxed(routine),
+        });
+    }
+
+    /// Starts a named routine of the running behaviour on this object's time
+    /// group: after `seconds` of that clock (the frame clock by default, even
+    /// when started from FixedUpdate), the pipeline calls
+    /// [`Behaviour::routine`] with `name`, and the [`Wait`] it returns says
+    /// when to call it again. Outside a behaviour's own code (in a boxed
+    /// routine) there is no behaviour to call back: the request is logged
+    /// and dropped. A negative or non-finite `seconds` counts as 0.
+    pub fn start_named_routine(&mut self, name: &str, seconds: f64) {
+        if self.entry == 0 {
+            self.log_at(
+                LogLevel::Warning,
+                format!("named routine `{name}` started outside a behaviour's hook: ignored"),
+            );
+            return;
+        }
+        let group = self.time_group();
+        self.requests.any = true;
+        self.requests.routines.push(RoutineSlot {
+            owner: self.me,
+            group,
+            wake_at: Flicks::ZERO,
+            delay: seconds,
+            routine: RoutineBody::Named {
+                entry: self.entry,
+                name: std::sync::Arc::from(name),
+            },
         });
     }
 

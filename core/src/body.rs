@@ -222,7 +222,7 @@ pub struct BodyDesc {
     /// Coulomb friction coefficient.
     #[serde(default = "default_friction")]
     pub friction: f32,
-    /// Bounciness, 0 to 1.
+    /// Bounciness, 0 to 1 (more than 1 would add energy at every bounce).
     #[serde(default)]
     pub restitution: f32,
     /// Continuous collision detection, for fast small bodies.

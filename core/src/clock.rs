@@ -32,6 +32,15 @@
 //! | `simulation_time` | ticks completed × fixed dt | `(n - 1)` × fixed dt (start of tick n) | `n` × fixed dt |
 //! | `interpolation_alpha` | value of the last presentation | same | same; set in presentation |
 //!
+//! Flow Tick runs after the fixed phase but on the update phase's clock
+//! (`Phase::Update`): ticks completed, frame delta.
+//!
+//! `interpolation_alpha` is `accumulator / fixed_delta_time`, set in
+//! presentation and whenever the pipeline stops outside it (a suspension, or a
+//! frame whose presentation was skipped): then it is the accumulator over fixed
+//! dt of the state it stopped in, above 1 while a suspended frame still owes
+//! ticks (2.25: two owed ticks and a quarter).
+//!
 //! `frame_time` is the sum of every active frame's `delta_time`; `frame_index`
 //! is the one-based index of the current (or last) outer frame, 0 before the first;
 //! `dropped_time` is the cumulative backlog discarded by the step cap.
@@ -131,7 +140,8 @@ pub enum Phase {
     /// Between frames, or while suspended at the end of a frame.
     #[default]
     Idle,
-    /// Start, Update, Flow Tick and frame-clock routines.
+    /// Start, Update and frame-clock routines, and Flow Tick (which runs after
+    /// the fixed phase, on this phase's clock).
     Update,
     /// FixedUpdate, physics and contact callbacks of one tick.
     Fixed,
@@ -160,7 +170,9 @@ pub struct Clock {
     pub simulation_tick: u64,
     /// Length of one fixed tick, seconds (1/60 by default).
     pub fixed_delta_time: f64,
-    /// `accumulator / fixed_delta_time` as of the last presentation phase, in [0, 1).
+    /// `accumulator / fixed_delta_time` as of the last presentation phase, in
+    /// [0, 1), or of the state a suspension stopped in (above 1 while ticks are
+    /// still owed; see the module docs).
     pub interpolation_alpha: f64,
     /// Cumulative backlog discarded by the `max_steps` cap, seconds.
     pub dropped_time: f64,

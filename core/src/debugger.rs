@@ -10,6 +10,9 @@
 //! - A breakpoint on **Start**, **Update**, **Flow Tick**, a routine or a
 //!   presentation hook suspends **before** the hook runs. Resume runs that hook
 //!   (the breakpoint does not fire again for the same call) and finishes the frame.
+//!   Flow Tick runs after the fixed phase, so a Flow Tick suspension has the
+//!   frame's ticks behind it: resume runs the rest of Flow Tick and the
+//!   presentation; step-frame does the same, then suspends.
 //! - Code can ask for a break ([`crate::Ctx::request_break`]): in fixed code at the
 //!   end of the tick, elsewhere right after the hook returns.
 //!
@@ -17,16 +20,25 @@
 //!
 //! Ticks the interrupted frame still owed stay owed (their time is in the
 //! accumulator). [`crate::Pipeline::resume`] runs them, then ends the frame
-//! *without* its presentation phase (the contract skips the rest of the
-//! interrupted frame; Flow Tick had already run in the update phase, before the
-//! fixed phase, and is not run again). No callback of the completed tick runs twice.
+//! *without* its Flow Tick and its presentation phase: the contract skips "the
+//! remainder of the interrupted outer frame (including Flow Tick and
+//! presentation animation)". No callback of the completed tick runs twice, and
+//! the next frame starts with its own Start and Update as usual.
+//!
+//! While suspended, the clock's `interpolation_alpha` is the accumulator over
+//! fixed dt of the state the session stopped in (2.25 with two owed ticks and a
+//! quarter waiting), so the alpha beside the accumulator always agrees with it.
 //!
 //! # Step tick
 //!
 //! [`crate::Pipeline::step_tick`] runs exactly one fixed tick, then suspends:
 //! - if the interrupted frame still owes ticks, it runs the next of them;
 //! - if the frame was suspended before its fixed phase (an Update breakpoint), it
-//!   finishes the update phase and runs the frame's first tick;
+//!   finishes the update phase and runs the frame's first tick (the frame is
+//!   then interrupted at the end of a tick like any other: its Flow Tick and
+//!   presentation are skipped);
+//! - if the frame was suspended in its Flow Tick (its ticks are done), it
+//!   finishes Flow Tick and the presentation, then runs a lone tick as below;
 //! - otherwise it starts *no* outer frame: it adds exactly one `fixed_delta_time`
 //!   to the accumulator and runs that tick alone. The update phase does not run
 //!   and the frame clock does not move, because no display time passed; the

@@ -13,15 +13,15 @@
 //!
 //! - Frames are back to back. A frame's slice lasts its `delta_time` (the time
 //!   the game clock advanced), or its measured wall time (`update_ms + fixed_ms +
-//!   present_ms`) when the work took longer than that. So while the work fits in
+//!   flow_ms + present_ms`) when the work took longer than that. So while the work fits in
 //!   the frame, a frame starts exactly at its `frame_time - delta_time` measured
 //!   from the first exported frame, and the slices line up with the game clock; a
 //!   frame that overran its delta (a stall, a busy hook, a tiny delta from a slow
 //!   time scale) stretches to its wall time and moves every later frame right.
 //!   The gap between a frame's phases and its end is the idle part of the frame.
 //! - Inside a frame the phases start at the frame's start and follow each other
-//!   in the order they run: `update`, `fixed`, `present`, each lasting its
-//!   recorded wall time.
+//!   in the order they run: `update`, `fixed`, `flow` (Flow Tick, which runs
+//!   after the fixed phase), `present`, each lasting its recorded wall time.
 //! - Inside `fixed`, each completed tick gets a `tick N` slice (N is its
 //!   one-based `simulation_tick`), and inside each tick the FixedUpdate work of
 //!   each priority, in dispatch order (`FixedUpdate priority -100`, ...), then
@@ -45,7 +45,7 @@
 //! |---|---|---|
 //! | `process_name` `stepframe`, `thread_name` `frame loop`, sort indices | `M` | metadata |
 //! | `frame 12` (`frame 12 (continuation)`, `frame 12 (lone tick)`) | `X` | one per record; args: every clock field of the record |
-//! | `update`, `fixed`, `present` | `X` | inside the frame |
+//! | `update`, `fixed`, `flow`, `present` | `X` | inside the frame |
 //! | `tick 34` | `X` | inside `fixed`, one per tick the frame completed |
 //! | `FixedUpdate priority -100`, `physics` | `X` | inside each tick (directly inside `fixed` if a record has work but no tick) |
 //! | `backlog dropped` | `i` | at the start of `fixed`, when the step cap dropped time in the frame |
@@ -89,7 +89,7 @@ use crate::schedule::Priority;
 use crate::telemetry::{FrameKindCode, FrameRecord};
 
 /// The CSV header's columns, in order: every [`FrameRecord`] field.
-pub const CSV_COLUMNS: [&str; 19] = [
+pub const CSV_COLUMNS: [&str; 20] = [
     "frame_index",
     "kind",
     "suspended",
@@ -107,6 +107,7 @@ pub const CSV_COLUMNS: [&str; 19] = [
     "update_ms",
     "fixed_ms",
     "physics_ms",
+    "flow_ms",
     "present_ms",
     "fixed_ms_by_priority",
 ];
@@ -230,7 +231,7 @@ struct FrameArgs {
     accumulator_after: f64,
     /// Fraction of a tick.
     interpolation_alpha: f32,
-    /// `update_ms + fixed_ms + present_ms`.
+    /// `update_ms + fixed_ms + flow_ms + present_ms`.
     wall_ms: f32,
 }
 
@@ -429,8 +430,12 @@ pub fn chrome_trace<'a>(
     for r in records {
         let update = ms_to_ns(r.update_ms);
         let fixed = ms_to_ns(r.fixed_ms);
+        let flow = ms_to_ns(r.flow_ms);
         let present = ms_to_ns(r.present_ms);
-        let wall = update.saturating_add(fixed).saturating_add(present);
+        let wall = update
+            .saturating_add(fixed)
+            .saturating_add(flow)
+            .saturating_add(present);
         let frame_len = secs_to_ns(r.delta_time).max(wall);
         let frame_end = frame_start.saturating_add(frame_len);
 
@@ -487,6 +492,8 @@ pub fn chrome_trace<'a>(
             })?;
         }
         write_fixed_work(&mut t, &mut name, r, fixed_start, fixed_len)?;
+        let (s, l) = phases.take(flow);
+        t.slice("flow", "phase", s, l, phase_args(r.flow_ms))?;
         let (s, l) = phases.take(present);
         t.slice("present", "phase", s, l, phase_args(r.present_ms))?;
 
@@ -632,7 +639,7 @@ pub fn csv<'a>(
         line.clear();
         let _ = write!(
             line,
-            "{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},",
+            "{},{},{},{},{},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},{:?},",
             r.frame_index,
             kind_name(r.kind),
             r.suspended,
@@ -650,6 +657,7 @@ pub fn csv<'a>(
             r.update_ms,
             r.fixed_ms,
             r.physics_ms,
+            r.flow_ms,
             r.present_ms,
         );
         for (k, (priority, ms)) in r.priorities().iter().enumerate() {

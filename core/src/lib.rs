@@ -1,10 +1,11 @@
 //! stepframe-core: the game-loop runtime behind the stepframe editor and player.
 //!
 //! One function, [`Pipeline::step_frame`], runs an outer frame: the update phase
-//! (Start, Update, Flow Tick, frame routines), the fixed phase (zero or more
-//! ticks, each FixedUpdate in priority order immediately before a physics step,
-//! with a capped accumulator that reports dropped time) and the presentation
-//! phase (interpolated poses). The contract it implements is restated in each
+//! (Start, Update, frame routines), the fixed phase (zero or more ticks, each
+//! FixedUpdate in priority order immediately before a physics step, with a
+//! capped accumulator that reports dropped time), Flow Tick (on the update
+//! phase's frame clock, after the fixed phase, so a fixed breakpoint skips it
+//! with the rest of its frame) and the presentation phase (interpolated poses). The contract it implements is restated in each
 //! module's docs, with worked numbers.
 //!
 //! | module | concept |
@@ -14,11 +15,14 @@
 //! | [`schedule`] | priorities, the frozen cohort, registration handles |
 //! | [`behaviour`] | the hooks user code implements and their context |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | [`report`] | what one call did, and the wall time of each phase |
 //! | [`debugger`] | breakpoints and where the session suspends |
 //! | [`physics`] | the physics stage slot of the fixed tick |
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
-//! | [`world`] | objects and committed poses |
+//! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
+//! | [`object`] | what an object is made of, and its description |
+//! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into |
 //! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
@@ -38,10 +42,13 @@ pub mod debugger;
 pub mod export;
 pub mod history;
 pub mod input;
+pub mod limits;
+pub mod object;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
 pub mod recording;
+pub mod report;
 pub mod scene;
 pub mod schedule;
 pub mod stepper;
@@ -83,4 +90,4 @@ pub use trace_writer::{
     TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line,
     write_trace_line_with_subsystems,
 };
-pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
+pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, QueuedCommand, World};

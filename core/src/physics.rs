@@ -2,7 +2,8 @@
 //!
 //! The pipeline runs each tick as: FixedUpdate (cohort, priority order) →
 //! [`PhysicsStage::reconcile`] (authored commands, added and removed bodies) →
-//! [`PhysicsStage::step`] (with substeps) → contact callbacks → [`PhysicsStage::commit`].
+//! [`PhysicsStage::step`] (with substeps) → [`PhysicsStage::commit`] → contact
+//! callbacks (which so read the tick's live poses).
 //! Anything implementing the trait slots in there: [`NoPhysics`] for worlds
 //! without bodies and for timing tests, the rapier stage for real scenes.
 
@@ -57,6 +58,7 @@ impl PhysicsStage for NoPhysics {
         world.commands.clear();
         world.added_bodies.clear();
         world.removed_bodies.clear();
+        world.toggled_bodies.clear();
     }
 
     fn step(&mut self, _fixed_dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {}

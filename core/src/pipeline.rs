@@ -1,4 +1,4 @@
-//! `step_frame`: one active outer frame, update → fixed → presentation.
+//! `step_frame`: one active outer frame, update → fixed → Flow Tick → presentation.
 //!
 //! The editor's worker and the headless player both call
 //! [`Pipeline::step_frame`]; nothing frame-related exists twice. One call:
@@ -8,21 +8,45 @@
 //! 2. **Frame boundary**: the cohort is rebuilt (removed objects reclaimed,
 //!    objects spawned last frame admitted) and the outer-frame input snapshot is
 //!    taken.
-//! 3. **Update phase**: Start for new behaviours, then Update, then Flow Tick, each
-//!    across the cohort in priority order; then routines on the frame clock.
+//! 3. **Update phase**: Start for new behaviours, then Update, each across the
+//!    cohort in priority order; then routines on the frame clock.
 //! 4. **Fixed phase**: the stepper gains `delta_time` and says how many ticks the
 //!    frame owes (at most `max_steps`; the excess is dropped and reported). Each
 //!    tick: clock set to the pending tick, simulation input snapshot delivered,
 //!    FixedUpdate across the cohort, fixed-clock routines, physics reconcile and
-//!    step, clock set to the completed tick, contact callbacks in pair order,
-//!    commit, tick observer.
-//! 5. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
+//!    step, clock set to the completed tick, commit, contact callbacks in pair
+//!    order, tick observer.
+//! 5. **Flow Tick** across the cohort in priority order, once, on the frame
+//!    clock with the frame's clamped delta (the update phase's clock: the clock
+//!    reads `Phase::Update`). It comes after the fixed phase because the
+//!    contract skips it with the rest of a frame a fixed breakpoint interrupted.
+//! 6. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
 //!    presentation hooks.
+//!
+//! # Where the commit sits: contact hooks read their tick's live pose
+//!
+//! The commit (rapier's poses become the committed poses) comes right after
+//! the physics step, *before* the contact callbacks. So a contact hook of tick
+//! `n`, whose clock already says tick `n` is complete, reads the pose and
+//! velocity tick `n` ended with: exactly what the tick's trace record holds.
+//! Contact hooks cannot move bodies directly (their commands are reconciled
+//! before the next step), so nothing they do changes the committed poses; the
+//! tick observer still runs after them, so the trace and the hash include what
+//! they did to behaviour state, spawns and removals.
+//!
+//! Worked example (60 Hz, `conformance.rs`): a body pushed by 60 N at unit
+//! mass starts at x = 1; tick 1 ends at x = 1 + 1/60. A contact of tick 1
+//! reports `pose().x` = 1 + 1/60, the trace line of tick 1 says the same, and
+//! the next FixedUpdate (tick 2) reads it as its committed pose.
+//!
+//! # A frame that stops part-way
 //!
 //! A suspended pipeline does not run: `step_frame` returns at once with
 //! [`FrameKind::NotRun`] and no clock moves, which is how a paused editor or
 //! player "does not call the shared pipeline". See [`crate::debugger`] for
-//! where suspensions happen and what resume and step-tick do.
+//! where suspensions happen and what resume and step-tick do. Whenever the
+//! pipeline stops outside presentation, `interpolation_alpha` is set to the
+//! accumulator over fixed dt of the state it stopped in.
 //!
 //! A hook that panics is caught: the error (object, hook, tick, message) goes to
 //! the log, the [`FaultPolicy`] decides what happens to the behaviour, and the
@@ -34,13 +58,14 @@ use std::time::Instant;
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour::{
-    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineSlot, TimeGroup, Wait,
+    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
 };
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
+pub use crate::report::{FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes};
 use crate::schedule::{Entry, Priority, Registration, Scheduler};
 use crate::stepper::{FixedStepper, StepStrategy};
 use crate::trace::{
@@ -130,120 +155,46 @@ pub enum FaultPolicy {
     Break,
 }
 
-/// How a [`Pipeline`] call used its time.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum FrameKind {
-    /// A full outer frame (it may still have been suspended part-way).
-    #[default]
-    Frame,
-    /// The rest of a frame interrupted by a suspension (resume, step).
-    Continuation,
-    /// A single tick with no outer frame (step-tick between frames).
-    LoneTick,
-    /// Nothing ran: the pipeline was suspended.
-    NotRun,
-}
-
-/// Wall-clock cost of one call, by phase (telemetry; never affects simulation).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PhaseTiming {
-    /// Start, Update, Flow Tick and frame routines, ms.
-    pub update_ms: f64,
-    /// Whole fixed phase (hooks, physics, contacts), ms.
-    pub fixed_ms: f64,
-    /// Physics reconcile + step + commit, summed over ticks, ms.
-    pub physics_ms: f64,
-    /// Presentation, ms.
-    pub present_ms: f64,
-    /// FixedUpdate time per priority, summed over the call's ticks.
-    pub fixed_by_priority: PriorityTimes,
-}
-
-/// Most distinct priorities timed separately; later ones share the last slot.
-pub const MAX_TIMED_PRIORITIES: usize = 16;
-
-/// FixedUpdate wall time per priority, in dispatch order. A fixed-size array, so
-/// reporting a frame never allocates (the zero-allocation tick budget).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct PriorityTimes {
-    /// `(priority, ms)` pairs; only the first `len` are meaningful.
-    slots: [(Priority, f64); MAX_TIMED_PRIORITIES],
-    /// Slots in use.
-    len: usize,
-}
-
-impl PriorityTimes {
-    /// The timed priorities and their milliseconds, in first-seen order.
-    pub fn iter(&self) -> impl Iterator<Item = (Priority, f64)> + '_ {
-        self.slots[..self.len].iter().copied()
-    }
-
-    /// Total FixedUpdate time across priorities, ms.
-    pub fn total_ms(&self) -> f64 {
-        self.iter().map(|(_, ms)| ms).sum()
-    }
-
-    /// Adds time to a priority's slot.
-    pub fn add(&mut self, priority: Priority, ms: f64) {
-        if let Some(slot) = self.slots[..self.len]
-            .iter_mut()
-            .find(|(p, _)| *p == priority)
-        {
-            slot.1 += ms;
-        } else if self.len < MAX_TIMED_PRIORITIES {
-            self.slots[self.len] = (priority, ms);
-            self.len += 1;
-        } else {
-            self.slots[MAX_TIMED_PRIORITIES - 1].1 += ms;
-        }
-    }
-
-    fn clear(&mut self) {
-        self.len = 0;
-    }
-}
-
-/// What one call did.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct FrameReport {
-    /// Full frame, continuation, lone tick, or nothing.
-    pub kind: FrameKind,
-    /// The frame's index (the interrupted frame's for continuations).
-    pub frame_index: u64,
-    /// The frame's clamped, scaled delta, seconds.
-    pub delta_time: f64,
-    /// Ticks completed by this call.
-    pub ticks: u32,
-    /// Backlog the cap discarded in this call, seconds.
-    pub dropped_time: f64,
-    /// Accumulator when the fixed phase began (after adding the delta), seconds.
-    pub accumulator_before: f64,
-    /// Accumulator when the call ended, seconds.
-    pub accumulator_after: f64,
-    /// Set when the call ended suspended.
-    pub suspended: Option<Suspension>,
-    /// Wall time by phase.
-    pub timing: PhaseTiming,
-}
-
-/// Where an interrupted frame stands.
+/// Where an interrupted frame stands. A frame walks these states in order:
+/// `Update` (Start, then Update, then frame-clock routines), `Fixed`, `Flow`,
+/// `Presentation`, back to `Idle`; a suspension keeps the state it stopped in,
+/// and resume, step-tick and step-frame go on from there.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum Cursor {
     /// Between frames.
     #[default]
     Idle,
-    /// In the update phase, at `next` in the cohort for `hook`; `past_break` means
-    /// the call at `next` already fired its breakpoint and must now run.
+    /// In the update phase, at `next` in the cohort for `hook` (Start or
+    /// Update); `past_break` means the call at `next` already fired its
+    /// breakpoint and must now run.
     Update {
         hook: HookKind,
         next: usize,
         past_break: bool,
     },
     /// In the fixed phase. `advanced`: the stepper already has this frame's delta.
-    /// `interrupted`: a tick suspended, so presentation is skipped.
+    /// `interrupted`: a tick suspended, so Flow Tick and presentation are skipped.
     Fixed { advanced: bool, interrupted: bool },
-    /// Fixed phase done; presentation pending.
+    /// Fixed phase done; Flow Tick at `next` in the cohort (`past_break` as for
+    /// `Update`).
+    Flow { next: usize, past_break: bool },
+    /// Flow Tick done; presentation pending.
     Presentation,
+}
+
+impl Cursor {
+    /// Where a frame stands at position `next` of an update-clock hook's pass.
+    fn at(hook: HookKind, next: usize, past_break: bool) -> Cursor {
+        if hook == HookKind::FlowTick {
+            Cursor::Flow { next, past_break }
+        } else {
+            Cursor::Update {
+                hook,
+                next,
+                past_break,
+            }
+        }
+    }
 }
 
 /// When `drive` must stop besides the end of the frame.
@@ -685,7 +636,7 @@ impl Pipeline {
     /// frame is interrupted keeps the existing suspension.
     pub fn pause(&mut self) {
         if self.suspended.is_none() {
-            self.suspended = Some(self.suspension_now(SuspendReason::Pause));
+            self.suspend(SuspendReason::Pause);
         }
     }
 
@@ -720,7 +671,7 @@ impl Pipeline {
             self.drive(Stop::AfterOneTick);
         }
         if self.suspended.is_none() {
-            self.suspended = Some(self.suspension_now(SuspendReason::StepTick));
+            self.suspend(SuspendReason::StepTick);
         }
         self.finish_report()
     }
@@ -735,7 +686,7 @@ impl Pipeline {
         }
         self.drive(Stop::FrameEnd);
         if self.suspended.is_none() {
-            self.suspended = Some(self.suspension_now(SuspendReason::StepFrame));
+            self.suspend(SuspendReason::StepFrame);
         }
         self.finish_report()
     }
@@ -783,6 +734,28 @@ impl Pipeline {
 
     // ----- internals -------------------------------------------------------
 
+    /// Suspends where the cursor says the frame stands. The clock's
+    /// `interpolation_alpha` becomes the accumulator over fixed dt of the state
+    /// it stopped in, so every reader of the clock (telemetry, the clock panel)
+    /// sees the same alpha as the accumulator beside it.
+    fn suspend(&mut self, reason: SuspendReason) {
+        self.suspended = Some(self.suspension_now(reason));
+        self.settle_alpha();
+    }
+
+    /// `interpolation_alpha = accumulator / fixed_dt` for the state the
+    /// pipeline stops in outside presentation (a suspension, or a frame whose
+    /// presentation was skipped). Above 1 while a frame still owes ticks: 2.25
+    /// is two owed ticks and a quarter. Not clamped, so it always matches the
+    /// accumulator; presentation never sees more than 1, because a presented
+    /// frame has run every tick it owed.
+    fn settle_alpha(&mut self) {
+        let acc = self.stepper.accumulator();
+        let fixed = self.stepper.fixed_dt();
+        self.clock.accumulator = acc.as_secs_f64();
+        self.clock.interpolation_alpha = acc.0 as f64 / fixed.0 as f64;
+    }
+
     fn suspension_now(&self, reason: SuspendReason) -> Suspension {
         Suspension {
             end_of_tick: matches!(self.cursor, Cursor::Fixed { .. } | Cursor::Presentation)
@@ -813,6 +786,7 @@ impl Pipeline {
         r.timing.update_ms = 0.0;
         r.timing.fixed_ms = 0.0;
         r.timing.physics_ms = 0.0;
+        r.timing.flow_ms = 0.0;
         r.timing.present_ms = 0.0;
         r.timing.fixed_by_priority.clear();
     }
@@ -876,6 +850,7 @@ impl Pipeline {
         c.dropped_time = self.stepper.dropped().as_secs_f64();
         c.accumulator = self.stepper.accumulator().as_secs_f64();
         c.phase = phase;
+        self.world.stamp = (tick, self.frame_index);
     }
 
     /// Runs the frame from the cursor until it ends, a suspension, or `stop`.
@@ -929,7 +904,7 @@ impl Pipeline {
                                 advanced: true,
                                 interrupted: true,
                             };
-                            self.suspended = Some(self.suspension_now(reason));
+                            self.suspend(reason);
                             self.report.timing.fixed_ms += ms_since(t0);
                             return;
                         }
@@ -943,9 +918,24 @@ impl Pipeline {
                         }
                     );
                     if interrupted {
-                        // The rest of a frame interrupted in its fixed phase is skipped.
+                        // The rest of a frame interrupted in its fixed phase
+                        // (its Flow Tick and its presentation) is skipped.
                         self.cursor = Cursor::Idle;
                         self.sync_clock(Phase::Idle, false);
+                        self.settle_alpha();
+                        return;
+                    }
+                    self.cursor = Cursor::Flow {
+                        next: 0,
+                        past_break: false,
+                    };
+                }
+                Cursor::Flow { next, past_break } => {
+                    let t0 = Instant::now();
+                    self.sync_clock(Phase::Update, false);
+                    let done = self.hook_pass(HookKind::FlowTick, next, past_break);
+                    self.report.timing.flow_ms += ms_since(t0);
+                    if !done {
                         return;
                     }
                     self.cursor = Cursor::Presentation;
@@ -956,7 +946,7 @@ impl Pipeline {
                     self.report.timing.present_ms += ms_since(t0);
                     self.cursor = Cursor::Idle;
                     if let Some(reason) = self.pending_suspend.take() {
-                        self.suspended = Some(self.suspension_now(reason));
+                        self.suspend(reason);
                     }
                     self.sync_clock(Phase::Idle, false);
                     return;
@@ -965,7 +955,7 @@ impl Pipeline {
         }
     }
 
-    /// Start, Update, Flow Tick, frame routines. Returns false when suspended.
+    /// Start, Update, then frame routines. Returns false when suspended.
     fn run_update_phase(&mut self) -> bool {
         self.sync_clock(Phase::Update, false);
         let Cursor::Update {
@@ -977,75 +967,15 @@ impl Pipeline {
             return true;
         };
         loop {
-            let n = self.scheduler.list(hook).len();
-            while next < n {
-                if hook == HookKind::Start && self.scheduler.unstarted == 0 {
-                    break;
-                }
-                let i = self.scheduler.list(hook)[next] as usize;
-                let entry = &self.scheduler.entries[i];
-                let wanted =
-                    entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
-                if !wanted {
-                    next += 1;
-                    continue;
-                }
-                if !past_break && self.debugger.armed() {
-                    let (obj, prio) = (entry.object, entry.priority);
-                    let name = entry.behaviour.name().to_string();
-                    if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
-                        // Before-hook suspension: this call runs on resume.
-                        self.cursor = Cursor::Update {
-                            hook,
-                            next,
-                            past_break: true,
-                        };
-                        self.suspended = Some(self.suspension_now(SuspendReason::Breakpoint(hit)));
-                        return false;
-                    }
-                }
-                past_break = false;
-                let dt = self.clock.delta_time;
-                self.call(i, hook, |b, ctx| match hook {
-                    HookKind::Start => b.start(ctx),
-                    HookKind::Update => b.update(ctx, dt),
-                    _ => b.flow_tick(ctx, dt),
-                });
-                if std::mem::take(&mut self.rerun_hook)
-                    && let Some(reason) = self.pending_suspend.take()
-                {
-                    // The hook undid itself and asked to break before it: the
-                    // call runs again on resume (Start not marked started).
-                    self.cursor = Cursor::Update {
-                        hook,
-                        next,
-                        past_break: true,
-                    };
-                    self.suspended = Some(self.suspension_now(reason));
-                    return false;
-                }
-                if hook == HookKind::Start {
-                    self.scheduler.entries[i].started = true;
-                    self.scheduler.unstarted = self.scheduler.unstarted.saturating_sub(1);
-                }
-                next += 1;
-                if let Some(reason) = self.pending_suspend.take() {
-                    // A requested break (or fault) in update code: stop after the hook.
-                    self.cursor = Cursor::Update {
-                        hook,
-                        next,
-                        past_break: false,
-                    };
-                    self.suspended = Some(self.suspension_now(reason));
-                    return false;
-                }
+            if !self.hook_pass(hook, next, past_break) {
+                return false;
             }
-            hook = match hook {
-                HookKind::Start => HookKind::Update,
-                HookKind::Update => HookKind::FlowTick,
-                _ => break,
-            };
+            if hook != HookKind::Start {
+                break;
+            }
+            hook = HookKind::Update;
             next = 0;
+            past_break = false;
         }
         let now = self.frame_time;
         self.run_routines(TimeGroup::Frame, now);
@@ -1054,8 +984,68 @@ impl Pipeline {
                 advanced: false,
                 interrupted: false,
             };
-            self.suspended = Some(self.suspension_now(reason));
+            self.suspend(reason);
             return false;
+        }
+        true
+    }
+
+    /// One update-clock hook (Start, Update or Flow Tick) across the cohort,
+    /// from position `next`. A breakpoint suspends before its call (`past_break`
+    /// says the call at `next` already fired its breakpoint and now runs); a
+    /// requested break or a fault suspends after the call. Returns false when
+    /// suspended, with the cursor on the position to go on from.
+    fn hook_pass(&mut self, hook: HookKind, mut next: usize, mut past_break: bool) -> bool {
+        let n = self.scheduler.list(hook).len();
+        while next < n {
+            if hook == HookKind::Start && self.scheduler.unstarted == 0 {
+                break;
+            }
+            let i = self.scheduler.list(hook)[next] as usize;
+            let entry = &self.scheduler.entries[i];
+            let wanted =
+                entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
+            if !wanted {
+                next += 1;
+                continue;
+            }
+            if !past_break && self.debugger.armed() {
+                let (obj, prio) = (entry.object, entry.priority);
+                let name = entry.behaviour.name().to_string();
+                if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
+                    // Before-hook suspension: this call runs on resume.
+                    self.cursor = Cursor::at(hook, next, true);
+                    self.suspend(SuspendReason::Breakpoint(hit));
+                    return false;
+                }
+            }
+            past_break = false;
+            let dt = self.clock.delta_time;
+            self.call(i, hook, |b, ctx| match hook {
+                HookKind::Start => b.start(ctx),
+                HookKind::Update => b.update(ctx, dt),
+                _ => b.flow_tick(ctx, dt),
+            });
+            if std::mem::take(&mut self.rerun_hook)
+                && let Some(reason) = self.pending_suspend.take()
+            {
+                // The hook undid itself and asked to break before it: the
+                // call runs again on resume (Start not marked started).
+                self.cursor = Cursor::at(hook, next, true);
+                self.suspend(reason);
+                return false;
+            }
+            if hook == HookKind::Start {
+                self.scheduler.entries[i].started = true;
+                self.scheduler.unstarted = self.scheduler.unstarted.saturating_sub(1);
+            }
+            next += 1;
+            if let Some(reason) = self.pending_suspend.take() {
+                // A requested break (or fault) in update-clock code: stop after the hook.
+                self.cursor = Cursor::at(hook, next, false);
+                self.suspend(reason);
+                return false;
+            }
         }
         true
     }
@@ -1086,18 +1076,15 @@ impl Pipeline {
         self.contacts.clear();
         self.physics
             .step(dt, self.settings.substeps, &mut self.contacts);
-        let mut physics_ms = ms_since(t0);
 
-        // After physics the clock describes the completed tick.
+        // After physics the clock describes the completed tick, and the
+        // committed poses are the tick's: contact hooks read both (module docs).
+        self.physics.commit(&mut self.world);
+        self.report.timing.physics_ms += ms_since(t0);
         self.stepper.expend();
         self.sync_clock(Phase::Fixed, false);
         self.contacts.sort_unstable();
         self.deliver_contacts();
-
-        let t1 = Instant::now();
-        self.physics.commit(&mut self.world);
-        physics_ms += ms_since(t1);
-        self.report.timing.physics_ms += physics_ms;
 
         if let Some(mut observer) = self.observer.take() {
             let hash = self.state_hash();
@@ -1146,6 +1133,7 @@ impl Pipeline {
                 requests,
                 me: ObjectId(0),
                 hook: HookKind::FixedUpdate,
+                entry: 0,
             };
             catch_unwind(AssertUnwindSafe(|| {
                 while current < n {
@@ -1173,6 +1161,7 @@ impl Pipeline {
                         *pending_suspend = Some(SuspendReason::Breakpoint(hit));
                     }
                     ctx.me = e.object;
+                    ctx.entry = e.seq;
                     e.behaviour.fixed_update(&mut ctx, dt);
                     current += 1;
                     if ctx.requests.any {
@@ -1254,7 +1243,10 @@ impl Pipeline {
         }
     }
 
-    /// Resumes due routines of one time group, in start order.
+    /// Resumes due routines of one time group, in start order. A named
+    /// routine calls back into its behaviour ([`Behaviour::routine`]); it is
+    /// dropped with its object, or when its behaviour is gone or faulted, and
+    /// waits (like any routine) while its object is disabled.
     fn run_routines(&mut self, group: TimeGroup, now: Flicks) {
         if self.routines.is_empty() {
             return;
@@ -1262,7 +1254,7 @@ impl Pipeline {
         let mut list = std::mem::take(&mut self.routines);
         let mut k = 0;
         while k < list.len() {
-            let slot = &mut list[k];
+            let slot = &list[k];
             if self.world.get(slot.owner).is_none() {
                 list.remove(k);
                 continue;
@@ -1272,6 +1264,16 @@ impl Pipeline {
                 continue;
             }
             let owner = slot.owner;
+            let target = match &slot.routine {
+                RoutineBody::Boxed(_) => None,
+                RoutineBody::Named { entry, .. } => match self.entry_index(owner, *entry) {
+                    Some(i) if !self.scheduler.entries[i].faulted => Some(i),
+                    _ => {
+                        list.remove(k);
+                        continue;
+                    }
+                },
+            };
             let input = match group {
                 TimeGroup::Frame => self.input.frame_snapshot(),
                 TimeGroup::Fixed => self.input.fixed_snapshot(),
@@ -1284,9 +1286,18 @@ impl Pipeline {
                 requests: &mut self.requests,
                 me: owner,
                 hook: HookKind::Routine,
+                entry: target.map_or(0, |i| self.scheduler.entries[i].seq),
             };
-            let routine = &mut slot.routine;
-            let result = catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)));
+            let result = match (&mut list[k].routine, target) {
+                (RoutineBody::Named { name, .. }, Some(i)) => {
+                    let behaviour = self.scheduler.entries[i].behaviour.as_mut();
+                    catch_unwind(AssertUnwindSafe(|| behaviour.routine(&mut ctx, name)))
+                }
+                (RoutineBody::Boxed(routine), _) => {
+                    catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)))
+                }
+                (RoutineBody::Named { .. }, None) => Ok(Wait::Done),
+            };
             match result {
                 Ok(Wait::Seconds(s)) => {
                     list[k].wake_at = now + Flicks::from_secs_f64(s);
@@ -1296,6 +1307,10 @@ impl Pipeline {
                     list.remove(k);
                 }
                 Err(payload) => {
+                    if let Some(i) = target {
+                        // A behaviour that panics in a routine faults like in a hook.
+                        self.scheduler.entries[i].faulted = true;
+                    }
                     self.report_fault(owner, HookKind::Routine, &payload);
                     list.remove(k);
                 }
@@ -1305,6 +1320,15 @@ impl Pipeline {
         // Routines started while this group ran are appended after the old ones.
         list.append(&mut self.routines);
         self.routines = list;
+    }
+
+    /// The index of `object`'s scheduler entry with sequence number `seq`.
+    fn entry_index(&self, object: ObjectId, seq: u64) -> Option<usize> {
+        self.scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| i as usize)
+            .find(|&i| self.scheduler.entries[i].seq == seq)
     }
 
     /// Calls one hook of entry `i` with panic isolation, then applies what the
@@ -1325,6 +1349,7 @@ impl Pipeline {
             requests: &mut self.requests,
             me: object,
             hook,
+            entry: entry.seq,
         };
         let behaviour = entry.behaviour.as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
@@ -1368,10 +1393,11 @@ impl Pipeline {
         }
         if !self.requests.routines.is_empty() {
             for mut slot in self.requests.routines.drain(..) {
-                slot.wake_at = match slot.group {
+                let now = match slot.group {
                     TimeGroup::Frame => self.frame_time,
                     TimeGroup::Fixed => self.stepper.simulation_time(),
                 };
+                slot.wake_at = now + Flicks::from_secs_f64(slot.delay);
                 self.routines.push(slot);
             }
         }

@@ -11,10 +11,11 @@
 //!    then the queued commands are applied in the order they were written;
 //! 3. [`PhysicsStage::step`]: `substeps` rapier steps of `fixed_dt / substeps` each;
 //!    collision events are collected while rapier runs;
-//! 4. the pipeline sorts the tick's contact events and delivers the contact
-//!    callbacks (still in the fixed phase, clock on the completed tick);
-//! 5. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
-//!    becomes the previous pose and rapier's pose becomes the committed one.
+//! 4. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
+//!    becomes the previous pose and rapier's pose becomes the committed one;
+//! 5. the pipeline sorts the tick's contact events and delivers the contact
+//!    callbacks (still in the fixed phase, clock on the completed tick, poses
+//!    the ones this tick committed: the tick's live post-step state).
 //!
 //! So FixedUpdate comes immediately before each rapier step, as the contract asks,
 //! and what it wrote is integrated by that very step.
@@ -87,10 +88,11 @@ use rapier2d::prelude::{
     RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
 };
 
-use crate::body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
+use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
+use crate::limits::command_overflow;
 use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
-use crate::world::{LogEntry, LogLevel, ObjectId, World};
+use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
@@ -181,12 +183,12 @@ pub struct RapierStage {
     kinematic_targets: BTreeMap<ObjectId, Pose>,
     /// Bodies pushed by a force this tick; their forces are cleared after the step.
     forced: BTreeSet<ObjectId>,
-    /// Ticks committed so far (stamps log lines written by reconcile).
+    /// Ticks committed so far (shown by `Debug`).
     ticks: u64,
     /// Wall time of the last step, ms.
     last_step_ms: f64,
     /// Scratch: commands taken from the world.
-    commands: Vec<BodyCommand>,
+    commands: Vec<QueuedCommand>,
     /// Scratch: ids taken from the world.
     ids: Vec<ObjectId>,
     /// Scratch: events collected during a step.
@@ -268,61 +270,10 @@ impl RapierStage {
         Vec2::new(self.physics.gravity.x, self.physics.gravity.y)
     }
 
+    /// Reconcile runs for the pending tick: the world's stamp says which, and
+    /// which frame runs it.
     fn log(&self, world: &mut World, level: LogLevel, object: ObjectId, message: String) {
-        world.log(LogEntry {
-            level,
-            object: Some(object),
-            hook: None,
-            // Reconcile runs for the pending tick; physics does not know the frame.
-            tick: self.ticks + 1,
-            frame: 0,
-            message,
-        });
-    }
-
-    /// Why a body description cannot be built, if it cannot.
-    fn invalid_desc(desc: &BodyDesc) -> Option<String> {
-        let material = [
-            desc.density,
-            desc.friction,
-            desc.restitution,
-            desc.gravity_scale,
-        ];
-        if material.iter().any(|v| !v.is_finite()) || desc.density < 0.0 {
-            return Some(format!(
-                "density, friction, restitution and gravity_scale must be finite (density ≥ 0), got {material:?}"
-            ));
-        }
-        if !desc.velocity.is_finite() {
-            return Some(format!(
-                "initial velocity is not finite: {:?}",
-                desc.velocity
-            ));
-        }
-        for shape in &desc.shapes {
-            let ok = match shape {
-                Shape::Circle { radius } => radius.is_finite() && *radius > 0.0,
-                Shape::Cuboid { hx, hy } => {
-                    hx.is_finite() && hy.is_finite() && *hx > 0.0 && *hy > 0.0
-                }
-                Shape::Capsule {
-                    half_height,
-                    radius,
-                } => {
-                    half_height.is_finite()
-                        && radius.is_finite()
-                        && *half_height >= 0.0
-                        && *radius > 0.0
-                }
-                Shape::ConvexPolygon { points } => {
-                    points.len() >= 3 && points.iter().all(|p| p.is_finite())
-                }
-            };
-            if !ok {
-                return Some(format!("invalid shape {shape:?}"));
-            }
-        }
-        None
+        world.log_now(level, Some(object), None, message);
     }
 
     /// Creates the rapier body of `id` from its description, at its committed pose.
@@ -336,18 +287,24 @@ impl RapierStage {
         };
         let desc = state.desc.clone();
         let pose = state.committed;
-        if !pose.is_finite() {
-            let msg = format!("body not created: non-finite spawn pose {pose:?}");
-            self.log(world, LogLevel::Error, id, msg);
-            return;
-        }
-        if let Some(reason) = Self::invalid_desc(&desc) {
+        // `World::spawn` refuses these already; this guards bodies edited in
+        // place. A refused body is taken away: the object lives on without one.
+        let refusal = match desc
+            .check()
+            .and_then(|()| desc.check_weight(self.gravity()))
+        {
+            Err(reason) => Some(reason),
+            Ok(()) if !pose.is_finite() => Some(format!("non-finite spawn pose {pose:?}")),
+            Ok(()) => None,
+        };
+        if let Some(reason) = refusal {
             self.log(
                 world,
                 LogLevel::Error,
                 id,
                 format!("body not created: {reason}"),
             );
+            world.refuse_body(id);
             return;
         }
         let builder = match desc.kind {
@@ -363,6 +320,8 @@ impl RapierStage {
             .can_sleep(desc.can_sleep)
             .ccd_enabled(desc.ccd)
             .user_data(u128::from(id.0));
+        // A body spawned into a disabled subtree starts out of the simulation.
+        let body = body.enabled(world.is_active(id));
         let handle = self.physics.bodies.insert(body);
         let mut colliders = Vec::with_capacity(desc.shapes.len());
         for shape in &desc.shapes {
@@ -423,20 +382,37 @@ impl RapierStage {
     }
 
     /// Applies one command; commands for objects without a body are ignored.
-    fn apply(&mut self, world: &mut World, command: &BodyCommand) {
+    /// A command whose result would not be finite (see [`command_overflow`]) is
+    /// refused and reported with its object, hook and tick, and the body goes
+    /// on from the state it had.
+    fn apply(&mut self, world: &mut World, queued: &QueuedCommand, fixed_dt: f64) {
+        let command = &queued.command;
         let target = command.target();
         if !command.is_finite() {
             // World::command already rejects these; this guards direct queue writes.
             let msg = format!("rejected non-finite body command: {command:?}");
-            self.log(world, LogLevel::Error, target, msg);
+            world.log_now(LogLevel::Error, Some(target), queued.hook, msg);
             return;
         }
+        let gravity = self.physics.gravity;
         let Some(link) = self.links.get(&target) else {
             return;
         };
         let Some(body) = self.physics.bodies.get_mut(link.body) else {
             return;
         };
+        if !body.is_enabled() {
+            // Out of the simulation (a disabled subtree): like a body that
+            // does not exist, it takes no command.
+            return;
+        }
+        if let Some(why) = command_overflow(body, command, gravity, fixed_dt) {
+            let msg = format!(
+                "rejected body command {command:?}: its result is not finite ({why}); the body goes on from its last state"
+            );
+            world.log_now(LogLevel::Error, Some(target), queued.hook, msg);
+            return;
+        }
         match *command {
             BodyCommand::Force { force, .. } => {
                 if body.is_dynamic() {
@@ -500,7 +476,7 @@ impl RapierStage {
 }
 
 impl PhysicsStage for RapierStage {
-    fn reconcile(&mut self, world: &mut World, _fixed_dt: f64) {
+    fn reconcile(&mut self, world: &mut World, fixed_dt: f64) {
         // New bodies first, then removals. Object ids are never reused, so a new
         // body never meets a stale one either way (an object spawned and removed
         // in the same tick is dead by now and gets no body). The order matters
@@ -528,12 +504,30 @@ impl PhysicsStage for RapierStage {
             self.remove_body(id);
         }
         ids.clear();
+
+        // Disabled subtrees leave the simulation, enabled ones come back,
+        // with the pose and velocity they had.
+        world.take_toggled_bodies(&mut ids);
+        for &id in &ids {
+            let active = world.is_active(id);
+            if let Some(body) = self
+                .links
+                .get(&id)
+                .and_then(|l| self.physics.bodies.get_mut(l.body))
+            {
+                body.set_enabled(active);
+                if !active {
+                    self.kinematic_targets.remove(&id);
+                }
+            }
+        }
+        ids.clear();
         self.ids = ids;
 
         let mut commands = std::mem::take(&mut self.commands);
         world.take_commands(&mut commands);
         for command in &commands {
-            self.apply(world, command);
+            self.apply(world, command, fixed_dt);
         }
         commands.clear();
         self.commands = commands;

@@ -59,8 +59,8 @@ use ron::value::RawValue;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::Behaviour;
-use crate::body::{BodyDesc, BodyKind, Pose, Shape, Vec2};
+use crate::behaviour::{Behaviour, TimeGroup};
+use crate::body::{BodyDesc, Pose, Vec2};
 use crate::input::ActionMap;
 use crate::pipeline::{Pipeline, TimeSettings};
 use crate::rapier_stage::RapierStage;
@@ -172,6 +172,15 @@ pub struct SceneObject {
     /// Children, nested.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub children: Vec<SceneObject>,
+    /// The clock the object's timed routines wait on: `Frame` (the default,
+    /// the outer frame clock, even for routines started from FixedUpdate) or
+    /// `Fixed` (simulation time).
+    #[serde(default, skip_serializing_if = "is_frame_group")]
+    pub time_group: TimeGroup,
+}
+
+fn is_frame_group(g: &TimeGroup) -> bool {
+    *g == TimeGroup::Frame
 }
 
 impl SceneObject {
@@ -186,6 +195,7 @@ impl SceneObject {
             body: None,
             behaviours: Vec::new(),
             children: Vec::new(),
+            time_group: TimeGroup::Frame,
         }
     }
 
@@ -526,81 +536,6 @@ fn check_actions(actions: &ActionMap) -> Result<(), Fault> {
     Ok(())
 }
 
-fn finite_positive(v: f32) -> bool {
-    v.is_finite() && v > 0.0
-}
-
-fn check_shape(shape: &Shape) -> Result<(), String> {
-    match shape {
-        Shape::Circle { radius } if !finite_positive(*radius) => {
-            Err(format!("circle radius must be positive, got {radius}"))
-        }
-        Shape::Cuboid { hx, hy } if !(finite_positive(*hx) && finite_positive(*hy)) => Err(
-            format!("cuboid half extents must be positive, got hx {hx}, hy {hy}"),
-        ),
-        Shape::Capsule {
-            half_height,
-            radius,
-        } if !(finite_positive(*radius) && half_height.is_finite() && *half_height >= 0.0) => {
-            Err(format!(
-                "capsule needs a positive radius and a half height >= 0, got radius {radius}, half_height {half_height}"
-            ))
-        }
-        Shape::ConvexPolygon { points } => {
-            if points.len() < 3 {
-                return Err(format!(
-                    "convex polygon needs at least 3 points, got {}",
-                    points.len()
-                ));
-            }
-            if points.iter().any(|p| !p.is_finite()) {
-                return Err("convex polygon points must be finite".into());
-            }
-            // Not all collinear: some triangle from the first point has an area.
-            let p0 = points[0];
-            let spans_area = points.windows(2).any(|w| {
-                let (a, b) = (w[0] - p0, w[1] - p0);
-                (a.x * b.y - a.y * b.x).abs() > 1e-6
-            });
-            if !spans_area {
-                return Err("convex polygon points are collinear (no area)".into());
-            }
-            Ok(())
-        }
-        _ => Ok(()),
-    }
-}
-
-fn check_body(body: &BodyDesc) -> Result<(), String> {
-    if body.shapes.is_empty() {
-        return Err("a body needs at least one shape".into());
-    }
-    for shape in &body.shapes {
-        check_shape(shape)?;
-    }
-    let density_ok = body.density.is_finite()
-        && (body.density > 0.0 || (body.density == 0.0 && body.kind != BodyKind::Dynamic));
-    if !density_ok {
-        return Err(format!(
-            "density must be positive (for a dynamic body), got {}",
-            body.density
-        ));
-    }
-    if !(body.friction.is_finite() && body.friction >= 0.0) {
-        return Err(format!("friction must be >= 0, got {}", body.friction));
-    }
-    if !(body.restitution.is_finite() && body.restitution >= 0.0) {
-        return Err(format!(
-            "restitution must be >= 0, got {}",
-            body.restitution
-        ));
-    }
-    if !body.velocity.is_finite() || !body.gravity_scale.is_finite() {
-        return Err("body velocity and gravity_scale must be finite".into());
-    }
-    Ok(())
-}
-
 /// Checks a scene and builds the descriptions of its objects, parents first.
 /// The one place scene rules live: loading and instantiating both use it.
 fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
@@ -688,12 +623,14 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
             ));
         }
         if let Some(body) = &o.body {
-            check_body(body).map_err(|m| {
-                fault(
-                    Site::Object(i),
-                    format!("object {} `{}`: {m}", o.id, o.name),
-                )
-            })?;
+            body.check()
+                .and_then(|()| body.check_weight(scene.settings.gravity))
+                .map_err(|m| {
+                    fault(
+                        Site::Object(i),
+                        format!("object {} `{}`: {m}", o.id, o.name),
+                    )
+                })?;
         }
         let mut behaviours = Vec::with_capacity(o.behaviours.len());
         for (b, spec) in o.behaviours.iter().enumerate() {
@@ -721,7 +658,26 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
             enabled: o.enabled,
             body: o.body.clone(),
             behaviours,
+            time_group: o.time_group,
         });
+    }
+    // A body's spawn pose is its world pose (the parent chain composed), and
+    // that must fit in f32 too: two finite offsets of 3e38 add up to infinity.
+    let mut world_pose: Vec<Pose> = flat.iter().map(|(o, _, _)| o.transform).collect();
+    for &i in &order {
+        if let Some(p) = parent_of[i] {
+            world_pose[i] = world_pose[p].compose(flat[i].0.transform);
+        }
+        let o = flat[i].0;
+        if o.body.is_some() && !world_pose[i].is_finite() {
+            return Err(fault(
+                Site::Object(i),
+                format!(
+                    "object {} `{}`: its world pose (its transform composed with its parents') is not finite: {:?}",
+                    o.id, o.name, world_pose[i]
+                ),
+            ));
+        }
     }
     for i in order {
         if let Some(desc) = built[i].take() {
@@ -774,6 +730,8 @@ struct RawObject<'a> {
     behaviours: Vec<RawBehaviour<'a>>,
     #[serde(default, borrow)]
     children: Vec<&'a RawValue>,
+    #[serde(default)]
+    time_group: TimeGroup,
 }
 
 #[derive(Deserialize)]
@@ -908,6 +866,7 @@ impl<'t> Reader<'t> {
             body: o.body,
             behaviours,
             children,
+            time_group: o.time_group,
         })
     }
 

@@ -1,7 +1,8 @@
 //! The telemetry recorder: one compact record per outer frame, in a bounded ring.
 //!
 //! Each record holds every clock field, the accumulator before and after the fixed
-//! phase, ticks run and time dropped in the frame, the wall time of each phase,
+//! phase, ticks run and time dropped in the frame, the wall time of each phase
+//! (update, fixed, Flow Tick, presentation, in the order they run),
 //! FixedUpdate time per priority and the physics step time. The timeline plots
 //! these; scrubbing shows a record's clock fields.
 //!
@@ -65,6 +66,8 @@ pub struct FrameRecord {
     pub fixed_ms: f32,
     /// Physics wall time (all ticks), ms.
     pub physics_ms: f32,
+    /// Flow Tick wall time, ms (after the fixed phase, not part of `update_ms`).
+    pub flow_ms: f32,
     /// Presentation wall time, ms.
     pub present_ms: f32,
     /// FixedUpdate ms per priority: `(priority value, ms)`, first `priorities` used.
@@ -123,6 +126,7 @@ impl FrameRecord {
             update_ms: report.timing.update_ms as f32,
             fixed_ms: report.timing.fixed_ms as f32,
             physics_ms: report.timing.physics_ms as f32,
+            flow_ms: report.timing.flow_ms as f32,
             present_ms: report.timing.present_ms as f32,
             by_priority,
             priorities: priorities as u8,
@@ -136,9 +140,9 @@ impl FrameRecord {
         }
     }
 
-    /// Total wall time of the call, ms.
+    /// Total wall time of the call, ms: its four phases.
     pub fn total_ms(&self) -> f32 {
-        self.update_ms + self.fixed_ms + self.present_ms
+        self.update_ms + self.fixed_ms + self.flow_ms + self.present_ms
     }
 
     /// FixedUpdate ms per priority, in dispatch order.

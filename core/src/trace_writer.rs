@@ -47,13 +47,15 @@
 //! # Telemetry: one line per `step_frame` call
 //!
 //! ```json
-//! {"frame":3,"delta_time":0.016666666666666666,"frame_time":0.05,"ticks":1,"simulation_tick":3,"simulation_time":0.05,"accumulator":0.0,"interpolation_alpha":0.0,"dropped_time":0.0,"fixed_ms_by_priority":{"-100":0.0123,"0":0.004},"physics_ms":0.21}
+//! {"frame":3,"delta_time":0.016666666666666666,"frame_time":0.05,"ticks":1,"simulation_tick":3,"simulation_time":0.05,"accumulator":0.0,"interpolation_alpha":0.0,"dropped_time":0.0,"fixed_ms_by_priority":{"-100":0.0123,"0":0.004},"physics_ms":0.21,"update_ms":0.05,"fixed_ms":0.3,"flow_ms":0.01,"present_ms":0.02}
 //! ```
 //!
 //! `frame`, `delta_time` (clamped and scaled), `ticks` (completed by the call),
 //! `fixed_ms_by_priority` (FixedUpdate wall time per priority, keyed by the
-//! priority's number, in dispatch order) and `physics_ms` come from the
-//! [`FrameReport`]; `frame_time`, `simulation_tick`, `simulation_time`,
+//! priority's number, in dispatch order), `physics_ms` and the wall time of
+//! each phase in the order the phases run (`update_ms`: Start, Update and
+//! frame routines; `fixed_ms`; `flow_ms`: Flow Tick, which runs after the
+//! fixed phase; `present_ms`) come from the [`FrameReport`]; `frame_time`, `simulation_tick`, `simulation_time`,
 //! `accumulator`, `interpolation_alpha` and `dropped_time` (cumulative) from the
 //! [`Clock`] after the call. The CSV form has the same columns in the same order
 //! with a header line; `fixed_ms_by_priority` becomes one field of
@@ -371,7 +373,7 @@ impl TelemetryFormat {
 }
 
 /// The telemetry columns, in order (also the CSV header).
-pub const TELEMETRY_COLUMNS: [&str; 11] = [
+pub const TELEMETRY_COLUMNS: [&str; 15] = [
     "frame",
     "delta_time",
     "frame_time",
@@ -383,6 +385,10 @@ pub const TELEMETRY_COLUMNS: [&str; 11] = [
     "dropped_time",
     "fixed_ms_by_priority",
     "physics_ms",
+    "update_ms",
+    "fixed_ms",
+    "flow_ms",
+    "present_ms",
 ];
 
 /// Writes one telemetry record per outer frame (see the module docs).
@@ -442,6 +448,16 @@ impl<W: Write> TelemetryWriter<W> {
                 }
                 line.push_str("},\"physics_ms\":");
                 push_f64(line, report.timing.physics_ms);
+                let t = &report.timing;
+                for (key, ms) in [
+                    ("update_ms", t.update_ms),
+                    ("fixed_ms", t.fixed_ms),
+                    ("flow_ms", t.flow_ms),
+                    ("present_ms", t.present_ms),
+                ] {
+                    let _ = write!(line, ",\"{key}\":");
+                    push_f64(line, ms);
+                }
                 line.push_str("}\n");
             }
             TelemetryFormat::Csv => {
@@ -472,6 +488,11 @@ impl<W: Write> TelemetryWriter<W> {
                 }
                 line.push(',');
                 push_f64(line, report.timing.physics_ms);
+                let t = &report.timing;
+                for ms in [t.update_ms, t.fixed_ms, t.flow_ms, t.present_ms] {
+                    line.push(',');
+                    push_f64(line, ms);
+                }
                 line.push('\n');
             }
         }

@@ -8,11 +8,27 @@
 //! Removal takes effect at once for callbacks (the object is marked dead, and the
 //! scheduler checks that flag before every call), while the slot itself is
 //! reclaimed at the next outer frame boundary, when the cohort is rebuilt.
+//!
+//! # Enabled, and active in the hierarchy
+//!
+//! Each object has its own `enabled` flag (Unity's `activeSelf`), and is
+//! *active* (Unity's `activeInHierarchy`) while it and every ancestor are
+//! enabled. Only active objects get callbacks, and only active objects' bodies
+//! simulate: disabling a parent takes its whole subtree out, hooks and bodies,
+//! until it is enabled again, and each child then goes back to its own flag (a
+//! child disabled on its own stays disabled). A body taken out keeps its pose
+//! and velocity and is not in the physics engine's broad phase (its contacts
+//! stop; the partner hears `Stopped`); it simulates on from the same state when
+//! its subtree is enabled again. It is still in the trace's `poses`, frozen,
+//! because the object and its body still exist. The change takes effect for
+//! the very next callback, and for bodies at the next reconcile (before the
+//! next physics step).
 
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour::Behaviour;
-use crate::body::{BodyCommand, BodyDesc, Interpolation, Pose, Velocity};
+use crate::body::{BodyCommand, Interpolation, Pose};
+pub use crate::object::{BehaviourInfo, BodyState, Object, ObjectDesc};
 use crate::schedule::Priority;
 
 /// A stable object id: written in scenes, traces and recordings.
@@ -24,131 +40,6 @@ pub struct ObjectId(pub u64);
 impl std::fmt::Display for ObjectId {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "#{}", self.0)
-    }
-}
-
-/// The physics state of an object with a body, as of the last commit.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BodyState {
-    /// What was authored.
-    pub desc: BodyDesc,
-    /// World pose at the end of the last completed tick.
-    pub committed: Pose,
-    /// World pose at the end of the tick before it (interpolation start).
-    pub previous: Pose,
-    /// Velocity at the end of the last completed tick.
-    pub velocity: Velocity,
-}
-
-/// What the inspector shows of a behaviour attached to an object.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BehaviourInfo {
-    /// Registered name (`PlayerController`...).
-    pub name: String,
-    /// Dispatch priority.
-    pub priority: Priority,
-    /// Parameters as authored, in RON.
-    pub params: String,
-}
-
-/// One object of the world.
-#[derive(Clone, Debug)]
-pub struct Object {
-    /// Stable id.
-    pub id: ObjectId,
-    /// Display name.
-    pub name: String,
-    /// Parent object, for bodyless children and the hierarchy.
-    pub parent: Option<ObjectId>,
-    /// Pose relative to the parent (world pose when there is no parent); for a
-    /// body, its authored spawn pose.
-    pub local: Pose,
-    /// Disabled objects get no callback. Read with [`Object::is_enabled`];
-    /// write through [`World::set_enabled`] (the dispatch index mirrors it).
-    enabled: bool,
-    /// Rigid body, if any.
-    pub body: Option<BodyState>,
-    /// Behaviours attached, for display.
-    pub behaviours: Vec<BehaviourInfo>,
-    /// False once removed; the slot goes at the next frame boundary.
-    alive: bool,
-}
-
-impl Object {
-    /// False once the object has been removed (its slot lingers until the frame ends).
-    pub fn is_alive(&self) -> bool {
-        self.alive
-    }
-
-    /// Whether the object is enabled (disabled objects get no callback).
-    pub fn is_enabled(&self) -> bool {
-        self.enabled
-    }
-}
-
-/// Everything needed to create an object, from a scene or from a hook.
-pub struct ObjectDesc {
-    /// Stable id; `None` picks the next free one.
-    pub id: Option<ObjectId>,
-    /// Display name.
-    pub name: String,
-    /// Parent object.
-    pub parent: Option<ObjectId>,
-    /// Pose relative to the parent, or world pose.
-    pub local: Pose,
-    /// Enabled at creation.
-    pub enabled: bool,
-    /// Rigid body, if any.
-    pub body: Option<BodyDesc>,
-    /// Behaviours with their dispatch priority and display info.
-    pub behaviours: Vec<(Box<dyn Behaviour>, BehaviourInfo)>,
-}
-
-impl ObjectDesc {
-    /// An enabled object with no body and no behaviour.
-    pub fn new(name: impl Into<String>, local: Pose) -> ObjectDesc {
-        ObjectDesc {
-            id: None,
-            name: name.into(),
-            parent: None,
-            local,
-            enabled: true,
-            body: None,
-            behaviours: Vec::new(),
-        }
-    }
-
-    /// Adds a body.
-    pub fn with_body(mut self, body: BodyDesc) -> ObjectDesc {
-        self.body = Some(body);
-        self
-    }
-
-    /// Sets the id.
-    pub fn with_id(mut self, id: ObjectId) -> ObjectDesc {
-        self.id = Some(id);
-        self
-    }
-
-    /// Sets the parent.
-    pub fn with_parent(mut self, parent: ObjectId) -> ObjectDesc {
-        self.parent = Some(parent);
-        self
-    }
-
-    /// Attaches a behaviour at a priority.
-    pub fn with_behaviour(
-        mut self,
-        behaviour: Box<dyn Behaviour>,
-        priority: Priority,
-    ) -> ObjectDesc {
-        let info = BehaviourInfo {
-            name: behaviour.name().to_string(),
-            priority,
-            params: String::new(),
-        };
-        self.behaviours.push((behaviour, info));
-        self
     }
 }
 
@@ -219,6 +110,17 @@ struct Key {
     active: bool,
 }
 
+/// A body command waiting for the next reconcile, with the hook that wrote it,
+/// so a physics stage that refuses it (its result would not be finite) can
+/// report it the way a non-finite write is reported: object, hook, tick.
+#[derive(Clone, Debug, PartialEq)]
+pub struct QueuedCommand {
+    /// The command.
+    pub command: BodyCommand,
+    /// The hook that queued it (`None` for editor edits and host code).
+    pub hook: Option<crate::behaviour::HookKind>,
+}
+
 /// A behaviour waiting to join the scheduler at the next frame boundary.
 #[derive(Debug)]
 pub(crate) struct PendingBehaviour {
@@ -239,11 +141,15 @@ pub struct World {
     /// Next id handed to an object spawned without one.
     next_id: u64,
     /// Body commands queued by hooks since the last reconcile.
-    pub(crate) commands: Vec<BodyCommand>,
+    pub(crate) commands: Vec<QueuedCommand>,
     /// Objects whose body physics must create at the next reconcile.
     pub(crate) added_bodies: Vec<ObjectId>,
     /// Objects whose body physics must drop at the next reconcile.
     pub(crate) removed_bodies: Vec<ObjectId>,
+    /// Objects with a body whose activity (in the hierarchy) changed since the
+    /// last reconcile: physics takes their bodies out of, or back into, the
+    /// simulation.
+    pub(crate) toggled_bodies: Vec<ObjectId>,
     /// Behaviours of objects created since the last frame boundary.
     pub(crate) pending: Vec<PendingBehaviour>,
     /// Log lines not yet drained by the host.
@@ -254,6 +160,9 @@ pub struct World {
     bodies: usize,
     /// Camera centre set by a presentation hook (FollowCamera), if any.
     pub camera: Option<crate::body::Vec2>,
+    /// `(tick, frame)` of the pipeline's clock as of its last phase change,
+    /// for lines written where no clock is at hand ([`World::log_now`]).
+    pub(crate) stamp: (u64, u64),
 }
 
 impl Clone for World {
@@ -265,6 +174,7 @@ impl Clone for World {
             commands: self.commands.clone(),
             added_bodies: self.added_bodies.clone(),
             removed_bodies: self.removed_bodies.clone(),
+            toggled_bodies: self.toggled_bodies.clone(),
             pending: self
                 .pending
                 .iter()
@@ -278,6 +188,7 @@ impl Clone for World {
             removed_count: self.removed_count,
             bodies: self.bodies,
             camera: self.camera,
+            stamp: self.stamp,
         }
     }
 }
@@ -294,6 +205,16 @@ impl World {
     /// Creates an object. Its body (if any) exists from the next reconcile, so it
     /// can receive commands in the current tick; its behaviours join the cohort at
     /// the next outer frame boundary.
+    ///
+    /// A body physics cannot build ([`BodyDesc::check`]: an absurd size, a
+    /// non-finite material) or whose world pose (the spawn pose composed with
+    /// the parent's) does not fit in `f32` is refused: the error is logged and
+    /// the object is created **without a body**, so it is not in the trace's
+    /// `poses`, not in the hash's body state and never in the physics engine;
+    /// its [`World::physics_simulation_pose`] is its authored transform (on
+    /// its parent, if any). The alternative, keeping a body frozen at a finite
+    /// authored pose, would put a body into every trace that physics never
+    /// moves and that no command reaches.
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
         let id = match desc.id {
             // u64::MAX is reserved: the next free id must stay representable.
@@ -315,20 +236,35 @@ impl World {
             enabled: desc.enabled,
             body,
             behaviours: Vec::with_capacity(desc.behaviours.len()),
+            time_group: desc.time_group,
             alive: true,
         };
-        if object.body.is_some() {
+        if let Some(body) = object.body.as_mut() {
             // A body's spawn pose is world space: compose with a parent if there is one.
             let world_pose = match object.parent.and_then(|p| self.physics_simulation_pose(p)) {
                 Some(parent) => parent.compose(object.local),
                 None => object.local,
             };
-            if let Some(body) = object.body.as_mut() {
+            let refusal = match body.desc.check() {
+                Err(reason) => Some(reason),
+                Ok(()) if !world_pose.is_finite() => Some(format!(
+                    "its world pose does not fit in f32: {world_pose:?}"
+                )),
+                Ok(()) => None,
+            };
+            if let Some(reason) = refusal {
+                let message = format!(
+                    "body not created: {reason}; object {id} `{}` lives on without a body",
+                    object.name
+                );
+                self.log_now(LogLevel::Error, Some(id), None, message);
+                object.body = None;
+            } else {
                 body.committed = world_pose;
                 body.previous = world_pose;
+                self.added_bodies.push(id);
+                self.bodies += 1;
             }
-            self.added_bodies.push(id);
-            self.bodies += 1;
         }
         for (behaviour, info) in desc.behaviours {
             self.pending.push(PendingBehaviour {
@@ -338,10 +274,12 @@ impl World {
             });
             object.behaviours.push(info);
         }
+        // Active in the hierarchy: enabled, under an active parent (or none).
+        let parent_active = object.parent.is_none_or(|p| self.is_active(p));
         let key = Key {
             id,
             alive: true,
-            active: object.enabled,
+            active: object.enabled && parent_active,
         };
         match self.keys.binary_search_by_key(&id, |k| k.id) {
             Ok(_) => unreachable!("spawn picked a free id"),
@@ -379,14 +317,63 @@ impl World {
         }
     }
 
-    /// Enables or disables an object; takes effect for the very next callback.
+    /// Enables or disables an object (its own flag). Its subtree is active
+    /// while it and every ancestor are enabled (see the module docs): takes
+    /// effect for the very next callback, and for bodies at the next reconcile.
     pub fn set_enabled(&mut self, id: ObjectId, enabled: bool) {
         if let Some(slot) = self.slot(id)
             && self.objects[slot].alive
         {
             self.objects[slot].enabled = enabled;
-            self.keys[slot].active = enabled;
+            self.refresh_activity(slot);
         }
+    }
+
+    /// Recomputes whether the object in `slot` and its descendants are active
+    /// in the hierarchy, noting the bodies whose activity changed. A scan per
+    /// level of the subtree: toggling is rare next to dispatch.
+    fn refresh_activity(&mut self, slot: usize) {
+        let mut work = vec![slot];
+        // Bounded by the number of objects, so a parent cycle (possible only
+        // through direct edits of `Object::parent`) cannot loop forever.
+        let mut budget = self.objects.len();
+        while let Some(s) = work.pop() {
+            if budget == 0 {
+                break;
+            }
+            budget -= 1;
+            let object = &self.objects[s];
+            let parent_active = object.parent.is_none_or(|p| self.is_active(p));
+            let active = object.alive && object.enabled && parent_active;
+            if self.keys[s].active == active {
+                continue;
+            }
+            self.keys[s].active = active;
+            if object.body.is_some() {
+                self.toggled_bodies.push(object.id);
+            }
+            let id = object.id;
+            work.extend(
+                self.objects
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, o)| o.alive && o.parent == Some(id))
+                    .map(|(i, _)| i),
+            );
+        }
+    }
+
+    /// Whether the object is active in the hierarchy: alive, enabled, and
+    /// every ancestor enabled (Unity's `activeInHierarchy`). Only active
+    /// objects get callbacks and only their bodies simulate.
+    pub fn is_active_in_hierarchy(&self, id: ObjectId) -> bool {
+        self.is_active(id)
+    }
+
+    /// Bodies whose activity changed since the last reconcile (for the
+    /// physics stage: take them out of the simulation, or put them back).
+    pub fn take_toggled_bodies(&mut self, into: &mut Vec<ObjectId>) {
+        into.append(&mut self.toggled_bodies);
     }
 
     /// A live object.
@@ -503,19 +490,33 @@ impl World {
 
     /// Queues a body command for the next reconcile. A command with a NaN or
     /// infinite number is rejected here, logged, and never reaches physics.
+    /// (One whose *result* would not be finite, a huge impulse on a light
+    /// body, is refused by the physics stage at the reconcile, which knows the
+    /// body's mass and velocity.)
     pub fn command(&mut self, command: BodyCommand, tick: u64, frame: u64) -> bool {
+        self.command_from(command, None, tick, frame)
+    }
+
+    /// [`World::command`] for a command written by `hook`.
+    pub(crate) fn command_from(
+        &mut self,
+        command: BodyCommand,
+        hook: Option<crate::behaviour::HookKind>,
+        tick: u64,
+        frame: u64,
+    ) -> bool {
         if !command.is_finite() {
             self.log.push(LogEntry {
                 level: LogLevel::Error,
                 object: Some(command.target()),
-                hook: None,
+                hook,
                 tick,
                 frame,
                 message: format!("rejected non-finite body command: {command:?}"),
             });
             return false;
         }
-        self.commands.push(command);
+        self.commands.push(QueuedCommand { command, hook });
         true
     }
 
@@ -524,13 +525,35 @@ impl World {
         self.log.push(entry);
     }
 
+    /// Appends a log line stamped with the tick and frame the pipeline is in
+    /// (the pending tick during a tick's reconcile): for code that runs with no
+    /// clock at hand, such as a physics stage refusing a body or a command.
+    pub fn log_now(
+        &mut self,
+        level: LogLevel,
+        object: Option<ObjectId>,
+        hook: Option<crate::behaviour::HookKind>,
+        message: String,
+    ) {
+        let (tick, frame) = self.stamp;
+        self.log.push(LogEntry {
+            level,
+            object,
+            hook,
+            tick,
+            frame,
+            message,
+        });
+    }
+
     /// Takes the log lines written since the last drain.
     pub fn drain_log(&mut self) -> Vec<LogEntry> {
         std::mem::take(&mut self.log)
     }
 
-    /// Body commands queued and not yet reconciled (for the physics stage).
-    pub fn take_commands(&mut self, into: &mut Vec<BodyCommand>) {
+    /// Body commands queued and not yet reconciled, in the order they were
+    /// written (for the physics stage).
+    pub fn take_commands(&mut self, into: &mut Vec<QueuedCommand>) {
         into.append(&mut self.commands);
     }
 
@@ -544,19 +567,26 @@ impl World {
         into.append(&mut self.removed_bodies);
     }
 
+    /// Takes the body away from an object whose body the physics stage
+    /// refused to create (see [`World::spawn`] for what that object is then).
+    pub fn refuse_body(&mut self, id: ObjectId) {
+        if let Some(slot) = self.slot(id)
+            && self.objects[slot].body.take().is_some()
+        {
+            self.bodies = self.bodies.saturating_sub(1);
+        }
+    }
+
     /// Reclaims the slots of removed objects; returns whether anything changed.
     pub(crate) fn compact(&mut self) -> bool {
         if self.removed_count == 0 {
             return false;
         }
+        // Keys mirror objects slot for slot (and keep their activity: a
+        // removed object takes its whole subtree with it).
+        self.keys.retain(|k| k.alive);
         self.objects.retain(|o| o.alive);
         self.bodies = self.objects.iter().filter(|o| o.body.is_some()).count();
-        self.keys.clear();
-        self.keys.extend(self.objects.iter().map(|o| Key {
-            id: o.id,
-            alive: true,
-            active: o.enabled,
-        }));
         self.removed_count = 0;
         true
     }

@@ -40,6 +40,11 @@ impl Behaviour for Pusher {
             self.sum = self.sum.wrapping_mul(31).wrapping_add(i);
         }
     }
+    fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {
+        for i in 0..150u64 {
+            self.sum = self.sum.wrapping_mul(13).wrapping_add(i);
+        }
+    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         for i in 0..100u64 {
             self.sum = self.sum.wrapping_mul(17).wrapping_add(i);
@@ -291,25 +296,37 @@ fn chrome_trace_slices_nest_frame_phase_tick_work() {
     for ((frame, children), r) in groups.iter().zip(&records) {
         // The frame: named after the record, back to back, max(delta, wall) long.
         assert_eq!(frame.name, expected_frame_name(r));
-        let (update, fixed, present) = (ms_ns(r.update_ms), ms_ns(r.fixed_ms), ms_ns(r.present_ms));
-        let wall = update + fixed + present;
+        let (update, fixed, flow, present) = (
+            ms_ns(r.update_ms),
+            ms_ns(r.fixed_ms),
+            ms_ns(r.flow_ms),
+            ms_ns(r.present_ms),
+        );
+        let wall = update + fixed + flow + present;
         assert_eq!(frame.start, frame_start, "{}", frame.name);
         assert_eq!(frame.len, ns(r.delta_time).max(wall), "{}", frame.name);
         assert!(previous_end <= frame.start);
         previous_end = frame.end();
         frame_start += frame.len;
 
-        // The three phases, in order, each its recorded length, inside the frame.
+        // The four phases, in the order they run, each its recorded length,
+        // inside the frame: Flow Tick comes after the fixed phase.
         let phases: Vec<&Slice> = children
             .iter()
-            .filter(|s| ["update", "fixed", "present"].contains(&s.name.as_str()))
+            .filter(|s| ["update", "fixed", "flow", "present"].contains(&s.name.as_str()))
             .collect();
         let names: Vec<&str> = phases.iter().map(|s| s.name.as_str()).collect();
-        assert_eq!(names, ["update", "fixed", "present"], "{}", frame.name);
+        assert_eq!(
+            names,
+            ["update", "fixed", "flow", "present"],
+            "{}",
+            frame.name
+        );
         assert_eq!(phases[0].start, frame.start);
         assert_eq!(phases[0].len, update);
         assert_eq!(phases[1].len, fixed);
-        assert_eq!(phases[2].len, present);
+        assert_eq!(phases[2].len, flow);
+        assert_eq!(phases[3].len, present);
         for p in &phases {
             assert!(frame.contains(p), "{p:?} outside {frame:?}");
         }
@@ -466,7 +483,7 @@ fn overrunning_frames_stretch_and_rounded_children_are_cut_at_the_parent() {
     let mut by_priority = [(0, 0.0); RECORD_PRIORITIES];
     by_priority[0] = (-100, 1.5);
     by_priority[1] = (0, 1.0);
-    // Frame 1: delta 10 ms but 2 + 3 + 1 = 6 ms of work: lasts 10 ms.
+    // Frame 1: delta 10 ms but 2 + 3 + 0.5 + 1 = 6.5 ms of work: lasts 10 ms.
     // Two ticks: fixed (3 ms) splits into 1.5 ms ticks; per tick -100 gets
     // 0.75 ms, 0 gets 0.5 ms, physics gets 0.5 ms: 1.75 ms > 1.5 ms, so physics
     // is cut to the 0.25 ms left in the tick.
@@ -477,6 +494,7 @@ fn overrunning_frames_stretch_and_rounded_children_are_cut_at_the_parent() {
         update_ms: 2.0,
         fixed_ms: 3.0,
         physics_ms: 1.0,
+        flow_ms: 0.5,
         present_ms: 1.0,
         by_priority,
         priorities: 2,
@@ -503,7 +521,8 @@ fn overrunning_frames_stretch_and_rounded_children_are_cut_at_the_parent() {
     assert_eq!(find("frame 1"), [(0, 10 * MS)]);
     assert_eq!(find("update"), [(0, 2 * MS), (10 * MS, 8 * MS)]);
     assert_eq!(find("fixed"), [(2 * MS, 3 * MS), (18 * MS, 0)]);
-    assert_eq!(find("present"), [(5 * MS, MS), (18 * MS, 0)]);
+    assert_eq!(find("flow"), [(5 * MS, MS / 2), (18 * MS, 0)]);
+    assert_eq!(find("present"), [(5_500_000, MS), (18 * MS, 0)]);
     assert_eq!(find("tick 1"), [(2 * MS, 1_500_000)]);
     assert_eq!(find("tick 2"), [(3_500_000, 1_500_000)]);
     assert_eq!(
@@ -535,7 +554,7 @@ fn csv_has_a_header_and_parses_back_to_the_records() {
         "frame_index,kind,suspended,simulation_tick,ticks,delta_time,frame_time,\
          simulation_time,fixed_delta_time,dropped_time,dropped_this_frame,\
          accumulator_before,accumulator_after,interpolation_alpha,update_ms,fixed_ms,\
-         physics_ms,present_ms,fixed_ms_by_priority"
+         physics_ms,flow_ms,present_ms,fixed_ms_by_priority"
     );
     assert_eq!(header.split(',').count(), CSV_COLUMNS.len());
     let body: Vec<&str> = lines.collect();
@@ -548,8 +567,8 @@ fn csv_has_a_header_and_parses_back_to_the_records() {
         let f32_at = |i: usize| f[i].parse::<f32>().expect("f32 field");
         let mut by_priority = [(0i32, 0f32); RECORD_PRIORITIES];
         let mut priorities = 0u8;
-        if !f[18].is_empty() {
-            for (slot, pair) in f[18].split(';').enumerate() {
+        if !f[19].is_empty() {
+            for (slot, pair) in f[19].split(';').enumerate() {
                 let (p, ms) = pair.split_once('=').expect("priority=ms");
                 by_priority[slot] = (
                     p.parse().expect("priority"),
@@ -581,7 +600,8 @@ fn csv_has_a_header_and_parses_back_to_the_records() {
             update_ms: f32_at(14),
             fixed_ms: f32_at(15),
             physics_ms: f32_at(16),
-            present_ms: f32_at(17),
+            flow_ms: f32_at(17),
+            present_ms: f32_at(18),
             by_priority,
             priorities,
         };

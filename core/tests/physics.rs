@@ -1096,8 +1096,10 @@ fn a_non_finite_write_is_rejected_before_it_reaches_rapier() {
     let mut world = World::new();
     world.spawn(ground());
     let id = world.spawn(ball("ball", 0.0, 0.5, 0.5).with_behaviour(Box::new(Vandal), Priority(0)));
-    // A body authored at a non-finite pose is not created at all.
+    // A body authored at a non-finite pose is not created at all: the
+    // object lives on without one (not in traces, never in rapier).
     let broken = world.spawn(ball("broken", f32::NAN, 1.0, 0.5));
+    assert!(world.get(broken).expect("the object exists").body.is_none());
     let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
     for _ in 0..10 {
         assert_eq!(pipeline.step_frame(1.0 / 60.0).ticks, 1);
@@ -1115,7 +1117,152 @@ fn a_non_finite_write_is_rejected_before_it_reaches_rapier() {
         })
         .count();
     assert_eq!(rejected, 4 * 10, "four rejected writes per tick: {log:?}");
-    assert!(log.iter().any(|e| e.level == LogLevel::Error
-        && e.object == Some(broken)
-        && e.message.contains("non-finite spawn pose")));
+    assert!(log.iter().any(|e| {
+        e.level == LogLevel::Error
+            && e.object == Some(broken)
+            && e.message
+                .contains("body not created: its world pose does not fit in f32")
+    }));
+    assert!(pipeline.world().get(broken).expect("alive").body.is_none());
+}
+
+// ---------------------------------------------------------------------------
+// Contact hooks read the live pose of their tick (issue 16).
+
+/// Records, in each contact callback, the tick and the pose and velocity it reads.
+#[derive(Clone, Debug)]
+struct ContactPose {
+    seen: Arc<Mutex<Vec<(u64, Pose, Velocity)>>>,
+}
+
+impl Behaviour for ContactPose {
+    fn name(&self) -> &str {
+        "ContactPose"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn on_contact(&mut self, ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {
+        let me = ctx.me();
+        let pose = ctx.physics_simulation_pose(me).expect("a body");
+        let velocity = ctx.velocity(me).expect("a body");
+        let tick = ctx.clock().simulation_tick;
+        self.seen.lock().expect("lock").push((tick, pose, velocity));
+    }
+}
+
+#[test]
+fn a_contact_hook_reads_the_pose_and_velocity_its_tick_commits() {
+    // The ball of `contact_callbacks_fire_in_the_fixed_phase_with_the_right_tick`:
+    // its step of tick T stops the fall, so tick T's pose differs from T-1's.
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let mut world = World::new();
+    world.spawn(ground());
+    let ball_id = world.spawn(
+        ball("ball", 0.0, 3.0, 0.5)
+            .with_behaviour(Box::new(ContactPose { seen: seen.clone() }), Priority(0)),
+    );
+    let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
+    let recorder = PoseRecorder::default();
+    pipeline.set_tick_observer(Some(Box::new(recorder.clone())));
+    for _ in 0..90 {
+        pipeline.step_frame(1.0 / 60.0);
+    }
+    let seen = seen.lock().expect("lock").clone();
+    assert_eq!(seen.len(), 1, "{seen:?}");
+    let (tick, pose, velocity) = seen[0];
+    let (committed, committed_v) = recorder.after(tick, ball_id).expect("tick T");
+    let (before, _) = recorder.after(tick - 1, ball_id).expect("tick T-1");
+    assert_eq!(
+        (pose, velocity),
+        (committed, committed_v),
+        "the tick's own record"
+    );
+    assert_ne!(pose, before, "not the previous tick's pose");
+}
+
+// ---------------------------------------------------------------------------
+// Hierarchy and enabled (Unity's activeInHierarchy).
+
+/// Contacts of every tick, as `(tick, event)`.
+#[derive(Clone, Default)]
+struct ContactLog(Arc<Mutex<Vec<(u64, ContactEvent)>>>);
+
+impl TickObserver for ContactLog {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        let tick = record.clock.simulation_tick;
+        let mut log = self.0.lock().expect("lock");
+        log.extend(record.contacts.iter().map(|c| (tick, *c)));
+    }
+}
+
+#[test]
+fn a_disabled_parent_takes_its_subtrees_bodies_out_of_the_simulation_until_enabled_again() {
+    // A ball falls from y = 5 (object 2); its child (3), a ball resting on the
+    // ground 3 m to the right, touches the ground from the start.
+    let mut world = World::new();
+    let ground_id = world.spawn(ground());
+    let parent = world.spawn(ball("parent", 0.0, 5.0, 0.5));
+    let child = world.spawn(ball("child", 3.0, -4.5, 0.5).with_parent(parent));
+    let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
+    let recorder = PoseRecorder::default();
+    let contacts = ContactLog::default();
+    let observers: Vec<Box<dyn TickObserver>> =
+        vec![Box::new(recorder.clone()), Box::new(contacts.clone())];
+    pipeline.set_tick_observer(Some(Box::new(observers)));
+    for _ in 0..20 {
+        pipeline.step_frame(1.0 / 60.0);
+    }
+    let touching = ContactEvent::new(ground_id, child, ContactKind::Started);
+    assert!(
+        contacts
+            .0
+            .lock()
+            .expect("lock")
+            .iter()
+            .any(|(_, c)| *c == touching)
+    );
+
+    // Disabled after tick 20: ticks 21..=40 change neither body, not even by
+    // gravity, and the child's contact with the ground stops in tick 21.
+    pipeline.world_mut().set_enabled(parent, false);
+    for _ in 0..20 {
+        pipeline.step_frame(1.0 / 60.0);
+    }
+    let at20 = |id| recorder.after(20, id).expect("tick 20");
+    for tick in 21..=40 {
+        assert_eq!(
+            recorder.after(tick, parent),
+            Some(at20(parent)),
+            "tick {tick}"
+        );
+        assert_eq!(
+            recorder.after(tick, child),
+            Some(at20(child)),
+            "tick {tick}"
+        );
+    }
+    let stopped = ContactEvent::new(ground_id, child, ContactKind::Stopped);
+    assert!(
+        contacts.0.lock().expect("lock").contains(&(21, stopped)),
+        "{:?}",
+        contacts.0.lock().expect("lock")
+    );
+
+    // Enabled again: the parent falls on from the velocity it had (one more
+    // tick of gravity: v -= g dt), and the child touches the ground again.
+    pipeline.world_mut().set_enabled(parent, true);
+    pipeline.step_frame(1.0 / 60.0);
+    let (p41, v41) = recorder.after(41, parent).expect("tick 41");
+    let (p20, v20) = at20(parent);
+    assert!(
+        close(v41.linear.y, v20.linear.y - G / 60.0, 1e-3),
+        "{v20:?} then {v41:?}"
+    );
+    assert!(p41.y < p20.y);
+    assert!(
+        contacts.0.lock().expect("lock").contains(&(41, touching)),
+        "{:?}",
+        contacts.0.lock().expect("lock")
+    );
 }

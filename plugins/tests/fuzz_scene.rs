@@ -11,13 +11,26 @@
 //! negative, NaN or infinite values or arbitrary `f64`/`i64`, identifiers swapped for other fields,
 //! variants, behaviour names or junk, extension headers, and deep nesting.
 //!
+//! Three classes aim at input that is finite but that physics cannot take
+//! (issue 16): numbers swapped for *huge finite* values (sizes, densities,
+//! transforms, velocities, gravity whose derived quantities overflow f32),
+//! and *hostile objects* inserted into the scene: a body too large for
+//! physics, a body whose pose composed with its parent's is infinite (an
+//! unborn body at load), a spawner far out whose spawns do not fit in f32
+//! (unborn bodies at run time), forces, impulses, velocities and kinematic
+//! targets whose results overflow (an attractor, a mover, and the script
+//! `scripts/fault_hostile.rhai`, which also spawns bodies physics refuses).
+//!
 //! The property, for every case:
 //! - `Scene::parse` returns (no panic);
 //! - an error names the file (`SceneError::file`, and its `Display` starts
 //!   with the path), has line ≥ 1 and column ≥ 1 that point into the text (at
 //!   most one past the end of a line), and a non-empty message;
 //! - a scene it accepts loads into a `Pipeline` (`load_scene`, which
-//!   instantiates it) and runs a few frames without panicking.
+//!   instantiates it) and runs a few frames without panicking;
+//! - nothing non-finite reaches the trace or the hash: no trace line of those
+//!   frames has a `null` (a non-finite number), and every committed pose and
+//!   velocity in the world is finite.
 //!
 //! Cases: `STEPFRAME_FUZZ_CASES` (default 256, a few seconds). A long run:
 //!
@@ -37,7 +50,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{Config, FileFailurePersistence, TestRunner};
-use stepframe_core::{Pipeline, Registry, Scene, TimeSettings};
+use std::sync::{Arc, Mutex};
+
+use stepframe_core::{Pipeline, Registry, Scene, TimeSettings, TraceWriter};
 
 /// A small scene using every part of the format: settings with every time
 /// field, actions, nested children, bodies of several shapes and kinds, and
@@ -111,6 +126,41 @@ const NUMBERS: &[&str] = &[
     "1.",
     ".5",
     "1e",
+];
+
+/// Finite values whose derived quantities overflow f32 somewhere: an area, a
+/// mass, an inertia, a weight, a speed's square, a composed pose.
+const HUGE: &[&str] = &[
+    "5e9",
+    "1e10",
+    "1e19",
+    "2e19",
+    "1e20",
+    "1e30",
+    "1e36",
+    "1e38",
+    "3e38",
+    "3.4028235e38",
+    "-3e38",
+];
+
+/// Objects inserted at the start of the scene's object list (ids no scene
+/// uses), each one of the classes of the module docs.
+const HOSTILE: &[&str] = &[
+    // A body whose world pose (its parent's composed with its own) is infinite.
+    r#"(id: 9001, name: "Far", transform: (x: 3e38, y: 0.0), children: [(id: 9002, name: "Farther", transform: (x: 3e38, y: 0.0), body: (shapes: [Circle(radius: 0.5)]))]),"#,
+    // Too large for physics: an inertia of 1.6e40.
+    r#"(id: 9003, name: "Huge", transform: (x: 0.0, y: 5.0), body: (shapes: [Circle(radius: 1e10)])),"#,
+    // A mass of 1.2e39.
+    r#"(id: 9004, name: "Heavy", body: (shapes: [Cuboid(hx: 1.0, hy: 1.0)], density: 3e38)),"#,
+    // Spawns far out, some beyond f32, and too fast: refused at run time.
+    r#"(id: 9005, name: "Far Rain", transform: (x: 3e38, y: 3e38), behaviours: [(name: "Spawner", params: (interval: 0.02, spread: 3e38, velocity: (x: 3e38, y: 0.0)))]),"#,
+    // Writes every kind of overflowing command and spawn, every tick.
+    r#"(id: 9006, name: "Hostile", transform: (x: 0.0, y: 4.0), body: (shapes: [Circle(radius: 0.3)]), behaviours: [(name: "Script", params: (path: "scripts/fault_hostile.rhai"))]),"#,
+    // Forces whose results overflow on every body it reaches.
+    r#"(id: 9007, name: "Storm", behaviours: [(name: "Attractor", params: (radius: 3e38, strength: 3e38))]),"#,
+    // Kinematic targets whose velocities overflow.
+    r#"(id: 9008, name: "Rush", transform: (x: 0.0, y: 1.0), body: (kind: Kinematic, shapes: [Cuboid(hx: 0.5, hy: 0.1)]), behaviours: [(name: "KinematicMover", params: (waypoints: [(x: 0.0, y: 0.0), (x: 3e38, y: 0.0)], speed: 3e38))]),"#,
 ];
 
 /// Identifiers an identifier is swapped for.
@@ -228,6 +278,10 @@ enum Mutation {
     Header(Index),
     /// Inserts `depth` opening brackets (and as many closing ones right after).
     Nest(Index, usize, bool),
+    /// Replaces the n-th number with a huge finite value ([`HUGE`]).
+    Huge(Index, Index),
+    /// Inserts a hostile object ([`HOSTILE`]) at the start of the object list.
+    Hostile(Index),
 }
 
 fn mutation() -> impl Strategy<Value = Mutation> {
@@ -245,6 +299,8 @@ fn mutation() -> impl Strategy<Value = Mutation> {
         (any::<Index>(), any::<Index>()).prop_map(|(n, v)| Mutation::Ident(n, v)),
         any::<Index>().prop_map(Mutation::Header),
         (any::<Index>(), 1usize..2000, any::<bool>()).prop_map(|(i, d, c)| Mutation::Nest(i, d, c)),
+        (any::<Index>(), any::<Index>()).prop_map(|(n, v)| Mutation::Huge(n, v)),
+        any::<Index>().prop_map(Mutation::Hostile),
     ]
 }
 
@@ -355,6 +411,15 @@ fn apply(text: &mut Vec<u8>, m: &Mutation) {
         Mutation::Header(e) => {
             let header = format!("#![enable({})]\n", EXTENSIONS[e.index(EXTENSIONS.len())]);
             text.splice(0..0, header.into_bytes());
+        }
+        Mutation::Huge(n, v) => replace_number(text, n, HUGE[v.index(HUGE.len())]),
+        Mutation::Hostile(h) => {
+            let object = HOSTILE[h.index(HOSTILE.len())];
+            let key = b"objects: [";
+            if let Some(at) = text.windows(key.len()).position(|w| w == key) {
+                let p = at + key.len();
+                text.splice(p..p, object.bytes());
+            }
         }
         Mutation::Nest(i, depth, square) => {
             let (open, close) = if *square { (b'[', b']') } else { (b'(', b')') };
@@ -472,8 +537,23 @@ fn check(text: &str, path: &Path) -> Result<Outcome, String> {
                     .any(|b| b.name == "Faulty" && b.params.contains("BusyWait"))
             });
             if !slow {
+                let trace = Arc::new(Mutex::new(TraceWriter::new(Vec::<u8>::new())));
+                pipeline.set_tick_observer(Some(Box::new(trace.clone())));
                 for dt in [1.0 / 60.0, 1.0 / 60.0, 1.0 / 60.0, 0.25] {
                     pipeline.step_frame(dt);
+                }
+                pipeline.set_tick_observer(None);
+                let trace = trace.lock().map_err(|_| "trace lock".to_string())?;
+                let text = String::from_utf8_lossy(trace.get_ref());
+                if let Some(line) = text.lines().find(|l| l.contains("null")) {
+                    return Err(format!("a non-finite number reached the trace: {line}"));
+                }
+                for o in pipeline.world().objects() {
+                    if let Some(b) = &o.body
+                        && !(b.committed.is_finite() && b.velocity.is_finite())
+                    {
+                        return Err(format!("{} committed a non-finite state: {b:?}", o.id));
+                    }
                 }
             }
             Ok(Outcome::Loaded)
@@ -510,6 +590,24 @@ fn an_id_of_u64_max_is_rejected_at_its_object() {
         "{err}"
     );
     assert!(err.to_string().starts_with("max.ron:1:12: "), "{err}");
+}
+
+/// Each hostile object, inserted into the built-in seed, on its own: the
+/// first three must be refused by the loader with a position (they cannot be
+/// built), the others load and run with every bad write and spawn refused, so
+/// nothing non-finite reaches the trace.
+#[test]
+fn every_hostile_object_is_refused_at_load_or_runs_with_nothing_non_finite() {
+    let (_, sample) = seeds().last().expect("the sample seed");
+    for (i, object) in HOSTILE.iter().enumerate() {
+        let text = sample.replacen("objects: [", &format!("objects: [{object}"), 1);
+        let path = PathBuf::from(format!("hostile-{i}.ron"));
+        let outcome = check(&text, &path).unwrap_or_else(|e| panic!("{object}: {e}"));
+        match (i < 3, outcome) {
+            (true, Outcome::Rejected) | (false, Outcome::Loaded) => {}
+            (_, other) => panic!("{object}: {other:?}"),
+        }
+    }
 }
 
 /// What the cases of a run did (printed at the end, for the docs' figures).

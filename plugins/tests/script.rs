@@ -73,6 +73,16 @@ fn load_with(text: &str, settings: TimeSettings) -> Pipeline {
     pipeline
 }
 
+/// The messages of the error lines logged since the last drain.
+fn error_messages(pipeline: &mut Pipeline) -> Vec<String> {
+    pipeline
+        .drain_log()
+        .into_iter()
+        .filter(|l| l.level == LogLevel::Error)
+        .map(|l| l.message)
+        .collect()
+}
+
 fn infos(pipeline: &mut Pipeline) -> Vec<String> {
     pipeline
         .drain_log()
@@ -834,12 +844,7 @@ fn scripts_have_no_wall_clock() {
     let path = write_script(&dir, "clock.rhai", text);
     let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
     pipeline.step_frame(DT);
-    let errors: Vec<_> = pipeline
-        .drain_log()
-        .into_iter()
-        .filter(|l| l.level == LogLevel::Error)
-        .map(|l| l.message)
-        .collect();
+    let errors = error_messages(&mut pipeline);
     assert_eq!(errors.len(), 1, "{errors:?}");
     assert!(
         errors[0].contains("clock.rhai:2:13") && errors[0].contains("timestamp"),
@@ -847,4 +852,74 @@ fn scripts_have_no_wall_clock() {
         errors[0]
     );
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_script_routine_that_is_missing_or_returns_a_bad_wait_ends_with_a_logged_reason() {
+    let dir = temp_dir("routine-errors");
+    let script = write_script(
+        &dir,
+        "routines.rhai",
+        "fn start() {\n\
+         \x20   start_routine(\"nowhere\", 0.0);\n\
+         \x20   start_routine(\"backwards\", 0.0);\n\
+         \x20   start_routine(\"twice\", 0.05);\n\
+         }\n\
+         let runs = 0;\n\
+         fn backwards() { -1.0 }\n\
+         fn twice() { runs += 1; log(`twice ${runs} at frame ${frame()}`); if runs < 2 { 0.05 } }\n",
+    );
+    let mut p = load(&scene_text(&script, "{}", "", ""));
+    for _ in 0..12 {
+        p.step_frame(DT);
+    }
+    let log = p.drain_log();
+    let lines: Vec<(LogLevel, Option<HookKind>, &str)> = log
+        .iter()
+        .filter(|l| l.level != LogLevel::Info)
+        .map(|l| (l.level, l.hook, l.message.as_str()))
+        .collect();
+    assert_eq!(lines.len(), 2, "{lines:#?}");
+    assert_eq!(
+        (lines[0].0, lines[0].1),
+        (LogLevel::Error, Some(HookKind::Routine))
+    );
+    assert!(
+        lines[0]
+            .2
+            .ends_with("routine `nowhere`: the script has no function `nowhere()` without parameters; the routine ends"),
+        "{}",
+        lines[0].2
+    );
+    assert_eq!(lines[1].0, LogLevel::Warning);
+    assert!(
+        lines[1].2.contains("routine `backwards` returned -1"),
+        "{}",
+        lines[1].2
+    );
+    // `twice` ran twice, 0.05 s (3 frames) apart on the frame clock, and
+    // ended: started in Start of frame 1 (frame time 1/60), due at 4/60 and
+    // 7/60. Its count is script state.
+    let twice: Vec<&str> = log
+        .iter()
+        .filter(|l| l.level == LogLevel::Info)
+        .map(|l| l.message.as_str())
+        .collect();
+    assert_eq!(twice, ["twice 1 at frame 4", "twice 2 at frame 7"]);
+
+    // A wait that is not a number of seconds is a script error at the call.
+    let bad = write_script(
+        &dir,
+        "bad.rhai",
+        "fn update(dt) { start_routine(\"x\", -2.0); }\nfn x() { }\n",
+    );
+    let mut p = load(&scene_text(&bad, "{}", "", ""));
+    p.step_frame(DT);
+    let errors = error_messages(&mut p);
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(
+        errors[0].contains("start_routine: seconds must be a finite number >= 0, got -2"),
+        "{}",
+        errors[0]
+    );
 }

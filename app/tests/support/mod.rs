@@ -62,4 +62,31 @@ pub fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> 
         .collect()
 }
 
+/// Runs the `stepframe` binary like [`stepframe`], but kills it after
+/// `seconds`: `None` when it had not exited by then (a run that never ends).
+pub fn stepframe_within(args: &[&str], seconds: u64) -> Option<Output> {
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_stepframe"))
+        .args(args)
+        .current_dir(root())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(seconds);
+    while std::time::Instant::now() < deadline {
+        if child
+            .try_wait()
+            .expect("the child can be waited on")
+            .is_some()
+        {
+            return Some(child.wait_with_output().expect("its output"));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
 pub mod editor;

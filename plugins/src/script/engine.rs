@@ -63,6 +63,8 @@ pub(crate) enum Command {
     Remove(ObjectId),
     Log(LogLevel, String),
     Break(String),
+    /// `start_routine(name, seconds)`.
+    Routine(String, f64),
 }
 
 /// What one call may read and what it wrote (see module docs).
@@ -174,6 +176,7 @@ pub(crate) fn commit(ctx: &mut Ctx) {
                 Command::Remove(id) => ctx.remove(id),
                 Command::Log(level, message) => ctx.log_at(level, message),
                 Command::Break(message) => ctx.request_break(message),
+                Command::Routine(name, seconds) => ctx.start_named_routine(&name, seconds),
             }
         }
     });
@@ -517,6 +520,27 @@ fn register_api(engine: &mut Engine) {
             lo.wrapping_add((rng.next_u64() % span) as INT)
         })
     });
+
+    // Timed routines: `name()` is called after `seconds` on the object's time
+    // group (the frame clock unless the scene says `time_group: Fixed`).
+    engine.register_fn(
+        "start_routine",
+        |name: &str, seconds: Dynamic| -> RhaiResult<()> {
+            let s = num(&seconds, "start_routine")?;
+            if !(s.is_finite() && s >= 0.0) {
+                return Err(format!(
+                    "start_routine: seconds must be a finite number >= 0, got {s}"
+                )
+                .into());
+            }
+            if name.is_empty() {
+                return Err("start_routine: name the function to call".into());
+            }
+            with_call("start_routine", |c| {
+                c.commands.push(Command::Routine(name.to_string(), s))
+            })
+        },
+    );
 
     // The log, and breaking from code.
     engine.register_fn("log", |v: Dynamic| {

@@ -12,6 +12,21 @@
 //! | `fixed_update(dt)` | FixedUpdate, `dt` = `fixed_delta_time` | pending tick |
 //! | `on_contact(other, kind)` | contact, `kind` = `"started"` / `"stopped"` | completed tick |
 //!
+//! (Flow Tick runs after the fixed phase, on the frame clock.)
+//!
+//! # Timed routines
+//!
+//! `start_routine("name", seconds)` asks for `name()` to be called `seconds`
+//! later on the object's time group (the frame clock unless the scene says
+//! `time_group: Fixed`, even when started from `fixed_update`). The script
+//! keeps no routine object: the core keeps the name, the object and the wake
+//! time ([`stepframe_core::Ctx::start_named_routine`]) and, when it is due,
+//! calls [`Behaviour::routine`], which runs `name()` on rhai with the script's
+//! state, like a hook. A number returned is the next wait in seconds; anything
+//! else ends the routine. So a snapshot (the pipeline's routine list plus this
+//! behaviour's scope) holds all of a routine, and rewind and the sync test
+//! cover it.
+//!
 //! The API scripts call (pose, velocity, body commands, spawn, remove, input,
 //! clock, random numbers, log) is listed in `docs/scripts.md` and implemented
 //! in `engine.rs`. In a scene:
@@ -139,7 +154,7 @@ use std::sync::{Arc, Mutex};
 use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId};
+use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId, Wait};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
@@ -752,28 +767,89 @@ impl Script {
         }
     }
 
-    /// Calls one hook function (see module docs for the breakpoint timing).
-    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, fast_args: &[Val]) {
-        if self.failed.is_some() || !self.defines(hook) {
-            return;
-        }
+    /// Whether line breakpoints are set in this script (re-reading the table
+    /// only when it changed).
+    fn debugging(&mut self) -> bool {
         let table = breakpoints();
         let version = table.version();
         if version != self.bp_version {
             self.bps = table.for_script(&self.program.source);
             self.bp_version = version;
         }
-        let debug = !self.bps.is_empty();
+        !self.bps.is_empty()
+    }
+
+    /// Calls one hook function (see module docs for the breakpoint timing).
+    fn call(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, fast_args: &[Val]) {
+        if self.failed.is_some() || !self.defines(hook) {
+            return;
+        }
+        let debug = self.debugging();
         if !debug && self.compiled && self.rerun.is_none() && self.call_fast(ctx, hook, fast_args) {
             return;
         }
-        self.call_rhai(ctx, hook, args, debug);
+        self.call_rhai(ctx, hook, hook_function(hook), args, debug);
+    }
+
+    /// A routine the script started (`start_routine(name, seconds)`) is due:
+    /// calls `name()` and turns what it returns into the next wait (see the
+    /// module docs, "Timed routines").
+    fn call_routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
+        if self.failed.is_some() {
+            return Wait::Done;
+        }
+        let defined = self
+            .program
+            .ast
+            .iter_functions()
+            .any(|f| f.name == name && f.params.is_empty());
+        if !defined {
+            ctx.log_at(
+                LogLevel::Error,
+                format!(
+                    "{}: routine `{name}`: the script has no function `{name}()` without parameters; the routine ends",
+                    self.program.source
+                ),
+            );
+            return Wait::Done;
+        }
+        let debug = self.debugging();
+        let Some(value) = self.call_rhai(ctx, HookKind::Routine, name, (), debug) else {
+            return Wait::Done;
+        };
+        let seconds = value
+            .as_float()
+            .ok()
+            .or_else(|| value.as_int().ok().map(|i| i as rhai::FLOAT));
+        match seconds {
+            Some(s) if s.is_finite() && s >= 0.0 => Wait::Seconds(s),
+            Some(s) => {
+                ctx.log_at(
+                    LogLevel::Warning,
+                    format!(
+                        "{}: routine `{name}` returned {s}: a wait must be a finite number of seconds >= 0; the routine ends",
+                        self.program.source
+                    ),
+                );
+                Wait::Done
+            }
+            None => Wait::Done,
+        }
     }
 
     /// Runs the hook function on rhai (see module docs for breakpoints). Kept
     /// out of line: the fast paths above should not pay for its stack frame.
     #[inline(never)]
-    fn call_rhai(&mut self, ctx: &mut Ctx, hook: HookKind, args: impl FuncArgs, debug: bool) {
+    /// Returns what the function returned, or `None` when it failed or was
+    /// aborted at a breakpoint.
+    fn call_rhai(
+        &mut self,
+        ctx: &mut Ctx,
+        hook: HookKind,
+        function: &str,
+        args: impl FuncArgs,
+        debug: bool,
+    ) -> Option<Dynamic> {
         self.sync_scope();
         count(|c| c.rhai += 1);
         let rerunnable = matches!(
@@ -806,7 +882,7 @@ impl Script {
             options,
             &mut self.scope,
             &self.program.ast,
-            hook_function(hook),
+            function,
             args,
         );
         let end = engine::end();
@@ -830,7 +906,7 @@ impl Script {
                     stops: end.stops_seen,
                 });
                 ctx.request_break_and_rerun(message);
-                return;
+                return None;
             }
             engine::commit(ctx);
             ctx.request_break(message);
@@ -844,11 +920,13 @@ impl Script {
                 self.program.source,
                 pos.line().unwrap_or(0),
                 pos.position().unwrap_or(0),
-                hook_function(hook),
+                function,
             );
             ctx.log_at(LogLevel::Error, message.clone());
             self.failed = Some(message);
+            return None;
         }
+        result.ok()
     }
 }
 
@@ -909,6 +987,10 @@ impl Behaviour for Script {
             (other.0 as INT, kind.to_string()),
             &[],
         );
+    }
+
+    fn routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
+        self.call_routine(ctx, name)
     }
 
     /// The script's top-level variables with their live values (the compiled

@@ -39,11 +39,10 @@ pub(super) struct ViewFacts<'a> {
 /// next presentation would use).
 pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
     let world = pipeline.world();
-    let mut clock = *pipeline.clock();
+    // While suspended the pipeline itself sets alpha to the accumulator over
+    // the fixed dt (exact in flicks), so the clock is shown as it is.
+    let clock = *pipeline.clock();
     let suspended = pipeline.suspension().is_some();
-    if suspended && clock.fixed_delta_time > 0.0 {
-        clock.interpolation_alpha = (clock.accumulator / clock.fixed_delta_time).clamp(0.0, 1.0);
-    }
     let pose_now = |id: ObjectId| {
         if suspended {
             world.physics_simulation_pose(id)

@@ -1,0 +1,470 @@
+//! What physics can take: the `f32` limits every body and command stays within.
+//!
+//! rapier2d computes in `f32`, whose largest finite value is 3.4e38 and whose
+//! smallest normal one is 1.2e-38. A number that is finite in a scene can still
+//! put an infinity (and then NaN) into the engine through what the engine
+//! derives from it, so the checks here are on derived quantities, computed in
+//! `f64` where nothing overflows:
+//!
+//! | quantity | must fit in `f32` | why (worked numbers) |
+//! |---|---|---|
+//! | area, mass (`density × area`), angular inertia | yes | a circle of radius 1e10 m at density 1 has an area of 3.1e20 m², but an inertia of ½ m r² = 1.6e40: rapier gives it an infinite inertia and the body never moves |
+//! | `1 / mass`, `1 / inertia` of a dynamic body | yes | a 5e-39 × 0.3 m box has an inertia of 1.8e-40 and an inverse of 5.5e39: its first contact gives it NaN velocities (found by the fuzzer) |
+//! | a contact impulse at rapier's speed cap, `mass × 2 × 400 m/s`, and that times `friction` | yes | rapier caps speeds at 400 m/s, so impulses between bodies are bounded by it |
+//! | restitution | within 0..=1 | a restitution of 1e20 multiplies contact impulses by 1e20 (found by the fuzzer in the demo) |
+//! | `speed²` of a velocity (initial, or after a command) | yes | rapier takes the length of every velocity each substep to cap it; an infinite square makes the cap zero the velocity, and the body stops dead for good: anything above √3.4e38 ≈ 1.8e19 m/s |
+//! | weight `mass × gravity × gravity_scale`, and `(gravity × gravity_scale)²` | yes | a body of 1e38 kg under 9.81 m/s² weighs 9.8e38 N |
+//! | a command's result: the tick's force sum, the velocity after the step, its square, the position after it | yes | an impulse of 3e38 N·s into a 0.5 kg ball would make it 6e38 m/s |
+//!
+//! Inertias are bounded, not computed exactly: from above by `mass × r²`
+//! (`r` the farthest point of the shape from the body origin, never less than
+//! the inertia about the body's centre of mass), from below by the sum of each
+//! shape's inertia about its own centroid (the parallel-axis terms only add).
+//! Where each limit is checked: [`BodyDesc::check`] by the scene loader (an
+//! error with line and column), by [`crate::World::spawn`] (the object is
+//! created without a body and the refusal logged) and by the rapier stage;
+//! [`BodyDesc::check_weight`] where the gravity is known (the loader, the
+//! stage); a command's result by the rapier stage at the reconcile, which
+//! knows the body's mass and velocity (refused and logged with object, hook
+//! and tick).
+
+use crate::body::{BodyCommand, BodyDesc, BodyKind, Shape, Vec2};
+
+/// The largest magnitude an `f32` holds.
+pub const F32_LIMIT: f64 = f32::MAX as f64;
+
+/// The smallest mass or inertia whose inverse still fits in an `f32`.
+const SMALLEST_INVERTIBLE: f64 = 1.0 / F32_LIMIT;
+
+/// The speed rapier2d 0.36 caps every body at, each substep (its
+/// `IntegrationParameters::normalized_max_linear_velocity` default, 400 m/s at
+/// a length unit of 1 m). Two bodies at the cap meeting head-on close at
+/// twice that.
+const RAPIER_SPEED_CAP: f64 = 400.0;
+
+/// Whether `x` (computed in `f64`) is finite once it is an `f32`.
+pub(crate) fn fits_f32(x: f64) -> bool {
+    x.is_finite() && x.abs() <= F32_LIMIT
+}
+
+/// Whether a velocity's squared length fits in an `f32` (see the module docs).
+pub(crate) fn speed_fits(vx: f64, vy: f64) -> bool {
+    fits_f32(vx * vx + vy * vy)
+}
+
+fn finite_positive(v: f32) -> bool {
+    v.is_finite() && v > 0.0
+}
+
+/// A shape's area and inertia bounds at unit density, in `f64`.
+struct UnitMass {
+    /// Area, m².
+    area: f64,
+    /// Inertia about the shape's own centroid (a lower bound for the body), kg·m².
+    inertia_low: f64,
+    /// `area × r²`, `r` the farthest point from the body origin (an upper
+    /// bound for the body), kg·m².
+    inertia_high: f64,
+}
+
+/// The convex hull of `points`, counter-clockwise (Andrew's monotone chain).
+fn hull(points: &[Vec2]) -> Vec<(f64, f64)> {
+    let mut p: Vec<(f64, f64)> = points
+        .iter()
+        .map(|v| (f64::from(v.x), f64::from(v.y)))
+        .collect();
+    p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    p.dedup();
+    if p.len() < 3 {
+        return p;
+    }
+    let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
+        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
+    };
+    let mut out: Vec<(f64, f64)> = Vec::with_capacity(2 * p.len());
+    for pass in 0..2 {
+        let start = out.len();
+        let points: Box<dyn Iterator<Item = &(f64, f64)>> = if pass == 0 {
+            Box::new(p.iter())
+        } else {
+            Box::new(p.iter().rev())
+        };
+        for &q in points {
+            while out.len() >= start + 2 && cross(out[out.len() - 2], out[out.len() - 1], q) <= 0.0
+            {
+                out.pop();
+            }
+            out.push(q);
+        }
+        out.pop();
+    }
+    out
+}
+
+impl Shape {
+    /// Why the shape cannot be built, if it cannot: a size that is not a
+    /// positive finite number, or a polygon with fewer than 3 points, a
+    /// non-finite point or no area.
+    fn check_geometry(&self) -> Result<(), String> {
+        match self {
+            Shape::Circle { radius } if !finite_positive(*radius) => {
+                Err(format!("circle radius must be positive, got {radius}"))
+            }
+            Shape::Cuboid { hx, hy } if !(finite_positive(*hx) && finite_positive(*hy)) => Err(
+                format!("cuboid half extents must be positive, got hx {hx}, hy {hy}"),
+            ),
+            Shape::Capsule {
+                half_height,
+                radius,
+            } if !(finite_positive(*radius) && half_height.is_finite() && *half_height >= 0.0) => {
+                Err(format!(
+                    "capsule needs a positive radius and a half height >= 0, got radius {radius}, half_height {half_height}"
+                ))
+            }
+            Shape::ConvexPolygon { points } => {
+                if points.len() < 3 {
+                    return Err(format!(
+                        "convex polygon needs at least 3 points, got {}",
+                        points.len()
+                    ));
+                }
+                if points.iter().any(|p| !p.is_finite()) {
+                    return Err("convex polygon points must be finite".into());
+                }
+                // Not all collinear: some triangle from the first point has an area.
+                let p0 = points[0];
+                let spans_area = points.windows(2).any(|w| {
+                    let (a, b) = (w[0] - p0, w[1] - p0);
+                    (a.x * b.y - a.y * b.x).abs() > 1e-6
+                });
+                if !spans_area {
+                    return Err("convex polygon points are collinear (no area)".into());
+                }
+                Ok(())
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Area and inertia bounds at unit density (see [`UnitMass`]).
+    fn unit_mass(&self) -> UnitMass {
+        let f = f64::from;
+        let pi = std::f64::consts::PI;
+        let (area, inertia_low, r) = match self {
+            Shape::Circle { radius } => {
+                let r = f(*radius);
+                let area = pi * r * r;
+                (area, area * r * r / 2.0, r)
+            }
+            Shape::Cuboid { hx, hy } => {
+                let (x, y) = (f(*hx), f(*hy));
+                let area = 4.0 * x * y;
+                (area, area * (x * x + y * y) / 3.0, x.hypot(y))
+            }
+            Shape::Capsule {
+                half_height,
+                radius,
+            } => {
+                // The inner rectangle plus the two half discs moved onto its
+                // centre (moving them out only adds inertia).
+                let (h, r) = (f(*half_height), f(*radius));
+                let (rect, disc) = (4.0 * r * h, pi * r * r);
+                let low = rect * (r * r + h * h) / 3.0 + disc * r * r / 2.0;
+                (rect + disc, low, h + r)
+            }
+            Shape::ConvexPolygon { points } => {
+                // Area and inertia of the hull, about its centroid, with the
+                // points taken relative to the first one (no cancellation far
+                // from the origin).
+                let hull = hull(points);
+                let n = hull.len();
+                let o = hull.first().copied().unwrap_or((0.0, 0.0));
+                let (mut twice, mut cx, mut cy, mut i_o) = (0.0, 0.0, 0.0, 0.0);
+                for k in 0..n {
+                    let (a, b) = (hull[k], hull[(k + 1) % n]);
+                    let (ax, ay, bx, by) = (a.0 - o.0, a.1 - o.1, b.0 - o.0, b.1 - o.1);
+                    let c = ax * by - bx * ay;
+                    twice += c;
+                    cx += (ax + bx) * c;
+                    cy += (ay + by) * c;
+                    i_o += c * (ax * ax + ax * bx + bx * bx + ay * ay + ay * by + by * by);
+                }
+                let area = twice / 2.0;
+                let (cx, cy) = if area > 0.0 {
+                    (cx / (6.0 * area), cy / (6.0 * area))
+                } else {
+                    (0.0, 0.0)
+                };
+                let low = (i_o / 12.0 - area * (cx * cx + cy * cy)).max(0.0);
+                let r = points
+                    .iter()
+                    .map(|p| f(p.x).hypot(f(p.y)))
+                    .fold(0.0, f64::max);
+                (area.max(0.0), low, r)
+            }
+        };
+        UnitMass {
+            area,
+            inertia_low,
+            inertia_high: area * r * r,
+        }
+    }
+}
+
+impl BodyDesc {
+    /// Why physics cannot build this body, if it cannot: a bad shape, a
+    /// material value that is not finite (or a negative density, or
+    /// restitution outside 0..=1), a non-finite initial velocity, or a derived
+    /// quantity beyond `f32` (see the module docs for each one, with numbers).
+    ///
+    /// The scene loader reports this with the object's line and column;
+    /// [`crate::World::spawn`] logs it and creates the object without a body.
+    pub fn check(&self) -> Result<(), String> {
+        if self.shapes.is_empty() {
+            return Err("a body needs at least one shape".into());
+        }
+        for shape in &self.shapes {
+            shape.check_geometry()?;
+        }
+        let density_ok = self.density.is_finite()
+            && (self.density > 0.0 || (self.density == 0.0 && self.kind != BodyKind::Dynamic));
+        if !density_ok {
+            return Err(format!(
+                "density must be positive (for a dynamic body), got {}",
+                self.density
+            ));
+        }
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(format!("friction must be >= 0, got {}", self.friction));
+        }
+        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
+            return Err(format!(
+                "restitution must be within 0..=1, got {}",
+                self.restitution
+            ));
+        }
+        if !self.velocity.is_finite() || !self.gravity_scale.is_finite() {
+            return Err("body velocity and gravity_scale must be finite".into());
+        }
+        let (vx, vy) = (
+            f64::from(self.velocity.linear.x),
+            f64::from(self.velocity.linear.y),
+        );
+        if !speed_fits(vx, vy) {
+            return Err(format!(
+                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38 (rapier would stop the body dead)",
+                vx.hypot(vy)
+            ));
+        }
+        let density = f64::from(self.density);
+        let (mut mass, mut low, mut high) = (0.0, 0.0, 0.0);
+        for shape in &self.shapes {
+            let unit = shape.unit_mass();
+            let shape_mass = density * unit.area;
+            for (what, value) in [
+                ("area", unit.area),
+                ("mass", shape_mass),
+                ("angular inertia", density * unit.inertia_high),
+            ] {
+                if !fits_f32(value) {
+                    return Err(format!(
+                        "shape {shape:?} is too large for physics: its {what} would be {value:.2e}, beyond f32's 3.4e38"
+                    ));
+                }
+            }
+            mass += shape_mass;
+            low += density * unit.inertia_low;
+            high += density * unit.inertia_high;
+        }
+        if !fits_f32(mass) || !fits_f32(high) {
+            return Err(format!(
+                "the body is too large for physics: mass {mass:.2e} kg, angular inertia up to {high:.2e} kg·m², beyond f32's 3.4e38"
+            ));
+        }
+        if self.kind == BodyKind::Dynamic
+            && (mass < SMALLEST_INVERTIBLE || low < SMALLEST_INVERTIBLE)
+        {
+            return Err(format!(
+                "the body is too small for physics: mass {mass:.2e} kg, angular inertia {low:.2e} kg·m²; \
+                 physics divides by both, and their inverses would be beyond f32's 3.4e38"
+            ));
+        }
+        let impact = mass * 2.0 * RAPIER_SPEED_CAP;
+        let rubbing = impact * f64::from(self.friction);
+        if !fits_f32(impact) || !fits_f32(rubbing) {
+            return Err(format!(
+                "the body is too heavy for physics: a head-on contact at rapier's speed cap (2 × 400 m/s) \
+                 carries {impact:.2e} N·s, times friction {} = {rubbing:.2e}, beyond f32's 3.4e38",
+                self.friction
+            ));
+        }
+        Ok(())
+    }
+
+    /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes).
+    pub fn mass(&self) -> f64 {
+        let density = f64::from(self.density);
+        self.shapes
+            .iter()
+            .map(|s| density * s.unit_mass().area)
+            .sum()
+    }
+
+    /// Why this body under `gravity` would not fit in an `f32`, if it would
+    /// not: its weight (`mass × gravity × gravity_scale`, the force rapier adds
+    /// every step), or the speed gravity adds in a second, whose square must
+    /// fit (ticks are at most 1 s long). Checked where the gravity is known:
+    /// the scene loader and the physics stage.
+    pub fn check_weight(&self, gravity: Vec2) -> Result<(), String> {
+        if self.kind != BodyKind::Dynamic {
+            return Ok(());
+        }
+        let scale = f64::from(self.gravity_scale);
+        let (gx, gy) = (f64::from(gravity.x) * scale, f64::from(gravity.y) * scale);
+        if !speed_fits(gx, gy) {
+            return Err(format!(
+                "gravity ({}, {}) × gravity_scale {} adds {:.2e} m/s a second: too fast for physics (its square is beyond f32's 3.4e38)",
+                gravity.x,
+                gravity.y,
+                self.gravity_scale,
+                gx.hypot(gy)
+            ));
+        }
+        let mass = self.mass();
+        if fits_f32(mass * gx) && fits_f32(mass * gy) {
+            Ok(())
+        } else {
+            Err(format!(
+                "the body is too heavy for physics: mass {mass:.2e} kg × gravity ({}, {}) × gravity_scale {} is beyond f32's 3.4e38 N",
+                gravity.x, gravity.y, self.gravity_scale
+            ))
+        }
+    }
+}
+
+/// What would not fit in an `f32` if `command` were applied to `body` now and
+/// the coming step ran: the body's queued force, its velocity after the
+/// command and the step's gravity and forces, or its position at the end of
+/// the step, or the square of its speed, which rapier computes every substep
+/// to cap speeds (an infinite square makes the cap zero the velocity: the
+/// body freezes for good). Computed in `f64` the way rapier integrates
+/// (symplectic Euler: `v += (force × inv_mass + gravity × gravity_scale) ×
+/// dt`, then `x += v × dt`), so nothing overflows while checking. `None` when
+/// it all fits.
+///
+/// Worked numbers: an impulse of 3e38 N·s on a 0.5 kg ball would make its
+/// velocity 6e38 m/s, beyond f32's 3.4e38: refused. An impulse of 2e19 N·s on
+/// a 1 kg ball gives 2e19 m/s, whose square (4e38) is beyond f32 too: refused.
+/// 1e19 N·s gives a square of 1e38 and is applied (rapier then caps the speed
+/// at its 400 m/s).
+pub(crate) fn command_overflow(
+    body: &rapier2d::prelude::RigidBody,
+    command: &BodyCommand,
+    gravity: rapier2d::math::Vector,
+    dt: f64,
+) -> Option<String> {
+    let f = f64::from;
+    let dynamic = body.is_dynamic();
+    let inv_mass = body.mass_properties().effective_inv_mass;
+    let (inv_mx, inv_my) = (f(inv_mass.x), f(inv_mass.y));
+    let (mut vx, mut vy, mut w) = (f(body.linvel().x), f(body.linvel().y), f(body.angvel()));
+    let (mut fx, mut fy) = (f(body.user_force().x), f(body.user_force().y));
+    let position = body.position();
+    let (mut x, mut y) = (f(position.translation.x), f(position.translation.y));
+    let mut angle = f(position.rotation.angle());
+    match *command {
+        BodyCommand::Force { force, .. } if dynamic => {
+            fx += f(force.x);
+            fy += f(force.y);
+        }
+        BodyCommand::Impulse { impulse, .. } if dynamic => {
+            vx += f(impulse.x) * inv_mx;
+            vy += f(impulse.y) * inv_my;
+        }
+        BodyCommand::SetVelocity { velocity, .. } if dynamic => {
+            vx = f(velocity.linear.x);
+            vy = f(velocity.linear.y);
+            w = f(velocity.angular);
+        }
+        BodyCommand::SetPose { pose, .. } => {
+            x = f(pose.x);
+            y = f(pose.y);
+            angle = f(pose.angle);
+        }
+        BodyCommand::KinematicTarget { pose, .. } if body.is_kinematic() => {
+            vx = (f(pose.x) - x) / dt;
+            vy = (f(pose.y) - y) / dt;
+            w = (f(pose.angle) - angle) / dt;
+        }
+        // Forces and impulses on non-dynamic bodies, and targets for
+        // non-kinematic ones, change nothing.
+        _ => {}
+    }
+    if dynamic {
+        let scale = f(body.gravity_scale());
+        vx += (fx * inv_mx + f(gravity.x) * scale) * dt;
+        vy += (fy * inv_my + f(gravity.y) * scale) * dt;
+    }
+    if !speed_fits(vx, vy) {
+        return Some(format!(
+            "speed would be {:.2e} m/s: its square, which rapier computes every substep, is beyond f32 (the body would stop dead)",
+            vx.hypot(vy)
+        ));
+    }
+    let checks = [
+        ("force x", fx),
+        ("force y", fy),
+        ("velocity x", vx),
+        ("velocity y", vy),
+        ("angular velocity", w),
+        ("x", x + vx * dt),
+        ("y", y + vy * dt),
+        ("angle", angle + w * dt),
+    ];
+    checks
+        .iter()
+        .find(|(_, v)| !fits_f32(*v))
+        .map(|(what, v)| format!("{what} would be {v:.2e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hull_is_counter_clockwise_and_drops_inner_points() {
+        let square = [
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 0.0),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 1.0),
+        ];
+        assert_eq!(
+            hull(&square),
+            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
+        );
+    }
+
+    #[test]
+    fn polygon_inertia_matches_the_cuboid_formula_anywhere() {
+        // A 2 × 1 m rectangle: area 2, inertia about its centre
+        // 2 × (2² + 1²) / 12 = 5/6, wherever it sits and however its points
+        // are ordered.
+        for (dx, dy) in [(0.0, 0.0), (-1.0, -0.5), (1e6, -3e6)] {
+            let p = |x: f32, y: f32| Vec2::new(x + dx, y + dy);
+            let shape = Shape::ConvexPolygon {
+                points: vec![p(2.0, 1.0), p(0.0, 0.0), p(0.0, 1.0), p(2.0, 0.0)],
+            };
+            let u = shape.unit_mass();
+            assert!((u.area - 2.0).abs() < 1e-9, "{dx} {dy}: {}", u.area);
+            assert!(
+                (u.inertia_low - 5.0 / 6.0).abs() < 1e-6,
+                "{dx} {dy}: {}",
+                u.inertia_low
+            );
+            let cuboid = Shape::Cuboid { hx: 1.0, hy: 0.5 }.unit_mass();
+            assert!((cuboid.inertia_low - 5.0 / 6.0).abs() < 1e-12);
+        }
+    }
+}

@@ -1,0 +1,115 @@
+//! What one [`Pipeline`] call did: the report `step_frame`, `resume`,
+//! `step_tick` and `step_one_frame` return, with the wall time of each phase.
+//!
+//! The phases are timed in the order they run: the update phase (Start,
+//! Update and frame routines), the fixed phase (every tick's FixedUpdate,
+//! physics and contacts; physics alone also in `physics_ms`), Flow Tick (after
+//! the fixed phase, on the update phase's clock) and presentation. A call that
+//! only finishes a frame (a continuation) times what it ran. Wall times are
+//! telemetry: they never feed back into the simulation.
+//!
+//! [`Pipeline`]: crate::Pipeline
+
+use serde::{Deserialize, Serialize};
+
+use crate::debugger::Suspension;
+use crate::schedule::Priority;
+
+/// How a [`Pipeline`](crate::Pipeline) call used its time.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FrameKind {
+    /// A full outer frame (it may still have been suspended part-way).
+    #[default]
+    Frame,
+    /// The rest of a frame interrupted by a suspension (resume, step).
+    Continuation,
+    /// A single tick with no outer frame (step-tick between frames).
+    LoneTick,
+    /// Nothing ran: the pipeline was suspended.
+    NotRun,
+}
+
+/// Wall-clock cost of one call, by phase (telemetry; never affects simulation).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PhaseTiming {
+    /// Start, Update and frame routines, ms.
+    pub update_ms: f64,
+    /// Whole fixed phase (hooks, physics, contacts), ms.
+    pub fixed_ms: f64,
+    /// Physics reconcile + step + commit, summed over ticks, ms.
+    pub physics_ms: f64,
+    /// Flow Tick, ms: on the update phase's clock, but it runs after the fixed
+    /// phase, so its time is its own and not part of `update_ms`.
+    pub flow_ms: f64,
+    /// Presentation, ms.
+    pub present_ms: f64,
+    /// FixedUpdate time per priority, summed over the call's ticks.
+    pub fixed_by_priority: PriorityTimes,
+}
+
+/// Most distinct priorities timed separately; later ones share the last slot.
+pub const MAX_TIMED_PRIORITIES: usize = 16;
+
+/// FixedUpdate wall time per priority, in dispatch order. A fixed-size array, so
+/// reporting a frame never allocates (the zero-allocation tick budget).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PriorityTimes {
+    /// `(priority, ms)` pairs; only the first `len` are meaningful.
+    slots: [(Priority, f64); MAX_TIMED_PRIORITIES],
+    /// Slots in use.
+    len: usize,
+}
+
+impl PriorityTimes {
+    /// The timed priorities and their milliseconds, in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (Priority, f64)> + '_ {
+        self.slots[..self.len].iter().copied()
+    }
+
+    /// Total FixedUpdate time across priorities, ms.
+    pub fn total_ms(&self) -> f64 {
+        self.iter().map(|(_, ms)| ms).sum()
+    }
+
+    /// Adds time to a priority's slot.
+    pub fn add(&mut self, priority: Priority, ms: f64) {
+        if let Some(slot) = self.slots[..self.len]
+            .iter_mut()
+            .find(|(p, _)| *p == priority)
+        {
+            slot.1 += ms;
+        } else if self.len < MAX_TIMED_PRIORITIES {
+            self.slots[self.len] = (priority, ms);
+            self.len += 1;
+        } else {
+            self.slots[MAX_TIMED_PRIORITIES - 1].1 += ms;
+        }
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+    }
+}
+
+/// What one call did.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct FrameReport {
+    /// Full frame, continuation, lone tick, or nothing.
+    pub kind: FrameKind,
+    /// The frame's index (the interrupted frame's for continuations).
+    pub frame_index: u64,
+    /// The frame's clamped, scaled delta, seconds.
+    pub delta_time: f64,
+    /// Ticks completed by this call.
+    pub ticks: u32,
+    /// Backlog the cap discarded in this call, seconds.
+    pub dropped_time: f64,
+    /// Accumulator when the fixed phase began (after adding the delta), seconds.
+    pub accumulator_before: f64,
+    /// Accumulator when the call ended, seconds.
+    pub accumulator_after: f64,
+    /// Set when the call ended suspended.
+    pub suspended: Option<Suspension>,
+    /// Wall time by phase.
+    pub timing: PhaseTiming,
+}
