@@ -667,55 +667,58 @@ fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
     assert!(!json.exists(), "nothing written without the extension");
 }
 
-/// A wheel event over the pointer, with `modifiers`.
+/// A wheel event over the pointer with `modifiers` held down across the
+/// frames that follow, as a hand holds them (the harness's `event_modifiers`
+/// releases them within the same frame), long enough for egui's smoothed
+/// scrolling to settle.
 fn wheel(h: &mut Harness<'_, EditorApp>, dy: f32, modifiers: egui::Modifiers) {
-    h.event_modifiers(
-        egui::Event::MouseWheel {
-            unit: egui::MouseWheelUnit::Point,
-            delta: egui::vec2(0.0, dy),
-            modifiers,
-            phase: egui::TouchPhase::Move,
-            source: egui::MouseWheelSource::Unknown,
-        },
+    h.event(egui::Event::ModifiersChanged(modifiers));
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Point,
+        delta: egui::vec2(0.0, dy),
         modifiers,
-    );
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Unknown,
+    });
+    h.run_steps(20);
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
     h.run_steps(1);
 }
 
-/// A press at `from`, moves to `to`, a release, with `modifiers` held.
+/// A press at `from`, moves to `to`, a release, with `modifiers` held down
+/// throughout.
 fn drag(
     h: &mut Harness<'_, EditorApp>,
     from: egui::Pos2,
     to: egui::Pos2,
     modifiers: egui::Modifiers,
 ) {
+    h.event(egui::Event::ModifiersChanged(modifiers));
     h.hover_at(from);
     h.run_steps(1);
-    h.event_modifiers(
+    h.event(
         egui::Event::PointerButton {
             pos: from,
             button: egui::PointerButton::Primary,
             pressed: true,
             modifiers,
-        },
-        modifiers,
-    );
+        });
     h.run_steps(1);
     for k in 1..=5 {
         let p = from + (to - from) * (k as f32 / 5.0);
-        h.event_modifiers(egui::Event::PointerMoved(p), modifiers);
+        h.event(egui::Event::PointerMoved(p));
         h.run_steps(1);
     }
-    h.event_modifiers(
+    h.event(
         egui::Event::PointerButton {
             pos: to,
             button: egui::PointerButton::Primary,
             pressed: false,
             modifiers,
-        },
-        modifiers,
-    );
-    h.run_steps(2);
+        });
+    h.run_steps(1);
+    h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
+    h.run_steps(1);
 }
 
 #[test]

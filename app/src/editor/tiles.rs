@@ -33,6 +33,11 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
     ) -> egui_tiles::UiResponse {
         let session = &mut *self.session;
         let p = &mut *self.panels;
+        // egui_tiles leaves a pane's background nearly black, the fill egui
+        // gives text fields, so an empty field could not be seen at all
+        // (the breakpoint form's From tick): panes get the panel colour.
+        ui.painter()
+            .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
         egui::Frame::new()
             .inner_margin(egui::Margin::same(4))
             .show(ui, |ui| match pane {

@@ -38,7 +38,7 @@ pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, sessio
         );
     if let Some((a, b)) = state.selection {
         if ui
-            .small_button("✕")
+            .small_button("Clear")
             .on_hover_text("Clear the selection")
             .clicked()
         {
