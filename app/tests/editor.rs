@@ -162,6 +162,45 @@ fn a_fixed_update_breakpoint_on_the_player_hits_once_per_tick_so_hit_3_stops_at_
 }
 
 #[test]
+fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with_a_marker() {
+    // One tick per UI frame of 1/60 s: every frame's delta is 16.667 ms, so
+    // "delta > 10 ms from tick T" holds first at the end of the frame that
+    // completes tick T.
+    let mut h = editor();
+    click(&mut h, "⏸ Pause");
+    let from = clock_tick(&h) + 4;
+    click(&mut h, "Breakpoints");
+    click(&mut h, "the clock");
+    h.get_by_label("Rule").click();
+    h.run_steps(2);
+    click(&mut h, "frame delta > X ms");
+    h.get_by_label("Milliseconds").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    type_into(&mut h, "Milliseconds", "10");
+    type_into(&mut h, "From tick", &from.to_string());
+    click(&mut h, "Add breakpoint");
+    assert_eq!(labels_starting(&h, "frame delta > 10 ms").len(), 1);
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 100, "the clock breakpoint hit", |h| {
+        status(h).starts_with("suspended")
+    });
+    let s = status(&h);
+    assert_eq!(suspended_tick(&s), Some(from), "{s}");
+    assert!(s.contains("frame delta > 10 ms"), "{s}");
+    assert!(s.ends_with("end of frame"), "{s}");
+    let timeline = &h.state().panels().timeline;
+    let marked: Vec<_> = timeline
+        .markers
+        .iter()
+        .filter(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Clock)
+        .collect();
+    assert_eq!(marked.len(), 1, "{marked:?}");
+    let listed = label_starting(&h, "frame delta > 10 ms");
+    assert!(listed.ends_with("— 1 matches"), "{listed}");
+}
+
+#[test]
 fn f9_on_an_object_without_fixed_update_says_so_and_arms_nothing() {
     let mut h = editor();
     click(&mut h, "⏸ Pause");

@@ -696,26 +696,24 @@ fn drag(
     h.event(egui::Event::ModifiersChanged(modifiers));
     h.hover_at(from);
     h.run_steps(1);
-    h.event(
-        egui::Event::PointerButton {
-            pos: from,
-            button: egui::PointerButton::Primary,
-            pressed: true,
-            modifiers,
-        });
+    h.event(egui::Event::PointerButton {
+        pos: from,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers,
+    });
     h.run_steps(1);
     for k in 1..=5 {
         let p = from + (to - from) * (k as f32 / 5.0);
         h.event(egui::Event::PointerMoved(p));
         h.run_steps(1);
     }
-    h.event(
-        egui::Event::PointerButton {
-            pos: to,
-            button: egui::PointerButton::Primary,
-            pressed: false,
-            modifiers,
-        });
+    h.event(egui::Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers,
+    });
     h.run_steps(1);
     h.event(egui::Event::ModifiersChanged(egui::Modifiers::NONE));
     h.run_steps(1);

@@ -53,6 +53,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::behaviour::HookKind;
 use crate::clock::Clock;
+use crate::clock_breakpoint::{self, ClockBreakpoint, ClockHit, FrameFacts, TickFacts};
 use crate::schedule::Priority;
 use crate::world::ObjectId;
 
@@ -78,7 +79,7 @@ pub enum HitCount {
 }
 
 impl HitCount {
-    fn admits(self, count: u64) -> bool {
+    pub(crate) fn admits(self, count: u64) -> bool {
         match self {
             HitCount::Always => true,
             HitCount::Equals(n) => count == n,
@@ -104,7 +105,7 @@ pub struct Condition {
 }
 
 impl Condition {
-    fn holds(&self, clock: &Clock) -> bool {
+    pub(crate) fn holds(&self, clock: &Clock) -> bool {
         let tick = clock.simulation_tick;
         let from = self.ticks.map_or(0, |(a, _)| a);
         self.ticks.is_none_or(|(a, b)| (a..=b).contains(&tick))
@@ -183,6 +184,9 @@ pub struct BreakpointHit {
 pub enum SuspendReason {
     /// A breakpoint fired.
     Breakpoint(BreakpointHit),
+    /// A clock breakpoint fired (at the end of the frame or the tick it
+    /// describes, see [`crate::clock_breakpoint`]).
+    Clock(ClockHit),
     /// A hook called `request_break`.
     Requested {
         /// Whose hook.
@@ -219,6 +223,7 @@ impl std::fmt::Display for SuspendReason {
                 "breakpoint {} on {} {} ({})",
                 h.breakpoint.0, h.object, h.hook, h.behaviour
             ),
+            SuspendReason::Clock(hit) => write!(f, "{hit}"),
             SuspendReason::Requested {
                 object,
                 hook,
@@ -258,6 +263,7 @@ pub const MAX_HITS: usize = 1024;
 #[derive(Clone, Debug, Default)]
 pub struct Debugger {
     breakpoints: Vec<Breakpoint>,
+    clock: Vec<ClockBreakpoint>,
     hits: std::collections::VecDeque<BreakpointHit>,
     next_id: u32,
 }
@@ -272,18 +278,54 @@ impl Debugger {
         BreakpointId(self.next_id)
     }
 
-    /// Removes a breakpoint; false if there was none.
-    pub fn remove(&mut self, id: BreakpointId) -> bool {
-        let before = self.breakpoints.len();
-        self.breakpoints.retain(|b| b.id != id);
-        self.breakpoints.len() != before
+    /// Adds a clock breakpoint and returns its id (from the same sequence as
+    /// hook breakpoints, so one id names one breakpoint of either kind).
+    pub fn add_clock(&mut self, mut breakpoint: ClockBreakpoint) -> BreakpointId {
+        self.next_id += 1;
+        breakpoint.id = BreakpointId(self.next_id);
+        breakpoint.matches = 0;
+        self.clock.push(breakpoint);
+        BreakpointId(self.next_id)
     }
 
-    /// Enables or disables a breakpoint.
+    /// Removes a breakpoint of either kind; false if there was none.
+    pub fn remove(&mut self, id: BreakpointId) -> bool {
+        let before = self.breakpoints.len() + self.clock.len();
+        self.breakpoints.retain(|b| b.id != id);
+        self.clock.retain(|b| b.id != id);
+        self.breakpoints.len() + self.clock.len() != before
+    }
+
+    /// Enables or disables a breakpoint of either kind.
     pub fn set_enabled(&mut self, id: BreakpointId, enabled: bool) {
         if let Some(b) = self.breakpoints.iter_mut().find(|b| b.id == id) {
             b.enabled = enabled;
         }
+        if let Some(b) = self.clock.iter_mut().find(|b| b.id == id) {
+            b.enabled = enabled;
+        }
+    }
+
+    /// The clock breakpoints, in creation order.
+    pub fn clock_breakpoints(&self) -> &[ClockBreakpoint] {
+        &self.clock
+    }
+
+    /// Whether any clock breakpoint exists (so the pipeline gathers the
+    /// per-tick timings they read only then).
+    #[inline]
+    pub(crate) fn clock_armed(&self) -> bool {
+        !self.clock.is_empty()
+    }
+
+    /// Checks the frame rules at the end of a frame.
+    pub(crate) fn check_frame(&mut self, clock: &Clock, facts: &FrameFacts) -> Option<ClockHit> {
+        clock_breakpoint::check_frame(&mut self.clock, clock, facts)
+    }
+
+    /// Checks the tick rules at the end of a tick.
+    pub(crate) fn check_tick(&mut self, clock: &Clock, facts: &TickFacts<'_>) -> Option<ClockHit> {
+        clock_breakpoint::check_tick(&mut self.clock, clock, facts)
     }
 
     /// The breakpoints, in creation order.

@@ -17,6 +17,7 @@
 //! | [`pipeline`] | `step_frame`, suspension, snapshots |
 //! | [`report`] | what one call did, and the wall time of each phase |
 //! | [`debugger`] | breakpoints and where the session suspends |
+//! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick |
 //! | [`physics`] | the physics stage slot of the fixed tick |
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
@@ -38,6 +39,7 @@ pub mod atomic_file;
 pub mod behaviour;
 pub mod body;
 pub mod clock;
+pub mod clock_breakpoint;
 pub mod debugger;
 pub mod export;
 pub mod history;
@@ -65,6 +67,7 @@ pub use body::{
     Velocity,
 };
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
+pub use clock_breakpoint::{ClockBreakpoint, ClockHit, ClockRule};
 pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
@@ -90,4 +93,6 @@ pub use trace_writer::{
     TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line,
     write_trace_line_with_subsystems,
 };
-pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, QueuedCommand, World};
+pub use world::{
+    BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, QueuedCommand, World,
+};

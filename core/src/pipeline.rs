@@ -62,6 +62,7 @@ use crate::behaviour::{
 };
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
+use crate::clock_breakpoint::{ClockBreakpoint, FrameFacts, TickFacts};
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
@@ -257,6 +258,13 @@ pub struct Pipeline {
     suspended: Option<Suspension>,
     /// A suspension decided during the current tick, taking effect at its end.
     pending_suspend: Option<SuspendReason>,
+    /// A frame is under way (not a lone tick): its end checks the clock
+    /// breakpoints' frame rules.
+    in_frame: bool,
+    /// What the frame under way has done so far, for those rules.
+    frame_facts: FrameFacts,
+    /// Alpha at the end of the previous frame (`None` before the first).
+    last_alpha: Option<f64>,
     observer: Option<Box<dyn TickObserver>>,
     /// Suspend at the end of this tick (rewind target, replayed stops).
     stop_after_tick: Option<u64>,
@@ -313,6 +321,9 @@ impl Pipeline {
             cursor: Cursor::Idle,
             suspended: None,
             pending_suspend: None,
+            in_frame: false,
+            frame_facts: FrameFacts::default(),
+            last_alpha: None,
             observer: None,
             stop_after_tick: None,
             tick_input: None,
@@ -433,7 +444,17 @@ impl Pipeline {
         self.debugger.add(breakpoint)
     }
 
-    /// Removes a breakpoint.
+    /// Adds a clock breakpoint (see [`crate::clock_breakpoint`]); a rule that
+    /// could never hold is refused with the reason.
+    pub fn add_clock_breakpoint(
+        &mut self,
+        breakpoint: ClockBreakpoint,
+    ) -> Result<BreakpointId, String> {
+        breakpoint.rule.validate()?;
+        Ok(self.debugger.add_clock(breakpoint))
+    }
+
+    /// Removes a breakpoint (hook or clock).
     pub fn remove_breakpoint(&mut self, id: BreakpointId) -> bool {
         self.debugger.remove(id)
     }
@@ -730,6 +751,11 @@ impl Pipeline {
         self.pending_settings = None;
         self.suspended = None;
         self.pending_suspend = None;
+        // A snapshot taken at the end of a tick may be in the middle of a
+        // frame; the frame's own facts so far are not in it.
+        self.in_frame = self.cursor != Cursor::Idle;
+        self.frame_facts = FrameFacts::default();
+        self.last_alpha = None;
     }
 
     // ----- internals -------------------------------------------------------
@@ -763,6 +789,7 @@ impl Pipeline {
                     reason,
                     SuspendReason::StepTick
                         | SuspendReason::Breakpoint(_)
+                        | SuspendReason::Clock(_)
                         | SuspendReason::ReachedTick(_)
                         | SuspendReason::Requested { .. }
                         | SuspendReason::Fault { .. }
@@ -811,6 +838,11 @@ impl Pipeline {
         self.delta = clamped.scaled(self.settings.time_scale);
         self.frame_index += 1;
         self.frame_time += self.delta;
+        self.in_frame = true;
+        self.frame_facts = FrameFacts {
+            delta_ms: self.delta.as_secs_f64() * 1000.0,
+            ..FrameFacts::default()
+        };
         self.reset_report(FrameKind::Frame);
         self.scheduler.rebuild(&mut self.world);
         self.refresh_hooks_if_changed();
@@ -879,6 +911,7 @@ impl Pipeline {
                     if !advanced {
                         let adv = self.stepper.advance(self.delta, self.settings.max_steps);
                         self.report.dropped_time += adv.dropped.as_secs_f64();
+                        self.frame_facts.dropped_ms += adv.dropped.as_secs_f64() * 1000.0;
                         self.report.accumulator_before = self.stepper.accumulator().as_secs_f64();
                         self.cursor = Cursor::Fixed {
                             advanced: true,
@@ -888,6 +921,7 @@ impl Pipeline {
                     while self.stepper.owed() > 0 {
                         self.run_tick();
                         self.report.ticks += 1;
+                        self.frame_facts.ticks += 1;
                         let completed = self.stepper.completed_ticks();
                         let reached = if self.stop_after_tick == Some(completed) {
                             self.stop_after_tick = None;
@@ -923,6 +957,7 @@ impl Pipeline {
                         self.cursor = Cursor::Idle;
                         self.sync_clock(Phase::Idle, false);
                         self.settle_alpha();
+                        self.end_frame();
                         return;
                     }
                     self.cursor = Cursor::Flow {
@@ -949,6 +984,7 @@ impl Pipeline {
                         self.suspend(reason);
                     }
                     self.sync_clock(Phase::Idle, false);
+                    self.end_frame();
                     return;
                 }
             }
@@ -1063,6 +1099,10 @@ impl Pipeline {
         }
 
         // FixedUpdate across the frozen cohort, timing each priority group.
+        let timed_before = self
+            .debugger
+            .clock_armed()
+            .then_some(self.report.timing.fixed_by_priority);
         let dt = self.clock.fixed_delta_time;
         let mut from = 0;
         while let Some(next) = self.fixed_update_batch(from, dt) {
@@ -1080,11 +1120,15 @@ impl Pipeline {
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
         self.physics.commit(&mut self.world);
-        self.report.timing.physics_ms += ms_since(t0);
+        let physics_ms = ms_since(t0);
+        self.report.timing.physics_ms += physics_ms;
         self.stepper.expend();
         self.sync_clock(Phase::Fixed, false);
         self.contacts.sort_unstable();
         self.deliver_contacts();
+        if let Some(before) = timed_before {
+            self.check_tick_rules(&before, physics_ms);
+        }
 
         if let Some(mut observer) = self.observer.take() {
             let hash = self.state_hash();
@@ -1206,6 +1250,51 @@ impl Pipeline {
             && self.pending_suspend.is_none()
         {
             self.pending_suspend = Some(SuspendReason::Breakpoint(hit));
+        }
+    }
+
+    /// The clock breakpoints' tick rules, at the end of the tick: this tick's
+    /// FixedUpdate time per priority is the frame's running total now less
+    /// what it was before the tick.
+    fn check_tick_rules(&mut self, before: &PriorityTimes, physics_ms: f64) {
+        let mut this_tick = [(Priority::DEFAULT, 0.0); MAX_TIMED_PRIORITIES];
+        let mut n = 0;
+        for (priority, total) in self.report.timing.fixed_by_priority.iter() {
+            let earlier = before
+                .iter()
+                .find(|(p, _)| *p == priority)
+                .map_or(0.0, |(_, ms)| ms);
+            this_tick[n] = (priority, total - earlier);
+            n += 1;
+        }
+        let facts = TickFacts {
+            physics_ms,
+            fixed_by_priority: &this_tick[..n],
+        };
+        if let Some(hit) = self.debugger.check_tick(&self.clock, &facts)
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Clock(hit));
+        }
+    }
+
+    /// The frame is over (presented, or its remainder skipped): checks the
+    /// clock breakpoints' frame rules, and suspends between frames on a hit.
+    fn end_frame(&mut self) {
+        if !std::mem::take(&mut self.in_frame) {
+            return;
+        }
+        let facts = FrameFacts {
+            alpha: self.clock.interpolation_alpha,
+            previous_alpha: self.last_alpha,
+            ..self.frame_facts
+        };
+        self.last_alpha = Some(facts.alpha);
+        if self.debugger.clock_armed()
+            && let Some(hit) = self.debugger.check_frame(&self.clock, &facts)
+            && self.suspended.is_none()
+        {
+            self.suspend(SuspendReason::Clock(hit));
         }
     }
 

@@ -1,12 +1,16 @@
-//! Breakpoints: add one on a hook kind, an object and/or a priority, with a tick
+//! Breakpoints: add one on a hook kind, an object and/or a priority, or on
+//! the clock (a frame that ran N ticks, dropped time, a long delta, alpha
+//! crossing a threshold, a slow priority group or physics step), with a tick
 //! condition and a hit count; enable, disable, remove; the list of hits (a
 //! click selects the object). F9 toggles a FixedUpdate breakpoint on the
 //! selected object (handled with the other shortcuts).
 
 use stepframe_core::{
-    Breakpoint, Condition, HitCount, HookKind, NamedPriority, ObjectId, Priority,
+    Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, HookKind, NamedPriority,
+    ObjectId, Priority,
 };
 
+use super::clock_form::ClockChoice;
 use super::protocol::Command;
 use super::state::Session;
 
@@ -52,9 +56,25 @@ impl HitRule {
     }
 }
 
+/// What a new breakpoint stops on.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum FormKind {
+    /// A hook call.
+    #[default]
+    Hook,
+    /// The shape of a frame or a tick.
+    Clock,
+}
+
 /// The fields of the "add breakpoint" form, kept as typed text.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BreakpointForm {
+    /// Hook or clock breakpoint.
+    pub kind: FormKind,
+    /// The clock rule (clock breakpoints).
+    pub clock: ClockChoice,
+    /// The clock rule's value: ticks, ms or a threshold.
+    pub clock_value: String,
     /// Hook kind (`None` = any hook).
     pub hook: Option<HookKind>,
     /// Object filter.
@@ -78,6 +98,9 @@ pub struct BreakpointForm {
 impl Default for BreakpointForm {
     fn default() -> BreakpointForm {
         BreakpointForm {
+            kind: FormKind::Hook,
+            clock: ClockChoice::TicksAtLeast,
+            clock_value: "2".to_string(),
             hook: Some(HookKind::FixedUpdate),
             target: TargetChoice::Selected,
             priority: String::new(),
@@ -130,6 +153,31 @@ impl BreakpointForm {
             )?),
         };
         let priority = parse_priority(&self.priority)?;
+        let (condition, hit_count) = self.condition_and_hit_count()?;
+        Ok(Breakpoint {
+            enabled: true,
+            hook: self.hook,
+            object,
+            priority,
+            condition,
+            hit_count,
+            ..Breakpoint::default()
+        })
+    }
+
+    /// The clock breakpoint the form describes, or why it cannot be built.
+    pub fn build_clock(&self) -> Result<ClockBreakpoint, String> {
+        let priority = parse_priority(&self.priority)?;
+        let rule = self.clock.build(&self.clock_value, priority)?;
+        let (condition, hit_count) = self.condition_and_hit_count()?;
+        let mut b = ClockBreakpoint::on(rule);
+        b.condition = condition;
+        b.hit_count = hit_count;
+        Ok(b)
+    }
+
+    /// The tick condition and hit count, shared by both kinds.
+    fn condition_and_hit_count(&self) -> Result<(Condition, HitCount), String> {
         let from = parse_opt_u64(&self.from_tick, "from tick")?;
         let to = parse_opt_u64(&self.to_tick, "to tick")?;
         let ticks = match (from, to) {
@@ -156,19 +204,12 @@ impl BreakpointForm {
             (HitRule::AtLeast, Some(n)) => HitCount::AtLeast(n),
             (HitRule::Multiple, Some(n)) => HitCount::Multiple(n),
         };
-        Ok(Breakpoint {
-            enabled: true,
-            hook: self.hook,
-            object,
-            priority,
-            condition: Condition {
-                ticks,
-                every_ticks,
-                frames: None,
-            },
-            hit_count,
-            ..Breakpoint::default()
-        })
+        let condition = Condition {
+            ticks,
+            every_ticks,
+            frames: None,
+        };
+        Ok((condition, hit_count))
     }
 }
 
@@ -182,23 +223,37 @@ pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
     if let Some(p) = b.priority {
         s.push_str(&format!(", priority {p}"));
     }
-    if let Some((a, z)) = b.condition.ticks {
+    s.push_str(&describe_filters(&b.condition, b.hit_count, b.matches));
+    s
+}
+
+/// One line describing a clock breakpoint.
+pub fn describe_clock(b: &ClockBreakpoint) -> String {
+    let mut s = b.rule.describe();
+    s.push_str(&describe_filters(&b.condition, b.hit_count, b.matches));
+    s
+}
+
+/// The condition, hit count and match count, as both kinds list them.
+fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) -> String {
+    let mut s = String::new();
+    if let Some((a, z)) = condition.ticks {
         if z == u64::MAX {
             s.push_str(&format!(", ticks ≥ {a}"));
         } else {
             s.push_str(&format!(", ticks {a}..={z}"));
         }
     }
-    if let Some(n) = b.condition.every_ticks {
+    if let Some(n) = condition.every_ticks {
         s.push_str(&format!(", every {n} ticks"));
     }
-    match b.hit_count {
+    match hit_count {
         HitCount::Always => {}
         HitCount::Equals(n) => s.push_str(&format!(", hit {n} only")),
         HitCount::AtLeast(n) => s.push_str(&format!(", hits ≥ {n}")),
         HitCount::Multiple(n) => s.push_str(&format!(", every {n}th hit")),
     }
-    s.push_str(&format!(" — {} matches", b.matches));
+    s.push_str(&format!(" — {matches} matches"));
     s
 }
 
@@ -213,29 +268,19 @@ pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut Breakpo
         .id_salt("breakpoints_scroll")
         .max_height(ui.available_height() * 0.5)
         .show(ui, |ui| {
-            if view.breakpoints.is_empty() {
-                ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
+            if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
+                ui.weak(
+                    "No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.",
+                );
             }
             for b in &view.breakpoints {
-                ui.horizontal(|ui| {
-                    let mut enabled = b.enabled;
-                    if ui
-                        .checkbox(&mut enabled, format!("#{}", b.id.0))
-                        .on_hover_text("Enable or disable this breakpoint (disabled ones neither count nor suspend)")
-                        .changed()
-                    {
-                        state.send(Command::EnableBreakpoint(b.id, enabled));
-                    }
-                    ui.label(describe(b, |id| state.object_name(id)))
-                        .on_hover_text("Fixed hooks suspend at the end of the tick; others before the hook");
-                    if ui
-                        .small_button("Remove")
-                        .on_hover_text("Delete this breakpoint")
-                        .clicked()
-                    {
-                        state.send(Command::RemoveBreakpoint(b.id));
-                    }
-                });
+                let text = describe(b, |id| state.object_name(id));
+                let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+                breakpoint_row(ui, state, (b.id, b.enabled), &text, hover);
+            }
+            for b in &view.clock_breakpoints {
+                let hover = ClockChoice::of(&b.rule).hint();
+                breakpoint_row(ui, state, (b.id, b.enabled), &describe_clock(b), hover);
             }
         });
     ui.strong("Hits");
@@ -272,41 +317,23 @@ fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
         .num_columns(2)
         .spacing([6.0, 4.0])
         .show(ui, |ui| {
-            let label = ui.label("Hook");
-            egui::ComboBox::from_id_salt("bp_hook")
-                .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(&mut form.hook, None, "any hook");
-                    for h in HookKind::ALL {
-                        ui.selectable_value(&mut form.hook, Some(h), h.name());
-                    }
-                })
-                .response
-                .labelled_by(label.id)
-                .on_hover_text(
-                    "Which hook kind; FixedUpdate and Contact suspend at the end of the tick",
-                );
-            ui.end_row();
-            let selected_text = match (&form.target, &selected_name) {
-                (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
-                (TargetChoice::Selected, None) => "selected (none)".to_string(),
-                (TargetChoice::Any, _) => "any object".to_string(),
-            };
-            let label = ui.label("Object");
-            egui::ComboBox::from_id_salt("bp_object")
-                .selected_text(selected_text)
-                .show_ui(ui, |ui| {
-                    ui.selectable_value(
-                        &mut form.target,
-                        TargetChoice::Selected,
-                        "selected object",
+            let label = ui.label("Stop on");
+            ui.horizontal(|ui| {
+                ui.selectable_value(&mut form.kind, FormKind::Hook, "a hook")
+                    .on_hover_text("Stop when a hook of an object is called");
+                ui.selectable_value(&mut form.kind, FormKind::Clock, "the clock")
+                    .on_hover_text(
+                        "Stop where the loop itself misbehaves: a catch-up frame, dropped time, a long delta, alpha crossing a value, a slow priority or physics step",
                     );
-                    ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
-                })
-                .response
-                .labelled_by(label.id)
-                .on_hover_text("Filter on the selected object, or match any object");
+            })
+            .response
+            .labelled_by(label.id);
             ui.end_row();
+            if form.kind == FormKind::Clock {
+                clock_rows(ui, form);
+            } else {
+                hook_rows(ui, form, selected_name.as_deref());
+            }
             text_field_ui(
                 ui,
                 "From tick",
@@ -328,35 +355,16 @@ fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
                 "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
             );
             ui.end_row();
-            text_field_ui(
-                ui,
-                "Priority",
-                &mut form.priority,
-                "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
-            );
-            ui.end_row();
-            let label = ui.label("Hit count");
-            egui::ComboBox::from_id_salt("bp_hit_count")
-                .selected_text(form.hit_rule.label())
-                .show_ui(ui, |ui| {
-                    for r in HitRule::ALL {
-                        ui.selectable_value(&mut form.hit_rule, r, r.label());
-                    }
-                })
-                .response
-                .labelled_by(label.id)
-                .on_hover_text("Which matches suspend, counted after the condition");
-            ui.end_row();
-            let always = form.hit_rule == HitRule::Always;
-            let label = ui.label("n");
-            ui.add_enabled(
-                !always,
-                egui::TextEdit::singleline(&mut form.hit_n).desired_width(90.0),
-            )
-            .labelled_by(label.id)
-            .on_hover_text("The n of the hit count rule")
-            .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
-            ui.end_row();
+            if form.kind == FormKind::Hook || form.clock.needs_priority() {
+                text_field_ui(
+                    ui,
+                    "Priority",
+                    &mut form.priority,
+                    "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
+                );
+                ui.end_row();
+            }
+            hit_count_rows(ui, form);
         });
     ui.horizontal(|ui| {
         if ui
@@ -364,16 +372,130 @@ fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
             .on_hover_text("Add a breakpoint with these filters (F9 toggles a plain FixedUpdate breakpoint on the selection)")
             .clicked()
         {
-            match form.build(state.selected) {
-                Ok(b) => {
+            let command = match form.kind {
+                FormKind::Hook => form.build(state.selected).map(Command::AddBreakpoint),
+                FormKind::Clock => form.build_clock().map(Command::AddClockBreakpoint),
+            };
+            match command {
+                Ok(c) => {
                     form.error = None;
-                    state.send(Command::AddBreakpoint(b));
+                    state.send(c);
                 }
                 Err(e) => form.error = Some(e),
             }
         }
         if let Some(e) = &form.error {
             ui.colored_label(ui.visuals().error_fg_color, e);
+        }
+    });
+}
+
+/// The clock rule and its value.
+fn clock_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
+    let label = ui.label("Rule");
+    egui::ComboBox::from_id_salt("bp_clock_rule")
+        .selected_text(form.clock.label())
+        .show_ui(ui, |ui| {
+            for c in ClockChoice::ALL {
+                ui.selectable_value(&mut form.clock, c, c.label())
+                    .on_hover_text(c.hint());
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text(form.clock.hint());
+    ui.end_row();
+    if let Some(what) = form.clock.value_label() {
+        text_field_ui(ui, what, &mut form.clock_value, form.clock.hint());
+        ui.end_row();
+    }
+}
+
+/// The hook kind and the object filter.
+fn hook_rows(ui: &mut egui::Ui, form: &mut BreakpointForm, selected_name: Option<&str>) {
+    let label = ui.label("Hook");
+    egui::ComboBox::from_id_salt("bp_hook")
+        .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut form.hook, None, "any hook");
+            for h in HookKind::ALL {
+                ui.selectable_value(&mut form.hook, Some(h), h.name());
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("Which hook kind; FixedUpdate and Contact suspend at the end of the tick");
+    ui.end_row();
+    let selected_text = match (&form.target, selected_name) {
+        (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
+        (TargetChoice::Selected, None) => "selected (none)".to_string(),
+        (TargetChoice::Any, _) => "any object".to_string(),
+    };
+    let label = ui.label("Object");
+    egui::ComboBox::from_id_salt("bp_object")
+        .selected_text(selected_text)
+        .show_ui(ui, |ui| {
+            ui.selectable_value(&mut form.target, TargetChoice::Selected, "selected object");
+            ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("Filter on the selected object, or match any object");
+    ui.end_row();
+}
+
+/// The hit count rule and its n.
+fn hit_count_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
+    let label = ui.label("Hit count");
+    egui::ComboBox::from_id_salt("bp_hit_count")
+        .selected_text(form.hit_rule.label())
+        .show_ui(ui, |ui| {
+            for r in HitRule::ALL {
+                ui.selectable_value(&mut form.hit_rule, r, r.label());
+            }
+        })
+        .response
+        .labelled_by(label.id)
+        .on_hover_text("Which matches suspend, counted after the condition");
+    ui.end_row();
+    let always = form.hit_rule == HitRule::Always;
+    let label = ui.label("n");
+    ui.add_enabled(
+        !always,
+        egui::TextEdit::singleline(&mut form.hit_n).desired_width(90.0),
+    )
+    .labelled_by(label.id)
+    .on_hover_text("The n of the hit count rule")
+    .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
+    ui.end_row();
+}
+
+/// One breakpoint of the list: enable, what it is, remove.
+fn breakpoint_row(
+    ui: &mut egui::Ui,
+    state: &mut Session,
+    (id, enabled): (BreakpointId, bool),
+    text: &str,
+    hover: &str,
+) {
+    ui.horizontal(|ui| {
+        let mut on = enabled;
+        if ui
+            .checkbox(&mut on, format!("#{}", id.0))
+            .on_hover_text(
+                "Enable or disable this breakpoint (disabled ones neither count nor suspend)",
+            )
+            .changed()
+        {
+            state.send(Command::EnableBreakpoint(id, on));
+        }
+        ui.label(text).on_hover_text(hover);
+        if ui
+            .small_button("Remove")
+            .on_hover_text("Delete this breakpoint")
+            .clicked()
+        {
+            state.send(Command::RemoveBreakpoint(id));
         }
     });
 }

@@ -27,6 +27,7 @@
 
 pub mod app;
 mod breakpoints;
+mod clock_form;
 mod clock_panel;
 mod code_pane;
 mod files;

@@ -23,8 +23,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
-    Clock, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot, StepStrategy,
-    Suspension, TimeSettings, Velocity,
+    Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot,
+    StepStrategy, Suspension, TimeSettings, Velocity,
 };
 
 use super::session::LoadedScene;
@@ -101,7 +101,9 @@ pub enum Command {
     SetPacing(Pacing),
     /// Adds a breakpoint (its id is assigned by the debugger).
     AddBreakpoint(Breakpoint),
-    /// Removes a breakpoint.
+    /// Adds a clock breakpoint (a rule on the shape of a frame or a tick).
+    AddClockBreakpoint(ClockBreakpoint),
+    /// Removes a breakpoint (hook or clock).
     RemoveBreakpoint(BreakpointId),
     /// Enables or disables a breakpoint.
     EnableBreakpoint(BreakpointId, bool),
@@ -257,6 +259,8 @@ pub struct WorldView {
     pub camera: Option<stepframe_core::Vec2>,
     /// Breakpoints with their match counts.
     pub breakpoints: Vec<Breakpoint>,
+    /// The clock breakpoints, in creation order (ids shared with the above).
+    pub clock_breakpoints: Vec<ClockBreakpoint>,
     /// The most recent breakpoint hits, oldest first.
     pub hits: Vec<BreakpointHit>,
     /// The inspector's object.

@@ -55,6 +55,14 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
                 hit.behaviour
             )
         }
+        SuspendReason::Clock(hit) => {
+            let place = if s.end_of_tick {
+                "end of tick"
+            } else {
+                "end of frame"
+            };
+            format!("{hit}, {place}")
+        }
         SuspendReason::Requested {
             object,
             hook,

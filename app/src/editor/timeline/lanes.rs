@@ -141,6 +141,7 @@ fn lane_lines(lane: LaneId, priorities: &[Priority]) -> Vec<(String, usize, Colo
 fn marker_colour(kind: MarkerKind) -> Color32 {
     match kind {
         MarkerKind::Breakpoint => Color32::from_rgb(235, 70, 70),
+        MarkerKind::Clock => Color32::from_rgb(255, 190, 60),
         MarkerKind::Error => Color32::from_rgb(255, 130, 130),
         MarkerKind::Session => Color32::from_rgb(120, 180, 255),
         MarkerKind::Stall => DROPPED,

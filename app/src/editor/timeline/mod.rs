@@ -89,6 +89,8 @@ impl XAxis {
 pub enum MarkerKind {
     /// A breakpoint suspended the session.
     Breakpoint,
+    /// A clock breakpoint suspended the session (the loop itself misbehaved).
+    Clock,
     /// An error: a caught hook panic, a rejected write, a failed request.
     Error,
     /// A new physics world began (Open, Reload).
@@ -99,8 +101,9 @@ pub enum MarkerKind {
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 4] = [
+    pub const ALL: [MarkerKind; 5] = [
         MarkerKind::Breakpoint,
+        MarkerKind::Clock,
         MarkerKind::Error,
         MarkerKind::Session,
         MarkerKind::Stall,
@@ -110,6 +113,7 @@ impl MarkerKind {
     pub fn name(self) -> &'static str {
         match self {
             MarkerKind::Breakpoint => "breakpoint",
+            MarkerKind::Clock => "clock breakpoint hit",
             MarkerKind::Error => "error",
             MarkerKind::Session => "new physics world",
             MarkerKind::Stall => "stall",
@@ -510,6 +514,11 @@ impl TimelineState {
                         "breakpoint {} hit at tick {} ({} {})",
                         hit.breakpoint.0, s.tick, hit.behaviour, hit.hook
                     ),
+                ),
+                SuspendReason::Clock(hit) => self.mark(
+                    s.frame,
+                    MarkerKind::Clock,
+                    format!("{hit} at tick {}", s.tick),
                 ),
                 SuspendReason::Fault { message, .. } => self.mark(
                     s.frame,

@@ -262,6 +262,11 @@ impl Worker {
             Command::AddBreakpoint(breakpoint) => {
                 self.pipeline.add_breakpoint(breakpoint);
             }
+            Command::AddClockBreakpoint(breakpoint) => {
+                if let Err(e) = self.pipeline.add_clock_breakpoint(breakpoint) {
+                    self.error(format!("clock breakpoint not added: {e}"));
+                }
+            }
             Command::RemoveBreakpoint(id) => {
                 self.pipeline.remove_breakpoint(id);
             }

@@ -117,6 +117,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         contacts,
         camera: world.camera,
         breakpoints: pipeline.debugger().breakpoints().to_vec(),
+        clock_breakpoints: pipeline.debugger().clock_breakpoints().to_vec(),
         hits: pipeline.debugger().hits().cloned().collect(),
         selected,
         state_hash: facts.state_hash,
