@@ -11,7 +11,7 @@ use stepframe_core::{
 };
 
 use super::clock_form::ClockChoice;
-use super::protocol::Command;
+use super::protocol::{Command, WorldView};
 use super::state::Session;
 
 /// Which object a new breakpoint filters on.
@@ -259,56 +259,56 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
 
 /// Draws the breakpoints panel.
 pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
-    form_ui(ui, state, form);
-    ui.separator();
-    let Some(view) = state.live.clone() else {
-        return;
-    };
+    // One scroll area for the whole tab: at the default window size the tab
+    // is shorter than the form, and the Add button must stay reachable.
     egui::ScrollArea::vertical()
         .id_salt("breakpoints_scroll")
-        .max_height(ui.available_height() * 0.5)
+        .auto_shrink([false, false])
         .show(ui, |ui| {
-            if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
-                ui.weak(
-                    "No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.",
-                );
-            }
-            for b in &view.breakpoints {
-                let text = describe(b, |id| state.object_name(id));
-                let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
-                breakpoint_row(ui, state, (b.id, b.enabled), &text, hover);
-            }
-            for b in &view.clock_breakpoints {
-                let hover = ClockChoice::of(&b.rule).hint();
-                breakpoint_row(ui, state, (b.id, b.enabled), &describe_clock(b), hover);
+            form_ui(ui, state, form);
+            ui.separator();
+            if let Some(view) = state.live.clone() {
+                list_ui(ui, state, &view);
             }
         });
+}
+
+/// The breakpoints, then their hits (newest first).
+fn list_ui(ui: &mut egui::Ui, state: &mut Session, view: &WorldView) {
+    if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
+        ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
+    }
+    for b in &view.breakpoints {
+        let text = describe(b, |id| state.object_name(id));
+        let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+        breakpoint_row(ui, state, (b.id, b.enabled), &text, hover);
+    }
+    for b in &view.clock_breakpoints {
+        let hover = ClockChoice::of(&b.rule).hint();
+        breakpoint_row(ui, state, (b.id, b.enabled), &describe_clock(b), hover);
+    }
     ui.strong("Hits");
-    egui::ScrollArea::vertical()
-        .id_salt("hits_scroll")
-        .show(ui, |ui| {
-            if view.hits.is_empty() {
-                ui.weak("none yet");
-            }
-            for hit in view.hits.iter().rev().take(200) {
-                let text = format!(
-                    "tick {} frame {}: #{} {} {} ({})",
-                    hit.tick,
-                    hit.frame,
-                    hit.breakpoint.0,
-                    state.object_name(hit.object),
-                    hit.hook,
-                    hit.behaviour
-                );
-                if ui
-                    .selectable_label(state.selected == Some(hit.object), text)
-                    .on_hover_text("Click to select the object")
-                    .clicked()
-                {
-                    state.select(Some(hit.object));
-                }
-            }
-        });
+    if view.hits.is_empty() {
+        ui.weak("none yet");
+    }
+    for hit in view.hits.iter().rev().take(200) {
+        let text = format!(
+            "tick {} frame {}: #{} {} {} ({})",
+            hit.tick,
+            hit.frame,
+            hit.breakpoint.0,
+            state.object_name(hit.object),
+            hit.hook,
+            hit.behaviour
+        );
+        if ui
+            .selectable_label(state.selected == Some(hit.object), text)
+            .on_hover_text("Click to select the object")
+            .clicked()
+        {
+            state.select(Some(hit.object));
+        }
+    }
 }
 
 fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
@@ -334,37 +334,45 @@ fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
             } else {
                 hook_rows(ui, form, selected_name.as_deref());
             }
-            text_field_ui(
-                ui,
-                "From tick",
-                &mut form.from_tick,
-                "First tick that can hit (empty: from the start)",
-            );
-            ui.end_row();
-            text_field_ui(
-                ui,
-                "To tick",
-                &mut form.to_tick,
-                "Last tick that can hit (empty: no end)",
-            );
-            ui.end_row();
-            text_field_ui(
-                ui,
-                "Every N ticks",
-                &mut form.every,
-                "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
-            );
-            ui.end_row();
-            if form.kind == FormKind::Hook || form.clock.needs_priority() {
-                text_field_ui(
+            // Two fields a row, so the whole form (and its Add button) fits
+            // the tab at the default window size.
+            let label = ui.label("From tick");
+            ui.horizontal(|ui| {
+                field_ui(
                     ui,
-                    "Priority",
-                    &mut form.priority,
-                    "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
+                    label.id,
+                    &mut form.from_tick,
+                    "First tick that can hit (empty: from the start)",
                 );
-                ui.end_row();
-            }
-            hit_count_rows(ui, form);
+                let label = ui.label("To tick");
+                field_ui(
+                    ui,
+                    label.id,
+                    &mut form.to_tick,
+                    "Last tick that can hit (empty: no end)",
+                );
+            });
+            ui.end_row();
+            let label = ui.label("Every N ticks");
+            ui.horizontal(|ui| {
+                field_ui(
+                    ui,
+                    label.id,
+                    &mut form.every,
+                    "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
+                );
+                if form.kind == FormKind::Hook || form.clock.needs_priority() {
+                    let label = ui.label("Priority");
+                    field_ui(
+                        ui,
+                        label.id,
+                        &mut form.priority,
+                        "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
+                    );
+                }
+            });
+            ui.end_row();
+            hit_count_row(ui, form);
         });
     ui.horizontal(|ui| {
         if ui
@@ -406,7 +414,8 @@ fn clock_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
         .on_hover_text(form.clock.hint());
     ui.end_row();
     if let Some(what) = form.clock.value_label() {
-        text_field_ui(ui, what, &mut form.clock_value, form.clock.hint());
+        let label = ui.label(what);
+        field_ui(ui, label.id, &mut form.clock_value, form.clock.hint());
         ui.end_row();
     }
 }
@@ -444,30 +453,42 @@ fn hook_rows(ui: &mut egui::Ui, form: &mut BreakpointForm, selected_name: Option
     ui.end_row();
 }
 
-/// The hit count rule and its n.
-fn hit_count_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
+/// The hit count rule and its n, on one row.
+fn hit_count_row(ui: &mut egui::Ui, form: &mut BreakpointForm) {
     let label = ui.label("Hit count");
-    egui::ComboBox::from_id_salt("bp_hit_count")
-        .selected_text(form.hit_rule.label())
-        .show_ui(ui, |ui| {
-            for r in HitRule::ALL {
-                ui.selectable_value(&mut form.hit_rule, r, r.label());
-            }
-        })
-        .response
+    ui.horizontal(|ui| {
+        egui::ComboBox::from_id_salt("bp_hit_count")
+            .selected_text(form.hit_rule.label())
+            .width(110.0)
+            .show_ui(ui, |ui| {
+                for r in HitRule::ALL {
+                    ui.selectable_value(&mut form.hit_rule, r, r.label());
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("Which matches suspend, counted after the condition");
+        let always = form.hit_rule == HitRule::Always;
+        let label = ui.label("n");
+        ui.add_enabled(
+            !always,
+            egui::TextEdit::singleline(&mut form.hit_n).desired_width(FIELD_WIDTH),
+        )
         .labelled_by(label.id)
-        .on_hover_text("Which matches suspend, counted after the condition");
+        .on_hover_text("The n of the hit count rule")
+        .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
+    });
     ui.end_row();
-    let always = form.hit_rule == HitRule::Always;
-    let label = ui.label("n");
-    ui.add_enabled(
-        !always,
-        egui::TextEdit::singleline(&mut form.hit_n).desired_width(90.0),
-    )
-    .labelled_by(label.id)
-    .on_hover_text("The n of the hit count rule")
-    .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
-    ui.end_row();
+}
+
+/// Width of the form's number fields: ticks and counts fit in it.
+const FIELD_WIDTH: f32 = 60.0;
+
+/// A number field labelled by `label`.
+fn field_ui(ui: &mut egui::Ui, label: egui::Id, text: &mut String, hover: &str) {
+    ui.add(egui::TextEdit::singleline(text).desired_width(FIELD_WIDTH))
+        .labelled_by(label)
+        .on_hover_text(hover);
 }
 
 /// One breakpoint of the list: enable, what it is, remove.
@@ -498,13 +519,6 @@ fn breakpoint_row(
             state.send(Command::RemoveBreakpoint(id));
         }
     });
-}
-
-fn text_field_ui(ui: &mut egui::Ui, label: &str, text: &mut String, hover: &str) {
-    let l = ui.label(label);
-    ui.add(egui::TextEdit::singleline(text).desired_width(90.0))
-        .labelled_by(l.id)
-        .on_hover_text(hover);
 }
 
 #[cfg(test)]

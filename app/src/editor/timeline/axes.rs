@@ -82,8 +82,9 @@ pub fn hover_rows(r: &FrameRecord) -> Vec<String> {
     let priorities: Vec<String> = r
         .priorities()
         .iter()
-        .map(|(p, t)| format!("{} {}", Priority(*p), sig4(f64::from(*t))))
+        .map(|(p, t)| format!("{} {} ms", Priority(*p), sig4(f64::from(*t))))
         .collect();
+    let fixed_update_ms: f64 = r.priorities().iter().map(|(_, t)| f64::from(*t)).sum();
     vec![
         format!(
             "frame {} · tick {} · {} tick(s) this frame",
@@ -109,13 +110,16 @@ pub fn hover_rows(r: &FrameRecord) -> Vec<String> {
             ),
         ),
         row("dropped this frame", ms(f64::from(r.dropped_this_frame))),
+        // The fixed phase holds FixedUpdate, physics and contacts: its total
+        // is not the sum of the priorities beside it, so they get rows of
+        // their own.
+        row(
+            "fixed phase",
+            format!("{} ms in all", sig4(f64::from(r.fixed_ms))),
+        ),
         row(
             "FixedUpdate",
-            format!(
-                "{} ms ({})",
-                sig4(f64::from(r.fixed_ms)),
-                priorities.join(", ")
-            ),
+            format!("{} ms ({})", sig4(fixed_update_ms), priorities.join(", ")),
         ),
         row("physics", format!("{} ms", sig4(f64::from(r.physics_ms)))),
     ]
