@@ -170,3 +170,90 @@ fn save_as_onto_an_existing_file_asks_first() {
         "// someone's file\n"
     );
 }
+
+fn pause(h: &mut Harness<'_, EditorApp>) {
+    click(h, "⏸ Pause");
+}
+
+#[test]
+fn a_bookmark_is_kept_beside_the_scene_moves_the_cursor_and_comes_back_on_reopen() {
+    let dir = scratch("bookmarks");
+    let scene = demo_copy(&dir);
+    let sidecar = scene.with_extension("bookmarks.ron");
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(10);
+    assert!(!sidecar.exists(), "opening a scene writes nothing");
+    pause(&mut h);
+    let tick = support::editor::clock_tick(&h);
+    click(&mut h, "Bookmarks");
+    h.get_by_label("Note").click();
+    h.run_steps(1);
+    h.get_by_label("Note").type_text("jump here");
+    h.run_steps(1);
+    click(&mut h, &format!("Bookmark tick {tick}"));
+    let text = std::fs::read_to_string(&sidecar).expect("the sidecar is written");
+    assert!(
+        text.contains(&format!("tick: {tick}")) && text.contains("\"jump here\""),
+        "{text}"
+    );
+    let drawn = &h.state().panels().timeline.bookmarks;
+    assert_eq!(drawn, &vec![(tick, "jump here".to_string())]);
+    // Three ticks on, a click on the bookmark shows its tick in every panel.
+    for _ in 0..3 {
+        click(&mut h, "Step tick");
+    }
+    click(&mut h, &format!("tick {tick}"));
+    assert_eq!(h.state().session().cursor, Some(tick));
+    h.run_steps(3);
+    assert!(
+        status(&h).starts_with(&format!("viewing tick {tick}")),
+        "{}",
+        status(&h)
+    );
+    drop(h);
+    // A new editor on the same scene lists it again.
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(2);
+    click(&mut h, "Bookmarks");
+    assert_eq!(labels_starting(&h, &format!("tick {tick}")).len(), 1);
+    assert_eq!(labels_starting(&h, "jump here").len(), 1);
+}
+
+#[test]
+fn an_unreadable_bookmarks_file_is_reported_with_line_and_column_and_never_written_over() {
+    let dir = scratch("bookmarks-broken");
+    let scene = demo_copy(&dir);
+    let sidecar = scene.with_extension("bookmarks.ron");
+    // Line 2 misspells the field.
+    let broken = "(\n    bookmark: [(tick: 4, note: \"x\")],\n)\n";
+    std::fs::write(&sidecar, broken).expect("write the sidecar");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(5);
+    let logged = h.state().session().log.lines.iter().any(|l| {
+        l.text.contains("bookmarks not read")
+            && l.text.contains(&format!("{}:2:", sidecar.display()))
+    });
+    assert!(logged, "{:#?}", h.state().session().log.lines);
+    pause(&mut h);
+    let tick = support::editor::clock_tick(&h);
+    click(&mut h, "Bookmarks");
+    click(&mut h, &format!("Bookmark tick {tick}"));
+    assert_eq!(
+        std::fs::read_to_string(&sidecar).expect("still there"),
+        broken,
+        "the user's file is untouched"
+    );
+    assert_eq!(
+        labels_starting(&h, &format!("tick {tick}")).len(),
+        1,
+        "kept for the session"
+    );
+    assert!(
+        h.state()
+            .session()
+            .log
+            .lines
+            .iter()
+            .any(|l| l.text.starts_with("bookmarks not saved"))
+    );
+}

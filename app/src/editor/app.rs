@@ -17,6 +17,7 @@ use anyhow::Context as _;
 use egui::{Key, KeyboardShortcut, Modifiers};
 use stepframe_core::LogLevel;
 
+use super::bookmarks::BookmarksState;
 use super::breakpoints::BreakpointForm;
 use super::code_pane::CodePaneState;
 use super::files::{FilesState, files_ui};
@@ -100,12 +101,30 @@ pub struct Panels {
     pub edits: EditBuffers,
     /// The breakpoint form.
     pub breakpoint_form: BreakpointForm,
+    /// The open scene's bookmarks and the tab's note field.
+    pub bookmarks: BookmarksState,
     /// The timeline: frame records, lanes, markers.
     pub timeline: TimelineState,
     /// The script code pane.
     pub code: CodePaneState,
     /// Open / Save As / confirmation dialogs.
     pub files: FilesState,
+}
+
+impl Panels {
+    /// The timeline draws the Bookmarks tab's list on its marker lane.
+    fn sync_bookmarks(&mut self) {
+        let list = &self.bookmarks.list;
+        let drawn = &mut self.timeline.bookmarks;
+        let same = drawn.len() == list.len()
+            && drawn
+                .iter()
+                .zip(list)
+                .all(|((t, n), b)| *t == b.tick && *n == b.note);
+        if !same {
+            *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
+        }
+    }
 }
 
 /// The editor. See the module docs.
@@ -269,6 +288,9 @@ impl EditorApp {
             Event::Resumed => session.back_to_live(),
             Event::Loaded { path, objects, .. } => {
                 session.back_to_live();
+                if let Some(why) = self.panels.bookmarks.load_for(&path) {
+                    session.notify(LogLevel::Error, format!("bookmarks not read: {why}"));
+                }
                 self.panels.viewport.needs_fit = true;
                 session.error = None;
                 session.log.info(format!(
@@ -278,6 +300,9 @@ impl EditorApp {
                 ));
             }
             Event::Saved(path) => {
+                // After Save As the scene is the new file: its bookmarks go
+                // with it (written beside it at the next change).
+                self.panels.bookmarks.follow_save_as(&path);
                 session.notify(LogLevel::Info, format!("saved {}", path.display()))
             }
             Event::ConfirmSave {
@@ -521,6 +546,7 @@ impl eframe::App for EditorApp {
             banners_ui(ui, &mut self.session);
         });
         files_ui(&ctx, &mut self.panels.files, &mut self.session);
+        self.panels.sync_bookmarks();
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {

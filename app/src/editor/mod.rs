@@ -26,6 +26,7 @@
 //! suspended at tick 0 with its poses, until Play.
 
 pub mod app;
+pub mod bookmarks;
 mod breakpoints;
 mod clock_form;
 mod clock_panel;

@@ -3,6 +3,7 @@
 //! hide (the View menu brings them back where they were).
 
 use super::app::Panels;
+use super::bookmarks::bookmarks_ui;
 use super::breakpoints::breakpoints_ui;
 use super::clock_panel::clock_panel_ui;
 use super::code_pane::code_pane_ui;
@@ -47,6 +48,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
                 Pane::Clock => clock_panel_ui(ui, session, &p.timeline),
                 Pane::Breakpoints => breakpoints_ui(ui, session, &mut p.breakpoint_form),
                 Pane::Log => log_ui(ui, session),
+                Pane::Bookmarks => bookmarks_ui(ui, session, &mut p.bookmarks),
                 Pane::Code => code_pane_ui(ui, session, &mut p.code),
                 Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
             });

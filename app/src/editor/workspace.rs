@@ -41,6 +41,8 @@ pub enum Pane {
     Breakpoints,
     /// Log lines.
     Log,
+    /// Ticks marked with a note, kept beside the scene.
+    Bookmarks,
     /// Scripts, their line breakpoints and hits.
     Code,
     /// The timeline lanes.
@@ -49,13 +51,14 @@ pub enum Pane {
 
 impl Pane {
     /// Every pane.
-    pub const ALL: [Pane; 8] = [
+    pub const ALL: [Pane; 9] = [
         Pane::Viewport,
         Pane::Hierarchy,
         Pane::Inspector,
         Pane::Clock,
         Pane::Breakpoints,
         Pane::Log,
+        Pane::Bookmarks,
         Pane::Code,
         Pane::Timeline,
     ];
@@ -69,6 +72,7 @@ impl Pane {
             Pane::Clock => "Clock",
             Pane::Breakpoints => "Breakpoints",
             Pane::Log => "Log",
+            Pane::Bookmarks => "Bookmarks",
             Pane::Code => "Code",
             Pane::Timeline => "Timeline",
         }
@@ -124,7 +128,8 @@ fn default_tree() -> Tree<Pane> {
     let clock = pane(&mut tiles, Pane::Clock);
     let breakpoints = pane(&mut tiles, Pane::Breakpoints);
     let log = pane(&mut tiles, Pane::Log);
-    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, log]);
+    let bookmarks = pane(&mut tiles, Pane::Bookmarks);
+    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, log, bookmarks]);
     let right = tiles.insert_vertical_tile(vec![inspector_tabs, clock_tabs]);
     set_shares(
         &mut tiles,

@@ -140,6 +140,7 @@ fn lane_lines(lane: LaneId, priorities: &[Priority]) -> Vec<(String, usize, Colo
 
 fn marker_colour(kind: MarkerKind) -> Color32 {
     match kind {
+        MarkerKind::Bookmark => Color32::from_rgb(120, 220, 160),
         MarkerKind::Breakpoint => Color32::from_rgb(235, 70, 70),
         MarkerKind::Clock => Color32::from_rgb(255, 190, 60),
         MarkerKind::Error => Color32::from_rgb(255, 130, 130),
@@ -208,6 +209,13 @@ pub(super) fn lanes_ui(
         .markers
         .iter()
         .filter_map(|m| Some((m.kind, state.marker_x(m)?, m.text.as_str())))
+        .chain(state.bookmarks.iter().filter_map(|(tick, note)| {
+            let x = match axis {
+                XAxis::Tick => *tick as f64,
+                _ => x_of_seq(state.seq_of_tick(*tick))?,
+            };
+            Some((MarkerKind::Bookmark, x, note.as_str()))
+        }))
         .filter(|(_, x, _)| (range.0..=range.1).contains(x))
         .collect();
     let expanded: Vec<LaneId> = LaneId::ALL

@@ -87,6 +87,8 @@ impl XAxis {
 /// Kinds of timeline markers.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MarkerKind {
+    /// A tick the user bookmarked (drawn from the bookmarks, not kept here).
+    Bookmark,
     /// A breakpoint suspended the session.
     Breakpoint,
     /// A clock breakpoint suspended the session (the loop itself misbehaved).
@@ -101,7 +103,8 @@ pub enum MarkerKind {
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 5] = [
+    pub const ALL: [MarkerKind; 6] = [
+        MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
         MarkerKind::Error,
@@ -112,6 +115,7 @@ impl MarkerKind {
     /// Legend name.
     pub fn name(self) -> &'static str {
         match self {
+            MarkerKind::Bookmark => "bookmark",
             MarkerKind::Breakpoint => "breakpoint",
             MarkerKind::Clock => "clock breakpoint hit",
             MarkerKind::Error => "error",
@@ -295,6 +299,9 @@ pub struct TimelineState {
     pub lanes: [LaneState; 8],
     /// Markers, oldest first.
     pub markers: VecDeque<Marker>,
+    /// The open scene's bookmarks, `(tick, note)`: drawn on the marker lane
+    /// at the frame that completed the tick (copied from the Bookmarks tab).
+    pub bookmarks: Vec<(u64, String)>,
     /// The record the user put the cursor on (its tick is the session's
     /// cursor), if any.
     pub cursor_seq: Option<u64>,
@@ -338,6 +345,7 @@ impl TimelineState {
                 shown_y: None,
             }; 8],
             markers: VecDeque::new(),
+            bookmarks: Vec::new(),
             cursor_seq: None,
             hover_seq: None,
             focused: false,

@@ -1,0 +1,251 @@
+//! Bookmarks: ticks the user marks with a note ("jump pressed here", "the box
+//! tunnels"), listed in their own tab and drawn on the timeline's marker lane.
+//! A click on one puts the time cursor on its tick.
+//!
+//! They belong to the scene, not to the editor, so they live beside it in a
+//! sidecar file: `levels/demo.ron` keeps them in `levels/demo.bookmarks.ron`,
+//! which a team can commit with the scene:
+//!
+//! ```ron
+//! (bookmarks: [(tick: 412, note: "jump pressed"), (tick: 980, note: "box tunnels")])
+//! ```
+//!
+//! The file is read when the scene is opened and written (atomically) each
+//! time a bookmark is added or removed: adding one is the user asking for it
+//! to be kept. Nothing is written before that, so opening a scene never
+//! creates a file. A sidecar that cannot be read is reported with its line and
+//! column and is never written over: its bookmarks work for the session, and
+//! the tab says why they are not saved, until the file is fixed or deleted
+//! and the scene reopened. After Save As the bookmarks follow the scene to
+//! its new file (written beside it at their next change).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use stepframe_core::LogLevel;
+
+use super::state::Session;
+
+/// A tick marked with a note.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Bookmark {
+    /// The completed tick it marks.
+    pub tick: u64,
+    /// What the user wrote.
+    pub note: String,
+}
+
+/// The sidecar file's shape.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct BookmarkFile {
+    bookmarks: Vec<Bookmark>,
+}
+
+/// Where the bookmarks of `scene` are kept: beside it, `.ron` becoming
+/// `.bookmarks.ron`.
+pub fn sidecar_path(scene: &Path) -> PathBuf {
+    scene.with_extension("bookmarks.ron")
+}
+
+/// The bookmarks of the open scene and the tab's own fields.
+#[derive(Debug, Default)]
+pub struct BookmarksState {
+    /// The scene they belong to (none before the first load).
+    pub scene: Option<PathBuf>,
+    /// By tick, oldest first.
+    pub list: Vec<Bookmark>,
+    /// The note field of the "Bookmark" button.
+    pub note: String,
+    /// Why the sidecar could not be read (file:line:column: what): it is not
+    /// written over while this is set.
+    pub broken: Option<String>,
+}
+
+impl BookmarksState {
+    /// Reads the bookmarks of a newly opened scene (none if it has no
+    /// sidecar). Returns the error to report, if the sidecar is unreadable.
+    pub fn load_for(&mut self, scene: &Path) -> Option<String> {
+        self.scene = Some(scene.to_path_buf());
+        self.list.clear();
+        self.broken = None;
+        let path = sidecar_path(scene);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(t) => t,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
+            Err(e) => {
+                self.broken = Some(format!("{}: {e}", path.display()));
+                return self.broken.clone();
+            }
+        };
+        match ron::from_str::<BookmarkFile>(&text) {
+            Ok(file) => {
+                self.list = file.bookmarks;
+                self.list.sort_by_key(|b| b.tick);
+                None
+            }
+            Err(e) => {
+                self.broken = Some(format!(
+                    "{}:{}:{}: {}",
+                    path.display(),
+                    e.span.start.line,
+                    e.span.start.col,
+                    e.code
+                ));
+                self.broken.clone()
+            }
+        }
+    }
+
+    /// The running scene was saved as `path`: the bookmarks belong to that
+    /// file now, and are written beside it at the next change (a sidecar the
+    /// old file had is left as it was). If `path` already has a sidecar, its
+    /// bookmarks are read instead, so they are never written over.
+    pub fn follow_save_as(&mut self, path: &Path) {
+        if self.scene.as_deref() == Some(path) {
+            return;
+        }
+        if sidecar_path(path).exists() {
+            // The file saved over had bookmarks of its own: those are the
+            // scene's now, and they are not written over.
+            let _ = self.load_for(path);
+        } else {
+            self.scene = Some(path.to_path_buf());
+            self.broken = None;
+        }
+    }
+
+    /// Adds a bookmark on `tick` (after any already on it) and saves.
+    pub fn add(&mut self, tick: u64, note: &str) -> Result<PathBuf, String> {
+        let at = self.list.partition_point(|b| b.tick <= tick);
+        self.list.insert(
+            at,
+            Bookmark {
+                tick,
+                note: note.trim().to_string(),
+            },
+        );
+        self.save()
+    }
+
+    /// Removes the `index`-th bookmark and saves.
+    pub fn remove(&mut self, index: usize) -> Result<PathBuf, String> {
+        if index < self.list.len() {
+            self.list.remove(index);
+        }
+        self.save()
+    }
+
+    /// Writes the sidecar, unless it was unreadable (then it says why).
+    fn save(&self) -> Result<PathBuf, String> {
+        let scene = self
+            .scene
+            .as_ref()
+            .ok_or("no scene is open: bookmarks are kept beside a scene file")?;
+        if let Some(why) = &self.broken {
+            return Err(format!(
+                "bookmarks not saved: {why} (fix or delete the file, then reopen the scene)"
+            ));
+        }
+        let path = sidecar_path(scene);
+        let file = BookmarkFile {
+            bookmarks: self.list.clone(),
+        };
+        let text = ron::ser::to_string_pretty(&file, ron::ser::PrettyConfig::default())
+            .map_err(|e| format!("bookmarks not saved: {e}"))?;
+        stepframe_core::atomic_file::write(&path, text.as_bytes())
+            .map_err(|e| format!("bookmarks not saved to {}: {e}", path.display()))?;
+        Ok(path)
+    }
+}
+
+/// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
+/// screen, then the list (a click moves the time cursor there).
+pub fn bookmarks_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut BookmarksState) {
+    let tick = session.shown().map(|v| v.clock.simulation_tick);
+    if let Some(why) = &state.broken {
+        ui.colored_label(ui.visuals().error_fg_color, why)
+            .on_hover_text("This file is not written over: these bookmarks last this session only");
+    }
+    ui.horizontal(|ui| {
+        let label = ui.label("Note");
+        ui.add(
+            egui::TextEdit::singleline(&mut state.note)
+                .hint_text("what happens here")
+                .desired_width(160.0),
+        )
+        .labelled_by(label.id);
+        let text = match tick {
+            Some(t) => format!("Bookmark tick {t}"),
+            None => "Bookmark".to_string(),
+        };
+        let add = ui
+            .add_enabled(tick.is_some() && state.scene.is_some(), egui::Button::new(text))
+            .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene");
+        if add.clicked()
+            && let Some(t) = tick
+        {
+            let note = std::mem::take(&mut state.note);
+            report(session, state.add(t, &note), "added a bookmark");
+        }
+    });
+    ui.separator();
+    if state.list.is_empty() {
+        ui.weak("No bookmarks. Put the time cursor on a tick (click the timeline), write a note and press Bookmark.");
+        return;
+    }
+    let mut remove = None;
+    egui::ScrollArea::vertical()
+        .id_salt("bookmarks_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (i, b) in state.list.iter().enumerate() {
+                ui.horizontal(|ui| {
+                    let here = session.cursor == Some(b.tick);
+                    if ui
+                        .selectable_label(here, format!("tick {}", b.tick))
+                        .on_hover_text("Show this tick in every panel")
+                        .clicked()
+                    {
+                        session.view_tick(b.tick);
+                    }
+                    ui.label(&b.note);
+                    if ui
+                        .small_button("Remove")
+                        .on_hover_text(
+                            "Delete this bookmark (the file beside the scene is rewritten)",
+                        )
+                        .clicked()
+                    {
+                        remove = Some(i);
+                    }
+                });
+            }
+        });
+    if let Some(i) = remove {
+        report(session, state.remove(i), "removed a bookmark");
+    }
+}
+
+/// Logs where the bookmarks went, or why they did not.
+fn report(session: &mut Session, result: Result<PathBuf, String>, what: &str) {
+    match result {
+        Ok(path) => session
+            .log
+            .info(format!("{what}: saved to {}", path.display())),
+        Err(e) => session.notify(LogLevel::Error, e),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sidecar_sits_beside_the_scene() {
+        assert_eq!(
+            sidecar_path(Path::new("levels/demo.ron")),
+            PathBuf::from("levels/demo.bookmarks.ron")
+        );
+    }
+}
