@@ -304,3 +304,62 @@ fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
     h.run_steps(2);
     assert!(labels_starting(&h, "FixedUpdate on Player #").is_empty());
 }
+
+/// A ball at y = 1 m with nothing under it, gravity 10 m/s², 60 Hz.
+const FALLING_BALL: &str = r#"#![enable(implicit_some)]
+(
+    settings: (
+        gravity: (x: 0.0, y: -10.0),
+        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, substeps: 1, strategy: Accumulator),
+        seed: 1,
+    ),
+    objects: [
+        (id: 1, name: "Ball", transform: (x: 0.0, y: 1.0), body: (shapes: [Circle(radius: 0.25)])),
+    ],
+)
+"#;
+
+#[test]
+fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_to_a_held_tick() {
+    // After m ticks of 1/60 s: y = 1 - 10·m(m+1)/7200 (below 0 first at
+    // m = 27: 756 > 720 > 702) and vy = -m/6 (between -2.95 and -2.05 for
+    // m = 13..=17).
+    let dir = support::scratch("watches");
+    let scene = dir.join("falling.ron");
+    std::fs::write(&scene, FALLING_BALL).expect("write the scene");
+    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Watches");
+    type_into(&mut h, "Watch", "obj(1).y < 0");
+    click(&mut h, "Add watch");
+    click(&mut h, "Run to first");
+    step_until(&mut h, 100, "the watch held", |h| {
+        status(h).starts_with("suspended")
+    });
+    let s = status(&h);
+    assert_eq!(suspended_tick(&s), Some(27), "{s}");
+    assert!(s.contains("obj(1).y < 0"), "{s}");
+    // A second watch, marking, added after the ticks it holds on went by:
+    // Find previous searches the history, not what was seen live.
+    type_into(&mut h, "Watch", "obj(1).vy < -2.05 && obj(1).vy > -2.95");
+    h.get_by_label("Action").click();
+    h.run_steps(2);
+    click(&mut h, "mark");
+    click(&mut h, "Add watch");
+    let finds = h.get_all_by_label("Find previous").collect::<Vec<_>>();
+    assert_eq!(finds.len(), 2);
+    finds[1].click();
+    step_until(&mut h, 20, "the cursor moved", |h| {
+        h.state().session().cursor.is_some()
+    });
+    assert_eq!(h.state().session().cursor, Some(17));
+    h.run_steps(3);
+    assert!(status(&h).starts_with("viewing tick 17"), "{}", status(&h));
+    let timeline = &h.state().panels().timeline;
+    let watch_markers = timeline
+        .markers
+        .iter()
+        .filter(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Watch)
+        .count();
+    assert_eq!(watch_markers, 1, "the break watch held once");
+}

@@ -170,7 +170,7 @@ fn editor_with_storage(file: &Path) -> Harness<'static, EditorApp> {
 }
 
 #[test]
-fn the_layout_and_the_timeline_lanes_persist_across_a_restart() {
+fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     let file = scratch("layout").join("storage.json");
     let mut h = editor_with_storage(&file);
     h.state_mut().workspace_mut().set_open(Pane::Log, false);
@@ -180,6 +180,15 @@ fn the_layout_and_the_timeline_lanes_persist_across_a_restart() {
         .timeline
         .lane_mut(LaneId::Physics)
         .expanded = true;
+    h.state_mut()
+        .panels_mut()
+        .watches
+        .specs
+        .push(stepframe_plugins::WatchSpec {
+            expr: "obj(20).y < 0".into(),
+            action: stepframe_plugins::WatchAction::Mark,
+            enabled: true,
+        });
     h.run_steps(2);
     let code_before = h.state().workspace().rect(Pane::Code).expect("open");
     let mut storage = FileStorage::open(&file);
@@ -197,4 +206,8 @@ fn the_layout_and_the_timeline_lanes_persist_across_a_restart() {
         "same place and size: {code_before:?} vs {code_after:?}"
     );
     assert!(h.state().panels().timeline.lane(LaneId::Physics).expanded);
+    let watches = &h.state().panels().watches.specs;
+    assert_eq!(watches.len(), 1, "watches persist with the layout");
+    assert_eq!(watches[0].expr, "obj(20).y < 0");
+    assert_eq!(watches[0].action, stepframe_plugins::WatchAction::Mark);
 }

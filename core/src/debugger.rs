@@ -187,6 +187,8 @@ pub enum SuspendReason {
     /// A clock breakpoint fired (at the end of the frame or the tick it
     /// describes, see [`crate::clock_breakpoint`]).
     Clock(ClockHit),
+    /// A watch held at the end of a tick ([`crate::pipeline::TickWatch`]).
+    Watch(String),
     /// A hook called `request_break`.
     Requested {
         /// Whose hook.
@@ -224,6 +226,7 @@ impl std::fmt::Display for SuspendReason {
                 h.breakpoint.0, h.object, h.hook, h.behaviour
             ),
             SuspendReason::Clock(hit) => write!(f, "{hit}"),
+            SuspendReason::Watch(reason) => write!(f, "watch: {reason}"),
             SuspendReason::Requested {
                 object,
                 hook,

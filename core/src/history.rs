@@ -161,6 +161,12 @@ impl History {
         self.keyframes.len()
     }
 
+    /// The ticks of the kept keyframes, oldest first: where a search backward
+    /// through the history can restart its replays.
+    pub fn keyframe_ticks(&self) -> impl DoubleEndedIterator<Item = u64> + '_ {
+        self.keyframes.iter().map(|k| k.snapshot.tick())
+    }
+
     /// `Pipeline::step_frame` with its inputs, logged (and a keyframe when due).
     pub fn step_frame(&mut self, p: &mut Pipeline, dt: f64, inputs: &[InputEvent]) -> FrameReport {
         if p.suspension().is_none() {
@@ -297,9 +303,11 @@ impl History {
         let latest = self.latest_for(p.stepper().completed_ticks());
         let user_debugger = p.debugger().clone();
         let observer = p.take_tick_observer();
+        let watch = p.take_tick_watch();
         let replayed = self.replay(p, latest, target);
         p.set_debugger(user_debugger);
         p.set_tick_observer(observer);
+        p.set_tick_watch(watch);
         let (start, end) = replayed?;
         self.latest_tick = latest;
         self.position = end;

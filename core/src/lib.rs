@@ -78,7 +78,7 @@ pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, Inp
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
     FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
-    TickInputSource, TimeSettings,
+    TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};

@@ -235,6 +235,15 @@ impl Snapshot {
     }
 }
 
+/// A question asked of the committed state at the end of every tick ("is the
+/// player below 0?"), by the editor's watches. It sees the whole session, read
+/// only, after the tick observer; `Some(reason)` suspends at the end of that
+/// tick with committed state, as a FixedUpdate breakpoint does.
+pub trait TickWatch: Send {
+    /// Called once per completed tick, at its end.
+    fn after_tick(&mut self, session: &Pipeline) -> Option<String>;
+}
+
 /// The runtime: world, cohort, clock, stepper, physics, input and debugger.
 pub struct Pipeline {
     settings: TimeSettings,
@@ -266,6 +275,8 @@ pub struct Pipeline {
     /// Alpha at the end of the previous frame (`None` before the first).
     last_alpha: Option<f64>,
     observer: Option<Box<dyn TickObserver>>,
+    /// Watches over committed state, checked at the end of every tick.
+    watch: Option<Box<dyn TickWatch>>,
     /// Suspend at the end of this tick (rewind target, replayed stops).
     stop_after_tick: Option<u64>,
     tick_input: Option<Box<dyn TickInputSource>>,
@@ -325,6 +336,7 @@ impl Pipeline {
             frame_facts: FrameFacts::default(),
             last_alpha: None,
             observer: None,
+            watch: None,
             stop_after_tick: None,
             tick_input: None,
             replay_scratch: Vec::new(),
@@ -376,6 +388,19 @@ impl Pipeline {
     /// Takes the observer back out.
     pub fn take_tick_observer(&mut self) -> Option<Box<dyn TickObserver>> {
         self.observer.take()
+    }
+
+    /// Installs (or with `None` removes) the watch checked at the end of every
+    /// tick: a `Some(reason)` from it suspends there, like a FixedUpdate
+    /// breakpoint. Not part of snapshots; rewinds take it out while they
+    /// replay, so a watch stops live runs only.
+    pub fn set_tick_watch(&mut self, watch: Option<Box<dyn TickWatch>>) {
+        self.watch = watch;
+    }
+
+    /// Removes the watch and returns it.
+    pub fn take_tick_watch(&mut self) -> Option<Box<dyn TickWatch>> {
+        self.watch.take()
     }
 
     /// Suspends at the end of `tick` (once, then the request clears): how a rewind
@@ -790,6 +815,7 @@ impl Pipeline {
                     SuspendReason::StepTick
                         | SuspendReason::Breakpoint(_)
                         | SuspendReason::Clock(_)
+                        | SuspendReason::Watch(_)
                         | SuspendReason::ReachedTick(_)
                         | SuspendReason::Requested { .. }
                         | SuspendReason::Fault { .. }
@@ -1141,6 +1167,14 @@ impl Pipeline {
                 state: &*self,
             });
             self.observer = Some(observer);
+        }
+        if let Some(mut watch) = self.watch.take() {
+            if let Some(reason) = watch.after_tick(self)
+                && self.pending_suspend.is_none()
+            {
+                self.pending_suspend = Some(SuspendReason::Watch(reason));
+            }
+            self.watch = Some(watch);
         }
     }
 

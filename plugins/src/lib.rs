@@ -97,6 +97,7 @@ pub mod kinematic_mover;
 pub mod player_controller;
 pub mod script;
 pub mod spawner;
+pub mod watch;
 
 pub use attractor::{Attractor, AttractorParams};
 pub use faulty::{Fault, FaultHook, Faulty, FaultyParams};
@@ -106,6 +107,7 @@ pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
 pub use player_controller::{PlayerController, PlayerControllerParams};
 pub use script::{Script, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
+pub use watch::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
 use stepframe_core::Behaviour;
 use stepframe_core::scene::Registry;

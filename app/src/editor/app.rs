@@ -27,6 +27,7 @@ use super::state::{Persisted, Session};
 use super::timeline::{TimelineSettings, TimelineState};
 use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
 use super::viewport::ViewportState;
+use super::watches::WatchesState;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::{Pane, Workspace};
 
@@ -103,6 +104,8 @@ pub struct Panels {
     pub breakpoint_form: BreakpointForm,
     /// The open scene's bookmarks and the tab's note field.
     pub bookmarks: BookmarksState,
+    /// The watches (persisted) and what they last reported.
+    pub watches: WatchesState,
     /// The timeline: frame records, lanes, markers.
     pub timeline: TimelineState,
     /// The script code pane.
@@ -157,6 +160,8 @@ impl std::fmt::Debug for EditorApp {
 const STORAGE_KEY: &str = "stepframe-editor";
 /// Key the timeline's settings are stored under.
 const TIMELINE_KEY: &str = "stepframe-timeline";
+/// Storage key of the watches: they persist with the layout.
+const WATCHES_KEY: &str = "stepframe-watches";
 
 impl EditorApp {
     /// Starts the worker and opens `config.scene` (playing it, or showing its
@@ -175,6 +180,10 @@ impl EditorApp {
             .and_then(|s| eframe::get_value(s, TIMELINE_KEY))
             .unwrap_or_default();
         let workspace = Workspace::load(cc.storage);
+        let watches: WatchesState = cc
+            .storage
+            .and_then(|s| eframe::get_value(s, WATCHES_KEY))
+            .unwrap_or_default();
         let (ui_end, worker_end) = worker::channels();
         let running = match config.driver {
             Driver::Thread => {
@@ -192,6 +201,10 @@ impl EditorApp {
         let mut session = Session::new(ui_end.commands.clone(), persisted, driven);
         let mut panels = Panels::default();
         panels.timeline.apply_settings(&timeline_settings);
+        panels.watches = watches;
+        if !panels.watches.specs.is_empty() {
+            panels.watches.sync(&mut session);
+        }
         let scene = worker::absolute(&config.scene);
         session.send(if config.play_on_start {
             Command::LoadAndPlay(scene)
@@ -244,6 +257,7 @@ impl EditorApp {
     fn drain(&mut self) {
         while let Ok(event) = self.ui_end.events.try_recv() {
             self.panels.timeline.on_event(&event);
+            self.panels.watches.on_event(&event, &mut self.session);
             self.on_event(event);
         }
         while let Ok(view) = self.ui_end.views.try_recv() {
@@ -270,7 +284,8 @@ impl EditorApp {
     fn on_event(&mut self, event: Event) {
         let session = &mut self.session;
         match event {
-            Event::Frames(_) => {}
+            // The timeline and the Watches tab took these in `drain`.
+            Event::Frames(_) | Event::Watch(_) | Event::WatchFound { .. } => {}
             Event::Rewound(tick) => {
                 session.back_to_live();
                 session
@@ -569,6 +584,7 @@ impl eframe::App for EditorApp {
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
         eframe::set_value(storage, STORAGE_KEY, &self.session.persisted);
         eframe::set_value(storage, TIMELINE_KEY, &self.panels.timeline.settings());
+        eframe::set_value(storage, WATCHES_KEY, &self.panels.watches);
         self.workspace.save(storage);
     }
 }

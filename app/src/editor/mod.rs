@@ -43,6 +43,7 @@ mod tiles;
 pub mod timeline;
 mod toolbar;
 mod viewport;
+pub mod watches;
 pub mod worker;
 pub mod workspace;
 

@@ -27,6 +27,8 @@ use stepframe_core::{
     StepStrategy, Suspension, TimeSettings, Velocity,
 };
 
+use stepframe_plugins::{WatchEvent, WatchSpec};
+
 use super::session::LoadedScene;
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -101,6 +103,17 @@ pub enum Command {
     SetPacing(Pacing),
     /// Adds a breakpoint (its id is assigned by the debugger).
     AddBreakpoint(Breakpoint),
+    /// Replaces the watches checked after every tick (an expression that does
+    /// not compile leaves the old ones and reports the error).
+    SetWatches(Vec<WatchSpec>),
+    /// Searches the history backward for the last tick before `before` at
+    /// which watch `watch` holds; answered with [`Event::WatchFound`].
+    FindPrevious {
+        /// Index in the last [`Command::SetWatches`] list.
+        watch: usize,
+        /// Search strictly before this tick.
+        before: u64,
+    },
     /// Adds a clock breakpoint (a rule on the shape of a frame or a tick).
     AddClockBreakpoint(ClockBreakpoint),
     /// Removes a breakpoint (hook or clock).
@@ -329,6 +342,18 @@ pub enum Event {
     /// Something worth telling the user that is not an error ("no changes to
     /// save", "no FixedUpdate on this object").
     Notice(String),
+    /// What the watches did since the last batch (held, values, failures),
+    /// in tick order.
+    Watch(Vec<WatchEvent>),
+    /// The answer to [`Command::FindPrevious`].
+    WatchFound {
+        /// Which watch.
+        watch: usize,
+        /// Searched before this tick.
+        before: u64,
+        /// The tick it last held, if it held anywhere in the kept history.
+        tick: Option<u64>,
+    },
     /// Something the user asked for failed (load, save, settings); the session
     /// goes on unchanged.
     Error(String),

@@ -13,6 +13,7 @@ use super::log::log_ui;
 use super::state::Session;
 use super::timeline::{timeline_controls_ui, timeline_ui};
 use super::viewport::viewport_ui;
+use super::watches::watches_ui;
 use super::workspace::Pane;
 
 /// The panels as the workspace's tiles draw them.
@@ -49,6 +50,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
                 Pane::Breakpoints => breakpoints_ui(ui, session, &mut p.breakpoint_form),
                 Pane::Log => log_ui(ui, session),
                 Pane::Bookmarks => bookmarks_ui(ui, session, &mut p.bookmarks),
+                Pane::Watches => watches_ui(ui, session, &mut p.watches),
                 Pane::Code => code_pane_ui(ui, session, &mut p.code),
                 Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
             });

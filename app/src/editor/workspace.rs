@@ -43,6 +43,8 @@ pub enum Pane {
     Log,
     /// Ticks marked with a note, kept beside the scene.
     Bookmarks,
+    /// Expressions over committed state, asked after every tick.
+    Watches,
     /// Scripts, their line breakpoints and hits.
     Code,
     /// The timeline lanes.
@@ -51,7 +53,7 @@ pub enum Pane {
 
 impl Pane {
     /// Every pane.
-    pub const ALL: [Pane; 9] = [
+    pub const ALL: [Pane; 10] = [
         Pane::Viewport,
         Pane::Hierarchy,
         Pane::Inspector,
@@ -59,6 +61,7 @@ impl Pane {
         Pane::Breakpoints,
         Pane::Log,
         Pane::Bookmarks,
+        Pane::Watches,
         Pane::Code,
         Pane::Timeline,
     ];
@@ -73,6 +76,7 @@ impl Pane {
             Pane::Breakpoints => "Breakpoints",
             Pane::Log => "Log",
             Pane::Bookmarks => "Bookmarks",
+            Pane::Watches => "Watches",
             Pane::Code => "Code",
             Pane::Timeline => "Timeline",
         }
@@ -129,7 +133,8 @@ fn default_tree() -> Tree<Pane> {
     let breakpoints = pane(&mut tiles, Pane::Breakpoints);
     let log = pane(&mut tiles, Pane::Log);
     let bookmarks = pane(&mut tiles, Pane::Bookmarks);
-    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, log, bookmarks]);
+    let watches = pane(&mut tiles, Pane::Watches);
+    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, watches, log, bookmarks]);
     let right = tiles.insert_vertical_tile(vec![inspector_tabs, clock_tabs]);
     set_shares(
         &mut tiles,

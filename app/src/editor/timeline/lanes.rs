@@ -143,6 +143,7 @@ fn marker_colour(kind: MarkerKind) -> Color32 {
         MarkerKind::Bookmark => Color32::from_rgb(120, 220, 160),
         MarkerKind::Breakpoint => Color32::from_rgb(235, 70, 70),
         MarkerKind::Clock => Color32::from_rgb(255, 190, 60),
+        MarkerKind::Watch => Color32::from_rgb(200, 140, 255),
         MarkerKind::Error => Color32::from_rgb(255, 130, 130),
         MarkerKind::Session => Color32::from_rgb(120, 180, 255),
         MarkerKind::Stall => DROPPED,

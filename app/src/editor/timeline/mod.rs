@@ -93,6 +93,8 @@ pub enum MarkerKind {
     Breakpoint,
     /// A clock breakpoint suspended the session (the loop itself misbehaved).
     Clock,
+    /// A watch held (a break or mark watch).
+    Watch,
     /// An error: a caught hook panic, a rejected write, a failed request.
     Error,
     /// A new physics world began (Open, Reload).
@@ -103,10 +105,11 @@ pub enum MarkerKind {
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 6] = [
+    pub const ALL: [MarkerKind; 7] = [
         MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
+        MarkerKind::Watch,
         MarkerKind::Error,
         MarkerKind::Session,
         MarkerKind::Stall,
@@ -118,6 +121,7 @@ impl MarkerKind {
             MarkerKind::Bookmark => "bookmark",
             MarkerKind::Breakpoint => "breakpoint",
             MarkerKind::Clock => "clock breakpoint hit",
+            MarkerKind::Watch => "watch held",
             MarkerKind::Error => "error",
             MarkerKind::Session => "new physics world",
             MarkerKind::Stall => "stall",
@@ -535,6 +539,17 @@ impl TimelineState {
                 ),
                 _ => {}
             },
+            Event::Watch(batch) => {
+                for e in batch {
+                    if let stepframe_plugins::WatchEvent::Held { watch, tick, frame } = e {
+                        self.mark(
+                            *frame,
+                            MarkerKind::Watch,
+                            format!("watch #{} held at tick {tick}", watch + 1),
+                        );
+                    }
+                }
+            }
             Event::Log(entries) => {
                 for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
                     self.mark(

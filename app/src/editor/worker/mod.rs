@@ -22,6 +22,7 @@
 mod scene;
 mod thread;
 mod view;
+mod watches;
 
 use std::collections::VecDeque;
 use std::path::Path;
@@ -121,6 +122,9 @@ pub struct Worker {
     repaint: Option<egui::Context>,
     /// When the last recovery point was sent.
     last_recovery: Instant,
+    /// The watches as the UI last sent them, and what the installed set
+    /// reports (drained at every publish).
+    watches: watches::Watches,
 }
 
 impl std::fmt::Debug for Worker {
@@ -169,6 +173,7 @@ impl Worker {
             out,
             repaint,
             last_recovery: Instant::now(),
+            watches: watches::Watches::default(),
         }
     }
 
@@ -281,6 +286,8 @@ impl Worker {
             Command::Save { replace } => self.save(None, replace),
             Command::SaveAs { path, overwrite } => self.save(Some(&path), overwrite),
             Command::Select(id) => self.selected = id,
+            Command::SetWatches(specs) => self.set_watches(specs),
+            Command::FindPrevious { watch, before } => self.find_previous(watch, before),
             Command::SetEnabled(id, enabled) => self.pipeline.world_mut().set_enabled(id, enabled),
             Command::EditPose(id, pose) => {
                 self.edit(id, BodyCommand::SetPose { target: id, pose }, || {
@@ -555,6 +562,7 @@ impl Worker {
     fn publish(&mut self) {
         self.drain_hashes();
         self.flush_telemetry();
+        self.send_watch_events();
         let mut log = self.pipeline.drain_log();
         if !log.is_empty() {
             if log.len() > MAX_LOG_BATCH {

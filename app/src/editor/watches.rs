@@ -1,0 +1,249 @@
+//! The Watches tab: expressions over committed state asked after every tick
+//! (`obj(20).y < 0`, `contact(20, 61)`, `tick > 600 && obj(40).vx == 0`; the
+//! language is in `stepframe_plugins::watch`). Each watch breaks, marks the
+//! timeline, or shows its value; **Run to first** plays until it first holds,
+//! **Find previous** searches the rewind history backward from the tick on
+//! screen and puts the time cursor there. The list persists with the layout.
+
+use serde::{Deserialize, Serialize};
+use stepframe_core::LogLevel;
+use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
+
+use super::protocol::{Command, Event};
+use super::state::Session;
+
+/// The tab's state: the watches (persisted) and what they last reported.
+#[derive(Debug, Default, Serialize, Deserialize)]
+#[serde(default)]
+pub struct WatchesState {
+    /// The watches, in the worker's order.
+    pub specs: Vec<WatchSpec>,
+    /// The expression field.
+    #[serde(skip)]
+    pub expr: String,
+    /// The action for the next Add.
+    #[serde(skip)]
+    pub action: WatchAction,
+    /// Why the last Add was refused.
+    #[serde(skip)]
+    pub error: Option<String>,
+    /// Per watch: the last failure, the last tick it held, the last value.
+    #[serde(skip)]
+    pub status: Vec<WatchStatus>,
+}
+
+/// What one watch last reported.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct WatchStatus {
+    /// Its last failure, until it evaluates again.
+    pub failed: Option<String>,
+    /// The last tick it held.
+    pub held: Option<u64>,
+    /// The last plotted value and its tick.
+    pub value: Option<(u64, f64)>,
+}
+
+fn action_label(a: WatchAction) -> &'static str {
+    match a {
+        WatchAction::Break => "break",
+        WatchAction::Mark => "mark",
+        WatchAction::Plot => "show value",
+    }
+}
+
+impl WatchesState {
+    /// Sends the list to the worker (at start-up and after every change).
+    pub fn sync(&mut self, session: &mut Session) {
+        self.status.resize(self.specs.len(), WatchStatus::default());
+        session.send(Command::SetWatches(self.specs.clone()));
+    }
+
+    /// Takes a worker event: what the watches did, or a Find previous answer.
+    pub fn on_event(&mut self, event: &Event, session: &mut Session) {
+        match event {
+            Event::Watch(batch) => {
+                for e in batch {
+                    let i = match e {
+                        WatchEvent::Held { watch, .. }
+                        | WatchEvent::Value { watch, .. }
+                        | WatchEvent::Failed { watch, .. } => *watch,
+                    };
+                    let Some(s) = self.status.get_mut(i) else {
+                        continue;
+                    };
+                    match e {
+                        WatchEvent::Held { tick, .. } => {
+                            s.held = Some(*tick);
+                            s.failed = None;
+                        }
+                        WatchEvent::Value { tick, value, .. } => {
+                            s.value = Some((*tick, *value));
+                            s.failed = None;
+                        }
+                        WatchEvent::Failed { message, .. } => s.failed = Some(message.clone()),
+                    }
+                }
+            }
+            Event::WatchFound {
+                watch,
+                before,
+                tick,
+            } => {
+                let expr = self.specs.get(*watch).map_or("?", |s| s.expr.as_str());
+                match tick {
+                    Some(t) => {
+                        session.log.info(format!(
+                            "`{expr}` last held at tick {t} before tick {before}"
+                        ));
+                        session.view_tick(*t);
+                    }
+                    None => session.notify(
+                        LogLevel::Info,
+                        format!("`{expr}` holds at no kept tick before tick {before}"),
+                    ),
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Draws the Watches tab.
+pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesState) {
+    // Two rows, so the tab's default width (a third of the right column)
+    // holds them whole.
+    ui.horizontal(|ui| {
+        let label = ui.label("Watch");
+        ui.add(
+            egui::TextEdit::singleline(&mut state.expr)
+                .hint_text("obj(20).y < 0")
+                .desired_width(ui.available_width())
+                .font(egui::TextStyle::Monospace),
+        )
+        .labelled_by(label.id)
+        .on_hover_text(
+            "A rhai expression over the committed state after each tick: obj(id).x/.y/.angle/.vx/.vy/.w/.enabled, contact(a, b), state(id), tick, frame, sim_time, alpha, accumulator, dropped_time…",
+        );
+    });
+    ui.horizontal(|ui| {
+        let label = ui.label("Action");
+        egui::ComboBox::from_id_salt("watch_action")
+            .selected_text(action_label(state.action))
+            .width(90.0)
+            .show_ui(ui, |ui| {
+                for a in [WatchAction::Break, WatchAction::Mark, WatchAction::Plot] {
+                    ui.selectable_value(&mut state.action, a, action_label(a));
+                }
+            })
+            .response
+            .labelled_by(label.id)
+            .on_hover_text("break: stop at the end of the tick where it holds; mark: a marker on the timeline; show value: its value after every tick");
+        if ui.button("Add watch").clicked() {
+            let expr = state.expr.trim().to_string();
+            match WatchSet::check(&expr) {
+                Ok(()) => {
+                    state.specs.push(WatchSpec {
+                        expr,
+                        action: state.action,
+                        enabled: true,
+                    });
+                    state.expr.clear();
+                    state.error = None;
+                    state.sync(session);
+                }
+                Err(e) => state.error = Some(e),
+            }
+        }
+    });
+    if let Some(e) = &state.error {
+        ui.colored_label(ui.visuals().error_fg_color, e);
+    }
+    ui.separator();
+    if state.specs.is_empty() {
+        ui.weak(
+            "No watches. Try obj(20).y < 0 (the player below 0) with break, then Run to first.",
+        );
+        return;
+    }
+    let before = session
+        .cursor
+        .or_else(|| session.live.as_ref().map(|v| v.clock.simulation_tick));
+    let mut changed = false;
+    let mut remove = None;
+    let mut run_to_first = None;
+    egui::ScrollArea::vertical()
+        .id_salt("watches_scroll")
+        .auto_shrink([false, false])
+        .show(ui, |ui| {
+            for (i, spec) in state.specs.iter_mut().enumerate() {
+                let status = state.status.get(i).cloned().unwrap_or_default();
+                ui.horizontal(|ui| {
+                    changed |= ui
+                        .checkbox(&mut spec.enabled, format!("#{}", i + 1))
+                        .on_hover_text("Enable or disable this watch")
+                        .changed();
+                    ui.monospace(&spec.expr);
+                    ui.weak(action_label(spec.action));
+                });
+                ui.horizontal(|ui| {
+                    ui.add_space(18.0);
+                    if ui
+                        .small_button("Run to first")
+                        .on_hover_text("Play until this watch first holds (it becomes a break watch)")
+                        .clicked()
+                    {
+                        run_to_first = Some(i);
+                    }
+                    let find = ui
+                        .add_enabled(before.is_some(), egui::Button::new("Find previous").small())
+                        .on_hover_text("The last tick before the one on screen where it holds, searched in the rewind history: every panel shows it");
+                    if find.clicked()
+                        && let Some(b) = before
+                    {
+                        session.send(Command::FindPrevious {
+                            watch: i,
+                            before: b,
+                        });
+                    }
+                    if ui.small_button("Remove").clicked() {
+                        remove = Some(i);
+                    }
+                });
+                let line = match (&status.failed, spec.action, status.value, status.held) {
+                    (Some(f), ..) => Some((f.clone(), true)),
+                    (None, WatchAction::Plot, Some((t, v)), _) => {
+                        Some((format!("= {v} at tick {t}"), false))
+                    }
+                    (None, _, _, Some(t)) => Some((format!("last held at tick {t}"), false)),
+                    _ => None,
+                };
+                if let Some((text, failed)) = line {
+                    if failed {
+                        ui.colored_label(ui.visuals().error_fg_color, text);
+                    } else {
+                        ui.weak(text);
+                    }
+                }
+            }
+        });
+    if let Some(i) = run_to_first {
+        if let Some(spec) = state.specs.get_mut(i) {
+            spec.action = WatchAction::Break;
+            spec.enabled = true;
+        }
+        state.sync(session);
+        session.back_to_live();
+        session.send(Command::Play);
+        return;
+    }
+    if let Some(i) = remove {
+        state.specs.remove(i);
+        if i < state.status.len() {
+            state.status.remove(i);
+        }
+        changed = true;
+    }
+    if changed {
+        state.sync(session);
+    }
+}
