@@ -312,7 +312,10 @@ pub(super) fn lanes_ui(
                             .include_y(0.0);
                         plot = match lane {
                             LaneId::Alpha => plot.include_y(1.0),
-                            LaneId::Markers => plot.include_y(-0.5).include_y(3.5).show_grid(false),
+                            LaneId::Markers => plot
+                                .include_y(-0.5)
+                                .include_y(MarkerKind::ALL.len() as f64 - 0.5)
+                                .show_grid(false),
                             LaneId::Ticks => plot.include_y(1.0),
                             _ => plot,
                         };
