@@ -415,6 +415,14 @@ impl<'a> Ctx<'a> {
         self.world.physics_simulation_pose(id)
     }
 
+    /// The committed particle positions of a soft body (world space, every
+    /// piece, the kept piece first), `None` for an object without one: what
+    /// its pose is made from ([`crate::soft_pose`]). A borrow of the world's
+    /// copy, so reading them every tick allocates nothing.
+    pub fn soft_particles(&self, id: ObjectId) -> Option<&[Vec2]> {
+        self.world.soft_particles(id)
+    }
+
     /// Committed velocity of an object's body.
     pub fn velocity(&self, id: ObjectId) -> Option<Velocity> {
         self.world.get(id)?.body.as_ref().map(|b| b.velocity)
