@@ -185,6 +185,13 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// here are the ones the tick ended with (what its trace record holds).
     fn on_contact(&mut self, _ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {}
 
+    /// This object's soft body tore during the tick: runs in the fixed phase,
+    /// after the tick's contact callbacks, as a [`HookKind::Contact`] hook
+    /// (so it needs [`Hooks::CONTACT`], and a contact breakpoint stops it).
+    /// `tear` says which tick, and which runs of the object's particles are
+    /// the pieces it split off; they stay part of this object.
+    fn on_tear(&mut self, _ctx: &mut Ctx, _tear: &crate::soft_body::SoftTear) {}
+
     /// Presentation phase: read interpolated poses, drive cameras and effects.
     fn present(&mut self, _ctx: &mut Ctx) {}
 

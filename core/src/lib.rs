@@ -87,7 +87,7 @@ pub use scene::{
     ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject, WorldSettings,
 };
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
-pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftShape, Spring};
+pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use telemetry::{FrameRecord, Telemetry};

@@ -188,6 +188,8 @@ pub struct RapierStage {
     soft_links: BTreeMap<ObjectId, SoftLink>,
     /// Soft body → owning object, for the tear events.
     soft_owner: BTreeMap<(u32, u32), ObjectId>,
+    /// Tears of the last step, for the pipeline's tear callbacks.
+    tears: Vec<crate::soft_body::SoftTear>,
     /// Collider → owning object, for turning collider events into object pairs.
     collider_owner: BTreeMap<ColliderKey, ObjectId>,
     /// Colliders removed at this tick's reconcile: kept in `collider_owner` until
@@ -247,6 +249,7 @@ impl Clone for RapierStage {
             links: self.links.clone(),
             soft_links: self.soft_links.clone(),
             soft_owner: self.soft_owner.clone(),
+            tears: self.tears.clone(),
             collider_owner: self.collider_owner.clone(),
             retired_colliders: self.retired_colliders.clone(),
             touching: self.touching.clone(),
@@ -274,6 +277,7 @@ impl RapierStage {
             links: BTreeMap::new(),
             soft_links: BTreeMap::new(),
             soft_owner: BTreeMap::new(),
+            tears: Vec::new(),
             collider_owner: BTreeMap::new(),
             retired_colliders: Vec::new(),
             touching: BTreeMap::new(),
@@ -701,6 +705,10 @@ impl PhysicsStage for RapierStage {
 
     fn last_step_ms(&self) -> f64 {
         self.last_step_ms
+    }
+
+    fn take_tears(&mut self, out: &mut Vec<crate::soft_body::SoftTear>) {
+        out.append(&mut self.tears);
     }
 
     fn touching_pairs(&self, out: &mut Vec<(ObjectId, ObjectId)>) {

@@ -491,6 +491,32 @@ impl SoftMaterial {
     }
 }
 
+/// A tear of a soft body, delivered to the torn object's behaviours in the
+/// fixed phase of the tick it happened in (`Behaviour::on_tear`, after the
+/// tick's contact callbacks).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SoftTear {
+    /// The completed tick whose step tore the body.
+    pub tick: u64,
+    /// The torn object: every piece stays part of it (see `rapier_stage`).
+    pub object: crate::world::ObjectId,
+    /// The pieces this tear split off, each a run of the object's committed
+    /// particles; empty when the tear opened a crack without splitting.
+    pub new_pieces: Vec<SoftPiece>,
+    /// How many pieces the object is made of after the tear.
+    pub pieces: u32,
+}
+
+/// A piece of a torn soft body: particles `first .. first + count` of its
+/// object's committed particles ([`crate::SoftState::particles`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SoftPiece {
+    /// Index of the piece's first particle.
+    pub first: u32,
+    /// Number of particles.
+    pub count: u32,
+}
+
 /// Twice-halved shoelace sum: positive for counter-clockwise points.
 fn signed_area(points: &[Vec2]) -> f32 {
     let n = points.len();

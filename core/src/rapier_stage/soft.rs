@@ -32,7 +32,7 @@ use rapier2d::prelude::{ActiveEvents, ColliderBuilder, ColliderHandle, SoftBodyS
 use super::{RapierStage, collider_key, to_rapier_vec};
 use crate::body::{BodyCommand, BodyDesc, Pose, Vec2};
 use crate::limits::{fits_f32, speed_fits};
-use crate::soft_body::{SoftBodyDesc, SoftMaterial, SoftShape};
+use crate::soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear};
 use crate::soft_pose::{SoftState, outlines_from_segments};
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
@@ -422,12 +422,31 @@ impl RapierStage {
         let Some(link) = self.soft_links.get_mut(&id) else {
             return;
         };
+        let mut new_pieces = Vec::new();
         for piece in &tear.pieces {
             if !link.bodies.contains(&piece.soft_body) {
                 link.bodies.push(piece.soft_body);
                 self.soft_owner.insert(soft_key(piece.soft_body), id);
+                new_pieces.push(piece.soft_body);
             }
         }
+        // Where each new piece's particles will sit in the object's list.
+        let set = &self.physics.soft_bodies;
+        let mut first = 0u32;
+        let mut pieces = Vec::with_capacity(new_pieces.len());
+        for handle in &link.bodies {
+            let count = set.get(*handle).map_or(0, |b| b.num_particles() as u32);
+            if new_pieces.contains(handle) {
+                pieces.push(SoftPiece { first, count });
+            }
+            first += count;
+        }
+        self.tears.push(SoftTear {
+            tick: 0,
+            object: id,
+            new_pieces: pieces,
+            pieces: link.bodies.len() as u32,
+        });
         let mut colliders = Vec::new();
         for handle in &link.bodies {
             colliders_of(&self.physics.soft_bodies, *handle, &mut colliders);
