@@ -228,24 +228,8 @@ impl std::fmt::Debug for RapierStage {
 
 impl Clone for RapierStage {
     fn clone(&self) -> RapierStage {
-        let p = &self.physics;
         RapierStage {
-            physics: PhysicsWorld {
-                gravity: p.gravity,
-                integration_parameters: p.integration_parameters,
-                // Scratch buffers only between steps (rapier's own docs): start fresh.
-                physics_pipeline: PhysicsPipeline::new(),
-                collision_pipeline: CollisionPipeline::new(),
-                islands: p.islands.clone(),
-                broad_phase: p.broad_phase.clone(),
-                narrow_phase: p.narrow_phase.clone(),
-                bodies: p.bodies.clone(),
-                colliders: p.colliders.clone(),
-                impulse_joints: p.impulse_joints.clone(),
-                multibody_joints: p.multibody_joints.clone(),
-                soft_bodies: p.soft_bodies.clone(),
-                ccd_solver: p.ccd_solver.clone(),
-            },
+            physics: self.rapier_world(),
             links: self.links.clone(),
             soft_links: self.soft_links.clone(),
             soft_owner: self.soft_owner.clone(),
@@ -288,6 +272,30 @@ impl RapierStage {
             commands: Vec::new(),
             ids: Vec::new(),
             events: Vec::new(),
+        }
+    }
+
+    /// A copy of the whole rapier world (every set, the broad and narrow
+    /// phases, soft bodies, parameters), with fresh pipelines, which hold only
+    /// scratch buffers between steps (rapier's own docs). Snapshots copy the
+    /// stage with it; `stepframe bench` steps such a copy in a bare rapier loop
+    /// to compare the pipeline's cost against rapier's own on the same world.
+    pub fn rapier_world(&self) -> PhysicsWorld {
+        let p = &self.physics;
+        PhysicsWorld {
+            gravity: p.gravity,
+            integration_parameters: p.integration_parameters,
+            physics_pipeline: PhysicsPipeline::new(),
+            collision_pipeline: CollisionPipeline::new(),
+            islands: p.islands.clone(),
+            broad_phase: p.broad_phase.clone(),
+            narrow_phase: p.narrow_phase.clone(),
+            bodies: p.bodies.clone(),
+            colliders: p.colliders.clone(),
+            impulse_joints: p.impulse_joints.clone(),
+            multibody_joints: p.multibody_joints.clone(),
+            soft_bodies: p.soft_bodies.clone(),
+            ccd_solver: p.ccd_solver.clone(),
         }
     }
 
