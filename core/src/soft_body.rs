@@ -43,6 +43,13 @@ use crate::body::{Pose, Vec2};
 /// tens of milliseconds a tick on this machine's cores.
 pub const MAX_SOFT_PARTICLES: usize = 16_384;
 
+/// The largest size, metres, and the largest material value a soft body may
+/// have. rapier's soft-body solver squares lengths and multiplies stiffness by
+/// damping in `f32`: a spring damping of 1e19 put NaN into the first tick of a
+/// fuzzed `soft.ron` (`plugins/tests/fuzz_scene.rs`), while 1e6² = 1e12 and
+/// 1e6 × 1e6 stay far inside f32's 3.4e38.
+pub const MAX_SOFT_VALUE: f32 = 1.0e6;
+
 /// The rest shape of a soft body, in the object's local frame.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -404,11 +411,29 @@ impl SoftBodyDesc {
                 "a soft body may have at most {MAX_SOFT_PARTICLES} particles, this one has {n}"
             ));
         }
-        if !self.local_particles().iter().all(|p| p.is_finite()) {
-            return Err("the soft body's particle positions do not fit in f32".into());
+        let fits = |v: f32| v.is_finite() && v.abs() <= MAX_SOFT_VALUE;
+        if !self
+            .local_particles()
+            .iter()
+            .all(|p| fits(p.x) && fits(p.y))
+        {
+            return Err(format!(
+                "the soft body is too large for physics: its particles must lie within {MAX_SOFT_VALUE:e} m of its origin"
+            ));
         }
         positive("particle_radius", self.particle_radius)?;
         positive("mass", self.mass)?;
+        for (what, v) in [
+            ("particle_radius", self.particle_radius),
+            ("mass", self.mass),
+            ("linear_damping", self.linear_damping),
+        ] {
+            if v > MAX_SOFT_VALUE {
+                return Err(format!(
+                    "soft body {what} must be at most {MAX_SOFT_VALUE:e}, got {v}"
+                ));
+            }
+        }
         if let Some(&bad) = self.pinned.iter().find(|&&i| i as usize >= n) {
             return Err(format!(
                 "pinned particle {bad} does not exist: the soft body has {n} particles (0..={})",
@@ -436,15 +461,15 @@ impl SoftMaterial {
             ("volume", self.volume),
             ("shape_matching", self.shape_matching),
         ] {
-            if !(s.frequency.is_finite() && s.frequency >= 0.0) {
+            if !(0.0..=MAX_SOFT_VALUE).contains(&s.frequency) {
                 return Err(format!(
-                    "material.{what}.frequency must be >= 0, got {}",
+                    "material.{what}.frequency must be within 0..={MAX_SOFT_VALUE:e}, got {}",
                     s.frequency
                 ));
             }
-            if !(s.damping.is_finite() && s.damping >= 0.0) {
+            if !(0.0..=MAX_SOFT_VALUE).contains(&s.damping) {
                 return Err(format!(
-                    "material.{what}.damping must be >= 0, got {}",
+                    "material.{what}.damping must be within 0..={MAX_SOFT_VALUE:e}, got {}",
                     s.damping
                 ));
             }
@@ -468,8 +493,16 @@ impl SoftMaterial {
             ("tear_smoothing", self.tear_smoothing),
             ("interior_strength", self.interior_strength),
         ] {
-            if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("material.{what} must be >= 0, got {v}"));
+            // Young's modulus is a stiffness in N/m: allowed past the others.
+            let max = if what == "young_modulus" {
+                MAX_SOFT_VALUE * MAX_SOFT_VALUE
+            } else {
+                MAX_SOFT_VALUE
+            };
+            if !(0.0..=max).contains(&v) {
+                return Err(format!(
+                    "material.{what} must be within 0..={max:e}, got {v}"
+                ));
             }
         }
         for (what, v) in [
@@ -477,7 +510,7 @@ impl SoftMaterial {
             ("tear_force", self.tear_force),
         ] {
             if let Some(v) = v
-                && !(v.is_finite() && v > 0.0)
+                && !(v > 0.0 && v <= MAX_SOFT_VALUE)
             {
                 return Err(format!("material.{what} must be positive, got {v}"));
             }

@@ -292,6 +292,13 @@ const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
     ),
     // Soft bodies (issue 14): strict like the rest of a body.
     (
+        "soft: a spring damping that puts NaN into rapier (found by the fuzzer in soft.ron)",
+        "(\n    objects: [\n        (id: 2, name: \"J\", body: (kind: Soft, soft: (shape: Disk(radius: 0.8, particles: 24), material: (edge: (frequency: 40.0, damping: 1e19))))),\n    ],\n)",
+        3,
+        9,
+        "material.edge.damping must be within 0..=1e6, got 10000000000000000000",
+    ),
+    (
         "soft: unknown field",
         "(\n    objects: [\n        (id: 2, name: \"J\", body: (kind: Soft, soft: (shape: Disk(radius: 0.8, particles: 24), stiffness: 3.0))),\n    ],\n)",
         3,
