@@ -18,15 +18,15 @@ use serde_json::json;
 use stepframe_core::alloc_count::count_allocations;
 use stepframe_core::scene::Scene;
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, Ctx, History, Hooks, NoPhysics, ObjectDesc, ObjectId, Pipeline,
-    Pose, Priority, RapierStage, Shape, Telemetry, TickObserver, TickRecord, TimeSettings, Vec2,
-    World,
+    Behaviour, BodyDesc, BodyKind, Ctx, History, Hooks, NoPhysics, ObjectDesc, ObjectId,
+    PhysicsStage, Pipeline, Pose, Priority, RapierStage, Shape, Telemetry, TickObserver,
+    TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Arguments of `stepframe bench`.
 #[derive(clap::Args, Debug)]
 pub struct BenchArgs {
-    /// Directory holding demo.ron and stress.ron.
+    /// Directory holding demo.ron, stress.ron and soft.ron.
     #[arg(long, default_value = "assets/scenes")]
     pub scenes: PathBuf,
     /// Fewer iterations (for smoke tests; figures are noisier).
@@ -97,8 +97,9 @@ pub fn run(args: BenchArgs) -> ExitCode {
     let scale = if args.quick { 0.1 } else { 1.0 };
     let mut all_pass = true;
     type FigureFn = fn(f64, &Path) -> anyhow::Result<Vec<Figure>>;
-    let figures: [(&str, FigureFn); 9] = [
+    let figures: [(&str, FigureFn); 10] = [
         ("pipeline_vs_raw_rapier", pipeline_vs_raw_rapier),
+        ("soft_pipeline_vs_raw_rapier", soft_pipeline_vs_raw_rapier),
         ("dispatch_vs_bare_loop", dispatch_vs_bare_loop),
         ("allocations_per_tick", allocations_per_tick),
         ("telemetry_record_ns", telemetry_record),
@@ -292,6 +293,71 @@ fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
         on_ratio: true,
         note: format!(
             "{BALLS} awake balls, {ticks} ticks per round, telemetry and per-tick hashing on"
+        ),
+    }])
+}
+
+/// The pipeline on `soft.ron` (two jellies, a rope bridge, rigid bodies
+/// they hit) against a bare rapier loop stepping a copy of the same rapier
+/// world: what the pipeline adds per tick on top of rapier's soft-body solver
+/// (reconcile, copying every particle out, the centroid pose and its best-fit
+/// rotation, hashing every particle, contact counting).
+fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((300.0 * scale) as usize).max(30);
+    let dt = 1.0 / 60.0;
+    let mut p = load(dir, "soft.ron")?;
+    p.set_tick_observer(Some(Box::new(HashSink(0))));
+    // The same world for the bare loop: a stage that has taken in the
+    // scene's bodies, its rapier world copied out.
+    let registry = stepframe_plugins::registry();
+    let scene =
+        Scene::load(&dir.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut world = scene
+        .instantiate(&registry)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut stage = RapierStage::new(scene.settings.gravity);
+    stage.reconcile(&mut world, dt);
+    let mut raw = stage.rapier_world();
+    raw.integration_parameters.dt = dt as f32;
+    let mut telemetry = Telemetry::default();
+    for _ in 0..30 {
+        let r = p.step_frame(dt);
+        telemetry.record(&r, p.clock());
+        raw.step();
+    }
+    let (ours, theirs) = alternate(
+        4,
+        || {
+            time(|| {
+                for _ in 0..ticks {
+                    let r = p.step_frame(dt);
+                    telemetry.record(&r, p.clock());
+                }
+            })
+        },
+        || {
+            time(|| {
+                for _ in 0..ticks {
+                    raw.step();
+                }
+            })
+        },
+    );
+    let particles: usize = p
+        .world()
+        .objects()
+        .filter_map(|o| o.body.as_ref()?.soft.as_ref())
+        .map(|s| s.particles.len())
+        .sum();
+    Ok(vec![Figure {
+        name: "soft_pipeline_vs_raw_rapier",
+        measured: ours / ticks as f64 * 1000.0,
+        unit: "ms/tick",
+        reference: Some(theirs / ticks as f64 * 1000.0),
+        target: None,
+        on_ratio: true,
+        note: format!(
+            "soft.ron: 3 soft bodies ({particles} particles) and 4 rigid bodies, {ticks} ticks per round, telemetry and per-tick hashing on"
         ),
     }])
 }
@@ -547,6 +613,7 @@ fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     for (name, fig_s, fig_r) in [
         ("demo.ron", "snapshot_us_demo", "restore_us_demo"),
         ("stress.ron", "snapshot_us_stress", "restore_us_stress"),
+        ("soft.ron", "snapshot_us_soft", "restore_us_soft"),
     ] {
         let mut p = load(dir, name)?;
         for _ in 0..((120.0 * scale) as usize).max(10) {

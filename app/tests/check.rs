@@ -57,6 +57,17 @@ const PUSH_PER_FRAME: &str =
     "let pushes = 0;\nfn update(dt) { pushes += 1; apply_force(20.0, 0.0); }\n";
 
 #[test]
+fn check_passes_on_the_soft_body_scene() {
+    // Two jellies and a rope bridge hitting posts, the ground, a ball and
+    // each other (issue 14): identical traces at 30, 60, 144 Hz, irregular
+    // pacing and stalls, with both strategies.
+    let out = stepframe(&["check", "assets/scenes/soft.ron", "--ticks", "300"]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    assert!(s.contains("all 17 runs match the reference"), "{s}");
+}
+
+#[test]
 fn check_passes_on_the_demo() {
     let out = stepframe(&[
         "check",

@@ -185,6 +185,13 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// here are the ones the tick ended with (what its trace record holds).
     fn on_contact(&mut self, _ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {}
 
+    /// This object's soft body tore during the tick: runs in the fixed phase,
+    /// after the tick's contact callbacks, as a [`HookKind::Contact`] hook
+    /// (so it needs [`Hooks::CONTACT`], and a contact breakpoint stops it).
+    /// `tear` says which tick, and which runs of the object's particles are
+    /// the pieces it split off; they stay part of this object.
+    fn on_tear(&mut self, _ctx: &mut Ctx, _tear: &crate::soft_body::SoftTear) {}
+
     /// Presentation phase: read interpolated poses, drive cameras and effects.
     fn present(&mut self, _ctx: &mut Ctx) {}
 
@@ -413,6 +420,14 @@ impl<'a> Ctx<'a> {
     /// A copy of an object's committed world pose ([`World::physics_simulation_pose`]).
     pub fn physics_simulation_pose(&self, id: ObjectId) -> Option<Pose> {
         self.world.physics_simulation_pose(id)
+    }
+
+    /// The committed particle positions of a soft body (world space, every
+    /// piece, the kept piece first), `None` for an object without one: what
+    /// its pose is made from ([`crate::soft_pose`]). A borrow of the world's
+    /// copy, so reading them every tick allocates nothing.
+    pub fn soft_particles(&self, id: ObjectId) -> Option<&[Vec2]> {
+        self.world.soft_particles(id)
     }
 
     /// Committed velocity of an object's body.

@@ -8,6 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::soft_body::SoftBodyDesc;
 use crate::world::ObjectId;
 
 /// A 2D vector in metres (or metres per second, newtons...), `f32` like rapier's.
@@ -153,6 +154,9 @@ pub enum BodyKind {
     Kinematic,
     /// Never moves.
     Fixed,
+    /// Deformable: particles joined by elastic constraints (the body's `soft`
+    /// field says which; see [`crate::soft_body`]).
+    Soft,
 }
 
 /// A collision shape, in the body's local frame.
@@ -214,7 +218,8 @@ pub struct BodyDesc {
     /// Dynamic, kinematic or fixed.
     #[serde(default)]
     pub kind: BodyKind,
-    /// Collision shapes, all attached at the body origin.
+    /// Collision shapes, all attached at the body origin (empty for a soft body).
+    #[serde(default)]
     pub shapes: Vec<Shape>,
     /// Mass density, kg/m².
     #[serde(default = "default_density")]
@@ -243,6 +248,9 @@ pub struct BodyDesc {
     /// Presentation mode.
     #[serde(default)]
     pub interpolation: Interpolation,
+    /// The particles and material of a `Soft` body (absent for the others).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub soft: Option<SoftBodyDesc>,
 }
 
 fn default_gravity_scale() -> f32 {
@@ -269,6 +277,17 @@ impl BodyDesc {
             velocity: Velocity::default(),
             gravity_scale: 1.0,
             interpolation: Interpolation::Interpolate,
+            soft: None,
+        }
+    }
+
+    /// A soft body (see [`crate::soft_body`]) with default friction and no
+    /// shapes: it collides through its particles' surface.
+    pub fn soft(soft: SoftBodyDesc) -> BodyDesc {
+        BodyDesc {
+            shapes: Vec::new(),
+            soft: Some(soft),
+            ..BodyDesc::with_kind(BodyKind::Soft, Shape::Circle { radius: 1.0 })
         }
     }
 }

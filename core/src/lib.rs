@@ -21,6 +21,8 @@
 //! | [`physics`] | the physics stage slot of the fixed tick |
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`body`] | poses, body descriptions, body commands, contacts |
+//! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks |
+//! | [`soft_pose`] | a soft body's committed particles and the pose read from them |
 //! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
 //! | [`object`] | what an object is made of, and its description |
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into |
@@ -53,6 +55,8 @@ pub mod recording;
 pub mod report;
 pub mod scene;
 pub mod schedule;
+pub mod soft_body;
+pub mod soft_pose;
 pub mod stepper;
 pub mod telemetry;
 pub mod trace;
@@ -86,6 +90,8 @@ pub use scene::{
     ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject, WorldSettings,
 };
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
+pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
+pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};

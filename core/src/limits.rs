@@ -29,6 +29,7 @@
 //! and tick).
 
 use crate::body::{BodyCommand, BodyDesc, BodyKind, Shape, Vec2};
+use crate::soft_body::SoftBodyDesc;
 
 /// The largest magnitude an `f32` holds.
 pub const F32_LIMIT: f64 = f32::MAX as f64;
@@ -220,6 +221,18 @@ impl BodyDesc {
     /// The scene loader reports this with the object's line and column;
     /// [`crate::World::spawn`] logs it and creates the object without a body.
     pub fn check(&self) -> Result<(), String> {
+        match (&self.soft, self.kind) {
+            (Some(soft), BodyKind::Soft) => return self.check_soft(soft),
+            (None, BodyKind::Soft) => {
+                return Err("a Soft body needs a `soft: (shape: ..)` description".into());
+            }
+            (Some(_), kind) => {
+                return Err(format!(
+                    "a `soft` description needs `kind: Soft`, this body is {kind:?}"
+                ));
+            }
+            (None, _) => {}
+        }
         if self.shapes.is_empty() {
             return Err("a body needs at least one shape".into());
         }
@@ -301,8 +314,50 @@ impl BodyDesc {
         Ok(())
     }
 
-    /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes).
+    /// The soft-body half of [`BodyDesc::check`]: the description's own
+    /// checks, no rigid shapes, and a material the surface collider can take.
+    fn check_soft(&self, soft: &SoftBodyDesc) -> Result<(), String> {
+        if !self.shapes.is_empty() {
+            return Err("a Soft body collides through its particles: leave `shapes` empty".into());
+        }
+        soft.check()?;
+        if !(self.friction.is_finite() && self.friction >= 0.0) {
+            return Err(format!("friction must be >= 0, got {}", self.friction));
+        }
+        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
+            return Err(format!(
+                "restitution must be within 0..=1, got {}",
+                self.restitution
+            ));
+        }
+        if !self.velocity.is_finite() || !self.gravity_scale.is_finite() {
+            return Err("body velocity and gravity_scale must be finite".into());
+        }
+        let (vx, vy) = (
+            f64::from(self.velocity.linear.x),
+            f64::from(self.velocity.linear.y),
+        );
+        if !speed_fits(vx, vy) {
+            return Err(format!(
+                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38",
+                vx.hypot(vy)
+            ));
+        }
+        let per_particle = f64::from(soft.mass) / soft.particle_count().max(1) as f64;
+        if per_particle < SMALLEST_INVERTIBLE {
+            return Err(format!(
+                "the soft body is too light for physics: {per_particle:.2e} kg a particle, whose inverse is beyond f32's 3.4e38"
+            ));
+        }
+        Ok(())
+    }
+
+    /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes;
+    /// a soft body's authored `mass`).
     pub fn mass(&self) -> f64 {
+        if let Some(soft) = &self.soft {
+            return f64::from(soft.mass);
+        }
         let density = f64::from(self.density);
         self.shapes
             .iter()
@@ -316,7 +371,7 @@ impl BodyDesc {
     /// fit (ticks are at most 1 s long). Checked where the gravity is known:
     /// the scene loader and the physics stage.
     pub fn check_weight(&self, gravity: Vec2) -> Result<(), String> {
-        if self.kind != BodyKind::Dynamic {
+        if !matches!(self.kind, BodyKind::Dynamic | BodyKind::Soft) {
             return Ok(());
         }
         let scale = f64::from(self.gravity_scale);

@@ -10,6 +10,7 @@
 use crate::behaviour::{Behaviour, TimeGroup};
 use crate::body::{BodyDesc, Pose, Velocity};
 use crate::schedule::Priority;
+use crate::soft_pose::SoftState;
 use crate::world::ObjectId;
 
 /// The physics state of an object with a body, as of the last commit.
@@ -23,6 +24,9 @@ pub struct BodyState {
     pub previous: Pose,
     /// Velocity at the end of the last completed tick.
     pub velocity: Velocity,
+    /// A soft body's committed particles (`None` for a rigid body); its
+    /// `committed` pose is made from them (see [`crate::soft_pose`]).
+    pub soft: Option<SoftState>,
 }
 
 /// What the inspector shows of a behaviour attached to an object.

@@ -36,6 +36,10 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
         0.0
     }
 
+    /// Moves the soft-body tears of the last step into `out`, in the order
+    /// they happened (their `tick` is filled in by the pipeline).
+    fn take_tears(&mut self, _out: &mut Vec<crate::soft_body::SoftTear>) {}
+
     /// Appends the object pairs touching after the last step, `(a, b)` with
     /// `a < b`, in id order: what the editor marks as contacts, read from the
     /// engine so a rewound or replayed session shows them too.

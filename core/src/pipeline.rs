@@ -287,6 +287,8 @@ pub struct Pipeline {
     /// ([`Ctx::request_break_and_rerun`]).
     rerun_hook: bool,
     contacts: Vec<ContactEvent>,
+    /// Scratch: the tick's soft-body tears.
+    tears: Vec<crate::soft_body::SoftTear>,
     report: FrameReport,
     /// A hook said its behaviour's hook set changed: the dispatch lists are
     /// rebuilt before the next pass that could call it.
@@ -343,6 +345,7 @@ impl Pipeline {
             requests: HookRequests::default(),
             rerun_hook: false,
             contacts: Vec::new(),
+            tears: Vec::new(),
             report: FrameReport::default(),
             hooks_changed: false,
         };
@@ -1152,6 +1155,7 @@ impl Pipeline {
         self.sync_clock(Phase::Fixed, false);
         self.contacts.sort_unstable();
         self.deliver_contacts();
+        self.deliver_tears();
         if let Some(before) = timed_before {
             self.check_tick_rules(&before, physics_ms);
         }
@@ -1350,6 +1354,28 @@ impl Pipeline {
                 }
             }
         }
+    }
+
+    /// The tick's soft-body tears, to the torn objects' contact-hook
+    /// behaviours, in the order they happened.
+    fn deliver_tears(&mut self) {
+        let mut tears = std::mem::take(&mut self.tears);
+        self.physics.take_tears(&mut tears);
+        for tear in &mut tears {
+            tear.tick = self.clock.simulation_tick;
+            let count = self.scheduler.entries_of(tear.object).len();
+            for k in 0..count {
+                let i = self.scheduler.entries_of(tear.object)[k].1 as usize;
+                let e = &self.scheduler.entries[i];
+                if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
+                    continue;
+                }
+                self.check_fixed_breakpoint(i, HookKind::Contact);
+                self.call(i, HookKind::Contact, |b, ctx| b.on_tear(ctx, tear));
+            }
+        }
+        tears.clear();
+        self.tears = tears;
     }
 
     fn run_presentation(&mut self) {

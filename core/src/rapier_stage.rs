@@ -94,6 +94,9 @@ use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
+mod soft;
+use soft::{SoftLink, soft_key};
+
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
 
@@ -128,12 +131,17 @@ struct BodyLink {
 #[derive(Default)]
 struct EventCollector {
     events: Mutex<Vec<CollisionEvent>>,
+    tears: Mutex<Vec<SoftBodyTearEvent>>,
 }
 
 impl EventCollector {
     fn take(&self, into: &mut Vec<CollisionEvent>) {
         let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
         into.append(&mut events);
+    }
+
+    fn take_tears(&self) -> Vec<SoftBodyTearEvent> {
+        std::mem::take(&mut *self.tears.lock().unwrap_or_else(|e| e.into_inner()))
     }
 }
 
@@ -161,7 +169,12 @@ impl EventHandler for EventCollector {
     ) {
     }
 
-    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, _event: &SoftBodyTearEvent) {}
+    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, event: &SoftBodyTearEvent) {
+        self.tears
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(event.clone());
+    }
 }
 
 /// The physics stage backed by rapier2d (see the module docs for the tick order,
@@ -171,6 +184,12 @@ pub struct RapierStage {
     physics: PhysicsWorld,
     /// Object → rapier body and colliders, iterated in id order.
     links: BTreeMap<ObjectId, BodyLink>,
+    /// Object → its rapier soft bodies (see `soft`), iterated in id order.
+    soft_links: BTreeMap<ObjectId, SoftLink>,
+    /// Soft body → owning object, for the tear events.
+    soft_owner: BTreeMap<(u32, u32), ObjectId>,
+    /// Tears of the last step, for the pipeline's tear callbacks.
+    tears: Vec<crate::soft_body::SoftTear>,
     /// Collider → owning object, for turning collider events into object pairs.
     collider_owner: BTreeMap<ColliderKey, ObjectId>,
     /// Colliders removed at this tick's reconcile: kept in `collider_owner` until
@@ -200,6 +219,7 @@ impl std::fmt::Debug for RapierStage {
         f.debug_struct("RapierStage")
             .field("gravity", &self.gravity())
             .field("bodies", &self.links.len())
+            .field("soft_bodies", &self.soft_links.len())
             .field("touching_pairs", &self.touching.len())
             .field("ticks", &self.ticks)
             .finish_non_exhaustive()
@@ -208,25 +228,12 @@ impl std::fmt::Debug for RapierStage {
 
 impl Clone for RapierStage {
     fn clone(&self) -> RapierStage {
-        let p = &self.physics;
         RapierStage {
-            physics: PhysicsWorld {
-                gravity: p.gravity,
-                integration_parameters: p.integration_parameters,
-                // Scratch buffers only between steps (rapier's own docs): start fresh.
-                physics_pipeline: PhysicsPipeline::new(),
-                collision_pipeline: CollisionPipeline::new(),
-                islands: p.islands.clone(),
-                broad_phase: p.broad_phase.clone(),
-                narrow_phase: p.narrow_phase.clone(),
-                bodies: p.bodies.clone(),
-                colliders: p.colliders.clone(),
-                impulse_joints: p.impulse_joints.clone(),
-                multibody_joints: p.multibody_joints.clone(),
-                soft_bodies: p.soft_bodies.clone(),
-                ccd_solver: p.ccd_solver.clone(),
-            },
+            physics: self.rapier_world(),
             links: self.links.clone(),
+            soft_links: self.soft_links.clone(),
+            soft_owner: self.soft_owner.clone(),
+            tears: self.tears.clone(),
             collider_owner: self.collider_owner.clone(),
             retired_colliders: self.retired_colliders.clone(),
             touching: self.touching.clone(),
@@ -252,6 +259,9 @@ impl RapierStage {
         RapierStage {
             physics,
             links: BTreeMap::new(),
+            soft_links: BTreeMap::new(),
+            soft_owner: BTreeMap::new(),
+            tears: Vec::new(),
             collider_owner: BTreeMap::new(),
             retired_colliders: Vec::new(),
             touching: BTreeMap::new(),
@@ -262,6 +272,30 @@ impl RapierStage {
             commands: Vec::new(),
             ids: Vec::new(),
             events: Vec::new(),
+        }
+    }
+
+    /// A copy of the whole rapier world (every set, the broad and narrow
+    /// phases, soft bodies, parameters), with fresh pipelines, which hold only
+    /// scratch buffers between steps (rapier's own docs). Snapshots copy the
+    /// stage with it; `stepframe bench` steps such a copy in a bare rapier loop
+    /// to compare the pipeline's cost against rapier's own on the same world.
+    pub fn rapier_world(&self) -> PhysicsWorld {
+        let p = &self.physics;
+        PhysicsWorld {
+            gravity: p.gravity,
+            integration_parameters: p.integration_parameters,
+            physics_pipeline: PhysicsPipeline::new(),
+            collision_pipeline: CollisionPipeline::new(),
+            islands: p.islands.clone(),
+            broad_phase: p.broad_phase.clone(),
+            narrow_phase: p.narrow_phase.clone(),
+            bodies: p.bodies.clone(),
+            colliders: p.colliders.clone(),
+            impulse_joints: p.impulse_joints.clone(),
+            multibody_joints: p.multibody_joints.clone(),
+            soft_bodies: p.soft_bodies.clone(),
+            ccd_solver: p.ccd_solver.clone(),
         }
     }
 
@@ -278,7 +312,7 @@ impl RapierStage {
 
     /// Creates the rapier body of `id` from its description, at its committed pose.
     fn add_body(&mut self, world: &mut World, id: ObjectId) {
-        if self.links.contains_key(&id) {
+        if self.links.contains_key(&id) || self.soft_links.contains_key(&id) {
             return;
         }
         let Some(state) = world.get(id).and_then(|o| o.body.as_ref()) else {
@@ -308,6 +342,7 @@ impl RapierStage {
             return;
         }
         let builder = match desc.kind {
+            BodyKind::Soft => return self.add_soft(world, id),
             BodyKind::Dynamic => RigidBodyBuilder::dynamic(),
             BodyKind::Kinematic => RigidBodyBuilder::kinematic_position_based(),
             BodyKind::Fixed => RigidBodyBuilder::fixed(),
@@ -371,6 +406,7 @@ impl RapierStage {
 
     /// Drops the rapier body of `id` and its colliders.
     fn remove_body(&mut self, id: ObjectId) {
+        self.remove_soft(id);
         let Some(link) = self.links.remove(&id) else {
             return;
         };
@@ -393,6 +429,9 @@ impl RapierStage {
             let msg = format!("rejected non-finite body command: {command:?}");
             world.log_now(LogLevel::Error, Some(target), queued.hook, msg);
             return;
+        }
+        if self.soft_links.contains_key(&target) {
+            return self.apply_soft(world, queued, fixed_dt);
         }
         let gravity = self.physics.gravity;
         let Some(link) = self.links.get(&target) else {
@@ -510,6 +549,7 @@ impl PhysicsStage for RapierStage {
         world.take_toggled_bodies(&mut ids);
         for &id in &ids {
             let active = world.is_active(id);
+            self.set_soft_enabled(id, active);
             if let Some(body) = self
                 .links
                 .get(&id)
@@ -567,6 +607,7 @@ impl PhysicsStage for RapierStage {
 
         // Forces act for exactly this tick.
         for id in std::mem::take(&mut self.forced) {
+            self.reset_soft_forces(id);
             if let Some(body) = self
                 .links
                 .get(&id)
@@ -574,6 +615,10 @@ impl PhysicsStage for RapierStage {
             {
                 body.reset_forces(false);
             }
+        }
+
+        for tear in collector.take_tears() {
+            self.record_tear(&tear);
         }
 
         let mut events = std::mem::take(&mut self.events);
@@ -592,9 +637,9 @@ impl PhysicsStage for RapierStage {
             self.collider_owner.remove(&key);
         }
         if removed_any {
-            let links = &self.links;
-            self.touching
-                .retain(|(a, b), _| links.contains_key(a) && links.contains_key(b));
+            let (links, soft) = (&self.links, &self.soft_links);
+            let has = |id: &ObjectId| links.contains_key(id) || soft.contains_key(id);
+            self.touching.retain(|(a, b), _| has(a) && has(b));
         }
 
         self.last_step_ms = t0.elapsed().as_secs_f64() * 1000.0;
@@ -606,6 +651,10 @@ impl PhysicsStage for RapierStage {
                 continue;
             };
             state.previous = state.committed;
+            if self.soft_links.contains_key(&object.id) {
+                self.commit_soft(object.id, state);
+                continue;
+            }
             let Some(body) = self
                 .links
                 .get(&object.id)
@@ -639,6 +688,21 @@ impl PhysicsStage for RapierStage {
                 .is_some_and(|b| b.is_sleeping());
             hasher.write(&[u8::from(sleeping)]);
         }
+        hasher.write_u64(self.soft_links.len() as u64);
+        for (id, link) in &self.soft_links {
+            hasher.write_u64(id.0);
+            hasher.write_u64(u64::from(link.tears));
+            for handle in &link.bodies {
+                let (index, generation) = soft_key(*handle);
+                hasher.write_u64(u64::from(index) << 32 | u64::from(generation));
+                let sleeping = self
+                    .physics
+                    .soft_bodies
+                    .get(*handle)
+                    .is_some_and(|b| b.is_sleeping());
+                hasher.write(&[u8::from(sleeping)]);
+            }
+        }
         hasher.write_u64(self.touching.len() as u64);
         for ((a, b), count) in &self.touching {
             hasher.write_u64(a.0);
@@ -649,6 +713,10 @@ impl PhysicsStage for RapierStage {
 
     fn last_step_ms(&self) -> f64 {
         self.last_step_ms
+    }
+
+    fn take_tears(&mut self, out: &mut Vec<crate::soft_body::SoftTear>) {
+        out.append(&mut self.tears);
     }
 
     fn touching_pairs(&self, out: &mut Vec<(ObjectId, ObjectId)>) {

@@ -20,7 +20,7 @@
 //! | `input` | fixed input memory: the simulation side's device values, action states (held, value, edges, hold start), its clock and pending edges |
 //! | `behaviours` | each object's behaviour state ([`crate::Behaviour::hash_state`]), one hash per object in id order |
 //! | `rng` | the session generator's state |
-//! | `physics` | committed poses and velocities of every object ([`hash_world`]) and the engine's own state ([`crate::PhysicsStage::hash_state`]) |
+//! | `physics` | committed poses and velocities of every object, and every soft-body particle ([`hash_world`]) and the engine's own state ([`crate::PhysicsStage::hash_state`]) |
 //!
 //! Only state that does not depend on pacing is hashed (no frame index, frame
 //! time, delta, alpha or dropped time), so a recording replayed at 30 and at
@@ -157,7 +157,8 @@ pub trait TickObserver: Send {
 }
 
 /// Hashes the committed state of every live object, in id order: id, enabled,
-/// committed pose and velocity bit patterns.
+/// committed pose and velocity bit patterns, and a soft body's particle
+/// count and every committed particle position and velocity.
 pub fn hash_world(world: &World, hasher: &mut StableHasher) {
     for object in world.objects() {
         hasher.write_u64(object.id.0 << 1 | u64::from(object.is_enabled()));
@@ -168,6 +169,15 @@ pub fn hash_world(world: &World, hasher: &mut StableHasher) {
             hasher.write_u64(pair(p.x, p.y));
             hasher.write_u64(pair(p.angle, v.linear.x));
             hasher.write_u64(pair(v.linear.y, v.angular));
+            if let Some(soft) = &body.soft {
+                // Every particle, not just the pose made from them: two
+                // bodies with one centroid and one fit can still differ.
+                hasher.write_u64(soft.particles.len() as u64);
+                for (p, v) in soft.particles.iter().zip(&soft.velocities) {
+                    hasher.write_u64(pair(p.x, p.y));
+                    hasher.write_u64(pair(v.x, v.y));
+                }
+            }
         }
     }
 }

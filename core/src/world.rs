@@ -30,6 +30,7 @@ use crate::behaviour::Behaviour;
 use crate::body::{BodyCommand, Interpolation, Pose};
 pub use crate::object::{BehaviourInfo, BodyState, Object, ObjectDesc};
 use crate::schedule::Priority;
+use crate::soft_pose::SoftState;
 
 /// A stable object id: written in scenes, traces and recordings.
 #[derive(
@@ -227,6 +228,7 @@ impl World {
             desc,
             committed: Pose::IDENTITY,
             previous: Pose::IDENTITY,
+            soft: None,
         });
         let mut object = Object {
             id,
@@ -262,6 +264,11 @@ impl World {
             } else {
                 body.committed = world_pose;
                 body.previous = world_pose;
+                body.soft = body
+                    .desc
+                    .soft
+                    .as_ref()
+                    .map(|soft| SoftState::at_rest(soft, world_pose, body.desc.velocity));
                 self.added_bodies.push(id);
                 self.bodies += 1;
             }
@@ -458,6 +465,14 @@ impl World {
             },
             None => object.local,
         })
+    }
+
+    /// The committed particle positions of a soft body, `None` for an
+    /// object without one (see [`crate::SoftState`] for the rest of what a
+    /// soft body commits: previous particles, outline, pins, pieces).
+    pub fn soft_particles(&self, id: ObjectId) -> Option<&[crate::body::Vec2]> {
+        let soft = self.get(id)?.body.as_ref()?.soft.as_ref()?;
+        Some(&soft.particles)
     }
 
     /// The pose presentation draws: bodies blend previous → committed by `alpha`

@@ -923,3 +923,33 @@ fn a_script_routine_that_is_missing_or_returns_a_bad_wait_ends_with_a_logged_rea
         errors[0]
     );
 }
+
+#[test]
+fn a_script_reads_its_soft_bodys_committed_particles() {
+    let dir = temp_dir("particles");
+    // Logs the particle count and the first particle's height each tick.
+    let script = write_script(
+        &dir,
+        "particles.rhai",
+        "fn fixed_update(dt) { let p = particles(); log(`${p.len()} ${p[0].y}`); }\n",
+    );
+    let rope =
+        "body: (kind: Soft, soft: (shape: Rope(to: (x: 2.0, y: 0.0), particles: 5), pinned: [0])),";
+    let mut pipeline = load(&scene_text(&script, "{}", rope, ""));
+    pipeline.step_frame(1.0 / 60.0);
+    pipeline.step_frame(1.0 / 60.0);
+    let lines: Vec<String> = pipeline
+        .drain_log()
+        .into_iter()
+        .map(|l| l.message)
+        .collect();
+    // The pinned first particle stays at the authored y = 2; five particles.
+    assert_eq!(lines, ["5 2.0", "5 2.0"], "{lines:?}");
+    let state = pipeline
+        .world()
+        .get(ObjectId(2))
+        .and_then(|o| o.body.as_ref())
+        .and_then(|b| b.soft.as_ref())
+        .expect("soft body");
+    assert_eq!(state.particles.len(), 5);
+}

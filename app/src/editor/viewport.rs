@@ -340,6 +340,8 @@ fn body_colour(kind: BodyKind) -> Color32 {
         BodyKind::Dynamic => Color32::from_rgb(70, 130, 200),
         BodyKind::Kinematic => Color32::from_rgb(80, 170, 110),
         BodyKind::Fixed => Color32::from_rgb(110, 110, 120),
+        // Drawn like a dynamic body until the editor draws particles (issue 14, item 6).
+        BodyKind::Soft => Color32::from_rgb(200, 120, 160),
     }
 }
 

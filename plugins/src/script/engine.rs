@@ -76,6 +76,9 @@ struct CallState {
     clock: Clock,
     pose: Option<Pose>,
     velocity: Option<Velocity>,
+    /// A soft body's committed particles (empty for any other object; the
+    /// buffer is reused, so a rigid body's calls copy nothing).
+    particles: Vec<Vec2>,
     input: ActionSnapshot,
     rng: Option<Rng>,
     commands: Vec<Command>,
@@ -134,6 +137,10 @@ pub(crate) fn begin(ctx: &mut Ctx, setup: DebugSetup) {
         c.clock = clock;
         c.pose = pose;
         c.velocity = velocity;
+        c.particles.clear();
+        if let Some(particles) = ctx.soft_particles(me) {
+            c.particles.extend_from_slice(particles);
+        }
         c.input.clone_from(ctx.input());
         c.rng = Some(rng);
         c.commands.clear();
@@ -424,6 +431,19 @@ fn register_api(engine: &mut Engine) {
     // Committed state of this object.
     engine.register_fn("pose", || {
         with_call("pose", |c| c.pose.map_or_else(Map::new, pose_map))
+    });
+    engine.register_fn("particles", || {
+        with_call("particles", |c| {
+            c.particles
+                .iter()
+                .map(|p| {
+                    Dynamic::from_map(map_of(&[
+                        ("x", Dynamic::from_float(FLOAT::from(p.x))),
+                        ("y", Dynamic::from_float(FLOAT::from(p.y))),
+                    ]))
+                })
+                .collect::<rhai::Array>()
+        })
     });
     engine.register_fn("velocity", || {
         with_call("velocity", |c| {
