@@ -45,6 +45,17 @@ fn check_default_layout(size: egui::Vec2) {
                 area(viewport) > area(r),
                 "{size:?}: the viewport {viewport:?} is larger than {pane:?} {r:?}"
             );
+            // Every tab is on screen whole inside its tile: a tab strip
+            // wider than its tile hides the last tabs.
+            let tab = h
+                .get_all_by_label(pane.title())
+                .map(|n| n.rect())
+                .find(|t| t.top() <= r.top() + 1.0 && t.bottom() <= r.top() + 40.0)
+                .unwrap_or_else(|| panic!("{size:?}: {pane:?} has a tab"));
+            assert!(
+                tab.left() >= r.left() - 1.0 && tab.right() <= r.right() + 1.0,
+                "{size:?}: the {pane:?} tab {tab:?} lies inside its tile {r:?}"
+            );
         }
     }
 }

@@ -128,13 +128,14 @@ fn default_tree() -> Tree<Pane> {
     let code = pane(&mut tiles, Pane::Code);
     let code_tabs = tiles.insert_tab_tile(vec![code]);
     let inspector = pane(&mut tiles, Pane::Inspector);
-    let inspector_tabs = tiles.insert_tab_tile(vec![inspector]);
+    let bookmarks = pane(&mut tiles, Pane::Bookmarks);
+    let inspector_tabs = tiles.insert_tab_tile(vec![inspector, bookmarks]);
     let clock = pane(&mut tiles, Pane::Clock);
     let breakpoints = pane(&mut tiles, Pane::Breakpoints);
     let log = pane(&mut tiles, Pane::Log);
-    let bookmarks = pane(&mut tiles, Pane::Bookmarks);
     let watches = pane(&mut tiles, Pane::Watches);
-    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, watches, log, bookmarks]);
+    // Four tabs are what the right column shows whole at 1280 points wide.
+    let clock_tabs = tiles.insert_tab_tile(vec![clock, breakpoints, watches, log]);
     let right = tiles.insert_vertical_tile(vec![inspector_tabs, clock_tabs]);
     set_shares(
         &mut tiles,
