@@ -363,3 +363,68 @@ fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_t
         .count();
     assert_eq!(watch_markers, 1, "the break watch held once");
 }
+
+#[test]
+fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed_in_the_inspector()
+{
+    // soft.ron's jellies: the viewport's view carries their particles and
+    // outline; a click at a jelly's committed centroid selects it, and the
+    // inspector reads its particle count and whether it tore.
+    let scene =
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/soft.ron");
+    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    let view = h.state().session().live.clone().expect("a view");
+    let (id, soft) = view
+        .objects
+        .iter()
+        .find_map(|o| {
+            let soft = o.body.as_ref()?.soft.clone()?;
+            soft.outlines
+                .iter()
+                .any(|(_, closed)| *closed)
+                .then_some((o.id, soft))
+        })
+        .expect("a jelly in soft.ron");
+    assert!(soft.particles.len() > 3);
+    assert_eq!(
+        soft.particles, soft.committed,
+        "suspended: the committed particles are drawn"
+    );
+    // The centroid of the drawn particles lies inside the outline: click there.
+    let n = soft.committed.len() as f32;
+    let c = soft
+        .committed
+        .iter()
+        .fold((0.0, 0.0), |(x, y), p| (x + p.x / n, y + p.y / n));
+    let camera = h.state().panels().viewport.camera.expect("drawn");
+    let (sx, sy) = camera.to_screen(stepframe_core::Vec2::new(c.0, c.1));
+    h.hover_at(egui::pos2(sx, sy));
+    h.run_steps(1);
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(sx, sy),
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.event(egui::Event::PointerButton {
+        pos: egui::pos2(sx, sy),
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(3);
+    assert_eq!(h.state().session().selected, Some(id));
+    let listed = label_starting(&h, "soft body: ");
+    assert_eq!(
+        listed,
+        format!(
+            "soft body: {} particles of radius {} m",
+            soft.committed.len(),
+            soft.radius
+        )
+    );
+    assert_eq!(label_starting(&h, "torn: "), "torn: no");
+}

@@ -13,7 +13,7 @@
 use egui::RichText;
 use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 
-use super::protocol::{Command, SelectedView};
+use super::protocol::{Command, SelectedView, SoftView};
 use super::state::Session;
 
 /// Inspector edit fields, refreshed from the committed state when the
@@ -76,6 +76,11 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
         return;
     }
     let suspended = view.suspension.is_some();
+    let soft: Option<SoftView> = view
+        .objects
+        .iter()
+        .find(|o| o.id == sel.id)
+        .and_then(|o| o.body.as_ref()?.soft.clone());
     egui::ScrollArea::vertical()
         .id_salt("inspector_scroll")
         .auto_shrink([false, false])
@@ -95,7 +100,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
-            body_ui(ui, &sel);
+            body_ui(ui, &sel, soft.as_ref());
             ui.separator();
             behaviours_ui(ui, &sel);
             if sel.body.is_some() {
@@ -125,7 +130,7 @@ fn pose_rows_ui(ui: &mut egui::Ui, sel: &SelectedView, suspended: bool) {
     }
 }
 
-fn body_ui(ui: &mut egui::Ui, sel: &SelectedView) {
+fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
     match &sel.body {
         Some(b) => {
             ui.label(format!("body type: {:?}", b.kind))
@@ -145,11 +150,41 @@ fn body_ui(ui: &mut egui::Ui, sel: &SelectedView) {
                 ui.monospace(format!("{shape:?}"))
                     .on_hover_text("A collision shape in the body's frame (metres)");
             }
+            if let Some(s) = soft {
+                soft_ui(ui, b, s);
+            }
         }
         None => {
             ui.label("body type: none")
                 .on_hover_text("A bodyless object follows its physics parent's committed pose");
         }
+    }
+}
+
+/// A soft body: its particles, pins, tears and authored material.
+fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
+    ui.label(format!(
+        "soft body: {} particles of radius {} m",
+        s.committed.len(),
+        s.radius
+    ))
+    .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
+    let pinned = if s.pinned.is_empty() {
+        "none".to_string()
+    } else {
+        format!("{:?}", s.pinned)
+    };
+    ui.label(format!("pinned particles: {pinned}"));
+    ui.label(if s.torn {
+        format!("torn: yes, {} pieces", s.pieces)
+    } else {
+        "torn: no".to_string()
+    });
+    if let Some(desc) = &b.soft {
+        ui.monospace(format!("{:?}", desc.shape))
+            .on_hover_text("The rest shape");
+        ui.monospace(format!("material: {:?}", desc.material))
+            .on_hover_text("The authored material (rapier's SoftBodyMaterial)");
     }
 }
 

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
     Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot,
-    StepStrategy, Suspension, TimeSettings, Velocity,
+    StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
 };
 
 use stepframe_plugins::{WatchEvent, WatchSpec};
@@ -214,6 +214,29 @@ pub struct BodyView {
     pub shapes: Vec<Shape>,
     /// Sensors are drawn unfilled.
     pub sensor: bool,
+    /// A soft body's particles and outline (soft bodies have no shapes).
+    pub soft: Option<SoftView>,
+}
+
+/// What the viewport draws of a soft body, and the inspector lists.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SoftView {
+    /// The particles as drawn now: blended previous → committed by alpha
+    /// while running, the committed ones while suspended.
+    pub particles: Vec<Vec2>,
+    /// The committed particles (the viewport's "Committed poses" overlay).
+    pub committed: Vec<Vec2>,
+    /// Boundary loops, particle indices in order (`true`: closed, a jelly;
+    /// `false`: open, a rope).
+    pub outlines: Vec<(Vec<u32>, bool)>,
+    /// Particle radius, m.
+    pub radius: f32,
+    /// Pinned particle indices, ascending.
+    pub pinned: Vec<u32>,
+    /// Pieces after tears (1 if it never tore).
+    pub pieces: u32,
+    /// It has torn.
+    pub torn: bool,
 }
 
 /// Everything the inspector shows of the selected object.

@@ -11,6 +11,7 @@ use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 use super::geometry::{self, Camera};
 use super::protocol::{Command, ObjectView, WorldView};
 use super::state::Session;
+use super::viewport_soft::{draw_soft, soft_contains};
 
 /// Viewport camera and keyboard state.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,6 +24,9 @@ pub struct ViewportState {
     pub held_keys: BTreeSet<String>,
     /// The viewport had keyboard focus last frame (Space goes to the game).
     pub focused: bool,
+    /// The camera of the last frame drawn: where a world point is on screen
+    /// (tests click objects through it).
+    pub camera: Option<Camera>,
 }
 
 impl Default for ViewportState {
@@ -32,6 +36,7 @@ impl Default for ViewportState {
             needs_fit: true,
             held_keys: BTreeSet::new(),
             focused: false,
+            camera: None,
         }
     }
 }
@@ -136,6 +141,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
     }
     camera.center = Vec2::new(vp.center.x, vp.center.y);
     camera.zoom = session.persisted.zoom;
+    vp.camera = Some(camera);
 
     // Click to select: the topmost (last drawn) object under the pointer. A
     // click on empty space only gives the game the keyboard; the inspector
@@ -256,6 +262,13 @@ fn fit(session: &mut Session, vp: &mut ViewportState, view: &WorldView, rect: eg
     let mut lo = (f32::INFINITY, f32::INFINITY);
     let mut hi = (f32::NEG_INFINITY, f32::NEG_INFINITY);
     for o in &view.objects {
+        if let Some(soft) = o.body.as_ref().and_then(|b| b.soft.as_ref()) {
+            for p in &soft.particles {
+                lo = (lo.0.min(p.x - soft.radius), lo.1.min(p.y - soft.radius));
+                hi = (hi.0.max(p.x + soft.radius), hi.1.max(p.y + soft.radius));
+            }
+            continue;
+        }
         let r = o
             .body
             .as_ref()
@@ -283,6 +296,10 @@ fn pick(view: &WorldView, camera: &Camera, pointer: Pos2) -> Option<stepframe_co
     let world = camera.to_world((pointer.x, pointer.y));
     view.objects.iter().rev().find_map(|o| {
         let hit = match &o.body {
+            Some(body) if body.soft.is_some() => body
+                .soft
+                .as_ref()
+                .is_some_and(|soft| soft_contains(camera, soft, world)),
             Some(body) => {
                 let local = geometry::world_to_local(o.presentation, world);
                 body.shapes
@@ -340,7 +357,6 @@ fn body_colour(kind: BodyKind) -> Color32 {
         BodyKind::Dynamic => Color32::from_rgb(70, 130, 200),
         BodyKind::Kinematic => Color32::from_rgb(80, 170, 110),
         BodyKind::Fixed => Color32::from_rgb(110, 110, 120),
-        // Drawn like a dynamic body until the editor draws particles (issue 14, item 6).
         BodyKind::Soft => Color32::from_rgb(200, 120, 160),
     }
 }
@@ -390,6 +406,21 @@ fn draw_object(
     } else {
         fill
     };
+    if let Some(soft) = &body.soft {
+        // The overlay draws the committed particles, the body what is shown.
+        let particles = if outline_only {
+            &soft.committed
+        } else {
+            &soft.particles
+        };
+        let fill = if fill == Color32::TRANSPARENT {
+            fill
+        } else {
+            fill.gamma_multiply(0.6)
+        };
+        draw_soft(painter, camera, soft, particles, fill, stroke);
+        return;
+    }
     for shape in &body.shapes {
         match shape {
             Shape::Circle { radius } => {

@@ -6,9 +6,9 @@
 
 use std::path::PathBuf;
 
-use stepframe_core::{InputSource, ObjectId, Pipeline, TimeSettings};
+use stepframe_core::{InputSource, ObjectId, Pipeline, SoftState, TimeSettings};
 
-use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, WorldView};
+use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, SoftView, WorldView};
 
 /// The worker-side facts a view carries besides the pipeline's own state.
 #[derive(Debug)]
@@ -65,6 +65,10 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
                     kind: b.desc.kind,
                     shapes: b.desc.shapes.clone(),
                     sensor: b.desc.sensor,
+                    soft: b
+                        .soft
+                        .as_ref()
+                        .map(|s| soft_view(s, suspended, clock.interpolation_alpha)),
                 }),
             }
         })
@@ -123,5 +127,29 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         state_hash: facts.state_hash,
         actions,
         worker_fps: facts.worker_fps,
+    }
+}
+
+/// A soft body as drawn: particles blended by alpha while running (what the
+/// presentation shows), the committed ones while suspended.
+fn soft_view(s: &SoftState, suspended: bool, alpha: f64) -> SoftView {
+    let mut particles = Vec::with_capacity(s.particles.len());
+    if suspended {
+        particles.extend_from_slice(&s.particles);
+    } else {
+        s.presentation_particles(alpha, &mut particles);
+    }
+    SoftView {
+        particles,
+        committed: s.particles.clone(),
+        outlines: s
+            .outlines
+            .iter()
+            .map(|o| (o.particles.clone(), o.closed))
+            .collect(),
+        radius: s.particle_radius,
+        pinned: s.pinned.clone(),
+        pieces: s.pieces,
+        torn: s.torn(),
     }
 }
