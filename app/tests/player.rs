@@ -274,6 +274,28 @@ fn sync_test_8_passes_on_the_demo_and_stress_scenes() {
 }
 
 #[test]
+fn the_sync_test_passes_on_the_soft_body_scene() {
+    // Rolling back 8 ticks every frame re-simulates jellies in contact and a
+    // loaded rope bridge: every particle must come out the same.
+    let out = stepframe(&[
+        "play",
+        "assets/scenes/soft.ron",
+        "--frames",
+        "120",
+        "--pacing",
+        "irregular:3",
+        "--sync-test",
+        "8",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("re-simulated ticks matched"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
 fn record_input_writes_back_the_ticks_it_replayed() {
     let dir = scratch("record");
     let out_path = dir.join("rec.ron");
