@@ -428,3 +428,43 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     );
     assert_eq!(label_starting(&h, "torn: "), "torn: no");
 }
+
+#[test]
+fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
+    // The falling ball's vy after m ticks is -m/6 m/s; one tick per frame.
+    let dir = support::scratch("watch-lane");
+    let scene = dir.join("falling.ron");
+    std::fs::write(&scene, FALLING_BALL).expect("write the scene");
+    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Watches");
+    type_into(&mut h, "Watch", "obj(1).vy");
+    h.get_by_label("Action").click();
+    h.run_steps(2);
+    click(&mut h, "show value");
+    click(&mut h, "Add watch");
+    click(&mut h, "▶ Play");
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    // The Watches tab covers the Clock tab: read the tick from the live view.
+    let tick = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .clock
+        .simulation_tick;
+    let lanes = &h.state().panels().timeline.watch_lanes;
+    assert_eq!(lanes.plotted, vec![(0, "obj(1).vy".to_string())]);
+    let values = lanes.values.get(&0).expect("values");
+    assert!(values.len() >= 15, "{}", values.len());
+    let (_, last) = *values.back().expect("a value");
+    assert!(
+        (last + tick as f64 / 6.0).abs() < 1e-4,
+        "vy {last} at tick {tick}"
+    );
+    let lane = h.get_by_label("lane watch #1").rect();
+    assert!(lane.height() >= 56.0, "{lane:?}");
+    assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
+}

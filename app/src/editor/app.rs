@@ -115,7 +115,8 @@ pub struct Panels {
 }
 
 impl Panels {
-    /// The timeline draws the Bookmarks tab's list on its marker lane.
+    /// The timeline draws the Bookmarks tab's list on its marker lane, and
+    /// a lane for every plotted watch.
     fn sync_bookmarks(&mut self) {
         let list = &self.bookmarks.list;
         let drawn = &mut self.timeline.bookmarks;
@@ -127,6 +128,15 @@ impl Panels {
         if !same {
             *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
         }
+        let plotted = self
+            .watches
+            .specs
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.enabled && w.action == stepframe_plugins::WatchAction::Plot)
+            .map(|(i, w)| (i, w.expr.clone()))
+            .collect();
+        self.timeline.watch_lanes.set_plotted(plotted);
     }
 }
 

@@ -1,7 +1,7 @@
 //! The Watches tab: expressions over committed state asked after every tick
 //! (`obj(20).y < 0`, `contact(20, 61)`, `tick > 600 && obj(40).vx == 0`; the
 //! language is in `stepframe_plugins::watch`). Each watch breaks, marks the
-//! timeline, or shows its value; **Run to first** plays until it first holds,
+//! timeline, or shows its value (and gets a timeline lane); **Run to first** plays until it first holds,
 //! **Find previous** searches the rewind history backward from the tick on
 //! screen and puts the time cursor there. The list persists with the layout.
 

@@ -36,7 +36,7 @@ const MAX_LANE_HEIGHT: f32 = 220.0;
 /// Width of the label column, points.
 const LABEL_WIDTH: f32 = 150.0;
 /// Width of every lane's y axis, points.
-const Y_AXIS_WIDTH: f32 = 58.0;
+pub(super) const Y_AXIS_WIDTH: f32 = 58.0;
 /// Height of the x axis under the last expanded lane, points.
 const X_AXIS_HEIGHT: f32 = 18.0;
 /// Height of a row of collapsed lanes' headers, points.
@@ -424,6 +424,15 @@ pub(super) fn lanes_ui(
                     });
                 }
             }
+            let watched = super::watch_lanes::watch_lanes_ui(
+                ui,
+                state,
+                range,
+                (LABEL_WIDTH, MIN_LANE_HEIGHT),
+                (cursor_x, hover_x),
+            );
+            hovered = hovered.or(watched.hovered);
+            clicked = clicked.or(watched.clicked);
         });
     // Apply what happened, now that nothing borrows the state.
     if let Some(w) = plot_width.filter(|w| *w >= 1.0) {

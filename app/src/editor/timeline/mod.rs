@@ -32,6 +32,7 @@ mod controls;
 mod export;
 mod lanes;
 mod summary;
+mod watch_lanes;
 
 use std::collections::VecDeque;
 
@@ -44,6 +45,7 @@ pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
+pub use watch_lanes::WatchLanes;
 
 use super::protocol::{Event, FrameTelemetry};
 use blocks::Blocks;
@@ -306,6 +308,8 @@ pub struct TimelineState {
     /// The open scene's bookmarks, `(tick, note)`: drawn on the marker lane
     /// at the frame that completed the tick (copied from the Bookmarks tab).
     pub bookmarks: Vec<(u64, String)>,
+    /// Plotted watches and their values by frame.
+    pub watch_lanes: WatchLanes,
     /// The record the user put the cursor on (its tick is the session's
     /// cursor), if any.
     pub cursor_seq: Option<u64>,
@@ -350,6 +354,7 @@ impl TimelineState {
             }; 8],
             markers: VecDeque::new(),
             bookmarks: Vec::new(),
+            watch_lanes: WatchLanes::default(),
             cursor_seq: None,
             hover_seq: None,
             focused: false,
@@ -419,7 +424,7 @@ impl TimelineState {
     }
 
     /// Sequence number of the last record of outer frame `frame`.
-    fn seq_of_frame(&self, frame: u64) -> Option<u64> {
+    pub(super) fn seq_of_frame(&self, frame: u64) -> Option<u64> {
         let records = self.telemetry.records();
         let i = partition(records.len(), |i| records[i].frame_index <= frame);
         (i > 0 && records[i - 1].frame_index == frame).then(|| self.first_seq() + i as u64 - 1)
@@ -541,12 +546,19 @@ impl TimelineState {
             },
             Event::Watch(batch) => {
                 for e in batch {
-                    if let stepframe_plugins::WatchEvent::Held { watch, tick, frame } = e {
-                        self.mark(
+                    match e {
+                        stepframe_plugins::WatchEvent::Held { watch, tick, frame } => self.mark(
                             *frame,
                             MarkerKind::Watch,
                             format!("watch #{} held at tick {tick}", watch + 1),
-                        );
+                        ),
+                        stepframe_plugins::WatchEvent::Value {
+                            watch,
+                            frame,
+                            value,
+                            ..
+                        } => self.watch_lanes.push(*watch, *frame, *value),
+                        stepframe_plugins::WatchEvent::Failed { .. } => {}
                     }
                 }
             }

@@ -1,0 +1,172 @@
+//! Lanes for plotted watches ("show value" in the Watches tab): one per
+//! watch, under the clock lanes, the watch's value after the last tick of
+//! each frame, on the same x range and cursor as every other lane. A click on
+//! one moves the time cursor like a click on any lane.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
+
+use super::TimelineState;
+
+/// Values kept per watch: as many frames as the telemetry ring keeps.
+const MAX_VALUES: usize = 216_000;
+
+/// The plotted watches and their values.
+#[derive(Debug, Default)]
+pub struct WatchLanes {
+    /// `(watch index, expression)` of each plotted watch, in list order
+    /// (copied from the Watches tab).
+    pub plotted: Vec<(usize, String)>,
+    /// Per watch index: `(frame, value)`, oldest first, one per frame.
+    pub values: BTreeMap<usize, VecDeque<(u64, f64)>>,
+}
+
+impl WatchLanes {
+    /// Takes the Watches tab's plotted list; a watch whose index now names
+    /// another expression starts over.
+    pub fn set_plotted(&mut self, plotted: Vec<(usize, String)>) {
+        if plotted == self.plotted {
+            return;
+        }
+        let old = &self.plotted;
+        self.values.retain(|i, _| {
+            let now = plotted.iter().find(|p| p.0 == *i);
+            let before = old.iter().find(|p| p.0 == *i);
+            match (now, before) {
+                (None, _) => false,
+                (Some(n), Some(b)) => n.1 == b.1,
+                // Values that arrived just before the list did.
+                (Some(_), None) => true,
+            }
+        });
+        self.plotted = plotted;
+    }
+
+    /// A value after a tick of `frame` (the frame's last tick wins).
+    pub fn push(&mut self, watch: usize, frame: u64, value: f64) {
+        let v = self.values.entry(watch).or_default();
+        match v.back_mut() {
+            Some(last) if last.0 == frame => last.1 = value,
+            _ => {
+                if v.len() == MAX_VALUES {
+                    v.pop_front();
+                }
+                v.push_back((frame, value));
+            }
+        }
+    }
+}
+
+/// What the pointer did on the watch lanes: the x it hovers and clicks.
+#[derive(Debug, Default)]
+pub struct LaneInput {
+    /// x under the pointer.
+    pub hovered: Option<f64>,
+    /// x clicked.
+    pub clicked: Option<f64>,
+}
+
+/// Draws every plotted watch's lane; `label_width` and `height` as the clock
+/// lanes, `range` the shared x range.
+pub fn watch_lanes_ui(
+    ui: &mut egui::Ui,
+    state: &TimelineState,
+    range: (f64, f64),
+    (label_width, height): (f32, f32),
+    (cursor_x, hover_x): (Option<f64>, Option<f64>),
+) -> LaneInput {
+    let mut input = LaneInput::default();
+    for (watch, expr) in &state.watch_lanes.plotted {
+        let points = visible_points(state, *watch, range);
+        ui.horizontal(|ui| {
+            ui.allocate_ui_with_layout(
+                egui::vec2(label_width, height),
+                egui::Layout::top_down(egui::Align::Min),
+                |ui| {
+                    ui.set_width(label_width);
+                    ui.label(format!("watch #{}", watch + 1));
+                    ui.add(
+                        egui::Label::new(egui::RichText::new(expr).monospace().small()).truncate(),
+                    )
+                    .on_hover_text(expr);
+                },
+            );
+            let resp = Plot::new(("timeline_watch", *watch))
+                .height(height)
+                .show_axes([false, true])
+                .allow_drag(false)
+                .allow_zoom(false)
+                .allow_scroll(false)
+                .allow_boxed_zoom(false)
+                .show_x(false)
+                // The same y-axis width as the clock lanes, so the data areas
+                // (and the cursor line) line up.
+                .custom_y_axes(vec![
+                    AxisHints::new_y()
+                        .formatter(|m, _| super::axes::sig4(m.value))
+                        .min_thickness(super::lanes::Y_AXIS_WIDTH)
+                        .label_spacing(8.0..=12.0)
+                        .tick_label_font(egui::FontId::proportional(11.0)),
+                ])
+                // Two or three round marks, as on the clock lanes.
+                .y_grid_spacer(|input| super::axes::few_marks_for(input, super::Unit::Fraction))
+                .include_y(0.0)
+                .show(ui, |pui| {
+                    pui.set_plot_bounds_x(range.0..=range.1);
+                    pui.set_auto_bounds([false, true]);
+                    pui.line(Line::new(expr.clone(), PlotPoints::new(points)));
+                    if let Some(x) = hover_x {
+                        pui.vline(VLine::new("hover", x));
+                    }
+                    if let Some(x) = cursor_x {
+                        pui.vline(VLine::new("cursor", x).width(1.5));
+                    }
+                });
+            let label = format!("lane watch #{}", watch + 1);
+            resp.response
+                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, &label));
+            let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
+            if let Some(p) = resp.response.hover_pos() {
+                input.hovered = Some(x_at(p));
+            }
+            if resp.response.clicked()
+                && let Some(p) = resp.response.interact_pointer_pos()
+            {
+                input.clicked = Some(x_at(p));
+            }
+        });
+    }
+    input
+}
+
+/// The watch's values inside `range`, at their frames' x on the current
+/// axis, at most two per point of width.
+fn visible_points(state: &TimelineState, watch: usize, range: (f64, f64)) -> Vec<[f64; 2]> {
+    let Some(values) = state.watch_lanes.values.get(&watch) else {
+        return Vec::new();
+    };
+    let frame_at = |x: f64| {
+        state
+            .nearest(x)
+            .and_then(|s| state.record(s))
+            .map(|r| r.frame_index)
+    };
+    let (Some(lo), Some(hi)) = (frame_at(range.0), frame_at(range.1)) else {
+        return Vec::new();
+    };
+    let first = values.partition_point(|(f, _)| *f < lo);
+    let last = values.partition_point(|(f, _)| *f <= hi);
+    let n = last.saturating_sub(first);
+    let budget = (2.0 * state.plot_width.unwrap_or(1600.0)) as usize;
+    let step = n.div_ceil(budget.max(1)).max(1);
+    values
+        .range(first..last)
+        .step_by(step)
+        .filter_map(|(frame, v)| {
+            let seq = state.seq_of_frame(*frame)?;
+            let r = state.record(seq)?;
+            Some([state.axis.of(r), *v])
+        })
+        .collect()
+}
