@@ -29,8 +29,11 @@
 //! frame index), and only matches that pass it are counted.
 //!
 //! The two timing rules measure wall time, so they are debugging aids, not
-//! part of the deterministic state: whether they fire depends on the machine,
-//! and a rewind or replay re-measures.
+//! part of the deterministic state: whether they fire depends on the machine.
+//! A replay (a rewind, a view of a past tick) therefore does not check them:
+//! the history keeps the tick a wall-time stop happened at, and the replay
+//! stops there again, so it reproduces the run's frames exactly (the same
+//! Flow Tick and presentation skipped).
 
 use serde::{Deserialize, Serialize};
 
@@ -73,6 +76,13 @@ pub enum ClockRule {
 }
 
 impl ClockRule {
+    /// Whether the rule measures wall time (the two tick rules): it may hold
+    /// in one run of a tick and not in a replay of it, so replays do not
+    /// check it and stop where the run stopped instead ([`crate::History`]).
+    pub fn measures_wall_time(&self) -> bool {
+        self.per_tick()
+    }
+
     /// Whether the rule is checked at the end of each tick (else of each frame).
     pub fn per_tick(&self) -> bool {
         matches!(

@@ -309,6 +309,14 @@ impl Debugger {
         }
     }
 
+    /// A copy without the clock breakpoints that measure wall time: what a
+    /// replay runs with, since they would not hold where the run's did.
+    pub fn for_replay(&self) -> Debugger {
+        let mut d = self.clone();
+        d.clock.retain(|b| !b.rule.measures_wall_time());
+        d
+    }
+
     /// The clock breakpoints, in creation order.
     pub fn clock_breakpoints(&self) -> &[ClockBreakpoint] {
         &self.clock

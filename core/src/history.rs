@@ -30,7 +30,7 @@
 use std::collections::VecDeque;
 
 use crate::body::Pose;
-use crate::debugger::Debugger;
+use crate::debugger::{Debugger, SuspendReason};
 use crate::input::InputEvent;
 use crate::pipeline::{FrameReport, Pipeline, Snapshot};
 use crate::trace::{TickObserver, TickRecord};
@@ -182,7 +182,9 @@ impl History {
         for e in inputs {
             p.push_input(e.clone());
         }
-        p.step_frame(dt)
+        let report = p.step_frame(dt);
+        self.note_wall_clock_stop(p);
+        report
     }
 
     /// `Pipeline::step_one_frame`, logged.
@@ -224,6 +226,7 @@ impl History {
 
     fn run_live(&mut self, p: &mut Pipeline, call: &Call) -> FrameReport {
         let report = replay(p, call);
+        self.note_wall_clock_stop(p);
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();
         report
@@ -249,6 +252,23 @@ impl History {
             .retain(|k| k.call < position || (k.call == position && partial.is_none()));
         self.last_debugger = None;
         self.frames_since_keyframe = 0;
+    }
+
+    /// A clock breakpoint on wall time (a slow physics step) stopped the
+    /// call just logged: replays run without such rules (they may not hold
+    /// again), so the call keeps the stop as a stop-after-tick, and a replay
+    /// stops at the end of the same tick, skipping the same Flow Tick and
+    /// presentation.
+    fn note_wall_clock_stop(&mut self, p: &Pipeline) {
+        let Some(SuspendReason::Clock(hit)) = p.suspension().map(|s| &s.reason) else {
+            return;
+        };
+        if !hit.rule.measures_wall_time() {
+            return;
+        }
+        if let Some(call) = self.calls.back_mut() {
+            call.stop_after = Some(call.stop_after.map_or(hit.tick, |s| s.min(hit.tick)));
+        }
     }
 
     fn log(&mut self, p: &Pipeline, call: Call) {
@@ -376,7 +396,7 @@ impl History {
                 break;
             }
             if let Some(d) = &logged.debugger {
-                p.set_debugger(d.clone());
+                p.set_debugger(d.for_replay());
             }
             let stop = logged.stop_after.map_or(target, |s| s.min(target));
             p.set_stop_after_tick(Some(stop));

@@ -236,3 +236,118 @@ fn a_slow_priority_group_stops_at_the_end_of_its_tick_and_other_priorities_do_no
     assert_ne!(hit.breakpoint, on_default);
     assert!(hit.value >= 150.0, "{}", hit.value);
 }
+
+/// A physics step slow only the first time it runs tick `slow_tick` (the
+/// flag is outside the snapshot, as real wall time is): a replay of that
+/// tick is fast.
+#[derive(Clone, Debug)]
+struct SlowOnce {
+    steps: u64,
+    slow_tick: u64,
+    slept: std::sync::Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl PhysicsStage for SlowOnce {
+    fn reconcile(&mut self, world: &mut World, dt: f64) {
+        NoPhysics.reconcile(world, dt);
+    }
+    fn step(&mut self, _dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {
+        self.steps += 1;
+        if self.steps == self.slow_tick
+            && !self.slept.swap(true, std::sync::atomic::Ordering::SeqCst)
+        {
+            std::thread::sleep(std::time::Duration::from_millis(150));
+        }
+    }
+    fn commit(&mut self, world: &mut World) {
+        NoPhysics.commit(world);
+    }
+    fn clone_box(&self) -> Box<dyn PhysicsStage> {
+        Box::new(self.clone())
+    }
+}
+
+/// Counts its Flow Tick calls into the hashed state: a frame whose Flow
+/// Tick was skipped in the run and not in a replay changes the hash.
+#[derive(Clone, Debug, Default)]
+struct FlowCounter {
+    calls: u64,
+}
+
+impl Behaviour for FlowCounter {
+    fn name(&self) -> &str {
+        "FlowCounter"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn hooks(&self) -> stepframe_core::Hooks {
+        stepframe_core::Hooks::FLOW_TICK
+    }
+    fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {
+        self.calls += 1;
+    }
+    fn hash_state(&self, hasher: &mut stepframe_core::StableHasher) {
+        hasher.write_u64(self.calls);
+    }
+}
+
+#[test]
+fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
+    // Frames of two ticks; the run stops at the end of tick 9 (slow physics,
+    // the first tick of frame 5) and skips that frame's Flow Tick. A replay
+    // of tick 9 is fast, yet a rewind must land on the states the run had.
+    let mut w = World::new();
+    w.spawn(
+        ObjectDesc::new("flow", Pose::default())
+            .with_behaviour(Box::new(FlowCounter::default()), Priority::DEFAULT),
+    );
+    let slow = SlowOnce {
+        steps: 0,
+        slow_tick: 9,
+        slept: Default::default(),
+    };
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(w, Box::new(slow), 1);
+    p.add_clock_breakpoint(ClockBreakpoint::on(ClockRule::PhysicsAbove { ms: 60.0 }))
+        .expect("a valid rule");
+    // Every tick's hash at its end, as the run had it.
+    let hashes = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
+    p.set_tick_observer(Some(Box::new(HashLog(hashes.clone()))));
+    let mut history = stepframe_core::History::new(2, 10_000);
+    let mut stopped = 0;
+    for _ in 0..12 {
+        let report = history.step_frame(&mut p, 2.0 * TICK, &[]);
+        if let Some(s) = report.suspended {
+            assert_eq!(s.tick, 9, "the slow tick stops the run");
+            stopped += 1;
+            history.resume(&mut p);
+        }
+    }
+    assert_eq!(stopped, 1);
+    let hashes = hashes.lock().expect("not poisoned").clone();
+    // Ticks that end a frame followed by a keyframe (every fourth here) are
+    // left out: a rewind there lands on the keyframe, after that frame's
+    // Flow Tick, which this counter sees (the history's landing rule, not
+    // the stop's).
+    for tick in (5..=24).filter(|t| t % 4 != 0) {
+        history.rewind_to_tick(&mut p, tick).expect("kept");
+        assert_eq!(
+            p.state_hash(),
+            hashes[&tick],
+            "tick {tick} as the run had it"
+        );
+    }
+}
+
+/// Keeps every tick's state hash.
+struct HashLog(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
+
+impl stepframe_core::TickObserver for HashLog {
+    fn on_tick(&mut self, record: &stepframe_core::TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("not poisoned")
+            .insert(record.clock.simulation_tick, record.hash);
+    }
+}
