@@ -427,6 +427,22 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
         )
     );
     assert_eq!(label_starting(&h, "torn: "), "torn: no");
+    // The jelly disk's script reads its particles in FixedUpdate: F9 on it
+    // stops at the end of a tick, where the inspector reads its committed
+    // centroid pose.
+    click(&mut h, "JellyDisk");
+    h.key_press(egui::Key::F9);
+    h.run_steps(2);
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 50, "the breakpoint hit", |h| {
+        status(h).starts_with("suspended")
+    });
+    let s = status(&h);
+    assert!(
+        s.contains("on JellyDisk") && s.contains("FixedUpdate (Script), end of tick"),
+        "{s}"
+    );
+    assert!(label_starting(&h, "committed pose: ").contains(" m, y "));
 }
 
 #[test]
