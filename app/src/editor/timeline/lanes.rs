@@ -319,9 +319,10 @@ pub(super) fn lanes_ui(
                             LaneId::Ticks => plot.include_y(1.0),
                             // A lane with nothing in it yet (no FixedUpdate
                             // hook, no drop) shows 0 up to a small round
-                            // value, not egui_plot's ±200 around 0.
-                            LaneId::FixedUpdate | LaneId::Physics => plot.include_y(0.1),
-                            LaneId::Dropped => plot.include_y(0.01),
+                            // value (marks a whole label digit apart), not
+                            // egui_plot's ±200 around 0.
+                            LaneId::FixedUpdate | LaneId::Physics => plot.include_y(0.2),
+                            LaneId::Dropped => plot.include_y(0.02),
                             _ => plot,
                         };
                         let y_range = lane_state.y_range;
