@@ -247,28 +247,7 @@ impl BodyDesc {
                 self.density
             ));
         }
-        if !(self.friction.is_finite() && self.friction >= 0.0) {
-            return Err(format!("friction must be >= 0, got {}", self.friction));
-        }
-        if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
-            return Err(format!(
-                "restitution must be within 0..=1, got {}",
-                self.restitution
-            ));
-        }
-        if !self.velocity.is_finite() || !self.gravity_scale.is_finite() {
-            return Err("body velocity and gravity_scale must be finite".into());
-        }
-        let (vx, vy) = (
-            f64::from(self.velocity.linear.x),
-            f64::from(self.velocity.linear.y),
-        );
-        if !speed_fits(vx, vy) {
-            return Err(format!(
-                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38 (rapier would stop the body dead)",
-                vx.hypot(vy)
-            ));
-        }
+        self.check_surface_and_start(" (rapier would stop the body dead)")?;
         let density = f64::from(self.density);
         let (mut mass, mut low, mut high) = (0.0, 0.0, 0.0);
         for shape in &self.shapes {
@@ -314,13 +293,10 @@ impl BodyDesc {
         Ok(())
     }
 
-    /// The soft-body half of [`BodyDesc::check`]: the description's own
-    /// checks, no rigid shapes, and a material the surface collider can take.
-    fn check_soft(&self, soft: &SoftBodyDesc) -> Result<(), String> {
-        if !self.shapes.is_empty() {
-            return Err("a Soft body collides through its particles: leave `shapes` empty".into());
-        }
-        soft.check()?;
+    /// What rigid and soft bodies share: friction, restitution, and a
+    /// starting velocity whose square fits in f32 (`speed_note` says what
+    /// happens to this kind of body otherwise).
+    fn check_surface_and_start(&self, speed_note: &str) -> Result<(), String> {
         if !(self.friction.is_finite() && self.friction >= 0.0) {
             return Err(format!("friction must be >= 0, got {}", self.friction));
         }
@@ -339,10 +315,21 @@ impl BodyDesc {
         );
         if !speed_fits(vx, vy) {
             return Err(format!(
-                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38",
+                "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38{speed_note}",
                 vx.hypot(vy)
             ));
         }
+        Ok(())
+    }
+
+    /// The soft-body half of [`BodyDesc::check`]: the description's own
+    /// checks, no rigid shapes, and a material the surface collider can take.
+    fn check_soft(&self, soft: &SoftBodyDesc) -> Result<(), String> {
+        if !self.shapes.is_empty() {
+            return Err("a Soft body collides through its particles: leave `shapes` empty".into());
+        }
+        soft.check()?;
+        self.check_surface_and_start("")?;
         let per_particle = f64::from(soft.mass) / soft.particle_count().max(1) as f64;
         if per_particle < SMALLEST_INVERTIBLE {
             return Err(format!(
