@@ -126,10 +126,7 @@ impl std::fmt::Debug for WatchEngine {
 impl WatchEngine {
     fn new() -> WatchEngine {
         let data = Arc::new(Mutex::new(TickData::default()));
-        let mut engine = Engine::new();
-        engine.set_max_operations(MAX_OPERATIONS);
-        engine.on_print(|_| {});
-        engine.on_debug(|_, _, _| {});
+        let mut engine = crate::script::sandboxed_engine(MAX_OPERATIONS);
         let d = data.clone();
         engine.register_fn("obj", move |id: INT| -> Result<Map, Box<EvalAltResult>> {
             let data = lock(&d);
@@ -224,12 +221,7 @@ impl WatchEngine {
     fn eval(&self, ast: &AST, session: &Pipeline) -> Result<Dynamic, String> {
         let c = session.clock();
         let mut scope = Scope::new();
-        scope.push("tick", c.simulation_tick as INT);
-        scope.push("frame", c.frame_index as INT);
-        scope.push("sim_time", c.simulation_time);
-        scope.push("frame_time", c.frame_time);
-        scope.push("delta_time", c.delta_time);
-        scope.push("fixed_dt", c.fixed_delta_time);
+        crate::script::push_clock(&mut scope, c);
         scope.push("alpha", c.interpolation_alpha);
         scope.push("accumulator", c.accumulator);
         scope.push("dropped_time", c.dropped_time);

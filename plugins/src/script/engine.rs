@@ -652,25 +652,36 @@ pub(crate) fn engines() -> &'static Engines {
 /// standard library only, no API, no debugger, printing nowhere.
 pub(crate) fn condition_engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| {
-        let mut engine = Engine::new();
-        engine.set_max_operations(MAX_OPERATIONS);
-        engine.on_print(|_| {});
-        engine.on_debug(|_, _, _| {});
-        engine
-    })
+    ENGINE.get_or_init(|| sandboxed_engine(MAX_OPERATIONS))
 }
 
-/// The variables a condition sees: the clock, then the visible locals (which
-/// win on a name clash, being searched first).
-fn condition_scope(clock: &Clock, locals: &Scope) -> Scope<'static> {
-    let mut scope = Scope::new();
+/// An engine with the standard library only, at most `max_operations` a
+/// call, printing nowhere: what conditions and watches run on, so they can
+/// neither change the session nor hang it.
+pub(crate) fn sandboxed_engine(max_operations: u64) -> Engine {
+    let mut engine = Engine::new();
+    engine.set_max_operations(max_operations);
+    engine.on_print(|_| {});
+    engine.on_debug(|_, _, _| {});
+    engine
+}
+
+/// The clock as conditions and watches read it: `tick`, `frame`,
+/// `sim_time`, `frame_time`, `delta_time`, `fixed_dt`.
+pub(crate) fn push_clock(scope: &mut Scope, clock: &Clock) {
     scope.push("tick", clock.simulation_tick as INT);
     scope.push("frame", clock.frame_index as INT);
     scope.push("sim_time", clock.simulation_time);
     scope.push("frame_time", clock.frame_time);
     scope.push("delta_time", clock.delta_time);
     scope.push("fixed_dt", clock.fixed_delta_time);
+}
+
+/// The variables a condition sees: the clock, then the visible locals (which
+/// win on a name clash, being searched first).
+fn condition_scope(clock: &Clock, locals: &Scope) -> Scope<'static> {
+    let mut scope = Scope::new();
+    push_clock(&mut scope, clock);
     for (name, _, value) in locals.iter() {
         scope.push_dynamic(name.to_string(), value);
     }

@@ -143,6 +143,7 @@ mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
+pub(crate) use engine::{push_clock, sandboxed_engine};
 mod fast;
 mod typed;
 mod value;
