@@ -403,18 +403,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     let (sx, sy) = camera.to_screen(stepframe_core::Vec2::new(c.0, c.1));
     h.hover_at(egui::pos2(sx, sy));
     h.run_steps(1);
-    h.event(egui::Event::PointerButton {
-        pos: egui::pos2(sx, sy),
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.event(egui::Event::PointerButton {
-        pos: egui::pos2(sx, sy),
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
+    support::editor::press_release(&mut h, egui::pos2(sx, sy));
     h.run_steps(3);
     assert_eq!(h.state().session().selected, Some(id));
     let listed = label_starting(&h, "soft body: ");

@@ -761,31 +761,9 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     );
     assert_eq!(timeline(&h).lane(LaneId::Ticks).y_range, None);
     // Double-click fits it again.
-    h.event(egui::Event::PointerButton {
-        pos: r.center(),
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.event(egui::Event::PointerButton {
-        pos: r.center(),
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
+    support::editor::press_release(&mut h, r.center());
     h.run_steps(1);
-    h.event(egui::Event::PointerButton {
-        pos: r.center(),
-        button: egui::PointerButton::Primary,
-        pressed: true,
-        modifiers: egui::Modifiers::NONE,
-    });
-    h.event(egui::Event::PointerButton {
-        pos: r.center(),
-        button: egui::PointerButton::Primary,
-        pressed: false,
-        modifiers: egui::Modifiers::NONE,
-    });
+    support::editor::press_release(&mut h, r.center());
     h.run_steps(3);
     assert_eq!(
         timeline(&h).lane(LaneId::Dt).y_range,

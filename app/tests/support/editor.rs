@@ -213,3 +213,16 @@ pub fn demo_copy(dir: &Path) -> PathBuf {
     }
     dir.join("scenes").join("demo.ron")
 }
+
+/// A primary-button press and release at `pos`, queued for the same frame
+/// (two of them a frame apart make a double-click).
+pub fn press_release(h: &mut Harness<'_, EditorApp>, pos: egui::Pos2) {
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+    }
+}
