@@ -321,7 +321,7 @@ fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
         if let Some(s) = report.suspended {
             assert_eq!(s.tick, 9, "the slow tick stops the run");
             stopped += 1;
-            history.resume(&mut p);
+            history.resume(&mut p, &[]);
         }
     }
     assert_eq!(stopped, 1);

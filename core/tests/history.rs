@@ -121,10 +121,10 @@ fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, fir
                 h.step_frame(p, *dt, inputs);
             }
             HostCall::StepTick => {
-                h.step_tick(p);
+                h.step_tick(p, &[]);
             }
             HostCall::Resume => {
-                h.resume(p);
+                h.resume(p, &[]);
             }
         }
     }
@@ -154,7 +154,7 @@ fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
                 Some(HostCall::StepTick | HostCall::Resume)
             )
         {
-            h.resume(&mut p);
+            h.resume(&mut p, &[]);
         }
         i += 1;
     }
@@ -193,7 +193,7 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
         // Finish the interrupted call (as the original host did, through any
         // breakpoint it meets), then make the same calls as the original.
         while p.suspension().is_some() {
-            h.resume(&mut p);
+            h.resume(&mut p, &[]);
         }
         let mut i = call + 1;
         while i < steps.len() {
@@ -204,7 +204,7 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
                     Some(HostCall::StepTick | HostCall::Resume)
                 )
             {
-                h.resume(&mut p);
+                h.resume(&mut p, &[]);
             }
             i += 1;
         }

@@ -458,7 +458,7 @@ fn a_rewind_into_a_jelly_in_contact_replays_every_later_tick_bit_identically() {
     let at_90 = bits(&soft(&p, id));
     history.rewind_to_tick(&mut p, 40).expect("tick 40 is kept");
     assert_eq!(p.state_hash(), hashes[39], "tick 40 as it was");
-    history.resume(&mut p);
+    history.resume(&mut p, &[]);
     for (i, expected) in hashes.iter().enumerate().skip(40) {
         history.step_frame(&mut p, TICK, &[]);
         assert_eq!(p.state_hash(), *expected, "tick {}", i + 1);
