@@ -632,7 +632,7 @@ fn soak_history(
                 });
             }
             summary.resumed += 1;
-            report = history.resume(&mut pipeline);
+            report = history.resume(&mut pipeline, &[]);
             telemetry.record(&report, pipeline.clock());
         }
         summary.frames += 1;

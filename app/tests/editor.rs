@@ -473,3 +473,87 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     assert!(lane.height() >= 56.0, "{lane:?}");
     assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
 }
+
+/// Scrolls the widget labelled `label` into view, as a user scrolls a tab
+/// taller than its tile, then clicks it.
+fn click_shown(h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling is animated: let it settle before the click.
+    h.run_steps(10);
+    click(h, label);
+}
+
+#[test]
+fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here() {
+    let dir = support::scratch("tape-tab");
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let paused_at = clock_tick(&h);
+    show(&mut h, Pane::Input);
+    assert!(
+        label_starting(&h, "0 edges").contains("recorded as the ticks ran"),
+        "nothing typed yet"
+    );
+    // "What if I had pressed jump ten ticks from now": a press of Space (the
+    // form's default key, bound to jump) and its release three ticks later.
+    let press_at = paused_at + 10;
+    h.state_mut().panels_mut().tape.insert_tick = press_at;
+    click_shown(&mut h, "Insert");
+    h.state_mut().panels_mut().tape.insert_tick = press_at + 3;
+    click_shown(&mut h, "release");
+    click_shown(&mut h, "Insert");
+    assert_eq!(
+        label_starting(&h, "edited: "),
+        format!(
+            "edited: first change at tick {press_at}; Resume from here replays from tick {}",
+            paused_at + 1
+        )
+    );
+    assert_eq!(
+        labels_starting(&h, &format!("tick {press_at}: ")),
+        vec![format!("tick {press_at}: press Space (to come)")]
+    );
+
+    // Saved beside the scene as a recording; a second Save asks first.
+    let file = dir.join("what-if.tape.ron");
+    h.state_mut().panels_mut().tape.path = file.display().to_string();
+    click_shown(&mut h, "Save");
+    let saved = stepframe_core::Recording::load(&file).expect("a valid recording");
+    let stamps: Vec<(u64, f32)> = saved.events.iter().map(|e| (e.tick, e.value)).collect();
+    assert_eq!(stamps, vec![(press_at, 1.0), (press_at + 3, 0.0)]);
+    std::fs::write(&file, "kept").expect("write");
+    click_shown(&mut h, "Save");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        "kept",
+        "not replaced unasked"
+    );
+    click_shown(&mut h, "Cancel");
+
+    click_shown(&mut h, "Resume from here");
+    assert!(
+        h.state().session().tape_draft.is_none(),
+        "the draft went to the worker"
+    );
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 40, "the run passed the release", |h| {
+        clock_tick(h) > press_at + 3
+    });
+    click(&mut h, "⏸ Pause");
+    let tape = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .tape
+        .clone();
+    let received: Vec<(u64, f32)> = tape.events.iter().map(|e| (e.tick, e.value)).collect();
+    assert_eq!(received, stamps, "the ticks received the edited tape");
+    assert_eq!(
+        labels_starting(&h, &format!("tick {press_at}: ")),
+        vec![format!("tick {press_at}: press Space")]
+    );
+    assert!(h.query_by_label("Stop tape").is_some());
+}

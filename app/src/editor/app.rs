@@ -24,6 +24,7 @@ use super::files::{FilesState, files_ui};
 use super::inspector::EditBuffers;
 use super::protocol::{Command, Event, RecoveryPoint};
 use super::state::{Persisted, Session};
+use super::tape::TapeState;
 use super::timeline::{TimelineSettings, TimelineState};
 use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
 use super::viewport::ViewportState;
@@ -110,6 +111,8 @@ pub struct Panels {
     pub timeline: TimelineState,
     /// The script code pane.
     pub code: CodePaneState,
+    /// The Input tab: the tape list, its edit and file fields.
+    pub tape: TapeState,
     /// Open / Save As / confirmation dialogs.
     pub files: FilesState,
 }
@@ -313,6 +316,9 @@ impl EditorApp {
             Event::Resumed => session.back_to_live(),
             Event::Loaded { path, objects, .. } => {
                 session.back_to_live();
+                // A draft tape belongs to the session it was edited in.
+                session.tape_draft = None;
+                self.panels.tape = TapeState::default();
                 if let Some(why) = self.panels.bookmarks.load_for(&path) {
                     session.notify(LogLevel::Error, format!("bookmarks not read: {why}"));
                 }
@@ -474,8 +480,8 @@ impl EditorApp {
         let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
         let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
         let mut commands = Vec::new();
-        let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape) =
-            (false, false, false, false, false);
+        let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape, mut resume) =
+            (false, false, false, false, false, false);
         ctx.input_mut(|i| {
             if modal {
                 return;
@@ -514,10 +520,8 @@ impl EditorApp {
                 if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
                     escape = true;
                 }
-                if let Some(tick) = self.session.cursor
-                    && i.consume_key(Modifiers::NONE, Key::Enter)
-                {
-                    commands.push(Command::RewindTo(tick));
+                if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Enter) {
+                    resume = true;
                 }
             }
         });
@@ -526,6 +530,9 @@ impl EditorApp {
         }
         if escape {
             self.session.back_to_live();
+        }
+        if resume {
+            self.session.resume_from_cursor();
         }
         if toggle_bp {
             match self.session.selected {

@@ -23,8 +23,8 @@ use std::sync::Arc;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
-    Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot,
-    StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
+    Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Recording, Shape,
+    Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
 };
 
 use stepframe_plugins::{WatchEvent, WatchSpec};
@@ -175,6 +175,20 @@ pub enum Command {
     /// (keyframe + exact re-simulation) and leave it suspended there; Play
     /// continues from it. Answered by [`Event::Rewound`] or an error.
     RewindTo(u64),
+    /// "Resume from here" with an edited input tape: rewind to the end of tick
+    /// `from` (the tick before the tape's first change, or the cursor if that
+    /// is earlier) and replay `tape` from tick `from + 1` on, through the rewind
+    /// history (so later rewinds and past views replay it too). Live input is
+    /// merged in as usual. Answered by [`Event::Rewound`] and a notice.
+    ApplyTape {
+        /// The edited tape (a whole recording: its ticks up to `from` are not
+        /// replayed again).
+        tape: Recording,
+        /// Rewind to the end of this tick.
+        from: u64,
+    },
+    /// Live input only from here on (the tape in force stops).
+    StopTape,
     /// Ends the worker thread.
     Shutdown,
     /// Deliberate fault injection, for tests of the editor's recovery: the
@@ -308,6 +322,13 @@ pub struct WorldView {
     /// Outer frames per second the worker ran over its last 60 frames (its own
     /// pacing, independent of the UI's repaints); `None` before any frame.
     pub worker_fps: Option<f64>,
+    /// The input tape: what every tick of the session's branch received, tick
+    /// by tick (shared, not copied, from view to view). Its `ticks` may lag
+    /// the clock: ticks without input are not written into it.
+    pub tape: Arc<Recording>,
+    /// The input tape in force (Resume from here with an edited tape), whose
+    /// edges after the current tick are still to be replayed.
+    pub tape_in_force: Option<Arc<Recording>>,
 }
 
 /// One pipeline call as the timeline sees it.

@@ -20,6 +20,7 @@
 //! log line, a suspension or a load belongs to before it reads them.
 
 mod scene;
+mod tape;
 mod thread;
 mod view;
 mod watches;
@@ -32,28 +33,35 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
     BodyCommand, Breakpoint, FrameKind, FrameReport, History, HookKind, Hooks, InputEvent,
-    ObjectId, Pipeline, Registry, Suspension, TickObserver, TickRecord, TimeSettings,
+    ObjectId, Pipeline, Recording, Registry, Replay, Suspension, TickObserver, TickRecord,
+    TimeSettings,
 };
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
 use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
 use super::session::LoadedScene;
+use tape::TickNews;
 use view::ViewFacts;
 
 /// The observer installed in the pipeline: passes each completed tick's hash
-/// to the worker through a channel it drains after the call (same thread, no
-/// lock): the hash the view shows is the trace's hash of the last tick.
+/// and input to the worker through a channel it drains after the call (same
+/// thread, no lock): the hash the view shows is the trace's hash of the last
+/// tick, and the recorded input tape is what the ticks received.
 struct HashTap {
-    /// Where hashes go.
-    tx: Sender<u64>,
+    /// Where the news goes.
+    tx: Sender<TickNews>,
 }
 
 impl TickObserver for HashTap {
     fn on_tick(&mut self, record: &TickRecord<'_>) {
         // The receiver lives in the worker that owns this pipeline: a send only
-        // fails while the worker is being dropped, when nobody needs the hash.
-        let _ = self.tx.send(record.hash);
+        // fails while the worker is being dropped, when nobody needs the news.
+        let _ = self.tx.send(TickNews {
+            tick: record.clock.simulation_tick,
+            hash: record.hash,
+            inputs: record.inputs.to_vec(),
+        });
     }
 }
 
@@ -92,10 +100,12 @@ pub struct Worker {
     pending_edits: Vec<String>,
     /// Completed ticks when `pending_edits` were queued.
     pending_edits_tick: u64,
-    /// Tick hashes from the observer.
-    hashes: Receiver<u64>,
+    /// Tick hashes and inputs from the observer.
+    ticks: Receiver<TickNews>,
     /// The observer's sender, reinstalled after a new session.
-    hash_tx: Sender<u64>,
+    hash_tx: Sender<TickNews>,
+    /// What every tick of the current branch received (shared with the views).
+    tape: Arc<Recording>,
     /// Hash after the last tick.
     state_hash: u64,
     /// The suspension last published, to emit suspended/resumed events once.
@@ -142,7 +152,7 @@ impl Worker {
     /// asked to repaint whenever a new view is published.
     pub fn new(out: WorkerEnd, pacing: Pacing, repaint: Option<egui::Context>) -> Worker {
         let settings = TimeSettings::default();
-        let (hash_tx, hashes) = crossbeam_channel::unbounded();
+        let (hash_tx, ticks) = crossbeam_channel::unbounded();
         let mut pipeline = Pipeline::new(settings);
         pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: hash_tx.clone(),
@@ -158,8 +168,9 @@ impl Worker {
             selected: None,
             pending_edits: Vec::new(),
             pending_edits_tick: 0,
-            hashes,
+            ticks,
             hash_tx,
+            tape: Arc::new(Recording::new(settings.fixed_hz)),
             state_hash: 0,
             // The empty session starts paused; that is not news.
             last_suspension: initial,
@@ -246,8 +257,8 @@ impl Worker {
             }
             Command::StepTick => {
                 let t0 = Instant::now();
-                self.flush_inputs();
-                let report = self.history.step_tick(&mut self.pipeline);
+                let inputs = std::mem::take(&mut self.pending_inputs);
+                let report = self.history.step_tick(&mut self.pipeline, &inputs);
                 self.record(report, 0.0, t0);
             }
             Command::StepFrame => {
@@ -258,7 +269,11 @@ impl Worker {
                 self.record(report, dt, t0);
             }
             Command::ViewTick(tick) => self.view_request = Some(tick),
-            Command::RewindTo(tick) => self.rewind(tick),
+            Command::RewindTo(tick) => {
+                self.rewind(tick);
+            }
+            Command::ApplyTape { tape, from } => self.apply_tape(tape, from),
+            Command::StopTape => self.stop_tape(),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
             Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
             Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
@@ -365,6 +380,8 @@ impl Worker {
                     pending_edits: &[],
                     state_hash: scratch.state_hash(),
                     worker_fps: self.worker_fps(),
+                    tape: self.tape.clone(),
+                    tape_in_force: self.history.tape().map(Replay::shared),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
@@ -388,40 +405,33 @@ impl Worker {
     fn play(&mut self) {
         if self.is_suspended() {
             let t0 = Instant::now();
-            self.flush_inputs();
-            let report = self.history.resume(&mut self.pipeline);
+            // Input typed while suspended reaches the next tick, through the
+            // history (a rewind replays it).
+            let inputs = std::mem::take(&mut self.pending_inputs);
+            let report = self.history.resume(&mut self.pipeline, &inputs);
             self.record(report, 0.0, t0);
         }
     }
 
-    /// Input that must reach a call the history logs without inputs (a lone
-    /// tick, a resume): pushed straight to the pipeline. Such input is not
-    /// replayed by a rewind; frames carry theirs through the history.
-    fn flush_inputs(&mut self) {
-        for e in std::mem::take(&mut self.pending_inputs) {
-            self.pipeline.push_input(e);
-        }
-    }
-
-    /// The hash of the last completed tick, from the observer.
-    fn drain_hashes(&mut self) {
-        while let Ok(hash) = self.hashes.try_recv() {
-            self.state_hash = hash;
-        }
-    }
-
     /// "Resume from here": rewinds to the end of `tick`, suspended there.
-    fn rewind(&mut self, tick: u64) {
-        self.drain_hashes();
+    /// Returns whether it did.
+    fn rewind(&mut self, tick: u64) -> bool {
+        self.drain_ticks();
         self.pending_inputs.clear();
         match self.history.rewind_to_tick(&mut self.pipeline, tick) {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
-                // from the pipeline.
+                // from the pipeline, and the tape keeps what the ticks up to
+                // here received.
                 self.state_hash = self.pipeline.state_hash();
+                self.cut_tape(tick);
                 self.send_event(Event::Rewound(tick));
+                true
             }
-            Err(e) => self.error(format!("cannot resume from tick {tick}: {e}")),
+            Err(e) => {
+                self.error(format!("cannot resume from tick {tick}: {e}"));
+                false
+            }
         }
     }
 
@@ -560,7 +570,7 @@ impl Worker {
     /// Sends the telemetry batch, log lines, suspension events and (latest wins)
     /// the view, if anything changed since the last publish.
     fn publish(&mut self) {
-        self.drain_hashes();
+        self.drain_ticks();
         self.flush_telemetry();
         self.send_watch_events();
         let mut log = self.pipeline.drain_log();
@@ -607,6 +617,8 @@ impl Worker {
             pending_edits: &self.pending_edits,
             state_hash: self.state_hash,
             worker_fps: self.worker_fps(),
+            tape: self.tape.clone(),
+            tape_in_force: self.history.tape().map(Replay::shared),
         };
         view::build(&self.pipeline, facts)
     }

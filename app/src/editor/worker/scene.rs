@@ -45,8 +45,9 @@ impl Worker {
         self.pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: self.hash_tx.clone(),
         })));
-        while self.hashes.try_recv().is_ok() {}
+        while self.ticks.try_recv().is_ok() {}
         self.history.clear();
+        self.reset_tape();
         self.view_request = None;
         self.pending_inputs.clear();
         self.state_hash = 0;

@@ -5,8 +5,9 @@
 //! the live session.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use stepframe_core::{InputSource, ObjectId, Pipeline, SoftState, TimeSettings};
+use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, SoftState, TimeSettings};
 
 use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, SoftView, WorldView};
 
@@ -31,6 +32,10 @@ pub(super) struct ViewFacts<'a> {
     pub state_hash: u64,
     /// The worker's own frame rate.
     pub worker_fps: Option<f64>,
+    /// What the ticks of the branch received.
+    pub tape: Arc<Recording>,
+    /// The tape in force, if one is.
+    pub tape_in_force: Option<Arc<Recording>>,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -127,6 +132,8 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         state_hash: facts.state_hash,
         actions,
         worker_fps: facts.worker_fps,
+        tape: facts.tape,
+        tape_in_force: facts.tape_in_force,
     }
 }
 
