@@ -499,6 +499,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
     // form's default key, bound to jump) and its release three ticks later.
     let press_at = paused_at + 10;
     h.state_mut().panels_mut().tape.insert_tick = press_at;
+    h.state_mut().panels_mut().tape.insert_tick_picked = true;
     click_shown(&mut h, "Insert");
     h.state_mut().panels_mut().tape.insert_tick = press_at + 3;
     click_shown(&mut h, "release");

@@ -10,7 +10,7 @@
 //! The list shows what the ticks up to the live tick received, then the edges
 //! of a tape in force that are still to come (marked "to come"). The first
 //! edit copies that into a draft; Revert drops it. The tape saves to and
-//! loads from the recording format (`stepframe play --replay` reads the same
+//! loads from the recording format (`stepframe play --input` reads the same
 //! file); a loaded tape is a draft until Resume from here. Saving never
 //! replaces a file without asking, and writes atomically.
 
@@ -36,8 +36,11 @@ pub struct TapeState {
     pub selected: Option<usize>,
     /// Where the selected edge moves to.
     pub move_tick: u64,
-    /// The insert form: the tick (0 until first shown: then the cursor + 1).
+    /// The insert form: the tick (the one after the cursor until the user
+    /// picks another).
     pub insert_tick: u64,
+    /// The user picked the insert form's tick (it stops following the cursor).
+    pub insert_tick_picked: bool,
     /// The insert form: the key.
     pub insert_key: String,
     /// The insert form: press (or release).
@@ -55,6 +58,7 @@ impl Default for TapeState {
             selected: None,
             move_tick: 0,
             insert_tick: 0,
+            insert_tick_picked: false,
             insert_key: String::new(),
             insert_press: true,
             path: String::new(),
@@ -162,7 +166,7 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
             .or(keys.first())
             .map_or_else(|| "Space".to_string(), |(k, _)| k.clone());
     }
-    if st.insert_tick == 0 {
+    if !st.insert_tick_picked {
         st.insert_tick = cursor + 1;
     }
 
@@ -189,7 +193,7 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
     };
     ui.label(status);
     if !suspended {
-        ui.weak("Pause to edit the tape (F10 steps one tick; keys typed meanwhile reach it).");
+        ui.weak("Pause to edit; keys typed while paused reach the next tick.");
     }
 
     ui.horizontal_wrapped(|ui| {
@@ -268,7 +272,7 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
                 ui.weak(format!("{after} later edges"));
             }
             if shown.events.is_empty() {
-                ui.weak("no edges yet: keys typed in the viewport, or Insert below");
+                ui.weak("no edges yet: type in the viewport, or Insert");
             }
         });
     if let Some(i) = select {
@@ -317,6 +321,7 @@ fn edit_ui(
         ui.selectable_value(&mut st.insert_press, true, "press");
         ui.selectable_value(&mut st.insert_press, false, "release");
         egui::ComboBox::from_id_salt("tape_key")
+            .width(72.0)
             .selected_text(st.insert_key.clone())
             .show_ui(ui, |ui| {
                 for (key, action) in keys {
@@ -327,8 +332,14 @@ fn edit_ui(
                     );
                 }
             });
-        ui.label("at tick");
-        ui.add(egui::DragValue::new(&mut st.insert_tick).range(1..=u64::MAX));
+        ui.label("at");
+        if ui
+            .add(egui::DragValue::new(&mut st.insert_tick).range(1..=u64::MAX))
+            .on_hover_text("The tick to stamp it with (follows the cursor until changed)")
+            .changed()
+        {
+            st.insert_tick_picked = true;
+        }
         if ui.button("Insert").clicked() {
             let mut draft = shown.clone();
             if draft.events.is_empty() {
@@ -351,9 +362,9 @@ fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: 
         ui.label("File");
         ui.add(
             egui::TextEdit::singleline(&mut st.path)
-                .desired_width((ui.available_width() - 100.0).max(80.0)),
+                .desired_width((ui.available_width() - 110.0).max(80.0)),
         )
-        .on_hover_text("A recording (RON): stepframe play --replay reads it too");
+        .on_hover_text("A recording (RON): stepframe play --input reads it too");
         let path = PathBuf::from(st.path.trim());
         if ui.button("Save").clicked() {
             if path.exists() {
