@@ -558,3 +558,106 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
     );
     assert!(h.query_by_label("Stop tape").is_some());
 }
+
+/// The demo's trace of `ticks` ticks as a headless run writes it, with the
+/// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
+/// that parts from the live session at exactly that tick.
+fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
+    use std::sync::{Arc, Mutex};
+    let registry = stepframe_plugins::registry();
+    let scene = Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let writer = Arc::new(Mutex::new(stepframe_core::TraceWriter::new(
+        Vec::<u8>::new(),
+    )));
+    p.set_tick_observer(Some(Box::new(writer.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(support::editor::DT);
+    }
+    p.set_tick_observer(None);
+    let text = String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        if v["tick"].as_u64().expect("tick") >= from {
+            for pose in v["poses"].as_array_mut().expect("poses") {
+                if pose["id"] == 20 {
+                    let x = pose["x"].as_f64().expect("x") as f32 + 0.25;
+                    pose["x"] = serde_json::json!(x);
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
+    let dir = support::scratch("compare");
+    let trace = dir.join("b.jsonl");
+    std::fs::write(&trace, demo_trace_moved_from(260, 200)).expect("write B");
+    let mut h = editor();
+    click(&mut h, "File");
+    click(&mut h, "Compare with trace…");
+    h.get_by_label("Trace file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("Trace file")
+        .type_text(&trace.display().to_string());
+    h.run_steps(1);
+    click(&mut h, "Compare");
+    step_until(&mut h, 300, "the run passed tick 230", |h| {
+        clock_tick(h) >= 230
+    });
+    click(&mut h, "⏸ Pause");
+    let c = h.state().session().compare.clone().expect("comparing");
+    let first = c.first.expect("a divergence");
+    assert_eq!(
+        (first.tick, first.objects, first.first_object),
+        (200, 1, Some(20))
+    );
+    assert!((first.distance - 0.25).abs() < 1e-6, "{}", first.distance);
+    assert!(
+        c.samples[&199].objects == 0,
+        "tick 199 is the same in A and B"
+    );
+    // The marker lane holds the divergence marker at tick 200's frame (one
+    // tick per frame at 60 Hz: frame 200 of the lanes' x axis). A click on
+    // it puts the cursor on tick 200.
+    click_shown(&mut h, "⏵ markers");
+    h.get_by_label("lane markers").scroll_to_me();
+    h.run_steps(10);
+    let lane = h.get_by_label("lane markers").rect();
+    let range = h.state().panels().timeline.range.expect("a range");
+    let x = lane.left() + ((200.0 - range.0) / (range.1 - range.0)) as f32 * lane.width();
+    // The divergence row is the lowest of the marker lane.
+    let y = lane.bottom() - lane.height() / 16.0;
+    h.hover_at(egui::pos2(x, y));
+    h.run_steps(1);
+    support::editor::press_release(&mut h, egui::pos2(x, y));
+    h.run_steps(3);
+    assert_eq!(h.state().session().cursor, Some(200));
+    // The player selected: A and B side by side, x differing by 0.25 m.
+    click(&mut h, "Player");
+    h.run_steps(3);
+    assert_eq!(label_starting(&h, "A / B at tick"), "A / B at tick 200");
+    let a = h
+        .state()
+        .session()
+        .shown()
+        .and_then(|v| v.selected.clone())
+        .expect("the player at 200");
+    let b = c.b_fields(200, 20).expect("B has the player");
+    assert_eq!(b[0], a.committed.x + 0.25);
+    assert!(h.query_by_label(&format!("{:?}", a.committed.x)).is_some());
+    assert!(h.query_by_label(&format!("{:?}", b[0])).is_some());
+    // The divergence lane's link goes back to tick 200 from elsewhere.
+    h.state_mut().session_mut().view_tick(150);
+    h.run_steps(3);
+    click(&mut h, "first at tick 200");
+    assert_eq!(h.state().session().cursor, Some(200));
+}

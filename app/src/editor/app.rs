@@ -301,9 +301,39 @@ impl EditorApp {
             Event::Frames(_) | Event::Watch(_) | Event::WatchFound { .. } => {}
             Event::Rewound(tick) => {
                 session.back_to_live();
+                if let Some(c) = session.compare.as_mut() {
+                    c.rewound(tick);
+                }
                 session
                     .log
                     .info(format!("rewound to tick {tick}: Play continues from here"));
+            }
+            Event::Comparing { name, trace } => {
+                let (first, last) = trace.range().unwrap_or_default();
+                session.notify(
+                    LogLevel::Info,
+                    format!("comparing with {name} (ticks {first}–{last}): A is the live session, B the trace"),
+                );
+                session.compare = Some(super::compare::Comparison::new(name, trace));
+            }
+            Event::Divergence(batch) => {
+                if let Some(c) = session.compare.as_mut() {
+                    let before = c.first.map(|f| f.tick);
+                    c.add(&batch);
+                    if let Some(f) = c.first.filter(|f| Some(f.tick) != before) {
+                        session.log.info(format!(
+                            "A and B part at tick {}: {} objects differ (first {}), up to {:.6} m apart",
+                            f.tick,
+                            f.objects,
+                            f.first_object.map_or_else(String::new, |id| format!("#{id}")),
+                            f.distance
+                        ));
+                    }
+                }
+            }
+            Event::CompareStopped => {
+                session.compare = None;
+                session.log.info("comparison stopped".to_string());
             }
             Event::Suspended(s) => {
                 let text = super::toolbar::suspension_text(&s, session.live.as_ref());
@@ -318,6 +348,9 @@ impl EditorApp {
                 session.back_to_live();
                 // A draft tape belongs to the session it was edited in.
                 session.tape_draft = None;
+                if let Some(c) = session.compare.as_mut() {
+                    c.restart();
+                }
                 self.panels.tape = TapeState::default();
                 if let Some(why) = self.panels.bookmarks.load_for(&path) {
                     session.notify(LogLevel::Error, format!("bookmarks not read: {why}"));

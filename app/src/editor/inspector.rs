@@ -100,6 +100,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
+            super::compare::compare_section_ui(ui, session);
             body_ui(ui, &sel, soft.as_ref());
             ui.separator();
             behaviours_ui(ui, &sel);

@@ -30,6 +30,7 @@ use stepframe_core::{
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
 use super::session::LoadedScene;
+use crate::tools::trace_poses::{TickDivergence, TracePoses};
 
 /// How often the worker runs an outer frame, independent of UI repaints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -189,6 +190,15 @@ pub enum Command {
     },
     /// Live input only from here on (the tape in force stops).
     StopTape,
+    /// Measures the live session (run A) against a trace file (run B, a
+    /// `stepframe play --trace` JSON Lines file) at every tick, the kept
+    /// history included: answered by [`Event::Comparing`] and
+    /// [`Event::Divergence`] batches, or an error naming line and column.
+    CompareWith(PathBuf),
+    /// Keeps the run so far, as far back as rewind reaches, as run B.
+    CompareWithRun,
+    /// Ends the comparison.
+    StopCompare,
     /// Ends the worker thread.
     Shutdown,
     /// Deliberate fault injection, for tests of the editor's recovery: the
@@ -405,6 +415,19 @@ pub enum Event {
     Log(Vec<LogEntry>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
+    /// A comparison began: run B, by name, shared with the UI (the
+    /// inspector's B column and the viewport's B outlines read it).
+    Comparing {
+        /// The file name, or "this run, ticks 1–600".
+        name: String,
+        /// B's pose records by tick.
+        trace: Arc<TracePoses>,
+    },
+    /// Ticks of run A measured against B, in tick order (the kept history
+    /// first, then the live ticks as they run).
+    Divergence(Vec<TickDivergence>),
+    /// The comparison ended.
+    CompareStopped,
 }
 
 /// What the editor restarts a dead worker from: a whole-session snapshot taken

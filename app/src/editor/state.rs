@@ -104,6 +104,8 @@ pub struct Session {
     /// replays it (or Revert drops it). Shared here because every Resume from
     /// here (the timeline's, Enter) replays it.
     pub tape_draft: Option<Recording>,
+    /// "Compare with…": run B and what the live session measured against it.
+    pub compare: Option<super::compare::Comparison>,
 }
 
 impl Session {
@@ -125,6 +127,7 @@ impl Session {
             worker_stopped: None,
             restart_requested: false,
             tape_draft: None,
+            compare: None,
         }
     }
 

@@ -27,6 +27,7 @@ use super::summary::{
     SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS, SeriesKey, view_span,
 };
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
+use crate::editor::compare::{B_COLOUR, Comparison};
 use crate::editor::state::Session;
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
@@ -65,7 +66,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut S
     if let Some(view) = &session.live {
         state.max_delta = view.settings.max_delta;
     }
-    let out = lanes_ui(ui, state, session.cursor);
+    let out = lanes_ui(ui, state, session.cursor, session.compare.as_ref());
     if let Some((tick, seq)) = out.clicked {
         session.view_tick(tick);
         state.cursor_seq = Some(seq);
@@ -147,6 +148,7 @@ fn marker_colour(kind: MarkerKind) -> Color32 {
         MarkerKind::Error => Color32::from_rgb(255, 130, 130),
         MarkerKind::Session => Color32::from_rgb(120, 180, 255),
         MarkerKind::Stall => DROPPED,
+        MarkerKind::Divergence => B_COLOUR,
     }
 }
 
@@ -156,6 +158,7 @@ pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
     cursor: Option<u64>,
+    compare: Option<&Comparison>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
     let Some(range) = shown_range(state) else {
@@ -206,6 +209,24 @@ pub(super) fn lanes_ui(
         _ => None,
     };
     let hover_x = x_of_seq(state.hover_seq);
+    let x_of_tick = |tick: u64| match axis {
+        XAxis::Tick => Some(tick as f64),
+        _ => x_of_seq(state.seq_of_tick(tick)),
+    };
+    // The first divergence of a comparison: its x, and the tick a click on it
+    // goes to (that very tick, not its frame's last).
+    let divergence_marker: Option<(f64, String)> = compare.and_then(|c| {
+        let f = c.first?;
+        Some((
+            x_of_tick(f.tick)?,
+            format!(
+                "A and B part at tick {}: {} objects differ, up to {:.6} m apart (B: {})",
+                f.tick, f.objects, f.distance, c.name
+            ),
+        ))
+    });
+    let divergence_lanes =
+        compare.map(|c| super::watch_lanes::divergence_lanes(c, state, range, &x_of_tick));
     let markers: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
@@ -217,6 +238,11 @@ pub(super) fn lanes_ui(
             };
             Some((MarkerKind::Bookmark, x, note.as_str()))
         }))
+        .chain(
+            divergence_marker
+                .iter()
+                .map(|(x, text)| (MarkerKind::Divergence, *x, text.as_str())),
+        )
         .filter(|(_, x, _)| (range.0..=range.1).contains(x))
         .collect();
     let expanded: Vec<LaneId> = LaneId::ALL
@@ -239,6 +265,7 @@ pub(super) fn lanes_ui(
 
     let mut hovered: Option<f64> = None;
     let mut clicked: Option<f64> = None;
+    let mut goto: Option<u64> = None;
     let mut pan: f64 = 0.0;
     let mut zoom: Option<(f64, f64)> = None;
     let mut plot_width: Option<f32> = None;
@@ -439,6 +466,18 @@ pub(super) fn lanes_ui(
             );
             hovered = hovered.or(watched.hovered);
             clicked = clicked.or(watched.clicked);
+            for lane in divergence_lanes.iter().flatten() {
+                let input = super::watch_lanes::value_lane_ui(
+                    ui,
+                    lane,
+                    range,
+                    (LABEL_WIDTH, MIN_LANE_HEIGHT),
+                    (cursor_x, hover_x),
+                );
+                hovered = hovered.or(input.hovered);
+                clicked = clicked.or(input.clicked);
+                goto = goto.or(input.goto);
+            }
         });
     // Apply what happened, now that nothing borrows the state.
     if let Some(w) = plot_width.filter(|w| *w >= 1.0) {
@@ -481,7 +520,22 @@ pub(super) fn lanes_ui(
         }
         None => state.selecting_from = None,
     }
-    if let Some(x) = clicked {
+    // A click within a few points of the divergence marker goes to its tick.
+    let near = |x: f64, at: f64| {
+        let per_point =
+            (range.1 - range.0) / f64::from(state.plot_width.unwrap_or(1600.0).max(1.0));
+        (x - at).abs() <= 6.0 * per_point
+    };
+    let divergence_click = clicked.and_then(|x| {
+        let (at, _) = divergence_marker.as_ref()?;
+        let f = compare?.first?;
+        near(x, *at).then(|| state.seq_of_tick(f.tick).map(|seq| (f.tick, seq)))?
+    });
+    if let Some(tick) = goto {
+        out.clicked = state.seq_of_tick(tick).map(|seq| (tick, seq));
+    } else if divergence_click.is_some() {
+        out.clicked = divergence_click;
+    } else if let Some(x) = clicked {
         out.clicked = match axis {
             XAxis::Tick => {
                 let records = state.telemetry.records();
@@ -637,7 +691,7 @@ mod tests {
             ..Default::default()
         };
         let mut out = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None));
+            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None, None));
         });
         out.textures_delta.clear();
     }

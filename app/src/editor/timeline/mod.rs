@@ -103,11 +103,14 @@ pub enum MarkerKind {
     Session,
     /// A stall: the frame's raw dt reached `max_delta`.
     Stall,
+    /// The first tick where run A and run B of a comparison differ (drawn
+    /// from the comparison, not kept here).
+    Divergence,
 }
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 7] = [
+    pub const ALL: [MarkerKind; 8] = [
         MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
@@ -115,6 +118,7 @@ impl MarkerKind {
         MarkerKind::Error,
         MarkerKind::Session,
         MarkerKind::Stall,
+        MarkerKind::Divergence,
     ];
 
     /// Legend name.
@@ -127,6 +131,7 @@ impl MarkerKind {
             MarkerKind::Error => "error",
             MarkerKind::Session => "new physics world",
             MarkerKind::Stall => "stall",
+            MarkerKind::Divergence => "first divergence from B",
         }
     }
 }
@@ -629,6 +634,11 @@ impl TimelineState {
         self.reduced.key = None;
         self.markers
             .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
+        // Watch values of the abandoned branch go too (the frames run again).
+        for values in self.watch_lanes.values.values_mut() {
+            let keep = values.partition_point(|(f, _)| last_frame.is_some_and(|l| *f <= l));
+            values.truncate(keep);
+        }
         self.cursor_seq = None;
         self.selection = None;
         self.follow_live = true;

@@ -19,6 +19,7 @@
 //! before any event is sent, so the UI always has the record of the frame a
 //! log line, a suspension or a load belongs to before it reads them.
 
+mod compare;
 mod scene;
 mod tape;
 mod thread;
@@ -44,6 +45,8 @@ use super::session::LoadedScene;
 use tape::TickNews;
 use view::ViewFacts;
 
+use crate::tools::trace_poses::{TickDivergence, TracePoses};
+
 /// The observer installed in the pipeline: passes each completed tick's hash
 /// and input to the worker through a channel it drains after the call (same
 /// thread, no lock): the hash the view shows is the trace's hash of the last
@@ -51,6 +54,8 @@ use view::ViewFacts;
 struct HashTap {
     /// Where the news goes.
     tx: Sender<TickNews>,
+    /// Run B of a comparison, measured against every tick.
+    compare: Option<Arc<TracePoses>>,
 }
 
 impl TickObserver for HashTap {
@@ -61,6 +66,10 @@ impl TickObserver for HashTap {
             tick: record.clock.simulation_tick,
             hash: record.hash,
             inputs: record.inputs.to_vec(),
+            divergence: self
+                .compare
+                .as_deref()
+                .and_then(|b| compare::measure(b, record)),
         });
     }
 }
@@ -106,6 +115,10 @@ pub struct Worker {
     hash_tx: Sender<TickNews>,
     /// What every tick of the current branch received (shared with the views).
     tape: Arc<Recording>,
+    /// Run B of "Compare with…", while comparing.
+    comparing: Option<Arc<TracePoses>>,
+    /// Divergences measured since the last publish.
+    divergences: Vec<TickDivergence>,
     /// Hash after the last tick.
     state_hash: u64,
     /// The suspension last published, to emit suspended/resumed events once.
@@ -156,6 +169,7 @@ impl Worker {
         let mut pipeline = Pipeline::new(settings);
         pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: hash_tx.clone(),
+            compare: None,
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
@@ -171,6 +185,8 @@ impl Worker {
             ticks,
             hash_tx,
             tape: Arc::new(Recording::new(settings.fixed_hz)),
+            comparing: None,
+            divergences: Vec::new(),
             state_hash: 0,
             // The empty session starts paused; that is not news.
             last_suspension: initial,
@@ -274,6 +290,9 @@ impl Worker {
             }
             Command::ApplyTape { tape, from } => self.apply_tape(tape, from),
             Command::StopTape => self.stop_tape(),
+            Command::CompareWith(path) => self.compare_with(&path),
+            Command::CompareWithRun => self.compare_with_run(),
+            Command::StopCompare => self.stop_comparing(),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
             Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
             Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
@@ -572,6 +591,10 @@ impl Worker {
     fn publish(&mut self) {
         self.drain_ticks();
         self.flush_telemetry();
+        if !self.divergences.is_empty() {
+            let batch = std::mem::take(&mut self.divergences);
+            self.send_event(Event::Divergence(batch));
+        }
         self.send_watch_events();
         let mut log = self.pipeline.drain_log();
         if !log.is_empty() {
@@ -621,6 +644,17 @@ impl Worker {
             tape_in_force: self.history.tape().map(Replay::shared),
         };
         view::build(&self.pipeline, facts)
+    }
+}
+
+impl Worker {
+    /// Installs the tick observer: hashes and input for the view, and run B
+    /// of a comparison if one is going on.
+    fn install_observer(&mut self) {
+        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
+            tx: self.hash_tx.clone(),
+            compare: self.comparing.clone(),
+        })));
     }
 }
 

@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{HashTap, Worker};
+use super::Worker;
 use crate::editor::protocol::Event;
 use crate::editor::session::{self, LoadedScene, SaveOutcome};
 
@@ -42,9 +42,7 @@ impl Worker {
     }
 
     fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
-        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
-            tx: self.hash_tx.clone(),
-        })));
+        self.install_observer();
         while self.ticks.try_recv().is_ok() {}
         self.history.clear();
         self.reset_tape();

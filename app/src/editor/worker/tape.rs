@@ -12,6 +12,7 @@ use stepframe_core::{InputEvent, Recording, Replay};
 
 use super::Worker;
 use crate::editor::protocol::Event;
+use crate::tools::trace_poses::TickDivergence;
 
 /// What one completed tick tells the worker: its hash and the raw input it
 /// received (empty for most ticks, so sending it allocates nothing then).
@@ -20,6 +21,8 @@ pub(super) struct TickNews {
     pub tick: u64,
     pub hash: u64,
     pub inputs: Vec<InputEvent>,
+    /// The tick against run B, while comparing.
+    pub divergence: Option<TickDivergence>,
 }
 
 impl Worker {
@@ -29,6 +32,9 @@ impl Worker {
     pub(super) fn drain_ticks(&mut self) {
         while let Ok(news) = self.ticks.try_recv() {
             self.state_hash = news.hash;
+            if let Some(d) = news.divergence {
+                self.divergences.push(d);
+            }
             if !news.inputs.is_empty() {
                 Arc::make_mut(&mut self.tape).record_tick(news.tick, &news.inputs);
             }
