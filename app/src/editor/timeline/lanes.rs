@@ -282,6 +282,19 @@ pub(super) fn lanes_ui(
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.spacing_mut().item_spacing.y = ROW_GAP;
+            // A comparison the user asked for comes first, in view.
+            for lane in divergence_lanes.iter().flatten() {
+                let input = super::watch_lanes::value_lane_ui(
+                    ui,
+                    lane,
+                    range,
+                    (LABEL_WIDTH, MIN_LANE_HEIGHT),
+                    (cursor_x, hover_x),
+                );
+                hovered = hovered.or(input.hovered);
+                clicked = clicked.or(input.clicked);
+                goto = goto.or(input.goto);
+            }
             let mut next = 0;
             while next < LaneId::ALL.len() {
                 let lane = LaneId::ALL[next];
@@ -466,18 +479,6 @@ pub(super) fn lanes_ui(
             );
             hovered = hovered.or(watched.hovered);
             clicked = clicked.or(watched.clicked);
-            for lane in divergence_lanes.iter().flatten() {
-                let input = super::watch_lanes::value_lane_ui(
-                    ui,
-                    lane,
-                    range,
-                    (LABEL_WIDTH, MIN_LANE_HEIGHT),
-                    (cursor_x, hover_x),
-                );
-                hovered = hovered.or(input.hovered);
-                clicked = clicked.or(input.clicked);
-                goto = goto.or(input.goto);
-            }
         });
     // Apply what happened, now that nothing borrows the state.
     if let Some(w) = plot_width.filter(|w| *w >= 1.0) {
@@ -533,6 +534,16 @@ pub(super) fn lanes_ui(
     });
     if let Some(tick) = goto {
         out.clicked = state.seq_of_tick(tick).map(|seq| (tick, seq));
+        // The link may point outside the lanes' view: centre it there.
+        let x = out.clicked.and_then(|(t, seq)| match axis {
+            XAxis::Tick => Some(t as f64),
+            _ => state.record(seq).map(|r| axis.of(r)),
+        });
+        if let Some(x) = x.filter(|x| !(range.0..=range.1).contains(x)) {
+            let half = (range.1 - range.0) / 2.0;
+            state.follow_live = false;
+            state.range = Some((x - half, x + half));
+        }
     } else if divergence_click.is_some() {
         out.clicked = divergence_click;
     } else if let Some(x) = clicked {

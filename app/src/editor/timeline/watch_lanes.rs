@@ -269,7 +269,7 @@ pub(super) fn divergence_lanes(
         }
     }
     let detail = match c.first {
-        Some(f) => format!("B: {}; first at tick {}", c.name, f.tick),
+        Some(_) => format!("B: {}", c.name),
         None => format!("B: {}; no difference yet", c.name),
     };
     [
@@ -286,7 +286,7 @@ pub(super) fn divergence_lanes(
         ValueLane {
             id: ("timeline_divergence", 1),
             title: "divergence: distance (m)".to_string(),
-            detail,
+            detail: "the largest distance between an object's A and B positions".to_string(),
             points: distance,
             colour: Some(B_COLOUR),
             goto: None,
