@@ -658,6 +658,6 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     // The divergence lane's link goes back to tick 200 from elsewhere.
     h.state_mut().session_mut().view_tick(150);
     h.run_steps(3);
-    click(&mut h, "first at tick 200");
+    click_shown(&mut h, "first at tick 200");
     assert_eq!(h.state().session().cursor, Some(200));
 }
