@@ -661,3 +661,49 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     click_shown(&mut h, "first at tick 200");
     assert_eq!(h.state().session().cursor, Some(200));
 }
+
+#[test]
+fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let at = clock_tick(&h);
+    click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    assert_eq!(h.state().session().fork, Some(at));
+    assert!(
+        h.query_by_label(&format!("B forked at tick {at}"))
+            .is_some()
+    );
+    // B jumps five ticks later: the Input tab's edit goes to B.
+    show(&mut h, Pane::Input);
+    h.state_mut().panels_mut().tape.insert_tick = at + 5;
+    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    click_shown(&mut h, "Insert");
+    click_shown(&mut h, "Apply to B");
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 60, "A and B part", |h| {
+        h.state()
+            .session()
+            .compare
+            .as_ref()
+            .and_then(|c| c.first)
+            .is_some()
+    });
+    let first = h
+        .state()
+        .session()
+        .compare
+        .as_ref()
+        .and_then(|c| c.first)
+        .expect("parted");
+    assert_eq!((first.tick, first.first_object), (at + 5, Some(20)));
+    assert!(h.query_by_label("divergence: objects").is_some());
+    // The live session received no jump: its tape is still empty.
+    let live = h.state().session().live.as_ref().expect("a view");
+    assert!(live.tape.events.is_empty(), "A kept its own input");
+    click_shown(&mut h, "Discard B");
+    h.run_steps(2);
+    assert_eq!(h.state().session().fork, None);
+    assert!(h.state().session().compare.is_none());
+}

@@ -371,3 +371,155 @@ fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz(
         "the tap changed tick 600"
     );
 }
+
+/// The demo run headless at 60 Hz to `tick`, with `tape` as its tick input.
+fn headless_with(tape: Recording, tick: u64) -> stepframe_core::Pipeline {
+    let registry = stepframe_plugins::registry();
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    p.set_tick_input(Some(Box::new(stepframe_core::Replay::new(tape))));
+    while p.stepper().completed_ticks() < tick {
+        p.step_frame(DT);
+    }
+    p
+}
+
+/// A tap of Space (press and release) in tick `tick`.
+fn tap_at(tick: u64) -> Recording {
+    let mut tape = Recording::new(60);
+    for value in [1.0, 0.0] {
+        tape.insert(RecordedEvent {
+            tick,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    tape
+}
+
+/// Forks the demo at tick 100 at one worker pacing, gives branch B a tap of
+/// Space at tick 110, plays A and B side by side to tick 160 or beyond, and
+/// returns the divergences, B's records and the worker.
+fn fork_run(
+    pacing: Pacing,
+    dt: f64,
+) -> (
+    Vec<stepframe_app::tools::trace_poses::TickDivergence>,
+    Vec<stepframe_app::tools::trace_poses::TracedTick>,
+    Worker,
+    worker::UiEnd,
+) {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, pacing, None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let tick = |ui: &worker::UiEnd, last: &mut u64| {
+        if let Some(v) = latest_view(ui) {
+            *last = v.clock.simulation_tick;
+        }
+        *last
+    };
+    let mut last = 0;
+    while tick(&ui, &mut last) < 130 {
+        w.pump(dt);
+    }
+    send(Command::Pause);
+    send(Command::ForkHere(100));
+    send(Command::ForkTape {
+        tape: tap_at(110),
+        recorded_to: 100,
+    });
+    send(Command::Play);
+    while tick(&ui, &mut last) < 160 {
+        w.pump(dt);
+    }
+    send(Command::Pause);
+    w.pump(dt);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Forked(100))),
+        "forked"
+    );
+    let divergences = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Divergence(d) => Some(d.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let b = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ForkTicks(t) => Some(t.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    (divergences, b, w, ui)
+}
+
+#[test]
+fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_exactly() {
+    let with_tap = headless_with(tap_at(110), 160);
+    let without = headless_with(Recording::new(60), 160);
+    let player = |p: &stepframe_core::Pipeline| {
+        p.world()
+            .physics_simulation_pose(ObjectId(20))
+            .expect("the player")
+    };
+    assert_ne!(
+        player(&with_tap),
+        player(&without),
+        "the tap moves the player"
+    );
+    for (pacing, dt) in [(Pacing::Hz(60), 1.0 / 60.0), (Pacing::Hz(144), 1.0 / 144.0)] {
+        let (divergences, b, mut w, ui) = fork_run(pacing, dt);
+        // A and B agree up to tick 109; the player parts at 110.
+        let first = divergences
+            .iter()
+            .find(|d| d.objects > 0)
+            .expect("the branches part");
+        assert_eq!(first.tick, 110, "{pacing:?}");
+        assert_eq!(first.first_object, Some(20), "{pacing:?}");
+        assert!(
+            divergences
+                .iter()
+                .filter(|d| d.tick < 110)
+                .all(|d| d.objects == 0)
+        );
+        assert_eq!(
+            divergences.iter().filter(|d| d.tick == 101).count(),
+            1,
+            "each tick once"
+        );
+        // B's tick 160 is a headless run's with the tap; A's, one without.
+        let b160 = b.iter().find(|t| t.tick == 160).expect("B ran tick 160");
+        let p = player(&with_tap);
+        assert_eq!(
+            b160.object(20).map(|f| [f[0], f[1], f[2]]),
+            Some([p.x, p.y, p.angle]),
+            "{pacing:?}"
+        );
+        ui.commands.send(Command::ViewTick(160)).expect("alive");
+        w.pump(dt);
+        let past = ui.past_views.try_iter().last().expect("A at 160");
+        assert_eq!(
+            past.state_hash,
+            without.state_hash(),
+            "A unchanged, {pacing:?}"
+        );
+        // Adopted, B is the live session: exactly the headless run with the
+        // tap at the tick it stands at.
+        ui.commands.send(Command::AdoptFork).expect("alive");
+        w.pump(dt);
+        let live = latest_view(&ui).expect("a view");
+        let at = live.clock.simulation_tick;
+        assert_eq!(
+            live.state_hash,
+            headless_with(tap_at(110), at).state_hash(),
+            "{pacing:?}"
+        );
+    }
+}

@@ -428,6 +428,12 @@ impl Recorder {
         &self.recording
     }
 
+    /// A recorder that goes on from `recording` (a branch that shares its
+    /// past with another session).
+    pub fn continuing(recording: Recording) -> Recorder {
+        Recorder { recording }
+    }
+
     /// The finished recording.
     pub fn into_recording(self) -> Recording {
         self.recording

@@ -31,6 +31,7 @@ use super::viewport::ViewportState;
 use super::watches::WatchesState;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::{Pane, Workspace};
+use crate::tools::trace_poses::TracePoses;
 
 /// Who calls the worker's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -333,7 +334,31 @@ impl EditorApp {
             }
             Event::CompareStopped => {
                 session.compare = None;
+                session.fork = None;
                 session.log.info("comparison stopped".to_string());
+            }
+            Event::Forked(at) => {
+                session.back_to_live();
+                session.fork = Some(at);
+                session.compare = Some(super::compare::Comparison::new(
+                    format!("branch B, forked at tick {at}"),
+                    std::sync::Arc::new(TracePoses::default()),
+                ));
+                session.notify(
+                    LogLevel::Info,
+                    format!(
+                        "forked at tick {at}: change B (Input tab: Apply to B; inspector: edit B),                          then Play runs A and B side by side"
+                    ),
+                );
+            }
+            Event::ForkTicks(batch) => {
+                if let Some(c) = session.compare.as_mut() {
+                    let trace = std::sync::Arc::make_mut(&mut c.trace);
+                    for t in batch {
+                        trace.push(t);
+                    }
+                    trace.keep_last(super::compare::MAX_FORK_TICKS);
+                }
             }
             Event::Suspended(s) => {
                 let text = super::toolbar::suspension_text(&s, session.live.as_ref());

@@ -29,6 +29,10 @@ use crate::tools::trace_poses::{FIELD_NAMES, Fields, TickDivergence, TracePoses}
 
 /// The colour of run B wherever it is drawn.
 pub const B_COLOUR: Color32 = Color32::from_rgb(240, 90, 220);
+/// Ticks of a fork's branch B the UI keeps (10 minutes at 60 Hz): the
+/// inspector and the viewport show B at any of them.
+pub const MAX_FORK_TICKS: usize = 36_000;
+
 /// The colour of a differing value.
 const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
 

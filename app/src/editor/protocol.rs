@@ -22,15 +22,15 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
-    Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Recording, Shape,
-    Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
+    BehaviourInfo, BehaviourState, BodyCommand, BodyDesc, BodyKind, Breakpoint, BreakpointHit,
+    BreakpointId, Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose,
+    Recording, Shape, Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
 };
 
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
 use super::session::LoadedScene;
-use crate::tools::trace_poses::{TickDivergence, TracePoses};
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 
 /// How often the worker runs an outer frame, independent of UI repaints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -199,6 +199,25 @@ pub enum Command {
     CompareWithRun,
     /// Ends the comparison.
     StopCompare,
+    /// "Fork here": branch B from the end of this tick beside the live
+    /// session, run in lockstep with it (`worker::fork`). Answered by
+    /// [`Event::Forked`], then [`Event::ForkTicks`] and [`Event::Divergence`].
+    ForkHere(u64),
+    /// B's input from now on: `tape` stands for what A's ticks receive up to
+    /// `recorded_to` (A's tape with the user's changes), and adds its later
+    /// edges to A's input after it.
+    ForkTape {
+        /// A's tape, edited.
+        tape: Recording,
+        /// The tick up to which it stands for A's input.
+        recorded_to: u64,
+    },
+    /// A body command for B (reconciled before B's next tick).
+    ForkEdit(BodyCommand),
+    /// B becomes the live session, paused; its rewind history starts there.
+    AdoptFork,
+    /// B is dropped.
+    DiscardFork,
     /// Ends the worker thread.
     Shutdown,
     /// Deliberate fault injection, for tests of the editor's recovery: the
@@ -426,8 +445,12 @@ pub enum Event {
     /// Ticks of run A measured against B, in tick order (the kept history
     /// first, then the live ticks as they run).
     Divergence(Vec<TickDivergence>),
-    /// The comparison ended.
+    /// The comparison ended (a fork's too: adopted or discarded).
     CompareStopped,
+    /// Branch B was made at the end of this tick.
+    Forked(u64),
+    /// B's records of the ticks it ran since the last batch, in tick order.
+    ForkTicks(Vec<TracedTick>),
 }
 
 /// What the editor restarts a dead worker from: a whole-session snapshot taken

@@ -106,6 +106,8 @@ pub struct Session {
     pub tape_draft: Option<Recording>,
     /// "Compare with…": run B and what the live session measured against it.
     pub compare: Option<super::compare::Comparison>,
+    /// The tick a what-if branch B was forked at, while it runs.
+    pub fork: Option<u64>,
 }
 
 impl Session {
@@ -128,6 +130,7 @@ impl Session {
             restart_requested: false,
             tape_draft: None,
             compare: None,
+            fork: None,
         }
     }
 

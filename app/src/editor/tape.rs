@@ -197,18 +197,37 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
     }
 
     ui.horizontal_wrapped(|ui| {
-        let resume = ui
-            .add_enabled(change.is_some(), egui::Button::new("Resume from here"))
-            .on_hover_text(
-                "Rewind to the tick before the first change and replay the edited tape from \
-                 there (live input is merged in)",
-            );
-        if resume.clicked()
-            && let (Some((from, _)), Some(tape)) = (change, session.tape_draft.take())
-        {
-            session.send(Command::ApplyTape { tape, from });
-            session.back_to_live();
-            st.selected = None;
+        if session.fork.is_some() {
+            // A what-if branch runs: the edits are B's, A keeps its input.
+            let apply = ui
+                .add_enabled(change.is_some(), egui::Button::new("Apply to B"))
+                .on_hover_text(
+                    "Branch B receives the edited tape from its next tick on; the live session \
+                     (A) keeps its own input",
+                );
+            if apply.clicked()
+                && let Some(tape) = session.tape_draft.take()
+            {
+                session.send(Command::ForkTape {
+                    tape,
+                    recorded_to: live_tick,
+                });
+                st.selected = None;
+            }
+        } else {
+            let resume = ui
+                .add_enabled(change.is_some(), egui::Button::new("Resume from here"))
+                .on_hover_text(
+                    "Rewind to the tick before the first change and replay the edited tape from \
+                     there (live input is merged in)",
+                );
+            if resume.clicked()
+                && let (Some((from, _)), Some(tape)) = (change, session.tape_draft.take())
+            {
+                session.send(Command::ApplyTape { tape, from });
+                session.back_to_live();
+                st.selected = None;
+            }
         }
         if ui
             .add_enabled(session.tape_draft.is_some(), egui::Button::new("Revert"))

@@ -230,9 +230,20 @@ impl TracePoses {
         Ok(run)
     }
 
-    /// Adds the next tick (a run recorded by the editor).
+    /// Adds the next tick (a run recorded by the editor); a tick that is not
+    /// after the last replaces the ticks from it on (a branch run again).
     pub fn push(&mut self, tick: TracedTick) {
+        let keep = self.ticks.partition_point(|t| t.tick < tick.tick);
+        self.ticks.truncate(keep);
         self.ticks.push(tick);
+    }
+
+    /// Forgets all but the newest `n` ticks (a bound on what a long fork
+    /// keeps).
+    pub fn keep_last(&mut self, n: usize) {
+        if self.ticks.len() > n {
+            self.ticks.drain(..self.ticks.len() - n);
+        }
     }
 
     /// The records of `tick`, if the run has it.

@@ -20,6 +20,7 @@
 //! log line, a suspension or a load belongs to before it reads them.
 
 mod compare;
+mod fork;
 mod scene;
 mod tape;
 mod thread;
@@ -45,7 +46,7 @@ use super::session::LoadedScene;
 use tape::TickNews;
 use view::ViewFacts;
 
-use crate::tools::trace_poses::{TickDivergence, TracePoses};
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, traced_tick};
 
 /// The observer installed in the pipeline: passes each completed tick's hash
 /// and input to the worker through a channel it drains after the call (same
@@ -56,6 +57,8 @@ struct HashTap {
     tx: Sender<TickNews>,
     /// Run B of a comparison, measured against every tick.
     compare: Option<Arc<TracePoses>>,
+    /// While forked: every tick's records, for pairing with branch B's.
+    trace: bool,
 }
 
 impl TickObserver for HashTap {
@@ -70,6 +73,13 @@ impl TickObserver for HashTap {
                 .compare
                 .as_deref()
                 .and_then(|b| compare::measure(b, record)),
+            traced: self.trace.then(|| {
+                traced_tick(
+                    record.clock.simulation_tick,
+                    record.clock.frame_index,
+                    record.world,
+                )
+            }),
         });
     }
 }
@@ -119,6 +129,10 @@ pub struct Worker {
     comparing: Option<Arc<TracePoses>>,
     /// Divergences measured since the last publish.
     divergences: Vec<TickDivergence>,
+    /// Branch B of a what-if fork.
+    fork: Option<fork::Fork>,
+    /// B's records since the last publish.
+    fork_ticks: Vec<TracedTick>,
     /// Hash after the last tick.
     state_hash: u64,
     /// The suspension last published, to emit suspended/resumed events once.
@@ -170,6 +184,7 @@ impl Worker {
         pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: hash_tx.clone(),
             compare: None,
+            trace: false,
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
@@ -187,6 +202,8 @@ impl Worker {
             tape: Arc::new(Recording::new(settings.fixed_hz)),
             comparing: None,
             divergences: Vec::new(),
+            fork: None,
+            fork_ticks: Vec::new(),
             state_hash: 0,
             // The empty session starts paused; that is not news.
             last_suspension: initial,
@@ -293,6 +310,11 @@ impl Worker {
             Command::CompareWith(path) => self.compare_with(&path),
             Command::CompareWithRun => self.compare_with_run(),
             Command::StopCompare => self.stop_comparing(),
+            Command::ForkHere(tick) => self.fork_here(tick),
+            Command::ForkTape { tape, recorded_to } => self.fork_tape(tape, recorded_to),
+            Command::ForkEdit(command) => self.fork_edit(command),
+            Command::AdoptFork => self.adopt_fork(),
+            Command::DiscardFork => self.discard_fork(true),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
             Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
             Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
@@ -435,6 +457,8 @@ impl Worker {
     /// "Resume from here": rewinds to the end of `tick`, suspended there.
     /// Returns whether it did.
     fn rewind(&mut self, tick: u64) -> bool {
+        // Branch B followed the future being dropped.
+        self.discard_fork(true);
         self.drain_ticks();
         self.pending_inputs.clear();
         match self.history.rewind_to_tick(&mut self.pipeline, tick) {
@@ -574,6 +598,8 @@ impl Worker {
             real_dt,
             call_ms: t0.elapsed().as_secs_f64() * 1000.0,
         });
+        // A what-if branch follows every call that moved the session.
+        self.step_fork(real_dt);
     }
 
     /// The worker's own frames per second over its recent frames.
@@ -591,6 +617,10 @@ impl Worker {
     fn publish(&mut self) {
         self.drain_ticks();
         self.flush_telemetry();
+        if !self.fork_ticks.is_empty() {
+            let batch = std::mem::take(&mut self.fork_ticks);
+            self.send_event(Event::ForkTicks(batch));
+        }
         if !self.divergences.is_empty() {
             let batch = std::mem::take(&mut self.divergences);
             self.send_event(Event::Divergence(batch));
@@ -654,6 +684,7 @@ impl Worker {
         self.pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: self.hash_tx.clone(),
             compare: self.comparing.clone(),
+            trace: self.fork.is_some(),
         })));
     }
 }

@@ -43,6 +43,7 @@ impl Worker {
 
     fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
         self.install_observer();
+        self.discard_fork(true);
         while self.ticks.try_recv().is_ok() {}
         self.history.clear();
         self.reset_tape();

@@ -12,7 +12,7 @@ use stepframe_core::{InputEvent, Recording, Replay};
 
 use super::Worker;
 use crate::editor::protocol::Event;
-use crate::tools::trace_poses::TickDivergence;
+use crate::tools::trace_poses::{TickDivergence, TracedTick};
 
 /// What one completed tick tells the worker: its hash and the raw input it
 /// received (empty for most ticks, so sending it allocates nothing then).
@@ -23,6 +23,8 @@ pub(super) struct TickNews {
     pub inputs: Vec<InputEvent>,
     /// The tick against run B, while comparing.
     pub divergence: Option<TickDivergence>,
+    /// The tick's records, while forked.
+    pub traced: Option<TracedTick>,
 }
 
 impl Worker {
@@ -35,6 +37,7 @@ impl Worker {
             if let Some(d) = news.divergence {
                 self.divergences.push(d);
             }
+            self.fork_takes(news.tick, &news.inputs, news.traced);
             if !news.inputs.is_empty() {
                 Arc::make_mut(&mut self.tape).record_tick(news.tick, &news.inputs);
             }
