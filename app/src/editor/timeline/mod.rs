@@ -6,6 +6,7 @@
 //! | this one | [`TimelineState`]: the ring of frame records, the x range, the lanes' state, markers, the cursor's record |
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
 //! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
+//! | `draw` | inside one lane: its series and colours, the markers lane, a collapsed header |
 //! | `controls` | [`timeline_controls_ui`], in the tab bar: axis, fit, follow live, budget, selection, export |
 //! | `axes` | y marks with units, x labels, the tooltip's rows ([`hover_rows`]) |
 //! | `export` | a range of records as a Chrome trace or CSV file |
@@ -29,6 +30,7 @@ mod axes;
 mod bench;
 mod blocks;
 mod controls;
+mod draw;
 mod export;
 mod lanes;
 mod summary;
