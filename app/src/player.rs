@@ -63,7 +63,7 @@
 //! scene, recording or pacing file that does not load (the message gives
 //! file, line and column).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -74,8 +74,8 @@ use std::time::{Duration, Instant};
 
 use stepframe_core::{
     Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, Recorder, Recording, Registry,
-    Replay, Rng, Scene, Snapshot, StepStrategy, SubsystemHashes, TelemetryFormat, TelemetryWriter,
-    TickObserver, TickRecord, TimeSettings, TraceWriter, write_trace_line_with_subsystems,
+    Replay, Rng, Scene, StepStrategy, SyncFailure, SyncTest, TelemetryFormat, TelemetryWriter,
+    TickObserver, TimeSettings, TraceWriter, run_frame,
 };
 
 use crate::tools::Sides;
@@ -523,39 +523,6 @@ impl RunPlan {
     }
 }
 
-/// One completed tick as the sync test keeps it.
-#[derive(Debug)]
-struct TickLog {
-    /// The completed tick.
-    tick: u64,
-    /// Its state hash (what the sync test compares).
-    hash: u64,
-    /// Its trace line with subsystem hashes (what a mismatch report compares).
-    line: String,
-}
-
-/// Collects every completed tick's hash and trace line (the sync test's
-/// checksums, and its report's material).
-#[derive(Debug, Default)]
-struct HashLog {
-    ticks: Vec<TickLog>,
-    /// Reused subsystem hashes.
-    scratch: SubsystemHashes,
-}
-
-impl TickObserver for HashLog {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        record.state.subsystem_hashes(&mut self.scratch);
-        let mut line = String::new();
-        write_trace_line_with_subsystems(&mut line, record, &self.scratch);
-        self.ticks.push(TickLog {
-            tick: record.clock.simulation_tick,
-            hash: record.hash,
-            line,
-        });
-    }
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -568,136 +535,41 @@ fn advance_frame(
     dt: f64,
     resumed: &mut u64,
 ) -> Result<FrameReport, RunFailure> {
-    let mut report = pipeline.step_frame(dt);
-    let mut resumes = 0u64;
-    while pipeline.suspension().is_some() {
-        resumes += 1;
-        if resumes > MAX_RESUMES_PER_FRAME {
-            return Err(RunFailure::Stuck {
-                frames: resumes - 1,
-                waiting_for: "the end of a frame that suspends on every resume",
-            });
-        }
-        *resumed += 1;
-        let more = pipeline.resume();
-        report.ticks += more.ticks;
-        report.dropped_time += more.dropped_time;
-        report.accumulator_after = more.accumulator_after;
-        report.timing.update_ms += more.timing.update_ms;
-        report.timing.fixed_ms += more.timing.fixed_ms;
-        report.timing.physics_ms += more.timing.physics_ms;
-        report.timing.flow_ms += more.timing.flow_ms;
-        report.timing.present_ms += more.timing.present_ms;
-        for (priority, ms) in more.timing.fixed_by_priority.iter() {
-            report.timing.fixed_by_priority.add(priority, ms);
-        }
-        report.suspended = more.suspended;
-    }
-    Ok(report)
+    let frame = run_frame(pipeline, dt, MAX_RESUMES_PER_FRAME).map_err(|e| RunFailure::Stuck {
+        frames: e.resumes,
+        waiting_for: "the end of a frame that suspends on every resume",
+    })?;
+    *resumed += frame.resumes;
+    Ok(frame.report)
 }
 
-/// A frame boundary the sync test can roll back to.
-struct Checkpoint {
-    /// State before the frame.
-    snapshot: Snapshot,
-    /// Ticks completed before the frame.
-    ticks_before: u64,
-    /// The frame's raw delta.
-    dt: f64,
-}
-
-/// The sync test's memory: recent frame boundaries and first-run tick hashes.
-struct SyncTest {
-    distance: u64,
-    checkpoints: VecDeque<Checkpoint>,
-    /// Hashes and trace lines of the kept timeline, by tick.
-    hashes: BTreeMap<u64, (u64, String)>,
-    /// Shared with the pipeline's observer during normal frames.
-    first_run: Arc<Mutex<HashLog>>,
-    checks: u64,
-}
-
-impl SyncTest {
-    /// Rolls back at least `distance` ticks, re-simulates to now, compares.
-    fn check(
-        &mut self,
-        pipeline: &mut Pipeline,
-        settings: TimeSettings,
-        resumed: &mut u64,
-    ) -> Result<(), RunFailure> {
-        for t in lock(&self.first_run).ticks.drain(..) {
-            self.hashes.insert(t.tick, (t.hash, t.line));
+impl From<SyncFailure> for RunFailure {
+    fn from(f: SyncFailure) -> RunFailure {
+        match f {
+            SyncFailure::Mismatch {
+                tick,
+                expected,
+                actual,
+                lines,
+            } => RunFailure::SyncMismatch {
+                tick,
+                expected,
+                actual,
+                // The first re-simulated line that differs by trace-diff's
+                // rule, field by field.
+                report: lines.iter().find_map(|(t, first, resim)| {
+                    diff_trace_lines(*t as usize, first, resim)
+                        .ok()
+                        .flatten()
+                        .map(Box::new)
+                }),
+            },
+            SyncFailure::ExtraTick(tick) => RunFailure::SyncExtraTick(tick),
+            SyncFailure::NeverEnds(e) => RunFailure::Stuck {
+                frames: e.resumes,
+                waiting_for: "the end of a re-simulated frame that suspends on every resume",
+            },
         }
-        let now = pipeline.stepper().completed_ticks();
-        let target = now.saturating_sub(self.distance);
-        // Latest boundary at least `distance` ticks back, else the oldest kept.
-        let start = self
-            .checkpoints
-            .iter()
-            .rposition(|c| c.ticks_before <= target)
-            .unwrap_or(0);
-        // Older boundaries are never needed again: later checks go back from later ticks.
-        self.checkpoints.drain(..start);
-        let Some(first) = self.checkpoints.front() else {
-            return Ok(());
-        };
-        let oldest_tick = first.ticks_before;
-        let before = pipeline.state_hash();
-
-        let main_observer = pipeline.take_tick_observer();
-        let resim = Arc::new(Mutex::new(HashLog::default()));
-        pipeline.set_tick_observer(Some(Box::new(resim.clone())));
-        pipeline.restore(&first.snapshot);
-        // A restore keeps the settings in force at the snapshot, not pending ones.
-        let _ = pipeline.set_settings(settings);
-        for c in &self.checkpoints {
-            advance_frame(pipeline, c.dt, resumed)?;
-        }
-        let _ = pipeline.drain_log();
-        pipeline.set_tick_observer(main_observer);
-
-        let resim = std::mem::take(&mut lock(&resim).ticks);
-        for t in &resim {
-            self.checks += 1;
-            match self.hashes.get(&t.tick) {
-                Some(&(expected, _)) if expected == t.hash => {}
-                Some(&(expected, _)) => {
-                    return Err(RunFailure::SyncMismatch {
-                        tick: t.tick,
-                        expected,
-                        actual: t.hash,
-                        report: self.first_difference(&resim),
-                    });
-                }
-                None => return Err(RunFailure::SyncExtraTick(t.tick)),
-            }
-        }
-        let after = pipeline.state_hash();
-        if after != before || pipeline.stepper().completed_ticks() != now {
-            return Err(RunFailure::SyncMismatch {
-                tick: now,
-                expected: before,
-                actual: after,
-                report: self.first_difference(&resim),
-            });
-        }
-        self.hashes = self.hashes.split_off(&oldest_tick);
-        Ok(())
-    }
-}
-
-impl SyncTest {
-    /// The first re-simulated tick whose line differs from the first run's,
-    /// subsystem hashes included: it can come before the first hash mismatch
-    /// (the RNG and input memory are not in the tick hash).
-    fn first_difference(&self, resim: &[TickLog]) -> Option<Box<TickDiff>> {
-        resim.iter().find_map(|t| {
-            let (_, first) = self.hashes.get(&t.tick)?;
-            diff_trace_lines(t.tick as usize, first, &t.line)
-                .ok()
-                .flatten()
-                .map(Box::new)
-        })
     }
 }
 
@@ -719,21 +591,9 @@ pub fn run_plan(
         .map_err(|m| RunFailure::Output(format!("settings: {m}")))?;
     let mut summary = RunSummary::default();
     let mut sync = plan.sync_test.map(|distance| {
-        let first_run = Arc::new(Mutex::new(HashLog::default()));
-        let main = pipeline.take_tick_observer();
-        let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
-        if let Some(main) = main {
-            observers.push(main);
-        }
-        observers.push(Box::new(first_run.clone()));
-        pipeline.set_tick_observer(Some(Box::new(observers)));
-        SyncTest {
-            distance: distance.max(1),
-            checkpoints: VecDeque::new(),
-            hashes: BTreeMap::new(),
-            first_run,
-            checks: 0,
-        }
+        let sync = SyncTest::new(distance, MAX_RESUMES_PER_FRAME);
+        sync.attach(pipeline);
+        sync
     });
     let started = Instant::now();
     let mut display = Flicks::ZERO;
@@ -756,11 +616,7 @@ pub fn run_plan(
             }
         }
         if let Some(sync) = sync.as_mut() {
-            sync.checkpoints.push_back(Checkpoint {
-                snapshot: pipeline.snapshot(),
-                ticks_before: ticks,
-                dt,
-            });
+            sync.before_frame(pipeline, dt);
         }
         let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions)?;
         summary.frames += 1;
@@ -776,7 +632,7 @@ pub fn run_plan(
         if report.ticks > 0
             && let Some(sync) = sync.as_mut()
         {
-            sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
+            sync.after_frame(pipeline, settings)?;
         }
         let (progress, waiting_for) = match plan.length {
             RunLength::Frames(_) => (true, ""),
@@ -796,7 +652,8 @@ pub fn run_plan(
         }
     }
     if let Some(sync) = sync {
-        summary.sync_checks = sync.checks;
+        summary.sync_checks = sync.checks();
+        summary.resumed_suspensions += sync.resumes();
     }
     let clock = pipeline.clock();
     summary.ticks = pipeline.stepper().completed_ticks();
@@ -1109,98 +966,7 @@ fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
 mod tests {
     use super::*;
 
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use stepframe_core::{
-        Behaviour, Ctx, NoPhysics, ObjectDesc, Pose, Priority, StableHasher, World,
-    };
-
-    /// Counts its FixedUpdate calls from tick 5 on. With `hidden`, the count
-    /// lives outside the behaviour (shared by every clone), so a snapshot
-    /// cannot restore it: the bug class the sync test exists to find.
-    #[derive(Clone, Debug)]
-    struct Counter {
-        own: u64,
-        hidden: Option<Arc<AtomicU64>>,
-    }
-
-    impl Behaviour for Counter {
-        fn name(&self) -> &str {
-            "Counter"
-        }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
-        }
-        fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-            if ctx.clock().simulation_tick >= 5 {
-                match &self.hidden {
-                    Some(h) => {
-                        h.fetch_add(1, Ordering::Relaxed);
-                    }
-                    None => self.own += 1,
-                }
-            }
-        }
-        fn hash_state(&self, h: &mut StableHasher) {
-            let hidden = self
-                .hidden
-                .as_ref()
-                .map_or(0, |c| c.load(Ordering::Relaxed));
-            h.write_u64(self.own + hidden);
-        }
-    }
-
-    fn counter_session(hidden: bool) -> Pipeline {
-        let mut world = World::new();
-        let counter = Counter {
-            own: 0,
-            hidden: hidden.then(|| Arc::new(AtomicU64::new(0))),
-        };
-        world.spawn(
-            ObjectDesc::new("counter", Pose::IDENTITY)
-                .with_behaviour(Box::new(counter), Priority::DEFAULT),
-        );
-        let mut p = Pipeline::new(TimeSettings::default());
-        p.load_session(world, Box::new(NoPhysics), 0);
-        p
-    }
-
-    fn sync_plan(frames: u64, distance: u64) -> RunPlan {
-        RunPlan {
-            settings: TimeSettings::default(),
-            pacer: FramePacer::new(&Pacing::Rate(60.0), &[]).expect("pacer"),
-            length: RunLength::Frames(frames),
-            realtime: false,
-            sync_test: Some(distance),
-        }
-    }
-
-    #[test]
-    fn the_sync_test_passes_when_snapshots_hold_all_state() {
-        let mut p = counter_session(false);
-        let summary = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
-            .expect("deterministic");
-        assert_eq!(summary.ticks, 20);
-        // At 60 Hz every frame runs one tick. Frame f rolls back to the boundary
-        // 2 ticks back (frame 1: 1 tick back, the session start) and re-runs
-        // the ticks since: 1 + 19 × 2 = 39 ticks compared.
-        assert_eq!(summary.sync_checks, 39);
-    }
-
-    #[test]
-    fn the_sync_test_names_the_first_tick_with_hidden_state() {
-        // The hidden count first moves in tick 5 (to 1). Frame 5 then rolls
-        // back to the boundary after tick 3; the restore cannot reset the count,
-        // so re-simulated tick 4 already hashes with 1 where the first run had
-        // 0: the first mismatching tick is 4.
-        let mut p = counter_session(true);
-        let err = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
-            .expect_err("hidden state must be caught");
-        match err {
-            RunFailure::SyncMismatch { tick, .. } => assert_eq!(tick, 4),
-            other => panic!("expected a mismatch, got {other}"),
-        }
-    }
+    use stepframe_core::{Behaviour, Ctx, NoPhysics, ObjectDesc, Pose, Priority, World};
 
     /// Asks to break before its Update and be re-run, on every call: a frame
     /// that never ends, headless.

@@ -30,6 +30,8 @@
 //! | [`trace`] | tick records and the stable state hash |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
+//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
@@ -43,6 +45,7 @@ pub mod body;
 pub mod clock;
 pub mod clock_breakpoint;
 pub mod debugger;
+pub mod drive;
 pub mod export;
 pub mod history;
 pub mod input;
@@ -58,6 +61,7 @@ pub mod schedule;
 pub mod soft_body;
 pub mod soft_pose;
 pub mod stepper;
+pub mod sync_test;
 pub mod telemetry;
 pub mod trace;
 pub mod trace_writer;
@@ -76,6 +80,7 @@ pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
 };
+pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
@@ -93,6 +98,7 @@ pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
+pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};
 pub use trace_writer::{
