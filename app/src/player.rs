@@ -63,20 +63,20 @@
 //! scene, recording or pacing file that does not load (the message gives
 //! file, line and column).
 
-use std::collections::BTreeMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use stepframe_core::{
     Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, Recorder, Recording, Registry,
-    Replay, Rng, Scene, StepStrategy, SyncFailure, SyncTest, TelemetryFormat, TelemetryWriter,
+    Replay, Scene, StepStrategy, SyncFailure, SyncTest, TelemetryFormat, TelemetryWriter,
     TickObserver, TimeSettings, TraceWriter, run_frame,
 };
+
+pub use stepframe_core::pacing::{FramePacer, Pacing, Stall};
 
 use crate::tools::Sides;
 use crate::tools::trace_diff::{TickDiff, diff_trace_lines};
@@ -176,183 +176,6 @@ impl LogThreshold {
         };
         level >= lowest
     }
-}
-
-/// Where frame deltas come from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Pacing {
-    /// A fixed display rate, Hz.
-    Rate(f64),
-    /// Pseudo-random deltas between 4 and 40 ms from a seed.
-    Irregular(u64),
-    /// One delta in seconds per line of a file.
-    File(PathBuf),
-}
-
-impl FromStr for Pacing {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Pacing, String> {
-        if let Some(seed) = s.strip_prefix("irregular:") {
-            return seed
-                .parse()
-                .map(Pacing::Irregular)
-                .map_err(|_| format!("`{seed}`: expected an integer seed, as in irregular:3"));
-        }
-        if let Some(path) = s.strip_prefix("file:") {
-            if path.is_empty() {
-                return Err("expected a path after file:".into());
-            }
-            return Ok(Pacing::File(PathBuf::from(path)));
-        }
-        match s.parse::<f64>() {
-            Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(Pacing::Rate(hz)),
-            _ => Err(format!(
-                "`{s}`: expected a rate in Hz (60), irregular:<seed> or file:<path>"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Pacing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Pacing::Rate(hz) => write!(f, "{hz} Hz"),
-            Pacing::Irregular(seed) => write!(f, "irregular:{seed}"),
-            Pacing::File(path) => write!(f, "file:{}", path.display()),
-        }
-    }
-}
-
-/// One frame whose delta is replaced by a hitch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stall {
-    /// One-based frame of the run.
-    pub frame: u64,
-    /// The frame's raw delta, seconds.
-    pub seconds: f64,
-}
-
-impl FromStr for Stall {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Stall, String> {
-        let bad = || format!("`{s}`: expected <frame>:<seconds>, as in 30:1.0");
-        let (frame, seconds) = s.split_once(':').ok_or_else(bad)?;
-        let frame: u64 = frame.trim().parse().map_err(|_| bad())?;
-        let seconds: f64 = seconds.trim().parse().map_err(|_| bad())?;
-        if frame == 0 || !seconds.is_finite() || seconds < 0.0 {
-            return Err(format!(
-                "`{s}`: frames count from 1 and the stall must be a non-negative number of seconds"
-            ));
-        }
-        Ok(Stall { frame, seconds })
-    }
-}
-
-/// Shortest frame delta of the irregular pacing, seconds (a 250 Hz display).
-const IRREGULAR_MIN_DT: f64 = 0.004;
-/// Longest frame delta of the irregular pacing, seconds (a 25 Hz hitchy display).
-const IRREGULAR_MAX_DT: f64 = 0.040;
-
-/// Produces the raw delta of every frame of a run, in order.
-#[derive(Clone, Debug)]
-pub struct FramePacer {
-    /// The pacing as the user wrote it (`144 Hz`, `file:dts.txt`), for messages.
-    label: String,
-    /// The base sequence.
-    kind: PacerKind,
-    /// Replacement deltas by one-based frame.
-    stalls: BTreeMap<u64, f64>,
-    /// Frames handed out so far.
-    frame: u64,
-}
-
-#[derive(Clone, Debug)]
-enum PacerKind {
-    Rate(f64),
-    Irregular(Rng),
-    File(Vec<f64>),
-}
-
-impl FramePacer {
-    /// A pacer; `file:` pacings read their file now (errors name line and column).
-    pub fn new(pacing: &Pacing, stalls: &[Stall]) -> Result<FramePacer, String> {
-        let kind = match pacing {
-            Pacing::Rate(hz) => PacerKind::Rate(1.0 / hz),
-            Pacing::Irregular(seed) => PacerKind::Irregular(Rng::new(*seed)),
-            Pacing::File(path) => PacerKind::File(read_dt_file(path)?),
-        };
-        Ok(FramePacer {
-            label: pacing.to_string(),
-            kind,
-            stalls: stalls.iter().map(|s| (s.frame, s.seconds)).collect(),
-            frame: 0,
-        })
-    }
-
-    /// Number of deltas in a `file:` pacing (its natural run length).
-    pub fn file_len(&self) -> Option<u64> {
-        match &self.kind {
-            PacerKind::File(dts) => Some(dts.len() as u64),
-            _ => None,
-        }
-    }
-
-    /// The longest delta of the base sequence (stalls aside), seconds: what
-    /// decides whether frames can add time at all.
-    pub fn longest_dt(&self) -> f64 {
-        match &self.kind {
-            PacerKind::Rate(dt) => *dt,
-            PacerKind::Irregular(_) => IRREGULAR_MAX_DT,
-            PacerKind::File(dts) => dts.iter().copied().fold(0.0, f64::max),
-        }
-    }
-
-    /// The next frame's raw delta, seconds. A stalled frame still consumes its
-    /// base delta, so the frames after a stall are the same as without it.
-    pub fn next_dt(&mut self) -> f64 {
-        let index = self.frame;
-        self.frame += 1;
-        let base = match &mut self.kind {
-            PacerKind::Rate(dt) => *dt,
-            PacerKind::Irregular(rng) => {
-                let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                IRREGULAR_MIN_DT + (IRREGULAR_MAX_DT - IRREGULAR_MIN_DT) * unit
-            }
-            PacerKind::File(dts) => dts[(index % dts.len() as u64) as usize],
-        };
-        self.stalls.get(&self.frame).copied().unwrap_or(base)
-    }
-}
-
-/// Reads one delta (seconds) per line; blank lines and `#` comments are skipped.
-fn read_dt_file(path: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut dts = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let content = line.split('#').next().unwrap_or("");
-        let trimmed = content.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let column = 1 + content.len() - content.trim_start().len();
-        match trimmed.parse::<f64>() {
-            Ok(dt) if dt.is_finite() && dt >= 0.0 => dts.push(dt),
-            _ => {
-                return Err(format!(
-                    "{}:{}:{column}: expected a frame delta in seconds (like 0.016667), found `{trimmed}`",
-                    path.display(),
-                    i + 1
-                ));
-            }
-        }
-    }
-    if dts.is_empty() {
-        return Err(format!(
-            "{}: expected at least one frame delta in seconds",
-            path.display()
-        ));
-    }
-    Ok(dts)
 }
 
 /// When a run stops.
@@ -490,7 +313,7 @@ impl RunPlan {
     /// no-progress guard of [`run_plan`] catches what slips through.
     pub fn never_ends(&self) -> Option<String> {
         let longest = self.pacer.longest_dt();
-        let pacing = &self.pacer.label;
+        let pacing = self.pacer.label();
         match self.length {
             RunLength::Frames(_) => None,
             RunLength::Seconds(s) => {
@@ -773,7 +596,7 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
             r.fixed_hz, settings.fixed_hz
         );
     }
-    let pacer = FramePacer::new(&args.pacing, &args.stalls).map_err(bad)?;
+    let pacer = FramePacer::new(&args.pacing, &args.stalls).map_err(|e| bad(e.to_string()))?;
     let length = match (args.frames, args.seconds, &recording) {
         (Some(n), _, _) => RunLength::Frames(n),
         (None, Some(s), _) => RunLength::Seconds(s),
@@ -1007,81 +830,5 @@ mod tests {
             RunFailure::Stuck { frames, .. } => assert_eq!(frames, MAX_RESUMES_PER_FRAME),
             other => panic!("expected Stuck, got {other}"),
         }
-    }
-
-    #[test]
-    fn pacing_parses_the_three_forms() {
-        assert_eq!("144".parse::<Pacing>(), Ok(Pacing::Rate(144.0)));
-        assert_eq!("irregular:3".parse::<Pacing>(), Ok(Pacing::Irregular(3)));
-        assert_eq!(
-            "file:dts.txt".parse::<Pacing>(),
-            Ok(Pacing::File(PathBuf::from("dts.txt")))
-        );
-        assert!("fast".parse::<Pacing>().is_err());
-        assert!("0".parse::<Pacing>().is_err());
-        assert!("irregular:x".parse::<Pacing>().is_err());
-    }
-
-    #[test]
-    fn stall_parses_frame_and_seconds() {
-        assert_eq!(
-            "30:1.5".parse::<Stall>(),
-            Ok(Stall {
-                frame: 30,
-                seconds: 1.5
-            })
-        );
-        assert!("0:1".parse::<Stall>().is_err());
-        assert!("30".parse::<Stall>().is_err());
-        assert!("30:-1".parse::<Stall>().is_err());
-    }
-
-    #[test]
-    fn a_stall_replaces_one_frame_and_keeps_the_rest() {
-        let stall = Stall {
-            frame: 2,
-            seconds: 1.0,
-        };
-        let mut pacer = FramePacer::new(&Pacing::Rate(50.0), &[stall]).expect("pacer");
-        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
-        assert_eq!(dts, vec![0.02, 1.0, 0.02]);
-    }
-
-    #[test]
-    fn irregular_pacing_is_deterministic_and_in_range() {
-        let mut a = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
-        let mut b = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
-        let mut c = FramePacer::new(&Pacing::Irregular(8), &[]).expect("pacer");
-        let xs: Vec<f64> = (0..1000).map(|_| a.next_dt()).collect();
-        let ys: Vec<f64> = (0..1000).map(|_| b.next_dt()).collect();
-        let zs: Vec<f64> = (0..1000).map(|_| c.next_dt()).collect();
-        assert_eq!(xs, ys);
-        assert_ne!(xs, zs);
-        assert!(xs.iter().all(|&dt| (0.004..0.040).contains(&dt)));
-        // Uniform on [4, 40) ms: the mean of 1000 draws is 22 ms within a few sigma
-        // (sigma of the mean = 36 / sqrt(12 * 1000) ms, about 0.33 ms).
-        let mean = xs.iter().sum::<f64>() / 1000.0;
-        assert!((mean - 0.022).abs() < 0.0015, "mean {mean}");
-    }
-
-    #[test]
-    fn dt_files_report_line_and_column() {
-        let dir = std::env::temp_dir().join(format!("stepframe-pacing-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("dts.txt");
-        std::fs::write(&path, "# deltas\n0.016\n\n  oops\n").expect("write");
-        let err = read_dt_file(&path).expect_err("bad line");
-        assert!(
-            err.ends_with(
-                "dts.txt:4:3: expected a frame delta in seconds (like 0.016667), found `oops`"
-            ),
-            "{err}"
-        );
-        std::fs::write(&path, "0.01\n0.02 # slow\n").expect("write");
-        let mut pacer = FramePacer::new(&Pacing::File(path.clone()), &[]).expect("pacer");
-        assert_eq!(pacer.file_len(), Some(2));
-        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
-        assert_eq!(dts, vec![0.01, 0.02, 0.01]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -30,6 +30,7 @@
 //! | [`trace`] | tick records and the stable state hash |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls |
 //! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session |
@@ -51,6 +52,7 @@ pub mod history;
 pub mod input;
 pub mod limits;
 pub mod object;
+pub mod pacing;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
@@ -84,6 +86,7 @@ pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
+pub use pacing::{FramePacer, Pacing, PacingError, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
     FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
