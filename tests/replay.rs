@@ -687,9 +687,10 @@ fn demo_run(ticks: u64, debug: Option<(u64, u64)>) -> String {
         .parent()
         .expect("workspace root")
         .to_path_buf();
-    let registry = stepframe_plugins::registry();
-    let scene = stepframe_core::Scene::load(&root.join("assets/scenes/demo.ron"), &registry)
-        .expect("demo scene loads");
+    let scenes = root.join("assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes);
+    let scene =
+        stepframe_core::Scene::load(&scenes.join("demo.ron"), &registry).expect("demo scene loads");
     let recording =
         Recording::load(&root.join("assets/recordings/demo.ron")).expect("demo recording loads");
     let mut p = Pipeline::new(scene.settings.time);

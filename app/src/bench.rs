@@ -308,7 +308,7 @@ fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Result<Vec<Fig
     // Without the scene's behaviours (the jelly's squash.rhai reads its
     // particles every tick): the figure is what the pipeline adds, not what
     // a script costs.
-    let registry = stepframe_plugins::registry();
+    let registry = crate::player::registry(&dir.join("soft.ron"));
     let mut scene =
         Scene::load(&dir.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
     fn strip(objects: &mut [stepframe_core::SceneObject]) {
@@ -529,8 +529,8 @@ fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
 // ----- scenes ----------------------------------------------------------------------
 
 fn load(dir: &Path, name: &str) -> anyhow::Result<Pipeline> {
-    let registry = stepframe_plugins::registry();
     let path = dir.join(name);
+    let registry = crate::player::registry(&path);
     let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_scene(&scene, &registry)

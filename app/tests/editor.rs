@@ -283,7 +283,7 @@ fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
     assert_eq!(clock_tick(&h), 0, "a preview runs nothing");
 
     // The player stands where the scene file puts it.
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&path);
     let authored = Scene::load(&path, &registry)
         .expect("the scene loads")
         .all_objects()

@@ -214,7 +214,7 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
         .try_iter()
         .any(|e| matches!(&e, Event::Saved(p) if *p == out));
     assert!(saved, "a Saved event");
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
     let written = stepframe_core::Scene::load(&out, &registry).expect("the saved scene loads");
     assert_eq!(written.settings.time.time_scale, 0.5);

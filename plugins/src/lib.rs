@@ -105,9 +105,11 @@ pub use follow_camera::{FollowCamera, FollowCameraParams};
 pub use kill_zone::{KillZone, KillZoneParams};
 pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
 pub use player_controller::{PlayerController, PlayerControllerParams};
-pub use script::{Script, ScriptParams};
+pub use script::{Script, ScriptContext, ScriptHost, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
 pub use watch::{WatchAction, WatchEvent, WatchSet, WatchSpec};
+
+use std::path::Path;
 
 use stepframe_core::Behaviour;
 use stepframe_core::scene::Registry;
@@ -116,8 +118,21 @@ fn boxed<B: Behaviour + 'static>(b: Result<B, String>) -> Result<Box<dyn Behavio
     b.map(|b| Box::new(b) as Box<dyn Behaviour>)
 }
 
-/// Every built-in behaviour, by the name scenes use.
+/// Every built-in behaviour, by the name scenes use, for a session with its
+/// own fresh [`ScriptHost`] and scenes in the working directory: enough for
+/// scenes without scripts, or whose script paths are absolute. A session that
+/// loads a scene file uses [`registry_for`].
 pub fn registry() -> Registry {
+    registry_for(&ScriptHost::new(), Path::new("."))
+}
+
+/// Every built-in behaviour, by the name scenes use, for the session whose
+/// scripts `host` holds and a scene in `scene_dir` (relative script paths are
+/// looked up from there; see [`script::host`]). The `Script` factory captures
+/// both, so nothing about the session lives in a global. Build one per scene
+/// directory; keep the host for the session's life (its breakpoints and
+/// compiled scripts outlive a scene reload).
+pub fn registry_for(host: &ScriptHost, scene_dir: &Path) -> Registry {
     let mut r = Registry::new();
     r.register_typed::<AttractorParams>("Attractor", |p| boxed(Attractor::new(p)));
     r.register_typed::<FaultyParams>("Faulty", |p| boxed(Faulty::new(p)));
@@ -128,7 +143,8 @@ pub fn registry() -> Registry {
         boxed(PlayerController::new(p))
     });
     r.register_typed::<ProjectileParams>("Projectile", |p| boxed(Projectile::new(p)));
-    r.register_typed::<ScriptParams>("Script", |p| boxed(Script::new(p)));
+    let cx = ScriptContext::new(host, scene_dir);
+    r.register_typed::<ScriptParams>("Script", move |p| boxed(Script::new(p, &cx)));
     r.register_typed::<SpawnerParams>("Spawner", |p| boxed(Spawner::new(p)));
     r
 }

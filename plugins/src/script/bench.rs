@@ -20,7 +20,7 @@ use stepframe_core::{
     TimeSettings, Vec2, World,
 };
 
-use super::{Script, ScriptError, ScriptValue};
+use super::{Script, ScriptError, ScriptHost, ScriptValue};
 
 /// The patrol script the bench runs (the asset itself, built in).
 const PATROL: &str = include_str!("../../../assets/scripts/patrol.rhai");
@@ -151,7 +151,9 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         .into_iter()
         .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
         .collect();
-    let script = Script::from_source("bench/patrol.rhai", PATROL, &vars)?;
+    // The bench's own session: its scripts share nothing with the caller's.
+    let host = ScriptHost::new();
+    let script = Script::from_source(&host, "bench/patrol.rhai", PATROL, &vars)?;
     let mut compiled = script.clone();
     compiled.set_specialised(false);
     let mut rhai = script.clone();

@@ -46,7 +46,7 @@ use stepframe_core::{
     ObjectId, Pose, Rng, Shape, Vec2, Velocity,
 };
 
-use super::breakpoints::{LineBreakpoint, Part, ScriptHit, breakpoints};
+use super::breakpoints::{LineBreakpoint, Part, ScriptHit};
 use super::fast::{Out, finite_component, unit};
 use super::value::show;
 
@@ -100,6 +100,11 @@ struct CallState {
 }
 
 thread_local! {
+    /// Per-thread scratch of the hook call running on this thread. Safe to
+    /// keep outside the session: [`begin`] overwrites every field a call reads
+    /// and [`end`]/[`commit`]/[`discard`] take everything it wrote, so nothing
+    /// outlives one call, and no two sessions share a call (a session's hooks
+    /// run on the thread stepping it, one at a time).
     static CALL: RefCell<CallState> = RefCell::new(CallState::default());
 }
 
@@ -609,7 +614,9 @@ pub(crate) struct Engines {
     pub(crate) debug: Engine,
 }
 
-/// The engines, built once per process.
+/// The engines, built once per process. Safe to share between sessions: an
+/// [`Engine`] is immutable once built (its native functions keep no state;
+/// they reach the running call only through this thread's `CALL`).
 pub(crate) fn engines() -> &'static Engines {
     static ENGINES: OnceLock<Engines> = OnceLock::new();
     ENGINES.get_or_init(|| {
@@ -650,6 +657,8 @@ pub(crate) fn engines() -> &'static Engines {
 
 /// The engine conditions and logpoint expressions are evaluated with: the
 /// standard library only, no API, no debugger, printing nowhere.
+/// Built once and immutable afterwards (the standard library, no state), so
+/// every session may share it.
 pub(crate) fn condition_engine() -> &'static Engine {
     static ENGINE: OnceLock<Engine> = OnceLock::new();
     ENGINE.get_or_init(|| sandboxed_engine(MAX_OPERATIONS))
@@ -778,7 +787,7 @@ impl CallState {
             locals,
             rerun: self.abort_on_stop,
         };
-        breakpoints().record_hit(hit.clone());
+        // The caller records it in its host's table (see `end`).
         self.stop = Some(hit);
         if self.abort_on_stop {
             // Abort the hook here: the caller rolls its state back and asks the

@@ -40,15 +40,12 @@
 //!
 //! # Where the script file is found
 //!
-//! The scene factory only gets the parameter text, not the scene's path, so a
-//! relative `path` is looked up, in order, under: the directories given to
-//! [`set_assets_root`] (the editor and the player register the `assets/`
-//! directory of the scene they load: the parent of its `scenes/` directory),
-//! `./assets`, `.`, and this workspace's `assets/` directory (known at build
-//! time, so tests and `cargo run` find the repository's scripts from any
-//! directory). The first existing file wins; an absolute path is used as is.
-//! The resolved, canonical path is the script's **key**: breakpoints, hits,
-//! errors and [`reload`] all name a script by it, and any spelling that
+//! Scripts belong to a session's [`ScriptHost`] (see [`host`](self::host)):
+//! the registry of a session is built with its host and the scene's
+//! directory ([`crate::registry_for`]), and a relative `path` is looked up
+//! under that scene's assets directory ([`assets_dir`]). The resolved,
+//! canonical path is the script's **key**: breakpoints, hits, errors and
+//! [`ScriptHost::reload`] all name a script by it, and any spelling that
 //! resolves to the same file reaches the same script.
 //!
 //! # State
@@ -71,7 +68,7 @@
 //!
 //! # Line breakpoints and when the session stops
 //!
-//! Breakpoints live in the process-wide table [`breakpoints()`] (see
+//! Breakpoints live in the session's table, [`ScriptHost::breakpoints`] (see
 //! [`breakpoints`](self::breakpoints) for conditions and logpoints). When a
 //! statement on a breakpoint line is reached, rhai's debugger callback records
 //! a [`ScriptHit`]: script, line and column, object, hook, tick, the call stack
@@ -102,7 +99,8 @@
 //!
 //! # Hot reload
 //!
-//! [`reload`] (or [`reload_changed`], or the behaviour's own check of its file
+//! [`ScriptHost::reload`] (or [`ScriptHost::reload_changed`], or the
+//! behaviour's own check of its file
 //! at each outer frame boundary when `hot_reload` is on) recompiles a script.
 //! Every Script behaviour running it switches at its next `start`/`update`
 //! (the next outer frame boundary): the new file's top level runs in a fresh
@@ -110,7 +108,8 @@
 //! current value (new variables get their initial one), and a script stopped
 //! by a run-time error runs again. A reload with a syntax error changes
 //! nothing: the old program keeps running, and the error is returned, logged
-//! once as `path:line:column: message` and kept for [`compile_error`].
+//! once as `path:line:column: message` and kept for
+//! [`ScriptHost::compile_error`].
 //!
 //! A run-time error in a hook (a type error, a runaway loop past
 //! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
@@ -143,14 +142,15 @@ mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
+pub mod host;
 pub(crate) use engine::{push_clock, sandboxed_engine};
 mod fast;
 mod typed;
 mod value;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
 use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
@@ -158,9 +158,11 @@ use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId, Wait};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
-pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
-pub use cache::{compile_error, reload, reload_changed, source};
+pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit};
 pub use engine::MAX_OPERATIONS;
+pub use host::{
+    CallCounts, HookEngine, ScriptContext, ScriptHost, assets_dir, resolve_in, script_key,
+};
 pub use value::ScriptValue;
 
 use breakpoints::LineBreakpoint as Bp;
@@ -194,54 +196,6 @@ impl std::fmt::Display for ScriptError {
             )
         }
     }
-}
-
-static ASSET_ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Adds a directory relative script paths are looked up in, before the
-/// defaults (see "Where the script file is found"). The most recent first.
-pub fn set_assets_root(dir: impl Into<PathBuf>) {
-    let dir = dir.into();
-    let mut roots = ASSET_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
-    roots.retain(|d| d != &dir);
-    roots.insert(0, dir);
-}
-
-/// Where a script path points (see "Where the script file is found"): the
-/// first existing candidate, or the first candidate when none exists (so an
-/// error names a sensible path).
-pub fn resolve_script_path(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    let mut roots: Vec<PathBuf> = ASSET_ROOTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    roots.push(PathBuf::from("assets"));
-    roots.push(PathBuf::from("."));
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"));
-    for root in &roots {
-        let candidate = root.join(path);
-        if candidate.is_file() {
-            return candidate;
-        }
-    }
-    roots[0].join(path)
-}
-
-/// The key of a script: its resolved path, canonical when the file exists.
-/// Keys of inline scripts (`inline:...`) are kept as they are.
-pub fn script_key(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if text.starts_with("inline:") {
-        return text.into_owned();
-    }
-    let resolved = resolve_script_path(path);
-    std::fs::canonicalize(&resolved)
-        .unwrap_or(resolved)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn default_true() -> bool {
@@ -284,6 +238,8 @@ struct Rerun {
 /// Runs a rhai script's hooks (see module docs).
 #[derive(Clone)]
 pub struct Script {
+    /// The session's scripts: cache, breakpoints, counts.
+    host: ScriptHost,
     /// The program in force.
     program: Arc<Program>,
     /// The newest generation this behaviour has tried to adopt.
@@ -299,88 +255,13 @@ pub struct Script {
     /// Breakpoint table version the cached list below was read at.
     bp_version: u64,
     bps: Arc<[Bp]>,
-    /// [`cache::changes`] at the last refresh that looked in the cache.
+    /// The host cache's change count at the last refresh that looked in it.
     seen_changes: u64,
     /// Whether calls may take the compiled path (see [`Script::set_compiled`]).
     compiled: bool,
     /// Whether the compiled path may specialise (see [`Script::set_specialised`]).
     specialised: bool,
     fast: FastState,
-}
-
-thread_local! {
-    static COUNTS: std::cell::Cell<CallCounts> = const {
-        std::cell::Cell::new(CallCounts { typed: 0, compiled: 0, rhai: 0 })
-    };
-}
-
-/// How many Script hook calls ran on each path on this thread so far
-/// (a session's behaviours run on the thread that steps it). Diagnostics for
-/// tests and benches; not part of any state.
-pub fn thread_call_counts() -> CallCounts {
-    COUNTS.get()
-}
-
-fn count(f: impl FnOnce(&mut CallCounts)) {
-    let mut c = COUNTS.get();
-    f(&mut c);
-    COUNTS.set(c);
-}
-
-/// How one hook function of a script runs while no breakpoint is set in it
-/// (what the editor's code pane shows next to the file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookEngine {
-    /// The function: `fixed_update`, `on_contact`, ...
-    pub hook: &'static str,
-    /// On the compiled path (typed code or the compiled tree); else on rhai.
-    pub compiled: bool,
-    /// Why it stays on rhai (with the line), when it does.
-    pub why_not: Option<String>,
-}
-
-/// The engines the hook functions of a loaded script run on, in hook order;
-/// empty when the script is not loaded.
-pub fn hook_engines(path: impl AsRef<Path>) -> Vec<HookEngine> {
-    let Some(program) = cache::loaded(path) else {
-        return Vec::new();
-    };
-    let h = &program.hooks;
-    let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
-    let mut out: Vec<HookEngine> = fast::HOOKS
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| defined[i])
-        .map(|(i, &(hook, _))| HookEngine {
-            hook,
-            compiled: program.fast.hooks[i].is_some(),
-            why_not: program
-                .fast
-                .rejected
-                .iter()
-                .find(|(n, _)| *n == hook || *n == "*")
-                .map(|(_, why)| why.clone()),
-        })
-        .collect();
-    if h.on_contact {
-        out.push(HookEngine {
-            hook: "on_contact",
-            compiled: false,
-            why_not: Some("its `kind` argument is text (strings)".to_string()),
-        });
-    }
-    out
-}
-
-/// How many hook calls ran on each path (see [`thread_call_counts`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallCounts {
-    /// Typed register code (`typed.rs`).
-    pub typed: u64,
-    /// The compiled tree (`fast.rs`).
-    pub compiled: u64,
-    /// rhai itself (functions outside the subset, breakpoints, bails).
-    pub rhai: u64,
 }
 
 /// The script's state variables as the compiled path holds them.
@@ -466,26 +347,30 @@ fn hook_function(hook: HookKind) -> &'static str {
 
 impl Script {
     /// Loads (or reuses) the script file and runs its top level with the vars.
-    pub fn new(params: ScriptParams) -> Result<Script, String> {
+    /// `cx` names the session's host and the scene's directory (relative
+    /// paths are looked up from there, see [`host`](self::host)).
+    pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, String> {
         if params.path.is_empty() {
             return Err("path must name a .rhai file".into());
         }
-        let key = script_key(Path::new(&params.path));
-        let program = cache::load(&key).map_err(|e| e.to_string())?;
-        Script::with_program(program, &params.vars, params.hot_reload)
+        let key = cx.key(Path::new(&params.path));
+        let program = cx.host.cache().load(&key).map_err(|e| e.to_string())?;
+        Script::with_program(&cx.host, program, &params.vars, params.hot_reload)
     }
 
     /// A script from source text with no file: `name` makes its key
     /// `inline:<name>` (what breakpoints and hits use). For tests, benches and
-    /// scratch scripts; the same name with new text is a reload.
+    /// scratch scripts; the same name with new text is a reload (in the same
+    /// host: names only need to differ within one session).
     pub fn from_source(
+        host: &ScriptHost,
         name: &str,
         text: &str,
         vars: &BTreeMap<String, ScriptValue>,
     ) -> Result<Script, ScriptError> {
         let key = format!("inline:{name}");
-        let program = cache::load_source(&key, text)?;
-        Script::with_program(program, vars, false).map_err(|message| ScriptError {
+        let program = host.cache().load_source(&key, text)?;
+        Script::with_program(host, program, vars, false).map_err(|message| ScriptError {
             path: key,
             line: 0,
             column: 0,
@@ -494,6 +379,7 @@ impl Script {
     }
 
     fn with_program(
+        host: &ScriptHost,
         program: Arc<Program>,
         vars: &BTreeMap<String, ScriptValue>,
         hot_reload: bool,
@@ -504,6 +390,7 @@ impl Script {
             .collect();
         let scope = initial_scope(&program, &vars)?;
         Ok(Script {
+            host: host.clone(),
             seen_generation: program.generation,
             program,
             vars,
@@ -652,7 +539,7 @@ impl Script {
                         if !t.stable {
                             fast.epoch += 1;
                         }
-                        count(|c| c.typed += 1);
+                        self.host.count(host::Engine::Typed);
                         engine::commit_fast(ctx, &mut fast.scratch.out);
                         return true;
                     }
@@ -671,12 +558,18 @@ impl Script {
             let arg_types: Vec<Tag> = args.iter().map(|a| a.tag).collect();
             fast.typed[i] = self.program.specialised(i, &fast.tags, &arg_types);
         }
-        Self::call_tree(f, fast, ctx, args)
+        Self::call_tree(&self.host, f, fast, ctx, args)
     }
 
     /// The compiled tree: any types (see `fast.rs`).
     #[inline(never)]
-    fn call_tree(f: &fast::FastFn, fast: &mut FastState, ctx: &mut Ctx, args: &[Val]) -> bool {
+    fn call_tree(
+        host: &ScriptHost,
+        f: &fast::FastFn,
+        fast: &mut FastState,
+        ctx: &mut Ctx,
+        args: &[Val],
+    ) -> bool {
         // The tree works on whole values; the buffer is reused call to call.
         let mut vals = std::mem::take(&mut fast.tree_vals);
         vals.clear();
@@ -692,7 +585,7 @@ impl Script {
             Ok(()) => {
                 fast.live = true;
                 fast.epoch += 1;
-                count(|c| c.compiled += 1);
+                host.count(host::Engine::Tree);
                 engine::commit_fast(ctx, &mut fast.scratch.out);
                 true
             }
@@ -708,7 +601,7 @@ impl Script {
         let frame = ctx.clock().frame_index;
         // Nothing changed in the cache since the last look, and the file (if
         // any, if watched) was checked this frame already: no lock needed.
-        let changes = cache::changes();
+        let changes = self.host.cache().changes();
         let polled = self
             .program
             .polled_frame
@@ -719,8 +612,11 @@ impl Script {
             return;
         }
         self.seen_changes = changes;
-        let Some((program, error)) = cache::current(&self.program.source, frame, self.hot_reload)
-        else {
+        let current = self
+            .host
+            .cache()
+            .current(&self.program.source, frame, self.hot_reload);
+        let Some((program, error)) = current else {
             return;
         };
         if let Some(e) = error {
@@ -771,7 +667,7 @@ impl Script {
     /// Whether line breakpoints are set in this script (re-reading the table
     /// only when it changed).
     fn debugging(&mut self) -> bool {
-        let table = breakpoints();
+        let table = self.host.breakpoints();
         let version = table.version();
         if version != self.bp_version {
             self.bps = table.for_script(&self.program.source);
@@ -852,7 +748,7 @@ impl Script {
         debug: bool,
     ) -> Option<Dynamic> {
         self.sync_scope();
-        count(|c| c.rhai += 1);
+        self.host.count(host::Engine::Rhai);
         let rerunnable = matches!(
             hook,
             HookKind::Start | HookKind::Update | HookKind::FlowTick
@@ -888,6 +784,7 @@ impl Script {
         );
         let end = engine::end();
         if let Some(hit) = &end.stop {
+            self.host.breakpoints().record_hit(hit.clone());
             let message = format!(
                 "script breakpoint {}:{}:{} in {}",
                 hit.path,

@@ -664,27 +664,97 @@ pub(crate) fn specialise(f: &FastFn, state: &[Tag], args: &[Tag]) -> C<Typed> {
     })
 }
 
-/// Whether an instruction can bail at run time.
+/// Whether an instruction can bail at run time. Exhaustive on purpose: a new
+/// instruction must say whether it can bail, since one wrongly marked `false`
+/// would let a command before it reach the world ahead of a bail, and the
+/// call would then differ from rhai's.
 fn can_bail(ins: &Ins) -> bool {
-    matches!(
-        ins,
-        Ins::IArith(..)
-            | Ins::INeg(..)
-            | Ins::IAbs(..)
-            | Ins::Pose(_)
-            | Ins::KinematicTarget(..)
-            | Ins::Force(..)
-            | Ins::Impulse(..)
-            | Ins::SetVelocity(..)
-            | Ins::Remove(..)
-    )
+    match ins {
+        // Checked integer arithmetic: overflow, division by zero.
+        Ins::IArith(..) | Ins::INeg(..) | Ins::IAbs(..) => true,
+        // No body: rhai's `pose()` is an empty map.
+        Ins::Pose(_) => true,
+        // Non-finite components; a negative id.
+        Ins::KinematicTarget(..)
+        | Ins::Force(..)
+        | Ins::Impulse(..)
+        | Ins::SetVelocity(..)
+        | Ins::Remove(..) => true,
+        Ins::Mov(..)
+        | Ins::IToF(..)
+        | Ins::FAdd(..)
+        | Ins::FSub(..)
+        | Ins::FMul(..)
+        | Ins::FDiv(..)
+        | Ins::FRem(..)
+        | Ins::FPow(..)
+        | Ins::FCmp(..)
+        | Ins::FNeg(..)
+        | Ins::ICmp(..)
+        | Ins::BCmp(..)
+        | Ins::Not(..)
+        | Ins::Jump(_)
+        | Ins::JumpIfNot(..)
+        | Ins::JumpIf(..)
+        | Ins::FJumpIfNot(..)
+        | Ins::IJumpIfNot(..)
+        | Ins::Return
+        | Ins::Velocity(_)
+        | Ins::Me(_)
+        | Ins::Tick(_)
+        | Ins::Frame(_)
+        | Ins::SimTime(_)
+        | Ins::FixedDt(_)
+        | Ins::Rand(_)
+        | Ins::RandRange(..)
+        | Ins::Input(..)
+        | Ins::FMath(..) => false,
+    }
 }
 
 /// Whether an instruction reads the object's body from the world: a removal
 /// applied before it would change what it reads (rhai reads the state from
-/// before the call).
+/// before the call). Exhaustive for the same reason as [`can_bail`].
 fn reads_body(ins: &Ins) -> bool {
-    matches!(ins, Ins::Pose(_) | Ins::Velocity(_) | Ins::SetVelocity(..))
+    match ins {
+        // `SetVelocity` keeps the body's angular velocity.
+        Ins::Pose(_) | Ins::Velocity(_) | Ins::SetVelocity(..) => true,
+        Ins::Mov(..)
+        | Ins::IToF(..)
+        | Ins::FAdd(..)
+        | Ins::FSub(..)
+        | Ins::FMul(..)
+        | Ins::FDiv(..)
+        | Ins::FRem(..)
+        | Ins::FPow(..)
+        | Ins::FCmp(..)
+        | Ins::FNeg(..)
+        | Ins::IArith(..)
+        | Ins::ICmp(..)
+        | Ins::INeg(..)
+        | Ins::BCmp(..)
+        | Ins::Not(..)
+        | Ins::Jump(_)
+        | Ins::JumpIfNot(..)
+        | Ins::JumpIf(..)
+        | Ins::FJumpIfNot(..)
+        | Ins::IJumpIfNot(..)
+        | Ins::Return
+        | Ins::Me(_)
+        | Ins::Tick(_)
+        | Ins::Frame(_)
+        | Ins::SimTime(_)
+        | Ins::FixedDt(_)
+        | Ins::Rand(_)
+        | Ins::RandRange(..)
+        | Ins::KinematicTarget(..)
+        | Ins::Force(..)
+        | Ins::Impulse(..)
+        | Ins::Remove(..)
+        | Ins::Input(..)
+        | Ins::IAbs(..)
+        | Ins::FMath(..) => false,
+    }
 }
 
 /// Marks the commands after which nothing can bail or read the body: they
@@ -715,7 +785,10 @@ impl Typed {
 thread_local! {
     /// The register file, one per thread for every script: it stays in the
     /// L1 cache however many scripted objects there are (no call runs inside
-    /// another, so one is enough).
+    /// another, so one is enough). Safe outside the session: [`run`] loads
+    /// register 0, the state, the parameters and the constants at the start
+    /// of every call, and the lowering writes every other register before it
+    /// reads it, so no value crosses from one call (or session) to the next.
     static REGISTERS: RefCell<[u64; REGS]> = const { RefCell::new([0; REGS]) };
 }
 

@@ -20,6 +20,7 @@
 //! log line, a suspension or a load belongs to before it reads them.
 
 mod scene;
+mod scripts;
 mod thread;
 mod view;
 mod watches;
@@ -34,6 +35,7 @@ use stepframe_core::{
     BodyCommand, Breakpoint, FrameKind, FrameReport, History, HookKind, Hooks, InputEvent,
     ObjectId, Pipeline, Registry, Suspension, TickObserver, TickRecord, TimeSettings,
 };
+use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
@@ -77,8 +79,13 @@ pub const RECOVERY_EVERY: Duration = Duration::from_secs(1);
 pub struct Worker {
     /// The runtime; nobody else touches it.
     pipeline: Pipeline,
-    /// Behaviour factories scenes name.
+    /// Behaviour factories scenes name, for the current scene's directory.
     registry: Registry,
+    /// The session's scripts: compile cache, line breakpoints, hits (see
+    /// [`scripts`]).
+    scripts: ScriptHost,
+    /// The last rejected script breakpoint edit (key, line, why).
+    script_rejected: Option<(String, usize, String)>,
     /// The scene of the session (authored data, for save and reload), shared
     /// with the recovery points sent to the UI.
     scene: Option<Arc<LoadedScene>>,
@@ -149,9 +156,12 @@ impl Worker {
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
+        let scripts = ScriptHost::new();
         Worker {
             pipeline,
-            registry: stepframe_plugins::registry(),
+            registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
+            scripts,
+            script_rejected: None,
             scene: None,
             settings,
             pacing,
@@ -191,6 +201,12 @@ impl Worker {
         point: RecoveryPoint,
     ) -> Worker {
         let mut worker = Worker::new(out, pacing, repaint);
+        // The snapshot's Script behaviours run on the dead worker's host:
+        // keep it, so the code pane's breakpoints still reach them.
+        worker.scripts = point.scripts.clone();
+        if let Some(scene) = point.scene_path() {
+            worker.registry = worker.registry_for_scene(scene);
+        }
         worker.pipeline.restore(&point.snapshot);
         worker.pipeline.pause();
         worker.settings = *worker.pipeline.settings();
@@ -310,7 +326,8 @@ impl Worker {
                     )
                 },
             ),
-            Command::ReloadScript(path) => match stepframe_plugins::script::reload(&path) {
+            Command::Script(command) => self.script_command(command),
+            Command::ReloadScript(path) => match self.scripts.reload(&path) {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
@@ -365,6 +382,7 @@ impl Worker {
                     pending_edits: &[],
                     state_hash: scratch.state_hash(),
                     worker_fps: self.worker_fps(),
+                    scripts: self.scripts_view(),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
@@ -382,6 +400,7 @@ impl Worker {
         self.out.recovery.send(RecoveryPoint {
             snapshot: self.pipeline.snapshot(),
             scene: self.scene.clone(),
+            scripts: self.scripts.clone(),
         });
     }
 
@@ -607,6 +626,7 @@ impl Worker {
             pending_edits: &self.pending_edits,
             state_hash: self.state_hash,
             worker_fps: self.worker_fps(),
+            scripts: self.scripts_view(),
         };
         view::build(&self.pipeline, facts)
     }

@@ -8,7 +8,9 @@ use std::path::PathBuf;
 
 use stepframe_core::{InputSource, ObjectId, Pipeline, SoftState, TimeSettings};
 
-use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, SoftView, WorldView};
+use crate::editor::protocol::{
+    BodyView, ObjectView, Pacing, ScriptsView, SelectedView, SoftView, WorldView,
+};
 
 /// The worker-side facts a view carries besides the pipeline's own state.
 #[derive(Debug)]
@@ -31,6 +33,8 @@ pub(super) struct ViewFacts<'a> {
     pub state_hash: u64,
     /// The worker's own frame rate.
     pub worker_fps: Option<f64>,
+    /// The session's scripts (the host's, the same at every tick).
+    pub scripts: ScriptsView,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -127,6 +131,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         state_hash: facts.state_hash,
         actions,
         worker_fps: facts.worker_fps,
+        scripts: facts.scripts,
     }
 }
 
