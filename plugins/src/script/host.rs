@@ -102,9 +102,13 @@ impl ScriptHost {
         &self.inner.cache
     }
 
-    /// Counts one hook call on `engine`.
+    /// Counts one hook call on `engine`. A load and a store, not an atomic
+    /// add: this runs on every hook call, a session's hooks run on one thread
+    /// at a time, and the counts are diagnostics (two threads sharing a host,
+    /// as `check`'s runs of one scene do, may lose a count, never the state).
     pub(crate) fn count(&self, engine: Engine) {
-        self.inner.counts[engine as usize].fetch_add(1, Ordering::Relaxed);
+        let c = &self.inner.counts[engine as usize];
+        c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
     }
 
     /// How many Script hook calls of this session ran on each path so far.
