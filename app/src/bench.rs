@@ -726,15 +726,6 @@ fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
             ),
         },
         Figure {
-            name: "script_compiled_tree_vs_rust",
-            measured: r.compiled_ns,
-            unit: "ns/hook call",
-            reference: Some(r.rust_ns),
-            target: None,
-            on_ratio: true,
-            note: "the same script on the compiled tree alone (no typing), for context".to_string(),
-        },
-        Figure {
             name: "script_rhai_vs_rust",
             measured: r.rhai_ns,
             unit: "ns/hook call",

@@ -23,7 +23,8 @@ use rhai::{AST, ImmutableString};
 
 use super::ScriptError;
 use super::engine::engines;
-use super::fast::{self, FastProgram, Tag};
+use super::ir::{FastProgram, Tag};
+use super::lower;
 use super::typed::{self, Typed};
 
 /// Locks a mutex of the cache; every change under it is a single insert or
@@ -180,7 +181,7 @@ pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program,
             _ => hooks.on_contact = true,
         }
     }
-    let fast = fast::compile(&ast);
+    let fast = lower::compile(&ast);
     Ok(Program {
         fast,
         typed: Mutex::new(Vec::new()),

@@ -47,7 +47,8 @@ use stepframe_core::{
 };
 
 use super::breakpoints::{LineBreakpoint, Part, ScriptHit};
-use super::fast::{Out, finite_component, unit};
+use super::ir::Out;
+use super::semantics::{finite_component, unit};
 use super::value::show;
 
 /// Most rhai operations one hook call may take before it is stopped as runaway
@@ -194,7 +195,7 @@ pub(crate) fn commit(ctx: &mut Ctx) {
     });
 }
 
-/// Applies what a compiled call queued (see `fast.rs`), in order, the way
+/// Applies what a typed call queued (see `typed.rs`), in order, the way
 /// [`commit`] applies the same commands from rhai.
 pub(crate) fn commit_fast(ctx: &mut Ctx, out: &mut Vec<Out>) {
     for command in out.drain(..) {

@@ -34,7 +34,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use super::ScriptError;
 use super::breakpoints::ScriptBreakpoints;
 use super::cache::Cache;
-use super::fast;
+use super::ir;
 
 /// The scripts of one session: compile cache, breakpoints and call counts
 /// (see module docs). Clones are handles to the same host.
@@ -47,16 +47,15 @@ pub struct ScriptHost {
 struct Inner {
     cache: Cache,
     breakpoints: ScriptBreakpoints,
-    /// typed, compiled tree, rhai.
-    counts: [AtomicU64; 3],
+    /// typed, rhai.
+    counts: [AtomicU64; 2],
 }
 
 /// Which engine ran a hook call (see [`CallCounts`]).
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Engine {
     Typed = 0,
-    Tree = 1,
-    Rhai = 2,
+    Rhai = 1,
 }
 
 /// How many hook calls ran on each path (see [`ScriptHost::call_counts`]).
@@ -64,9 +63,8 @@ pub(crate) enum Engine {
 pub struct CallCounts {
     /// Typed register code (`typed.rs`).
     pub typed: u64,
-    /// The compiled tree (`fast.rs`).
-    pub compiled: u64,
-    /// rhai itself (functions outside the subset, breakpoints, bails).
+    /// rhai itself (functions outside the subset, breakpoints, bails, and
+    /// calls whose types the typed code was not made for).
     pub rhai: u64,
 }
 
@@ -76,7 +74,7 @@ pub struct CallCounts {
 pub struct HookEngine {
     /// The function: `fixed_update`, `on_contact`, ...
     pub hook: &'static str,
-    /// On the compiled path (typed code or the compiled tree); else on rhai.
+    /// On the compiled path (typed register code); else on rhai.
     pub compiled: bool,
     /// Why it stays on rhai (with the line), when it does.
     pub why_not: Option<String>,
@@ -114,10 +112,9 @@ impl ScriptHost {
     /// How many Script hook calls of this session ran on each path so far.
     /// Diagnostics for tests and benches; not part of any state.
     pub fn call_counts(&self) -> CallCounts {
-        let [typed, compiled, rhai] = &self.inner.counts;
+        let [typed, rhai] = &self.inner.counts;
         CallCounts {
             typed: typed.load(Ordering::Relaxed),
-            compiled: compiled.load(Ordering::Relaxed),
             rhai: rhai.load(Ordering::Relaxed),
         }
     }
@@ -171,7 +168,7 @@ impl ScriptHost {
         };
         let h = &program.hooks;
         let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
-        let mut out: Vec<HookEngine> = fast::HOOKS
+        let mut out: Vec<HookEngine> = ir::HOOKS
             .iter()
             .enumerate()
             .filter(|&(i, _)| defined[i])

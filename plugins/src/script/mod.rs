@@ -115,28 +115,33 @@
 //! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
 //! until the file is reloaded; the object and the other behaviours go on.
 //!
-//! # Cost: three engines, one meaning
+//! # Cost: two engines, one meaning
 //!
 //! A hook call runs on the first of these that can take it:
 //!
-//! 1. **typed register code** (`typed.rs`): the function specialised to the
+//! 1. **typed register code** (`typed.rs`): the function, lowered from rhai's
+//!    AST (`lower.rs`) to a small tree (`ir.rs`), then specialised to the
 //!    types its state variables hold, as flat register instructions;
-//! 2. **the compiled tree** (`fast.rs`): the same subset with types checked as
-//!    it runs;
-//! 3. **rhai** itself: functions outside the subset (loops, strings, maps,
+//! 2. **rhai** itself: functions outside the subset (loops, strings, maps,
 //!    `log`, `spawn_body`, ...), any call while a line breakpoint is set in
-//!    the script, and any call the faster paths give up on.
+//!    the script, calls whose types the typed code was not made for (after
+//!    [`MAX_SPECIALISATIONS`] tries), and any call the typed code gives up on.
 //!
-//! The first two cover a numeric subset of rhai (listed in `fast.rs`) and
-//! compute exactly what rhai computes, down to its checked integer arithmetic
-//! and epsilon-relative float comparisons; where they cannot (a type they do
-//! not handle, an overflow, a non-finite body command), they give the call to
-//! rhai before changing anything, so rhai's own result or error is what
-//! happens. `plugins/tests/script_paths.rs` runs generated programs on all
-//! three and compares the state hash tick by tick. [`bench_script_vs_rust`]
+//! The typed code covers a numeric subset of rhai (listed in `ir.rs`) and
+//! computes exactly what rhai computes (`semantics.rs`: its checked integer
+//! arithmetic and epsilon-relative float comparisons); where it cannot (an
+//! overflow, a non-finite body command, an object with no body), it gives the
+//! call to rhai before changing anything, so rhai's own result or error is
+//! what happens. `plugins/tests/script_paths.rs` runs 400 generated programs
+//! on both and compares the state hash tick by tick. [`bench_script_vs_rust`]
 //! measures a scripted patrol against the same patrol in Rust (`stepframe
-//! bench` reports it as `script_vs_rust`, with the tree alone and rhai alone
-//! for context).
+//! bench` reports it as `script_vs_rust`, with rhai alone for context).
+//!
+//! (A middle engine, evaluating the tree with types checked as it runs, was
+//! removed: measured in a release build it took 3.2x the typed code's time
+//! per patrol call (229 against 72 ns), and with the typed path on it ran no
+//! call of the bundled scenes in 600 frames and 4% of the calls of the
+//! generated programs, those whose types keep changing.)
 
 mod bench;
 mod breakpoints;
@@ -144,7 +149,9 @@ mod cache;
 mod engine;
 pub mod host;
 pub(crate) use engine::{push_clock, sandboxed_engine};
-mod fast;
+mod ir;
+mod lower;
+mod semantics;
 mod typed;
 mod value;
 
@@ -167,7 +174,7 @@ pub use value::ScriptValue;
 
 use breakpoints::LineBreakpoint as Bp;
 use cache::Program;
-use fast::{Bail, Scratch, Tag, Val};
+use ir::{Out, Tag, Val};
 use typed::{Exit, Typed};
 
 /// A script that could not be read, compiled, or run: the script's key, the
@@ -257,10 +264,8 @@ pub struct Script {
     bps: Arc<[Bp]>,
     /// The host cache's change count at the last refresh that looked in it.
     seen_changes: u64,
-    /// Whether calls may take the compiled path (see [`Script::set_compiled`]).
+    /// Whether calls may take the typed path (see `Script::set_compiled`).
     compiled: bool,
-    /// Whether the compiled path may specialise (see [`Script::set_specialised`]).
-    specialised: bool,
     fast: FastState,
 }
 
@@ -284,13 +289,13 @@ struct FastState {
     tags: Vec<Tag>,
     bits: Vec<u64>,
     live: bool,
-    scratch: Scratch,
-    /// The compiled tree's copy of the state during a call (kept for reuse).
-    tree_vals: Vec<Val>,
+    /// The body commands of the typed call running (empty between calls).
+    out: Vec<Out>,
     /// Each hook's code specialised for the current state types (`typed.rs`).
     typed: [Option<Arc<Typed>>; 4],
     /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
-    /// stays on the compiled tree (its types keep changing).
+    /// stays on rhai while its types differ from every one made (they keep
+    /// changing).
     specialisations: [u8; 4],
     /// Bumped whenever the types in `tags` may have changed.
     epoch: u64,
@@ -402,7 +407,6 @@ impl Script {
             bps: Arc::from(Vec::new()),
             seen_changes: u64::MAX,
             compiled: true,
-            specialised: true,
             fast: FastState::default(),
         })
     }
@@ -422,21 +426,22 @@ impl Script {
         )
     }
 
-    /// Lets calls take the compiled path (the default) or keeps every call on
+    /// Lets calls take the typed path (the default) or keeps every call on
     /// rhai. The results are the same either way; this exists to compare the
-    /// two (tests, `script_vs_rust`).
+    /// two (the equivalence tests, `script_vs_rust`), so it is public only
+    /// with the `engine-knobs` feature, which the shipped binary does not
+    /// enable (see `docs/scripts.md`).
+    #[cfg(feature = "engine-knobs")]
     pub fn set_compiled(&mut self, on: bool) {
+        self.use_typed(on);
+    }
+
+    /// See `set_compiled`: the crate's own bench uses it without the feature.
+    pub(crate) fn use_typed(&mut self, on: bool) {
         if !on {
             self.sync_scope();
         }
         self.compiled = on;
-    }
-
-    /// Lets the compiled path specialise functions to typed code (the
-    /// default) or keeps it on the compiled tree; like [`Script::set_compiled`],
-    /// a knob to compare the paths.
-    pub fn set_specialised(&mut self, on: bool) {
-        self.specialised = on;
     }
 
     /// The compiled path's newer value of the variable at scope `position`.
@@ -509,7 +514,7 @@ impl Script {
         true
     }
 
-    /// Runs the hook on the compiled path; false when rhai must run it.
+    /// Runs the hook on the typed path; false when rhai must run it.
     fn call_fast(&mut self, ctx: &mut Ctx, hook: HookKind, args: &[Val]) -> bool {
         let i = match hook {
             HookKind::Start => 0,
@@ -521,18 +526,16 @@ impl Script {
         if self.program.fast.hooks[i].is_none() || !self.bind_fast() {
             return false;
         }
-        let Some(f) = &self.program.fast.hooks[i] else {
-            return false;
-        };
         let fast = &mut self.fast;
-        // The typed code first, specialised again when the state types moved.
-        let mut specialised_now = !self.specialised;
+        // The typed code, specialised again (once per call) when the state
+        // types moved.
+        let mut specialised_now = false;
         loop {
             if let Some(t) = &fast.typed[i]
                 && (fast.fitted[i] == Some(fast.epoch) || t.fits(&fast.tags))
             {
                 fast.fitted[i] = Some(fast.epoch);
-                let (tags, bits, out) = (&mut fast.tags, &mut fast.bits, &mut fast.scratch.out);
+                let (tags, bits, out) = (&mut fast.tags, &mut fast.bits, &mut fast.out);
                 match typed::run(t, ctx, args, tags, bits, out) {
                     Ok(()) => {
                         fast.live = true;
@@ -540,59 +543,23 @@ impl Script {
                             fast.epoch += 1;
                         }
                         self.host.count(host::Engine::Typed);
-                        engine::commit_fast(ctx, &mut fast.scratch.out);
+                        engine::commit_fast(ctx, &mut fast.out);
                         return true;
                     }
                     Err(Exit::Bail) => {
-                        fast.scratch.out.clear();
+                        fast.out.clear();
                         return false;
                     }
-                    Err(Exit::Miss) => fast.scratch.out.clear(),
+                    Err(Exit::Miss) => fast.out.clear(),
                 }
             }
             if specialised_now || fast.specialisations[i] >= MAX_SPECIALISATIONS {
-                break;
+                return false;
             }
             specialised_now = true;
             fast.specialisations[i] += 1;
             let arg_types: Vec<Tag> = args.iter().map(|a| a.tag).collect();
             fast.typed[i] = self.program.specialised(i, &fast.tags, &arg_types);
-        }
-        Self::call_tree(&self.host, f, fast, ctx, args)
-    }
-
-    /// The compiled tree: any types (see `fast.rs`).
-    #[inline(never)]
-    fn call_tree(
-        host: &ScriptHost,
-        f: &fast::FastFn,
-        fast: &mut FastState,
-        ctx: &mut Ctx,
-        args: &[Val],
-    ) -> bool {
-        // The tree works on whole values; the buffer is reused call to call.
-        let mut vals = std::mem::take(&mut fast.tree_vals);
-        vals.clear();
-        vals.extend((0..fast.tags.len()).map(|s| fast.val(s)));
-        let result = fast::run(f, ctx, args, &mut vals, &mut fast.scratch);
-        if result.is_ok() {
-            for (s, v) in vals.iter().enumerate() {
-                (fast.tags[s], fast.bits[s]) = (v.tag, v.bits);
-            }
-        }
-        fast.tree_vals = vals;
-        match result {
-            Ok(()) => {
-                fast.live = true;
-                fast.epoch += 1;
-                host.count(host::Engine::Tree);
-                engine::commit_fast(ctx, &mut fast.scratch.out);
-                true
-            }
-            Err(Bail) => {
-                fast.scratch.out.clear();
-                false
-            }
         }
     }
 

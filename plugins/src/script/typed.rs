@@ -3,9 +3,11 @@
 //!
 //! # Why
 //!
-//! The compiled tree of `fast.rs` still checks every value's type as it goes
-//! and walks a tree of boxed nodes: about 3 ns a node, so a patrol tick costs
-//! several times the same logic in Rust. But the types in a hook function are
+//! Walking the compiled tree (`ir.rs`) and checking every value's type as it
+//! goes costs about 3 ns a node, so a patrol tick would cost several times
+//! the same logic in Rust (that evaluator existed, and was measured at 3.2x
+//! this code's time per call before it was removed). But the types in a hook
+//! function are
 //! almost always fixed: `dt` is a float, the state variables keep the type
 //! they were born with, and every operator's result type follows from its
 //! operands'. So, given the types of the state variables at entry, the types
@@ -22,7 +24,7 @@
 //! flow-sensitive: an assignment gives the variable the assigned value's type;
 //! after `if`/`else`, a variable whose type differs between the branches is
 //! unknown, and reading it, or leaving it in the state with an unknown type,
-//! rejects the specialisation. Everything the tree would bail on for a type
+//! rejects the specialisation. Everything a type check at run time would bail on for a type
 //! reason is rejected here at specialisation time; what can only be known at
 //! run time (integer overflow, division by zero, a non-finite body command,
 //! an object with no body, a negative id) still bails, with the same rule:
@@ -31,7 +33,7 @@
 //! [`run`] first checks the guard: every touched state variable still has the
 //! type the code was specialised for. If not it returns [`Exit::Miss`], and
 //! the caller specialises again for the new types (or, after a few misses,
-//! keeps to the tree). A call ends by writing the written state variables
+//! leaves the hook to rhai). A call ends by writing the written state variables
 //! back with their types at exit (which must agree on every path).
 
 use std::cell::RefCell;
@@ -40,9 +42,9 @@ use rhai::{FLOAT, INT, ImmutableString};
 use stepframe_core::{BodyCommand, Ctx, ObjectId, Pose, Vec2, Velocity};
 
 use super::engine;
-use super::fast::{
-    Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val, compare, finite_component,
-    float_arith, float_math, int_arith, ordered, unit,
+use super::ir::{Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val};
+use super::semantics::{
+    Arith, Cmp, compare, finite_component, float_arith, float_math, int_arith, ordered, unit,
 };
 
 type Reg = u8;
@@ -67,22 +69,22 @@ pub(crate) enum Ins {
     FRem(Reg, Reg, Reg),
     FPow(Reg, Reg, Reg),
     /// rhai's float comparison ([`compare`]).
-    FCmp(Op, Reg, Reg, Reg),
+    FCmp(Cmp, Reg, Reg, Reg),
     FNeg(Reg, Reg),
     /// Checked integer arithmetic (bails on overflow / division by zero).
-    IArith(Op, Reg, Reg, Reg),
-    ICmp(Op, Reg, Reg, Reg),
+    IArith(Arith, Reg, Reg, Reg),
+    ICmp(Cmp, Reg, Reg, Reg),
     INeg(Reg, Reg),
-    BCmp(Op, Reg, Reg, Reg),
+    BCmp(Cmp, Reg, Reg, Reg),
     Not(Reg, Reg),
     Jump(u32),
     JumpIfNot(Reg, u32),
     JumpIf(Reg, u32),
     /// Jump when the float comparison is false (a compare and a
     /// `JumpIfNot` fused).
-    FJumpIfNot(Op, Reg, Reg, u32),
+    FJumpIfNot(Cmp, Reg, Reg, u32),
     /// Jump when the integer comparison is false.
-    IJumpIfNot(Op, Reg, Reg, u32),
+    IJumpIfNot(Cmp, Reg, Reg, u32),
     Return,
     /// Three registers: x, y, angle (bails if the object has no body).
     Pose(Reg),
@@ -313,7 +315,7 @@ impl Spec {
                 St::OpSet(place, op, e) => {
                     let (rr, tr) = self.expr(e, &ty)?;
                     let (rl, tl) = self.read(*place, &ty)?;
-                    let (r, t) = self.binary(*op, (rl, tl), (rr, tr))?;
+                    let (r, t) = self.binary(Op::Arith(*op), (rl, tl), (rr, tr))?;
                     self.assign(*place, r, t, &mut ty)?;
                 }
                 St::If(cond, then, other) => {
@@ -409,33 +411,36 @@ impl Spec {
         }
     }
 
+    /// The instruction for `op` on operands of these types (rhai's rules:
+    /// two integers stay integers, a float makes both floats, booleans only
+    /// compare); what each computes is in `semantics.rs`.
     fn binary(&mut self, op: Op, a: (Reg, Tag), b: (Reg, Tag)) -> C<(Reg, Tag)> {
-        let cmp = op.is_comparison();
         let d = self.temp(1)?;
-        match (a.1, b.1) {
-            (Tag::Int, Tag::Int) => {
-                if cmp {
-                    self.code.push(Ins::ICmp(op, d, a.0, b.0));
-                    return Ok((d, Tag::Bool));
-                }
-                self.code.push(Ins::IArith(op, d, a.0, b.0));
+        match (op, a.1, b.1) {
+            (Op::Cmp(c), Tag::Int, Tag::Int) => {
+                self.code.push(Ins::ICmp(c, d, a.0, b.0));
+                Ok((d, Tag::Bool))
+            }
+            (Op::Arith(o), Tag::Int, Tag::Int) => {
+                self.code.push(Ins::IArith(o, d, a.0, b.0));
                 Ok((d, Tag::Int))
             }
-            (Tag::Int | Tag::Float, Tag::Int | Tag::Float) => {
+            (_, Tag::Int | Tag::Float, Tag::Int | Tag::Float) => {
                 let (x, y) = (self.float(a)?, self.float(b)?);
-                self.code.push(match op {
-                    Op::Add => Ins::FAdd(d, x, y),
-                    Op::Sub => Ins::FSub(d, x, y),
-                    Op::Mul => Ins::FMul(d, x, y),
-                    Op::Div => Ins::FDiv(d, x, y),
-                    Op::Rem => Ins::FRem(d, x, y),
-                    Op::Pow => Ins::FPow(d, x, y),
-                    cmp => Ins::FCmp(cmp, d, x, y),
-                });
-                Ok((d, if cmp { Tag::Bool } else { Tag::Float }))
+                let (ins, tag) = match op {
+                    Op::Arith(Arith::Add) => (Ins::FAdd(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Sub) => (Ins::FSub(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Mul) => (Ins::FMul(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Div) => (Ins::FDiv(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Rem) => (Ins::FRem(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Pow) => (Ins::FPow(d, x, y), Tag::Float),
+                    Op::Cmp(c) => (Ins::FCmp(c, d, x, y), Tag::Bool),
+                };
+                self.code.push(ins);
+                Ok((d, tag))
             }
-            (Tag::Bool, Tag::Bool) if cmp => {
-                self.code.push(Ins::BCmp(op, d, a.0, b.0));
+            (Op::Cmp(c), Tag::Bool, Tag::Bool) => {
+                self.code.push(Ins::BCmp(c, d, a.0, b.0));
                 Ok((d, Tag::Bool))
             }
             _ => Err(format!("{op:?} on {:?} and {:?}", a.1, b.1)),
@@ -880,8 +885,8 @@ fn exec(
             Ins::FSub(d, a, b) => set!(d, (f!(a) - f!(b)).to_bits()),
             Ins::FMul(d, a, b) => set!(d, (f!(a) * f!(b)).to_bits()),
             Ins::FDiv(d, a, b) => set!(d, (f!(a) / f!(b)).to_bits()),
-            Ins::FRem(d, a, b) => set!(d, float_arith(Op::Rem, f!(a), f!(b)).to_bits()),
-            Ins::FPow(d, a, b) => set!(d, float_arith(Op::Pow, f!(a), f!(b)).to_bits()),
+            Ins::FRem(d, a, b) => set!(d, float_arith(Arith::Rem, f!(a), f!(b)).to_bits()),
+            Ins::FPow(d, a, b) => set!(d, float_arith(Arith::Pow, f!(a), f!(b)).to_bits()),
             Ins::FCmp(op, d, a, b) => set!(d, u64::from(compare(*op, f!(a), f!(b)))),
             Ins::FNeg(d, a) => set!(d, (-f!(a)).to_bits()),
             Ins::IArith(op, d, a, b) => {
