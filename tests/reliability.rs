@@ -643,9 +643,6 @@ impl Behaviour for Vandal {
     fn name(&self) -> &str {
         "Vandal"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == self.tick {
             self.vandalise(ctx);
@@ -815,9 +812,6 @@ impl Behaviour for Overdrive {
     fn name(&self) -> &str {
         "Overdrive"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == self.tick {
             self.write(ctx);
@@ -844,9 +838,6 @@ struct Unborn {
 impl Behaviour for Unborn {
     fn name(&self) -> &str {
         "Unborn"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick != self.tick {
@@ -1292,9 +1283,6 @@ struct Brute;
 impl Behaviour for Brute {
     fn name(&self) -> &str {
         "Brute"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == 10 {

@@ -396,9 +396,6 @@ impl Behaviour for Integrator {
     fn name(&self) -> &str {
         "Integrator"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE
     }

@@ -1113,9 +1113,6 @@ mod tests {
         fn name(&self) -> &str {
             "Counter"
         }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
-        }
         fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
             if ctx.clock().simulation_tick >= 5 {
                 match &self.hidden {
@@ -1195,9 +1192,6 @@ mod tests {
     impl Behaviour for AlwaysRerun {
         fn name(&self) -> &str {
             "AlwaysRerun"
-        }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
         }
         fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
             ctx.request_break_and_rerun("again");

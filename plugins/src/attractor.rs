@@ -67,10 +67,6 @@ impl Behaviour for Attractor {
         "Attractor"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         let Some(centre) = ctx.physics_simulation_pose(me) else {

@@ -151,10 +151,6 @@ impl Behaviour for Faulty {
         "Faulty"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn start(&mut self, ctx: &mut Ctx) {
         if self.params.hook == FaultHook::Routine {
             ctx.start_routine(
@@ -211,9 +207,5 @@ impl Routine for FaultyRoutine {
         } else {
             Wait::Seconds(0.0)
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Routine> {
-        Box::new(self.clone())
     }
 }

@@ -46,10 +46,6 @@ impl Behaviour for FollowCamera {
         "FollowCamera"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn present(&mut self, ctx: &mut Ctx) {
         let target = self.params.target.map_or(ctx.me(), ObjectId);
         if let Some(pose) = ctx.presentation_pose(target) {

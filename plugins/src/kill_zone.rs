@@ -53,10 +53,6 @@ impl Behaviour for KillZone {
         "KillZone"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
         if kind != ContactKind::Started {
             return;

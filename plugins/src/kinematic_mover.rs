@@ -141,10 +141,6 @@ impl Behaviour for KinematicMover {
         "KinematicMover"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let me = ctx.me();
         let mut at = match self.at {

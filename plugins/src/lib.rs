@@ -53,9 +53,10 @@
 //! ```
 //!
 //! Writing a behaviour of your own: implement [`stepframe_core::Behaviour`]
-//! (copyable state through `clone_box`, simulation state fed to `hash_state`,
-//! randomness only from `ctx.rng()`, no wall clock, no hash-map iteration), give it
-//! a `Serialize + Deserialize + Default` parameter struct, and register it:
+//! (derive `Clone`, which gives it `clone_box` for snapshots; simulation
+//! state fed to `hash_state`, randomness only from `ctx.rng()`, no wall clock,
+//! no hash-map iteration), give it a `Serialize + Deserialize + Default`
+//! parameter struct, and register it:
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
@@ -72,7 +73,6 @@
 //!
 //! impl Behaviour for Wind {
 //!     fn name(&self) -> &str { "Wind" }
-//!     fn clone_box(&self) -> Box<dyn Behaviour> { Box::new(self.clone()) }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
 //!     }

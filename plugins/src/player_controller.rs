@@ -127,10 +127,6 @@ impl Behaviour for PlayerController {
         "PlayerController"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let p = &self.params;
         let me = ctx.me();

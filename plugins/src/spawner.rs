@@ -135,10 +135,6 @@ impl Behaviour for Spawner {
         "Spawner"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn start(&mut self, ctx: &mut Ctx) {
         ctx.start_routine(
             TimeGroup::Fixed,
@@ -190,10 +186,6 @@ impl Routine for SpawnRoutine {
             self.alive.push(id);
         }
         Wait::Seconds(p.interval)
-    }
-
-    fn clone_box(&self) -> Box<dyn Routine> {
-        Box::new(self.clone())
     }
 }
 
@@ -255,10 +247,6 @@ impl Behaviour for Projectile {
 
     fn name(&self) -> &str {
         "Projectile"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {

@@ -291,9 +291,6 @@ impl Behaviour for Recorder {
     fn name(&self) -> &str {
         "Recorder"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let tick = ctx.clock().simulation_tick;
         self.calls

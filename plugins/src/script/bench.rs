@@ -51,10 +51,6 @@ impl Behaviour for RustPatrol {
         "RustPatrol"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let me = ctx.me();
         let Some(p) = ctx.physics_simulation_pose(me) else {

@@ -819,10 +819,6 @@ impl Behaviour for Script {
         "Script"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn start(&mut self, ctx: &mut Ctx) {
         self.refresh(ctx);
         self.call(ctx, HookKind::Start, (), &[]);
