@@ -107,15 +107,38 @@ pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
 pub use player_controller::{PlayerController, PlayerControllerParams};
 pub use script::{Script, ScriptContext, ScriptHost, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
-pub use watch::{WatchAction, WatchEvent, WatchSet, WatchSpec};
+pub use watch::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
 
 use std::path::Path;
 
 use stepframe_core::Behaviour;
 use stepframe_core::scene::Registry;
 
-fn boxed<B: Behaviour + 'static>(b: Result<B, String>) -> Result<Box<dyn Behaviour>, String> {
+/// Why a built-in behaviour rejected parameters that parsed: a value out of
+/// range or not finite, in words that name the field (`radius must be > 0,
+/// got -1`). The scene loader places it at the behaviour's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidParams {
+    /// What is wrong, naming the field.
+    pub message: String,
+}
+
+impl InvalidParams {
+    pub(crate) fn new(message: impl Into<String>) -> InvalidParams {
+        InvalidParams {
+            message: message.into(),
+        }
+    }
+}
+
+/// Boxes a behaviour for the registry, whose factories report errors as text
+/// (core's `Registry` takes `String`s).
+fn boxed<B: Behaviour + 'static, E: std::fmt::Display>(
+    b: Result<B, E>,
+) -> Result<Box<dyn Behaviour>, String> {
     b.map(|b| Box::new(b) as Box<dyn Behaviour>)
+        .map_err(|e| e.to_string())
 }
 
 /// Every built-in behaviour, by the name scenes use, for a session with its

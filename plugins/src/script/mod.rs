@@ -181,7 +181,8 @@ use typed::{Exit, Typed};
 /// position (1-based; 0 when the error has none) and what went wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ScriptError {
-    /// The script's key (resolved path), or `inline:<name>`.
+    /// The script's key (resolved path), or `inline:<name>`; empty when no
+    /// script was named.
     pub path: String,
     /// 1-based line, or 0.
     pub line: usize,
@@ -193,7 +194,9 @@ pub struct ScriptError {
 
 impl std::fmt::Display for ScriptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line == 0 {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else if self.line == 0 {
             write!(f, "{}: {}", self.path, self.message)
         } else {
             write!(
@@ -328,7 +331,10 @@ impl std::fmt::Debug for Script {
 }
 
 /// The scope a program starts with: the vars, then its top level.
-fn initial_scope(program: &Program, vars: &[(String, Dynamic)]) -> Result<Scope<'static>, String> {
+fn initial_scope(
+    program: &Program,
+    vars: &[(String, Dynamic)],
+) -> Result<Scope<'static>, ScriptError> {
     let mut scope = Scope::new();
     for (name, value) in vars {
         scope.push_dynamic(name.clone(), value.clone());
@@ -336,7 +342,12 @@ fn initial_scope(program: &Program, vars: &[(String, Dynamic)]) -> Result<Scope<
     engine::engines()
         .plain
         .run_ast_with_scope(&mut scope, &program.ast)
-        .map_err(|e| format!("{}: top level failed: {e}", program.source))?;
+        .map_err(|e| ScriptError {
+            path: program.source.to_string(),
+            line: 0,
+            column: 0,
+            message: format!("top level failed: {e}"),
+        })?;
     Ok(scope)
 }
 
@@ -354,12 +365,17 @@ impl Script {
     /// Loads (or reuses) the script file and runs its top level with the vars.
     /// `cx` names the session's host and the scene's directory (relative
     /// paths are looked up from there, see [`host`](self::host)).
-    pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, String> {
+    pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, ScriptError> {
         if params.path.is_empty() {
-            return Err("path must name a .rhai file".into());
+            return Err(ScriptError {
+                path: String::new(),
+                line: 0,
+                column: 0,
+                message: "path must name a .rhai file".into(),
+            });
         }
         let key = cx.key(Path::new(&params.path));
-        let program = cx.host.cache().load(&key).map_err(|e| e.to_string())?;
+        let program = cx.host.cache().load(&key)?;
         Script::with_program(&cx.host, program, &params.vars, params.hot_reload)
     }
 
@@ -375,12 +391,7 @@ impl Script {
     ) -> Result<Script, ScriptError> {
         let key = format!("inline:{name}");
         let program = host.cache().load_source(&key, text)?;
-        Script::with_program(host, program, vars, false).map_err(|message| ScriptError {
-            path: key,
-            line: 0,
-            column: 0,
-            message,
-        })
+        Script::with_program(host, program, vars, false)
     }
 
     fn with_program(
@@ -388,7 +399,7 @@ impl Script {
         program: Arc<Program>,
         vars: &BTreeMap<String, ScriptValue>,
         hot_reload: bool,
-    ) -> Result<Script, String> {
+    ) -> Result<Script, ScriptError> {
         let vars: Arc<[(String, Dynamic)]> = vars
             .iter()
             .map(|(k, v)| (k.clone(), v.to_dynamic()))
@@ -615,7 +626,7 @@ impl Script {
                 ctx.log(format!("{}: reloaded", self.program.source));
             }
             // The new top level failed: keep running the old program.
-            Err(message) => ctx.log_at(LogLevel::Error, message),
+            Err(e) => ctx.log_at(LogLevel::Error, e.to_string()),
         }
     }
 
