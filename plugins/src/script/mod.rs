@@ -29,7 +29,7 @@
 //!
 //! The API scripts call (pose, velocity, body commands, spawn, remove, input,
 //! clock, random numbers, log) is listed in `docs/scripts.md` and implemented
-//! in `engine.rs`. In a scene:
+//! in `api.rs`. In a scene:
 //!
 //! ```ron
 //! (id: 40, name: "Guard", transform: (x: 2.0, y: 0.5),
@@ -143,6 +143,20 @@
 //! call of the bundled scenes in 600 frames and 4% of the calls of the
 //! generated programs, those whose types keep changing.)
 
+// Module map (each file opens with what it owns):
+//
+// - `host.rs`: the session's `ScriptHost` (cache, breakpoints, counts) and
+//   where script files are found (`ScriptContext`, `assets_dir`);
+// - `cache.rs`: compiled programs by key, generations, hot reload;
+// - `breakpoints.rs`: line breakpoints, conditions, logpoints, hits;
+// - `engine.rs`: the rhai engines, the per-call state, the debugger hook;
+//   `api.rs`: the native functions scripts call;
+// - `rhai_calls.rs`: hook and routine calls on rhai, breakpoint timing;
+// - `ir.rs`, `lower.rs`, `semantics.rs`, `typed/`, `typed_calls.rs`: the
+//   typed path (the tree, rhai's AST to it, rhai's number rules, the
+//   register code, and the behaviour's state as typed code holds it);
+// - `value.rs`: scene values and hashing; `bench.rs`: `script_vs_rust`.
+mod api;
 mod bench;
 mod breakpoints;
 mod cache;
@@ -151,15 +165,17 @@ pub mod host;
 pub(crate) use engine::{push_clock, sandboxed_engine};
 mod ir;
 mod lower;
+mod rhai_calls;
 mod semantics;
 mod typed;
+mod typed_calls;
 mod value;
 
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
+use rhai::{Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId, Wait};
@@ -174,8 +190,8 @@ pub use value::ScriptValue;
 
 use breakpoints::LineBreakpoint as Bp;
 use cache::Program;
-use ir::{Out, Tag, Val};
-use typed::{Exit, Typed};
+use ir::Val;
+use typed_calls::FastState;
 
 /// A script that could not be read, compiled, or run: the script's key, the
 /// position (1-based; 0 when the error has none) and what went wrong.
@@ -271,53 +287,6 @@ pub struct Script {
     compiled: bool,
     fast: FastState,
 }
-
-/// The script's state variables as the compiled path holds them.
-///
-/// While `live`, `tags`/`bits` hold the newest values of the state variables
-/// the compiled functions write, and the rhai scope is stale for those names:
-/// everything that reads the scope (a rhai call, a reload, `var`,
-/// `hash_state`) either syncs it first or reads through these. Keeping the
-/// values here, not in the scope, is what makes a compiled call cheap: rhai's
-/// scope can only be searched by name.
-#[derive(Clone, Debug, Default)]
-struct FastState {
-    /// Program generation `index` was worked out for (0: none yet).
-    generation: u64,
-    /// Scope position of each name of `program.fast.state`; `None` when one
-    /// is missing or a written one is a constant (rhai runs every call).
-    index: Option<Box<[usize]>>,
-    /// Types and bits of the state variables (kept apart so the typed path
-    /// copies the bits in and out in one go).
-    tags: Vec<Tag>,
-    bits: Vec<u64>,
-    live: bool,
-    /// The body commands of the typed call running (empty between calls).
-    out: Vec<Out>,
-    /// Each hook's code specialised for the current state types (`typed.rs`).
-    typed: [Option<Arc<Typed>>; 4],
-    /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
-    /// stays on rhai while its types differ from every one made (they keep
-    /// changing).
-    specialisations: [u8; 4],
-    /// Bumped whenever the types in `tags` may have changed.
-    epoch: u64,
-    /// The `epoch` at which `tags` were seen to fit each hook's typed code:
-    /// the guard is checked once per change of types, not per call.
-    fitted: [Option<u64>; 4],
-}
-
-impl FastState {
-    fn val(&self, s: usize) -> Val {
-        Val {
-            tag: self.tags[s],
-            bits: self.bits[s],
-        }
-    }
-}
-
-/// See [`FastState::specialisations`].
-const MAX_SPECIALISATIONS: u8 = 8;
 
 impl std::fmt::Debug for Script {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -455,125 +424,6 @@ impl Script {
         self.compiled = on;
     }
 
-    /// The compiled path's newer value of the variable at scope `position`.
-    fn live_value(&self, position: usize) -> Option<Dynamic> {
-        if !self.fast.live {
-            return None;
-        }
-        let index = self.fast.index.as_ref()?;
-        let written = &self.program.fast.written;
-        (0..index.len())
-            .find(|&s| index[s] == position && written[s])
-            .map(|s| self.fast.val(s).to_dynamic())
-    }
-
-    /// Writes the compiled path's values back into the scope.
-    fn sync_scope(&mut self) {
-        if !std::mem::take(&mut self.fast.live) {
-            return;
-        }
-        let fast = &self.program.fast;
-        for (s, name) in fast.state.iter().enumerate() {
-            if fast.written[s]
-                && let Some(slot) = self.scope.get_mut(name)
-            {
-                *slot = self.fast.val(s).to_dynamic();
-            }
-        }
-    }
-
-    /// Makes the state slots ready for a compiled call; false when this call
-    /// must go to rhai.
-    fn bind_fast(&mut self) -> bool {
-        let fast = &self.program.fast;
-        if self.fast.generation != self.program.generation {
-            self.fast.generation = self.program.generation;
-            self.fast.live = false;
-            self.fast.typed = Default::default();
-            self.fast.specialisations = [0; 4];
-            self.fast.fitted = [None; 4];
-            let names: Vec<(&str, bool)> = self.scope.iter_raw().map(|(n, c, _)| (n, c)).collect();
-            self.fast.index = fast
-                .state
-                .iter()
-                .zip(&fast.written)
-                .map(|(name, &written)| {
-                    let p = names.iter().rposition(|(n, _)| *n == name.as_str())?;
-                    (!(written && names[p].1)).then_some(p)
-                })
-                .collect();
-        }
-        let Some(index) = &self.fast.index else {
-            return false;
-        };
-        if self.fast.live {
-            return true;
-        }
-        let values: Vec<&Dynamic> = self.scope.iter_raw().map(|(_, _, v)| v).collect();
-        self.fast.epoch += 1;
-        self.fast.tags.clear();
-        self.fast.bits.clear();
-        for &p in index.iter() {
-            match Val::from_dynamic(values[p]) {
-                Some(v) => {
-                    self.fast.tags.push(v.tag);
-                    self.fast.bits.push(v.bits);
-                }
-                None => return false,
-            }
-        }
-        true
-    }
-
-    /// Runs the hook on the typed path; false when rhai must run it.
-    fn call_fast(&mut self, ctx: &mut Ctx, hook: HookKind, args: &[Val]) -> bool {
-        let i = match hook {
-            HookKind::Start => 0,
-            HookKind::Update => 1,
-            HookKind::FlowTick => 2,
-            HookKind::FixedUpdate => 3,
-            _ => return false,
-        };
-        if self.program.fast.hooks[i].is_none() || !self.bind_fast() {
-            return false;
-        }
-        let fast = &mut self.fast;
-        // The typed code, specialised again (once per call) when the state
-        // types moved.
-        let mut specialised_now = false;
-        loop {
-            if let Some(t) = &fast.typed[i]
-                && (fast.fitted[i] == Some(fast.epoch) || t.fits(&fast.tags))
-            {
-                fast.fitted[i] = Some(fast.epoch);
-                let (tags, bits, out) = (&mut fast.tags, &mut fast.bits, &mut fast.out);
-                match typed::run(t, ctx, args, tags, bits, out) {
-                    Ok(()) => {
-                        fast.live = true;
-                        if !t.stable {
-                            fast.epoch += 1;
-                        }
-                        self.host.count(host::Engine::Typed);
-                        engine::commit_fast(ctx, &mut fast.out);
-                        return true;
-                    }
-                    Err(Exit::Bail) => {
-                        fast.out.clear();
-                        return false;
-                    }
-                    Err(Exit::Miss) => fast.out.clear(),
-                }
-            }
-            if specialised_now || fast.specialisations[i] >= MAX_SPECIALISATIONS {
-                return false;
-            }
-            specialised_now = true;
-            fast.specialisations[i] += 1;
-            let arg_types: Vec<Tag> = args.iter().map(|a| a.tag).collect();
-            fast.typed[i] = self.program.specialised(i, &fast.tags, &arg_types);
-        }
-    }
-
     /// At an outer frame boundary: adopt a newer program, log a failed reload.
     fn refresh(&mut self, ctx: &mut Ctx) {
         let frame = ctx.clock().frame_index;
@@ -664,145 +514,6 @@ impl Script {
             return;
         }
         self.call_rhai(ctx, hook, hook_function(hook), args, debug);
-    }
-
-    /// A routine the script started (`start_routine(name, seconds)`) is due:
-    /// calls `name()` and turns what it returns into the next wait (see the
-    /// module docs, "Timed routines").
-    fn call_routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
-        if self.failed.is_some() {
-            return Wait::Done;
-        }
-        let defined = self
-            .program
-            .ast
-            .iter_functions()
-            .any(|f| f.name == name && f.params.is_empty());
-        if !defined {
-            ctx.log_at(
-                LogLevel::Error,
-                format!(
-                    "{}: routine `{name}`: the script has no function `{name}()` without parameters; the routine ends",
-                    self.program.source
-                ),
-            );
-            return Wait::Done;
-        }
-        let debug = self.debugging();
-        let Some(value) = self.call_rhai(ctx, HookKind::Routine, name, (), debug) else {
-            return Wait::Done;
-        };
-        let seconds = value
-            .as_float()
-            .ok()
-            .or_else(|| value.as_int().ok().map(|i| i as rhai::FLOAT));
-        match seconds {
-            Some(s) if s.is_finite() && s >= 0.0 => Wait::Seconds(s),
-            Some(s) => {
-                ctx.log_at(
-                    LogLevel::Warning,
-                    format!(
-                        "{}: routine `{name}` returned {s}: a wait must be a finite number of seconds >= 0; the routine ends",
-                        self.program.source
-                    ),
-                );
-                Wait::Done
-            }
-            None => Wait::Done,
-        }
-    }
-
-    /// Runs the hook function on rhai (see module docs for breakpoints). Kept
-    /// out of line: the fast paths above should not pay for its stack frame.
-    #[inline(never)]
-    /// Returns what the function returned, or `None` when it failed or was
-    /// aborted at a breakpoint.
-    fn call_rhai(
-        &mut self,
-        ctx: &mut Ctx,
-        hook: HookKind,
-        function: &str,
-        args: impl FuncArgs,
-        debug: bool,
-    ) -> Option<Dynamic> {
-        self.sync_scope();
-        self.host.count(host::Engine::Rhai);
-        let rerunnable = matches!(
-            hook,
-            HookKind::Start | HookKind::Update | HookKind::FlowTick
-        );
-        let frame = ctx.clock().frame_index;
-        let skip_stops = match self.rerun.take() {
-            Some(r) if r.hook == hook && r.frame == frame => r.stops,
-            _ => 0,
-        };
-        let saved = (debug && rerunnable).then(|| self.scope.clone());
-        engine::begin(
-            ctx,
-            engine::DebugSetup {
-                source: self.program.source.clone(),
-                breakpoints: self.bps.clone(),
-                abort_on_stop: rerunnable,
-                skip_stops,
-            },
-        );
-        let engines = engine::engines();
-        let engine = if debug {
-            &engines.debug
-        } else {
-            &engines.plain
-        };
-        let options = CallFnOptions::new().eval_ast(false).rewind_scope(true);
-        let result = engine.call_fn_with_options::<Dynamic>(
-            options,
-            &mut self.scope,
-            &self.program.ast,
-            function,
-            args,
-        );
-        let end = engine::end();
-        if let Some(hit) = &end.stop {
-            self.host.breakpoints().record_hit(hit.clone());
-            let message = format!(
-                "script breakpoint {}:{}:{} in {}",
-                hit.path,
-                hit.line,
-                hit.column,
-                hit.stack.first().map_or("?", String::as_str)
-            );
-            if rerunnable {
-                // Undo the aborted run entirely, then stop before this hook.
-                engine::discard();
-                if let Some(scope) = saved {
-                    self.scope = scope;
-                }
-                self.rerun = Some(Rerun {
-                    hook,
-                    frame,
-                    stops: end.stops_seen,
-                });
-                ctx.request_break_and_rerun(message);
-                return None;
-            }
-            engine::commit(ctx);
-            ctx.request_break(message);
-        } else {
-            engine::commit(ctx);
-        }
-        if let Err(e) = result {
-            let pos = e.position();
-            let message = format!(
-                "{}:{}:{}: {} failed: {e}; the script's hooks stop until it is reloaded",
-                self.program.source,
-                pos.line().unwrap_or(0),
-                pos.position().unwrap_or(0),
-                function,
-            );
-            ctx.log_at(LogLevel::Error, message.clone());
-            self.failed = Some(message);
-            return None;
-        }
-        result.ok()
     }
 }
 
