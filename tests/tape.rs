@@ -34,9 +34,9 @@ fn root() -> PathBuf {
 }
 
 fn demo() -> (Scene, Registry) {
-    let registry = stepframe_plugins::registry();
-    let scene =
-        Scene::load(&root().join("assets/scenes/demo.ron"), &registry).expect("demo scene loads");
+    let scenes = root().join("assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes);
+    let scene = Scene::load(&scenes.join("demo.ron"), &registry).expect("demo scene loads");
     (scene, registry)
 }
 

@@ -530,26 +530,12 @@ fn failed(message: impl Into<String>) -> Exit {
     }
 }
 
-/// The behaviours scenes can name.
-pub fn registry() -> Registry {
-    stepframe_plugins::registry()
-}
-
-/// Tells script behaviours where the scene's assets are: the parent of a
-/// `scenes/` directory (`assets/scenes/demo.ron` → `assets/`), else the
-/// scene's own directory. Called before the scene is loaded.
-pub fn register_assets_root(scene: &Path) {
+/// The behaviours a scene can name, for a session of its own: a fresh script
+/// host (compile cache, breakpoints) and the scene file's directory, from
+/// which its script paths resolve (`stepframe_plugins::script::assets_dir`).
+pub fn registry(scene: &Path) -> Registry {
     let dir = scene.parent().unwrap_or(Path::new("."));
-    let root = match (dir.file_name(), dir.parent()) {
-        (Some(name), Some(parent)) if name == "scenes" => parent,
-        _ => dir,
-    };
-    let root = if root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root
-    };
-    stepframe_plugins::script::set_assets_root(root);
+    stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), dir)
 }
 
 /// Runs the player: exit 0 on success, 1 on a runtime failure, 2 on bad input.
@@ -570,8 +556,7 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
 }
 
 fn play(args: &PlayArgs) -> Result<(), Exit> {
-    let registry = registry();
-    register_assets_root(&args.scene);
+    let registry = registry(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let settings = settings_with_overrides(&scene.settings.time, args);
     settings
@@ -799,9 +784,6 @@ mod tests {
     impl Behaviour for AlwaysRerun {
         fn name(&self) -> &str {
             "AlwaysRerun"
-        }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
         }
         fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
             ctx.request_break_and_rerun("again");

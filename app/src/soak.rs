@@ -549,7 +549,7 @@ fn soak(args: &SoakArgs) -> Result<SoakSummary, Failure> {
             args.panic_from
         );
     }
-    let registry = crate::player::registry();
+    let registry = crate::player::registry(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let fixed_hz = scene.settings.time.fixed_hz;
     let time = scene.settings.time;

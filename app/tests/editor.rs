@@ -283,7 +283,7 @@ fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
     assert_eq!(clock_tick(&h), 0, "a preview runs nothing");
 
     // The player stands where the scene file puts it.
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&path);
     let authored = Scene::load(&path, &registry)
         .expect("the scene loads")
         .all_objects()
@@ -564,7 +564,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 /// that parts from the live session at exactly that tick.
 fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
     use std::sync::{Arc, Mutex};
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let scene = Scene::load(&demo(), &registry).expect("demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
     p.load_scene(&scene, &registry).expect("session");

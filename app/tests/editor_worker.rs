@@ -217,7 +217,7 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
         .try_iter()
         .any(|e| matches!(&e, Event::Saved(p) if *p == out));
     assert!(saved, "a Saved event");
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
     let written = stepframe_core::Scene::load(&out, &registry).expect("the saved scene loads");
     assert_eq!(written.settings.time.time_scale, 0.5);
@@ -347,7 +347,7 @@ fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz(
             value,
         });
     }
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
     p.load_scene(&scene, &registry).expect("session");
@@ -374,7 +374,7 @@ fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz(
 
 /// The demo run headless at 60 Hz to `tick`, with `tape` as its tick input.
 fn headless_with(tape: Recording, tick: u64) -> stepframe_core::Pipeline {
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
     p.load_scene(&scene, &registry).expect("session");

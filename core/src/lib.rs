@@ -70,7 +70,8 @@ pub mod trace_writer;
 pub mod world;
 
 pub use behaviour::{
-    Behaviour, BehaviourState, Ctx, HookKind, Hooks, Rng, Routine, TimeGroup, Wait,
+    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, HookKind, Hooks, Rng, Routine,
+    TimeGroup, Wait,
 };
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,

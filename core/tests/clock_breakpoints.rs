@@ -183,9 +183,6 @@ impl Behaviour for SlowHook {
     fn name(&self) -> &str {
         "SlowHook"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {
         self.calls += 1;
         if self.calls == self.slow_call {
@@ -277,9 +274,6 @@ struct FlowCounter {
 impl Behaviour for FlowCounter {
     fn name(&self) -> &str {
         "FlowCounter"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn hooks(&self) -> stepframe_core::Hooks {
         stepframe_core::Hooks::FLOW_TICK

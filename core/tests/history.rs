@@ -17,9 +17,6 @@ impl Behaviour for Pusher {
     fn name(&self) -> &str {
         "Pusher"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.input().just_pressed("jump") {
             ctx.apply_impulse(ctx.me(), Vec2::new(0.0, 6.0));

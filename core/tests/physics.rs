@@ -168,9 +168,6 @@ impl Behaviour for Tracer {
     fn name(&self) -> &str {
         "Tracer"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         push(
             &self.log,
@@ -263,9 +260,6 @@ struct ContactProbe {
 impl Behaviour for ContactProbe {
     fn name(&self) -> &str {
         "ContactProbe"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
         let c = ctx.clock();
@@ -360,9 +354,6 @@ impl Behaviour for Spawner {
     fn name(&self) -> &str {
         "Spawner"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if self.done {
             return;
@@ -435,9 +426,6 @@ struct Remover {
 impl Behaviour for Remover {
     fn name(&self) -> &str {
         "Remover"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         push(
@@ -723,9 +711,6 @@ impl Behaviour for Pusher {
     fn name(&self) -> &str {
         "Pusher"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if self.done {
             return;
@@ -878,9 +863,6 @@ impl Behaviour for Slider {
     fn name(&self) -> &str {
         "Slider"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         let x = 0.1 * ctx.clock().simulation_tick as f32;
@@ -929,9 +911,6 @@ struct Stirrer {
 impl Behaviour for Stirrer {
     fn name(&self) -> &str {
         "Stirrer"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let t = ctx.clock().simulation_time as f32;
@@ -1127,9 +1106,6 @@ impl Behaviour for Vandal {
     fn name(&self) -> &str {
         "Vandal"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         assert!(!ctx.apply_force(me, Vec2::new(f32::NAN, 0.0)));
@@ -1192,9 +1168,6 @@ struct ContactPose {
 impl Behaviour for ContactPose {
     fn name(&self) -> &str {
         "ContactPose"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn on_contact(&mut self, ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {
         let me = ctx.me();

@@ -142,9 +142,6 @@ impl Behaviour for Push {
     fn name(&self) -> &str {
         "Push"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         assert!(ctx.soft_particles(me).is_some());
@@ -377,9 +374,6 @@ impl Behaviour for TearLog {
     }
     fn name(&self) -> &str {
         "TearLog"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn on_tear(&mut self, ctx: &mut Ctx, tear: &stepframe_core::SoftTear) {
         assert_eq!(ctx.clock().phase, stepframe_core::Phase::Fixed);

@@ -27,6 +27,7 @@ use stepframe_core::{
     Recording, Shape, Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
 };
 
+use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
 use super::session::LoadedScene;
@@ -166,6 +167,11 @@ pub enum Command {
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.
     ReloadScript(PathBuf),
+    /// A change to the session's script line breakpoints (the code pane's
+    /// gutter and form): the table belongs to the session's script host, which
+    /// the worker owns, so the pane asks and reads the result in
+    /// [`WorldView::scripts`].
+    Script(ScriptCommand),
     /// The time cursor: build the session as it was at the end of this
     /// completed tick (keyframe + exact re-simulation in a scratch pipeline,
     /// the live session untouched) and publish it as a past [`WorldView`].
@@ -358,6 +364,86 @@ pub struct WorldView {
     /// The input tape in force (Resume from here with an edited tape), whose
     /// edges after the current tick are still to be replayed.
     pub tape_in_force: Option<Arc<Recording>>,
+    /// The session's scripts as the code pane shows them.
+    pub scripts: ScriptsView,
+}
+
+/// A script line breakpoint change, by script key (the resolved, canonical
+/// path: see `stepframe_plugins::script::script_key`) and 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptCommand {
+    /// The gutter click: removes the line's breakpoint, or sets a plain one.
+    Toggle {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// The form's Apply: sets the line's condition and log message (empty:
+    /// none), creating the breakpoint if needed. A condition or template that
+    /// does not compile changes nothing and is reported in
+    /// [`ScriptsView::rejected`].
+    Edit {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+        /// A rhai expression; `None`: always stop.
+        condition: Option<String>,
+        /// A logpoint template; `None`: a breakpoint that stops.
+        log_message: Option<String>,
+    },
+    /// Removes the line's breakpoint.
+    Remove {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+    },
+}
+
+/// What the code pane reads of the session's scripts (the worker's
+/// [`stepframe_plugins::ScriptHost`]), published with every view.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScriptsView {
+    /// Line breakpoints of every script, by key, in key order.
+    pub breakpoints: Vec<(String, Vec<LineBreakpoint>)>,
+    /// The newest script breakpoint hit (what a script-breakpoint suspension
+    /// stopped at).
+    pub last_hit: Option<ScriptHit>,
+    /// Every script the session has loaded, in key order.
+    pub loaded: Vec<LoadedScript>,
+    /// The last [`ScriptCommand::Edit`] that was rejected, if no edit of that
+    /// line succeeded since: (key, line, why).
+    pub rejected: Option<(String, usize, String)>,
+}
+
+impl ScriptsView {
+    /// The breakpoints of one script, in line order.
+    pub fn lines(&self, key: &str) -> &[LineBreakpoint] {
+        self.breakpoints
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(&[], |(_, lines)| lines.as_slice())
+    }
+
+    /// A loaded script, by key.
+    pub fn script(&self, key: &str) -> Option<&LoadedScript> {
+        self.loaded.iter().find(|s| s.key == key)
+    }
+}
+
+/// A script the session has compiled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedScript {
+    /// Its key.
+    pub key: String,
+    /// The text of the program in force (what its line numbers refer to).
+    pub text: Arc<str>,
+    /// The last failed compile, if no good one came after it.
+    pub compile_error: Option<ScriptError>,
+    /// Which engine each hook function runs on.
+    pub engines: Vec<HookEngine>,
 }
 
 /// One pipeline call as the timeline sees it.
@@ -465,6 +551,9 @@ pub struct RecoveryPoint {
     pub(super) snapshot: Snapshot,
     /// The scene of the session, shared with the worker that sent it.
     pub(super) scene: Option<Arc<LoadedScene>>,
+    /// The session's scripts: the snapshot's Script behaviours use this host,
+    /// so the restarted worker keeps it (and its breakpoints).
+    pub(super) scripts: stepframe_plugins::ScriptHost,
 }
 
 impl RecoveryPoint {

@@ -22,6 +22,7 @@
 mod compare;
 mod fork;
 mod scene;
+mod scripts;
 mod tape;
 mod thread;
 mod view;
@@ -38,6 +39,7 @@ use stepframe_core::{
     ObjectId, Pipeline, Recording, Registry, Replay, Suspension, TickObserver, TickRecord,
     TimeSettings,
 };
+use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
@@ -104,8 +106,13 @@ pub const RECOVERY_EVERY: Duration = Duration::from_secs(1);
 pub struct Worker {
     /// The runtime; nobody else touches it.
     pipeline: Pipeline,
-    /// Behaviour factories scenes name.
+    /// Behaviour factories scenes name, for the current scene's directory.
     registry: Registry,
+    /// The session's scripts: compile cache, line breakpoints, hits (see
+    /// [`scripts`]).
+    scripts: ScriptHost,
+    /// The last rejected script breakpoint edit (key, line, why).
+    script_rejected: Option<(String, usize, String)>,
     /// The scene of the session (authored data, for save and reload), shared
     /// with the recovery points sent to the UI.
     scene: Option<Arc<LoadedScene>>,
@@ -188,9 +195,12 @@ impl Worker {
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
+        let scripts = ScriptHost::new();
         Worker {
             pipeline,
-            registry: stepframe_plugins::registry(),
+            registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
+            scripts,
+            script_rejected: None,
             scene: None,
             settings,
             pacing,
@@ -235,6 +245,12 @@ impl Worker {
         point: RecoveryPoint,
     ) -> Worker {
         let mut worker = Worker::new(out, pacing, repaint);
+        // The snapshot's Script behaviours run on the dead worker's host:
+        // keep it, so the code pane's breakpoints still reach them.
+        worker.scripts = point.scripts.clone();
+        if let Some(scene) = point.scene_path() {
+            worker.registry = worker.registry_for_scene(scene);
+        }
         worker.pipeline.restore(&point.snapshot);
         worker.pipeline.pause();
         worker.settings = *worker.pipeline.settings();
@@ -366,7 +382,8 @@ impl Worker {
                     )
                 },
             ),
-            Command::ReloadScript(path) => match stepframe_plugins::script::reload(&path) {
+            Command::Script(command) => self.script_command(command),
+            Command::ReloadScript(path) => match self.scripts.reload(&path) {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
@@ -423,6 +440,7 @@ impl Worker {
                     worker_fps: self.worker_fps(),
                     tape: self.tape.clone(),
                     tape_in_force: self.history.tape().map(Replay::shared),
+                    scripts: self.scripts_view(),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
@@ -440,6 +458,7 @@ impl Worker {
         self.out.recovery.send(RecoveryPoint {
             snapshot: self.pipeline.snapshot(),
             scene: self.scene.clone(),
+            scripts: self.scripts.clone(),
         });
     }
 
@@ -672,6 +691,7 @@ impl Worker {
             worker_fps: self.worker_fps(),
             tape: self.tape.clone(),
             tape_in_force: self.history.tape().map(Replay::shared),
+            scripts: self.scripts_view(),
         };
         view::build(&self.pipeline, facts)
     }

@@ -11,8 +11,10 @@ use crate::editor::session::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
-        match session::open(&mut self.pipeline, &self.registry, path) {
+        let registry = self.registry_for_scene(path);
+        match session::open(&mut self.pipeline, &registry, path) {
             Ok((scene, settings)) => {
+                self.registry = registry;
                 self.settings = settings;
                 self.after_new_session(scene, path);
                 if !play {

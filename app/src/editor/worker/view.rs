@@ -9,7 +9,9 @@ use std::sync::Arc;
 
 use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, SoftState, TimeSettings};
 
-use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, SoftView, WorldView};
+use crate::editor::protocol::{
+    BodyView, ObjectView, Pacing, ScriptsView, SelectedView, SoftView, WorldView,
+};
 
 /// The worker-side facts a view carries besides the pipeline's own state.
 #[derive(Debug)]
@@ -36,6 +38,8 @@ pub(super) struct ViewFacts<'a> {
     pub tape: Arc<Recording>,
     /// The tape in force, if one is.
     pub tape_in_force: Option<Arc<Recording>>,
+    /// The session's scripts (the host's, the same at every tick).
+    pub scripts: ScriptsView,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -134,6 +138,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         worker_fps: facts.worker_fps,
         tape: facts.tape,
         tape_in_force: facts.tape_in_force,
+        scripts: facts.scripts,
     }
 }
 
