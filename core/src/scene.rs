@@ -628,6 +628,7 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
         if let Some(body) = &o.body {
             body.check()
                 .and_then(|()| body.check_weight(scene.settings.gravity))
+                .and_then(|()| body.check_placement(o.transform))
                 .map_err(|m| {
                     fault(
                         Site::Object(i),
