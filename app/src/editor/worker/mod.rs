@@ -18,9 +18,25 @@
 //! happened. A frame's telemetry is queued when the frame ends and flushed
 //! before any event is sent, so the UI always has the record of the frame a
 //! log line, a suspension or a load belongs to before it reads them.
+//!
+//! | module | what |
+//! |---|---|
+//! | this one | [`Worker`]: commands, frames, rewinds, the tick observer |
+//! | `publish` | telemetry, events and views to the UI, in order |
+//! | `view` | a [`WorldView`](super::protocol::WorldView) built from a pipeline (live or past) |
+//! | `scene` | Open, Reload, Save, Save As |
+//! | `edits` | inspector edits and F9 |
+//! | `tape` | the recorded input tape, Resume from here with an edited one |
+//! | `compare` | Compare with…: run B measured against every tick |
+//! | `fork` | what-if branch B run in lockstep |
+//! | `scripts` | the code pane's breakpoints through the session's script host |
+//! | `watches` | the watches installed as the tick watch, Find previous |
+//! | `thread` | the paced thread and the channels |
 
 mod compare;
+mod edits;
 mod fork;
+mod publish;
 mod scene;
 mod scripts;
 mod tape;
@@ -35,15 +51,14 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    BodyCommand, Breakpoint, FrameKind, FrameReport, History, HookKind, Hooks, InputEvent,
-    ObjectId, Pipeline, Recording, Registry, Replay, Suspension, TickObserver, TickRecord,
-    TimeSettings,
+    BodyCommand, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
+    TickObserver, TickRecord, TimeSettings,
 };
 use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
+use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint};
 use super::session::LoadedScene;
 use tape::TickNews;
 use view::ViewFacts;
@@ -504,196 +519,6 @@ impl Worker {
             Ok(()) => self.settings = next,
             Err(reason) => self.error(format!("time settings rejected: {reason}")),
         }
-    }
-
-    /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
-    /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
-    /// breakpoint there could never fire).
-    fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
-        let existing = self
-            .pipeline
-            .debugger()
-            .breakpoints()
-            .iter()
-            .find(|b| {
-                b.hook == Some(HookKind::FixedUpdate)
-                    && b.object == Some(object)
-                    && b.priority.is_none()
-                    && b.condition == Default::default()
-                    && b.hit_count == Default::default()
-            })
-            .map(|b| b.id);
-        if let Some(id) = existing {
-            self.pipeline.remove_breakpoint(id);
-            return;
-        }
-        if self.pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
-            self.pipeline
-                .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
-            return;
-        }
-        let name = self
-            .pipeline
-            .world()
-            .get(object)
-            .map(|o| format!("{} {object}", o.name))
-            .unwrap_or_else(|| object.to_string());
-        let behaviours: Vec<String> = self
-            .pipeline
-            .behaviour_states(object)
-            .iter()
-            .map(|b| b.name.clone())
-            .collect();
-        let has = if behaviours.is_empty() {
-            "no behaviours".to_string()
-        } else {
-            format!("behaviours {}", behaviours.join(", "))
-        };
-        self.send_event(Event::Notice(format!(
-            "F9: {name} has no FixedUpdate hook ({has}), so a FixedUpdate breakpoint there \
-             could never fire; none was set"
-        )));
-    }
-
-    fn edit(&mut self, id: ObjectId, command: BodyCommand, describe: impl FnOnce() -> String) {
-        if !self.is_suspended() {
-            self.error("edits apply while suspended: pause first".to_string());
-            return;
-        }
-        let has_body = self
-            .pipeline
-            .world()
-            .get(id)
-            .is_some_and(|o| o.body.is_some());
-        if !has_body {
-            self.error(format!("object {id} has no body to edit"));
-            return;
-        }
-        let clock = *self.pipeline.clock();
-        if self
-            .pipeline
-            .world_mut()
-            .command(command, clock.simulation_tick, clock.frame_index)
-        {
-            if self.pending_edits.is_empty() {
-                self.pending_edits_tick = clock.simulation_tick;
-            }
-            self.pending_edits.push(format!(
-                "{} (reconciled before tick {})",
-                describe(),
-                clock.simulation_tick + 1
-            ));
-        } else {
-            self.error(format!("edit of {id} rejected: not a finite value"));
-        }
-    }
-
-    fn error(&mut self, message: String) {
-        self.send_event(Event::Error(message));
-    }
-
-    /// Sends an event after the telemetry queued before it (the order the UI
-    /// reads them in is the order they happened in).
-    fn send_event(&mut self, event: Event) {
-        self.flush_telemetry();
-        // A closed channel means the UI is gone; the thread ends at the next recv.
-        let _ = self.out.events.send(event);
-    }
-
-    fn flush_telemetry(&mut self) {
-        if !self.batch.is_empty() {
-            let batch = std::mem::take(&mut self.batch);
-            let _ = self.out.events.send(Event::Frames(batch));
-        }
-    }
-
-    fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
-        if report.kind == FrameKind::NotRun {
-            return;
-        }
-        self.batch.push(FrameTelemetry {
-            report,
-            clock: *self.pipeline.clock(),
-            real_dt,
-            call_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        });
-        // A what-if branch follows every call that moved the session.
-        self.step_fork(real_dt);
-    }
-
-    /// The worker's own frames per second over its recent frames.
-    fn worker_fps(&self) -> Option<f64> {
-        let (n, sum) = self
-            .rates
-            .iter()
-            .filter(|dt| **dt > 0.0)
-            .fold((0usize, 0.0), |(n, s), dt| (n + 1, s + dt));
-        (n > 0).then(|| n as f64 / sum)
-    }
-
-    /// Sends the telemetry batch, log lines, suspension events and (latest wins)
-    /// the view, if anything changed since the last publish.
-    fn publish(&mut self) {
-        self.drain_ticks();
-        self.flush_telemetry();
-        if !self.fork_ticks.is_empty() {
-            let batch = std::mem::take(&mut self.fork_ticks);
-            self.send_event(Event::ForkTicks(batch));
-        }
-        if !self.divergences.is_empty() {
-            let batch = std::mem::take(&mut self.divergences);
-            self.send_event(Event::Divergence(batch));
-        }
-        self.send_watch_events();
-        let mut log = self.pipeline.drain_log();
-        if !log.is_empty() {
-            if log.len() > MAX_LOG_BATCH {
-                log.drain(..log.len() - MAX_LOG_BATCH);
-            }
-            self.send_event(Event::Log(log));
-        }
-        let now = self.pipeline.suspension().cloned();
-        if now != self.last_suspension {
-            match &now {
-                Some(s) => self.send_event(Event::Suspended(s.clone())),
-                None => self.send_event(Event::Resumed),
-            }
-            self.last_suspension = now;
-            self.dirty = true;
-        }
-        if !self.dirty {
-            return;
-        }
-        self.dirty = false;
-        self.revision += 1;
-        let view = self.live_view();
-        self.out.views.send(view);
-        if let Some(ctx) = &self.repaint {
-            ctx.request_repaint();
-        }
-    }
-
-    /// The view of the live session now.
-    fn live_view(&mut self) -> WorldView {
-        let clock = self.pipeline.clock();
-        if clock.simulation_tick != self.pending_edits_tick {
-            self.pending_edits.clear();
-        }
-        let facts = ViewFacts {
-            revision: self.revision,
-            at_tick: None,
-            settings: self.settings,
-            pacing: self.pacing,
-            scene_path: self.scene.as_ref().map(|s| s.path.clone()),
-            selected: self.selected,
-            pending_edits: &self.pending_edits,
-            state_hash: self.state_hash,
-            worker_fps: self.worker_fps(),
-            tape: self.tape.clone(),
-            tape_in_force: self.history.tape().map(Replay::shared),
-            scripts: self.scripts_view(),
-        };
-        view::build(&self.pipeline, facts)
     }
 }
 
