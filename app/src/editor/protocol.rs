@@ -230,7 +230,10 @@ pub enum Command {
     /// worker panics in its own command handling, outside every hook's
     /// `catch_unwind`, as a bug in the worker itself would. The thread dies;
     /// the editor shows that and offers a restart from the last
-    /// [`RecoveryPoint`]. The toolbar has no button for it.
+    /// [`RecoveryPoint`]. The toolbar has no button for it, and the shipped
+    /// binary does not have it at all: it exists with the `test-hooks`
+    /// feature, which the app's own tests turn on.
+    #[cfg(feature = "test-hooks")]
     DebugCrashWorker,
 }
 

@@ -403,6 +403,7 @@ impl Worker {
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
             Command::Shutdown => return false,
+            #[cfg(feature = "test-hooks")]
             Command::DebugCrashWorker => {
                 panic!("DebugCrashWorker: deliberate fault injection (a bug in the worker itself)")
             }
