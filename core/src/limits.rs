@@ -500,6 +500,16 @@ pub(crate) fn command_overflow(
         .map(|(what, v)| format!("{what} would be {v:.2e}"))
 }
 
+/// The distance between `x` (≥ 0) and the next `f32` above it, in `f64`
+/// (infinite beyond `f32`).
+fn f32_step_at(x: f64) -> f64 {
+    let f = x as f32;
+    if !f.is_finite() || f == f32::MAX {
+        return f64::INFINITY;
+    }
+    f64::from(f32::from_bits(f.to_bits() + 1)) - f64::from(f)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -576,14 +586,4 @@ mod tests {
             assert!((cuboid.inertia_low - 5.0 / 6.0).abs() < 1e-12);
         }
     }
-}
-
-/// The distance between `x` (≥ 0) and the next `f32` above it, in `f64`
-/// (infinite beyond `f32`).
-fn f32_step_at(x: f64) -> f64 {
-    let f = x as f32;
-    if !f.is_finite() || f == f32::MAX {
-        return f64::INFINITY;
-    }
-    f64::from(f32::from_bits(f.to_bits() + 1)) - f64::from(f)
 }
