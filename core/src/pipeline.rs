@@ -1201,7 +1201,9 @@ impl Pipeline {
             report,
             ..
         } = self;
+        let gates_read = scheduler.fixed_gates(world);
         let list = &scheduler.lists[HookKind::FixedUpdate as usize];
+        let skip = &scheduler.fixed_skip;
         let entries = &mut scheduler.entries;
         let n = list.len();
         let mut current = from;
@@ -1220,7 +1222,15 @@ impl Pipeline {
             catch_unwind(AssertUnwindSafe(|| {
                 while current < n {
                     let e = &mut entries[list[current] as usize];
-                    if !e.is_active(ctx.world) {
+                    // The gates read before the pass hold until a hook
+                    // changes one (a removal, a disable): from then on,
+                    // every call checks its own (module docs of `schedule`).
+                    let callable = if gates_read && !ctx.world.gates_changed.0 {
+                        !skip[current]
+                    } else {
+                        e.is_active(ctx.world)
+                    };
+                    if !callable {
                         current += 1;
                         continue;
                     }
@@ -1268,7 +1278,7 @@ impl Pipeline {
                 // `current` is the position of the entry whose hook panicked.
                 let i = self.scheduler.list(HookKind::FixedUpdate)[current] as usize;
                 let object = self.scheduler.entries[i].object;
-                self.scheduler.entries[i].faulted = true;
+                self.scheduler.set_faulted(i);
                 self.report_fault(object, HookKind::FixedUpdate, &payload);
                 self.take_requests(object, HookKind::FixedUpdate);
                 Some(current + 1)
@@ -1458,7 +1468,7 @@ impl Pipeline {
                 Err(payload) => {
                     if let Some(i) = target {
                         // A behaviour that panics in a routine faults like in a hook.
-                        self.scheduler.entries[i].faulted = true;
+                        self.scheduler.set_faulted(i);
                     }
                     self.report_fault(owner, HookKind::Routine, &payload);
                     list.remove(k);
@@ -1503,7 +1513,7 @@ impl Pipeline {
         let behaviour = entry.behaviour.as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
         if let Err(payload) = result {
-            self.scheduler.entries[i].faulted = true;
+            self.scheduler.set_faulted(i);
             self.report_fault(object, hook, &payload);
         }
         self.take_requests(object, hook);

@@ -164,6 +164,23 @@ pub struct World {
     /// `(tick, frame)` of the pipeline's clock as of its last phase change,
     /// for lines written where no clock is at hand ([`World::log_now`]).
     pub(crate) stamp: (u64, u64),
+    /// Set whenever an object's "callable" flag may have changed (a removal,
+    /// an activity change in the hierarchy), and by every new or cloned
+    /// world; cleared by the scheduler once it has re-read the gates. While
+    /// it stays clear, FixedUpdate dispatch skips the per-call gate check
+    /// (see `Scheduler::fixed_gates`).
+    pub(crate) gates_changed: GatesChanged,
+}
+
+/// [`World::gates_changed`]: true until the scheduler has read the gates, so
+/// a world made any way (new, default, cloned) starts out "changed".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GatesChanged(pub(crate) bool);
+
+impl Default for GatesChanged {
+    fn default() -> GatesChanged {
+        GatesChanged(true)
+    }
 }
 
 impl Clone for World {
@@ -190,6 +207,8 @@ impl Clone for World {
             bodies: self.bodies,
             camera: self.camera,
             stamp: self.stamp,
+            // A copy may be paired with any scheduler: it makes it re-read.
+            gates_changed: GatesChanged(true),
         }
     }
 }
@@ -308,6 +327,7 @@ impl World {
         self.objects[slot].alive = false;
         self.keys[slot].active = false;
         self.keys[slot].alive = false;
+        self.gates_changed = GatesChanged(true);
         self.removed_count += 1;
         if self.objects[slot].body.is_some() {
             self.removed_bodies.push(id);
@@ -356,6 +376,7 @@ impl World {
                 continue;
             }
             self.keys[s].active = active;
+            self.gates_changed = GatesChanged(true);
             if object.body.is_some() {
                 self.toggled_bodies.push(object.id);
             }
