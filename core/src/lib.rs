@@ -77,7 +77,7 @@ pub use debugger::{
     Suspension,
 };
 pub use export::{chrome_trace, frame_range};
-pub use history::{History, PoseHistory, RewindError, TickPoses};
+pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{

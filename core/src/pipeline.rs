@@ -233,6 +233,24 @@ impl Snapshot {
     pub fn frame_index(&self) -> u64 {
         self.frame_index
     }
+
+    /// Simulated seconds at the moment of the snapshot.
+    pub fn simulation_time(&self) -> f64 {
+        self.stepper.simulation_time().as_secs_f64()
+    }
+
+    /// About how many bytes the snapshot holds (what [`crate::History`]'s
+    /// byte budget counts): the world's objects and the cohort's entries
+    /// with their heap parts, plus the physics stage's own estimate
+    /// ([`PhysicsStage::memory_bytes`]). Behaviours count their inline size
+    /// only (a script's shared compiled code is not copied per snapshot).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Snapshot>()
+            + self.world.memory_bytes()
+            + self.scheduler.memory_bytes()
+            + self.physics.memory_bytes()
+            + self.routines.capacity() * std::mem::size_of::<RoutineSlot>()
+    }
 }
 
 /// A question asked of the committed state at the end of every tick ("is the

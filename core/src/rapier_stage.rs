@@ -97,6 +97,15 @@ use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 mod soft;
 use soft::{SoftLink, soft_key};
 
+/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their bincode
+/// serialisation: padding, spare capacity, allocator blocks. Measured with
+/// the counting allocator (`stepframe bench`, `snapshot_heap_vs_estimate`,
+/// 2026-12-01): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
+/// counting the sets at 1.0 on demo.ron, stress.ron and soft.ron, and
+/// 1.19x, 1.18x, 1.13x at 2.25; with the other parts counted within ~10%
+/// (10,000 behaviours and no bodies: 1.09x), that puts the sets at 2.7-2.8x.
+const RAPIER_HEAP_PER_SERIALISED_BYTE: f64 = 2.75;
+
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
 
@@ -755,6 +764,45 @@ impl PhysicsStage for RapierStage {
 
     fn last_step_ms(&self) -> f64 {
         self.last_step_ms
+    }
+
+    /// The rapier sets measured by their bincode size (the bytes their
+    /// serialisation writes, counted without writing them: ~0.2 ms for 200
+    /// bodies, PLATFORM.md) times [`RAPIER_HEAP_PER_SERIALISED_BYTE`], plus
+    /// the stage's maps at their element sizes. `stepframe bench`
+    /// (`snapshot_heap_vs_estimate`) checks the sum against the heap a
+    /// snapshot really allocates.
+    fn memory_bytes(&self) -> usize {
+        use bincode::enc::write::SizeWriter;
+        let p = &self.physics;
+        let mut size = SizeWriter::default();
+        let config = bincode::config::standard();
+        let parts = (
+            &p.islands,
+            &p.broad_phase,
+            &p.narrow_phase,
+            &p.bodies,
+            &p.colliders,
+            &p.impulse_joints,
+            &p.multibody_joints,
+            &p.soft_bodies,
+            &p.ccd_solver,
+        );
+        // A set that cannot serialise counts as what was written before it.
+        let _ = bincode::serde::encode_into_writer(parts, &mut size, config);
+        let entry = |k: usize, v: usize| k + v + 16;
+        let maps = self.links.len() * entry(8, std::mem::size_of::<BodyLink>())
+            + self
+                .links
+                .values()
+                .map(|l| l.colliders.capacity() * 8)
+                .sum::<usize>()
+            + self.collider_owner.len() * entry(8, 8)
+            + self.touching.len() * entry(16, 4)
+            + self.soft_links.len() * entry(8, std::mem::size_of::<SoftLink>())
+            + self.soft_owner.len() * entry(8, 8);
+        let sets = size.bytes_written as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;
+        std::mem::size_of::<RapierStage>() + sets as usize + maps
     }
 
     fn take_tears(&mut self, out: &mut Vec<crate::soft_body::SoftTear>) {

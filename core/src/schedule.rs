@@ -354,6 +354,20 @@ impl Scheduler {
         true
     }
 
+    /// About how many bytes the cohort holds (for snapshot budgets): entries,
+    /// each behaviour's inline size, the dispatch lists.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let entries = (self.entries.capacity() + self.pending.capacity()) * size_of::<Entry>();
+        let behaviours: usize = self
+            .entries
+            .iter()
+            .chain(&self.pending)
+            .map(|e| size_of_val(&*e.behaviour))
+            .sum();
+        let lists: usize = self.lists.iter().map(|l| l.capacity() * 4).sum();
+        entries + behaviours + lists + self.by_object.capacity() * 16 + self.fixed_skip.capacity()
+    }
+
     /// Marks entry `i` faulted (the fault policy disabled it): it gets no
     /// further callback.
     pub(crate) fn set_faulted(&mut self, i: usize) {

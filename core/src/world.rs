@@ -627,6 +627,41 @@ impl World {
         true
     }
 
+    /// About how many bytes the world holds (for snapshot budgets): the
+    /// object and key slots and each object's heap parts (name, behaviour
+    /// labels, shapes, soft-body particles), plus the queues.
+    pub fn memory_bytes(&self) -> usize {
+        let slots =
+            self.objects.capacity() * size_of::<Object>() + self.keys.capacity() * size_of::<Key>();
+        let heap: usize = self
+            .objects
+            .iter()
+            .map(|o| {
+                let infos: usize = o
+                    .behaviours
+                    .iter()
+                    .map(|b| size_of::<BehaviourInfo>() + b.name.capacity() + b.params.capacity())
+                    .sum();
+                let body = o.body.as_ref().map_or(0, |b| {
+                    let shapes = b.desc.shapes.capacity() * size_of::<crate::body::Shape>();
+                    let soft = b.soft.as_ref().map_or(0, |s| {
+                        (s.particles.capacity() + s.velocities.capacity())
+                            * size_of::<crate::body::Vec2>()
+                    });
+                    shapes + soft
+                });
+                o.name.capacity() + infos + body
+            })
+            .sum();
+        let queues = self.commands.capacity() * size_of::<QueuedCommand>()
+            + (self.added_bodies.capacity()
+                + self.removed_bodies.capacity()
+                + self.toggled_bodies.capacity())
+                * size_of::<ObjectId>()
+            + self.log.capacity() * size_of::<LogEntry>();
+        slots + heap + queues
+    }
+
     fn slot(&self, id: ObjectId) -> Option<usize> {
         self.keys.binary_search_by_key(&id, |k| k.id).ok()
     }
