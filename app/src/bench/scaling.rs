@@ -46,12 +46,16 @@ pub(super) fn run(scale: f64) -> ExitCode {
 
 fn pipeline_rows(scale: f64) {
     let mut first = None;
+    let mut first_raw = None;
     for balls in [100, 1_000, 5_000, 10_000] {
-        // About the same wall time per size: fewer ticks for bigger worlds.
-        let ticks = ((30_000.0 * scale / balls as f64) as usize).clamp(10, 300);
+        // Fewer ticks for bigger worlds, but enough for the balls to land
+        // (the first 30 ticks of fall are the warm-up).
+        let ticks = ((300_000.0 * scale / balls as f64) as usize).clamp(30, 300);
         let (ours, raw) = pipeline_and_raw_ms(balls, ticks);
         let unit = ours / balls as f64 * 1000.0;
         let first_unit = *first.get_or_insert(unit);
+        let raw_unit = raw / balls as f64 * 1000.0;
+        let first_raw_unit = *first_raw.get_or_insert(raw_unit);
         row(
             "pipeline_ms_per_tick",
             balls,
@@ -61,6 +65,7 @@ fn pipeline_rows(scale: f64) {
                 "pipeline_ms": round(ours),
                 "raw_rapier_ms": round(raw),
                 "ratio": round(ours / raw),
+                "raw_per_unit_vs_smallest": round(raw_unit / first_raw_unit),
                 "ticks": ticks,
             }),
         );
