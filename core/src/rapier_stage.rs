@@ -79,13 +79,11 @@
 //! bit-identically (`core/tests/physics.rs` checks it on a settling pile).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use rapier2d::prelude::{
-    ActiveEvents, ColliderBuilder, ColliderHandle, ColliderSet, CollisionEvent, CollisionPipeline,
-    ContactPair, EventHandler, PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder,
-    RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
+    ActiveEvents, ColliderBuilder, ColliderHandle, CollisionEvent, CollisionPipeline,
+    PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder, RigidBodyHandle,
 };
 
 use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
@@ -94,7 +92,11 @@ use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
+mod events;
+mod link;
 mod soft;
+use events::EventCollector;
+use link::BodyLink;
 use soft::{SoftLink, soft_key};
 
 /// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their bincode
@@ -123,105 +125,6 @@ fn to_rapier_pose(p: Pose) -> rapier2d::math::Pose {
 
 fn from_rapier_pose(p: &rapier2d::math::Pose) -> Pose {
     Pose::new(p.translation.x, p.translation.y, p.rotation.angle())
-}
-
-/// The rapier side of one object with a body.
-#[derive(Clone, Debug)]
-struct BodyLink {
-    /// The rigid body.
-    body: RigidBodyHandle,
-    /// Its colliders, in shape order.
-    colliders: Vec<ColliderHandle>,
-    /// The rotation last committed, as the bit patterns of its unit complex
-    /// number `(re, im)`, and the angle made from it: a body whose rotation did
-    /// not change (resting, fixed, sliding without spin) is committed without
-    /// its `atan2`. The angle is a pure function of the bits, so the cache
-    /// changes no committed value.
-    rotation: (u32, u32),
-    /// `atan2(im, re)` of `rotation`.
-    angle: f32,
-    /// Whether rapier had the body asleep at the last commit (or creation):
-    /// the state hash reads it here rather than from the body, which saves a
-    /// visit to every rigid body per hashed tick. Only a step changes it, and
-    /// every step is followed by a commit.
-    sleeping: bool,
-}
-
-impl BodyLink {
-    fn new(body: RigidBodyHandle, colliders: Vec<ColliderHandle>, sleeping: bool) -> BodyLink {
-        // NaN bits: no rotation has them, so the first commit computes.
-        BodyLink {
-            body,
-            colliders,
-            rotation: (u32::MAX, u32::MAX),
-            angle: 0.0,
-            sleeping,
-        }
-    }
-
-    /// The angle of `rotation`, exactly as
-    /// `Rotation::angle` computes it (`atan2(im, re)`), reusing the last one
-    /// when the rotation is bit-for-bit unchanged.
-    fn angle_of(&mut self, rotation: &rapier2d::math::Rotation) -> f32 {
-        let bits = (rotation.re.to_bits(), rotation.im.to_bits());
-        if bits != self.rotation {
-            self.rotation = bits;
-            self.angle = rotation.angle();
-        }
-        self.angle
-    }
-}
-
-/// Collects rapier's collision events during a step. Rapier calls it from inside
-/// `step` through a shared reference and requires `Sync`, hence the mutex; the
-/// lock is never contended (the stage is stepped on one thread).
-#[derive(Default)]
-struct EventCollector {
-    events: Mutex<Vec<CollisionEvent>>,
-    tears: Mutex<Vec<SoftBodyTearEvent>>,
-}
-
-impl EventCollector {
-    fn take(&self, into: &mut Vec<CollisionEvent>) {
-        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        into.append(&mut events);
-    }
-
-    fn take_tears(&self) -> Vec<SoftBodyTearEvent> {
-        std::mem::take(&mut *self.tears.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
-
-impl EventHandler for EventCollector {
-    fn handle_collision_event(
-        &self,
-        _bodies: &RigidBodySet,
-        _colliders: &ColliderSet,
-        event: CollisionEvent,
-        _contact_pair: Option<&ContactPair>,
-    ) {
-        self.events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(event);
-    }
-
-    fn handle_contact_force_event(
-        &self,
-        _dt: Real,
-        _bodies: &RigidBodySet,
-        _colliders: &ColliderSet,
-        _contact_pair: &ContactPair,
-        _total_force_magnitude: Real,
-    ) {
-    }
-
-    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, event: &SoftBodyTearEvent) {
-        self.tears
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(event.clone());
-    }
 }
 
 /// The physics stage backed by rapier2d (see the module docs for the tick order,
