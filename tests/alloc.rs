@@ -20,9 +20,6 @@ impl Behaviour for Worker {
     fn name(&self) -> &str {
         "Worker"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, dt: f64) {
         self.sum += dt as f32;
         if ctx.input().pressed("jump") {

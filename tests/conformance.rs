@@ -832,9 +832,6 @@ impl stepframe_core::Routine for Ticker {
             .push((ctx.clock().frame_time, ctx.clock().simulation_tick));
         stepframe_core::Wait::Seconds(self.wait)
     }
-    fn clone_box(&self) -> Box<dyn stepframe_core::Routine> {
-        Box::new(self.clone())
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -847,9 +844,6 @@ struct StartsRoutine {
 impl stepframe_core::Behaviour for StartsRoutine {
     fn name(&self) -> &str {
         "StartsRoutine"
-    }
-    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
         if !self.started {
@@ -928,9 +922,6 @@ struct Named {
 impl stepframe_core::Behaviour for Named {
     fn name(&self) -> &str {
         "Named"
-    }
-    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
         if !self.started {
@@ -1348,9 +1339,6 @@ impl stepframe_core::Behaviour for SlowFlow {
     fn name(&self) -> &str {
         "SlowFlow"
     }
-    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
-        Box::new(self.clone())
-    }
     fn flow_tick(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
         std::thread::sleep(std::time::Duration::from_millis(40));
     }
@@ -1708,9 +1696,6 @@ struct PanicsAt(u64);
 impl stepframe_core::Behaviour for PanicsAt {
     fn name(&self) -> &str {
         "PanicsAt"
-    }
-    fn clone_box(&self) -> Box<dyn stepframe_core::Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut stepframe_core::Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == self.0 {

@@ -66,6 +66,13 @@ fn dropped_ball(behaviours: &str) -> String {
     )
 }
 
+/// The registry of a session loading the bundled scenes: a script host of its
+/// own, script paths resolved from `assets/scenes`.
+fn scene_registry() -> stepframe_core::Registry {
+    let scenes = repo_path("assets/scenes");
+    stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes)
+}
+
 fn repo_path(relative: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("..")
@@ -521,7 +528,7 @@ fn without_faulty(scene: &Scene) -> Scene {
 
 #[test]
 fn faults_ron_injects_every_fault_from_the_scene_and_the_level_runs_as_without_them() {
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     let scene =
         Scene::load(&repo_path("assets/scenes/faults.ron"), &registry).expect("faults.ron loads");
     let control_scene = without_faulty(&scene);
@@ -635,9 +642,6 @@ impl Vandal {
 impl Behaviour for Vandal {
     fn name(&self) -> &str {
         "Vandal"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == self.tick {
@@ -808,9 +812,6 @@ impl Behaviour for Overdrive {
     fn name(&self) -> &str {
         "Overdrive"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == self.tick {
             self.write(ctx);
@@ -837,9 +838,6 @@ struct Unborn {
 impl Behaviour for Unborn {
     fn name(&self) -> &str {
         "Unborn"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick != self.tick {
@@ -1058,7 +1056,7 @@ fn a_ten_second_stall_runs_at_most_max_steps_ticks_and_reports_exactly_the_dropp
             left: Flicks(0),
         },
     ];
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     let demo = Scene::load(&repo_path("assets/scenes/demo.ron"), &registry).expect("demo loads");
     for strategy in StepStrategy::ALL {
         for c in &cases {
@@ -1285,9 +1283,6 @@ struct Brute;
 impl Behaviour for Brute {
     fn name(&self) -> &str {
         "Brute"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick == 10 {

@@ -45,10 +45,6 @@ impl Behaviour for Hopper {
         "Hopper"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn update(&mut self, _ctx: &mut Ctx, _dt: f64) {
         self.frames_seen += 1;
     }
@@ -109,10 +105,6 @@ impl Behaviour for Dropper {
         "Dropper"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick % 40 != 1 {
             return;
@@ -144,10 +136,6 @@ struct Tag;
 impl Behaviour for Tag {
     fn name(&self) -> &str {
         "Tag"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(Tag)
     }
 
     fn hash_state(&self, h: &mut StableHasher) {
@@ -687,9 +675,10 @@ fn demo_run(ticks: u64, debug: Option<(u64, u64)>) -> String {
         .parent()
         .expect("workspace root")
         .to_path_buf();
-    let registry = stepframe_plugins::registry();
-    let scene = stepframe_core::Scene::load(&root.join("assets/scenes/demo.ron"), &registry)
-        .expect("demo scene loads");
+    let scenes = root.join("assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes);
+    let scene =
+        stepframe_core::Scene::load(&scenes.join("demo.ron"), &registry).expect("demo scene loads");
     let recording =
         Recording::load(&root.join("assets/recordings/demo.ron")).expect("demo recording loads");
     let mut p = Pipeline::new(scene.settings.time);

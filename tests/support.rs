@@ -110,9 +110,6 @@ impl Behaviour for Probe {
     fn name(&self) -> &str {
         "Probe"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn start(&mut self, ctx: &mut Ctx) {
         self.record(ctx, HookKind::Start, None);
     }

@@ -332,7 +332,7 @@ fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Result<Vec<Fig
     // Without the scene's behaviours (the jelly's squash.rhai reads its
     // particles every tick): the figure is what the pipeline adds, not what
     // a script costs.
-    let registry = stepframe_plugins::registry();
+    let registry = crate::player::registry(&dir.join("soft.ron"));
     let mut scene =
         Scene::load(&dir.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
     fn strip(objects: &mut [stepframe_core::SceneObject]) {
@@ -419,9 +419,6 @@ struct Integrator {
 impl Behaviour for Integrator {
     fn name(&self) -> &str {
         "Integrator"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE
@@ -561,8 +558,8 @@ fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
 // ----- scenes ----------------------------------------------------------------------
 
 fn load(dir: &Path, name: &str) -> anyhow::Result<Pipeline> {
-    let registry = stepframe_plugins::registry();
     let path = dir.join(name);
+    let registry = crate::player::registry(&path);
     let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_scene(&scene, &registry)
@@ -731,15 +728,6 @@ fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
                 "patrol logic, {} objects, {} ticks: the same FixedUpdate as a script (typed path) and in Rust",
                 r.objects, r.ticks
             ),
-        },
-        Figure {
-            name: "script_compiled_tree_vs_rust",
-            measured: r.compiled_ns,
-            unit: "ns/hook call",
-            reference: Some(r.rust_ns),
-            target: None,
-            on_ratio: true,
-            note: "the same script on the compiled tree alone (no typing), for context".to_string(),
         },
         Figure {
             name: "script_rhai_vs_rust",

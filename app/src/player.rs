@@ -63,20 +63,20 @@
 //! scene, recording or pacing file that does not load (the message gives
 //! file, line and column).
 
-use std::collections::{BTreeMap, VecDeque};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use stepframe_core::{
     Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, Recorder, Recording, Registry,
-    Replay, Rng, Scene, Snapshot, StepStrategy, SubsystemHashes, TelemetryFormat, TelemetryWriter,
-    TickObserver, TickRecord, TimeSettings, TraceWriter, write_trace_line_with_subsystems,
+    Replay, Scene, StepStrategy, SyncFailure, SyncTest, TelemetryFormat, TelemetryWriter,
+    TickObserver, TimeSettings, TraceWriter, run_frame,
 };
+
+pub use stepframe_core::pacing::{FramePacer, Pacing, Stall};
 
 use crate::tools::Sides;
 use crate::tools::trace_diff::{TickDiff, diff_trace_lines};
@@ -176,183 +176,6 @@ impl LogThreshold {
         };
         level >= lowest
     }
-}
-
-/// Where frame deltas come from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Pacing {
-    /// A fixed display rate, Hz.
-    Rate(f64),
-    /// Pseudo-random deltas between 4 and 40 ms from a seed.
-    Irregular(u64),
-    /// One delta in seconds per line of a file.
-    File(PathBuf),
-}
-
-impl FromStr for Pacing {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Pacing, String> {
-        if let Some(seed) = s.strip_prefix("irregular:") {
-            return seed
-                .parse()
-                .map(Pacing::Irregular)
-                .map_err(|_| format!("`{seed}`: expected an integer seed, as in irregular:3"));
-        }
-        if let Some(path) = s.strip_prefix("file:") {
-            if path.is_empty() {
-                return Err("expected a path after file:".into());
-            }
-            return Ok(Pacing::File(PathBuf::from(path)));
-        }
-        match s.parse::<f64>() {
-            Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(Pacing::Rate(hz)),
-            _ => Err(format!(
-                "`{s}`: expected a rate in Hz (60), irregular:<seed> or file:<path>"
-            )),
-        }
-    }
-}
-
-impl std::fmt::Display for Pacing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Pacing::Rate(hz) => write!(f, "{hz} Hz"),
-            Pacing::Irregular(seed) => write!(f, "irregular:{seed}"),
-            Pacing::File(path) => write!(f, "file:{}", path.display()),
-        }
-    }
-}
-
-/// One frame whose delta is replaced by a hitch.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Stall {
-    /// One-based frame of the run.
-    pub frame: u64,
-    /// The frame's raw delta, seconds.
-    pub seconds: f64,
-}
-
-impl FromStr for Stall {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Stall, String> {
-        let bad = || format!("`{s}`: expected <frame>:<seconds>, as in 30:1.0");
-        let (frame, seconds) = s.split_once(':').ok_or_else(bad)?;
-        let frame: u64 = frame.trim().parse().map_err(|_| bad())?;
-        let seconds: f64 = seconds.trim().parse().map_err(|_| bad())?;
-        if frame == 0 || !seconds.is_finite() || seconds < 0.0 {
-            return Err(format!(
-                "`{s}`: frames count from 1 and the stall must be a non-negative number of seconds"
-            ));
-        }
-        Ok(Stall { frame, seconds })
-    }
-}
-
-/// Shortest frame delta of the irregular pacing, seconds (a 250 Hz display).
-const IRREGULAR_MIN_DT: f64 = 0.004;
-/// Longest frame delta of the irregular pacing, seconds (a 25 Hz hitchy display).
-const IRREGULAR_MAX_DT: f64 = 0.040;
-
-/// Produces the raw delta of every frame of a run, in order.
-#[derive(Clone, Debug)]
-pub struct FramePacer {
-    /// The pacing as the user wrote it (`144 Hz`, `file:dts.txt`), for messages.
-    label: String,
-    /// The base sequence.
-    kind: PacerKind,
-    /// Replacement deltas by one-based frame.
-    stalls: BTreeMap<u64, f64>,
-    /// Frames handed out so far.
-    frame: u64,
-}
-
-#[derive(Clone, Debug)]
-enum PacerKind {
-    Rate(f64),
-    Irregular(Rng),
-    File(Vec<f64>),
-}
-
-impl FramePacer {
-    /// A pacer; `file:` pacings read their file now (errors name line and column).
-    pub fn new(pacing: &Pacing, stalls: &[Stall]) -> Result<FramePacer, String> {
-        let kind = match pacing {
-            Pacing::Rate(hz) => PacerKind::Rate(1.0 / hz),
-            Pacing::Irregular(seed) => PacerKind::Irregular(Rng::new(*seed)),
-            Pacing::File(path) => PacerKind::File(read_dt_file(path)?),
-        };
-        Ok(FramePacer {
-            label: pacing.to_string(),
-            kind,
-            stalls: stalls.iter().map(|s| (s.frame, s.seconds)).collect(),
-            frame: 0,
-        })
-    }
-
-    /// Number of deltas in a `file:` pacing (its natural run length).
-    pub fn file_len(&self) -> Option<u64> {
-        match &self.kind {
-            PacerKind::File(dts) => Some(dts.len() as u64),
-            _ => None,
-        }
-    }
-
-    /// The longest delta of the base sequence (stalls aside), seconds: what
-    /// decides whether frames can add time at all.
-    pub fn longest_dt(&self) -> f64 {
-        match &self.kind {
-            PacerKind::Rate(dt) => *dt,
-            PacerKind::Irregular(_) => IRREGULAR_MAX_DT,
-            PacerKind::File(dts) => dts.iter().copied().fold(0.0, f64::max),
-        }
-    }
-
-    /// The next frame's raw delta, seconds. A stalled frame still consumes its
-    /// base delta, so the frames after a stall are the same as without it.
-    pub fn next_dt(&mut self) -> f64 {
-        let index = self.frame;
-        self.frame += 1;
-        let base = match &mut self.kind {
-            PacerKind::Rate(dt) => *dt,
-            PacerKind::Irregular(rng) => {
-                let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64;
-                IRREGULAR_MIN_DT + (IRREGULAR_MAX_DT - IRREGULAR_MIN_DT) * unit
-            }
-            PacerKind::File(dts) => dts[(index % dts.len() as u64) as usize],
-        };
-        self.stalls.get(&self.frame).copied().unwrap_or(base)
-    }
-}
-
-/// Reads one delta (seconds) per line; blank lines and `#` comments are skipped.
-fn read_dt_file(path: &Path) -> Result<Vec<f64>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-    let mut dts = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let content = line.split('#').next().unwrap_or("");
-        let trimmed = content.trim();
-        if trimmed.is_empty() {
-            continue;
-        }
-        let column = 1 + content.len() - content.trim_start().len();
-        match trimmed.parse::<f64>() {
-            Ok(dt) if dt.is_finite() && dt >= 0.0 => dts.push(dt),
-            _ => {
-                return Err(format!(
-                    "{}:{}:{column}: expected a frame delta in seconds (like 0.016667), found `{trimmed}`",
-                    path.display(),
-                    i + 1
-                ));
-            }
-        }
-    }
-    if dts.is_empty() {
-        return Err(format!(
-            "{}: expected at least one frame delta in seconds",
-            path.display()
-        ));
-    }
-    Ok(dts)
 }
 
 /// When a run stops.
@@ -490,7 +313,7 @@ impl RunPlan {
     /// no-progress guard of [`run_plan`] catches what slips through.
     pub fn never_ends(&self) -> Option<String> {
         let longest = self.pacer.longest_dt();
-        let pacing = &self.pacer.label;
+        let pacing = self.pacer.label();
         match self.length {
             RunLength::Frames(_) => None,
             RunLength::Seconds(s) => {
@@ -523,39 +346,6 @@ impl RunPlan {
     }
 }
 
-/// One completed tick as the sync test keeps it.
-#[derive(Debug)]
-struct TickLog {
-    /// The completed tick.
-    tick: u64,
-    /// Its state hash (what the sync test compares).
-    hash: u64,
-    /// Its trace line with subsystem hashes (what a mismatch report compares).
-    line: String,
-}
-
-/// Collects every completed tick's hash and trace line (the sync test's
-/// checksums, and its report's material).
-#[derive(Debug, Default)]
-struct HashLog {
-    ticks: Vec<TickLog>,
-    /// Reused subsystem hashes.
-    scratch: SubsystemHashes,
-}
-
-impl TickObserver for HashLog {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        record.state.subsystem_hashes(&mut self.scratch);
-        let mut line = String::new();
-        write_trace_line_with_subsystems(&mut line, record, &self.scratch);
-        self.ticks.push(TickLog {
-            tick: record.clock.simulation_tick,
-            hash: record.hash,
-            line,
-        });
-    }
-}
-
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
 }
@@ -568,136 +358,41 @@ fn advance_frame(
     dt: f64,
     resumed: &mut u64,
 ) -> Result<FrameReport, RunFailure> {
-    let mut report = pipeline.step_frame(dt);
-    let mut resumes = 0u64;
-    while pipeline.suspension().is_some() {
-        resumes += 1;
-        if resumes > MAX_RESUMES_PER_FRAME {
-            return Err(RunFailure::Stuck {
-                frames: resumes - 1,
-                waiting_for: "the end of a frame that suspends on every resume",
-            });
-        }
-        *resumed += 1;
-        let more = pipeline.resume();
-        report.ticks += more.ticks;
-        report.dropped_time += more.dropped_time;
-        report.accumulator_after = more.accumulator_after;
-        report.timing.update_ms += more.timing.update_ms;
-        report.timing.fixed_ms += more.timing.fixed_ms;
-        report.timing.physics_ms += more.timing.physics_ms;
-        report.timing.flow_ms += more.timing.flow_ms;
-        report.timing.present_ms += more.timing.present_ms;
-        for (priority, ms) in more.timing.fixed_by_priority.iter() {
-            report.timing.fixed_by_priority.add(priority, ms);
-        }
-        report.suspended = more.suspended;
-    }
-    Ok(report)
+    let frame = run_frame(pipeline, dt, MAX_RESUMES_PER_FRAME).map_err(|e| RunFailure::Stuck {
+        frames: e.resumes,
+        waiting_for: "the end of a frame that suspends on every resume",
+    })?;
+    *resumed += frame.resumes;
+    Ok(frame.report)
 }
 
-/// A frame boundary the sync test can roll back to.
-struct Checkpoint {
-    /// State before the frame.
-    snapshot: Snapshot,
-    /// Ticks completed before the frame.
-    ticks_before: u64,
-    /// The frame's raw delta.
-    dt: f64,
-}
-
-/// The sync test's memory: recent frame boundaries and first-run tick hashes.
-struct SyncTest {
-    distance: u64,
-    checkpoints: VecDeque<Checkpoint>,
-    /// Hashes and trace lines of the kept timeline, by tick.
-    hashes: BTreeMap<u64, (u64, String)>,
-    /// Shared with the pipeline's observer during normal frames.
-    first_run: Arc<Mutex<HashLog>>,
-    checks: u64,
-}
-
-impl SyncTest {
-    /// Rolls back at least `distance` ticks, re-simulates to now, compares.
-    fn check(
-        &mut self,
-        pipeline: &mut Pipeline,
-        settings: TimeSettings,
-        resumed: &mut u64,
-    ) -> Result<(), RunFailure> {
-        for t in lock(&self.first_run).ticks.drain(..) {
-            self.hashes.insert(t.tick, (t.hash, t.line));
+impl From<SyncFailure> for RunFailure {
+    fn from(f: SyncFailure) -> RunFailure {
+        match f {
+            SyncFailure::Mismatch {
+                tick,
+                expected,
+                actual,
+                lines,
+            } => RunFailure::SyncMismatch {
+                tick,
+                expected,
+                actual,
+                // The first re-simulated line that differs by trace-diff's
+                // rule, field by field.
+                report: lines.iter().find_map(|(t, first, resim)| {
+                    diff_trace_lines(*t as usize, first, resim)
+                        .ok()
+                        .flatten()
+                        .map(Box::new)
+                }),
+            },
+            SyncFailure::ExtraTick(tick) => RunFailure::SyncExtraTick(tick),
+            SyncFailure::NeverEnds(e) => RunFailure::Stuck {
+                frames: e.resumes,
+                waiting_for: "the end of a re-simulated frame that suspends on every resume",
+            },
         }
-        let now = pipeline.stepper().completed_ticks();
-        let target = now.saturating_sub(self.distance);
-        // Latest boundary at least `distance` ticks back, else the oldest kept.
-        let start = self
-            .checkpoints
-            .iter()
-            .rposition(|c| c.ticks_before <= target)
-            .unwrap_or(0);
-        // Older boundaries are never needed again: later checks go back from later ticks.
-        self.checkpoints.drain(..start);
-        let Some(first) = self.checkpoints.front() else {
-            return Ok(());
-        };
-        let oldest_tick = first.ticks_before;
-        let before = pipeline.state_hash();
-
-        let main_observer = pipeline.take_tick_observer();
-        let resim = Arc::new(Mutex::new(HashLog::default()));
-        pipeline.set_tick_observer(Some(Box::new(resim.clone())));
-        pipeline.restore(&first.snapshot);
-        // A restore keeps the settings in force at the snapshot, not pending ones.
-        let _ = pipeline.set_settings(settings);
-        for c in &self.checkpoints {
-            advance_frame(pipeline, c.dt, resumed)?;
-        }
-        let _ = pipeline.drain_log();
-        pipeline.set_tick_observer(main_observer);
-
-        let resim = std::mem::take(&mut lock(&resim).ticks);
-        for t in &resim {
-            self.checks += 1;
-            match self.hashes.get(&t.tick) {
-                Some(&(expected, _)) if expected == t.hash => {}
-                Some(&(expected, _)) => {
-                    return Err(RunFailure::SyncMismatch {
-                        tick: t.tick,
-                        expected,
-                        actual: t.hash,
-                        report: self.first_difference(&resim),
-                    });
-                }
-                None => return Err(RunFailure::SyncExtraTick(t.tick)),
-            }
-        }
-        let after = pipeline.state_hash();
-        if after != before || pipeline.stepper().completed_ticks() != now {
-            return Err(RunFailure::SyncMismatch {
-                tick: now,
-                expected: before,
-                actual: after,
-                report: self.first_difference(&resim),
-            });
-        }
-        self.hashes = self.hashes.split_off(&oldest_tick);
-        Ok(())
-    }
-}
-
-impl SyncTest {
-    /// The first re-simulated tick whose line differs from the first run's,
-    /// subsystem hashes included: it can come before the first hash mismatch
-    /// (the RNG and input memory are not in the tick hash).
-    fn first_difference(&self, resim: &[TickLog]) -> Option<Box<TickDiff>> {
-        resim.iter().find_map(|t| {
-            let (_, first) = self.hashes.get(&t.tick)?;
-            diff_trace_lines(t.tick as usize, first, &t.line)
-                .ok()
-                .flatten()
-                .map(Box::new)
-        })
     }
 }
 
@@ -719,21 +414,9 @@ pub fn run_plan(
         .map_err(|m| RunFailure::Output(format!("settings: {m}")))?;
     let mut summary = RunSummary::default();
     let mut sync = plan.sync_test.map(|distance| {
-        let first_run = Arc::new(Mutex::new(HashLog::default()));
-        let main = pipeline.take_tick_observer();
-        let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
-        if let Some(main) = main {
-            observers.push(main);
-        }
-        observers.push(Box::new(first_run.clone()));
-        pipeline.set_tick_observer(Some(Box::new(observers)));
-        SyncTest {
-            distance: distance.max(1),
-            checkpoints: VecDeque::new(),
-            hashes: BTreeMap::new(),
-            first_run,
-            checks: 0,
-        }
+        let sync = SyncTest::new(distance, MAX_RESUMES_PER_FRAME);
+        sync.attach(pipeline);
+        sync
     });
     let started = Instant::now();
     let mut display = Flicks::ZERO;
@@ -756,11 +439,7 @@ pub fn run_plan(
             }
         }
         if let Some(sync) = sync.as_mut() {
-            sync.checkpoints.push_back(Checkpoint {
-                snapshot: pipeline.snapshot(),
-                ticks_before: ticks,
-                dt,
-            });
+            sync.before_frame(pipeline, dt);
         }
         let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions)?;
         summary.frames += 1;
@@ -776,7 +455,7 @@ pub fn run_plan(
         if report.ticks > 0
             && let Some(sync) = sync.as_mut()
         {
-            sync.check(pipeline, settings, &mut summary.resumed_suspensions)?;
+            sync.after_frame(pipeline, settings)?;
         }
         let (progress, waiting_for) = match plan.length {
             RunLength::Frames(_) => (true, ""),
@@ -796,7 +475,8 @@ pub fn run_plan(
         }
     }
     if let Some(sync) = sync {
-        summary.sync_checks = sync.checks;
+        summary.sync_checks = sync.checks();
+        summary.resumed_suspensions += sync.resumes();
     }
     let clock = pipeline.clock();
     summary.ticks = pipeline.stepper().completed_ticks();
@@ -850,26 +530,12 @@ fn failed(message: impl Into<String>) -> Exit {
     }
 }
 
-/// The behaviours scenes can name.
-pub fn registry() -> Registry {
-    stepframe_plugins::registry()
-}
-
-/// Tells script behaviours where the scene's assets are: the parent of a
-/// `scenes/` directory (`assets/scenes/demo.ron` → `assets/`), else the
-/// scene's own directory. Called before the scene is loaded.
-pub fn register_assets_root(scene: &Path) {
+/// The behaviours a scene can name, for a session of its own: a fresh script
+/// host (compile cache, breakpoints) and the scene file's directory, from
+/// which its script paths resolve (`stepframe_plugins::script::assets_dir`).
+pub fn registry(scene: &Path) -> Registry {
     let dir = scene.parent().unwrap_or(Path::new("."));
-    let root = match (dir.file_name(), dir.parent()) {
-        (Some(name), Some(parent)) if name == "scenes" => parent,
-        _ => dir,
-    };
-    let root = if root.as_os_str().is_empty() {
-        Path::new(".")
-    } else {
-        root
-    };
-    stepframe_plugins::script::set_assets_root(root);
+    stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), dir)
 }
 
 /// Runs the player: exit 0 on success, 1 on a runtime failure, 2 on bad input.
@@ -890,8 +556,7 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
 }
 
 fn play(args: &PlayArgs) -> Result<(), Exit> {
-    let registry = registry();
-    register_assets_root(&args.scene);
+    let registry = registry(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let settings = settings_with_overrides(&scene.settings.time, args);
     settings
@@ -916,7 +581,7 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
             r.fixed_hz, settings.fixed_hz
         );
     }
-    let pacer = FramePacer::new(&args.pacing, &args.stalls).map_err(bad)?;
+    let pacer = FramePacer::new(&args.pacing, &args.stalls).map_err(|e| bad(e.to_string()))?;
     let length = match (args.frames, args.seconds, &recording) {
         (Some(n), _, _) => RunLength::Frames(n),
         (None, Some(s), _) => RunLength::Seconds(s),
@@ -1109,98 +774,7 @@ fn print_summary(scene: &Path, s: &RunSummary, sync_test: Option<u64>) {
 mod tests {
     use super::*;
 
-    use std::sync::atomic::{AtomicU64, Ordering};
-
-    use stepframe_core::{
-        Behaviour, Ctx, NoPhysics, ObjectDesc, Pose, Priority, StableHasher, World,
-    };
-
-    /// Counts its FixedUpdate calls from tick 5 on. With `hidden`, the count
-    /// lives outside the behaviour (shared by every clone), so a snapshot
-    /// cannot restore it: the bug class the sync test exists to find.
-    #[derive(Clone, Debug)]
-    struct Counter {
-        own: u64,
-        hidden: Option<Arc<AtomicU64>>,
-    }
-
-    impl Behaviour for Counter {
-        fn name(&self) -> &str {
-            "Counter"
-        }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
-        }
-        fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-            if ctx.clock().simulation_tick >= 5 {
-                match &self.hidden {
-                    Some(h) => {
-                        h.fetch_add(1, Ordering::Relaxed);
-                    }
-                    None => self.own += 1,
-                }
-            }
-        }
-        fn hash_state(&self, h: &mut StableHasher) {
-            let hidden = self
-                .hidden
-                .as_ref()
-                .map_or(0, |c| c.load(Ordering::Relaxed));
-            h.write_u64(self.own + hidden);
-        }
-    }
-
-    fn counter_session(hidden: bool) -> Pipeline {
-        let mut world = World::new();
-        let counter = Counter {
-            own: 0,
-            hidden: hidden.then(|| Arc::new(AtomicU64::new(0))),
-        };
-        world.spawn(
-            ObjectDesc::new("counter", Pose::IDENTITY)
-                .with_behaviour(Box::new(counter), Priority::DEFAULT),
-        );
-        let mut p = Pipeline::new(TimeSettings::default());
-        p.load_session(world, Box::new(NoPhysics), 0);
-        p
-    }
-
-    fn sync_plan(frames: u64, distance: u64) -> RunPlan {
-        RunPlan {
-            settings: TimeSettings::default(),
-            pacer: FramePacer::new(&Pacing::Rate(60.0), &[]).expect("pacer"),
-            length: RunLength::Frames(frames),
-            realtime: false,
-            sync_test: Some(distance),
-        }
-    }
-
-    #[test]
-    fn the_sync_test_passes_when_snapshots_hold_all_state() {
-        let mut p = counter_session(false);
-        let summary = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
-            .expect("deterministic");
-        assert_eq!(summary.ticks, 20);
-        // At 60 Hz every frame runs one tick. Frame f rolls back to the boundary
-        // 2 ticks back (frame 1: 1 tick back, the session start) and re-runs
-        // the ticks since: 1 + 19 × 2 = 39 ticks compared.
-        assert_eq!(summary.sync_checks, 39);
-    }
-
-    #[test]
-    fn the_sync_test_names_the_first_tick_with_hidden_state() {
-        // The hidden count first moves in tick 5 (to 1). Frame 5 then rolls
-        // back to the boundary after tick 3; the restore cannot reset the count,
-        // so re-simulated tick 4 already hashes with 1 where the first run had
-        // 0: the first mismatching tick is 4.
-        let mut p = counter_session(true);
-        let err = run_plan(&mut p, sync_plan(20, 2), &mut |_, _| Ok(()), &mut |_| {})
-            .expect_err("hidden state must be caught");
-        match err {
-            RunFailure::SyncMismatch { tick, .. } => assert_eq!(tick, 4),
-            other => panic!("expected a mismatch, got {other}"),
-        }
-    }
+    use stepframe_core::{Behaviour, Ctx, NoPhysics, ObjectDesc, Pose, Priority, World};
 
     /// Asks to break before its Update and be re-run, on every call: a frame
     /// that never ends, headless.
@@ -1210,9 +784,6 @@ mod tests {
     impl Behaviour for AlwaysRerun {
         fn name(&self) -> &str {
             "AlwaysRerun"
-        }
-        fn clone_box(&self) -> Box<dyn Behaviour> {
-            Box::new(self.clone())
         }
         fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
             ctx.request_break_and_rerun("again");
@@ -1241,81 +812,5 @@ mod tests {
             RunFailure::Stuck { frames, .. } => assert_eq!(frames, MAX_RESUMES_PER_FRAME),
             other => panic!("expected Stuck, got {other}"),
         }
-    }
-
-    #[test]
-    fn pacing_parses_the_three_forms() {
-        assert_eq!("144".parse::<Pacing>(), Ok(Pacing::Rate(144.0)));
-        assert_eq!("irregular:3".parse::<Pacing>(), Ok(Pacing::Irregular(3)));
-        assert_eq!(
-            "file:dts.txt".parse::<Pacing>(),
-            Ok(Pacing::File(PathBuf::from("dts.txt")))
-        );
-        assert!("fast".parse::<Pacing>().is_err());
-        assert!("0".parse::<Pacing>().is_err());
-        assert!("irregular:x".parse::<Pacing>().is_err());
-    }
-
-    #[test]
-    fn stall_parses_frame_and_seconds() {
-        assert_eq!(
-            "30:1.5".parse::<Stall>(),
-            Ok(Stall {
-                frame: 30,
-                seconds: 1.5
-            })
-        );
-        assert!("0:1".parse::<Stall>().is_err());
-        assert!("30".parse::<Stall>().is_err());
-        assert!("30:-1".parse::<Stall>().is_err());
-    }
-
-    #[test]
-    fn a_stall_replaces_one_frame_and_keeps_the_rest() {
-        let stall = Stall {
-            frame: 2,
-            seconds: 1.0,
-        };
-        let mut pacer = FramePacer::new(&Pacing::Rate(50.0), &[stall]).expect("pacer");
-        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
-        assert_eq!(dts, vec![0.02, 1.0, 0.02]);
-    }
-
-    #[test]
-    fn irregular_pacing_is_deterministic_and_in_range() {
-        let mut a = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
-        let mut b = FramePacer::new(&Pacing::Irregular(7), &[]).expect("pacer");
-        let mut c = FramePacer::new(&Pacing::Irregular(8), &[]).expect("pacer");
-        let xs: Vec<f64> = (0..1000).map(|_| a.next_dt()).collect();
-        let ys: Vec<f64> = (0..1000).map(|_| b.next_dt()).collect();
-        let zs: Vec<f64> = (0..1000).map(|_| c.next_dt()).collect();
-        assert_eq!(xs, ys);
-        assert_ne!(xs, zs);
-        assert!(xs.iter().all(|&dt| (0.004..0.040).contains(&dt)));
-        // Uniform on [4, 40) ms: the mean of 1000 draws is 22 ms within a few sigma
-        // (sigma of the mean = 36 / sqrt(12 * 1000) ms, about 0.33 ms).
-        let mean = xs.iter().sum::<f64>() / 1000.0;
-        assert!((mean - 0.022).abs() < 0.0015, "mean {mean}");
-    }
-
-    #[test]
-    fn dt_files_report_line_and_column() {
-        let dir = std::env::temp_dir().join(format!("stepframe-pacing-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("temp dir");
-        let path = dir.join("dts.txt");
-        std::fs::write(&path, "# deltas\n0.016\n\n  oops\n").expect("write");
-        let err = read_dt_file(&path).expect_err("bad line");
-        assert!(
-            err.ends_with(
-                "dts.txt:4:3: expected a frame delta in seconds (like 0.016667), found `oops`"
-            ),
-            "{err}"
-        );
-        std::fs::write(&path, "0.01\n0.02 # slow\n").expect("write");
-        let mut pacer = FramePacer::new(&Pacing::File(path.clone()), &[]).expect("pacer");
-        assert_eq!(pacer.file_len(), Some(2));
-        let dts: Vec<f64> = (0..3).map(|_| pacer.next_dt()).collect();
-        assert_eq!(dts, vec![0.01, 0.02, 0.01]);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -88,7 +88,7 @@ use serde::Serialize;
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
 use stepframe_core::{
-    Flicks, History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry,
+    Flicks, History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry, finish_frame,
 };
 
 use crate::editor::log::LOG_CAPACITY;
@@ -549,7 +549,7 @@ fn soak(args: &SoakArgs) -> Result<SoakSummary, Failure> {
             args.panic_from
         );
     }
-    let registry = crate::player::registry();
+    let registry = crate::player::registry(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let fixed_hz = scene.settings.time.fixed_hz;
     let time = scene.settings.time;
@@ -617,24 +617,25 @@ fn soak_history(
 
     let mut progress = Progress::default();
     while pipeline.stepper().completed_ticks() < args.ticks {
-        let mut report = history.step_frame(&mut pipeline, dt, &[]);
-        telemetry.record(&report, pipeline.clock());
-        let mut resumes = 0;
-        while pipeline.suspension().is_some() {
-            resumes += 1;
-            if resumes > crate::player::MAX_RESUMES_PER_FRAME {
-                return Err(Failure {
-                    code: 1,
-                    message: format!(
-                        "frame {} suspended {resumes} times: it never ends",
-                        summary.frames + 1
-                    ),
-                });
-            }
-            summary.resumed += 1;
-            report = history.resume(&mut pipeline);
-            telemetry.record(&report, pipeline.clock());
-        }
+        let first = history.step_frame(&mut pipeline, dt, &[]);
+        telemetry.record(&first, pipeline.clock());
+        // A soak has no one at the controls: every suspension is resumed at
+        // once, each call recorded as the editor's timeline records it.
+        let resumed = finish_frame(
+            &mut pipeline,
+            first,
+            |p| {
+                let more = history.resume(p, &[]);
+                telemetry.record(&more, p.clock());
+                more
+            },
+            crate::player::MAX_RESUMES_PER_FRAME,
+        )
+        .map_err(|e| Failure {
+            code: 1,
+            message: format!("frame {}: {e}", summary.frames + 1),
+        })?;
+        summary.resumed += resumed.resumes;
         summary.frames += 1;
         progress.frame(pipeline.stepper().completed_ticks())?;
         for entry in pipeline.drain_log() {

@@ -3,10 +3,10 @@
 //! of exactly 1/60 s per UI frame, so every running UI frame is one fixed tick
 //! of `scripts.ron` (60 Hz).
 //!
-//! Each test works on its own copy of `assets/` in a temporary directory, with
-//! the scene's script paths made absolute: the breakpoint table is process-wide
-//! and keyed by the script's resolved path, so the copies keep parallel tests
-//! (and the repository's own files) apart.
+//! Each editor has its own session, so its own script host: breakpoints and
+//! compiled scripts never cross from one test to another. Each test still
+//! works on its own copy of `assets/` in a temporary directory (the scene's
+//! relative script paths resolve there), because a Save writes the file.
 
 use std::path::{Path, PathBuf};
 
@@ -29,8 +29,8 @@ fn repo_assets() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets")
 }
 
-/// Copies `scripts.ron` and the bundled scripts into a fresh directory, with
-/// absolute script paths; returns the scene file.
+/// Copies `scripts.ron` and the bundled scripts into a fresh directory laid
+/// out like `assets/`; returns the scene file.
 fn scene_copy(tag: &str) -> PathBuf {
     let root = std::env::temp_dir().join(format!("sf_code_pane_{tag}_{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&root);
@@ -43,14 +43,8 @@ fn scene_copy(tag: &str) -> PathBuf {
         )
         .expect("copy script");
     }
-    let text = std::fs::read_to_string(repo_assets().join("scenes/scripts.ron"))
-        .expect("scripts.ron")
-        .replace(
-            "\"scripts/",
-            &format!("\"{}/", root.join("scripts").display()),
-        );
     let scene = root.join("scenes/scripts.ron");
-    std::fs::write(&scene, text).expect("write scene");
+    std::fs::copy(repo_assets().join("scenes/scripts.ron"), &scene).expect("copy scene");
     scene
 }
 
@@ -120,7 +114,8 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         .expect("a script")
         .key
         .clone();
-    let lines = stepframe_plugins::script::breakpoints().lines(&key);
+    let view = h.state().session().live.clone().expect("a view");
+    let lines = view.scripts.lines(&key);
     assert_eq!(
         lines.iter().map(|b| b.line).collect::<Vec<_>>(),
         vec![PATROL_LINE],
@@ -179,7 +174,6 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         vec!["pose x -1.9750 y 0.5000 angle 0.0000".to_string()]
     );
 
-    stepframe_plugins::script::breakpoints().clear(&key);
     let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
 }
 
@@ -245,9 +239,11 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         .expect("a script")
         .key
         .clone();
+    let view = h.state().session().live.clone().expect("a view");
     assert_eq!(
-        stepframe_plugins::script::source(&key).expect("source"),
-        original
+        view.scripts.script(&key).map(|s| s.text.to_string()),
+        Some(original.clone()),
+        "the program in force is still the original"
     );
     let guard = |h: &Harness<'_, EditorApp>| {
         let view = h.state().session().live.as_ref().expect("a view");

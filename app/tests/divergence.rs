@@ -377,9 +377,6 @@ impl Behaviour for WallClock {
     fn name(&self) -> &str {
         "WallClock"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.clock().simulation_tick >= 5 {
             self.nanos = self.since.elapsed().as_nanos() as u64;

@@ -283,7 +283,7 @@ fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
     assert_eq!(clock_tick(&h), 0, "a preview runs nothing");
 
     // The player stands where the scene file puts it.
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&path);
     let authored = Scene::load(&path, &registry)
         .expect("the scene loads")
         .all_objects()
@@ -472,4 +472,238 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     let lane = h.get_by_label("lane watch #1").rect();
     assert!(lane.height() >= 56.0, "{lane:?}");
     assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
+}
+
+/// Scrolls the widget labelled `label` into view, as a user scrolls a tab
+/// taller than its tile, then clicks it.
+fn click_shown(h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling is animated: let it settle before the click.
+    h.run_steps(10);
+    click(h, label);
+}
+
+#[test]
+fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here() {
+    let dir = support::scratch("tape-tab");
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let paused_at = clock_tick(&h);
+    show(&mut h, Pane::Input);
+    assert!(
+        label_starting(&h, "0 edges").contains("recorded as the ticks ran"),
+        "nothing typed yet"
+    );
+    // "What if I had pressed jump ten ticks from now": a press of Space (the
+    // form's default key, bound to jump) and its release three ticks later.
+    let press_at = paused_at + 10;
+    h.state_mut().panels_mut().tape.insert_tick = press_at;
+    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    click_shown(&mut h, "Insert");
+    h.state_mut().panels_mut().tape.insert_tick = press_at + 3;
+    click_shown(&mut h, "release");
+    click_shown(&mut h, "Insert");
+    assert_eq!(
+        label_starting(&h, "edited: "),
+        format!(
+            "edited: first change at tick {press_at}; Resume from here replays from tick {}",
+            paused_at + 1
+        )
+    );
+    assert_eq!(
+        labels_starting(&h, &format!("tick {press_at}: ")),
+        vec![format!("tick {press_at}: press Space (to come)")]
+    );
+
+    // Saved beside the scene as a recording; a second Save asks first.
+    let file = dir.join("what-if.tape.ron");
+    h.state_mut().panels_mut().tape.path = file.display().to_string();
+    click_shown(&mut h, "Save");
+    let saved = stepframe_core::Recording::load(&file).expect("a valid recording");
+    let stamps: Vec<(u64, f32)> = saved.events.iter().map(|e| (e.tick, e.value)).collect();
+    assert_eq!(stamps, vec![(press_at, 1.0), (press_at + 3, 0.0)]);
+    std::fs::write(&file, "kept").expect("write");
+    click_shown(&mut h, "Save");
+    assert_eq!(
+        std::fs::read_to_string(&file).expect("read"),
+        "kept",
+        "not replaced unasked"
+    );
+    click_shown(&mut h, "Cancel");
+
+    click_shown(&mut h, "Resume from here");
+    assert!(
+        h.state().session().tape_draft.is_none(),
+        "the draft went to the worker"
+    );
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 40, "the run passed the release", |h| {
+        clock_tick(h) > press_at + 3
+    });
+    click(&mut h, "⏸ Pause");
+    let tape = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .tape
+        .clone();
+    let received: Vec<(u64, f32)> = tape.events.iter().map(|e| (e.tick, e.value)).collect();
+    assert_eq!(received, stamps, "the ticks received the edited tape");
+    assert_eq!(
+        labels_starting(&h, &format!("tick {press_at}: ")),
+        vec![format!("tick {press_at}: press Space")]
+    );
+    assert!(h.query_by_label("Stop tape").is_some());
+}
+
+/// The demo's trace of `ticks` ticks as a headless run writes it, with the
+/// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
+/// that parts from the live session at exactly that tick.
+fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
+    use std::sync::{Arc, Mutex};
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let writer = Arc::new(Mutex::new(stepframe_core::TraceWriter::new(
+        Vec::<u8>::new(),
+    )));
+    p.set_tick_observer(Some(Box::new(writer.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(support::editor::DT);
+    }
+    p.set_tick_observer(None);
+    let text = String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        if v["tick"].as_u64().expect("tick") >= from {
+            for pose in v["poses"].as_array_mut().expect("poses") {
+                if pose["id"] == 20 {
+                    let x = pose["x"].as_f64().expect("x") as f32 + 0.25;
+                    pose["x"] = serde_json::json!(x);
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+#[test]
+fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
+    let dir = support::scratch("compare");
+    let trace = dir.join("b.jsonl");
+    std::fs::write(&trace, demo_trace_moved_from(260, 200)).expect("write B");
+    let mut h = editor();
+    click(&mut h, "File");
+    click(&mut h, "Compare with trace…");
+    h.get_by_label("Trace file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("Trace file")
+        .type_text(&trace.display().to_string());
+    h.run_steps(1);
+    click(&mut h, "Compare");
+    step_until(&mut h, 300, "the run passed tick 230", |h| {
+        clock_tick(h) >= 230
+    });
+    click(&mut h, "⏸ Pause");
+    let c = h.state().session().compare.clone().expect("comparing");
+    let first = c.first.expect("a divergence");
+    assert_eq!(
+        (first.tick, first.objects, first.first_object),
+        (200, 1, Some(20))
+    );
+    assert!((first.distance - 0.25).abs() < 1e-6, "{}", first.distance);
+    assert!(
+        c.samples[&199].objects == 0,
+        "tick 199 is the same in A and B"
+    );
+    // The marker lane holds the divergence marker at tick 200's frame (one
+    // tick per frame at 60 Hz: frame 200 of the lanes' x axis). A click on
+    // it puts the cursor on tick 200.
+    click_shown(&mut h, "⏵ markers");
+    h.get_by_label("lane markers").scroll_to_me();
+    h.run_steps(10);
+    let lane = h.get_by_label("lane markers").rect();
+    let range = h.state().panels().timeline.range.expect("a range");
+    let x = lane.left() + ((200.0 - range.0) / (range.1 - range.0)) as f32 * lane.width();
+    // The divergence row is the lowest of the marker lane.
+    let y = lane.bottom() - lane.height() / 16.0;
+    h.hover_at(egui::pos2(x, y));
+    h.run_steps(1);
+    support::editor::press_release(&mut h, egui::pos2(x, y));
+    h.run_steps(3);
+    assert_eq!(h.state().session().cursor, Some(200));
+    // The player selected: A and B side by side, x differing by 0.25 m.
+    click(&mut h, "Player");
+    h.run_steps(3);
+    assert_eq!(label_starting(&h, "A / B at tick"), "A / B at tick 200");
+    let a = h
+        .state()
+        .session()
+        .shown()
+        .and_then(|v| v.selected.clone())
+        .expect("the player at 200");
+    let b = c.b_fields(200, 20).expect("B has the player");
+    assert_eq!(b[0], a.committed.x + 0.25);
+    assert!(h.query_by_label(&format!("{:?}", a.committed.x)).is_some());
+    assert!(h.query_by_label(&format!("{:?}", b[0])).is_some());
+    // The divergence lane's link goes back to tick 200 from elsewhere.
+    h.state_mut().session_mut().view_tick(150);
+    h.run_steps(3);
+    click_shown(&mut h, "first at tick 200");
+    assert_eq!(h.state().session().cursor, Some(200));
+}
+
+#[test]
+fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let at = clock_tick(&h);
+    click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    assert_eq!(h.state().session().fork, Some(at));
+    assert!(
+        h.query_by_label(&format!("B forked at tick {at}"))
+            .is_some()
+    );
+    // B jumps five ticks later: the Input tab's edit goes to B.
+    show(&mut h, Pane::Input);
+    h.state_mut().panels_mut().tape.insert_tick = at + 5;
+    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    click_shown(&mut h, "Insert");
+    click_shown(&mut h, "Apply to B");
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 60, "A and B part", |h| {
+        h.state()
+            .session()
+            .compare
+            .as_ref()
+            .and_then(|c| c.first)
+            .is_some()
+    });
+    let first = h
+        .state()
+        .session()
+        .compare
+        .as_ref()
+        .and_then(|c| c.first)
+        .expect("parted");
+    assert_eq!((first.tick, first.first_object), (at + 5, Some(20)));
+    assert!(h.query_by_label("divergence: objects").is_some());
+    // The live session received no jump: its tape is still empty.
+    let live = h.state().session().live.as_ref().expect("a view");
+    assert!(live.tape.events.is_empty(), "A kept its own input");
+    click_shown(&mut h, "Discard B");
+    h.run_steps(2);
+    assert_eq!(h.state().session().fork, None);
+    assert!(h.state().session().compare.is_none());
 }

@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use stepframe_app::editor::protocol::FrameTelemetry;
 use stepframe_app::editor::protocol::{Command, Event, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
-use stepframe_core::{Breakpoint, HookKind, ObjectId, SuspendReason};
+use stepframe_core::{
+    Breakpoint, HookKind, InputEvent, InputSource, ObjectId, RecordedEvent, Recording,
+    SuspendReason,
+};
 
 /// The telemetry frames among the events.
 fn frames_of(events: &[Event]) -> Vec<FrameTelemetry> {
@@ -214,7 +217,7 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
         .try_iter()
         .any(|e| matches!(&e, Event::Saved(p) if *p == out));
     assert!(saved, "a Saved event");
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(&demo());
     let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
     let written = stepframe_core::Scene::load(&out, &registry).expect("the saved scene loads");
     assert_eq!(written.settings.time.time_scale, 0.5);
@@ -244,4 +247,279 @@ fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
     assert_eq!(view.clock.simulation_tick, 10);
     assert_eq!(view.settings.fixed_hz, 30);
     assert!((view.clock.fixed_delta_time - 1.0 / 30.0).abs() < 1e-12);
+}
+
+/// The newest live view the worker published.
+fn latest_view(ui: &worker::UiEnd) -> Option<stepframe_app::editor::WorldView> {
+    ui.views.try_iter().last()
+}
+
+#[test]
+fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    for _ in 0..30 {
+        w.pump(DT);
+    }
+    send(Command::Pause);
+    w.pump(DT);
+    // Space typed in the viewport while suspended, then F10: a lone tick,
+    // no outer frame begins, and yet tick 31 receives the press.
+    send(Command::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    ))));
+    send(Command::StepTick);
+    w.pump(DT);
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(view.clock.simulation_tick, 31);
+    let at31: Vec<f32> = view.tape.events_at(31).iter().map(|e| e.value).collect();
+    assert_eq!(at31, vec![1.0], "tick 31 received the press");
+}
+
+/// The demo at one worker pacing: play to tick 500, then "Resume from here"
+/// with the recorded tape plus a tap of Space at tick 412 (the Input tab's
+/// `ApplyTape`), play on to tick 700 and ask for the past view of tick 600.
+fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, pacing, None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let mut live = None;
+    while live
+        .as_ref()
+        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 500)
+    {
+        w.pump(dt);
+        live = latest_view(&ui).or(live);
+    }
+    let mut tape = (*live.expect("a view").tape).clone();
+    for value in [1.0, 0.0] {
+        tape.insert(RecordedEvent {
+            tick: 412,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    send(Command::ApplyTape { tape, from: 411 });
+    send(Command::Play);
+    let mut live = None;
+    while live
+        .as_ref()
+        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 700)
+    {
+        w.pump(dt);
+        live = latest_view(&ui).or(live);
+    }
+    let received = (*live.expect("a view").tape).clone();
+    send(Command::ViewTick(600));
+    w.pump(dt);
+    let past = ui
+        .past_views
+        .try_iter()
+        .last()
+        .expect("the view of tick 600");
+    assert_eq!(past.at_tick, Some(600));
+    (past.state_hash, received)
+}
+
+#[test]
+fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz() {
+    // No live keys are pressed, so the demo receives only the tap: at every
+    // pacing tick 412 gets press and release, and tick 600 is the same state.
+    let runs: Vec<(u64, Recording)> = [(30, 1.0 / 30.0), (60, 1.0 / 60.0), (144, 1.0 / 144.0)]
+        .into_iter()
+        .map(|(hz, dt)| what_if_in_the_worker(Pacing::Hz(hz), dt))
+        .collect();
+    for (hash, received) in &runs {
+        let stamps: Vec<(u64, f32)> = received.events.iter().map(|e| (e.tick, e.value)).collect();
+        assert_eq!(stamps, vec![(412, 1.0), (412, 0.0)]);
+        assert_eq!(*hash, runs[0].0);
+    }
+    // The same state as a headless run that gets the tap at tick 412 with
+    // no rewind at all.
+    let mut tap = Recording::new(60);
+    for value in [1.0, 0.0] {
+        tap.insert(RecordedEvent {
+            tick: 412,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    p.set_tick_input(Some(Box::new(stepframe_core::Replay::new(tap))));
+    while p.stepper().completed_ticks() < 600 {
+        p.step_frame(DT);
+    }
+    assert_eq!(
+        p.state_hash(),
+        runs[0].0,
+        "the worker's tick 600 is a headless run's"
+    );
+    let mut untouched = stepframe_core::Pipeline::new(scene.settings.time);
+    untouched.load_scene(&scene, &registry).expect("session");
+    while untouched.stepper().completed_ticks() < 600 {
+        untouched.step_frame(DT);
+    }
+    assert_ne!(
+        untouched.state_hash(),
+        runs[0].0,
+        "the tap changed tick 600"
+    );
+}
+
+/// The demo run headless at 60 Hz to `tick`, with `tape` as its tick input.
+fn headless_with(tape: Recording, tick: u64) -> stepframe_core::Pipeline {
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    p.set_tick_input(Some(Box::new(stepframe_core::Replay::new(tape))));
+    while p.stepper().completed_ticks() < tick {
+        p.step_frame(DT);
+    }
+    p
+}
+
+/// A tap of Space (press and release) in tick `tick`.
+fn tap_at(tick: u64) -> Recording {
+    let mut tape = Recording::new(60);
+    for value in [1.0, 0.0] {
+        tape.insert(RecordedEvent {
+            tick,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    tape
+}
+
+/// Forks the demo at tick 100 at one worker pacing, gives branch B a tap of
+/// Space at tick 110, plays A and B side by side to tick 160 or beyond, and
+/// returns the divergences, B's records and the worker.
+fn fork_run(
+    pacing: Pacing,
+    dt: f64,
+) -> (
+    Vec<stepframe_app::tools::trace_poses::TickDivergence>,
+    Vec<stepframe_app::tools::trace_poses::TracedTick>,
+    Worker,
+    worker::UiEnd,
+) {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, pacing, None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let tick = |ui: &worker::UiEnd, last: &mut u64| {
+        if let Some(v) = latest_view(ui) {
+            *last = v.clock.simulation_tick;
+        }
+        *last
+    };
+    let mut last = 0;
+    while tick(&ui, &mut last) < 130 {
+        w.pump(dt);
+    }
+    send(Command::Pause);
+    send(Command::ForkHere(100));
+    send(Command::ForkTape {
+        tape: tap_at(110),
+        recorded_to: 100,
+    });
+    send(Command::Play);
+    while tick(&ui, &mut last) < 160 {
+        w.pump(dt);
+    }
+    send(Command::Pause);
+    w.pump(dt);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Forked(100))),
+        "forked"
+    );
+    let divergences = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Divergence(d) => Some(d.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    let b = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ForkTicks(t) => Some(t.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    (divergences, b, w, ui)
+}
+
+#[test]
+fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_exactly() {
+    let with_tap = headless_with(tap_at(110), 160);
+    let without = headless_with(Recording::new(60), 160);
+    let player = |p: &stepframe_core::Pipeline| {
+        p.world()
+            .physics_simulation_pose(ObjectId(20))
+            .expect("the player")
+    };
+    assert_ne!(
+        player(&with_tap),
+        player(&without),
+        "the tap moves the player"
+    );
+    for (pacing, dt) in [(Pacing::Hz(60), 1.0 / 60.0), (Pacing::Hz(144), 1.0 / 144.0)] {
+        let (divergences, b, mut w, ui) = fork_run(pacing, dt);
+        // A and B agree up to tick 109; the player parts at 110.
+        let first = divergences
+            .iter()
+            .find(|d| d.objects > 0)
+            .expect("the branches part");
+        assert_eq!(first.tick, 110, "{pacing:?}");
+        assert_eq!(first.first_object, Some(20), "{pacing:?}");
+        assert!(
+            divergences
+                .iter()
+                .filter(|d| d.tick < 110)
+                .all(|d| d.objects == 0)
+        );
+        assert_eq!(
+            divergences.iter().filter(|d| d.tick == 101).count(),
+            1,
+            "each tick once"
+        );
+        // B's tick 160 is a headless run's with the tap; A's, one without.
+        let b160 = b.iter().find(|t| t.tick == 160).expect("B ran tick 160");
+        let p = player(&with_tap);
+        assert_eq!(
+            b160.object(20).map(|f| [f[0], f[1], f[2]]),
+            Some([p.x, p.y, p.angle]),
+            "{pacing:?}"
+        );
+        ui.commands.send(Command::ViewTick(160)).expect("alive");
+        w.pump(dt);
+        let past = ui.past_views.try_iter().last().expect("A at 160");
+        assert_eq!(
+            past.state_hash,
+            without.state_hash(),
+            "A unchanged, {pacing:?}"
+        );
+        // Adopted, B is the live session: exactly the headless run with the
+        // tap at the tick it stands at.
+        ui.commands.send(Command::AdoptFork).expect("alive");
+        w.pump(dt);
+        let live = latest_view(&ui).expect("a view");
+        let at = live.clock.simulation_tick;
+        assert_eq!(
+            live.state_hash,
+            headless_with(tap_at(110), at).state_hash(),
+            "{pacing:?}"
+        );
+    }
 }

@@ -76,8 +76,8 @@ fn without_faulty(scene: &Scene) -> Scene {
 #[test]
 fn play_faults_ron_exits_0_reports_every_fault_and_the_other_objects_trace_goes_on() {
     let dir = scratch("play-faults");
-    let registry = stepframe_app::player::registry();
     let scene_path = root().join("assets/scenes/faults.ron");
+    let registry = stepframe_app::player::registry(&scene_path);
     let scene = Scene::load(&scene_path, &registry).expect("faults.ron loads");
     let faulty = faulty_ids(&scene);
     assert_eq!(
@@ -546,7 +546,7 @@ fn the_generated_panic_scene_panics_once_per_behaviour_where_it_says() {
     // j on object j / 10 + 1, in hook j mod 5 of (Update, FlowTick,
     // FixedUpdate, Routine, Present), due at tick T + j K.
     let text = stepframe_app::soak::panic_scene(40, 3, 2);
-    let registry = stepframe_app::player::registry();
+    let registry = stepframe_app::player::registry(Path::new("panics.ron"));
     let scene = Scene::parse(&text, Path::new("panics.ron"), &registry).expect("parses");
     assert_eq!(scene.objects.len(), 4);
     let mut p = stepframe_core::Pipeline::new(stepframe_core::TimeSettings::default());

@@ -40,9 +40,6 @@ impl Behaviour for Work {
     fn name(&self) -> &str {
         "Work"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE
     }

@@ -18,7 +18,8 @@
 //! FixedUpdate).
 //!
 //! Hooks never write physics directly: [`Ctx`] queues body commands, which are
-//! reconciled before the next step. Behaviours must be `Clone` (through
+//! reconciled before the next step. Behaviours must be `Clone` (a blanket impl
+//! of [`CloneBehaviour`] gives every `Clone` behaviour its
 //! [`Behaviour::clone_box`]) because a session snapshot is a copy of every
 //! behaviour's state: that is what makes rewind and the sync test cover user code.
 //!
@@ -31,7 +32,6 @@
 //!
 //! impl Behaviour for Thruster {
 //!     fn name(&self) -> &str { "Thruster" }
-//!     fn clone_box(&self) -> Box<dyn Behaviour> { Box::new(self.clone()) }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         if ctx.input().pressed("right") {
 //!             ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
@@ -151,8 +151,22 @@ impl Hooks {
     }
 }
 
+/// How a behaviour is copied into a snapshot. Implemented for every `Clone`
+/// behaviour by the blanket impl below, so a behaviour derives `Clone` and
+/// writes no copying code of its own.
+pub trait CloneBehaviour {
+    /// A boxed copy with the current state.
+    fn clone_behaviour(&self) -> Box<dyn Behaviour>;
+}
+
+impl<T: Behaviour + Clone + 'static> CloneBehaviour for T {
+    fn clone_behaviour(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+}
+
 /// User code attached to an object. Every hook has an empty default.
-pub trait Behaviour: Send + std::fmt::Debug {
+pub trait Behaviour: Send + std::fmt::Debug + CloneBehaviour {
     /// The hooks this behaviour implements. The default, [`Hooks::ALL`], is
     /// always correct; naming fewer lets dispatch skip the empty ones (a
     /// FixedUpdate-only behaviour then costs nothing in the other phases).
@@ -163,8 +177,12 @@ pub trait Behaviour: Send + std::fmt::Debug {
     /// Registered name, shown in the editor and in error reports.
     fn name(&self) -> &str;
 
-    /// A copy of this behaviour with its current state (for snapshots).
-    fn clone_box(&self) -> Box<dyn Behaviour>;
+    /// A copy of this behaviour with its current state (for snapshots). The
+    /// default is the `Clone` copy ([`CloneBehaviour`]); there is no reason
+    /// to override it.
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        self.clone_behaviour()
+    }
 
     /// First frame the object is in the cohort, before its first Update.
     fn start(&mut self, _ctx: &mut Ctx) {}
@@ -270,14 +288,30 @@ pub enum TimeGroup {
     Fixed,
 }
 
+/// How a routine is copied into a snapshot: every `Clone` routine has it
+/// (blanket impl), as for [`CloneBehaviour`].
+pub trait CloneRoutine {
+    /// A boxed copy with the current state.
+    fn clone_routine(&self) -> Box<dyn Routine>;
+}
+
+impl<T: Routine + Clone + 'static> CloneRoutine for T {
+    fn clone_routine(&self) -> Box<dyn Routine> {
+        Box::new(self.clone())
+    }
+}
+
 /// A timed routine (a coroutine written as a state machine): `resume` runs until
 /// the next wait.
-pub trait Routine: Send + std::fmt::Debug {
+pub trait Routine: Send + std::fmt::Debug + CloneRoutine {
     /// Runs one slice of the routine.
     fn resume(&mut self, ctx: &mut Ctx) -> Wait;
 
-    /// A copy with the current state (for snapshots).
-    fn clone_box(&self) -> Box<dyn Routine>;
+    /// A copy with the current state (for snapshots); the default is the
+    /// `Clone` copy ([`CloneRoutine`]).
+    fn clone_box(&self) -> Box<dyn Routine> {
+        self.clone_routine()
+    }
 }
 
 /// What runs when a routine is due.

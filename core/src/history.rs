@@ -3,10 +3,23 @@
 //! [`History`] sits between a host (the editor's worker, the player) and its
 //! [`Pipeline`]: every call that advances the session (`step_frame`, `resume`,
 //! `step_tick`, `step_one_frame`) goes through it and is logged with what it
-//! needs to be repeated: the frame's raw dt, the input events pushed before it,
-//! and the debugger the call ran with (so the same breakpoints suspend at the
-//! same places, before-hook ones included). Every `keyframe_every` frames it
-//! also keeps a [`Snapshot`] taken between frames.
+//! needs to be repeated: the frame's raw dt, the input events pushed before it
+//! (with a frame, a single tick or a resume alike), and the debugger the call
+//! ran with (so the same breakpoints suspend at the same places, before-hook
+//! ones included). Every `keyframe_every` frames it also keeps a [`Snapshot`]
+//! taken between frames.
+//!
+//! # Input tapes
+//!
+//! [`History::set_tape`] installs a tick-stamped input tape (a [`Replay`], the
+//! editor's edited input) as the session's tick input, and logs it like any
+//! other call; every keyframe keeps the tape in force when it was taken. So a
+//! rewind or a past view that replays across the installation installs it at
+//! the same point, and one that starts from a later keyframe starts with it:
+//! the tape's edges reach the same ticks in every replay. The worked case is
+//! "what if I had pressed jump at tick 412": rewind to the end of tick 411,
+//! install the recorded tape with the press added at 412, and run on; tick
+//! 412 receives the press whatever the display rate (tests/tape.rs).
 //!
 //! [`History::rewind_to_tick`] restores the newest keyframe at or before the
 //! target, replays the logged calls with their recorded debuggers, and stops at
@@ -51,7 +64,8 @@ use std::collections::VecDeque;
 
 use crate::debugger::{Debugger, SuspendReason};
 use crate::input::InputEvent;
-use crate::pipeline::{FrameReport, Pipeline, Snapshot};
+use crate::pipeline::{FrameReport, Pipeline, Snapshot, TickInputSource};
+use crate::recording::Replay;
 
 mod poses;
 mod reach;
@@ -61,11 +75,25 @@ pub use reach::RewindReach;
 /// A call that advanced the session.
 #[derive(Clone, Debug, PartialEq)]
 enum Call {
-    Frame { dt: f64, inputs: Vec<InputEvent> },
-    StepOneFrame { dt: f64, inputs: Vec<InputEvent> },
-    Resume,
-    StepTick,
+    Frame {
+        dt: f64,
+        inputs: Vec<InputEvent>,
+    },
+    StepOneFrame {
+        dt: f64,
+        inputs: Vec<InputEvent>,
+    },
+    /// Inputs of a resume or a single tick go to the next tick that begins
+    /// (no frame may begin before it).
+    Resume {
+        inputs: Vec<InputEvent>,
+    },
+    StepTick {
+        inputs: Vec<InputEvent>,
+    },
     Pause,
+    /// The tick input in force from here on.
+    SetTape(Option<Replay>),
 }
 
 /// A logged call with what makes its replay exact.
@@ -82,10 +110,16 @@ impl Logged {
     /// About how many bytes the entry holds (for the byte budget).
     fn bytes(&self) -> usize {
         let inputs = match &self.call {
-            Call::Frame { inputs, .. } | Call::StepOneFrame { inputs, .. } => {
-                inputs.capacity() * size_of::<InputEvent>()
+            Call::Frame { inputs, .. }
+            | Call::StepOneFrame { inputs, .. }
+            | Call::Resume { inputs }
+            | Call::StepTick { inputs } => inputs.capacity() * size_of::<InputEvent>(),
+            // A tape's recording is shared (an `Arc`) by the keyframes that
+            // keep it: counted once, with the call that installed it.
+            Call::SetTape(Some(tape)) => {
+                tape.recording().events.capacity() * size_of::<crate::recording::RecordedEvent>()
             }
-            _ => 0,
+            Call::SetTape(None) | Call::Pause => 0,
         };
         // A logged debugger is a clone of the breakpoint list: count it at
         // its inline size (a change of breakpoints is rare).
@@ -99,6 +133,8 @@ impl Logged {
 struct Keyframe {
     call: u64,
     snapshot: Snapshot,
+    /// The tape in force when the snapshot was taken.
+    tape: Option<Replay>,
     /// [`Snapshot::memory_bytes`], taken once.
     bytes: usize,
 }
@@ -175,6 +211,12 @@ pub struct History {
     partial: Option<(usize, u64)>,
     /// Latest tick the log reaches (the end of the current branch).
     latest_tick: u64,
+    /// The tape in force at `position`.
+    tape: Option<Replay>,
+    /// Whether this history installs tapes: until [`History::set_tape`] is
+    /// first called it leaves the pipeline's tick input alone (a player may
+    /// have installed its own replay).
+    manages_tape: bool,
 }
 
 impl Default for History {
@@ -203,6 +245,8 @@ impl History {
             position: 0,
             partial: None,
             latest_tick: 0,
+            tape: None,
+            manages_tape: false,
         }
     }
 
@@ -315,14 +359,39 @@ impl History {
         )
     }
 
-    /// `Pipeline::resume`, logged.
-    pub fn resume(&mut self, p: &mut Pipeline) -> FrameReport {
-        self.live(p, Call::Resume)
+    /// `Pipeline::resume`, logged, with the inputs given while suspended:
+    /// they reach the next tick that begins.
+    pub fn resume(&mut self, p: &mut Pipeline, inputs: &[InputEvent]) -> FrameReport {
+        self.live(
+            p,
+            Call::Resume {
+                inputs: inputs.to_vec(),
+            },
+        )
     }
 
-    /// `Pipeline::step_tick`, logged.
-    pub fn step_tick(&mut self, p: &mut Pipeline) -> FrameReport {
-        self.live(p, Call::StepTick)
+    /// `Pipeline::step_tick`, logged, with the inputs given while suspended:
+    /// the stepped tick receives them (a lone tick begins no frame).
+    pub fn step_tick(&mut self, p: &mut Pipeline, inputs: &[InputEvent]) -> FrameReport {
+        self.live(
+            p,
+            Call::StepTick {
+                inputs: inputs.to_vec(),
+            },
+        )
+    }
+
+    /// Installs `tape` as the session's tick input from here on (none: live
+    /// input only), logged so every replay installs it at the same point
+    /// (module docs). Rewind first to make it start at an earlier tick.
+    pub fn set_tape(&mut self, p: &mut Pipeline, tape: Option<Replay>) {
+        self.manages_tape = true;
+        self.live(p, Call::SetTape(tape));
+    }
+
+    /// The tape in force, if [`History::set_tape`] installed one.
+    pub fn tape(&self) -> Option<&Replay> {
+        self.tape.as_ref()
     }
 
     /// `Pipeline::pause`, logged.
@@ -337,6 +406,9 @@ impl History {
     }
 
     fn run_live(&mut self, p: &mut Pipeline, call: &Call) -> FrameReport {
+        if let Call::SetTape(tape) = call {
+            self.tape = tape.clone();
+        }
         let report = replay(p, call);
         self.note_wall_clock_stop(p);
         self.position = self.calls.len();
@@ -422,6 +494,7 @@ impl History {
         self.keyframes.push_back(Keyframe {
             call,
             snapshot,
+            tape: self.tape.clone(),
             bytes,
         });
         self.keyframe_bytes += bytes;
@@ -491,7 +564,8 @@ impl History {
         p.set_debugger(user_debugger);
         p.set_tick_observer(observer);
         p.set_tick_watch(watch);
-        let (start, end) = replayed?;
+        let (start, end, tape) = replayed?;
+        self.tape = tape;
         self.latest_tick = latest;
         self.position = end;
         self.partial = (end > start).then(|| (end - 1, target));
@@ -527,13 +601,13 @@ impl History {
     /// Restores the newest keyframe at or before `target` into `p` and
     /// replays the logged calls (with their recorded debuggers) until the end
     /// of `target`, leaving `p` suspended there. Returns the range of calls
-    /// replayed.
+    /// replayed and the tape in force at its end.
     fn replay(
         &self,
         p: &mut Pipeline,
         latest: u64,
         target: u64,
-    ) -> Result<(usize, usize), RewindError> {
+    ) -> Result<(usize, usize, Option<Replay>), RewindError> {
         if target > latest {
             return Err(RewindError::InTheFuture { target, latest });
         }
@@ -549,6 +623,10 @@ impl History {
         };
         let keyframe = &self.keyframes[k];
         p.restore(&keyframe.snapshot);
+        let mut tape = keyframe.tape.clone();
+        if self.manages_tape {
+            install(p, &tape);
+        }
         let start = (keyframe.call - self.first_call) as usize;
         let mut end = start;
         let mut reached = p.stepper().completed_ticks() == target;
@@ -563,6 +641,9 @@ impl History {
             }
             let stop = logged.stop_after.map_or(target, |s| s.min(target));
             p.set_stop_after_tick(Some(stop));
+            if let Call::SetTape(t) = &logged.call {
+                tape = t.clone();
+            }
             replay(p, &logged.call);
             end = i + 1;
             // The first stop at the end of the target tick: the requested one, or
@@ -583,7 +664,7 @@ impl History {
             // Landed exactly on a keyframe, between frames: suspend there too.
             p.pause();
         }
-        Ok((start, end))
+        Ok((start, end, tape))
     }
 
     /// Latest tick the log reaches (rewinds can go up to it).
@@ -601,22 +682,51 @@ fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {
             p.step_frame(*dt)
         }
         Call::StepOneFrame { dt, inputs } => {
+            // A frame stepped while suspended may be the rest of an interrupted
+            // one, which begins no frame: the input goes to the next tick.
             for e in inputs {
-                p.push_input(e.clone());
+                p.push_input_to_next_tick(e.clone());
             }
             p.step_one_frame(*dt)
         }
-        Call::Resume => p.resume(),
-        Call::StepTick => p.step_tick(),
+        Call::Resume { inputs } => {
+            for e in inputs {
+                p.push_input_to_next_tick(e.clone());
+            }
+            p.resume()
+        }
+        Call::StepTick { inputs } => {
+            for e in inputs {
+                p.push_input_to_next_tick(e.clone());
+            }
+            p.step_tick()
+        }
         Call::Pause => {
             p.pause();
-            FrameReport {
-                kind: crate::pipeline::FrameKind::NotRun,
-                suspended: p.suspension().cloned(),
-                ..FrameReport::default()
-            }
+            not_run(p)
+        }
+        Call::SetTape(tape) => {
+            install(p, tape);
+            not_run(p)
         }
     }
+}
+
+/// The report of a call that runs nothing.
+fn not_run(p: &Pipeline) -> FrameReport {
+    FrameReport {
+        kind: crate::pipeline::FrameKind::NotRun,
+        suspended: p.suspension().cloned(),
+        ..FrameReport::default()
+    }
+}
+
+/// Makes `tape` the pipeline's tick input (none: live input only).
+fn install(p: &mut Pipeline, tape: &Option<Replay>) {
+    p.set_tick_input(
+        tape.clone()
+            .map(|t| Box::new(t) as Box<dyn TickInputSource>),
+    );
 }
 
 /// Two debuggers with the same breakpoints (ids, filters, enabled, match counts).

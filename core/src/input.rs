@@ -248,8 +248,9 @@ pub struct Input {
     fixed_pending: Vec<InputEvent>,
     /// Events delivered to the current tick (for traces and recordings).
     delivered: Vec<InputEvent>,
-    /// Replayed events a tick already received that Update has not seen yet:
-    /// they go to the outer-frame side only, never back to the simulation side.
+    /// Events a tick already received (or is sure to receive, see
+    /// [`Input::push_to_next_tick`]) that Update has not seen yet: they go to
+    /// the outer-frame side only, never back to the simulation side.
     #[serde(default)]
     replayed_for_frame: Vec<InputEvent>,
     frame: Layer,
@@ -275,6 +276,15 @@ impl Input {
     /// Queues a device event; Update sees it next frame, fixed code next tick.
     pub fn push(&mut self, event: InputEvent) {
         self.frame_queue.push(event);
+    }
+
+    /// Queues a device event for the next tick to begin, whether or not an
+    /// outer frame begins first: the input a user types while the session is
+    /// suspended and then steps a single tick (which begins no frame) belongs to
+    /// that tick (godot-proposals #14522). Update sees it at the next frame.
+    pub fn push_to_next_tick(&mut self, event: InputEvent) {
+        self.fixed_pending.push(event.clone());
+        self.replayed_for_frame.push(event);
     }
 
     /// Builds the outer-frame snapshot from the events queued since the last

@@ -30,6 +30,9 @@
 //! | [`trace`] | tick records and the stable state hash |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls |
+//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
+//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
@@ -43,11 +46,13 @@ pub mod body;
 pub mod clock;
 pub mod clock_breakpoint;
 pub mod debugger;
+pub mod drive;
 pub mod export;
 pub mod history;
 pub mod input;
 pub mod limits;
 pub mod object;
+pub mod pacing;
 pub mod physics;
 pub mod pipeline;
 pub mod rapier_stage;
@@ -58,13 +63,15 @@ pub mod schedule;
 pub mod soft_body;
 pub mod soft_pose;
 pub mod stepper;
+pub mod sync_test;
 pub mod telemetry;
 pub mod trace;
 pub mod trace_writer;
 pub mod world;
 
 pub use behaviour::{
-    Behaviour, BehaviourState, Ctx, HookKind, Hooks, Rng, Routine, TimeGroup, Wait,
+    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, HookKind, Hooks, Rng, Routine,
+    TimeGroup, Wait,
 };
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
@@ -76,9 +83,11 @@ pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
 };
+pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
+pub use pacing::{FramePacer, Pacing, PacingError, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
     FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
@@ -93,6 +102,7 @@ pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use stepper::{Advance, FixedStepper, StepStrategy};
+pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};
 pub use trace_writer::{

@@ -15,6 +15,7 @@
 //! | `speed²` of a velocity (initial, or after a command) | yes | rapier takes the length of every velocity each substep to cap it; an infinite square makes the cap zero the velocity, and the body stops dead for good: anything above √3.4e38 ≈ 1.8e19 m/s |
 //! | weight `mass × gravity × gravity_scale`, and `(gravity × gravity_scale)²` | yes | a body of 1e38 kg under 9.81 m/s² weighs 9.8e38 N |
 //! | a command's result: the tick's force sum, the velocity after the step, its square, the position after it | yes | an impulse of 3e38 N·s into a 0.5 kg ball would make it 6e38 m/s |
+//! | a soft body's particle radius against the f32 step where it is placed | at least [`SOFT_RESOLUTION_STEPS`] steps | at y = 1e38 the f32 step is about 1e31 m: every particle of a jelly lands on the same number, its springs have no length and their directions are NaN (found by the fuzzer in soft.ron); 5 cm particles keep 64 steps out to 6,500 m from the origin |
 //!
 //! Inertias are bounded, not computed exactly: from above by `mass × r²`
 //! (`r` the farthest point of the shape from the body origin, never less than
@@ -28,11 +29,15 @@
 //! knows the body's mass and velocity (refused and logged with object, hook
 //! and tick).
 
-use crate::body::{BodyCommand, BodyDesc, BodyKind, Shape, Vec2};
+use crate::body::{BodyCommand, BodyDesc, BodyKind, Pose, Shape, Vec2};
 use crate::soft_body::SoftBodyDesc;
 
 /// The largest magnitude an `f32` holds.
 pub const F32_LIMIT: f64 = f32::MAX as f64;
+
+/// How many `f32` steps a soft body's particle radius must span where the
+/// body is placed, so its particles stay apart in the engine's numbers.
+pub const SOFT_RESOLUTION_STEPS: f64 = 64.0;
 
 /// The smallest mass or inertia whose inverse still fits in an `f32`.
 const SMALLEST_INVERTIBLE: f64 = 1.0 / F32_LIMIT;
@@ -339,6 +344,32 @@ impl BodyDesc {
         Ok(())
     }
 
+    /// Whether the body can be placed at world pose `pose`: a soft body's
+    /// particles must stay apart in `f32` there (module docs). Rigid bodies
+    /// take any finite pose.
+    pub fn check_placement(&self, pose: Pose) -> Result<(), String> {
+        let Some(soft) = &self.soft else {
+            return Ok(());
+        };
+        let extent = soft
+            .world_particles(Pose::IDENTITY)
+            .iter()
+            .map(|p| f64::from(p.x.abs().max(p.y.abs())))
+            .fold(0.0, f64::max);
+        let far = f64::from(pose.x.abs().max(pose.y.abs())) + extent;
+        let step = f32_step_at(far);
+        let radius = f64::from(soft.particle_radius);
+        if far.is_finite() && step * SOFT_RESOLUTION_STEPS <= radius {
+            return Ok(());
+        }
+        let reach = radius / SOFT_RESOLUTION_STEPS * f64::from(1u32 << 23);
+        Err(format!(
+            "a soft body of {radius} m particles cannot be placed {far:.3e} m from the origin: \
+             f32 steps there are {step:.3e} m and its particles would merge; keep it within \
+             {reach:.0} m"
+        ))
+    }
+
     /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes;
     /// a soft body's authored `mass`).
     pub fn mass(&self) -> f64 {
@@ -474,6 +505,42 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_soft_body_is_refused_where_f32_would_merge_its_particles() {
+        use crate::soft_body::{SoftBodyDesc, SoftShape};
+        let jelly = BodyDesc::soft(SoftBodyDesc::new(SoftShape::Grid {
+            hx: 1.0,
+            hy: 0.5,
+            nx: 7,
+            ny: 4,
+        }));
+        let r = f64::from(jelly.soft.as_ref().map_or(0.0, |s| s.particle_radius));
+        // The limit: r / 64 steps, an f32 step being x / 2^23 at most.
+        let reach = r / SOFT_RESOLUTION_STEPS * f64::from(1u32 << 23);
+        assert!(jelly.check_placement(Pose::new(3.0, 1.5, 0.2)).is_ok());
+        assert!(
+            jelly
+                .check_placement(Pose::new(0.0, (reach * 0.9) as f32, 0.0))
+                .is_ok()
+        );
+        // The fuzzer's soft.ron: the slab moved to y = 1e38.
+        let far = jelly
+            .check_placement(Pose::new(3.0, 1e38, 0.2))
+            .expect_err("particles merge at 1e38");
+        assert!(
+            far.contains("would merge") && far.contains("1.000e38"),
+            "{far}"
+        );
+        assert!(
+            jelly
+                .check_placement(Pose::new(0.0, (reach * 2.5) as f32, 0.0))
+                .is_err()
+        );
+        // Rigid bodies take any finite pose.
+        let ball = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
+        assert!(ball.check_placement(Pose::new(0.0, 1e38, 0.0)).is_ok());
+    }
+
+    #[test]
     fn the_hull_is_counter_clockwise_and_drops_inner_points() {
         let square = [
             Vec2::new(1.0, 1.0),
@@ -509,4 +576,14 @@ mod tests {
             assert!((cuboid.inertia_low - 5.0 / 6.0).abs() < 1e-12);
         }
     }
+}
+
+/// The distance between `x` (≥ 0) and the next `f32` above it, in `f64`
+/// (infinite beyond `f32`).
+fn f32_step_at(x: f64) -> f64 {
+    let f = x as f32;
+    if !f.is_finite() || f == f32::MAX {
+        return f64::INFINITY;
+    }
+    f64::from(f32::from_bits(f.to_bits() + 1)) - f64::from(f)
 }

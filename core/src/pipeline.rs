@@ -525,6 +525,13 @@ impl Pipeline {
         self.input.push(event);
     }
 
+    /// Queues a raw input event for the next tick to begin, even one that no
+    /// outer frame precedes (a single step while suspended): see
+    /// [`crate::input::Input::push_to_next_tick`]. Update sees it next frame.
+    pub fn push_input_to_next_tick(&mut self, event: InputEvent) {
+        self.input.push_to_next_tick(event);
+    }
+
     /// The stepper (accumulator, owed ticks).
     pub fn stepper(&self) -> &FixedStepper {
         &self.stepper

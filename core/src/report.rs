@@ -113,3 +113,25 @@ pub struct FrameReport {
     /// Wall time by phase.
     pub timing: PhaseTiming,
 }
+
+impl FrameReport {
+    /// Adds what a later call on the same frame did (a resume that finished
+    /// it): its ticks, dropped time and phase times add up, the accumulator
+    /// and the suspension are the later call's. The frame's own facts (kind,
+    /// index, delta, accumulator before) stay the first call's.
+    pub fn absorb(&mut self, more: &FrameReport) {
+        self.ticks += more.ticks;
+        self.dropped_time += more.dropped_time;
+        self.accumulator_after = more.accumulator_after;
+        let (t, m) = (&mut self.timing, &more.timing);
+        t.update_ms += m.update_ms;
+        t.fixed_ms += m.fixed_ms;
+        t.physics_ms += m.physics_ms;
+        t.flow_ms += m.flow_ms;
+        t.present_ms += m.present_ms;
+        for (priority, ms) in m.fixed_by_priority.iter() {
+            t.fixed_by_priority.add(priority, ms);
+        }
+        self.suspended = more.suspended.clone();
+    }
+}

@@ -388,10 +388,13 @@ impl Registry {
     /// Registers a behaviour with a typed parameter struct `P`: the text is
     /// parsed as RON into `P` (errors keep their position), then `build` checks
     /// values and makes the behaviour. `P::default()` gives the default text.
+    /// `build` may capture what every behaviour of the session shares (a
+    /// plugin's per-session host, the scene's directory): that is how a
+    /// factory learns its session without a global.
     pub fn register_typed<P>(
         &mut self,
         name: impl Into<String>,
-        build: fn(P) -> Result<Box<dyn Behaviour>, String>,
+        build: impl Fn(P) -> Result<Box<dyn Behaviour>, String> + Send + Sync + 'static,
     ) where
         P: DeserializeOwned + Serialize + Default + 'static,
     {
@@ -625,6 +628,7 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
         if let Some(body) = &o.body {
             body.check()
                 .and_then(|()| body.check_weight(scene.settings.gravity))
+                .and_then(|()| body.check_placement(o.transform))
                 .map_err(|m| {
                     fault(
                         Site::Object(i),

@@ -375,24 +375,61 @@ impl TelemetryFormat {
     }
 }
 
-/// The telemetry columns, in order (also the CSV header).
-pub const TELEMETRY_COLUMNS: [&str; 15] = [
-    "frame",
-    "delta_time",
-    "frame_time",
-    "ticks",
-    "simulation_tick",
-    "simulation_time",
-    "accumulator",
-    "interpolation_alpha",
-    "dropped_time",
-    "fixed_ms_by_priority",
-    "physics_ms",
-    "update_ms",
-    "fixed_ms",
-    "flow_ms",
-    "present_ms",
+/// One telemetry value, as both formats write it.
+enum Cell<'a> {
+    /// A count.
+    Int(u64),
+    /// A float, shortest round trip.
+    Float(f64),
+    /// FixedUpdate time per priority: `{"-10":0.1,"0":0.2}` in JSON Lines,
+    /// `-10=0.1;0=0.2` in CSV.
+    ByPriority(&'a crate::report::PriorityTimes),
+}
+
+/// A telemetry column: its name and how a frame's value is read.
+struct Column {
+    name: &'static str,
+    value: for<'a> fn(&'a FrameReport, &Clock) -> Cell<'a>,
+}
+
+const fn col(name: &'static str, value: for<'a> fn(&'a FrameReport, &Clock) -> Cell<'a>) -> Column {
+    Column { name, value }
+}
+
+/// The telemetry columns, in order: the one table both formats and the CSV
+/// header are written from (a new column is one line here).
+const COLUMNS: [Column; 15] = [
+    col("frame", |r, _| Cell::Int(r.frame_index)),
+    col("delta_time", |r, _| Cell::Float(r.delta_time)),
+    col("frame_time", |_, c| Cell::Float(c.frame_time)),
+    col("ticks", |r, _| Cell::Int(u64::from(r.ticks))),
+    col("simulation_tick", |_, c| Cell::Int(c.simulation_tick)),
+    col("simulation_time", |_, c| Cell::Float(c.simulation_time)),
+    col("accumulator", |r, _| Cell::Float(r.accumulator_after)),
+    col("interpolation_alpha", |_, c| {
+        Cell::Float(c.interpolation_alpha)
+    }),
+    col("dropped_time", |_, c| Cell::Float(c.dropped_time)),
+    col("fixed_ms_by_priority", |r, _| {
+        Cell::ByPriority(&r.timing.fixed_by_priority)
+    }),
+    col("physics_ms", |r, _| Cell::Float(r.timing.physics_ms)),
+    col("update_ms", |r, _| Cell::Float(r.timing.update_ms)),
+    col("fixed_ms", |r, _| Cell::Float(r.timing.fixed_ms)),
+    col("flow_ms", |r, _| Cell::Float(r.timing.flow_ms)),
+    col("present_ms", |r, _| Cell::Float(r.timing.present_ms)),
 ];
+
+/// The telemetry columns, in order (also the CSV header).
+pub const TELEMETRY_COLUMNS: [&str; 15] = {
+    let mut names = [""; 15];
+    let mut i = 0;
+    while i < names.len() {
+        names[i] = COLUMNS[i].name;
+        i += 1;
+    }
+    names
+};
 
 /// Writes one telemetry record per outer frame (see the module docs).
 #[derive(Debug)]
@@ -423,82 +460,43 @@ impl<W: Write> TelemetryWriter<W> {
     pub fn write_frame(&mut self, report: &FrameReport, clock: &Clock) -> io::Result<()> {
         self.line.clear();
         let line = &mut self.line;
-        match self.format {
-            TelemetryFormat::JsonLines => {
-                let _ = write!(line, "{{\"frame\":{},\"delta_time\":", report.frame_index);
-                push_f64(line, report.delta_time);
-                line.push_str(",\"frame_time\":");
-                push_f64(line, clock.frame_time);
-                let _ = write!(
-                    line,
-                    ",\"ticks\":{},\"simulation_tick\":{},\"simulation_time\":",
-                    report.ticks, clock.simulation_tick
-                );
-                push_f64(line, clock.simulation_time);
-                line.push_str(",\"accumulator\":");
-                push_f64(line, report.accumulator_after);
-                line.push_str(",\"interpolation_alpha\":");
-                push_f64(line, clock.interpolation_alpha);
-                line.push_str(",\"dropped_time\":");
-                push_f64(line, clock.dropped_time);
-                line.push_str(",\"fixed_ms_by_priority\":{");
-                for (i, (priority, ms)) in report.timing.fixed_by_priority.iter().enumerate() {
-                    if i > 0 {
-                        line.push(',');
-                    }
-                    let _ = write!(line, "\"{}\":", priority.0);
-                    push_f64(line, ms);
-                }
-                line.push_str("},\"physics_ms\":");
-                push_f64(line, report.timing.physics_ms);
-                let t = &report.timing;
-                for (key, ms) in [
-                    ("update_ms", t.update_ms),
-                    ("fixed_ms", t.fixed_ms),
-                    ("flow_ms", t.flow_ms),
-                    ("present_ms", t.present_ms),
-                ] {
-                    let _ = write!(line, ",\"{key}\":");
-                    push_f64(line, ms);
-                }
-                line.push_str("}\n");
+        if self.format == TelemetryFormat::Csv && !self.header_written {
+            line.push_str(&TELEMETRY_COLUMNS.join(","));
+            line.push('\n');
+            self.header_written = true;
+        }
+        let json = self.format == TelemetryFormat::JsonLines;
+        line.push_str(if json { "{" } else { "" });
+        for (i, column) in COLUMNS.iter().enumerate() {
+            if i > 0 {
+                line.push(',');
             }
-            TelemetryFormat::Csv => {
-                if !self.header_written {
-                    line.push_str(&TELEMETRY_COLUMNS.join(","));
-                    line.push('\n');
-                    self.header_written = true;
+            if json {
+                let _ = write!(line, "\"{}\":", column.name);
+            }
+            match (column.value)(report, clock) {
+                Cell::Int(n) => {
+                    let _ = write!(line, "{n}");
                 }
-                let _ = write!(line, "{},", report.frame_index);
-                push_f64(line, report.delta_time);
-                line.push(',');
-                push_f64(line, clock.frame_time);
-                let _ = write!(line, ",{},{},", report.ticks, clock.simulation_tick);
-                push_f64(line, clock.simulation_time);
-                line.push(',');
-                push_f64(line, report.accumulator_after);
-                line.push(',');
-                push_f64(line, clock.interpolation_alpha);
-                line.push(',');
-                push_f64(line, clock.dropped_time);
-                line.push(',');
-                for (i, (priority, ms)) in report.timing.fixed_by_priority.iter().enumerate() {
-                    if i > 0 {
-                        line.push(';');
+                Cell::Float(v) => push_f64(line, v),
+                Cell::ByPriority(by) => {
+                    line.push_str(if json { "{" } else { "" });
+                    for (k, (priority, ms)) in by.iter().enumerate() {
+                        if k > 0 {
+                            line.push(if json { ',' } else { ';' });
+                        }
+                        if json {
+                            let _ = write!(line, "\"{}\":", priority.0);
+                        } else {
+                            let _ = write!(line, "{}=", priority.0);
+                        }
+                        push_f64(line, ms);
                     }
-                    let _ = write!(line, "{}=", priority.0);
-                    push_f64(line, ms);
+                    line.push_str(if json { "}" } else { "" });
                 }
-                line.push(',');
-                push_f64(line, report.timing.physics_ms);
-                let t = &report.timing;
-                for ms in [t.update_ms, t.fixed_ms, t.flow_ms, t.present_ms] {
-                    line.push(',');
-                    push_f64(line, ms);
-                }
-                line.push('\n');
             }
         }
+        line.push_str(if json { "}\n" } else { "\n" });
         self.out.write_all(self.line.as_bytes())
     }
 

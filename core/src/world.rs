@@ -271,7 +271,7 @@ impl World {
                 Ok(()) if !world_pose.is_finite() => Some(format!(
                     "its world pose does not fit in f32: {world_pose:?}"
                 )),
-                Ok(()) => None,
+                Ok(()) => body.desc.check_placement(world_pose).err(),
             };
             if let Some(reason) = refusal {
                 let message = format!(

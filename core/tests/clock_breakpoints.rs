@@ -183,9 +183,6 @@ impl Behaviour for SlowHook {
     fn name(&self) -> &str {
         "SlowHook"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {
         self.calls += 1;
         if self.calls == self.slow_call {
@@ -278,9 +275,6 @@ impl Behaviour for FlowCounter {
     fn name(&self) -> &str {
         "FlowCounter"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn hooks(&self) -> stepframe_core::Hooks {
         stepframe_core::Hooks::FLOW_TICK
     }
@@ -321,7 +315,7 @@ fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
         if let Some(s) = report.suspended {
             assert_eq!(s.tick, 9, "the slow tick stops the run");
             stopped += 1;
-            history.resume(&mut p);
+            history.resume(&mut p, &[]);
         }
     }
     assert_eq!(stopped, 1);

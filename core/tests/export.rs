@@ -32,9 +32,6 @@ impl Behaviour for Pusher {
     fn name(&self) -> &str {
         "Pusher"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, _ctx: &mut Ctx, _dt: f64) {
         for i in 0..200u64 {
             self.sum = self.sum.wrapping_mul(31).wrapping_add(i);

@@ -17,9 +17,6 @@ impl Behaviour for Pusher {
     fn name(&self) -> &str {
         "Pusher"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if ctx.input().just_pressed("jump") {
             ctx.apply_impulse(ctx.me(), Vec2::new(0.0, 6.0));
@@ -121,10 +118,10 @@ fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, fir
                 h.step_frame(p, *dt, inputs);
             }
             HostCall::StepTick => {
-                h.step_tick(p);
+                h.step_tick(p, &[]);
             }
             HostCall::Resume => {
-                h.resume(p);
+                h.resume(p, &[]);
             }
         }
     }
@@ -154,7 +151,7 @@ fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
                 Some(HostCall::StepTick | HostCall::Resume)
             )
         {
-            h.resume(&mut p);
+            h.resume(&mut p, &[]);
         }
         i += 1;
     }
@@ -193,7 +190,7 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
         // Finish the interrupted call (as the original host did, through any
         // breakpoint it meets), then make the same calls as the original.
         while p.suspension().is_some() {
-            h.resume(&mut p);
+            h.resume(&mut p, &[]);
         }
         let mut i = call + 1;
         while i < steps.len() {
@@ -204,7 +201,7 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
                     Some(HostCall::StepTick | HostCall::Resume)
                 )
             {
-                h.resume(&mut p);
+                h.resume(&mut p, &[]);
             }
             i += 1;
         }

@@ -17,9 +17,6 @@ impl Behaviour for Nudger {
     fn name(&self) -> &str {
         "Nudger"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let nudge = ctx.rng().range(-4.0, 4.0);
         ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));

@@ -168,9 +168,6 @@ impl Behaviour for Tracer {
     fn name(&self) -> &str {
         "Tracer"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn update(&mut self, ctx: &mut Ctx, _dt: f64) {
         push(
             &self.log,
@@ -263,9 +260,6 @@ struct ContactProbe {
 impl Behaviour for ContactProbe {
     fn name(&self) -> &str {
         "ContactProbe"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
         let c = ctx.clock();
@@ -360,9 +354,6 @@ impl Behaviour for Spawner {
     fn name(&self) -> &str {
         "Spawner"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if self.done {
             return;
@@ -435,9 +426,6 @@ struct Remover {
 impl Behaviour for Remover {
     fn name(&self) -> &str {
         "Remover"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         push(
@@ -546,23 +534,60 @@ fn an_object_removed_by_a_contact_callback_gets_no_further_callback_and_loses_it
 // ---------------------------------------------------------------------------
 // 4. physics_simulation_pose.
 
+/// Reads its own pose, writes a new one, and reads again, in tick 1's
+/// FixedUpdate.
+#[derive(Clone, Debug)]
+struct ReadWriteRead {
+    log: Arc<Mutex<Vec<Pose>>>,
+}
+
+impl Behaviour for ReadWriteRead {
+    fn name(&self) -> &str {
+        "ReadWriteRead"
+    }
+    fn clone_box(&self) -> Box<dyn Behaviour> {
+        Box::new(self.clone())
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick != 1 {
+            return;
+        }
+        let me = ctx.me();
+        let before = ctx.physics_simulation_pose(me).expect("alive");
+        assert!(ctx.set_pose(me, Pose::new(5.0, 5.0, 0.5)));
+        let after = ctx.physics_simulation_pose(me).expect("alive");
+        self.log.lock().expect("lock").extend([before, after]);
+    }
+}
+
 #[test]
 fn physics_simulation_pose_is_a_copy_of_the_committed_pose() {
+    // A write in a hook is a command for the next reconcile: the committed
+    // pose the hook reads is the completed tick's until the tick commits, and
+    // a copy taken before stays what it was.
+    let log = Arc::new(Mutex::new(Vec::new()));
     let mut world = World::new();
-    let id = world.spawn(ball("ball", 0.0, 2.0, 0.5));
-    let mut pipeline = session(world, Vec2::new(0.0, -G), TimeSettings::default());
+    let id = world.spawn(ball("ball", 0.0, 2.0, 0.5).with_behaviour(
+        Box::new(ReadWriteRead { log: log.clone() }),
+        Priority::DEFAULT,
+    ));
+    let mut pipeline = session(world, Vec2::ZERO, TimeSettings::default());
+    let start = pose_of(&pipeline, id);
+    assert_eq!(start, Pose::new(0.0, 2.0, 0.0));
     pipeline.step_frame(1.0 / 60.0);
-    let committed = pipeline
-        .world()
-        .get(id)
-        .and_then(|o| o.body.as_ref())
-        .map(|b| b.committed);
-    let mut copy = pose_of(&pipeline, id);
-    assert_eq!(Some(copy), committed);
-    copy.x += 5.0;
-    copy.angle = 1.0;
-    assert_eq!(Some(pose_of(&pipeline, id)), committed);
-    assert_ne!(pose_of(&pipeline, id), copy);
+    let seen = log.lock().expect("lock").clone();
+    assert_eq!(
+        seen,
+        vec![start, start],
+        "read, write, read: the same committed pose"
+    );
+    // The tick committed the written pose (no gravity, no velocity: exactly).
+    assert_eq!(pose_of(&pipeline, id), Pose::new(5.0, 5.0, 0.5));
+    assert_eq!(
+        seen[0],
+        Pose::new(0.0, 2.0, 0.0),
+        "the copy did not follow the world"
+    );
 }
 
 #[test]
@@ -685,9 +710,6 @@ struct Pusher {
 impl Behaviour for Pusher {
     fn name(&self) -> &str {
         "Pusher"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         if self.done {
@@ -841,9 +863,6 @@ impl Behaviour for Slider {
     fn name(&self) -> &str {
         "Slider"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         let x = 0.1 * ctx.clock().simulation_tick as f32;
@@ -892,9 +911,6 @@ struct Stirrer {
 impl Behaviour for Stirrer {
     fn name(&self) -> &str {
         "Stirrer"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let t = ctx.clock().simulation_time as f32;
@@ -1049,17 +1065,34 @@ fn first_divergence(a: &[FrameBits], b: &[FrameBits]) -> Option<u64> {
 
 #[test]
 fn the_rapier_state_feeds_the_state_hash() {
-    // Same committed poses, different engine state: one body asleep, one awake.
-    let mut hasher = StableHasher::new();
-    RapierStage::new(Vec2::ZERO).hash_state(&mut hasher);
-    let empty = hasher.finish();
-    let mut world = World::new();
-    world.spawn(ball("ball", 0.0, 1.0, 0.5));
-    let mut pipeline = session(world, Vec2::ZERO, TimeSettings::default());
-    pipeline.step_frame(1.0 / 60.0);
-    let mut hasher = StableHasher::new();
-    pipeline.physics().hash_state(&mut hasher);
-    assert_ne!(hasher.finish(), empty);
+    // Two balls at rest with no gravity, the same committed pose and
+    // velocity bit for bit; one may sleep and falls asleep (rapier sleeps a
+    // body still for about 2 s), the other may not. The stage's hash covers
+    // rapier's state, not the authored description, so only the hidden
+    // sleeping state tells them apart, and the hash must see it.
+    let run = |awake: bool| {
+        let mut world = World::new();
+        let mut body = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
+        body.can_sleep = !awake;
+        let id = world.spawn(ObjectDesc::new("ball", Pose::new(1.0, 1.0, 0.0)).with_body(body));
+        let mut pipeline = session(world, Vec2::ZERO, TimeSettings::default());
+        for _ in 0..600 {
+            pipeline.step_frame(1.0 / 60.0);
+        }
+        let mut hasher = StableHasher::new();
+        pipeline.physics().hash_state(&mut hasher);
+        (
+            pose_of(&pipeline, id),
+            velocity_of(&pipeline, id),
+            hasher.finish(),
+        )
+    };
+    let (asleep_pose, asleep_velocity, asleep_hash) = run(false);
+    let (awake_pose, awake_velocity, awake_hash) = run(true);
+    assert_eq!(asleep_pose, awake_pose);
+    assert_eq!(asleep_pose, Pose::new(1.0, 1.0, 0.0));
+    assert_eq!(asleep_velocity, awake_velocity);
+    assert_ne!(asleep_hash, awake_hash, "sleeping and awake hash alike");
 }
 
 // ---------------------------------------------------------------------------
@@ -1072,9 +1105,6 @@ struct Vandal;
 impl Behaviour for Vandal {
     fn name(&self) -> &str {
         "Vandal"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
@@ -1138,9 +1168,6 @@ struct ContactPose {
 impl Behaviour for ContactPose {
     fn name(&self) -> &str {
         "ContactPose"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
     fn on_contact(&mut self, ctx: &mut Ctx, _other: ObjectId, _kind: ContactKind) {
         let me = ctx.me();

@@ -30,9 +30,6 @@ impl Behaviour for Probe {
     fn name(&self) -> &str {
         "Probe"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         ctx.apply_force(ctx.me(), Vec2::new(self.speed, 0.0));
     }
@@ -44,9 +41,6 @@ struct Noop;
 impl Behaviour for Noop {
     fn name(&self) -> &str {
         "Noop"
-    }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(Noop)
     }
 }
 

@@ -142,9 +142,6 @@ impl Behaviour for Push {
     fn name(&self) -> &str {
         "Push"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         assert!(ctx.soft_particles(me).is_some());
@@ -378,9 +375,6 @@ impl Behaviour for TearLog {
     fn name(&self) -> &str {
         "TearLog"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn on_tear(&mut self, ctx: &mut Ctx, tear: &stepframe_core::SoftTear) {
         assert_eq!(ctx.clock().phase, stepframe_core::Phase::Fixed);
         assert_eq!(ctx.clock().simulation_tick, tear.tick);
@@ -458,7 +452,7 @@ fn a_rewind_into_a_jelly_in_contact_replays_every_later_tick_bit_identically() {
     let at_90 = bits(&soft(&p, id));
     history.rewind_to_tick(&mut p, 40).expect("tick 40 is kept");
     assert_eq!(p.state_hash(), hashes[39], "tick 40 as it was");
-    history.resume(&mut p);
+    history.resume(&mut p, &[]);
     for (i, expected) in hashes.iter().enumerate().skip(40) {
         history.step_frame(&mut p, TICK, &[]);
         assert_eq!(p.state_hash(), *expected, "tick {}", i + 1);

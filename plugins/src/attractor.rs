@@ -9,6 +9,7 @@
 //! them by the tick (and substep) length and the field acts the same at any tick
 //! rate. Bodies closer than 1 cm are left alone (no direction to pull in).
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{Behaviour, BodyKind, Ctx, Hooks, ObjectId, Vec2};
 
@@ -41,12 +42,15 @@ pub struct Attractor {
 
 impl Attractor {
     /// Checks the parameters.
-    pub fn new(params: AttractorParams) -> Result<Attractor, String> {
+    pub fn new(params: AttractorParams) -> Result<Attractor, InvalidParams> {
         if !(params.radius.is_finite() && params.radius > 0.0) {
-            return Err(format!("radius must be > 0, got {}", params.radius));
+            return Err(InvalidParams::new(format!(
+                "radius must be > 0, got {}",
+                params.radius
+            )));
         }
         if !params.strength.is_finite() {
-            return Err("strength must be finite".into());
+            return Err(InvalidParams::new("strength must be finite"));
         }
         Ok(Attractor {
             params,
@@ -65,10 +69,6 @@ impl Behaviour for Attractor {
 
     fn name(&self) -> &str {
         "Attractor"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {

@@ -17,6 +17,7 @@
 //!   exercise frame budgets, the step cap and a UI that must not freeze. The wait
 //!   only costs time: it changes no simulation state, so runs stay deterministic.
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
@@ -83,11 +84,13 @@ pub struct Faulty {
 
 impl Faulty {
     /// Checks the parameters.
-    pub fn new(params: FaultyParams) -> Result<Faulty, String> {
+    pub fn new(params: FaultyParams) -> Result<Faulty, InvalidParams> {
         if let Fault::BusyWait(ms) = params.fault
             && !(ms.is_finite() && (0.0..=60_000.0).contains(&ms))
         {
-            return Err(format!("BusyWait must be 0..=60000 ms, got {ms}"));
+            return Err(InvalidParams::new(format!(
+                "BusyWait must be 0..=60000 ms, got {ms}"
+            )));
         }
         Ok(Faulty { params, fired: 0 })
     }
@@ -151,10 +154,6 @@ impl Behaviour for Faulty {
         "Faulty"
     }
 
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
-
     fn start(&mut self, ctx: &mut Ctx) {
         if self.params.hook == FaultHook::Routine {
             ctx.start_routine(
@@ -211,9 +210,5 @@ impl Routine for FaultyRoutine {
         } else {
             Wait::Seconds(0.0)
         }
-    }
-
-    fn clone_box(&self) -> Box<dyn Routine> {
-        Box::new(self.clone())
     }
 }

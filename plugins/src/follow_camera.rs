@@ -8,6 +8,7 @@
 //! camera there ([`Ctx::set_camera`]), so the view moves smoothly at any display
 //! rate even though bodies only move at the tick rate.
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{Behaviour, Ctx, Hooks, ObjectId, Vec2};
 
@@ -29,9 +30,9 @@ pub struct FollowCamera {
 
 impl FollowCamera {
     /// Checks the parameters.
-    pub fn new(params: FollowCameraParams) -> Result<FollowCamera, String> {
+    pub fn new(params: FollowCameraParams) -> Result<FollowCamera, InvalidParams> {
         if !params.offset.is_finite() {
-            return Err("offset must be finite".into());
+            return Err(InvalidParams::new("offset must be finite"));
         }
         Ok(FollowCamera { params })
     }
@@ -44,10 +45,6 @@ impl Behaviour for FollowCamera {
 
     fn name(&self) -> &str {
         "FollowCamera"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn present(&mut self, ctx: &mut Ctx) {

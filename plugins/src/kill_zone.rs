@@ -10,6 +10,7 @@
 //! Objects listed in `respawn` are not removed but put back at `respawn_at`
 //! with zero velocity (a player falling into the pit).
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
@@ -36,9 +37,9 @@ pub struct KillZone {
 
 impl KillZone {
     /// Checks the parameters.
-    pub fn new(params: KillZoneParams) -> Result<KillZone, String> {
+    pub fn new(params: KillZoneParams) -> Result<KillZone, InvalidParams> {
         if !params.respawn_at.is_finite() {
-            return Err("respawn_at must be finite".into());
+            return Err(InvalidParams::new("respawn_at must be finite"));
         }
         Ok(KillZone { params, removed: 0 })
     }
@@ -51,10 +52,6 @@ impl Behaviour for KillZone {
 
     fn name(&self) -> &str {
         "KillZone"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {

@@ -10,6 +10,7 @@
 //! Worked numbers: speed 2 m/s at 60 Hz moves 1/30 m per tick; a 4 m leg takes
 //! 120 ticks, i.e. 2 s of simulation time at any display rate.
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, Ctx, Hooks, Pose, Vec2};
@@ -71,15 +72,18 @@ pub struct KinematicMover {
 
 impl KinematicMover {
     /// Checks the parameters.
-    pub fn new(params: KinematicMoverParams) -> Result<KinematicMover, String> {
+    pub fn new(params: KinematicMoverParams) -> Result<KinematicMover, InvalidParams> {
         if params.waypoints.is_empty() {
-            return Err("waypoints must list at least one point".into());
+            return Err(InvalidParams::new("waypoints must list at least one point"));
         }
         if params.waypoints.iter().any(|w| !w.is_finite()) {
-            return Err("waypoints must be finite".into());
+            return Err(InvalidParams::new("waypoints must be finite"));
         }
         if !(params.speed.is_finite() && params.speed > 0.0) {
-            return Err(format!("speed must be > 0, got {}", params.speed));
+            return Err(InvalidParams::new(format!(
+                "speed must be > 0, got {}",
+                params.speed
+            )));
         }
         Ok(KinematicMover {
             params,
@@ -139,10 +143,6 @@ impl Behaviour for KinematicMover {
 
     fn name(&self) -> &str {
         "KinematicMover"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {

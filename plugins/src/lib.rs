@@ -53,9 +53,10 @@
 //! ```
 //!
 //! Writing a behaviour of your own: implement [`stepframe_core::Behaviour`]
-//! (copyable state through `clone_box`, simulation state fed to `hash_state`,
-//! randomness only from `ctx.rng()`, no wall clock, no hash-map iteration), give it
-//! a `Serialize + Deserialize + Default` parameter struct, and register it:
+//! (derive `Clone`, which gives it `clone_box` for snapshots; simulation
+//! state fed to `hash_state`, randomness only from `ctx.rng()`, no wall clock,
+//! no hash-map iteration), give it a `Serialize + Deserialize + Default`
+//! parameter struct, and register it:
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
@@ -72,7 +73,6 @@
 //!
 //! impl Behaviour for Wind {
 //!     fn name(&self) -> &str { "Wind" }
-//!     fn clone_box(&self) -> Box<dyn Behaviour> { Box::new(self.clone()) }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
 //!     }
@@ -105,19 +105,57 @@ pub use follow_camera::{FollowCamera, FollowCameraParams};
 pub use kill_zone::{KillZone, KillZoneParams};
 pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
 pub use player_controller::{PlayerController, PlayerControllerParams};
-pub use script::{Script, ScriptParams};
+pub use script::{Script, ScriptContext, ScriptHost, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
-pub use watch::{WatchAction, WatchEvent, WatchSet, WatchSpec};
+pub use watch::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
+
+use std::path::Path;
 
 use stepframe_core::Behaviour;
 use stepframe_core::scene::Registry;
 
-fn boxed<B: Behaviour + 'static>(b: Result<B, String>) -> Result<Box<dyn Behaviour>, String> {
-    b.map(|b| Box::new(b) as Box<dyn Behaviour>)
+/// Why a built-in behaviour rejected parameters that parsed: a value out of
+/// range or not finite, in words that name the field (`radius must be > 0,
+/// got -1`). The scene loader places it at the behaviour's parameters.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct InvalidParams {
+    /// What is wrong, naming the field.
+    pub message: String,
 }
 
-/// Every built-in behaviour, by the name scenes use.
+impl InvalidParams {
+    pub(crate) fn new(message: impl Into<String>) -> InvalidParams {
+        InvalidParams {
+            message: message.into(),
+        }
+    }
+}
+
+/// Boxes a behaviour for the registry, whose factories report errors as text
+/// (core's `Registry` takes `String`s).
+fn boxed<B: Behaviour + 'static, E: std::fmt::Display>(
+    b: Result<B, E>,
+) -> Result<Box<dyn Behaviour>, String> {
+    b.map(|b| Box::new(b) as Box<dyn Behaviour>)
+        .map_err(|e| e.to_string())
+}
+
+/// Every built-in behaviour, by the name scenes use, for a session with its
+/// own fresh [`ScriptHost`] and scenes in the working directory: enough for
+/// scenes without scripts, or whose script paths are absolute. A session that
+/// loads a scene file uses [`registry_for`].
 pub fn registry() -> Registry {
+    registry_for(&ScriptHost::new(), Path::new("."))
+}
+
+/// Every built-in behaviour, by the name scenes use, for the session whose
+/// scripts `host` holds and a scene in `scene_dir` (relative script paths are
+/// looked up from there; see [`script::host`]). The `Script` factory captures
+/// both, so nothing about the session lives in a global. Build one per scene
+/// directory; keep the host for the session's life (its breakpoints and
+/// compiled scripts outlive a scene reload).
+pub fn registry_for(host: &ScriptHost, scene_dir: &Path) -> Registry {
     let mut r = Registry::new();
     r.register_typed::<AttractorParams>("Attractor", |p| boxed(Attractor::new(p)));
     r.register_typed::<FaultyParams>("Faulty", |p| boxed(Faulty::new(p)));
@@ -128,7 +166,8 @@ pub fn registry() -> Registry {
         boxed(PlayerController::new(p))
     });
     r.register_typed::<ProjectileParams>("Projectile", |p| boxed(Projectile::new(p)));
-    r.register_typed::<ScriptParams>("Script", |p| boxed(Script::new(p)));
+    let cx = ScriptContext::new(host, scene_dir);
+    r.register_typed::<ScriptParams>("Script", move |p| boxed(Script::new(p, &cx)));
     r.register_typed::<SpawnerParams>("Spawner", |p| boxed(Spawner::new(p)));
     r
 }

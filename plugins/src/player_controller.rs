@@ -23,6 +23,7 @@
 //! objects) while not moving vertically faster than [`GROUND_SPEED`];
 //! `require_ground: false` lifts the check (air jumps, tests without a floor).
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Hooks, ObjectId, Vec2};
@@ -88,7 +89,7 @@ pub struct PlayerController {
 
 impl PlayerController {
     /// Checks the parameters.
-    pub fn new(params: PlayerControllerParams) -> Result<PlayerController, String> {
+    pub fn new(params: PlayerControllerParams) -> Result<PlayerController, InvalidParams> {
         let finite_non_negative = [
             ("move_force", params.move_force),
             ("max_speed", params.max_speed),
@@ -100,14 +101,16 @@ impl PlayerController {
         ];
         for (name, v) in finite_non_negative {
             if !(v.is_finite() && v >= 0.0) {
-                return Err(format!("{name} must be a number >= 0, got {v}"));
+                return Err(InvalidParams::new(format!(
+                    "{name} must be a number >= 0, got {v}"
+                )));
             }
         }
         if !(params.max_charge_ms.is_finite() && params.max_charge_ms >= 0.0) {
-            return Err(format!(
+            return Err(InvalidParams::new(format!(
                 "max_charge_ms must be >= 0, got {}",
                 params.max_charge_ms
-            ));
+            )));
         }
         Ok(PlayerController {
             params,
@@ -125,10 +128,6 @@ impl Behaviour for PlayerController {
 
     fn name(&self) -> &str {
         "PlayerController"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {

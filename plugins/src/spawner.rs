@@ -17,6 +17,7 @@
 //! boundary falls, so on the display pacing: replayed traces must not). A
 //! million-tick soak therefore holds at most `max_alive` projectiles per spawner.
 
+use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
@@ -75,27 +76,38 @@ pub struct Spawner {
 
 impl Spawner {
     /// Checks the parameters.
-    pub fn new(params: SpawnerParams) -> Result<Spawner, String> {
+    pub fn new(params: SpawnerParams) -> Result<Spawner, InvalidParams> {
         if !(params.interval.is_finite() && params.interval > 0.0) {
-            return Err(format!("interval must be > 0 s, got {}", params.interval));
+            return Err(InvalidParams::new(format!(
+                "interval must be > 0 s, got {}",
+                params.interval
+            )));
         }
         if params.max_alive == 0 {
-            return Err("max_alive must be at least 1".into());
+            return Err(InvalidParams::new("max_alive must be at least 1"));
         }
         if !(params.lifetime.is_finite() && params.lifetime >= 0.0) {
-            return Err(format!("lifetime must be >= 0 s, got {}", params.lifetime));
+            return Err(InvalidParams::new(format!(
+                "lifetime must be >= 0 s, got {}",
+                params.lifetime
+            )));
         }
         if params.shapes.is_empty() {
-            return Err("shapes must list at least one shape".into());
+            return Err(InvalidParams::new("shapes must list at least one shape"));
         }
         if params.shapes.iter().any(|s| !shape_ok(s)) {
-            return Err("every shape needs positive sizes".into());
+            return Err(InvalidParams::new("every shape needs positive sizes"));
         }
         if !(params.spread.is_finite() && params.spread >= 0.0 && params.velocity.is_finite()) {
-            return Err("spread must be >= 0 and velocity finite".into());
+            return Err(InvalidParams::new(
+                "spread must be >= 0 and velocity finite",
+            ));
         }
         if !(params.density.is_finite() && params.density > 0.0) {
-            return Err(format!("density must be > 0, got {}", params.density));
+            return Err(InvalidParams::new(format!(
+                "density must be > 0, got {}",
+                params.density
+            )));
         }
         Ok(Spawner { params })
     }
@@ -133,10 +145,6 @@ impl Behaviour for Spawner {
 
     fn name(&self) -> &str {
         "Spawner"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
@@ -191,10 +199,6 @@ impl Routine for SpawnRoutine {
         }
         Wait::Seconds(p.interval)
     }
-
-    fn clone_box(&self) -> Box<dyn Routine> {
-        Box::new(self.clone())
-    }
 }
 
 /// Parameters of [`Projectile`].
@@ -223,9 +227,12 @@ pub struct Projectile {
 
 impl Projectile {
     /// Checks the parameters.
-    pub fn new(params: ProjectileParams) -> Result<Projectile, String> {
+    pub fn new(params: ProjectileParams) -> Result<Projectile, InvalidParams> {
         if !(params.lifetime.is_finite() && params.lifetime >= 0.0) {
-            return Err(format!("lifetime must be >= 0 s, got {}", params.lifetime));
+            return Err(InvalidParams::new(format!(
+                "lifetime must be >= 0 s, got {}",
+                params.lifetime
+            )));
         }
         Ok(Projectile::with_lifetime(params.lifetime))
     }
@@ -255,10 +262,6 @@ impl Behaviour for Projectile {
 
     fn name(&self) -> &str {
         "Projectile"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {

@@ -167,15 +167,15 @@ impl WatchEngine {
     }
 
     /// Compiles `expr`, or says where it is wrong.
-    fn compile(&self, expr: &str) -> Result<AST, String> {
+    fn compile(&self, expr: &str) -> Result<AST, WatchError> {
         self.engine.compile_expression(expr).map_err(|e| {
             let pos = e.position();
-            format!(
-                "`{expr}`: {} (at {}:{})",
-                e.err_type(),
-                pos.line().unwrap_or(1),
-                pos.position().unwrap_or(0)
-            )
+            WatchError::Syntax {
+                expr: expr.to_string(),
+                line: pos.line().unwrap_or(1),
+                column: pos.position().unwrap_or(0),
+                message: e.err_type().to_string(),
+            }
         })
     }
 
@@ -218,7 +218,7 @@ impl WatchEngine {
     }
 
     /// Evaluates `ast` against the loaded data and the session's clock.
-    fn eval(&self, ast: &AST, session: &Pipeline) -> Result<Dynamic, String> {
+    fn eval(&self, ast: &AST, session: &Pipeline) -> Result<Dynamic, WatchError> {
         let c = session.clock();
         let mut scope = Scope::new();
         crate::script::push_clock(&mut scope, c);
@@ -227,8 +227,51 @@ impl WatchEngine {
         scope.push("dropped_time", c.dropped_time);
         self.engine
             .eval_ast_with_scope::<Dynamic>(&mut scope, ast)
-            .map_err(|e| e.to_string())
+            .map_err(|e| WatchError::Eval(e.to_string()))
     }
+}
+
+/// Why a watch could not be compiled, asked or searched for.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum WatchError {
+    /// The expression does not parse: where (1-based, within the
+    /// expression) and what rhai expected.
+    #[error("`{expr}`: {message} (at {line}:{column})")]
+    Syntax {
+        /// The expression as written.
+        expr: String,
+        /// Line within it.
+        line: usize,
+        /// Column within it.
+        column: usize,
+        /// rhai's complaint.
+        message: String,
+    },
+    /// Watch `number` (1-based, as the editor lists them) of a set failed.
+    #[error("watch {number}: {error}")]
+    InWatch {
+        /// Its place in the list, from 1.
+        number: usize,
+        /// What went wrong with it.
+        error: Box<WatchError>,
+    },
+    /// No watch at this index (0-based).
+    #[error("no such watch: {0}")]
+    NoSuchWatch(usize),
+    /// Evaluating the expression failed (an object that does not exist...).
+    #[error("{0}")]
+    Eval(String),
+    /// A Break or Mark watch gave something other than true or false.
+    #[error("`{expr}` gave a {type_name}, not true or false")]
+    NotABool {
+        /// The expression.
+        expr: String,
+        /// rhai's name of the type it gave.
+        type_name: String,
+    },
+    /// The history could not be replayed to search it.
+    #[error("{0}")]
+    Replay(String),
 }
 
 /// A compiled watch.
@@ -256,13 +299,16 @@ pub struct WatchSet {
 impl WatchSet {
     /// Compiles every spec; the first that does not parse is the error
     /// (`watch 2: ...`), and nothing is installed.
-    pub fn new(specs: &[WatchSpec]) -> Result<WatchSet, String> {
+    pub fn new(specs: &[WatchSpec]) -> Result<WatchSet, WatchError> {
         let engine = WatchEngine::new();
         let mut watches = Vec::new();
         for (i, spec) in specs.iter().enumerate() {
             let ast = engine
                 .compile(&spec.expr)
-                .map_err(|e| format!("watch {}: {e}", i + 1))?;
+                .map_err(|e| WatchError::InWatch {
+                    number: i + 1,
+                    error: Box::new(e),
+                })?;
             watches.push(Compiled {
                 spec: spec.clone(),
                 ast,
@@ -279,7 +325,7 @@ impl WatchSet {
     }
 
     /// Checks one expression without installing it (the editor's Add).
-    pub fn check(expr: &str) -> Result<(), String> {
+    pub fn check(expr: &str) -> Result<(), WatchError> {
         WatchEngine::new().compile(expr).map(|_| ())
     }
 
@@ -290,13 +336,17 @@ impl WatchSet {
 
     /// Whether watch `index` holds after the session's last tick (Break and
     /// Mark watches; `false` for a failure or a plot).
-    pub fn holds(&mut self, index: usize, session: &Pipeline) -> Result<bool, String> {
-        let w = self.watches.get(index).ok_or("no such watch")?;
+    pub fn holds(&mut self, index: usize, session: &Pipeline) -> Result<bool, WatchError> {
+        let w = self
+            .watches
+            .get(index)
+            .ok_or(WatchError::NoSuchWatch(index))?;
         self.engine.load(session, w.spec.expr.contains("state("));
         let value = self.engine.eval(&w.ast, session)?;
-        value
-            .as_bool()
-            .map_err(|t| format!("`{}` gave a {t}, not true or false", w.spec.expr))
+        value.as_bool().map_err(|t| WatchError::NotABool {
+            expr: w.spec.expr.clone(),
+            type_name: t.to_string(),
+        })
     }
 }
 
@@ -320,11 +370,10 @@ impl TickWatch for WatchSet {
                     (WatchAction::Plot, _, Ok(f), _) => Ok(f),
                     (WatchAction::Plot, _, _, Ok(n)) => Ok(n as f64),
                     (_, Ok(b), _, _) => Ok(f64::from(u8::from(b))),
-                    _ => Err(format!(
-                        "`{}` gave a {}, not true or false",
-                        w.spec.expr,
-                        v.type_name()
-                    )),
+                    _ => Err(WatchError::NotABool {
+                        expr: w.spec.expr.clone(),
+                        type_name: v.type_name().to_string(),
+                    }),
                 }
             });
             match outcome {
@@ -350,7 +399,8 @@ impl TickWatch for WatchSet {
                         _ => {}
                     }
                 }
-                Err(message) => {
+                Err(e) => {
+                    let message = e.to_string();
                     if w.last_error.as_ref() != Some(&message) {
                         w.last_error = Some(message.clone());
                         events.push(WatchEvent::Failed {
@@ -379,7 +429,7 @@ pub fn find_previous(
     live_tick: u64,
     expr: &str,
     before: u64,
-) -> Result<Option<u64>, String> {
+) -> Result<Option<u64>, WatchError> {
     let spec = WatchSpec {
         expr: expr.to_string(),
         action: WatchAction::Mark,
@@ -399,7 +449,7 @@ pub fn find_previous(
         scratch.set_tick_watch(None);
         history
             .replay_into(scratch, live_tick, start)
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| WatchError::Replay(e.to_string()))?;
         // A tick where the watch fails (its object not yet spawned) is one
         // where it does not hold.
         let at_start = set.holds(0, scratch).unwrap_or(false);
@@ -408,7 +458,7 @@ pub fn find_previous(
             scratch.set_tick_watch(Some(Box::new(set)));
             let replayed = history.replay_into(scratch, live_tick, end);
             scratch.set_tick_watch(None);
-            replayed.map_err(|e| e.to_string())?;
+            replayed.map_err(|e| WatchError::Replay(e.to_string()))?;
             let events = events.lock().unwrap_or_else(PoisonError::into_inner);
             for e in events.iter() {
                 match e {

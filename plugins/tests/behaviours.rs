@@ -291,9 +291,6 @@ impl Behaviour for Recorder {
     fn name(&self) -> &str {
         "Recorder"
     }
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
-    }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let tick = ctx.clock().simulation_tick;
         self.calls
@@ -607,7 +604,10 @@ fn restoring_a_snapshot_replays_the_contract_scene_bit_identically() {
 
 #[test]
 fn the_registry_has_every_built_in_and_rejects_unknown_names_with_the_list() {
-    let registry = stepframe_plugins::registry();
+    // The Script's default path (`scripts/patrol.rhai`) is relative to a
+    // scene's assets: a registry for the bundled scenes finds it.
+    let scenes = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes);
     let names = registry.names();
     let mut sorted = names.clone();
     sorted.sort_unstable();

@@ -461,7 +461,12 @@ fn seeds() -> &'static [(String, String)] {
 
 fn registry() -> &'static Registry {
     static REGISTRY: OnceLock<Registry> = OnceLock::new();
-    REGISTRY.get_or_init(stepframe_plugins::registry)
+    // One session's registry for every case: the bundled scenes name their
+    // scripts relative to `assets/`.
+    REGISTRY.get_or_init(|| {
+        let scenes = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes");
+        stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes)
+    })
 }
 
 fn cases() -> u32 {

@@ -45,6 +45,12 @@ fn population_bound(scene: &Scene) -> usize {
     authored + spawned
 }
 
+/// The registry of a session loading the bundled scenes (their script paths
+/// are relative to `assets/`).
+fn scene_registry() -> stepframe_core::Registry {
+    stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes_dir())
+}
+
 #[test]
 fn the_three_bundled_scenes_are_there() {
     let names: Vec<String> = bundled()
@@ -61,7 +67,7 @@ fn the_three_bundled_scenes_are_there() {
 
 #[test]
 fn every_bundled_scene_round_trips_through_save() {
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     let dir = temp_dir("roundtrip");
     for path in bundled() {
         let scene = Scene::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
@@ -77,7 +83,7 @@ fn every_bundled_scene_round_trips_through_save() {
 
 #[test]
 fn every_bundled_scene_runs_600_frames_with_a_bounded_population() {
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     for path in bundled() {
         let scene = Scene::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
         let bound = population_bound(&scene);
@@ -118,7 +124,7 @@ fn every_bundled_scene_runs_600_frames_with_a_bounded_population() {
 
 #[test]
 fn demo_is_a_platformer_of_100_to_300_bodies_that_moves_on_its_own() {
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     let scene = Scene::load(&scenes_dir().join("demo.ron"), &registry).unwrap();
     let bodies = scene
         .all_objects()
@@ -176,7 +182,7 @@ fn demo_is_a_platformer_of_100_to_300_bodies_that_moves_on_its_own() {
 
 #[test]
 fn stress_has_2000_dynamic_bodies_and_loads_quickly() {
-    let registry = stepframe_plugins::registry();
+    let registry = scene_registry();
     let t0 = Instant::now();
     let scene = Scene::load(&scenes_dir().join("stress.ron"), &registry).unwrap();
     let world = scene.instantiate(&registry).unwrap();

@@ -1,10 +1,12 @@
 //! Script behaviours: line breakpoints with the contract's timing, conditional
 //! breakpoints and logpoints, hot reload, and determinism.
 //!
-//! Breakpoints live in one process-wide table keyed by script path, and the
-//! tests of this file run in parallel: every test that sets a breakpoint or
-//! rewrites a file works on its own script, written to its own temporary
-//! directory, so no test sees another's breakpoints.
+//! Breakpoints and compiled scripts belong to a session's [`ScriptHost`]:
+//! each test that sets a breakpoint or reloads makes its own host, so tests
+//! running in parallel never see each other's breakpoints, and a reference
+//! run loads the very same file into a second session (a host of its own)
+//! that no breakpoint stops. Tests that rewrite a file still write it to
+//! their own temporary directory: the file system is shared.
 
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
@@ -13,7 +15,8 @@ use stepframe_core::{
     HookKind, LogLevel, ObjectId, Pipeline, Scene, StepStrategy, SuspendReason, TickObserver,
     TickRecord, TimeSettings,
 };
-use stepframe_plugins::script::{self, ScriptHit, breakpoints};
+use stepframe_plugins::ScriptHost;
+use stepframe_plugins::script::ScriptHit;
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -50,8 +53,14 @@ fn scene_text(script: &Path, vars: &str, body: &str, extra: &str) -> String {
 
 const BALL: &str = "body: (shapes: [Circle(radius: 0.25)], can_sleep: false),";
 
+/// Loads a scene into a session of its own (a fresh host).
 fn load(text: &str) -> Pipeline {
-    let registry = stepframe_plugins::registry();
+    load_in(&ScriptHost::new(), text)
+}
+
+/// Loads a scene into a session whose scripts `host` holds.
+fn load_in(host: &ScriptHost, text: &str) -> Pipeline {
+    let registry = stepframe_plugins::registry_for(host, Path::new("."));
     let scene =
         Scene::parse(text, Path::new("test.ron"), &registry).unwrap_or_else(|e| panic!("{e}"));
     let mut pipeline = Pipeline::new(scene.settings.time);
@@ -102,15 +111,14 @@ fn committed_bits(pipeline: &Pipeline) -> Vec<(u64, [u32; 3])> {
         .collect()
 }
 
-/// The same scene running a copy of the script at another path, which no
-/// breakpoint names: the uninterrupted run to compare with.
-fn reference_for(dir: &Path, name: &str, text: &str) -> Pipeline {
-    let copy = write_script(dir, &format!("reference-{name}"), text);
-    load(&scene_text(&copy, "{}", BALL, ""))
+/// The same scene and script in a second session (its own host, which no
+/// breakpoint names): the uninterrupted run to compare with.
+fn reference_for(path: &Path) -> Pipeline {
+    load(&scene_text(path, "{}", BALL, ""))
 }
 
-fn only_hit(path: &Path) -> ScriptHit {
-    let hits = breakpoints().hits_for(path);
+fn only_hit(host: &ScriptHost, path: &Path) -> ScriptHit {
+    let hits = host.breakpoints().hits_for(path);
     assert_eq!(hits.len(), 1, "{hits:#?}");
     hits.into_iter().next().expect("one hit")
 }
@@ -135,16 +143,17 @@ fn fixed_update(dt) {
 
 #[test]
 fn fixed_line_breakpoint_suspends_after_the_tick_with_its_committed_poses_and_locals_at_the_hit() {
+    let host = ScriptHost::new();
     let dir = temp_dir("fixed-bp");
     let path = write_script(&dir, "pusher.rhai", PUSHER);
-    let mut paused = load(&scene_text(&path, "{}", BALL, ""));
-    let mut reference = reference_for(&dir, "pusher.rhai", PUSHER);
+    let mut paused = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    let mut reference = reference_for(&path);
 
     // Run to tick 9 with no breakpoint, then break on `apply_force` (line 9).
     for _ in 0..9 {
         paused.step_frame(DT);
     }
-    breakpoints().set(&path, 9);
+    host.breakpoints().set(&path, 9);
     let report = paused.step_frame(DT);
     assert_eq!(report.ticks, 1, "the tick with the hit completes");
 
@@ -168,7 +177,7 @@ fn fixed_line_breakpoint_suspends_after_the_tick_with_its_committed_poses_and_lo
 
     // The hit: where, when, and the locals as they were on line 9 (the script
     // later sets phase = "done", sum = -1 and ticks += 1 in the same tick).
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!((hit.line, hit.column), (9, 5));
     assert_eq!(
         (hit.object, hit.hook, hit.tick),
@@ -193,7 +202,7 @@ fn fixed_line_breakpoint_suspends_after_the_tick_with_its_committed_poses_and_lo
     assert_eq!(paused.state_hash(), reference.state_hash());
 
     // Resume: tick 10's callbacks are not replayed; the script keeps counting.
-    breakpoints().remove(&path, 9);
+    host.breakpoints().remove(&path, 9);
     paused.resume();
     for _ in 0..5 {
         paused.step_frame(DT);
@@ -206,6 +215,7 @@ fn fixed_line_breakpoint_suspends_after_the_tick_with_its_committed_poses_and_lo
 
 #[test]
 fn a_fixed_breakpoint_in_a_helper_reports_the_call_stack_and_the_helpers_locals() {
+    let host = ScriptHost::new();
     let dir = temp_dir("stack");
     let text = r#"let n = 0;
 fn twice(v) {
@@ -217,10 +227,10 @@ fn fixed_update(dt) {
 }
 "#;
     let path = write_script(&dir, "stack.rhai", text);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    breakpoints().set(&path, 4);
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    host.breakpoints().set(&path, 4);
     pipeline.step_frame(DT);
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!(hit.line, 4);
     assert_eq!(
         hit.stack,
@@ -231,7 +241,7 @@ fn fixed_update(dt) {
         hit.locals,
         vec![("v".into(), "1".into()), ("r".into(), "2".into())]
     );
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -248,11 +258,12 @@ fn update(dt) {
 
 #[test]
 fn update_line_breakpoint_suspends_before_the_hook_and_the_hook_runs_exactly_once_on_resume() {
+    let host = ScriptHost::new();
     let dir = temp_dir("update-bp");
     let path = write_script(&dir, "updater.rhai", UPDATER);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    let mut reference = reference_for(&dir, "updater.rhai", UPDATER);
-    breakpoints().set(&path, 5);
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    let mut reference = reference_for(&path);
+    host.breakpoints().set(&path, 5);
 
     // Frame 1 stops in its update phase: before any tick, with nothing of the
     // aborted run left behind (no log line, no impulse, counter not counted).
@@ -271,7 +282,7 @@ fn update_line_breakpoint_suspends_before_the_hook_and_the_hook_runs_exactly_onc
             ..
         }
     ));
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!((hit.line, hit.hook, hit.frame), (5, HookKind::Update, 1));
     assert!(hit.rerun);
     assert_eq!(hit.local("updates"), Some("1"), "the value at the line");
@@ -283,17 +294,17 @@ fn update_line_breakpoint_suspends_before_the_hook_and_the_hook_runs_exactly_onc
     let report = pipeline.resume();
     assert_eq!(report.ticks, 1);
     assert_eq!(infos(&mut pipeline), vec!["Info: update 1".to_string()]);
-    assert_eq!(breakpoints().hits_for(&path).len(), 1);
+    assert_eq!(host.breakpoints().hits_for(&path).len(), 1);
     reference.step_frame(DT);
     assert_eq!(pipeline.state_hash(), reference.state_hash());
     assert_eq!(committed_bits(&pipeline), committed_bits(&reference));
 
     // Frame 2 reaches the line again: a new hit, with the counter at 2.
     pipeline.step_frame(DT);
-    let hits = breakpoints().hits_for(&path);
+    let hits = host.breakpoints().hits_for(&path);
     assert_eq!(hits.len(), 2);
     assert_eq!((hits[1].frame, hits[1].local("updates")), (2, Some("2")));
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     pipeline.resume();
     assert_eq!(infos(&mut pipeline), vec!["Info: update 2".to_string()]);
     reference.step_frame(DT);
@@ -303,19 +314,20 @@ fn update_line_breakpoint_suspends_before_the_hook_and_the_hook_runs_exactly_onc
 
 #[test]
 fn start_line_breakpoint_suspends_before_start_and_start_runs_once() {
+    let host = ScriptHost::new();
     let dir = temp_dir("start-bp");
     let text = "let starts = 0;\nfn start() {\n    starts += 1;\n    log(`start ${starts}`);\n}\n";
     let path = write_script(&dir, "starter.rhai", text);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    breakpoints().set(&path, 4);
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    host.breakpoints().set(&path, 4);
     pipeline.step_frame(DT);
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!(
         (hit.hook, hit.local("starts")),
         (HookKind::Start, Some("1"))
     );
     assert!(infos(&mut pipeline).is_empty());
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     pipeline.resume();
     for _ in 0..3 {
         pipeline.step_frame(DT);
@@ -326,21 +338,22 @@ fn start_line_breakpoint_suspends_before_start_and_start_runs_once() {
 
 #[test]
 fn two_breakpoints_in_one_update_call_stop_twice_and_the_hook_still_runs_once() {
+    let host = ScriptHost::new();
     let dir = temp_dir("two-bp");
     let text =
         "let n = 0;\nfn update(dt) {\n    n += 1;\n    log(`a ${n}`);\n    log(`b ${n}`);\n}\n";
     let path = write_script(&dir, "two.rhai", text);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    breakpoints().set(&path, 4);
-    breakpoints().set(&path, 5);
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    host.breakpoints().set(&path, 4);
+    host.breakpoints().set(&path, 5);
     pipeline.step_frame(DT);
-    assert_eq!(only_hit(&path).line, 4);
+    assert_eq!(only_hit(&host, &path).line, 4);
     pipeline.resume();
     assert!(pipeline.suspension().is_some(), "the second line stops too");
-    let hits = breakpoints().hits_for(&path);
+    let hits = host.breakpoints().hits_for(&path);
     assert_eq!(hits.iter().map(|h| h.line).collect::<Vec<_>>(), vec![4, 5]);
     assert!(infos(&mut pipeline).is_empty(), "still nothing applied");
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     pipeline.resume();
     assert_eq!(
         infos(&mut pipeline),
@@ -353,29 +366,31 @@ fn two_breakpoints_in_one_update_call_stop_twice_and_the_hook_still_runs_once() 
 
 #[test]
 fn conditional_breakpoint_on_a_local_stops_at_the_matching_loop_iteration() {
+    let host = ScriptHost::new();
     let dir = temp_dir("cond-local");
     let path = write_script(&dir, "pusher.rhai", PUSHER);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
     // Line 6 is `sum += i;`, reached four times per tick.
-    breakpoints()
+    host.breakpoints()
         .set_condition(&path, 6, Some("i == 2"))
         .expect("condition parses");
     pipeline.step_frame(DT);
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!(hit.line, 6);
     assert_eq!(hit.local("i"), Some("2"));
     assert_eq!(hit.local("sum"), Some("1"), "0 + 1 before adding 2");
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn conditional_breakpoint_on_the_clock_stops_mid_frame_and_resume_runs_the_owed_ticks() {
+    let host = ScriptHost::new();
     let dir = temp_dir("cond-clock");
     let path = write_script(&dir, "pusher.rhai", PUSHER);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    let mut reference = reference_for(&dir, "pusher.rhai", PUSHER);
-    breakpoints()
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    let mut reference = reference_for(&path);
+    host.breakpoints()
         .set_condition(&path, 12, Some("tick == 6"))
         .expect("condition parses");
     // Frames of 4 ticks: ticks 1-4, then 5-8; tick 6 is the second of frame 2.
@@ -387,7 +402,7 @@ fn conditional_breakpoint_on_the_clock_stops_mid_frame_and_resume_runs_the_owed_
     assert!(suspension.end_of_tick);
     assert_eq!(suspension.tick, 6);
     assert_eq!(pipeline.stepper().owed(), 2);
-    let hit = only_hit(&path);
+    let hit = only_hit(&host, &path);
     assert_eq!((hit.line, hit.tick, hit.local("ticks")), (12, 6, Some("5")));
     for _ in 0..6 {
         reference.step_frame(DT);
@@ -399,32 +414,33 @@ fn conditional_breakpoint_on_the_clock_stops_mid_frame_and_resume_runs_the_owed_
     assert_eq!(report.ticks, 2);
     assert_eq!(pipeline.clock().simulation_tick, 8);
     assert_eq!(
-        breakpoints().hits_for(&path).len(),
+        host.breakpoints().hits_for(&path).len(),
         1,
         "tick == 6 only once"
     );
     reference.step_frame(DT);
     reference.step_frame(DT);
     assert_eq!(pipeline.state_hash(), reference.state_hash());
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn logpoints_print_without_stopping_and_conditions_gate_them() {
+    let host = ScriptHost::new();
     let dir = temp_dir("logpoint");
     let path = write_script(&dir, "pusher.rhai", PUSHER);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
-    breakpoints()
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
+    host.breakpoints()
         .set_log_message(&path, 6, Some("tick {tick}: i={i} sum={sum} {{raw}}"))
         .expect("template parses");
-    breakpoints()
+    host.breakpoints()
         .set_condition(&path, 6, Some("i % 2 == 1"))
         .expect("condition parses");
     pipeline.step_frame(DT);
     pipeline.step_frame(DT);
     assert!(pipeline.suspension().is_none(), "logpoints never stop");
-    assert!(breakpoints().hits_for(&path).is_empty());
+    assert!(host.breakpoints().hits_for(&path).is_empty());
     let lines: Vec<_> = pipeline
         .drain_log()
         .into_iter()
@@ -465,23 +481,32 @@ fn logpoints_print_without_stopping_and_conditions_gate_them() {
             ),
         ]
     );
-    breakpoints().clear(&path);
+    host.breakpoints().clear(&path);
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn bad_conditions_and_templates_are_rejected_and_gutter_toggles() {
+    let host = ScriptHost::new();
     let dir = temp_dir("bp-table");
     let path = write_script(&dir, "pusher.rhai", PUSHER);
-    let err = breakpoints()
+    let err = host
+        .breakpoints()
         .set_condition(&path, 6, Some("i == "))
         .expect_err("incomplete expression");
     assert_eq!(err.line, 6);
-    assert!(breakpoints().lines(&path).is_empty(), "nothing changed");
-    assert!(breakpoints().set_log_message(&path, 6, Some("{i")).is_err());
-    assert!(breakpoints().toggle(&path, 9));
+    assert!(
+        host.breakpoints().lines(&path).is_empty(),
+        "nothing changed"
+    );
+    assert!(
+        host.breakpoints()
+            .set_log_message(&path, 6, Some("{i"))
+            .is_err()
+    );
+    assert!(host.breakpoints().toggle(&path, 9));
     assert_eq!(
-        breakpoints()
+        host.breakpoints()
             .lines(&path)
             .iter()
             .map(|b| b.line)
@@ -490,8 +515,8 @@ fn bad_conditions_and_templates_are_rejected_and_gutter_toggles() {
     );
     // Any spelling of the path that resolves to the file is the same script.
     let spelled = dir.join(".").join("pusher.rhai");
-    assert!(!breakpoints().toggle(&spelled, 9));
-    assert!(breakpoints().lines(&path).is_empty());
+    assert!(!host.breakpoints().toggle(&spelled, 9));
+    assert!(host.breakpoints().lines(&path).is_empty());
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -499,10 +524,11 @@ fn bad_conditions_and_templates_are_rejected_and_gutter_toggles() {
 
 #[test]
 fn hot_reload_keeps_state_and_a_syntax_error_keeps_the_old_script_running() {
+    let host = ScriptHost::new();
     let dir = temp_dir("reload");
     let v1 = "let n = 0;\nfn fixed_update(dt) {\n    n += 1;\n    log(`v1 ${n}`);\n}\n";
     let path = write_script(&dir, "counter.rhai", v1);
-    let mut pipeline = load(&scene_text(&path, "{}", BALL, ""));
+    let mut pipeline = load_in(&host, &scene_text(&path, "{}", BALL, ""));
     pipeline.step_frame(DT);
     pipeline.step_frame(DT);
     assert_eq!(infos(&mut pipeline), vec!["Info: v1 1", "Info: v1 2"]);
@@ -521,10 +547,10 @@ fn hot_reload_keeps_state_and_a_syntax_error_keeps_the_old_script_running() {
     // it and v2 runs on.
     let v3 = "let n = 0;\nlet step = 10;\nfn fixed_update(dt) {\n    n += ;\n}\n";
     std::fs::write(&path, v3).expect("write v3");
-    let err = script::reload(&path).expect_err("syntax error");
+    let err = host.reload(&path).expect_err("syntax error");
     assert_eq!((err.line, err.column), (4, 10), "{err}");
     assert!(err.to_string().contains("counter.rhai:4:10: "), "{err}");
-    assert_eq!(script::compile_error(&path), Some(err.clone()));
+    assert_eq!(host.compile_error(&path), Some(err.clone()));
     pipeline.step_frame(DT);
     let log = pipeline.drain_log();
     let errors: Vec<_> = log.iter().filter(|l| l.level == LogLevel::Error).collect();
@@ -550,8 +576,8 @@ fn hot_reload_keeps_state_and_a_syntax_error_keeps_the_old_script_running() {
     // Fixing the file brings the new version in.
     let v4 = "let n = 0;\nfn fixed_update(dt) {\n    n -= 1;\n    log(`v4 ${n}`);\n}\n";
     std::fs::write(&path, v4).expect("write v4");
-    script::reload(&path).expect("v4 compiles");
-    assert_eq!(script::compile_error(&path), None);
+    host.reload(&path).expect("v4 compiles");
+    assert_eq!(host.compile_error(&path), None);
     pipeline.step_frame(DT);
     let lines = infos(&mut pipeline);
     assert_eq!(
@@ -585,8 +611,9 @@ fn a_runtime_error_is_logged_with_its_position_and_stops_only_that_script() {
 
 #[test]
 fn the_scripts_scene_patrols_and_picks_up_the_coin() {
-    let registry = stepframe_plugins::registry();
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/scripts.ron");
+    let scene_dir = path.parent().expect("assets/scenes");
+    let registry = stepframe_plugins::registry_for(&ScriptHost::new(), scene_dir);
     let scene = Scene::load(&path, &registry).unwrap_or_else(|e| panic!("{e}"));
     let mut pipeline = Pipeline::new(TimeSettings::default());
     pipeline
@@ -952,4 +979,49 @@ fn a_script_reads_its_soft_bodys_committed_particles() {
         .and_then(|b| b.soft.as_ref())
         .expect("soft body");
     assert_eq!(state.particles.len(), 5);
+}
+
+// ----- sessions ------------------------------------------------------------------
+
+#[test]
+fn two_sessions_running_one_script_file_have_their_own_breakpoints_and_programs() {
+    let dir = temp_dir("two-sessions");
+    let v1 = "let n = 0;\nfn fixed_update(dt) {\n    n += 1;\n    log(`v1 ${n}`);\n}\n";
+    let path = write_script(&dir, "shared.rhai", v1);
+    let (a_host, b_host) = (ScriptHost::new(), ScriptHost::new());
+    let text = |hot_reload: bool| {
+        scene_text(&path, "{}", BALL, "").replace(
+            "vars: {})",
+            &format!("vars: {{}}, hot_reload: {hot_reload})"),
+        )
+    };
+    let mut a = load_in(&a_host, &text(false));
+    let mut b = load_in(&b_host, &text(false));
+
+    // A breakpoint in session A stops A; B, running the same file, runs on.
+    a_host.breakpoints().set(&path, 4);
+    a.step_frame(DT);
+    b.step_frame(DT);
+    assert!(a.suspension().is_some(), "A stops at its breakpoint");
+    assert!(b.suspension().is_none(), "B has no breakpoint");
+    assert_eq!(a_host.breakpoints().hits_for(&path).len(), 1);
+    assert!(b_host.breakpoints().hits_for(&path).is_empty());
+    assert!(b_host.breakpoints().lines(&path).is_empty());
+    a_host.breakpoints().clear(&path);
+    a.resume();
+    assert_eq!(infos(&mut a), vec!["Info: v1 1"]);
+    assert_eq!(infos(&mut b), vec!["Info: v1 1"]);
+
+    // A reload in A changes A's program only (neither watches the file).
+    let v2 = "let n = 0;\nfn fixed_update(dt) {\n    n += 10;\n    log(`v2 ${n}`);\n}\n";
+    std::fs::write(&path, v2).expect("write v2");
+    a_host.reload(&path).expect("v2 compiles");
+    a.step_frame(DT);
+    b.step_frame(DT);
+    let a_lines = infos(&mut a);
+    assert_eq!(a_lines.last().map(String::as_str), Some("Info: v2 11"));
+    assert_eq!(infos(&mut b), vec!["Info: v1 2"], "B keeps its program");
+    assert_eq!(b_host.source(&path).ok(), Some(v1.to_string()));
+    assert_eq!(a_host.source(&path).ok(), Some(v2.to_string()));
+    std::fs::remove_dir_all(&dir).ok();
 }

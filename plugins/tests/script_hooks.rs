@@ -17,7 +17,7 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-fn load(script: &Path) -> Pipeline {
+fn load(host: &stepframe_plugins::ScriptHost, script: &Path) -> Pipeline {
     let text = format!(
         r#"(
     objects: [
@@ -26,7 +26,7 @@ fn load(script: &Path) -> Pipeline {
 )"#,
         script.to_string_lossy()
     );
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_plugins::registry_for(host, Path::new("."));
     let scene =
         Scene::parse(&text, Path::new("hooks.ron"), &registry).unwrap_or_else(|e| panic!("{e}"));
     let mut p = Pipeline::new(scene.settings.time);
@@ -40,7 +40,8 @@ fn a_script_declares_only_the_hooks_it_defines_and_a_reload_updates_them() {
     let dir = temp_dir("reload");
     let path = dir.join("only_update.rhai");
     std::fs::write(&path, "let n = 0;\nfn update(dt) {\n    n += 1;\n}\n").expect("write");
-    let mut p = load(&path);
+    let host = stepframe_plugins::ScriptHost::new();
+    let mut p = load(&host, &path);
     let me = ObjectId(2);
     p.add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, me));
     for _ in 0..3 {
@@ -56,7 +57,7 @@ fn a_script_declares_only_the_hooks_it_defines_and_a_reload_updates_them() {
     let v2 =
         "let n = 0;\nfn update(dt) {\n    n += 1;\n}\nfn fixed_update(dt) {\n    n += 100;\n}\n";
     std::fs::write(&path, v2).expect("write v2");
-    stepframe_plugins::script::reload(&path).expect("v2 compiles");
+    host.reload(&path).expect("v2 compiles");
     let r = p.step_frame(DT);
     let s = r.suspended.expect("the new fixed_update is hit");
     assert!(s.end_of_tick);
@@ -66,7 +67,7 @@ fn a_script_declares_only_the_hooks_it_defines_and_a_reload_updates_them() {
 
     // And dropping it again stops the calls.
     std::fs::write(&path, "let n = 0;\nfn update(dt) {\n    n += 2;\n}\n").expect("write v3");
-    stepframe_plugins::script::reload(&path).expect("v3 compiles");
+    host.reload(&path).expect("v3 compiles");
     let matches = p.debugger().breakpoints()[0].matches;
     for _ in 0..3 {
         let r = p.step_frame(DT);

@@ -96,7 +96,9 @@ fn a_plot_watch_records_its_value_every_tick_and_a_failing_one_reports_once() {
 
 #[test]
 fn an_expression_that_does_not_parse_is_refused_with_its_position() {
-    let err = WatchSet::new(&[spec("obj(20).y <", WatchAction::Break)]).expect_err("bad");
+    let err = WatchSet::new(&[spec("obj(20).y <", WatchAction::Break)])
+        .expect_err("bad")
+        .to_string();
     assert!(err.starts_with("watch 1: `obj(20).y <`"), "{err}");
     assert!(err.contains("(at 1:"), "{err}");
 }

@@ -4,19 +4,20 @@
 //! edit mode whose Save writes the file atomically and asks the worker to
 //! reload it between frames.
 //!
-//! The breakpoint table and the compiled-script cache are process-wide
-//! (`stepframe_plugins::script`), so the pane reads and toggles them directly
-//! from the UI thread; only the reload goes through the worker, so a new
-//! version is compiled between two outer frames and adopted at the next frame
-//! boundary, as `docs/scripts.md` describes.
+//! The breakpoint table and the compiled-script cache belong to the session's
+//! script host, which the worker owns: the pane reads them from the latest
+//! view ([`ScriptsView`]) and changes them with [`ScriptCommand`]s, applied
+//! between frames like every other command. A reload goes through the worker
+//! too, so a new version is compiled between two outer frames and adopted at
+//! the next frame boundary, as `docs/scripts.md` describes.
 
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
 use stepframe_core::{SuspendReason, Suspension};
-use stepframe_plugins::script::{self, ScriptError, ScriptHit, breakpoints};
+use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
-use super::protocol::Command;
+use super::protocol::{Command, ScriptCommand, ScriptsView};
 use super::state::Session;
 
 /// Breakpoint dot colour.
@@ -59,8 +60,6 @@ pub struct CodePaneState {
     pub condition_field: String,
     /// Log message field of the form.
     pub message_field: String,
-    /// Why the form's last Apply was rejected.
-    pub form_error: Option<String>,
     /// Result of the last Save (written, or why writing failed).
     pub save_status: Option<String>,
     /// The line the session stopped at, in the shown script.
@@ -91,11 +90,6 @@ impl CodePaneState {
     }
 }
 
-/// The `assets/` directory of a scene file (the parent of its `scenes/`).
-fn assets_dir(scene: &Path) -> Option<PathBuf> {
-    scene.parent()?.parent().map(Path::to_path_buf)
-}
-
 /// Script paths a scene file mentions (every quoted string ending in `.rhai`),
 /// in file order: cheaper than loading the scene again, and the scene loader
 /// hands the `Script` behaviour only this text anyway.
@@ -111,7 +105,7 @@ fn scene_script_paths(text: &str) -> Vec<String> {
 /// Builds the script list for a scene: its scripts first, then the other
 /// `.rhai` files of its `assets/scripts/`, each once.
 fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
-    let assets = assets_dir(scene);
+    let scene_dir = scene.parent().unwrap_or(Path::new("."));
     let mut out: Vec<ScriptEntry> = Vec::new();
     let push = |path: PathBuf, used: bool, out: &mut Vec<ScriptEntry>| {
         let key = script::script_key(&path);
@@ -131,17 +125,10 @@ fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
     };
     if let Ok(text) = std::fs::read_to_string(scene) {
         for p in scene_script_paths(&text) {
-            let p = PathBuf::from(p);
-            let path = match &assets {
-                Some(a) if p.is_relative() && a.join(&p).is_file() => a.join(&p),
-                _ => script::resolve_script_path(&p),
-            };
-            push(path, true, &mut out);
+            push(script::resolve_in(scene_dir, Path::new(&p)), true, &mut out);
         }
     }
-    if let Some(dir) = assets.map(|a| a.join("scripts"))
-        && let Ok(entries) = std::fs::read_dir(dir)
-    {
+    if let Ok(entries) = std::fs::read_dir(script::assets_dir(scene_dir).join("scripts")) {
         let mut files: Vec<PathBuf> = entries
             .filter_map(Result::ok)
             .map(|e| e.path())
@@ -171,13 +158,14 @@ fn sync(state: &mut Session, code: &mut CodePaneState) {
         code.editing = false;
         code.form_line = None;
     }
+    let last_hit = state.live.as_ref().and_then(|v| v.scripts.last_hit.clone());
     let suspension = state.live.as_ref().and_then(|v| v.suspension.clone());
     let script_stop = suspension.filter(is_script_stop);
     match script_stop {
         Some(s) => {
             if code.hit_for != Some((s.tick, s.frame)) {
                 code.hit_for = Some((s.tick, s.frame));
-                code.hit = breakpoints().last_hit();
+                code.hit = last_hit;
                 if let Some(hit) = &code.hit {
                     let index = match code.scripts.iter().position(|e| e.key == hit.path) {
                         Some(i) => i,
@@ -215,6 +203,11 @@ fn sync(state: &mut Session, code: &mut CodePaneState) {
 /// hit, edit mode.
 pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneState) {
     sync(state, code);
+    let scripts = state
+        .live
+        .as_ref()
+        .map(|v| v.scripts.clone())
+        .unwrap_or_default();
     ui.horizontal_wrapped(|ui| {
         ui.strong("Script");
         let mut chosen = None;
@@ -260,7 +253,8 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
             .on_hover_text("Edit the file; Save writes it and the script reloads at the next frame");
         if code.editing && !was_editing {
             code.buffer = std::fs::read_to_string(&entry.path)
-                .or_else(|_| script::source(&entry.key).map_err(|e| e.to_string()))
+                .ok()
+                .or_else(|| scripts.script(&entry.key).map(|s| s.text.to_string()))
                 .unwrap_or_default();
             code.save_status = None;
         }
@@ -282,7 +276,9 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
         }
     });
 
-    let compile_error = script::compile_error(&entry.key);
+    let compile_error = scripts
+        .script(&entry.key)
+        .and_then(|s| s.compile_error.clone());
     if let Some(e) = &compile_error {
         ui.colored_label(RED, syntax_error_text(e))
             .on_hover_text(e.path.clone());
@@ -290,13 +286,13 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
     if let Some(status) = &code.save_status {
         ui.label(status);
     }
-    engines_ui(ui, &entry);
+    engines_ui(ui, &scripts, &entry);
 
     if code.hit.is_some() {
         hit_ui(ui, state, code);
         ui.separator();
     }
-    breakpoint_form_ui(ui, code, &entry);
+    breakpoint_form_ui(ui, state, code, &scripts, &entry);
 
     if code.editing {
         let label = ui.label("Script text");
@@ -328,22 +324,29 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
                 });
             });
     } else {
-        let source = script::source(&entry.key).unwrap_or_else(|e| format!("// {e}"));
-        code_view_ui(ui, code, &entry, &source);
+        // The program in force when the session runs it, else the file.
+        let source = match scripts.script(&entry.key) {
+            Some(s) => s.text.to_string(),
+            None => std::fs::read_to_string(&entry.path)
+                .unwrap_or_else(|e| format!("// cannot read {}: {e}", entry.path.display())),
+        };
+        code_view_ui(ui, state, code, scripts.lines(&entry.key), &entry, &source);
     }
 }
 
 /// Which engine each hook function runs on: `⚡ fixed_update` (compiled), or
 /// `on_contact: rhai` with the reason on hover. Script writers see at a glance
 /// which functions cost rhai's price and which line keeps them there.
-fn engines_ui(ui: &mut egui::Ui, entry: &ScriptEntry) {
-    let engines = script::hook_engines(&entry.key);
+fn engines_ui(ui: &mut egui::Ui, scripts: &ScriptsView, entry: &ScriptEntry) {
+    let Some(engines) = scripts.script(&entry.key).map(|s| &s.engines) else {
+        return;
+    };
     if engines.is_empty() {
         return;
     }
     ui.horizontal_wrapped(|ui| {
         ui.label("Runs:");
-        for e in &engines {
+        for e in engines {
             if e.compiled {
                 ui.label(RichText::new(format!("⚡ {}", e.hook)).color(GREEN))
                     .on_hover_text(
@@ -386,8 +389,14 @@ fn save(state: &mut Session, code: &mut CodePaneState, entry: &ScriptEntry) {
 }
 
 /// The read-only code with its gutter.
-fn code_view_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &ScriptEntry, source: &str) {
-    let lines = breakpoints().lines(&entry.key);
+fn code_view_ui(
+    ui: &mut egui::Ui,
+    state: &mut Session,
+    code: &mut CodePaneState,
+    lines: &[LineBreakpoint],
+    entry: &ScriptEntry,
+    source: &str,
+) {
     let highlight = code.highlight;
     let scroll = std::mem::take(&mut code.scroll_to_hit);
     let mut toggle = None;
@@ -440,36 +449,42 @@ fn code_view_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &ScriptEntry
                 });
         });
     if let Some(line) = toggle {
-        breakpoints().toggle(&entry.key, line);
+        state.send(Command::Script(ScriptCommand::Toggle {
+            key: entry.key.clone(),
+            line,
+        }));
     }
     if let Some(line) = open_form {
-        open_breakpoint_form(code, entry, line);
+        open_breakpoint_form(code, lines, line);
     }
 }
 
-fn open_breakpoint_form(code: &mut CodePaneState, entry: &ScriptEntry, line: usize) {
-    let existing = breakpoints()
-        .lines(&entry.key)
-        .into_iter()
-        .find(|b| b.line == line);
+fn open_breakpoint_form(code: &mut CodePaneState, lines: &[LineBreakpoint], line: usize) {
+    let existing = lines.iter().find(|b| b.line == line);
     code.form_line = Some(line);
     code.condition_field = existing
-        .as_ref()
         .and_then(|b| b.condition.clone())
         .unwrap_or_default();
-    code.message_field = existing.and_then(|b| b.log_message).unwrap_or_default();
-    code.form_error = None;
+    code.message_field = existing
+        .and_then(|b| b.log_message.clone())
+        .unwrap_or_default();
 }
 
 /// The script's breakpoints as a row of line buttons, and the small form for
 /// the chosen one's condition and log message.
-fn breakpoint_form_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &ScriptEntry) {
-    let lines = breakpoints().lines(&entry.key);
+fn breakpoint_form_ui(
+    ui: &mut egui::Ui,
+    state: &mut Session,
+    code: &mut CodePaneState,
+    scripts: &ScriptsView,
+    entry: &ScriptEntry,
+) {
+    let lines = scripts.lines(&entry.key);
     if !lines.is_empty() {
         let mut open = None;
         ui.horizontal_wrapped(|ui| {
             ui.label("Breakpoints:");
-            for b in &lines {
+            for b in lines {
                 let mut text = format!("line {}", b.line);
                 if b.condition.is_some() {
                     text.push_str(" if…");
@@ -487,7 +502,7 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &Scrip
             }
         });
         if let Some(line) = open {
-            open_breakpoint_form(code, entry, line);
+            open_breakpoint_form(code, lines, line);
         }
     }
     let Some(line) = code.form_line else {
@@ -515,27 +530,34 @@ fn breakpoint_form_ui(ui: &mut egui::Ui, code: &mut CodePaneState, entry: &Scrip
             {
                 let condition = code.condition_field.trim().to_string();
                 let message = code.message_field.trim().to_string();
-                let bp = breakpoints();
-                let result = bp
-                    .set_condition(&entry.key, line, (!condition.is_empty()).then_some(condition.as_str()))
-                    .and_then(|()| {
-                        bp.set_log_message(&entry.key, line, (!message.is_empty()).then_some(message.as_str()))
-                    });
-                code.form_error = result.err().map(|e| e.to_string());
+                state.send(Command::Script(ScriptCommand::Edit {
+                    key: entry.key.clone(),
+                    line,
+                    condition: (!condition.is_empty()).then_some(condition),
+                    log_message: (!message.is_empty()).then_some(message),
+                }));
             }
             if ui
                 .button("Remove")
                 .on_hover_text("Remove the breakpoint on this line")
                 .clicked()
             {
-                breakpoints().remove(&entry.key, line);
+                state.send(Command::Script(ScriptCommand::Remove {
+                    key: entry.key.clone(),
+                    line,
+                }));
                 code.form_line = None;
             }
             if ui.button("Close").on_hover_text("Close this form").clicked() {
                 code.form_line = None;
             }
         });
-        if let Some(e) = &code.form_error {
+        // The worker's answer to the last Apply of this line, if it failed.
+        if let Some((_, _, e)) = scripts
+            .rejected
+            .as_ref()
+            .filter(|(key, at, _)| *key == entry.key && *at == line)
+        {
             ui.colored_label(RED, e);
         }
     });

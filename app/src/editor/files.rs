@@ -33,6 +33,8 @@ pub struct FilesState {
     pub save_as: Option<String>,
     /// A question from the worker, while it waits for an answer.
     pub confirm: Option<Confirmation>,
+    /// The Compare with trace dialog's path field, while it is open.
+    pub compare: Option<String>,
 }
 
 /// The running scene's file, if any.
@@ -43,7 +45,10 @@ fn scene_path(session: &Session) -> Option<PathBuf> {
 impl FilesState {
     /// Whether a dialog is open (the editor's shortcuts wait).
     pub fn is_open(&self) -> bool {
-        self.open.is_some() || self.save_as.is_some() || self.confirm.is_some()
+        self.open.is_some()
+            || self.save_as.is_some()
+            || self.confirm.is_some()
+            || self.compare.is_some()
     }
 
     /// Opens the Open dialog at the running scene's folder.
@@ -101,6 +106,7 @@ fn scenes_near(field: &str) -> Vec<PathBuf> {
 
 /// Draws whichever dialog is open.
 pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Session) {
+    super::compare::compare_dialog_ui(ctx, &mut files.compare, session);
     if let Some(field) = files.open.as_mut() {
         let mut done: Option<Option<PathBuf>> = None;
         egui::Modal::new(egui::Id::unique("open_scene")).show(ctx, |ui| {

@@ -11,7 +11,7 @@
 //! parses back to the exact committed bits, so what you read is the state.
 
 use egui::RichText;
-use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
+use stepframe_core::{BodyCommand, HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use super::protocol::{Command, SelectedView, SoftView};
 use super::state::Session;
@@ -26,6 +26,8 @@ pub struct EditBuffers {
     pub pose: Pose,
     /// Velocity being edited.
     pub velocity: Velocity,
+    /// Apply to a what-if branch B instead of the live session.
+    pub to_b: bool,
 }
 
 /// "x 1.25 m, y -0.5 m, angle 0.1 rad", exact.
@@ -100,6 +102,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
+            super::compare::compare_section_ui(ui, session);
             body_ui(ui, &sel, soft.as_ref());
             ui.separator();
             behaviours_ui(ui, &sel);
@@ -236,6 +239,7 @@ fn edit_ui(
             key: Some(key),
             pose: sel.committed,
             velocity: sel.velocity.unwrap_or_default(),
+            to_b: edits.to_b,
         };
     }
     ui.strong("Edit");
@@ -269,20 +273,39 @@ fn edit_ui(
                 }
                 ui.end_row();
             });
+        if session.fork.is_some() {
+            ui.checkbox(&mut edits.to_b, "edit B")
+                .on_hover_text("Apply to the what-if branch B instead of the live session");
+        }
+        let to_b = edits.to_b && session.fork.is_some();
         ui.horizontal(|ui| {
             if ui
                 .button("Apply pose")
                 .on_hover_text("Queue a SetPose body command, reconciled before the next tick")
                 .clicked()
             {
-                session.send(Command::EditPose(sel.id, edits.pose));
+                session.send(if to_b {
+                    Command::ForkEdit(BodyCommand::SetPose {
+                        target: sel.id,
+                        pose: edits.pose,
+                    })
+                } else {
+                    Command::EditPose(sel.id, edits.pose)
+                });
             }
             if ui
                 .button("Apply velocity")
                 .on_hover_text("Queue a SetVelocity body command, reconciled before the next tick")
                 .clicked()
             {
-                session.send(Command::EditVelocity(sel.id, edits.velocity));
+                session.send(if to_b {
+                    Command::ForkEdit(BodyCommand::SetVelocity {
+                        target: sel.id,
+                        velocity: edits.velocity,
+                    })
+                } else {
+                    Command::EditVelocity(sel.id, edits.velocity)
+                });
             }
             if ui
                 .button("Revert")

@@ -9,6 +9,8 @@
 //! | `state` | what every panel shares: the views, the time cursor, the selection, errors and notices |
 //! | `workspace` | the docked tiles (egui_tiles), the View menu, the default layout |
 //! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`), each with its own state |
+//! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
+//! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
 //! | `code_pane` | rhai scripts: gutter breakpoints, the hit's locals and stack, editing with hot reload |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
 //! | `files`, `session` | Open, Save, Save As and what they may write |
@@ -31,6 +33,7 @@ mod breakpoints;
 mod clock_form;
 mod clock_panel;
 mod code_pane;
+pub mod compare;
 mod files;
 pub mod geometry;
 mod hierarchy;
@@ -39,6 +42,7 @@ pub mod log;
 pub mod protocol;
 mod session;
 pub mod state;
+pub mod tape;
 mod tiles;
 pub mod timeline;
 mod toolbar;

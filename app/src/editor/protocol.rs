@@ -22,14 +22,16 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, BreakpointId,
-    Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose, Shape, Snapshot,
-    StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
+    BehaviourInfo, BehaviourState, BodyCommand, BodyDesc, BodyKind, Breakpoint, BreakpointHit,
+    BreakpointId, Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose,
+    Recording, Shape, Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
 };
 
+use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
 use super::session::LoadedScene;
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 
 /// How often the worker runs an outer frame, independent of UI repaints.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -165,6 +167,11 @@ pub enum Command {
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.
     ReloadScript(PathBuf),
+    /// A change to the session's script line breakpoints (the code pane's
+    /// gutter and form): the table belongs to the session's script host, which
+    /// the worker owns, so the pane asks and reads the result in
+    /// [`WorldView::scripts`].
+    Script(ScriptCommand),
     /// The time cursor: build the session as it was at the end of this
     /// completed tick (keyframe + exact re-simulation in a scratch pipeline,
     /// the live session untouched) and publish it as a past [`WorldView`].
@@ -175,6 +182,48 @@ pub enum Command {
     /// (keyframe + exact re-simulation) and leave it suspended there; Play
     /// continues from it. Answered by [`Event::Rewound`] or an error.
     RewindTo(u64),
+    /// "Resume from here" with an edited input tape: rewind to the end of tick
+    /// `from` (the tick before the tape's first change, or the cursor if that
+    /// is earlier) and replay `tape` from tick `from + 1` on, through the rewind
+    /// history (so later rewinds and past views replay it too). Live input is
+    /// merged in as usual. Answered by [`Event::Rewound`] and a notice.
+    ApplyTape {
+        /// The edited tape (a whole recording: its ticks up to `from` are not
+        /// replayed again).
+        tape: Recording,
+        /// Rewind to the end of this tick.
+        from: u64,
+    },
+    /// Live input only from here on (the tape in force stops).
+    StopTape,
+    /// Measures the live session (run A) against a trace file (run B, a
+    /// `stepframe play --trace` JSON Lines file) at every tick, the kept
+    /// history included: answered by [`Event::Comparing`] and
+    /// [`Event::Divergence`] batches, or an error naming line and column.
+    CompareWith(PathBuf),
+    /// Keeps the run so far, as far back as rewind reaches, as run B.
+    CompareWithRun,
+    /// Ends the comparison.
+    StopCompare,
+    /// "Fork here": branch B from the end of this tick beside the live
+    /// session, run in lockstep with it (`worker::fork`). Answered by
+    /// [`Event::Forked`], then [`Event::ForkTicks`] and [`Event::Divergence`].
+    ForkHere(u64),
+    /// B's input from now on: `tape` stands for what A's ticks receive up to
+    /// `recorded_to` (A's tape with the user's changes), and adds its later
+    /// edges to A's input after it.
+    ForkTape {
+        /// A's tape, edited.
+        tape: Recording,
+        /// The tick up to which it stands for A's input.
+        recorded_to: u64,
+    },
+    /// A body command for B (reconciled before B's next tick).
+    ForkEdit(BodyCommand),
+    /// B becomes the live session, paused; its rewind history starts there.
+    AdoptFork,
+    /// B is dropped.
+    DiscardFork,
     /// Ends the worker thread.
     Shutdown,
     /// Deliberate fault injection, for tests of the editor's recovery: the
@@ -308,6 +357,93 @@ pub struct WorldView {
     /// Outer frames per second the worker ran over its last 60 frames (its own
     /// pacing, independent of the UI's repaints); `None` before any frame.
     pub worker_fps: Option<f64>,
+    /// The input tape: what every tick of the session's branch received, tick
+    /// by tick (shared, not copied, from view to view). Its `ticks` may lag
+    /// the clock: ticks without input are not written into it.
+    pub tape: Arc<Recording>,
+    /// The input tape in force (Resume from here with an edited tape), whose
+    /// edges after the current tick are still to be replayed.
+    pub tape_in_force: Option<Arc<Recording>>,
+    /// The session's scripts as the code pane shows them.
+    pub scripts: ScriptsView,
+}
+
+/// A script line breakpoint change, by script key (the resolved, canonical
+/// path: see `stepframe_plugins::script::script_key`) and 1-based line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ScriptCommand {
+    /// The gutter click: removes the line's breakpoint, or sets a plain one.
+    Toggle {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+    },
+    /// The form's Apply: sets the line's condition and log message (empty:
+    /// none), creating the breakpoint if needed. A condition or template that
+    /// does not compile changes nothing and is reported in
+    /// [`ScriptsView::rejected`].
+    Edit {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+        /// A rhai expression; `None`: always stop.
+        condition: Option<String>,
+        /// A logpoint template; `None`: a breakpoint that stops.
+        log_message: Option<String>,
+    },
+    /// Removes the line's breakpoint.
+    Remove {
+        /// The script.
+        key: String,
+        /// 1-based line.
+        line: usize,
+    },
+}
+
+/// What the code pane reads of the session's scripts (the worker's
+/// [`stepframe_plugins::ScriptHost`]), published with every view.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ScriptsView {
+    /// Line breakpoints of every script, by key, in key order.
+    pub breakpoints: Vec<(String, Vec<LineBreakpoint>)>,
+    /// The newest script breakpoint hit (what a script-breakpoint suspension
+    /// stopped at).
+    pub last_hit: Option<ScriptHit>,
+    /// Every script the session has loaded, in key order.
+    pub loaded: Vec<LoadedScript>,
+    /// The last [`ScriptCommand::Edit`] that was rejected, if no edit of that
+    /// line succeeded since: (key, line, why).
+    pub rejected: Option<(String, usize, String)>,
+}
+
+impl ScriptsView {
+    /// The breakpoints of one script, in line order.
+    pub fn lines(&self, key: &str) -> &[LineBreakpoint] {
+        self.breakpoints
+            .iter()
+            .find(|(k, _)| k == key)
+            .map_or(&[], |(_, lines)| lines.as_slice())
+    }
+
+    /// A loaded script, by key.
+    pub fn script(&self, key: &str) -> Option<&LoadedScript> {
+        self.loaded.iter().find(|s| s.key == key)
+    }
+}
+
+/// A script the session has compiled.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedScript {
+    /// Its key.
+    pub key: String,
+    /// The text of the program in force (what its line numbers refer to).
+    pub text: Arc<str>,
+    /// The last failed compile, if no good one came after it.
+    pub compile_error: Option<ScriptError>,
+    /// Which engine each hook function runs on.
+    pub engines: Vec<HookEngine>,
 }
 
 /// One pipeline call as the timeline sees it.
@@ -384,6 +520,23 @@ pub enum Event {
     Log(Vec<LogEntry>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
+    /// A comparison began: run B, by name, shared with the UI (the
+    /// inspector's B column and the viewport's B outlines read it).
+    Comparing {
+        /// The file name, or "this run, ticks 1–600".
+        name: String,
+        /// B's pose records by tick.
+        trace: Arc<TracePoses>,
+    },
+    /// Ticks of run A measured against B, in tick order (the kept history
+    /// first, then the live ticks as they run).
+    Divergence(Vec<TickDivergence>),
+    /// The comparison ended (a fork's too: adopted or discarded).
+    CompareStopped,
+    /// Branch B was made at the end of this tick.
+    Forked(u64),
+    /// B's records of the ticks it ran since the last batch, in tick order.
+    ForkTicks(Vec<TracedTick>),
 }
 
 /// What the editor restarts a dead worker from: a whole-session snapshot taken
@@ -398,6 +551,9 @@ pub struct RecoveryPoint {
     pub(super) snapshot: Snapshot,
     /// The scene of the session, shared with the worker that sent it.
     pub(super) scene: Option<Arc<LoadedScene>>,
+    /// The session's scripts: the snapshot's Script behaviours use this host,
+    /// so the restarted worker keeps it (and its breakpoints).
+    pub(super) scripts: stepframe_plugins::ScriptHost,
 }
 
 impl RecoveryPoint {

@@ -13,7 +13,7 @@ use std::collections::VecDeque;
 
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
-use stepframe_core::{LogLevel, ObjectId};
+use stepframe_core::{LogLevel, ObjectId, Recording};
 
 use super::log::LogBook;
 use super::protocol::{Command, Pacing, RecoveryPoint, WorldView};
@@ -100,6 +100,14 @@ pub struct Session {
     /// The banner's button was clicked: the app restarts the worker at the end
     /// of this frame.
     pub restart_requested: bool,
+    /// The input tape as the Input tab edited it, until Resume from here
+    /// replays it (or Revert drops it). Shared here because every Resume from
+    /// here (the timeline's, Enter) replays it.
+    pub tape_draft: Option<Recording>,
+    /// "Compare with…": run B and what the live session measured against it.
+    pub compare: Option<super::compare::Comparison>,
+    /// The tick a what-if branch B was forked at, while it runs.
+    pub fork: Option<u64>,
 }
 
 impl Session {
@@ -120,6 +128,9 @@ impl Session {
             recovery: None,
             worker_stopped: None,
             restart_requested: false,
+            tape_draft: None,
+            compare: None,
+            fork: None,
         }
     }
 
@@ -168,10 +179,26 @@ impl Session {
         self.past = None;
     }
 
-    /// "Resume from here": rewinds the live session to the viewed tick.
+    /// "Resume from here": rewinds the live session to the viewed tick. With
+    /// an edited input tape that changes something, the rewind goes back to
+    /// the tick before the first change if that is earlier, and the tape
+    /// replays from there ([`Command::ApplyTape`]).
     pub fn resume_from_cursor(&mut self) {
-        if let Some(tick) = self.cursor {
-            self.send(Command::RewindTo(tick));
+        let Some(tick) = self.cursor else {
+            return;
+        };
+        let from = match (&self.tape_draft, &self.live) {
+            (Some(draft), Some(live)) => {
+                super::tape::resume_tick(draft, &super::tape::session_tape(live), tick)
+            }
+            _ => None,
+        };
+        match (from, self.tape_draft.take()) {
+            (Some(from), Some(tape)) => self.send(Command::ApplyTape { tape, from }),
+            (_, draft) => {
+                self.tape_draft = draft;
+                self.send(Command::RewindTo(tick));
+            }
         }
     }
 

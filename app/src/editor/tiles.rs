@@ -11,6 +11,7 @@ use super::hierarchy::hierarchy_ui;
 use super::inspector::inspector_ui;
 use super::log::log_ui;
 use super::state::Session;
+use super::tape::tape_ui;
 use super::timeline::{timeline_controls_ui, timeline_ui};
 use super::viewport::viewport_ui;
 use super::watches::watches_ui;
@@ -52,6 +53,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
                 Pane::Bookmarks => bookmarks_ui(ui, session, &mut p.bookmarks),
                 Pane::Watches => watches_ui(ui, session, &mut p.watches),
                 Pane::Code => code_pane_ui(ui, session, &mut p.code),
+                Pane::Input => tape_ui(ui, session, &mut p.tape),
                 Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
             });
         egui_tiles::UiResponse::None

@@ -115,6 +115,8 @@ pub fn menu_bar_ui(
                 files.start_save_as(session);
                 ui.close();
             }
+            ui.separator();
+            super::compare::compare_menu_ui(ui, session, &mut files.compare);
         });
         ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {

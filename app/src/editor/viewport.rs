@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
 use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 
+use super::compare::B_COLOUR;
 use super::geometry::{self, Camera};
 use super::protocol::{Command, ObjectView, WorldView};
 use super::state::Session;
@@ -163,12 +164,35 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             object,
             object.presentation,
             session.selected == Some(object.id),
-            false,
+            None,
         );
     }
     if session.persisted.show_committed {
         for object in &view.objects {
-            draw_object(&painter, &camera, object, object.committed, false, true);
+            draw_object(
+                &painter,
+                &camera,
+                object,
+                object.committed,
+                false,
+                Some(COMMITTED_OUTLINE),
+            );
+        }
+    }
+    if let Some(c) = &session.compare {
+        // Run B's bodies where they are not where A's are (a soft body's
+        // record is its centroid pose, not its particles: not drawn).
+        let tick = view.clock.simulation_tick;
+        let rigid = |o: &&ObjectView| o.body.as_ref().is_some_and(|b| b.soft.is_none());
+        for object in view.objects.iter().filter(rigid) {
+            let Some(b) = c.b_fields(tick, object.id.0) else {
+                continue;
+            };
+            let p = object.committed;
+            if [p.x, p.y, p.angle] != [b[0], b[1], b[2]] {
+                let pose = Pose::new(b[0], b[1], b[2]);
+                draw_object(&painter, &camera, object, pose, false, Some(B_COLOUR));
+            }
         }
     }
     if session.persisted.show_contacts {
@@ -361,14 +385,18 @@ fn body_colour(kind: BodyKind) -> Color32 {
     }
 }
 
+/// The committed-pose overlay's colour.
+const COMMITTED_OUTLINE: Color32 = Color32::from_rgb(255, 140, 40);
+
 fn draw_object(
     painter: &egui::Painter,
     camera: &Camera,
     object: &ObjectView,
     pose: Pose,
     selected: bool,
-    outline_only: bool,
+    outline: Option<Color32>,
 ) {
+    let outline_only = outline.is_some();
     let Some(body) = &object.body else {
         if outline_only {
             return;
@@ -394,8 +422,8 @@ fn draw_object(
     if !object.enabled {
         fill = fill.gamma_multiply(0.35);
     }
-    let stroke = if outline_only {
-        Stroke::new(1.5, Color32::from_rgb(255, 140, 40))
+    let stroke = if let Some(colour) = outline {
+        Stroke::new(1.5, colour)
     } else if selected {
         Stroke::new(2.5, Color32::from_rgb(255, 220, 90))
     } else {

@@ -151,7 +151,7 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
                     state.error = None;
                     state.sync(session);
                 }
-                Err(e) => state.error = Some(e),
+                Err(e) => state.error = Some(e.to_string()),
             }
         }
     });

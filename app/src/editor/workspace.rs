@@ -45,6 +45,8 @@ pub enum Pane {
     Bookmarks,
     /// Expressions over committed state, asked after every tick.
     Watches,
+    /// The input tape: tick-stamped edges, edited while suspended.
+    Input,
     /// Scripts, their line breakpoints and hits.
     Code,
     /// The timeline lanes.
@@ -53,7 +55,7 @@ pub enum Pane {
 
 impl Pane {
     /// Every pane.
-    pub const ALL: [Pane; 10] = [
+    pub const ALL: [Pane; 11] = [
         Pane::Viewport,
         Pane::Hierarchy,
         Pane::Inspector,
@@ -62,6 +64,7 @@ impl Pane {
         Pane::Log,
         Pane::Bookmarks,
         Pane::Watches,
+        Pane::Input,
         Pane::Code,
         Pane::Timeline,
     ];
@@ -77,6 +80,7 @@ impl Pane {
             Pane::Log => "Log",
             Pane::Bookmarks => "Bookmarks",
             Pane::Watches => "Watches",
+            Pane::Input => "Input",
             Pane::Code => "Code",
             Pane::Timeline => "Timeline",
         }
@@ -129,7 +133,8 @@ fn default_tree() -> Tree<Pane> {
     let code_tabs = tiles.insert_tab_tile(vec![code]);
     let inspector = pane(&mut tiles, Pane::Inspector);
     let bookmarks = pane(&mut tiles, Pane::Bookmarks);
-    let inspector_tabs = tiles.insert_tab_tile(vec![inspector, bookmarks]);
+    let input = pane(&mut tiles, Pane::Input);
+    let inspector_tabs = tiles.insert_tab_tile(vec![inspector, bookmarks, input]);
     let clock = pane(&mut tiles, Pane::Clock);
     let breakpoints = pane(&mut tiles, Pane::Breakpoints);
     let log = pane(&mut tiles, Pane::Log);

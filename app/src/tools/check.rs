@@ -42,7 +42,7 @@ use super::report::Sides;
 use super::trace_diff::{
     DiffOptions, Divergence, FieldDiff, TickDiff, TraceDiff, diff_traces, diff_traces_with,
 };
-use crate::player::{register_assets_root, registry};
+use crate::player::registry;
 
 /// Arguments of `stepframe check`.
 #[derive(clap::Args, Debug)]
@@ -145,6 +145,10 @@ pub struct SceneCheck {
     pub target: CheckTarget,
     /// The scene.
     pub scene: Scene,
+    /// The behaviours it names, with a script host of its own and its script
+    /// paths resolved from its directory ([`registry`]): every run of this
+    /// scene builds its world with it.
+    pub registry: Registry,
     /// Its recording.
     pub recording: Option<Recording>,
     /// Ticks compared.
@@ -258,7 +262,6 @@ fn timed(f: impl FnOnce() -> Result<CaseRun, String>) -> TimedRun {
 /// `runs`. Outcomes come in `runs` order.
 pub fn run_matrix(
     scenes: &[SceneCheck],
-    registry: &Registry,
     runs: &[MatrixRun],
     jobs: usize,
     done: &(dyn Fn(&CaseOutcome) + Sync),
@@ -271,7 +274,7 @@ pub fn run_matrix(
         timed(|| {
             run_case(
                 &s.scene,
-                registry,
+                &s.registry,
                 s.recording.as_ref(),
                 &cases[case],
                 s.ticks,
@@ -335,18 +338,12 @@ pub fn run_matrix(
 }
 
 /// Loads every scene and recording; an error is a bad argument (exit 2).
-fn load_scenes(
-    targets: Vec<CheckTarget>,
-    registry: &Registry,
-    ticks: Option<u64>,
-) -> Result<Vec<SceneCheck>, String> {
-    for t in &targets {
-        register_assets_root(&t.scene);
-    }
+fn load_scenes(targets: Vec<CheckTarget>, ticks: Option<u64>) -> Result<Vec<SceneCheck>, String> {
     targets
         .into_iter()
         .map(|target| {
-            let scene = Scene::load(&target.scene, registry).map_err(|e| e.to_string())?;
+            let registry = registry(&target.scene);
+            let scene = Scene::load(&target.scene, &registry).map_err(|e| e.to_string())?;
             let recording = match &target.input {
                 Some(path) => Some(Recording::load(path).map_err(|e| e.to_string())?),
                 None => None,
@@ -358,6 +355,7 @@ fn load_scenes(
             Ok(SceneCheck {
                 target,
                 scene,
+                registry,
                 recording,
                 ticks,
             })
@@ -487,10 +485,9 @@ pub fn check(args: CheckArgs, matches: Option<&clap::ArgMatches>) -> ExitCode {
         eprintln!("stepframe check: {e}");
         ExitCode::from(2)
     };
-    let registry = registry();
     let scenes = match args
         .targets(matches)
-        .and_then(|t| load_scenes(t, &registry, args.ticks))
+        .and_then(|t| load_scenes(t, args.ticks))
     {
         Ok(s) => s,
         Err(e) => return bad(e),
@@ -509,7 +506,7 @@ pub fn check(args: CheckArgs, matches: Option<&clap::ArgMatches>) -> ExitCode {
     });
     let runs = args.shard.unwrap_or(Shard::ALL).runs(scenes.len());
     let bar = progress_bar(runs.len());
-    let outcomes = run_matrix(&scenes, &registry, &runs, jobs, &|o| {
+    let outcomes = run_matrix(&scenes, &runs, jobs, &|o| {
         bar.set_message(o.case.name());
         bar.inc(1);
     });

@@ -191,7 +191,7 @@ pub fn run_case(
     pipeline.set_tick_observer(Some(Box::new(writer.clone())));
     let plan = RunPlan {
         settings,
-        pacer: FramePacer::new(&case.pacing, &case.stalls)?,
+        pacer: FramePacer::new(&case.pacing, &case.stalls).map_err(|e| e.to_string())?,
         length: RunLength::Ticks(ticks),
         realtime: false,
         sync_test: None,

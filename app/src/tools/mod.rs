@@ -9,6 +9,7 @@
 //! | [`matrix`] | the pacing matrix, one in-memory run, shards of the scene × pacing matrix |
 //! | [`check`] | the `check` command: several scenes, the parallel runs, the table and the report |
 //! | [`junit`] | `check --junit`: the runs as JUnit XML |
+//! | [`trace_poses`] | a trace's pose records as numbers, and one tick of A against B (the editor's Compare with…) |
 
 pub mod check;
 pub mod junit;
@@ -16,6 +17,7 @@ pub mod matrix;
 pub mod report;
 pub mod tick_diff;
 pub mod trace_diff;
+pub mod trace_poses;
 
 pub use check::{CheckArgs, check};
 pub use report::Sides;

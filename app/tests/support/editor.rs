@@ -133,7 +133,7 @@ pub fn same_bits(a: Pose, b: Pose) -> bool {
 /// A plain pipeline on `scene_path`, run with frames of `DT` to the end of
 /// `tick`: what a headless run has there.
 pub fn headless_at(scene_path: &Path, tick: u64) -> Pipeline {
-    let registry = stepframe_plugins::registry();
+    let registry = stepframe_app::player::registry(scene_path);
     let scene = Scene::load(scene_path, &registry).expect("the scene loads");
     let mut pipeline = Pipeline::new(TimeSettings::default());
     pipeline

@@ -10,8 +10,8 @@
 //! fixed phase (hooks plus the rapier step) is reported too, since that is what
 //! a frame pays. No breakpoint is set, so the script runs as it does in a
 //! session with no script breakpoint: on typed register code (`typed.rs`).
-//! The same patrol on the compiled tree alone and on rhai alone is measured
-//! too, to show what each layer buys.
+//! The same patrol on rhai alone is measured too, to show what the typed
+//! path buys.
 
 use std::collections::BTreeMap;
 
@@ -20,7 +20,7 @@ use stepframe_core::{
     TimeSettings, Vec2, World,
 };
 
-use super::{Script, ScriptError, ScriptValue};
+use super::{Script, ScriptError, ScriptHost, ScriptValue};
 
 /// The patrol script the bench runs (the asset itself, built in).
 const PATROL: &str = include_str!("../../../assets/scripts/patrol.rhai");
@@ -49,10 +49,6 @@ struct RustPatrol {
 impl Behaviour for RustPatrol {
     fn name(&self) -> &str {
         "RustPatrol"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
@@ -89,8 +85,6 @@ pub struct ScriptVsRust {
     /// Scripted FixedUpdate, nanoseconds per object per tick, as scripts run
     /// by default (typed register code where the function qualifies).
     pub script_ns: f64,
-    /// The same on the compiled tree only (no specialisation).
-    pub compiled_ns: f64,
     /// The same on rhai only.
     pub rhai_ns: f64,
     /// Rust FixedUpdate, nanoseconds per object per tick.
@@ -151,11 +145,11 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         .into_iter()
         .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
         .collect();
-    let script = Script::from_source("bench/patrol.rhai", PATROL, &vars)?;
-    let mut compiled = script.clone();
-    compiled.set_specialised(false);
+    // The bench's own session: its scripts share nothing with the caller's.
+    let host = ScriptHost::new();
+    let script = Script::from_source(&host, "bench/patrol.rhai", PATROL, &vars)?;
     let mut rhai = script.clone();
-    rhai.set_compiled(false);
+    rhai.use_typed(false);
     let rust = RustPatrol {
         started: false,
         x: 0.0,
@@ -171,16 +165,14 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         );
         rust_best = fastest(rust_best, run(objects, ticks, &|| Box::new(rust.clone())));
     }
-    // The slower paths, for context: one round each is enough to show the
-    // order of magnitude.
-    let compiled_ns = run(objects, ticks, &|| Box::new(compiled.clone())).0;
+    // The slower path, for context: one round is enough to show the order
+    // of magnitude.
     let rhai_ns = run(objects, ticks, &|| Box::new(rhai.clone())).0;
     let ((script_ns, script_tick_ns), (rust_ns, rust_tick_ns)) = (script_best, rust_best);
     Ok(ScriptVsRust {
         objects,
         ticks,
         script_ns,
-        compiled_ns,
         rhai_ns,
         rust_ns,
         script_tick_ns,

@@ -1,15 +1,17 @@
 //! Line breakpoints on scripts, and the hits they record: the table the editor
 //! drives.
 //!
-//! # One table, reachable from any thread
+//! # One table per session
 //!
-//! The editor's worker thread owns the pipeline; the UI thread owns the code
-//! pane. Both reach the same process-wide table, [`breakpoints()`]: a `Mutex`
-//! around the breakpoints of every script (keyed by the script's resolved path,
-//! see [`crate::script::script_key`]) and the list of hits. The UI toggles lines;
-//! the next call of a script hook sees the change (a version counter makes
-//! "nothing changed" one atomic load per call, so breakpoints cost nothing while
-//! none is set on a script: it then runs on an engine without a debugger).
+//! Each [`ScriptHost`](super::ScriptHost) (one per session) owns one table:
+//! the breakpoints of every script of that session (keyed by the script's
+//! resolved path, see [`crate::script::script_key`]) and the list of hits.
+//! Two sessions in one process (a fork, a scratch replay) keep their own. The
+//! editor's code pane changes the table through the worker, which owns the
+//! session and its host; the next call of a script hook sees the change (a
+//! version counter makes "nothing changed" one atomic load per call, so
+//! breakpoints cost nothing while none is set on a script: it then runs on an
+//! engine without a debugger).
 //!
 //! # Kinds of line breakpoint
 //!
@@ -146,24 +148,13 @@ struct Table {
     hits: VecDeque<ScriptHit>,
 }
 
-/// The process-wide table of script breakpoints and hits (see module docs).
+/// One session's table of script breakpoints and hits (see module docs);
+/// reached through [`ScriptHost::breakpoints`](super::ScriptHost::breakpoints).
+#[derive(Default)]
 pub struct ScriptBreakpoints {
     table: Mutex<Table>,
     /// Bumped on every change of a breakpoint, so scripts re-read only then.
     version: AtomicU64,
-}
-
-static BREAKPOINTS: ScriptBreakpoints = ScriptBreakpoints {
-    table: Mutex::new(Table {
-        lines: BTreeMap::new(),
-        hits: VecDeque::new(),
-    }),
-    version: AtomicU64::new(1),
-};
-
-/// The table every Script behaviour of the process reads.
-pub fn breakpoints() -> &'static ScriptBreakpoints {
-    &BREAKPOINTS
 }
 
 impl std::fmt::Debug for ScriptBreakpoints {

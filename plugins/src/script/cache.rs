@@ -1,6 +1,7 @@
-//! Compiled scripts by path, shared by every Script behaviour, and hot reload.
+//! Compiled scripts by key, shared by every Script behaviour of one session
+//! (one [`super::ScriptHost`]), and hot reload.
 //!
-//! A script file is compiled once per process and the AST shared (scene
+//! A script file is compiled once per host and the AST shared (scene
 //! loading calls a behaviour's factory more than once: to check the scene, then
 //! to build the world). Each compile that succeeds gets a new generation
 //! number; a Script behaviour notices a newer generation at its next outer
@@ -20,10 +21,18 @@ use std::time::SystemTime;
 
 use rhai::{AST, ImmutableString};
 
+use super::ScriptError;
 use super::engine::engines;
-use super::fast::{self, FastProgram, Tag};
+use super::ir::{FastProgram, Tag};
+use super::lower;
 use super::typed::{self, Typed};
-use super::{ScriptError, script_key};
+
+/// Locks a mutex of the cache; every change under it is a single insert or
+/// field update, so a panic elsewhere leaves the data consistent and a
+/// poisoned lock is still usable.
+fn lock_any<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Which hooks a script defines (checked once per compile, so a call for a
 /// hook the script lacks costs nothing).
@@ -42,7 +51,7 @@ pub(crate) struct Program {
     pub(crate) ast: AST,
     /// The key: the AST's source and the hits' path.
     pub(crate) source: ImmutableString,
-    /// Increases with every successful compile in this process.
+    /// Increases with every successful compile in this host (from 1).
     pub(crate) generation: u64,
     pub(crate) hooks: Hooks,
     /// The text compiled.
@@ -68,20 +77,6 @@ pub(crate) const NEVER_POLLED: u64 = u64::MAX;
 /// See [`Program::polled_frame`].
 pub(crate) const NOT_A_FILE: u64 = u64::MAX - 1;
 
-/// Bumped by every change to the cache (a compile, a failed compile, a new
-/// script): a behaviour that saw the same value last frame and whose file
-/// was already checked this frame has nothing to refresh.
-static CHANGES: AtomicU64 = AtomicU64::new(0);
-
-/// See [`CHANGES`].
-pub(crate) fn changes() -> u64 {
-    CHANGES.load(Ordering::Acquire)
-}
-
-fn changed() {
-    CHANGES.fetch_add(1, Ordering::AcqRel);
-}
-
 impl Program {
     /// The typed code of hook `hook` for these types, made once per program.
     pub(crate) fn specialised(
@@ -90,7 +85,7 @@ impl Program {
         state: &[Tag],
         args: &[Tag],
     ) -> Option<Arc<Typed>> {
-        let mut made = self.typed.lock().unwrap_or_else(|e| e.into_inner());
+        let mut made = lock_any(&self.typed);
         if let Some((.., t)) = made
             .iter()
             .find(|(h, s, a, _)| *h == hook && s == state && a == args)
@@ -120,11 +115,24 @@ struct Entry {
     error_logged: bool,
 }
 
-static CACHE: Mutex<BTreeMap<String, Entry>> = Mutex::new(BTreeMap::new());
-static GENERATION: AtomicU64 = AtomicU64::new(1);
+/// The compiled programs of one host, by key.
+#[derive(Default)]
+pub(crate) struct Cache {
+    entries: Mutex<BTreeMap<String, Entry>>,
+    /// Bumped by every change to the cache (a compile, a failed compile, a new
+    /// script): a behaviour that saw the same value last frame and whose file
+    /// was already checked this frame has nothing to refresh.
+    changes: AtomicU64,
+    /// The last generation handed out (0: none yet).
+    generation: AtomicU64,
+}
 
-fn lock() -> MutexGuard<'static, BTreeMap<String, Entry>> {
-    CACHE.lock().unwrap_or_else(|e| e.into_inner())
+impl std::fmt::Debug for Cache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Cache")
+            .field("scripts", &self.lock().keys().collect::<Vec<_>>())
+            .finish_non_exhaustive()
+    }
 }
 
 /// The hook functions and their parameter counts.
@@ -136,8 +144,9 @@ const HOOKS: [(&str, usize); 5] = [
     ("on_contact", 2),
 ];
 
-/// Compiles source text under a key (the key becomes the AST's source).
-pub(crate) fn compile(key: &str, text: &str) -> Result<Program, ScriptError> {
+/// Compiles source text under a key (the key becomes the AST's source), as
+/// generation `generation`.
+pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program, ScriptError> {
     let mut ast = engines().plain.compile(text).map_err(|e| {
         let pos = e.position();
         ScriptError {
@@ -172,14 +181,14 @@ pub(crate) fn compile(key: &str, text: &str) -> Result<Program, ScriptError> {
             _ => hooks.on_contact = true,
         }
     }
-    let fast = fast::compile(&ast);
+    let fast = lower::compile(&ast);
     Ok(Program {
         fast,
         typed: Mutex::new(Vec::new()),
         polled_frame: AtomicU64::new(NEVER_POLLED),
         ast,
         source: key.into(),
-        generation: GENERATION.fetch_add(1, Ordering::Relaxed),
+        generation,
         hooks,
         text: Arc::from(text),
     })
@@ -199,149 +208,167 @@ fn read(key: &str) -> Result<String, ScriptError> {
     })
 }
 
-/// The program of a script file, compiled on first use.
-pub(crate) fn load(key: &str) -> Result<Arc<Program>, ScriptError> {
-    if let Some(entry) = lock().get(key) {
-        return Ok(entry.program.clone());
+impl Cache {
+    fn lock(&self) -> MutexGuard<'_, BTreeMap<String, Entry>> {
+        lock_any(&self.entries)
     }
-    let stamp = stamp(Path::new(key));
-    let program = Arc::new(compile(key, &read(key)?)?);
-    let mut cache = lock();
-    // Another thread may have compiled it meanwhile: keep the first.
-    let entry = cache.entry(key.to_string()).or_insert(Entry {
-        program,
-        stamp,
-        polled_frame: None,
-        error: None,
-        error_logged: false,
-    });
-    changed();
-    Ok(entry.program.clone())
-}
 
-/// The program of source text that has no file (tests, benches, the editor's
-/// scratch scripts), registered under `key`. Registering different text
-/// under the same key compiles it as a new generation.
-pub(crate) fn load_source(key: &str, text: &str) -> Result<Arc<Program>, ScriptError> {
-    let mut cache = lock();
-    if let Some(entry) = cache.get(key)
-        && entry.stamp.is_none()
-        && &*entry.program.text == text
-    {
-        return Ok(entry.program.clone());
+    /// See [`Cache::changes`](field@Cache::changes).
+    pub(crate) fn changes(&self) -> u64 {
+        self.changes.load(Ordering::Acquire)
     }
-    let program = Arc::new(compile(key, text)?);
-    program.polled_frame.store(NOT_A_FILE, Ordering::Relaxed);
-    changed();
-    cache.insert(
-        key.to_string(),
-        Entry {
-            program: program.clone(),
-            stamp: None,
+
+    fn changed(&self) {
+        self.changes.fetch_add(1, Ordering::AcqRel);
+    }
+
+    fn compile(&self, key: &str, text: &str) -> Result<Program, ScriptError> {
+        compile(
+            key,
+            text,
+            self.generation.fetch_add(1, Ordering::Relaxed) + 1,
+        )
+    }
+
+    /// The program of a script file, compiled on first use.
+    pub(crate) fn load(&self, key: &str) -> Result<Arc<Program>, ScriptError> {
+        if let Some(entry) = self.lock().get(key) {
+            return Ok(entry.program.clone());
+        }
+        let stamp = stamp(Path::new(key));
+        let program = Arc::new(self.compile(key, &read(key)?)?);
+        let mut cache = self.lock();
+        // Another thread may have compiled it meanwhile: keep the first.
+        let entry = cache.entry(key.to_string()).or_insert(Entry {
+            program,
+            stamp,
             polled_frame: None,
             error: None,
             error_logged: false,
-        },
-    );
-    Ok(program)
-}
+        });
+        self.changed();
+        Ok(entry.program.clone())
+    }
 
-fn recompile(key: &str, entry: &mut Entry) -> Result<(), ScriptError> {
-    let new_stamp = stamp(Path::new(key));
-    let result = read(key).and_then(|text| compile(key, &text));
-    entry.stamp = new_stamp;
-    changed();
-    match result {
-        Ok(program) => {
-            entry.program = Arc::new(program);
-            entry.error = None;
-            entry.error_logged = false;
-            Ok(())
+    /// The program of source text that has no file (tests, benches, the
+    /// editor's scratch scripts), registered under `key`. Registering different
+    /// text under the same key compiles it as a new generation.
+    pub(crate) fn load_source(&self, key: &str, text: &str) -> Result<Arc<Program>, ScriptError> {
+        let mut cache = self.lock();
+        if let Some(entry) = cache.get(key)
+            && entry.stamp.is_none()
+            && &*entry.program.text == text
+        {
+            return Ok(entry.program.clone());
         }
-        Err(e) => {
-            entry.error = Some(e.clone());
-            entry.error_logged = false;
-            Err(e)
+        let program = Arc::new(self.compile(key, text)?);
+        program.polled_frame.store(NOT_A_FILE, Ordering::Relaxed);
+        self.changed();
+        cache.insert(
+            key.to_string(),
+            Entry {
+                program: program.clone(),
+                stamp: None,
+                polled_frame: None,
+                error: None,
+                error_logged: false,
+            },
+        );
+        Ok(program)
+    }
+
+    fn recompile(&self, key: &str, entry: &mut Entry) -> Result<(), ScriptError> {
+        let new_stamp = stamp(Path::new(key));
+        let result = read(key).and_then(|text| self.compile(key, &text));
+        entry.stamp = new_stamp;
+        self.changed();
+        match result {
+            Ok(program) => {
+                entry.program = Arc::new(program);
+                entry.error = None;
+                entry.error_logged = false;
+                Ok(())
+            }
+            Err(e) => {
+                entry.error = Some(e.clone());
+                entry.error_logged = false;
+                Err(e)
+            }
         }
     }
-}
 
-/// Recompiles a script file now. On success every Script behaviour running it
-/// adopts the new program at its next outer frame boundary; on failure (a
-/// syntax error, with line and column) the old program keeps running and the
-/// error is returned, kept for [`compile_error`] and logged once.
-pub fn reload(path: impl AsRef<Path>) -> Result<(), ScriptError> {
-    let key = script_key(path.as_ref());
-    let mut cache = lock();
-    match cache.get_mut(&key) {
-        Some(entry) => recompile(&key, entry),
-        None => {
-            drop(cache);
-            load(&key).map(|_| ())
+    /// See [`super::ScriptHost::reload`].
+    pub(crate) fn reload(&self, key: &str) -> Result<(), ScriptError> {
+        let mut cache = self.lock();
+        match cache.get_mut(key) {
+            Some(entry) => self.recompile(key, entry),
+            None => {
+                drop(cache);
+                self.load(key).map(|_| ())
+            }
         }
     }
-}
 
-/// Recompiles every loaded script file whose modification time or length
-/// changed; returns the paths tried and their outcome, in path order. The
-/// editor's worker calls this between frames; Script behaviours with
-/// `hot_reload` also check their own file at each outer frame boundary.
-pub fn reload_changed() -> Vec<(PathBuf, Result<(), ScriptError>)> {
-    let mut cache = lock();
-    let mut out = Vec::new();
-    for (key, entry) in cache.iter_mut() {
-        if entry.stamp.is_some() && stamp(Path::new(key)) != entry.stamp {
-            out.push((PathBuf::from(key), recompile(key, entry)));
+    /// See [`super::ScriptHost::reload_changed`].
+    pub(crate) fn reload_changed(&self) -> Vec<(PathBuf, Result<(), ScriptError>)> {
+        let mut cache = self.lock();
+        let mut out = Vec::new();
+        for (key, entry) in cache.iter_mut() {
+            if entry.stamp.is_some() && stamp(Path::new(key)) != entry.stamp {
+                out.push((PathBuf::from(key), self.recompile(key, entry)));
+            }
         }
+        out
     }
-    out
-}
 
-/// The program in force for a script, if it is loaded (never loads it).
-pub(crate) fn loaded(path: impl AsRef<Path>) -> Option<Arc<Program>> {
-    let key = script_key(path.as_ref());
-    lock().get(&key).map(|e| e.program.clone())
-}
-
-/// The last failed compile of a script, if no good one came after it.
-pub fn compile_error(path: impl AsRef<Path>) -> Option<ScriptError> {
-    let key = script_key(path.as_ref());
-    lock().get(&key).and_then(|e| e.error.clone())
-}
-
-/// The text of the program in force for a script (what its line numbers
-/// refer to), or the file's text if it was never loaded: what a code pane shows.
-pub fn source(path: impl AsRef<Path>) -> Result<String, ScriptError> {
-    let key = script_key(path.as_ref());
-    if let Some(entry) = lock().get(&key) {
-        return Ok(entry.program.text.to_string());
+    /// Every key loaded, in order.
+    pub(crate) fn keys(&self) -> Vec<String> {
+        self.lock().keys().cloned().collect()
     }
-    read(&key)
-}
 
-/// At a frame boundary: checks the file once per outer frame (if `poll`),
-/// then returns the program in force and an error not yet logged.
-pub(crate) fn current(
-    key: &str,
-    frame: u64,
-    poll: bool,
-) -> Option<(Arc<Program>, Option<ScriptError>)> {
-    let mut cache = lock();
-    let entry = cache.get_mut(key)?;
-    if poll && entry.stamp.is_some() && entry.polled_frame != Some(frame) {
-        entry.polled_frame = Some(frame);
-        if stamp(Path::new(key)) != entry.stamp {
-            // The outcome is kept in the entry (program or error).
-            let _ = recompile(key, entry);
+    /// The program in force for a script, if it is loaded (never loads it).
+    pub(crate) fn loaded(&self, key: &str) -> Option<Arc<Program>> {
+        self.lock().get(key).map(|e| e.program.clone())
+    }
+
+    /// See [`super::ScriptHost::compile_error`].
+    pub(crate) fn compile_error(&self, key: &str) -> Option<ScriptError> {
+        self.lock().get(key).and_then(|e| e.error.clone())
+    }
+
+    /// See [`super::ScriptHost::source`].
+    pub(crate) fn source(&self, key: &str) -> Result<String, ScriptError> {
+        if let Some(entry) = self.lock().get(key) {
+            return Ok(entry.program.text.to_string());
         }
-        entry.program.polled_frame.store(frame, Ordering::Release);
+        read(key)
     }
-    let error = match (&entry.error, entry.error_logged) {
-        (Some(e), false) => {
-            entry.error_logged = true;
-            Some(e.clone())
+
+    /// At a frame boundary: checks the file once per outer frame (if `poll`),
+    /// then returns the program in force and an error not yet logged.
+    pub(crate) fn current(
+        &self,
+        key: &str,
+        frame: u64,
+        poll: bool,
+    ) -> Option<(Arc<Program>, Option<ScriptError>)> {
+        let mut cache = self.lock();
+        let entry = cache.get_mut(key)?;
+        if poll && entry.stamp.is_some() && entry.polled_frame != Some(frame) {
+            entry.polled_frame = Some(frame);
+            if stamp(Path::new(key)) != entry.stamp {
+                // The outcome is kept in the entry (program or error).
+                let _ = self.recompile(key, entry);
+            }
+            entry.program.polled_frame.store(frame, Ordering::Release);
         }
-        _ => None,
-    };
-    Some((entry.program.clone(), error))
+        let error = match (&entry.error, entry.error_logged) {
+            (Some(e), false) => {
+                entry.error_logged = true;
+                Some(e.clone())
+            }
+            _ => None,
+        };
+        Some((entry.program.clone(), error))
+    }
 }

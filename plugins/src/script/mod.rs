@@ -29,7 +29,7 @@
 //!
 //! The API scripts call (pose, velocity, body commands, spawn, remove, input,
 //! clock, random numbers, log) is listed in `docs/scripts.md` and implemented
-//! in `engine.rs`. In a scene:
+//! in `api.rs`. In a scene:
 //!
 //! ```ron
 //! (id: 40, name: "Guard", transform: (x: 2.0, y: 0.5),
@@ -40,15 +40,12 @@
 //!
 //! # Where the script file is found
 //!
-//! The scene factory only gets the parameter text, not the scene's path, so a
-//! relative `path` is looked up, in order, under: the directories given to
-//! [`set_assets_root`] (the editor and the player register the `assets/`
-//! directory of the scene they load: the parent of its `scenes/` directory),
-//! `./assets`, `.`, and this workspace's `assets/` directory (known at build
-//! time, so tests and `cargo run` find the repository's scripts from any
-//! directory). The first existing file wins; an absolute path is used as is.
-//! The resolved, canonical path is the script's **key**: breakpoints, hits,
-//! errors and [`reload`] all name a script by it, and any spelling that
+//! Scripts belong to a session's [`ScriptHost`] (see [`host`](self::host)):
+//! the registry of a session is built with its host and the scene's
+//! directory ([`crate::registry_for`]), and a relative `path` is looked up
+//! under that scene's assets directory ([`assets_dir`]). The resolved,
+//! canonical path is the script's **key**: breakpoints, hits, errors and
+//! [`ScriptHost::reload`] all name a script by it, and any spelling that
 //! resolves to the same file reaches the same script.
 //!
 //! # State
@@ -71,7 +68,7 @@
 //!
 //! # Line breakpoints and when the session stops
 //!
-//! Breakpoints live in the process-wide table [`breakpoints()`] (see
+//! Breakpoints live in the session's table, [`ScriptHost::breakpoints`] (see
 //! [`breakpoints`](self::breakpoints) for conditions and logpoints). When a
 //! statement on a breakpoint line is reached, rhai's debugger callback records
 //! a [`ScriptHit`]: script, line and column, object, hook, tick, the call stack
@@ -102,7 +99,8 @@
 //!
 //! # Hot reload
 //!
-//! [`reload`] (or [`reload_changed`], or the behaviour's own check of its file
+//! [`ScriptHost::reload`] (or [`ScriptHost::reload_changed`], or the
+//! behaviour's own check of its file
 //! at each outer frame boundary when `hot_reload` is on) recompiles a script.
 //! Every Script behaviour running it switches at its next `start`/`update`
 //! (the next outer frame boundary): the new file's top level runs in a fresh
@@ -110,69 +108,97 @@
 //! current value (new variables get their initial one), and a script stopped
 //! by a run-time error runs again. A reload with a syntax error changes
 //! nothing: the old program keeps running, and the error is returned, logged
-//! once as `path:line:column: message` and kept for [`compile_error`].
+//! once as `path:line:column: message` and kept for
+//! [`ScriptHost::compile_error`].
 //!
 //! A run-time error in a hook (a type error, a runaway loop past
 //! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
 //! until the file is reloaded; the object and the other behaviours go on.
 //!
-//! # Cost: three engines, one meaning
+//! # Cost: two engines, one meaning
 //!
 //! A hook call runs on the first of these that can take it:
 //!
-//! 1. **typed register code** (`typed.rs`): the function specialised to the
+//! 1. **typed register code** (`typed.rs`): the function, lowered from rhai's
+//!    AST (`lower.rs`) to a small tree (`ir.rs`), then specialised to the
 //!    types its state variables hold, as flat register instructions;
-//! 2. **the compiled tree** (`fast.rs`): the same subset with types checked as
-//!    it runs;
-//! 3. **rhai** itself: functions outside the subset (loops, strings, maps,
+//! 2. **rhai** itself: functions outside the subset (loops, strings, maps,
 //!    `log`, `spawn_body`, ...), any call while a line breakpoint is set in
-//!    the script, and any call the faster paths give up on.
+//!    the script, calls whose types the typed code was not made for (after
+//!    [`MAX_SPECIALISATIONS`] tries), and any call the typed code gives up on.
 //!
-//! The first two cover a numeric subset of rhai (listed in `fast.rs`) and
-//! compute exactly what rhai computes, down to its checked integer arithmetic
-//! and epsilon-relative float comparisons; where they cannot (a type they do
-//! not handle, an overflow, a non-finite body command), they give the call to
-//! rhai before changing anything, so rhai's own result or error is what
-//! happens. `plugins/tests/script_paths.rs` runs generated programs on all
-//! three and compares the state hash tick by tick. [`bench_script_vs_rust`]
+//! The typed code covers a numeric subset of rhai (listed in `ir.rs`) and
+//! computes exactly what rhai computes (`semantics.rs`: its checked integer
+//! arithmetic and epsilon-relative float comparisons); where it cannot (an
+//! overflow, a non-finite body command, an object with no body), it gives the
+//! call to rhai before changing anything, so rhai's own result or error is
+//! what happens. `plugins/tests/script_paths.rs` runs 400 generated programs
+//! on both and compares the state hash tick by tick. [`bench_script_vs_rust`]
 //! measures a scripted patrol against the same patrol in Rust (`stepframe
-//! bench` reports it as `script_vs_rust`, with the tree alone and rhai alone
-//! for context).
+//! bench` reports it as `script_vs_rust`, with rhai alone for context).
+//!
+//! (A middle engine, evaluating the tree with types checked as it runs, was
+//! removed: measured in a release build it took 3.2x the typed code's time
+//! per patrol call (229 against 72 ns), and with the typed path on it ran no
+//! call of the bundled scenes in 600 frames and 4% of the calls of the
+//! generated programs, those whose types keep changing.)
 
+// Module map (each file opens with what it owns):
+//
+// - `host.rs`: the session's `ScriptHost` (cache, breakpoints, counts) and
+//   where script files are found (`ScriptContext`, `assets_dir`);
+// - `cache.rs`: compiled programs by key, generations, hot reload;
+// - `breakpoints.rs`: line breakpoints, conditions, logpoints, hits;
+// - `engine.rs`: the rhai engines, the per-call state, the debugger hook;
+//   `api.rs`: the native functions scripts call;
+// - `rhai_calls.rs`: hook and routine calls on rhai, breakpoint timing;
+// - `ir.rs`, `lower.rs`, `semantics.rs`, `typed/`, `typed_calls.rs`: the
+//   typed path (the tree, rhai's AST to it, rhai's number rules, the
+//   register code, and the behaviour's state as typed code holds it);
+// - `value.rs`: scene values and hashing; `bench.rs`: `script_vs_rust`.
+mod api;
 mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
+pub mod host;
 pub(crate) use engine::{push_clock, sandboxed_engine};
-mod fast;
+mod ir;
+mod lower;
+mod rhai_calls;
+mod semantics;
 mod typed;
+mod typed_calls;
 mod value;
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::Arc;
 
-use rhai::{CallFnOptions, Dynamic, FuncArgs, INT, Scope};
+use rhai::{Dynamic, FuncArgs, INT, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId, Wait};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
-pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit, breakpoints};
-pub use cache::{compile_error, reload, reload_changed, source};
+pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit};
 pub use engine::MAX_OPERATIONS;
+pub use host::{
+    CallCounts, HookEngine, ScriptContext, ScriptHost, assets_dir, resolve_in, script_key,
+};
 pub use value::ScriptValue;
 
 use breakpoints::LineBreakpoint as Bp;
 use cache::Program;
-use fast::{Bail, Scratch, Tag, Val};
-use typed::{Exit, Typed};
+use ir::Val;
+use typed_calls::FastState;
 
 /// A script that could not be read, compiled, or run: the script's key, the
 /// position (1-based; 0 when the error has none) and what went wrong.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ScriptError {
-    /// The script's key (resolved path), or `inline:<name>`.
+    /// The script's key (resolved path), or `inline:<name>`; empty when no
+    /// script was named.
     pub path: String,
     /// 1-based line, or 0.
     pub line: usize,
@@ -184,7 +210,9 @@ pub struct ScriptError {
 
 impl std::fmt::Display for ScriptError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        if self.line == 0 {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else if self.line == 0 {
             write!(f, "{}: {}", self.path, self.message)
         } else {
             write!(
@@ -194,54 +222,6 @@ impl std::fmt::Display for ScriptError {
             )
         }
     }
-}
-
-static ASSET_ROOTS: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
-
-/// Adds a directory relative script paths are looked up in, before the
-/// defaults (see "Where the script file is found"). The most recent first.
-pub fn set_assets_root(dir: impl Into<PathBuf>) {
-    let dir = dir.into();
-    let mut roots = ASSET_ROOTS.lock().unwrap_or_else(|e| e.into_inner());
-    roots.retain(|d| d != &dir);
-    roots.insert(0, dir);
-}
-
-/// Where a script path points (see "Where the script file is found"): the
-/// first existing candidate, or the first candidate when none exists (so an
-/// error names a sensible path).
-pub fn resolve_script_path(path: &Path) -> PathBuf {
-    if path.is_absolute() {
-        return path.to_path_buf();
-    }
-    let mut roots: Vec<PathBuf> = ASSET_ROOTS
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .clone();
-    roots.push(PathBuf::from("assets"));
-    roots.push(PathBuf::from("."));
-    roots.push(Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets"));
-    for root in &roots {
-        let candidate = root.join(path);
-        if candidate.is_file() {
-            return candidate;
-        }
-    }
-    roots[0].join(path)
-}
-
-/// The key of a script: its resolved path, canonical when the file exists.
-/// Keys of inline scripts (`inline:...`) are kept as they are.
-pub fn script_key(path: &Path) -> String {
-    let text = path.to_string_lossy();
-    if text.starts_with("inline:") {
-        return text.into_owned();
-    }
-    let resolved = resolve_script_path(path);
-    std::fs::canonicalize(&resolved)
-        .unwrap_or(resolved)
-        .to_string_lossy()
-        .into_owned()
 }
 
 fn default_true() -> bool {
@@ -284,6 +264,8 @@ struct Rerun {
 /// Runs a rhai script's hooks (see module docs).
 #[derive(Clone)]
 pub struct Script {
+    /// The session's scripts: cache, breakpoints, counts.
+    host: ScriptHost,
     /// The program in force.
     program: Arc<Program>,
     /// The newest generation this behaviour has tried to adopt.
@@ -299,136 +281,12 @@ pub struct Script {
     /// Breakpoint table version the cached list below was read at.
     bp_version: u64,
     bps: Arc<[Bp]>,
-    /// [`cache::changes`] at the last refresh that looked in the cache.
+    /// The host cache's change count at the last refresh that looked in it.
     seen_changes: u64,
-    /// Whether calls may take the compiled path (see [`Script::set_compiled`]).
+    /// Whether calls may take the typed path (see `Script::set_compiled`).
     compiled: bool,
-    /// Whether the compiled path may specialise (see [`Script::set_specialised`]).
-    specialised: bool,
     fast: FastState,
 }
-
-thread_local! {
-    static COUNTS: std::cell::Cell<CallCounts> = const {
-        std::cell::Cell::new(CallCounts { typed: 0, compiled: 0, rhai: 0 })
-    };
-}
-
-/// How many Script hook calls ran on each path on this thread so far
-/// (a session's behaviours run on the thread that steps it). Diagnostics for
-/// tests and benches; not part of any state.
-pub fn thread_call_counts() -> CallCounts {
-    COUNTS.get()
-}
-
-fn count(f: impl FnOnce(&mut CallCounts)) {
-    let mut c = COUNTS.get();
-    f(&mut c);
-    COUNTS.set(c);
-}
-
-/// How one hook function of a script runs while no breakpoint is set in it
-/// (what the editor's code pane shows next to the file).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct HookEngine {
-    /// The function: `fixed_update`, `on_contact`, ...
-    pub hook: &'static str,
-    /// On the compiled path (typed code or the compiled tree); else on rhai.
-    pub compiled: bool,
-    /// Why it stays on rhai (with the line), when it does.
-    pub why_not: Option<String>,
-}
-
-/// The engines the hook functions of a loaded script run on, in hook order;
-/// empty when the script is not loaded.
-pub fn hook_engines(path: impl AsRef<Path>) -> Vec<HookEngine> {
-    let Some(program) = cache::loaded(path) else {
-        return Vec::new();
-    };
-    let h = &program.hooks;
-    let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
-    let mut out: Vec<HookEngine> = fast::HOOKS
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| defined[i])
-        .map(|(i, &(hook, _))| HookEngine {
-            hook,
-            compiled: program.fast.hooks[i].is_some(),
-            why_not: program
-                .fast
-                .rejected
-                .iter()
-                .find(|(n, _)| *n == hook || *n == "*")
-                .map(|(_, why)| why.clone()),
-        })
-        .collect();
-    if h.on_contact {
-        out.push(HookEngine {
-            hook: "on_contact",
-            compiled: false,
-            why_not: Some("its `kind` argument is text (strings)".to_string()),
-        });
-    }
-    out
-}
-
-/// How many hook calls ran on each path (see [`thread_call_counts`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallCounts {
-    /// Typed register code (`typed.rs`).
-    pub typed: u64,
-    /// The compiled tree (`fast.rs`).
-    pub compiled: u64,
-    /// rhai itself (functions outside the subset, breakpoints, bails).
-    pub rhai: u64,
-}
-
-/// The script's state variables as the compiled path holds them.
-///
-/// While `live`, `tags`/`bits` hold the newest values of the state variables
-/// the compiled functions write, and the rhai scope is stale for those names:
-/// everything that reads the scope (a rhai call, a reload, `var`,
-/// `hash_state`) either syncs it first or reads through these. Keeping the
-/// values here, not in the scope, is what makes a compiled call cheap: rhai's
-/// scope can only be searched by name.
-#[derive(Clone, Debug, Default)]
-struct FastState {
-    /// Program generation `index` was worked out for (0: none yet).
-    generation: u64,
-    /// Scope position of each name of `program.fast.state`; `None` when one
-    /// is missing or a written one is a constant (rhai runs every call).
-    index: Option<Box<[usize]>>,
-    /// Types and bits of the state variables (kept apart so the typed path
-    /// copies the bits in and out in one go).
-    tags: Vec<Tag>,
-    bits: Vec<u64>,
-    live: bool,
-    scratch: Scratch,
-    /// The compiled tree's copy of the state during a call (kept for reuse).
-    tree_vals: Vec<Val>,
-    /// Each hook's code specialised for the current state types (`typed.rs`).
-    typed: [Option<Arc<Typed>>; 4],
-    /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
-    /// stays on the compiled tree (its types keep changing).
-    specialisations: [u8; 4],
-    /// Bumped whenever the types in `tags` may have changed.
-    epoch: u64,
-    /// The `epoch` at which `tags` were seen to fit each hook's typed code:
-    /// the guard is checked once per change of types, not per call.
-    fitted: [Option<u64>; 4],
-}
-
-impl FastState {
-    fn val(&self, s: usize) -> Val {
-        Val {
-            tag: self.tags[s],
-            bits: self.bits[s],
-        }
-    }
-}
-
-/// See [`FastState::specialisations`].
-const MAX_SPECIALISATIONS: u8 = 8;
 
 impl std::fmt::Debug for Script {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -442,7 +300,10 @@ impl std::fmt::Debug for Script {
 }
 
 /// The scope a program starts with: the vars, then its top level.
-fn initial_scope(program: &Program, vars: &[(String, Dynamic)]) -> Result<Scope<'static>, String> {
+fn initial_scope(
+    program: &Program,
+    vars: &[(String, Dynamic)],
+) -> Result<Scope<'static>, ScriptError> {
     let mut scope = Scope::new();
     for (name, value) in vars {
         scope.push_dynamic(name.clone(), value.clone());
@@ -450,7 +311,12 @@ fn initial_scope(program: &Program, vars: &[(String, Dynamic)]) -> Result<Scope<
     engine::engines()
         .plain
         .run_ast_with_scope(&mut scope, &program.ast)
-        .map_err(|e| format!("{}: top level failed: {e}", program.source))?;
+        .map_err(|e| ScriptError {
+            path: program.source.to_string(),
+            line: 0,
+            column: 0,
+            message: format!("top level failed: {e}"),
+        })?;
     Ok(scope)
 }
 
@@ -466,44 +332,50 @@ fn hook_function(hook: HookKind) -> &'static str {
 
 impl Script {
     /// Loads (or reuses) the script file and runs its top level with the vars.
-    pub fn new(params: ScriptParams) -> Result<Script, String> {
+    /// `cx` names the session's host and the scene's directory (relative
+    /// paths are looked up from there, see [`host`](self::host)).
+    pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, ScriptError> {
         if params.path.is_empty() {
-            return Err("path must name a .rhai file".into());
+            return Err(ScriptError {
+                path: String::new(),
+                line: 0,
+                column: 0,
+                message: "path must name a .rhai file".into(),
+            });
         }
-        let key = script_key(Path::new(&params.path));
-        let program = cache::load(&key).map_err(|e| e.to_string())?;
-        Script::with_program(program, &params.vars, params.hot_reload)
+        let key = cx.key(Path::new(&params.path));
+        let program = cx.host.cache().load(&key)?;
+        Script::with_program(&cx.host, program, &params.vars, params.hot_reload)
     }
 
     /// A script from source text with no file: `name` makes its key
     /// `inline:<name>` (what breakpoints and hits use). For tests, benches and
-    /// scratch scripts; the same name with new text is a reload.
+    /// scratch scripts; the same name with new text is a reload (in the same
+    /// host: names only need to differ within one session).
     pub fn from_source(
+        host: &ScriptHost,
         name: &str,
         text: &str,
         vars: &BTreeMap<String, ScriptValue>,
     ) -> Result<Script, ScriptError> {
         let key = format!("inline:{name}");
-        let program = cache::load_source(&key, text)?;
-        Script::with_program(program, vars, false).map_err(|message| ScriptError {
-            path: key,
-            line: 0,
-            column: 0,
-            message,
-        })
+        let program = host.cache().load_source(&key, text)?;
+        Script::with_program(host, program, vars, false)
     }
 
     fn with_program(
+        host: &ScriptHost,
         program: Arc<Program>,
         vars: &BTreeMap<String, ScriptValue>,
         hot_reload: bool,
-    ) -> Result<Script, String> {
+    ) -> Result<Script, ScriptError> {
         let vars: Arc<[(String, Dynamic)]> = vars
             .iter()
             .map(|(k, v)| (k.clone(), v.to_dynamic()))
             .collect();
         let scope = initial_scope(&program, &vars)?;
         Ok(Script {
+            host: host.clone(),
             seen_generation: program.generation,
             program,
             vars,
@@ -515,7 +387,6 @@ impl Script {
             bps: Arc::from(Vec::new()),
             seen_changes: u64::MAX,
             compiled: true,
-            specialised: true,
             fast: FastState::default(),
         })
     }
@@ -535,172 +406,22 @@ impl Script {
         )
     }
 
-    /// Lets calls take the compiled path (the default) or keeps every call on
+    /// Lets calls take the typed path (the default) or keeps every call on
     /// rhai. The results are the same either way; this exists to compare the
-    /// two (tests, `script_vs_rust`).
+    /// two (the equivalence tests, `script_vs_rust`), so it is public only
+    /// with the `engine-knobs` feature, which the shipped binary does not
+    /// enable (see `docs/scripts.md`).
+    #[cfg(feature = "engine-knobs")]
     pub fn set_compiled(&mut self, on: bool) {
+        self.use_typed(on);
+    }
+
+    /// See `set_compiled`: the crate's own bench uses it without the feature.
+    pub(crate) fn use_typed(&mut self, on: bool) {
         if !on {
             self.sync_scope();
         }
         self.compiled = on;
-    }
-
-    /// Lets the compiled path specialise functions to typed code (the
-    /// default) or keeps it on the compiled tree; like [`Script::set_compiled`],
-    /// a knob to compare the paths.
-    pub fn set_specialised(&mut self, on: bool) {
-        self.specialised = on;
-    }
-
-    /// The compiled path's newer value of the variable at scope `position`.
-    fn live_value(&self, position: usize) -> Option<Dynamic> {
-        if !self.fast.live {
-            return None;
-        }
-        let index = self.fast.index.as_ref()?;
-        let written = &self.program.fast.written;
-        (0..index.len())
-            .find(|&s| index[s] == position && written[s])
-            .map(|s| self.fast.val(s).to_dynamic())
-    }
-
-    /// Writes the compiled path's values back into the scope.
-    fn sync_scope(&mut self) {
-        if !std::mem::take(&mut self.fast.live) {
-            return;
-        }
-        let fast = &self.program.fast;
-        for (s, name) in fast.state.iter().enumerate() {
-            if fast.written[s]
-                && let Some(slot) = self.scope.get_mut(name)
-            {
-                *slot = self.fast.val(s).to_dynamic();
-            }
-        }
-    }
-
-    /// Makes the state slots ready for a compiled call; false when this call
-    /// must go to rhai.
-    fn bind_fast(&mut self) -> bool {
-        let fast = &self.program.fast;
-        if self.fast.generation != self.program.generation {
-            self.fast.generation = self.program.generation;
-            self.fast.live = false;
-            self.fast.typed = Default::default();
-            self.fast.specialisations = [0; 4];
-            self.fast.fitted = [None; 4];
-            let names: Vec<(&str, bool)> = self.scope.iter_raw().map(|(n, c, _)| (n, c)).collect();
-            self.fast.index = fast
-                .state
-                .iter()
-                .zip(&fast.written)
-                .map(|(name, &written)| {
-                    let p = names.iter().rposition(|(n, _)| *n == name.as_str())?;
-                    (!(written && names[p].1)).then_some(p)
-                })
-                .collect();
-        }
-        let Some(index) = &self.fast.index else {
-            return false;
-        };
-        if self.fast.live {
-            return true;
-        }
-        let values: Vec<&Dynamic> = self.scope.iter_raw().map(|(_, _, v)| v).collect();
-        self.fast.epoch += 1;
-        self.fast.tags.clear();
-        self.fast.bits.clear();
-        for &p in index.iter() {
-            match Val::from_dynamic(values[p]) {
-                Some(v) => {
-                    self.fast.tags.push(v.tag);
-                    self.fast.bits.push(v.bits);
-                }
-                None => return false,
-            }
-        }
-        true
-    }
-
-    /// Runs the hook on the compiled path; false when rhai must run it.
-    fn call_fast(&mut self, ctx: &mut Ctx, hook: HookKind, args: &[Val]) -> bool {
-        let i = match hook {
-            HookKind::Start => 0,
-            HookKind::Update => 1,
-            HookKind::FlowTick => 2,
-            HookKind::FixedUpdate => 3,
-            _ => return false,
-        };
-        if self.program.fast.hooks[i].is_none() || !self.bind_fast() {
-            return false;
-        }
-        let Some(f) = &self.program.fast.hooks[i] else {
-            return false;
-        };
-        let fast = &mut self.fast;
-        // The typed code first, specialised again when the state types moved.
-        let mut specialised_now = !self.specialised;
-        loop {
-            if let Some(t) = &fast.typed[i]
-                && (fast.fitted[i] == Some(fast.epoch) || t.fits(&fast.tags))
-            {
-                fast.fitted[i] = Some(fast.epoch);
-                let (tags, bits, out) = (&mut fast.tags, &mut fast.bits, &mut fast.scratch.out);
-                match typed::run(t, ctx, args, tags, bits, out) {
-                    Ok(()) => {
-                        fast.live = true;
-                        if !t.stable {
-                            fast.epoch += 1;
-                        }
-                        count(|c| c.typed += 1);
-                        engine::commit_fast(ctx, &mut fast.scratch.out);
-                        return true;
-                    }
-                    Err(Exit::Bail) => {
-                        fast.scratch.out.clear();
-                        return false;
-                    }
-                    Err(Exit::Miss) => fast.scratch.out.clear(),
-                }
-            }
-            if specialised_now || fast.specialisations[i] >= MAX_SPECIALISATIONS {
-                break;
-            }
-            specialised_now = true;
-            fast.specialisations[i] += 1;
-            let arg_types: Vec<Tag> = args.iter().map(|a| a.tag).collect();
-            fast.typed[i] = self.program.specialised(i, &fast.tags, &arg_types);
-        }
-        Self::call_tree(f, fast, ctx, args)
-    }
-
-    /// The compiled tree: any types (see `fast.rs`).
-    #[inline(never)]
-    fn call_tree(f: &fast::FastFn, fast: &mut FastState, ctx: &mut Ctx, args: &[Val]) -> bool {
-        // The tree works on whole values; the buffer is reused call to call.
-        let mut vals = std::mem::take(&mut fast.tree_vals);
-        vals.clear();
-        vals.extend((0..fast.tags.len()).map(|s| fast.val(s)));
-        let result = fast::run(f, ctx, args, &mut vals, &mut fast.scratch);
-        if result.is_ok() {
-            for (s, v) in vals.iter().enumerate() {
-                (fast.tags[s], fast.bits[s]) = (v.tag, v.bits);
-            }
-        }
-        fast.tree_vals = vals;
-        match result {
-            Ok(()) => {
-                fast.live = true;
-                fast.epoch += 1;
-                count(|c| c.compiled += 1);
-                engine::commit_fast(ctx, &mut fast.scratch.out);
-                true
-            }
-            Err(Bail) => {
-                fast.scratch.out.clear();
-                false
-            }
-        }
     }
 
     /// At an outer frame boundary: adopt a newer program, log a failed reload.
@@ -708,7 +429,7 @@ impl Script {
         let frame = ctx.clock().frame_index;
         // Nothing changed in the cache since the last look, and the file (if
         // any, if watched) was checked this frame already: no lock needed.
-        let changes = cache::changes();
+        let changes = self.host.cache().changes();
         let polled = self
             .program
             .polled_frame
@@ -719,8 +440,11 @@ impl Script {
             return;
         }
         self.seen_changes = changes;
-        let Some((program, error)) = cache::current(&self.program.source, frame, self.hot_reload)
-        else {
+        let current = self
+            .host
+            .cache()
+            .current(&self.program.source, frame, self.hot_reload);
+        let Some((program, error)) = current else {
             return;
         };
         if let Some(e) = error {
@@ -752,7 +476,7 @@ impl Script {
                 ctx.log(format!("{}: reloaded", self.program.source));
             }
             // The new top level failed: keep running the old program.
-            Err(message) => ctx.log_at(LogLevel::Error, message),
+            Err(e) => ctx.log_at(LogLevel::Error, e.to_string()),
         }
     }
 
@@ -771,7 +495,7 @@ impl Script {
     /// Whether line breakpoints are set in this script (re-reading the table
     /// only when it changed).
     fn debugging(&mut self) -> bool {
-        let table = breakpoints();
+        let table = self.host.breakpoints();
         let version = table.version();
         if version != self.bp_version {
             self.bps = table.for_script(&self.program.source);
@@ -790,144 +514,6 @@ impl Script {
             return;
         }
         self.call_rhai(ctx, hook, hook_function(hook), args, debug);
-    }
-
-    /// A routine the script started (`start_routine(name, seconds)`) is due:
-    /// calls `name()` and turns what it returns into the next wait (see the
-    /// module docs, "Timed routines").
-    fn call_routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
-        if self.failed.is_some() {
-            return Wait::Done;
-        }
-        let defined = self
-            .program
-            .ast
-            .iter_functions()
-            .any(|f| f.name == name && f.params.is_empty());
-        if !defined {
-            ctx.log_at(
-                LogLevel::Error,
-                format!(
-                    "{}: routine `{name}`: the script has no function `{name}()` without parameters; the routine ends",
-                    self.program.source
-                ),
-            );
-            return Wait::Done;
-        }
-        let debug = self.debugging();
-        let Some(value) = self.call_rhai(ctx, HookKind::Routine, name, (), debug) else {
-            return Wait::Done;
-        };
-        let seconds = value
-            .as_float()
-            .ok()
-            .or_else(|| value.as_int().ok().map(|i| i as rhai::FLOAT));
-        match seconds {
-            Some(s) if s.is_finite() && s >= 0.0 => Wait::Seconds(s),
-            Some(s) => {
-                ctx.log_at(
-                    LogLevel::Warning,
-                    format!(
-                        "{}: routine `{name}` returned {s}: a wait must be a finite number of seconds >= 0; the routine ends",
-                        self.program.source
-                    ),
-                );
-                Wait::Done
-            }
-            None => Wait::Done,
-        }
-    }
-
-    /// Runs the hook function on rhai (see module docs for breakpoints). Kept
-    /// out of line: the fast paths above should not pay for its stack frame.
-    #[inline(never)]
-    /// Returns what the function returned, or `None` when it failed or was
-    /// aborted at a breakpoint.
-    fn call_rhai(
-        &mut self,
-        ctx: &mut Ctx,
-        hook: HookKind,
-        function: &str,
-        args: impl FuncArgs,
-        debug: bool,
-    ) -> Option<Dynamic> {
-        self.sync_scope();
-        count(|c| c.rhai += 1);
-        let rerunnable = matches!(
-            hook,
-            HookKind::Start | HookKind::Update | HookKind::FlowTick
-        );
-        let frame = ctx.clock().frame_index;
-        let skip_stops = match self.rerun.take() {
-            Some(r) if r.hook == hook && r.frame == frame => r.stops,
-            _ => 0,
-        };
-        let saved = (debug && rerunnable).then(|| self.scope.clone());
-        engine::begin(
-            ctx,
-            engine::DebugSetup {
-                source: self.program.source.clone(),
-                breakpoints: self.bps.clone(),
-                abort_on_stop: rerunnable,
-                skip_stops,
-            },
-        );
-        let engines = engine::engines();
-        let engine = if debug {
-            &engines.debug
-        } else {
-            &engines.plain
-        };
-        let options = CallFnOptions::new().eval_ast(false).rewind_scope(true);
-        let result = engine.call_fn_with_options::<Dynamic>(
-            options,
-            &mut self.scope,
-            &self.program.ast,
-            function,
-            args,
-        );
-        let end = engine::end();
-        if let Some(hit) = &end.stop {
-            let message = format!(
-                "script breakpoint {}:{}:{} in {}",
-                hit.path,
-                hit.line,
-                hit.column,
-                hit.stack.first().map_or("?", String::as_str)
-            );
-            if rerunnable {
-                // Undo the aborted run entirely, then stop before this hook.
-                engine::discard();
-                if let Some(scope) = saved {
-                    self.scope = scope;
-                }
-                self.rerun = Some(Rerun {
-                    hook,
-                    frame,
-                    stops: end.stops_seen,
-                });
-                ctx.request_break_and_rerun(message);
-                return None;
-            }
-            engine::commit(ctx);
-            ctx.request_break(message);
-        } else {
-            engine::commit(ctx);
-        }
-        if let Err(e) = result {
-            let pos = e.position();
-            let message = format!(
-                "{}:{}:{}: {} failed: {e}; the script's hooks stop until it is reloaded",
-                self.program.source,
-                pos.line().unwrap_or(0),
-                pos.position().unwrap_or(0),
-                function,
-            );
-            ctx.log_at(LogLevel::Error, message.clone());
-            self.failed = Some(message);
-            return None;
-        }
-        result.ok()
     }
 }
 
@@ -953,10 +539,6 @@ impl Behaviour for Script {
 
     fn name(&self) -> &str {
         "Script"
-    }
-
-    fn clone_box(&self) -> Box<dyn Behaviour> {
-        Box::new(self.clone())
     }
 
     fn start(&mut self, ctx: &mut Ctx) {

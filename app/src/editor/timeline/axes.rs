@@ -64,7 +64,11 @@ pub(super) fn x_label(axis: XAxis, v: f64) -> String {
 
 /// `v` with four significant figures.
 pub(super) fn sig4(v: f64) -> String {
-    if v == 0.0 || !v.is_finite() {
+    if v == 0.0 {
+        // -0.0 too: a mark at zero reads "0", never "-0".
+        return "0".to_string();
+    }
+    if !v.is_finite() {
         return format!("{v}");
     }
     let digits = 3 - v.abs().log10().floor() as i32;

@@ -7,6 +7,7 @@ use stepframe_core::LogLevel;
 
 use super::export::{self, ExportFormat};
 use super::{LIVE_WINDOW_FRAMES, TimelineState, XAxis};
+use crate::editor::protocol::Command;
 use crate::editor::state::Session;
 
 /// The timeline's controls, drawn in its tab bar (so the lanes keep every
@@ -17,6 +18,7 @@ pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, sessio
         .export
         .propose(session.live.as_ref().and_then(|v| v.scene_path.as_deref()));
     // Right to left: the last control first.
+    fork_controls_ui(ui, session);
     if session.cursor.is_some()
         && ui
             .button("Resume from here")
@@ -152,5 +154,49 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session
                 ),
             }
         });
+    }
+}
+
+/// What-if forks: "Fork here" while suspended (at the cursor's tick, or the
+/// live one), "Adopt B" and "Discard B" while a branch runs.
+fn fork_controls_ui(ui: &mut egui::Ui, session: &mut Session) {
+    if let Some(at) = session.fork {
+        if ui
+            .button("Discard B")
+            .on_hover_text("Drop branch B; the live session goes on as it was")
+            .clicked()
+        {
+            session.send(Command::DiscardFork);
+        }
+        if ui
+            .button("Adopt B")
+            .on_hover_text(
+                "Branch B becomes the live session (paused; its rewind history starts here)",
+            )
+            .clicked()
+        {
+            session.send(Command::AdoptFork);
+        }
+        ui.label(
+            egui::RichText::new(format!("B forked at tick {at}"))
+                .color(crate::editor::compare::B_COLOUR),
+        );
+        return;
+    }
+    let at = session.cursor.or_else(|| {
+        let live = session.live.as_ref()?;
+        live.suspension.as_ref().map(|_| live.clock.simulation_tick)
+    });
+    if let Some(at) = at
+        && ui
+            .button("Fork here")
+            .on_hover_text(format!(
+                "Branch B from the end of tick {at}: change an input or a body in B, then Play \
+                 runs the live session and B side by side, with the divergence lanes showing \
+                 where they part"
+            ))
+            .clicked()
+    {
+        session.send(Command::ForkHere(at));
     }
 }

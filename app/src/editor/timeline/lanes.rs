@@ -18,15 +18,14 @@
 //! [`Y_AXIS_WIDTH`] wide, so their data areas line up.
 
 use egui::{Color32, RichText};
-use egui_plot::{AxisHints, HLine, Line, MarkerShape, Plot, PlotPoints, Points, Span, VLine};
+use egui_plot::{AxisHints, Plot, Span, VLine};
 use stepframe_core::Priority;
 
 use super::axes::{few_marks_for, hover_rows, x_label, y_label};
-use super::summary::{
-    SERIES_ACC_AFTER, SERIES_ACC_BEFORE, SERIES_ALPHA, SERIES_DROPPED, SERIES_DT,
-    SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS, SeriesKey, view_span,
-};
+use super::draw::{draw_lane, header_ui, lane_lines};
+use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
+use crate::editor::compare::Comparison;
 use crate::editor::state::Session;
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
@@ -46,9 +45,9 @@ const ROW_GAP: f32 = 2.0;
 
 const CURSOR: Color32 = Color32::from_rgb(250, 210, 60);
 const HOVER: Color32 = Color32::from_rgb(150, 150, 160);
-const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 110, 200, 50);
-const WORST: Color32 = Color32::from_rgb(235, 70, 70);
-const DROPPED: Color32 = Color32::from_rgb(255, 140, 0);
+pub(super) const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 110, 200, 50);
+pub(super) const WORST: Color32 = Color32::from_rgb(235, 70, 70);
+pub(super) const DROPPED: Color32 = Color32::from_rgb(255, 140, 0);
 
 /// What the lanes did with the pointer this frame.
 #[derive(Debug, Default)]
@@ -65,7 +64,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut S
     if let Some(view) = &session.live {
         state.max_delta = view.settings.max_delta;
     }
-    let out = lanes_ui(ui, state, session.cursor);
+    let out = lanes_ui(ui, state, session.cursor, session.compare.as_ref());
     if let Some((tick, seq)) = out.clicked {
         session.view_tick(tick);
         state.cursor_seq = Some(seq);
@@ -107,55 +106,13 @@ fn shown_range(state: &TimelineState) -> Option<(f64, f64)> {
     Some(state.range.unwrap_or(full))
 }
 
-/// The series a lane draws: `(name, first series index, colour)`; the
-/// FixedUpdate lane's come from the newest frame's priorities.
-fn lane_lines(lane: LaneId, priorities: &[Priority]) -> Vec<(String, usize, Color32)> {
-    let c = |r, g, b| Color32::from_rgb(r, g, b);
-    match lane {
-        LaneId::Dt => vec![("dt".into(), SERIES_DT, c(90, 160, 240))],
-        LaneId::Accumulator => vec![
-            ("before".into(), SERIES_ACC_BEFORE, c(240, 160, 60)),
-            ("after".into(), SERIES_ACC_AFTER, c(90, 200, 220)),
-        ],
-        LaneId::Alpha => vec![("alpha".into(), SERIES_ALPHA, c(180, 130, 230))],
-        LaneId::Ticks => vec![("ticks".into(), SERIES_TICKS, c(120, 200, 120))],
-        LaneId::Dropped => vec![("dropped".into(), SERIES_DROPPED, c(240, 110, 90))],
-        LaneId::FixedUpdate => priorities
-            .iter()
-            .enumerate()
-            .map(|(s, p)| {
-                let hue = [
-                    c(90, 160, 240),
-                    c(120, 200, 120),
-                    c(240, 160, 60),
-                    c(180, 130, 230),
-                ];
-                (p.to_string(), SERIES_FIRST_PRIORITY + s, hue[s % hue.len()])
-            })
-            .collect(),
-        LaneId::Physics => vec![("physics".into(), SERIES_PHYSICS, c(200, 200, 90))],
-        LaneId::Markers => Vec::new(),
-    }
-}
-
-fn marker_colour(kind: MarkerKind) -> Color32 {
-    match kind {
-        MarkerKind::Bookmark => Color32::from_rgb(120, 220, 160),
-        MarkerKind::Breakpoint => Color32::from_rgb(235, 70, 70),
-        MarkerKind::Clock => Color32::from_rgb(255, 190, 60),
-        MarkerKind::Watch => Color32::from_rgb(200, 140, 255),
-        MarkerKind::Error => Color32::from_rgb(255, 130, 130),
-        MarkerKind::Session => Color32::from_rgb(120, 180, 255),
-        MarkerKind::Stall => DROPPED,
-    }
-}
-
 /// The lanes themselves. `cursor` is the session's cursor tick. Also what the
 /// bench draws.
 pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
     cursor: Option<u64>,
+    compare: Option<&Comparison>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
     let Some(range) = shown_range(state) else {
@@ -206,6 +163,24 @@ pub(super) fn lanes_ui(
         _ => None,
     };
     let hover_x = x_of_seq(state.hover_seq);
+    let x_of_tick = |tick: u64| match axis {
+        XAxis::Tick => Some(tick as f64),
+        _ => x_of_seq(state.seq_of_tick(tick)),
+    };
+    // The first divergence of a comparison: its x, and the tick a click on it
+    // goes to (that very tick, not its frame's last).
+    let divergence_marker: Option<(f64, String)> = compare.and_then(|c| {
+        let f = c.first?;
+        Some((
+            x_of_tick(f.tick)?,
+            format!(
+                "A and B part at tick {}: {} objects differ, up to {:.6} m apart (B: {})",
+                f.tick, f.objects, f.distance, c.name
+            ),
+        ))
+    });
+    let divergence_lanes =
+        compare.map(|c| super::watch_lanes::divergence_lanes(c, state, range, &x_of_tick));
     let markers: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
@@ -217,6 +192,11 @@ pub(super) fn lanes_ui(
             };
             Some((MarkerKind::Bookmark, x, note.as_str()))
         }))
+        .chain(
+            divergence_marker
+                .iter()
+                .map(|(x, text)| (MarkerKind::Divergence, *x, text.as_str())),
+        )
         .filter(|(_, x, _)| (range.0..=range.1).contains(x))
         .collect();
     let expanded: Vec<LaneId> = LaneId::ALL
@@ -239,6 +219,7 @@ pub(super) fn lanes_ui(
 
     let mut hovered: Option<f64> = None;
     let mut clicked: Option<f64> = None;
+    let mut goto: Option<u64> = None;
     let mut pan: f64 = 0.0;
     let mut zoom: Option<(f64, f64)> = None;
     let mut plot_width: Option<f32> = None;
@@ -255,6 +236,19 @@ pub(super) fn lanes_ui(
         .auto_shrink([false, false])
         .show(ui, |ui| {
             ui.spacing_mut().item_spacing.y = ROW_GAP;
+            // A comparison the user asked for comes first, in view.
+            for lane in divergence_lanes.iter().flatten() {
+                let input = super::watch_lanes::value_lane_ui(
+                    ui,
+                    lane,
+                    range,
+                    (LABEL_WIDTH, MIN_LANE_HEIGHT),
+                    (cursor_x, hover_x),
+                );
+                hovered = hovered.or(input.hovered);
+                clicked = clicked.or(input.clicked);
+                goto = goto.or(input.goto);
+            }
             let mut next = 0;
             while next < LaneId::ALL.len() {
                 let lane = LaneId::ALL[next];
@@ -481,7 +475,32 @@ pub(super) fn lanes_ui(
         }
         None => state.selecting_from = None,
     }
-    if let Some(x) = clicked {
+    // A click within a few points of the divergence marker goes to its tick.
+    let near = |x: f64, at: f64| {
+        let per_point =
+            (range.1 - range.0) / f64::from(state.plot_width.unwrap_or(1600.0).max(1.0));
+        (x - at).abs() <= 6.0 * per_point
+    };
+    let divergence_click = clicked.and_then(|x| {
+        let (at, _) = divergence_marker.as_ref()?;
+        let f = compare?.first?;
+        near(x, *at).then(|| state.seq_of_tick(f.tick).map(|seq| (f.tick, seq)))?
+    });
+    if let Some(tick) = goto {
+        out.clicked = state.seq_of_tick(tick).map(|seq| (tick, seq));
+        // The link may point outside the lanes' view: centre it there.
+        let x = out.clicked.and_then(|(t, seq)| match axis {
+            XAxis::Tick => Some(t as f64),
+            _ => state.record(seq).map(|r| axis.of(r)),
+        });
+        if let Some(x) = x.filter(|x| !(range.0..=range.1).contains(x)) {
+            let half = (range.1 - range.0) / 2.0;
+            state.follow_live = false;
+            state.range = Some((x - half, x + half));
+        }
+    } else if divergence_click.is_some() {
+        out.clicked = divergence_click;
+    } else if let Some(x) = clicked {
         out.clicked = match axis {
             XAxis::Tick => {
                 let records = state.telemetry.records();
@@ -500,128 +519,6 @@ pub(super) fn lanes_ui(
     out
 }
 
-/// A lane's name, unit and legend (the label column, or the whole one-line
-/// header of a collapsed lane). Returns true when its toggle was clicked.
-fn header_ui(
-    ui: &mut egui::Ui,
-    lane: LaneId,
-    lines: &[(String, usize, Color32)],
-    expanded: bool,
-) -> bool {
-    let arrow = if expanded { "⏷" } else { "⏵" };
-    let unit = lane.unit().name();
-    let name = if unit.is_empty() || lane.title().contains(unit) {
-        format!("{arrow} {}", lane.title())
-    } else {
-        format!("{arrow} {} ({unit})", lane.title())
-    };
-    let hover = if expanded {
-        "Collapse this lane to a one-line header"
-    } else {
-        "Expand this lane"
-    };
-    let mut clicked = false;
-    let draw = |ui: &mut egui::Ui| {
-        clicked = ui
-            .add(egui::Button::new(RichText::new(name).strong()).frame(false))
-            .on_hover_text(hover)
-            .clicked();
-        for (label, _, colour) in lines {
-            // A swatch of the series' colour, then its name.
-            let (swatch, _) = ui.allocate_exact_size(egui::vec2(10.0, 10.0), egui::Sense::hover());
-            ui.painter()
-                .rect_filled(swatch.shrink2(egui::vec2(0.0, 3.5)), 0.0, *colour);
-            ui.label(RichText::new(label).small().color(*colour));
-        }
-    };
-    if expanded {
-        ui.horizontal_wrapped(draw);
-    } else {
-        draw(ui);
-    }
-    clicked
-}
-
-/// The items of one lane.
-fn draw_lane<'a>(
-    pui: &mut egui_plot::PlotUi<'a>,
-    lane: LaneId,
-    lines: &[(String, usize, Color32)],
-    reduced: &'a super::summary::Reduced,
-    markers: &[(MarkerKind, f64, &str)],
-    budget_ms: f64,
-    fixed_ms: f64,
-) {
-    let series = |i: usize| PlotPoints::Borrowed(reduced.series[i].as_slice());
-    match lane {
-        LaneId::FixedUpdate => {
-            // Stacked: the sums, drawn from the top down, each filled to 0.
-            for (name, i, colour) in lines.iter().rev() {
-                pui.line(
-                    Line::new(name.clone(), series(*i))
-                        .color(*colour)
-                        .fill(0.0)
-                        .fill_alpha(0.35),
-                );
-            }
-        }
-        LaneId::Markers => {
-            for (row, kind) in MarkerKind::ALL.into_iter().enumerate() {
-                let y = (MarkerKind::ALL.len() - 1 - row) as f64;
-                let pts: Vec<[f64; 2]> = markers
-                    .iter()
-                    .filter(|m| m.0 == kind)
-                    .map(|m| [m.1, y])
-                    .collect();
-                pui.points(
-                    Points::new(kind.name(), PlotPoints::new(pts))
-                        .color(marker_colour(kind))
-                        .radius(4.0)
-                        .shape(MarkerShape::Diamond),
-                );
-            }
-            pui.points(
-                Points::new(
-                    "worst frames",
-                    PlotPoints::new(reduced.worst.iter().map(|p| [p.x, -0.3]).collect()),
-                )
-                .color(WORST)
-                .radius(2.5),
-            );
-        }
-        _ => {
-            for (name, i, colour) in lines {
-                pui.line(Line::new(name.clone(), series(*i)).color(*colour));
-            }
-        }
-    }
-    match lane {
-        LaneId::Dt => {
-            pui.hline(HLine::new("budget", budget_ms).color(Color32::from_rgb(90, 190, 90)));
-            pui.points(
-                Points::new("worst frames", PlotPoints::Borrowed(&reduced.worst))
-                    .color(WORST)
-                    .radius(3.0)
-                    .shape(MarkerShape::Circle),
-            );
-        }
-        LaneId::Accumulator => {
-            pui.hline(HLine::new("fixed dt", fixed_ms).color(Color32::GRAY));
-        }
-        LaneId::Ticks => {
-            pui.points(
-                Points::new(
-                    "cap dropped backlog",
-                    PlotPoints::Borrowed(&reduced.dropped_marks),
-                )
-                .color(DROPPED)
-                .radius(3.0),
-            );
-        }
-        _ => {}
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::bench::synthetic_record;
@@ -637,7 +534,7 @@ mod tests {
             ..Default::default()
         };
         let mut out = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None));
+            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None, None));
         });
         out.textures_delta.clear();
     }

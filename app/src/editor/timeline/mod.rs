@@ -6,6 +6,7 @@
 //! | this one | [`TimelineState`]: the ring of frame records, the x range, the lanes' state, markers, the cursor's record |
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
 //! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
+//! | `draw` | inside one lane: its series and colours, the markers lane, a collapsed header |
 //! | `controls` | [`timeline_controls_ui`], in the tab bar: axis, fit, follow live, budget, selection, export |
 //! | `axes` | y marks with units, x labels, the tooltip's rows ([`hover_rows`]) |
 //! | `export` | a range of records as a Chrome trace or CSV file |
@@ -29,6 +30,7 @@ mod axes;
 mod bench;
 mod blocks;
 mod controls;
+mod draw;
 mod export;
 mod lanes;
 mod summary;
@@ -103,11 +105,14 @@ pub enum MarkerKind {
     Session,
     /// A stall: the frame's raw dt reached `max_delta`.
     Stall,
+    /// The first tick where run A and run B of a comparison differ (drawn
+    /// from the comparison, not kept here).
+    Divergence,
 }
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 7] = [
+    pub const ALL: [MarkerKind; 8] = [
         MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
@@ -115,6 +120,7 @@ impl MarkerKind {
         MarkerKind::Error,
         MarkerKind::Session,
         MarkerKind::Stall,
+        MarkerKind::Divergence,
     ];
 
     /// Legend name.
@@ -127,6 +133,7 @@ impl MarkerKind {
             MarkerKind::Error => "error",
             MarkerKind::Session => "new physics world",
             MarkerKind::Stall => "stall",
+            MarkerKind::Divergence => "first divergence from B",
         }
     }
 }
@@ -629,6 +636,11 @@ impl TimelineState {
         self.reduced.key = None;
         self.markers
             .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
+        // Watch values of the abandoned branch go too (the frames run again).
+        for values in self.watch_lanes.values.values_mut() {
+            let keep = values.partition_point(|(f, _)| last_frame.is_some_and(|l| *f <= l));
+            values.truncate(keep);
+        }
         self.cursor_seq = None;
         self.selection = None;
         self.follow_live = true;

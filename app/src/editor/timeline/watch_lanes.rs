@@ -1,5 +1,6 @@
-//! Lanes for plotted watches ("show value" in the Watches tab): one per
-//! watch, under the clock lanes, the watch's value after the last tick of
+//! Value lanes under the clock lanes: plotted watches ("show value" in the
+//! Watches tab), one per watch, and a comparison's divergence lanes. Each
+//! watch lane shows under the clock lanes, the watch's value after the last tick of
 //! each frame, on the same x range and cursor as every other lane. A click on
 //! one moves the time cursor like a click on any lane.
 
@@ -8,6 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
 
 use super::TimelineState;
+use crate::editor::compare::{B_COLOUR, Comparison};
 
 /// Values kept per watch: as many frames as the telemetry ring keeps.
 const MAX_VALUES: usize = 216_000;
@@ -65,6 +67,8 @@ pub struct LaneInput {
     pub hovered: Option<f64>,
     /// x clicked.
     pub clicked: Option<f64>,
+    /// A tick the label column's link asked for.
+    pub goto: Option<u64>,
 }
 
 /// Draws every plotted watch's lane; `label_width` and `height` as the clock
@@ -73,70 +77,132 @@ pub fn watch_lanes_ui(
     ui: &mut egui::Ui,
     state: &TimelineState,
     range: (f64, f64),
+    dims: (f32, f32),
+    xs: (Option<f64>, Option<f64>),
+) -> LaneInput {
+    let mut input = LaneInput::default();
+    for (watch, expr) in &state.watch_lanes.plotted {
+        let lane = ValueLane {
+            id: ("timeline_watch", *watch as u64),
+            title: format!("watch #{}", watch + 1),
+            detail: expr.clone(),
+            points: visible_points(state, *watch, range),
+            colour: None,
+            goto: None,
+        };
+        input.merge(value_lane_ui(ui, &lane, range, dims, xs));
+    }
+    input
+}
+
+/// One lane of values over the shared x axis: a watch's, or a comparison's.
+#[derive(Debug)]
+pub struct ValueLane {
+    /// The plot's id.
+    pub id: (&'static str, u64),
+    /// The first line of its label column (also its accessible name, after
+    /// "lane ").
+    pub title: String,
+    /// The second, small line (hover shows it whole).
+    pub detail: String,
+    /// `[x, value]`, in x order.
+    pub points: Vec<[f64; 2]>,
+    /// The line's colour, if not the plot's first.
+    pub colour: Option<egui::Color32>,
+    /// A link under the title that puts the cursor on a tick.
+    pub goto: Option<(String, u64)>,
+}
+
+impl LaneInput {
+    /// The first hover and click of two lanes.
+    pub fn merge(&mut self, other: LaneInput) {
+        self.hovered = self.hovered.or(other.hovered);
+        self.clicked = self.clicked.or(other.clicked);
+        self.goto = self.goto.or(other.goto);
+    }
+}
+
+/// Draws one value lane; `label_width` and `height` as the clock lanes,
+/// `range` the shared x range, the cursor's and the hover's x.
+pub fn value_lane_ui(
+    ui: &mut egui::Ui,
+    lane: &ValueLane,
+    range: (f64, f64),
     (label_width, height): (f32, f32),
     (cursor_x, hover_x): (Option<f64>, Option<f64>),
 ) -> LaneInput {
     let mut input = LaneInput::default();
-    for (watch, expr) in &state.watch_lanes.plotted {
-        let points = visible_points(state, *watch, range);
-        ui.horizontal(|ui| {
-            ui.allocate_ui_with_layout(
-                egui::vec2(label_width, height),
-                egui::Layout::top_down(egui::Align::Min),
-                |ui| {
-                    ui.set_width(label_width);
-                    ui.label(format!("watch #{}", watch + 1));
-                    ui.add(
-                        egui::Label::new(egui::RichText::new(expr).monospace().small()).truncate(),
-                    )
-                    .on_hover_text(expr);
-                },
-            );
-            let resp = Plot::new(("timeline_watch", *watch))
-                .height(height)
-                .show_axes([false, true])
-                .allow_drag(false)
-                .allow_zoom(false)
-                .allow_scroll(false)
-                .allow_boxed_zoom(false)
-                .show_x(false)
-                // The same y-axis width as the clock lanes, so the data areas
-                // (and the cursor line) line up.
-                .custom_y_axes(vec![
-                    AxisHints::new_y()
-                        .formatter(|m, _| super::axes::sig4(m.value))
-                        .min_thickness(super::lanes::Y_AXIS_WIDTH)
-                        .label_spacing(8.0..=12.0)
-                        .tick_label_font(egui::FontId::proportional(11.0)),
-                ])
-                // Two or three round marks, as on the clock lanes.
-                .y_grid_spacer(|input| super::axes::few_marks_for(input, super::Unit::Fraction))
-                .include_y(0.0)
-                .show(ui, |pui| {
-                    pui.set_plot_bounds_x(range.0..=range.1);
-                    pui.set_auto_bounds([false, true]);
-                    pui.line(Line::new(expr.clone(), PlotPoints::new(points)));
-                    if let Some(x) = hover_x {
-                        pui.vline(VLine::new("hover", x));
-                    }
-                    if let Some(x) = cursor_x {
-                        pui.vline(VLine::new("cursor", x).width(1.5));
-                    }
-                });
-            let label = format!("lane watch #{}", watch + 1);
-            resp.response
-                .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, &label));
-            let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
-            if let Some(p) = resp.response.hover_pos() {
-                input.hovered = Some(x_at(p));
-            }
-            if resp.response.clicked()
-                && let Some(p) = resp.response.interact_pointer_pos()
-            {
-                input.clicked = Some(x_at(p));
-            }
-        });
-    }
+    ui.horizontal(|ui| {
+        ui.allocate_ui_with_layout(
+            egui::vec2(label_width, height),
+            egui::Layout::top_down(egui::Align::Min),
+            |ui| {
+                ui.set_width(label_width);
+                ui.label(&lane.title);
+                if let Some((text, tick)) = &lane.goto
+                    && ui
+                        .link(egui::RichText::new(text).small())
+                        .on_hover_text(&lane.detail)
+                        .clicked()
+                {
+                    input.goto = Some(*tick);
+                    return;
+                }
+                ui.add(
+                    egui::Label::new(egui::RichText::new(&lane.detail).monospace().small())
+                        .truncate(),
+                )
+                .on_hover_text(&lane.detail);
+            },
+        );
+        let resp = Plot::new(lane.id)
+            .height(height)
+            .show_axes([false, true])
+            .allow_drag(false)
+            .allow_zoom(false)
+            .allow_scroll(false)
+            .allow_boxed_zoom(false)
+            .show_x(false)
+            // The same y-axis width as the clock lanes, so the data areas
+            // (and the cursor line) line up.
+            .custom_y_axes(vec![
+                AxisHints::new_y()
+                    .formatter(|m, _| super::axes::sig4(m.value))
+                    .min_thickness(super::lanes::Y_AXIS_WIDTH)
+                    .label_spacing(8.0..=12.0)
+                    .tick_label_font(egui::FontId::proportional(11.0)),
+            ])
+            // Two or three round marks, as on the clock lanes.
+            .y_grid_spacer(|input| super::axes::few_marks_for(input, super::Unit::Fraction))
+            .include_y(0.0)
+            .show(ui, |pui| {
+                pui.set_plot_bounds_x(range.0..=range.1);
+                pui.set_auto_bounds([false, true]);
+                let mut line = Line::new(lane.title.clone(), PlotPoints::new(lane.points.clone()));
+                if let Some(c) = lane.colour {
+                    line = line.color(c);
+                }
+                pui.line(line);
+                if let Some(x) = hover_x {
+                    pui.vline(VLine::new("hover", x));
+                }
+                if let Some(x) = cursor_x {
+                    pui.vline(VLine::new("cursor", x).width(1.5));
+                }
+            });
+        let label = format!("lane {}", lane.title);
+        resp.response
+            .widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, &label));
+        let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
+        if let Some(p) = resp.response.hover_pos() {
+            input.hovered = Some(x_at(p));
+        }
+        if resp.response.clicked()
+            && let Some(p) = resp.response.interact_pointer_pos()
+        {
+            input.clicked = Some(x_at(p));
+        }
+    });
     input
 }
 
@@ -169,4 +235,61 @@ fn visible_points(state: &TimelineState, watch: usize, range: (f64, f64)) -> Vec
             Some([state.axis.of(r), *v])
         })
         .collect()
+}
+
+/// A comparison's two lanes: how many objects differ, and how far apart the
+/// furthest are, per measured tick inside `range` (at most two points per
+/// point of width).
+pub(super) fn divergence_lanes(
+    c: &Comparison,
+    state: &TimelineState,
+    range: (f64, f64),
+    x_of_tick: &dyn Fn(u64) -> Option<f64>,
+) -> [ValueLane; 2] {
+    let tick_at = |x: f64| {
+        state
+            .nearest(x)
+            .and_then(|s| state.record(s))
+            .map(|r| r.simulation_tick)
+    };
+    let (lo, hi) = (tick_at(range.0).unwrap_or(0), tick_at(range.1).unwrap_or(0));
+    let samples: Vec<_> = c
+        .samples
+        .range(lo.saturating_sub(1)..=hi)
+        .map(|(_, d)| *d)
+        .collect();
+    let budget = (2.0 * state.plot_width.unwrap_or(1600.0)) as usize;
+    let step = samples.len().div_ceil(budget.max(1)).max(1);
+    let mut objects = Vec::new();
+    let mut distance = Vec::new();
+    for d in samples.iter().step_by(step) {
+        if let Some(x) = x_of_tick(d.tick) {
+            objects.push([x, f64::from(d.objects)]);
+            distance.push([x, d.distance]);
+        }
+    }
+    let detail = match c.first {
+        Some(_) => format!("B: {}", c.name),
+        None => format!("B: {}; no difference yet", c.name),
+    };
+    [
+        ValueLane {
+            id: ("timeline_divergence", 0),
+            title: "divergence: objects".to_string(),
+            detail: detail.clone(),
+            points: objects,
+            colour: Some(B_COLOUR),
+            goto: c
+                .first
+                .map(|f| (format!("first at tick {}", f.tick), f.tick)),
+        },
+        ValueLane {
+            id: ("timeline_divergence", 1),
+            title: "divergence: distance (m)".to_string(),
+            detail: "the largest distance between an object's A and B positions".to_string(),
+            points: distance,
+            colour: Some(B_COLOUR),
+            goto: None,
+        },
+    ]
 }

@@ -18,8 +18,28 @@
 //! happened. A frame's telemetry is queued when the frame ends and flushed
 //! before any event is sent, so the UI always has the record of the frame a
 //! log line, a suspension or a load belongs to before it reads them.
+//!
+//! | module | what |
+//! |---|---|
+//! | this one | [`Worker`]: commands, frames, rewinds, the tick observer |
+//! | `publish` | telemetry, events and views to the UI, in order |
+//! | `view` | a [`WorldView`](super::protocol::WorldView) built from a pipeline (live or past) |
+//! | `scene` | Open, Reload, Save, Save As |
+//! | `edits` | inspector edits and F9 |
+//! | `tape` | the recorded input tape, Resume from here with an edited one |
+//! | `compare` | Compare with…: run B measured against every tick |
+//! | `fork` | what-if branch B run in lockstep |
+//! | `scripts` | the code pane's breakpoints through the session's script host |
+//! | `watches` | the watches installed as the tick watch, Find previous |
+//! | `thread` | the paced thread and the channels |
 
+mod compare;
+mod edits;
+mod fork;
+mod publish;
 mod scene;
+mod scripts;
+mod tape;
 mod thread;
 mod view;
 mod watches;
@@ -31,29 +51,53 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    BodyCommand, Breakpoint, FrameKind, FrameReport, History, HookKind, Hooks, InputEvent,
-    ObjectId, Pipeline, Registry, Suspension, TickObserver, TickRecord, TimeSettings,
+    BodyCommand, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
+    TickObserver, TickRecord, TimeSettings,
 };
+use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint, WorldView};
+use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint};
 use super::session::LoadedScene;
+use tape::TickNews;
 use view::ViewFacts;
 
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, traced_tick};
+
 /// The observer installed in the pipeline: passes each completed tick's hash
-/// to the worker through a channel it drains after the call (same thread, no
-/// lock): the hash the view shows is the trace's hash of the last tick.
+/// and input to the worker through a channel it drains after the call (same
+/// thread, no lock): the hash the view shows is the trace's hash of the last
+/// tick, and the recorded input tape is what the ticks received.
 struct HashTap {
-    /// Where hashes go.
-    tx: Sender<u64>,
+    /// Where the news goes.
+    tx: Sender<TickNews>,
+    /// Run B of a comparison, measured against every tick.
+    compare: Option<Arc<TracePoses>>,
+    /// While forked: every tick's records, for pairing with branch B's.
+    trace: bool,
 }
 
 impl TickObserver for HashTap {
     fn on_tick(&mut self, record: &TickRecord<'_>) {
         // The receiver lives in the worker that owns this pipeline: a send only
-        // fails while the worker is being dropped, when nobody needs the hash.
-        let _ = self.tx.send(record.hash);
+        // fails while the worker is being dropped, when nobody needs the news.
+        let _ = self.tx.send(TickNews {
+            tick: record.clock.simulation_tick,
+            hash: record.hash,
+            inputs: record.inputs.to_vec(),
+            divergence: self
+                .compare
+                .as_deref()
+                .and_then(|b| compare::measure(b, record)),
+            traced: self.trace.then(|| {
+                traced_tick(
+                    record.clock.simulation_tick,
+                    record.clock.frame_index,
+                    record.world,
+                )
+            }),
+        });
     }
 }
 
@@ -77,8 +121,13 @@ pub const RECOVERY_EVERY: Duration = Duration::from_secs(1);
 pub struct Worker {
     /// The runtime; nobody else touches it.
     pipeline: Pipeline,
-    /// Behaviour factories scenes name.
+    /// Behaviour factories scenes name, for the current scene's directory.
     registry: Registry,
+    /// The session's scripts: compile cache, line breakpoints, hits (see
+    /// [`scripts`]).
+    scripts: ScriptHost,
+    /// The last rejected script breakpoint edit (key, line, why).
+    script_rejected: Option<(String, usize, String)>,
     /// The scene of the session (authored data, for save and reload), shared
     /// with the recovery points sent to the UI.
     scene: Option<Arc<LoadedScene>>,
@@ -92,10 +141,20 @@ pub struct Worker {
     pending_edits: Vec<String>,
     /// Completed ticks when `pending_edits` were queued.
     pending_edits_tick: u64,
-    /// Tick hashes from the observer.
-    hashes: Receiver<u64>,
+    /// Tick hashes and inputs from the observer.
+    ticks: Receiver<TickNews>,
     /// The observer's sender, reinstalled after a new session.
-    hash_tx: Sender<u64>,
+    hash_tx: Sender<TickNews>,
+    /// What every tick of the current branch received (shared with the views).
+    tape: Arc<Recording>,
+    /// Run B of "Compare with…", while comparing.
+    comparing: Option<Arc<TracePoses>>,
+    /// Divergences measured since the last publish.
+    divergences: Vec<TickDivergence>,
+    /// Branch B of a what-if fork.
+    fork: Option<fork::Fork>,
+    /// B's records since the last publish.
+    fork_ticks: Vec<TracedTick>,
     /// Hash after the last tick.
     state_hash: u64,
     /// The suspension last published, to emit suspended/resumed events once.
@@ -142,24 +201,34 @@ impl Worker {
     /// asked to repaint whenever a new view is published.
     pub fn new(out: WorkerEnd, pacing: Pacing, repaint: Option<egui::Context>) -> Worker {
         let settings = TimeSettings::default();
-        let (hash_tx, hashes) = crossbeam_channel::unbounded();
+        let (hash_tx, ticks) = crossbeam_channel::unbounded();
         let mut pipeline = Pipeline::new(settings);
         pipeline.set_tick_observer(Some(Box::new(HashTap {
             tx: hash_tx.clone(),
+            compare: None,
+            trace: false,
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
+        let scripts = ScriptHost::new();
         Worker {
             pipeline,
-            registry: stepframe_plugins::registry(),
+            registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
+            scripts,
+            script_rejected: None,
             scene: None,
             settings,
             pacing,
             selected: None,
             pending_edits: Vec::new(),
             pending_edits_tick: 0,
-            hashes,
+            ticks,
             hash_tx,
+            tape: Arc::new(Recording::new(settings.fixed_hz)),
+            comparing: None,
+            divergences: Vec::new(),
+            fork: None,
+            fork_ticks: Vec::new(),
             state_hash: 0,
             // The empty session starts paused; that is not news.
             last_suspension: initial,
@@ -191,6 +260,12 @@ impl Worker {
         point: RecoveryPoint,
     ) -> Worker {
         let mut worker = Worker::new(out, pacing, repaint);
+        // The snapshot's Script behaviours run on the dead worker's host:
+        // keep it, so the code pane's breakpoints still reach them.
+        worker.scripts = point.scripts.clone();
+        if let Some(scene) = point.scene_path() {
+            worker.registry = worker.registry_for_scene(scene);
+        }
         worker.pipeline.restore(&point.snapshot);
         worker.pipeline.pause();
         worker.settings = *worker.pipeline.settings();
@@ -246,8 +321,8 @@ impl Worker {
             }
             Command::StepTick => {
                 let t0 = Instant::now();
-                self.flush_inputs();
-                let report = self.history.step_tick(&mut self.pipeline);
+                let inputs = std::mem::take(&mut self.pending_inputs);
+                let report = self.history.step_tick(&mut self.pipeline, &inputs);
                 self.record(report, 0.0, t0);
             }
             Command::StepFrame => {
@@ -258,7 +333,19 @@ impl Worker {
                 self.record(report, dt, t0);
             }
             Command::ViewTick(tick) => self.view_request = Some(tick),
-            Command::RewindTo(tick) => self.rewind(tick),
+            Command::RewindTo(tick) => {
+                self.rewind(tick);
+            }
+            Command::ApplyTape { tape, from } => self.apply_tape(tape, from),
+            Command::StopTape => self.stop_tape(),
+            Command::CompareWith(path) => self.compare_with(&path),
+            Command::CompareWithRun => self.compare_with_run(),
+            Command::StopCompare => self.stop_comparing(),
+            Command::ForkHere(tick) => self.fork_here(tick),
+            Command::ForkTape { tape, recorded_to } => self.fork_tape(tape, recorded_to),
+            Command::ForkEdit(command) => self.fork_edit(command),
+            Command::AdoptFork => self.adopt_fork(),
+            Command::DiscardFork => self.discard_fork(true),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
             Command::SetFixedRate(hz) => self.change_settings(|s| s.fixed_hz = hz),
             Command::SetMaxSteps(n) => self.change_settings(|s| s.max_steps = n),
@@ -310,7 +397,8 @@ impl Worker {
                     )
                 },
             ),
-            Command::ReloadScript(path) => match stepframe_plugins::script::reload(&path) {
+            Command::Script(command) => self.script_command(command),
+            Command::ReloadScript(path) => match self.scripts.reload(&path) {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
@@ -365,6 +453,9 @@ impl Worker {
                     pending_edits: &[],
                     state_hash: scratch.state_hash(),
                     worker_fps: self.worker_fps(),
+                    tape: self.tape.clone(),
+                    tape_in_force: self.history.tape().map(Replay::shared),
+                    scripts: self.scripts_view(),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
@@ -382,46 +473,42 @@ impl Worker {
         self.out.recovery.send(RecoveryPoint {
             snapshot: self.pipeline.snapshot(),
             scene: self.scene.clone(),
+            scripts: self.scripts.clone(),
         });
     }
 
     fn play(&mut self) {
         if self.is_suspended() {
             let t0 = Instant::now();
-            self.flush_inputs();
-            let report = self.history.resume(&mut self.pipeline);
+            // Input typed while suspended reaches the next tick, through the
+            // history (a rewind replays it).
+            let inputs = std::mem::take(&mut self.pending_inputs);
+            let report = self.history.resume(&mut self.pipeline, &inputs);
             self.record(report, 0.0, t0);
         }
     }
 
-    /// Input that must reach a call the history logs without inputs (a lone
-    /// tick, a resume): pushed straight to the pipeline. Such input is not
-    /// replayed by a rewind; frames carry theirs through the history.
-    fn flush_inputs(&mut self) {
-        for e in std::mem::take(&mut self.pending_inputs) {
-            self.pipeline.push_input(e);
-        }
-    }
-
-    /// The hash of the last completed tick, from the observer.
-    fn drain_hashes(&mut self) {
-        while let Ok(hash) = self.hashes.try_recv() {
-            self.state_hash = hash;
-        }
-    }
-
     /// "Resume from here": rewinds to the end of `tick`, suspended there.
-    fn rewind(&mut self, tick: u64) {
-        self.drain_hashes();
+    /// Returns whether it did.
+    fn rewind(&mut self, tick: u64) -> bool {
+        // Branch B followed the future being dropped.
+        self.discard_fork(true);
+        self.drain_ticks();
         self.pending_inputs.clear();
         match self.history.rewind_to_tick(&mut self.pipeline, tick) {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
-                // from the pipeline.
+                // from the pipeline, and the tape keeps what the ticks up to
+                // here received.
                 self.state_hash = self.pipeline.state_hash();
+                self.cut_tape(tick);
                 self.send_event(Event::Rewound(tick));
+                true
             }
-            Err(e) => self.error(format!("cannot resume from tick {tick}: {e}")),
+            Err(e) => {
+                self.error(format!("cannot resume from tick {tick}: {e}"));
+                false
+            }
         }
     }
 
@@ -433,182 +520,17 @@ impl Worker {
             Err(reason) => self.error(format!("time settings rejected: {reason}")),
         }
     }
+}
 
-    /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
-    /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
-    /// breakpoint there could never fire).
-    fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
-        let existing = self
-            .pipeline
-            .debugger()
-            .breakpoints()
-            .iter()
-            .find(|b| {
-                b.hook == Some(HookKind::FixedUpdate)
-                    && b.object == Some(object)
-                    && b.priority.is_none()
-                    && b.condition == Default::default()
-                    && b.hit_count == Default::default()
-            })
-            .map(|b| b.id);
-        if let Some(id) = existing {
-            self.pipeline.remove_breakpoint(id);
-            return;
-        }
-        if self.pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
-            self.pipeline
-                .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
-            return;
-        }
-        let name = self
-            .pipeline
-            .world()
-            .get(object)
-            .map(|o| format!("{} {object}", o.name))
-            .unwrap_or_else(|| object.to_string());
-        let behaviours: Vec<String> = self
-            .pipeline
-            .behaviour_states(object)
-            .iter()
-            .map(|b| b.name.clone())
-            .collect();
-        let has = if behaviours.is_empty() {
-            "no behaviours".to_string()
-        } else {
-            format!("behaviours {}", behaviours.join(", "))
-        };
-        self.send_event(Event::Notice(format!(
-            "F9: {name} has no FixedUpdate hook ({has}), so a FixedUpdate breakpoint there \
-             could never fire; none was set"
-        )));
-    }
-
-    fn edit(&mut self, id: ObjectId, command: BodyCommand, describe: impl FnOnce() -> String) {
-        if !self.is_suspended() {
-            self.error("edits apply while suspended: pause first".to_string());
-            return;
-        }
-        let has_body = self
-            .pipeline
-            .world()
-            .get(id)
-            .is_some_and(|o| o.body.is_some());
-        if !has_body {
-            self.error(format!("object {id} has no body to edit"));
-            return;
-        }
-        let clock = *self.pipeline.clock();
-        if self
-            .pipeline
-            .world_mut()
-            .command(command, clock.simulation_tick, clock.frame_index)
-        {
-            if self.pending_edits.is_empty() {
-                self.pending_edits_tick = clock.simulation_tick;
-            }
-            self.pending_edits.push(format!(
-                "{} (reconciled before tick {})",
-                describe(),
-                clock.simulation_tick + 1
-            ));
-        } else {
-            self.error(format!("edit of {id} rejected: not a finite value"));
-        }
-    }
-
-    fn error(&mut self, message: String) {
-        self.send_event(Event::Error(message));
-    }
-
-    /// Sends an event after the telemetry queued before it (the order the UI
-    /// reads them in is the order they happened in).
-    fn send_event(&mut self, event: Event) {
-        self.flush_telemetry();
-        // A closed channel means the UI is gone; the thread ends at the next recv.
-        let _ = self.out.events.send(event);
-    }
-
-    fn flush_telemetry(&mut self) {
-        if !self.batch.is_empty() {
-            let batch = std::mem::take(&mut self.batch);
-            let _ = self.out.events.send(Event::Frames(batch));
-        }
-    }
-
-    fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
-        if report.kind == FrameKind::NotRun {
-            return;
-        }
-        self.batch.push(FrameTelemetry {
-            report,
-            clock: *self.pipeline.clock(),
-            real_dt,
-            call_ms: t0.elapsed().as_secs_f64() * 1000.0,
-        });
-    }
-
-    /// The worker's own frames per second over its recent frames.
-    fn worker_fps(&self) -> Option<f64> {
-        let (n, sum) = self
-            .rates
-            .iter()
-            .filter(|dt| **dt > 0.0)
-            .fold((0usize, 0.0), |(n, s), dt| (n + 1, s + dt));
-        (n > 0).then(|| n as f64 / sum)
-    }
-
-    /// Sends the telemetry batch, log lines, suspension events and (latest wins)
-    /// the view, if anything changed since the last publish.
-    fn publish(&mut self) {
-        self.drain_hashes();
-        self.flush_telemetry();
-        self.send_watch_events();
-        let mut log = self.pipeline.drain_log();
-        if !log.is_empty() {
-            if log.len() > MAX_LOG_BATCH {
-                log.drain(..log.len() - MAX_LOG_BATCH);
-            }
-            self.send_event(Event::Log(log));
-        }
-        let now = self.pipeline.suspension().cloned();
-        if now != self.last_suspension {
-            match &now {
-                Some(s) => self.send_event(Event::Suspended(s.clone())),
-                None => self.send_event(Event::Resumed),
-            }
-            self.last_suspension = now;
-            self.dirty = true;
-        }
-        if !self.dirty {
-            return;
-        }
-        self.dirty = false;
-        self.revision += 1;
-        let view = self.live_view();
-        self.out.views.send(view);
-        if let Some(ctx) = &self.repaint {
-            ctx.request_repaint();
-        }
-    }
-
-    /// The view of the live session now.
-    fn live_view(&mut self) -> WorldView {
-        let clock = self.pipeline.clock();
-        if clock.simulation_tick != self.pending_edits_tick {
-            self.pending_edits.clear();
-        }
-        let facts = ViewFacts {
-            revision: self.revision,
-            at_tick: None,
-            settings: self.settings,
-            pacing: self.pacing,
-            scene_path: self.scene.as_ref().map(|s| s.path.clone()),
-            selected: self.selected,
-            pending_edits: &self.pending_edits,
-            state_hash: self.state_hash,
-            worker_fps: self.worker_fps(),
-        };
-        view::build(&self.pipeline, facts)
+impl Worker {
+    /// Installs the tick observer: hashes and input for the view, and run B
+    /// of a comparison if one is going on.
+    fn install_observer(&mut self) {
+        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
+            tx: self.hash_tx.clone(),
+            compare: self.comparing.clone(),
+            trace: self.fork.is_some(),
+        })));
     }
 }
 

@@ -5,14 +5,16 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{HashTap, Worker};
+use super::Worker;
 use crate::editor::protocol::Event;
 use crate::editor::session::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
-        match session::open(&mut self.pipeline, &self.registry, path) {
+        let registry = self.registry_for_scene(path);
+        match session::open(&mut self.pipeline, &registry, path) {
             Ok((scene, settings)) => {
+                self.registry = registry;
                 self.settings = settings;
                 self.after_new_session(scene, path);
                 if !play {
@@ -42,11 +44,11 @@ impl Worker {
     }
 
     fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
-        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
-            tx: self.hash_tx.clone(),
-        })));
-        while self.hashes.try_recv().is_ok() {}
+        self.install_observer();
+        self.discard_fork(true);
+        while self.ticks.try_recv().is_ok() {}
         self.history.clear();
+        self.reset_tape();
         self.view_request = None;
         self.pending_inputs.clear();
         self.state_hash = 0;

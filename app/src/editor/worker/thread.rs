@@ -22,6 +22,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 
+use stepframe_core::FramePacer;
+
 use super::Worker;
 use crate::editor::protocol::{Command, Event, Pacing, RecoveryPoint, WorldView};
 
@@ -205,35 +207,23 @@ pub fn panic_text(payload: &(dyn Any + Send)) -> String {
     }
 }
 
-/// Frame lengths for [`Pacing::Irregular`]: a fixed-seed xorshift between 4 and
-/// 40 ms, with a 150 ms stall every 64 frames (longer than `max_delta` × 0.5, so
-/// the step cap and dropped time show up in the timeline).
-#[derive(Debug)]
-struct IrregularClock {
-    /// Generator state.
-    state: u64,
-    /// Frames so far.
-    n: u64,
+/// Seed of the editor's irregular pacing (any fixed value: the same frames
+/// every run).
+const IRREGULAR_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
+
+/// Frame lengths for [`Pacing::Irregular`]: core's seeded irregular deltas
+/// (4 to 40 ms), with a 150 ms stall every 64 frames (longer than
+/// `max_delta` × 0.5, so the step cap and dropped time show up in the
+/// timeline).
+fn irregular_pacer() -> FramePacer {
+    FramePacer::irregular(IRREGULAR_SEED).with_stall_every(64, 0.150)
 }
 
-impl IrregularClock {
-    fn next(&mut self) -> Duration {
-        self.n += 1;
-        if self.n.is_multiple_of(64) {
-            return Duration::from_millis(150);
-        }
-        self.state ^= self.state << 13;
-        self.state ^= self.state >> 7;
-        self.state ^= self.state << 17;
-        Duration::from_micros(4_000 + self.state % 36_000)
-    }
-}
-
-fn period(pacing: Pacing, irregular: &mut IrregularClock) -> Duration {
+fn period(pacing: Pacing, irregular: &mut FramePacer) -> Duration {
     match pacing {
         Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
         Pacing::Uncapped => Duration::ZERO,
-        Pacing::Irregular => irregular.next(),
+        Pacing::Irregular => Duration::from_secs_f64(irregular.next_dt()),
     }
 }
 
@@ -254,10 +244,7 @@ fn apply_batch(worker: &mut Worker, first: Command, commands: &Receiver<Command>
 
 fn run_paced(mut worker: Worker) {
     let commands = worker.out.commands.clone();
-    let mut irregular = IrregularClock {
-        state: 0x9e37_79b9_7f4a_7c15,
-        n: 0,
-    };
+    let mut irregular = irregular_pacer();
     let mut last = Instant::now();
     let mut deadline = last;
     loop {

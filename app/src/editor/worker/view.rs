@@ -5,10 +5,13 @@
 //! the live session.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 
-use stepframe_core::{InputSource, ObjectId, Pipeline, SoftState, TimeSettings};
+use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, SoftState, TimeSettings};
 
-use crate::editor::protocol::{BodyView, ObjectView, Pacing, SelectedView, SoftView, WorldView};
+use crate::editor::protocol::{
+    BodyView, ObjectView, Pacing, ScriptsView, SelectedView, SoftView, WorldView,
+};
 
 /// The worker-side facts a view carries besides the pipeline's own state.
 #[derive(Debug)]
@@ -31,6 +34,12 @@ pub(super) struct ViewFacts<'a> {
     pub state_hash: u64,
     /// The worker's own frame rate.
     pub worker_fps: Option<f64>,
+    /// What the ticks of the branch received.
+    pub tape: Arc<Recording>,
+    /// The tape in force, if one is.
+    pub tape_in_force: Option<Arc<Recording>>,
+    /// The session's scripts (the host's, the same at every tick).
+    pub scripts: ScriptsView,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -127,6 +136,9 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         state_hash: facts.state_hash,
         actions,
         worker_fps: facts.worker_fps,
+        tape: facts.tape,
+        tape_in_force: facts.tape_in_force,
+        scripts: facts.scripts,
     }
 }
 

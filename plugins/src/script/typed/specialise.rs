@@ -1,143 +1,10 @@
-//! The typed path: a compiled hook function specialised to the types its
-//! state variables hold, run as register code.
-//!
-//! # Why
-//!
-//! The compiled tree of `fast.rs` still checks every value's type as it goes
-//! and walks a tree of boxed nodes: about 3 ns a node, so a patrol tick costs
-//! several times the same logic in Rust. But the types in a hook function are
-//! almost always fixed: `dt` is a float, the state variables keep the type
-//! they were born with, and every operator's result type follows from its
-//! operands'. So, given the types of the state variables at entry, the types
-//! of every expression are known before the call, and the function can be
-//! compiled once for those types into flat register code where every
-//! instruction already knows it adds two floats or compares two integers.
-//!
-//! # Specialisation and guard
-//!
-//! [`specialise`] types a [`FastFn`] for the entry types of the state
-//! variables it touches (read or written) and emits [`Ins`] over a register
-//! file of `u64`s (floats by bits). Each variable has a fixed register (three
-//! for a `pose()`/`velocity()` value, one per field). Typing is
-//! flow-sensitive: an assignment gives the variable the assigned value's type;
-//! after `if`/`else`, a variable whose type differs between the branches is
-//! unknown, and reading it, or leaving it in the state with an unknown type,
-//! rejects the specialisation. Everything the tree would bail on for a type
-//! reason is rejected here at specialisation time; what can only be known at
-//! run time (integer overflow, division by zero, a non-finite body command,
-//! an object with no body, a negative id) still bails, with the same rule:
-//! nothing has been changed yet, and rhai runs the call.
-//!
-//! [`run`] first checks the guard: every touched state variable still has the
-//! type the code was specialised for. If not it returns [`Exit::Miss`], and
-//! the caller specialises again for the new types (or, after a few misses,
-//! keeps to the tree). A call ends by writing the written state variables
-//! back with their types at exit (which must agree on every path).
+//! Specialisation: a [`FastFn`] typed for the entry types of the state
+//! variables it touches and the argument types, emitted as register code
+//! (see the parent module's docs, "Specialisation and guard").
 
-use std::cell::RefCell;
-
-use rhai::{FLOAT, INT, ImmutableString};
-use stepframe_core::{BodyCommand, Ctx, ObjectId, Pose, Vec2, Velocity};
-
-use super::engine;
-use super::fast::{
-    Api, Ex, FastFn, Field, Input, Math, Op, Out, Place, St, Tag, Val, compare, finite_component,
-    float_arith, float_math, int_arith, ordered, unit,
-};
-
-type Reg = u8;
-
-/// Registers per call: operands are `u8`, so the register file is a
-/// `[u64; 256]` and no access needs a bounds check.
-const REGS: usize = 256;
-
-/// Register 0 is always 0: the bits of `()`.
-const ZERO: Reg = 0;
-
-/// One instruction; operands are registers (`dst` first).
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) enum Ins {
-    Mov(Reg, Reg),
-    /// Integer to float.
-    IToF(Reg, Reg),
-    FAdd(Reg, Reg, Reg),
-    FSub(Reg, Reg, Reg),
-    FMul(Reg, Reg, Reg),
-    FDiv(Reg, Reg, Reg),
-    FRem(Reg, Reg, Reg),
-    FPow(Reg, Reg, Reg),
-    /// rhai's float comparison ([`compare`]).
-    FCmp(Op, Reg, Reg, Reg),
-    FNeg(Reg, Reg),
-    /// Checked integer arithmetic (bails on overflow / division by zero).
-    IArith(Op, Reg, Reg, Reg),
-    ICmp(Op, Reg, Reg, Reg),
-    INeg(Reg, Reg),
-    BCmp(Op, Reg, Reg, Reg),
-    Not(Reg, Reg),
-    Jump(u32),
-    JumpIfNot(Reg, u32),
-    JumpIf(Reg, u32),
-    /// Jump when the float comparison is false (a compare and a
-    /// `JumpIfNot` fused).
-    FJumpIfNot(Op, Reg, Reg, u32),
-    /// Jump when the integer comparison is false.
-    IJumpIfNot(Op, Reg, Reg, u32),
-    Return,
-    /// Three registers: x, y, angle (bails if the object has no body).
-    Pose(Reg),
-    /// Three registers: x, y, angular.
-    Velocity(Reg),
-    Me(Reg),
-    Tick(Reg),
-    Frame(Reg),
-    SimTime(Reg),
-    FixedDt(Reg),
-    Rand(Reg),
-    RandRange(Reg, Reg, Reg),
-    /// Body commands and removal. `true`: nothing after it can bail, so it
-    /// (and what is queued before it) goes straight to the context.
-    KinematicTarget(Reg, Reg, Reg, bool),
-    Force(Reg, Reg, bool),
-    Impulse(Reg, Reg, bool),
-    SetVelocity(Reg, Reg, bool),
-    Remove(Reg, bool),
-    Input(Input, ImmutableString, Reg),
-    IAbs(Reg, Reg),
-    FMath(Math, Reg, Reg),
-}
-
-/// A function specialised for the entry types of its state variables.
-#[derive(Clone, Debug, PartialEq)]
-pub(crate) struct Typed {
-    code: Box<[Ins]>,
-    /// The register of state variable 0; the others follow, so the state
-    /// goes in and out in one copy each.
-    state_base: usize,
-    /// State variables (all of the program's, touched or not).
-    state_len: usize,
-    /// The constants, as the top registers hold them.
-    consts: Box<[u64]>,
-    /// The guard and the loads: (state variable, register, entry type).
-    inputs: Box<[(usize, Reg, Tag)]>,
-    /// Parameters: (register, type).
-    params: Box<[(Reg, Tag)]>,
-    /// Written state variables at exit: (state variable, register, type).
-    outputs: Box<[(usize, Reg, Tag)]>,
-    uses_rng: bool,
-    /// Every output leaves with the type it came in with, so a call keeps the
-    /// state fitting this code (the caller need not check the guard again).
-    pub(crate) stable: bool,
-}
-
-/// How a typed call ended, when it did not finish.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Exit {
-    /// The state (or argument) types differ from the specialisation's.
-    Miss,
-    /// A run-time case the typed code does not handle: rhai runs the call.
-    Bail,
-}
+use super::super::ir::{Api, Ex, FastFn, Field, Input, Math, Op, Place, St, Tag};
+use super::super::semantics::Arith;
+use super::{Ins, REGS, Reg, Typed, ZERO, mark_direct};
 
 type C<T> = Result<T, String>;
 
@@ -313,7 +180,7 @@ impl Spec {
                 St::OpSet(place, op, e) => {
                     let (rr, tr) = self.expr(e, &ty)?;
                     let (rl, tl) = self.read(*place, &ty)?;
-                    let (r, t) = self.binary(*op, (rl, tl), (rr, tr))?;
+                    let (r, t) = self.binary(Op::Arith(*op), (rl, tl), (rr, tr))?;
                     self.assign(*place, r, t, &mut ty)?;
                 }
                 St::If(cond, then, other) => {
@@ -409,33 +276,36 @@ impl Spec {
         }
     }
 
+    /// The instruction for `op` on operands of these types (rhai's rules:
+    /// two integers stay integers, a float makes both floats, booleans only
+    /// compare); what each computes is in `semantics.rs`.
     fn binary(&mut self, op: Op, a: (Reg, Tag), b: (Reg, Tag)) -> C<(Reg, Tag)> {
-        let cmp = op.is_comparison();
         let d = self.temp(1)?;
-        match (a.1, b.1) {
-            (Tag::Int, Tag::Int) => {
-                if cmp {
-                    self.code.push(Ins::ICmp(op, d, a.0, b.0));
-                    return Ok((d, Tag::Bool));
-                }
-                self.code.push(Ins::IArith(op, d, a.0, b.0));
+        match (op, a.1, b.1) {
+            (Op::Cmp(c), Tag::Int, Tag::Int) => {
+                self.code.push(Ins::ICmp(c, d, a.0, b.0));
+                Ok((d, Tag::Bool))
+            }
+            (Op::Arith(o), Tag::Int, Tag::Int) => {
+                self.code.push(Ins::IArith(o, d, a.0, b.0));
                 Ok((d, Tag::Int))
             }
-            (Tag::Int | Tag::Float, Tag::Int | Tag::Float) => {
+            (_, Tag::Int | Tag::Float, Tag::Int | Tag::Float) => {
                 let (x, y) = (self.float(a)?, self.float(b)?);
-                self.code.push(match op {
-                    Op::Add => Ins::FAdd(d, x, y),
-                    Op::Sub => Ins::FSub(d, x, y),
-                    Op::Mul => Ins::FMul(d, x, y),
-                    Op::Div => Ins::FDiv(d, x, y),
-                    Op::Rem => Ins::FRem(d, x, y),
-                    Op::Pow => Ins::FPow(d, x, y),
-                    cmp => Ins::FCmp(cmp, d, x, y),
-                });
-                Ok((d, if cmp { Tag::Bool } else { Tag::Float }))
+                let (ins, tag) = match op {
+                    Op::Arith(Arith::Add) => (Ins::FAdd(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Sub) => (Ins::FSub(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Mul) => (Ins::FMul(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Div) => (Ins::FDiv(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Rem) => (Ins::FRem(d, x, y), Tag::Float),
+                    Op::Arith(Arith::Pow) => (Ins::FPow(d, x, y), Tag::Float),
+                    Op::Cmp(c) => (Ins::FCmp(c, d, x, y), Tag::Bool),
+                };
+                self.code.push(ins);
+                Ok((d, tag))
             }
-            (Tag::Bool, Tag::Bool) if cmp => {
-                self.code.push(Ins::BCmp(op, d, a.0, b.0));
+            (Op::Cmp(c), Tag::Bool, Tag::Bool) => {
+                self.code.push(Ins::BCmp(c, d, a.0, b.0));
                 Ok((d, Tag::Bool))
             }
             _ => Err(format!("{op:?} on {:?} and {:?}", a.1, b.1)),
@@ -662,264 +532,4 @@ pub(crate) fn specialise(f: &FastFn, state: &[Tag], args: &[Tag]) -> C<Typed> {
         outputs: outputs.into_boxed_slice(),
         uses_rng: f.uses_rng,
     })
-}
-
-/// Whether an instruction can bail at run time.
-fn can_bail(ins: &Ins) -> bool {
-    matches!(
-        ins,
-        Ins::IArith(..)
-            | Ins::INeg(..)
-            | Ins::IAbs(..)
-            | Ins::Pose(_)
-            | Ins::KinematicTarget(..)
-            | Ins::Force(..)
-            | Ins::Impulse(..)
-            | Ins::SetVelocity(..)
-            | Ins::Remove(..)
-    )
-}
-
-/// Whether an instruction reads the object's body from the world: a removal
-/// applied before it would change what it reads (rhai reads the state from
-/// before the call).
-fn reads_body(ins: &Ins) -> bool {
-    matches!(ins, Ins::Pose(_) | Ins::Velocity(_) | Ins::SetVelocity(..))
-}
-
-/// Marks the commands after which nothing can bail or read the body: they
-/// need not wait in the buffer. Jumps only go forward (there are no loops), so
-/// what can run after an instruction is further down the code.
-fn mark_direct(code: &mut [Ins]) {
-    let mut must_wait = false;
-    for ins in code.iter_mut().rev() {
-        match ins {
-            Ins::KinematicTarget(.., direct)
-            | Ins::Force(.., direct)
-            | Ins::Impulse(.., direct)
-            | Ins::SetVelocity(.., direct)
-            | Ins::Remove(_, direct) => *direct = !must_wait,
-            _ => {}
-        }
-        must_wait |= can_bail(ins) || reads_body(ins);
-    }
-}
-
-impl Typed {
-    /// Whether the state has the entry types this code was specialised for.
-    pub(crate) fn fits(&self, tags: &[Tag]) -> bool {
-        tags.len() == self.state_len && self.inputs.iter().all(|&(i, _, t)| tags[i] == t)
-    }
-}
-
-thread_local! {
-    /// The register file, one per thread for every script: it stays in the
-    /// L1 cache however many scripted objects there are (no call runs inside
-    /// another, so one is enough).
-    static REGISTERS: RefCell<[u64; REGS]> = const { RefCell::new([0; REGS]) };
-}
-
-/// Runs specialised code (see module docs); the caller has checked
-/// [`Typed::fits`]. On `Ok`, `state` has the new values, the commands have
-/// been applied (or wait in `out` for the caller to apply), and the
-/// session generator has the draws; otherwise nothing has changed (`out` is
-/// the caller's to clear).
-pub(crate) fn run(
-    t: &Typed,
-    ctx: &mut Ctx,
-    args: &[Val],
-    tags: &mut [Tag],
-    bits: &mut [u64],
-    out: &mut Vec<Out>,
-) -> Result<(), Exit> {
-    if t.params.iter().zip(args).any(|(p, a)| p.1 != a.tag) {
-        return Err(Exit::Miss);
-    }
-    REGISTERS.with_borrow_mut(|regs| {
-        let state = t.state_base..t.state_base + t.state_len;
-        regs[0] = 0;
-        regs[state.clone()].copy_from_slice(bits);
-        regs[REGS - t.consts.len()..].copy_from_slice(&t.consts);
-        for (&(r, _), a) in t.params.iter().zip(args) {
-            regs[usize::from(r)] = a.bits;
-        }
-        let me = ctx.me();
-        let mut rng = *ctx.rng();
-        exec(t, ctx, me, &mut rng, regs, out)?;
-        // Untouched variables go back as they came.
-        bits.copy_from_slice(&regs[state]);
-        if !t.stable {
-            for &(i, _, tag) in t.outputs.iter() {
-                tags[i] = tag;
-            }
-        }
-        if t.uses_rng {
-            *ctx.rng() = rng;
-        }
-        Ok(())
-    })
-}
-
-/// Queues a command, or applies it (after what is queued) when nothing after
-/// it can bail.
-fn emit(ctx: &mut Ctx, out: &mut Vec<Out>, command: Out, direct: bool) {
-    if direct {
-        engine::commit_fast(ctx, out);
-        engine::apply_out(ctx, command);
-    } else {
-        out.push(command);
-    }
-}
-
-fn exec(
-    t: &Typed,
-    ctx: &mut Ctx,
-    me: ObjectId,
-    rng: &mut stepframe_core::Rng,
-    r: &mut [u64; REGS],
-    out: &mut Vec<Out>,
-) -> Result<(), Exit> {
-    macro_rules! f {
-        ($i:expr) => {
-            FLOAT::from_bits(r[usize::from(*$i)])
-        };
-    }
-    macro_rules! int {
-        ($i:expr) => {
-            r[usize::from(*$i)] as INT
-        };
-    }
-    macro_rules! set {
-        ($d:expr, $v:expr) => {{
-            let v = $v;
-            r[usize::from(*$d)] = v;
-        }};
-    }
-    let finite = |bits: u64| finite_component(FLOAT::from_bits(bits)).ok_or(Exit::Bail);
-    let code = &t.code[..];
-    let mut pc = 0usize;
-    while let Some(ins) = code.get(pc) {
-        pc += 1;
-        match ins {
-            Ins::Mov(d, a) => set!(d, r[usize::from(*a)]),
-            Ins::IToF(d, a) => set!(d, (int!(a) as FLOAT).to_bits()),
-            Ins::FAdd(d, a, b) => set!(d, (f!(a) + f!(b)).to_bits()),
-            Ins::FSub(d, a, b) => set!(d, (f!(a) - f!(b)).to_bits()),
-            Ins::FMul(d, a, b) => set!(d, (f!(a) * f!(b)).to_bits()),
-            Ins::FDiv(d, a, b) => set!(d, (f!(a) / f!(b)).to_bits()),
-            Ins::FRem(d, a, b) => set!(d, float_arith(Op::Rem, f!(a), f!(b)).to_bits()),
-            Ins::FPow(d, a, b) => set!(d, float_arith(Op::Pow, f!(a), f!(b)).to_bits()),
-            Ins::FCmp(op, d, a, b) => set!(d, u64::from(compare(*op, f!(a), f!(b)))),
-            Ins::FNeg(d, a) => set!(d, (-f!(a)).to_bits()),
-            Ins::IArith(op, d, a, b) => {
-                let v = int_arith(*op, int!(a), int!(b)).ok_or(Exit::Bail)?;
-                set!(d, v as u64);
-            }
-            Ins::ICmp(op, d, a, b) => set!(d, u64::from(ordered(*op, int!(a), int!(b)))),
-            Ins::INeg(d, a) => set!(d, int!(a).checked_neg().ok_or(Exit::Bail)? as u64),
-            Ins::BCmp(op, d, a, b) => {
-                let (x, y) = (r[usize::from(*a)] != 0, r[usize::from(*b)] != 0);
-                set!(d, u64::from(ordered(*op, x, y)));
-            }
-            Ins::Not(d, a) => set!(d, u64::from(r[usize::from(*a)] == 0)),
-            Ins::Jump(to) => pc = *to as usize,
-            Ins::JumpIfNot(c, to) => {
-                if r[usize::from(*c)] == 0 {
-                    pc = *to as usize;
-                }
-            }
-            Ins::JumpIf(c, to) => {
-                if r[usize::from(*c)] != 0 {
-                    pc = *to as usize;
-                }
-            }
-            Ins::FJumpIfNot(op, a, b, to) => {
-                if !compare(*op, f!(a), f!(b)) {
-                    pc = *to as usize;
-                }
-            }
-            Ins::IJumpIfNot(op, a, b, to) => {
-                if !ordered(*op, int!(a), int!(b)) {
-                    pc = *to as usize;
-                }
-            }
-            Ins::Return => return Ok(()),
-            Ins::Pose(d) => {
-                let p = ctx.physics_simulation_pose(me).ok_or(Exit::Bail)?;
-                let d = usize::from(*d);
-                r[d] = FLOAT::from(p.x).to_bits();
-                r[(d + 1) % REGS] = FLOAT::from(p.y).to_bits();
-                r[(d + 2) % REGS] = FLOAT::from(p.angle).to_bits();
-            }
-            Ins::Velocity(d) => {
-                let v = ctx.velocity(me).unwrap_or_default();
-                let d = usize::from(*d);
-                r[d] = FLOAT::from(v.linear.x).to_bits();
-                r[(d + 1) % REGS] = FLOAT::from(v.linear.y).to_bits();
-                r[(d + 2) % REGS] = FLOAT::from(v.angular).to_bits();
-            }
-            Ins::Me(d) => set!(d, me.0 as INT as u64),
-            Ins::Tick(d) => set!(d, ctx.clock().simulation_tick as INT as u64),
-            Ins::Frame(d) => set!(d, ctx.clock().frame_index as INT as u64),
-            Ins::SimTime(d) => set!(d, ctx.clock().simulation_time.to_bits()),
-            Ins::FixedDt(d) => set!(d, ctx.clock().fixed_delta_time.to_bits()),
-            Ins::Rand(d) => set!(d, unit(rng).to_bits()),
-            Ins::RandRange(d, lo, hi) => {
-                let (lo, hi) = (f!(lo), f!(hi));
-                set!(d, (lo + (hi - lo) * unit(rng)).to_bits());
-            }
-            Ins::KinematicTarget(x, y, a, direct) => {
-                let pose = Pose::new(
-                    finite(r[usize::from(*x)])?,
-                    finite(r[usize::from(*y)])?,
-                    finite(r[usize::from(*a)])?,
-                );
-                let command = Out::Body(BodyCommand::KinematicTarget { target: me, pose });
-                emit(ctx, out, command, *direct);
-            }
-            Ins::Force(x, y, direct) => {
-                let force = Vec2::new(finite(r[usize::from(*x)])?, finite(r[usize::from(*y)])?);
-                let command = Out::Body(BodyCommand::Force { target: me, force });
-                emit(ctx, out, command, *direct);
-            }
-            Ins::Impulse(x, y, direct) => {
-                let impulse = Vec2::new(finite(r[usize::from(*x)])?, finite(r[usize::from(*y)])?);
-                let command = Out::Body(BodyCommand::Impulse {
-                    target: me,
-                    impulse,
-                });
-                emit(ctx, out, command, *direct);
-            }
-            Ins::SetVelocity(x, y, direct) => {
-                let linear = Vec2::new(finite(r[usize::from(*x)])?, finite(r[usize::from(*y)])?);
-                let angular = ctx.velocity(me).map_or(0.0, |v| v.angular);
-                let velocity = Velocity { linear, angular };
-                let command = Out::Body(BodyCommand::SetVelocity {
-                    target: me,
-                    velocity,
-                });
-                emit(ctx, out, command, *direct);
-            }
-            Ins::Remove(a, direct) => {
-                let id = u64::try_from(int!(a)).map_err(|_| Exit::Bail)?;
-                emit(ctx, out, Out::Remove(ObjectId(id)), *direct);
-            }
-            Ins::Input(kind, action, d) => {
-                let input = ctx.input();
-                set!(
-                    d,
-                    match kind {
-                        Input::Pressed => u64::from(input.pressed(action)),
-                        Input::JustPressed => u64::from(input.just_pressed(action)),
-                        Input::JustReleased => u64::from(input.just_released(action)),
-                        Input::HeldMs => input.held_ms(action).to_bits(),
-                        Input::Axis => FLOAT::from(input.value(action)).to_bits(),
-                    }
-                );
-            }
-            Ins::IAbs(d, a) => set!(d, int!(a).checked_abs().ok_or(Exit::Bail)? as u64),
-            Ins::FMath(m, d, a) => set!(d, float_math(*m, f!(a)).to_bits()),
-        }
-    }
-    Ok(())
 }

@@ -10,11 +10,13 @@
 //! "Restart from last snapshot" button: a new worker continues from the newest
 //! [`RecoveryPoint`] the dead one sent, paused there.
 
+mod events;
+mod shortcuts;
+
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 
 use anyhow::Context as _;
-use egui::{Key, KeyboardShortcut, Modifiers};
 use stepframe_core::LogLevel;
 
 use super::bookmarks::BookmarksState;
@@ -24,12 +26,13 @@ use super::files::{FilesState, files_ui};
 use super::inspector::EditBuffers;
 use super::protocol::{Command, Event, RecoveryPoint};
 use super::state::{Persisted, Session};
+use super::tape::TapeState;
 use super::timeline::{TimelineSettings, TimelineState};
 use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
 use super::viewport::ViewportState;
 use super::watches::WatchesState;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
-use super::workspace::{Pane, Workspace};
+use super::workspace::Workspace;
 
 /// Who calls the worker's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -110,6 +113,8 @@ pub struct Panels {
     pub timeline: TimelineState,
     /// The script code pane.
     pub code: CodePaneState,
+    /// The Input tab: the tape list, its edit and file fields.
+    pub tape: TapeState,
     /// Open / Save As / confirmation dialogs.
     pub files: FilesState,
 }
@@ -291,74 +296,6 @@ impl EditorApp {
         }
     }
 
-    fn on_event(&mut self, event: Event) {
-        let session = &mut self.session;
-        match event {
-            // The timeline and the Watches tab took these in `drain`.
-            Event::Frames(_) | Event::Watch(_) | Event::WatchFound { .. } => {}
-            Event::Rewound(tick) => {
-                session.back_to_live();
-                session
-                    .log
-                    .info(format!("rewound to tick {tick}: Play continues from here"));
-            }
-            Event::Suspended(s) => {
-                let text = super::toolbar::suspension_text(&s, session.live.as_ref());
-                session.log.info(text);
-                if self.panels.code.wants_to_show(&s) {
-                    self.workspace.set_open(Pane::Code, true);
-                }
-            }
-            // The live session moves on: every panel back to it.
-            Event::Resumed => session.back_to_live(),
-            Event::Loaded { path, objects, .. } => {
-                session.back_to_live();
-                if let Some(why) = self.panels.bookmarks.load_for(&path) {
-                    session.notify(LogLevel::Error, format!("bookmarks not read: {why}"));
-                }
-                self.panels.viewport.needs_fit = true;
-                session.error = None;
-                session.log.info(format!(
-                    "loaded {} ({objects} objects): a new physics world, simulation time \
-                     restarts at 0 while frame time continues",
-                    path.display()
-                ));
-            }
-            Event::Saved(path) => {
-                // After Save As the scene is the new file: its bookmarks go
-                // with it (written beside it at the next change).
-                self.panels.bookmarks.follow_save_as(&path);
-                session.notify(LogLevel::Info, format!("saved {}", path.display()))
-            }
-            Event::ConfirmSave {
-                path,
-                reason,
-                save_as,
-            } => self.panels.files.ask(path, reason, save_as),
-            Event::Notice(text) => session.notify(LogLevel::Warning, text),
-            Event::ScriptReloaded(path) => {
-                let text = format!("reloaded {}", path.display());
-                if session
-                    .error
-                    .as_ref()
-                    .is_some_and(|e| e.contains(&path.display().to_string()))
-                {
-                    session.error = None;
-                }
-                session.log.info(text);
-            }
-            Event::Error(message) => {
-                session.log.push(LogLevel::Error, None, message.clone());
-                session.error = Some(message);
-            }
-            Event::Log(entries) => {
-                for entry in entries {
-                    session.log.entry(&entry);
-                }
-            }
-        }
-    }
-
     /// Runs the driven worker's frame, or asks the worker thread whether it
     /// has ended. Returns why the worker died, if it just did. Never waits.
     fn poll_worker(&mut self) -> Option<String> {
@@ -463,88 +400,6 @@ impl EditorApp {
         self.session.log.info(format!(
             "worker restarted from the snapshot at tick {tick} (frame {frame}), paused there: Play continues"
         ));
-    }
-
-    /// The editor's shortcuts. Space and `.` go to the game while the viewport
-    /// has focus and to text while a field has; F-keys and Ctrl combos always
-    /// reach the editor. Esc leaves a viewed tick for the live session.
-    fn shortcuts(&mut self, ctx: &egui::Context) {
-        let free = !self.panels.viewport.focused && !ctx.text_edit_focused();
-        let modal = self.panels.files.is_open();
-        let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
-        let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
-        let mut commands = Vec::new();
-        let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape) =
-            (false, false, false, false, false);
-        ctx.input_mut(|i| {
-            if modal {
-                return;
-            }
-            if i.consume_shortcut(&shift_f10) {
-                commands.push(Command::StepFrame);
-            }
-            if i.consume_key(Modifiers::NONE, Key::F10) {
-                commands.push(Command::StepTick);
-            }
-            if i.consume_key(Modifiers::NONE, Key::F5) {
-                commands.push(Command::Play);
-            }
-            if i.consume_key(Modifiers::NONE, Key::F9) {
-                toggle_bp = true;
-            }
-            if i.consume_key(Modifiers::COMMAND, Key::R) {
-                commands.push(Command::Reload);
-            }
-            if i.consume_shortcut(&save_as) {
-                saving_as = true;
-            }
-            if i.consume_key(Modifiers::COMMAND, Key::S) {
-                save = true;
-            }
-            if i.consume_key(Modifiers::COMMAND, Key::O) {
-                open = true;
-            }
-            if free {
-                if i.consume_key(Modifiers::NONE, Key::Space) {
-                    commands.push(Command::TogglePlay);
-                }
-                if i.consume_key(Modifiers::NONE, Key::Period) {
-                    commands.push(Command::StepTick);
-                }
-                if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
-                    escape = true;
-                }
-                if let Some(tick) = self.session.cursor
-                    && i.consume_key(Modifiers::NONE, Key::Enter)
-                {
-                    commands.push(Command::RewindTo(tick));
-                }
-            }
-        });
-        for command in commands {
-            self.session.send(command);
-        }
-        if escape {
-            self.session.back_to_live();
-        }
-        if toggle_bp {
-            match self.session.selected {
-                Some(id) => self.session.send(Command::ToggleFixedBreakpoint(id)),
-                None => {
-                    self.session.error =
-                        Some("F9: select an object first (viewport or hierarchy)".into())
-                }
-            }
-        }
-        if save {
-            self.session.send(Command::Save { replace: false });
-        }
-        if saving_as {
-            self.panels.files.start_save_as(&self.session);
-        }
-        if open {
-            self.panels.files.start_open(&self.session);
-        }
     }
 }
 

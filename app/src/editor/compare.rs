@@ -1,0 +1,247 @@
+//! "Compare with…": the live session is run A, a trace file (or the run so
+//! far, kept) is run B, and every tick A completes is measured against B's
+//! record of that tick (the worker does it, [`super::worker`]; the numbers are
+//! [`crate::tools::trace_poses`]). The UI keeps B and the measured ticks:
+//!
+//! - the timeline draws two divergence lanes (objects that differ, largest
+//!   distance) and a marker at the first tick that differs; a click on the
+//!   marker puts the time cursor on that very tick;
+//! - the inspector shows the selected object's six traced fields for A and
+//!   for B side by side, the differing ones in red with their distance in
+//!   f32 ULPs;
+//! - the viewport outlines B's bodies that differ from A's over A's, in
+//!   magenta.
+//!
+//! A rewind drops the measurements after its tick (that future is being run
+//! again); a new physics world (Open, Reload) drops them all and keeps B, so
+//! a reload after a code change compares the new run with the old one.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use egui::{Color32, RichText};
+
+use super::protocol::{Command, WorldView};
+use super::state::Session;
+use crate::tools::tick_diff::f32_ulps;
+use crate::tools::trace_poses::{FIELD_NAMES, Fields, TickDivergence, TracePoses};
+
+/// The colour of run B wherever it is drawn.
+pub const B_COLOUR: Color32 = Color32::from_rgb(240, 90, 220);
+/// Ticks of a fork's branch B the UI keeps (10 minutes at 60 Hz): the
+/// inspector and the viewport show B at any of them.
+pub const MAX_FORK_TICKS: usize = 36_000;
+
+/// The colour of a differing value.
+const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
+
+/// A comparison as the UI holds it.
+#[derive(Clone, Debug)]
+pub struct Comparison {
+    /// Run B's name (its file name, or "this run, ticks a–b").
+    pub name: String,
+    /// Run B's records.
+    pub trace: Arc<TracePoses>,
+    /// The measured ticks of A, by tick.
+    pub samples: BTreeMap<u64, TickDivergence>,
+    /// The first measured tick where something differs.
+    pub first: Option<TickDivergence>,
+}
+
+impl Comparison {
+    /// A comparison with nothing measured yet.
+    pub fn new(name: String, trace: Arc<TracePoses>) -> Comparison {
+        Comparison {
+            name,
+            trace,
+            samples: BTreeMap::new(),
+            first: None,
+        }
+    }
+
+    /// Takes measured ticks in.
+    pub fn add(&mut self, batch: &[TickDivergence]) {
+        for d in batch {
+            self.samples.insert(d.tick, *d);
+            if d.objects > 0 && self.first.is_none_or(|f| d.tick < f.tick) {
+                self.first = Some(*d);
+            }
+        }
+    }
+
+    /// A rewind to the end of `tick`: what A measured after it is being run
+    /// again.
+    pub fn rewound(&mut self, tick: u64) {
+        self.samples.split_off(&(tick + 1));
+        self.first = self.samples.values().find(|d| d.objects > 0).copied();
+    }
+
+    /// A new physics world: ticks start again at 0.
+    pub fn restart(&mut self) {
+        self.samples.clear();
+        self.first = None;
+    }
+
+    /// B's fields of object `id` at `tick`.
+    pub fn b_fields(&self, tick: u64, id: u64) -> Option<Fields> {
+        self.trace.at(tick)?.object(id)
+    }
+}
+
+/// The traced fields of the selected object in a view (A's side).
+fn a_fields(view: &WorldView) -> Option<(u64, Fields)> {
+    let sel = view.selected.as_ref()?;
+    sel.body.as_ref()?;
+    let (p, v) = (sel.committed, sel.velocity?);
+    Some((
+        sel.id.0,
+        [p.x, p.y, p.angle, v.linear.x, v.linear.y, v.angular],
+    ))
+}
+
+/// The inspector's A/B section for the selected object at the tick shown.
+pub fn compare_section_ui(ui: &mut egui::Ui, session: &Session) {
+    let (Some(c), Some(view)) = (&session.compare, session.shown()) else {
+        return;
+    };
+    let tick = view.clock.simulation_tick;
+    let Some((id, a)) = a_fields(view) else {
+        return;
+    };
+    ui.separator();
+    ui.label(RichText::new(format!("A / B at tick {tick}")).strong())
+        .on_hover_text(format!("A: the live session; B: {}", c.name));
+    let Some(b) = c.b_fields(tick, id) else {
+        ui.weak(format!("B has no record of this object at tick {tick}"));
+        return;
+    };
+    egui::Grid::new("compare_ab")
+        .num_columns(4)
+        .spacing([10.0, 2.0])
+        .show(ui, |ui| {
+            ui.weak("field");
+            ui.weak("A");
+            ui.label(RichText::new("B").color(B_COLOUR));
+            ui.weak("ulps");
+            ui.end_row();
+            for (i, name) in FIELD_NAMES.iter().enumerate() {
+                let differs = a[i].to_bits() != b[i].to_bits();
+                let colour = |t: String| {
+                    let r = RichText::new(t).monospace();
+                    if differs { r.color(DIFFERS) } else { r }
+                };
+                ui.label(colour(name.to_string()));
+                ui.label(colour(format!("{:?}", a[i])));
+                ui.label(colour(format!("{:?}", b[i])));
+                let ulps = f32_ulps(&serde_json::json!(a[i]), &serde_json::json!(b[i]));
+                ui.label(colour(ulps.map_or_else(String::new, |u| u.to_string())));
+                ui.end_row();
+            }
+        });
+}
+
+/// The File menu's comparison entries.
+pub fn compare_menu_ui(ui: &mut egui::Ui, session: &mut Session, dialog: &mut Option<String>) {
+    if ui
+        .button("Compare with trace…")
+        .on_hover_text(
+            "Measure the live session against a trace (stepframe play --trace) at every tick: \
+             divergence lanes, a marker at the first difference, A and B in the inspector",
+        )
+        .clicked()
+    {
+        let dir = session
+            .live
+            .as_ref()
+            .and_then(|v| {
+                v.scene_path
+                    .as_ref()?
+                    .parent()
+                    .map(|p| p.display().to_string())
+            })
+            .unwrap_or_default();
+        *dialog = Some(if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{dir}{}", std::path::MAIN_SEPARATOR)
+        });
+        ui.close();
+    }
+    if ui
+        .button("Compare with this run")
+        .on_hover_text(
+            "Keep the run so far (as far back as rewind reaches) as B: rewind, change an input \
+             or a value, and see where the new branch parts from it",
+        )
+        .clicked()
+    {
+        session.send(Command::CompareWithRun);
+        ui.close();
+    }
+    if session.compare.is_some() && ui.button("Stop comparing").clicked() {
+        session.send(Command::StopCompare);
+        ui.close();
+    }
+}
+
+/// The "Compare with trace" dialog, while open.
+pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, session: &mut Session) {
+    let Some(field) = dialog.as_mut() else {
+        return;
+    };
+    let mut done: Option<Option<PathBuf>> = None;
+    egui::Modal::new(egui::Id::unique("compare_with_trace")).show(ctx, |ui| {
+        ui.heading("Compare with a trace");
+        ui.label("A JSON Lines trace, as stepframe play --trace writes it.");
+        let label = ui.label("Trace file");
+        let edit = ui
+            .add(egui::TextEdit::singleline(field).desired_width(480.0))
+            .labelled_by(label.id);
+        edit.request_focus();
+        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        ui.horizontal(|ui| {
+            if ui.button("Compare").clicked() || enter {
+                done = Some(Some(PathBuf::from(field.trim())));
+            }
+            if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                done = Some(None);
+            }
+        });
+    });
+    if let Some(choice) = done {
+        *dialog = None;
+        if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
+            session.send(Command::CompareWith(super::worker::absolute(&path)));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(tick: u64, objects: u32) -> TickDivergence {
+        TickDivergence {
+            tick,
+            frame: tick,
+            objects,
+            distance: f64::from(objects),
+            first_object: (objects > 0).then_some(20),
+        }
+    }
+
+    #[test]
+    fn the_first_divergence_follows_rewinds() {
+        let mut c = Comparison::new("b".into(), Arc::new(TracePoses::default()));
+        c.add(&[d(1, 0), d(2, 0), d(3, 1), d(4, 2)]);
+        assert_eq!(c.first.map(|f| f.tick), Some(3));
+        c.rewound(2);
+        assert_eq!(c.first, None, "ticks 3 and 4 are being run again");
+        assert_eq!(c.samples.len(), 2);
+        c.add(&[d(3, 0), d(4, 0), d(5, 3)]);
+        assert_eq!(c.first.map(|f| f.tick), Some(5));
+        c.restart();
+        assert!(c.samples.is_empty() && c.first.is_none());
+    }
+}

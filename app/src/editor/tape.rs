@@ -1,0 +1,482 @@
+//! The Input tab: the input tape, every press and release stamped with the
+//! fixed tick that received it, listed around the time cursor. While the
+//! session is suspended the user inserts, moves or deletes edges; **Resume
+//! from here** then rewinds to the end of the tick before the first change
+//! (or to the cursor, if that is earlier) and replays the edited tape from
+//! there, so "what if I had pressed jump at tick 412" is: put the cursor
+//! before 412, insert a press of Space at 412 (and its release), Resume from
+//! here, Play. Every pacing delivers the edge to tick 412 (tests/tape.rs).
+//!
+//! The list shows what the ticks up to the live tick received, then the edges
+//! of a tape in force that are still to come (marked "to come"). The first
+//! edit copies that into a draft; Revert drops it. The tape saves to and
+//! loads from the recording format (`stepframe play --input` reads the same
+//! file); a loaded tape is a draft until Resume from here. Saving never
+//! replaces a file without asking, and writes atomically.
+
+use std::path::{Path, PathBuf};
+
+use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
+
+use super::protocol::{Command, WorldView};
+use super::state::Session;
+
+/// Ticks either side of the cursor the list shows by default: 5 s at 60 Hz.
+const DEFAULT_SPAN: u64 = 300;
+/// The height of the tab's rows other than the list of edges (eight rows
+/// and their spacing), so that the list gets the rest of the tile.
+const OTHER_ROWS_HEIGHT: f32 = 180.0;
+
+/// The tab's own state.
+#[derive(Debug)]
+pub struct TapeState {
+    /// Ticks either side of the cursor the list shows.
+    pub span: u64,
+    /// The selected edge (index in the shown tape).
+    pub selected: Option<usize>,
+    /// Where the selected edge moves to.
+    pub move_tick: u64,
+    /// The insert form: the tick (the one after the cursor until the user
+    /// picks another).
+    pub insert_tick: u64,
+    /// The user picked the insert form's tick (it stops following the cursor).
+    pub insert_tick_picked: bool,
+    /// The insert form: the key.
+    pub insert_key: String,
+    /// The insert form: press (or release).
+    pub insert_press: bool,
+    /// The file field (empty until first shown: then beside the scene).
+    pub path: String,
+    /// A Save that would replace this existing file, waiting for the user.
+    pub confirm_replace: Option<PathBuf>,
+}
+
+impl Default for TapeState {
+    fn default() -> TapeState {
+        TapeState {
+            span: DEFAULT_SPAN,
+            selected: None,
+            move_tick: 0,
+            insert_tick: 0,
+            insert_tick_picked: false,
+            insert_key: String::new(),
+            insert_press: true,
+            path: String::new(),
+            confirm_replace: None,
+        }
+    }
+}
+
+/// The tape the session is playing: what the ticks up to `live_tick`
+/// received, then the edges still to come of the tape in force.
+pub fn session_tape(view: &WorldView) -> Recording {
+    let live_tick = view.clock.simulation_tick;
+    let mut tape = (*view.tape).clone();
+    tape.truncate_after(live_tick);
+    tape.ticks = live_tick;
+    if let Some(in_force) = &view.tape_in_force {
+        for e in in_force.events.iter().filter(|e| e.tick > live_tick) {
+            tape.insert(e.clone());
+        }
+    }
+    tape
+}
+
+/// Where the edited tape's replay starts: the end of the tick before its
+/// first change, or `cursor` if that is earlier. `None` when the draft
+/// changes nothing.
+pub fn resume_tick(draft: &Recording, playing: &Recording, cursor: u64) -> Option<u64> {
+    let first = draft.first_difference(playing)?;
+    Some(cursor.min(first - 1))
+}
+
+/// The default tape file of a scene: `level.ron` → `level.tape.ron` beside it.
+pub fn default_tape_path(scene: Option<&Path>) -> PathBuf {
+    match scene {
+        Some(scene) => {
+            let stem = scene
+                .file_stem()
+                .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned());
+            scene.with_file_name(format!("{stem}.tape.ron"))
+        }
+        None => PathBuf::from("tape.ron"),
+    }
+}
+
+fn edge_text(e: &RecordedEvent) -> String {
+    let source = match &e.source {
+        InputSource::Key(k) => k.clone(),
+        other => format!("{other:?}"),
+    };
+    let what = if e.value == 1.0 {
+        "press".to_string()
+    } else if e.value == 0.0 {
+        "release".to_string()
+    } else {
+        format!("value {}", e.value)
+    };
+    format!("{what} {source}")
+}
+
+/// The keys the scene's actions are bound to, with the action, for the
+/// insert form.
+fn bound_keys(view: &WorldView) -> Vec<(String, String)> {
+    let mut keys = Vec::new();
+    for (action, bound) in &view.actions {
+        for k in bound {
+            if !keys.iter().any(|(key, _)| key == k) {
+                keys.push((k.clone(), action.clone()));
+            }
+        }
+    }
+    keys
+}
+
+/// Draws the Input tab: one scroll area, so a short tile still reaches every
+/// row.
+pub fn tape_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState) {
+    // The list gets what the other rows leave of the tile.
+    let list_height = (ui.available_height() - OTHER_ROWS_HEIGHT).clamp(60.0, 400.0);
+    egui::ScrollArea::vertical()
+        .id_salt("tape_tab")
+        .auto_shrink([false, false])
+        .show(ui, |ui| tab_ui(ui, session, st, list_height));
+}
+
+fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_height: f32) {
+    let Some(live) = session.live.as_ref() else {
+        ui.weak("no session");
+        return;
+    };
+    let live_tick = live.clock.simulation_tick;
+    let suspended = live.suspension.is_some();
+    let cursor = session.cursor.unwrap_or(live_tick);
+    let playing = session_tape(live);
+    let keys = bound_keys(live);
+    let scene = live.scene_path.clone();
+    let fixed_hz = live.settings.fixed_hz;
+    let in_force = live.tape_in_force.is_some();
+    if st.path.is_empty() {
+        st.path = default_tape_path(scene.as_deref()).display().to_string();
+    }
+    if st.insert_key.is_empty() {
+        st.insert_key = keys
+            .iter()
+            .find(|(k, _)| k == "Space")
+            .or(keys.first())
+            .map_or_else(|| "Space".to_string(), |(k, _)| k.clone());
+    }
+    if !st.insert_tick_picked {
+        st.insert_tick = cursor + 1;
+    }
+
+    let change = session.tape_draft.as_ref().and_then(|d| {
+        resume_tick(d, &playing, cursor).map(|from| (from, d.first_difference(&playing)))
+    });
+    let shown = session.tape_draft.clone().unwrap_or(playing.clone());
+
+    // What the tape is, in one line.
+    let status = match (&change, in_force) {
+        (Some((from, Some(first))), _) => format!(
+            "edited: first change at tick {first}; Resume from here replays from tick {}",
+            from + 1
+        ),
+        (_, true) => format!(
+            "{} edges; a tape is in force (edges to tick {})",
+            shown.events.len(),
+            live.tape_in_force
+                .as_ref()
+                .and_then(|t| t.events.last())
+                .map_or(0, |e| e.tick)
+        ),
+        _ => format!("{} edges, recorded as the ticks ran", shown.events.len()),
+    };
+    ui.label(status);
+    if !suspended {
+        ui.weak("Pause to edit; keys typed while paused reach the next tick.");
+    }
+
+    ui.horizontal_wrapped(|ui| {
+        if session.fork.is_some() {
+            // A what-if branch runs: the edits are B's, A keeps its input.
+            let apply = ui
+                .add_enabled(change.is_some(), egui::Button::new("Apply to B"))
+                .on_hover_text(
+                    "Branch B receives the edited tape from its next tick on; the live session \
+                     (A) keeps its own input",
+                );
+            if apply.clicked()
+                && let Some(tape) = session.tape_draft.take()
+            {
+                session.send(Command::ForkTape {
+                    tape,
+                    recorded_to: live_tick,
+                });
+                st.selected = None;
+            }
+        } else {
+            let resume = ui
+                .add_enabled(change.is_some(), egui::Button::new("Resume from here"))
+                .on_hover_text(
+                    "Rewind to the tick before the first change and replay the edited tape from \
+                     there (live input is merged in)",
+                );
+            if resume.clicked()
+                && let (Some((from, _)), Some(tape)) = (change, session.tape_draft.take())
+            {
+                session.send(Command::ApplyTape { tape, from });
+                session.back_to_live();
+                st.selected = None;
+            }
+        }
+        if ui
+            .add_enabled(session.tape_draft.is_some(), egui::Button::new("Revert"))
+            .on_hover_text("Drop the edits: the list shows what the session plays again")
+            .clicked()
+        {
+            session.tape_draft = None;
+            st.selected = None;
+        }
+        if ui
+            .add_enabled(in_force, egui::Button::new("Stop tape"))
+            .on_hover_text("Live input only from the current tick on")
+            .clicked()
+        {
+            session.send(Command::StopTape);
+        }
+    });
+
+    // The edges around the cursor.
+    ui.horizontal_wrapped(|ui| {
+        ui.label("around tick");
+        ui.monospace(cursor.to_string());
+        ui.label("±");
+        ui.add(
+            egui::DragValue::new(&mut st.span)
+                .range(10..=1_000_000)
+                .suffix(" ticks"),
+        );
+    });
+    let lo = cursor.saturating_sub(st.span);
+    let hi = cursor.saturating_add(st.span);
+    let before = shown.events.iter().filter(|e| e.tick < lo).count();
+    let after = shown.events.iter().filter(|e| e.tick > hi).count();
+    let mut select = None;
+    egui::ScrollArea::vertical()
+        .id_salt("tape_rows")
+        .max_height(list_height)
+        .auto_shrink([false, true])
+        .show(ui, |ui| {
+            if before > 0 {
+                ui.weak(format!("{before} earlier edges"));
+            }
+            for (i, e) in shown.events.iter().enumerate() {
+                if e.tick < lo || e.tick > hi {
+                    continue;
+                }
+                let to_come = e.tick > live_tick;
+                let mut text = format!("tick {}: {}", e.tick, edge_text(e));
+                if to_come {
+                    text.push_str(" (to come)");
+                }
+                let mut rich = egui::RichText::new(text).monospace();
+                if e.tick == cursor {
+                    rich = rich.strong();
+                }
+                if ui.selectable_label(st.selected == Some(i), rich).clicked() {
+                    select = Some(i);
+                }
+            }
+            if after > 0 {
+                ui.weak(format!("{after} later edges"));
+            }
+            if shown.events.is_empty() {
+                ui.weak("no edges yet: type in the viewport, or Insert");
+            }
+        });
+    if let Some(i) = select {
+        st.selected = Some(i);
+        st.move_tick = shown.events[i].tick;
+    }
+
+    ui.add_enabled_ui(suspended, |ui| {
+        edit_ui(ui, session, st, &shown, &keys, fixed_hz);
+    });
+    ui.separator();
+    file_ui(ui, session, st, &shown);
+}
+
+/// The edit rows: move or delete the selected edge, insert a new one.
+fn edit_ui(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    st: &mut TapeState,
+    shown: &Recording,
+    keys: &[(String, String)],
+    fixed_hz: u32,
+) {
+    let selected = st.selected.filter(|i| *i < shown.events.len());
+    ui.horizontal_wrapped(|ui| {
+        let Some(i) = selected else {
+            ui.weak("select an edge to move or delete it");
+            return;
+        };
+        ui.label(format!("{} at", edge_text(&shown.events[i])));
+        ui.add(egui::DragValue::new(&mut st.move_tick).range(1..=u64::MAX))
+            .on_hover_text("The tick to move it to");
+        if ui.button("Move").clicked() {
+            let mut draft = shown.clone();
+            st.selected = draft.move_to(i, st.move_tick);
+            session.tape_draft = Some(draft);
+        }
+        if ui.button("Delete").clicked() {
+            let mut draft = shown.clone();
+            draft.remove(i);
+            st.selected = None;
+            session.tape_draft = Some(draft);
+        }
+    });
+    ui.horizontal_wrapped(|ui| {
+        ui.selectable_value(&mut st.insert_press, true, "press");
+        ui.selectable_value(&mut st.insert_press, false, "release");
+        egui::ComboBox::from_id_salt("tape_key")
+            .width(72.0)
+            .selected_text(st.insert_key.clone())
+            .show_ui(ui, |ui| {
+                for (key, action) in keys {
+                    ui.selectable_value(
+                        &mut st.insert_key,
+                        key.clone(),
+                        format!("{key} ({action})"),
+                    );
+                }
+            });
+        ui.label("at");
+        if ui
+            .add(egui::DragValue::new(&mut st.insert_tick).range(1..=u64::MAX))
+            .on_hover_text("The tick to stamp it with (follows the cursor until changed)")
+            .changed()
+        {
+            st.insert_tick_picked = true;
+        }
+        if ui.button("Insert").clicked() {
+            let mut draft = shown.clone();
+            if draft.events.is_empty() {
+                draft.fixed_hz = fixed_hz;
+            }
+            st.selected = Some(draft.insert(RecordedEvent {
+                tick: st.insert_tick,
+                source: InputSource::Key(st.insert_key.clone()),
+                value: if st.insert_press { 1.0 } else { 0.0 },
+            }));
+            st.move_tick = st.insert_tick;
+            session.tape_draft = Some(draft);
+        }
+    });
+}
+
+/// The file row: save the shown tape, load one as a draft.
+fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: &Recording) {
+    ui.horizontal_wrapped(|ui| {
+        ui.label("File");
+        ui.add(
+            egui::TextEdit::singleline(&mut st.path)
+                .desired_width((ui.available_width() - 110.0).max(80.0)),
+        )
+        .on_hover_text("A recording (RON): stepframe play --input reads it too");
+        let path = PathBuf::from(st.path.trim());
+        if ui.button("Save").clicked() {
+            if path.exists() {
+                st.confirm_replace = Some(path.clone());
+            } else {
+                save(session, shown, &path);
+            }
+        }
+        if ui.button("Load").clicked() {
+            st.confirm_replace = None;
+            match Recording::load(&path) {
+                Ok(tape) => {
+                    session.notify(
+                        LogLevel::Info,
+                        format!(
+                            "loaded {} edges from {}: Resume from here replays them",
+                            tape.events.len(),
+                            path.display()
+                        ),
+                    );
+                    session.tape_draft = Some(tape);
+                    st.selected = None;
+                }
+                Err(e) => session.error = Some(format!("tape not loaded: {e}")),
+            }
+        }
+    });
+    if let Some(path) = st.confirm_replace.clone() {
+        ui.horizontal_wrapped(|ui| {
+            ui.colored_label(
+                ui.visuals().warn_fg_color,
+                format!("{} exists.", path.display()),
+            );
+            if ui.button("Replace").clicked() {
+                save(session, shown, &path);
+                st.confirm_replace = None;
+            }
+            if ui.button("Cancel").clicked() {
+                st.confirm_replace = None;
+            }
+        });
+    }
+}
+
+fn save(session: &mut Session, tape: &Recording, path: &Path) {
+    let mut tape = tape.clone();
+    tape.ticks = tape.ticks.max(tape.events.last().map_or(0, |e| e.tick));
+    match tape.save(path) {
+        Ok(()) => session.notify(
+            LogLevel::Info,
+            format!("saved {} edges to {}", tape.events.len(), path.display()),
+        ),
+        Err(e) => session.error = Some(format!("tape not saved: {e}")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ev(tick: u64, value: f32) -> RecordedEvent {
+        RecordedEvent {
+            tick,
+            source: InputSource::Key("Space".into()),
+            value,
+        }
+    }
+
+    #[test]
+    fn the_replay_starts_before_the_first_change_or_at_the_cursor() {
+        let mut playing = Recording::new(60);
+        playing.insert(ev(100, 1.0));
+        let mut draft = playing.clone();
+        assert_eq!(resume_tick(&draft, &playing, 50), None, "no change");
+        draft.insert(ev(412, 1.0));
+        assert_eq!(
+            resume_tick(&draft, &playing, 400),
+            Some(400),
+            "the cursor is earlier"
+        );
+        assert_eq!(
+            resume_tick(&draft, &playing, 500),
+            Some(411),
+            "the tick before 412"
+        );
+    }
+
+    #[test]
+    fn the_tape_file_sits_beside_the_scene() {
+        assert_eq!(
+            default_tape_path(Some(Path::new("/p/assets/scenes/demo.ron"))),
+            PathBuf::from("/p/assets/scenes/demo.tape.ron")
+        );
+        assert_eq!(default_tape_path(None), PathBuf::from("tape.ron"));
+    }
+}

@@ -1,0 +1,151 @@
+//! The worker's side of "Compare with…": run B (a trace file, or the run so
+//! far as the rewind history holds it) against the live session A. Every
+//! tick A completes is measured against B's record of the same tick in the
+//! tick observer; the ticks A ran before the comparison began are measured
+//! by replaying the kept history span by span in a scratch pipeline (the
+//! live session is not touched), so the divergence lane covers everything
+//! rewind can reach. A tick B does not hold is not measured.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+use stepframe_core::{Pipeline, TickObserver, TickRecord};
+
+use super::Worker;
+use crate::editor::protocol::Event;
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
+
+/// Passes every replayed tick's pose records on (the history scan).
+struct PoseTap {
+    tx: Sender<TracedTick>,
+}
+
+impl TickObserver for PoseTap {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        // The receiver outlives the scratch pipeline this tap is installed in.
+        let _ = self.tx.send(traced_tick(
+            record.clock.simulation_tick,
+            record.clock.frame_index,
+            record.world,
+        ));
+    }
+}
+
+/// One live tick against B, if B holds that tick.
+pub(super) fn measure(b: &TracePoses, record: &TickRecord<'_>) -> Option<TickDivergence> {
+    let tick = record.clock.simulation_tick;
+    let theirs = b.at(tick)?;
+    Some(compare(
+        &traced_tick(tick, record.clock.frame_index, record.world),
+        theirs,
+    ))
+}
+
+impl Worker {
+    /// Compares the live session with the trace at `path` from now on, and
+    /// measures the kept history against it at once.
+    pub(super) fn compare_with(&mut self, path: &Path) {
+        match TracePoses::load(path) {
+            Ok(b) if b.is_empty() => self.error(format!(
+                "cannot compare with {}: it holds no tick",
+                path.display()
+            )),
+            Ok(b) => {
+                let name = path.file_name().map_or_else(
+                    || path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                let b = Arc::new(b);
+                let mut past = Vec::new();
+                let scanned = self.kept_ticks(|a| {
+                    if let Some(theirs) = b.at(a.tick) {
+                        past.push(compare(&a, theirs));
+                    }
+                });
+                if let Err(e) = scanned {
+                    self.error(format!("the kept history could not be measured: {e}"));
+                }
+                self.start_comparing(name, b, past);
+            }
+            Err(e) => self.error(format!("cannot compare: {e}")),
+        }
+    }
+
+    /// Keeps the run so far (as far back as the rewind history reaches) as
+    /// run B: a rewind and another input or edit then shows where the new
+    /// branch parts from it.
+    pub(super) fn compare_with_run(&mut self) {
+        let mut b = TracePoses::default();
+        let mut same = Vec::new();
+        if let Err(e) = self.kept_ticks(|t| {
+            same.push(TickDivergence {
+                tick: t.tick,
+                frame: t.frame,
+                ..TickDivergence::default()
+            });
+            b.push(t);
+        }) {
+            self.error(format!("the run could not be kept: {e}"));
+            return;
+        }
+        if b.is_empty() {
+            self.error("no tick to keep yet: play first".to_string());
+            return;
+        }
+        let (first, last) = b.range().unwrap_or_default();
+        self.start_comparing(format!("this run, ticks {first}–{last}"), Arc::new(b), same);
+    }
+
+    /// Ends the comparison.
+    pub(super) fn stop_comparing(&mut self) {
+        if self.comparing.take().is_some() {
+            self.install_observer();
+            self.send_event(Event::CompareStopped);
+        }
+    }
+
+    fn start_comparing(&mut self, name: String, b: Arc<TracePoses>, past: Vec<TickDivergence>) {
+        self.comparing = Some(b.clone());
+        self.install_observer();
+        self.send_event(Event::Comparing { name, trace: b });
+        self.send_event(Event::Divergence(past));
+    }
+
+    /// Every kept tick of the history, oldest first, as a trace records it:
+    /// each keyframe's own tick, then the ticks replayed after it up to the
+    /// next keyframe (or the live tick), in a scratch pipeline.
+    fn kept_ticks(&self, mut each: impl FnMut(TracedTick)) -> Result<(), String> {
+        let live = self.pipeline.clock().simulation_tick;
+        let keyframes: Vec<u64> = self.history.keyframe_ticks().collect();
+        for (i, &start) in keyframes.iter().enumerate() {
+            let end = keyframes
+                .get(i + 1)
+                .map_or(live, |&next| next - 1)
+                .min(live);
+            let mut scratch = Pipeline::new(self.settings);
+            self.history
+                .replay_into(&mut scratch, live, start)
+                .map_err(|e| e.to_string())?;
+            if start > 0 {
+                each(traced_tick(
+                    start,
+                    scratch.clock().frame_index,
+                    scratch.world(),
+                ));
+            }
+            if end > start {
+                let (tx, rx) = crossbeam_channel::unbounded();
+                scratch.set_tick_observer(Some(Box::new(PoseTap { tx })));
+                self.history
+                    .replay_into(&mut scratch, live, end)
+                    .map_err(|e| e.to_string())?;
+                scratch.set_tick_observer(None);
+                for t in rx.try_iter().filter(|t| t.tick > start && t.tick <= end) {
+                    each(t);
+                }
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,353 @@
+//! What-if forks: at tick T, "Fork here" makes branch B from T's exact state
+//! beside the live session A, the user changes something in B (an input on
+//! its tape, a body's pose or velocity), and the worker runs both in lockstep:
+//! after every call that moves A, B is run to A's tick.
+//!
+//! - A goes back to T (as Resume from here does) and replays the input it
+//!   received after T, through the rewind history, so its future is the one
+//!   it had; live input typed from then on reaches it as usual.
+//! - B is rebuilt at T from the history (as a past view is) and gets, at every
+//!   tick, exactly what A's same tick received, except where the user edited
+//!   B's tape ([`ForkInput`]). B runs whole outer frames of A's frame length,
+//!   stopped at the end of A's tick, so its fixed ticks are A's ticks (the
+//!   contract makes them independent of how frames cut them).
+//! - Each tick is measured A against B as a comparison is
+//!   ([`crate::tools::trace_poses`]): the UI gets B's records and the
+//!   divergences, so the divergence lanes, the inspector's A/B columns and the
+//!   viewport's B outlines show where the futures part.
+//! - **Adopt** makes B the live session (its rewind history starts there);
+//!   **Discard** drops it. A rewind or a new scene discards it too.
+//!
+//! A fork costs about one more session's stepping (`stepframe bench`'s
+//! `fork_overhead`); B has no breakpoints, watches or observers of its own.
+
+use std::collections::BTreeMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use crossbeam_channel::{Receiver, Sender};
+use stepframe_core::{
+    BodyCommand, Debugger, InputEvent, Pipeline, RecordedEvent, Recorder, Recording, Replay,
+    TickInputSource, TickObserver, TickRecord,
+};
+
+use super::Worker;
+use crate::editor::protocol::Event;
+use crate::tools::trace_poses::{TracedTick, compare, traced_tick};
+
+/// What A's ticks received, by tick, until B has run them.
+type Feed = Arc<Mutex<BTreeMap<u64, Vec<InputEvent>>>>;
+
+/// Most outer frames B may run to catch up with A in one call (a guard: B
+/// runs at least one tick per frame of A's length).
+const MAX_CATCH_UP_FRAMES: usize = 100_000;
+
+/// B's tick input: what A's same tick received, except that up to
+/// `recorded_to` an edited tape, if any, says what B receives instead (the
+/// tape was A's input plus the user's changes); after it, A's input plus the
+/// tape's own later edges.
+#[derive(Debug)]
+struct ForkInput {
+    feed: Feed,
+    edited: Option<(Recording, u64)>,
+}
+
+impl TickInputSource for ForkInput {
+    fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>) {
+        let taped = |tape: &Recording, out: &mut Vec<InputEvent>| {
+            out.extend(tape.events_at(tick).iter().map(RecordedEvent::event));
+        };
+        match &self.edited {
+            Some((tape, to)) if tick <= *to => taped(tape, out),
+            edited => {
+                let feed = self.feed.lock().unwrap_or_else(PoisonError::into_inner);
+                if let Some(events) = feed.get(&tick) {
+                    out.extend(events.iter().cloned());
+                }
+                if let Some((tape, _)) = edited {
+                    taped(tape, out);
+                }
+            }
+        }
+    }
+}
+
+/// B's observer: its records for the comparison.
+struct BTap {
+    tx: Sender<TracedTick>,
+}
+
+impl TickObserver for BTap {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        // The receiver lives in the fork that owns this pipeline.
+        let _ = self.tx.send(traced_tick(
+            record.clock.simulation_tick,
+            record.clock.frame_index,
+            record.world,
+        ));
+    }
+}
+
+/// Branch B and what pairs its ticks with A's.
+pub(super) struct Fork {
+    /// B's pipeline.
+    pipeline: Pipeline,
+    /// The tick it was forked at.
+    from: u64,
+    /// A's input, for B.
+    feed: Feed,
+    /// B's edited tape and the tick up to which it stands for A's input.
+    edited: Option<(Recording, u64)>,
+    /// B's records as its ticks complete.
+    b_ticks: Receiver<TracedTick>,
+    /// What B's ticks received (its input tape once adopted).
+    recorder: Arc<Mutex<Recorder>>,
+    /// A's records still waiting for B's, and B's for A's.
+    waiting: (BTreeMap<u64, TracedTick>, BTreeMap<u64, TracedTick>),
+}
+
+impl std::fmt::Debug for Fork {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fork")
+            .field("from", &self.from)
+            .field("tick", &self.pipeline.stepper().completed_ticks())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Fork {
+    /// Pairs the records both sides have: B's go to the UI, the pair's
+    /// divergence to the lanes.
+    fn pair(
+        &mut self,
+        worker_out: &mut (
+            Vec<TracedTick>,
+            Vec<crate::tools::trace_poses::TickDivergence>,
+        ),
+    ) {
+        for b in self.b_ticks.try_iter() {
+            self.waiting.1.insert(b.tick, b);
+        }
+        let (a_side, b_side) = &mut self.waiting;
+        let ready: Vec<u64> = a_side
+            .keys()
+            .filter(|t| b_side.contains_key(t))
+            .copied()
+            .collect();
+        for tick in ready {
+            if let (Some(a), Some(b)) = (a_side.remove(&tick), b_side.remove(&tick)) {
+                worker_out.1.push(compare(&a, &b));
+                worker_out.0.push(b);
+            }
+        }
+        // A tick only one side will ever have (B started later, A was
+        // rewound) must not pile up.
+        let oldest = self
+            .pipeline
+            .stepper()
+            .completed_ticks()
+            .saturating_sub(1_000);
+        a_side.retain(|t, _| *t >= oldest);
+        b_side.retain(|t, _| *t >= oldest);
+    }
+}
+
+impl Worker {
+    /// The tape the session plays: what the ticks up to now received, then
+    /// the edges still to come of a tape in force.
+    fn playing_tape(&self) -> Recording {
+        let live = self.pipeline.stepper().completed_ticks();
+        let mut tape = (*self.tape).clone();
+        tape.truncate_after(live);
+        tape.ticks = live;
+        if let Some(in_force) = self.history.tape() {
+            for e in in_force.recording().events.iter().filter(|e| e.tick > live) {
+                tape.insert(e.clone());
+            }
+        }
+        tape
+    }
+
+    /// "Fork here" at tick `at` (module docs).
+    pub(super) fn fork_here(&mut self, at: u64) {
+        self.discard_fork(false);
+        let future = self.playing_tape();
+        if !self.rewind(at) {
+            return;
+        }
+        self.history
+            .set_tape(&mut self.pipeline, Some(Replay::new(future)));
+        let mut b = Pipeline::new(self.settings);
+        let live = self.pipeline.stepper().completed_ticks();
+        if let Err(e) = self.history.replay_into(&mut b, live, at) {
+            self.error(format!("cannot fork at tick {at}: {e}"));
+            return;
+        }
+        b.set_debugger(Debugger::default());
+        let feed = Feed::default();
+        b.set_tick_input(Some(Box::new(ForkInput {
+            feed: feed.clone(),
+            edited: None,
+        })));
+        let (tx, b_ticks) = crossbeam_channel::unbounded();
+        // What A's ticks up to `at` received is B's past too.
+        let recorder = Arc::new(Mutex::new(Recorder::continuing((*self.tape).clone())));
+        let observers: Vec<Box<dyn TickObserver>> =
+            vec![Box::new(BTap { tx }), Box::new(recorder.clone())];
+        b.set_tick_observer(Some(Box::new(observers)));
+        self.fork = Some(Fork {
+            pipeline: b,
+            from: at,
+            feed,
+            edited: None,
+            b_ticks,
+            recorder,
+            waiting: Default::default(),
+        });
+        self.install_observer();
+        self.send_event(Event::Forked(at));
+    }
+
+    /// Runs B to A's tick, feeding it what A's ticks received (module docs).
+    /// `dt` is the frame length A ran (0 for a lone tick or a resume).
+    pub(super) fn step_fork(&mut self, dt: f64) {
+        if self.fork.is_none() {
+            return;
+        }
+        self.drain_ticks();
+        let target = self.pipeline.stepper().completed_ticks();
+        let fixed_dt = self.pipeline.clock().fixed_delta_time;
+        let mut out = (Vec::new(), Vec::new());
+        if let Some(f) = self.fork.as_mut() {
+            let b = &mut f.pipeline;
+            if b.stepper().completed_ticks() < target {
+                let dt = if dt > 0.0 { dt } else { fixed_dt };
+                b.set_stop_after_tick(Some(target));
+                for _ in 0..MAX_CATCH_UP_FRAMES {
+                    if b.stepper().completed_ticks() >= target {
+                        break;
+                    }
+                    if b.suspension().is_some() {
+                        b.resume();
+                    } else {
+                        b.step_frame(dt.max(fixed_dt));
+                    }
+                }
+                b.set_stop_after_tick(None);
+            }
+            let done = b.stepper().completed_ticks();
+            f.feed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .retain(|t, _| *t > done);
+            f.pair(&mut out);
+        }
+        self.fork_ticks.extend(out.0);
+        self.divergences.extend(out.1);
+    }
+
+    /// A's tick news while forked: its input goes to B's feed, its record
+    /// waits for B's.
+    pub(super) fn fork_takes(&mut self, tick: u64, inputs: &[InputEvent], a: Option<TracedTick>) {
+        let Some(f) = self.fork.as_mut() else {
+            return;
+        };
+        if !inputs.is_empty() {
+            f.feed
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(tick, inputs.to_vec());
+        }
+        if let Some(a) = a {
+            f.waiting.0.insert(tick, a);
+        }
+    }
+
+    /// B's tape from now on: `tape` (A's input with the user's changes)
+    /// stands for A's input up to `recorded_to`.
+    pub(super) fn fork_tape(&mut self, tape: Recording, recorded_to: u64) {
+        let Some(f) = self.fork.as_mut() else {
+            self.error("no fork to change: Fork here first".to_string());
+            return;
+        };
+        let from = f.pipeline.stepper().completed_ticks();
+        let edges = tape.events.iter().filter(|e| e.tick > from).count();
+        f.edited = Some((tape, recorded_to));
+        f.pipeline.set_tick_input(Some(Box::new(ForkInput {
+            feed: f.feed.clone(),
+            edited: f.edited.clone(),
+        })));
+        self.send_event(Event::Notice(format!(
+            "B's input tape changed: {edges} edges from tick {} on",
+            from + 1
+        )));
+    }
+
+    /// A body command for B (the inspector's edit with "edit B" ticked).
+    pub(super) fn fork_edit(&mut self, command: BodyCommand) {
+        let Some(f) = self.fork.as_mut() else {
+            self.error("no fork to edit: Fork here first".to_string());
+            return;
+        };
+        let clock = *f.pipeline.clock();
+        if !f
+            .pipeline
+            .world_mut()
+            .command(command, clock.simulation_tick, clock.frame_index)
+        {
+            self.error("edit of B rejected: not a finite value".to_string());
+        }
+    }
+
+    /// Makes B the live session, paused (module docs).
+    pub(super) fn adopt_fork(&mut self) {
+        let Some(f) = self.fork.take() else {
+            self.error("no fork to adopt".to_string());
+            return;
+        };
+        let Fork {
+            pipeline: mut b,
+            edited,
+            recorder,
+            from,
+            ..
+        } = f;
+        // B goes on with what A would have received from here, as changed.
+        let tape = edited
+            .map(|(t, _)| t)
+            .or_else(|| self.history.tape().map(|r| r.recording().clone()));
+        b.set_tick_input(None);
+        b.set_debugger(self.pipeline.debugger().clone());
+        b.set_tick_watch(self.pipeline.take_tick_watch());
+        std::mem::swap(&mut self.pipeline, &mut b);
+        self.history.clear();
+        if self.pipeline.suspension().is_none() {
+            self.pipeline.pause();
+        }
+        self.history
+            .set_tape(&mut self.pipeline, tape.map(Replay::new));
+        self.tape = Arc::new(
+            recorder
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .recording()
+                .clone(),
+        );
+        self.install_observer();
+        self.state_hash = self.pipeline.state_hash();
+        self.send_event(Event::CompareStopped);
+        self.send_event(Event::Notice(format!(
+            "branch B (forked at tick {from}) is the live session now; rewind reaches back to here"
+        )));
+    }
+
+    /// Drops B (`say`: tell the user).
+    pub(super) fn discard_fork(&mut self, say: bool) {
+        if self.fork.take().is_some() {
+            self.install_observer();
+            self.send_event(Event::CompareStopped);
+            if say {
+                self.send_event(Event::Notice("branch B discarded".to_string()));
+            }
+        }
+    }
+}

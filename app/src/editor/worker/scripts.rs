@@ -1,0 +1,142 @@
+//! The worker's share of the session's scripts: it owns the session's
+//! [`ScriptHost`] (compile cache, line breakpoints, hits), applies the code
+//! pane's [`ScriptCommand`]s to it, and publishes what the pane reads in
+//! every view ([`ScriptsView`]).
+//!
+//! The host lives as long as the worker (and follows a restart through the
+//! recovery point): a scene reload keeps breakpoints and compiled scripts,
+//! and each scene gets a registry that resolves its script paths from its
+//! own directory ([`stepframe_plugins::registry_for`]).
+
+use std::path::Path;
+
+use stepframe_core::Registry;
+use stepframe_plugins::ScriptHost;
+
+use super::Worker;
+use crate::editor::protocol::{LoadedScript, ScriptCommand, ScriptsView};
+
+impl Worker {
+    /// The registry for a scene file: its scripts resolve from the scene's
+    /// directory and compile into this session's host.
+    pub(super) fn registry_for_scene(&self, scene: &Path) -> Registry {
+        let dir = scene.parent().unwrap_or(Path::new("."));
+        stepframe_plugins::registry_for(&self.scripts, dir)
+    }
+
+    /// Applies one change to the session's line breakpoints.
+    pub(super) fn script_command(&mut self, command: ScriptCommand) {
+        let table = self.scripts.breakpoints();
+        match command {
+            ScriptCommand::Toggle { key, line } => {
+                table.toggle(&key, line);
+            }
+            ScriptCommand::Remove { key, line } => {
+                table.remove(&key, line);
+            }
+            ScriptCommand::Edit {
+                key,
+                line,
+                condition,
+                log_message,
+            } => {
+                let result = table
+                    .set_condition(&key, line, condition.as_deref())
+                    .and_then(|()| table.set_log_message(&key, line, log_message.as_deref()));
+                self.script_rejected = result.err().map(|e| (key, line, e.to_string()));
+            }
+        }
+    }
+
+    /// What the code pane sees of the scripts now.
+    pub(super) fn scripts_view(&self) -> ScriptsView {
+        let host: &ScriptHost = &self.scripts;
+        let loaded = host
+            .keys()
+            .into_iter()
+            .filter_map(|key| {
+                Some(LoadedScript {
+                    text: host.loaded_text(&key)?,
+                    compile_error: host.compile_error(&key),
+                    engines: host.hook_engines(&key),
+                    key,
+                })
+            })
+            .collect();
+        ScriptsView {
+            breakpoints: host.breakpoints().all(),
+            last_hit: host.breakpoints().last_hit(),
+            loaded,
+            rejected: self.script_rejected.clone(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use crate::editor::protocol::{Command, Pacing, ScriptCommand};
+    use crate::editor::worker::{self, Worker};
+
+    const DT: f64 = 1.0 / 60.0;
+
+    /// Line 22 of `patrol.rhai`: `let next = x + dir * speed * dt;`, the
+    /// first statement of `fixed_update` after the `started` block.
+    const PATROL_LINE: usize = 22;
+
+    fn scripts_scene() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/scripts.ron")
+    }
+
+    #[test]
+    fn a_script_breakpoint_set_through_a_restarted_worker_stops_the_restored_session() {
+        let (ui, end) = worker::channels();
+        let mut w = Worker::new(end, Pacing::Hz(60), None);
+        ui.commands
+            .send(Command::Load(scripts_scene()))
+            .expect("the worker end is alive");
+        assert!(w.pump(DT));
+        // The load's recovery point, and the patrol's key from the view.
+        let point = ui.recovery.try_iter().last().expect("the load's point");
+        let view = ui.views.try_iter().last().expect("a view");
+        let patrol = view
+            .scripts
+            .loaded
+            .iter()
+            .find(|s| s.key.ends_with("patrol.rhai"))
+            .expect("the scene runs patrol.rhai")
+            .key
+            .clone();
+
+        // The restarted worker's session is the snapshot's: its Script
+        // behaviours must see the breakpoints the new worker sets.
+        let (ui2, end2) = worker::channels();
+        let mut w2 = Worker::restart(end2, Pacing::Hz(60), None, point);
+        ui2.commands
+            .send(Command::Script(ScriptCommand::Toggle {
+                key: patrol.clone(),
+                line: PATROL_LINE,
+            }))
+            .expect("alive");
+        ui2.commands.send(Command::Play).expect("alive");
+        let mut stopped = None;
+        for _ in 0..10 {
+            assert!(w2.pump(DT));
+            let view = ui2.views.try_iter().last();
+            if let Some(v) = view.filter(|v| v.scripts.last_hit.is_some()) {
+                stopped = Some(v);
+                break;
+            }
+        }
+        let view = stopped.expect("the breakpoint stopped the restored session");
+        let hit = view.scripts.last_hit.as_ref().expect("a hit");
+        assert_eq!(
+            (hit.path.as_str(), hit.line),
+            (patrol.as_str(), PATROL_LINE)
+        );
+        assert!(view.suspension.is_some(), "suspended at the hit");
+        let lines: Vec<usize> = view.scripts.lines(&patrol).iter().map(|b| b.line).collect();
+        assert_eq!(lines, vec![PATROL_LINE]);
+    }
+}

@@ -1,0 +1,275 @@
+//! [`ScriptHost`]: everything scripts share within one session, and nothing
+//! they share with another.
+//!
+//! A session (the editor's worker, one `stepframe play`, one check, a test)
+//! makes one host and builds its registry with it
+//! ([`crate::registry_for`]); every Script behaviour the registry makes keeps
+//! a handle to that host. The host holds:
+//!
+//! - the compile cache (one AST per script key, its generations, hot reload;
+//!   see `cache.rs`) and its change counter;
+//! - the line breakpoints and their hits ([`ScriptBreakpoints`]);
+//! - how many hook calls ran on each engine ([`CallCounts`]).
+//!
+//! Two hosts share nothing: a breakpoint set in one session does not stop
+//! another running the same file, and a reload in one leaves the other's
+//! program as it was. A handle is cheap to clone (an `Arc`); a snapshot of a
+//! session clones its behaviours and so keeps pointing at the same host, which
+//! is what rewind and a restarted editor worker need.
+//!
+//! # Where the script file is found
+//!
+//! A Script factory gets a [`ScriptContext`]: the host and the directory of
+//! the scene being loaded. A relative `path` is looked up under the scene's
+//! assets directory ([`assets_dir`]: the parent of a `scenes/` directory,
+//! `assets/scenes/demo.ron` → `assets/`, else the scene's own directory),
+//! then under the scene's directory itself; the first existing file wins, and
+//! an error names the first candidate. An absolute path is used as is. The
+//! resolved, canonical path is the script's **key** ([`script_key`]).
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use super::ScriptError;
+use super::breakpoints::ScriptBreakpoints;
+use super::cache::Cache;
+use super::ir;
+
+/// The scripts of one session: compile cache, breakpoints and call counts
+/// (see module docs). Clones are handles to the same host.
+#[derive(Clone, Debug, Default)]
+pub struct ScriptHost {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug, Default)]
+struct Inner {
+    cache: Cache,
+    breakpoints: ScriptBreakpoints,
+    /// typed, rhai.
+    counts: [AtomicU64; 2],
+}
+
+/// Which engine ran a hook call (see [`CallCounts`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Engine {
+    Typed = 0,
+    Rhai = 1,
+}
+
+/// How many hook calls ran on each path (see [`ScriptHost::call_counts`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CallCounts {
+    /// Typed register code (`typed.rs`).
+    pub typed: u64,
+    /// rhai itself (functions outside the subset, breakpoints, bails, and
+    /// calls whose types the typed code was not made for).
+    pub rhai: u64,
+}
+
+/// How one hook function of a script runs while no breakpoint is set in it
+/// (what the editor's code pane shows next to the file).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HookEngine {
+    /// The function: `fixed_update`, `on_contact`, ...
+    pub hook: &'static str,
+    /// On the compiled path (typed register code); else on rhai.
+    pub compiled: bool,
+    /// Why it stays on rhai (with the line), when it does.
+    pub why_not: Option<String>,
+}
+
+impl ScriptHost {
+    /// A host with nothing loaded and no breakpoint.
+    pub fn new() -> ScriptHost {
+        ScriptHost::default()
+    }
+
+    /// Whether two handles reach the same host.
+    pub fn same(&self, other: &ScriptHost) -> bool {
+        Arc::ptr_eq(&self.inner, &other.inner)
+    }
+
+    /// The session's line breakpoints and hits.
+    pub fn breakpoints(&self) -> &ScriptBreakpoints {
+        &self.inner.breakpoints
+    }
+
+    pub(crate) fn cache(&self) -> &Cache {
+        &self.inner.cache
+    }
+
+    /// Counts one hook call on `engine`. A load and a store, not an atomic
+    /// add: this runs on every hook call, a session's hooks run on one thread
+    /// at a time, and the counts are diagnostics (two threads sharing a host,
+    /// as `check`'s runs of one scene do, may lose a count, never the state).
+    pub(crate) fn count(&self, engine: Engine) {
+        let c = &self.inner.counts[engine as usize];
+        c.store(c.load(Ordering::Relaxed) + 1, Ordering::Relaxed);
+    }
+
+    /// How many Script hook calls of this session ran on each path so far.
+    /// Diagnostics for tests and benches; not part of any state.
+    pub fn call_counts(&self) -> CallCounts {
+        let [typed, rhai] = &self.inner.counts;
+        CallCounts {
+            typed: typed.load(Ordering::Relaxed),
+            rhai: rhai.load(Ordering::Relaxed),
+        }
+    }
+
+    /// Recompiles a script file now. On success every Script behaviour of
+    /// this session running it adopts the new program at its next outer
+    /// frame boundary; on failure (a syntax error, with line and column) the
+    /// old program keeps running and the error is returned, kept for
+    /// [`ScriptHost::compile_error`] and logged once.
+    pub fn reload(&self, path: impl AsRef<Path>) -> Result<(), ScriptError> {
+        self.cache().reload(&script_key(path.as_ref()))
+    }
+
+    /// Recompiles every loaded script file whose modification time or length
+    /// changed; returns the paths tried and their outcome, in path order. The
+    /// editor's worker calls this between frames; Script behaviours with
+    /// `hot_reload` also check their own file at each outer frame boundary.
+    pub fn reload_changed(&self) -> Vec<(PathBuf, Result<(), ScriptError>)> {
+        self.cache().reload_changed()
+    }
+
+    /// The last failed compile of a script, if no good one came after it.
+    pub fn compile_error(&self, path: impl AsRef<Path>) -> Option<ScriptError> {
+        self.cache().compile_error(&script_key(path.as_ref()))
+    }
+
+    /// The text of the program in force for a script (what its line numbers
+    /// refer to), or the file's text if it was never loaded: what a code pane
+    /// shows.
+    pub fn source(&self, path: impl AsRef<Path>) -> Result<String, ScriptError> {
+        self.cache().source(&script_key(path.as_ref()))
+    }
+
+    /// The keys of every script loaded in this host, in key order.
+    pub fn keys(&self) -> Vec<String> {
+        self.cache().keys()
+    }
+
+    /// The text of the program in force for a loaded script (shared, not
+    /// copied); `None` when the script is not loaded (never reads the file).
+    pub fn loaded_text(&self, path: impl AsRef<Path>) -> Option<Arc<str>> {
+        let program = self.cache().loaded(&script_key(path.as_ref()))?;
+        Some(program.text.clone())
+    }
+
+    /// The engines the hook functions of a loaded script run on, in hook
+    /// order; empty when the script is not loaded.
+    pub fn hook_engines(&self, path: impl AsRef<Path>) -> Vec<HookEngine> {
+        let Some(program) = self.cache().loaded(&script_key(path.as_ref())) else {
+            return Vec::new();
+        };
+        let h = &program.hooks;
+        let defined = [h.start, h.update, h.flow_tick, h.fixed_update];
+        let mut out: Vec<HookEngine> = ir::HOOKS
+            .iter()
+            .enumerate()
+            .filter(|&(i, _)| defined[i])
+            .map(|(i, &(hook, _))| HookEngine {
+                hook,
+                compiled: program.fast.hooks[i].is_some(),
+                why_not: program
+                    .fast
+                    .rejected
+                    .iter()
+                    .find(|(n, _)| *n == hook || *n == "*")
+                    .map(|(_, why)| why.clone()),
+            })
+            .collect();
+        if h.on_contact {
+            out.push(HookEngine {
+                hook: "on_contact",
+                compiled: false,
+                why_not: Some("its `kind` argument is text (strings)".to_string()),
+            });
+        }
+        out
+    }
+}
+
+/// What a Script factory knows of the session it builds for: the session's
+/// host and the directory of the scene being loaded (see module docs).
+#[derive(Clone, Debug)]
+pub struct ScriptContext {
+    /// The session's scripts.
+    pub host: ScriptHost,
+    /// The directory holding the scene file (relative paths start here).
+    pub scene_dir: PathBuf,
+}
+
+impl ScriptContext {
+    /// The context of a scene in `scene_dir`, for `host`'s session.
+    pub fn new(host: &ScriptHost, scene_dir: impl Into<PathBuf>) -> ScriptContext {
+        ScriptContext {
+            host: host.clone(),
+            scene_dir: scene_dir.into(),
+        }
+    }
+
+    /// Where a script path points (see module docs): the first existing
+    /// candidate, or the first candidate when none exists (so an error names
+    /// a sensible path).
+    pub fn resolve(&self, path: &Path) -> PathBuf {
+        resolve_in(&self.scene_dir, path)
+    }
+
+    /// The key of a script path named by this scene (see [`script_key`]).
+    pub fn key(&self, path: &Path) -> String {
+        if path.to_string_lossy().starts_with("inline:") {
+            return path.to_string_lossy().into_owned();
+        }
+        script_key(&self.resolve(path))
+    }
+}
+
+/// The `assets/` directory of a scene directory: its parent when it is
+/// called `scenes` (`assets/scenes` → `assets`), else the directory itself
+/// (`.` for an empty path). The one place this rule lives: the player, the
+/// editor's code pane and the Script factory all use it.
+pub fn assets_dir(scene_dir: &Path) -> PathBuf {
+    let root = match (scene_dir.file_name(), scene_dir.parent()) {
+        (Some(name), Some(parent)) if name == "scenes" => parent,
+        _ => scene_dir,
+    };
+    if root.as_os_str().is_empty() {
+        PathBuf::from(".")
+    } else {
+        root.to_path_buf()
+    }
+}
+
+/// [`ScriptContext::resolve`] for a scene directory.
+pub fn resolve_in(scene_dir: &Path, path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        return path.to_path_buf();
+    }
+    let assets = assets_dir(scene_dir);
+    let candidates = [assets.join(path), scene_dir.join(path)];
+    candidates
+        .iter()
+        .find(|c| c.is_file())
+        .unwrap_or(&candidates[0])
+        .clone()
+}
+
+/// The key of a script: its path, canonical when the file exists (a relative
+/// path is taken from the working directory; resolve a scene's paths with
+/// [`ScriptContext::key`]). Keys of inline scripts (`inline:...`) are kept as
+/// they are, so any spelling of a file reaches the same script.
+pub fn script_key(path: &Path) -> String {
+    let text = path.to_string_lossy();
+    if text.starts_with("inline:") {
+        return text.into_owned();
+    }
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .to_string_lossy()
+        .into_owned()
+}
