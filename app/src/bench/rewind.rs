@@ -95,6 +95,24 @@ fn mib_figure(name: &'static str, scene: &str, r: &Run) -> Figure {
     }
 }
 
+/// The worst rewind of a run, against `bound` ms.
+fn rewind_figure(name: &'static str, scene: &str, r: &Run, bound: f64) -> Figure {
+    Figure {
+        name,
+        measured: r.worst_rewind_ms,
+        unit: "ms (worst of 8)",
+        reference: None,
+        target: Some(("<=", bound)),
+        on_ratio: false,
+        note: format!(
+            "{scene} after {} frames ({:.1} min), keyframes {} frames apart",
+            r.frames,
+            r.frames as f64 / 3600.0,
+            r.keyframe_every
+        ),
+    }
+}
+
 pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     let mut out = Vec::new();
 
@@ -102,19 +120,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     let mut p = load(dir, "demo.ron")?;
     let demo = run(&mut p, frames);
     drop(p);
-    out.push(Figure {
-        name: "rewind_ms",
-        measured: demo.worst_rewind_ms,
-        unit: "ms (worst of 8)",
-        reference: None,
-        target: Some(("<=", 100.0)),
-        on_ratio: false,
-        note: format!(
-            "demo.ron after {frames} frames ({:.1} min), keyframes {} frames apart",
-            frames as f64 / 3600.0,
-            demo.keyframe_every
-        ),
-    });
+    out.push(rewind_figure("rewind_ms", "demo.ron", &demo, 100.0));
     out.push(mib_figure("history_mib", "demo.ron", &demo));
     out.push(Figure {
         name: "rewind_reach_min",
@@ -130,19 +136,12 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     let mut p = load(dir, "stress.ron")?;
     let stress = run(&mut p, frames);
     drop(p);
-    out.push(Figure {
-        name: "rewind_ms_stress",
-        measured: stress.worst_rewind_ms,
-        unit: "ms (worst of 8)",
-        reference: None,
-        target: Some(("<=", 250.0)),
-        on_ratio: false,
-        note: format!(
-            "stress.ron after {frames} frames ({:.1} min), keyframes {} frames apart",
-            frames as f64 / 3600.0,
-            stress.keyframe_every
-        ),
-    });
+    out.push(rewind_figure(
+        "rewind_ms_stress",
+        "stress.ron",
+        &stress,
+        250.0,
+    ));
     out.push(mib_figure("history_mib_stress", "stress.ron", &stress));
 
     let frames = ((36_000.0 * scale) as u64).max(600);
