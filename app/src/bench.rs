@@ -15,13 +15,16 @@ use std::time::Instant;
 
 use rapier2d::prelude as rp;
 use serde_json::json;
-use stepframe_core::alloc_count::count_allocations;
+use stepframe_core::alloc_count::{count_allocated_bytes, count_allocations};
 use stepframe_core::scene::Scene;
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, Ctx, History, Hooks, NoPhysics, ObjectDesc, ObjectId,
-    PhysicsStage, Pipeline, Pose, Priority, RapierStage, Shape, Telemetry, TickObserver,
-    TickRecord, TimeSettings, Vec2, World,
+    Behaviour, BodyDesc, BodyKind, Ctx, Hooks, NoPhysics, ObjectDesc, ObjectId, PhysicsStage,
+    Pipeline, Pose, Priority, RapierStage, Shape, Telemetry, TickObserver, TickRecord,
+    TimeSettings, Vec2, World,
 };
+
+mod rewind;
+mod scaling;
 
 /// Arguments of `stepframe bench`.
 #[derive(clap::Args, Debug)]
@@ -35,6 +38,12 @@ pub struct BenchArgs {
     /// Run only the figures whose name contains this (for profiling one).
     #[arg(long)]
     pub only: Option<String>,
+    /// Print how the costs grow instead (pipeline against rapier at 100 to
+    /// 10,000 bodies, dispatch at 1,000 to 100,000 behaviours, snapshots and
+    /// history bytes against object count, the timeline's ring): one JSON
+    /// line per size, with whether the row grows linearly.
+    #[arg(long)]
+    pub scaling: bool,
 }
 
 /// The counting allocator the `stepframe` binary installs (see
@@ -95,6 +104,9 @@ fn round(v: f64) -> f64 {
 /// Runs every figure; exit 0 when every target is met.
 pub fn run(args: BenchArgs) -> ExitCode {
     let scale = if args.quick { 0.1 } else { 1.0 };
+    if args.scaling {
+        return scaling::run(scale);
+    }
     let mut all_pass = true;
     type FigureFn = fn(f64, &Path) -> anyhow::Result<Vec<Figure>>;
     let figures: [(&str, FigureFn); 10] = [
@@ -104,7 +116,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ("allocations_per_tick", allocations_per_tick),
         ("telemetry_record_ns", telemetry_record),
         ("headless_realtime_factor", headless_realtime_factor),
-        ("rewind_ms history_mib", rewind_and_history),
+        ("rewind_ms history_mib", rewind::rewind_and_history),
         ("snapshot_us restore_us", snapshots),
         ("timeline_ui_ms", timeline_ui),
         ("script_vs_rust", script_vs_rust),
@@ -163,16 +175,20 @@ fn ball_start(i: usize) -> (f32, f32) {
     (x, y)
 }
 
-/// Walls and floor: `(x, y, hx, hy)`.
-const WALLS: [(f32, f32, f32, f32); 3] = [
-    (0.0, -0.5, 23.0, 0.5),
-    (-22.5, 20.0, 0.5, 21.0),
-    (22.5, 20.0, 0.5, 21.0),
-];
+/// Walls and floor for `balls` balls: `(x, y, hx, hy)`. The side walls are
+/// 42 m tall up to 1,000 balls (the grid's 25 rows fit), taller above.
+fn walls(balls: usize) -> [(f32, f32, f32, f32); 3] {
+    let hy = (balls.div_ceil(40) as f32 * 1.05 / 2.0 + 1.0).max(21.0);
+    [
+        (0.0, -0.5, 23.0, 0.5),
+        (-22.5, hy - 1.0, 0.5, hy),
+        (22.5, hy - 1.0, 0.5, hy),
+    ]
+}
 
-fn awake_world() -> World {
+fn awake_world(balls: usize) -> World {
     let mut w = World::new();
-    for (i, (x, y, hx, hy)) in WALLS.iter().enumerate() {
+    for (i, (x, y, hx, hy)) in walls(balls).iter().enumerate() {
         w.spawn(
             ObjectDesc::new(format!("wall{i}"), Pose::new(*x, *y, 0.0))
                 .with_id(ObjectId(i as u64 + 1))
@@ -182,7 +198,7 @@ fn awake_world() -> World {
                 )),
         );
     }
-    for i in 0..BALLS {
+    for i in 0..balls {
         let (x, y) = ball_start(i);
         let mut body = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
         body.can_sleep = false;
@@ -210,13 +226,13 @@ struct RawRapier {
 }
 
 impl RawRapier {
-    fn new() -> RawRapier {
+    fn new(balls: usize) -> RawRapier {
         let mut world = rp::PhysicsWorld {
             gravity: rapier2d::math::Vector::new(0.0, -9.81),
             ..Default::default()
         };
         world.integration_parameters.dt = 1.0 / 60.0;
-        for (x, y, hx, hy) in WALLS {
+        for (x, y, hx, hy) in walls(balls) {
             let b = world.bodies.insert(
                 rp::RigidBodyBuilder::fixed().translation(rapier2d::math::Vector::new(x, y)),
             );
@@ -226,7 +242,7 @@ impl RawRapier {
                 &mut world.bodies,
             );
         }
-        for i in 0..BALLS {
+        for i in 0..balls {
             let (x, y) = ball_start(i);
             let b = world.bodies.insert(
                 rp::RigidBodyBuilder::dynamic()
@@ -247,19 +263,20 @@ impl RawRapier {
     }
 }
 
-fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
-    let ticks = ((300.0 * scale) as usize).max(30);
+/// Pipeline and bare-rapier ms per tick on `balls` awake balls, each the
+/// fastest of four alternating rounds of `ticks` ticks.
+fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
     // Both worlds advance through the same states; each round times the next
     // `ticks` ticks of each, so they compare like with like.
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(
-        awake_world(),
+        awake_world(balls),
         Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
         1,
     );
     p.set_tick_observer(Some(Box::new(HashSink(0))));
     let mut telemetry = Telemetry::default();
-    let mut raw = RawRapier::new();
+    let mut raw = RawRapier::new(balls);
     // Warm up: first contacts, caches.
     for _ in 0..30 {
         let r = p.step_frame(1.0 / 60.0);
@@ -284,11 +301,18 @@ fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
             })
         },
     );
+    let per = ticks as f64 / 1000.0;
+    (ours / per, theirs / per)
+}
+
+fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((300.0 * scale) as usize).max(30);
+    let (ours, theirs) = pipeline_and_raw_ms(BALLS, ticks);
     Ok(vec![Figure {
         name: "pipeline_vs_raw_rapier",
-        measured: ours / ticks as f64 * 1000.0,
+        measured: ours,
         unit: "ms/tick",
-        reference: Some(theirs / ticks as f64 * 1000.0),
+        reference: Some(theirs),
         target: Some(("<=", 1.05)),
         on_ratio: true,
         note: format!(
@@ -404,10 +428,10 @@ impl Behaviour for Integrator {
     }
 }
 
-fn integrator_world() -> World {
+fn integrator_world(callbacks: usize) -> World {
     // The behaviours are boxed first, back to back, as the bare loop's closures
     // are: both loops then read their callbacks' state from the same layout.
-    let behaviours: Vec<Box<dyn Behaviour>> = (0..CALLBACKS)
+    let behaviours: Vec<Box<dyn Behaviour>> = (0..callbacks)
         .map(|i| {
             Box::new(Integrator {
                 state: [0.0, 0.0, i as f32, 0.0],
@@ -421,18 +445,19 @@ fn integrator_world() -> World {
                 .with_id(ObjectId(i as u64 + 1))
                 // Eight priority groups of consecutive objects, so dispatch
                 // order is allocation order, as in the bare loop.
-                .with_behaviour(behaviour, Priority((i * 8 / CALLBACKS) as i32 * 10 - 40)),
+                .with_behaviour(behaviour, Priority((i * 8 / callbacks) as i32 * 10 - 40)),
         );
     }
     w
 }
 
-fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
-    let ticks = ((400.0 * scale) as usize).max(40);
+/// Pipeline and bare-loop ns per callback with `callbacks` FixedUpdate
+/// behaviours, each the fastest of five alternating rounds of `ticks` ticks.
+fn dispatch_and_bare_ns(callbacks: usize, ticks: usize) -> (f64, f64) {
     let mut p = Pipeline::new(TimeSettings::default());
-    p.load_session(integrator_world(), Box::new(NoPhysics), 1);
+    p.load_session(integrator_world(callbacks), Box::new(NoPhysics), 1);
     p.step_frame(1.0 / 60.0);
-    let mut bare: Vec<Box<dyn FnMut(f32)>> = (0..CALLBACKS)
+    let mut bare: Vec<Box<dyn FnMut(f32)>> = (0..callbacks)
         .map(|i| {
             let mut state = [0.0, 0.0, i as f32, 0.0];
             Box::new(move |dt: f32| work(black_box(&mut state), dt)) as Box<dyn FnMut(f32)>
@@ -458,11 +483,18 @@ fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
             })
         },
     );
+    let calls = (ticks * callbacks) as f64 / 1e9;
+    (ours / calls, theirs / calls)
+}
+
+fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((400.0 * scale) as usize).max(40);
+    let (ours, theirs) = dispatch_and_bare_ns(CALLBACKS, ticks);
     Ok(vec![Figure {
         name: "dispatch_vs_bare_loop",
-        measured: ours / (ticks * CALLBACKS) as f64 * 1e9,
+        measured: ours,
         unit: "ns/callback",
-        reference: Some(theirs / (ticks * CALLBACKS) as f64 * 1e9),
+        reference: Some(theirs),
         target: Some(("<=", 1.5)),
         on_ratio: true,
         note: format!(
@@ -476,7 +508,7 @@ fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
 fn allocations_per_tick(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
     let frames = ((2000.0 * scale) as usize).max(200);
     let mut p = Pipeline::new(TimeSettings::default());
-    p.load_session(integrator_world(), Box::new(NoPhysics), 1);
+    p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
     let dts = [1.0 / 60.0, 2.0 / 60.0, 0.5 / 60.0];
     for i in 0..100 {
         p.step_frame(dts[i % 3]);
@@ -536,85 +568,55 @@ fn load(dir: &Path, name: &str) -> anyhow::Result<Pipeline> {
 }
 
 fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
-    let mut p = load(dir, "demo.ron")?;
-    let game_seconds = (60.0 * scale).max(6.0);
-    let frames = (game_seconds * 60.0) as usize;
-    let mut telemetry = Telemetry::default();
-    let wall = time(|| {
-        for _ in 0..frames {
-            let r = p.step_frame(1.0 / 60.0);
-            telemetry.record(&r, p.clock());
-        }
-    });
-    Ok(vec![Figure {
-        name: "headless_realtime_factor",
-        measured: game_seconds / wall,
-        unit: "x real time",
-        reference: Some(1.0),
-        target: Some((">=", 100.0)),
+    let mut out = Vec::new();
+    for (name, scene, target) in [
+        ("headless_realtime_factor", "demo.ron", 150.0),
+        ("headless_realtime_factor_stress", "stress.ron", 60.0),
+    ] {
+        let mut p = load(dir, scene)?;
+        let game_seconds = (60.0 * scale).max(6.0);
+        let frames = (game_seconds * 60.0) as usize;
+        let mut telemetry = Telemetry::default();
+        let wall = time(|| {
+            for _ in 0..frames {
+                let r = p.step_frame(1.0 / 60.0);
+                telemetry.record(&r, p.clock());
+            }
+        });
+        out.push(Figure {
+            name,
+            measured: game_seconds / wall,
+            unit: "x real time",
+            reference: Some(1.0),
+            target: Some((">=", target)),
+            on_ratio: true,
+            note: format!(
+                "{scene}, {game_seconds} s of 60 Hz frames in {wall:.3} s, {} objects",
+                p.world().len()
+            ),
+        });
+    }
+    Ok(out)
+}
+
+/// What a snapshot really puts on the heap (the bytes its allocations
+/// request, plus 16 bytes of allocator overhead each), against the estimate
+/// the history's byte budget counts (`Snapshot::memory_bytes`).
+fn snapshot_bytes(name: &str, p: &Pipeline) -> Figure {
+    let (snap, allocations, bytes) = count_allocated_bytes(|| p.snapshot());
+    let heap = (bytes + 16 * allocations) as f64;
+    let estimate = snap.memory_bytes() as f64;
+    Figure {
+        name: "snapshot_heap_vs_estimate",
+        measured: heap / 1024.0,
+        unit: "KiB",
+        reference: Some(estimate / 1024.0),
+        target: Some(("<=", 1.25)),
         on_ratio: true,
         note: format!(
-            "demo.ron, {game_seconds} s of 60 Hz frames in {:.3} s, {} objects",
-            wall,
-            p.world().len()
+            "{name}: heap a snapshot allocates ({allocations} allocations) against Snapshot::memory_bytes, the history budget's count; over 1.25 means the budget undercounts"
         ),
-    }])
-}
-
-/// Resident memory of this process, bytes (Linux `/proc/self/statm`).
-fn rss_bytes() -> Option<u64> {
-    let statm = std::fs::read_to_string("/proc/self/statm").ok()?;
-    let pages: u64 = statm.split_whitespace().nth(1)?.parse().ok()?;
-    Some(pages * 4096)
-}
-
-fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
-    let mut p = load(dir, "demo.ron")?;
-    let frames = ((36_000.0 * scale) as u64).max(600);
-    let mut history = History::default();
-    let before = rss_bytes().unwrap_or(0);
-    for _ in 0..frames {
-        history.step_frame(&mut p, 1.0 / 60.0, &[]);
     }
-    let after = rss_bytes().unwrap_or(0);
-    let latest = p.stepper().completed_ticks();
-    let oldest = history.oldest_tick().unwrap_or(latest);
-    let mut worst: f64 = 0.0;
-    // Rewind to the worst case (just before a keyframe) and across the range.
-    for k in 1..=8u64 {
-        let target = oldest + (latest - oldest) * k / 8 - 1;
-        let secs = time(|| {
-            let _ = history.rewind_to_tick(&mut p, target.max(oldest));
-        });
-        worst = worst.max(secs * 1000.0);
-    }
-    let mib = after.saturating_sub(before) as f64 / (1024.0 * 1024.0);
-    Ok(vec![
-        Figure {
-            name: "rewind_ms",
-            measured: worst,
-            unit: "ms (worst of 8)",
-            reference: None,
-            target: Some(("<=", 100.0)),
-            on_ratio: false,
-            note: format!(
-                "demo.ron after {frames} frames ({:.1} min), keyframe every 120 frames",
-                frames as f64 / 3600.0
-            ),
-        },
-        Figure {
-            name: "history_mib",
-            measured: mib,
-            unit: "MiB",
-            reference: None,
-            target: Some(("<=", 256.0)),
-            on_ratio: false,
-            note: format!(
-                "resident memory growth over the run, {} keyframes",
-                history.keyframes()
-            ),
-        },
-    ])
 }
 
 fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
@@ -658,7 +660,12 @@ fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
             on_ratio: false,
             note: name.to_string(),
         });
+        out.push(snapshot_bytes(name, &p));
     }
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
+    p.step_frame(1.0 / 60.0);
+    out.push(snapshot_bytes("10,000 behaviours", &p));
     Ok(out)
 }
 

@@ -33,22 +33,44 @@
 //!
 //! # Bounds
 //!
-//! Keyframes older than `retention_frames` are dropped with the calls before
-//! them, so memory stays flat however long the session runs. Defaults: a
-//! keyframe every 120 frames, 10 minutes at 60 Hz (300 keyframes).
+//! A history is bounded one of two ways:
+//!
+//! - **By bytes** ([`History::with_budget`]; [`History::default`] keeps
+//!   [`DEFAULT_BUDGET_BYTES`], 256 MiB, with a keyframe every 120 frames).
+//!   Keyframes are kept from the start of the session. When the keyframes
+//!   and the call log outgrow the budget, the spacing doubles, as in Box2D
+//!   v3's samples app: every other keyframe goes (the oldest stays), so the
+//!   same reach costs half the bytes, and new keyframes come twice as far
+//!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
+//!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
+//!   the oldest keyframes go instead. Worked numbers: demo.ron's keyframes
+//!   are ~0.4 MiB each (`stepframe bench`), so 256 MiB holds ~620 of them:
+//!   ~20 min at 120 frames apart, ~40 min after one doubling, ~80 min after
+//!   two; [`History::reach`] says how far back rewind reaches now, "rewind
+//!   reaches 9 min 40 s in 256 MiB".
+//! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
+//!   are dropped with the calls before them (the spacing never changes).
+//!
+//! Either way memory stays flat however long the session runs. A keyframe's
+//! bytes are [`Snapshot::memory_bytes`], an estimate (the physics engine is
+//! measured by its serialised size); `stepframe bench`
+//! (`snapshot_heap_vs_estimate`) checks it against the heap a snapshot really
+//! allocates (0.96-1.09x on the bundled scenes, 2026-12-01).
 //!
 //! [`PoseHistory`] is the scrubbing side: committed poses of every tick in a ring
 //! bounded by bytes, so showing a past tick costs no re-simulation.
 
 use std::collections::VecDeque;
 
-use crate::body::Pose;
 use crate::debugger::{Debugger, SuspendReason};
 use crate::input::InputEvent;
 use crate::pipeline::{FrameReport, Pipeline, Snapshot, TickInputSource};
 use crate::recording::Replay;
-use crate::trace::{TickObserver, TickRecord};
-use crate::world::ObjectId;
+
+mod poses;
+mod reach;
+pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
+pub use reach::RewindReach;
 
 /// A call that advanced the session.
 #[derive(Clone, Debug, PartialEq)]
@@ -84,6 +106,28 @@ struct Logged {
     stop_after: Option<u64>,
 }
 
+impl Logged {
+    /// About how many bytes the entry holds (for the byte budget).
+    fn bytes(&self) -> usize {
+        let inputs = match &self.call {
+            Call::Frame { inputs, .. }
+            | Call::StepOneFrame { inputs, .. }
+            | Call::Resume { inputs }
+            | Call::StepTick { inputs } => inputs.capacity() * size_of::<InputEvent>(),
+            // A tape's recording is shared (an `Arc`) by the keyframes that
+            // keep it: counted once, with the call that installed it.
+            Call::SetTape(Some(tape)) => {
+                tape.recording().events.capacity() * size_of::<crate::recording::RecordedEvent>()
+            }
+            Call::SetTape(None) | Call::Pause => 0,
+        };
+        // A logged debugger is a clone of the breakpoint list: count it at
+        // its inline size (a change of breakpoints is rare).
+        let debugger = self.debugger.as_ref().map_or(0, |_| size_of::<Debugger>());
+        size_of::<Logged>() + inputs + debugger
+    }
+}
+
 /// A snapshot and the index of the call it precedes.
 #[derive(Clone, Debug)]
 struct Keyframe {
@@ -91,6 +135,8 @@ struct Keyframe {
     snapshot: Snapshot,
     /// The tape in force when the snapshot was taken.
     tape: Option<Replay>,
+    /// [`Snapshot::memory_bytes`], taken once.
+    bytes: usize,
 }
 
 /// Why a rewind could not happen.
@@ -128,6 +174,13 @@ pub enum RewindError {
 pub const DEFAULT_KEYFRAME_EVERY: u64 = 120;
 /// Default retention: 10 minutes at 60 frames per second.
 pub const DEFAULT_RETENTION_FRAMES: u64 = 36_000;
+/// Default byte budget of [`History::default`]: 256 MiB (issue 17's target:
+/// at least 10 min of demo.ron within it).
+pub const DEFAULT_BUDGET_BYTES: usize = 256 << 20;
+/// How many times a byte-bounded history may double its keyframe spacing
+/// before it drops its oldest keyframes instead: the spacing, and so the
+/// longest replay a rewind runs, stays within 4x the initial one.
+pub const MAX_SPACING_DOUBLINGS: u32 = 2;
 
 /// The call log and keyframes of one session.
 #[derive(Debug)]
@@ -137,7 +190,15 @@ pub struct History {
     first_call: u64,
     keyframes: VecDeque<Keyframe>,
     keyframe_every: u64,
+    /// The spacing the history started with (doublings are counted from it).
+    base_every: u64,
     retention_frames: u64,
+    /// Byte bound on keyframes and call log, if any (see the module docs).
+    budget: Option<usize>,
+    /// Sum of the kept keyframes' bytes.
+    keyframe_bytes: usize,
+    /// Sum of the logged calls' bytes ([`Logged::bytes`]).
+    call_bytes: usize,
     frames_since_keyframe: u64,
     /// The debugger state logged last, to log only changes.
     last_debugger: Option<Debugger>,
@@ -159,8 +220,9 @@ pub struct History {
 }
 
 impl Default for History {
+    /// Byte-bounded at [`DEFAULT_BUDGET_BYTES`].
     fn default() -> History {
-        History::new(DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES)
+        History::with_budget(DEFAULT_KEYFRAME_EVERY, DEFAULT_BUDGET_BYTES)
     }
 }
 
@@ -173,7 +235,11 @@ impl History {
             first_call: 0,
             keyframes: VecDeque::new(),
             keyframe_every: keyframe_every.max(1),
+            base_every: keyframe_every.max(1),
             retention_frames: retention_frames.max(keyframe_every.max(1)),
+            budget: None,
+            keyframe_bytes: 0,
+            call_bytes: 0,
             frames_since_keyframe: u64::MAX,
             last_debugger: None,
             position: 0,
@@ -184,9 +250,61 @@ impl History {
         }
     }
 
-    /// Forgets everything (a new session).
+    /// A history bounded by bytes rather than frames: a keyframe every
+    /// `keyframe_every` frames at first, the spacing doubling as the budget
+    /// fills (module docs).
+    pub fn with_budget(keyframe_every: u64, budget_bytes: usize) -> History {
+        let mut h = History::new(keyframe_every, u64::MAX);
+        h.budget = Some(budget_bytes);
+        h
+    }
+
+    /// Changes the byte budget (`None`: bounded by frames only). A smaller
+    /// budget applies at once: the spacing doubles, or old keyframes go.
+    pub fn set_budget(&mut self, budget_bytes: Option<usize>) {
+        self.budget = budget_bytes;
+        self.enforce_bounds();
+    }
+
+    /// The byte budget, if any.
+    pub fn budget(&self) -> Option<usize> {
+        self.budget
+    }
+
+    /// Frames between keyframes now.
+    pub fn keyframe_every(&self) -> u64 {
+        self.keyframe_every
+    }
+
+    /// Bytes the history holds: its keyframes ([`Snapshot::memory_bytes`])
+    /// and its call log.
+    pub fn memory_bytes(&self) -> usize {
+        self.keyframe_bytes + self.call_bytes
+    }
+
+    /// How far back rewind reaches from the live session `live`, in
+    /// simulated time, and what it costs: the editor's "rewind reaches
+    /// 9 min 40 s in 256 MiB" (`RewindReach`'s `Display`).
+    pub fn reach(&self, live: &Pipeline) -> RewindReach {
+        let now = live.stepper().simulation_time().as_secs_f64();
+        let oldest = self
+            .keyframes
+            .front()
+            .map_or(now, |k| k.snapshot.simulation_time());
+        RewindReach {
+            seconds: (now - oldest).max(0.0),
+            bytes: self.memory_bytes(),
+            budget: self.budget,
+            keyframe_every: self.keyframe_every,
+        }
+    }
+
+    /// Forgets everything (a new session); the bounds stay, the spacing
+    /// starts again from the initial one.
     pub fn clear(&mut self) {
-        *self = History::new(self.keyframe_every, self.retention_frames);
+        let budget = self.budget;
+        *self = History::new(self.base_every, self.retention_frames);
+        self.budget = budget;
     }
 
     /// The oldest tick a rewind can reach.
@@ -306,6 +424,7 @@ impl History {
         }
         let partial = self.partial.take();
         self.calls.truncate(self.position);
+        self.call_bytes = self.calls.iter().map(Logged::bytes).sum();
         if let Some((i, tick)) = partial
             && let Some(call) = self.calls.get_mut(i)
         {
@@ -316,6 +435,7 @@ impl History {
         // taken exactly here is still valid only if no call stopped part-way.
         self.keyframes
             .retain(|k| k.call < position || (k.call == position && partial.is_none()));
+        self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
         self.last_debugger = None;
         self.frames_since_keyframe = 0;
     }
@@ -351,8 +471,13 @@ impl History {
         if changed {
             self.last_debugger = Some(debugger.clone());
         }
+        self.call_bytes += logged.bytes();
         self.calls.push_back(logged);
         self.position = self.calls.len();
+        if self.budget.is_some_and(|b| self.memory_bytes() > b) {
+            self.enforce_bounds();
+            self.position = self.calls.len();
+        }
     }
 
     fn maybe_keyframe(&mut self, p: &Pipeline) {
@@ -364,22 +489,66 @@ impl History {
         let call = self.first_call + self.calls.len() as u64;
         // The replay must start with the debugger in force at the keyframe.
         self.last_debugger = None;
+        let snapshot = p.snapshot();
+        let bytes = snapshot.memory_bytes();
         self.keyframes.push_back(Keyframe {
             call,
-            snapshot: p.snapshot(),
+            snapshot,
             tape: self.tape.clone(),
+            bytes,
         });
+        self.keyframe_bytes += bytes;
+        self.enforce_bounds();
+        self.position = self.calls.len();
+    }
+
+    /// Drops keyframes past the frame bound, then (with a budget) thins them
+    /// while over it: doubling the spacing up to [`MAX_SPACING_DOUBLINGS`]
+    /// times, then dropping the oldest. Calls before the oldest keyframe go.
+    fn enforce_bounds(&mut self) {
         let max_keyframes = (self.retention_frames / self.keyframe_every).max(1) as usize;
         while self.keyframes.len() > max_keyframes {
-            self.keyframes.pop_front();
+            self.pop_oldest();
         }
-        if let Some(oldest) = self.keyframes.front() {
-            while self.first_call < oldest.call {
-                self.calls.pop_front();
-                self.first_call += 1;
+        if let Some(budget) = self.budget {
+            while self.keyframes.len() > 1 && self.memory_bytes() > budget {
+                if self.keyframe_every < self.base_every << MAX_SPACING_DOUBLINGS {
+                    // Every other keyframe, counting from the oldest (which
+                    // stays, so the reach does not shrink).
+                    let mut i = 0;
+                    self.keyframes.retain(|_| {
+                        i += 1;
+                        i % 2 == 1
+                    });
+                    self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
+                    self.keyframe_every *= 2;
+                } else {
+                    self.pop_oldest();
+                }
             }
         }
-        self.position = self.calls.len();
+        let mut removed = 0;
+        if let Some(oldest) = self.keyframes.front() {
+            while self.first_call < oldest.call {
+                if let Some(c) = self.calls.pop_front() {
+                    self.call_bytes -= c.bytes();
+                }
+                self.first_call += 1;
+                removed += 1;
+            }
+        }
+        // Positions in the log move with its front (a budget lowered after a
+        // rewind trims a log the session stands inside).
+        self.position = self.position.saturating_sub(removed);
+        self.partial = self
+            .partial
+            .and_then(|(i, tick)| Some((i.checked_sub(removed)?, tick)));
+    }
+
+    fn pop_oldest(&mut self) {
+        if let Some(k) = self.keyframes.pop_front() {
+            self.keyframe_bytes -= k.bytes;
+        }
     }
 
     /// Rewinds the session to the end of `target` (a completed tick) and leaves
@@ -563,105 +732,4 @@ fn install(p: &mut Pipeline, tape: &Option<Replay>) {
 /// Two debuggers with the same breakpoints (ids, filters, enabled, match counts).
 fn same_breakpoints(a: &Debugger, b: &Debugger) -> bool {
     a.breakpoints() == b.breakpoints()
-}
-
-/// Committed poses of one tick, in id order.
-#[derive(Clone, Debug, PartialEq)]
-pub struct TickPoses {
-    /// The completed tick.
-    pub tick: u64,
-    /// The frame that ran it.
-    pub frame: u64,
-    /// `(object, committed pose)` of every live body.
-    pub poses: Vec<(ObjectId, Pose)>,
-}
-
-/// Committed poses per tick, in a ring bounded by bytes: the scrubbing source.
-#[derive(Clone, Debug)]
-pub struct PoseHistory {
-    ticks: VecDeque<TickPoses>,
-    bytes: usize,
-    budget: usize,
-}
-
-/// Default pose-history budget: 64 MiB.
-pub const DEFAULT_POSE_BUDGET: usize = 64 << 20;
-
-impl Default for PoseHistory {
-    fn default() -> PoseHistory {
-        PoseHistory::with_budget(DEFAULT_POSE_BUDGET)
-    }
-}
-
-impl PoseHistory {
-    /// A ring holding at most about `budget` bytes of poses.
-    pub fn with_budget(budget: usize) -> PoseHistory {
-        PoseHistory {
-            ticks: VecDeque::new(),
-            bytes: 0,
-            budget,
-        }
-    }
-
-    /// The poses of a tick, if still kept.
-    pub fn at(&self, tick: u64) -> Option<&TickPoses> {
-        let first = self.ticks.front()?.tick;
-        let i = tick.checked_sub(first)? as usize;
-        self.ticks.get(i).filter(|t| t.tick == tick)
-    }
-
-    /// Oldest and newest tick kept.
-    pub fn range(&self) -> Option<(u64, u64)> {
-        Some((self.ticks.front()?.tick, self.ticks.back()?.tick))
-    }
-
-    /// Bytes held.
-    pub fn memory_bytes(&self) -> usize {
-        self.bytes
-    }
-
-    /// Records a completed tick; a tick at or before the newest one (after a
-    /// rewind) replaces the ticks from there on.
-    pub fn record(&mut self, tick: u64, frame: u64, poses: impl Iterator<Item = (ObjectId, Pose)>) {
-        while self.ticks.back().is_some_and(|t| t.tick >= tick) {
-            if let Some(t) = self.ticks.pop_back() {
-                self.bytes -= cost(&t);
-            }
-        }
-        if self.ticks.back().is_some_and(|t| t.tick + 1 != tick) {
-            // A gap (new session): start over so ticks stay contiguous.
-            self.ticks.clear();
-            self.bytes = 0;
-        }
-        let entry = TickPoses {
-            tick,
-            frame,
-            poses: poses.collect(),
-        };
-        self.bytes += cost(&entry);
-        self.ticks.push_back(entry);
-        while self.bytes > self.budget && self.ticks.len() > 1 {
-            if let Some(t) = self.ticks.pop_front() {
-                self.bytes -= cost(&t);
-            }
-        }
-    }
-}
-
-fn cost(t: &TickPoses) -> usize {
-    std::mem::size_of::<TickPoses>() + t.poses.capacity() * std::mem::size_of::<(ObjectId, Pose)>()
-}
-
-impl TickObserver for PoseHistory {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        let poses = record
-            .world
-            .objects()
-            .filter_map(|o| o.body.as_ref().map(|b| (o.id, b.committed)));
-        self.record(
-            record.clock.simulation_tick,
-            record.clock.frame_index,
-            poses,
-        );
-    }
 }

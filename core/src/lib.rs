@@ -85,7 +85,7 @@ pub use debugger::{
 };
 pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
 pub use export::{chrome_trace, frame_range};
-pub use history::{History, PoseHistory, RewindError, TickPoses};
+pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use pacing::{FramePacer, Pacing, PacingError, Stall};
 pub use physics::{NoPhysics, PhysicsStage};

@@ -31,6 +31,13 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     /// Feeds engine state not visible in committed poses into the tick hash.
     fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
 
+    /// About how many bytes a copy of the stage holds ([`Self::clone_box`]):
+    /// what the rewind history's byte budget counts for the engine. The
+    /// default, 0, suits a stage that holds nothing worth counting.
+    fn memory_bytes(&self) -> usize {
+        0
+    }
+
     /// Wall time of the last step, milliseconds (for telemetry).
     fn last_step_ms(&self) -> f64 {
         0.0

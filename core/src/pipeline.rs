@@ -233,6 +233,24 @@ impl Snapshot {
     pub fn frame_index(&self) -> u64 {
         self.frame_index
     }
+
+    /// Simulated seconds at the moment of the snapshot.
+    pub fn simulation_time(&self) -> f64 {
+        self.stepper.simulation_time().as_secs_f64()
+    }
+
+    /// About how many bytes the snapshot holds (what [`crate::History`]'s
+    /// byte budget counts): the world's objects and the cohort's entries
+    /// with their heap parts, plus the physics stage's own estimate
+    /// ([`PhysicsStage::memory_bytes`]). Behaviours count their inline size
+    /// only (a script's shared compiled code is not copied per snapshot).
+    pub fn memory_bytes(&self) -> usize {
+        std::mem::size_of::<Snapshot>()
+            + self.world.memory_bytes()
+            + self.scheduler.memory_bytes()
+            + self.physics.memory_bytes()
+            + self.routines.capacity() * std::mem::size_of::<RoutineSlot>()
+    }
 }
 
 /// A question asked of the committed state at the end of every tick ("is the
@@ -1208,7 +1226,9 @@ impl Pipeline {
             report,
             ..
         } = self;
+        let gates_read = scheduler.fixed_gates(world);
         let list = &scheduler.lists[HookKind::FixedUpdate as usize];
+        let skip = &scheduler.fixed_skip;
         let entries = &mut scheduler.entries;
         let n = list.len();
         let mut current = from;
@@ -1227,7 +1247,15 @@ impl Pipeline {
             catch_unwind(AssertUnwindSafe(|| {
                 while current < n {
                     let e = &mut entries[list[current] as usize];
-                    if !e.is_active(ctx.world) {
+                    // The gates read before the pass hold until a hook
+                    // changes one (a removal, a disable): from then on,
+                    // every call checks its own (module docs of `schedule`).
+                    let callable = if gates_read && !ctx.world.gates_changed.0 {
+                        !skip[current]
+                    } else {
+                        e.is_active(ctx.world)
+                    };
+                    if !callable {
                         current += 1;
                         continue;
                     }
@@ -1275,7 +1303,7 @@ impl Pipeline {
                 // `current` is the position of the entry whose hook panicked.
                 let i = self.scheduler.list(HookKind::FixedUpdate)[current] as usize;
                 let object = self.scheduler.entries[i].object;
-                self.scheduler.entries[i].faulted = true;
+                self.scheduler.set_faulted(i);
                 self.report_fault(object, HookKind::FixedUpdate, &payload);
                 self.take_requests(object, HookKind::FixedUpdate);
                 Some(current + 1)
@@ -1465,7 +1493,7 @@ impl Pipeline {
                 Err(payload) => {
                     if let Some(i) = target {
                         // A behaviour that panics in a routine faults like in a hook.
-                        self.scheduler.entries[i].faulted = true;
+                        self.scheduler.set_faulted(i);
                     }
                     self.report_fault(owner, HookKind::Routine, &payload);
                     list.remove(k);
@@ -1510,7 +1538,7 @@ impl Pipeline {
         let behaviour = entry.behaviour.as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
         if let Err(payload) = result {
-            self.scheduler.entries[i].faulted = true;
+            self.scheduler.set_faulted(i);
             self.report_fault(object, hook, &payload);
         }
         self.take_requests(object, hook);

@@ -79,13 +79,11 @@
 //! bit-identically (`core/tests/physics.rs` checks it on a settling pile).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::Mutex;
 use std::time::Instant;
 
 use rapier2d::prelude::{
-    ActiveEvents, ColliderBuilder, ColliderHandle, ColliderSet, CollisionEvent, CollisionPipeline,
-    ContactPair, EventHandler, PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder,
-    RigidBodyHandle, RigidBodySet, SoftBodySet, SoftBodyTearEvent,
+    ActiveEvents, ColliderBuilder, ColliderHandle, CollisionEvent, CollisionPipeline,
+    PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder, RigidBodyHandle,
 };
 
 use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
@@ -94,8 +92,21 @@ use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
+mod events;
+mod link;
 mod soft;
+use events::EventCollector;
+use link::BodyLink;
 use soft::{SoftLink, soft_key};
+
+/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their bincode
+/// serialisation: padding, spare capacity, allocator blocks. Measured with
+/// the counting allocator (`stepframe bench`, `snapshot_heap_vs_estimate`,
+/// 2026-12-01): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
+/// counting the sets at 1.0 on demo.ron, stress.ron and soft.ron, and
+/// 1.19x, 1.18x, 1.13x at 2.25; with the other parts counted within ~10%
+/// (10,000 behaviours and no bodies: 1.09x), that puts the sets at 2.7-2.8x.
+const RAPIER_HEAP_PER_SERIALISED_BYTE: f64 = 2.75;
 
 /// A collider handle as an ordered key (rapier handles are not `Ord`).
 type ColliderKey = (u32, u32);
@@ -114,67 +125,6 @@ fn to_rapier_pose(p: Pose) -> rapier2d::math::Pose {
 
 fn from_rapier_pose(p: &rapier2d::math::Pose) -> Pose {
     Pose::new(p.translation.x, p.translation.y, p.rotation.angle())
-}
-
-/// The rapier side of one object with a body.
-#[derive(Clone, Debug)]
-struct BodyLink {
-    /// The rigid body.
-    body: RigidBodyHandle,
-    /// Its colliders, in shape order.
-    colliders: Vec<ColliderHandle>,
-}
-
-/// Collects rapier's collision events during a step. Rapier calls it from inside
-/// `step` through a shared reference and requires `Sync`, hence the mutex; the
-/// lock is never contended (the stage is stepped on one thread).
-#[derive(Default)]
-struct EventCollector {
-    events: Mutex<Vec<CollisionEvent>>,
-    tears: Mutex<Vec<SoftBodyTearEvent>>,
-}
-
-impl EventCollector {
-    fn take(&self, into: &mut Vec<CollisionEvent>) {
-        let mut events = self.events.lock().unwrap_or_else(|e| e.into_inner());
-        into.append(&mut events);
-    }
-
-    fn take_tears(&self) -> Vec<SoftBodyTearEvent> {
-        std::mem::take(&mut *self.tears.lock().unwrap_or_else(|e| e.into_inner()))
-    }
-}
-
-impl EventHandler for EventCollector {
-    fn handle_collision_event(
-        &self,
-        _bodies: &RigidBodySet,
-        _colliders: &ColliderSet,
-        event: CollisionEvent,
-        _contact_pair: Option<&ContactPair>,
-    ) {
-        self.events
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(event);
-    }
-
-    fn handle_contact_force_event(
-        &self,
-        _dt: Real,
-        _bodies: &RigidBodySet,
-        _colliders: &ColliderSet,
-        _contact_pair: &ContactPair,
-        _total_force_magnitude: Real,
-    ) {
-    }
-
-    fn handle_soft_body_tear_event(&self, _soft_bodies: &SoftBodySet, event: &SoftBodyTearEvent) {
-        self.tears
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(event.clone());
-    }
 }
 
 /// The physics stage backed by rapier2d (see the module docs for the tick order,
@@ -395,13 +345,13 @@ impl RapierStage {
             self.collider_owner.insert(collider_key(ch), id);
             colliders.push(ch);
         }
-        self.links.insert(
-            id,
-            BodyLink {
-                body: handle,
-                colliders,
-            },
-        );
+        let sleeping = self
+            .physics
+            .bodies
+            .get(handle)
+            .is_some_and(|b| b.is_sleeping());
+        self.links
+            .insert(id, BodyLink::new(handle, colliders, sleeping));
     }
 
     /// Drops the rapier body of `id` and its colliders.
@@ -646,27 +596,36 @@ impl PhysicsStage for RapierStage {
     }
 
     fn commit(&mut self, world: &mut World) {
+        // Objects and links are both in id order, so one merge walk pairs
+        // them: no map search per body (it was a third of the commit on the
+        // 1,000-body bench). The map is taken out for the walk (moving a
+        // `BTreeMap` allocates nothing) so soft bodies can commit through `self`.
+        let mut all_links = std::mem::take(&mut self.links);
+        let mut links = all_links.iter_mut().peekable();
         for object in world.objects_mut() {
             let Some(state) = object.body.as_mut() else {
                 continue;
             };
             state.previous = state.committed;
-            if self.soft_links.contains_key(&object.id) {
-                self.commit_soft(object.id, state);
-                continue;
-            }
-            let Some(body) = self
-                .links
-                .get(&object.id)
-                .and_then(|l| self.physics.bodies.get(l.body))
-            else {
+            while links.next_if(|(id, _)| **id < object.id).is_some() {}
+            let Some((_, link)) = links.next_if(|(id, _)| **id == object.id) else {
+                if self.soft_links.contains_key(&object.id) {
+                    self.commit_soft(object.id, state);
+                }
                 continue;
             };
-            state.committed = from_rapier_pose(body.position());
+            let Some(body) = self.physics.bodies.get(link.body) else {
+                continue;
+            };
+            let p = body.position();
+            state.committed =
+                Pose::new(p.translation.x, p.translation.y, link.angle_of(&p.rotation));
             let v = body.linvel();
             state.velocity.linear = Vec2::new(v.x, v.y);
             state.velocity.angular = body.angvel();
+            link.sleeping = body.is_sleeping();
         }
+        self.links = all_links;
         self.ticks += 1;
     }
 
@@ -681,12 +640,7 @@ impl PhysicsStage for RapierStage {
             hasher.write_u64(id.0);
             let (index, generation) = link.body.0.into_raw_parts();
             hasher.write_u64(u64::from(index) << 32 | u64::from(generation));
-            let sleeping = self
-                .physics
-                .bodies
-                .get(link.body)
-                .is_some_and(|b| b.is_sleeping());
-            hasher.write(&[u8::from(sleeping)]);
+            hasher.write_u8(u8::from(link.sleeping));
         }
         hasher.write_u64(self.soft_links.len() as u64);
         for (id, link) in &self.soft_links {
@@ -700,7 +654,7 @@ impl PhysicsStage for RapierStage {
                     .soft_bodies
                     .get(*handle)
                     .is_some_and(|b| b.is_sleeping());
-                hasher.write(&[u8::from(sleeping)]);
+                hasher.write_u8(u8::from(sleeping));
             }
         }
         hasher.write_u64(self.touching.len() as u64);
@@ -713,6 +667,45 @@ impl PhysicsStage for RapierStage {
 
     fn last_step_ms(&self) -> f64 {
         self.last_step_ms
+    }
+
+    /// The rapier sets measured by their bincode size (the bytes their
+    /// serialisation writes, counted without writing them: ~0.2 ms for 200
+    /// bodies, PLATFORM.md) times [`RAPIER_HEAP_PER_SERIALISED_BYTE`], plus
+    /// the stage's maps at their element sizes. `stepframe bench`
+    /// (`snapshot_heap_vs_estimate`) checks the sum against the heap a
+    /// snapshot really allocates.
+    fn memory_bytes(&self) -> usize {
+        use bincode::enc::write::SizeWriter;
+        let p = &self.physics;
+        let mut size = SizeWriter::default();
+        let config = bincode::config::standard();
+        let parts = (
+            &p.islands,
+            &p.broad_phase,
+            &p.narrow_phase,
+            &p.bodies,
+            &p.colliders,
+            &p.impulse_joints,
+            &p.multibody_joints,
+            &p.soft_bodies,
+            &p.ccd_solver,
+        );
+        // A set that cannot serialise counts as what was written before it.
+        let _ = bincode::serde::encode_into_writer(parts, &mut size, config);
+        let entry = |k: usize, v: usize| k + v + 16;
+        let maps = self.links.len() * entry(8, std::mem::size_of::<BodyLink>())
+            + self
+                .links
+                .values()
+                .map(|l| l.colliders.capacity() * 8)
+                .sum::<usize>()
+            + self.collider_owner.len() * entry(8, 8)
+            + self.touching.len() * entry(16, 4)
+            + self.soft_links.len() * entry(8, std::mem::size_of::<SoftLink>())
+            + self.soft_owner.len() * entry(8, 8);
+        let sets = size.bytes_written as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;
+        std::mem::size_of::<RapierStage>() + sets as usize + maps
     }
 
     fn take_tears(&mut self, out: &mut Vec<crate::soft_body::SoftTear>) {

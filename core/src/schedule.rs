@@ -11,6 +11,17 @@
 //! checks the entry's gate (its object alive and enabled, or its handle not
 //! dropped), so a removed object gets no further callback even later in a tick.
 //!
+//! FixedUpdate, the pass that runs every tick for every behaviour, checks the
+//! gates in bulk instead: before the pass it reads every gate into a flag per
+//! list position ([`Scheduler::fixed_gates`], only when the world reports a
+//! removal or an activity change since the last read, or the lists changed),
+//! and per call it only loads that flag and the world's "gates changed" bit.
+//! A hook that removes or disables an object sets the bit, and every later
+//! call of that pass checks its own gate as before. Worked numbers: 10,000
+//! FixedUpdate behaviours in a steady tick read 10,000 one-byte flags (10 KB)
+//! instead of 10,000 16-byte keys at their slots (160 KB); a tick in which
+//! a hook removes one object re-reads the gates once, at the next pass.
+//!
 //! In steady state (no spawn, no removal) a frame allocates nothing: the rebuild
 //! is skipped, and dispatch walks a `Vec` in place.
 
@@ -219,6 +230,12 @@ pub struct Scheduler {
     handles: usize,
     /// `(object, entry index)` sorted, for contact delivery; rebuilt with the cohort.
     pub(crate) by_object: Vec<(ObjectId, u32)>,
+    /// Parallel to the FixedUpdate list: whether each entry was not callable
+    /// (removed, disabled, faulted) when the gates were last read. Valid while
+    /// `fixed_gates_valid` holds and the world's `gates_changed` is clear.
+    pub(crate) fixed_skip: Vec<bool>,
+    /// `fixed_skip` describes the current lists and faults.
+    pub(crate) fixed_gates_valid: bool,
 }
 
 impl Scheduler {
@@ -263,12 +280,9 @@ impl Scheduler {
     pub(crate) fn rebuild(&mut self, world: &mut World) {
         let compacted = world.compact();
         let before = self.entries.len();
-        if compacted
-            || self
-                .entries
-                .iter()
-                .any(|e| matches!(e.gate, Gate::Handle(_)))
-        {
+        // `handles` counts the host registrations: scanning the cohort for
+        // them every frame cost 10% of a 10,000-behaviour frame.
+        if compacted || self.handles > 0 {
             self.entries.retain(|e| !e.is_retired(world));
         }
         // Compaction moves slots: refresh the hints even if no entry retired.
@@ -317,8 +331,53 @@ impl Scheduler {
         }
     }
 
+    /// Whether FixedUpdate may skip the per-call gate check, re-reading every
+    /// gate first if the world reports a change since the last read (or the
+    /// lists or faults changed). The contract holds either way: the skip flags
+    /// are exact until the world's `gates_changed` is set again, which dispatch
+    /// checks before each call (a hook that removes or disables an object sends
+    /// the rest of the pass back to per-call checks). With host registrations in
+    /// the cohort (their handles can be dropped at any time) it always says no.
+    pub(crate) fn fixed_gates(&mut self, world: &mut World) -> bool {
+        if self.handles > 0 {
+            return false;
+        }
+        if !self.fixed_gates_valid || world.gates_changed.0 {
+            let list = &self.lists[crate::behaviour::HookKind::FixedUpdate as usize];
+            let entries = &self.entries;
+            self.fixed_skip.clear();
+            self.fixed_skip
+                .extend(list.iter().map(|&i| !entries[i as usize].is_active(world)));
+            self.fixed_gates_valid = true;
+            world.gates_changed.0 = false;
+        }
+        true
+    }
+
+    /// About how many bytes the cohort holds (for snapshot budgets): entries,
+    /// each behaviour's inline size, the dispatch lists.
+    pub(crate) fn memory_bytes(&self) -> usize {
+        let entries = (self.entries.capacity() + self.pending.capacity()) * size_of::<Entry>();
+        let behaviours: usize = self
+            .entries
+            .iter()
+            .chain(&self.pending)
+            .map(|e| size_of_val(&*e.behaviour))
+            .sum();
+        let lists: usize = self.lists.iter().map(|l| l.capacity() * 4).sum();
+        entries + behaviours + lists + self.by_object.capacity() * 16 + self.fixed_skip.capacity()
+    }
+
+    /// Marks entry `i` faulted (the fault policy disabled it): it gets no
+    /// further callback.
+    pub(crate) fn set_faulted(&mut self, i: usize) {
+        self.entries[i].faulted = true;
+        self.fixed_gates_valid = false;
+    }
+
     /// Rebuilds the per-hook lists from each entry's hook set.
     fn rebuild_lists(&mut self) {
+        self.fixed_gates_valid = false;
         for (k, list) in self.lists.iter_mut().enumerate() {
             let bit = crate::behaviour::Hooks::of(crate::behaviour::HookKind::ALL[k]);
             list.clear();

@@ -80,6 +80,14 @@ impl StableHasher {
         self.write_u64(u64::from_le_bytes(w) ^ ((tail.len() as u64) << 56));
     }
 
+    /// Feeds one byte: the same as `write(&[b])` (a zero-padded word with the
+    /// length 1 in its top byte), without the slice loop, for the per-body
+    /// flags hashed every tick.
+    #[inline]
+    pub fn write_u8(&mut self, b: u8) {
+        self.write_u64(u64::from(b) ^ (1 << 56));
+    }
+
     /// Feeds a `u64`.
     #[inline]
     pub fn write_u64(&mut self, v: u64) {

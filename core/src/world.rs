@@ -164,6 +164,23 @@ pub struct World {
     /// `(tick, frame)` of the pipeline's clock as of its last phase change,
     /// for lines written where no clock is at hand ([`World::log_now`]).
     pub(crate) stamp: (u64, u64),
+    /// Set whenever an object's "callable" flag may have changed (a removal,
+    /// an activity change in the hierarchy), and by every new or cloned
+    /// world; cleared by the scheduler once it has re-read the gates. While
+    /// it stays clear, FixedUpdate dispatch skips the per-call gate check
+    /// (see `Scheduler::fixed_gates`).
+    pub(crate) gates_changed: GatesChanged,
+}
+
+/// [`World::gates_changed`]: true until the scheduler has read the gates, so
+/// a world made any way (new, default, cloned) starts out "changed".
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct GatesChanged(pub(crate) bool);
+
+impl Default for GatesChanged {
+    fn default() -> GatesChanged {
+        GatesChanged(true)
+    }
 }
 
 impl Clone for World {
@@ -190,6 +207,8 @@ impl Clone for World {
             bodies: self.bodies,
             camera: self.camera,
             stamp: self.stamp,
+            // A copy may be paired with any scheduler: it makes it re-read.
+            gates_changed: GatesChanged(true),
         }
     }
 }
@@ -308,6 +327,7 @@ impl World {
         self.objects[slot].alive = false;
         self.keys[slot].active = false;
         self.keys[slot].alive = false;
+        self.gates_changed = GatesChanged(true);
         self.removed_count += 1;
         if self.objects[slot].body.is_some() {
             self.removed_bodies.push(id);
@@ -356,6 +376,7 @@ impl World {
                 continue;
             }
             self.keys[s].active = active;
+            self.gates_changed = GatesChanged(true);
             if object.body.is_some() {
                 self.toggled_bodies.push(object.id);
             }
@@ -604,6 +625,41 @@ impl World {
         self.bodies = self.objects.iter().filter(|o| o.body.is_some()).count();
         self.removed_count = 0;
         true
+    }
+
+    /// About how many bytes the world holds (for snapshot budgets): the
+    /// object and key slots and each object's heap parts (name, behaviour
+    /// labels, shapes, soft-body particles), plus the queues.
+    pub fn memory_bytes(&self) -> usize {
+        let slots =
+            self.objects.capacity() * size_of::<Object>() + self.keys.capacity() * size_of::<Key>();
+        let heap: usize = self
+            .objects
+            .iter()
+            .map(|o| {
+                let infos: usize = o
+                    .behaviours
+                    .iter()
+                    .map(|b| size_of::<BehaviourInfo>() + b.name.capacity() + b.params.capacity())
+                    .sum();
+                let body = o.body.as_ref().map_or(0, |b| {
+                    let shapes = b.desc.shapes.capacity() * size_of::<crate::body::Shape>();
+                    let soft = b.soft.as_ref().map_or(0, |s| {
+                        (s.particles.capacity() + s.velocities.capacity())
+                            * size_of::<crate::body::Vec2>()
+                    });
+                    shapes + soft
+                });
+                o.name.capacity() + infos + body
+            })
+            .sum();
+        let queues = self.commands.capacity() * size_of::<QueuedCommand>()
+            + (self.added_bodies.capacity()
+                + self.removed_bodies.capacity()
+                + self.toggled_bodies.capacity())
+                * size_of::<ObjectId>()
+            + self.log.capacity() * size_of::<LogEntry>();
+        slots + heap + queues
     }
 
     fn slot(&self, id: ObjectId) -> Option<usize> {
