@@ -23,6 +23,7 @@ use stepframe_core::{
     TimeSettings, Vec2, World,
 };
 
+mod fork;
 mod rewind;
 mod scaling;
 
@@ -109,7 +110,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     }
     let mut all_pass = true;
     type FigureFn = fn(f64, &Path) -> anyhow::Result<Vec<Figure>>;
-    let figures: [(&str, FigureFn); 10] = [
+    let figures: [(&str, FigureFn); 11] = [
         ("pipeline_vs_raw_rapier", pipeline_vs_raw_rapier),
         ("soft_pipeline_vs_raw_rapier", soft_pipeline_vs_raw_rapier),
         ("dispatch_vs_bare_loop", dispatch_vs_bare_loop),
@@ -120,6 +121,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ("snapshot_us restore_us", snapshots),
         ("timeline_ui_ms", timeline_ui),
         ("script_vs_rust", script_vs_rust),
+        ("fork_overhead", fork::fork_overhead),
     ];
     for (names, f) in figures {
         if args

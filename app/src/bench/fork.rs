@@ -1,0 +1,67 @@
+//! `fork_overhead`: what a what-if branch costs. The editor's worker runs
+//! demo.ron at 60 Hz, unforked and with branch B forked at tick 60 (B then
+//! runs in lockstep, measured against A at every tick), through the same
+//! synchronous driver the tests use (`Worker::pump`, views built as in the
+//! app). The issue asks for about one extra session's worth of stepping: the
+//! target is a ratio of at most 2.2 (a whole second session, and the
+//! measuring, on top of the one shared UI cost).
+
+use std::path::Path;
+
+use crate::editor::protocol::{Command, Pacing};
+use crate::editor::worker::{self, Worker};
+
+use super::{Figure, alternate, time};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// Seconds per frame of `frames` worker frames on `scene`, forked or not.
+fn worker_run(scene: &Path, frames: u64, fork: bool) -> f64 {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let drain = |ui: &worker::UiEnd| {
+        let _ = ui.views.try_iter().count();
+        let _ = ui.events.try_iter().count();
+        let _ = ui.past_views.try_iter().count();
+    };
+    let _ = ui.commands.send(Command::LoadAndPlay(scene.to_path_buf()));
+    for _ in 0..60 {
+        w.pump(DT);
+        drain(&ui);
+    }
+    if fork {
+        let _ = ui.commands.send(Command::Pause);
+        let _ = ui.commands.send(Command::ForkHere(60));
+        let _ = ui.commands.send(Command::Play);
+    }
+    let secs = time(|| {
+        for _ in 0..frames {
+            w.pump(DT);
+            drain(&ui);
+        }
+    });
+    secs / frames as f64
+}
+
+/// The `fork_overhead` figure.
+pub(super) fn fork_overhead(scale: f64, scenes: &Path) -> anyhow::Result<Vec<Figure>> {
+    let demo = scenes.join("demo.ron");
+    let frames = ((600.0 * scale) as u64).max(30);
+    let (forked, plain) = alternate(
+        3,
+        || worker_run(&demo, frames, true),
+        || worker_run(&demo, frames, false),
+    );
+    Ok(vec![Figure {
+        name: "fork_overhead",
+        measured: forked * 1000.0,
+        unit: "ms/frame",
+        reference: Some(plain * 1000.0),
+        target: Some(("<=", 2.2)),
+        on_ratio: true,
+        note: format!(
+            "the editor worker on demo.ron, {frames} frames at 60 Hz, with branch B forked at \
+             tick 60 and run in lockstep, against the unforked session"
+        ),
+    }])
+}
