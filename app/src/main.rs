@@ -24,6 +24,10 @@ enum Command {
     Edit {
         /// Scene to open.
         scene: Option<PathBuf>,
+        /// The rewind history's byte budget, MiB (default: the one chosen in
+        /// the Clock tab last time, 256 at first).
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=65536))]
+        history_mib: Option<u32>,
     },
     /// Run a scene headless through the same step_frame as the editor.
     Play(stepframe_app::player::PlayArgs),
@@ -44,10 +48,11 @@ fn main() -> ExitCode {
     let matches = Cli::command().get_matches();
     let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
     match cli.command {
-        None => stepframe_app::editor::run(stepframe_app::default_scene()),
-        Some(Command::Edit { scene }) => {
-            stepframe_app::editor::run(scene.unwrap_or_else(stepframe_app::default_scene))
-        }
+        None => stepframe_app::editor::run(stepframe_app::default_scene(), None),
+        Some(Command::Edit { scene, history_mib }) => stepframe_app::editor::run(
+            scene.unwrap_or_else(stepframe_app::default_scene),
+            history_mib,
+        ),
         Some(Command::Play(args)) => stepframe_app::player::run(args),
         Some(Command::TraceDiff(args)) => stepframe_app::tools::trace_diff(args),
         Some(Command::Check(args)) => {

@@ -707,3 +707,27 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     assert_eq!(h.state().session().fork, None);
     assert!(h.state().session().compare.is_none());
 }
+
+#[test]
+fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
+    let mut h = editor();
+    h.run_steps(30);
+    show(&mut h, Pane::Clock);
+    let reach = label_starting(&h, "rewind reaches ");
+    assert!(reach.ends_with(" in 256 MiB"), "{reach}");
+    let live = h.state().session().live.as_ref().expect("a view").rewind;
+    assert_eq!(
+        live.budget,
+        Some(256 << 20),
+        "the persisted default reached the worker"
+    );
+    h.get_by_label("history budget").scroll_to_me();
+    h.run_steps(10);
+    click(&mut h, "history budget");
+    click(&mut h, "64 MiB");
+    h.run_steps(3);
+    let live = h.state().session().live.as_ref().expect("a view").rewind;
+    assert_eq!(live.budget, Some(64 << 20));
+    assert!(label_starting(&h, "rewind reaches ").ends_with(" in 64 MiB"));
+    assert_eq!(h.state().session().persisted.history_budget_mib, 64);
+}

@@ -15,7 +15,7 @@
 //! | `speed²` of a velocity (initial, or after a command) | yes | rapier takes the length of every velocity each substep to cap it; an infinite square makes the cap zero the velocity, and the body stops dead for good: anything above √3.4e38 ≈ 1.8e19 m/s |
 //! | weight `mass × gravity × gravity_scale`, and `(gravity × gravity_scale)²` | yes | a body of 1e38 kg under 9.81 m/s² weighs 9.8e38 N |
 //! | a command's result: the tick's force sum, the velocity after the step, its square, the position after it | yes | an impulse of 3e38 N·s into a 0.5 kg ball would make it 6e38 m/s |
-//! | a soft body's particle radius against the f32 step where it is placed | at least [`SOFT_RESOLUTION_STEPS`] steps | at y = 1e38 the f32 step is about 1e31 m: every particle of a jelly lands on the same number, its springs have no length and their directions are NaN (found by the fuzzer in soft.ron); 5 cm particles keep 64 steps out to 6,500 m from the origin |
+//! | a body's smallest feature (a soft body's particle radius, a rigid shape's radius or shorter half side) against the f32 step where it is placed | at least [`RESOLUTION_STEPS`] steps | at y = 1e38 the f32 step is about 1e31 m: every particle of a jelly lands on the same number, its springs have no length and their directions are NaN (found by the fuzzer in soft.ron); two boxes at x = 3e38 touch with NaN angular velocities (found in its sample scene). 5 cm particles keep 64 steps out to 6,500 m from the origin, a 0.5 m ball to 65 km |
 //!
 //! Inertias are bounded, not computed exactly: from above by `mass × r²`
 //! (`r` the farthest point of the shape from the body origin, never less than
@@ -35,9 +35,10 @@ use crate::soft_body::SoftBodyDesc;
 /// The largest magnitude an `f32` holds.
 pub const F32_LIMIT: f64 = f32::MAX as f64;
 
-/// How many `f32` steps a soft body's particle radius must span where the
-/// body is placed, so its particles stay apart in the engine's numbers.
-pub const SOFT_RESOLUTION_STEPS: f64 = 64.0;
+/// How many `f32` steps a body's smallest feature must span where the body
+/// is placed, so its particles stay apart and its contacts have a direction
+/// in the engine's numbers.
+pub const RESOLUTION_STEPS: f64 = 64.0;
 
 /// The smallest mass or inertia whose inverse still fits in an `f32`.
 const SMALLEST_INVERTIBLE: f64 = 1.0 / F32_LIMIT;
@@ -71,6 +72,8 @@ struct UnitMass {
     /// `area × r²`, `r` the farthest point from the body origin (an upper
     /// bound for the body), kg·m².
     inertia_high: f64,
+    /// `r`: the farthest point of the shape from the body origin, m.
+    reach: f64,
 }
 
 /// The convex hull of `points`, counter-clockwise (Andrew's monotone chain).
@@ -213,6 +216,27 @@ impl Shape {
             area,
             inertia_low,
             inertia_high: area * r * r,
+            reach: r,
+        }
+    }
+
+    /// The smallest size the engine must resolve: a circle's or capsule's
+    /// radius, a box's shorter half side, a polygon's shorter bounding half
+    /// side.
+    fn smallest_size(&self) -> f64 {
+        match self {
+            Shape::Circle { radius } | Shape::Capsule { radius, .. } => f64::from(*radius),
+            Shape::Cuboid { hx, hy } => f64::from(hx.min(*hy)),
+            Shape::ConvexPolygon { points } => {
+                let span = |f: fn(&Vec2) -> f32| {
+                    let (lo, hi) = points
+                        .iter()
+                        .map(f)
+                        .fold((f32::MAX, f32::MIN), |(lo, hi), v| (lo.min(v), hi.max(v)));
+                    (f64::from(hi) - f64::from(lo)) / 2.0
+                };
+                span(|p| p.x).min(span(|p| p.y))
+            }
         }
     }
 }
@@ -344,29 +368,48 @@ impl BodyDesc {
         Ok(())
     }
 
-    /// Whether the body can be placed at world pose `pose`: a soft body's
-    /// particles must stay apart in `f32` there (module docs). Rigid bodies
-    /// take any finite pose.
+    /// Whether the body can be placed at world pose `pose`: its smallest
+    /// feature must span [`RESOLUTION_STEPS`] `f32` steps there (module docs).
     pub fn check_placement(&self, pose: Pose) -> Result<(), String> {
-        let Some(soft) = &self.soft else {
-            return Ok(());
+        let (feature, extent, what) = match &self.soft {
+            Some(soft) => {
+                let extent = soft
+                    .world_particles(Pose::IDENTITY)
+                    .iter()
+                    .map(|p| f64::from(p.x.abs().max(p.y.abs())))
+                    .fold(0.0, f64::max);
+                (
+                    f64::from(soft.particle_radius),
+                    extent,
+                    "its particles would merge",
+                )
+            }
+            None => {
+                let feature = self
+                    .shapes
+                    .iter()
+                    .map(Shape::smallest_size)
+                    .fold(f64::INFINITY, f64::min);
+                let extent = self
+                    .shapes
+                    .iter()
+                    .map(|s| s.unit_mass().reach)
+                    .fold(0.0, f64::max);
+                (feature, extent, "its contacts would have no direction")
+            }
         };
-        let extent = soft
-            .world_particles(Pose::IDENTITY)
-            .iter()
-            .map(|p| f64::from(p.x.abs().max(p.y.abs())))
-            .fold(0.0, f64::max);
-        let far = f64::from(pose.x.abs().max(pose.y.abs())) + extent;
-        let step = f32_step_at(far);
-        let radius = f64::from(soft.particle_radius);
-        if far.is_finite() && step * SOFT_RESOLUTION_STEPS <= radius {
+        if !feature.is_finite() {
             return Ok(());
         }
-        let reach = radius / SOFT_RESOLUTION_STEPS * f64::from(1u32 << 23);
+        let far = f64::from(pose.x.abs().max(pose.y.abs())) + extent;
+        let step = f32_step_at(far);
+        if far.is_finite() && step * RESOLUTION_STEPS <= feature {
+            return Ok(());
+        }
+        let reach = feature / RESOLUTION_STEPS * f64::from(1u32 << 23);
         Err(format!(
-            "a soft body of {radius} m particles cannot be placed {far:.3e} m from the origin: \
-             f32 steps there are {step:.3e} m and its particles would merge; keep it within \
-             {reach:.0} m"
+            "a body whose smallest feature is {feature} m cannot be placed {far:.3e} m from the \
+             origin: f32 steps there are {step:.3e} m and {what}; keep it within {reach:.0} m"
         ))
     }
 
@@ -515,7 +558,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_soft_body_is_refused_where_f32_would_merge_its_particles() {
+    fn a_body_is_refused_where_f32_steps_outgrow_its_smallest_feature() {
         use crate::soft_body::{SoftBodyDesc, SoftShape};
         let jelly = BodyDesc::soft(SoftBodyDesc::new(SoftShape::Grid {
             hx: 1.0,
@@ -525,7 +568,7 @@ mod tests {
         }));
         let r = f64::from(jelly.soft.as_ref().map_or(0.0, |s| s.particle_radius));
         // The limit: r / 64 steps, an f32 step being x / 2^23 at most.
-        let reach = r / SOFT_RESOLUTION_STEPS * f64::from(1u32 << 23);
+        let reach = r / RESOLUTION_STEPS * f64::from(1u32 << 23);
         assert!(jelly.check_placement(Pose::new(3.0, 1.5, 0.2)).is_ok());
         assert!(
             jelly
@@ -545,9 +588,17 @@ mod tests {
                 .check_placement(Pose::new(0.0, (reach * 2.5) as f32, 0.0))
                 .is_err()
         );
-        // Rigid bodies take any finite pose.
+        // A rigid ball of radius 0.5 m: 64 steps of at most x / 2^23 each
+        // fit in 0.5 m out to 0.5 / 64 × 2^23 = 65,536 m.
         let ball = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
-        assert!(ball.check_placement(Pose::new(0.0, 1e38, 0.0)).is_ok());
+        assert!(ball.check_placement(Pose::new(60_000.0, 0.0, 0.0)).is_ok());
+        let msg = ball
+            .check_placement(Pose::new(3e38, 6.0, 0.0))
+            .expect_err("the sample scene's boxes at 3e38");
+        assert!(
+            msg.contains("no direction") && msg.contains("65536 m"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -5,7 +5,8 @@
 //! state it stopped in, so the two agree. Also the state hash of that tick and
 //! the worker's own frame rate.
 
-use super::state::Session;
+use super::protocol::Command;
+use super::state::{HISTORY_BUDGETS_MIB, Session};
 use super::timeline::TimelineState;
 
 /// One row: a field name padded so the values line up in monospace.
@@ -23,7 +24,42 @@ pub fn clock_panel_ui(ui: &mut egui::Ui, session: &mut Session, timeline: &Timel
     egui::ScrollArea::vertical()
         .id_salt("clock_scroll")
         .auto_shrink([false, false])
-        .show(ui, |ui| clock_rows_ui(ui, session, timeline));
+        .show(ui, |ui| {
+            clock_rows_ui(ui, session, timeline);
+            rewind_ui(ui, session);
+        });
+}
+
+/// How far back rewind reaches, and the history's byte budget.
+fn rewind_ui(ui: &mut egui::Ui, session: &mut Session) {
+    let Some(live) = session.live.as_ref() else {
+        return;
+    };
+    ui.separator();
+    let reach = live.rewind;
+    ui.label(reach.to_string()).on_hover_text(format!(
+        "The rewind history holds {:.1} MiB; a keyframe every {} frames (the spacing \
+         doubles to stay in the budget, then the oldest keyframes go)",
+        reach.bytes as f64 / f64::from(1u32 << 20),
+        reach.keyframe_every
+    ));
+    let mut mib = session.persisted.history_budget_mib;
+    egui::ComboBox::from_label("history budget")
+        .selected_text(format!("{mib} MiB"))
+        .show_ui(ui, |ui| {
+            for choice in HISTORY_BUDGETS_MIB {
+                ui.selectable_value(&mut mib, choice, format!("{choice} MiB"));
+            }
+        });
+    if mib != session.persisted.history_budget_mib {
+        session.persisted.history_budget_mib = mib;
+        session.send(Command::SetHistoryBudget(Some(budget_bytes(mib))));
+    }
+}
+
+/// A budget in MiB as bytes.
+pub fn budget_bytes(mib: u32) -> usize {
+    (mib as usize) << 20
 }
 
 fn clock_rows_ui(ui: &mut egui::Ui, session: &Session, timeline: &TimelineState) {

@@ -61,8 +61,9 @@ pub use protocol::{Command, Event, Pacing, WorldView};
 pub use state::Session;
 pub use workspace::{Pane, Workspace};
 
-/// Opens the editor window on a scene, playing it. Returns when the window closes.
-pub fn run(scene: PathBuf) -> ExitCode {
+/// Opens the editor window on a scene, playing it, with the rewind history's
+/// byte budget `history_mib` if given. Returns when the window closes.
+pub fn run(scene: PathBuf, history_mib: Option<u32>) -> ExitCode {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("stepframe")
@@ -73,7 +74,11 @@ pub fn run(scene: PathBuf) -> ExitCode {
         "stepframe",
         options,
         Box::new(move |cc| {
-            let app = EditorApp::new(cc, EditorConfig::threaded(scene))?;
+            let config = EditorConfig {
+                history_mib,
+                ..EditorConfig::threaded(scene)
+            };
+            let app = EditorApp::new(cc, config)?;
             Ok(Box::new(app))
         }),
     );

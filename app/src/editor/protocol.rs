@@ -24,7 +24,8 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BehaviourInfo, BehaviourState, BodyCommand, BodyDesc, BodyKind, Breakpoint, BreakpointHit,
     BreakpointId, Clock, ClockBreakpoint, FrameReport, InputEvent, LogEntry, ObjectId, Pose,
-    Recording, Shape, Snapshot, StepStrategy, Suspension, TimeSettings, Vec2, Velocity,
+    Recording, RewindReach, Shape, Snapshot, StepStrategy, Suspension, TimeSettings, Vec2,
+    Velocity,
 };
 
 use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
@@ -224,6 +225,8 @@ pub enum Command {
     AdoptFork,
     /// B is dropped.
     DiscardFork,
+    /// The rewind history's byte budget (`None`: unbounded in bytes).
+    SetHistoryBudget(Option<usize>),
     /// Ends the worker thread.
     Shutdown,
     /// Deliberate fault injection, for tests of the editor's recovery: the
@@ -369,6 +372,9 @@ pub struct WorldView {
     pub tape_in_force: Option<Arc<Recording>>,
     /// The session's scripts as the code pane shows them.
     pub scripts: ScriptsView,
+    /// How far back rewind reaches, in how many bytes ("rewind reaches 9 min
+    /// 40 s in 256 MiB").
+    pub rewind: RewindReach,
 }
 
 /// A script line breakpoint change, by script key (the resolved, canonical

@@ -18,6 +18,13 @@ use stepframe_core::{LogLevel, ObjectId, Recording};
 use super::log::LogBook;
 use super::protocol::{Command, Pacing, RecoveryPoint, WorldView};
 
+/// The rewind history's default byte budget, MiB (core's default).
+pub const DEFAULT_HISTORY_MIB: u32 = (stepframe_core::history::DEFAULT_BUDGET_BYTES >> 20) as u32;
+
+/// The budgets the Clock tab offers, MiB (Box2D's samples app allows 1 to
+/// 4,096 MB).
+pub const HISTORY_BUDGETS_MIB: [u32; 7] = [64, 128, 256, 512, 1024, 2048, 4096];
+
 /// Seconds a notice stays on screen.
 pub const NOTICE_SECONDS: f64 = 8.0;
 
@@ -37,6 +44,9 @@ pub struct Persisted {
     pub zoom: f32,
     /// Only errors and warnings in the log.
     pub log_errors_only: bool,
+    /// The rewind history's byte budget, MiB (its keyframe spacing doubles to
+    /// stay under it, then the oldest keyframes go).
+    pub history_budget_mib: u32,
 }
 
 impl Default for Persisted {
@@ -48,6 +58,7 @@ impl Default for Persisted {
             follow_camera: true,
             zoom: 40.0,
             log_errors_only: false,
+            history_budget_mib: DEFAULT_HISTORY_MIB,
         }
     }
 }

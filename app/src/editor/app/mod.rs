@@ -56,6 +56,9 @@ pub struct EditorConfig {
     pub play_on_start: bool,
     /// Worker thread or synchronous driving.
     pub driver: Driver,
+    /// The rewind history's byte budget for this run, MiB (`stepframe edit
+    /// --history-mib`); `None`: the persisted one (256 MiB at first).
+    pub history_mib: Option<u32>,
 }
 
 impl EditorConfig {
@@ -65,6 +68,7 @@ impl EditorConfig {
             scene,
             play_on_start: true,
             driver: Driver::Thread,
+            history_mib: None,
         }
     }
 
@@ -74,6 +78,7 @@ impl EditorConfig {
             scene,
             play_on_start: true,
             driver: Driver::Driven { dt },
+            history_mib: None,
         }
     }
 }
@@ -220,6 +225,11 @@ impl EditorApp {
         if !panels.watches.specs.is_empty() {
             panels.watches.sync(&mut session);
         }
+        if let Some(mib) = config.history_mib {
+            session.persisted.history_budget_mib = mib;
+        }
+        let budget = super::clock_panel::budget_bytes(session.persisted.history_budget_mib);
+        session.send(Command::SetHistoryBudget(Some(budget)));
         let scene = worker::absolute(&config.scene);
         session.send(if config.play_on_start {
             Command::LoadAndPlay(scene)
@@ -379,6 +389,8 @@ impl EditorApp {
         self.ui_end = ui_end;
         self.running = running;
         self.session.reconnect(self.ui_end.commands.clone());
+        let budget = super::clock_panel::budget_bytes(self.session.persisted.history_budget_mib);
+        self.session.send(Command::SetHistoryBudget(Some(budget)));
         self.session.worker_stopped = None;
         self.session.error = None;
         self.session.back_to_live();

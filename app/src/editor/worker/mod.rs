@@ -402,6 +402,7 @@ impl Worker {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
+            Command::SetHistoryBudget(bytes) => self.history.set_budget(bytes),
             Command::Shutdown => return false,
             #[cfg(feature = "test-hooks")]
             Command::DebugCrashWorker => {
@@ -457,6 +458,7 @@ impl Worker {
                     tape: self.tape.clone(),
                     tape_in_force: self.history.tape().map(Replay::shared),
                     scripts: self.scripts_view(),
+                    rewind: self.history.reach(&self.pipeline),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);

@@ -114,6 +114,7 @@ impl Worker {
             tape: self.tape.clone(),
             tape_in_force: self.history.tape().map(Replay::shared),
             scripts: self.scripts_view(),
+            rewind: self.history.reach(&self.pipeline),
         };
         view::build(&self.pipeline, facts)
     }

@@ -7,7 +7,9 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, SoftState, TimeSettings};
+use stepframe_core::{
+    InputSource, ObjectId, Pipeline, Recording, RewindReach, SoftState, TimeSettings,
+};
 
 use crate::editor::protocol::{
     BodyView, ObjectView, Pacing, ScriptsView, SelectedView, SoftView, WorldView,
@@ -40,6 +42,8 @@ pub(super) struct ViewFacts<'a> {
     pub tape_in_force: Option<Arc<Recording>>,
     /// The session's scripts (the host's, the same at every tick).
     pub scripts: ScriptsView,
+    /// How far back rewind reaches.
+    pub rewind: RewindReach,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -139,6 +143,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         tape: facts.tape,
         tape_in_force: facts.tape_in_force,
         scripts: facts.scripts,
+        rewind: facts.rewind,
     }
 }
 
