@@ -6,7 +6,10 @@
 //! loops several times and keeps the fastest round of each, which cancels most
 //! of the noise a neighbour process adds.
 //!
-//! Run it in release: `cargo run --release -- bench` (about 30 s on 2 cores).
+//! Run it in release with the `bench` feature, which installs the counting
+//! allocator the allocation figures read: `cargo run --release --features
+//! bench -- bench` (about 45 s on 2 cores). Without it those figures say so
+//! and fail rather than report zero.
 
 use std::hint::black_box;
 use std::path::{Path, PathBuf};
@@ -507,7 +510,19 @@ fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
 
 // ----- allocations_per_tick ----------------------------------------------------
 
+/// Whether this binary counts allocations (the `bench` feature).
+fn counting_allocator() -> anyhow::Result<()> {
+    if cfg!(feature = "bench") {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "allocation figures need the counting allocator: cargo run --release --features bench -- bench"
+        )
+    }
+}
+
 fn allocations_per_tick(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+    counting_allocator()?;
     let frames = ((2000.0 * scale) as usize).max(200);
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
@@ -622,6 +637,7 @@ fn snapshot_bytes(name: &str, p: &Pipeline) -> Figure {
 }
 
 fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+    counting_allocator()?;
     let mut out = Vec::new();
     for (name, fig_s, fig_r) in [
         ("demo.ron", "snapshot_us_demo", "restore_us_demo"),

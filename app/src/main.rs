@@ -6,7 +6,9 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 /// Counts allocations while `stepframe bench` measures them (one relaxed load
-/// per allocation otherwise).
+/// per allocation otherwise). Only in a binary built with the `bench`
+/// feature: the shipped one uses the system allocator directly.
+#[cfg(feature = "bench")]
 #[global_allocator]
 static GLOBAL: stepframe_app::bench::CountingAllocator = stepframe_app::bench::CountingAllocator;
 

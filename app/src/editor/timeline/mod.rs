@@ -42,6 +42,12 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
 
 pub use axes::hover_rows;
+// The timeline's own benchmark helpers are public only with the `bench`
+// feature (`stepframe bench` and the timeline tests use them); the shipped
+// binary keeps them inside the crate.
+#[cfg(not(feature = "bench"))]
+pub(crate) use bench::{bench_timeline_ms, bench_timeline_ms_with};
+#[cfg(feature = "bench")]
 pub use bench::{bench_timeline_ms, bench_timeline_ms_with, synthetic_record};
 pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
