@@ -628,7 +628,6 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
         if let Some(body) = &o.body {
             body.check()
                 .and_then(|()| body.check_weight(scene.settings.gravity))
-                .and_then(|()| body.check_placement(o.transform))
                 .map_err(|m| {
                     fault(
                         Site::Object(i),
@@ -680,6 +679,14 @@ fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc>, Fault> {
                     "object {} `{}`: its world pose (its transform composed with its parents') is not finite: {:?}",
                     o.id, o.name, world_pose[i]
                 ),
+            ));
+        }
+        if let Some(body) = &o.body
+            && let Err(m) = body.check_placement(world_pose[i])
+        {
+            return Err(fault(
+                Site::Object(i),
+                format!("object {} `{}`: {m}", o.id, o.name),
             ));
         }
     }

@@ -405,6 +405,13 @@ const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
         "material.tear_strain must be positive, got 0",
     ),
     (
+        "a ball placed where f32 cannot resolve it",
+        "(\n    objects: [\n        (id: 2, name: \"Far\", transform: (x: 1e9, y: 0.0), body: (shapes: [Circle(radius: 0.5)])),\n    ],\n)",
+        3,
+        9,
+        "cannot be placed 1.000e9 m from the origin",
+    ),
+    (
         "soft: a mass of zero",
         "(\n    objects: [\n        (id: 2, name: \"J\", body: (kind: Soft, soft: (shape: Disk(radius: 0.8, particles: 24), mass: 0.0))),\n    ],\n)",
         3,
