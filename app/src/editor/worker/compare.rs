@@ -97,15 +97,19 @@ impl Worker {
         self.start_comparing(format!("this run, ticks {first}–{last}"), Arc::new(b), same);
     }
 
-    /// Ends the comparison.
+    /// Ends the comparison (a what-if branch's too: B is dropped).
     pub(super) fn stop_comparing(&mut self) {
-        if self.comparing.take().is_some() {
+        if self.fork.is_some() {
+            self.discard_fork(true);
+        } else if self.comparing.take().is_some() {
             self.install_observer();
             self.send_event(Event::CompareStopped);
         }
     }
 
     fn start_comparing(&mut self, name: String, b: Arc<TracePoses>, past: Vec<TickDivergence>) {
+        // One run B at a time: a comparison replaces a what-if branch.
+        self.discard_fork(true);
         self.comparing = Some(b.clone());
         self.install_observer();
         self.send_event(Event::Comparing { name, trace: b });

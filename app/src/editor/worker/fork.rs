@@ -170,6 +170,8 @@ impl Worker {
     /// "Fork here" at tick `at` (module docs).
     pub(super) fn fork_here(&mut self, at: u64) {
         self.discard_fork(false);
+        // One run B at a time: a fork replaces a comparison with a trace.
+        self.comparing = None;
         let future = self.playing_tape();
         if !self.rewind(at) {
             return;
