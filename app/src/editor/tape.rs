@@ -177,6 +177,9 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
 
     // What the tape is, in one line.
     let status = match (&change, in_force) {
+        (Some((_, Some(first))), _) if session.fork.is_some() => format!(
+            "edited: first change at tick {first}; Apply to B gives branch B the edited tape"
+        ),
         (Some((from, Some(first))), _) => format!(
             "edited: first change at tick {first}; Resume from here replays from tick {}",
             from + 1

@@ -279,7 +279,8 @@ impl Worker {
             edited: f.edited.clone(),
         })));
         self.send_event(Event::Notice(format!(
-            "B's input tape changed: {edges} edges from tick {} on",
+            "B's input tape changed: {edges} {} from tick {} on",
+            if edges == 1 { "edge" } else { "edges" },
             from + 1
         )));
     }

@@ -76,7 +76,12 @@ impl Worker {
         self.history
             .set_tape(&mut self.pipeline, Some(Replay::new(tape)));
         self.send_event(Event::Notice(format!(
-            "input tape in force: {edges} edges replay from tick {}",
+            "input tape in force: {edges} {} from tick {}",
+            if edges == 1 {
+                "edge replays"
+            } else {
+                "edges replay"
+            },
             from + 1
         )));
     }
