@@ -1,0 +1,412 @@
+//! Calling behaviours: FixedUpdate in priority batches with its breakpoint
+//! and clock-rule checks, contacts and tears, presentation, routines, and
+//! the one guarded call every hook goes through (panics caught, requests
+//! taken, faults reported).
+
+use super::*;
+
+impl Pipeline {
+    /// FixedUpdate for the cohort from entry `from` on, in one panic guard and
+    /// one context: the hot loop of the runtime, so per call it only checks the
+    /// hook mask and the gate, times priority groups, checks breakpoints when
+    /// any exist, and calls. It leaves the batch (returning where to go on) when
+    /// a hook panicked or asked for something (a break, a routine), which are
+    /// handled outside with the whole pipeline at hand.
+    pub(super) fn fixed_update_batch(&mut self, from: usize, dt: f64) -> Option<usize> {
+        let Pipeline {
+            scheduler,
+            world,
+            clock,
+            input,
+            rng,
+            requests,
+            debugger,
+            pending_suspend,
+            report,
+            ..
+        } = self;
+        let gates_read = scheduler.fixed_gates(world);
+        let list = &scheduler.lists[HookKind::FixedUpdate as usize];
+        let skip = &scheduler.fixed_skip;
+        let entries = &mut scheduler.entries;
+        let n = list.len();
+        let mut current = from;
+        let mut group: Option<(Priority, Instant)> = None;
+        let outcome = {
+            let mut ctx = Ctx {
+                world,
+                clock,
+                input: input.fixed_snapshot(),
+                rng,
+                requests,
+                me: ObjectId(0),
+                hook: HookKind::FixedUpdate,
+                entry: 0,
+            };
+            catch_unwind(AssertUnwindSafe(|| {
+                while current < n {
+                    let e = &mut entries[list[current] as usize];
+                    // The gates read before the pass hold until a hook
+                    // changes one (a removal, a disable): from then on,
+                    // every call checks its own (module docs of `schedule`).
+                    let callable = if gates_read && !ctx.world.gates_changed.0 {
+                        !skip[current]
+                    } else {
+                        e.is_active(ctx.world)
+                    };
+                    if !callable {
+                        current += 1;
+                        continue;
+                    }
+                    if group.is_none_or(|(p, _)| p != e.priority) {
+                        if let Some((p, t0)) = group {
+                            report.timing.fixed_by_priority.add(p, ms_since(t0));
+                        }
+                        group = Some((e.priority, Instant::now()));
+                    }
+                    if debugger.armed()
+                        && let Some(hit) = debugger.check(
+                            HookKind::FixedUpdate,
+                            e.object,
+                            e.priority,
+                            e.behaviour.name(),
+                            ctx.clock,
+                        )
+                        && pending_suspend.is_none()
+                    {
+                        *pending_suspend = Some(SuspendReason::Breakpoint(hit));
+                    }
+                    ctx.me = e.object;
+                    ctx.entry = e.seq;
+                    e.behaviour.fixed_update(&mut ctx, dt);
+                    current += 1;
+                    if ctx.requests.any {
+                        return true;
+                    }
+                }
+                false
+            }))
+        };
+        if let Some((p, t0)) = group {
+            self.report.timing.fixed_by_priority.add(p, ms_since(t0));
+        }
+        match outcome {
+            Ok(false) => None,
+            Ok(true) => {
+                let i = self.scheduler.list(HookKind::FixedUpdate)[current - 1] as usize;
+                let object = self.scheduler.entries[i].object;
+                self.take_requests(object, HookKind::FixedUpdate);
+                Some(current)
+            }
+            Err(payload) => {
+                // `current` is the position of the entry whose hook panicked.
+                let i = self.scheduler.list(HookKind::FixedUpdate)[current] as usize;
+                let object = self.scheduler.entries[i].object;
+                self.scheduler.set_faulted(i);
+                self.report_fault(object, HookKind::FixedUpdate, &payload);
+                self.take_requests(object, HookKind::FixedUpdate);
+                Some(current + 1)
+            }
+        }
+    }
+
+    /// Fixed-phase breakpoints record the hit now and suspend at the end of the tick.
+    pub(super) fn check_fixed_breakpoint(&mut self, i: usize, hook: HookKind) {
+        if !self.debugger.armed() {
+            return;
+        }
+        let entry = &self.scheduler.entries[i];
+        let (obj, prio) = (entry.object, entry.priority);
+        let name = entry.behaviour.name().to_string();
+        if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock)
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Breakpoint(hit));
+        }
+    }
+
+    /// The clock breakpoints' tick rules, at the end of the tick: this tick's
+    /// FixedUpdate time per priority is the frame's running total now less
+    /// what it was before the tick.
+    pub(super) fn check_tick_rules(&mut self, before: &PriorityTimes, physics_ms: f64) {
+        let mut this_tick = [(Priority::DEFAULT, 0.0); MAX_TIMED_PRIORITIES];
+        let mut n = 0;
+        for (priority, total) in self.report.timing.fixed_by_priority.iter() {
+            let earlier = before
+                .iter()
+                .find(|(p, _)| *p == priority)
+                .map_or(0.0, |(_, ms)| ms);
+            this_tick[n] = (priority, total - earlier);
+            n += 1;
+        }
+        let facts = TickFacts {
+            physics_ms,
+            fixed_by_priority: &this_tick[..n],
+        };
+        if let Some(hit) = self.debugger.check_tick(&self.clock, &facts)
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Clock(hit));
+        }
+    }
+
+    pub(super) fn deliver_contacts(&mut self) {
+        for c in 0..self.contacts.len() {
+            let event = self.contacts[c];
+            for (me, other) in [(event.a, event.b), (event.b, event.a)] {
+                let count = self.scheduler.entries_of(me).len();
+                for k in 0..count {
+                    let i = self.scheduler.entries_of(me)[k].1 as usize;
+                    let e = &self.scheduler.entries[i];
+                    if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
+                        continue;
+                    }
+                    self.check_fixed_breakpoint(i, HookKind::Contact);
+                    self.call(i, HookKind::Contact, |b, ctx| {
+                        b.on_contact(ctx, other, event.kind)
+                    });
+                }
+            }
+        }
+    }
+
+    /// The tick's soft-body tears, to the torn objects' contact-hook
+    /// behaviours, in the order they happened.
+    pub(super) fn deliver_tears(&mut self) {
+        let mut tears = std::mem::take(&mut self.tears);
+        self.physics.take_tears(&mut tears);
+        for tear in &mut tears {
+            tear.tick = self.clock.simulation_tick;
+            let count = self.scheduler.entries_of(tear.object).len();
+            for k in 0..count {
+                let i = self.scheduler.entries_of(tear.object)[k].1 as usize;
+                let e = &self.scheduler.entries[i];
+                if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
+                    continue;
+                }
+                self.check_fixed_breakpoint(i, HookKind::Contact);
+                self.call(i, HookKind::Contact, |b, ctx| b.on_tear(ctx, tear));
+            }
+        }
+        tears.clear();
+        self.tears = tears;
+    }
+
+    pub(super) fn run_presentation(&mut self) {
+        let fixed = self.stepper.fixed_dt();
+        let acc = self.stepper.accumulator();
+        self.sync_clock(Phase::Presentation, false);
+        self.clock.interpolation_alpha = (acc.0 as f64 / fixed.0 as f64).clamp(0.0, 1.0);
+        let n = self.scheduler.list(HookKind::Present).len();
+        for k in 0..n {
+            let i = self.scheduler.list(HookKind::Present)[k] as usize;
+            if self.scheduler.entries[i].is_active(&self.world) {
+                self.call(i, HookKind::Present, |b, ctx| b.present(ctx));
+            }
+        }
+    }
+
+    /// Resumes due routines of one time group, in start order. A named
+    /// routine calls back into its behaviour ([`Behaviour::routine`]); it is
+    /// dropped with its object, or when its behaviour is gone or faulted, and
+    /// waits (like any routine) while its object is disabled.
+    pub(super) fn run_routines(&mut self, group: TimeGroup, now: Flicks) {
+        if self.routines.is_empty() {
+            return;
+        }
+        let mut list = std::mem::take(&mut self.routines);
+        let mut k = 0;
+        while k < list.len() {
+            let slot = &list[k];
+            if self.world.get(slot.owner).is_none() {
+                list.remove(k);
+                continue;
+            }
+            if slot.group != group || slot.wake_at > now || !self.world.is_active(slot.owner) {
+                k += 1;
+                continue;
+            }
+            let owner = slot.owner;
+            let target = match &slot.routine {
+                RoutineBody::Boxed(_) => None,
+                RoutineBody::Named { entry, .. } => match self.entry_index(owner, *entry) {
+                    Some(i) if !self.scheduler.entries[i].faulted => Some(i),
+                    _ => {
+                        list.remove(k);
+                        continue;
+                    }
+                },
+            };
+            let input = match group {
+                TimeGroup::Frame => self.input.frame_snapshot(),
+                TimeGroup::Fixed => self.input.fixed_snapshot(),
+            };
+            let mut ctx = Ctx {
+                world: &mut self.world,
+                clock: &self.clock,
+                input,
+                rng: &mut self.rng,
+                requests: &mut self.requests,
+                me: owner,
+                hook: HookKind::Routine,
+                entry: target.map_or(0, |i| self.scheduler.entries[i].seq),
+            };
+            let result = match (&mut list[k].routine, target) {
+                (RoutineBody::Named { name, .. }, Some(i)) => {
+                    let behaviour = self.scheduler.entries[i].behaviour.as_mut();
+                    catch_unwind(AssertUnwindSafe(|| behaviour.routine(&mut ctx, name)))
+                }
+                (RoutineBody::Boxed(routine), _) => {
+                    catch_unwind(AssertUnwindSafe(|| routine.resume(&mut ctx)))
+                }
+                (RoutineBody::Named { .. }, None) => Ok(Wait::Done),
+            };
+            match result {
+                Ok(Wait::Seconds(s)) => {
+                    list[k].wake_at = now + Flicks::from_secs_f64(s);
+                    k += 1;
+                }
+                Ok(Wait::Done) => {
+                    list.remove(k);
+                }
+                Err(payload) => {
+                    if let Some(i) = target {
+                        // A behaviour that panics in a routine faults like in a hook.
+                        self.scheduler.set_faulted(i);
+                    }
+                    self.report_fault(owner, HookKind::Routine, &payload);
+                    list.remove(k);
+                }
+            }
+            self.take_requests(owner, HookKind::Routine);
+        }
+        // Routines started while this group ran are appended after the old ones.
+        list.append(&mut self.routines);
+        self.routines = list;
+    }
+
+    /// The index of `object`'s scheduler entry with sequence number `seq`.
+    pub(super) fn entry_index(&self, object: ObjectId, seq: u64) -> Option<usize> {
+        self.scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| i as usize)
+            .find(|&i| self.scheduler.entries[i].seq == seq)
+    }
+
+    /// Calls one hook of entry `i` with panic isolation, then applies what the
+    /// hook requested.
+    pub(super) fn call(
+        &mut self,
+        i: usize,
+        hook: HookKind,
+        f: impl FnOnce(&mut dyn Behaviour, &mut Ctx),
+    ) {
+        let entry: &mut Entry = &mut self.scheduler.entries[i];
+        let object = entry.object;
+        let input = if hook.is_fixed() {
+            self.input.fixed_snapshot()
+        } else {
+            self.input.frame_snapshot()
+        };
+        let mut ctx = Ctx {
+            world: &mut self.world,
+            clock: &self.clock,
+            input,
+            rng: &mut self.rng,
+            requests: &mut self.requests,
+            me: object,
+            hook,
+            entry: entry.seq,
+        };
+        let behaviour = entry.behaviour.as_mut();
+        let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
+        if let Err(payload) = result {
+            self.scheduler.set_faulted(i);
+            self.report_fault(object, hook, &payload);
+        }
+        self.take_requests(object, hook);
+    }
+
+    /// Applies a hook's requests: a break, routines it started.
+    #[inline]
+    pub(super) fn take_requests(&mut self, object: ObjectId, hook: HookKind) {
+        if !self.requests.any {
+            return; // the common case: the hook asked for nothing
+        }
+        self.requests.any = false;
+        self.take_requests_slow(object, hook);
+    }
+
+    #[cold]
+    pub(super) fn take_requests_slow(&mut self, object: ObjectId, hook: HookKind) {
+        if std::mem::take(&mut self.requests.hooks_changed) {
+            self.hooks_changed = true;
+        }
+        let rerun = std::mem::take(&mut self.requests.rerun);
+        if let Some(message) = self.requests.break_request.take()
+            && self.pending_suspend.is_none()
+        {
+            self.pending_suspend = Some(SuspendReason::Requested {
+                object,
+                hook,
+                message,
+            });
+            // Only update-phase hooks can be re-run; elsewhere it is a plain break.
+            self.rerun_hook = rerun
+                && matches!(
+                    hook,
+                    HookKind::Start | HookKind::Update | HookKind::FlowTick
+                );
+        }
+        if !self.requests.routines.is_empty() {
+            for mut slot in self.requests.routines.drain(..) {
+                let now = match slot.group {
+                    TimeGroup::Frame => self.frame_time,
+                    TimeGroup::Fixed => self.stepper.simulation_time(),
+                };
+                slot.wake_at = now + Flicks::from_secs_f64(slot.delay);
+                self.routines.push(slot);
+            }
+        }
+    }
+
+    pub(super) fn report_fault(
+        &mut self,
+        object: ObjectId,
+        hook: HookKind,
+        payload: &Box<dyn std::any::Any + Send>,
+    ) {
+        let message = payload
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic with a non-string payload".to_string());
+        let name = self
+            .world
+            .get(object)
+            .map(|o| o.name.clone())
+            .unwrap_or_default();
+        self.world.log(LogEntry {
+            level: LogLevel::Error,
+            object: Some(object),
+            hook: Some(hook),
+            tick: self.clock.simulation_tick,
+            frame: self.frame_index,
+            message: format!("{hook} of {object} `{name}` panicked: {message}"),
+        });
+        match self.fault_policy {
+            FaultPolicy::Disable => {}
+            FaultPolicy::Remove => self.world.remove(object),
+            FaultPolicy::Break => {
+                if self.pending_suspend.is_none() {
+                    self.pending_suspend = Some(SuspendReason::Fault {
+                        object,
+                        hook,
+                        message,
+                    });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,426 @@
+//! Driving a frame: the frame boundary, the update phase, each fixed tick
+//! and the end of the frame, stopping where a [`Stop`] or a suspension says
+//! (the order is the module docs' of [`super`]).
+
+use super::*;
+
+impl Pipeline {
+    /// Suspends where the cursor says the frame stands. The clock's
+    /// `interpolation_alpha` becomes the accumulator over fixed dt of the state
+    /// it stopped in, so every reader of the clock (telemetry, the clock panel)
+    /// sees the same alpha as the accumulator beside it.
+    pub(super) fn suspend(&mut self, reason: SuspendReason) {
+        self.suspended = Some(self.suspension_now(reason));
+        self.settle_alpha();
+    }
+
+    /// `interpolation_alpha = accumulator / fixed_dt` for the state the
+    /// pipeline stops in outside presentation (a suspension, or a frame whose
+    /// presentation was skipped). Above 1 while a frame still owes ticks: 2.25
+    /// is two owed ticks and a quarter. Not clamped, so it always matches the
+    /// accumulator; presentation never sees more than 1, because a presented
+    /// frame has run every tick it owed.
+    pub(super) fn settle_alpha(&mut self) {
+        let acc = self.stepper.accumulator();
+        let fixed = self.stepper.fixed_dt();
+        self.clock.accumulator = acc.as_secs_f64();
+        self.clock.interpolation_alpha = acc.0 as f64 / fixed.0 as f64;
+    }
+
+    pub(super) fn suspension_now(&self, reason: SuspendReason) -> Suspension {
+        Suspension {
+            end_of_tick: matches!(self.cursor, Cursor::Fixed { .. } | Cursor::Presentation)
+                && matches!(
+                    reason,
+                    SuspendReason::StepTick
+                        | SuspendReason::Breakpoint(_)
+                        | SuspendReason::Clock(_)
+                        | SuspendReason::Watch(_)
+                        | SuspendReason::ReachedTick(_)
+                        | SuspendReason::Requested { .. }
+                        | SuspendReason::Fault { .. }
+                ),
+            reason,
+            tick: self.stepper.completed_ticks(),
+            frame: self.frame_index,
+        }
+    }
+
+    pub(super) fn reset_report(&mut self, kind: FrameKind) {
+        let r = &mut self.report;
+        r.kind = kind;
+        r.frame_index = self.frame_index;
+        r.delta_time = self.delta.as_secs_f64();
+        r.ticks = 0;
+        r.dropped_time = 0.0;
+        r.accumulator_before = self.stepper.accumulator().as_secs_f64();
+        r.accumulator_after = r.accumulator_before;
+        r.suspended = None;
+        r.timing.update_ms = 0.0;
+        r.timing.fixed_ms = 0.0;
+        r.timing.physics_ms = 0.0;
+        r.timing.flow_ms = 0.0;
+        r.timing.present_ms = 0.0;
+        r.timing.fixed_by_priority.clear();
+    }
+
+    pub(super) fn finish_report(&mut self) -> FrameReport {
+        self.report.accumulator_after = self.stepper.accumulator().as_secs_f64();
+        self.report.suspended = self.suspended.clone();
+        self.report.clone()
+    }
+
+    pub(super) fn start_continuation(&mut self) {
+        self.reset_report(FrameKind::Continuation);
+    }
+
+    pub(super) fn begin_frame(&mut self, raw_dt: f64) {
+        if let Some(s) = self.pending_settings.take() {
+            self.stepper
+                .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));
+            self.settings = s;
+        }
+        let clamped = Flicks::from_secs_f64(raw_dt.min(self.settings.max_delta));
+        self.delta = clamped.scaled(self.settings.time_scale);
+        self.frame_index += 1;
+        self.frame_time += self.delta;
+        self.in_frame = true;
+        self.frame_facts = FrameFacts {
+            delta_ms: self.delta.as_secs_f64() * 1000.0,
+            ..FrameFacts::default()
+        };
+        self.reset_report(FrameKind::Frame);
+        self.scheduler.rebuild(&mut self.world);
+        self.refresh_hooks_if_changed();
+        self.input
+            .begin_frame(self.frame_time.as_secs_f64() * 1000.0);
+        self.cursor = Cursor::Update {
+            hook: HookKind::Start,
+            next: 0,
+            past_break: false,
+        };
+    }
+
+    /// Rebuilds the dispatch lists if a hook reported a changed hook set.
+    pub(super) fn refresh_hooks_if_changed(&mut self) {
+        if std::mem::take(&mut self.hooks_changed) {
+            self.scheduler.refresh_hooks();
+        }
+    }
+
+    /// Sets every clock field from the integer state. `pending`: inside a tick
+    /// before its physics step (tick = pending one-based index, time = its start).
+    pub(super) fn sync_clock(&mut self, phase: Phase, pending: bool) {
+        let fixed = self.stepper.fixed_dt();
+        let completed = self.stepper.completed_ticks();
+        let (tick, sim) = if pending {
+            (completed + 1, fixed * completed)
+        } else {
+            (completed, fixed * completed)
+        };
+        let c = &mut self.clock;
+        c.delta_time = self.delta.as_secs_f64();
+        c.frame_time = self.frame_time.as_secs_f64();
+        c.frame_index = self.frame_index;
+        c.simulation_tick = tick;
+        c.simulation_time = sim.as_secs_f64();
+        c.fixed_delta_time = fixed.as_secs_f64();
+        c.dropped_time = self.stepper.dropped().as_secs_f64();
+        c.accumulator = self.stepper.accumulator().as_secs_f64();
+        c.phase = phase;
+        self.world.stamp = (tick, self.frame_index);
+    }
+
+    /// Runs the frame from the cursor until it ends, a suspension, or `stop`.
+    pub(super) fn drive(&mut self, stop: Stop) {
+        loop {
+            match self.cursor {
+                Cursor::Idle => return,
+                Cursor::Update { .. } => {
+                    let t0 = Instant::now();
+                    let done = self.run_update_phase();
+                    self.report.timing.update_ms += ms_since(t0);
+                    if !done {
+                        return;
+                    }
+                    self.refresh_hooks_if_changed();
+                    self.cursor = Cursor::Fixed {
+                        advanced: false,
+                        interrupted: false,
+                    };
+                }
+                Cursor::Fixed {
+                    advanced,
+                    interrupted,
+                } => {
+                    let t0 = Instant::now();
+                    if !advanced {
+                        let adv = self.stepper.advance(self.delta, self.settings.max_steps);
+                        self.report.dropped_time += adv.dropped.as_secs_f64();
+                        self.frame_facts.dropped_ms += adv.dropped.as_secs_f64() * 1000.0;
+                        self.report.accumulator_before = self.stepper.accumulator().as_secs_f64();
+                        self.cursor = Cursor::Fixed {
+                            advanced: true,
+                            interrupted,
+                        };
+                    }
+                    while self.stepper.owed() > 0 {
+                        self.run_tick();
+                        self.report.ticks += 1;
+                        self.frame_facts.ticks += 1;
+                        let completed = self.stepper.completed_ticks();
+                        let reached = if self.stop_after_tick == Some(completed) {
+                            self.stop_after_tick = None;
+                            Some(SuspendReason::ReachedTick(completed))
+                        } else {
+                            None
+                        };
+                        let suspend = self.pending_suspend.take().or(reached).or(match stop {
+                            Stop::AfterOneTick => Some(SuspendReason::StepTick),
+                            Stop::FrameEnd => None,
+                        });
+                        if let Some(reason) = suspend {
+                            self.cursor = Cursor::Fixed {
+                                advanced: true,
+                                interrupted: true,
+                            };
+                            self.suspend(reason);
+                            self.report.timing.fixed_ms += ms_since(t0);
+                            return;
+                        }
+                    }
+                    self.report.timing.fixed_ms += ms_since(t0);
+                    let interrupted = matches!(
+                        self.cursor,
+                        Cursor::Fixed {
+                            interrupted: true,
+                            ..
+                        }
+                    );
+                    if interrupted {
+                        // The rest of a frame interrupted in its fixed phase
+                        // (its Flow Tick and its presentation) is skipped.
+                        self.cursor = Cursor::Idle;
+                        self.sync_clock(Phase::Idle, false);
+                        self.settle_alpha();
+                        self.end_frame();
+                        return;
+                    }
+                    self.cursor = Cursor::Flow {
+                        next: 0,
+                        past_break: false,
+                    };
+                }
+                Cursor::Flow { next, past_break } => {
+                    let t0 = Instant::now();
+                    self.sync_clock(Phase::Update, false);
+                    let done = self.hook_pass(HookKind::FlowTick, next, past_break);
+                    self.report.timing.flow_ms += ms_since(t0);
+                    if !done {
+                        return;
+                    }
+                    self.cursor = Cursor::Presentation;
+                }
+                Cursor::Presentation => {
+                    let t0 = Instant::now();
+                    self.run_presentation();
+                    self.report.timing.present_ms += ms_since(t0);
+                    self.cursor = Cursor::Idle;
+                    if let Some(reason) = self.pending_suspend.take() {
+                        self.suspend(reason);
+                    }
+                    self.sync_clock(Phase::Idle, false);
+                    self.end_frame();
+                    return;
+                }
+            }
+        }
+    }
+
+    /// Start, Update, then frame routines. Returns false when suspended.
+    pub(super) fn run_update_phase(&mut self) -> bool {
+        self.sync_clock(Phase::Update, false);
+        let Cursor::Update {
+            mut hook,
+            mut next,
+            mut past_break,
+        } = self.cursor
+        else {
+            return true;
+        };
+        loop {
+            if !self.hook_pass(hook, next, past_break) {
+                return false;
+            }
+            if hook != HookKind::Start {
+                break;
+            }
+            hook = HookKind::Update;
+            next = 0;
+            past_break = false;
+        }
+        let now = self.frame_time;
+        self.run_routines(TimeGroup::Frame, now);
+        if let Some(reason) = self.pending_suspend.take() {
+            self.cursor = Cursor::Fixed {
+                advanced: false,
+                interrupted: false,
+            };
+            self.suspend(reason);
+            return false;
+        }
+        true
+    }
+
+    /// One update-clock hook (Start, Update or Flow Tick) across the cohort,
+    /// from position `next`. A breakpoint suspends before its call (`past_break`
+    /// says the call at `next` already fired its breakpoint and now runs); a
+    /// requested break or a fault suspends after the call. Returns false when
+    /// suspended, with the cursor on the position to go on from.
+    pub(super) fn hook_pass(
+        &mut self,
+        hook: HookKind,
+        mut next: usize,
+        mut past_break: bool,
+    ) -> bool {
+        let n = self.scheduler.list(hook).len();
+        while next < n {
+            if hook == HookKind::Start && self.scheduler.unstarted == 0 {
+                break;
+            }
+            let i = self.scheduler.list(hook)[next] as usize;
+            let entry = &self.scheduler.entries[i];
+            let wanted =
+                entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
+            if !wanted {
+                next += 1;
+                continue;
+            }
+            if !past_break && self.debugger.armed() {
+                let (obj, prio) = (entry.object, entry.priority);
+                let name = entry.behaviour.name().to_string();
+                if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
+                    // Before-hook suspension: this call runs on resume.
+                    self.cursor = Cursor::at(hook, next, true);
+                    self.suspend(SuspendReason::Breakpoint(hit));
+                    return false;
+                }
+            }
+            past_break = false;
+            let dt = self.clock.delta_time;
+            self.call(i, hook, |b, ctx| match hook {
+                HookKind::Start => b.start(ctx),
+                HookKind::Update => b.update(ctx, dt),
+                _ => b.flow_tick(ctx, dt),
+            });
+            if std::mem::take(&mut self.rerun_hook)
+                && let Some(reason) = self.pending_suspend.take()
+            {
+                // The hook undid itself and asked to break before it: the
+                // call runs again on resume (Start not marked started).
+                self.cursor = Cursor::at(hook, next, true);
+                self.suspend(reason);
+                return false;
+            }
+            if hook == HookKind::Start {
+                self.scheduler.entries[i].started = true;
+                self.scheduler.unstarted = self.scheduler.unstarted.saturating_sub(1);
+            }
+            next += 1;
+            if let Some(reason) = self.pending_suspend.take() {
+                // A requested break (or fault) in update-clock code: stop after the hook.
+                self.cursor = Cursor::at(hook, next, false);
+                self.suspend(reason);
+                return false;
+            }
+        }
+        true
+    }
+
+    /// One fixed tick, from pending to committed.
+    pub(super) fn run_tick(&mut self) {
+        self.sync_clock(Phase::Fixed, true);
+        let tick_start = self.stepper.simulation_time();
+        self.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
+        if let Some(source) = self.tick_input.as_ref() {
+            source.events_for_tick(self.clock.simulation_tick, &mut self.replay_scratch);
+            for event in self.replay_scratch.drain(..) {
+                self.input.deliver_to_tick(event);
+            }
+        }
+
+        // FixedUpdate across the frozen cohort, timing each priority group.
+        let timed_before = self
+            .debugger
+            .clock_armed()
+            .then_some(self.report.timing.fixed_by_priority);
+        let dt = self.clock.fixed_delta_time;
+        let mut from = 0;
+        while let Some(next) = self.fixed_update_batch(from, dt) {
+            from = next;
+        }
+        self.run_routines(TimeGroup::Fixed, tick_start);
+
+        // Physics: reconcile what hooks wrote, then step.
+        let t0 = Instant::now();
+        self.physics.reconcile(&mut self.world, dt);
+        self.contacts.clear();
+        self.physics
+            .step(dt, self.settings.substeps, &mut self.contacts);
+
+        // After physics the clock describes the completed tick, and the
+        // committed poses are the tick's: contact hooks read both (module docs).
+        self.physics.commit(&mut self.world);
+        let physics_ms = ms_since(t0);
+        self.report.timing.physics_ms += physics_ms;
+        self.stepper.expend();
+        self.sync_clock(Phase::Fixed, false);
+        self.contacts.sort_unstable();
+        self.deliver_contacts();
+        self.deliver_tears();
+        if let Some(before) = timed_before {
+            self.check_tick_rules(&before, physics_ms);
+        }
+
+        if let Some(mut observer) = self.observer.take() {
+            let hash = self.state_hash();
+            observer.on_tick(&TickRecord {
+                clock: &self.clock,
+                inputs: self.input.delivered_this_tick(),
+                contacts: &self.contacts,
+                world: &self.world,
+                hash,
+                state: &*self,
+            });
+            self.observer = Some(observer);
+        }
+        if let Some(mut watch) = self.watch.take() {
+            if let Some(reason) = watch.after_tick(self)
+                && self.pending_suspend.is_none()
+            {
+                self.pending_suspend = Some(SuspendReason::Watch(reason));
+            }
+            self.watch = Some(watch);
+        }
+    }
+
+    /// The frame is over (presented, or its remainder skipped): checks the
+    /// clock breakpoints' frame rules, and suspends between frames on a hit.
+    pub(super) fn end_frame(&mut self) {
+        if !std::mem::take(&mut self.in_frame) {
+            return;
+        }
+        let facts = FrameFacts {
+            alpha: self.clock.interpolation_alpha,
+            previous_alpha: self.last_alpha,
+            ..self.frame_facts
+        };
+        self.last_alpha = Some(facts.alpha);
+        if self.debugger.clock_armed()
+            && let Some(hit) = self.debugger.check_frame(&self.clock, &facts)
+            && self.suspended.is_none()
+        {
+            self.suspend(SuspendReason::Clock(hit));
+        }
+    }
+}

@@ -1,0 +1,664 @@
+//! `step_frame`: one active outer frame, update → fixed → Flow Tick → presentation.
+//!
+//! The editor's worker and the headless player both call
+//! [`Pipeline::step_frame`]; nothing frame-related exists twice. One call:
+//!
+//! 1. **Clamp and scale**: `delta_time = min(raw_dt, max_delta) × time_scale`,
+//!    rounded once to whole flicks. `frame_index` += 1, `frame_time` += delta.
+//! 2. **Frame boundary**: the cohort is rebuilt (removed objects reclaimed,
+//!    objects spawned last frame admitted) and the outer-frame input snapshot is
+//!    taken.
+//! 3. **Update phase**: Start for new behaviours, then Update, each across the
+//!    cohort in priority order; then routines on the frame clock.
+//! 4. **Fixed phase**: the stepper gains `delta_time` and says how many ticks the
+//!    frame owes (at most `max_steps`; the excess is dropped and reported). Each
+//!    tick: clock set to the pending tick, simulation input snapshot delivered,
+//!    FixedUpdate across the cohort, fixed-clock routines, physics reconcile and
+//!    step, clock set to the completed tick, commit, contact callbacks in pair
+//!    order, tick observer.
+//! 5. **Flow Tick** across the cohort in priority order, once, on the frame
+//!    clock with the frame's clamped delta (the update phase's clock: the clock
+//!    reads `Phase::Update`). It comes after the fixed phase because the
+//!    contract skips it with the rest of a frame a fixed breakpoint interrupted.
+//! 6. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
+//!    presentation hooks.
+//!
+//! # Where the commit sits: contact hooks read their tick's live pose
+//!
+//! The commit (rapier's poses become the committed poses) comes right after
+//! the physics step, *before* the contact callbacks. So a contact hook of tick
+//! `n`, whose clock already says tick `n` is complete, reads the pose and
+//! velocity tick `n` ended with: exactly what the tick's trace record holds.
+//! Contact hooks cannot move bodies directly (their commands are reconciled
+//! before the next step), so nothing they do changes the committed poses; the
+//! tick observer still runs after them, so the trace and the hash include what
+//! they did to behaviour state, spawns and removals.
+//!
+//! Worked example (60 Hz, `conformance.rs`): a body pushed by 60 N at unit
+//! mass starts at x = 1; tick 1 ends at x = 1 + 1/60. A contact of tick 1
+//! reports `pose().x` = 1 + 1/60, the trace line of tick 1 says the same, and
+//! the next FixedUpdate (tick 2) reads it as its committed pose.
+//!
+//! # A frame that stops part-way
+//!
+//! A suspended pipeline does not run: `step_frame` returns at once with
+//! [`FrameKind::NotRun`] and no clock moves, which is how a paused editor or
+//! player "does not call the shared pipeline". See [`crate::debugger`] for
+//! where suspensions happen and what resume and step-tick do. Whenever the
+//! pipeline stops outside presentation, `interpolation_alpha` is set to the
+//! accumulator over fixed dt of the state it stopped in.
+//!
+//! A hook that panics is caught: the error (object, hook, tick, message) goes to
+//! the log, the [`FaultPolicy`] decides what happens to the behaviour, and the
+//! tick completes for every other object.
+//!
+//! | module | what |
+//! |---|---|
+//! | this one | [`Pipeline`]: its state, set-up, accessors, hashes and the public stepping calls |
+//! | `settings` | [`TimeSettings`] and [`FaultPolicy`] |
+//! | `snapshot` | [`Snapshot`], [`Pipeline::snapshot`] and [`Pipeline::restore`] |
+//! | `drive` | one frame's walk: boundary, update phase, ticks, end of frame, where it stops |
+//! | `dispatch` | calling behaviours: FixedUpdate batches, contacts, tears, presentation, routines, the guarded call |
+
+mod dispatch;
+mod drive;
+mod settings;
+mod snapshot;
+
+pub use settings::{FaultPolicy, TimeSettings};
+pub use snapshot::Snapshot;
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::time::Instant;
+
+use crate::behaviour::{
+    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
+};
+use crate::body::ContactEvent;
+use crate::clock::{Clock, Flicks, Phase};
+use crate::clock_breakpoint::{ClockBreakpoint, FrameFacts, TickFacts};
+use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
+use crate::input::{ActionMap, Input, InputEvent};
+use crate::physics::{NoPhysics, PhysicsStage};
+pub use crate::report::{FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes};
+use crate::schedule::{Entry, Priority, Registration, Scheduler};
+use crate::stepper::FixedStepper;
+use crate::trace::{
+    StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord, hash_world,
+};
+use crate::world::{LogEntry, LogLevel, ObjectId, World};
+
+/// Supplies input events stamped with the tick they belong to: the replay of a
+/// recording. Looked up by tick (not consumed), so rewinding replays them again.
+pub trait TickInputSource: Send + std::fmt::Debug {
+    /// Appends the events recorded for `tick` (one-based), in delivery order.
+    fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>);
+}
+
+/// Where an interrupted frame stands. A frame walks these states in order:
+/// `Update` (Start, then Update, then frame-clock routines), `Fixed`, `Flow`,
+/// `Presentation`, back to `Idle`; a suspension keeps the state it stopped in,
+/// and resume, step-tick and step-frame go on from there.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Cursor {
+    /// Between frames.
+    #[default]
+    Idle,
+    /// In the update phase, at `next` in the cohort for `hook` (Start or
+    /// Update); `past_break` means the call at `next` already fired its
+    /// breakpoint and must now run.
+    Update {
+        hook: HookKind,
+        next: usize,
+        past_break: bool,
+    },
+    /// In the fixed phase. `advanced`: the stepper already has this frame's delta.
+    /// `interrupted`: a tick suspended, so Flow Tick and presentation are skipped.
+    Fixed { advanced: bool, interrupted: bool },
+    /// Fixed phase done; Flow Tick at `next` in the cohort (`past_break` as for
+    /// `Update`).
+    Flow { next: usize, past_break: bool },
+    /// Flow Tick done; presentation pending.
+    Presentation,
+}
+
+impl Cursor {
+    /// Where a frame stands at position `next` of an update-clock hook's pass.
+    fn at(hook: HookKind, next: usize, past_break: bool) -> Cursor {
+        if hook == HookKind::FlowTick {
+            Cursor::Flow { next, past_break }
+        } else {
+            Cursor::Update {
+                hook,
+                next,
+                past_break,
+            }
+        }
+    }
+}
+
+/// When `drive` must stop besides the end of the frame.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stop {
+    FrameEnd,
+    AfterOneTick,
+}
+
+/// A question asked of the committed state at the end of every tick ("is the
+/// player below 0?"), by the editor's watches. It sees the whole session, read
+/// only, after the tick observer; `Some(reason)` suspends at the end of that
+/// tick with committed state, as a FixedUpdate breakpoint does.
+pub trait TickWatch: Send {
+    /// Called once per completed tick, at its end.
+    fn after_tick(&mut self, session: &Pipeline) -> Option<String>;
+}
+
+/// The runtime: world, cohort, clock, stepper, physics, input and debugger.
+pub struct Pipeline {
+    settings: TimeSettings,
+    /// Applied at the next frame boundary.
+    pending_settings: Option<TimeSettings>,
+    stepper: FixedStepper,
+    clock: Clock,
+    frame_time: Flicks,
+    frame_index: u64,
+    /// This frame's clamped, scaled delta.
+    delta: Flicks,
+    world: World,
+    scheduler: Scheduler,
+    physics: Box<dyn PhysicsStage>,
+    input: Input,
+    rng: Rng,
+    routines: Vec<RoutineSlot>,
+    debugger: Debugger,
+    fault_policy: FaultPolicy,
+    cursor: Cursor,
+    suspended: Option<Suspension>,
+    /// A suspension decided during the current tick, taking effect at its end.
+    pending_suspend: Option<SuspendReason>,
+    /// A frame is under way (not a lone tick): its end checks the clock
+    /// breakpoints' frame rules.
+    in_frame: bool,
+    /// What the frame under way has done so far, for those rules.
+    frame_facts: FrameFacts,
+    /// Alpha at the end of the previous frame (`None` before the first).
+    last_alpha: Option<f64>,
+    observer: Option<Box<dyn TickObserver>>,
+    /// Watches over committed state, checked at the end of every tick.
+    watch: Option<Box<dyn TickWatch>>,
+    /// Suspend at the end of this tick (rewind target, replayed stops).
+    stop_after_tick: Option<u64>,
+    tick_input: Option<Box<dyn TickInputSource>>,
+    /// Scratch for replayed events.
+    replay_scratch: Vec<InputEvent>,
+    requests: HookRequests,
+    /// The last update-phase hook asked to be re-run on resume
+    /// ([`Ctx::request_break_and_rerun`]).
+    rerun_hook: bool,
+    contacts: Vec<ContactEvent>,
+    /// Scratch: the tick's soft-body tears.
+    tears: Vec<crate::soft_body::SoftTear>,
+    report: FrameReport,
+    /// A hook said its behaviour's hook set changed: the dispatch lists are
+    /// rebuilt before the next pass that could call it.
+    hooks_changed: bool,
+}
+
+impl SubsystemState for Pipeline {
+    fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+        Pipeline::subsystem_hashes(self, out);
+    }
+}
+
+impl std::fmt::Debug for Pipeline {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Pipeline")
+            .field("clock", &self.clock)
+            .field("objects", &self.world.len())
+            .field("suspended", &self.suspended)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Pipeline {
+    /// A pipeline with an empty world, no physics engine and no actions.
+    pub fn new(settings: TimeSettings) -> Pipeline {
+        let stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
+        let mut p = Pipeline {
+            settings,
+            pending_settings: None,
+            stepper,
+            clock: Clock::default(),
+            frame_time: Flicks::ZERO,
+            frame_index: 0,
+            delta: Flicks::ZERO,
+            world: World::new(),
+            scheduler: Scheduler::default(),
+            physics: Box::new(NoPhysics),
+            input: Input::default(),
+            rng: Rng::new(0),
+            routines: Vec::new(),
+            debugger: Debugger::default(),
+            fault_policy: FaultPolicy::default(),
+            cursor: Cursor::Idle,
+            suspended: None,
+            pending_suspend: None,
+            in_frame: false,
+            frame_facts: FrameFacts::default(),
+            last_alpha: None,
+            observer: None,
+            watch: None,
+            stop_after_tick: None,
+            tick_input: None,
+            replay_scratch: Vec::new(),
+            requests: HookRequests::default(),
+            rerun_hook: false,
+            contacts: Vec::new(),
+            tears: Vec::new(),
+            report: FrameReport::default(),
+            hooks_changed: false,
+        };
+        p.sync_clock(Phase::Idle, false);
+        p
+    }
+
+    /// Starts a new physics session: a new world and engine, fresh simulation
+    /// time, dropped time and fixed input memory. Frame time and frame index go
+    /// on (the contract: simulation time restarts with its physics world, frame
+    /// time does not). Any suspension is cleared.
+    pub fn load_session(&mut self, world: World, physics: Box<dyn PhysicsStage>, seed: u64) {
+        self.world = world;
+        self.physics = physics;
+        self.scheduler = Scheduler::default();
+        self.routines.clear();
+        self.stepper.reset();
+        // Settings queued for this session (a scene's) apply now: no frame is in
+        // progress, and a step-tick before the first frame must use them.
+        if let Some(settings) = self.pending_settings.take() {
+            self.stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
+            self.settings = settings;
+        }
+        self.input.reset_simulation();
+        self.rng = Rng::new(seed);
+        self.cursor = Cursor::Idle;
+        self.suspended = None;
+        self.pending_suspend = None;
+        self.scheduler.rebuild(&mut self.world);
+        self.sync_clock(Phase::Idle, false);
+    }
+
+    /// Replaces the action map (the input state restarts).
+    pub fn set_action_map(&mut self, map: ActionMap) {
+        self.input = Input::new(map);
+    }
+
+    /// Installs (or removes) the observer that receives every completed tick.
+    pub fn set_tick_observer(&mut self, observer: Option<Box<dyn TickObserver>>) {
+        self.observer = observer;
+    }
+
+    /// Takes the observer back out.
+    pub fn take_tick_observer(&mut self) -> Option<Box<dyn TickObserver>> {
+        self.observer.take()
+    }
+
+    /// Installs (or with `None` removes) the watch checked at the end of every
+    /// tick: a `Some(reason)` from it suspends there, like a FixedUpdate
+    /// breakpoint. Not part of snapshots; rewinds take it out while they
+    /// replay, so a watch stops live runs only.
+    pub fn set_tick_watch(&mut self, watch: Option<Box<dyn TickWatch>>) {
+        self.watch = watch;
+    }
+
+    /// Removes the watch and returns it.
+    pub fn take_tick_watch(&mut self) -> Option<Box<dyn TickWatch>> {
+        self.watch.take()
+    }
+
+    /// Suspends at the end of `tick` (once, then the request clears): how a rewind
+    /// lands exactly on a tick that a frame runs among others.
+    pub fn set_stop_after_tick(&mut self, tick: Option<u64>) {
+        self.stop_after_tick = tick;
+    }
+
+    /// The pending stop request.
+    pub fn stop_after_tick(&self) -> Option<u64> {
+        self.stop_after_tick
+    }
+
+    /// Replaces the debugger (breakpoints and their match counts): a replay puts
+    /// back the debugger each recorded call ran with, so its suspensions repeat.
+    pub fn set_debugger(&mut self, debugger: Debugger) {
+        self.debugger = debugger;
+    }
+
+    /// Installs (or removes) a source of tick-stamped input (replay). Its events
+    /// are delivered to the simulation snapshot at the start of their tick.
+    pub fn set_tick_input(&mut self, source: Option<Box<dyn TickInputSource>>) {
+        self.tick_input = source;
+    }
+
+    /// What happens to a behaviour that panics.
+    pub fn set_fault_policy(&mut self, policy: FaultPolicy) {
+        self.fault_policy = policy;
+    }
+
+    /// New timing settings, applied at the next frame boundary.
+    pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), String> {
+        settings.validate()?;
+        self.pending_settings = Some(settings);
+        Ok(())
+    }
+
+    /// The settings in force (pending changes not included).
+    pub fn settings(&self) -> &TimeSettings {
+        &self.settings
+    }
+
+    /// The clock as of now.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
+    }
+
+    /// The world (committed poses, objects).
+    pub fn world(&self) -> &World {
+        &self.world
+    }
+
+    /// The world, mutably: editor edits while suspended. Body edits must go
+    /// through [`World::command`] so they are reconciled before the next tick.
+    pub fn world_mut(&mut self) -> &mut World {
+        &mut self.world
+    }
+
+    /// Breakpoints and hits.
+    pub fn debugger(&self) -> &Debugger {
+        &self.debugger
+    }
+
+    /// Adds a breakpoint.
+    pub fn add_breakpoint(&mut self, breakpoint: Breakpoint) -> BreakpointId {
+        self.debugger.add(breakpoint)
+    }
+
+    /// Adds a clock breakpoint (see [`crate::clock_breakpoint`]); a rule that
+    /// could never hold is refused with the reason.
+    pub fn add_clock_breakpoint(
+        &mut self,
+        breakpoint: ClockBreakpoint,
+    ) -> Result<BreakpointId, String> {
+        breakpoint.rule.validate()?;
+        Ok(self.debugger.add_clock(breakpoint))
+    }
+
+    /// Removes a breakpoint (hook or clock).
+    pub fn remove_breakpoint(&mut self, id: BreakpointId) -> bool {
+        self.debugger.remove(id)
+    }
+
+    /// Enables or disables a breakpoint.
+    pub fn set_breakpoint_enabled(&mut self, id: BreakpointId, enabled: bool) {
+        self.debugger.set_enabled(id, enabled);
+    }
+
+    /// Registers a host behaviour (see [`Scheduler::register`]).
+    pub fn register(&mut self, priority: Priority, behaviour: Box<dyn Behaviour>) -> Registration {
+        self.scheduler.register(priority, behaviour)
+    }
+
+    /// The input devices and snapshots.
+    pub fn input(&self) -> &Input {
+        &self.input
+    }
+
+    /// Queues a device event: Update sees it next frame, fixed code next tick.
+    pub fn push_input(&mut self, event: InputEvent) {
+        self.input.push(event);
+    }
+
+    /// Queues a raw input event for the next tick to begin, even one that no
+    /// outer frame precedes (a single step while suspended): see
+    /// [`crate::input::Input::push_to_next_tick`]. Update sees it next frame.
+    pub fn push_input_to_next_tick(&mut self, event: InputEvent) {
+        self.input.push_to_next_tick(event);
+    }
+
+    /// The stepper (accumulator, owed ticks).
+    pub fn stepper(&self) -> &FixedStepper {
+        &self.stepper
+    }
+
+    /// The physics stage.
+    pub fn physics(&self) -> &dyn PhysicsStage {
+        self.physics.as_ref()
+    }
+
+    /// The suspension in force, if any.
+    pub fn suspension(&self) -> Option<&Suspension> {
+        self.suspended.as_ref()
+    }
+
+    /// Takes the log lines written since the last drain.
+    pub fn drain_log(&mut self) -> Vec<LogEntry> {
+        self.world.drain_log()
+    }
+
+    /// Stable hash of the committed state (world and engine and behaviours).
+    pub fn state_hash(&self) -> u64 {
+        let mut h = StableHasher::new();
+        self.hash_into(&mut h);
+        h.finish()
+    }
+
+    fn hash_into(&self, h: &mut StableHasher) {
+        h.write_u64(self.stepper.completed_ticks());
+        hash_world(&self.world, h);
+        for (object, behaviour) in self.hashed_behaviours() {
+            h.write_u64(object.0);
+            behaviour.hash_state(h);
+        }
+        self.physics.hash_state(h);
+    }
+
+    /// The behaviours of `object` in dispatch order, with their state now
+    /// (the editor's inspector): those in the cohort, then those waiting for
+    /// the next frame boundary (spawned this frame).
+    pub fn behaviour_states(&self, object: ObjectId) -> Vec<crate::behaviour::BehaviourState> {
+        let state = |e: &Entry| crate::behaviour::BehaviourState {
+            name: e.behaviour.name().to_string(),
+            priority: e.priority,
+            hooks: e.hooks,
+            state: e.behaviour.state_text(),
+            started: e.started,
+            faulted: e.faulted,
+        };
+        let mut out: Vec<_> = self
+            .scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| state(&self.scheduler.entries[i as usize]))
+            .collect();
+        out.extend(
+            self.world
+                .pending
+                .iter()
+                .filter(|p| p.object == object)
+                .map(|p| crate::behaviour::BehaviourState {
+                    name: p.behaviour.name().to_string(),
+                    priority: p.priority,
+                    hooks: p.behaviour.hooks(),
+                    state: p.behaviour.state_text(),
+                    started: false,
+                    faulted: false,
+                }),
+        );
+        out
+    }
+
+    /// The union of the hooks `object`'s behaviours implement (F9 on an object
+    /// with no FixedUpdate says so instead of arming a breakpoint that never
+    /// fires).
+    pub fn hooks_of(&self, object: ObjectId) -> Hooks {
+        let cohort = self
+            .scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| self.scheduler.entries[i as usize].hooks);
+        let pending = self
+            .world
+            .pending
+            .iter()
+            .filter(|p| p.object == object)
+            .map(|p| p.behaviour.hooks());
+        cohort.chain(pending).fold(Hooks::NONE, Hooks::and)
+    }
+
+    /// The committed state hashed by subsystem (see [`SubsystemHashes`]):
+    /// what the sync test and `trace-diff` use to name the subsystem, and the
+    /// object, whose state changed first. `out`'s buffer is reused.
+    pub fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
+        let mut h = StableHasher::new();
+        h.write_u64(self.stepper.completed_ticks());
+        h.write_u64(self.clock.simulation_tick);
+        h.write_f64(self.clock.simulation_time);
+        h.write_f64(self.clock.fixed_delta_time);
+        out.clock = h.finish();
+
+        let mut h = StableHasher::new();
+        self.input.hash_simulation_memory(&mut h);
+        out.input = h.finish();
+
+        out.behaviours.clear();
+        let mut current: Option<(ObjectId, StableHasher)> = None;
+        for (object, behaviour) in self.hashed_behaviours() {
+            match &mut current {
+                Some((id, h)) if *id == object => behaviour.hash_state(h),
+                _ => {
+                    if let Some((id, h)) = current.take() {
+                        out.behaviours.push((id, h.finish()));
+                    }
+                    let mut h = StableHasher::new();
+                    behaviour.hash_state(&mut h);
+                    current = Some((object, h));
+                }
+            }
+        }
+        if let Some((id, h)) = current {
+            out.behaviours.push((id, h.finish()));
+        }
+
+        // SplitMix64's output is a bijection of its state, so the next draw
+        // (taken from a copy) stands for the state without exposing it.
+        let mut rng = self.rng;
+        let mut h = StableHasher::new();
+        h.write_u64(rng.next_u64());
+        out.rng = h.finish();
+
+        let mut h = StableHasher::new();
+        hash_world(&self.world, &mut h);
+        self.physics.hash_state(&mut h);
+        out.physics = h.finish();
+    }
+
+    /// The behaviours whose state is hashed, by object id: whether the
+    /// behaviour has joined the cohort or waits for the next frame boundary,
+    /// and never for removed objects whose entries linger until then: cohort
+    /// membership follows frame boundaries, which depend on pacing, and the
+    /// hash must not (traces at 30, 60 and 144 Hz are compared hash for hash).
+    /// Spawned ids are larger than every existing one, so admitted-then-pending
+    /// is id order.
+    fn hashed_behaviours(&self) -> impl Iterator<Item = (ObjectId, &dyn Behaviour)> + '_ {
+        let admitted = self.scheduler.by_object.iter().filter_map(|&(object, i)| {
+            let e = &self.scheduler.entries[i as usize];
+            (!e.is_retired(&self.world)).then_some((object, &*e.behaviour))
+        });
+        let pending = self
+            .world
+            .pending
+            .iter()
+            .filter(|p| self.world.get(p.object).is_some())
+            .map(|p| (p.object, &*p.behaviour));
+        admitted.chain(pending)
+    }
+
+    /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
+    /// at once, running nothing, while suspended.
+    pub fn step_frame(&mut self, raw_dt: f64) -> FrameReport {
+        if self.suspended.is_some() {
+            return FrameReport {
+                kind: FrameKind::NotRun,
+                frame_index: self.frame_index,
+                suspended: self.suspended.clone(),
+                ..FrameReport::default()
+            };
+        }
+        self.begin_frame(raw_dt);
+        self.drive(Stop::FrameEnd);
+        self.finish_report()
+    }
+
+    /// Suspends between frames (the pause button). A pause requested while a
+    /// frame is interrupted keeps the existing suspension.
+    pub fn pause(&mut self) {
+        if self.suspended.is_none() {
+            self.suspend(SuspendReason::Pause);
+        }
+    }
+
+    /// Lifts the suspension and finishes the interrupted frame, if any: owed
+    /// ticks run, a fixed-interrupted frame skips its presentation, an
+    /// update-interrupted frame runs the hook it stopped before and goes on.
+    pub fn resume(&mut self) -> FrameReport {
+        self.suspended = None;
+        self.start_continuation();
+        self.drive(Stop::FrameEnd);
+        self.finish_report()
+    }
+
+    /// Runs exactly one fixed tick, then suspends (see [`crate::debugger`]).
+    pub fn step_tick(&mut self) -> FrameReport {
+        self.suspended = None;
+        self.start_continuation();
+        let ran_frame_part = self.cursor != Cursor::Idle;
+        if ran_frame_part {
+            self.drive(Stop::AfterOneTick);
+        }
+        if self.report.ticks == 0 && self.suspended.is_none() {
+            // The frame (if any) ended without a tick: a lone tick, no outer frame.
+            if !ran_frame_part {
+                self.report.kind = FrameKind::LoneTick;
+            }
+            self.stepper.owe_one_more();
+            self.cursor = Cursor::Fixed {
+                advanced: true,
+                interrupted: true,
+            };
+            self.drive(Stop::AfterOneTick);
+        }
+        if self.suspended.is_none() {
+            self.suspend(SuspendReason::StepTick);
+        }
+        self.finish_report()
+    }
+
+    /// Runs one outer frame (or the rest of the interrupted one), then suspends.
+    pub fn step_one_frame(&mut self, raw_dt: f64) -> FrameReport {
+        self.suspended = None;
+        if self.cursor == Cursor::Idle {
+            self.begin_frame(raw_dt);
+        } else {
+            self.start_continuation();
+        }
+        self.drive(Stop::FrameEnd);
+        if self.suspended.is_none() {
+            self.suspend(SuspendReason::StepFrame);
+        }
+        self.finish_report()
+    }
+
+    // ----- internals -------------------------------------------------------
+}
+
+fn ms_since(t0: Instant) -> f64 {
+    t0.elapsed().as_secs_f64() * 1000.0
+}

@@ -1,0 +1,81 @@
+//! A session's time settings (scene, player flags, editor toolbar) and what
+//! happens to a behaviour whose hook panicked.
+
+use serde::{Deserialize, Serialize};
+
+use crate::stepper::StepStrategy;
+
+/// The timing settings of a session (scene world settings, player flags, editor
+/// toolbar). Changes take effect at the next frame boundary.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct TimeSettings {
+    /// Fixed ticks per second (60). Rates dividing 705,600,000 are exact.
+    pub fixed_hz: u32,
+    /// Longest frame delta accepted, seconds (0.25, Fiedler's clamp).
+    pub max_delta: f64,
+    /// Most ticks one frame may run (4); the backlog beyond is dropped.
+    pub max_steps: u32,
+    /// Multiplies the clamped delta (0 runs no tick and no FixedUpdate).
+    pub time_scale: f64,
+    /// Physics substeps per tick; each advances `fixed_dt / substeps`.
+    pub substeps: u32,
+    /// Accumulator or step counting: identical tick sequences.
+    pub strategy: StepStrategy,
+}
+
+impl Default for TimeSettings {
+    fn default() -> TimeSettings {
+        TimeSettings {
+            fixed_hz: 60,
+            max_delta: 0.25,
+            max_steps: 4,
+            time_scale: 1.0,
+            substeps: 1,
+            strategy: StepStrategy::Accumulator,
+        }
+    }
+}
+
+impl TimeSettings {
+    /// The time scales the toolbar offers.
+    pub const TIME_SCALES: [f64; 6] = [0.0, 0.25, 0.5, 1.0, 2.0, 4.0];
+
+    /// Rejects settings that cannot run, with a reason.
+    pub fn validate(&self) -> Result<(), String> {
+        if self.fixed_hz == 0 || self.fixed_hz > 10_000 {
+            return Err(format!("fixed_hz must be 1..=10000, got {}", self.fixed_hz));
+        }
+        if !(self.max_delta.is_finite() && self.max_delta > 0.0) {
+            return Err(format!(
+                "max_delta must be a positive number of seconds, got {}",
+                self.max_delta
+            ));
+        }
+        if self.max_steps == 0 {
+            return Err("max_steps must be at least 1".into());
+        }
+        if !(self.time_scale.is_finite() && self.time_scale >= 0.0 && self.time_scale <= 64.0) {
+            return Err(format!(
+                "time_scale must be within 0..=64, got {}",
+                self.time_scale
+            ));
+        }
+        if self.substeps == 0 || self.substeps > 64 {
+            return Err(format!("substeps must be 1..=64, got {}", self.substeps));
+        }
+        Ok(())
+    }
+}
+
+/// What happens to a behaviour whose hook panicked.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum FaultPolicy {
+    /// The behaviour gets no further callback; its object stays.
+    #[default]
+    Disable,
+    /// The object is removed.
+    Remove,
+    /// The behaviour is disabled and the debugger suspends (end of tick in fixed code).
+    Break,
+}
