@@ -17,7 +17,6 @@
 //! a reload after a code change compares the new run with the old one.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use egui::{Color32, RichText};
@@ -190,25 +189,17 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, sessi
     let Some(field) = dialog.as_mut() else {
         return;
     };
-    let mut done: Option<Option<PathBuf>> = None;
-    egui::Modal::new(egui::Id::unique("compare_with_trace")).show(ctx, |ui| {
-        ui.heading("Compare with a trace");
-        ui.label("A JSON Lines trace, as stepframe play --trace writes it.");
-        let label = ui.label("Trace file");
-        let edit = ui
-            .add(egui::TextEdit::singleline(field).desired_width(480.0))
-            .labelled_by(label.id);
-        edit.request_focus();
-        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-        ui.horizontal(|ui| {
-            if ui.button("Compare").clicked() || enter {
-                done = Some(Some(PathBuf::from(field.trim())));
-            }
-            if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                done = Some(None);
-            }
-        });
-    });
+    let done = super::files::path_modal(
+        ctx,
+        field,
+        super::files::PathModal {
+            id: "compare_with_trace",
+            heading: "Compare with a trace",
+            explanation: "A JSON Lines trace, as stepframe play --trace writes it.",
+            field_label: "Trace file",
+            action: "Compare",
+        },
+    );
     if let Some(choice) = done {
         *dialog = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {

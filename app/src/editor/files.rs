@@ -148,25 +148,17 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
         }
     }
     if let Some(field) = files.save_as.as_mut() {
-        let mut done: Option<Option<PathBuf>> = None;
-        egui::Modal::new(egui::Id::unique("save_scene_as")).show(ctx, |ui| {
-            ui.heading("Save the scene as");
-            ui.label("Writes the running scene, freshly formatted; the new file becomes the scene's own.");
-            let label = ui.label("New file");
-            let edit = ui
-                .add(egui::TextEdit::singleline(field).desired_width(480.0))
-                .labelled_by(label.id);
-            edit.request_focus();
-            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            ui.horizontal(|ui| {
-                if ui.button("Save").clicked() || enter {
-                    done = Some(Some(PathBuf::from(field.trim())));
-                }
-                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                    done = Some(None);
-                }
-            });
-        });
+        let done = path_modal(
+            ctx,
+            field,
+            PathModal {
+                id: "save_scene_as",
+                heading: "Save the scene as",
+                explanation: "Writes the running scene, freshly formatted; the new file becomes the scene's own.",
+                field_label: "New file",
+                action: "Save",
+            },
+        );
         if let Some(choice) = done {
             files.save_as = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
@@ -219,6 +211,50 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
             None => {}
         }
     }
+}
+
+/// The words of a one-path dialog (Save As, Compare with trace).
+pub(super) struct PathModal {
+    /// The modal's id.
+    pub(super) id: &'static str,
+    /// Its heading.
+    pub(super) heading: &'static str,
+    /// What the action does, in a sentence.
+    pub(super) explanation: &'static str,
+    /// The path field's label (its accessible name).
+    pub(super) field_label: &'static str,
+    /// The button that takes the path.
+    pub(super) action: &'static str,
+}
+
+/// A modal with one path field, its action button (or Enter) and Cancel (or
+/// Esc): `Some(Some(path))` when taken, `Some(None)` when cancelled, `None`
+/// while it stays open.
+pub(super) fn path_modal(
+    ctx: &egui::Context,
+    field: &mut String,
+    words: PathModal,
+) -> Option<Option<PathBuf>> {
+    let mut done = None;
+    egui::Modal::new(egui::Id::unique(words.id)).show(ctx, |ui| {
+        ui.heading(words.heading);
+        ui.label(words.explanation);
+        let label = ui.label(words.field_label);
+        let edit = ui
+            .add(egui::TextEdit::singleline(field).desired_width(480.0))
+            .labelled_by(label.id);
+        edit.request_focus();
+        let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        ui.horizontal(|ui| {
+            if ui.button(words.action).clicked() || enter {
+                done = Some(Some(PathBuf::from(field.trim())));
+            }
+            if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
+                done = Some(None);
+            }
+        });
+    });
+    done
 }
 
 /// The user's answer to a [`Confirmation`].
