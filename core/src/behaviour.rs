@@ -44,112 +44,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::body::{BodyCommand, ContactKind, Pose, Vec2, Velocity};
 use crate::clock::{Clock, Flicks};
+pub use crate::ids::{HookKind, Hooks, TimeGroup};
+use crate::ids::{ObjectId, Priority};
 use crate::input::ActionSnapshot;
-use crate::world::{LogEntry, LogLevel, Object, ObjectDesc, ObjectId, World};
-
-/// Which hook is running: breakpoints, errors and the log name hooks by this.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum HookKind {
-    /// First frame in the cohort.
-    Start,
-    /// Once per outer frame.
-    Update,
-    /// Once per outer frame, after the fixed phase (frame clock).
-    FlowTick,
-    /// Once per fixed tick, before physics.
-    FixedUpdate,
-    /// Contact started/stopped, after physics.
-    Contact,
-    /// A timed routine resuming.
-    Routine,
-    /// Presentation phase.
-    Present,
-}
-
-impl HookKind {
-    /// Every hook kind, in declaration order (an index of per-hook tables; the
-    /// order hooks run in is the module docs' table: Flow Tick runs after the
-    /// fixed phase).
-    pub const ALL: [HookKind; 7] = [
-        HookKind::Start,
-        HookKind::Update,
-        HookKind::FlowTick,
-        HookKind::FixedUpdate,
-        HookKind::Contact,
-        HookKind::Routine,
-        HookKind::Present,
-    ];
-
-    /// Fixed-phase hooks suspend at the end of the tick; the others before the hook.
-    pub fn is_fixed(self) -> bool {
-        matches!(self, HookKind::FixedUpdate | HookKind::Contact)
-    }
-
-    /// Display name.
-    pub fn name(self) -> &'static str {
-        match self {
-            HookKind::Start => "Start",
-            HookKind::Update => "Update",
-            HookKind::FlowTick => "FlowTick",
-            HookKind::FixedUpdate => "FixedUpdate",
-            HookKind::Contact => "Contact",
-            HookKind::Routine => "Routine",
-            HookKind::Present => "Present",
-        }
-    }
-}
-
-impl std::fmt::Display for HookKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// The set of hooks a behaviour implements, so dispatch skips the others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct Hooks(u8);
-
-impl Hooks {
-    /// Start.
-    pub const START: Hooks = Hooks(1);
-    /// Update.
-    pub const UPDATE: Hooks = Hooks(1 << 1);
-    /// Flow Tick.
-    pub const FLOW_TICK: Hooks = Hooks(1 << 2);
-    /// FixedUpdate.
-    pub const FIXED_UPDATE: Hooks = Hooks(1 << 3);
-    /// Contact callbacks.
-    pub const CONTACT: Hooks = Hooks(1 << 4);
-    /// Presentation.
-    pub const PRESENT: Hooks = Hooks(1 << 5);
-    /// Every hook (the default: always correct, never skipped).
-    pub const ALL: Hooks = Hooks(0x3f);
-    /// No hook.
-    pub const NONE: Hooks = Hooks(0);
-
-    /// Both sets.
-    pub const fn and(self, other: Hooks) -> Hooks {
-        Hooks(self.0 | other.0)
-    }
-
-    /// Whether every hook of `other` is in the set.
-    pub const fn contains(self, other: Hooks) -> bool {
-        self.0 & other.0 == other.0
-    }
-
-    /// The bit of a hook kind (routines are not dispatched per behaviour).
-    pub const fn of(kind: HookKind) -> Hooks {
-        match kind {
-            HookKind::Start => Hooks::START,
-            HookKind::Update => Hooks::UPDATE,
-            HookKind::FlowTick => Hooks::FLOW_TICK,
-            HookKind::FixedUpdate => Hooks::FIXED_UPDATE,
-            HookKind::Contact => Hooks::CONTACT,
-            HookKind::Routine => Hooks::NONE,
-            HookKind::Present => Hooks::PRESENT,
-        }
-    }
-}
+use crate::world::{LogEntry, LogLevel, Object, World};
 
 /// How a behaviour is copied into a snapshot. Implemented for every `Clone`
 /// behaviour by the blanket impl below, so a behaviour derives `Clone` and
@@ -249,7 +147,7 @@ pub struct BehaviourState {
     /// Registered name.
     pub name: String,
     /// Dispatch priority.
-    pub priority: crate::schedule::Priority,
+    pub priority: Priority,
     /// The hooks it implements: the only ones it is called (and hit) in.
     pub hooks: Hooks,
     /// [`Behaviour::state_text`] now.
@@ -273,19 +171,6 @@ pub enum Wait {
     Seconds(f64),
     /// The routine is finished.
     Done,
-}
-
-/// Which clock a routine's waits are measured on. Every object has one
-/// (`time_group` in a scene, the frame clock by default): its routines wait on
-/// it, whichever hook started them.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum TimeGroup {
-    /// The outer frame clock (`frame_time`): the default, even for routines started
-    /// from FixedUpdate, as the contract requires.
-    #[default]
-    Frame,
-    /// Simulation time: resumes inside the fixed phase, after FixedUpdate.
-    Fixed,
 }
 
 /// How a routine is copied into a snapshot: every `Clone` routine has it
@@ -521,19 +406,6 @@ impl<'a> Ctx<'a> {
     /// Overwrites a body's velocity before the coming step.
     pub fn set_velocity(&mut self, target: ObjectId, velocity: Velocity) -> bool {
         self.push(BodyCommand::SetVelocity { target, velocity })
-    }
-
-    /// Creates an object now: its body joins at the next reconcile (this tick, in
-    /// fixed code), its behaviours at the next outer frame. A body physics
-    /// cannot build is refused and logged, and the object has none
-    /// ([`World::spawn`]).
-    pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
-        let before = self.world.log.len();
-        let id = self.world.spawn(desc);
-        for line in &mut self.world.log[before..] {
-            line.hook = Some(self.hook);
-        }
-        id
     }
 
     /// Removes an object: no further callback reaches it, even in this tick.

@@ -38,8 +38,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
-use crate::debugger::{BreakpointId, Condition, HitCount};
-use crate::schedule::Priority;
+use crate::condition::{BreakpointId, Condition, HitCount};
+use crate::ids::Priority;
 
 /// What a clock breakpoint watches for (see the module docs for when each is
 /// checked).

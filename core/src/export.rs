@@ -85,7 +85,7 @@ use std::ops::RangeInclusive;
 
 use serde::Serialize;
 
-use crate::schedule::Priority;
+use crate::ids::Priority;
 use crate::telemetry::{FrameKindCode, FrameRecord};
 
 /// The CSV header's columns, in order: every [`FrameRecord`] field.

@@ -21,7 +21,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::trace::StableHasher;
+use crate::hash::StableHasher;
 
 /// One physical input, device-agnostic.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -8,36 +8,61 @@
 //! with the rest of its frame) and the presentation phase (interpolated poses). The contract it implements is restated in each
 //! module's docs, with worked numbers.
 //!
+//! # Module map, bottom up
+//!
+//! The modules form layers: each one uses only modules in rows above its
+//! own in this table, never one below it (the test `core/tests/layering.rs`
+//! checks this order against the sources). A reader can learn
+//! the crate from the top of the table down; a change to a module can only
+//! break the modules after it.
+//!
 //! | module | concept |
 //! |---|---|
+//! | **0: leaves** | |
+//! | [`ids`] | the names everything refers to: object ids, priorities, hook kinds, time groups |
+//! | [`geometry`] | vectors, poses and velocities in the plane |
 //! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields |
+//! | [`hash`] | the fixed-seed hasher behind every state hash |
+//! | [`atomic_file`] | writing a file so it is always the old or the new one |
+//! | [`alloc_count`] | a counting allocator for the allocation tests and benches |
+//! | **1: descriptions and rules** | |
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap |
-//! | [`schedule`] | priorities, the frozen cohort, registration handles |
-//! | [`behaviour`] | the hooks user code implements and their context |
-//! | [`pipeline`] | `step_frame`, suspension, snapshots |
-//! | [`report`] | what one call did, and the wall time of each phase |
-//! | [`debugger`] | breakpoints and where the session suspends |
+//! | [`input`] | devices, action maps, frame and simulation snapshots |
+//! | [`condition`] | what every breakpoint shares: id, clock condition, hit count |
 //! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick |
-//! | [`physics`] | the physics stage slot of the fixed tick |
-//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
-//! | [`body`] | poses, body descriptions, body commands, contacts |
+//! | [`debugger`] | breakpoints and where the session suspends |
+//! | [`report`] | what one call did, and the wall time of each phase |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks |
+//! | [`body`] | body descriptions, body commands, contacts |
 //! | [`soft_pose`] | a soft body's committed particles and the pose read from them |
 //! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
-//! | [`object`] | what an object is made of, and its description |
+//! | **2: the world** | |
+//! | [`object`] | what an object is made of |
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into |
-//! | [`input`] | devices, action maps, frame and simulation snapshots |
 //! | [`trace`] | tick records and the stable state hash |
-//! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
-//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | **3: user code and physics on the world** | |
+//! | [`behaviour`] | the hooks user code implements and their context |
+//! | [`physics`] | the physics stage slot of the fixed tick |
+//! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours |
+//! | [`schedule`] | the frozen cohort, dispatch lists, registration handles |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls |
+//! | **4: the pipeline** | |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | **5: what drives, records and reads a pipeline** | |
 //! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
-//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
-//! | [`scene`] | RON scenes, the behaviour registry, loading a session |
-//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
-//! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
+//! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
-//! | [`atomic_file`] | writing a file so it is always the old or the new one |
+//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session |
+//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
+//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
+//! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
+//!
+//! Old paths keep working: [`world::ObjectId`], [`schedule::Priority`],
+//! [`behaviour::HookKind`], [`body::Pose`], [`trace::StableHasher`] and
+//! [`debugger::BreakpointId`] re-export from the lower module that now
+//! owns each.
 
 pub mod alloc_count;
 pub mod atomic_file;
@@ -45,10 +70,14 @@ pub mod behaviour;
 pub mod body;
 pub mod clock;
 pub mod clock_breakpoint;
+pub mod condition;
 pub mod debugger;
 pub mod drive;
 pub mod export;
+pub mod geometry;
+pub mod hash;
 pub mod history;
+pub mod ids;
 pub mod input;
 pub mod limits;
 pub mod object;
@@ -62,6 +91,7 @@ pub mod scene;
 pub mod schedule;
 pub mod soft_body;
 pub mod soft_pose;
+pub mod spawn;
 pub mod stepper;
 pub mod sync_test;
 pub mod telemetry;
@@ -101,6 +131,7 @@ pub use scene::{
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
+pub use spawn::ObjectDesc;
 pub use stepper::{Advance, FixedStepper, StepStrategy};
 pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
@@ -109,6 +140,4 @@ pub use trace_writer::{
     TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line,
     write_trace_line_with_subsystems,
 };
-pub use world::{
-    BehaviourInfo, LogEntry, LogLevel, Object, ObjectDesc, ObjectId, QueuedCommand, World,
-};
+pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectId, QueuedCommand, World};

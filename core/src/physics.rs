@@ -50,7 +50,7 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     /// Appends the object pairs touching after the last step, `(a, b)` with
     /// `a < b`, in id order: what the editor marks as contacts, read from the
     /// engine so a rewound or replayed session shows them too.
-    fn touching_pairs(&self, _out: &mut Vec<(crate::world::ObjectId, crate::world::ObjectId)>) {}
+    fn touching_pairs(&self, _out: &mut Vec<(crate::ids::ObjectId, crate::ids::ObjectId)>) {}
 }
 
 impl Clone for Box<dyn PhysicsStage> {

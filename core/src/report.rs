@@ -13,7 +13,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::debugger::Suspension;
-use crate::schedule::Priority;
+use crate::ids::Priority;
 
 /// How a [`Pipeline`](crate::Pipeline) call used its time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

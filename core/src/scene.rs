@@ -59,13 +59,14 @@ use ron::value::RawValue;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::{Behaviour, TimeGroup};
+use crate::behaviour::Behaviour;
 use crate::body::{BodyDesc, Pose, Vec2};
+use crate::ids::{ObjectId, Priority, TimeGroup};
 use crate::input::ActionMap;
 use crate::pipeline::{Pipeline, TimeSettings};
 use crate::rapier_stage::RapierStage;
-use crate::schedule::Priority;
-use crate::world::{BehaviourInfo, ObjectDesc, ObjectId, World};
+use crate::spawn::ObjectDesc;
+use crate::world::{BehaviourInfo, World};
 
 /// Gravity of a scene that does not say otherwise: Earth's, in m/s², down.
 pub const DEFAULT_GRAVITY: Vec2 = Vec2::new(0.0, -9.81);

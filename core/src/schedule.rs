@@ -28,115 +28,10 @@
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use serde::{Deserialize, Serialize};
-
 use crate::behaviour::Behaviour;
-use crate::world::{ObjectId, World};
-
-/// Dispatch order: lower runs first. Named levels with room between them, like
-/// Unity's script execution order: `Priority(-50)` runs after `Early`
-/// (-100) and before `Default` (0).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(from = "PriorityRepr", into = "PriorityRepr")]
-pub struct Priority(pub i32);
-
-/// The named priority levels, in their explicit order.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum NamedPriority {
-    /// -1000: before everything (input routing, clocks).
-    First,
-    /// -500: reads devices, writes intents.
-    Input,
-    /// -100: early gameplay (controllers).
-    Early,
-    /// 0: the default.
-    Default,
-    /// 100: reacts to what gameplay did.
-    Late,
-    /// 500: cameras and followers.
-    Camera,
-    /// 1000: after everything (diagnostics).
-    Last,
-}
-
-impl NamedPriority {
-    /// Every name, in order.
-    pub const ALL: [NamedPriority; 7] = [
-        NamedPriority::First,
-        NamedPriority::Input,
-        NamedPriority::Early,
-        NamedPriority::Default,
-        NamedPriority::Late,
-        NamedPriority::Camera,
-        NamedPriority::Last,
-    ];
-
-    /// The numeric value of the name.
-    pub const fn value(self) -> i32 {
-        match self {
-            NamedPriority::First => -1000,
-            NamedPriority::Input => -500,
-            NamedPriority::Early => -100,
-            NamedPriority::Default => 0,
-            NamedPriority::Late => 100,
-            NamedPriority::Camera => 500,
-            NamedPriority::Last => 1000,
-        }
-    }
-}
-
-impl From<NamedPriority> for Priority {
-    fn from(n: NamedPriority) -> Priority {
-        Priority(n.value())
-    }
-}
-
-impl Priority {
-    /// The default level.
-    pub const DEFAULT: Priority = Priority(0);
-
-    /// The name of this exact value, if it has one.
-    pub fn name(self) -> Option<NamedPriority> {
-        NamedPriority::ALL.into_iter().find(|n| n.value() == self.0)
-    }
-}
-
-impl std::fmt::Display for Priority {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self.name() {
-            Some(n) => write!(f, "{n:?}"),
-            None => write!(f, "{}", self.0),
-        }
-    }
-}
-
-/// Scenes write a priority as a name (`Early`) or a number (`-50`).
-#[derive(Serialize, Deserialize)]
-#[serde(untagged)]
-enum PriorityRepr {
-    Named(NamedPriority),
-    Value(i32),
-}
-
-impl From<PriorityRepr> for Priority {
-    fn from(r: PriorityRepr) -> Priority {
-        match r {
-            PriorityRepr::Named(n) => n.into(),
-            PriorityRepr::Value(v) => Priority(v),
-        }
-    }
-}
-
-impl From<Priority> for PriorityRepr {
-    fn from(p: Priority) -> PriorityRepr {
-        match p.name() {
-            Some(n) => PriorityRepr::Named(n),
-            None => PriorityRepr::Value(p.0),
-        }
-    }
-}
+use crate::ids::{HookKind, Hooks, ObjectId};
+pub use crate::ids::{NamedPriority, Priority};
+use crate::world::World;
 
 /// A handle returned by [`Scheduler::register`]. Dropping it (or calling
 /// [`Registration::dispose`]) unregisters: the entry gets no further call, even
@@ -186,7 +81,7 @@ pub(crate) struct Entry {
     /// Start has run.
     pub(crate) started: bool,
     /// The hooks the behaviour implements (read once, when admitted).
-    pub(crate) hooks: crate::behaviour::Hooks,
+    pub(crate) hooks: Hooks,
     /// A hook panicked and the fault policy disabled this behaviour.
     pub(crate) faulted: bool,
     pub(crate) behaviour: Box<dyn Behaviour>,
@@ -250,7 +145,7 @@ impl Scheduler {
             gate: Gate::Handle(alive.clone()),
             object: ObjectId(0),
             slot_hint: usize::MAX,
-            started: !behaviour.hooks().contains(crate::behaviour::Hooks::START),
+            started: !behaviour.hooks().contains(Hooks::START),
             hooks: behaviour.hooks(),
             faulted: false,
             behaviour,
@@ -288,8 +183,7 @@ impl Scheduler {
         // Compaction moves slots: refresh the hints even if no entry retired.
         let mut changed = compacted || self.entries.len() != before;
         if !world.pending.is_empty() || !self.pending.is_empty() {
-            let pending = std::mem::take(&mut world.pending);
-            for p in pending {
+            for p in world.take_joining() {
                 let seq = self.bump();
                 self.entries.push(Entry {
                     priority: p.priority,
@@ -297,7 +191,7 @@ impl Scheduler {
                     gate: Gate::Object(p.object),
                     object: p.object,
                     slot_hint: usize::MAX,
-                    started: !p.behaviour.hooks().contains(crate::behaviour::Hooks::START),
+                    started: !p.behaviour.hooks().contains(Hooks::START),
                     hooks: p.behaviour.hooks(),
                     faulted: false,
                     behaviour: p.behaviour,
@@ -343,7 +237,7 @@ impl Scheduler {
             return false;
         }
         if !self.fixed_gates_valid || world.gates_changed.0 {
-            let list = &self.lists[crate::behaviour::HookKind::FixedUpdate as usize];
+            let list = &self.lists[HookKind::FixedUpdate as usize];
             let entries = &self.entries;
             self.fixed_skip.clear();
             self.fixed_skip
@@ -379,13 +273,13 @@ impl Scheduler {
     fn rebuild_lists(&mut self) {
         self.fixed_gates_valid = false;
         for (k, list) in self.lists.iter_mut().enumerate() {
-            let bit = crate::behaviour::Hooks::of(crate::behaviour::HookKind::ALL[k]);
+            let bit = Hooks::of(HookKind::ALL[k]);
             list.clear();
             list.extend(
                 self.entries
                     .iter()
                     .enumerate()
-                    .filter(|(_, e)| e.hooks.contains(bit) && bit != crate::behaviour::Hooks::NONE)
+                    .filter(|(_, e)| e.hooks.contains(bit) && bit != Hooks::NONE)
                     .map(|(i, _)| i as u32),
             );
         }
@@ -405,7 +299,7 @@ impl Scheduler {
 
     /// Indices of the entries implementing `hook`, in dispatch order.
     #[inline]
-    pub(crate) fn list(&self, hook: crate::behaviour::HookKind) -> &[u32] {
+    pub(crate) fn list(&self, hook: HookKind) -> &[u32] {
         &self.lists[hook as usize]
     }
 

@@ -36,7 +36,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::body::{Pose, Vec2};
+use crate::geometry::{Pose, Vec2};
 
 /// The most particles one soft body may have: rapier solves every particle of
 /// a body in one island, and a 128 × 128 grid (16,384 particles) already takes
@@ -532,7 +532,7 @@ pub struct SoftTear {
     /// The completed tick whose step tore the body.
     pub tick: u64,
     /// The torn object: every piece stays part of it (see `rapier_stage`).
-    pub object: crate::world::ObjectId,
+    pub object: crate::ids::ObjectId,
     /// The pieces this tear split off, each a run of the object's committed
     /// particles; empty when the tear opened a crack without splitting.
     pub new_pieces: Vec<SoftPiece>,

@@ -49,7 +49,7 @@
 //! the particle count there is nothing to blend from and the committed
 //! particles are drawn.
 
-use crate::body::{Pose, Vec2, Velocity};
+use crate::geometry::{Pose, Vec2, Velocity};
 use crate::soft_body::{SoftBodyDesc, SoftShape};
 
 /// A run of particles along a soft body's boundary, for drawing its outline.

@@ -24,25 +24,11 @@
 //! the very next callback, and for bodies at the next reconcile (before the
 //! next physics step).
 
-use serde::{Deserialize, Serialize};
-
-use crate::behaviour::Behaviour;
 use crate::body::{BodyCommand, Interpolation, Pose};
-pub use crate::object::{BehaviourInfo, BodyState, Object, ObjectDesc};
-use crate::schedule::Priority;
+use crate::ids::HookKind;
+pub use crate::ids::ObjectId;
+pub use crate::object::{BehaviourInfo, BodyState, Object};
 use crate::soft_pose::SoftState;
-
-/// A stable object id: written in scenes, traces and recordings.
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-pub struct ObjectId(pub u64);
-
-impl std::fmt::Display for ObjectId {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "#{}", self.0)
-    }
-}
 
 /// A line for the log panel and the player's stderr.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,7 +38,7 @@ pub struct LogEntry {
     /// The object whose hook wrote it, if any.
     pub object: Option<ObjectId>,
     /// The hook that was running, if any.
-    pub hook: Option<crate::behaviour::HookKind>,
+    pub hook: Option<HookKind>,
     /// Completed (or pending, in fixed code) tick when written.
     pub tick: u64,
     /// Outer frame when written.
@@ -119,15 +105,19 @@ pub struct QueuedCommand {
     /// The command.
     pub command: BodyCommand,
     /// The hook that queued it (`None` for editor edits and host code).
-    pub hook: Option<crate::behaviour::HookKind>,
+    pub hook: Option<HookKind>,
 }
 
-/// A behaviour waiting to join the scheduler at the next frame boundary.
-#[derive(Debug)]
-pub(crate) struct PendingBehaviour {
-    pub(crate) object: ObjectId,
-    pub(crate) priority: Priority,
-    pub(crate) behaviour: Box<dyn Behaviour>,
+/// A behaviour of an object spawned since the last frame boundary, waiting
+/// for the scheduler to admit it into the cohort. The world holds it and
+/// never calls it, so it sees no more of it than this: a copy for a
+/// snapshot, and a way back to what it is. The one implementation is
+/// `spawn::Joining` (a behaviour, its object and its priority), which the
+/// layer above reads back with a downcast: the world sits below the
+/// behaviour API (whose context borrows the world), so it cannot name it.
+pub(crate) trait Waiting: std::any::Any + Send + std::fmt::Debug {
+    /// A boxed copy with the behaviour's current state.
+    fn clone_waiting(&self) -> Box<dyn Waiting>;
 }
 
 /// The objects and the per-tick queues between hooks and physics.
@@ -152,7 +142,7 @@ pub struct World {
     /// simulation.
     pub(crate) toggled_bodies: Vec<ObjectId>,
     /// Behaviours of objects created since the last frame boundary.
-    pub(crate) pending: Vec<PendingBehaviour>,
+    pub(crate) pending: Vec<Box<dyn Waiting>>,
     /// Log lines not yet drained by the host.
     pub(crate) log: Vec<LogEntry>,
     /// Objects removed since the last frame boundary (slots to reclaim).
@@ -193,15 +183,7 @@ impl Clone for World {
             added_bodies: self.added_bodies.clone(),
             removed_bodies: self.removed_bodies.clone(),
             toggled_bodies: self.toggled_bodies.clone(),
-            pending: self
-                .pending
-                .iter()
-                .map(|p| PendingBehaviour {
-                    object: p.object,
-                    priority: p.priority,
-                    behaviour: p.behaviour.clone_box(),
-                })
-                .collect(),
+            pending: self.pending.iter().map(|p| p.clone_waiting()).collect(),
             log: self.log.clone(),
             removed_count: self.removed_count,
             bodies: self.bodies,
@@ -222,44 +204,27 @@ impl World {
         }
     }
 
-    /// Creates an object. Its body (if any) exists from the next reconcile, so it
-    /// can receive commands in the current tick; its behaviours join the cohort at
-    /// the next outer frame boundary.
-    ///
-    /// A body physics cannot build ([`BodyDesc::check`]: an absurd size, a
-    /// non-finite material) or whose world pose (the spawn pose composed with
-    /// the parent's) does not fit in `f32` is refused: the error is logged and
+    /// Puts `object` into the world under the id it asks for (`wanted`, if
+    /// free) or the next free one, and queues its body for the next
+    /// reconcile; [`World::spawn`] (in [`crate::spawn`]) is the public way in
+    /// and queues the behaviours. A body physics cannot build
+    /// ([`BodyDesc`](crate::BodyDesc)`::check`: an absurd size, a non-finite
+    /// material) or whose world pose (the spawn pose composed with the
+    /// parent's) does not fit in `f32` is refused: the error is logged and
     /// the object is created **without a body**, so it is not in the trace's
     /// `poses`, not in the hash's body state and never in the physics engine;
     /// its [`World::physics_simulation_pose`] is its authored transform (on
-    /// its parent, if any). The alternative, keeping a body frozen at a finite
-    /// authored pose, would put a body into every trace that physics never
-    /// moves and that no command reaches.
-    pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
-        let id = match desc.id {
+    /// its parent, if any). The alternative, keeping a body frozen at a
+    /// finite authored pose, would put a body into every trace that physics
+    /// never moves and that no command reaches.
+    pub(crate) fn insert(&mut self, wanted: Option<ObjectId>, mut object: Object) -> ObjectId {
+        let id = match wanted {
             // u64::MAX is reserved: the next free id must stay representable.
             Some(id) if id.0 < u64::MAX && self.slot(id).is_none() => id,
             _ => ObjectId(self.next_id),
         };
         self.next_id = self.next_id.max(id.0 + 1);
-        let body = desc.body.map(|desc| BodyState {
-            velocity: desc.velocity,
-            desc,
-            committed: Pose::IDENTITY,
-            previous: Pose::IDENTITY,
-            soft: None,
-        });
-        let mut object = Object {
-            id,
-            name: desc.name,
-            parent: desc.parent,
-            local: desc.local,
-            enabled: desc.enabled,
-            body,
-            behaviours: Vec::with_capacity(desc.behaviours.len()),
-            time_group: desc.time_group,
-            alive: true,
-        };
+        object.id = id;
         if let Some(body) = object.body.as_mut() {
             // A body's spawn pose is world space: compose with a parent if there is one.
             let world_pose = match object.parent.and_then(|p| self.physics_simulation_pose(p)) {
@@ -291,14 +256,6 @@ impl World {
                 self.added_bodies.push(id);
                 self.bodies += 1;
             }
-        }
-        for (behaviour, info) in desc.behaviours {
-            self.pending.push(PendingBehaviour {
-                object: id,
-                priority: info.priority,
-                behaviour,
-            });
-            object.behaviours.push(info);
         }
         // Active in the hierarchy: enabled, under an active parent (or none).
         let parent_active = object.parent.is_none_or(|p| self.is_active(p));
@@ -524,6 +481,11 @@ impl World {
         })
     }
 
+    /// Queues a behaviour for the scheduler's next frame boundary.
+    pub(crate) fn hold(&mut self, waiting: Box<dyn Waiting>) {
+        self.pending.push(waiting);
+    }
+
     /// Queues a body command for the next reconcile. A command with a NaN or
     /// infinite number is rejected here, logged, and never reaches physics.
     /// (One whose *result* would not be finite, a huge impulse on a light
@@ -537,7 +499,7 @@ impl World {
     pub(crate) fn command_from(
         &mut self,
         command: BodyCommand,
-        hook: Option<crate::behaviour::HookKind>,
+        hook: Option<HookKind>,
         tick: u64,
         frame: u64,
     ) -> bool {
@@ -568,7 +530,7 @@ impl World {
         &mut self,
         level: LogLevel,
         object: Option<ObjectId>,
-        hook: Option<crate::behaviour::HookKind>,
+        hook: Option<HookKind>,
         message: String,
     ) {
         let (tick, frame) = self.stamp;

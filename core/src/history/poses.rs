@@ -5,8 +5,8 @@
 use std::collections::VecDeque;
 
 use crate::body::Pose;
+use crate::ids::ObjectId;
 use crate::trace::{TickObserver, TickRecord};
-use crate::world::ObjectId;
 
 /// Committed poses of one tick, in id order.
 #[derive(Clone, Debug, PartialEq)]

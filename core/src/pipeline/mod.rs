@@ -480,8 +480,7 @@ impl Pipeline {
             .collect();
         out.extend(
             self.world
-                .pending
-                .iter()
+                .joining()
                 .filter(|p| p.object == object)
                 .map(|p| crate::behaviour::BehaviourState {
                     name: p.behaviour.name().to_string(),
@@ -506,8 +505,7 @@ impl Pipeline {
             .map(|&(_, i)| self.scheduler.entries[i as usize].hooks);
         let pending = self
             .world
-            .pending
-            .iter()
+            .joining()
             .filter(|p| p.object == object)
             .map(|p| p.behaviour.hooks());
         cohort.chain(pending).fold(Hooks::NONE, Hooks::and)
@@ -574,8 +572,7 @@ impl Pipeline {
         });
         let pending = self
             .world
-            .pending
-            .iter()
+            .joining()
             .filter(|p| self.world.get(p.object).is_some())
             .map(|p| (p.object, &*p.behaviour));
         admitted.chain(pending)
