@@ -14,11 +14,15 @@ impl Pipeline {
     /// handled outside with the whole pipeline at hand.
     pub(super) fn fixed_update_batch(&mut self, from: usize, dt: f64) -> Option<usize> {
         let Pipeline {
-            scheduler,
-            world,
-            clock,
-            input,
-            rng,
+            sim:
+                SimulationState {
+                    scheduler,
+                    world,
+                    clock,
+                    input,
+                    rng,
+                    ..
+                },
             requests,
             debugger,
             pending_suspend,
@@ -93,16 +97,16 @@ impl Pipeline {
         match outcome {
             Ok(false) => None,
             Ok(true) => {
-                let i = self.scheduler.list(HookKind::FixedUpdate)[current - 1] as usize;
-                let object = self.scheduler.entries[i].object;
+                let i = self.sim.scheduler.list(HookKind::FixedUpdate)[current - 1] as usize;
+                let object = self.sim.scheduler.entries[i].object;
                 self.take_requests(object, HookKind::FixedUpdate);
                 Some(current)
             }
             Err(payload) => {
                 // `current` is the position of the entry whose hook panicked.
-                let i = self.scheduler.list(HookKind::FixedUpdate)[current] as usize;
-                let object = self.scheduler.entries[i].object;
-                self.scheduler.set_faulted(i);
+                let i = self.sim.scheduler.list(HookKind::FixedUpdate)[current] as usize;
+                let object = self.sim.scheduler.entries[i].object;
+                self.sim.scheduler.set_faulted(i);
                 self.report_fault(object, HookKind::FixedUpdate, &payload);
                 self.take_requests(object, HookKind::FixedUpdate);
                 Some(current + 1)
@@ -115,10 +119,10 @@ impl Pipeline {
         if !self.debugger.armed() {
             return;
         }
-        let entry = &self.scheduler.entries[i];
+        let entry = &self.sim.scheduler.entries[i];
         let (obj, prio) = (entry.object, entry.priority);
         let name = entry.behaviour.name().to_string();
-        if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock)
+        if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.sim.clock)
             && self.pending_suspend.is_none()
         {
             self.pending_suspend = Some(SuspendReason::Breakpoint(hit));
@@ -143,7 +147,7 @@ impl Pipeline {
             physics_ms,
             fixed_by_priority: &this_tick[..n],
         };
-        if let Some(hit) = self.debugger.check_tick(&self.clock, &facts)
+        if let Some(hit) = self.debugger.check_tick(&self.sim.clock, &facts)
             && self.pending_suspend.is_none()
         {
             self.pending_suspend = Some(SuspendReason::Clock(hit));
@@ -154,11 +158,11 @@ impl Pipeline {
         for c in 0..self.contacts.len() {
             let event = self.contacts[c];
             for (me, other) in [(event.a, event.b), (event.b, event.a)] {
-                let count = self.scheduler.entries_of(me).len();
+                let count = self.sim.scheduler.entries_of(me).len();
                 for k in 0..count {
-                    let i = self.scheduler.entries_of(me)[k].1 as usize;
-                    let e = &self.scheduler.entries[i];
-                    if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
+                    let i = self.sim.scheduler.entries_of(me)[k].1 as usize;
+                    let e = &self.sim.scheduler.entries[i];
+                    if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.sim.world) {
                         continue;
                     }
                     self.check_fixed_breakpoint(i, HookKind::Contact);
@@ -174,14 +178,14 @@ impl Pipeline {
     /// behaviours, in the order they happened.
     pub(super) fn deliver_tears(&mut self) {
         let mut tears = std::mem::take(&mut self.tears);
-        self.physics.take_tears(&mut tears);
+        self.sim.physics.take_tears(&mut tears);
         for tear in &mut tears {
-            tear.tick = self.clock.simulation_tick;
-            let count = self.scheduler.entries_of(tear.object).len();
+            tear.tick = self.sim.clock.simulation_tick;
+            let count = self.sim.scheduler.entries_of(tear.object).len();
             for k in 0..count {
-                let i = self.scheduler.entries_of(tear.object)[k].1 as usize;
-                let e = &self.scheduler.entries[i];
-                if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.world) {
+                let i = self.sim.scheduler.entries_of(tear.object)[k].1 as usize;
+                let e = &self.sim.scheduler.entries[i];
+                if !e.hooks.contains(Hooks::CONTACT) || !e.is_active(&self.sim.world) {
                     continue;
                 }
                 self.check_fixed_breakpoint(i, HookKind::Contact);
@@ -193,14 +197,14 @@ impl Pipeline {
     }
 
     pub(super) fn run_presentation(&mut self) {
-        let fixed = self.stepper.fixed_dt();
-        let acc = self.stepper.accumulator();
+        let fixed = self.sim.stepper.fixed_dt();
+        let acc = self.sim.stepper.accumulator();
         self.sync_clock(Phase::Presentation, false);
-        self.clock.interpolation_alpha = (acc.0 as f64 / fixed.0 as f64).clamp(0.0, 1.0);
-        let n = self.scheduler.list(HookKind::Present).len();
+        self.sim.clock.interpolation_alpha = (acc.0 as f64 / fixed.0 as f64).clamp(0.0, 1.0);
+        let n = self.sim.scheduler.list(HookKind::Present).len();
         for k in 0..n {
-            let i = self.scheduler.list(HookKind::Present)[k] as usize;
-            if self.scheduler.entries[i].is_active(&self.world) {
+            let i = self.sim.scheduler.list(HookKind::Present)[k] as usize;
+            if self.sim.scheduler.entries[i].is_active(&self.sim.world) {
                 self.call(i, HookKind::Present, |b, ctx| b.present(ctx));
             }
         }
@@ -211,18 +215,18 @@ impl Pipeline {
     /// dropped with its object, or when its behaviour is gone or faulted, and
     /// waits (like any routine) while its object is disabled.
     pub(super) fn run_routines(&mut self, group: TimeGroup, now: Flicks) {
-        if self.routines.is_empty() {
+        if self.sim.routines.is_empty() {
             return;
         }
-        let mut list = std::mem::take(&mut self.routines);
+        let mut list = std::mem::take(&mut self.sim.routines);
         let mut k = 0;
         while k < list.len() {
             let slot = &list[k];
-            if self.world.get(slot.owner).is_none() {
+            if self.sim.world.get(slot.owner).is_none() {
                 list.remove(k);
                 continue;
             }
-            if slot.group != group || slot.wake_at > now || !self.world.is_active(slot.owner) {
+            if slot.group != group || slot.wake_at > now || !self.sim.world.is_active(slot.owner) {
                 k += 1;
                 continue;
             }
@@ -230,7 +234,7 @@ impl Pipeline {
             let target = match &slot.routine {
                 RoutineBody::Boxed(_) => None,
                 RoutineBody::Named { entry, .. } => match self.entry_index(owner, *entry) {
-                    Some(i) if !self.scheduler.entries[i].faulted => Some(i),
+                    Some(i) if !self.sim.scheduler.entries[i].faulted => Some(i),
                     _ => {
                         list.remove(k);
                         continue;
@@ -238,22 +242,22 @@ impl Pipeline {
                 },
             };
             let input = match group {
-                TimeGroup::Frame => self.input.frame_snapshot(),
-                TimeGroup::Fixed => self.input.fixed_snapshot(),
+                TimeGroup::Frame => self.sim.input.frame_snapshot(),
+                TimeGroup::Fixed => self.sim.input.fixed_snapshot(),
             };
             let mut ctx = Ctx {
-                world: &mut self.world,
-                clock: &self.clock,
+                world: &mut self.sim.world,
+                clock: &self.sim.clock,
                 input,
-                rng: &mut self.rng,
+                rng: &mut self.sim.rng,
                 requests: &mut self.requests,
                 me: owner,
                 hook: HookKind::Routine,
-                entry: target.map_or(0, |i| self.scheduler.entries[i].seq),
+                entry: target.map_or(0, |i| self.sim.scheduler.entries[i].seq),
             };
             let result = match (&mut list[k].routine, target) {
                 (RoutineBody::Named { name, .. }, Some(i)) => {
-                    let behaviour = self.scheduler.entries[i].behaviour.as_mut();
+                    let behaviour = self.sim.scheduler.entries[i].behaviour.as_mut();
                     catch_unwind(AssertUnwindSafe(|| behaviour.routine(&mut ctx, name)))
                 }
                 (RoutineBody::Boxed(routine), _) => {
@@ -272,7 +276,7 @@ impl Pipeline {
                 Err(payload) => {
                     if let Some(i) = target {
                         // A behaviour that panics in a routine faults like in a hook.
-                        self.scheduler.set_faulted(i);
+                        self.sim.scheduler.set_faulted(i);
                     }
                     self.report_fault(owner, HookKind::Routine, &payload);
                     list.remove(k);
@@ -281,17 +285,18 @@ impl Pipeline {
             self.take_requests(owner, HookKind::Routine);
         }
         // Routines started while this group ran are appended after the old ones.
-        list.append(&mut self.routines);
-        self.routines = list;
+        list.append(&mut self.sim.routines);
+        self.sim.routines = list;
     }
 
     /// The index of `object`'s scheduler entry with sequence number `seq`.
     pub(super) fn entry_index(&self, object: ObjectId, seq: u64) -> Option<usize> {
-        self.scheduler
+        self.sim
+            .scheduler
             .entries_of(object)
             .iter()
             .map(|&(_, i)| i as usize)
-            .find(|&i| self.scheduler.entries[i].seq == seq)
+            .find(|&i| self.sim.scheduler.entries[i].seq == seq)
     }
 
     /// Calls one hook of entry `i` with panic isolation, then applies what the
@@ -302,18 +307,18 @@ impl Pipeline {
         hook: HookKind,
         f: impl FnOnce(&mut dyn Behaviour, &mut Ctx),
     ) {
-        let entry: &mut Entry = &mut self.scheduler.entries[i];
+        let entry: &mut Entry = &mut self.sim.scheduler.entries[i];
         let object = entry.object;
         let input = if hook.is_fixed() {
-            self.input.fixed_snapshot()
+            self.sim.input.fixed_snapshot()
         } else {
-            self.input.frame_snapshot()
+            self.sim.input.frame_snapshot()
         };
         let mut ctx = Ctx {
-            world: &mut self.world,
-            clock: &self.clock,
+            world: &mut self.sim.world,
+            clock: &self.sim.clock,
             input,
-            rng: &mut self.rng,
+            rng: &mut self.sim.rng,
             requests: &mut self.requests,
             me: object,
             hook,
@@ -322,7 +327,7 @@ impl Pipeline {
         let behaviour = entry.behaviour.as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
         if let Err(payload) = result {
-            self.scheduler.set_faulted(i);
+            self.sim.scheduler.set_faulted(i);
             self.report_fault(object, hook, &payload);
         }
         self.take_requests(object, hook);
@@ -362,11 +367,11 @@ impl Pipeline {
         if !self.requests.routines.is_empty() {
             for mut slot in self.requests.routines.drain(..) {
                 let now = match slot.group {
-                    TimeGroup::Frame => self.frame_time,
-                    TimeGroup::Fixed => self.stepper.simulation_time(),
+                    TimeGroup::Frame => self.sim.frame_time,
+                    TimeGroup::Fixed => self.sim.stepper.simulation_time(),
                 };
                 slot.wake_at = now + Flicks::from_secs_f64(slot.delay);
-                self.routines.push(slot);
+                self.sim.routines.push(slot);
             }
         }
     }
@@ -383,21 +388,22 @@ impl Pipeline {
             .or_else(|| payload.downcast_ref::<String>().cloned())
             .unwrap_or_else(|| "panic with a non-string payload".to_string());
         let name = self
+            .sim
             .world
             .get(object)
             .map(|o| o.name.clone())
             .unwrap_or_default();
-        self.world.log(LogEntry {
+        self.sim.world.log(LogEntry {
             level: LogLevel::Error,
             object: Some(object),
             hook: Some(hook),
-            tick: self.clock.simulation_tick,
-            frame: self.frame_index,
+            tick: self.sim.clock.simulation_tick,
+            frame: self.sim.frame_index,
             message: format!("{hook} of {object} `{name}` panicked: {message}"),
         });
         match self.fault_policy {
             FaultPolicy::Disable => {}
-            FaultPolicy::Remove => self.world.remove(object),
+            FaultPolicy::Remove => self.sim.world.remove(object),
             FaultPolicy::Break => {
                 if self.pending_suspend.is_none() {
                     self.pending_suspend = Some(SuspendReason::Fault {

@@ -21,15 +21,15 @@ impl Pipeline {
     /// accumulator; presentation never sees more than 1, because a presented
     /// frame has run every tick it owed.
     pub(super) fn settle_alpha(&mut self) {
-        let acc = self.stepper.accumulator();
-        let fixed = self.stepper.fixed_dt();
-        self.clock.accumulator = acc.as_secs_f64();
-        self.clock.interpolation_alpha = acc.0 as f64 / fixed.0 as f64;
+        let acc = self.sim.stepper.accumulator();
+        let fixed = self.sim.stepper.fixed_dt();
+        self.sim.clock.accumulator = acc.as_secs_f64();
+        self.sim.clock.interpolation_alpha = acc.0 as f64 / fixed.0 as f64;
     }
 
     pub(super) fn suspension_now(&self, reason: SuspendReason) -> Suspension {
         Suspension {
-            end_of_tick: matches!(self.cursor, Cursor::Fixed { .. } | Cursor::Presentation)
+            end_of_tick: matches!(self.sim.cursor, Cursor::Fixed { .. } | Cursor::Presentation)
                 && matches!(
                     reason,
                     SuspendReason::StepTick
@@ -41,19 +41,19 @@ impl Pipeline {
                         | SuspendReason::Fault { .. }
                 ),
             reason,
-            tick: self.stepper.completed_ticks(),
-            frame: self.frame_index,
+            tick: self.sim.stepper.completed_ticks(),
+            frame: self.sim.frame_index,
         }
     }
 
     pub(super) fn reset_report(&mut self, kind: FrameKind) {
         let r = &mut self.report;
         r.kind = kind;
-        r.frame_index = self.frame_index;
-        r.delta_time = self.delta.as_secs_f64();
+        r.frame_index = self.sim.frame_index;
+        r.delta_time = self.sim.delta.as_secs_f64();
         r.ticks = 0;
         r.dropped_time = 0.0;
-        r.accumulator_before = self.stepper.accumulator().as_secs_f64();
+        r.accumulator_before = self.sim.stepper.accumulator().as_secs_f64();
         r.accumulator_after = r.accumulator_before;
         r.suspended = None;
         r.timing.update_ms = 0.0;
@@ -65,7 +65,7 @@ impl Pipeline {
     }
 
     pub(super) fn finish_report(&mut self) -> FrameReport {
-        self.report.accumulator_after = self.stepper.accumulator().as_secs_f64();
+        self.report.accumulator_after = self.sim.stepper.accumulator().as_secs_f64();
         self.report.suspended = self.suspended.clone();
         self.report.clone()
     }
@@ -76,25 +76,27 @@ impl Pipeline {
 
     pub(super) fn begin_frame(&mut self, raw_dt: f64) {
         if let Some(s) = self.pending_settings.take() {
-            self.stepper
+            self.sim
+                .stepper
                 .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));
-            self.settings = s;
+            self.sim.settings = s;
         }
-        let clamped = Flicks::from_secs_f64(raw_dt.min(self.settings.max_delta));
-        self.delta = clamped.scaled(self.settings.time_scale);
-        self.frame_index += 1;
-        self.frame_time += self.delta;
+        let clamped = Flicks::from_secs_f64(raw_dt.min(self.sim.settings.max_delta));
+        self.sim.delta = clamped.scaled(self.sim.settings.time_scale);
+        self.sim.frame_index += 1;
+        self.sim.frame_time += self.sim.delta;
         self.in_frame = true;
         self.frame_facts = FrameFacts {
-            delta_ms: self.delta.as_secs_f64() * 1000.0,
+            delta_ms: self.sim.delta.as_secs_f64() * 1000.0,
             ..FrameFacts::default()
         };
         self.reset_report(FrameKind::Frame);
-        self.scheduler.rebuild(&mut self.world);
+        self.sim.scheduler.rebuild(&mut self.sim.world);
         self.refresh_hooks_if_changed();
-        self.input
-            .begin_frame(self.frame_time.as_secs_f64() * 1000.0);
-        self.cursor = Cursor::Update {
+        self.sim
+            .input
+            .begin_frame(self.sim.frame_time.as_secs_f64() * 1000.0);
+        self.sim.cursor = Cursor::Update {
             hook: HookKind::Start,
             next: 0,
             past_break: false,
@@ -104,37 +106,37 @@ impl Pipeline {
     /// Rebuilds the dispatch lists if a hook reported a changed hook set.
     pub(super) fn refresh_hooks_if_changed(&mut self) {
         if std::mem::take(&mut self.hooks_changed) {
-            self.scheduler.refresh_hooks();
+            self.sim.scheduler.refresh_hooks();
         }
     }
 
     /// Sets every clock field from the integer state. `pending`: inside a tick
     /// before its physics step (tick = pending one-based index, time = its start).
     pub(super) fn sync_clock(&mut self, phase: Phase, pending: bool) {
-        let fixed = self.stepper.fixed_dt();
-        let completed = self.stepper.completed_ticks();
+        let fixed = self.sim.stepper.fixed_dt();
+        let completed = self.sim.stepper.completed_ticks();
         let (tick, sim) = if pending {
             (completed + 1, fixed * completed)
         } else {
             (completed, fixed * completed)
         };
-        let c = &mut self.clock;
-        c.delta_time = self.delta.as_secs_f64();
-        c.frame_time = self.frame_time.as_secs_f64();
-        c.frame_index = self.frame_index;
+        let c = &mut self.sim.clock;
+        c.delta_time = self.sim.delta.as_secs_f64();
+        c.frame_time = self.sim.frame_time.as_secs_f64();
+        c.frame_index = self.sim.frame_index;
         c.simulation_tick = tick;
         c.simulation_time = sim.as_secs_f64();
         c.fixed_delta_time = fixed.as_secs_f64();
-        c.dropped_time = self.stepper.dropped().as_secs_f64();
-        c.accumulator = self.stepper.accumulator().as_secs_f64();
+        c.dropped_time = self.sim.stepper.dropped().as_secs_f64();
+        c.accumulator = self.sim.stepper.accumulator().as_secs_f64();
         c.phase = phase;
-        self.world.stamp = (tick, self.frame_index);
+        self.sim.world.stamp = (tick, self.sim.frame_index);
     }
 
     /// Runs the frame from the cursor until it ends, a suspension, or `stop`.
     pub(super) fn drive(&mut self, stop: Stop) {
         loop {
-            match self.cursor {
+            match self.sim.cursor {
                 Cursor::Idle => return,
                 Cursor::Update { .. } => {
                     let t0 = Instant::now();
@@ -144,7 +146,7 @@ impl Pipeline {
                         return;
                     }
                     self.refresh_hooks_if_changed();
-                    self.cursor = Cursor::Fixed {
+                    self.sim.cursor = Cursor::Fixed {
                         advanced: false,
                         interrupted: false,
                     };
@@ -155,20 +157,24 @@ impl Pipeline {
                 } => {
                     let t0 = Instant::now();
                     if !advanced {
-                        let adv = self.stepper.advance(self.delta, self.settings.max_steps);
+                        let adv = self
+                            .sim
+                            .stepper
+                            .advance(self.sim.delta, self.sim.settings.max_steps);
                         self.report.dropped_time += adv.dropped.as_secs_f64();
                         self.frame_facts.dropped_ms += adv.dropped.as_secs_f64() * 1000.0;
-                        self.report.accumulator_before = self.stepper.accumulator().as_secs_f64();
-                        self.cursor = Cursor::Fixed {
+                        self.report.accumulator_before =
+                            self.sim.stepper.accumulator().as_secs_f64();
+                        self.sim.cursor = Cursor::Fixed {
                             advanced: true,
                             interrupted,
                         };
                     }
-                    while self.stepper.owed() > 0 {
+                    while self.sim.stepper.owed() > 0 {
                         self.run_tick();
                         self.report.ticks += 1;
                         self.frame_facts.ticks += 1;
-                        let completed = self.stepper.completed_ticks();
+                        let completed = self.sim.stepper.completed_ticks();
                         let reached = if self.stop_after_tick == Some(completed) {
                             self.stop_after_tick = None;
                             Some(SuspendReason::ReachedTick(completed))
@@ -180,7 +186,7 @@ impl Pipeline {
                             Stop::FrameEnd => None,
                         });
                         if let Some(reason) = suspend {
-                            self.cursor = Cursor::Fixed {
+                            self.sim.cursor = Cursor::Fixed {
                                 advanced: true,
                                 interrupted: true,
                             };
@@ -191,7 +197,7 @@ impl Pipeline {
                     }
                     self.report.timing.fixed_ms += ms_since(t0);
                     let interrupted = matches!(
-                        self.cursor,
+                        self.sim.cursor,
                         Cursor::Fixed {
                             interrupted: true,
                             ..
@@ -200,13 +206,13 @@ impl Pipeline {
                     if interrupted {
                         // The rest of a frame interrupted in its fixed phase
                         // (its Flow Tick and its presentation) is skipped.
-                        self.cursor = Cursor::Idle;
+                        self.sim.cursor = Cursor::Idle;
                         self.sync_clock(Phase::Idle, false);
                         self.settle_alpha();
                         self.end_frame();
                         return;
                     }
-                    self.cursor = Cursor::Flow {
+                    self.sim.cursor = Cursor::Flow {
                         next: 0,
                         past_break: false,
                     };
@@ -219,13 +225,13 @@ impl Pipeline {
                     if !done {
                         return;
                     }
-                    self.cursor = Cursor::Presentation;
+                    self.sim.cursor = Cursor::Presentation;
                 }
                 Cursor::Presentation => {
                     let t0 = Instant::now();
                     self.run_presentation();
                     self.report.timing.present_ms += ms_since(t0);
-                    self.cursor = Cursor::Idle;
+                    self.sim.cursor = Cursor::Idle;
                     if let Some(reason) = self.pending_suspend.take() {
                         self.suspend(reason);
                     }
@@ -244,7 +250,7 @@ impl Pipeline {
             mut hook,
             mut next,
             mut past_break,
-        } = self.cursor
+        } = self.sim.cursor
         else {
             return true;
         };
@@ -259,10 +265,10 @@ impl Pipeline {
             next = 0;
             past_break = false;
         }
-        let now = self.frame_time;
+        let now = self.sim.frame_time;
         self.run_routines(TimeGroup::Frame, now);
         if let Some(reason) = self.pending_suspend.take() {
-            self.cursor = Cursor::Fixed {
+            self.sim.cursor = Cursor::Fixed {
                 advanced: false,
                 interrupted: false,
             };
@@ -283,15 +289,15 @@ impl Pipeline {
         mut next: usize,
         mut past_break: bool,
     ) -> bool {
-        let n = self.scheduler.list(hook).len();
+        let n = self.sim.scheduler.list(hook).len();
         while next < n {
-            if hook == HookKind::Start && self.scheduler.unstarted == 0 {
+            if hook == HookKind::Start && self.sim.scheduler.unstarted == 0 {
                 break;
             }
-            let i = self.scheduler.list(hook)[next] as usize;
-            let entry = &self.scheduler.entries[i];
+            let i = self.sim.scheduler.list(hook)[next] as usize;
+            let entry = &self.sim.scheduler.entries[i];
             let wanted =
-                entry.is_active(&self.world) && (hook != HookKind::Start || !entry.started);
+                entry.is_active(&self.sim.world) && (hook != HookKind::Start || !entry.started);
             if !wanted {
                 next += 1;
                 continue;
@@ -299,15 +305,15 @@ impl Pipeline {
             if !past_break && self.debugger.armed() {
                 let (obj, prio) = (entry.object, entry.priority);
                 let name = entry.behaviour.name().to_string();
-                if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.clock) {
+                if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.sim.clock) {
                     // Before-hook suspension: this call runs on resume.
-                    self.cursor = Cursor::at(hook, next, true);
+                    self.sim.cursor = Cursor::at(hook, next, true);
                     self.suspend(SuspendReason::Breakpoint(hit));
                     return false;
                 }
             }
             past_break = false;
-            let dt = self.clock.delta_time;
+            let dt = self.sim.clock.delta_time;
             self.call(i, hook, |b, ctx| match hook {
                 HookKind::Start => b.start(ctx),
                 HookKind::Update => b.update(ctx, dt),
@@ -318,18 +324,18 @@ impl Pipeline {
             {
                 // The hook undid itself and asked to break before it: the
                 // call runs again on resume (Start not marked started).
-                self.cursor = Cursor::at(hook, next, true);
+                self.sim.cursor = Cursor::at(hook, next, true);
                 self.suspend(reason);
                 return false;
             }
             if hook == HookKind::Start {
-                self.scheduler.entries[i].started = true;
-                self.scheduler.unstarted = self.scheduler.unstarted.saturating_sub(1);
+                self.sim.scheduler.entries[i].started = true;
+                self.sim.scheduler.unstarted = self.sim.scheduler.unstarted.saturating_sub(1);
             }
             next += 1;
             if let Some(reason) = self.pending_suspend.take() {
                 // A requested break (or fault) in update-clock code: stop after the hook.
-                self.cursor = Cursor::at(hook, next, false);
+                self.sim.cursor = Cursor::at(hook, next, false);
                 self.suspend(reason);
                 return false;
             }
@@ -340,12 +346,12 @@ impl Pipeline {
     /// One fixed tick, from pending to committed.
     pub(super) fn run_tick(&mut self) {
         self.sync_clock(Phase::Fixed, true);
-        let tick_start = self.stepper.simulation_time();
-        self.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
+        let tick_start = self.sim.stepper.simulation_time();
+        self.sim.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
         if let Some(source) = self.tick_input.as_ref() {
-            source.events_for_tick(self.clock.simulation_tick, &mut self.replay_scratch);
+            source.events_for_tick(self.sim.clock.simulation_tick, &mut self.replay_scratch);
             for event in self.replay_scratch.drain(..) {
-                self.input.deliver_to_tick(event);
+                self.sim.input.deliver_to_tick(event);
             }
         }
 
@@ -354,7 +360,7 @@ impl Pipeline {
             .debugger
             .clock_armed()
             .then_some(self.report.timing.fixed_by_priority);
-        let dt = self.clock.fixed_delta_time;
+        let dt = self.sim.clock.fixed_delta_time;
         let mut from = 0;
         while let Some(next) = self.fixed_update_batch(from, dt) {
             from = next;
@@ -363,17 +369,18 @@ impl Pipeline {
 
         // Physics: reconcile what hooks wrote, then step.
         let t0 = Instant::now();
-        self.physics.reconcile(&mut self.world, dt);
+        self.sim.physics.reconcile(&mut self.sim.world, dt);
         self.contacts.clear();
-        self.physics
-            .step(dt, self.settings.substeps, &mut self.contacts);
+        self.sim
+            .physics
+            .step(dt, self.sim.settings.substeps, &mut self.contacts);
 
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
-        self.physics.commit(&mut self.world);
+        self.sim.physics.commit(&mut self.sim.world);
         let physics_ms = ms_since(t0);
         self.report.timing.physics_ms += physics_ms;
-        self.stepper.expend();
+        self.sim.stepper.expend();
         self.sync_clock(Phase::Fixed, false);
         self.contacts.sort_unstable();
         self.deliver_contacts();
@@ -385,10 +392,10 @@ impl Pipeline {
         if let Some(mut observer) = self.observer.take() {
             let hash = self.state_hash();
             observer.on_tick(&TickRecord {
-                clock: &self.clock,
-                inputs: self.input.delivered_this_tick(),
+                clock: &self.sim.clock,
+                inputs: self.sim.input.delivered_this_tick(),
                 contacts: &self.contacts,
-                world: &self.world,
+                world: &self.sim.world,
                 hash,
                 state: &*self,
             });
@@ -411,13 +418,13 @@ impl Pipeline {
             return;
         }
         let facts = FrameFacts {
-            alpha: self.clock.interpolation_alpha,
+            alpha: self.sim.clock.interpolation_alpha,
             previous_alpha: self.last_alpha,
             ..self.frame_facts
         };
         self.last_alpha = Some(facts.alpha);
         if self.debugger.clock_armed()
-            && let Some(hit) = self.debugger.check_frame(&self.clock, &facts)
+            && let Some(hit) = self.debugger.check_frame(&self.sim.clock, &facts)
             && self.suspended.is_none()
         {
             self.suspend(SuspendReason::Clock(hit));

@@ -66,6 +66,7 @@ mod settings;
 mod snapshot;
 
 pub use settings::{FaultPolicy, TimeSettings};
+use snapshot::SimulationState;
 pub use snapshot::Snapshot;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -154,25 +155,15 @@ pub trait TickWatch: Send {
 }
 
 /// The runtime: world, cohort, clock, stepper, physics, input and debugger.
+/// The simulated part is one [`SimulationState`] (what a [`Snapshot`] is);
+/// the rest is the host's (breakpoints, observers, fault policy) or scratch.
 pub struct Pipeline {
-    settings: TimeSettings,
+    /// Everything a snapshot copies and a restore puts back.
+    sim: SimulationState,
     /// Applied at the next frame boundary.
     pending_settings: Option<TimeSettings>,
-    stepper: FixedStepper,
-    clock: Clock,
-    frame_time: Flicks,
-    frame_index: u64,
-    /// This frame's clamped, scaled delta.
-    delta: Flicks,
-    world: World,
-    scheduler: Scheduler,
-    physics: Box<dyn PhysicsStage>,
-    input: Input,
-    rng: Rng,
-    routines: Vec<RoutineSlot>,
     debugger: Debugger,
     fault_policy: FaultPolicy,
-    cursor: Cursor,
     suspended: Option<Suspension>,
     /// A suspension decided during the current tick, taking effect at its end.
     pending_suspend: Option<SuspendReason>,
@@ -213,8 +204,8 @@ impl SubsystemState for Pipeline {
 impl std::fmt::Debug for Pipeline {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Pipeline")
-            .field("clock", &self.clock)
-            .field("objects", &self.world.len())
+            .field("clock", &self.sim.clock)
+            .field("objects", &self.sim.world.len())
             .field("suspended", &self.suspended)
             .finish_non_exhaustive()
     }
@@ -225,22 +216,24 @@ impl Pipeline {
     pub fn new(settings: TimeSettings) -> Pipeline {
         let stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
         let mut p = Pipeline {
-            settings,
+            sim: SimulationState {
+                settings,
+                stepper,
+                clock: Clock::default(),
+                frame_time: Flicks::ZERO,
+                frame_index: 0,
+                delta: Flicks::ZERO,
+                world: World::new(),
+                scheduler: Scheduler::default(),
+                physics: Box::new(NoPhysics),
+                input: Input::default(),
+                rng: Rng::new(0),
+                routines: Vec::new(),
+                cursor: Cursor::Idle,
+            },
             pending_settings: None,
-            stepper,
-            clock: Clock::default(),
-            frame_time: Flicks::ZERO,
-            frame_index: 0,
-            delta: Flicks::ZERO,
-            world: World::new(),
-            scheduler: Scheduler::default(),
-            physics: Box::new(NoPhysics),
-            input: Input::default(),
-            rng: Rng::new(0),
-            routines: Vec::new(),
             debugger: Debugger::default(),
             fault_policy: FaultPolicy::default(),
-            cursor: Cursor::Idle,
             suspended: None,
             pending_suspend: None,
             in_frame: false,
@@ -267,29 +260,30 @@ impl Pipeline {
     /// on (the contract: simulation time restarts with its physics world, frame
     /// time does not). Any suspension is cleared.
     pub fn load_session(&mut self, world: World, physics: Box<dyn PhysicsStage>, seed: u64) {
-        self.world = world;
-        self.physics = physics;
-        self.scheduler = Scheduler::default();
-        self.routines.clear();
-        self.stepper.reset();
+        self.sim.world = world;
+        self.sim.physics = physics;
+        self.sim.scheduler = Scheduler::default();
+        self.sim.routines.clear();
+        self.sim.stepper.reset();
         // Settings queued for this session (a scene's) apply now: no frame is in
         // progress, and a step-tick before the first frame must use them.
         if let Some(settings) = self.pending_settings.take() {
-            self.stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
-            self.settings = settings;
+            self.sim.stepper =
+                FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
+            self.sim.settings = settings;
         }
-        self.input.reset_simulation();
-        self.rng = Rng::new(seed);
-        self.cursor = Cursor::Idle;
+        self.sim.input.reset_simulation();
+        self.sim.rng = Rng::new(seed);
+        self.sim.cursor = Cursor::Idle;
         self.suspended = None;
         self.pending_suspend = None;
-        self.scheduler.rebuild(&mut self.world);
+        self.sim.scheduler.rebuild(&mut self.sim.world);
         self.sync_clock(Phase::Idle, false);
     }
 
     /// Replaces the action map (the input state restarts).
     pub fn set_action_map(&mut self, map: ActionMap) {
-        self.input = Input::new(map);
+        self.sim.input = Input::new(map);
     }
 
     /// Installs (or removes) the observer that receives every completed tick.
@@ -352,23 +346,23 @@ impl Pipeline {
 
     /// The settings in force (pending changes not included).
     pub fn settings(&self) -> &TimeSettings {
-        &self.settings
+        &self.sim.settings
     }
 
     /// The clock as of now.
     pub fn clock(&self) -> &Clock {
-        &self.clock
+        &self.sim.clock
     }
 
     /// The world (committed poses, objects).
     pub fn world(&self) -> &World {
-        &self.world
+        &self.sim.world
     }
 
     /// The world, mutably: editor edits while suspended. Body edits must go
     /// through [`World::command`] so they are reconciled before the next tick.
     pub fn world_mut(&mut self) -> &mut World {
-        &mut self.world
+        &mut self.sim.world
     }
 
     /// Breakpoints and hits.
@@ -403,34 +397,34 @@ impl Pipeline {
 
     /// Registers a host behaviour (see [`Scheduler::register`]).
     pub fn register(&mut self, priority: Priority, behaviour: Box<dyn Behaviour>) -> Registration {
-        self.scheduler.register(priority, behaviour)
+        self.sim.scheduler.register(priority, behaviour)
     }
 
     /// The input devices and snapshots.
     pub fn input(&self) -> &Input {
-        &self.input
+        &self.sim.input
     }
 
     /// Queues a device event: Update sees it next frame, fixed code next tick.
     pub fn push_input(&mut self, event: InputEvent) {
-        self.input.push(event);
+        self.sim.input.push(event);
     }
 
     /// Queues a raw input event for the next tick to begin, even one that no
     /// outer frame precedes (a single step while suspended): see
     /// [`crate::input::Input::push_to_next_tick`]. Update sees it next frame.
     pub fn push_input_to_next_tick(&mut self, event: InputEvent) {
-        self.input.push_to_next_tick(event);
+        self.sim.input.push_to_next_tick(event);
     }
 
     /// The stepper (accumulator, owed ticks).
     pub fn stepper(&self) -> &FixedStepper {
-        &self.stepper
+        &self.sim.stepper
     }
 
     /// The physics stage.
     pub fn physics(&self) -> &dyn PhysicsStage {
-        self.physics.as_ref()
+        self.sim.physics.as_ref()
     }
 
     /// The suspension in force, if any.
@@ -440,7 +434,7 @@ impl Pipeline {
 
     /// Takes the log lines written since the last drain.
     pub fn drain_log(&mut self) -> Vec<LogEntry> {
-        self.world.drain_log()
+        self.sim.world.drain_log()
     }
 
     /// Stable hash of the committed state (world and engine and behaviours).
@@ -451,13 +445,13 @@ impl Pipeline {
     }
 
     fn hash_into(&self, h: &mut StableHasher) {
-        h.write_u64(self.stepper.completed_ticks());
-        hash_world(&self.world, h);
+        h.write_u64(self.sim.stepper.completed_ticks());
+        hash_world(&self.sim.world, h);
         for (object, behaviour) in self.hashed_behaviours() {
             h.write_u64(object.0);
             behaviour.hash_state(h);
         }
-        self.physics.hash_state(h);
+        self.sim.physics.hash_state(h);
     }
 
     /// The behaviours of `object` in dispatch order, with their state now
@@ -473,13 +467,15 @@ impl Pipeline {
             faulted: e.faulted,
         };
         let mut out: Vec<_> = self
+            .sim
             .scheduler
             .entries_of(object)
             .iter()
-            .map(|&(_, i)| state(&self.scheduler.entries[i as usize]))
+            .map(|&(_, i)| state(&self.sim.scheduler.entries[i as usize]))
             .collect();
         out.extend(
-            self.world
+            self.sim
+                .world
                 .joining()
                 .filter(|p| p.object == object)
                 .map(|p| crate::behaviour::BehaviourState {
@@ -499,11 +495,13 @@ impl Pipeline {
     /// fires).
     pub fn hooks_of(&self, object: ObjectId) -> Hooks {
         let cohort = self
+            .sim
             .scheduler
             .entries_of(object)
             .iter()
-            .map(|&(_, i)| self.scheduler.entries[i as usize].hooks);
+            .map(|&(_, i)| self.sim.scheduler.entries[i as usize].hooks);
         let pending = self
+            .sim
             .world
             .joining()
             .filter(|p| p.object == object)
@@ -516,14 +514,14 @@ impl Pipeline {
     /// object, whose state changed first. `out`'s buffer is reused.
     pub fn subsystem_hashes(&self, out: &mut SubsystemHashes) {
         let mut h = StableHasher::new();
-        h.write_u64(self.stepper.completed_ticks());
-        h.write_u64(self.clock.simulation_tick);
-        h.write_f64(self.clock.simulation_time);
-        h.write_f64(self.clock.fixed_delta_time);
+        h.write_u64(self.sim.stepper.completed_ticks());
+        h.write_u64(self.sim.clock.simulation_tick);
+        h.write_f64(self.sim.clock.simulation_time);
+        h.write_f64(self.sim.clock.fixed_delta_time);
         out.clock = h.finish();
 
         let mut h = StableHasher::new();
-        self.input.hash_simulation_memory(&mut h);
+        self.sim.input.hash_simulation_memory(&mut h);
         out.input = h.finish();
 
         out.behaviours.clear();
@@ -547,14 +545,14 @@ impl Pipeline {
 
         // SplitMix64's output is a bijection of its state, so the next draw
         // (taken from a copy) stands for the state without exposing it.
-        let mut rng = self.rng;
+        let mut rng = self.sim.rng;
         let mut h = StableHasher::new();
         h.write_u64(rng.next_u64());
         out.rng = h.finish();
 
         let mut h = StableHasher::new();
-        hash_world(&self.world, &mut h);
-        self.physics.hash_state(&mut h);
+        hash_world(&self.sim.world, &mut h);
+        self.sim.physics.hash_state(&mut h);
         out.physics = h.finish();
     }
 
@@ -566,14 +564,20 @@ impl Pipeline {
     /// Spawned ids are larger than every existing one, so admitted-then-pending
     /// is id order.
     fn hashed_behaviours(&self) -> impl Iterator<Item = (ObjectId, &dyn Behaviour)> + '_ {
-        let admitted = self.scheduler.by_object.iter().filter_map(|&(object, i)| {
-            let e = &self.scheduler.entries[i as usize];
-            (!e.is_retired(&self.world)).then_some((object, &*e.behaviour))
-        });
+        let admitted = self
+            .sim
+            .scheduler
+            .by_object
+            .iter()
+            .filter_map(|&(object, i)| {
+                let e = &self.sim.scheduler.entries[i as usize];
+                (!e.is_retired(&self.sim.world)).then_some((object, &*e.behaviour))
+            });
         let pending = self
+            .sim
             .world
             .joining()
-            .filter(|p| self.world.get(p.object).is_some())
+            .filter(|p| self.sim.world.get(p.object).is_some())
             .map(|p| (p.object, &*p.behaviour));
         admitted.chain(pending)
     }
@@ -584,7 +588,7 @@ impl Pipeline {
         if self.suspended.is_some() {
             return FrameReport {
                 kind: FrameKind::NotRun,
-                frame_index: self.frame_index,
+                frame_index: self.sim.frame_index,
                 suspended: self.suspended.clone(),
                 ..FrameReport::default()
             };
@@ -616,7 +620,7 @@ impl Pipeline {
     pub fn step_tick(&mut self) -> FrameReport {
         self.suspended = None;
         self.start_continuation();
-        let ran_frame_part = self.cursor != Cursor::Idle;
+        let ran_frame_part = self.sim.cursor != Cursor::Idle;
         if ran_frame_part {
             self.drive(Stop::AfterOneTick);
         }
@@ -625,8 +629,8 @@ impl Pipeline {
             if !ran_frame_part {
                 self.report.kind = FrameKind::LoneTick;
             }
-            self.stepper.owe_one_more();
-            self.cursor = Cursor::Fixed {
+            self.sim.stepper.owe_one_more();
+            self.sim.cursor = Cursor::Fixed {
                 advanced: true,
                 interrupted: true,
             };
@@ -641,7 +645,7 @@ impl Pipeline {
     /// Runs one outer frame (or the rest of the interrupted one), then suspends.
     pub fn step_one_frame(&mut self, raw_dt: f64) -> FrameReport {
         self.suspended = None;
-        if self.cursor == Cursor::Idle {
+        if self.sim.cursor == Cursor::Idle {
             self.begin_frame(raw_dt);
         } else {
             self.start_continuation();

@@ -3,38 +3,63 @@
 
 use super::*;
 
+/// The whole simulated state of a session: what a [`Snapshot`] holds and a
+/// restore puts back, in one place, so a new piece of simulated state is one
+/// field here (and nowhere else) to be covered by rewind, the sync test and
+/// the editor's recovery points. What is *not* here is the host's
+/// (breakpoints, observer, watches, fault policy), a suspension (lifted by a
+/// restore), or scratch rebuilt every tick.
+#[derive(Clone, Debug)]
+pub(super) struct SimulationState {
+    /// Timing settings in force.
+    pub(super) settings: TimeSettings,
+    /// Accumulator or step counter, and the completed ticks.
+    pub(super) stepper: FixedStepper,
+    /// The clock's eight fields as of the last phase change.
+    pub(super) clock: Clock,
+    /// Outer frame time, the sum of the clamped, scaled deltas.
+    pub(super) frame_time: Flicks,
+    /// Outer frames begun.
+    pub(super) frame_index: u64,
+    /// This frame's clamped, scaled delta.
+    pub(super) delta: Flicks,
+    /// Objects, committed poses and the queues hooks write into.
+    pub(super) world: World,
+    /// The cohort and its dispatch lists.
+    pub(super) scheduler: Scheduler,
+    /// The physics engine, with its own state.
+    pub(super) physics: Box<dyn PhysicsStage>,
+    /// Devices, actions, and the fixed side's input memory.
+    pub(super) input: Input,
+    /// The session's random generator.
+    pub(super) rng: Rng,
+    /// Timed routines waiting on their clocks.
+    pub(super) routines: Vec<RoutineSlot>,
+    /// Where in a frame the session is (between frames, or after a tick).
+    pub(super) cursor: Cursor,
+}
+
 /// Everything a snapshot restores: the whole simulation state of a session.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
-    world: World,
-    scheduler: Scheduler,
-    physics: Box<dyn PhysicsStage>,
-    stepper: FixedStepper,
-    clock: Clock,
-    frame_time: Flicks,
-    frame_index: u64,
-    delta: Flicks,
-    input: Input,
-    rng: Rng,
-    routines: Vec<RoutineSlot>,
-    cursor: Cursor,
-    settings: TimeSettings,
+    /// The state as of the moment of the snapshot.
+    state: SimulationState,
 }
 
 impl Snapshot {
     /// Completed ticks at the moment of the snapshot.
     pub fn tick(&self) -> u64 {
-        self.stepper.completed_ticks()
+        self.state.stepper.completed_ticks()
     }
 
     /// Outer frame at the moment of the snapshot.
     pub fn frame_index(&self) -> u64 {
-        self.frame_index
+        self.state.frame_index
     }
 
     /// Simulated seconds at the moment of the snapshot.
     pub fn simulation_time(&self) -> f64 {
-        self.stepper.simulation_time().as_secs_f64()
+        self.state.stepper.simulation_time().as_secs_f64()
     }
 
     /// About how many bytes the snapshot holds (what [`crate::History`]'s
@@ -44,10 +69,10 @@ impl Snapshot {
     /// only (a script's shared compiled code is not copied per snapshot).
     pub fn memory_bytes(&self) -> usize {
         std::mem::size_of::<Snapshot>()
-            + self.world.memory_bytes()
-            + self.scheduler.memory_bytes()
-            + self.physics.memory_bytes()
-            + self.routines.capacity() * std::mem::size_of::<RoutineSlot>()
+            + self.state.world.memory_bytes()
+            + self.state.scheduler.memory_bytes()
+            + self.state.physics.memory_bytes()
+            + self.state.routines.capacity() * std::mem::size_of::<RoutineSlot>()
     }
 }
 
@@ -55,45 +80,20 @@ impl Pipeline {
     /// A copy of the whole simulation state.
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
-            world: self.world.clone(),
-            scheduler: self.scheduler.clone(),
-            physics: self.physics.clone(),
-            stepper: self.stepper.clone(),
-            clock: self.clock,
-            frame_time: self.frame_time,
-            frame_index: self.frame_index,
-            delta: self.delta,
-            input: self.input.clone(),
-            rng: self.rng,
-            routines: self.routines.clone(),
-            cursor: self.cursor,
-            settings: self.settings,
+            state: self.sim.clone(),
         }
     }
 
     /// Puts the state of a snapshot back. Breakpoints, observer and fault policy
     /// are the host's and stay; any suspension is lifted.
     pub fn restore(&mut self, snapshot: &Snapshot) {
-        let s = snapshot.clone();
-        self.world = s.world;
-        self.scheduler = s.scheduler;
-        self.physics = s.physics;
-        self.stepper = s.stepper;
-        self.clock = s.clock;
-        self.frame_time = s.frame_time;
-        self.frame_index = s.frame_index;
-        self.delta = s.delta;
-        self.input = s.input;
-        self.rng = s.rng;
-        self.routines = s.routines;
-        self.cursor = s.cursor;
-        self.settings = s.settings;
+        self.sim = snapshot.state.clone();
         self.pending_settings = None;
         self.suspended = None;
         self.pending_suspend = None;
         // A snapshot taken at the end of a tick may be in the middle of a
         // frame; the frame's own facts so far are not in it.
-        self.in_frame = self.cursor != Cursor::Idle;
+        self.in_frame = self.sim.cursor != Cursor::Idle;
         self.frame_facts = FrameFacts::default();
         self.last_alpha = None;
     }
