@@ -107,16 +107,16 @@ impl ClockRule {
 
     /// Checks the values themselves, so a breakpoint that could never hold
     /// (or always would, by a typo) is refused when it is made.
-    pub fn validate(&self) -> Result<(), String> {
+    pub fn validate(&self) -> Result<(), ClockRuleError> {
         let finite_ms = |ms: f64| {
             if ms.is_finite() && ms >= 0.0 {
                 Ok(())
             } else {
-                Err(format!("a time limit must be 0 ms or more, not {ms}"))
+                Err(ClockRuleError::TimeLimit(ms))
             }
         };
         match *self {
-            ClockRule::TicksAtLeast(0) => Err("ticks: give 1 or more".to_string()),
+            ClockRule::TicksAtLeast(0) => Err(ClockRuleError::NoTicks),
             ClockRule::TicksAtLeast(_) | ClockRule::DroppedTime => Ok(()),
             ClockRule::DeltaAbove { ms }
             | ClockRule::FixedPriorityAbove { ms, .. }
@@ -125,11 +125,26 @@ impl ClockRule {
                 if (0.0..=1.0).contains(&threshold) {
                     Ok(())
                 } else {
-                    Err(format!("alpha threshold must be in 0..=1, not {threshold}"))
+                    Err(ClockRuleError::AlphaThreshold(threshold))
                 }
             }
         }
     }
+}
+
+/// Why a [`ClockRule`] is refused when it is made: a value with which it
+/// could never hold, or always would.
+#[derive(Clone, Copy, Debug, PartialEq, thiserror::Error)]
+pub enum ClockRuleError {
+    /// "At least 0 ticks" holds every frame.
+    #[error("ticks: give 1 or more")]
+    NoTicks,
+    /// A time limit that is negative or not a number.
+    #[error("a time limit must be 0 ms or more, not {0}")]
+    TimeLimit(f64),
+    /// An alpha threshold outside `0..=1`, which alpha never crosses.
+    #[error("alpha threshold must be in 0..=1, not {0}")]
+    AlphaThreshold(f64),
 }
 
 /// A breakpoint on the shape of a frame or a tick.

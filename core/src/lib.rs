@@ -108,7 +108,7 @@ pub use body::{
     Velocity,
 };
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
-pub use clock_breakpoint::{ClockBreakpoint, ClockHit, ClockRule};
+pub use clock_breakpoint::{ClockBreakpoint, ClockHit, ClockRule, ClockRuleError};
 pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
@@ -117,11 +117,12 @@ pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
-pub use pacing::{FramePacer, Pacing, PacingError, Stall};
+pub use limits::BodyError;
+pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
-    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
-    TickInputSource, TickWatch, TimeSettings,
+    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, SettingsError,
+    Snapshot, TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};
@@ -129,10 +130,12 @@ pub use scene::{
     ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject, WorldSettings,
 };
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
-pub use soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring};
+pub use soft_body::{
+    SoftBodyDesc, SoftBodyError, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring,
+};
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use spawn::ObjectDesc;
-pub use stepper::{Advance, FixedStepper, StepStrategy};
+pub use stepper::{Advance, FixedStepper, StepStrategy, UnknownStrategy};
 pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
 pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};

@@ -30,7 +30,41 @@
 //! and tick).
 
 use crate::body::{BodyCommand, BodyDesc, BodyKind, Pose, Shape, Vec2};
-use crate::soft_body::SoftBodyDesc;
+use crate::soft_body::{SoftBodyDesc, SoftBodyError};
+
+/// Why physics cannot take a body, by the check that refused it; the text
+/// names the field and the numbers (`circle radius must be positive, got
+/// -1`), and the scene loader places it at the object's line and column.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum BodyError {
+    /// The description does not hang together: a `Soft` kind without a soft
+    /// description (or the other way round), no shape, shapes on a soft body.
+    #[error("{0}")]
+    Description(String),
+    /// A rigid shape physics cannot build: a size that is not positive and
+    /// finite, a polygon with too few points, non-finite points or no area.
+    #[error("{0}")]
+    Shape(String),
+    /// A soft body's own description or material (see [`SoftBodyDesc::check`]).
+    #[error(transparent)]
+    Soft(#[from] SoftBodyError),
+    /// Density, friction or restitution out of range.
+    #[error("{0}")]
+    Material(String),
+    /// A starting velocity or gravity scale that is not finite, or too fast.
+    #[error("{0}")]
+    Motion(String),
+    /// A derived quantity (area, mass, inertia, a contact impulse) beyond
+    /// `f32`, or an inverse mass that would be.
+    #[error("{0}")]
+    Size(String),
+    /// Placed where `f32` steps are too coarse for its smallest feature.
+    #[error("{0}")]
+    Placement(String),
+    /// Its weight, or the speed gravity adds in a second, beyond `f32`.
+    #[error("{0}")]
+    Weight(String),
+}
 
 /// The largest magnitude an `f32` holds.
 pub const F32_LIMIT: f64 = f32::MAX as f64;
@@ -114,31 +148,35 @@ impl Shape {
     /// Why the shape cannot be built, if it cannot: a size that is not a
     /// positive finite number, or a polygon with fewer than 3 points, a
     /// non-finite point or no area.
-    fn check_geometry(&self) -> Result<(), String> {
+    fn check_geometry(&self) -> Result<(), BodyError> {
         match self {
-            Shape::Circle { radius } if !finite_positive(*radius) => {
-                Err(format!("circle radius must be positive, got {radius}"))
+            Shape::Circle { radius } if !finite_positive(*radius) => Err(BodyError::Shape(
+                format!("circle radius must be positive, got {radius}"),
+            )),
+            Shape::Cuboid { hx, hy } if !(finite_positive(*hx) && finite_positive(*hy)) => {
+                Err(BodyError::Shape(format!(
+                    "cuboid half extents must be positive, got hx {hx}, hy {hy}"
+                )))
             }
-            Shape::Cuboid { hx, hy } if !(finite_positive(*hx) && finite_positive(*hy)) => Err(
-                format!("cuboid half extents must be positive, got hx {hx}, hy {hy}"),
-            ),
             Shape::Capsule {
                 half_height,
                 radius,
             } if !(finite_positive(*radius) && half_height.is_finite() && *half_height >= 0.0) => {
-                Err(format!(
+                Err(BodyError::Shape(format!(
                     "capsule needs a positive radius and a half height >= 0, got radius {radius}, half_height {half_height}"
-                ))
+                )))
             }
             Shape::ConvexPolygon { points } => {
                 if points.len() < 3 {
-                    return Err(format!(
+                    return Err(BodyError::Shape(format!(
                         "convex polygon needs at least 3 points, got {}",
                         points.len()
-                    ));
+                    )));
                 }
                 if points.iter().any(|p| !p.is_finite()) {
-                    return Err("convex polygon points must be finite".into());
+                    return Err(BodyError::Shape(
+                        "convex polygon points must be finite".into(),
+                    ));
                 }
                 // Not all collinear: some triangle from the first point has an area.
                 let p0 = points[0];
@@ -147,7 +185,9 @@ impl Shape {
                     (a.x * b.y - a.y * b.x).abs() > 1e-6
                 });
                 if !spans_area {
-                    return Err("convex polygon points are collinear (no area)".into());
+                    return Err(BodyError::Shape(
+                        "convex polygon points are collinear (no area)".into(),
+                    ));
                 }
                 Ok(())
             }
@@ -249,21 +289,25 @@ impl BodyDesc {
     ///
     /// The scene loader reports this with the object's line and column;
     /// [`crate::World::spawn`] logs it and creates the object without a body.
-    pub fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), BodyError> {
         match (&self.soft, self.kind) {
             (Some(soft), BodyKind::Soft) => return self.check_soft(soft),
             (None, BodyKind::Soft) => {
-                return Err("a Soft body needs a `soft: (shape: ..)` description".into());
+                return Err(BodyError::Description(
+                    "a Soft body needs a `soft: (shape: ..)` description".into(),
+                ));
             }
             (Some(_), kind) => {
-                return Err(format!(
+                return Err(BodyError::Description(format!(
                     "a `soft` description needs `kind: Soft`, this body is {kind:?}"
-                ));
+                )));
             }
             (None, _) => {}
         }
         if self.shapes.is_empty() {
-            return Err("a body needs at least one shape".into());
+            return Err(BodyError::Description(
+                "a body needs at least one shape".into(),
+            ));
         }
         for shape in &self.shapes {
             shape.check_geometry()?;
@@ -271,10 +315,10 @@ impl BodyDesc {
         let density_ok = self.density.is_finite()
             && (self.density > 0.0 || (self.density == 0.0 && self.kind != BodyKind::Dynamic));
         if !density_ok {
-            return Err(format!(
+            return Err(BodyError::Material(format!(
                 "density must be positive (for a dynamic body), got {}",
                 self.density
-            ));
+            )));
         }
         self.check_surface_and_start(" (rapier would stop the body dead)")?;
         let density = f64::from(self.density);
@@ -288,9 +332,9 @@ impl BodyDesc {
                 ("angular inertia", density * unit.inertia_high),
             ] {
                 if !fits_f32(value) {
-                    return Err(format!(
+                    return Err(BodyError::Size(format!(
                         "shape {shape:?} is too large for physics: its {what} would be {value:.2e}, beyond f32's 3.4e38"
-                    ));
+                    )));
                 }
             }
             mass += shape_mass;
@@ -298,26 +342,26 @@ impl BodyDesc {
             high += density * unit.inertia_high;
         }
         if !fits_f32(mass) || !fits_f32(high) {
-            return Err(format!(
+            return Err(BodyError::Size(format!(
                 "the body is too large for physics: mass {mass:.2e} kg, angular inertia up to {high:.2e} kg·m², beyond f32's 3.4e38"
-            ));
+            )));
         }
         if self.kind == BodyKind::Dynamic
             && (mass < SMALLEST_INVERTIBLE || low < SMALLEST_INVERTIBLE)
         {
-            return Err(format!(
+            return Err(BodyError::Size(format!(
                 "the body is too small for physics: mass {mass:.2e} kg, angular inertia {low:.2e} kg·m²; \
                  physics divides by both, and their inverses would be beyond f32's 3.4e38"
-            ));
+            )));
         }
         let impact = mass * 2.0 * RAPIER_SPEED_CAP;
         let rubbing = impact * f64::from(self.friction);
         if !fits_f32(impact) || !fits_f32(rubbing) {
-            return Err(format!(
+            return Err(BodyError::Size(format!(
                 "the body is too heavy for physics: a head-on contact at rapier's speed cap (2 × 400 m/s) \
                  carries {impact:.2e} N·s, times friction {} = {rubbing:.2e}, beyond f32's 3.4e38",
                 self.friction
-            ));
+            )));
         }
         Ok(())
     }
@@ -325,52 +369,59 @@ impl BodyDesc {
     /// What rigid and soft bodies share: friction, restitution, and a
     /// starting velocity whose square fits in f32 (`speed_note` says what
     /// happens to this kind of body otherwise).
-    fn check_surface_and_start(&self, speed_note: &str) -> Result<(), String> {
+    fn check_surface_and_start(&self, speed_note: &str) -> Result<(), BodyError> {
         if !(self.friction.is_finite() && self.friction >= 0.0) {
-            return Err(format!("friction must be >= 0, got {}", self.friction));
+            return Err(BodyError::Material(format!(
+                "friction must be >= 0, got {}",
+                self.friction
+            )));
         }
         if !(self.restitution.is_finite() && (0.0..=1.0).contains(&self.restitution)) {
-            return Err(format!(
+            return Err(BodyError::Material(format!(
                 "restitution must be within 0..=1, got {}",
                 self.restitution
-            ));
+            )));
         }
         if !self.velocity.is_finite() || !self.gravity_scale.is_finite() {
-            return Err("body velocity and gravity_scale must be finite".into());
+            return Err(BodyError::Motion(
+                "body velocity and gravity_scale must be finite".into(),
+            ));
         }
         let (vx, vy) = (
             f64::from(self.velocity.linear.x),
             f64::from(self.velocity.linear.y),
         );
         if !speed_fits(vx, vy) {
-            return Err(format!(
+            return Err(BodyError::Motion(format!(
                 "initial speed {:.2e} m/s is too fast for physics: its square is beyond f32's 3.4e38{speed_note}",
                 vx.hypot(vy)
-            ));
+            )));
         }
         Ok(())
     }
 
     /// The soft-body half of [`BodyDesc::check`]: the description's own
     /// checks, no rigid shapes, and a material the surface collider can take.
-    fn check_soft(&self, soft: &SoftBodyDesc) -> Result<(), String> {
+    fn check_soft(&self, soft: &SoftBodyDesc) -> Result<(), BodyError> {
         if !self.shapes.is_empty() {
-            return Err("a Soft body collides through its particles: leave `shapes` empty".into());
+            return Err(BodyError::Description(
+                "a Soft body collides through its particles: leave `shapes` empty".into(),
+            ));
         }
         soft.check()?;
         self.check_surface_and_start("")?;
         let per_particle = f64::from(soft.mass) / soft.particle_count().max(1) as f64;
         if per_particle < SMALLEST_INVERTIBLE {
-            return Err(format!(
+            return Err(BodyError::Size(format!(
                 "the soft body is too light for physics: {per_particle:.2e} kg a particle, whose inverse is beyond f32's 3.4e38"
-            ));
+            )));
         }
         Ok(())
     }
 
     /// Whether the body can be placed at world pose `pose`: its smallest
     /// feature must span [`RESOLUTION_STEPS`] `f32` steps there (module docs).
-    pub fn check_placement(&self, pose: Pose) -> Result<(), String> {
+    pub fn check_placement(&self, pose: Pose) -> Result<(), BodyError> {
         let (feature, extent, what) = match &self.soft {
             Some(soft) => {
                 let extent = soft
@@ -407,10 +458,10 @@ impl BodyDesc {
             return Ok(());
         }
         let reach = feature / RESOLUTION_STEPS * f64::from(1u32 << 23);
-        Err(format!(
+        Err(BodyError::Placement(format!(
             "a body whose smallest feature is {feature} m cannot be placed {far:.3e} m from the \
              origin: f32 steps there are {step:.3e} m and {what}; keep it within {reach:.0} m"
-        ))
+        )))
     }
 
     /// Mass of the body, kg, in `f64` (`density × area`, summed over shapes;
@@ -431,29 +482,29 @@ impl BodyDesc {
     /// every step), or the speed gravity adds in a second, whose square must
     /// fit (ticks are at most 1 s long). Checked where the gravity is known:
     /// the scene loader and the physics stage.
-    pub fn check_weight(&self, gravity: Vec2) -> Result<(), String> {
+    pub fn check_weight(&self, gravity: Vec2) -> Result<(), BodyError> {
         if !matches!(self.kind, BodyKind::Dynamic | BodyKind::Soft) {
             return Ok(());
         }
         let scale = f64::from(self.gravity_scale);
         let (gx, gy) = (f64::from(gravity.x) * scale, f64::from(gravity.y) * scale);
         if !speed_fits(gx, gy) {
-            return Err(format!(
+            return Err(BodyError::Weight(format!(
                 "gravity ({}, {}) × gravity_scale {} adds {:.2e} m/s a second: too fast for physics (its square is beyond f32's 3.4e38)",
                 gravity.x,
                 gravity.y,
                 self.gravity_scale,
                 gx.hypot(gy)
-            ));
+            )));
         }
         let mass = self.mass();
         if fits_f32(mass * gx) && fits_f32(mass * gy) {
             Ok(())
         } else {
-            Err(format!(
+            Err(BodyError::Weight(format!(
                 "the body is too heavy for physics: mass {mass:.2e} kg × gravity ({}, {}) × gravity_scale {} is beyond f32's 3.4e38 N",
                 gravity.x, gravity.y, self.gravity_scale
-            ))
+            )))
         }
     }
 }
@@ -578,7 +629,8 @@ mod tests {
         // The fuzzer's soft.ron: the slab moved to y = 1e38.
         let far = jelly
             .check_placement(Pose::new(3.0, 1e38, 0.2))
-            .expect_err("particles merge at 1e38");
+            .expect_err("particles merge at 1e38")
+            .to_string();
         assert!(
             far.contains("would merge") && far.contains("1.000e38"),
             "{far}"
@@ -594,7 +646,8 @@ mod tests {
         assert!(ball.check_placement(Pose::new(60_000.0, 0.0, 0.0)).is_ok());
         let msg = ball
             .check_placement(Pose::new(3e38, 6.0, 0.0))
-            .expect_err("the sample scene's boxes at 3e38");
+            .expect_err("the sample scene's boxes at 3e38")
+            .to_string();
         assert!(
             msg.contains("no direction") && msg.contains("65536 m"),
             "{msg}"

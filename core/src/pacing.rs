@@ -29,27 +29,46 @@ pub enum Pacing {
 }
 
 impl FromStr for Pacing {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Pacing, String> {
+    type Err = PacingSyntax;
+    fn from_str(s: &str) -> Result<Pacing, PacingSyntax> {
         if let Some(seed) = s.strip_prefix("irregular:") {
             return seed
                 .parse()
                 .map(Pacing::Irregular)
-                .map_err(|_| format!("`{seed}`: expected an integer seed, as in irregular:3"));
+                .map_err(|_| PacingSyntax::Seed(seed.to_string()));
         }
         if let Some(path) = s.strip_prefix("file:") {
             if path.is_empty() {
-                return Err("expected a path after file:".into());
+                return Err(PacingSyntax::NoPath);
             }
             return Ok(Pacing::File(PathBuf::from(path)));
         }
         match s.parse::<f64>() {
             Ok(hz) if hz.is_finite() && hz > 0.0 => Ok(Pacing::Rate(hz)),
-            _ => Err(format!(
-                "`{s}`: expected a rate in Hz (60), irregular:<seed> or file:<path>"
-            )),
+            _ => Err(PacingSyntax::Pacing(s.to_string())),
         }
     }
+}
+
+/// Why a `--pacing` or `--stall` value (or the editor's pacing field) does
+/// not parse: the text as given, and what was expected instead.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PacingSyntax {
+    /// `irregular:` followed by something that is not an integer.
+    #[error("`{0}`: expected an integer seed, as in irregular:3")]
+    Seed(String),
+    /// `file:` with nothing after it.
+    #[error("expected a path after file:")]
+    NoPath,
+    /// Neither a positive rate nor one of the prefixed forms.
+    #[error("`{0}`: expected a rate in Hz (60), irregular:<seed> or file:<path>")]
+    Pacing(String),
+    /// A stall that is not `<frame>:<seconds>`.
+    #[error("`{0}`: expected <frame>:<seconds>, as in 30:1.0")]
+    Stall(String),
+    /// A stall at frame 0, or of a negative or non-finite length.
+    #[error("`{0}`: frames count from 1 and the stall must be a non-negative number of seconds")]
+    StallValue(String),
 }
 
 impl std::fmt::Display for Pacing {
@@ -72,16 +91,14 @@ pub struct Stall {
 }
 
 impl FromStr for Stall {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Stall, String> {
-        let bad = || format!("`{s}`: expected <frame>:<seconds>, as in 30:1.0");
+    type Err = PacingSyntax;
+    fn from_str(s: &str) -> Result<Stall, PacingSyntax> {
+        let bad = || PacingSyntax::Stall(s.to_string());
         let (frame, seconds) = s.split_once(':').ok_or_else(bad)?;
         let frame: u64 = frame.trim().parse().map_err(|_| bad())?;
         let seconds: f64 = seconds.trim().parse().map_err(|_| bad())?;
         if frame == 0 || !seconds.is_finite() || seconds < 0.0 {
-            return Err(format!(
-                "`{s}`: frames count from 1 and the stall must be a non-negative number of seconds"
-            ));
+            return Err(PacingSyntax::StallValue(s.to_string()));
         }
         Ok(Stall { frame, seconds })
     }

@@ -87,7 +87,7 @@ use rapier2d::prelude::{
 };
 
 use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
-use crate::limits::command_overflow;
+use crate::limits::{BodyError, command_overflow};
 use crate::physics::PhysicsStage;
 use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
@@ -278,7 +278,9 @@ impl RapierStage {
             .and_then(|()| desc.check_weight(self.gravity()))
         {
             Err(reason) => Some(reason),
-            Ok(()) if !pose.is_finite() => Some(format!("non-finite spawn pose {pose:?}")),
+            Ok(()) if !pose.is_finite() => Some(BodyError::Placement(format!(
+                "non-finite spawn pose {pose:?}"
+            ))),
             Ok(()) => None,
         };
         if let Some(reason) = refusal {

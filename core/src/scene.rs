@@ -392,12 +392,17 @@ impl Registry {
     /// `build` may capture what every behaviour of the session shares (a
     /// plugin's per-session host, the scene's directory): that is how a
     /// factory learns its session without a global.
-    pub fn register_typed<P>(
+    ///
+    /// `build`'s error is the plugin's own type (`InvalidParams`,
+    /// `ScriptError`): its text becomes the [`ParamsError`] the loader places
+    /// at the behaviour's parameters.
+    pub fn register_typed<P, E>(
         &mut self,
         name: impl Into<String>,
-        build: impl Fn(P) -> Result<Box<dyn Behaviour>, String> + Send + Sync + 'static,
+        build: impl Fn(P) -> Result<Box<dyn Behaviour>, E> + Send + Sync + 'static,
     ) where
         P: DeserializeOwned + Serialize + Default + 'static,
+        E: std::error::Error,
     {
         let compact = ron::ser::PrettyConfig::new()
             .struct_names(false)
@@ -408,7 +413,7 @@ impl Registry {
             .unwrap_or_else(|_| EMPTY_PARAMS.to_string());
         self.register(name, default_params, move |text: &str| {
             let params: P = parse_params(text)?;
-            build(params).map_err(ParamsError::new)
+            build(params).map_err(|e| ParamsError::new(e.to_string()))
         });
     }
 
@@ -517,7 +522,10 @@ fn flatten(scene: &Scene) -> Vec<(&SceneObject, Option<u64>, bool)> {
 }
 
 fn check_settings(settings: &WorldSettings) -> Result<(), Fault> {
-    settings.time.validate().map_err(|m| fault(Site::Time, m))?;
+    settings
+        .time
+        .validate()
+        .map_err(|m| fault(Site::Time, m.to_string()))?;
     if !settings.gravity.is_finite() {
         return Err(fault(Site::Settings, "gravity must be finite"));
     }

@@ -60,17 +60,21 @@ impl StepStrategy {
 }
 
 impl std::str::FromStr for StepStrategy {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
+    type Err = UnknownStrategy;
+    fn from_str(s: &str) -> Result<Self, UnknownStrategy> {
         match s {
             "accumulator" => Ok(StepStrategy::Accumulator),
             "step-counting" | "step_counting" => Ok(StepStrategy::StepCounting),
-            other => Err(format!(
-                "unknown strategy `{other}`: expected `accumulator` or `step-counting`"
-            )),
+            other => Err(UnknownStrategy(other.to_string())),
         }
     }
 }
+
+/// A strategy name that is neither `accumulator` nor `step-counting` (the
+/// player's `--strategy`), as given.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("unknown strategy `{0}`: expected `accumulator` or `step-counting`")]
+pub struct UnknownStrategy(pub String);
 
 /// What one frame owes the fixed phase.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

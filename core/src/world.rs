@@ -27,6 +27,7 @@
 use crate::body::{BodyCommand, Interpolation, Pose};
 use crate::ids::HookKind;
 pub use crate::ids::ObjectId;
+use crate::limits::BodyError;
 pub use crate::object::{BehaviourInfo, BodyState, Object};
 use crate::soft_pose::SoftState;
 
@@ -233,9 +234,9 @@ impl World {
             };
             let refusal = match body.desc.check() {
                 Err(reason) => Some(reason),
-                Ok(()) if !world_pose.is_finite() => Some(format!(
+                Ok(()) if !world_pose.is_finite() => Some(BodyError::Placement(format!(
                     "its world pose does not fit in f32: {world_pose:?}"
-                )),
+                ))),
                 Ok(()) => body.desc.check_placement(world_pose).err(),
             };
             if let Some(reason) = refusal {

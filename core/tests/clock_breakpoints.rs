@@ -4,9 +4,9 @@
 //! are exact.
 
 use stepframe_core::{
-    Behaviour, ClockBreakpoint, ClockRule, ContactEvent, Ctx, FrameKind, HitCount, NoPhysics,
-    ObjectDesc, PhysicsStage, Pipeline, Pose, Priority, SuspendReason, Suspension, TimeSettings,
-    World,
+    Behaviour, ClockBreakpoint, ClockRule, ClockRuleError, ContactEvent, Ctx, FrameKind, HitCount,
+    NoPhysics, ObjectDesc, PhysicsStage, Pipeline, Pose, Priority, SuspendReason, Suspension,
+    TimeSettings, World,
 };
 
 /// A pipeline with one object and no physics, at 60 Hz with a 4-step cap.
@@ -121,7 +121,8 @@ fn rules_that_could_never_hold_are_refused_when_added() {
             threshold: 2.0,
         }))
         .expect_err("alpha never reaches 2 after a presented frame");
-    assert!(err.contains("0..=1"), "{err}");
+    assert_eq!(err, ClockRuleError::AlphaThreshold(2.0));
+    assert!(err.to_string().contains("0..=1"), "{err}");
     assert!(p.debugger().clock_breakpoints().is_empty());
 }
 

@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::scene::Registry;
+use stepframe_core::scene::{ParamsError, Registry};
 use stepframe_core::{
     Behaviour, BodyDesc, Ctx, ObjectId, Pipeline, Pose, Priority, Scene, SceneBehaviour,
     SceneObject, Shape, TimeSettings, Vec2,
@@ -46,9 +46,12 @@ impl Behaviour for Noop {
 
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register_typed::<ProbeParams>("Probe", |p| {
+    r.register_typed::<ProbeParams, _>("Probe", |p| {
         if p.speed < 0.0 {
-            return Err(format!("speed must be >= 0, got {}", p.speed));
+            return Err(ParamsError::new(format!(
+                "speed must be >= 0, got {}",
+                p.speed
+            )));
         }
         Ok(Box::new(Probe { speed: p.speed }))
     });

@@ -56,10 +56,12 @@
 //! (derive `Clone`, which gives it `clone_box` for snapshots; simulation
 //! state fed to `hash_state`, randomness only from `ctx.rng()`, no wall clock,
 //! no hash-map iteration), give it a `Serialize + Deserialize + Default`
-//! parameter struct, and register it:
+//! parameter struct, and register it with a factory whose error is a typed
+//! error of your own (here core's [`ParamsError`](stepframe_core::scene::ParamsError)):
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
+//! use stepframe_core::scene::ParamsError;
 //! use stepframe_core::{Behaviour, Ctx, Vec2};
 //!
 //! /// Parameters: all optional, unknown fields rejected.
@@ -79,9 +81,9 @@
 //! }
 //!
 //! let mut registry = stepframe_plugins::registry();
-//! registry.register_typed::<WindParams>("Wind", |p| {
+//! registry.register_typed::<WindParams, _>("Wind", |p| {
 //!     if !p.force.is_finite() {
-//!         return Err("force must be finite".into());
+//!         return Err(ParamsError::new("force must be finite"));
 //!     }
 //!     Ok(Box::new(Wind { force: p.force }))
 //! });
@@ -132,13 +134,11 @@ impl InvalidParams {
     }
 }
 
-/// Boxes a behaviour for the registry, whose factories report errors as text
-/// (core's `Registry` takes `String`s).
-fn boxed<B: Behaviour + 'static, E: std::fmt::Display>(
+/// Boxes a behaviour for the registry, keeping the constructor's own error.
+fn boxed<B: Behaviour + 'static, E: std::error::Error>(
     b: Result<B, E>,
-) -> Result<Box<dyn Behaviour>, String> {
+) -> Result<Box<dyn Behaviour>, E> {
     b.map(|b| Box::new(b) as Box<dyn Behaviour>)
-        .map_err(|e| e.to_string())
 }
 
 /// Every built-in behaviour, by the name scenes use, for a session with its
@@ -157,17 +157,19 @@ pub fn registry() -> Registry {
 /// compiled scripts outlive a scene reload).
 pub fn registry_for(host: &ScriptHost, scene_dir: &Path) -> Registry {
     let mut r = Registry::new();
-    r.register_typed::<AttractorParams>("Attractor", |p| boxed(Attractor::new(p)));
-    r.register_typed::<FaultyParams>("Faulty", |p| boxed(Faulty::new(p)));
-    r.register_typed::<FollowCameraParams>("FollowCamera", |p| boxed(FollowCamera::new(p)));
-    r.register_typed::<KillZoneParams>("KillZone", |p| boxed(KillZone::new(p)));
-    r.register_typed::<KinematicMoverParams>("KinematicMover", |p| boxed(KinematicMover::new(p)));
-    r.register_typed::<PlayerControllerParams>("PlayerController", |p| {
+    r.register_typed::<AttractorParams, _>("Attractor", |p| boxed(Attractor::new(p)));
+    r.register_typed::<FaultyParams, _>("Faulty", |p| boxed(Faulty::new(p)));
+    r.register_typed::<FollowCameraParams, _>("FollowCamera", |p| boxed(FollowCamera::new(p)));
+    r.register_typed::<KillZoneParams, _>("KillZone", |p| boxed(KillZone::new(p)));
+    r.register_typed::<KinematicMoverParams, _>("KinematicMover", |p| {
+        boxed(KinematicMover::new(p))
+    });
+    r.register_typed::<PlayerControllerParams, _>("PlayerController", |p| {
         boxed(PlayerController::new(p))
     });
-    r.register_typed::<ProjectileParams>("Projectile", |p| boxed(Projectile::new(p)));
+    r.register_typed::<ProjectileParams, _>("Projectile", |p| boxed(Projectile::new(p)));
     let cx = ScriptContext::new(host, scene_dir);
-    r.register_typed::<ScriptParams>("Script", move |p| boxed(Script::new(p, &cx)));
-    r.register_typed::<SpawnerParams>("Spawner", |p| boxed(Spawner::new(p)));
+    r.register_typed::<ScriptParams, _>("Script", move |p| boxed(Script::new(p, &cx)));
+    r.register_typed::<SpawnerParams, _>("Spawner", |p| boxed(Spawner::new(p)));
     r
 }

@@ -126,7 +126,7 @@ impl ClockChoice {
                 ms: number("milliseconds")?,
             },
         };
-        rule.validate()?;
+        rule.validate().map_err(|e| e.to_string())?;
         Ok(rule)
     }
 }

@@ -65,7 +65,7 @@ mod drive;
 mod settings;
 mod snapshot;
 
-pub use settings::{FaultPolicy, TimeSettings};
+pub use settings::{FaultPolicy, SettingsError, TimeSettings};
 use snapshot::SimulationState;
 pub use snapshot::Snapshot;
 
@@ -77,7 +77,7 @@ use crate::behaviour::{
 };
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
-use crate::clock_breakpoint::{ClockBreakpoint, FrameFacts, TickFacts};
+use crate::clock_breakpoint::{ClockBreakpoint, ClockRuleError, FrameFacts, TickFacts};
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
@@ -338,7 +338,7 @@ impl Pipeline {
     }
 
     /// New timing settings, applied at the next frame boundary.
-    pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), String> {
+    pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), SettingsError> {
         settings.validate()?;
         self.pending_settings = Some(settings);
         Ok(())
@@ -380,7 +380,7 @@ impl Pipeline {
     pub fn add_clock_breakpoint(
         &mut self,
         breakpoint: ClockBreakpoint,
-    ) -> Result<BreakpointId, String> {
+    ) -> Result<BreakpointId, ClockRuleError> {
         breakpoint.rule.validate()?;
         Ok(self.debugger.add_clock(breakpoint))
     }
