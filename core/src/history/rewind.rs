@@ -1,0 +1,193 @@
+//! Going back: [`History::rewind_to_tick`] restores the latest keyframe at
+//! or before the target and replays the logged calls from it, with the
+//! user's breakpoints set aside and a stop at the target's end, so the
+//! session lands suspended at exactly the committed state it had then.
+//! Worked numbers: keyframes every 120 frames at 60 Hz with one tick a
+//! frame, a rewind to tick 250 restores the keyframe of tick 240 and
+//! replays 10 ticks.
+
+use super::*;
+
+impl History {
+    /// Rewinds the session to the end of `target` (a completed tick) and leaves
+    /// it suspended there. The user's current breakpoints are kept. The log is
+    /// kept too, so another rewind can go forward again; the next live call
+    /// makes the new branch.
+    pub fn rewind_to_tick(&mut self, p: &mut Pipeline, target: u64) -> Result<(), RewindError> {
+        let latest = self.latest_for(p.stepper().completed_ticks());
+        let user_debugger = p.debugger().clone();
+        let observer = p.take_tick_observer();
+        let watch = p.take_tick_watch();
+        let replayed = self.replay(p, latest, target);
+        p.set_debugger(user_debugger);
+        p.set_tick_observer(observer);
+        p.set_tick_watch(watch);
+        let (start, end, tape) = replayed?;
+        self.tape = tape;
+        self.latest_tick = latest;
+        self.position = end;
+        self.partial = (end > start).then(|| (end - 1, target));
+        Ok(())
+    }
+
+    /// Puts `scratch` in the exact state the session had at the end of
+    /// `target`, suspended there, without touching the live session or the
+    /// log: what the editor shows when the user views a past tick (every panel
+    /// reads the same state a headless run has at that tick). `live_tick` is
+    /// the live session's completed ticks. `scratch` is any pipeline: its
+    /// state is replaced by a keyframe's; its observer and debugger are left
+    /// as they were after the replay's (none for a fresh pipeline).
+    pub fn replay_into(
+        &self,
+        scratch: &mut Pipeline,
+        live_tick: u64,
+        target: u64,
+    ) -> Result<(), RewindError> {
+        let latest = self.latest_for(live_tick);
+        self.replay(scratch, latest, target).map(|_| ())
+    }
+
+    /// The latest tick a rewind may target, given the live session's ticks.
+    fn latest_for(&self, live_tick: u64) -> u64 {
+        self.latest_tick.max(if self.position == self.calls.len() {
+            live_tick
+        } else {
+            0
+        })
+    }
+
+    /// Restores the newest keyframe at or before `target` into `p` and
+    /// replays the logged calls (with their recorded debuggers) until the end
+    /// of `target`, leaving `p` suspended there. Returns the range of calls
+    /// replayed and the tape in force at its end.
+    fn replay(
+        &self,
+        p: &mut Pipeline,
+        latest: u64,
+        target: u64,
+    ) -> Result<(usize, usize, Option<Replay>), RewindError> {
+        if target > latest {
+            return Err(RewindError::InTheFuture { target, latest });
+        }
+        let Some(k) = self
+            .keyframes
+            .iter()
+            .rposition(|k| k.snapshot.tick() <= target)
+        else {
+            return Err(RewindError::TooOld {
+                target,
+                oldest: self.oldest_tick().unwrap_or(latest),
+            });
+        };
+        let keyframe = &self.keyframes[k];
+        p.restore(&keyframe.snapshot);
+        let mut tape = keyframe.tape.clone();
+        if self.manages_tape {
+            install(p, &tape);
+        }
+        let start = (keyframe.call - self.first_call) as usize;
+        let mut end = start;
+        let mut reached = p.stepper().completed_ticks() == target;
+        // The debugger in force at the keyframe is the one logged with the first
+        // call after it (logging restarts at every keyframe).
+        for (i, logged) in self.calls.iter().enumerate().skip(start) {
+            if reached {
+                break;
+            }
+            if let Some(d) = &logged.debugger {
+                p.set_debugger(d.for_replay());
+            }
+            let stop = logged.stop_after.map_or(target, |s| s.min(target));
+            p.set_stop_after_tick(Some(stop));
+            if let Call::SetTape(t) = &logged.call {
+                tape = t.clone();
+            }
+            replay(p, &logged.call);
+            end = i + 1;
+            // The first stop at the end of the target tick: the requested one, or
+            // a recorded breakpoint that fired on that very tick.
+            reached = p
+                .suspension()
+                .is_some_and(|s| s.end_of_tick && s.tick == target);
+        }
+        p.set_stop_after_tick(None);
+        let now = p.stepper().completed_ticks();
+        if now != target {
+            return Err(RewindError::NotReached {
+                target,
+                reached: now,
+            });
+        }
+        if p.suspension().is_none() {
+            // Landed exactly on a keyframe, between frames: suspend there too.
+            p.pause();
+        }
+        Ok((start, end, tape))
+    }
+
+    /// Latest tick the log reaches (rewinds can go up to it).
+    pub fn latest_tick(&self) -> u64 {
+        self.latest_tick
+    }
+}
+
+pub(super) fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {
+    match call {
+        Call::Frame { dt, inputs } => {
+            for e in inputs {
+                p.push_input(e.clone());
+            }
+            p.step_frame(*dt)
+        }
+        Call::StepOneFrame { dt, inputs } => {
+            // A frame stepped while suspended may be the rest of an interrupted
+            // one, which begins no frame: the input goes to the next tick.
+            for e in inputs {
+                p.push_input_to_next_tick(e.clone());
+            }
+            p.step_one_frame(*dt)
+        }
+        Call::Resume { inputs } => {
+            for e in inputs {
+                p.push_input_to_next_tick(e.clone());
+            }
+            p.resume()
+        }
+        Call::StepTick { inputs } => {
+            for e in inputs {
+                p.push_input_to_next_tick(e.clone());
+            }
+            p.step_tick()
+        }
+        Call::Pause => {
+            p.pause();
+            not_run(p)
+        }
+        Call::SetTape(tape) => {
+            install(p, tape);
+            not_run(p)
+        }
+    }
+}
+
+/// The report of a call that runs nothing.
+pub(super) fn not_run(p: &Pipeline) -> FrameReport {
+    FrameReport {
+        kind: crate::pipeline::FrameKind::NotRun,
+        suspended: p.suspension().cloned(),
+        ..FrameReport::default()
+    }
+}
+
+/// Makes `tape` the pipeline's tick input (none: live input only).
+pub(super) fn install(p: &mut Pipeline, tape: &Option<Replay>) {
+    p.set_tick_input(
+        tape.clone()
+            .map(|t| Box::new(t) as Box<dyn TickInputSource>),
+    );
+}
+
+/// Two debuggers with the same breakpoints (ids, filters, enabled, match counts).
+pub(super) fn same_breakpoints(a: &Debugger, b: &Debugger) -> bool {
+    a.breakpoints() == b.breakpoints()
+}
