@@ -14,7 +14,7 @@
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap |
 //! | [`schedule`] | priorities, the frozen cohort, registration handles |
 //! | [`behaviour`] | the hooks user code implements and their context |
-//! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots, parameter edits |
 //! | [`report`] | what one call did, and the wall time of each phase |
 //! | [`debugger`] | breakpoints and where the session suspends |
 //! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick |
@@ -90,8 +90,8 @@ pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, Inp
 pub use pacing::{FramePacer, Pacing, PacingError, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
-    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, Snapshot,
-    TickInputSource, TickWatch, TimeSettings,
+    FaultPolicy, FrameKind, FrameReport, ParamsEditError, PhaseTiming, Pipeline, PriorityTimes,
+    Snapshot, TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};

@@ -62,9 +62,11 @@
 
 mod dispatch;
 mod drive;
+mod params;
 mod settings;
 mod snapshot;
 
+pub use params::ParamsEditError;
 pub use settings::{FaultPolicy, TimeSettings};
 pub use snapshot::Snapshot;
 

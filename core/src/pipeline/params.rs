@@ -1,0 +1,134 @@
+//! Changing a running behaviour: new parameters mid-run, and a host's reach
+//! into every behaviour of the session.
+//!
+//! A parameter edit is a what-if: "had the player been built with
+//! `jump_impulse: 9.0`". The registry makes a fresh behaviour from the edited
+//! text (so the text is checked exactly as a scene load checks it, with its
+//! line and column), and the running behaviour takes the fresh one's
+//! parameters while keeping its own state ([`Behaviour::adopt_params`]): the
+//! contacts it saw, its counters, a charge being held. Its place in the
+//! cohort, its priority and its Start stay as they were. The object's
+//! authored parameter text ([`crate::BehaviourInfo::params`]) becomes the
+//! edited text, so the inspector shows it and a Save writes it.
+//!
+//! The edit is between ticks and applies from the next hook call on; it is
+//! not in the tick hash by itself (parameters are not state), only through
+//! what the behaviour then does.
+
+use super::Pipeline;
+use crate::behaviour::Behaviour;
+use crate::scene::{CreateError, Registry};
+use crate::world::ObjectId;
+
+/// Why a parameter edit was refused (nothing changed).
+#[derive(Debug, thiserror::Error)]
+pub enum ParamsEditError {
+    /// The object has no behaviour at that place.
+    #[error("object {object} has no behaviour #{index}")]
+    NoSuchBehaviour {
+        /// The object.
+        object: ObjectId,
+        /// Its place in [`Pipeline::behaviour_states`]'s order.
+        index: usize,
+    },
+    /// The registry rejected the text (a syntax error with its position, a
+    /// value out of range).
+    #[error("parameters of {name}: {source}")]
+    Create {
+        /// The behaviour's registered name.
+        name: String,
+        /// Why.
+        #[source]
+        source: CreateError,
+    },
+    /// The behaviour cannot take new parameters while it runs.
+    #[error("{0} cannot change its parameters while it runs")]
+    NotAdjustable(String),
+}
+
+impl Pipeline {
+    /// Gives behaviour `index` of `object` (in [`Pipeline::behaviour_states`]'s
+    /// order) the parameters `params`, made through `registry`, keeping its
+    /// state (module docs). On an error nothing changes.
+    pub fn set_behaviour_params(
+        &mut self,
+        object: ObjectId,
+        index: usize,
+        params: &str,
+        registry: &Registry,
+    ) -> Result<(), ParamsEditError> {
+        let no_such = ParamsEditError::NoSuchBehaviour { object, index };
+        let (name, priority) = {
+            let behaviour = self.behaviour_at(object, index).ok_or(no_such)?;
+            let name = behaviour.0.name().to_string();
+            (name, behaviour.1)
+        };
+        let fresh = registry
+            .create(&name, params)
+            .map_err(|source| ParamsEditError::Create {
+                name: name.clone(),
+                source,
+            })?;
+        let Some((behaviour, _)) = self.behaviour_at(object, index) else {
+            return Err(ParamsEditError::NoSuchBehaviour { object, index });
+        };
+        if !behaviour.adopt_params(fresh.as_ref()) {
+            return Err(ParamsEditError::NotAdjustable(name));
+        }
+        // The authored text: the same-named behaviour at the same place
+        // among its namesakes (the inspector's lookup).
+        let namesake = self
+            .behaviour_states(object)
+            .iter()
+            .take(index)
+            .filter(|s| s.name == name && s.priority == priority)
+            .count();
+        if let Some(info) = self.world.get_mut(object).and_then(|o| {
+            o.behaviours
+                .iter_mut()
+                .filter(|b| b.name == name && b.priority == priority)
+                .nth(namesake)
+        }) {
+            info.params = params.to_string();
+        }
+        Ok(())
+    }
+
+    /// Calls `f` with every behaviour of the session, in the cohort and
+    /// waiting to join it: how a host changes what only it knows about (the
+    /// editor's fork gives branch B's scripts their own host).
+    pub fn for_each_behaviour_mut(&mut self, mut f: impl FnMut(ObjectId, &mut dyn Behaviour)) {
+        for e in &mut self.scheduler.entries {
+            f(e.object, e.behaviour.as_mut());
+        }
+        for p in &mut self.world.pending {
+            f(p.object, p.behaviour.as_mut());
+        }
+    }
+
+    /// Behaviour `index` of `object` in [`Pipeline::behaviour_states`]'s
+    /// order: its cohort entries, then those waiting for the next frame.
+    fn behaviour_at(
+        &mut self,
+        object: ObjectId,
+        index: usize,
+    ) -> Option<(&mut dyn Behaviour, crate::schedule::Priority)> {
+        let cohort: Vec<usize> = self
+            .scheduler
+            .entries_of(object)
+            .iter()
+            .map(|&(_, i)| i as usize)
+            .collect();
+        if let Some(&i) = cohort.get(index) {
+            let e = &mut self.scheduler.entries[i];
+            return Some((e.behaviour.as_mut(), e.priority));
+        }
+        let p = self
+            .world
+            .pending
+            .iter_mut()
+            .filter(|p| p.object == object)
+            .nth(index - cohort.len())?;
+        Some((p.behaviour.as_mut(), p.priority))
+    }
+}
