@@ -1025,3 +1025,90 @@ fn two_sessions_running_one_script_file_have_their_own_breakpoints_and_programs(
     assert_eq!(a_host.source(&path).ok(), Some(v2.to_string()));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every Script of `pipeline` runs on `host` from now on.
+fn rebind_all(pipeline: &mut Pipeline, host: &ScriptHost) {
+    pipeline.for_each_behaviour_mut(|_, b| {
+        if let Some(s) = b.downcast_mut::<stepframe_plugins::Script>() {
+            s.rebind(host);
+        }
+    });
+}
+
+#[test]
+fn a_forked_host_runs_its_own_text_and_its_scripts_keep_their_state_until_adopted() {
+    let dir = temp_dir("fork-host");
+    let v1 = "let n = 0;\nfn fixed_update(dt) {\n    n += 1;\n    log(`v1 ${n}`);\n}\n";
+    let path = write_script(&dir, "forked.rhai", v1);
+    let text =
+        scene_text(&path, "{}", BALL, "").replace("vars: {})", "vars: {}, hot_reload: true)");
+    let a_host = ScriptHost::new();
+    let mut a = load_in(&a_host, &text);
+    a.step_frame(DT);
+    assert_eq!(infos(&mut a), vec!["Info: v1 1"]);
+    a_host.breakpoints().set(&path, 4);
+    a_host.breakpoints().set_enabled(&path, 4, false);
+
+    // Branch B: A's state, on a fork of A's host.
+    let mut b = Pipeline::new(*a.settings());
+    b.restore(&a.snapshot());
+    let b_host = a_host.fork();
+    rebind_all(&mut b, &b_host);
+    assert!(!b_host.same(&a_host));
+    assert!(
+        b_host.breakpoints().lines(&path).is_empty(),
+        "B has no breakpoints"
+    );
+    assert_eq!(b_host.loaded_text(&path).as_deref(), Some(v1));
+
+    // Text run in B only: B adopts it at its next frame with its variables;
+    // the file and A are unchanged.
+    let v2 = "let n = 0;\nfn fixed_update(dt) {\n    n += 10;\n    log(`v2 ${n}`);\n}\n";
+    b_host.reload_text(&path, v2).expect("v2 compiles");
+    a.step_frame(DT);
+    b.step_frame(DT);
+    assert_eq!(infos(&mut a), vec!["Info: v1 2"], "A keeps v1");
+    let b_lines = infos(&mut b);
+    assert_eq!(
+        b_lines.last().map(String::as_str),
+        Some("Info: v2 11"),
+        "{b_lines:?}"
+    );
+    assert_eq!(std::fs::read_to_string(&path).ok().as_deref(), Some(v1));
+
+    // A syntax error in B's text keeps B's version and names the line.
+    let e = b_host
+        .reload_text(&path, "fn fixed_update(dt) {\n    n += ;\n}\n")
+        .expect_err("a syntax error");
+    assert_eq!(e.line, 2, "{e}");
+    b.step_frame(DT);
+    let b_lines = infos(&mut b);
+    assert_eq!(
+        b_lines.last().map(String::as_str),
+        Some("Info: v2 21"),
+        "{b_lines:?}"
+    );
+
+    // A Save of the file reaches A (it watches it), not B (a fork's host
+    // does not watch files).
+    let v3 = "let n = 0;\nfn fixed_update(dt) {\n    n += 100;\n    log(`v3 ${n}`);\n}\n";
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&path, format!("{v3}\n")).expect("write v3");
+    a.step_frame(DT);
+    b.step_frame(DT);
+    assert_eq!(
+        infos(&mut a).last().map(String::as_str),
+        Some("Info: v3 102")
+    );
+    assert_eq!(infos(&mut b), vec!["Info: v2 31"], "B keeps its own text");
+
+    // Adopted: A's host takes B's programs and keeps its breakpoints; B's
+    // scripts, rebound to it, go on with their state and program.
+    a_host.adopt_programs(&b_host);
+    rebind_all(&mut b, &a_host);
+    b.step_frame(DT);
+    assert_eq!(infos(&mut b), vec!["Info: v2 41"]);
+    assert_eq!(a_host.loaded_text(&path).as_deref(), Some(v2));
+    assert_eq!(a_host.breakpoints().lines(&path).len(), 1);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -391,6 +391,17 @@ impl Script {
         })
     }
 
+    /// Runs on `host` from now on (the editor's fork gives branch B its own,
+    /// [`ScriptHost::fork`]): its state and program stay, and it reads
+    /// `host`'s breakpoints and adopts `host`'s next version of its file.
+    pub fn rebind(&mut self, host: &ScriptHost) {
+        self.host = host.clone();
+        // Re-read the breakpoint table and the cache at the next call.
+        self.bp_version = u64::MAX;
+        self.bps = Arc::from(Vec::new());
+        self.seen_changes = u64::MAX;
+    }
+
     /// The script's key (resolved path or `inline:<name>`).
     pub fn key(&self) -> &str {
         &self.program.source
@@ -434,8 +445,9 @@ impl Script {
             .program
             .polled_frame
             .load(std::sync::atomic::Ordering::Acquire);
+        let watch = self.hot_reload && self.host.watches_files();
         if changes == self.seen_changes
-            && (!self.hot_reload || polled == frame || polled == cache::NOT_A_FILE)
+            && (!watch || polled == frame || polled == cache::NOT_A_FILE)
         {
             return;
         }
@@ -443,7 +455,7 @@ impl Script {
         let current = self
             .host
             .cache()
-            .current(&self.program.source, frame, self.hot_reload);
+            .current(&self.program.source, frame, watch);
         let Some((program, error)) = current else {
             return;
         };
