@@ -266,6 +266,21 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
             {
                 save(state, code, &entry);
             }
+            if state.fork.is_some()
+                && ui
+                    .button("▶ Run in B")
+                    .on_hover_text(
+                        "What-if: branch B runs this text from its next frame; the file is \
+                         not written and the live session A runs on unchanged",
+                    )
+                    .clicked()
+            {
+                state.send(Command::ForkScript {
+                    key: entry.key.clone(),
+                    text: code.buffer.clone(),
+                });
+                code.save_status = Some("sent to branch B (the file is unchanged)".to_string());
+            }
             if ui
                 .button("Revert")
                 .on_hover_text("Discard the edits: reload the text from the file")

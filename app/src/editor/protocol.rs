@@ -221,6 +221,27 @@ pub enum Command {
     },
     /// A body command for B (reconciled before B's next tick).
     ForkEdit(BodyCommand),
+    /// New parameters (RON, checked as a scene load checks them) for one
+    /// behaviour of an object in B, from B's next tick on; the behaviour
+    /// keeps its state. A refusal is an error event and changes nothing.
+    ForkParams {
+        /// The object.
+        object: ObjectId,
+        /// The behaviour's place in the inspector's list
+        /// ([`stepframe_core::Pipeline::behaviour_states`]'s order).
+        index: usize,
+        /// The whole parameter text.
+        params: String,
+    },
+    /// A new version of a running script for B only (the code pane's Run in
+    /// B): compiled into B's script host, the file untouched; a syntax error
+    /// keeps B's old version and is reported with its line and column.
+    ForkScript {
+        /// The script's key (its resolved path).
+        key: String,
+        /// The new text.
+        text: String,
+    },
     /// B becomes the live session, paused; its rewind history starts there.
     AdoptFork,
     /// B is dropped.

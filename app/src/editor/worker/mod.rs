@@ -344,6 +344,12 @@ impl Worker {
             Command::ForkHere(tick) => self.fork_here(tick),
             Command::ForkTape { tape, recorded_to } => self.fork_tape(tape, recorded_to),
             Command::ForkEdit(command) => self.fork_edit(command),
+            Command::ForkParams {
+                object,
+                index,
+                params,
+            } => self.fork_params(object, index, &params),
+            Command::ForkScript { key, text } => self.fork_script(&key, &text),
             Command::AdoptFork => self.adopt_fork(),
             Command::DiscardFork => self.discard_fork(true),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
