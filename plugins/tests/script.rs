@@ -1112,3 +1112,59 @@ fn a_forked_host_runs_its_own_text_and_its_scripts_keep_their_state_until_adopte
     assert_eq!(a_host.breakpoints().lines(&path).len(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+#[test]
+fn new_vars_set_mid_run_reach_the_running_script_and_its_other_state_carries_on() {
+    let dir = temp_dir("adopt-vars");
+    let text = "let n = 0;\nlet seen = 0.0;\nfn fixed_update(dt) {\n    n += 1;\n    seen = speed * 2.0;\n}\n";
+    let path = write_script(&dir, "vars.rhai", text);
+    let host = ScriptHost::new();
+    let registry = stepframe_plugins::registry_for(&host, Path::new("."));
+    let mut p = load_in(&host, &scene_text(&path, "{\"speed\": 1.5}", BALL, ""));
+    for _ in 0..5 {
+        p.step_frame(DT);
+    }
+    let var = |p: &mut Pipeline, name: &str| {
+        let mut out = None;
+        p.for_each_behaviour_mut(|_, b| {
+            if let Some(s) = b.downcast_mut::<stepframe_plugins::Script>() {
+                out = s.var(name).map(|v| v.to_string());
+            }
+        });
+        out
+    };
+    assert_eq!(var(&mut p, "n").as_deref(), Some("5"));
+    assert_eq!(var(&mut p, "seen").as_deref(), Some("3.0"));
+    assert!(host.call_counts().typed > 0, "the typed path ran");
+
+    let params = format!(
+        "(path: {:?}, vars: {{\"speed\": 4.0}})",
+        path.to_string_lossy()
+    );
+    p.set_behaviour_params(ObjectId(2), 0, &params, &registry)
+        .expect("a Script takes new vars");
+    p.step_frame(DT);
+    assert_eq!(
+        var(&mut p, "n").as_deref(),
+        Some("6"),
+        "its count carries on"
+    );
+    assert_eq!(var(&mut p, "seen").as_deref(), Some("8.0"), "the new speed");
+
+    // Another file is another behaviour: refused, nothing changes.
+    let other = write_script(&dir, "other.rhai", text);
+    let params = format!(
+        "(path: {:?}, vars: {{\"speed\": 9.0}})",
+        other.to_string_lossy()
+    );
+    let e = p
+        .set_behaviour_params(ObjectId(2), 0, &params, &registry)
+        .expect_err("another file");
+    assert!(
+        matches!(e, stepframe_core::ParamsEditError::NotAdjustable(_)),
+        "{e}"
+    );
+    p.step_frame(DT);
+    assert_eq!(var(&mut p, "seen").as_deref(), Some("8.0"));
+    std::fs::remove_dir_all(&dir).ok();
+}

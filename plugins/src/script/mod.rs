@@ -530,6 +530,31 @@ impl Script {
 }
 
 impl Behaviour for Script {
+    /// A Script's parameters are its file and its scene `vars`: the vars of
+    /// `fresh` are written into this script's running state (each variable
+    /// of that name; the others keep their values), the way the scene would
+    /// have set them, and the later top level of a reload uses them too. A
+    /// different file is refused: that is another behaviour, not a
+    /// parameter.
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        let Some(fresh) = fresh.downcast_ref::<Script>() else {
+            return false;
+        };
+        if fresh.program.source != self.program.source {
+            return false;
+        }
+        // The typed path's registers hold the live values: back to the
+        // scope first, and the next call binds them again from it.
+        self.sync_scope();
+        for (name, value) in fresh.vars.iter() {
+            if self.scope.contains(name) && !self.scope.is_constant(name).unwrap_or(false) {
+                self.scope.set_value(name.clone(), value.clone());
+            }
+        }
+        self.vars = fresh.vars.clone();
+        true
+    }
+
     /// Start and Update always (they adopt a hot-reloaded version), and the
     /// other hooks only when the script defines their function, so a script
     /// without `fixed_update` is never called, timed or hit by a breakpoint in
