@@ -15,7 +15,9 @@ use std::process::ExitCode;
 use serde_json::json;
 use stepframe_core::{Pipeline, RapierStage, Telemetry, TimeSettings, Vec2};
 
-use super::{awake_world, dispatch_and_bare_ns, pipeline_and_raw_ms, round, time};
+use super::dispatch::dispatch_and_bare_ns;
+use super::physics::{awake_world, pipeline_and_raw_ms};
+use super::{round, time};
 
 /// Per-unit cost within this factor of the smallest size's: "linear".
 const LINEAR_WITHIN: f64 = 1.5;
