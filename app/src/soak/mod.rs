@@ -5,9 +5,9 @@
 //!
 //! | buffer | bound (default) |
 //! |---|---|
-//! | telemetry ring ([`Telemetry`]) | `--telemetry-frames` 216,000 frames (an hour at 60 Hz) |
-//! | rewind history ([`History`]) | a keyframe every `--keyframe-every` 120 frames, `--retention-frames` 36,000 frames kept |
-//! | scrubbing poses ([`PoseHistory`]) | `--pose-budget-mib` 64 MiB |
+//! | telemetry ring ([`Telemetry`](stepframe_core::Telemetry)) | `--telemetry-frames` 216,000 frames (an hour at 60 Hz) |
+//! | rewind history ([`History`](stepframe_core::History)) | a keyframe every `--keyframe-every` 120 frames, `--retention-frames` 36,000 frames kept |
+//! | scrubbing poses ([`PoseHistory`](stepframe_core::PoseHistory)) | `--pose-budget-mib` 64 MiB |
 //! | log ring | `--log-lines` 5,000 lines (the editor's) |
 //!
 //! # Warm-up
