@@ -67,7 +67,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | this one | [`run`]: `stepframe play` itself, from a scene file to its outputs (trace, telemetry, Chrome trace, recording) and its exit code; [`registry`] |
+//! | this one | [`run()`]: `stepframe play` itself, from a scene file to its outputs (trace, telemetry, Chrome trace, recording) and its exit code; [`registry`] |
 //! | `args` | [`PlayArgs`], [`LogThreshold`], [`settings_with_overrides`]: the command line |
 //! | `run` | [`RunPlan`], [`RunLength`], [`run_plan`]: driving a prepared pipeline through a run, the sync test and the no-progress guard (also `stepframe check`'s loop) |
 //! | `summary` | [`RunSummary`], [`RunFailure`]: what a run did or why it stopped, and the summary `play` prints |
