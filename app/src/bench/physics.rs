@@ -36,8 +36,19 @@ fn walls(balls: usize) -> [(f32, f32, f32, f32); 3] {
     ]
 }
 
+/// A pipeline running [`awake_world`] under rapier at 9.81 m/s² down.
+pub(super) fn awake_pipeline(balls: usize) -> Pipeline {
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(
+        awake_world(balls),
+        Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
+        1,
+    );
+    p
+}
+
 /// `balls` balls that never sleep in a walled box, as a stepframe world.
-pub(super) fn awake_world(balls: usize) -> World {
+fn awake_world(balls: usize) -> World {
     let mut w = World::new();
     for (i, (x, y, hx, hy)) in walls(balls).iter().enumerate() {
         w.spawn(
@@ -140,12 +151,7 @@ fn race(p: &mut Pipeline, raw: &mut rp::PhysicsWorld, dt: f64, ticks: usize) -> 
 /// Pipeline and bare-rapier ms per tick on `balls` awake balls, each the
 /// fastest of four alternating rounds of `ticks` ticks.
 pub(super) fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
-    let mut p = Pipeline::new(TimeSettings::default());
-    p.load_session(
-        awake_world(balls),
-        Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
-        1,
-    );
+    let mut p = awake_pipeline(balls);
     let mut raw = raw_rapier(balls);
     let (ours, theirs) = race(&mut p, &mut raw, 1.0 / 60.0, ticks);
     let per = ticks as f64 / 1000.0;
