@@ -858,3 +858,82 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
         .map(|s| s.text.to_string());
     assert_eq!(shown, Some(fast_patrol(&original)));
 }
+
+#[test]
+fn parameters_set_in_b_and_adopted_are_what_save_writes() {
+    // push.ron and its script in a scratch assets/ layout.
+    let dir = std::env::temp_dir().join(format!("stepframe-adopt-save-{}", std::process::id()));
+    let assets = demo()
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("assets/")
+        .to_path_buf();
+    for (sub, file) in [("scenes", "push.ron"), ("scripts", "push.rhai")] {
+        std::fs::create_dir_all(dir.join(sub)).expect("scratch");
+        std::fs::copy(assets.join(sub).join(file), dir.join(sub).join(file)).expect("copy");
+    }
+    let scene = dir.join("scenes/push.ron");
+    let fixed = r#"(path: "scripts/push.rhai", vars: {"force": 6.0, "per_frame": false})"#;
+
+    // At 144 Hz the authored script pushes 2.4 times a tick; B, set to push
+    // once per tick, parts from A at the first tick after the fork.
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(144), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(scene.clone()));
+    let mut last = 0;
+    let mut run_to = |w: &mut Worker, tick: u64| {
+        while last < tick {
+            w.pump(1.0 / 144.0);
+            if let Some(v) = latest_view(&ui) {
+                last = v.clock.simulation_tick;
+            }
+        }
+    };
+    run_to(&mut w, 30);
+    send(Command::Pause);
+    send(Command::ForkHere(10));
+    send(Command::ForkParams {
+        object: ObjectId(2),
+        index: 0,
+        params: fixed.to_string(),
+    });
+    send(Command::Play);
+    run_to(&mut w, 40);
+    send(Command::Pause);
+    send(Command::AdoptFork);
+    w.pump(1.0 / 144.0);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let first = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Divergence(d) => Some(d.clone()),
+            _ => None,
+        })
+        .flatten()
+        .find(|d| d.objects > 0)
+        .expect("the branches part");
+    assert_eq!((first.tick, first.first_object), (11, Some(2)));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(n) if n.contains("Save writes them"))),
+        "the user is told"
+    );
+
+    // Save asks first (push.ron is hand-written), then writes B's parameters.
+    send(Command::Save { replace: false });
+    w.pump(1.0 / 144.0);
+    let asked = ui
+        .events
+        .try_iter()
+        .any(|e| matches!(e, Event::ConfirmSave { .. }));
+    assert!(asked, "a hand-written file is only replaced when confirmed");
+    send(Command::Save { replace: true });
+    w.pump(1.0 / 144.0);
+    let registry = stepframe_app::player::registry(&scene);
+    let saved = stepframe_core::Scene::load(&scene, &registry).expect("the saved scene loads");
+    let params = &saved.find(2).expect("the ball").behaviours[0].params;
+    assert!(params.contains(r#""per_frame": false"#), "{params}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -353,8 +353,8 @@ impl Worker {
                 params.trim()
             ))),
             Err(e @ ParamsEditError::NotAdjustable(_)) => self.error(format!(
-                "B not changed: {e} (a Script's behaviour is its code: edit it in the \
-                 code pane and Run in B)"
+                "B not changed: {e} (a Script takes new vars, not another file: edit its \
+                 code in the code pane and Run in B)"
             )),
             Err(e) => self.error(format!("B not changed: {e}")),
         }
@@ -415,12 +415,46 @@ impl Worker {
                 .recording()
                 .clone(),
         );
+        self.take_params_into_scene();
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();
         self.send_event(Event::CompareStopped);
         self.send_event(Event::Notice(format!(
             "branch B (forked at tick {from}) is the live session now; rewind reaches back to here"
         )));
+    }
+
+    /// The adopted session's behaviour parameters (Set in B's edits) become
+    /// the authored scene's, so Save writes them: each authored object
+    /// alive in the session takes its behaviours' parameter text from the
+    /// world, behaviour by behaviour, where names and priorities agree.
+    fn take_params_into_scene(&mut self) {
+        let Some(loaded) = self.scene.as_ref() else {
+            return;
+        };
+        let world = self.pipeline.world();
+        let mut scene = loaded.running().clone();
+        fn visit(objects: &mut [stepframe_core::SceneObject], world: &stepframe_core::World) {
+            for o in objects {
+                if let Some(live) = world.get(ObjectId(o.id)) {
+                    for (authored, info) in o.behaviours.iter_mut().zip(&live.behaviours) {
+                        if authored.name == info.name && authored.priority == info.priority {
+                            authored.params.clone_from(&info.params);
+                        }
+                    }
+                }
+                visit(&mut o.children, world);
+            }
+        }
+        visit(&mut scene.objects, world);
+        if scene != *loaded.running() {
+            let mut loaded = crate::editor::session::LoadedScene::clone(loaded);
+            loaded.running = Some(scene);
+            self.scene = Some(Arc::new(loaded));
+            self.send_event(Event::Notice(
+                "B's parameter changes are in the scene now: Save writes them".to_string(),
+            ));
+        }
     }
 
     /// Drops B (`say`: tell the user).
