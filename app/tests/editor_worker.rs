@@ -873,7 +873,7 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
         std::fs::copy(assets.join(sub).join(file), dir.join(sub).join(file)).expect("copy");
     }
     let scene = dir.join("scenes/push.ron");
-    let fixed = r#"(path: "scripts/push.rhai", vars: {"force": 6.0, "per_frame": false})"#;
+    let fixed = r#"(path: "scripts/push.rhai", vars: {"force": 1.0, "per_frame": false})"#;
 
     // At 144 Hz the authored script pushes 2.4 times a tick; B, set to push
     // once per tick, parts from A at the first tick after the fork.
@@ -936,4 +936,51 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
     let params = &saved.find(2).expect("the ball").behaviours[0].params;
     assert!(params.contains(r#""per_frame": false"#), "{params}");
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
+    let scene = demo().with_file_name("push.ron");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(144), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    // Opened, shown at tick 0 and suspended: no frame has run, so the
+    // history holds no keyframe yet.
+    send(Command::Load(scene));
+    w.pump(1.0 / 144.0);
+    send(Command::RewindTo(0));
+    send(Command::ForkHere(0));
+    send(Command::ForkParams {
+        object: ObjectId(2),
+        index: 0,
+        params: r#"(path: "scripts/push.rhai", vars: {"force": 1.0, "per_frame": false})"#
+            .to_string(),
+    });
+    send(Command::Play);
+    let mut last = 0;
+    while last < 20 {
+        w.pump(1.0 / 144.0);
+        if let Some(v) = latest_view(&ui) {
+            last = v.clock.simulation_tick;
+        }
+    }
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let errors: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Error(_)))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+    assert!(events.iter().any(|e| matches!(e, Event::Rewound(0))));
+    assert!(events.iter().any(|e| matches!(e, Event::Forked(0))));
+    // Pushed per frame (A) against once per tick (B): apart from tick 1.
+    let first = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Divergence(d) => Some(d.clone()),
+            _ => None,
+        })
+        .flatten()
+        .find(|d| d.objects > 0)
+        .expect("the branches part");
+    assert_eq!((first.tick, first.first_object), (1, Some(2)));
 }

@@ -197,7 +197,9 @@ impl Worker {
             .set_tape(&mut self.pipeline, Some(Replay::new(future)));
         let mut b = Pipeline::new(self.settings);
         let live = self.pipeline.stepper().completed_ticks();
-        if let Err(e) = self.history.replay_into(&mut b, live, at) {
+        if self.at_untouched_start(at) {
+            b.restore(&self.pipeline.snapshot());
+        } else if let Err(e) = self.history.replay_into(&mut b, live, at) {
             self.error(format!("cannot fork at tick {at}: {e}"));
             return;
         }

@@ -504,7 +504,14 @@ impl Worker {
         self.discard_fork(true);
         self.drain_ticks();
         self.pending_inputs.clear();
-        match self.history.rewind_to_tick(&mut self.pipeline, tick) {
+        let result = if self.at_untouched_start(tick) {
+            // Nothing ran since the session began (a scene just opened or a
+            // fork just adopted): it already stands at the end of `tick`.
+            Ok(())
+        } else {
+            self.history.rewind_to_tick(&mut self.pipeline, tick)
+        };
+        match result {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
                 // from the pipeline, and the tape keeps what the ticks up to
@@ -519,6 +526,14 @@ impl Worker {
                 false
             }
         }
+    }
+
+    /// Whether the session stands at the end of `tick` with nothing run
+    /// since its history began: the history then holds no keyframe yet (the
+    /// first is taken by the first frame), and the state to go back to, or
+    /// to fork from, is the session as it is.
+    fn at_untouched_start(&self, tick: u64) -> bool {
+        self.history.oldest_tick().is_none() && self.pipeline.stepper().completed_ticks() == tick
     }
 
     fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
