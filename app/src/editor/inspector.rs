@@ -254,19 +254,8 @@ fn params_b_ui(
         .params_b
         .entry((object, index))
         .or_insert_with(|| authored.to_string());
-    ui.horizontal(|ui| {
+    let label = ui.horizontal(|ui| {
         let label = ui.label(format!("B params of {name}"));
-        ui.add(
-            egui::TextEdit::singleline(text)
-                .code_editor()
-                .desired_width(ui.available_width() - 70.0)
-                .id_salt(("params_b", object, index)),
-        )
-        .labelled_by(label.id)
-        .on_hover_text(
-            "What-if: the parameters branch B's copy of this behaviour runs with (RON, \
-             checked as a scene load checks it); its state carries over",
-        );
         if ui
             .button("Set in B")
             .on_hover_text("B runs with these parameters from its next tick; A is unchanged")
@@ -278,7 +267,22 @@ fn params_b_ui(
                 params: text.clone(),
             });
         }
+        label
     });
+    // Multi-line and wrapped: a behaviour's parameters are often longer
+    // than the inspector is wide.
+    ui.add(
+        egui::TextEdit::multiline(text)
+            .code_editor()
+            .desired_rows(2)
+            .desired_width(f32::INFINITY)
+            .id_salt(("params_b", object, index)),
+    )
+    .labelled_by(label.inner.id)
+    .on_hover_text(
+        "What-if: the parameters branch B's copy of this behaviour runs with (RON, \
+         checked as a scene load checks it); its state carries over",
+    );
 }
 
 fn edit_ui(

@@ -5,14 +5,14 @@
 //! a paused editor does not call `step_frame`, so paused time advances neither
 //! clock) and publishes what changed. Tests drive it synchronously, one call
 //! per UI frame with a fixed dt ([`Worker::pump`]); the app runs it on a thread
-//! with [`spawn`], which paces it to a target display rate ([`thread`]). Both
+//! with [`spawn`], which paces it to a target display rate (`thread`). Both
 //! modes run the same code; only the caller of `frame` differs.
 //!
 //! Every call that advances the session goes through the rewind [`History`],
 //! so "Resume from here" and the time cursor can rebuild any kept tick: the
 //! cursor's [`Command::ViewTick`] replays the history into a scratch pipeline
 //! (the live session is not touched) and publishes that past state through the
-//! same view builder the live session uses ([`view`]).
+//! same view builder the live session uses (`view`).
 //!
 //! Ordering: telemetry and events go out on one channel in the order they
 //! happened. A frame's telemetry is queued when the frame ends and flushed
