@@ -1,12 +1,12 @@
 //! stepframe-app: the editor and the headless tools behind the `stepframe` binary.
 //!
-//! | module | sub-command |
-//! |---|---|
-//! | [`editor`] | (default) the eframe editor, pipeline on a worker thread |
-//! | [`player`] | `play`: the headless player, traces, telemetry, sync test |
-//! | [`tools`] | `trace-diff`, `check` |
-//! | [`bench`] | `bench`: the performance figures |
-//! | [`soak`] | `soak`: a long run with the editor's buffers, memory checked flat |
+//! | module | sub-command | inside (each opens with its own map) |
+//! |---|---|---|
+//! | [`editor`] | (default) the eframe editor, pipeline on a worker thread | `protocol`, `worker`, `app`, `timeline` and one file per panel |
+//! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
+//! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `tick_diff`, `report`, `matrix`, `check`, `junit`, `trace_poses` |
+//! | [`bench`](mod@bench) | `bench`: the performance figures | `figure`, `physics`, `dispatch`, `scenes`, `rewind`, `fork`, `scaling` |
+//! | [`soak`] | `soak`: a long run with the editor's buffers, memory checked flat | `modes`, `meter`, `panics` |
 
 pub mod bench;
 pub mod editor;

@@ -662,6 +662,18 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     assert_eq!(h.state().session().cursor, Some(200));
 }
 
+/// Plays until A and B part (within 60 frames) and returns where.
+fn play_until_the_branches_part(
+    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+) -> stepframe_app::tools::trace_poses::TickDivergence {
+    let first = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
+        h.state().session().compare.as_ref().and_then(|c| c.first)
+    };
+    click(h, "▶ Play");
+    step_until(h, 60, "A and B part", |h| first(h).is_some());
+    first(h).expect("parted")
+}
+
 #[test]
 fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     let mut h = editor();
@@ -681,22 +693,7 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     h.state_mut().panels_mut().tape.insert_tick_picked = true;
     click_shown(&mut h, "Insert");
     click_shown(&mut h, "Apply to B");
-    click(&mut h, "▶ Play");
-    step_until(&mut h, 60, "A and B part", |h| {
-        h.state()
-            .session()
-            .compare
-            .as_ref()
-            .and_then(|c| c.first)
-            .is_some()
-    });
-    let first = h
-        .state()
-        .session()
-        .compare
-        .as_ref()
-        .and_then(|c| c.first)
-        .expect("parted");
+    let first = play_until_the_branches_part(&mut h);
     assert_eq!((first.tick, first.first_object), (at + 5, Some(20)));
     assert!(h.query_by_label("divergence: objects").is_some());
     // The live session received no jump: its tape is still empty.
@@ -730,4 +727,53 @@ fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
     assert_eq!(live.budget, Some(64 << 20));
     assert!(label_starting(&h, "rewind reaches ").ends_with(" in 64 MiB"));
     assert_eq!(h.state().session().persisted.history_budget_mib, 64);
+}
+
+#[test]
+fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let at = clock_tick(&h);
+    click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    assert_eq!(h.state().session().fork, Some(at));
+    click(&mut h, "Sliding Platform");
+    h.run_steps(3);
+    let field = "B params of KinematicMover";
+    h.get_by_label(field).scroll_to_me();
+    h.run_steps(3);
+    h.get_by_label(field).click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label(field)
+        .type_text("(waypoints: [(x: 0.0, y: 0.0), (x: 2.0, y: 0.0)], speed: 3.0, mode: PingPong)");
+    h.run_steps(1);
+    click_shown(&mut h, "Set in B");
+    h.run_steps(2);
+    let first = play_until_the_branches_part(&mut h);
+    // The platform moves faster from B's next tick; nothing else differs
+    // before it.
+    assert_eq!((first.tick, first.first_object), (at + 1, Some(12)));
+    let a = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .objects
+        .iter()
+        .find(|o| o.id == stepframe_core::ObjectId(12))
+        .map(|o| o.committed.x);
+    let tick = clock_tick(&h);
+    let headless = support::editor::headless_at(&support::editor::demo(), tick);
+    assert_eq!(
+        a,
+        headless
+            .world()
+            .physics_simulation_pose(stepframe_core::ObjectId(12))
+            .map(|p| p.x),
+        "A's platform is the unforked run's"
+    );
 }

@@ -64,7 +64,13 @@ impl<T: Behaviour + Clone + 'static> CloneBehaviour for T {
 }
 
 /// User code attached to an object. Every hook has an empty default.
-pub trait Behaviour: Send + std::fmt::Debug + CloneBehaviour {
+///
+/// `Any` is a supertrait so a host can reach the concrete type of a boxed
+/// behaviour ([`downcast_ref`](trait.Behaviour.html#method.downcast_ref)):
+/// the editor's fork rebinds the Script behaviours of branch B to B's own
+/// script host that way, and [`Behaviour::adopt_params`] reads the fresh
+/// instance's parameters.
+pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
     /// The hooks this behaviour implements. The default, [`Hooks::ALL`], is
     /// always correct; naming fewer lets dispatch skip the empty ones (a
     /// FixedUpdate-only behaviour then costs nothing in the other phases).
@@ -137,6 +143,33 @@ pub trait Behaviour: Send + std::fmt::Debug + CloneBehaviour {
     /// too much.
     fn state_text(&self) -> String {
         format!("{self:#?}")
+    }
+
+    /// Takes the parameters of `fresh`, a behaviour the registry just made
+    /// from edited parameter text, and keeps this one's own state (contacts
+    /// seen, counters, a charge held): what a parameter edit does mid-run
+    /// ([`crate::Pipeline::set_behaviour_params`]), so the behaviour goes on
+    /// as if it had been loaded with the new parameters and lived the same
+    /// past. Returns false when it cannot (the default, and whenever `fresh`
+    /// is another type): the edit is refused and nothing changes. A
+    /// behaviour whose parameters are plain values implements it in one
+    /// line: `fresh.downcast_ref::<Self>().map(|f| self.params = f.params.clone()).is_some()`.
+    fn adopt_params(&mut self, _fresh: &dyn Behaviour) -> bool {
+        false
+    }
+}
+
+impl dyn Behaviour {
+    /// The concrete behaviour, if it is a `T`.
+    pub fn downcast_ref<T: Behaviour>(&self) -> Option<&T> {
+        let any: &dyn std::any::Any = self;
+        any.downcast_ref()
+    }
+
+    /// The concrete behaviour, if it is a `T`, to change it in place.
+    pub fn downcast_mut<T: Behaviour>(&mut self) -> Option<&mut T> {
+        let any: &mut dyn std::any::Any = self;
+        any.downcast_mut()
     }
 }
 

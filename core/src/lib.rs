@@ -48,7 +48,7 @@
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls |
 //! | **4: the pipeline** | |
-//! | [`pipeline`] | `step_frame`, suspension, snapshots |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots, parameter edits |
 //! | **5: what drives, records and reads a pipeline** | |
 //! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
@@ -127,7 +127,8 @@ pub use pipeline::{
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};
 pub use scene::{
-    ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject, WorldSettings,
+    ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject,
+    WorldSettings,
 };
 pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
 pub use soft_body::{

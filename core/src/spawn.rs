@@ -164,6 +164,13 @@ impl World {
             .filter_map(|w| (&**w as &dyn std::any::Any).downcast_ref::<Joining>())
     }
 
+    /// The behaviours waiting for the next frame boundary, mutably.
+    pub(crate) fn joining_mut(&mut self) -> impl Iterator<Item = &mut Joining> {
+        self.pending
+            .iter_mut()
+            .filter_map(|w| (&mut **w as &mut dyn std::any::Any).downcast_mut::<Joining>())
+    }
+
     /// Takes the behaviours waiting for the frame boundary, in spawn order.
     pub(crate) fn take_joining(&mut self) -> impl Iterator<Item = Joining> + use<> {
         std::mem::take(&mut self.pending)

@@ -39,6 +39,13 @@ impl FollowCamera {
 }
 
 impl Behaviour for FollowCamera {
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        fresh
+            .downcast_ref::<Self>()
+            .map(|f| self.params = f.params.clone())
+            .is_some()
+    }
+
     fn hooks(&self) -> Hooks {
         Hooks::PRESENT
     }

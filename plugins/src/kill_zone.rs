@@ -46,6 +46,13 @@ impl KillZone {
 }
 
 impl Behaviour for KillZone {
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        fresh
+            .downcast_ref::<Self>()
+            .map(|f| self.params = f.params.clone())
+            .is_some()
+    }
+
     fn hooks(&self) -> Hooks {
         Hooks::CONTACT
     }

@@ -137,6 +137,13 @@ impl KinematicMover {
 }
 
 impl Behaviour for KinematicMover {
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        fresh
+            .downcast_ref::<Self>()
+            .map(|f| self.params = f.params.clone())
+            .is_some()
+    }
+
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE
     }

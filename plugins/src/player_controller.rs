@@ -122,6 +122,13 @@ impl PlayerController {
 }
 
 impl Behaviour for PlayerController {
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        fresh
+            .downcast_ref::<Self>()
+            .map(|f| self.params = f.params.clone())
+            .is_some()
+    }
+
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE.and(Hooks::CONTACT)
     }

@@ -8,7 +8,8 @@ use std::path::Path;
 use stepframe_core::history::DEFAULT_BUDGET_BYTES;
 use stepframe_core::{History, NoPhysics, Pipeline, TimeSettings};
 
-use super::{CALLBACKS, Figure, integrator_world, load, time};
+use super::dispatch::{CALLBACKS, integrator_world};
+use super::{Figure, load, time};
 
 /// Resident memory of this process, bytes (Linux `/proc/self/statm`).
 pub(super) fn rss_bytes() -> Option<u64> {
@@ -76,14 +77,11 @@ fn run(p: &mut Pipeline, frames: u64) -> Run {
 /// run reuses what earlier ones freed (it can grow by nothing), while the
 /// count is checked against real allocations by `snapshot_heap_vs_estimate`.
 fn mib_figure(name: &'static str, scene: &str, r: &Run) -> Figure {
-    Figure {
+    Figure::value(
         name,
-        measured: r.rss_mib.max(r.estimate_mib),
-        unit: "MiB",
-        reference: None,
-        target: Some(("<=", DEFAULT_BUDGET_BYTES as f64 / MIB)),
-        on_ratio: false,
-        note: format!(
+        r.rss_mib.max(r.estimate_mib),
+        "MiB",
+        format!(
             "{scene}, {:.1} min of frames under the default budget: resident memory grew {:.1} MiB, the history counts {:.1} MiB in {} keyframes {} frames apart ({})",
             r.frames as f64 / 3600.0,
             r.rss_mib,
@@ -92,25 +90,24 @@ fn mib_figure(name: &'static str, scene: &str, r: &Run) -> Figure {
             r.keyframe_every,
             r.reach
         ),
-    }
+    )
+    .at_most(DEFAULT_BUDGET_BYTES as f64 / MIB)
 }
 
 /// The worst rewind of a run, against `bound` ms.
 fn rewind_figure(name: &'static str, scene: &str, r: &Run, bound: f64) -> Figure {
-    Figure {
+    Figure::value(
         name,
-        measured: r.worst_rewind_ms,
-        unit: "ms (worst of 8)",
-        reference: None,
-        target: Some(("<=", bound)),
-        on_ratio: false,
-        note: format!(
+        r.worst_rewind_ms,
+        "ms (worst of 8)",
+        format!(
             "{scene} after {} frames ({:.1} min), keyframes {} frames apart",
             r.frames,
             r.frames as f64 / 3600.0,
             r.keyframe_every
         ),
-    }
+    )
+    .at_most(bound)
 }
 
 pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
@@ -122,15 +119,15 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     drop(p);
     out.push(rewind_figure("rewind_ms", "demo.ron", &demo, 100.0));
     out.push(mib_figure("history_mib", "demo.ron", &demo));
-    out.push(Figure {
-        name: "rewind_reach_min",
-        measured: demo.reach_min,
-        unit: "min",
-        reference: None,
-        target: Some((">=", 10.0 * scale.min(1.0))),
-        on_ratio: false,
-        note: format!("demo.ron under the default budget: {}", demo.reach),
-    });
+    out.push(
+        Figure::value(
+            "rewind_reach_min",
+            demo.reach_min,
+            "min",
+            format!("demo.ron under the default budget: {}", demo.reach),
+        )
+        .at_least(10.0 * scale.min(1.0)),
+    );
 
     let frames = ((18_000.0 * scale) as u64).max(600);
     let mut p = load(dir, "stress.ron")?;

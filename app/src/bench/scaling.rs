@@ -13,9 +13,11 @@ use std::hint::black_box;
 use std::process::ExitCode;
 
 use serde_json::json;
-use stepframe_core::{Pipeline, RapierStage, Telemetry, TimeSettings, Vec2};
+use stepframe_core::Telemetry;
 
-use super::{awake_world, dispatch_and_bare_ns, pipeline_and_raw_ms, round, time};
+use super::dispatch::dispatch_and_bare_ns;
+use super::physics::{awake_pipeline, pipeline_and_raw_ms};
+use super::{round, time};
 
 /// Per-unit cost within this factor of the smallest size's: "linear".
 const LINEAR_WITHIN: f64 = 1.5;
@@ -99,12 +101,7 @@ fn dispatch_rows(scale: f64) {
 fn snapshot_rows(scale: f64) {
     let mut first = None;
     for balls in [100, 1_000, 10_000] {
-        let mut p = Pipeline::new(TimeSettings::default());
-        p.load_session(
-            awake_world(balls),
-            Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
-            1,
-        );
+        let mut p = awake_pipeline(balls);
         for _ in 0..((60.0 * scale) as usize).max(10) {
             p.step_frame(1.0 / 60.0);
         }

@@ -28,6 +28,9 @@ pub struct EditBuffers {
     pub velocity: Velocity,
     /// Apply to a what-if branch B instead of the live session.
     pub to_b: bool,
+    /// B's parameter text being edited, by object and behaviour place
+    /// (kept while B runs, whatever tick is shown).
+    pub params_b: std::collections::BTreeMap<(ObjectId, usize), String>,
 }
 
 /// "x 1.25 m, y -0.5 m, angle 0.1 rad", exact.
@@ -105,7 +108,7 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
             super::compare::compare_section_ui(ui, session);
             body_ui(ui, &sel, soft.as_ref());
             ui.separator();
-            behaviours_ui(ui, &sel);
+            behaviours_ui(ui, session, edits, &sel);
             if sel.body.is_some() {
                 ui.separator();
                 edit_ui(ui, session, edits, &sel, tick, suspended && at.is_none());
@@ -191,7 +194,16 @@ fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
     }
 }
 
-fn behaviours_ui(ui: &mut egui::Ui, sel: &SelectedView) {
+fn behaviours_ui(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    edits: &mut EditBuffers,
+    sel: &SelectedView,
+) {
+    if session.fork.is_none() {
+        edits.params_b.clear();
+    }
+    let b_editable = session.fork.is_some() && !session.viewing_past();
     ui.strong("Behaviours");
     if sel.states.is_empty() {
         ui.weak("none");
@@ -209,20 +221,68 @@ fn behaviours_ui(ui: &mut egui::Ui, sel: &SelectedView) {
             .show(ui, |ui| {
                 ui.label(format!("hooks: {}", hooks_text(state.hooks)))
                     .on_hover_text("The only hooks it is called in (and a breakpoint can hit)");
-                if let Some(params) = sel
+                let authored = sel
                     .behaviours
                     .iter()
                     .find(|b| b.name == state.name && b.priority == state.priority)
                     .map(|b| b.params.trim())
-                    .filter(|p| !p.is_empty())
-                {
-                    ui.label(RichText::new(format!("params: {params}")).monospace())
+                    .unwrap_or_default();
+                if !authored.is_empty() {
+                    ui.label(RichText::new(format!("params: {authored}")).monospace())
                         .on_hover_text("Parameters as authored in the scene (RON)");
+                }
+                if b_editable {
+                    params_b_ui(ui, session, edits, sel.id, k, &state.name, authored);
                 }
                 ui.label(RichText::new(&state.state).monospace().small())
                     .on_hover_text("Its state at this moment");
             });
     }
+}
+
+/// B's parameters of one behaviour: a RON field and Apply to B.
+fn params_b_ui(
+    ui: &mut egui::Ui,
+    session: &mut Session,
+    edits: &mut EditBuffers,
+    object: ObjectId,
+    index: usize,
+    name: &str,
+    authored: &str,
+) {
+    let text = edits
+        .params_b
+        .entry((object, index))
+        .or_insert_with(|| authored.to_string());
+    let label = ui.horizontal(|ui| {
+        let label = ui.label(format!("B params of {name}"));
+        if ui
+            .button("Set in B")
+            .on_hover_text("B runs with these parameters from its next tick; A is unchanged")
+            .clicked()
+        {
+            session.send(Command::ForkParams {
+                object,
+                index,
+                params: text.clone(),
+            });
+        }
+        label
+    });
+    // Multi-line and wrapped: a behaviour's parameters are often longer
+    // than the inspector is wide.
+    ui.add(
+        egui::TextEdit::multiline(text)
+            .code_editor()
+            .desired_rows(2)
+            .desired_width(f32::INFINITY)
+            .id_salt(("params_b", object, index)),
+    )
+    .labelled_by(label.inner.id)
+    .on_hover_text(
+        "What-if: the parameters branch B's copy of this behaviour runs with (RON, \
+         checked as a scene load checks it); its state carries over",
+    );
 }
 
 fn edit_ui(
@@ -240,6 +300,7 @@ fn edit_ui(
             pose: sel.committed,
             velocity: sel.velocity.unwrap_or_default(),
             to_b: edits.to_b,
+            params_b: std::mem::take(&mut edits.params_b),
         };
     }
     ui.strong("Edit");

@@ -3,7 +3,7 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`protocol`] | commands UI → worker; the ordered event stream and the latest-wins views worker → UI |
+//! | [`protocol`] | commands UI → worker; the ordered event stream and (`protocol/view`) the latest-wins views worker → UI |
 //! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
 //! | [`app`] | the eframe app: drains the channels, shortcuts, the menu bar, toolbar and tiles |
 //! | `state` | what every panel shares: the views, the time cursor, the selection, errors and notices |
@@ -11,7 +11,7 @@
 //! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`), each with its own state |
 //! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
 //! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
-//! | `code_pane` | rhai scripts: gutter breakpoints, the hit's locals and stack, editing with hot reload |
+//! | `code_pane` | rhai scripts: gutter breakpoints, editing with hot reload, Run in B; `code_pane/debug`: the breakpoint form, the hit's locals and stack |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
 //! | `files`, `session` | Open, Save, Save As and what they may write |
 //! | `geometry` | shape outlines, hit tests, the world ↔ screen camera |

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use stepframe_core::{Pipeline, Registry, Scene, TimeSettings};
 
 /// The scene of a session, kept for save and reload.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct LoadedScene {
     /// The file it came from (or was last saved as).
     pub path: PathBuf,
@@ -28,6 +28,26 @@ pub struct LoadedScene {
     /// The file's text as it was parsed or written: what is on disk unless
     /// someone changed the file since.
     pub text: String,
+    /// The session's authored data when it differs from `scene` (behaviour
+    /// parameters an adopted fork changed): what Save writes.
+    pub running: Option<Scene>,
+}
+
+impl LoadedScene {
+    /// A scene as read from or written to `path`.
+    pub fn new(path: PathBuf, scene: Scene, text: String) -> LoadedScene {
+        LoadedScene {
+            path,
+            scene,
+            text,
+            running: None,
+        }
+    }
+
+    /// The authored data of the running session (what Save writes).
+    pub fn running(&self) -> &Scene {
+        self.running.as_ref().unwrap_or(&self.scene)
+    }
 }
 
 /// What a save did, or why it waits for the user.
@@ -63,11 +83,7 @@ pub fn open(
         .load_scene(&scene, registry)
         .map_err(|e| e.to_string())?;
     let settings = scene.settings.time;
-    let loaded = LoadedScene {
-        path: path.to_path_buf(),
-        scene,
-        text,
-    };
+    let loaded = LoadedScene::new(path.to_path_buf(), scene, text);
     Ok((loaded, settings))
 }
 
@@ -82,11 +98,7 @@ pub fn reload(
     pipeline
         .reload_parsed(&scene, registry)
         .map_err(|e| e.to_string())?;
-    Ok(LoadedScene {
-        path: path.to_path_buf(),
-        scene,
-        text,
-    })
+    Ok(LoadedScene::new(path.to_path_buf(), scene, text))
 }
 
 /// Comment lines (`//` or `/* */`, outside strings) in a RON text, counted
@@ -146,7 +158,7 @@ pub fn save(
     settings: TimeSettings,
     replace: bool,
 ) -> Result<SaveOutcome, String> {
-    let mut scene = loaded.scene.clone();
+    let mut scene = loaded.running().clone();
     scene.settings.time = settings;
     let on_disk = std::fs::read_to_string(&loaded.path).ok();
     if !replace {
@@ -196,7 +208,7 @@ pub fn save_as(
             path.display()
         )));
     }
-    let mut scene = loaded.scene.clone();
+    let mut scene = loaded.running().clone();
     scene.settings.time = settings;
     write(loaded, scene, path.to_path_buf())
 }
@@ -204,7 +216,7 @@ pub fn save_as(
 fn write(loaded: &mut LoadedScene, scene: Scene, path: PathBuf) -> Result<SaveOutcome, String> {
     let text = scene.to_ron().map_err(|e| e.to_string())?;
     scene.save(&path).map_err(|e| e.to_string())?;
-    *loaded = LoadedScene { path, scene, text };
+    *loaded = LoadedScene::new(path, scene, text);
     Ok(SaveOutcome::Written)
 }
 

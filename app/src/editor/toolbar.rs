@@ -251,13 +251,15 @@ pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, t
     if session.error.is_none() && session.notices.is_empty() {
         return;
     }
-    egui::Area::new(egui::Id::unique("stepframe_toasts"))
-        .order(egui::Order::Foreground)
-        .fixed_pos(area.right_top() + egui::vec2(-12.0, 28.0))
-        .pivot(egui::Align2::RIGHT_TOP)
-        .show(ctx, |ui| {
-            ui.set_max_width((area.width() * 0.6).max(240.0));
-            if let Some(error) = session.error.clone() {
+    let width = (area.width() * 0.6).max(240.0);
+    let mut top = area.right_top() + egui::vec2(-12.0, 28.0);
+    if let Some(error) = session.error.clone() {
+        let shown = egui::Area::new(egui::Id::unique("stepframe_error_toast"))
+            .order(egui::Order::Foreground)
+            .fixed_pos(top)
+            .pivot(egui::Align2::RIGHT_TOP)
+            .show(ctx, |ui| {
+                ui.set_max_width(width);
                 egui::Frame::popup(ui.style()).show(ui, |ui| {
                     ui.horizontal_wrapped(|ui| {
                         ui.colored_label(ui.visuals().error_fg_color, format!("error: {error}"))
@@ -273,7 +275,21 @@ pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, t
                         }
                     });
                 });
-            }
+            });
+        top.y = shown.response.rect.bottom() + 4.0;
+    }
+    if session.notices.is_empty() {
+        return;
+    }
+    // Notices only inform: the pointer goes through them to the panel
+    // beneath, so a button under a fresh notice still takes its click.
+    egui::Area::new(egui::Id::unique("stepframe_notice_toasts"))
+        .order(egui::Order::Foreground)
+        .interactable(false)
+        .fixed_pos(top)
+        .pivot(egui::Align2::RIGHT_TOP)
+        .show(ctx, |ui| {
+            ui.set_max_width(width);
             for notice in &session.notices {
                 let colour = match notice.level {
                     LogLevel::Info => Color32::from_rgb(120, 200, 120),

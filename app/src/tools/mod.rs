@@ -3,11 +3,11 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`trace_diff`] | comparing two traces line by line, `--all` ranges; the `trace-diff` command |
+//! | [`trace_diff`](mod@trace_diff) | comparing two traces line by line, `--all` ranges; the `trace-diff` command |
 //! | [`tick_diff`] | one tick's two records taken apart: objects, fields and ULPs, inputs, contacts, subsystems |
 //! | [`report`] | the text form of a divergence, shared by `trace-diff`, `check` and `play --sync-test` |
 //! | [`matrix`] | the pacing matrix, one in-memory run, shards of the scene × pacing matrix |
-//! | [`check`] | the `check` command: several scenes, the parallel runs, the table and the report |
+//! | [`check`](mod@check) | the `check` command: several scenes, the parallel runs, the table and the report |
 //! | [`junit`] | `check --junit`: the runs as JUnit XML |
 //! | [`trace_poses`] | a trace's pose records as numbers, and one tick of A against B (the editor's Compare with…) |
 

@@ -63,6 +63,7 @@
 mod dispatch;
 mod drive;
 mod inspect;
+mod params;
 mod settings;
 mod snapshot;
 

@@ -59,6 +59,7 @@
 //! | `scene/validate.rs` | checking a parsed scene and building its objects, each fault tied to its site |
 //! | `scene/spans.rs` | where each object, behaviour and parameter block is in the text: sites to line and column |
 //! | `scene/io.rs` | load, parse, save, and loading a scene into a [`Pipeline`] |
+//! | `scene/params.rs` | a running behaviour given new parameters ([`Pipeline::set_behaviour_params`]) |
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -79,10 +80,12 @@ use crate::spawn::ObjectDesc;
 use crate::world::{BehaviourInfo, World};
 
 mod io;
+mod params;
 mod registry;
 mod spans;
 mod validate;
 
+pub use params::ParamsEditError;
 pub use registry::{BehaviourFactory, CreateError, ParamsError, Registry, parse_params};
 use spans::{RawScene, RawSettings, Reader};
 use validate::{Fault, Site, build, flatten};

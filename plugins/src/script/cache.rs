@@ -103,6 +103,7 @@ impl Program {
     }
 }
 
+#[derive(Clone)]
 struct Entry {
     program: Arc<Program>,
     /// Modification time and length of the file last compiled (None: not a file).
@@ -307,6 +308,59 @@ impl Cache {
                 self.load(key).map(|_| ())
             }
         }
+    }
+
+    /// See [`super::ScriptHost::reload_text`].
+    pub(crate) fn reload_text(&self, key: &str, text: &str) -> Result<(), ScriptError> {
+        let result = self.compile(key, text);
+        let mut cache = self.lock();
+        self.changed();
+        match (cache.get_mut(key), result) {
+            (Some(entry), Ok(program)) => {
+                // The file's stamp stays: this text is not the file's, and a
+                // later change of the file still reloads it.
+                entry.program = Arc::new(program);
+                entry.error = None;
+                entry.error_logged = false;
+                Ok(())
+            }
+            (Some(entry), Err(e)) => {
+                entry.error = Some(e.clone());
+                entry.error_logged = false;
+                Err(e)
+            }
+            (None, _) => Err(ScriptError {
+                path: key.to_string(),
+                line: 0,
+                column: 0,
+                message: "no running script has this file".to_string(),
+            }),
+        }
+    }
+
+    /// A cache holding the same programs, sharing nothing from now on.
+    pub(crate) fn fork(&self) -> Cache {
+        Cache {
+            entries: Mutex::new(self.lock().clone()),
+            changes: AtomicU64::new(self.changes()),
+            generation: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
+        }
+    }
+
+    /// This cache's programs become `from`'s (an adopted fork's). Each file
+    /// counts as seen as it is now: the adopted programs are what the user
+    /// chose, and only a later change of a file reloads it.
+    pub(crate) fn adopt(&self, from: &Cache) {
+        let mut entries = from.lock().clone();
+        for (key, entry) in entries.iter_mut() {
+            if entry.stamp.is_some() {
+                entry.stamp = stamp(Path::new(key));
+            }
+        }
+        let generation = from.generation.load(Ordering::Relaxed);
+        *self.lock() = entries;
+        self.generation.fetch_max(generation, Ordering::Relaxed);
+        self.changed();
     }
 
     /// See [`super::ScriptHost::reload_changed`].

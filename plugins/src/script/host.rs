@@ -49,6 +49,9 @@ struct Inner {
     breakpoints: ScriptBreakpoints,
     /// typed, rhai.
     counts: [AtomicU64; 2],
+    /// Scripts with `hot_reload` check their file at frame boundaries (a
+    /// fork's host does not: see [`ScriptHost::fork`]).
+    detached: bool,
 }
 
 /// Which engine ran a hook call (see [`CallCounts`]).
@@ -126,6 +129,44 @@ impl ScriptHost {
     /// [`ScriptHost::compile_error`] and logged once.
     pub fn reload(&self, path: impl AsRef<Path>) -> Result<(), ScriptError> {
         self.cache().reload(&script_key(path.as_ref()))
+    }
+
+    /// Compiles `text` as the new version of a loaded script, without
+    /// writing or reading its file: what "run in B" of the editor's code pane
+    /// does to a fork's host. Adopted as [`ScriptHost::reload`]'s program is;
+    /// a syntax error keeps the old program, as there.
+    pub fn reload_text(&self, path: impl AsRef<Path>, text: &str) -> Result<(), ScriptError> {
+        self.cache().reload_text(&script_key(path.as_ref()), text)
+    }
+
+    /// A host for a what-if branch of this session (the editor's fork):
+    /// the same programs, no breakpoints, zero counts, and sharing nothing
+    /// with this one from now on. Its scripts do not watch their files, so
+    /// a Save of the file reaches the live session only and the branch
+    /// changes only through [`ScriptHost::reload_text`]. Rebind the
+    /// branch's Script behaviours with [`crate::Script::rebind`].
+    pub fn fork(&self) -> ScriptHost {
+        ScriptHost {
+            inner: Arc::new(Inner {
+                cache: self.cache().fork(),
+                breakpoints: ScriptBreakpoints::default(),
+                counts: Default::default(),
+                detached: true,
+            }),
+        }
+    }
+
+    /// This host's programs become `fork`'s (the fork was adopted): its
+    /// breakpoints, counts and file watching stay; rebind the adopted
+    /// session's Script behaviours to this host.
+    pub fn adopt_programs(&self, fork: &ScriptHost) {
+        self.cache().adopt(fork.cache());
+    }
+
+    /// Whether scripts with `hot_reload` check their files (see
+    /// [`ScriptHost::fork`]).
+    pub(crate) fn watches_files(&self) -> bool {
+        !self.inner.detached
     }
 
     /// Recompiles every loaded script file whose modification time or length

@@ -145,8 +145,12 @@
 
 // Module map (each file opens with what it owns):
 //
-// - `host.rs`: the session's `ScriptHost` (cache, breakpoints, counts) and
-//   where script files are found (`ScriptContext`, `assets_dir`);
+// - this file: `Script` (its parameters, state and how it adopts a reload);
+//   `behaviour.rs`: its `Behaviour` impl (the hooks as the pipeline calls
+//   them, routines, hashing, new vars mid-run);
+// - `host.rs`: the session's `ScriptHost` (cache, breakpoints, counts, a
+//   fork's own host) and where script files are found (`ScriptContext`,
+//   `assets_dir`);
 // - `cache.rs`: compiled programs by key, generations, hot reload;
 // - `breakpoints.rs`: line breakpoints, conditions, logpoints, hits;
 // - `engine.rs`: the rhai engines, the per-call state, the debugger hook;
@@ -157,6 +161,7 @@
 //   register code, and the behaviour's state as typed code holds it);
 // - `value.rs`: scene values and hashing; `bench.rs`: `script_vs_rust`.
 mod api;
+mod behaviour;
 mod bench;
 mod breakpoints;
 mod cache;
@@ -175,10 +180,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rhai::{Dynamic, FuncArgs, INT, Scope};
+use rhai::{Dynamic, FuncArgs, Scope};
 use serde::{Deserialize, Serialize};
-use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, LogLevel, ObjectId, Wait};
+use stepframe_core::{Behaviour, Ctx, HookKind, LogLevel};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit};
@@ -391,6 +395,17 @@ impl Script {
         })
     }
 
+    /// Runs on `host` from now on (the editor's fork gives branch B its own,
+    /// [`ScriptHost::fork`]): its state and program stay, and it reads
+    /// `host`'s breakpoints and adopts `host`'s next version of its file.
+    pub fn rebind(&mut self, host: &ScriptHost) {
+        self.host = host.clone();
+        // Re-read the breakpoint table and the cache at the next call.
+        self.bp_version = u64::MAX;
+        self.bps = Arc::from(Vec::new());
+        self.seen_changes = u64::MAX;
+    }
+
     /// The script's key (resolved path or `inline:<name>`).
     pub fn key(&self) -> &str {
         &self.program.source
@@ -434,8 +449,9 @@ impl Script {
             .program
             .polled_frame
             .load(std::sync::atomic::Ordering::Acquire);
+        let watch = self.hot_reload && self.host.watches_files();
         if changes == self.seen_changes
-            && (!self.hot_reload || polled == frame || polled == cache::NOT_A_FILE)
+            && (!watch || polled == frame || polled == cache::NOT_A_FILE)
         {
             return;
         }
@@ -443,7 +459,7 @@ impl Script {
         let current = self
             .host
             .cache()
-            .current(&self.program.source, frame, self.hot_reload);
+            .current(&self.program.source, frame, watch);
         let Some((program, error)) = current else {
             return;
         };
@@ -514,94 +530,5 @@ impl Script {
             return;
         }
         self.call_rhai(ctx, hook, hook_function(hook), args, debug);
-    }
-}
-
-impl Behaviour for Script {
-    /// Start and Update always (they adopt a hot-reloaded version), and the
-    /// other hooks only when the script defines their function, so a script
-    /// without `fixed_update` is never called, timed or hit by a breakpoint in
-    /// the fixed phase. A reload that changes the set says so (`hooks_changed`).
-    fn hooks(&self) -> Hooks {
-        let h = &self.program.hooks;
-        let mut hooks = Hooks::START.and(Hooks::UPDATE);
-        for (defined, bit) in [
-            (h.flow_tick, Hooks::FLOW_TICK),
-            (h.fixed_update, Hooks::FIXED_UPDATE),
-            (h.on_contact, Hooks::CONTACT),
-        ] {
-            if defined {
-                hooks = hooks.and(bit);
-            }
-        }
-        hooks
-    }
-
-    fn name(&self) -> &str {
-        "Script"
-    }
-
-    fn start(&mut self, ctx: &mut Ctx) {
-        self.refresh(ctx);
-        self.call(ctx, HookKind::Start, (), &[]);
-    }
-
-    fn update(&mut self, ctx: &mut Ctx, dt: f64) {
-        self.refresh(ctx);
-        self.call(ctx, HookKind::Update, (dt,), &[Val::float(dt)]);
-    }
-
-    fn flow_tick(&mut self, ctx: &mut Ctx, dt: f64) {
-        self.call(ctx, HookKind::FlowTick, (dt,), &[Val::float(dt)]);
-    }
-
-    fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
-        self.call(ctx, HookKind::FixedUpdate, (dt,), &[Val::float(dt)]);
-    }
-
-    fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
-        let kind = match kind {
-            ContactKind::Started => "started",
-            ContactKind::Stopped => "stopped",
-        };
-        self.call(
-            ctx,
-            HookKind::Contact,
-            (other.0 as INT, kind.to_string()),
-            &[],
-        );
-    }
-
-    fn routine(&mut self, ctx: &mut Ctx, name: &str) -> Wait {
-        self.call_routine(ctx, name)
-    }
-
-    /// The script's top-level variables with their live values (the compiled
-    /// path keeps written ones in registers, not in the rhai scope), one
-    /// `name = value` a line, then the run-time error that stopped it, if any.
-    fn state_text(&self) -> String {
-        let mut out = format!("script {}\n", self.program.source);
-        for (position, (name, constant, value)) in self.scope.iter_raw().enumerate() {
-            let value = self.live_value(position).unwrap_or_else(|| value.clone());
-            let keyword = if constant { "const" } else { "let" };
-            out.push_str(&format!("{keyword} {name} = {value:?}\n"));
-        }
-        if let Some(failed) = &self.failed {
-            out.push_str(&format!("stopped: {failed}\n"));
-        }
-        out
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write(&[u8::from(self.failed.is_some())]);
-        hasher.write_u64(self.scope.len() as u64);
-        for (position, (name, constant, value)) in self.scope.iter_raw().enumerate() {
-            hasher.write(name.as_bytes());
-            hasher.write(&[0xff, u8::from(constant)]);
-            match self.live_value(position) {
-                Some(live) => value::hash_dynamic(&live, hasher),
-                None => value::hash_dynamic(value, hasher),
-            }
-        }
     }
 }

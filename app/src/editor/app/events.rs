@@ -64,7 +64,8 @@ impl EditorApp {
                 session.notify(
                     LogLevel::Info,
                     format!(
-                        "forked at tick {at}: change B (Input tab: Apply to B; inspector: edit B),                          then Play runs A and B side by side"
+                        "forked at tick {at}: change B (Input tab: Apply to B; inspector: edit B, Set in \
+                         B; code pane: Run in B), then Play runs A and B side by side"
                     ),
                 );
             }

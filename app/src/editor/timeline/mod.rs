@@ -3,7 +3,9 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | this one | [`TimelineState`]: the ring of frame records, the x range, the lanes' state, markers, the cursor's record |
+//! | this one | [`TimelineState`] and what it talks about: axes, lanes and their units, markers, the persisted settings |
+//! | `cursor` | finding records by sequence number, tick, frame or x; moving the cursor |
+//! | `events` | the worker's stream into the ring and the markers: records, stalls, breakpoints, errors, a new world, a rewind |
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
 //! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
 //! | `draw` | inside one lane: its series and colours, the markers lane, a collapsed header |
@@ -30,7 +32,9 @@ mod axes;
 mod bench;
 mod blocks;
 mod controls;
+mod cursor;
 mod draw;
+mod events;
 mod export;
 mod lanes;
 mod summary;
@@ -39,7 +43,7 @@ mod watch_lanes;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
+use stepframe_core::{FrameRecord, Telemetry};
 
 pub use axes::hover_rows;
 // The timeline's own benchmark helpers are public only with the `bench`
@@ -55,9 +59,8 @@ pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
 pub use watch_lanes::WatchLanes;
 
-use super::protocol::{Event, FrameTelemetry};
 use blocks::Blocks;
-use summary::{Reduced, partition};
+use summary::Reduced;
 
 /// What the x axis shows.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -289,10 +292,6 @@ impl Default for TimelineSettings {
     }
 }
 
-/// Most markers kept (stalls in a long irregular run would otherwise grow
-/// without bound).
-const MAX_MARKERS: usize = 10_000;
-
 /// Frames shown while following live.
 pub const LIVE_WINDOW_FRAMES: usize = 600;
 
@@ -410,245 +409,5 @@ impl TimelineState {
     /// One lane's state, writable.
     pub fn lane_mut(&mut self, lane: LaneId) -> &mut LaneState {
         &mut self.lanes[lane.index()]
-    }
-
-    /// Sequence number of the oldest record kept.
-    fn first_seq(&self) -> u64 {
-        self.telemetry.pushed() - self.telemetry.len() as u64
-    }
-
-    /// The record with sequence number `seq`, if still kept.
-    pub fn record(&self, seq: u64) -> Option<&FrameRecord> {
-        let i = seq.checked_sub(self.first_seq())?;
-        self.telemetry.records().get(usize::try_from(i).ok()?)
-    }
-
-    /// The record under the cursor.
-    pub fn cursor_record(&self) -> Option<&FrameRecord> {
-        self.record(self.cursor_seq?)
-    }
-
-    /// Sequence number of the first record whose call completed tick `tick`
-    /// or a later one: the frame that ran it.
-    pub fn seq_of_tick(&self, tick: u64) -> Option<u64> {
-        let records = self.telemetry.records();
-        let i = partition(records.len(), |i| records[i].simulation_tick < tick);
-        (i < records.len()).then(|| self.first_seq() + i as u64)
-    }
-
-    /// Sequence number of the last record of outer frame `frame`.
-    pub(super) fn seq_of_frame(&self, frame: u64) -> Option<u64> {
-        let records = self.telemetry.records();
-        let i = partition(records.len(), |i| records[i].frame_index <= frame);
-        (i > 0 && records[i - 1].frame_index == frame).then(|| self.first_seq() + i as u64 - 1)
-    }
-
-    /// Follows the session's cursor: the record the user chose while it still
-    /// completes the cursor's tick, else the frame that ran that tick.
-    pub fn sync_cursor(&mut self, tick: Option<u64>) {
-        let Some(tick) = tick else {
-            self.cursor_seq = None;
-            return;
-        };
-        if self.cursor_record().map(|r| r.simulation_tick) != Some(tick) {
-            self.cursor_seq = self.seq_of_tick(tick);
-        }
-    }
-
-    /// The tick one step from the cursor (`dir` = -1 or 1): one tick on the
-    /// tick axis, the previous or next frame's tick on the others. Moves the
-    /// cursor's record too. `None` at either end.
-    pub fn step_cursor(&mut self, current: u64, dir: i64) -> Option<u64> {
-        let records = self.telemetry.records();
-        let (first, last) = (records.front()?, records.back()?);
-        if self.axis == XAxis::Tick {
-            let lo = first.simulation_tick.saturating_sub(u64::from(first.ticks));
-            let next = current.checked_add_signed(dir)?;
-            if next < lo.max(1) || next > last.simulation_tick {
-                return None;
-            }
-            self.cursor_seq = self.seq_of_tick(next);
-            return Some(next);
-        }
-        let seq = self.cursor_seq.or_else(|| self.seq_of_tick(current))?;
-        let next = seq.checked_add_signed(dir)?;
-        let tick = self.record(next)?.simulation_tick;
-        self.cursor_seq = Some(next);
-        Some(tick)
-    }
-
-    /// Sequence number of the record nearest to `x` on the current axis.
-    pub fn nearest(&self, x: f64) -> Option<u64> {
-        let records = self.telemetry.records();
-        if records.is_empty() {
-            return None;
-        }
-        let axis = self.axis;
-        let i = partition(records.len(), |i| axis.of(&records[i]) < x);
-        let best = if i == 0 {
-            0
-        } else if i == records.len() {
-            i - 1
-        } else if (axis.of(&records[i]) - x).abs() < (x - axis.of(&records[i - 1])).abs() {
-            i
-        } else {
-            i - 1
-        };
-        Some(self.first_seq() + best as u64)
-    }
-
-    /// Adds one record from the worker (stalls are marked here).
-    pub fn ingest(&mut self, record: FrameRecord) {
-        if record.delta_time >= self.max_delta && self.max_delta > 0.0 {
-            self.mark(
-                record.frame_index,
-                MarkerKind::Stall,
-                format!(
-                    "stall: frame {} dt {:.1} ms",
-                    record.frame_index,
-                    record.delta_time * 1000.0
-                ),
-            );
-        }
-        self.telemetry.push(record);
-    }
-
-    fn mark(&mut self, frame: u64, kind: MarkerKind, text: String) {
-        if self.markers.len() == MAX_MARKERS {
-            self.markers.pop_front();
-        }
-        self.markers.push_back(Marker { frame, kind, text });
-    }
-
-    /// The x of marker `m` on the current axis, if its frame's record is kept.
-    fn marker_x(&self, m: &Marker) -> Option<f64> {
-        self.record(self.seq_of_frame(m.frame)?)
-            .map(|r| self.axis.of(r))
-    }
-
-    /// Takes an event from the worker, in stream order: records, markers on
-    /// the frame they belong to, a new ring for a new physics world, the
-    /// abandoned branch dropped after a rewind.
-    pub fn on_event(&mut self, event: &Event) {
-        match event {
-            Event::Frames(batch) => {
-                for FrameTelemetry { report, clock, .. } in batch {
-                    self.ingest(FrameRecord::new(report, clock));
-                }
-            }
-            Event::Suspended(s) => match &s.reason {
-                SuspendReason::Breakpoint(hit) => self.mark(
-                    s.frame,
-                    MarkerKind::Breakpoint,
-                    format!(
-                        "breakpoint {} hit at tick {} ({} {})",
-                        hit.breakpoint.0, s.tick, hit.behaviour, hit.hook
-                    ),
-                ),
-                SuspendReason::Clock(hit) => self.mark(
-                    s.frame,
-                    MarkerKind::Clock,
-                    format!("{hit} at tick {}", s.tick),
-                ),
-                SuspendReason::Fault { message, .. } => self.mark(
-                    s.frame,
-                    MarkerKind::Error,
-                    format!("fault at tick {}: {message}", s.tick),
-                ),
-                _ => {}
-            },
-            Event::Watch(batch) => {
-                for e in batch {
-                    match e {
-                        stepframe_plugins::WatchEvent::Held { watch, tick, frame } => self.mark(
-                            *frame,
-                            MarkerKind::Watch,
-                            format!("watch #{} held at tick {tick}", watch + 1),
-                        ),
-                        stepframe_plugins::WatchEvent::Value {
-                            watch,
-                            frame,
-                            value,
-                            ..
-                        } => self.watch_lanes.push(*watch, *frame, *value),
-                        stepframe_plugins::WatchEvent::Failed { .. } => {}
-                    }
-                }
-            }
-            Event::Log(entries) => {
-                for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
-                    self.mark(
-                        e.frame,
-                        MarkerKind::Error,
-                        format!("tick {}: {}", e.tick, e.message),
-                    );
-                }
-            }
-            Event::Loaded {
-                path,
-                frame_index,
-                frame_time,
-                ..
-            } => self.new_session(path, *frame_index, *frame_time),
-            Event::Error(message) => {
-                if let Some(r) = self.telemetry.records().back() {
-                    let frame = r.frame_index;
-                    self.mark(frame, MarkerKind::Error, message.clone());
-                }
-            }
-            Event::Rewound(tick) => self.rewound(*tick),
-            _ => {}
-        }
-    }
-
-    /// A new physics world: a new ring, whose first frame is marked.
-    fn new_session(&mut self, path: &std::path::Path, frame_index: u64, frame_time: f64) {
-        let capacity = self.telemetry.capacity();
-        self.telemetry = Telemetry::with_capacity(capacity);
-        self.blocks = Blocks::default();
-        self.reduced.key = None;
-        self.markers.clear();
-        self.cursor_seq = None;
-        self.hover_seq = None;
-        self.selection = None;
-        self.range = None;
-        self.follow_live = true;
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_else(|| path.display().to_string());
-        self.mark(
-            frame_index + 1,
-            MarkerKind::Session,
-            format!(
-                "new physics world ({name}): simulation time restarts at 0; frame time \
-                 continues from {frame_time:.3} s (frame {})",
-                frame_index + 1
-            ),
-        );
-    }
-
-    /// After a rewind to `tick`: later frames belong to an abandoned branch.
-    fn rewound(&mut self, tick: u64) {
-        let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
-        for r in self.telemetry.records() {
-            if r.simulation_tick <= tick {
-                kept.push(*r);
-            }
-        }
-        let last_frame = kept.records().back().map(|r| r.frame_index);
-        self.telemetry = kept;
-        self.blocks = Blocks::default();
-        self.reduced.key = None;
-        self.markers
-            .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
-        // Watch values of the abandoned branch go too (the frames run again).
-        for values in self.watch_lanes.values.values_mut() {
-            let keep = values.partition_point(|(f, _)| last_frame.is_some_and(|l| *f <= l));
-            values.truncate(keep);
-        }
-        self.cursor_seq = None;
-        self.selection = None;
-        self.follow_live = true;
     }
 }

@@ -15,8 +15,19 @@
 //!   ([`crate::tools::trace_poses`]): the UI gets B's records and the
 //!   divergences, so the divergence lanes, the inspector's A/B columns and the
 //!   viewport's B outlines show where the futures part.
-//! - **Adopt** makes B the live session (its rewind history starts there);
-//!   **Discard** drops it. A rewind or a new scene discards it too.
+//! - B's scripts run on B's own script host ([`ScriptHost::fork`]): the
+//!   same programs at the fork, then only what the user runs in B (the code
+//!   pane's *Run in B*, [`Command::ForkScript`]); a Save of the file reaches
+//!   A only. A behaviour parameter edited for B ([`Command::ForkParams`])
+//!   goes to B's behaviour, which keeps its state
+//!   ([`stepframe_core::Behaviour::adopt_params`]).
+//! - **Adopt** makes B the live session (its rewind history starts there,
+//!   and the session's script host takes B's programs, keeping its
+//!   breakpoints); **Discard** drops it. A rewind or a new scene discards it
+//!   too.
+//!
+//! [`Command::ForkScript`]: crate::editor::protocol::Command::ForkScript
+//! [`Command::ForkParams`]: crate::editor::protocol::Command::ForkParams
 //!
 //! A fork costs about one more session's stepping (`stepframe bench`'s
 //! `fork_overhead`); B has no breakpoints, watches or observers of its own.
@@ -26,11 +37,13 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender};
 use stepframe_core::{
-    BodyCommand, Debugger, InputEvent, Pipeline, RecordedEvent, Recorder, Recording, Replay,
-    TickInputSource, TickObserver, TickRecord,
+    BodyCommand, Debugger, InputEvent, ObjectId, ParamsEditError, Pipeline, RecordedEvent,
+    Recorder, Recording, Registry, Replay, TickInputSource, TickObserver, TickRecord,
 };
+use stepframe_plugins::ScriptHost;
 
 use super::Worker;
+use super::scripts::rebind_scripts;
 use crate::editor::protocol::Event;
 use crate::tools::trace_poses::{TracedTick, compare, traced_tick};
 
@@ -103,6 +116,10 @@ pub(super) struct Fork {
     recorder: Arc<Mutex<Recorder>>,
     /// A's records still waiting for B's, and B's for A's.
     waiting: (BTreeMap<u64, TracedTick>, BTreeMap<u64, TracedTick>),
+    /// B's scripts (a fork of the session's host).
+    scripts: ScriptHost,
+    /// The scene's registry on B's host (B's parameter edits).
+    registry: Registry,
 }
 
 impl std::fmt::Debug for Fork {
@@ -180,11 +197,16 @@ impl Worker {
             .set_tape(&mut self.pipeline, Some(Replay::new(future)));
         let mut b = Pipeline::new(self.settings);
         let live = self.pipeline.stepper().completed_ticks();
-        if let Err(e) = self.history.replay_into(&mut b, live, at) {
+        if self.at_untouched_start(at) {
+            b.restore(&self.pipeline.snapshot());
+        } else if let Err(e) = self.history.replay_into(&mut b, live, at) {
             self.error(format!("cannot fork at tick {at}: {e}"));
             return;
         }
         b.set_debugger(Debugger::default());
+        let scripts = self.scripts.fork();
+        rebind_scripts(&mut b, &scripts);
+        let registry = self.registry_on(&scripts);
         let feed = Feed::default();
         b.set_tick_input(Some(Box::new(ForkInput {
             feed: feed.clone(),
@@ -204,6 +226,8 @@ impl Worker {
             b_ticks,
             recorder,
             waiting: Default::default(),
+            scripts,
+            registry,
         });
         self.install_observer();
         self.send_event(Event::Forked(at));
@@ -301,6 +325,59 @@ impl Worker {
         }
     }
 
+    /// New parameters for behaviour `index` of `object` in B (the
+    /// inspector's B field), from B's next tick on; B's behaviour keeps its
+    /// state. A refused edit changes nothing and says why.
+    pub(super) fn fork_params(&mut self, object: ObjectId, index: usize, params: &str) {
+        let Some(f) = self.fork.as_mut() else {
+            self.error("no fork to change: Fork here first".to_string());
+            return;
+        };
+        let result = f
+            .pipeline
+            .set_behaviour_params(object, index, params, &f.registry);
+        let from = f.pipeline.stepper().completed_ticks() + 1;
+        let name = f
+            .pipeline
+            .behaviour_states(object)
+            .get(index)
+            .map(|b| b.name.clone())
+            .unwrap_or_default();
+        let owner = f
+            .pipeline
+            .world()
+            .get(object)
+            .map(|o| format!("{} ({object})", o.name))
+            .unwrap_or_else(|| object.to_string());
+        match result {
+            Ok(()) => self.send_event(Event::Notice(format!(
+                "B: {name} of {owner} runs with {} from tick {from} on",
+                params.trim()
+            ))),
+            Err(e @ ParamsEditError::NotAdjustable(_)) => self.error(format!(
+                "B not changed: {e} (a Script takes new vars, not another file: edit its \
+                 code in the code pane and Run in B)"
+            )),
+            Err(e) => self.error(format!("B not changed: {e}")),
+        }
+    }
+
+    /// A new version of a script for B only (the code pane's Run in B): B's
+    /// Script behaviours running it adopt it at B's next frame boundary;
+    /// the file is not written and A runs on as it was.
+    pub(super) fn fork_script(&mut self, key: &str, text: &str) {
+        let Some(f) = self.fork.as_mut() else {
+            self.error("no fork to change: Fork here first".to_string());
+            return;
+        };
+        match f.scripts.reload_text(key, text) {
+            Ok(()) => self.send_event(Event::Notice(format!(
+                "B runs the edited {key} from its next frame on (the file is unchanged)"
+            ))),
+            Err(e) => self.error(format!("B's script not changed: {e}")),
+        }
+    }
+
     /// Makes B the live session, paused (module docs).
     pub(super) fn adopt_fork(&mut self) {
         let Some(f) = self.fork.take() else {
@@ -312,8 +389,13 @@ impl Worker {
             edited,
             recorder,
             from,
+            scripts,
             ..
         } = f;
+        // The session's host (its breakpoints, the code pane's view) goes on
+        // with B's programs, and B's scripts run on it.
+        self.scripts.adopt_programs(&scripts);
+        rebind_scripts(&mut b, &self.scripts);
         // B goes on with what A would have received from here, as changed.
         let tape = edited
             .map(|(t, _)| t)
@@ -335,12 +417,46 @@ impl Worker {
                 .recording()
                 .clone(),
         );
+        self.take_params_into_scene();
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();
         self.send_event(Event::CompareStopped);
         self.send_event(Event::Notice(format!(
             "branch B (forked at tick {from}) is the live session now; rewind reaches back to here"
         )));
+    }
+
+    /// The adopted session's behaviour parameters (Set in B's edits) become
+    /// the authored scene's, so Save writes them: each authored object
+    /// alive in the session takes its behaviours' parameter text from the
+    /// world, behaviour by behaviour, where names and priorities agree.
+    fn take_params_into_scene(&mut self) {
+        let Some(loaded) = self.scene.as_ref() else {
+            return;
+        };
+        let world = self.pipeline.world();
+        let mut scene = loaded.running().clone();
+        fn visit(objects: &mut [stepframe_core::SceneObject], world: &stepframe_core::World) {
+            for o in objects {
+                if let Some(live) = world.get(ObjectId(o.id)) {
+                    for (authored, info) in o.behaviours.iter_mut().zip(&live.behaviours) {
+                        if authored.name == info.name && authored.priority == info.priority {
+                            authored.params.clone_from(&info.params);
+                        }
+                    }
+                }
+                visit(&mut o.children, world);
+            }
+        }
+        visit(&mut scene.objects, world);
+        if scene != *loaded.running() {
+            let mut loaded = crate::editor::session::LoadedScene::clone(loaded);
+            loaded.running = Some(scene);
+            self.scene = Some(Arc::new(loaded));
+            self.send_event(Event::Notice(
+                "B's parameter changes are in the scene now: Save writes them".to_string(),
+            ));
+        }
     }
 
     /// Drops B (`say`: tell the user).

@@ -5,14 +5,14 @@
 //! a paused editor does not call `step_frame`, so paused time advances neither
 //! clock) and publishes what changed. Tests drive it synchronously, one call
 //! per UI frame with a fixed dt ([`Worker::pump`]); the app runs it on a thread
-//! with [`spawn`], which paces it to a target display rate ([`thread`]). Both
+//! with [`spawn`], which paces it to a target display rate (`thread`). Both
 //! modes run the same code; only the caller of `frame` differs.
 //!
 //! Every call that advances the session goes through the rewind [`History`],
 //! so "Resume from here" and the time cursor can rebuild any kept tick: the
 //! cursor's [`Command::ViewTick`] replays the history into a scratch pipeline
 //! (the live session is not touched) and publishes that past state through the
-//! same view builder the live session uses ([`view`]).
+//! same view builder the live session uses (`view`).
 //!
 //! Ordering: telemetry and events go out on one channel in the order they
 //! happened. A frame's telemetry is queued when the frame ends and flushed
@@ -344,6 +344,12 @@ impl Worker {
             Command::ForkHere(tick) => self.fork_here(tick),
             Command::ForkTape { tape, recorded_to } => self.fork_tape(tape, recorded_to),
             Command::ForkEdit(command) => self.fork_edit(command),
+            Command::ForkParams {
+                object,
+                index,
+                params,
+            } => self.fork_params(object, index, &params),
+            Command::ForkScript { key, text } => self.fork_script(&key, &text),
             Command::AdoptFork => self.adopt_fork(),
             Command::DiscardFork => self.discard_fork(true),
             Command::SetTimeScale(scale) => self.change_settings(|s| s.time_scale = scale),
@@ -498,7 +504,14 @@ impl Worker {
         self.discard_fork(true);
         self.drain_ticks();
         self.pending_inputs.clear();
-        match self.history.rewind_to_tick(&mut self.pipeline, tick) {
+        let result = if self.at_untouched_start(tick) {
+            // Nothing ran since the session began (a scene just opened or a
+            // fork just adopted): it already stands at the end of `tick`.
+            Ok(())
+        } else {
+            self.history.rewind_to_tick(&mut self.pipeline, tick)
+        };
+        match result {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
                 // from the pipeline, and the tape keeps what the ticks up to
@@ -513,6 +526,14 @@ impl Worker {
                 false
             }
         }
+    }
+
+    /// Whether the session stands at the end of `tick` with nothing run
+    /// since its history began: the history then holds no keyframe yet (the
+    /// first is taken by the first frame), and the state to go back to, or
+    /// to fork from, is the session as it is.
+    fn at_untouched_start(&self, tick: u64) -> bool {
+        self.history.oldest_tick().is_none() && self.pipeline.stepper().completed_ticks() == tick
     }
 
     fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {

@@ -78,11 +78,7 @@ impl Worker {
             self.error("no scene to save".to_string());
             return;
         };
-        let mut loaded = LoadedScene {
-            path: loaded.path.clone(),
-            scene: loaded.scene.clone(),
-            text: loaded.text.clone(),
-        };
+        let mut loaded = LoadedScene::clone(loaded);
         let outcome = match to {
             None => session::save(&mut loaded, self.settings, confirmed),
             Some(path) => session::save_as(&mut loaded, self.settings, path, confirmed),

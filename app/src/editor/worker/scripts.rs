@@ -20,8 +20,15 @@ impl Worker {
     /// The registry for a scene file: its scripts resolve from the scene's
     /// directory and compile into this session's host.
     pub(super) fn registry_for_scene(&self, scene: &Path) -> Registry {
-        let dir = scene.parent().unwrap_or(Path::new("."));
-        stepframe_plugins::registry_for(&self.scripts, dir)
+        registry_on(&self.scripts, scene)
+    }
+
+    /// The registry of the open scene on `host` (a fork's own host).
+    pub(super) fn registry_on(&self, host: &ScriptHost) -> Registry {
+        match self.scene.as_ref() {
+            Some(scene) => registry_on(host, &scene.path),
+            None => stepframe_plugins::registry_for(host, Path::new(".")),
+        }
     }
 
     /// Applies one change to the session's line breakpoints.
@@ -70,6 +77,22 @@ impl Worker {
             rejected: self.script_rejected.clone(),
         }
     }
+}
+
+/// A registry whose scripts resolve from `scene`'s directory and compile
+/// into `host`.
+fn registry_on(host: &ScriptHost, scene: &Path) -> Registry {
+    let dir = scene.parent().unwrap_or(Path::new("."));
+    stepframe_plugins::registry_for(host, dir)
+}
+
+/// Every Script behaviour of `pipeline` runs on `host` from now on.
+pub(super) fn rebind_scripts(pipeline: &mut stepframe_core::Pipeline, host: &ScriptHost) {
+    pipeline.for_each_behaviour_mut(|_, b| {
+        if let Some(script) = b.downcast_mut::<stepframe_plugins::Script>() {
+            script.rebind(host);
+        }
+    });
 }
 
 #[cfg(test)]

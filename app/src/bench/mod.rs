@@ -1,0 +1,155 @@
+//! `stepframe bench`: the performance figures, one JSON object per line.
+//!
+//! Machines here are shared and noisy, so every target is a ratio against a
+//! reference measured in the same run, or a count; absolute times are printed
+//! for information. Each timed figure alternates its measured and reference
+//! loops several times and keeps the fastest round of each, which cancels most
+//! of the noise a neighbour process adds.
+//!
+//! Run it in release with the `bench` feature, which installs the counting
+//! allocator the allocation figures read: `cargo run --release --features
+//! bench -- bench` (about 45 s on 2 cores). Without it those figures say so
+//! and fail rather than report zero.
+//!
+//! | module | what |
+//! |---|---|
+//! | this one | [`BenchArgs`], [`run`]: the list of figures, the timing helpers they share |
+//! | `figure` | one printed figure: its JSON line, its ratio, whether its target holds |
+//! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier |
+//! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`, `script_vs_rust`: what calling hooks costs |
+//! | `scenes` | `headless_realtime_factor`, snapshots and restores, a telemetry record, a timeline frame |
+//! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
+//! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
+//! | `scaling` | `--scaling`: how each cost grows with the size of the world |
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use serde_json::json;
+use stepframe_core::scene::Scene;
+use stepframe_core::{Pipeline, TimeSettings};
+
+mod dispatch;
+mod figure;
+mod fork;
+mod physics;
+mod rewind;
+mod scaling;
+mod scenes;
+
+use figure::{Figure, round};
+
+/// Arguments of `stepframe bench`.
+#[derive(clap::Args, Debug)]
+pub struct BenchArgs {
+    /// Directory holding demo.ron, stress.ron and soft.ron.
+    #[arg(long, default_value = "assets/scenes")]
+    pub scenes: PathBuf,
+    /// Fewer iterations (for smoke tests; figures are noisier).
+    #[arg(long)]
+    pub quick: bool,
+    /// Run only the figures whose name contains this (for profiling one).
+    #[arg(long)]
+    pub only: Option<String>,
+    /// Print how the costs grow instead (pipeline against rapier at 100 to
+    /// 10,000 bodies, dispatch at 1,000 to 100,000 behaviours, snapshots and
+    /// history bytes against object count, the timeline's ring): one JSON
+    /// line per size, with whether the row grows linearly.
+    #[arg(long)]
+    pub scaling: bool,
+}
+
+/// The counting allocator the `stepframe` binary installs (see
+/// `allocations_per_tick`).
+pub use stepframe_core::alloc_count::CountingAllocator;
+
+/// Runs every figure; exit 0 when every target is met.
+pub fn run(args: BenchArgs) -> ExitCode {
+    let scale = if args.quick { 0.1 } else { 1.0 };
+    if args.scaling {
+        return scaling::run(scale);
+    }
+    let mut all_pass = true;
+    type FigureFn = fn(f64, &Path) -> anyhow::Result<Vec<Figure>>;
+    let figures: [(&str, FigureFn); 11] = [
+        ("pipeline_vs_raw_rapier", physics::pipeline_vs_raw_rapier),
+        (
+            "soft_pipeline_vs_raw_rapier",
+            physics::soft_pipeline_vs_raw_rapier,
+        ),
+        ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
+        ("allocations_per_tick", dispatch::allocations_per_tick),
+        ("telemetry_record_ns", scenes::telemetry_record),
+        ("headless_realtime_factor", scenes::headless_realtime_factor),
+        ("rewind_ms history_mib", rewind::rewind_and_history),
+        ("snapshot_us restore_us", scenes::snapshots),
+        ("timeline_ui_ms", scenes::timeline_ui),
+        ("script_vs_rust", dispatch::script_vs_rust),
+        ("fork_overhead", fork::fork_overhead),
+    ];
+    for (names, f) in figures {
+        if args
+            .only
+            .as_ref()
+            .is_some_and(|o| !names.contains(o.as_str()))
+        {
+            continue;
+        }
+        match f(scale, &args.scenes) {
+            Ok(figs) => {
+                for fig in figs {
+                    all_pass &= fig.print();
+                }
+            }
+            Err(e) => {
+                println!("{}", json!({"error": format!("{e:#}")}));
+                all_pass = false;
+            }
+        }
+    }
+    if all_pass {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Fastest of `rounds` alternating runs of `a` and `b`, seconds.
+fn alternate(rounds: usize, mut a: impl FnMut() -> f64, mut b: impl FnMut() -> f64) -> (f64, f64) {
+    let (mut best_a, mut best_b) = (f64::MAX, f64::MAX);
+    for _ in 0..rounds {
+        best_a = best_a.min(a());
+        best_b = best_b.min(b());
+    }
+    (best_a, best_b)
+}
+
+/// Wall time of `f`, seconds.
+fn time(f: impl FnOnce()) -> f64 {
+    let t = Instant::now();
+    f();
+    t.elapsed().as_secs_f64()
+}
+
+/// Whether this binary counts allocations (the `bench` feature).
+fn counting_allocator() -> anyhow::Result<()> {
+    if cfg!(feature = "bench") {
+        Ok(())
+    } else {
+        anyhow::bail!(
+            "allocation figures need the counting allocator: cargo run --release --features bench -- bench"
+        )
+    }
+}
+
+/// A pipeline with the bundled scene `name` of `dir` loaded.
+fn load(dir: &Path, name: &str) -> anyhow::Result<Pipeline> {
+    let path = dir.join(name);
+    let registry = crate::player::registry(&path);
+    let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    Ok(p)
+}

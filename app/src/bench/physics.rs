@@ -1,0 +1,227 @@
+//! The physics figures: what the pipeline adds on top of rapier, on 1,000
+//! awake balls (`pipeline_vs_raw_rapier`) and on soft.ron's soft bodies
+//! (`soft_pipeline_vs_raw_rapier`). Each races the whole pipeline (hooks,
+//! events, commits, telemetry, per-tick hashing) against a bare rapier loop
+//! stepping the same world through the same states.
+
+use std::hint::black_box;
+use std::path::Path;
+
+use rapier2d::prelude as rp;
+use stepframe_core::scene::Scene;
+use stepframe_core::{
+    BodyDesc, BodyKind, ObjectDesc, ObjectId, PhysicsStage, Pipeline, Pose, RapierStage, Shape,
+    Telemetry, TickObserver, TickRecord, TimeSettings, Vec2, World,
+};
+
+use super::{Figure, alternate, time};
+
+const BALLS: usize = 1000;
+
+/// Ball `i`'s start: a 40-wide grid inside a walled box, jittered so it churns.
+fn ball_start(i: usize) -> (f32, f32) {
+    let x = (i % 40) as f32 * 1.05 - 20.5 + (i % 7) as f32 * 0.01;
+    let y = 1.0 + (i / 40) as f32 * 1.05;
+    (x, y)
+}
+
+/// Walls and floor for `balls` balls: `(x, y, hx, hy)`. The side walls are
+/// 42 m tall up to 1,000 balls (the grid's 25 rows fit), taller above.
+fn walls(balls: usize) -> [(f32, f32, f32, f32); 3] {
+    let hy = (balls.div_ceil(40) as f32 * 1.05 / 2.0 + 1.0).max(21.0);
+    [
+        (0.0, -0.5, 23.0, 0.5),
+        (-22.5, hy - 1.0, 0.5, hy),
+        (22.5, hy - 1.0, 0.5, hy),
+    ]
+}
+
+/// A pipeline running [`awake_world`] under rapier at 9.81 m/s² down.
+pub(super) fn awake_pipeline(balls: usize) -> Pipeline {
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(
+        awake_world(balls),
+        Box::new(RapierStage::new(Vec2::new(0.0, -9.81))),
+        1,
+    );
+    p
+}
+
+/// `balls` balls that never sleep in a walled box, as a stepframe world.
+fn awake_world(balls: usize) -> World {
+    let mut w = World::new();
+    for (i, (x, y, hx, hy)) in walls(balls).iter().enumerate() {
+        w.spawn(
+            ObjectDesc::new(format!("wall{i}"), Pose::new(*x, *y, 0.0))
+                .with_id(ObjectId(i as u64 + 1))
+                .with_body(BodyDesc::with_kind(
+                    BodyKind::Fixed,
+                    Shape::Cuboid { hx: *hx, hy: *hy },
+                )),
+        );
+    }
+    for i in 0..balls {
+        let (x, y) = ball_start(i);
+        let mut body = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
+        body.can_sleep = false;
+        w.spawn(
+            ObjectDesc::new(format!("ball{i}"), Pose::new(x, y, 0.0))
+                .with_id(ObjectId(100 + i as u64))
+                .with_body(body),
+        );
+    }
+    w
+}
+
+/// Hashes every tick (the trace's checksum) and keeps the last one.
+struct HashSink(u64);
+impl TickObserver for HashSink {
+    fn on_tick(&mut self, r: &TickRecord<'_>) {
+        self.0 = black_box(r.hash);
+    }
+}
+
+/// The same world as [`awake_world`], for a bare rapier loop: no pipeline,
+/// no hooks, no events, no commits.
+fn raw_rapier(balls: usize) -> rp::PhysicsWorld {
+    let mut world = rp::PhysicsWorld {
+        gravity: rapier2d::math::Vector::new(0.0, -9.81),
+        ..Default::default()
+    };
+    world.integration_parameters.dt = 1.0 / 60.0;
+    for (x, y, hx, hy) in walls(balls) {
+        let b = world
+            .bodies
+            .insert(rp::RigidBodyBuilder::fixed().translation(rapier2d::math::Vector::new(x, y)));
+        world.colliders.insert_with_parent(
+            rp::ColliderBuilder::cuboid(hx, hy).friction(0.5),
+            b,
+            &mut world.bodies,
+        );
+    }
+    for i in 0..balls {
+        let (x, y) = ball_start(i);
+        let b = world.bodies.insert(
+            rp::RigidBodyBuilder::dynamic()
+                .translation(rapier2d::math::Vector::new(x, y))
+                .can_sleep(false),
+        );
+        world.colliders.insert_with_parent(
+            rp::ColliderBuilder::ball(0.5).friction(0.5).density(1.0),
+            b,
+            &mut world.bodies,
+        );
+    }
+    world
+}
+
+/// Seconds for `ticks` pipeline frames of `dt` (telemetry recorded) and for
+/// `ticks` bare rapier steps, each the fastest of four alternating rounds,
+/// after a 30-tick warm-up of both (first contacts, caches). Both worlds
+/// advance through the same states; each round times the next `ticks` ticks
+/// of each, so they compare like with like.
+fn race(p: &mut Pipeline, raw: &mut rp::PhysicsWorld, dt: f64, ticks: usize) -> (f64, f64) {
+    p.set_tick_observer(Some(Box::new(HashSink(0))));
+    let mut telemetry = Telemetry::default();
+    for _ in 0..30 {
+        let r = p.step_frame(dt);
+        telemetry.record(&r, p.clock());
+        raw.step();
+    }
+    alternate(
+        4,
+        || {
+            time(|| {
+                for _ in 0..ticks {
+                    let r = p.step_frame(dt);
+                    telemetry.record(&r, p.clock());
+                }
+            })
+        },
+        || {
+            time(|| {
+                for _ in 0..ticks {
+                    raw.step();
+                }
+            })
+        },
+    )
+}
+
+/// Pipeline and bare-rapier ms per tick on `balls` awake balls, each the
+/// fastest of four alternating rounds of `ticks` ticks.
+pub(super) fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
+    let mut p = awake_pipeline(balls);
+    let mut raw = raw_rapier(balls);
+    let (ours, theirs) = race(&mut p, &mut raw, 1.0 / 60.0, ticks);
+    let per = ticks as f64 / 1000.0;
+    (ours / per, theirs / per)
+}
+
+pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((300.0 * scale) as usize).max(30);
+    let (ours, theirs) = pipeline_and_raw_ms(BALLS, ticks);
+    Ok(vec![
+        Figure::ratio(
+            "pipeline_vs_raw_rapier",
+            ours,
+            "ms/tick",
+            theirs,
+            format!(
+                "{BALLS} awake balls, {ticks} ticks per round, telemetry and per-tick hashing on"
+            ),
+        )
+        .at_most(1.05),
+    ])
+}
+
+/// The pipeline on `soft.ron` (two jellies, a rope bridge, rigid bodies
+/// they hit) against a bare rapier loop stepping a copy of the same rapier
+/// world: what the pipeline adds per tick on top of rapier's soft-body solver
+/// (reconcile, copying every particle out, the centroid pose and its best-fit
+/// rotation, hashing every particle, contact counting).
+pub(super) fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((300.0 * scale) as usize).max(30);
+    let dt = 1.0 / 60.0;
+    // Without the scene's behaviours (the jelly's squash.rhai reads its
+    // particles every tick): the figure is what the pipeline adds, not what
+    // a script costs.
+    let registry = crate::player::registry(&dir.join("soft.ron"));
+    let mut scene =
+        Scene::load(&dir.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+    fn strip(objects: &mut [stepframe_core::SceneObject]) {
+        for o in objects {
+            o.behaviours.clear();
+            strip(&mut o.children);
+        }
+    }
+    strip(&mut scene.objects);
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // The same world for the bare loop: a stage that has taken in the
+    // scene's bodies, its rapier world copied out.
+    let mut world = scene
+        .instantiate(&registry)
+        .map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut stage = RapierStage::new(scene.settings.gravity);
+    stage.reconcile(&mut world, dt);
+    let mut raw = stage.rapier_world();
+    raw.integration_parameters.dt = dt as f32;
+    let (ours, theirs) = race(&mut p, &mut raw, dt, ticks);
+    let particles: usize = p
+        .world()
+        .objects()
+        .filter_map(|o| o.body.as_ref()?.soft.as_ref())
+        .map(|s| s.particles.len())
+        .sum();
+    Ok(vec![Figure::ratio(
+        "soft_pipeline_vs_raw_rapier",
+        ours / ticks as f64 * 1000.0,
+        "ms/tick",
+        theirs / ticks as f64 * 1000.0,
+        format!(
+            "soft.ron: 3 soft bodies ({particles} particles) and 4 rigid bodies, {ticks} ticks per round, telemetry and per-tick hashing on"
+        ),
+    )])
+}

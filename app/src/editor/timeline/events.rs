@@ -1,0 +1,166 @@
+//! The worker's stream into the timeline, in stream order: frame records
+//! into the ring (a stall marked on the frame whose dt reached `max_delta`),
+//! markers on the outer frame they belong to (breakpoints, clock
+//! breakpoints, held watches, faults, error lines), a new ring for a new
+//! physics world, and the abandoned branch dropped after a rewind.
+
+use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
+
+use super::blocks::Blocks;
+use super::{Marker, MarkerKind, TimelineState};
+use crate::editor::protocol::{Event, FrameTelemetry};
+
+/// Most markers kept (stalls in a long irregular run would otherwise grow
+/// without bound).
+const MAX_MARKERS: usize = 10_000;
+
+impl TimelineState {
+    /// Adds one record from the worker (stalls are marked here).
+    pub fn ingest(&mut self, record: FrameRecord) {
+        if record.delta_time >= self.max_delta && self.max_delta > 0.0 {
+            self.mark(
+                record.frame_index,
+                MarkerKind::Stall,
+                format!(
+                    "stall: frame {} dt {:.1} ms",
+                    record.frame_index,
+                    record.delta_time * 1000.0
+                ),
+            );
+        }
+        self.telemetry.push(record);
+    }
+
+    fn mark(&mut self, frame: u64, kind: MarkerKind, text: String) {
+        if self.markers.len() == MAX_MARKERS {
+            self.markers.pop_front();
+        }
+        self.markers.push_back(Marker { frame, kind, text });
+    }
+
+    /// Takes an event from the worker, in stream order: records, markers on
+    /// the frame they belong to, a new ring for a new physics world, the
+    /// abandoned branch dropped after a rewind.
+    pub fn on_event(&mut self, event: &Event) {
+        match event {
+            Event::Frames(batch) => {
+                for FrameTelemetry { report, clock, .. } in batch {
+                    self.ingest(FrameRecord::new(report, clock));
+                }
+            }
+            Event::Suspended(s) => match &s.reason {
+                SuspendReason::Breakpoint(hit) => self.mark(
+                    s.frame,
+                    MarkerKind::Breakpoint,
+                    format!(
+                        "breakpoint {} hit at tick {} ({} {})",
+                        hit.breakpoint.0, s.tick, hit.behaviour, hit.hook
+                    ),
+                ),
+                SuspendReason::Clock(hit) => self.mark(
+                    s.frame,
+                    MarkerKind::Clock,
+                    format!("{hit} at tick {}", s.tick),
+                ),
+                SuspendReason::Fault { message, .. } => self.mark(
+                    s.frame,
+                    MarkerKind::Error,
+                    format!("fault at tick {}: {message}", s.tick),
+                ),
+                _ => {}
+            },
+            Event::Watch(batch) => {
+                for e in batch {
+                    match e {
+                        stepframe_plugins::WatchEvent::Held { watch, tick, frame } => self.mark(
+                            *frame,
+                            MarkerKind::Watch,
+                            format!("watch #{} held at tick {tick}", watch + 1),
+                        ),
+                        stepframe_plugins::WatchEvent::Value {
+                            watch,
+                            frame,
+                            value,
+                            ..
+                        } => self.watch_lanes.push(*watch, *frame, *value),
+                        stepframe_plugins::WatchEvent::Failed { .. } => {}
+                    }
+                }
+            }
+            Event::Log(entries) => {
+                for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
+                    self.mark(
+                        e.frame,
+                        MarkerKind::Error,
+                        format!("tick {}: {}", e.tick, e.message),
+                    );
+                }
+            }
+            Event::Loaded {
+                path,
+                frame_index,
+                frame_time,
+                ..
+            } => self.new_session(path, *frame_index, *frame_time),
+            Event::Error(message) => {
+                if let Some(r) = self.telemetry.records().back() {
+                    let frame = r.frame_index;
+                    self.mark(frame, MarkerKind::Error, message.clone());
+                }
+            }
+            Event::Rewound(tick) => self.rewound(*tick),
+            _ => {}
+        }
+    }
+
+    /// A new physics world: a new ring, whose first frame is marked.
+    fn new_session(&mut self, path: &std::path::Path, frame_index: u64, frame_time: f64) {
+        let capacity = self.telemetry.capacity();
+        self.telemetry = Telemetry::with_capacity(capacity);
+        self.blocks = Blocks::default();
+        self.reduced.key = None;
+        self.markers.clear();
+        self.cursor_seq = None;
+        self.hover_seq = None;
+        self.selection = None;
+        self.range = None;
+        self.follow_live = true;
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| path.display().to_string());
+        self.mark(
+            frame_index + 1,
+            MarkerKind::Session,
+            format!(
+                "new physics world ({name}): simulation time restarts at 0; frame time \
+                 continues from {frame_time:.3} s (frame {})",
+                frame_index + 1
+            ),
+        );
+    }
+
+    /// After a rewind to `tick`: later frames belong to an abandoned branch.
+    fn rewound(&mut self, tick: u64) {
+        let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
+        for r in self.telemetry.records() {
+            if r.simulation_tick <= tick {
+                kept.push(*r);
+            }
+        }
+        let last_frame = kept.records().back().map(|r| r.frame_index);
+        self.telemetry = kept;
+        self.blocks = Blocks::default();
+        self.reduced.key = None;
+        self.markers
+            .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
+        // Watch values of the abandoned branch go too (the frames run again).
+        for values in self.watch_lanes.values.values_mut() {
+            let keep = values.partition_point(|(f, _)| last_frame.is_some_and(|l| *f <= l));
+            values.truncate(keep);
+        }
+        self.cursor_seq = None;
+        self.selection = None;
+        self.follow_live = true;
+    }
+}

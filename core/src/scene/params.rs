@@ -1,0 +1,96 @@
+//! A running behaviour given new parameters mid-run, checked by the
+//! registry as a scene load checks them.
+//!
+//! A parameter edit is a what-if: "had the player been built with
+//! `jump_impulse: 9.0`". The registry makes a fresh behaviour from the edited
+//! text (so the text is checked exactly as a scene load checks it, with its
+//! line and column), and the running behaviour takes the fresh one's
+//! parameters while keeping its own state ([`crate::Behaviour::adopt_params`]): the
+//! contacts it saw, its counters, a charge being held. Its place in the
+//! cohort, its priority and its Start stay as they were. The object's
+//! authored parameter text ([`crate::BehaviourInfo::params`]) becomes the
+//! edited text, so the inspector shows it and a Save writes it.
+//!
+//! The edit is between ticks and applies from the next hook call on; it is
+//! not in the tick hash by itself (parameters are not state), only through
+//! what the behaviour then does.
+
+use crate::ids::ObjectId;
+use crate::pipeline::Pipeline;
+
+use super::{CreateError, Registry};
+
+/// Why a parameter edit was refused (nothing changed).
+#[derive(Debug, thiserror::Error)]
+pub enum ParamsEditError {
+    /// The object has no behaviour at that place.
+    #[error("object {object} has no behaviour #{index}")]
+    NoSuchBehaviour {
+        /// The object.
+        object: ObjectId,
+        /// Its place in [`Pipeline::behaviour_states`]'s order.
+        index: usize,
+    },
+    /// The registry rejected the text (a syntax error with its position, a
+    /// value out of range).
+    #[error("parameters of {name}: {source}")]
+    Create {
+        /// The behaviour's registered name.
+        name: String,
+        /// Why.
+        #[source]
+        source: CreateError,
+    },
+    /// The behaviour cannot take new parameters while it runs.
+    #[error("{0} cannot change its parameters while it runs")]
+    NotAdjustable(String),
+}
+
+impl Pipeline {
+    /// Gives behaviour `index` of `object` (in [`Pipeline::behaviour_states`]'s
+    /// order) the parameters `params`, made through `registry`, keeping its
+    /// state (module docs). On an error nothing changes.
+    pub fn set_behaviour_params(
+        &mut self,
+        object: ObjectId,
+        index: usize,
+        params: &str,
+        registry: &Registry,
+    ) -> Result<(), ParamsEditError> {
+        let no_such = ParamsEditError::NoSuchBehaviour { object, index };
+        let (name, priority) = {
+            let behaviour = self.behaviour_at(object, index).ok_or(no_such)?;
+            let name = behaviour.0.name().to_string();
+            (name, behaviour.1)
+        };
+        let fresh = registry
+            .create(&name, params)
+            .map_err(|source| ParamsEditError::Create {
+                name: name.clone(),
+                source,
+            })?;
+        let Some((behaviour, _)) = self.behaviour_at(object, index) else {
+            return Err(ParamsEditError::NoSuchBehaviour { object, index });
+        };
+        if !behaviour.adopt_params(fresh.as_ref()) {
+            return Err(ParamsEditError::NotAdjustable(name));
+        }
+        // The authored text: the same-named behaviour at the same place
+        // among its namesakes (the inspector's lookup).
+        let namesake = self
+            .behaviour_states(object)
+            .iter()
+            .take(index)
+            .filter(|s| s.name == name && s.priority == priority)
+            .count();
+        if let Some(info) = self.world_mut().get_mut(object).and_then(|o| {
+            o.behaviours
+                .iter_mut()
+                .filter(|b| b.name == name && b.priority == priority)
+                .nth(namesake)
+        }) {
+            info.params = params.to_string();
+        }
+        Ok(())
+    }
+}
