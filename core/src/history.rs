@@ -9,6 +9,28 @@
 //! ones included). Every `keyframe_every` frames it also keeps a [`Snapshot`]
 //! taken between frames.
 //!
+//! # One driver
+//!
+//! A history can only repeat the calls it logged, so it must be the only
+//! driver of its session. The choice made here is to *detect* a call that
+//! went around it rather than to forbid the pipeline's own stepping API
+//! (which every session without a history, the player's and the sync
+//! test's, keeps using): the pipeline counts every call that steps it or
+//! feeds it state ([`Pipeline::drives`]: frames, resumes, single ticks,
+//! pauses, input, tick input, restores, new sessions), and the history keeps
+//! that count as of its own last call. At its next call (a frame, a resume,
+//! a tick, a pause, a tape, a rewind) a different count means the session
+//! moved without it: the history drops what it can no longer repeat (its
+//! calls and keyframes), starts again from the session as it stands, takes
+//! a keyframe at the next frame it runs between frames, and logs a warning
+//! in the session's log. A rewind is therefore always exact: to a tick
+//! after that keyframe it replays only calls the history saw; to a tick
+//! before, it is refused ([`RewindError::TooOld`]) instead of landing on a
+//! state the session never had. Worked example: 10 frames through the
+//! history, 5 straight on the pipeline, 10 more through the history, then a
+//! rewind to tick 20: the history restored the keyframe of tick 15 and
+//! replays 5 frames; a rewind to tick 12 is refused.
+//!
 //! # Input tapes
 //!
 //! [`History::set_tape`] installs a tick-stamped input tape (a [`Replay`], the
@@ -66,6 +88,7 @@ use crate::debugger::{Debugger, SuspendReason};
 use crate::input::InputEvent;
 use crate::pipeline::{FrameReport, Pipeline, Snapshot, TickInputSource};
 use crate::recording::Replay;
+use crate::world::LogLevel;
 
 mod poses;
 mod reach;
@@ -219,6 +242,10 @@ pub struct History {
     /// first called it leaves the pipeline's tick input alone (a player may
     /// have installed its own replay).
     manages_tape: bool,
+    /// The pipeline's [`Pipeline::drives`] at the end of this history's last
+    /// call (`None` before the first): a different count at the next call
+    /// means the session was driven around the history.
+    driven: Option<u64>,
 }
 
 impl Default for History {
@@ -249,6 +276,7 @@ impl History {
             latest_tick: 0,
             tape: None,
             manages_tape: false,
+            driven: None,
         }
     }
 
@@ -327,6 +355,7 @@ impl History {
 
     /// `Pipeline::step_frame` with its inputs, logged (and a keyframe when due).
     pub fn step_frame(&mut self, p: &mut Pipeline, dt: f64, inputs: &[InputEvent]) -> FrameReport {
+        self.notice_bypass(p);
         if p.suspension().is_none() {
             self.maybe_keyframe(p);
         }
@@ -342,6 +371,7 @@ impl History {
         }
         let report = p.step_frame(dt);
         self.note_wall_clock_stop(p);
+        self.driven = Some(p.drives());
         report
     }
 
@@ -402,6 +432,7 @@ impl History {
     }
 
     fn live(&mut self, p: &mut Pipeline, call: Call) -> FrameReport {
+        self.notice_bypass(p);
         self.branch_here();
         self.log(p, call.clone());
         self.run_live(p, &call)
@@ -415,7 +446,37 @@ impl History {
         self.note_wall_clock_stop(p);
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();
+        self.driven = Some(p.drives());
         report
+    }
+
+    /// Starts the history afresh from the session as it stands if a call
+    /// went around it since its last one (module docs, "One driver"): the
+    /// log cannot repeat what it never saw, so the calls and keyframes
+    /// before are dropped, the next frame between frames is a keyframe, and
+    /// the session's log says so. The budget and the tape in force stay.
+    fn notice_bypass(&mut self, p: &mut Pipeline) {
+        let Some(seen) = self.driven else {
+            return;
+        };
+        if p.drives() == seen {
+            return;
+        }
+        let tape = self.tape.take();
+        let manages_tape = self.manages_tape;
+        self.clear();
+        self.tape = tape;
+        self.manages_tape = manages_tape;
+        let tick = p.stepper().completed_ticks();
+        p.world_mut().log_now(
+            LogLevel::Warning,
+            None,
+            None,
+            format!(
+                "the session was stepped or fed input around its history before tick {tick}: \
+                 rewind reaches back to the next keyframe from here only"
+            ),
+        );
     }
 
     /// Cuts the log where a rewind left the session: what followed is another

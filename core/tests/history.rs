@@ -282,3 +282,60 @@ fn pose_history_keeps_committed_poses_per_tick_within_its_budget() {
                 == Some(at30)
     );
 }
+
+/// The history must be its session's only driver (module docs, "One
+/// driver"): frames run straight on the pipeline, with a jump pushed straight
+/// into it, are not in the call log. The history notices at its next call,
+/// starts again from the session as it stands, and a rewind is then exact
+/// (a target after its new keyframe) or refused (a target it can no longer
+/// repeat), never a state the session did not have.
+#[test]
+fn a_session_stepped_around_its_history_rewinds_exactly_or_refuses() {
+    let dt = 1.0 / 60.0;
+    let jump = || InputEvent::press(InputSource::Key("Space".into()));
+    // The run as it really happened, one tick a frame: its hash at every tick.
+    let mut reference = pipeline();
+    let mut hash_at = vec![reference.state_hash()];
+    for frame in 1..=25u64 {
+        if frame == 13 {
+            reference.push_input(jump());
+        }
+        reference.step_frame(dt);
+        assert_eq!(reference.stepper().completed_ticks(), frame);
+        hash_at.push(reference.state_hash());
+    }
+
+    // The same run, frames 11 to 15 (and the jump at 13) around the history.
+    let mut p = pipeline();
+    let mut history = History::new(8, 10_000);
+    for frame in 1..=25u64 {
+        if (11..=15).contains(&frame) {
+            if frame == 13 {
+                p.push_input(jump());
+            }
+            p.step_frame(dt);
+        } else {
+            history.step_frame(&mut p, dt, &[]);
+        }
+    }
+    assert_eq!(p.state_hash(), hash_at[25]);
+    let warned = p
+        .drain_log()
+        .iter()
+        .any(|l| l.message.contains("around its history"));
+    assert!(warned, "the session's log says the history started again");
+
+    // Tick 18 is after the bypass: replayed from the keyframe the history
+    // took when it saw the session again (tick 15), it is the real tick 18.
+    history
+        .rewind_to_tick(&mut p, 18)
+        .expect("tick 18 is reachable");
+    assert_eq!(p.stepper().completed_ticks(), 18);
+    assert_eq!(p.state_hash(), hash_at[18], "the rewind is exact");
+
+    // Tick 14 needs the frames the history never saw: refused.
+    assert!(matches!(
+        history.rewind_to_tick(&mut p, 14),
+        Err(RewindError::TooOld { target: 14, .. })
+    ));
+}

@@ -14,6 +14,7 @@ impl History {
     /// kept too, so another rewind can go forward again; the next live call
     /// makes the new branch.
     pub fn rewind_to_tick(&mut self, p: &mut Pipeline, target: u64) -> Result<(), RewindError> {
+        self.notice_bypass(p);
         let latest = self.latest_for(p.stepper().completed_ticks());
         let user_debugger = p.debugger().clone();
         let observer = p.take_tick_observer();
@@ -22,6 +23,7 @@ impl History {
         p.set_debugger(user_debugger);
         p.set_tick_observer(observer);
         p.set_tick_watch(watch);
+        self.driven = Some(p.drives());
         let (start, end, tape) = replayed?;
         self.tape = tape;
         self.latest_tick = latest;

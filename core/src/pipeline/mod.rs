@@ -164,6 +164,8 @@ pub struct Pipeline {
     sim: SimulationState,
     /// Applied at the next frame boundary.
     pending_settings: Option<TimeSettings>,
+    /// Calls that stepped the session or fed it state ([`Pipeline::drives`]).
+    drives: u64,
     debugger: Debugger,
     fault_policy: FaultPolicy,
     suspended: Option<Suspension>,
@@ -234,6 +236,7 @@ impl Pipeline {
                 cursor: Cursor::Idle,
             },
             pending_settings: None,
+            drives: 0,
             debugger: Debugger::default(),
             fault_policy: FaultPolicy::default(),
             suspended: None,
@@ -262,6 +265,7 @@ impl Pipeline {
     /// on (the contract: simulation time restarts with its physics world, frame
     /// time does not). Any suspension is cleared.
     pub fn load_session(&mut self, world: World, physics: Box<dyn PhysicsStage>, seed: u64) {
+        self.drives = self.drives.wrapping_add(1);
         self.sim.world = world;
         self.sim.physics = physics;
         self.sim.scheduler = Scheduler::default();
@@ -285,6 +289,7 @@ impl Pipeline {
 
     /// Replaces the action map (the input state restarts).
     pub fn set_action_map(&mut self, map: ActionMap) {
+        self.drives = self.drives.wrapping_add(1);
         self.sim.input = Input::new(map);
     }
 
@@ -331,6 +336,7 @@ impl Pipeline {
     /// Installs (or removes) a source of tick-stamped input (replay). Its events
     /// are delivered to the simulation snapshot at the start of their tick.
     pub fn set_tick_input(&mut self, source: Option<Box<dyn TickInputSource>>) {
+        self.drives = self.drives.wrapping_add(1);
         self.tick_input = source;
     }
 
@@ -409,6 +415,7 @@ impl Pipeline {
 
     /// Queues a device event: Update sees it next frame, fixed code next tick.
     pub fn push_input(&mut self, event: InputEvent) {
+        self.drives = self.drives.wrapping_add(1);
         self.sim.input.push(event);
     }
 
@@ -416,6 +423,7 @@ impl Pipeline {
     /// outer frame precedes (a single step while suspended): see
     /// [`crate::input::Input::push_to_next_tick`]. Update sees it next frame.
     pub fn push_input_to_next_tick(&mut self, event: InputEvent) {
+        self.drives = self.drives.wrapping_add(1);
         self.sim.input.push_to_next_tick(event);
     }
 
@@ -434,6 +442,17 @@ impl Pipeline {
         self.suspended.as_ref()
     }
 
+    /// How many calls have stepped this session or fed it simulated state
+    /// since it was made: every `step_frame`, `step_one_frame`, `resume`,
+    /// `step_tick`, `pause`, `push_input`, `push_input_to_next_tick`,
+    /// `set_tick_input`, `set_action_map`, `load_session` and `restore`. A
+    /// recorder that must see every one of them ([`crate::History`]) keeps
+    /// the count as of its own last call: a different count at its next one
+    /// means a call went around it (see the history's module docs).
+    pub fn drives(&self) -> u64 {
+        self.drives
+    }
+
     /// Takes the log lines written since the last drain.
     pub fn drain_log(&mut self) -> Vec<LogEntry> {
         self.sim.world.drain_log()
@@ -442,6 +461,7 @@ impl Pipeline {
     /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
     /// at once, running nothing, while suspended.
     pub fn step_frame(&mut self, raw_dt: f64) -> FrameReport {
+        self.drives = self.drives.wrapping_add(1);
         if self.suspended.is_some() {
             return FrameReport {
                 kind: FrameKind::NotRun,
@@ -458,6 +478,7 @@ impl Pipeline {
     /// Suspends between frames (the pause button). A pause requested while a
     /// frame is interrupted keeps the existing suspension.
     pub fn pause(&mut self) {
+        self.drives = self.drives.wrapping_add(1);
         if self.suspended.is_none() {
             self.suspend(SuspendReason::Pause);
         }
@@ -467,6 +488,7 @@ impl Pipeline {
     /// ticks run, a fixed-interrupted frame skips its presentation, an
     /// update-interrupted frame runs the hook it stopped before and goes on.
     pub fn resume(&mut self) -> FrameReport {
+        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.start_continuation();
         self.drive(Stop::FrameEnd);
@@ -475,6 +497,7 @@ impl Pipeline {
 
     /// Runs exactly one fixed tick, then suspends (see [`crate::debugger`]).
     pub fn step_tick(&mut self) -> FrameReport {
+        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.start_continuation();
         let ran_frame_part = self.sim.cursor != Cursor::Idle;
@@ -501,6 +524,7 @@ impl Pipeline {
 
     /// Runs one outer frame (or the rest of the interrupted one), then suspends.
     pub fn step_one_frame(&mut self, raw_dt: f64) -> FrameReport {
+        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         if self.sim.cursor == Cursor::Idle {
             self.begin_frame(raw_dt);

@@ -88,6 +88,7 @@ impl Pipeline {
     /// are the host's and stay; any suspension is lifted.
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.sim = snapshot.state.clone();
+        self.drives = self.drives.wrapping_add(1);
         self.pending_settings = None;
         self.suspended = None;
         self.pending_suspend = None;
