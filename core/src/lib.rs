@@ -16,48 +16,48 @@
 //! the crate from the top of the table down; a change to a module can only
 //! break the modules after it.
 //!
-//! | module | concept |
-//! |---|---|
-//! | **0: leaves** | |
-//! | [`ids`] | the names everything refers to: object ids, priorities, hook kinds, time groups |
-//! | [`geometry`] | vectors, poses and velocities in the plane |
-//! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields |
-//! | [`hash`] | the fixed-seed hasher behind every state hash |
-//! | [`atomic_file`] | writing a file so it is always the old or the new one |
-//! | [`alloc_count`] | a counting allocator for the allocation tests and benches |
-//! | **1: descriptions and rules** | |
-//! | [`stepper`] | accumulator and step-counting strategies, the step cap |
-//! | [`input`] | devices, action maps, frame and simulation snapshots |
-//! | [`condition`] | what every breakpoint shares: id, clock condition, hit count |
-//! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick |
-//! | [`debugger`] | breakpoints and where the session suspends |
-//! | [`report`] | what one call did, and the wall time of each phase |
-//! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks |
-//! | [`body`] | body descriptions, body commands, contacts |
-//! | [`soft_pose`] | a soft body's committed particles and the pose read from them |
-//! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within |
-//! | **2: the world** | |
-//! | [`object`] | what an object is made of |
-//! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into |
-//! | [`trace`] | tick records and the stable state hash |
-//! | **3: user code and physics on the world** | |
-//! | [`behaviour`] | the hooks user code implements and their context |
-//! | [`physics`] | the physics stage slot of the fixed tick |
-//! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours |
-//! | [`schedule`] | the frozen cohort, dispatch lists, registration handles |
-//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots |
-//! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls |
-//! | **4: the pipeline** | |
-//! | [`pipeline`] | `step_frame`, suspension, snapshots, parameter edits |
-//! | **5: what drives, records and reads a pipeline** | |
-//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged |
-//! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) |
-//! | [`recording`] | tick-stamped input recordings: record, save, load, replay |
-//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) |
-//! | [`scene`] | RON scenes, the behaviour registry, loading a session |
-//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history |
-//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state |
-//! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV |
+//! | module | concept | its files under `module/` |
+//! |---|---|---|
+//! | **0: leaves** | | |
+//! | [`ids`] | the names everything refers to: object ids, priorities, hook kinds, time groups | |
+//! | [`geometry`] | vectors, poses and velocities in the plane | |
+//! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields | |
+//! | [`hash`] | the fixed-seed hasher behind every state hash | |
+//! | [`atomic_file`] | writing a file so it is always the old or the new one | |
+//! | [`alloc_count`] | a counting allocator for the allocation tests and benches | |
+//! | **1: descriptions and rules** | | |
+//! | [`stepper`] | accumulator and step-counting strategies, the step cap | |
+//! | [`input`] | devices, action maps, frame and simulation snapshots | |
+//! | [`condition`] | what every breakpoint shares: id, clock condition, hit count | |
+//! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick | |
+//! | [`debugger`] | breakpoints and where the session suspends | |
+//! | [`report`] | what one call did, and the wall time of each phase | |
+//! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
+//! | [`body`] | body descriptions, body commands, contacts | |
+//! | [`soft_pose`] | a soft body's committed particles and the pose read from them | |
+//! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within | `command` |
+//! | **2: the world** | | |
+//! | [`object`] | what an object is made of | |
+//! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
+//! | [`trace`] | tick records and the stable state hash | |
+//! | **3: user code and physics on the world** | | |
+//! | [`behaviour`] | the hooks user code implements and their context | |
+//! | [`physics`] | the physics stage slot of the fixed tick | |
+//! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
+//! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots | `bodies`, `events`, `link`, `soft` |
+//! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls | |
+//! | **4: the pipeline** | | |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
+//! | **5: what drives, records and reads a pipeline** | | |
+//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged | |
+//! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
+//! | [`recording`] | tick-stamped input recordings: record, save, load, replay | `replay` |
+//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry` |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
+//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `poses`, `reach`, `rewind` |
+//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
+//! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
 //! Old paths keep working: [`world::ObjectId`], [`schedule::Priority`],
 //! [`behaviour::HookKind`], [`body::Pose`], [`trace::StableHasher`] and

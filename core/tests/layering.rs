@@ -168,3 +168,32 @@ fn each_module_uses_only_modules_above_it_in_the_module_map() {
         }
     }
 }
+
+#[test]
+fn the_module_maps_file_column_lists_each_modules_files() {
+    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
+        .expect("lib.rs is readable");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    for row in lib.lines().filter_map(|l| l.strip_prefix("//! | [`")) {
+        let module = row.split('`').next().expect("a module name");
+        let files_cell = row.rsplit('|').nth(1).expect("a files cell");
+        let listed: BTreeSet<String> = files_cell
+            .split(',')
+            .map(|f| f.trim().trim_matches('`').to_string())
+            .filter(|f| !f.is_empty())
+            .collect();
+        let dir = src.join(module);
+        let present: BTreeSet<String> = if dir.is_dir() {
+            std::fs::read_dir(&dir)
+                .expect("a module directory")
+                .map(|e| e.expect("an entry").path())
+                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+                .filter(|s| s != "mod")
+                .collect()
+        } else {
+            BTreeSet::new()
+        };
+        assert_eq!(listed, present, "files of `{module}` in the module map");
+    }
+}
