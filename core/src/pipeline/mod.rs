@@ -218,23 +218,8 @@ impl std::fmt::Debug for Pipeline {
 impl Pipeline {
     /// A pipeline with an empty world, no physics engine and no actions.
     pub fn new(settings: TimeSettings) -> Pipeline {
-        let stepper = FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
         let mut p = Pipeline {
-            sim: SimulationState {
-                settings,
-                stepper,
-                clock: Clock::default(),
-                frame_time: Flicks::ZERO,
-                frame_index: 0,
-                delta: Flicks::ZERO,
-                world: World::new(),
-                scheduler: Scheduler::default(),
-                physics: Box::new(NoPhysics),
-                input: Input::default(),
-                rng: Rng::new(0),
-                routines: Vec::new(),
-                cursor: Cursor::Idle,
-            },
+            sim: SimulationState::new(settings),
             pending_settings: None,
             drives: 0,
             debugger: Debugger::default(),

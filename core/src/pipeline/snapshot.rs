@@ -5,8 +5,8 @@ use super::*;
 
 /// The whole simulated state of a session: what a [`Snapshot`] holds and a
 /// restore puts back, in one place, so a new piece of simulated state is one
-/// field here (and nowhere else) to be covered by rewind, the sync test and
-/// the editor's recovery points. What is *not* here is the host's
+/// field here, with its initial value in [`SimulationState::new`] beside it,
+/// to be covered by rewind, the sync test and the editor's recovery points. What is *not* here is the host's
 /// (breakpoints, observer, watches, fault policy), a suspension (lifted by a
 /// restore), or scratch rebuilt every tick.
 #[derive(Clone, Debug)]
@@ -37,6 +37,28 @@ pub(super) struct SimulationState {
     pub(super) routines: Vec<RoutineSlot>,
     /// Where in a frame the session is (between frames, or after a tick).
     pub(super) cursor: Cursor,
+}
+
+impl SimulationState {
+    /// A session before its first frame: an empty world, no physics engine,
+    /// no actions, the generator seeded with 0, the clock at zero.
+    pub(super) fn new(settings: TimeSettings) -> SimulationState {
+        SimulationState {
+            settings,
+            stepper: FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz)),
+            clock: Clock::default(),
+            frame_time: Flicks::ZERO,
+            frame_index: 0,
+            delta: Flicks::ZERO,
+            world: World::new(),
+            scheduler: Scheduler::default(),
+            physics: Box::new(NoPhysics),
+            input: Input::default(),
+            rng: Rng::new(0),
+            routines: Vec::new(),
+            cursor: Cursor::Idle,
+        }
+    }
 }
 
 /// Everything a snapshot restores: the whole simulation state of a session.
