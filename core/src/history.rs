@@ -2,7 +2,8 @@
 //!
 //! [`History`] sits between a host (the editor's worker, the player) and its
 //! [`Pipeline`]: every call that advances the session (`step_frame`, `resume`,
-//! `step_tick`, `step_one_frame`) goes through it and is logged with what it
+//! `step_tick`, `step_one_frame`, and `pause`, a tape, new time settings)
+//! goes through it and is logged with what it
 //! needs to be repeated: the frame's raw dt, the input events pushed before it
 //! (with a frame, a single tick or a resume alike), and the debugger the call
 //! ran with (so the same breakpoints suspend at the same places, before-hook
@@ -17,9 +18,10 @@
 //! (which every session without a history, the player's and the sync
 //! test's, keeps using): the pipeline counts every call that steps it or
 //! feeds it state ([`Pipeline::drives`]: frames, resumes, single ticks,
-//! pauses, input, tick input, restores, new sessions), and the history keeps
+//! pauses, input, tick input, time settings, restores, new sessions), and
+//! the history keeps
 //! that count as of its own last call. At its next call (a frame, a resume,
-//! a tick, a pause, a tape, a rewind) a different count means the session
+//! a tick, a pause, a tape, new settings, a rewind) a different count means the session
 //! moved without it: the history drops what it can no longer repeat (its
 //! calls and keyframes), starts again from the session as it stands, takes
 //! a keyframe at the next frame it runs between frames, and logs a warning
@@ -86,7 +88,9 @@ use std::collections::VecDeque;
 
 use crate::debugger::{Debugger, SuspendReason};
 use crate::input::InputEvent;
-use crate::pipeline::{FrameReport, Pipeline, Snapshot, TickInputSource};
+use crate::pipeline::{
+    FrameReport, Pipeline, SettingsError, Snapshot, TickInputSource, TimeSettings,
+};
 use crate::recording::Replay;
 use crate::world::LogLevel;
 
@@ -119,6 +123,8 @@ enum Call {
     Pause,
     /// The tick input in force from here on.
     SetTape(Option<Replay>),
+    /// New time settings, applied at the next frame boundary.
+    SetSettings(TimeSettings),
 }
 
 /// A logged call with what makes its replay exact.
@@ -144,7 +150,7 @@ impl Logged {
             Call::SetTape(Some(tape)) => {
                 tape.recording().events.capacity() * size_of::<crate::recording::RecordedEvent>()
             }
-            Call::SetTape(None) | Call::Pause => 0,
+            Call::SetTape(None) | Call::Pause | Call::SetSettings(_) => 0,
         };
         // A logged debugger is a clone of the breakpoint list: count it at
         // its inline size (a change of breakpoints is rare).
@@ -419,6 +425,19 @@ impl History {
     pub fn set_tape(&mut self, p: &mut Pipeline, tape: Option<Replay>) {
         self.manages_tape = true;
         self.live(p, Call::SetTape(tape));
+    }
+
+    /// `Pipeline::set_settings`, logged: a rewind across the change replays
+    /// it at the same point, so the frames after it run with the new
+    /// settings again. Settings that cannot run are refused and not logged.
+    pub fn set_settings(
+        &mut self,
+        p: &mut Pipeline,
+        settings: TimeSettings,
+    ) -> Result<(), SettingsError> {
+        settings.validate()?;
+        self.live(p, Call::SetSettings(settings));
+        Ok(())
     }
 
     /// The tape in force, if [`History::set_tape`] installed one.

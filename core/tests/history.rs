@@ -339,3 +339,60 @@ fn a_session_stepped_around_its_history_rewinds_exactly_or_refuses() {
         Err(RewindError::TooOld { target: 14, .. })
     ));
 }
+
+/// New time settings are a call like any other: a rewind across the change
+/// replays it at the same point, so the ticks after it run at the new pace
+/// again (the toolbar's time scale 2 from frame 11 on: two ticks a frame).
+/// A keyframe taken between the change and the frame that applies it
+/// carries the change.
+#[test]
+fn a_rewind_across_a_settings_change_runs_the_new_settings_again() {
+    let dt = 1.0 / 60.0;
+    let faster = TimeSettings {
+        time_scale: 2.0,
+        ..TimeSettings::default()
+    };
+    let mut reference = pipeline();
+    let mut frame_end = vec![(0, reference.state_hash())];
+    for frame in 1..=30u64 {
+        if frame == 11 {
+            reference.set_settings(faster).expect("valid settings");
+        }
+        reference.step_frame(dt);
+        let tick = reference.stepper().completed_ticks();
+        frame_end.push((tick, reference.state_hash()));
+    }
+    // 10 frames of one tick, then 20 of two.
+    assert_eq!(frame_end[30].0, 10 + 20 * 2);
+
+    // Keyframes before frames 1, 11 and 21 (every 10), or before frames 1
+    // and 26 (every 25): the first has one right after the change, before
+    // the frame that applies it; the second replays across the change.
+    for every in [10, 25] {
+        let mut p = pipeline();
+        let mut history = History::new(every, 10_000);
+        for frame in 1..=30u64 {
+            if frame == 11 {
+                history
+                    .set_settings(&mut p, faster)
+                    .expect("valid settings");
+            }
+            history.step_frame(&mut p, dt, &[]);
+        }
+        assert_eq!(p.state_hash(), frame_end[30].1);
+        for (frame, scale) in [(29, 2.0), (20, 2.0), (13, 2.0), (11, 2.0), (6, 1.0)] {
+            let (tick, hash) = frame_end[frame];
+            history.rewind_to_tick(&mut p, tick).expect("reachable");
+            assert_eq!(
+                p.settings().time_scale,
+                scale,
+                "every {every}, frame {frame}"
+            );
+            assert_eq!(
+                p.state_hash(),
+                hash,
+                "every {every}, frame {frame}, tick {tick}"
+            );
+        }
+    }
+}

@@ -169,6 +169,11 @@ pub(super) fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {
             install(p, tape);
             not_run(p)
         }
+        Call::SetSettings(settings) => {
+            // Checked when the call was logged: it cannot be refused now.
+            let _ = p.set_settings(*settings);
+            not_run(p)
+        }
     }
 }
 

@@ -75,7 +75,7 @@ impl Pipeline {
     }
 
     pub(super) fn begin_frame(&mut self, raw_dt: f64) {
-        if let Some(s) = self.pending_settings.take() {
+        if let Some(s) = self.sim.pending_settings.take() {
             self.sim
                 .stepper
                 .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));

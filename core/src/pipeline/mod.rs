@@ -162,8 +162,6 @@ pub trait TickWatch: Send {
 pub struct Pipeline {
     /// Everything a snapshot copies and a restore puts back.
     sim: SimulationState,
-    /// Applied at the next frame boundary.
-    pending_settings: Option<TimeSettings>,
     /// Calls that stepped the session or fed it state ([`Pipeline::drives`]).
     drives: u64,
     debugger: Debugger,
@@ -220,7 +218,6 @@ impl Pipeline {
     pub fn new(settings: TimeSettings) -> Pipeline {
         let mut p = Pipeline {
             sim: SimulationState::new(settings),
-            pending_settings: None,
             drives: 0,
             debugger: Debugger::default(),
             fault_policy: FaultPolicy::default(),
@@ -258,7 +255,7 @@ impl Pipeline {
         self.sim.stepper.reset();
         // Settings queued for this session (a scene's) apply now: no frame is in
         // progress, and a step-tick before the first frame must use them.
-        if let Some(settings) = self.pending_settings.take() {
+        if let Some(settings) = self.sim.pending_settings.take() {
             self.sim.stepper =
                 FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz));
             self.sim.settings = settings;
@@ -333,7 +330,8 @@ impl Pipeline {
     /// New timing settings, applied at the next frame boundary.
     pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), SettingsError> {
         settings.validate()?;
-        self.pending_settings = Some(settings);
+        self.drives = self.drives.wrapping_add(1);
+        self.sim.pending_settings = Some(settings);
         Ok(())
     }
 
@@ -430,7 +428,8 @@ impl Pipeline {
     /// How many calls have stepped this session or fed it simulated state
     /// since it was made: every `step_frame`, `step_one_frame`, `resume`,
     /// `step_tick`, `pause`, `push_input`, `push_input_to_next_tick`,
-    /// `set_tick_input`, `set_action_map`, `load_session` and `restore`. A
+    /// `set_tick_input`, `set_settings`, `set_action_map`, `load_session`
+    /// and `restore`. A
     /// recorder that must see every one of them ([`crate::History`]) keeps
     /// the count as of its own last call: a different count at its next one
     /// means a call went around it (see the history's module docs).

@@ -13,6 +13,9 @@ use super::*;
 pub(super) struct SimulationState {
     /// Timing settings in force.
     pub(super) settings: TimeSettings,
+    /// Settings to apply at the next frame boundary ([`Pipeline::set_settings`]):
+    /// a snapshot taken between the change and that boundary carries it.
+    pub(super) pending_settings: Option<TimeSettings>,
     /// Accumulator or step counter, and the completed ticks.
     pub(super) stepper: FixedStepper,
     /// The clock's eight fields as of the last phase change.
@@ -45,6 +48,7 @@ impl SimulationState {
     pub(super) fn new(settings: TimeSettings) -> SimulationState {
         SimulationState {
             settings,
+            pending_settings: None,
             stepper: FixedStepper::new(settings.strategy, Flicks::per_hz(settings.fixed_hz)),
             clock: Clock::default(),
             frame_time: Flicks::ZERO,
@@ -111,7 +115,6 @@ impl Pipeline {
     pub fn restore(&mut self, snapshot: &Snapshot) {
         self.sim = snapshot.state.clone();
         self.drives = self.drives.wrapping_add(1);
-        self.pending_settings = None;
         self.suspended = None;
         self.pending_suspend = None;
         // A snapshot taken at the end of a tick may be in the middle of a

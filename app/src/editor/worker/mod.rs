@@ -539,7 +539,7 @@ impl Worker {
     fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
         let mut next = self.settings;
         change(&mut next);
-        match self.pipeline.set_settings(next) {
+        match self.history.set_settings(&mut self.pipeline, next) {
             Ok(()) => self.settings = next,
             Err(reason) => self.error(format!("time settings rejected: {reason}")),
         }
