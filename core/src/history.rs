@@ -31,7 +31,11 @@
 //! state the session never had. Worked example: 10 frames through the
 //! history, 5 straight on the pipeline, 10 more through the history, then a
 //! rewind to tick 20: the history restored the keyframe of tick 15 and
-//! replays 5 frames; a rewind to tick 12 is refused.
+//! replays 5 frames; a rewind to tick 12 is refused. Until that next call
+//! the history has not seen the bypass: [`History::replay_into`] (a past
+//! view on a scratch pipeline) and [`History::reach`] read the log as of
+//! its last call, so a host that steps around it shows past views from
+//! before the bypass until its next history call.
 //!
 //! # Input tapes
 //!
