@@ -98,6 +98,7 @@ use crate::pipeline::{
 use crate::recording::Replay;
 use crate::world::LogLevel;
 
+mod bounds;
 mod poses;
 mod reach;
 mod rewind;
@@ -563,77 +564,6 @@ impl History {
         if self.budget.is_some_and(|b| self.memory_bytes() > b) {
             self.enforce_bounds();
             self.position = self.calls.len();
-        }
-    }
-
-    fn maybe_keyframe(&mut self, p: &Pipeline) {
-        self.frames_since_keyframe = self.frames_since_keyframe.saturating_add(1);
-        if self.frames_since_keyframe < self.keyframe_every {
-            return;
-        }
-        self.frames_since_keyframe = 0;
-        let call = self.first_call + self.calls.len() as u64;
-        // The replay must start with the debugger in force at the keyframe.
-        self.last_debugger = None;
-        let snapshot = p.snapshot();
-        let bytes = snapshot.memory_bytes();
-        self.keyframes.push_back(Keyframe {
-            call,
-            snapshot,
-            tape: self.tape.clone(),
-            bytes,
-        });
-        self.keyframe_bytes += bytes;
-        self.enforce_bounds();
-        self.position = self.calls.len();
-    }
-
-    /// Drops keyframes past the frame bound, then (with a budget) thins them
-    /// while over it: doubling the spacing up to [`MAX_SPACING_DOUBLINGS`]
-    /// times, then dropping the oldest. Calls before the oldest keyframe go.
-    fn enforce_bounds(&mut self) {
-        let max_keyframes = (self.retention_frames / self.keyframe_every).max(1) as usize;
-        while self.keyframes.len() > max_keyframes {
-            self.pop_oldest();
-        }
-        if let Some(budget) = self.budget {
-            while self.keyframes.len() > 1 && self.memory_bytes() > budget {
-                if self.keyframe_every < self.base_every << MAX_SPACING_DOUBLINGS {
-                    // Every other keyframe, counting from the oldest (which
-                    // stays, so the reach does not shrink).
-                    let mut i = 0;
-                    self.keyframes.retain(|_| {
-                        i += 1;
-                        i % 2 == 1
-                    });
-                    self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
-                    self.keyframe_every *= 2;
-                } else {
-                    self.pop_oldest();
-                }
-            }
-        }
-        let mut removed = 0;
-        if let Some(oldest) = self.keyframes.front() {
-            while self.first_call < oldest.call {
-                if let Some(c) = self.calls.pop_front() {
-                    self.call_bytes -= c.bytes();
-                }
-                self.first_call += 1;
-                removed += 1;
-            }
-        }
-        // Positions in the log move with its front (a budget lowered after a
-        // rewind trims a log the session stands inside).
-        self.position = self.position.saturating_sub(removed);
-        self.partial = self
-            .partial
-            .and_then(|(i, tick)| Some((i.checked_sub(removed)?, tick)));
-    }
-
-    fn pop_oldest(&mut self) {
-        if let Some(k) = self.keyframes.pop_front() {
-            self.keyframe_bytes -= k.bytes;
         }
     }
 }

@@ -55,7 +55,7 @@
 //! | [`recording`] | tick-stamped input recordings: record, save, load, replay | `replay` |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry` |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
-//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `poses`, `reach`, `rewind` |
+//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `poses`, `reach`, `rewind` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
