@@ -311,3 +311,82 @@ fn the_pane_says_which_hooks_run_compiled_and_why_the_others_run_on_rhai() {
     assert!(h.query_all_by_label_contains(": rhai").next().is_none());
     assert!(h.query_all_by_label_contains("⚡").next().is_none());
 }
+
+#[test]
+fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
+    let scene = scene_copy("run_in_b");
+    let mut h = editor(scene.clone(), true);
+    for _ in 0..10 {
+        h.step();
+    }
+    h.get_by_label("⏸ Pause").click();
+    h.run();
+    let at = h
+        .state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .clock
+        .simulation_tick;
+    h.get_by_label("Fork here").click();
+    h.run();
+    assert_eq!(h.state().session().fork, Some(at));
+    open_pane_on_patrol(&mut h);
+    let path = h
+        .state()
+        .panels()
+        .code
+        .current_entry()
+        .expect("a script")
+        .path
+        .clone();
+    let original = std::fs::read_to_string(&path).expect("patrol");
+    // Twice the pace: the guard's step line with speed doubled.
+    let step = "let next = x + dir * speed * dt;";
+    assert!(original.contains(step));
+    let fast = original.replace(step, "let next = x + dir * speed * 2.0 * dt;");
+    h.get_by_label("✏ Edit").click();
+    h.run();
+    h.get_by_label("Script text").click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Script text").type_text(&fast);
+    h.run();
+    h.get_by_label("▶ Run in B").click();
+    h.run();
+    h.get_by_label("▶ Play").click();
+    for _ in 0..10 {
+        h.step();
+    }
+    let first = h
+        .state()
+        .session()
+        .compare
+        .as_ref()
+        .and_then(|c| c.first)
+        .expect("A and B part");
+    // B adopts the text at its next frame boundary: the guard parts at the
+    // first tick after the fork, and nothing else before it.
+    assert_eq!((first.tick, first.first_object), (at + 1, Some(3)));
+    assert_eq!(
+        std::fs::read_to_string(&path).expect("patrol"),
+        original,
+        "Run in B writes no file"
+    );
+    let key = h
+        .state()
+        .panels()
+        .code
+        .current_entry()
+        .expect("a script")
+        .key
+        .clone();
+    let view = h.state().session().live.clone().expect("a view");
+    assert_eq!(
+        view.scripts.script(&key).map(|s| s.text.to_string()),
+        Some(original),
+        "A runs the file's version"
+    );
+    let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+}

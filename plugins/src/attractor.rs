@@ -63,12 +63,7 @@ impl Attractor {
 const DEAD_ZONE: f32 = 0.01;
 
 impl Behaviour for Attractor {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE

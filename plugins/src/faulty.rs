@@ -137,12 +137,7 @@ fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
 }
 
 impl Behaviour for Faulty {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     /// The one hook the fault goes into (Start for a routine fault, which
     /// Start launches): the others would be empty calls.

@@ -39,12 +39,7 @@ impl FollowCamera {
 }
 
 impl Behaviour for FollowCamera {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     fn hooks(&self) -> Hooks {
         Hooks::PRESENT

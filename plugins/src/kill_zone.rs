@@ -46,12 +46,7 @@ impl KillZone {
 }
 
 impl Behaviour for KillZone {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     fn hooks(&self) -> Hooks {
         Hooks::CONTACT

@@ -137,12 +137,7 @@ impl KinematicMover {
 }
 
 impl Behaviour for KinematicMover {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE

@@ -91,6 +91,21 @@
 //! assert!(registry.create("Wind", "(force: 2.0)").is_ok());
 //! ```
 
+/// [`Behaviour::adopt_params`](stepframe_core::Behaviour::adopt_params) for
+/// a built-in behaviour whose parameters are its `params` field: it takes the
+/// fresh instance's `params` and keeps the rest of its state. One line in
+/// each behaviour's `impl Behaviour` instead of the same five.
+macro_rules! adopt_params_field {
+    () => {
+        fn adopt_params(&mut self, fresh: &dyn stepframe_core::Behaviour) -> bool {
+            fresh
+                .downcast_ref::<Self>()
+                .map(|f| self.params = f.params.clone())
+                .is_some()
+        }
+    };
+}
+
 pub mod attractor;
 pub mod faulty;
 pub mod follow_camera;

@@ -122,12 +122,7 @@ impl PlayerController {
 }
 
 impl Behaviour for PlayerController {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     fn hooks(&self) -> Hooks {
         Hooks::FIXED_UPDATE.and(Hooks::CONTACT)

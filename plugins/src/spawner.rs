@@ -138,12 +138,7 @@ fn projectile_body(p: &SpawnerParams, shape: usize) -> BodyDesc {
 }
 
 impl Behaviour for Spawner {
-    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
-        fresh
-            .downcast_ref::<Self>()
-            .map(|f| self.params = f.params.clone())
-            .is_some()
-    }
+    adopt_params_field!();
 
     /// Start only: the spawning runs in a fixed-clock routine.
     fn hooks(&self) -> Hooks {

@@ -8,8 +8,9 @@
 //! parameters while keeping its own state ([`crate::Behaviour::adopt_params`]): the
 //! contacts it saw, its counters, a charge being held. Its place in the
 //! cohort, its priority and its Start stay as they were. The object's
-//! authored parameter text ([`crate::BehaviourInfo::params`]) becomes the
-//! edited text, so the inspector shows it and a Save writes it.
+//! parameter text ([`crate::BehaviourInfo::params`]) becomes the edited
+//! text, so an inspector shows what runs (and the editor, adopting a fork,
+//! carries it into the scene it saves).
 //!
 //! The edit is between ticks and applies from the next hook call on; it is
 //! not in the tick hash by itself (parameters are not state), only through

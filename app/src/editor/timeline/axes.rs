@@ -79,6 +79,17 @@ pub(super) fn sig4(v: f64) -> String {
     }
 }
 
+/// An axis mark: four significant digits without trailing zeros, so round
+/// marks read as round numbers ("1", "0.5", "2.5", not "1.000", "0.5000").
+pub(super) fn mark(v: f64) -> String {
+    let s = sig4(v);
+    if s.contains('.') && v.is_finite() {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
 /// The tooltip rows for a record: frame, tick, every clock field with its unit.
 pub fn hover_rows(r: &FrameRecord) -> Vec<String> {
     let ms = |s: f64| format!("{} ms", sig4(s * 1000.0));
@@ -159,5 +170,16 @@ mod tests {
         assert_eq!(sig4(0.0123456), "0.01235");
         assert_eq!(sig4(1234.6), "1235");
         assert_eq!(sig4(0.0), "0");
+    }
+
+    #[test]
+    fn axis_marks_drop_trailing_zeros() {
+        assert_eq!(mark(1.0), "1");
+        assert_eq!(mark(0.5), "0.5");
+        assert_eq!(mark(2000.0), "2000");
+        assert_eq!(mark(2.5), "2.5");
+        assert_eq!(mark(0.0125), "0.0125");
+        assert_eq!(mark(16.666666), "16.67");
+        assert_eq!(mark(0.0), "0");
     }
 }

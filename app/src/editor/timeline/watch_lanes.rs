@@ -167,7 +167,7 @@ pub fn value_lane_ui(
             // (and the cursor line) line up.
             .custom_y_axes(vec![
                 AxisHints::new_y()
-                    .formatter(|m, _| super::axes::sig4(m.value))
+                    .formatter(|m, _| super::axes::mark(m.value))
                     .min_thickness(super::lanes::Y_AXIS_WIDTH)
                     .label_spacing(8.0..=12.0)
                     .tick_label_font(egui::FontId::proportional(11.0)),
