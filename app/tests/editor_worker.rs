@@ -249,6 +249,42 @@ fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
     assert!((view.clock.fixed_delta_time - 1.0 / 30.0).abs() < 1e-12);
 }
 
+#[test]
+fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    for _ in 0..30 {
+        w.pump(DT);
+    }
+    send(Command::SetTimeScale(0.5));
+    for _ in 0..30 {
+        w.pump(DT);
+    }
+    send(Command::Pause);
+    w.pump(DT);
+    assert_eq!(latest_view(&ui).expect("a view").settings.time_scale, 0.5);
+    // Tick 20 ran at scale 1, and the session rewound there runs on at it.
+    send(Command::RewindTo(20));
+    w.pump(DT);
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(view.clock.simulation_tick, 20);
+    assert_eq!(
+        view.settings.time_scale, 1.0,
+        "the toolbar shows tick 20's scale"
+    );
+    send(Command::Play);
+    for _ in 0..10 {
+        w.pump(DT);
+    }
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(
+        view.clock.simulation_tick, 30,
+        "ten frames at scale 1, ten ticks"
+    );
+}
+
 /// The newest live view the worker published.
 fn latest_view(ui: &worker::UiEnd) -> Option<stepframe_app::editor::WorldView> {
     ui.views.try_iter().last()

@@ -340,6 +340,16 @@ impl Pipeline {
         &self.sim.settings
     }
 
+    /// The settings the next frame runs with: a change waiting for the frame
+    /// boundary, else the ones in force. What a toolbar shows after a rewind
+    /// or a restore, which bring back the settings of their tick.
+    pub fn next_settings(&self) -> &TimeSettings {
+        self.sim
+            .pending_settings
+            .as_ref()
+            .unwrap_or(&self.sim.settings)
+    }
+
     /// The clock as of now.
     pub fn clock(&self) -> &Clock {
         &self.sim.clock

@@ -417,6 +417,7 @@ impl Worker {
                 .recording()
                 .clone(),
         );
+        self.settings = *self.pipeline.next_settings();
         self.take_params_into_scene();
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();

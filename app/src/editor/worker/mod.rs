@@ -517,6 +517,8 @@ impl Worker {
                 // from the pipeline, and the tape keeps what the ticks up to
                 // here received.
                 self.state_hash = self.pipeline.state_hash();
+                // The rewound tick's time settings are the toolbar's again.
+                self.settings = *self.pipeline.next_settings();
                 self.cut_tape(tick);
                 self.send_event(Event::Rewound(tick));
                 true
