@@ -1033,7 +1033,7 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
         })
     };
     send(Command::LoadAndPlay(demo()));
-    let mut pump = |w: &mut Worker, frames: usize| {
+    let pump = |w: &mut Worker, frames: usize| {
         for _ in 0..frames {
             w.pump(DT);
         }
