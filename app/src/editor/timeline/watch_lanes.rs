@@ -89,6 +89,7 @@ pub fn watch_lanes_ui(
             points: visible_points(state, *watch, range),
             colour: None,
             goto: None,
+            y_floor: 0.0,
         };
         input.merge(value_lane_ui(ui, &lane, range, dims, xs));
     }
@@ -111,6 +112,9 @@ pub struct ValueLane {
     pub colour: Option<egui::Color32>,
     /// A link under the title that puts the cursor on a tick.
     pub goto: Option<(String, u64)>,
+    /// The y axis always spans 0 to at least this, so a lane of zeros
+    /// ("no object differs") reads 0 to 1, not an arbitrary band around 0.
+    pub y_floor: f64,
 }
 
 impl LaneInput {
@@ -175,6 +179,7 @@ pub fn value_lane_ui(
             // Two or three round marks, as on the clock lanes.
             .y_grid_spacer(|input| super::axes::few_marks_for(input, super::Unit::Fraction))
             .include_y(0.0)
+            .include_y(lane.y_floor)
             .show(ui, |pui| {
                 pui.set_plot_bounds_x(range.0..=range.1);
                 pui.set_auto_bounds([false, true]);
@@ -282,6 +287,7 @@ pub(super) fn divergence_lanes(
             goto: c
                 .first
                 .map(|f| (format!("first at tick {}", f.tick), f.tick)),
+            y_floor: 1.0,
         },
         ValueLane {
             id: ("timeline_divergence", 1),
@@ -290,6 +296,8 @@ pub(super) fn divergence_lanes(
             points: distance,
             colour: Some(B_COLOUR),
             goto: None,
+            // A centimetre: below it, a distance is a rounding matter.
+            y_floor: 0.01,
         },
     ]
 }
