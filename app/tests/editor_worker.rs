@@ -434,6 +434,47 @@ fn tap_at(tick: u64) -> Recording {
     tape
 }
 
+/// Every divergence sample the worker sent among `events`, in order.
+fn divergences_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TickDivergence> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Divergence(d) => Some(d.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The first measured tick where A and B differ.
+fn first_parting(events: &[Event]) -> stepframe_app::tools::trace_poses::TickDivergence {
+    divergences_in(events)
+        .into_iter()
+        .find(|d| d.objects > 0)
+        .expect("the branches part")
+}
+
+/// Branch B's records among `events`, in order.
+fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TracedTick> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ForkTicks(t) => Some(t.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// No request among them was refused.
+fn assert_no_errors(events: &[Event]) {
+    let errors: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Error(_)))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
 /// Forks the demo at tick 100 at one worker pacing, gives branch B a tap of
 /// Space at tick 110, plays A and B side by side to tick 160 or beyond, and
 /// returns the divergences, B's records and the worker.
@@ -477,23 +518,7 @@ fn fork_run(
         events.iter().any(|e| matches!(e, Event::Forked(100))),
         "forked"
     );
-    let divergences = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Divergence(d) => Some(d.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    let b = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ForkTicks(t) => Some(t.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect();
-    (divergences, b, w, ui)
+    (divergences_in(&events), fork_ticks_in(&events), w, ui)
 }
 
 #[test]
@@ -707,18 +732,9 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         send(Command::Pause);
         w.pump(dt);
         let events: Vec<Event> = ui.events.try_iter().collect();
-        let errors: Vec<&Event> = events
-            .iter()
-            .filter(|e| matches!(e, Event::Error(_)))
-            .collect();
-        assert!(errors.is_empty(), "{errors:?}");
-        let b: Vec<_> = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::ForkTicks(t) => Some(t.clone()),
-                _ => None,
-            })
-            .flatten()
+        assert_no_errors(&events);
+        let b: Vec<_> = fork_ticks_in(&events)
+            .into_iter()
             .filter(|t| t.tick <= 170)
             .collect();
         // B, tick for tick, is the run loaded with the higher impulse.
@@ -735,15 +751,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         );
         assert!(b.last().is_some_and(|l| l.tick >= 170), "{pacing:?}");
         // The branches part at the jump, on the player first.
-        let first = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Divergence(d) => Some(d.clone()),
-                _ => None,
-            })
-            .flatten()
-            .find(|d| d.objects > 0)
-            .expect("the branches part");
+        let first = first_parting(&events);
         assert_eq!(
             (first.tick, first.first_object),
             (110, Some(20)),
@@ -851,19 +859,10 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
     send(Command::Pause);
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
-    let errors: Vec<&Event> = events
-        .iter()
-        .filter(|e| matches!(e, Event::Error(_)))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_no_errors(&events);
     // B's guard walks the fast text's path, A's the file's.
-    let b_guard: std::collections::BTreeMap<u64, f32> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ForkTicks(t) => Some(t.clone()),
-            _ => None,
-        })
-        .flatten()
+    let b_guard: std::collections::BTreeMap<u64, f32> = fork_ticks_in(&events)
+        .into_iter()
         .filter(|t| t.tick <= 90)
         .filter_map(|t| Some((t.tick, t.object(3)?[0])))
         .collect();
@@ -940,15 +939,7 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
     send(Command::AdoptFork);
     w.pump(1.0 / 144.0);
     let events: Vec<Event> = ui.events.try_iter().collect();
-    let first = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Divergence(d) => Some(d.clone()),
-            _ => None,
-        })
-        .flatten()
-        .find(|d| d.objects > 0)
-        .expect("the branches part");
+    let first = first_parting(&events);
     assert_eq!((first.tick, first.first_object), (11, Some(2)));
     assert!(
         events
@@ -1001,23 +992,11 @@ fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
         }
     }
     let events: Vec<Event> = ui.events.try_iter().collect();
-    let errors: Vec<&Event> = events
-        .iter()
-        .filter(|e| matches!(e, Event::Error(_)))
-        .collect();
-    assert!(errors.is_empty(), "{errors:?}");
+    assert_no_errors(&events);
     assert!(events.iter().any(|e| matches!(e, Event::Rewound(0))));
     assert!(events.iter().any(|e| matches!(e, Event::Forked(0))));
     // Pushed per frame (A) against once per tick (B): apart from tick 1.
-    let first = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Divergence(d) => Some(d.clone()),
-            _ => None,
-        })
-        .flatten()
-        .find(|d| d.objects > 0)
-        .expect("the branches part");
+    let first = first_parting(&events);
     assert_eq!((first.tick, first.first_object), (1, Some(2)));
 }
 
