@@ -587,6 +587,34 @@ fn removing_an_object_prevents_subsequent_callbacks_on_the_retired_instance_even
 }
 
 #[test]
+fn a_removal_within_one_priority_group_stops_the_removed_objects_call_later_in_the_same_pass() {
+    // Five objects at one priority, so the FixedUpdate pass calls them on its
+    // fast path (gate flags read before the pass): object 2 removes object 4
+    // in tick 2, and object 4 must not be called in that pass.
+    let log = new_log();
+    let objects = (1..=5)
+        .map(|id| {
+            let actions = Actions {
+                remove_at_tick: (id == 2).then_some((2, ObjectId(4))),
+                ..Actions::default()
+            };
+            probe_object(&log, id, 0, actions)
+        })
+        .collect();
+    let mut p = session(&log, objects);
+    p.step_frame(3.0 * TICK);
+    let fixed: Vec<(u64, u64)> = hooks(&take(&log))
+        .into_iter()
+        .filter(|(_, h, _)| *h == HookKind::FixedUpdate)
+        .map(|(o, _, t)| (t, o))
+        .collect();
+    let mut expected = vec![(1, 1), (1, 2), (1, 3), (1, 4), (1, 5)];
+    expected.extend([(2, 1), (2, 2), (2, 3), (2, 5)]);
+    expected.extend([(3, 1), (3, 2), (3, 3), (3, 5)]);
+    assert_eq!(fixed, expected, "(tick, object) of every FixedUpdate");
+}
+
+#[test]
 fn replacing_an_object_retires_the_old_instance() {
     let log = new_log();
     let mut p = session(&log, probes(&log, 1));

@@ -330,17 +330,24 @@ pub struct Ctx<'a> {
     pub(crate) input: &'a ActionSnapshot,
     pub(crate) rng: &'a mut Rng,
     pub(crate) requests: &'a mut HookRequests,
-    pub(crate) me: ObjectId,
+    pub(crate) caller: Caller,
     pub(crate) hook: HookKind,
-    /// Sequence number of the scheduler entry whose code runs (0: none, as in
-    /// a boxed routine): where a named routine comes back to.
-    pub(crate) entry: u64,
+}
+
+/// Whose code a [`Ctx`] runs: the object, and the sequence number of the
+/// scheduler entry (0: none, as in a boxed routine), which is where a named
+/// routine comes back to. One 16-byte value, so the FixedUpdate pass sets
+/// both with one copy from its packed call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Caller {
+    pub(crate) object: ObjectId,
+    pub(crate) seq: u64,
 }
 
 impl<'a> Ctx<'a> {
     /// The object this hook belongs to.
     pub fn me(&self) -> ObjectId {
-        self.me
+        self.caller.object
     }
 
     /// The hook that is running.
@@ -366,7 +373,7 @@ impl<'a> Ctx<'a> {
 
     /// This object.
     pub fn object(&self) -> Option<&Object> {
-        self.world.get(self.me)
+        self.world.get(self.caller.object)
     }
 
     /// A copy of an object's committed world pose ([`World::physics_simulation_pose`]).
@@ -455,7 +462,7 @@ impl<'a> Ctx<'a> {
     /// clock unless the scene says `time_group: Fixed`).
     pub fn time_group(&self) -> TimeGroup {
         self.world
-            .get(self.me)
+            .get(self.caller.object)
             .map_or_else(TimeGroup::default, |o| o.time_group)
     }
 
@@ -467,7 +474,7 @@ impl<'a> Ctx<'a> {
     pub fn start_routine(&mut self, group: TimeGroup, routine: Box<dyn Routine>) {
         self.requests.any = true;
         self.requests.routines.push(RoutineSlot {
-            owner: self.me,
+            owner: self.caller.object,
             group,
             wake_at: Flicks::ZERO,
             delay: 0.0,
@@ -483,7 +490,7 @@ impl<'a> Ctx<'a> {
     /// routine) there is no behaviour to call back: the request is logged
     /// and dropped. A negative or non-finite `seconds` counts as 0.
     pub fn start_named_routine(&mut self, name: &str, seconds: f64) {
-        if self.entry == 0 {
+        if self.caller.seq == 0 {
             self.log_at(
                 LogLevel::Warning,
                 format!("named routine `{name}` started outside a behaviour's hook: ignored"),
@@ -493,12 +500,12 @@ impl<'a> Ctx<'a> {
         let group = self.time_group();
         self.requests.any = true;
         self.requests.routines.push(RoutineSlot {
-            owner: self.me,
+            owner: self.caller.object,
             group,
             wake_at: Flicks::ZERO,
             delay: seconds,
             routine: RoutineBody::Named {
-                entry: self.entry,
+                entry: self.caller.seq,
                 name: std::sync::Arc::from(name),
             },
         });
@@ -524,7 +531,7 @@ impl<'a> Ctx<'a> {
     pub fn log_at(&mut self, level: LogLevel, message: impl Into<String>) {
         let entry = LogEntry {
             level,
-            object: Some(self.me),
+            object: Some(self.caller.object),
             hook: Some(self.hook),
             tick: self.clock.simulation_tick,
             frame: self.clock.frame_index,

@@ -4,14 +4,20 @@
 //! taken, faults reported).
 
 use super::*;
+use crate::behaviour::Caller;
+use crate::schedule::FixedCall;
 
 impl Pipeline {
-    /// FixedUpdate for the cohort from entry `from` on, in one panic guard and
-    /// one context: the hot loop of the runtime, so per call it only checks the
-    /// hook mask and the gate, times priority groups, checks breakpoints when
-    /// any exist, and calls. It leaves the batch (returning where to go on) when
-    /// a hook panicked or asked for something (a break, a routine), which are
-    /// handled outside with the whole pipeline at hand.
+    /// FixedUpdate for the cohort from list position `from` on, in one panic
+    /// guard and one context: the hot loop of the runtime. It walks the
+    /// packed calls ([`FixedCall`]) one priority group at a time (timed per
+    /// group, not per call). While the gate flags read before the pass hold
+    /// and no breakpoint is armed, calls go through [`fixed_run`], which per
+    /// call only tests its flag, calls, and looks at two bytes afterwards;
+    /// otherwise each call checks its own gate and the breakpoints. It leaves
+    /// the batch (returning where to go on) when a hook panicked or asked for
+    /// something (a break, a routine), which are handled outside with the
+    /// whole pipeline at hand.
     pub(super) fn fixed_update_batch(&mut self, from: usize, dt: f64) -> Option<usize> {
         let Pipeline {
             sim:
@@ -30,12 +36,19 @@ impl Pipeline {
             ..
         } = self;
         let gates_read = scheduler.fixed_gates(world);
-        let list = &scheduler.lists[HookKind::FixedUpdate as usize];
-        let skip = &scheduler.fixed_skip;
-        let entries = &mut scheduler.entries;
-        let n = list.len();
-        let mut current = from;
-        let mut group: Option<(Priority, Instant)> = None;
+        let Scheduler {
+            entries,
+            behaviours,
+            fixed_calls,
+            fixed_groups,
+            ..
+        } = scheduler;
+        let calls = &fixed_calls[..];
+        let groups = &fixed_groups[..];
+        let first_group = groups.partition_point(|g| g.end <= from);
+        // The group being timed, once one of its calls has run: its priority
+        // and when the group began.
+        let mut timing: Option<(Priority, Instant)> = None;
         let outcome = {
             let mut ctx = Ctx {
                 world,
@@ -43,75 +56,98 @@ impl Pipeline {
                 input: input.fixed_snapshot(),
                 rng,
                 requests,
-                me: ObjectId(0),
+                caller: Caller {
+                    object: ObjectId(0),
+                    seq: 0,
+                },
                 hook: HookKind::FixedUpdate,
-                entry: 0,
             };
+            // Hooks cannot arm breakpoints, so this holds for the pass.
+            let breakpoints = debugger.armed();
             catch_unwind(AssertUnwindSafe(|| {
-                while current < n {
-                    let e = &mut entries[list[current] as usize];
-                    // The gates read before the pass hold until a hook
-                    // changes one (a removal, a disable): from then on,
-                    // every call checks its own (module docs of `schedule`).
-                    let callable = if gates_read && !ctx.world.gates_changed.0 {
-                        !skip[current]
-                    } else {
-                        e.is_active(ctx.world)
-                    };
-                    if !callable {
-                        current += 1;
-                        continue;
-                    }
-                    if group.is_none_or(|(p, _)| p != e.priority) {
-                        if let Some((p, t0)) = group {
-                            report.timing.fixed_by_priority.add(p, ms_since(t0));
+                for group in &groups[first_group..] {
+                    let t0 = Instant::now();
+                    let mut k = group.start.max(from);
+                    while k < group.end {
+                        // The gates read before the pass hold until a hook
+                        // changes one (a removal, a disable): from then on,
+                        // every call checks its own (module docs of `schedule`).
+                        if gates_read && !breakpoints && !ctx.world.gates_changed.0 {
+                            let (stop, called) =
+                                fixed_run(&calls[k..group.end], behaviours, &mut ctx, dt);
+                            if called && timing.is_none() {
+                                timing = Some((group.priority, t0));
+                            }
+                            match stop {
+                                None => break,
+                                Some(j) if ctx.requests.any => return Some(k + j),
+                                Some(j) => k += j + 1,
+                            }
+                            continue;
                         }
-                        group = Some((e.priority, Instant::now()));
+                        let call = &calls[k];
+                        let i = call.entry as usize;
+                        k += 1;
+                        if !entries[i].is_active(ctx.world) {
+                            continue;
+                        }
+                        if timing.is_none() {
+                            timing = Some((group.priority, t0));
+                        }
+                        let behaviour = &mut behaviours[i];
+                        if breakpoints
+                            && let Some(hit) = debugger.check(
+                                HookKind::FixedUpdate,
+                                call.caller.object,
+                                group.priority,
+                                behaviour.name(),
+                                ctx.clock,
+                            )
+                            && pending_suspend.is_none()
+                        {
+                            *pending_suspend = Some(SuspendReason::Breakpoint(hit));
+                        }
+                        ctx.caller = call.caller;
+                        behaviour.fixed_update(&mut ctx, dt);
+                        if ctx.requests.any {
+                            return Some(k - 1);
+                        }
                     }
-                    if debugger.armed()
-                        && let Some(hit) = debugger.check(
-                            HookKind::FixedUpdate,
-                            e.object,
-                            e.priority,
-                            e.behaviour.name(),
-                            ctx.clock,
-                        )
-                        && pending_suspend.is_none()
-                    {
-                        *pending_suspend = Some(SuspendReason::Breakpoint(hit));
-                    }
-                    ctx.me = e.object;
-                    ctx.entry = e.seq;
-                    e.behaviour.fixed_update(&mut ctx, dt);
-                    current += 1;
-                    if ctx.requests.any {
-                        return true;
+                    if let Some((p, t0)) = timing.take() {
+                        report.timing.fixed_by_priority.add(p, ms_since(t0));
                     }
                 }
-                false
+                None
             }))
+            .map_err(|payload| (payload, ctx.caller.seq))
         };
-        if let Some((p, t0)) = group {
+        if let Some((p, t0)) = timing {
             self.report.timing.fixed_by_priority.add(p, ms_since(t0));
         }
-        match outcome {
-            Ok(false) => None,
-            Ok(true) => {
-                let i = self.sim.scheduler.list(HookKind::FixedUpdate)[current - 1] as usize;
-                let object = self.sim.scheduler.entries[i].object;
-                self.take_requests(object, HookKind::FixedUpdate);
-                Some(current)
+        let calls = &self.sim.scheduler.fixed_calls;
+        // The position whose hook returned with a request or panicked (found
+        // by its entry's unique sequence number: the loop keeps no position
+        // outside its registers).
+        let (current, fault) = match outcome {
+            Ok(None) => return None,
+            Ok(Some(k)) => (k, None),
+            Err((payload, seq)) => {
+                let k = from
+                    + calls[from..]
+                        .iter()
+                        .position(|c| c.caller.seq == seq)
+                        .expect("the call that panicked is in this pass");
+                (k, Some(payload))
             }
-            Err(payload) => {
-                // `current` is the position of the entry whose hook panicked.
-                let i = self.sim.scheduler.list(HookKind::FixedUpdate)[current] as usize;
-                let object = self.sim.scheduler.entries[i].object;
-                self.sim.scheduler.set_faulted(i);
-                self.report_fault(object, HookKind::FixedUpdate, &payload);
-                self.take_requests(object, HookKind::FixedUpdate);
-                Some(current + 1)
-            }
+        };
+        let i = calls[current].entry as usize;
+        let object = self.sim.scheduler.entries[i].object;
+        if let Some(payload) = fault {
+            self.sim.scheduler.set_faulted(i);
+            self.report_fault(object, HookKind::FixedUpdate, &payload);
         }
+        self.take_requests(object, HookKind::FixedUpdate);
+        Some(current + 1)
     }
 
     /// Fixed-phase breakpoints record the hit now and suspend at the end of the tick.
@@ -121,7 +157,7 @@ impl Pipeline {
         }
         let entry = &self.sim.scheduler.entries[i];
         let (obj, prio) = (entry.object, entry.priority);
-        let name = entry.behaviour.name().to_string();
+        let name = self.sim.scheduler.behaviours[i].name().to_string();
         if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.sim.clock)
             && self.pending_suspend.is_none()
         {
@@ -251,13 +287,15 @@ impl Pipeline {
                 input,
                 rng: &mut self.sim.rng,
                 requests: &mut self.requests,
-                me: owner,
+                caller: Caller {
+                    object: owner,
+                    seq: target.map_or(0, |i| self.sim.scheduler.entries[i].seq),
+                },
                 hook: HookKind::Routine,
-                entry: target.map_or(0, |i| self.sim.scheduler.entries[i].seq),
             };
             let result = match (&mut list[k].routine, target) {
                 (RoutineBody::Named { name, .. }, Some(i)) => {
-                    let behaviour = self.sim.scheduler.entries[i].behaviour.as_mut();
+                    let behaviour = self.sim.scheduler.behaviours[i].as_mut();
                     catch_unwind(AssertUnwindSafe(|| behaviour.routine(&mut ctx, name)))
                 }
                 (RoutineBody::Boxed(routine), _) => {
@@ -307,7 +345,7 @@ impl Pipeline {
         hook: HookKind,
         f: impl FnOnce(&mut dyn Behaviour, &mut Ctx),
     ) {
-        let entry: &mut Entry = &mut self.sim.scheduler.entries[i];
+        let entry: &Entry = &self.sim.scheduler.entries[i];
         let object = entry.object;
         let input = if hook.is_fixed() {
             self.sim.input.fixed_snapshot()
@@ -320,11 +358,13 @@ impl Pipeline {
             input,
             rng: &mut self.sim.rng,
             requests: &mut self.requests,
-            me: object,
+            caller: Caller {
+                object,
+                seq: entry.seq,
+            },
             hook,
-            entry: entry.seq,
         };
-        let behaviour = entry.behaviour.as_mut();
+        let behaviour = self.sim.scheduler.behaviours[i].as_mut();
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
         if let Err(payload) = result {
             self.sim.scheduler.set_faulted(i);
@@ -415,4 +455,31 @@ impl Pipeline {
             }
         }
     }
+}
+
+/// The fast path of a FixedUpdate pass over one run of calls: the gate flags
+/// read before the pass hold and no breakpoint is armed, so per call it tests
+/// the flag, sets the context and calls. It stops after a call whose hook
+/// asked for something or changed a gate, returning that call's position in
+/// `calls`, and says whether it called anything (the group is timed only then).
+#[inline(always)]
+fn fixed_run(
+    calls: &[FixedCall],
+    behaviours: &mut [Box<dyn Behaviour>],
+    ctx: &mut Ctx,
+    dt: f64,
+) -> (Option<usize>, bool) {
+    let mut called = false;
+    for (j, call) in calls.iter().enumerate() {
+        if call.skip {
+            continue;
+        }
+        called = true;
+        ctx.caller = call.caller;
+        behaviours[call.entry as usize].fixed_update(ctx, dt);
+        if ctx.requests.any || ctx.world.gates_changed.0 {
+            return (Some(j), true);
+        }
+    }
+    (None, called)
 }

@@ -304,7 +304,7 @@ impl Pipeline {
             }
             if !past_break && self.debugger.armed() {
                 let (obj, prio) = (entry.object, entry.priority);
-                let name = entry.behaviour.name().to_string();
+                let name = self.sim.scheduler.behaviours[i].name().to_string();
                 if let Some(hit) = self.debugger.check(hook, obj, prio, &name, &self.sim.clock) {
                     // Before-hook suspension: this call runs on resume.
                     self.sim.cursor = Cursor::at(hook, next, true);

@@ -27,11 +27,11 @@ impl Pipeline {
     /// (the editor's inspector): those in the cohort, then those waiting for
     /// the next frame boundary (spawned this frame).
     pub fn behaviour_states(&self, object: ObjectId) -> Vec<crate::behaviour::BehaviourState> {
-        let state = |e: &Entry| crate::behaviour::BehaviourState {
-            name: e.behaviour.name().to_string(),
+        let state = |e: &Entry, b: &dyn Behaviour| crate::behaviour::BehaviourState {
+            name: b.name().to_string(),
             priority: e.priority,
             hooks: e.hooks,
-            state: e.behaviour.state_text(),
+            state: b.state_text(),
             started: e.started,
             faulted: e.faulted,
         };
@@ -40,7 +40,13 @@ impl Pipeline {
             .scheduler
             .entries_of(object)
             .iter()
-            .map(|&(_, i)| state(&self.sim.scheduler.entries[i as usize]))
+            .map(|&(_, i)| {
+                let i = i as usize;
+                state(
+                    &self.sim.scheduler.entries[i],
+                    &*self.sim.scheduler.behaviours[i],
+                )
+            })
             .collect();
         out.extend(
             self.sim
@@ -139,8 +145,10 @@ impl Pipeline {
             .by_object
             .iter()
             .filter_map(|&(object, i)| {
-                let e = &self.sim.scheduler.entries[i as usize];
-                (!e.is_retired(&self.sim.world)).then_some((object, &*e.behaviour))
+                let i = i as usize;
+                let e = &self.sim.scheduler.entries[i];
+                (!e.is_retired(&self.sim.world))
+                    .then_some((object, &*self.sim.scheduler.behaviours[i]))
             });
         let pending = self
             .sim

@@ -13,8 +13,9 @@ impl Pipeline {
     /// waiting to join it: how a host changes what only it knows about (the
     /// editor's fork gives branch B's scripts their own host).
     pub fn for_each_behaviour_mut(&mut self, mut f: impl FnMut(ObjectId, &mut dyn Behaviour)) {
-        for e in &mut self.sim.scheduler.entries {
-            f(e.object, e.behaviour.as_mut());
+        let scheduler = &mut self.sim.scheduler;
+        for (e, b) in scheduler.entries.iter().zip(&mut scheduler.behaviours) {
+            f(e.object, b.as_mut());
         }
         for p in self.sim.world.joining_mut() {
             f(p.object, p.behaviour.as_mut());
@@ -36,8 +37,8 @@ impl Pipeline {
             .map(|&(_, i)| i as usize)
             .collect();
         if let Some(&i) = cohort.get(index) {
-            let e = &mut self.sim.scheduler.entries[i];
-            return Some((e.behaviour.as_mut(), e.priority));
+            let priority = self.sim.scheduler.entries[i].priority;
+            return Some((self.sim.scheduler.behaviours[i].as_mut(), priority));
         }
         let p = self
             .sim
