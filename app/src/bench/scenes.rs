@@ -43,16 +43,25 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
         ("headless_realtime_factor", "demo.ron", 150.0),
         ("headless_realtime_factor_stress", "stress.ron", 60.0),
     ] {
-        let mut p = load(dir, scene)?;
         let game_seconds = (60.0 * scale).max(6.0);
         let frames = (game_seconds * 60.0) as usize;
-        let mut telemetry = Telemetry::default();
-        let wall = time(|| {
-            for _ in 0..frames {
-                let r = p.step_frame(1.0 / 60.0);
-                telemetry.record(&r, p.clock());
-            }
-        });
+        // The fastest of three plays from a fresh load: one 0.5-0.8 s play
+        // on this shared VM measured 71-107x for the same binary within a
+        // minute (2026-12-01), so a single play says more about the
+        // neighbours than about the runtime.
+        let mut wall = f64::MAX;
+        let mut objects = 0;
+        for _ in 0..3 {
+            let mut p = load(dir, scene)?;
+            let mut telemetry = Telemetry::default();
+            wall = wall.min(time(|| {
+                for _ in 0..frames {
+                    let r = p.step_frame(1.0 / 60.0);
+                    telemetry.record(&r, p.clock());
+                }
+            }));
+            objects = p.world().len();
+        }
         out.push(
             Figure::ratio(
                 name,
@@ -60,8 +69,7 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
                 "x real time",
                 1.0,
                 format!(
-                    "{scene}, {game_seconds} s of 60 Hz frames in {wall:.3} s, {} objects",
-                    p.world().len()
+                    "{scene}, {game_seconds} s of 60 Hz frames in {wall:.3} s (fastest of 3 plays), {objects} objects"
                 ),
             )
             .at_least(target),
