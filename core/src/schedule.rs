@@ -152,9 +152,10 @@ pub struct Scheduler {
 }
 
 /// One FixedUpdate call, in dispatch order. The pass reads these 24 bytes
-/// per call from one contiguous array instead of a 64-byte [`Entry`] (whose
-/// line it touches only for the behaviour pointer): at 10,000 behaviours a
-/// tick reads 240 KB of calls in order.
+/// per call from one contiguous array, plus the behaviour's pointer at
+/// `entry` in [`Scheduler::behaviours`], and never the [`Entry`] itself
+/// (unless a gate changed mid-pass or a breakpoint is armed): at 10,000
+/// behaviours a tick reads 240 KB of calls in order.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct FixedCall {
     /// Index of the entry in [`Scheduler::entries`].
