@@ -20,9 +20,9 @@
 //! an object sets it, and every later call of that pass checks its own gate
 //! as before. Worked numbers: 10,000 FixedUpdate behaviours in a steady tick
 //! read 10,000 24-byte calls and 10,000 16-byte behaviour pointers in order
-//! (400 KB, against a 64-byte entry and a 16-byte key per call before:
-//! 800 KB); a tick in which a hook removes one object re-reads the gates once,
-//! at the next pass.
+//! (400 KB, against a 64-byte entry and a one-byte flag per call before:
+//! 650 KB); a tick in which a hook removes one object re-reads the gates
+//! once, at the next pass.
 //!
 //! The behaviours themselves sit apart from their entries
 //! ([`Scheduler::behaviours`], same index), so that read stays a stream of
