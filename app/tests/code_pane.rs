@@ -92,6 +92,20 @@ fn click_gutter(h: &mut Harness<'_, EditorApp>, line: usize) {
     h.run();
 }
 
+/// The text of the program the session runs for the code pane's script
+/// (what the live view says is in force, whatever the pane shows).
+fn program_in_force(h: &Harness<'_, EditorApp>) -> Option<String> {
+    let key = &h
+        .state()
+        .panels()
+        .code
+        .current_entry()
+        .expect("a script")
+        .key;
+    let view = h.state().session().live.as_ref().expect("a view");
+    view.scripts.script(key).map(|s| s.text.to_string())
+}
+
 fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
     h.get_by_label("📜 Code").click();
     h.run();
@@ -231,17 +245,8 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
 
     // The old program still runs: its source is still the original, and the
     // guard keeps walking (x grows 0.025 m per tick).
-    let key = h
-        .state()
-        .panels()
-        .code
-        .current_entry()
-        .expect("a script")
-        .key
-        .clone();
-    let view = h.state().session().live.clone().expect("a view");
     assert_eq!(
-        view.scripts.script(&key).map(|s| s.text.to_string()),
+        program_in_force(&h),
         Some(original.clone()),
         "the program in force is still the original"
     );
@@ -321,14 +326,7 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     }
     h.get_by_label("⏸ Pause").click();
     h.run();
-    let at = h
-        .state()
-        .session()
-        .live
-        .as_ref()
-        .expect("a view")
-        .clock
-        .simulation_tick;
+    let at = support::editor::live_tick(&h);
     h.get_by_label("Fork here").click();
     h.run();
     assert_eq!(h.state().session().fork, Some(at));
@@ -374,17 +372,8 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
         original,
         "Run in B writes no file"
     );
-    let key = h
-        .state()
-        .panels()
-        .code
-        .current_entry()
-        .expect("a script")
-        .key
-        .clone();
-    let view = h.state().session().live.clone().expect("a view");
     assert_eq!(
-        view.scripts.script(&key).map(|s| s.text.to_string()),
+        program_in_force(&h),
         Some(original),
         "A runs the file's version"
     );

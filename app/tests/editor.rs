@@ -11,8 +11,8 @@ use stepframe_core::Scene;
 
 mod support;
 use support::editor::{
-    click, clock_tick, demo, editor, headless_pose_at, label_starting, parse_pose, same_bits, show,
-    status, step_until, suspended_tick,
+    click, clock_tick, demo, editor, headless_pose_at, label_starting, live_tick, parse_pose,
+    same_bits, show, status, step_until, suspended_tick,
 };
 use support::labels_starting;
 
@@ -452,14 +452,7 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     h.run_steps(20);
     click(&mut h, "⏸ Pause");
     // The Watches tab covers the Clock tab: read the tick from the live view.
-    let tick = h
-        .state()
-        .session()
-        .live
-        .as_ref()
-        .expect("a view")
-        .clock
-        .simulation_tick;
+    let tick = live_tick(&h);
     let lanes = &h.state().panels().timeline.watch_lanes;
     assert_eq!(lanes.plotted, vec![(0, "obj(1).vy".to_string())]);
     let values = lanes.values.get(&0).expect("values");

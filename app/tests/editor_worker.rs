@@ -434,16 +434,21 @@ fn tap_at(tick: u64) -> Recording {
     tape
 }
 
+/// What the events of one kind carried, flattened in order: `pick` says
+/// which event kind and gives its batch.
+fn batches_in<'e, T: Clone + 'e>(
+    events: &'e [Event],
+    pick: impl Fn(&'e Event) -> Option<&'e Vec<T>>,
+) -> Vec<T> {
+    events.iter().filter_map(pick).flatten().cloned().collect()
+}
+
 /// Every divergence sample the worker sent among `events`, in order.
 fn divergences_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TickDivergence> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Divergence(d) => Some(d.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    batches_in(events, |e| match e {
+        Event::Divergence(d) => Some(d),
+        _ => None,
+    })
 }
 
 /// The first measured tick where A and B differ.
@@ -456,14 +461,10 @@ fn first_parting(events: &[Event]) -> stepframe_app::tools::trace_poses::TickDiv
 
 /// Branch B's records among `events`, in order.
 fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TracedTick> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::ForkTicks(t) => Some(t.clone()),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    batches_in(events, |e| match e {
+        Event::ForkTicks(t) => Some(t),
+        _ => None,
+    })
 }
 
 /// No request among them was refused.

@@ -82,6 +82,18 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
         .expect("a tick count")
 }
 
+/// `simulation_tick` of the live view the worker last sent: for when a tab
+/// covers the Clock panel, or the test needs the tick without a frame.
+pub fn live_tick(h: &Harness<'_, EditorApp>) -> u64 {
+    h.state()
+        .session()
+        .live
+        .as_ref()
+        .expect("a view")
+        .clock
+        .simulation_tick
+}
+
 /// The status line: "running", "suspended at tick T: reason", or
 /// "viewing tick T (frame F) · live: ...".
 pub fn status(h: &Harness<'_, EditorApp>) -> String {
