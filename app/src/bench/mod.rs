@@ -15,9 +15,9 @@
 //! |---|---|
 //! | this one | [`BenchArgs`], [`run`]: the list of figures, the timing helpers they share |
 //! | `figure` | one printed figure: its JSON line, its ratio, whether its target holds |
-//! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier |
+//! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier; `pipeline_trace_floor`: the part of that the trace format fixes |
 //! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`, `script_vs_rust`: what calling hooks costs |
-//! | `scenes` | `headless_realtime_factor`, snapshots and restores, a telemetry record, a timeline frame |
+//! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
