@@ -164,8 +164,12 @@ fn race(
     (ours / round as f64, theirs / round as f64)
 }
 
+/// Rounds of the awake-ball race, and of the trace floor timed beside it:
+/// one estimator for both, so the floor compares with the race's bare tick.
+const RACE_ROUNDS: usize = 24;
+
 /// Pipeline and bare-rapier ms per tick on `balls` awake balls, each the
-/// fastest of 24 alternating rounds of `ticks / 6` ticks ([`race`]).
+/// fastest of [`RACE_ROUNDS`] alternating rounds of `ticks / 6` ticks ([`race`]).
 pub(super) fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
     let (_, _, ours, theirs) = race_awake(balls, ticks);
     (ours, theirs)
@@ -175,7 +179,12 @@ pub(super) fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
 fn race_awake(balls: usize, ticks: usize) -> (Pipeline, rp::PhysicsWorld, f64, f64) {
     let mut p = awake_pipeline(balls);
     let mut raw = raw_rapier(balls);
-    let (ours, theirs) = race(&mut p, &mut raw, 1.0 / 60.0, (24, race_round(ticks)));
+    let (ours, theirs) = race(
+        &mut p,
+        &mut raw,
+        1.0 / 60.0,
+        (RACE_ROUNDS, race_round(ticks)),
+    );
     (p, raw, ours * 1000.0, theirs * 1000.0)
 }
 
@@ -188,8 +197,8 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
     let ticks = ((300.0 * scale) as usize).max(30);
     let (p, mut raw, ours, theirs) = race_awake(BALLS, ticks);
     let round = race_round(ticks);
-    // What the trace fixes, with the same fastest-of-24 estimator so it
-    // compares with the bare tick: the tick's state hash (on the world the
+    // What the trace fixes, with the race's estimator so it compares with
+    // the bare tick: the tick's state hash (on the world the
     // race left), and the committed angle (`atan2` of rapier's rotation,
     // which the trace prints bit for bit) of every body that turned in one
     // more bare tick (the commit reuses the angle of a body that did not).
@@ -203,7 +212,7 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
         .filter(|(now, then)| (now.re, now.im) != (then.re, then.im))
         .map(|(now, _)| now)
         .collect();
-    let fixed_ms = (0..24)
+    let fixed_ms = (0..RACE_ROUNDS)
         .map(|_| {
             time(|| {
                 for _ in 0..round {
@@ -224,7 +233,7 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
             "ms/tick",
             theirs,
             format!(
-                "{BALLS} awake balls, fastest of 24 rounds of {round} ticks, telemetry and per-tick hashing on"
+                "{BALLS} awake balls, fastest of {RACE_ROUNDS} rounds of {round} ticks, telemetry and per-tick hashing on"
             ),
         )
         .at_most(1.05),
@@ -241,7 +250,7 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
             "ms/tick",
             theirs,
             format!(
-                "what the trace fixes per tick on the same {BALLS}-ball world (the state hash, and atan2 for the {} bodies that turned in a tick), against the bare rapier tick (fastest of 24 rounds of {round})", turned.len()
+                "what the trace fixes per tick on the same {BALLS}-ball world (the state hash, and atan2 for the {} bodies that turned in a tick), against the bare rapier tick (fastest of {RACE_ROUNDS} rounds of {round})", turned.len()
             ),
         ),
     ])
