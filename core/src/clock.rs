@@ -29,7 +29,7 @@
 //! |---|---|---|---|
 //! | `delta_time` | this frame's clamped, scaled delta | same | same |
 //! | `simulation_tick` | ticks completed so far | `n` (the pending tick) | `n` |
-//! | `simulation_time` | ticks completed × fixed dt | `(n - 1)` × fixed dt (start of tick n) | `n` × fixed dt |
+//! | `simulation_time` | the completed ticks' lengths summed | start of tick n (the completed ticks' sum) | end of tick n |
 //! | `interpolation_alpha` | value of the last presentation | same | same; set in presentation |
 //!
 //! Flow Tick runs after the fixed phase but on the update phase's clock
@@ -40,6 +40,12 @@
 //! frame whose presentation was skipped): then it is the accumulator over fixed
 //! dt of the state it stopped in, above 1 while a suspended frame still owes
 //! ticks (2.25: two owed ticks and a quarter).
+//!
+//! Simulation time restarts only with its physics world (a new scene, a
+//! reload). A change of the fixed rate or the strategy mid-run keeps
+//! `simulation_tick` counting, and `simulation_time` stays the exact sum of
+//! the completed ticks at each length they had: 600 ticks at 60 Hz, then 50
+//! at 50 Hz, are tick 650 at exactly 11 s ([`crate::FixedStepper::reconfigure`]).
 //!
 //! `frame_time` is the sum of every active frame's `delta_time`; `frame_index`
 //! is the one-based index of the current (or last) outer frame, 0 before the first;

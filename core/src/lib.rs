@@ -121,7 +121,7 @@ pub use limits::BodyError;
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
-    FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, SettingsError,
+    ClockChange, FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, SettingsError,
     Snapshot, TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;

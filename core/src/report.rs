@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::debugger::Suspension;
 use crate::ids::Priority;
+use crate::stepper::StepStrategy;
 
 /// How a [`Pipeline`](crate::Pipeline) call used its time.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -112,6 +113,47 @@ pub struct FrameReport {
     pub suspended: Option<Suspension>,
     /// Wall time by phase.
     pub timing: PhaseTiming,
+    /// The tick length or strategy changed at this frame's boundary (the
+    /// timeline's marker, the log's line).
+    #[serde(default)]
+    pub clock_change: Option<ClockChange>,
+}
+
+/// A change of the fixed rate, the stepping strategy or the substeps, as it
+/// took effect at a frame boundary. Simulation time does not restart (it
+/// restarts only with its physics world): the ticks before keep the length
+/// they had. `Display` is the log's line, "fixed rate 60 → 50 Hz at tick 600".
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ClockChange {
+    /// Ticks completed when it took effect: tick `after_tick + 1` is the first
+    /// to run with the new settings.
+    pub after_tick: u64,
+    /// Fixed ticks per second, before and after.
+    pub fixed_hz: (u32, u32),
+    /// Strategy, before and after.
+    pub strategy: (StepStrategy, StepStrategy),
+    /// Physics substeps per tick, before and after.
+    pub substeps: (u32, u32),
+}
+
+impl std::fmt::Display for ClockChange {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut parts = Vec::new();
+        if self.fixed_hz.0 != self.fixed_hz.1 {
+            parts.push(format!("fixed rate {} → {} Hz", self.fixed_hz.0, self.fixed_hz.1));
+        }
+        if self.strategy.0 != self.strategy.1 {
+            parts.push(format!(
+                "strategy {} → {}",
+                self.strategy.0.name(),
+                self.strategy.1.name()
+            ));
+        }
+        if self.substeps.0 != self.substeps.1 {
+            parts.push(format!("substeps {} → {}", self.substeps.0, self.substeps.1));
+        }
+        write!(f, "{} at tick {}", parts.join(", "), self.after_tick)
+    }
 }
 
 impl FrameReport {

@@ -111,6 +111,11 @@ pub struct FixedStepper {
     owed: u32,
     /// Ticks completed since the session began.
     completed: u64,
+    /// Simulated time at the last change of tick length: the exact sum of
+    /// every tick completed before it, each at the length it had.
+    base_time: Flicks,
+    /// Completed ticks at the last change of tick length.
+    base_ticks: u64,
     /// Cumulative backlog discarded by the cap.
     dropped: Flicks,
 }
@@ -123,6 +128,8 @@ impl FixedStepper {
             books: Books::open(strategy, Flicks::ZERO),
             owed: 0,
             completed: 0,
+            base_time: Flicks::ZERO,
+            base_ticks: 0,
             dropped: Flicks::ZERO,
         }
     }
@@ -158,9 +165,11 @@ impl FixedStepper {
         self.completed
     }
 
-    /// Simulated time: completed ticks × `fixed_dt`, exactly.
+    /// Simulated time: the sum of every completed tick at the length it
+    /// had, exactly (the ticks since the last change of tick length ×
+    /// `fixed_dt`, plus the time before that change).
     pub fn simulation_time(&self) -> Flicks {
-        self.fixed_dt * self.completed
+        self.base_time + self.fixed_dt * (self.completed - self.base_ticks)
     }
 
     /// Cumulative backlog discarded by the cap.
@@ -228,21 +237,25 @@ impl FixedStepper {
         true
     }
 
-    /// Switches strategy or tick length between frames. The accumulator's content
-    /// and the completed ticks carry over; step counting restarts its total from
-    /// the accumulator so `floor(t / dt)` stays meaningful under the new `dt`.
-    /// Owed ticks are recomputed by the next [`FixedStepper::advance`].
+    /// Switches strategy or tick length between frames. The accumulator's
+    /// content and the completed ticks carry over (simulation time restarts
+    /// only with its physics world, [`FixedStepper::reset`]); step counting
+    /// restarts its total from the accumulator so `floor(t / dt)` stays
+    /// meaningful under the new `dt`. Owed ticks are recomputed by the next
+    /// [`FixedStepper::advance`].
+    ///
+    /// Worked numbers: 600 ticks at 60 Hz are 600 × 11,760,000 flicks = 10 s;
+    /// switched to 50 Hz there, tick 601 starts at 10 s and 50 ticks later
+    /// tick 650 ends at 10 s + 50 × 14,112,000 flicks = 11 s, exactly.
     pub fn reconfigure(&mut self, strategy: StepStrategy, fixed_dt: Flicks) {
         let fixed_dt = Flicks(fixed_dt.0.max(1));
         if strategy == self.strategy() && fixed_dt == self.fixed_dt {
             return;
         }
         let pending = self.accumulator();
-        // Simulated time so far must stay exact: rebasing keeps completed ticks
-        // only when the tick length is unchanged.
-        if fixed_dt != self.fixed_dt {
-            self.completed = 0;
-        }
+        // The ticks so far keep the length they had: they become the base.
+        self.base_time = self.simulation_time();
+        self.base_ticks = self.completed;
         self.fixed_dt = fixed_dt;
         self.books = Books::open(strategy, pending);
         self.owed = 0;
@@ -374,6 +387,33 @@ mod tests {
             assert!(s.expend());
             assert_eq!(s.accumulator(), Flicks(1_000));
             assert_eq!(s.completed_ticks(), 1);
+        }
+    }
+
+    #[test]
+    fn a_new_tick_length_keeps_the_count_and_the_exact_time() {
+        for mut s in both(TICK_60) {
+            let strategy = s.strategy();
+            for _ in 0..600 {
+                run_frame(&mut s, FRAME_60, 4);
+            }
+            assert_eq!(s.simulation_time(), Flicks(600 * 11_760_000));
+            s.reconfigure(strategy, TICK_50);
+            assert_eq!(s.completed_ticks(), 600);
+            assert_eq!(s.simulation_time(), Flicks(10 * FLICKS_PER_SECOND));
+            for _ in 0..50 {
+                run_frame(&mut s, TICK_50, 4);
+            }
+            assert_eq!(s.completed_ticks(), 650);
+            // 10 s + 50 × 14,112,000 flicks = 11 s.
+            assert_eq!(s.simulation_time(), Flicks(11 * FLICKS_PER_SECOND));
+            // Back to 60 Hz: every earlier tick keeps the length it had.
+            s.reconfigure(strategy, TICK_60);
+            run_frame(&mut s, FRAME_60, 4);
+            assert_eq!(
+                s.simulation_time(),
+                Flicks(11 * FLICKS_PER_SECOND + 11_760_000)
+            );
         }
     }
 

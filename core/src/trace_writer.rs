@@ -182,11 +182,19 @@ fn push_poses(out: &mut String, world: &World) {
     out.push(']');
 }
 
-/// Start time of tick `tick` (one-based), seconds, computed in flicks exactly as
-/// the pipeline computes `simulation_time` during that tick's FixedUpdate.
-fn tick_start_secs(tick: u64, fixed_delta_time: f64) -> f64 {
-    let fixed = Flicks::from_secs_f64(fixed_delta_time);
-    (fixed * tick.saturating_sub(1)).as_secs_f64()
+/// Start time of the tick `clock` describes as completed, seconds, computed in
+/// flicks exactly as the pipeline computes `simulation_time` during that
+/// tick's FixedUpdate.
+fn tick_start_secs(clock: &crate::clock::Clock) -> f64 {
+    // The clock describes the completed tick: it ended at `simulation_time`
+    // and lasted `fixed_delta_time` (a rate change mid-run keeps earlier
+    // ticks at the length they had, so this is not `(tick - 1) × dt`).
+    let end = Flicks::from_secs_f64(clock.simulation_time);
+    let fixed = Flicks::from_secs_f64(clock.fixed_delta_time);
+    if clock.simulation_tick == 0 {
+        return 0.0;
+    }
+    (end - fixed).as_secs_f64()
 }
 
 /// Appends one trace line for a completed tick (without the newline): the
@@ -229,7 +237,7 @@ fn push_members(out: &mut String, record: &TickRecord<'_>) {
     let clock = record.clock;
     let tick = clock.simulation_tick;
     let _ = write!(out, "{{\"tick\":{tick},\"sim_time\":");
-    push_f64(out, tick_start_secs(tick, clock.fixed_delta_time));
+    push_f64(out, tick_start_secs(clock));
     let _ = write!(out, ",\"frame\":{},\"inputs\":[", clock.frame_index);
     for (i, e) in record.inputs.iter().enumerate() {
         if i > 0 {
@@ -381,10 +389,18 @@ mod tests {
 
     #[test]
     fn tick_start_is_exact_in_flicks() {
+        let completed = |tick: u64, end: f64, dt: f64| crate::clock::Clock {
+            simulation_tick: tick,
+            simulation_time: end,
+            fixed_delta_time: dt,
+            ..crate::clock::Clock::default()
+        };
         // Tick 1 starts at 0; tick 61 starts at exactly 60 × 11,760,000 flicks = 1 s.
-        assert_eq!(tick_start_secs(1, 1.0 / 60.0), 0.0);
-        assert_eq!(tick_start_secs(61, 1.0 / 60.0), 1.0);
-        assert_eq!(tick_start_secs(4, 1.0 / 60.0), 0.05);
+        assert_eq!(tick_start_secs(&completed(1, 1.0 / 60.0, 1.0 / 60.0)), 0.0);
+        assert_eq!(tick_start_secs(&completed(61, 61.0 / 60.0, 1.0 / 60.0)), 1.0);
+        assert_eq!(tick_start_secs(&completed(4, 4.0 / 60.0, 1.0 / 60.0)), 0.05);
+        // 600 ticks at 60 Hz, then 50 Hz: tick 601 ends at 10.02 s, started at 10 s.
+        assert_eq!(tick_start_secs(&completed(601, 10.02, 0.02)), 10.0);
     }
 
     #[test]
@@ -408,6 +424,7 @@ mod tests {
     fn subsystem_hashes_follow_the_hash_member_only_when_asked() {
         let clock = Clock {
             simulation_tick: 2,
+            simulation_time: 2.0 / 60.0,
             fixed_delta_time: 1.0 / 60.0,
             frame_index: 3,
             ..Clock::default()

@@ -3,6 +3,7 @@
 //! (see the module docs of [`crate::export`] for the layout).
 
 use super::*;
+use crate::clock::Flicks;
 
 /// The trace's process id (one process: the session).
 const PID: u32 = 1;
@@ -392,7 +393,11 @@ fn write_fixed_work<W: Write>(
         }
         return Ok(());
     }
-    let fixed_dt = r.fixed_delta_time;
+    // The frame's ticks end at the record's simulation time, each one fixed
+    // dt long (a rate change keeps earlier ticks at the length they had, so
+    // a start is not `(tick - 1) × dt`).
+    let fixed_dt = Flicks::from_secs_f64(r.fixed_delta_time);
+    let end = Flicks::from_secs_f64(r.simulation_time);
     let first_tick = r.simulation_tick.saturating_sub(ticks) + 1;
     let mut tick_cursor = Cursor::new(fixed_start, fixed_start.saturating_add(fixed_len));
     for i in 0..ticks {
@@ -407,7 +412,7 @@ fn write_fixed_work<W: Write>(
             len,
             TickArgs {
                 simulation_tick: tick,
-                simulation_time: (tick - 1) as f64 * fixed_dt,
+                simulation_time: (end - fixed_dt * (ticks - i)).as_secs_f64(),
             },
         )?;
         let mut work = Cursor::new(start, start.saturating_add(len));

@@ -62,6 +62,7 @@ impl Pipeline {
         r.timing.flow_ms = 0.0;
         r.timing.present_ms = 0.0;
         r.timing.fixed_by_priority.clear();
+        r.clock_change = None;
     }
 
     pub(super) fn finish_report(&mut self) -> FrameReport {
@@ -75,12 +76,11 @@ impl Pipeline {
     }
 
     pub(super) fn begin_frame(&mut self, raw_dt: f64) {
-        if let Some(s) = self.sim.pending_settings.take() {
-            self.sim
-                .stepper
-                .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));
-            self.sim.settings = s;
-        }
+        let clock_change = self
+            .sim
+            .pending_settings
+            .take()
+            .and_then(|s| self.apply_settings(s));
         let clamped = Flicks::from_secs_f64(raw_dt.min(self.sim.settings.max_delta));
         self.sim.delta = clamped.scaled(self.sim.settings.time_scale);
         self.sim.frame_index += 1;
@@ -91,6 +91,7 @@ impl Pipeline {
             ..FrameFacts::default()
         };
         self.reset_report(FrameKind::Frame);
+        self.report.clock_change = clock_change;
         self.sim.scheduler.rebuild(&mut self.sim.world);
         self.refresh_hooks_if_changed();
         self.sim
@@ -101,6 +102,34 @@ impl Pipeline {
             next: 0,
             past_break: false,
         };
+    }
+
+    /// Puts `s` in force (at a frame boundary). A change of tick length,
+    /// strategy or substeps keeps the tick count and the exact simulation
+    /// time ([`FixedStepper::reconfigure`]), is logged, "fixed rate 60 → 50
+    /// Hz at tick 600", and is returned for the frame's report.
+    pub(super) fn apply_settings(&mut self, s: TimeSettings) -> Option<ClockChange> {
+        let before = self.sim.settings;
+        self.sim
+            .stepper
+            .reconfigure(s.strategy, Flicks::per_hz(s.fixed_hz));
+        self.sim.settings = s;
+        let change = ClockChange {
+            after_tick: self.sim.stepper.completed_ticks(),
+            fixed_hz: (before.fixed_hz, s.fixed_hz),
+            strategy: (before.strategy, s.strategy),
+            substeps: (before.substeps, s.substeps),
+        };
+        let same = change.fixed_hz.0 == change.fixed_hz.1
+            && change.strategy.0 == change.strategy.1
+            && change.substeps.0 == change.substeps.1;
+        if same {
+            return None;
+        }
+        self.sim
+            .world
+            .log_now(LogLevel::Info, None, None, change.to_string());
+        Some(change)
     }
 
     /// Rebuilds the dispatch lists if a hook reported a changed hook set.
@@ -115,11 +144,9 @@ impl Pipeline {
     pub(super) fn sync_clock(&mut self, phase: Phase, pending: bool) {
         let fixed = self.sim.stepper.fixed_dt();
         let completed = self.sim.stepper.completed_ticks();
-        let (tick, sim) = if pending {
-            (completed + 1, fixed * completed)
-        } else {
-            (completed, fixed * completed)
-        };
+        // A pending tick starts when the completed ones end.
+        let sim = self.sim.stepper.simulation_time();
+        let tick = if pending { completed + 1 } else { completed };
         let c = &mut self.sim.clock;
         c.delta_time = self.sim.delta.as_secs_f64();
         c.frame_time = self.sim.frame_time.as_secs_f64();

@@ -83,7 +83,9 @@ use crate::clock_breakpoint::{ClockBreakpoint, ClockRuleError, FrameFacts, TickF
 use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
-pub use crate::report::{FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes};
+pub use crate::report::{
+    ClockChange, FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes,
+};
 use crate::schedule::{Entry, Priority, Registration, Scheduler};
 use crate::stepper::FixedStepper;
 use crate::trace::{
