@@ -5,9 +5,10 @@
 //! here can be checked by hand.
 
 use stepframe_core::{
-    ActionBinding, ActionMap, Breakpoint, BreakpointId, Condition, ContactKind, Flicks, FrameKind,
-    HitCount, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Phase, Pipeline, Pose,
-    Priority, StepStrategy, SuspendReason, TickInputSource, TimeSettings, World,
+    ActionBinding, ActionMap, Breakpoint, BreakpointId, Condition, ContactKind, Edit, Flicks,
+    FrameKind, HitCount, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Phase, Pipeline,
+    Pose, PreparedEdit, Priority, StepStrategy, SuspendReason, TickInputSource, TimeSettings,
+    World,
 };
 use stepframe_tests::{Actions, Event, Log, StandIn, count, hooks, new_log, probe_object, take};
 
@@ -37,6 +38,12 @@ fn session_with(
 
 fn session(log: &Log, objects: Vec<ObjectDesc>) -> Pipeline {
     session_with(log, objects, TimeSettings::default(), StandIn::new(log))
+}
+
+/// Enables or disables an object as the editor's hierarchy does: an edit.
+fn enable(p: &mut Pipeline, object: ObjectId, enabled: bool) {
+    p.apply_edit(&Edit::Enabled { object, enabled }.into())
+        .expect("a live object");
 }
 
 fn probes(log: &Log, n: u64) -> Vec<ObjectDesc> {
@@ -620,9 +627,10 @@ fn replacing_an_object_retires_the_old_instance() {
     let mut p = session(&log, probes(&log, 1));
     p.step_frame(TICK);
     take(&log);
-    p.world_mut().remove(ObjectId(1));
+    // The world's own rule, as a hook's spawn meets it.
+    p.world_mut_for_tests().remove(ObjectId(1));
     let replacement = p
-        .world_mut()
+        .world_mut_for_tests()
         .spawn(probe_object(&log, 1, 0, Actions::default()));
     assert_ne!(
         replacement,
@@ -641,10 +649,10 @@ fn disabled_components_retain_their_lifecycle_gate() {
     let mut p = session(&log, probes(&log, 2));
     p.step_frame(TICK);
     take(&log);
-    p.world_mut().set_enabled(ObjectId(2), false);
+    enable(&mut p, ObjectId(2), false);
     p.step_frame(2.0 * TICK);
     assert!(hooks(&take(&log)).iter().all(|(o, _, _)| *o == 1));
-    p.world_mut().set_enabled(ObjectId(2), true);
+    enable(&mut p, ObjectId(2), true);
     p.step_frame(TICK);
     let of_2: Vec<HookKind> = hooks(&take(&log))
         .into_iter()
@@ -686,7 +694,7 @@ fn disabled_components_retain_their_normal_lifecycle_gate_through_a_parent_and_a
     take(&log);
 
     // The parent disabled: neither it nor its (still enabled) child gets a call.
-    p.world_mut().set_enabled(ObjectId(1), false);
+    enable(&mut p, ObjectId(1), false);
     p.step_frame(2.0 * TICK);
     assert!(hooks(&take(&log)).is_empty());
     let w = p.world();
@@ -697,13 +705,13 @@ fn disabled_components_retain_their_normal_lifecycle_gate_through_a_parent_and_a
     assert!(!w.is_active_in_hierarchy(ObjectId(2)));
 
     // A child disabled on its own stays out when the parent comes back.
-    p.world_mut().set_enabled(ObjectId(2), false);
-    p.world_mut().set_enabled(ObjectId(1), true);
+    enable(&mut p, ObjectId(2), false);
+    enable(&mut p, ObjectId(1), true);
     p.step_frame(TICK);
     let events = take(&log);
     assert_eq!(of(&events, 1), frame);
     assert!(of(&events, 2).is_empty());
-    p.world_mut().set_enabled(ObjectId(2), true);
+    enable(&mut p, ObjectId(2), true);
     p.step_frame(TICK);
     let events = take(&log);
     assert_eq!(
@@ -713,13 +721,15 @@ fn disabled_components_retain_their_normal_lifecycle_gate_through_a_parent_and_a
     );
 
     // An object created under a disabled parent waits for it, Start included.
-    p.world_mut().set_enabled(ObjectId(1), false);
-    let late = p
-        .world_mut()
-        .spawn(probe_object(&log, 3, 0, Actions::default()).with_parent(ObjectId(2)));
+    enable(&mut p, ObjectId(1), false);
+    p.apply_edit(&PreparedEdit::spawn(
+        probe_object(&log, 3, 0, Actions::default()).with_parent(ObjectId(2)),
+    ))
+    .expect("id 3 is free");
+    let late = ObjectId(3);
     p.step_frame(TICK);
     assert!(hooks(&take(&log)).is_empty());
-    p.world_mut().set_enabled(ObjectId(1), true);
+    enable(&mut p, ObjectId(1), true);
     p.step_frame(TICK);
     let events = take(&log);
     let mut first = vec![HookKind::Start];

@@ -233,6 +233,7 @@ fn recording() -> Recording {
             ev(290, "Space", 0.0),
             ev(340, "A", 0.0),
         ],
+        edits: Vec::new(),
     }
 }
 

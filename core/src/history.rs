@@ -18,7 +18,8 @@
 //! (which every session without a history, the player's and the sync
 //! test's, keeps using): the pipeline counts every call that steps it or
 //! feeds it state ([`Pipeline::drives`]: frames, resumes, single ticks,
-//! pauses, input, tick input, time settings, restores, new sessions), and
+//! pauses, input, tick input, time settings, edits, restores, new
+//! sessions), and
 //! the history keeps
 //! that count as of its own last call. At its next call (a frame, a resume,
 //! a tick, a pause, a tape, new settings, a rewind) a different count means the session
@@ -91,6 +92,7 @@
 use std::collections::VecDeque;
 
 use crate::debugger::{Debugger, SuspendReason};
+use crate::edit::{EditError, PreparedEdit};
 use crate::input::InputEvent;
 use crate::pipeline::{
     FrameReport, Pipeline, SettingsError, Snapshot, TickInputSource, TimeSettings,
@@ -130,6 +132,9 @@ enum Call {
     SetTape(Option<Replay>),
     /// New time settings, applied at the next frame boundary.
     SetSettings(TimeSettings),
+    /// An edit from outside the hooks (the inspector, the hierarchy),
+    /// applied at once.
+    Edit(PreparedEdit),
 }
 
 /// A logged call with what makes its replay exact.
@@ -156,6 +161,9 @@ impl Logged {
                 tape.recording().events.capacity() * size_of::<crate::recording::RecordedEvent>()
             }
             Call::SetTape(None) | Call::Pause | Call::SetSettings(_) => 0,
+            // Parameter text or a spawned object's description: small next
+            // to a keyframe, and rare.
+            Call::Edit(_) => size_of::<PreparedEdit>(),
         };
         // A logged debugger is a clone of the breakpoint list: count it at
         // its inline size (a change of breakpoints is rare).
@@ -445,6 +453,21 @@ impl History {
         Ok(())
     }
 
+    /// [`Pipeline::apply_edit`], logged: a past view of any later tick, a
+    /// rewind across it and its replay all repeat it at the same point (the
+    /// editor's inspector edits, enable toggles, spawns and removals). An
+    /// edit the session refuses changes nothing and is not logged.
+    pub fn edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
+        self.notice_bypass(p);
+        p.apply_edit(&edit)?;
+        self.branch_here();
+        self.log(p, Call::Edit(edit));
+        self.position = self.calls.len();
+        self.latest_tick = p.stepper().completed_ticks();
+        self.driven = Some(p.drives());
+        Ok(())
+    }
+
     /// The tape in force, if [`History::set_tape`] installed one.
     pub fn tape(&self) -> Option<&Replay> {
         self.tape.as_ref()
@@ -492,10 +515,8 @@ impl History {
         self.tape = tape;
         self.manages_tape = manages_tape;
         let tick = p.stepper().completed_ticks();
-        p.world_mut().log_now(
+        p.log_line(
             LogLevel::Warning,
-            None,
-            None,
             format!(
                 "the session was stepped or fed input around its history before tick {tick}: \
                  rewind reaches back to the next keyframe from here only"

@@ -52,9 +52,10 @@
 //! | **5: what drives, records and reads a pipeline** | | |
 //! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
-//! | [`recording`] | tick-stamped input recordings: record, save, load, replay | `replay` |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry` |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
+//! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
+//! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `poses`, `reach`, `rewind` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
@@ -73,6 +74,7 @@ pub mod clock_breakpoint;
 pub mod condition;
 pub mod debugger;
 pub mod drive;
+pub mod edit;
 pub mod export;
 pub mod geometry;
 pub mod hash;
@@ -114,6 +116,7 @@ pub use debugger::{
     Suspension,
 };
 pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
+pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
@@ -121,11 +124,11 @@ pub use limits::BodyError;
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
-    ClockChange, FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes, SettingsError,
-    Snapshot, TickInputSource, TickWatch, TimeSettings,
+    ClockChange, FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes,
+    SettingsError, Snapshot, TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
-pub use recording::{RecordedEvent, Recorder, Recording, RecordingError, Replay};
+pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, RecordingError, Replay};
 pub use scene::{
     ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject,
     WorldSettings,

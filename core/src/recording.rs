@@ -38,21 +38,54 @@
 //! `GamepadAxis`); values are 1.0 pressed, 0.0 released, or an axis value. Events
 //! of one tick are delivered in file order; events must be listed in tick order.
 //! Loading errors name the file, line and column and say what was expected.
+//!
+//! # A session recording: input and edits
+//!
+//! The editor's *Save session recording* writes the same file with one more
+//! list (version 2): every edit made from the editor and every settings
+//! change, each stamped with the tick it applies before ([`crate::edit`]).
+//! `stepframe play --input` applies each at the start of its tick, whatever
+//! the display rate, so a bug report is one file anyone can replay:
+//!
+//! ```ron
+//! (
+//!     version: 2,
+//!     fixed_hz: 60,
+//!     ticks: 900,
+//!     events: [(tick: 31, source: Key("Space"), value: 1.0)],
+//!     edits: [
+//!         (tick: 301, edit: Pose(object: 2, pose: (x: 0.0, y: 3.0, angle: 0.0))),
+//!         (tick: 301, edit: Params(object: 2, index: 0, behaviour: "PlayerController",
+//!                                  params: "(jump_impulse: 9.0)")),
+//!         (tick: 420, edit: Enabled(object: 5, enabled: false)),
+//!         (tick: 601, edit: Settings((fixed_hz: 50, max_delta: 0.25, max_steps: 4,
+//!                                     time_scale: 1.0, substeps: 1, strategy: Accumulator))),
+//!     ],
+//! )
+//! ```
+//!
+//! Version 1 files (input only) load as they always did.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::edit::{Edit, EditError, PreparedEdit};
 use crate::input::{InputEvent, InputSource};
-use crate::pipeline::TickInputSource;
+use crate::pipeline::{Pipeline, TickInputSource};
+use crate::scene::Registry;
 use crate::trace::{TickObserver, TickRecord};
 
 mod replay;
 pub use replay::{Recorder, Replay};
 
-/// The format version this code reads and writes.
-pub const RECORDING_VERSION: u32 = 1;
+/// The format version this code writes: 2 added the edits of a session
+/// recording. Version 1 files (input only) are read as well.
+pub const RECORDING_VERSION: u32 = 2;
+
+/// The oldest format version this code reads.
+pub const OLDEST_RECORDING_VERSION: u32 = 1;
 
 /// One raw input event and the tick it was delivered to.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -76,8 +109,21 @@ impl RecordedEvent {
     }
 }
 
+/// An edit made from outside the hooks (the editor's inspector, a settings
+/// change) and the tick it applies before.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RecordedEdit {
+    /// One-based tick the edit applies before: made while the session stood
+    /// at the end of tick `tick - 1`.
+    pub tick: u64,
+    /// What changed.
+    pub edit: Edit,
+}
+
+/// A file that names no version is a version 1 file (older than the field).
 fn default_version() -> u32 {
-    RECORDING_VERSION
+    OLDEST_RECORDING_VERSION
 }
 
 /// A whole recording: what a session's fixed ticks received, tick by tick.
@@ -95,6 +141,10 @@ pub struct Recording {
     pub ticks: u64,
     /// Events in tick order; within a tick, in delivery order.
     pub events: Vec<RecordedEvent>,
+    /// A session recording's edits, in tick order; within a tick, in the
+    /// order they were made (module docs).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub edits: Vec<RecordedEdit>,
 }
 
 /// Why a recording could not be loaded or saved.
@@ -145,6 +195,7 @@ impl Recording {
             fixed_hz,
             ticks: 0,
             events: Vec::new(),
+            edits: Vec::new(),
         }
     }
 
@@ -177,7 +228,7 @@ impl Recording {
     fn validate(&self, text: &str, file: &Path) -> Result<(), RecordingError> {
         let invalid = |index: Option<usize>, message: String| {
             let (line, column) = index
-                .and_then(|i| event_position(text, i))
+                .and_then(|i| entry_position(text, "events", i))
                 .unwrap_or((1, 1));
             RecordingError::Invalid {
                 file: file.to_path_buf(),
@@ -186,11 +237,12 @@ impl Recording {
                 message,
             }
         };
-        if self.version != RECORDING_VERSION {
+        if !(OLDEST_RECORDING_VERSION..=RECORDING_VERSION).contains(&self.version) {
             return Err(invalid(
                 None,
                 format!(
-                    "unsupported recording version {}: expected {RECORDING_VERSION}",
+                    "unsupported recording version {}: expected {OLDEST_RECORDING_VERSION} to \
+                     {RECORDING_VERSION}",
                     self.version
                 ),
             ));
@@ -223,6 +275,34 @@ impl Recording {
             }
             previous = e.tick;
         }
+        let mut previous_edit = 0;
+        for (i, e) in self.edits.iter().enumerate() {
+            let at = || entry_position(text, "edits", i).unwrap_or((1, 1));
+            let edit_invalid = |message: String| {
+                let (line, column) = at();
+                RecordingError::Invalid {
+                    file: file.to_path_buf(),
+                    line,
+                    column,
+                    message,
+                }
+            };
+            if e.tick == 0 {
+                return Err(edit_invalid(format!(
+                    "edit {i}: tick 0: expected the one-based tick it applies before (1 or more)"
+                )));
+            }
+            if e.tick < previous_edit {
+                return Err(edit_invalid(format!(
+                    "edit {i}: tick {} comes after tick {previous_edit}: expected edits in tick order",
+                    e.tick
+                )));
+            }
+            if let Err(message) = check_edit(&e.edit) {
+                return Err(edit_invalid(format!("edit {i}: {message}")));
+            }
+            previous_edit = e.tick;
+        }
         if previous > self.ticks {
             return Err(invalid(
                 None,
@@ -243,7 +323,14 @@ impl Recording {
         let _ = writeln!(
             out,
             "(\n    version: {},\n    fixed_hz: {},\n    ticks: {},\n    events: [",
-            self.version, self.fixed_hz, self.ticks
+            // Edits need version 2 to be read back.
+            if self.edits.is_empty() {
+                self.version
+            } else {
+                self.version.max(RECORDING_VERSION)
+            },
+            self.fixed_hz,
+            self.ticks
         );
         for e in &self.events {
             let source = ron::to_string(&e.source)
@@ -254,7 +341,20 @@ impl Recording {
                 e.tick, e.value
             );
         }
-        out.push_str("    ],\n)\n");
+        out.push_str("    ],\n");
+        if !self.edits.is_empty() {
+            out.push_str(
+                "    // edits made from the editor, each stamped with the tick it applies before\n    edits: [\n",
+            );
+            for e in &self.edits {
+                let edit = ron::Options::default()
+                    .to_string(&e.edit)
+                    .map_err(|err| RecordingError::Serialize(err.to_string()))?;
+                let _ = writeln!(out, "        (tick: {}, edit: {edit}),", e.tick);
+            }
+            out.push_str("    ],\n");
+        }
+        out.push_str(")\n");
         Ok(out)
     }
 
@@ -307,18 +407,39 @@ impl Recording {
     }
 
     /// Forgets everything after `tick`: a session rewound to the end of
-    /// `tick` has received only that much.
-    pub fn truncate_after(&mut self, tick: u64) {
+    /// `tick` has received only that much (its edits stamped `tick + 1` or
+    /// later were made after that moment). Returns how many edits went.
+    pub fn truncate_after(&mut self, tick: u64) -> usize {
         let keep = self.events.partition_point(|e| e.tick <= tick);
         self.events.truncate(keep);
         self.ticks = self.ticks.min(tick);
+        let keep = self.edits.partition_point(|e| e.tick <= tick);
+        let dropped = self.edits.len() - keep;
+        self.edits.truncate(keep);
+        dropped
+    }
+
+    /// Adds an edit applying before `tick`, after the edits already stamped
+    /// with it (the order they were made in).
+    pub fn record_edit(&mut self, tick: u64, edit: Edit) {
+        let tick = tick.max(1);
+        let at = self.edits.partition_point(|e| e.tick <= tick);
+        self.edits.insert(at, RecordedEdit { tick, edit });
+    }
+
+    /// The edits stamped with `tick`, in the order they were made.
+    pub fn edits_at(&self, tick: u64) -> &[RecordedEdit] {
+        let start = self.edits.partition_point(|e| e.tick < tick);
+        let end = self.edits.partition_point(|e| e.tick <= tick);
+        &self.edits[start..end]
     }
 
     /// Records what tick `tick` received. A tick that comes again (after a
     /// rewind) replaces everything recorded from it on.
     pub fn record_tick(&mut self, tick: u64, inputs: &[InputEvent]) {
         if tick <= self.ticks {
-            self.truncate_after(tick.saturating_sub(1));
+            let keep = self.events.partition_point(|e| e.tick < tick);
+            self.events.truncate(keep);
         }
         self.ticks = tick;
         self.events.extend(inputs.iter().map(|e| RecordedEvent {
@@ -352,11 +473,25 @@ impl Recording {
     }
 }
 
-/// Best-effort position of the `i`-th event: the `i`-th `tick:` key in the text.
-fn event_position(text: &str, i: usize) -> Option<(usize, usize)> {
-    let events_at = text.find("events")?;
-    let (offset, _) = text[events_at..].match_indices("tick").nth(i)?;
-    let at = events_at + offset;
+/// What serde cannot check of a recorded edit: finite numbers, settings that
+/// can run.
+fn check_edit(edit: &Edit) -> Result<(), String> {
+    match edit {
+        Edit::Pose { pose, .. } if !pose.is_finite() => Err("the pose must be finite".into()),
+        Edit::Velocity { velocity, .. } if !velocity.is_finite() => {
+            Err("the velocity must be finite".into())
+        }
+        Edit::Settings(settings) => settings.validate().map_err(|e| e.to_string()),
+        _ => Ok(()),
+    }
+}
+
+/// Best-effort position of the `i`-th entry of the list `section`
+/// (`events` or `edits`): the `i`-th `tick:` key after the list's name.
+fn entry_position(text: &str, section: &str, i: usize) -> Option<(usize, usize)> {
+    let list_at = text.find(section)?;
+    let (offset, _) = text[list_at..].match_indices("tick").nth(i)?;
+    let at = list_at + offset;
     let line = 1 + text[..at].matches('\n').count();
     let column = 1 + text[..at].rfind('\n').map_or(at, |nl| at - nl - 1);
     Some((line, column))
@@ -438,6 +573,7 @@ mod tests {
                     value: -0.25,
                 },
             ],
+            edits: Vec::new(),
         };
         let text = r.to_ron().expect("serialisable");
         assert!(text.contains("(tick: 2, source: Key(\"ArrowLeft\"), value: 1.0),"));
@@ -477,6 +613,7 @@ mod tests {
             fixed_hz: 60,
             ticks: 50,
             events: vec![ev(10, "D", 1.0), ev(20, "Space", 1.0), ev(20, "Space", 0.0)],
+            edits: Vec::new(),
         }
     }
 

@@ -140,7 +140,10 @@ impl std::fmt::Display for ClockChange {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut parts = Vec::new();
         if self.fixed_hz.0 != self.fixed_hz.1 {
-            parts.push(format!("fixed rate {} → {} Hz", self.fixed_hz.0, self.fixed_hz.1));
+            parts.push(format!(
+                "fixed rate {} → {} Hz",
+                self.fixed_hz.0, self.fixed_hz.1
+            ));
         }
         if self.strategy.0 != self.strategy.1 {
             parts.push(format!(
@@ -150,7 +153,10 @@ impl std::fmt::Display for ClockChange {
             ));
         }
         if self.substeps.0 != self.substeps.1 {
-            parts.push(format!("substeps {} → {}", self.substeps.0, self.substeps.1));
+            parts.push(format!(
+                "substeps {} → {}",
+                self.substeps.0, self.substeps.1
+            ));
         }
         write!(f, "{} at tick {}", parts.join(", "), self.after_tick)
     }

@@ -38,6 +38,37 @@ pub struct ObjectDesc {
     pub time_group: TimeGroup,
 }
 
+impl Clone for ObjectDesc {
+    /// A copy with a copy of every behaviour's state ([`Behaviour::clone_box`]).
+    fn clone(&self) -> ObjectDesc {
+        ObjectDesc {
+            id: self.id,
+            name: self.name.clone(),
+            parent: self.parent,
+            local: self.local,
+            enabled: self.enabled,
+            body: self.body.clone(),
+            behaviours: self
+                .behaviours
+                .iter()
+                .map(|(b, info)| (b.clone_box(), info.clone()))
+                .collect(),
+            time_group: self.time_group,
+        }
+    }
+}
+
+impl std::fmt::Debug for ObjectDesc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ObjectDesc")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("parent", &self.parent)
+            .field("behaviours", &self.behaviours.len())
+            .finish_non_exhaustive()
+    }
+}
+
 impl ObjectDesc {
     /// An enabled object with no body and no behaviour.
     pub fn new(name: impl Into<String>, local: Pose) -> ObjectDesc {

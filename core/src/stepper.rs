@@ -221,6 +221,16 @@ impl FixedStepper {
         self.owed = self.owed.saturating_add(1);
     }
 
+    /// Mid-frame, after [`FixedStepper::reconfigure`] (which leaves nothing
+    /// owed until the next advance): owes the whole ticks the accumulator
+    /// holds at the new length, but at most `cap`, what the frame still
+    /// owed before (the rest waits for the next frame, whose advance
+    /// applies the cap again).
+    pub fn owe_at_most(&mut self, cap: u32) {
+        let whole = self.accumulator().0 / self.fixed_dt.0;
+        self.owed = u32::try_from(whole).unwrap_or(u32::MAX).min(cap);
+    }
+
     /// Consumes one owed tick after it completed. Returns `false` (and changes
     /// nothing) when no tick is owed.
     pub fn expend(&mut self) -> bool {

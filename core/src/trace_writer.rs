@@ -397,7 +397,10 @@ mod tests {
         };
         // Tick 1 starts at 0; tick 61 starts at exactly 60 × 11,760,000 flicks = 1 s.
         assert_eq!(tick_start_secs(&completed(1, 1.0 / 60.0, 1.0 / 60.0)), 0.0);
-        assert_eq!(tick_start_secs(&completed(61, 61.0 / 60.0, 1.0 / 60.0)), 1.0);
+        assert_eq!(
+            tick_start_secs(&completed(61, 61.0 / 60.0, 1.0 / 60.0)),
+            1.0
+        );
         assert_eq!(tick_start_secs(&completed(4, 4.0 / 60.0, 1.0 / 60.0)), 0.05);
         // 600 ticks at 60 Hz, then 50 Hz: tick 601 ends at 10.02 s, started at 10 s.
         assert_eq!(tick_start_secs(&completed(601, 10.02, 0.02)), 10.0);

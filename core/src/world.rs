@@ -308,6 +308,12 @@ impl World {
         into.append(&mut self.toggled_bodies);
     }
 
+    /// Whether `id` names no object, live or removed this frame (a spawn
+    /// asking for it gets it).
+    pub fn id_is_free(&self, id: ObjectId) -> bool {
+        id.0 != 0 && id.0 < u64::MAX && self.slot(id).is_none()
+    }
+
     /// A live object.
     pub fn get(&self, id: ObjectId) -> Option<&Object> {
         self.slot(id).map(|s| &self.objects[s]).filter(|o| o.alive)

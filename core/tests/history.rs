@@ -4,9 +4,9 @@
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::{
-    ActionBinding, ActionMap, Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, History,
-    HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
-    RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    ActionBinding, ActionMap, Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, Edit,
+    History, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory,
+    Priority, RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Pushes its body on the fixed jump edge and with a random sideways nudge.
@@ -395,4 +395,130 @@ fn a_rewind_across_a_settings_change_runs_the_new_settings_again() {
             );
         }
     }
+}
+
+/// Ticks and hashes an observer saw, in order.
+#[derive(Clone, Default)]
+struct Hashes(Arc<Mutex<Vec<(u64, u64)>>>);
+
+impl TickObserver for Hashes {
+    fn on_tick(&mut self, r: &TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("lock")
+            .push((r.clock.simulation_tick, r.hash));
+    }
+}
+
+impl Hashes {
+    fn at(&self, tick: u64) -> u64 {
+        let seen = self.0.lock().expect("lock");
+        seen.iter()
+            .rev()
+            .find(|(t, _)| *t == tick)
+            .unwrap_or_else(|| panic!("tick {tick} was observed"))
+            .1
+    }
+}
+
+#[test]
+fn an_edit_is_a_call_of_the_history_that_past_views_and_rewinds_repeat() {
+    let mut p = pipeline();
+    let live = Hashes::default();
+    p.set_tick_observer(Some(Box::new(live.clone())));
+    let mut h = History::new(30, 100_000);
+    for _ in 0..200 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    // Paused at the end of tick 200, ball 10 is lifted to y = 8 and ball 14
+    // (a pusher) disabled; then the session plays on.
+    h.pause(&mut p);
+    let lift = Edit::Pose {
+        object: ObjectId(10),
+        pose: Pose::new(-3.0, 8.0, 0.0),
+    };
+    h.edit(&mut p, lift.into()).expect("ball 10 has a body");
+    let disable = Edit::Enabled {
+        object: ObjectId(14),
+        enabled: false,
+    };
+    h.edit(&mut p, disable.into()).expect("ball 14 is alive");
+    // An edit the session refuses is an error and changes nothing.
+    let bodiless = Edit::Pose {
+        object: ObjectId(999),
+        pose: Pose::new(0.0, 0.0, 0.0),
+    };
+    assert!(h.edit(&mut p, bodiless.into()).is_err());
+    h.resume(&mut p, &[]);
+    let y_of = |p: &Pipeline| {
+        p.world()
+            .physics_simulation_pose(ObjectId(10))
+            .expect("ball")
+            .y
+    };
+    for _ in 0..5 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    // Five ticks of free fall from 8 m: about 2 cm lower.
+    assert!(y_of(&p) > 7.9, "the lift took effect: y = {}", y_of(&p));
+    for _ in 0..95 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+
+    // A past view of any tick after the edit shows it, bit for bit.
+    for tick in [201u64, 202, 250, 300] {
+        let mut scratch = Pipeline::new(TimeSettings::default());
+        h.replay_into(&mut scratch, p.stepper().completed_ticks(), tick)
+            .expect("a kept tick");
+        assert_eq!(
+            scratch.state_hash(),
+            live.at(tick),
+            "past view of tick {tick}"
+        );
+    }
+    // So does a rewind to after it.
+    h.rewind_to_tick(&mut p, 205).expect("rewind");
+    assert_eq!(p.state_hash(), live.at(205));
+    assert!(y_of(&p) > 7.9, "rewound after the lift: y = {}", y_of(&p));
+    h.rewind_to_tick(&mut p, 260).expect("rewind");
+    assert_eq!(p.state_hash(), live.at(260));
+
+    // A rewind to before the edit and a new future leaves it out: at tick
+    // 205 the ball is where the scene put it, on the others.
+    h.rewind_to_tick(&mut p, 150).expect("rewind");
+    p.set_tick_observer(Some(Box::new(Hashes::default())));
+    // The rewind leaves the session suspended at tick 150.
+    h.resume(&mut p, &[]);
+    while p.stepper().completed_ticks() < 205 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    assert!(
+        y_of(&p) < 3.0,
+        "the new future has no lift: y = {}",
+        y_of(&p)
+    );
+    assert_ne!(p.state_hash(), live.at(205));
+}
+
+#[test]
+fn a_session_changed_around_its_history_by_an_edit_is_noticed() {
+    let mut p = pipeline();
+    let mut h = History::new(30, 100_000);
+    for _ in 0..60 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    // An edit straight on the pipeline: the history cannot repeat it, so it
+    // starts again from here instead of rewinding onto a world without it.
+    let lift = Edit::Pose {
+        object: ObjectId(10),
+        pose: Pose::new(-3.0, 8.0, 0.0),
+    };
+    p.apply_edit(&lift.into()).expect("a body");
+    for _ in 0..60 {
+        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    }
+    assert!(matches!(
+        h.rewind_to_tick(&mut p, 30),
+        Err(RewindError::TooOld { .. })
+    ));
 }

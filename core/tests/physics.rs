@@ -12,7 +12,7 @@
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, ContactEvent, ContactKind, Ctx, Interpolation, LogLevel,
+    Behaviour, BodyDesc, BodyKind, ContactEvent, ContactKind, Ctx, Edit, Interpolation, LogLevel,
     ObjectDesc, ObjectId, Phase, PhysicsStage, Pipeline, Pose, Priority, RapierStage, Shape,
     StableHasher, TickObserver, TickRecord, TimeSettings, Vec2, Velocity, World,
 };
@@ -1252,7 +1252,15 @@ fn a_disabled_parent_takes_its_subtrees_bodies_out_of_the_simulation_until_enabl
 
     // Disabled after tick 20: ticks 21..=40 change neither body, not even by
     // gravity, and the child's contact with the ground stops in tick 21.
-    pipeline.world_mut().set_enabled(parent, false);
+    pipeline
+        .apply_edit(
+            &Edit::Enabled {
+                object: parent,
+                enabled: false,
+            }
+            .into(),
+        )
+        .expect("a live object");
     for _ in 0..20 {
         pipeline.step_frame(1.0 / 60.0);
     }
@@ -1278,7 +1286,15 @@ fn a_disabled_parent_takes_its_subtrees_bodies_out_of_the_simulation_until_enabl
 
     // Enabled again: the parent falls on from the velocity it had (one more
     // tick of gravity: v -= g dt), and the child touches the ground again.
-    pipeline.world_mut().set_enabled(parent, true);
+    pipeline
+        .apply_edit(
+            &Edit::Enabled {
+                object: parent,
+                enabled: true,
+            }
+            .into(),
+        )
+        .expect("a live object");
     pipeline.step_frame(1.0 / 60.0);
     let (p41, v41) = recorder.after(41, parent).expect("tick 41");
     let (p20, v20) = at20(parent);

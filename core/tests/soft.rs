@@ -354,7 +354,7 @@ fn the_tick_hash_covers_every_particle() {
     assert_eq!(a.state_hash(), b.state_hash());
     // One particle moved by one ulp, pose rounded the same: the hash differs.
     let state = b
-        .world_mut()
+        .world_mut_for_tests()
         .get_mut(id)
         .and_then(|o| o.body.as_mut())
         .and_then(|s| s.soft.as_mut())

@@ -174,6 +174,17 @@ pub(super) fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {
             let _ = p.set_settings(*settings);
             not_run(p)
         }
+        Call::Edit(edit) => {
+            // Applied when the call was logged, to this very state: a
+            // replay applies it again the same way.
+            if let Err(e) = p.apply_edit(edit) {
+                p.log_line(
+                    crate::world::LogLevel::Error,
+                    format!("a logged edit did not apply again in a replay: {e}"),
+                );
+            }
+            not_run(p)
+        }
     }
 }
 

@@ -132,6 +132,45 @@ impl Pipeline {
         Some(change)
     }
 
+    /// Puts `s` in force now, between two ticks (a session recording's
+    /// settings edit, applied at the start of its tick whatever the frame
+    /// structure): the frame goes on with the new tick length, owing the
+    /// whole new ticks its accumulator holds, never more than it owed before
+    /// (the frame's cap still holds). A change waiting for the frame
+    /// boundary is dropped: this one is newer.
+    pub(crate) fn apply_settings_now(&mut self, s: TimeSettings) {
+        let owed = self.sim.stepper.owed();
+        let mid_frame = matches!(self.sim.cursor, Cursor::Fixed { advanced: true, .. });
+        self.sim.pending_settings = None;
+        let change = self.apply_settings(s);
+        if mid_frame {
+            self.sim.stepper.owe_at_most(owed);
+        }
+        if change.is_some() {
+            self.report.clock_change = change;
+        }
+        self.sync_clock(self.sim.clock.phase, false);
+    }
+
+    /// Applies the edits a tick input source has for the pending tick, once
+    /// per tick (a suspension and a resume do not apply them again). Returns
+    /// whether they changed what the frame owes (a new tick length).
+    pub(super) fn apply_tick_edits(&mut self) -> bool {
+        let next = self.sim.stepper.completed_ticks() + 1;
+        if self.sim.edits_done >= next {
+            return false;
+        }
+        self.sim.edits_done = next;
+        let Some(source) = self.tick_input.take() else {
+            return false;
+        };
+        let owed = self.sim.stepper.owed();
+        let fixed = self.sim.stepper.fixed_dt();
+        source.apply_edits(next, self);
+        self.tick_input = Some(source);
+        self.sim.stepper.owed() != owed || self.sim.stepper.fixed_dt() != fixed
+    }
+
     /// Rebuilds the dispatch lists if a hook reported a changed hook set.
     pub(super) fn refresh_hooks_if_changed(&mut self) {
         if std::mem::take(&mut self.hooks_changed) {
@@ -198,6 +237,10 @@ impl Pipeline {
                         };
                     }
                     while self.sim.stepper.owed() > 0 {
+                        if self.apply_tick_edits() {
+                            // A new tick length: what the frame owes changed.
+                            continue;
+                        }
                         self.run_tick();
                         self.report.ticks += 1;
                         self.frame_facts.ticks += 1;

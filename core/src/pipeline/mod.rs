@@ -98,6 +98,12 @@ use crate::world::{LogEntry, LogLevel, ObjectId, World};
 pub trait TickInputSource: Send + std::fmt::Debug {
     /// Appends the events recorded for `tick` (one-based), in delivery order.
     fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>);
+
+    /// Applies the edits recorded before `tick` (a session recording's
+    /// inspector edits and settings changes), at the start of that tick,
+    /// before its input is delivered: once per tick, whatever the frame
+    /// structure. The default has none.
+    fn apply_edits(&self, _tick: u64, _session: &mut Pipeline) {}
 }
 
 /// Where an interrupted frame stands. A frame walks these states in order:
@@ -265,6 +271,7 @@ impl Pipeline {
         self.sim.input.reset_simulation();
         self.sim.rng = Rng::new(seed);
         self.sim.cursor = Cursor::Idle;
+        self.sim.edits_done = 0;
         self.suspended = None;
         self.pending_suspend = None;
         self.sim.scheduler.rebuild(&mut self.sim.world);
@@ -362,10 +369,35 @@ impl Pipeline {
         &self.sim.world
     }
 
-    /// The world, mutably: editor edits while suspended. Body edits must go
-    /// through [`World::command`] so they are reconciled before the next tick.
-    pub fn world_mut(&mut self) -> &mut World {
+    /// The world, mutably, inside the crate. Nothing outside it changes the
+    /// world but hooks (through their [`Ctx`]) and edits
+    /// ([`Pipeline::apply_edit`], counted as drives), so a
+    /// [`History`](crate::History) sees every change it must repeat.
+    pub(crate) fn world_mut(&mut self) -> &mut World {
         &mut self.sim.world
+    }
+
+    /// The world, mutably, for tests that tamper with state on purpose (one
+    /// soft-body particle moved by one ulp, to show the hash sees it).
+    /// Counted as a drive. Only with the `test-hooks` feature, which the
+    /// shipped crates never turn on.
+    #[cfg(feature = "test-hooks")]
+    pub fn world_mut_for_tests(&mut self) -> &mut World {
+        self.count_drive();
+        &mut self.sim.world
+    }
+
+    /// Counts one call that changed the session ([`Pipeline::drives`]).
+    pub(crate) fn count_drive(&mut self) {
+        self.drives = self.drives.wrapping_add(1);
+    }
+
+    /// Appends a line to the session's log, stamped with the tick and frame
+    /// the session is at: for hosts (the history, the editor's worker) that
+    /// have something to tell the user. Not a drive: the log is not state a
+    /// replay must repeat.
+    pub fn log_line(&mut self, level: LogLevel, message: String) {
+        self.sim.world.log_now(level, None, None, message);
     }
 
     /// Breakpoints and hits.
@@ -440,8 +472,8 @@ impl Pipeline {
     /// How many calls have stepped this session or fed it simulated state
     /// since it was made: every `step_frame`, `step_one_frame`, `resume`,
     /// `step_tick`, `pause`, `push_input`, `push_input_to_next_tick`,
-    /// `set_tick_input`, `set_settings`, `set_action_map`, `load_session`
-    /// and `restore`. A
+    /// `set_tick_input`, `set_settings`, `set_action_map`, `load_session`,
+    /// `restore`, `apply_edit` and `set_behaviour_params`. A
     /// recorder that must see every one of them ([`crate::History`]) keeps
     /// the count as of its own last call: a different count at its next one
     /// means a call went around it (see the history's module docs).

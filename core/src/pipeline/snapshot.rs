@@ -40,6 +40,9 @@ pub(super) struct SimulationState {
     pub(super) routines: Vec<RoutineSlot>,
     /// Where in a frame the session is (between frames, or after a tick).
     pub(super) cursor: Cursor,
+    /// The last tick whose edits the tick input source applied
+    /// ([`TickInputSource::apply_edits`]): each tick's once.
+    pub(super) edits_done: u64,
 }
 
 impl SimulationState {
@@ -61,6 +64,7 @@ impl SimulationState {
             rng: Rng::new(0),
             routines: Vec::new(),
             cursor: Cursor::Idle,
+            edits_done: 0,
         }
     }
 }

@@ -2,6 +2,8 @@
 //! as it runs (a tick observer), [`Replay`] feeds a recording back to the
 //! ticks that received it (a tick input source), whatever the frame pacing.
 
+use std::sync::{Mutex, PoisonError};
+
 use super::*;
 
 /// Replays a recording: a [`TickInputSource`] that delivers each event to the tick
@@ -9,19 +11,50 @@ use super::*;
 ///
 /// Cloning is cheap (the recording is shared): the rewind history keeps the
 /// tape in force with every keyframe ([`crate::History::set_tape`]).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct Replay {
     /// The recording, events sorted by tick (stably: delivery order kept).
     recording: Arc<Recording>,
+    /// Its edits, prepared, in the recording's order (tick, edit). Behind a
+    /// lock because a prepared edit holds a behaviour (`Send`, not `Sync`);
+    /// it is taken only at a tick that has edits.
+    edits: Arc<Mutex<Vec<(u64, PreparedEdit)>>>,
 }
 
 impl Replay {
     /// A replay of `recording`. Events are sorted by tick, keeping the order of
     /// events within a tick, so a hand-built recording need not be pre-sorted.
-    pub fn new(mut recording: Recording) -> Replay {
+    /// Its edits that need the scene's registry (parameters, spawns) are
+    /// refused when their tick comes, with a log line: replay a session
+    /// recording with [`Replay::with_registry`].
+    pub fn new(recording: Recording) -> Replay {
+        let edits = recording
+            .edits
+            .iter()
+            .map(|e| (e.tick, PreparedEdit::from(e.edit.clone())))
+            .collect();
+        Replay::sorted(recording, edits)
+    }
+
+    /// A replay of a session recording, its edits prepared with the scene's
+    /// `registry` ([`Edit::prepare`]), so each applies at the start of its
+    /// tick. An edit the registry refuses is an error naming it.
+    pub fn with_registry(recording: Recording, registry: &Registry) -> Result<Replay, EditError> {
+        let edits = recording
+            .edits
+            .iter()
+            .map(|e| Ok((e.tick, e.edit.clone().prepare(registry)?)))
+            .collect::<Result<Vec<_>, EditError>>()?;
+        Ok(Replay::sorted(recording, edits))
+    }
+
+    fn sorted(mut recording: Recording, mut edits: Vec<(u64, PreparedEdit)>) -> Replay {
         recording.events.sort_by_key(|e| e.tick);
+        recording.edits.sort_by_key(|e| e.tick);
+        edits.sort_by_key(|(tick, _)| *tick);
         Replay {
             recording: Arc::new(recording),
+            edits: Arc::new(Mutex::new(edits)),
         }
     }
 
@@ -37,6 +70,14 @@ impl Replay {
     }
 }
 
+impl PartialEq for Replay {
+    /// Two replays are the same when they replay the same recording (the
+    /// prepared edits are made from it).
+    fn eq(&self, other: &Replay) -> bool {
+        self.recording == other.recording
+    }
+}
+
 impl TickInputSource for Replay {
     fn events_for_tick(&self, tick: u64, out: &mut Vec<InputEvent>) {
         out.extend(
@@ -45,6 +86,24 @@ impl TickInputSource for Replay {
                 .iter()
                 .map(RecordedEvent::event),
         );
+    }
+
+    fn apply_edits(&self, tick: u64, session: &mut Pipeline) {
+        if self.recording.edits_at(tick).is_empty() {
+            return;
+        }
+        // A panic while the lock was held cannot leave the list half-changed
+        // (nothing writes it after construction).
+        let edits = self.edits.lock().unwrap_or_else(PoisonError::into_inner);
+        let start = edits.partition_point(|(t, _)| *t < tick);
+        for (_, edit) in edits[start..].iter().take_while(|(t, _)| *t == tick) {
+            if let Err(e) = session.apply_edit(edit) {
+                session.log_line(
+                    crate::world::LogLevel::Error,
+                    format!("recorded edit before tick {tick} not applied: {e}"),
+                );
+            }
+        }
     }
 }
 

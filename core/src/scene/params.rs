@@ -50,7 +50,9 @@ pub enum ParamsEditError {
 impl Pipeline {
     /// Gives behaviour `index` of `object` (in [`Pipeline::behaviour_states`]'s
     /// order) the parameters `params`, made through `registry`, keeping its
-    /// state (module docs). On an error nothing changes.
+    /// state (module docs). On an error nothing changes. Counted as a drive
+    /// ([`Pipeline::drives`]); an editor logs it through its history as an
+    /// [`Edit::Params`](crate::Edit::Params) instead, so rewinds repeat it.
     pub fn set_behaviour_params(
         &mut self,
         object: ObjectId,
@@ -59,23 +61,37 @@ impl Pipeline {
         registry: &Registry,
     ) -> Result<(), ParamsEditError> {
         let no_such = ParamsEditError::NoSuchBehaviour { object, index };
-        let (name, priority) = {
-            let behaviour = self.behaviour_at(object, index).ok_or(no_such)?;
-            let name = behaviour.0.name().to_string();
-            (name, behaviour.1)
-        };
+        let name = self
+            .behaviour_at(object, index)
+            .ok_or(no_such)?
+            .0
+            .name()
+            .to_string();
         let fresh = registry
             .create(&name, params)
-            .map_err(|source| ParamsEditError::Create {
-                name: name.clone(),
-                source,
-            })?;
-        let Some((behaviour, _)) = self.behaviour_at(object, index) else {
-            return Err(ParamsEditError::NoSuchBehaviour { object, index });
+            .map_err(|source| ParamsEditError::Create { name, source })?;
+        self.adopt_params(object, index, params, fresh.as_ref())
+    }
+
+    /// The second half of a parameter edit: behaviour `index` of `object`
+    /// takes the parameters of `fresh` (made from `params` by the registry)
+    /// and keeps its state; the object's authored text becomes `params`.
+    pub(crate) fn adopt_params(
+        &mut self,
+        object: ObjectId,
+        index: usize,
+        params: &str,
+        fresh: &dyn crate::behaviour::Behaviour,
+    ) -> Result<(), ParamsEditError> {
+        let no_such = ParamsEditError::NoSuchBehaviour { object, index };
+        let Some((behaviour, priority)) = self.behaviour_at(object, index) else {
+            return Err(no_such);
         };
-        if !behaviour.adopt_params(fresh.as_ref()) {
+        let name = behaviour.name().to_string();
+        if !behaviour.adopt_params(fresh) {
             return Err(ParamsEditError::NotAdjustable(name));
         }
+        self.count_drive();
         // The authored text: the same-named behaviour at the same place
         // among its namesakes (the inspector's lookup).
         let namesake = self
