@@ -1056,3 +1056,168 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
         .collect();
     assert!(warnings.is_empty(), "{warnings:?}");
 }
+
+// ----- One source of truth: what the worker shows happened ------------------
+
+/// Pumps until the live view reaches `tick` (or `frames` pumps ran) and
+/// returns the newest live view.
+fn pump_to(
+    w: &mut Worker,
+    ui: &worker::UiEnd,
+    tick: u64,
+    frames: usize,
+) -> stepframe_app::editor::WorldView {
+    let mut live = None;
+    for _ in 0..frames {
+        w.pump(DT);
+        live = latest_view(ui).or(live);
+        if live
+            .as_ref()
+            .is_some_and(|v| v.clock.simulation_tick >= tick)
+        {
+            break;
+        }
+    }
+    live.expect("a view")
+}
+
+/// Every event's log line text.
+fn log_lines(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Log(lines) => Some(lines.iter().map(|l| l.message.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// The per-tick hashes of the demo run headless in frames of 1/60 s, its
+/// fixed rate set to 50 Hz after the first `frames_at_60` frames.
+fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTreeMap<u64, u64> {
+    #[derive(Clone, Default)]
+    struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
+    impl stepframe_core::TickObserver for Seen {
+        fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
+            self.0
+                .lock()
+                .expect("lock")
+                .insert(r.clock.simulation_tick, r.hash);
+        }
+    }
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let seen = Seen::default();
+    p.set_tick_observer(Some(Box::new(seen.clone())));
+    let mut frames = 0;
+    while p.stepper().completed_ticks() < ticks {
+        if frames == frames_at_60 {
+            let mut s = *p.settings();
+            s.fixed_hz = 50;
+            p.set_settings(s).expect("valid");
+        }
+        p.step_frame(DT);
+        frames += 1;
+    }
+    let out = seen.0.lock().expect("lock").clone();
+    out
+}
+
+#[test]
+fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let at_600 = pump_to(&mut w, &ui, 600, 700);
+    assert_eq!(at_600.clock.simulation_tick, 600);
+    let frames_at_60 = at_600.clock.frame_index;
+    send(Command::SetFixedRate(50));
+    let live = pump_to(&mut w, &ui, 900, 1000);
+    assert_eq!(
+        live.clock.simulation_tick, 900,
+        "the tick counter goes on across the change"
+    );
+    // 600 ticks of 1/60 s and 300 of 1/50 s: 10 s + 6 s.
+    assert_eq!(live.clock.simulation_time, 16.0);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        log_lines(&events).contains(&"fixed rate 60 → 50 Hz at tick 600".to_string()),
+        "{:?}",
+        log_lines(&events)
+    );
+
+    // Both sides of the change, as a headless run with the same change at
+    // the same frame has them.
+    let headless = headless_rate_change(frames_at_60, 900);
+    for tick in [300u64, 900, 700] {
+        send(Command::RewindTo(tick));
+        w.pump(DT);
+        let events: Vec<Event> = ui.events.try_iter().collect();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Rewound(t) if *t == tick)),
+            "rewound to {tick}: {events:?}"
+        );
+        let view = latest_view(&ui).expect("a view");
+        assert_eq!(view.clock.simulation_tick, tick);
+        assert_eq!(view.state_hash, headless[&tick], "tick {tick}");
+        let hz = if tick > 600 { 50.0 } else { 60.0 };
+        assert_eq!(view.clock.fixed_delta_time, 1.0 / hz, "tick {tick}");
+    }
+}
+
+#[test]
+fn a_past_view_after_an_inspector_edit_shows_the_edit() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let paused = latest_view(&ui).expect("a view");
+    let edited_at = paused.clock.simulation_tick;
+    let mut pose = paused.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    // Ball 203 disabled from the hierarchy at the same moment.
+    send(Command::SetEnabled(ObjectId(203), false));
+    let mut live_at = Vec::new();
+    for _ in 0..5 {
+        send(Command::StepTick);
+        w.pump(DT);
+        let v = latest_view(&ui).expect("a view");
+        live_at.push((
+            v.clock.simulation_tick,
+            v.selected.as_ref().expect("the player").committed,
+            v.state_hash,
+        ));
+    }
+    let (_, last_pose, _) = live_at[4];
+    assert!(last_pose.y > 2.9, "the player was lifted: {last_pose:?}");
+    for (tick, committed, hash) in live_at {
+        assert!(tick > edited_at);
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        let shown = past.selected.as_ref().expect("the player").committed;
+        assert_eq!(
+            shown, committed,
+            "the past view of tick {tick} shows the edit"
+        );
+        assert_eq!(past.state_hash, hash, "tick {tick}");
+        let ball = past
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(203))
+            .expect("ball 203");
+        assert!(!ball.enabled, "tick {tick}: ball 203 is disabled");
+    }
+}

@@ -11,7 +11,7 @@
 //! parses back to the exact committed bits, so what you read is the state.
 
 use egui::RichText;
-use stepframe_core::{BodyCommand, HookKind, Hooks, ObjectId, Pose, Velocity};
+use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use super::protocol::{Command, SelectedView, SoftView};
 use super::state::Session;
@@ -346,8 +346,8 @@ fn edit_ui(
                 .clicked()
             {
                 session.send(if to_b {
-                    Command::ForkEdit(BodyCommand::SetPose {
-                        target: sel.id,
+                    Command::ForkEdit(Edit::Pose {
+                        object: sel.id,
                         pose: edits.pose,
                     })
                 } else {
@@ -360,8 +360,8 @@ fn edit_ui(
                 .clicked()
             {
                 session.send(if to_b {
-                    Command::ForkEdit(BodyCommand::SetVelocity {
-                        target: sel.id,
+                    Command::ForkEdit(Edit::Velocity {
+                        object: sel.id,
                         velocity: edits.velocity,
                     })
                 } else {

@@ -127,6 +127,13 @@ impl History {
         Ok((start, end, tape))
     }
 
+    /// Whether the session stands where a rewind left it, with the rewound
+    /// branch still in the log (another rewind may go forward again): the
+    /// next live call cuts it.
+    pub fn rewound(&self) -> bool {
+        self.position < self.calls.len() || self.partial.is_some()
+    }
+
     /// Latest tick the log reaches (rewinds can go up to it).
     pub fn latest_tick(&self) -> u64 {
         self.latest_tick

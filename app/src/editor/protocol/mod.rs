@@ -22,8 +22,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    BodyCommand, Breakpoint, BreakpointId, Clock, ClockBreakpoint, FrameReport, InputEvent,
-    LogEntry, ObjectId, Pose, Recording, Snapshot, StepStrategy, Suspension, Velocity,
+    Breakpoint, BreakpointId, Clock, ClockBreakpoint, Edit, FrameReport, InputEvent, LogEntry,
+    ObjectId, Pose, Recording, Snapshot, StepStrategy, Suspension, Velocity,
 };
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
@@ -165,6 +165,21 @@ pub enum Command {
     /// Overwrites a body's velocity (inspector edit while suspended), reconciled
     /// before the next tick as a `BodyCommand::SetVelocity`.
     EditVelocity(ObjectId, Velocity),
+    /// New parameters (RON, checked as a scene load checks them) for one
+    /// behaviour of an object, from its next hook call on; the behaviour
+    /// keeps its state. An edit through the history, like the pose.
+    EditParams {
+        /// The object.
+        object: ObjectId,
+        /// The behaviour's place in the inspector's list.
+        index: usize,
+        /// The whole parameter text.
+        params: String,
+    },
+    /// A copy of an object (hierarchy → Duplicate), with the next free id.
+    Duplicate(ObjectId),
+    /// Removes an object and its children (hierarchy → Delete).
+    Remove(ObjectId),
     /// Recompiles a script file between frames (the code pane's Save); every
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.
@@ -220,8 +235,8 @@ pub enum Command {
         /// The tick up to which it stands for A's input.
         recorded_to: u64,
     },
-    /// A body command for B (reconciled before B's next tick).
-    ForkEdit(BodyCommand),
+    /// A pose or velocity edit of B (reconciled before B's next tick).
+    ForkEdit(Edit),
     /// New parameters (RON, checked as a scene load checks them) for one
     /// behaviour of an object in B, from B's next tick on; the behaviour
     /// keeps its state. A refusal is an error event and changes nothing.

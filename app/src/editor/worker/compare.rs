@@ -127,7 +127,7 @@ impl Worker {
                 .get(i + 1)
                 .map_or(live, |&next| next - 1)
                 .min(live);
-            let mut scratch = Pipeline::new(self.settings);
+            let mut scratch = Pipeline::new(self.settings());
             self.history
                 .replay_into(&mut scratch, live, start)
                 .map_err(|e| e.to_string())?;

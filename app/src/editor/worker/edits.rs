@@ -1,8 +1,10 @@
-//! The worker's edits of the live session from the inspector and F9: a
-//! body's pose or velocity while suspended (reconciled before the next tick),
-//! and the plain FixedUpdate breakpoint on an object.
+//! The worker's edits of the live session from the inspector, the hierarchy
+//! and F9: a body's pose or velocity, a behaviour's parameters, enabling,
+//! duplicating and removing an object, each a call of the history
+//! ([`stepframe_core::Edit`]); and the plain FixedUpdate breakpoint on an
+//! object.
 
-use stepframe_core::{BodyCommand, Breakpoint, HookKind, Hooks, ObjectId};
+use stepframe_core::{Breakpoint, Edit, HookKind, Hooks, ObjectId, SceneBehaviour, SceneObject};
 
 use super::Worker;
 use crate::editor::protocol::Event;
@@ -57,41 +59,115 @@ impl Worker {
         )));
     }
 
-    pub(super) fn edit(
-        &mut self,
-        id: ObjectId,
-        command: BodyCommand,
-        describe: impl FnOnce() -> String,
-    ) {
-        if !self.is_suspended() {
+    /// An edit from the inspector or the hierarchy, through the history
+    /// (so past views and rewinds repeat it) and into the session recording.
+    /// Pose, velocity and parameter edits wait for a suspension: the values
+    /// they start from are the committed ones of the tick shown.
+    pub(super) fn edit(&mut self, edit: Edit) {
+        let needs_suspension = matches!(
+            edit,
+            Edit::Pose { .. } | Edit::Velocity { .. } | Edit::Params { .. }
+        );
+        if needs_suspension && !self.is_suspended() {
             self.error("edits apply while suspended: pause first".to_string());
             return;
         }
-        let has_body = self
-            .pipeline
-            .world()
-            .get(id)
-            .is_some_and(|o| o.body.is_some());
-        if !has_body {
-            self.error(format!("object {id} has no body to edit"));
+        let prepared = match edit.clone().prepare(&self.registry) {
+            Ok(prepared) => prepared,
+            Err(e) => {
+                self.error(format!("edit not applied: {e}"));
+                return;
+            }
+        };
+        if let Err(e) = self.history.edit(&mut self.pipeline, prepared) {
+            self.error(format!("edit not applied: {e}"));
             return;
         }
-        let clock = *self.pipeline.clock();
-        if self
-            .pipeline
-            .world_mut()
-            .command(command, clock.simulation_tick, clock.frame_index)
-        {
+        let tick = self.pipeline.stepper().completed_ticks();
+        let queued = match &edit {
+            Edit::Pose { pose, .. } => Some(format!(
+                "SetPose x {:?} m, y {:?} m, angle {:?} rad",
+                pose.x, pose.y, pose.angle
+            )),
+            Edit::Velocity { velocity, .. } => Some(format!(
+                "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
+                velocity.linear.x, velocity.linear.y, velocity.angular
+            )),
+            _ => None,
+        };
+        if let Some(text) = queued {
             if self.pending_edits.is_empty() {
-                self.pending_edits_tick = clock.simulation_tick;
+                self.pending_edits_tick = tick;
             }
-            self.pending_edits.push(format!(
-                "{} (reconciled before tick {})",
-                describe(),
-                clock.simulation_tick + 1
-            ));
-        } else {
-            self.error(format!("edit of {id} rejected: not a finite value"));
+            self.pending_edits
+                .push(format!("{text} (reconciled before tick {})", tick + 1));
         }
+        self.record_edit(edit);
+    }
+
+    /// New parameters for behaviour `index` of `object` (the inspector's
+    /// Apply parameters), from the next hook call on; the behaviour keeps
+    /// its state.
+    pub(super) fn edit_params(&mut self, object: ObjectId, index: usize, params: String) {
+        let Some(behaviour) = self
+            .pipeline
+            .behaviour_states(object)
+            .get(index)
+            .map(|b| b.name.clone())
+        else {
+            self.error(format!("object {object} has no behaviour #{index}"));
+            return;
+        };
+        let name = behaviour.clone();
+        self.edit(Edit::Params {
+            object,
+            index,
+            behaviour,
+            params: params.clone(),
+        });
+        self.send_event(Event::Notice(format!(
+            "{name} of {} runs with {} from tick {} on",
+            self.object_label(object),
+            params.trim(),
+            self.pipeline.stepper().completed_ticks() + 1
+        )));
+    }
+
+    /// A copy of `object` (no children), as its scene describes it with
+    /// the parameters it runs with now, half a metre to its right, with the
+    /// next free id: an edit like any other, so past views and rewinds
+    /// repeat it.
+    pub(super) fn duplicate(&mut self, object: ObjectId) {
+        let world = self.pipeline.world();
+        let Some(o) = world.get(object) else {
+            self.error(format!("object {object} does not exist"));
+            return;
+        };
+        let id = world.objects().map(|o| o.id.0).max().unwrap_or(0) + 1;
+        let mut pose = world.physics_simulation_pose(object).unwrap_or(o.local);
+        if o.parent.is_some() {
+            pose = o.local;
+        }
+        pose.x += 0.5;
+        let mut copy = SceneObject::new(id, format!("{} copy", o.name), pose);
+        copy.parent = o.parent.map(|p| p.0);
+        copy.enabled = o.is_enabled();
+        copy.body = o.body.as_ref().map(|b| b.desc.clone());
+        copy.time_group = o.time_group;
+        copy.behaviours = o
+            .behaviours
+            .iter()
+            .map(|b| SceneBehaviour::new(b.name.clone(), b.priority, b.params.clone()))
+            .collect();
+        self.edit(Edit::Spawn(Box::new(copy)));
+    }
+
+    /// `Name #id`, or `#id` for an object that is gone.
+    fn object_label(&self, object: ObjectId) -> String {
+        self.pipeline
+            .world()
+            .get(object)
+            .map(|o| format!("{} ({object})", o.name))
+            .unwrap_or_else(|| object.to_string())
     }
 }

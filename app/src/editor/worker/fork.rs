@@ -37,8 +37,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use crossbeam_channel::{Receiver, Sender};
 use stepframe_core::{
-    BodyCommand, Debugger, InputEvent, ObjectId, ParamsEditError, Pipeline, RecordedEvent,
-    Recorder, Recording, Registry, Replay, TickInputSource, TickObserver, TickRecord,
+    Debugger, Edit, InputEvent, ObjectId, ParamsEditError, Pipeline, RecordedEvent, Recorder,
+    Recording, Registry, Replay, TickInputSource, TickObserver, TickRecord,
 };
 use stepframe_plugins::ScriptHost;
 
@@ -195,7 +195,7 @@ impl Worker {
         }
         self.history
             .set_tape(&mut self.pipeline, Some(Replay::new(future)));
-        let mut b = Pipeline::new(self.settings);
+        let mut b = Pipeline::new(self.settings());
         let live = self.pipeline.stepper().completed_ticks();
         if self.at_untouched_start(at) {
             b.restore(&self.pipeline.snapshot());
@@ -309,19 +309,15 @@ impl Worker {
         )));
     }
 
-    /// A body command for B (the inspector's edit with "edit B" ticked).
-    pub(super) fn fork_edit(&mut self, command: BodyCommand) {
+    /// An edit of B (the inspector's edit with "edit B" ticked): B has no
+    /// history of its own, so it is applied straight to B's session.
+    pub(super) fn fork_edit(&mut self, edit: Edit) {
         let Some(f) = self.fork.as_mut() else {
             self.error("no fork to edit: Fork here first".to_string());
             return;
         };
-        let clock = *f.pipeline.clock();
-        if !f
-            .pipeline
-            .world_mut()
-            .command(command, clock.simulation_tick, clock.frame_index)
-        {
-            self.error("edit of B rejected: not a finite value".to_string());
+        if let Err(e) = f.pipeline.apply_edit(&edit.into()) {
+            self.error(format!("edit of B not applied: {e}"));
         }
     }
 
@@ -417,7 +413,6 @@ impl Worker {
                 .recording()
                 .clone(),
         );
-        self.settings = *self.pipeline.next_settings();
         self.take_params_into_scene();
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();

@@ -51,7 +51,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    BodyCommand, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
+    Edit, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
     TickObserver, TickRecord, TimeSettings,
 };
 use stepframe_plugins::ScriptHost;
@@ -131,8 +131,9 @@ pub struct Worker {
     /// The scene of the session (authored data, for save and reload), shared
     /// with the recovery points sent to the UI.
     scene: Option<Arc<LoadedScene>>,
-    /// Time settings as chosen (the pipeline applies them at a frame boundary).
-    settings: TimeSettings,
+    /// The settings in force after the last call: a change between two
+    /// calls is a settings edit of the session recording.
+    settings_in_force: TimeSettings,
     /// Display rate (used by the thread wrapper and for step-frame).
     pacing: Pacing,
     /// The inspector's object.
@@ -145,8 +146,14 @@ pub struct Worker {
     ticks: Receiver<TickNews>,
     /// The observer's sender, reinstalled after a new session.
     hash_tx: Sender<TickNews>,
-    /// What every tick of the current branch received (shared with the views).
+    /// What every tick of the current branch received and every edit made
+    /// from the editor: the session recording (shared with the views).
     tape: Arc<Recording>,
+    /// The tick a rewind left the session at, until a call branches from
+    /// it: `tape` still holds the rewound branch (see `tape`).
+    rewound_to: Option<u64>,
+    /// `tape` cut at `rewound_to`, made once for the views.
+    rewound_tape: Option<(u64, Arc<Recording>)>,
     /// Run B of "Compare with…", while comparing.
     comparing: Option<Arc<TracePoses>>,
     /// Divergences measured since the last publish.
@@ -217,7 +224,7 @@ impl Worker {
             scripts,
             script_rejected: None,
             scene: None,
-            settings,
+            settings_in_force: settings,
             pacing,
             selected: None,
             pending_edits: Vec::new(),
@@ -225,6 +232,8 @@ impl Worker {
             ticks,
             hash_tx,
             tape: Arc::new(Recording::new(settings.fixed_hz)),
+            rewound_to: None,
+            rewound_tape: None,
             comparing: None,
             divergences: Vec::new(),
             fork: None,
@@ -268,7 +277,7 @@ impl Worker {
         }
         worker.pipeline.restore(&point.snapshot);
         worker.pipeline.pause();
-        worker.settings = *worker.pipeline.settings();
+        worker.settings_in_force = *worker.pipeline.settings();
         worker.state_hash = worker.pipeline.state_hash();
         worker.scene = point.scene;
         worker.send_recovery_point();
@@ -381,28 +390,18 @@ impl Worker {
             Command::Select(id) => self.selected = id,
             Command::SetWatches(specs) => self.set_watches(specs),
             Command::FindPrevious { watch, before } => self.find_previous(watch, before),
-            Command::SetEnabled(id, enabled) => self.pipeline.world_mut().set_enabled(id, enabled),
-            Command::EditPose(id, pose) => {
-                self.edit(id, BodyCommand::SetPose { target: id, pose }, || {
-                    format!(
-                        "SetPose x {:?} m, y {:?} m, angle {:?} rad",
-                        pose.x, pose.y, pose.angle
-                    )
-                })
+            Command::SetEnabled(object, enabled) => self.edit(Edit::Enabled { object, enabled }),
+            Command::EditPose(object, pose) => self.edit(Edit::Pose { object, pose }),
+            Command::EditVelocity(object, velocity) => {
+                self.edit(Edit::Velocity { object, velocity })
             }
-            Command::EditVelocity(id, velocity) => self.edit(
-                id,
-                BodyCommand::SetVelocity {
-                    target: id,
-                    velocity,
-                },
-                || {
-                    format!(
-                        "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
-                        velocity.linear.x, velocity.linear.y, velocity.angular
-                    )
-                },
-            ),
+            Command::EditParams {
+                object,
+                index,
+                params,
+            } => self.edit_params(object, index, params),
+            Command::Duplicate(object) => self.duplicate(object),
+            Command::Remove(object) => self.edit(Edit::Remove { object }),
             Command::Script(command) => self.script_command(command),
             Command::ReloadScript(path) => match self.scripts.reload(&path) {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
@@ -447,21 +446,22 @@ impl Worker {
         let Some(tick) = self.view_request.take() else {
             return;
         };
-        let mut scratch = Pipeline::new(self.settings);
+        let mut scratch = Pipeline::new(self.settings());
         let live_tick = self.pipeline.clock().simulation_tick;
         match self.history.replay_into(&mut scratch, live_tick, tick) {
             Ok(()) => {
+                let tape = self.shown_tape();
                 let facts = ViewFacts {
                     revision: self.revision,
                     at_tick: Some(tick),
-                    settings: self.settings,
+                    settings: self.settings(),
                     pacing: self.pacing,
                     scene_path: self.scene.as_ref().map(|s| s.path.clone()),
                     selected: self.selected,
                     pending_edits: &[],
                     state_hash: scratch.state_hash(),
                     worker_fps: self.worker_fps(),
-                    tape: self.tape.clone(),
+                    tape,
                     tape_in_force: self.history.tape().map(Replay::shared),
                     scripts: self.scripts_view(),
                     rewind: self.history.reach(&self.pipeline),
@@ -514,13 +514,22 @@ impl Worker {
         match result {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
-                // from the pipeline, and the tape keeps what the ticks up to
-                // here received.
+                // from the pipeline. The recording keeps the rewound branch
+                // until the session runs on from here (`tape`).
                 self.state_hash = self.pipeline.state_hash();
-                // The rewound tick's time settings are the toolbar's again.
-                self.settings = *self.pipeline.next_settings();
-                self.cut_tape(tick);
+                self.settings_in_force = *self.pipeline.settings();
+                self.rewound_to = Some(tick);
+                self.rewound_tape = None;
                 self.send_event(Event::Rewound(tick));
+                let dropped = self.edits_after(tick);
+                if dropped > 0 {
+                    self.send_event(Event::Notice(format!(
+                        "resumed from tick {tick}: {dropped} {} made after it {} out of the new \
+                         future, as the tape's later edges do",
+                        if dropped == 1 { "edit" } else { "edits" },
+                        if dropped == 1 { "drops" } else { "drop" },
+                    )));
+                }
                 true
             }
             Err(e) => {
@@ -538,12 +547,17 @@ impl Worker {
         self.history.oldest_tick().is_none() && self.pipeline.stepper().completed_ticks() == tick
     }
 
+    /// Time settings as chosen: the ones the next frame runs with (a change
+    /// waits for the frame boundary).
+    fn settings(&self) -> TimeSettings {
+        *self.pipeline.next_settings()
+    }
+
     fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
-        let mut next = self.settings;
+        let mut next = self.settings();
         change(&mut next);
-        match self.history.set_settings(&mut self.pipeline, next) {
-            Ok(()) => self.settings = next,
-            Err(reason) => self.error(format!("time settings rejected: {reason}")),
+        if let Err(reason) = self.history.set_settings(&mut self.pipeline, next) {
+            self.error(format!("time settings rejected: {reason}"));
         }
     }
 }

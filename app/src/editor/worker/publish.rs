@@ -33,6 +33,7 @@ impl Worker {
         if report.kind == FrameKind::NotRun {
             return;
         }
+        self.record_settings_change(report.ticks);
         self.batch.push(FrameTelemetry {
             report,
             clock: *self.pipeline.clock(),
@@ -101,17 +102,18 @@ impl Worker {
         if clock.simulation_tick != self.pending_edits_tick {
             self.pending_edits.clear();
         }
+        let tape = self.shown_tape();
         let facts = ViewFacts {
             revision: self.revision,
             at_tick: None,
-            settings: self.settings,
+            settings: self.settings(),
             pacing: self.pacing,
             scene_path: self.scene.as_ref().map(|s| s.path.clone()),
             selected: self.selected,
             pending_edits: &self.pending_edits,
             state_hash: self.state_hash,
             worker_fps: self.worker_fps(),
-            tape: self.tape.clone(),
+            tape,
             tape_in_force: self.history.tape().map(Replay::shared),
             scripts: self.scripts_view(),
             rewind: self.history.reach(&self.pipeline),

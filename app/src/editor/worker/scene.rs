@@ -13,9 +13,8 @@ impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
         let registry = self.registry_for_scene(path);
         match session::open(&mut self.pipeline, &registry, path) {
-            Ok((scene, settings)) => {
+            Ok((scene, _settings)) => {
                 self.registry = registry;
-                self.settings = settings;
                 self.after_new_session(scene, path);
                 if !play {
                     // The preview: the world at tick 0, poses shown, nothing run.
@@ -80,8 +79,8 @@ impl Worker {
         };
         let mut loaded = LoadedScene::clone(loaded);
         let outcome = match to {
-            None => session::save(&mut loaded, self.settings, confirmed),
-            Some(path) => session::save_as(&mut loaded, self.settings, path, confirmed),
+            None => session::save(&mut loaded, self.settings(), confirmed),
+            Some(path) => session::save_as(&mut loaded, self.settings(), path, confirmed),
         };
         match outcome {
             Ok(SaveOutcome::Written) => {

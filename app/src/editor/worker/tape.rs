@@ -1,5 +1,7 @@
-//! The worker's side of the input tape: what every tick of the current branch
-//! received (recorded from the tick observer, cut back on a rewind), and
+//! The worker's side of the input tape and the session recording: what
+//! every tick of the current branch received (recorded from the tick
+//! observer) and every edit made from the editor, each stamped with the tick
+//! it applies before (File → Save session recording writes both), and
 //! "Resume from here" with an edited tape: rewind to the end of the tick
 //! before the first edit, then install the tape in the rewind history, so the
 //! edges replay at their ticks in this run and in every later rewind or past
@@ -8,7 +10,7 @@
 
 use std::sync::Arc;
 
-use stepframe_core::{InputEvent, Recording, Replay};
+use stepframe_core::{Edit, InputEvent, Recording, Replay};
 
 use super::Worker;
 use crate::editor::protocol::Event;
@@ -32,6 +34,7 @@ impl Worker {
     /// the input of each into the recorded tape. The tape is shared with the
     /// views sent so far: it is copied only when a tick brings input.
     pub(super) fn drain_ticks(&mut self) {
+        self.settle_branch();
         while let Ok(news) = self.ticks.try_recv() {
             self.state_hash = news.hash;
             if let Some(d) = news.divergence {
@@ -44,32 +47,105 @@ impl Worker {
         }
     }
 
-    /// The recorded tape after a rewind to the end of `tick`: the ticks after
-    /// it have not happened in this branch.
-    pub(super) fn cut_tape(&mut self, tick: u64) {
-        if self.tape.events.last().is_some_and(|e| e.tick > tick) || self.tape.ticks > tick {
+    /// Records an edit the history just applied, stamped with the tick it
+    /// applies before (the session stands at the end of the tick before).
+    pub(super) fn record_edit(&mut self, edit: Edit) {
+        let before = self.pipeline.stepper().completed_ticks() + 1;
+        self.record_edit_at(before, edit);
+    }
+
+    /// Records an edit that applies before tick `before`.
+    pub(super) fn record_edit_at(&mut self, before: u64, edit: Edit) {
+        self.settle_branch();
+        Arc::make_mut(&mut self.tape).record_edit(before, edit);
+        self.dirty = true;
+    }
+
+    /// A settings change that took effect in the call just made is an edit
+    /// of the session recording, stamped with the first tick it ran:
+    /// settings apply at a frame boundary, before any tick of the frame,
+    /// so that is the tick after the ticks before the call.
+    pub(super) fn record_settings_change(&mut self, ticks_of_call: u32) {
+        let now = *self.pipeline.settings();
+        if now == self.settings_in_force {
+            return;
+        }
+        self.settings_in_force = now;
+        let completed = self.pipeline.stepper().completed_ticks();
+        let first = completed.saturating_sub(u64::from(ticks_of_call)) + 1;
+        self.record_edit_at(first, Edit::Settings(now));
+    }
+
+    /// After a rewind the recording keeps the rewound branch until the
+    /// session runs on (another rewind may go forward again, as the history
+    /// does); the first call that makes a new branch cuts it at the tick
+    /// rewound to.
+    pub(super) fn settle_branch(&mut self) {
+        let Some(tick) = self.rewound_to else {
+            return;
+        };
+        if self.history.rewound() {
+            return;
+        }
+        self.rewound_to = None;
+        self.rewound_tape = None;
+        if self.tape.events.last().is_some_and(|e| e.tick > tick)
+            || self.tape.ticks > tick
+            || self.tape.edits.last().is_some_and(|e| e.tick > tick)
+        {
             Arc::make_mut(&mut self.tape).truncate_after(tick);
         }
     }
 
+    /// The session's recording as far as the session stands: after a rewind
+    /// that no call has branched from yet, the ticks up to the rewound one.
+    pub(super) fn shown_tape(&mut self) -> Arc<Recording> {
+        let Some(tick) = self.rewound_to else {
+            return self.tape.clone();
+        };
+        if let Some(cut) = &self.rewound_tape
+            && cut.0 == tick
+        {
+            return cut.1.clone();
+        }
+        let mut cut = (*self.tape).clone();
+        cut.truncate_after(tick);
+        let cut = Arc::new(cut);
+        self.rewound_tape = Some((tick, cut.clone()));
+        cut
+    }
+
+    /// Edits of the recording made after the end of `tick`: what a new
+    /// future from there leaves out.
+    pub(super) fn edits_after(&self, tick: u64) -> usize {
+        self.tape.edits.iter().filter(|e| e.tick > tick).count()
+    }
+
     /// A new session: nothing recorded, no tape in force, at this tick rate.
     pub(super) fn reset_tape(&mut self) {
-        self.tape = Arc::new(Recording::new(self.settings.fixed_hz));
+        self.tape = Arc::new(Recording::new(self.settings().fixed_hz));
+        self.rewound_to = None;
+        self.rewound_tape = None;
+        self.settings_in_force = *self.pipeline.settings();
         self.pipeline.set_tick_input(None);
     }
 
     /// "Resume from here" with an edited tape: rewinds to the end of `from`
     /// and replays `tape` from tick `from + 1` on. The session stays
     /// suspended there, as after any rewind.
-    pub(super) fn apply_tape(&mut self, tape: Recording, from: u64) {
+    pub(super) fn apply_tape(&mut self, mut tape: Recording, from: u64) {
         if !self.rewind(from) {
             return;
         }
-        if tape.fixed_hz != self.settings.fixed_hz {
+        // The history repeats the session's edits itself: the tape installed
+        // is input only.
+        tape.edits.clear();
+        if tape.fixed_hz != self.settings().fixed_hz {
             self.send_event(Event::Notice(format!(
                 "the tape's ticks were counted at {} Hz; the session ticks at {} Hz, so its \
                  edges reach the same tick numbers at other times",
-                tape.fixed_hz, self.settings.fixed_hz
+                tape.fixed_hz,
+                self.settings().fixed_hz
             )));
         }
         let edges = tape.events.iter().filter(|e| e.tick > from).count();

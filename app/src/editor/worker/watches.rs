@@ -59,7 +59,7 @@ impl Worker {
             return;
         };
         let expr = spec.expr.clone();
-        let mut scratch = Pipeline::new(self.settings);
+        let mut scratch = Pipeline::new(self.settings());
         let live_tick = self.pipeline.clock().simulation_tick;
         match find_previous(&self.history, &mut scratch, live_tick, &expr, before) {
             Ok(tick) => self.send_event(Event::WatchFound {
