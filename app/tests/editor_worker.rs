@@ -1221,3 +1221,131 @@ fn a_past_view_after_an_inspector_edit_shows_the_edit() {
         assert!(!ball.enabled, "tick {tick}: ball 203 is disabled");
     }
 }
+
+/// Per-tick hashes of the demo replaying `recording` headless in frames of
+/// `dt` until tick `ticks`.
+fn replayed_hashes(
+    recording: &Recording,
+    dt: f64,
+    ticks: u64,
+) -> std::collections::BTreeMap<u64, u64> {
+    #[derive(Clone, Default)]
+    struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
+    impl stepframe_core::TickObserver for Seen {
+        fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
+            self.0
+                .lock()
+                .expect("lock")
+                .insert(r.clock.simulation_tick, r.hash);
+        }
+    }
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let replay =
+        stepframe_core::Replay::with_registry(recording.clone(), &registry).expect("edits fit");
+    p.set_tick_input(Some(Box::new(replay)));
+    let seen = Seen::default();
+    p.set_tick_observer(Some(Box::new(seen.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(dt);
+    }
+    let out = seen.0.lock().expect("lock").clone();
+    out
+}
+
+#[test]
+fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_144_hz() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    // Paused at tick 121: the edits apply before tick 122, which a 30 Hz
+    // replay runs second in its frame (mid-frame).
+    pump_to(&mut w, &ui, 121, 200);
+    // Paused at tick 121: the player lifted to y = 3 and given a stronger
+    // jump, ball 203 disabled.
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let view = latest_view(&ui).expect("a view");
+    let mut pose = view.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    send(Command::EditParams {
+        object: ObjectId(20),
+        index: 0,
+        params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
+                 charge_impulse_per_second: 6.0)"
+            .into(),
+    });
+    send(Command::SetEnabled(ObjectId(203), false));
+    send(Command::Play);
+    pump_to(&mut w, &ui, 200, 200);
+    // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
+    send(Command::Input(InputEvent::press(InputSource::Key("Space".into()))));
+    w.pump(DT);
+    send(Command::Input(InputEvent::release(InputSource::Key(
+        "Space".into(),
+    ))));
+    // The rate change takes effect before tick 302: mid-frame at 30 Hz too.
+    pump_to(&mut w, &ui, 301, 200);
+    send(Command::SetFixedRate(50));
+    let last = pump_to(&mut w, &ui, 420, 300).clock.simulation_tick;
+    send(Command::Pause);
+    w.pump(DT);
+
+    let dir = std::env::temp_dir().join(format!("stepframe-session-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("bug.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Done(t) if t.contains("session recording"))),
+        "{events:?}"
+    );
+    let recording = Recording::load(&path).expect("the file loads");
+    let kinds: Vec<String> = recording
+        .edits
+        .iter()
+        .map(|e| format!("{} {:?}", e.tick, e.edit).chars().take(40).collect())
+        .collect();
+    assert_eq!(recording.edits.len(), 4, "{kinds:?}");
+    assert!(recording.edits[..3].iter().all(|e| e.tick == 122), "{kinds:?}");
+    assert!(
+        matches!(recording.edits[3].edit, stepframe_core::Edit::Settings(s) if s.fixed_hz == 50),
+        "{kinds:?}"
+    );
+    assert_eq!(recording.edits[3].tick, 302, "{kinds:?}");
+    assert_eq!(recording.ticks, last);
+
+    // The editor's own past views of these ticks...
+    let ticks = [121u64, 122, 123, 150, 210, 260, 301, 302, 303, 350, last];
+    let mut editor = Vec::new();
+    for tick in ticks {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        editor.push(past.state_hash);
+    }
+    // ... are what the recording gives headless, at every display rate.
+    for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+        let headless = replayed_hashes(&recording, dt, last);
+        let got: Vec<u64> = ticks.iter().map(|t| headless[t]).collect();
+        assert_eq!(got, editor, "frames of {dt} s");
+    }
+    // And without the edits the session is another one.
+    let mut input_only = recording.clone();
+    input_only.edits.clear();
+    let plain = replayed_hashes(&input_only, DT, last);
+    assert_ne!(plain[&150], editor[3]);
+    let _ = std::fs::remove_dir_all(&dir);
+}

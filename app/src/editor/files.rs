@@ -10,7 +10,7 @@
 
 use std::path::{Path, PathBuf};
 
-use super::protocol::Command;
+use super::protocol::{Command, SaveWhat};
 use super::state::Session;
 
 /// What Save or Save As asked.
@@ -20,8 +20,8 @@ pub struct Confirmation {
     pub path: PathBuf,
     /// Why the worker asks.
     pub reason: String,
-    /// A Save As (its confirmation overwrites), else a Save (replaces).
-    pub save_as: bool,
+    /// Which save asked (its confirmation re-sends that one).
+    pub what: SaveWhat,
 }
 
 /// Which dialog is open, and its fields.
@@ -74,12 +74,8 @@ impl FilesState {
     }
 
     /// Shows a question from the worker.
-    pub fn ask(&mut self, path: PathBuf, reason: String, save_as: bool) {
-        self.confirm = Some(Confirmation {
-            path,
-            reason,
-            save_as,
-        });
+    pub fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat) {
+        self.confirm = Some(Confirmation { path, reason, what });
     }
 }
 
@@ -175,15 +171,15 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
             ui.heading("Replace the file?");
             ui.label(&question.reason);
             ui.horizontal(|ui| {
-                let yes = if question.save_as {
-                    "Replace it"
-                } else {
+                let yes = if question.what == SaveWhat::Scene {
                     "Save anyway"
+                } else {
+                    "Replace it"
                 };
                 if ui.button(yes).clicked() {
                     answer = Some(Answer::Replace);
                 }
-                if !question.save_as && ui.button("Save As…").clicked() {
+                if question.what == SaveWhat::Scene && ui.button("Save As…").clicked() {
                     answer = Some(Answer::SaveAs);
                 }
                 if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
@@ -194,13 +190,16 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
         match answer {
             Some(Answer::Replace) => {
                 files.confirm = None;
-                session.send(if question.save_as {
-                    Command::SaveAs {
+                session.send(match question.what {
+                    SaveWhat::SceneAs => Command::SaveAs {
                         path: question.path,
                         overwrite: true,
-                    }
-                } else {
-                    Command::Save { replace: true }
+                    },
+                    SaveWhat::Scene => Command::Save { replace: true },
+                    SaveWhat::Recording => Command::SaveRecording {
+                        path: question.path,
+                        overwrite: true,
+                    },
                 });
             }
             Some(Answer::SaveAs) => {

@@ -202,7 +202,15 @@ fn play(args: &PlayArgs) -> Result<(), Exit> {
         .load_scene(&scene, &registry)
         .map_err(|e| bad(e.to_string()))?;
     if let Some(r) = recording {
-        pipeline.set_tick_input(Some(Box::new(Replay::new(r))));
+        // A session recording's edits are made once, with the scene's
+        // registry, and applied at the start of their ticks.
+        let replay = Replay::with_registry(r, &registry).map_err(|e| {
+            bad(format!(
+                "{}: an edit of the recording does not fit the scene: {e}",
+                args.input.as_deref().unwrap_or(Path::new("")).display()
+            ))
+        })?;
+        pipeline.set_tick_input(Some(Box::new(replay)));
     }
     let mut observers: Vec<Box<dyn TickObserver>> = Vec::new();
     let trace = match &args.trace {

@@ -183,7 +183,9 @@ pub fn run_case(
         .load_scene(scene, registry)
         .map_err(|e| e.to_string())?;
     if let Some(r) = recording {
-        pipeline.set_tick_input(Some(Box::new(Replay::new(r.clone()))));
+        let replay = Replay::with_registry(r.clone(), registry)
+            .map_err(|e| format!("an edit of the recording does not fit the scene: {e}"))?;
+        pipeline.set_tick_input(Some(Box::new(replay)));
     }
     let writer = Arc::new(Mutex::new(
         TraceWriter::new(Vec::<u8>::new()).with_subsystem_hashes(),

@@ -112,11 +112,8 @@ impl EditorApp {
                 self.panels.bookmarks.follow_save_as(&path);
                 session.notify(LogLevel::Info, format!("saved {}", path.display()))
             }
-            Event::ConfirmSave {
-                path,
-                reason,
-                save_as,
-            } => self.panels.files.ask(path, reason, save_as),
+            Event::ConfirmSave { path, reason, what } => self.panels.files.ask(path, reason, what),
+            Event::Done(text) => session.notify(LogLevel::Info, text),
             Event::Notice(text) => session.notify(LogLevel::Warning, text),
             Event::ScriptReloaded(path) => {
                 let text = format!("reloaded {}", path.display());

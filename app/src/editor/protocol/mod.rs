@@ -262,6 +262,17 @@ pub enum Command {
     AdoptFork,
     /// B is dropped.
     DiscardFork,
+    /// File → Save session recording: writes the input every tick received
+    /// and every edit and settings change made from the editor, each stamped
+    /// with its tick, as one RON file `stepframe play --input` replays
+    /// (docs/player.md). An existing file is only replaced when `overwrite`
+    /// is set: without it the worker asks first ([`Event::ConfirmSave`]).
+    SaveRecording {
+        /// The file.
+        path: PathBuf,
+        /// The user confirmed replacing an existing file.
+        overwrite: bool,
+    },
     /// The rewind history's byte budget (`None`: unbounded in bytes).
     SetHistoryBudget(Option<usize>),
     /// Ends the worker thread.
@@ -311,6 +322,17 @@ pub enum ScriptCommand {
     },
 }
 
+/// Which save asked for a confirmation ([`Event::ConfirmSave`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SaveWhat {
+    /// Save, to the scene's own file.
+    Scene,
+    /// Save As, to another file.
+    SceneAs,
+    /// Save session recording.
+    Recording,
+}
+
 /// One pipeline call as the timeline sees it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FrameTelemetry {
@@ -350,16 +372,20 @@ pub enum Event {
     },
     /// A scene was written.
     Saved(PathBuf),
-    /// Save or Save As needs the user's word first: the file is hand-written
-    /// (its comments and layout would go), changed on disk, or exists.
+    /// Save, Save As or Save session recording needs the user's word first:
+    /// the file is hand-written (its comments and layout would go), changed
+    /// on disk, or exists.
     ConfirmSave {
         /// The file that would be replaced.
         path: PathBuf,
         /// What would be lost, in a sentence.
         reason: String,
-        /// Whether it was a Save As (the confirmation re-sends that).
-        save_as: bool,
+        /// Which save asked (the confirmation re-sends that one).
+        what: SaveWhat,
     },
+    /// Something done that the user asked for ("saved the session recording
+    /// to …"): shown for a moment and kept in the log.
+    Done(String),
     /// A script file was recompiled ([`Command::ReloadScript`]): its Script
     /// behaviours adopt it at their next frame boundary.
     ScriptReloaded(PathBuf),

@@ -407,6 +407,7 @@ impl Worker {
                 Ok(()) => self.send_event(Event::ScriptReloaded(path)),
                 Err(e) => self.error(format!("script not reloaded: {e}")),
             },
+            Command::SaveRecording { path, overwrite } => self.save_recording(&path, overwrite),
             Command::SetHistoryBudget(bytes) => self.history.set_budget(bytes),
             Command::Shutdown => return false,
             #[cfg(feature = "test-hooks")]

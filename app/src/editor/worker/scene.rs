@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Worker;
-use crate::editor::protocol::Event;
+use crate::editor::protocol::{Event, SaveWhat};
 use crate::editor::session::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
@@ -96,9 +96,44 @@ impl Worker {
             Ok(SaveOutcome::NeedsConfirmation(reason)) => self.send_event(Event::ConfirmSave {
                 path: to.map_or(loaded.path, Path::to_path_buf),
                 reason,
-                save_as: to.is_some(),
+                what: if to.is_some() {
+                    SaveWhat::SceneAs
+                } else {
+                    SaveWhat::Scene
+                },
             }),
             Err(message) => self.error(message),
+        }
+    }
+
+    /// File → Save session recording (see [`crate::editor::protocol::Command::SaveRecording`]):
+    /// the recording of the session as it stands, written atomically, so a
+    /// crash leaves the old file or the new one. An existing file is
+    /// replaced only once the user said so.
+    pub(super) fn save_recording(&mut self, path: &Path, overwrite: bool) {
+        if path.exists() && !overwrite {
+            self.send_event(Event::ConfirmSave {
+                path: path.to_path_buf(),
+                reason: format!("{} exists: replace it with this session's recording?", path.display()),
+                what: SaveWhat::Recording,
+            });
+            return;
+        }
+        let mut recording = (*self.shown_tape()).clone();
+        recording.ticks = recording
+            .ticks
+            .max(self.pipeline.stepper().completed_ticks());
+        match recording.save(path) {
+            Ok(()) => self.send_event(Event::Done(format!(
+                "saved the session recording to {}: {} input edges and {} edits over {} ticks \
+                 (stepframe play <scene> --input {} replays it)",
+                path.display(),
+                recording.events.len(),
+                recording.edits.len(),
+                recording.ticks,
+                path.display()
+            ))),
+            Err(e) => self.error(format!("session recording not saved: {e}")),
         }
     }
 }
