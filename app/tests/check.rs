@@ -454,3 +454,88 @@ fn nothing_is_drawn_on_stderr_when_it_is_not_a_terminal() {
     assert_eq!(code(&out), 0, "{}", stdout(&out));
     assert_eq!(stderr(&out), "");
 }
+
+#[test]
+fn check_passes_on_a_session_recording_with_edits_and_a_rate_change() {
+    // Input, a pose, a parameter and a velocity edit, a ball disabled and
+    // the fixed rate changed to 50 Hz at tick 302: every pacing and both
+    // strategies give the reference's ticks.
+    let out = stepframe(&[
+        "check",
+        "assets/scenes/demo.ron",
+        "--input",
+        "assets/recordings/demo-session.ron",
+        "--ticks",
+        "720",
+    ]);
+    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
+    assert!(
+        stdout(&out).contains("all 17 runs match the reference"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+#[test]
+fn play_applies_a_session_recordings_edits_at_their_ticks() {
+    let dir = scratch("session-recording");
+    let trace = dir.join("t.jsonl");
+    let out = stepframe(&[
+        "play",
+        "assets/scenes/demo.ron",
+        "--input",
+        "assets/recordings/demo-session.ron",
+        "--pacing",
+        "144",
+        "--trace",
+        path_str(&trace),
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let text = std::fs::read_to_string(&trace).expect("a trace");
+    let line = |tick: usize| {
+        text.lines()
+            .nth(tick - 1)
+            .expect("the tick's line")
+            .to_string()
+    };
+    let player_y = |l: &str| -> f32 {
+        let at = l.find(r#"{"id":20,"#).expect("the player");
+        let rest = &l[at..];
+        let y = rest.find(r#""y":"#).expect("y") + 4;
+        rest[y..]
+            .split([',', '}'])
+            .next()
+            .expect("a number")
+            .parse()
+            .expect("a float")
+    };
+    // Lifted to y = 3 before tick 122: tick 121 is on the ground, 122 in the air.
+    assert!(player_y(&line(121)) < 1.0, "{}", line(121));
+    assert!(player_y(&line(122)) > 2.9, "{}", line(122));
+    // Ticks after 302 are 1/50 s long: tick 303 starts at 301/60 + 1/50 s,
+    // 301 × 11,760,000 + 14,112,000 flicks.
+    let start_303 = (301.0 * 11_760_000.0 + 14_112_000.0) / 705_600_000.0;
+    assert!(
+        line(303).contains(&format!(r#""sim_time":{start_303}"#)),
+        "{}",
+        line(303)
+    );
+}
+
+#[test]
+fn a_session_recording_edit_that_does_not_fit_names_its_place() {
+    let dir = scratch("bad-session-recording");
+    let bad = dir.join("bad.ron");
+    std::fs::write(
+        &bad,
+        "(version: 2, fixed_hz: 60, ticks: 10, events: [],\n edits: [\n  (tick: 5, edit: Pose(object: 20, pose: (x: 1.0, y: inf, angle: 0.0))),\n ])\n",
+    )
+    .expect("write");
+    let out = stepframe(&["play", "assets/scenes/demo.ron", "--input", path_str(&bad)]);
+    assert_eq!(code(&out), 2, "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.contains("bad.ron:3:4: edit 0: the pose must be finite"),
+        "{err}"
+    );
+}

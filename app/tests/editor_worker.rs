@@ -1284,7 +1284,9 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     send(Command::Play);
     pump_to(&mut w, &ui, 200, 200);
     // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
-    send(Command::Input(InputEvent::press(InputSource::Key("Space".into()))));
+    send(Command::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    ))));
     w.pump(DT);
     send(Command::Input(InputEvent::release(InputSource::Key(
         "Space".into(),
@@ -1315,10 +1317,18 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     let kinds: Vec<String> = recording
         .edits
         .iter()
-        .map(|e| format!("{} {:?}", e.tick, e.edit).chars().take(40).collect())
+        .map(|e| {
+            format!("{} {:?}", e.tick, e.edit)
+                .chars()
+                .take(40)
+                .collect()
+        })
         .collect();
     assert_eq!(recording.edits.len(), 4, "{kinds:?}");
-    assert!(recording.edits[..3].iter().all(|e| e.tick == 122), "{kinds:?}");
+    assert!(
+        recording.edits[..3].iter().all(|e| e.tick == 122),
+        "{kinds:?}"
+    );
     assert!(
         matches!(recording.edits[3].edit, stepframe_core::Edit::Settings(s) if s.fixed_hz == 50),
         "{kinds:?}"

@@ -12,10 +12,12 @@
 
 use serde::{Deserialize, Serialize};
 
-/// A stable object id: written in scenes, traces and recordings.
+/// A stable object id: written in scenes, traces and recordings, as the
+/// plain number (`object: 20`, not `object: (20)`).
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
 )]
+#[serde(transparent)]
 pub struct ObjectId(pub u64);
 
 impl std::fmt::Display for ObjectId {

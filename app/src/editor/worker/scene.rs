@@ -114,7 +114,10 @@ impl Worker {
         if path.exists() && !overwrite {
             self.send_event(Event::ConfirmSave {
                 path: path.to_path_buf(),
-                reason: format!("{} exists: replace it with this session's recording?", path.display()),
+                reason: format!(
+                    "{} exists: replace it with this session's recording?",
+                    path.display()
+                ),
                 what: SaveWhat::Recording,
             });
             return;
