@@ -75,8 +75,9 @@
 //!   the oldest keyframes go instead. Worked numbers: demo.ron's keyframes
 //!   are ~0.4 MiB each (`stepframe bench`), so 256 MiB holds ~620 of them:
 //!   ~20 min at 120 frames apart, ~40 min after one doubling, ~80 min after
-//!   two; [`History::reach`] says how far back rewind reaches now, "rewind
-//!   reaches 9 min 40 s in 256 MiB".
+//!   two; [`History::reach`] says how far back rewind reaches now and
+//!   how far the budget reaches at this rate, "history holds 26 s; budget
+//!   reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
 //!   are dropped with the calls before them (the spacing never changes).
 //!
@@ -332,8 +333,9 @@ impl History {
     }
 
     /// How far back rewind reaches from the live session `live`, in
-    /// simulated time, and what it costs: the editor's "rewind reaches
-    /// 9 min 40 s in 256 MiB" (`RewindReach`'s `Display`).
+    /// simulated time, what it costs, and how far the budget would reach
+    /// at this rate: the editor's "history holds 26 s; budget reaches ≈ 9
+    /// min at this rate" (`RewindReach`'s `Display`).
     pub fn reach(&self, live: &Pipeline) -> RewindReach {
         let now = live.stepper().simulation_time().as_secs_f64();
         let oldest = self
@@ -342,9 +344,11 @@ impl History {
             .map_or(now, |k| k.snapshot.simulation_time());
         RewindReach {
             seconds: (now - oldest).max(0.0),
+            oldest_tick: self.oldest_tick(),
             bytes: self.memory_bytes(),
             budget: self.budget,
             keyframe_every: self.keyframe_every,
+            widest_every: reach::widest_every(self.base_every),
         }
     }
 

@@ -148,20 +148,25 @@ fn reach_is_the_simulated_time_back_to_the_oldest_keyframe() {
 fn reach_reads_as_the_editor_shows_it() {
     let reach = |seconds: f64, budget: Option<usize>| RewindReach {
         seconds,
+        oldest_tick: Some(240),
         bytes: 12 << 20,
         budget,
         keyframe_every: 120,
+        widest_every: 480,
     };
+    // 12 MiB over 580 s, four times wider at the last doubling: 256 MiB
+    // reach 256 / 12 × 580 × 4 s = 49,493 s, 13 h 44 min.
     assert_eq!(
         reach(580.0, Some(256 << 20)).to_string(),
-        "rewind reaches 9 min 40 s in 256 MiB"
+        "history holds 9 min 40 s (from tick 240); budget reaches ≈ 13 h 44 min at this rate \
+         (256 MiB)"
     );
     assert_eq!(
         reach(42.7, None).to_string(),
-        "rewind reaches 42 s (12.0 MiB)"
+        "history holds 42 s (from tick 240); no budget (12.0 MiB held)"
     );
     assert_eq!(
-        reach(2.0 * 3600.0 + 5.0 * 60.0, Some(1 << 30)).to_string(),
-        "rewind reaches 2 h 5 min in 1024 MiB"
+        reach(2.0 * 3600.0 + 5.0 * 60.0, Some(1 << 30)).held_text(),
+        "history holds 2 h 5 min (from tick 240)"
     );
 }
