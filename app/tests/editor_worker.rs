@@ -734,9 +734,12 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         w.pump(dt);
         let events: Vec<Event> = ui.events.try_iter().collect();
         assert_no_errors(&events);
-        let b: Vec<_> = fork_ticks_in(&events)
+        let all = fork_ticks_in(&events);
+        // B's first record is the fork tick itself (A's state there).
+        assert_eq!(all.first().map(|t| t.tick), Some(100), "{pacing:?}");
+        let b: Vec<_> = all
             .into_iter()
-            .filter(|t| t.tick <= 170)
+            .filter(|t| t.tick > 100 && t.tick <= 170)
             .collect();
         // B, tick for tick, is the run loaded with the higher impulse.
         assert_eq!(b.first().map(|t| t.tick), Some(101), "{pacing:?}");
@@ -864,7 +867,7 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
     // B's guard walks the fast text's path, A's the file's.
     let b_guard: std::collections::BTreeMap<u64, f32> = fork_ticks_in(&events)
         .into_iter()
-        .filter(|t| t.tick <= 90)
+        .filter(|t| t.tick > 60 && t.tick <= 90)
         .filter_map(|t| Some((t.tick, t.object(3)?[0])))
         .collect();
     assert_eq!(b_guard.keys().next(), Some(&61));
@@ -1358,4 +1361,46 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     let plain = replayed_hashes(&input_only, DT, last);
     assert_ne!(plain[&150], editor[3]);
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_there() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 310, 400);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    send(Command::ForkHere(303));
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert_no_errors(&events);
+    let b = fork_ticks_in(&events);
+    let first = b.first().expect("B's record of the fork tick");
+    assert_eq!(first.tick, 303);
+    // It is A's state at 303: the inspector's B column equals A's.
+    let a = latest_view(&ui).expect("a view");
+    assert_eq!(a.clock.simulation_tick, 303);
+    let player = a.selected.as_ref().expect("the player").committed;
+    let fields = first.object(20).expect("the player in B");
+    assert_eq!((fields[0], fields[1]), (player.x, player.y));
+
+    send(Command::AdoptFork);
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let notice = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Notice(t) if t.contains("branch B") => Some(t.clone()),
+            _ => None,
+        })
+        .expect("the adopt notice");
+    assert!(notice.contains("its history starts here, at tick 303"), "{notice}");
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(
+        view.rewind.held_text(),
+        "history holds 0 s (from tick 303)",
+        "the Clock tab says what the notice says"
+    );
 }

@@ -58,3 +58,37 @@ pub fn run_frame(
     let first = p.step_frame(dt);
     finish_frame(p, first, Pipeline::resume, max_resumes)
 }
+
+/// Runs `p` in whole outer frames of `dt` seconds until tick `target` is
+/// complete, and stops exactly at its end (suspended there, as a rewind
+/// stops: [`Pipeline::set_stop_after_tick`]); any other suspension on the
+/// way is resumed, as a host with nobody at the controls does. What the
+/// editor's what-if branch runs to stay in lockstep with the live session.
+/// Gives up after `max_frames` frames or resumes, with the count. A
+/// pipeline already at or past `target` is left as it is.
+pub fn run_to_tick(
+    p: &mut Pipeline,
+    target: u64,
+    dt: f64,
+    max_frames: u64,
+) -> Result<(), FrameNeverEnds> {
+    if p.stepper().completed_ticks() >= target {
+        return Ok(());
+    }
+    p.set_stop_after_tick(Some(target));
+    let mut calls = 0;
+    while p.stepper().completed_ticks() < target {
+        if calls == max_frames {
+            p.set_stop_after_tick(None);
+            return Err(FrameNeverEnds { resumes: calls });
+        }
+        calls += 1;
+        if p.suspension().is_some() {
+            p.resume();
+        } else {
+            p.step_frame(dt);
+        }
+    }
+    p.set_stop_after_tick(None);
+    Ok(())
+}

@@ -344,7 +344,12 @@ impl History {
             .map_or(now, |k| k.snapshot.simulation_time());
         RewindReach {
             seconds: (now - oldest).max(0.0),
-            oldest_tick: self.oldest_tick(),
+            // With no keyframe yet the session can still go back to where
+            // it stands (nothing ran since the history began).
+            oldest_tick: Some(
+                self.oldest_tick()
+                    .unwrap_or_else(|| live.stepper().completed_ticks()),
+            ),
             bytes: self.memory_bytes(),
             budget: self.budget,
             keyframe_every: self.keyframe_every,

@@ -50,7 +50,7 @@
 //! | **4: the pipeline** | | |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
 //! | **5: what drives, records and reads a pipeline** | | |
-//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged | |
+//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged; a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry` |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
@@ -115,7 +115,7 @@ pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,
 };
-pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame};
+pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};

@@ -9,28 +9,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use crossbeam_channel::Sender;
-use stepframe_core::{Pipeline, TickObserver, TickRecord};
+use stepframe_core::{Pipeline, TickRecord};
 
 use super::Worker;
+use super::tape::TickTap;
 use crate::editor::protocol::Event;
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
-
-/// Passes every replayed tick's pose records on (the history scan).
-struct PoseTap {
-    tx: Sender<TracedTick>,
-}
-
-impl TickObserver for PoseTap {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        // The receiver outlives the scratch pipeline this tap is installed in.
-        let _ = self.tx.send(traced_tick(
-            record.clock.simulation_tick,
-            record.clock.frame_index,
-            record.world,
-        ));
-    }
-}
 
 /// One live tick against B, if B holds that tick.
 pub(super) fn measure(b: &TracePoses, record: &TickRecord<'_>) -> Option<TickDivergence> {
@@ -140,12 +124,20 @@ impl Worker {
             }
             if end > start {
                 let (tx, rx) = crossbeam_channel::unbounded();
-                scratch.set_tick_observer(Some(Box::new(PoseTap { tx })));
+                scratch.set_tick_observer(Some(Box::new(TickTap {
+                    tx,
+                    compare: None,
+                    trace: true,
+                })));
                 self.history
                     .replay_into(&mut scratch, live, end)
                     .map_err(|e| e.to_string())?;
                 scratch.set_tick_observer(None);
-                for t in rx.try_iter().filter(|t| t.tick > start && t.tick <= end) {
+                for t in rx
+                    .try_iter()
+                    .filter_map(|news| news.traced)
+                    .filter(|t| t.tick > start && t.tick <= end)
+                {
                     each(t);
                 }
             }

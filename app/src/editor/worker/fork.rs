@@ -35,15 +35,16 @@
 use std::collections::BTreeMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
-use crossbeam_channel::{Receiver, Sender};
+use crossbeam_channel::Receiver;
 use stepframe_core::{
-    Debugger, Edit, InputEvent, ObjectId, ParamsEditError, Pipeline, RecordedEvent, Recorder,
-    Recording, Registry, Replay, TickInputSource, TickObserver, TickRecord,
+    Debugger, Edit, InputEvent, ObjectId, ParamsEditError, Pipeline, RecordedEvent, Recording,
+    Registry, Replay, TickInputSource, run_to_tick,
 };
 use stepframe_plugins::ScriptHost;
 
 use super::Worker;
 use super::scripts::rebind_scripts;
+use super::tape::{TickNews, TickTap};
 use crate::editor::protocol::Event;
 use crate::tools::trace_poses::{TracedTick, compare, traced_tick};
 
@@ -52,7 +53,7 @@ type Feed = Arc<Mutex<BTreeMap<u64, Vec<InputEvent>>>>;
 
 /// Most outer frames B may run to catch up with A in one call (a guard: B
 /// runs at least one tick per frame of A's length).
-const MAX_CATCH_UP_FRAMES: usize = 100_000;
+const MAX_CATCH_UP_FRAMES: u64 = 100_000;
 
 /// B's tick input: what A's same tick received, except that up to
 /// `recorded_to` an edited tape, if any, says what B receives instead (the
@@ -84,22 +85,6 @@ impl TickInputSource for ForkInput {
     }
 }
 
-/// B's observer: its records for the comparison.
-struct BTap {
-    tx: Sender<TracedTick>,
-}
-
-impl TickObserver for BTap {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        // The receiver lives in the fork that owns this pipeline.
-        let _ = self.tx.send(traced_tick(
-            record.clock.simulation_tick,
-            record.clock.frame_index,
-            record.world,
-        ));
-    }
-}
-
 /// Branch B and what pairs its ticks with A's.
 pub(super) struct Fork {
     /// B's pipeline.
@@ -110,10 +95,11 @@ pub(super) struct Fork {
     feed: Feed,
     /// B's edited tape and the tick up to which it stands for A's input.
     edited: Option<(Recording, u64)>,
-    /// B's records as its ticks complete.
-    b_ticks: Receiver<TracedTick>,
-    /// What B's ticks received (its input tape once adopted).
-    recorder: Arc<Mutex<Recorder>>,
+    /// B's tick news (its records, what its ticks received) as they complete.
+    b_ticks: Receiver<TickNews>,
+    /// What B's ticks received: A's tape up to the fork, then B's own (its
+    /// input tape once adopted).
+    tape: Recording,
     /// A's records still waiting for B's, and B's for A's.
     waiting: (BTreeMap<u64, TracedTick>, BTreeMap<u64, TracedTick>),
     /// B's scripts (a fork of the session's host).
@@ -141,8 +127,13 @@ impl Fork {
             Vec<crate::tools::trace_poses::TickDivergence>,
         ),
     ) {
-        for b in self.b_ticks.try_iter() {
-            self.waiting.1.insert(b.tick, b);
+        for news in self.b_ticks.try_iter() {
+            if !news.inputs.is_empty() {
+                self.tape.record_tick(news.tick, &news.inputs);
+            }
+            if let Some(b) = news.traced {
+                self.waiting.1.insert(b.tick, b);
+            }
         }
         let (a_side, b_side) = &mut self.waiting;
         let ready: Vec<u64> = a_side
@@ -171,9 +162,9 @@ impl Fork {
 impl Worker {
     /// The tape the session plays: what the ticks up to now received, then
     /// the edges still to come of a tape in force.
-    fn playing_tape(&self) -> Recording {
+    fn playing_tape(&mut self) -> Recording {
         let live = self.pipeline.stepper().completed_ticks();
-        let mut tape = (*self.tape).clone();
+        let mut tape = (*self.shown_tape()).clone();
         tape.truncate_after(live);
         tape.ticks = live;
         if let Some(in_force) = self.history.tape() {
@@ -213,24 +204,29 @@ impl Worker {
             edited: None,
         })));
         let (tx, b_ticks) = crossbeam_channel::unbounded();
-        // What A's ticks up to `at` received is B's past too.
-        let recorder = Arc::new(Mutex::new(Recorder::continuing((*self.tape).clone())));
-        let observers: Vec<Box<dyn TickObserver>> =
-            vec![Box::new(BTap { tx }), Box::new(recorder.clone())];
-        b.set_tick_observer(Some(Box::new(observers)));
+        b.set_tick_observer(Some(Box::new(TickTap {
+            tx,
+            compare: None,
+            trace: true,
+        })));
+        // B's record of the fork tick itself is A's: the inspector's B
+        // column shows it from the first moment.
+        let start = traced_tick(at, b.clock().frame_index, b.world());
         self.fork = Some(Fork {
             pipeline: b,
             from: at,
             feed,
             edited: None,
             b_ticks,
-            recorder,
+            // What A's ticks up to `at` received is B's past too.
+            tape: (*self.shown_tape()).clone(),
             waiting: Default::default(),
             scripts,
             registry,
         });
         self.install_observer();
         self.send_event(Event::Forked(at));
+        self.fork_ticks.push(start);
     }
 
     /// Runs B to A's tick, feeding it what A's ticks received (module docs).
@@ -243,22 +239,12 @@ impl Worker {
         let target = self.pipeline.stepper().completed_ticks();
         let fixed_dt = self.pipeline.clock().fixed_delta_time;
         let mut out = (Vec::new(), Vec::new());
+        let mut stuck = None;
         if let Some(f) = self.fork.as_mut() {
             let b = &mut f.pipeline;
-            if b.stepper().completed_ticks() < target {
-                let dt = if dt > 0.0 { dt } else { fixed_dt };
-                b.set_stop_after_tick(Some(target));
-                for _ in 0..MAX_CATCH_UP_FRAMES {
-                    if b.stepper().completed_ticks() >= target {
-                        break;
-                    }
-                    if b.suspension().is_some() {
-                        b.resume();
-                    } else {
-                        b.step_frame(dt.max(fixed_dt));
-                    }
-                }
-                b.set_stop_after_tick(None);
+            let dt = if dt > 0.0 { dt } else { fixed_dt };
+            if let Err(e) = run_to_tick(b, target, dt.max(fixed_dt), MAX_CATCH_UP_FRAMES) {
+                stuck = Some(e);
             }
             let done = b.stepper().completed_ticks();
             f.feed
@@ -269,6 +255,9 @@ impl Worker {
         }
         self.fork_ticks.extend(out.0);
         self.divergences.extend(out.1);
+        if let Some(e) = stuck {
+            self.error(format!("branch B could not follow A to tick {target}: {e}"));
+        }
     }
 
     /// A's tick news while forked: its input goes to B's feed, its record
@@ -383,7 +372,7 @@ impl Worker {
         let Fork {
             pipeline: mut b,
             edited,
-            recorder,
+            tape: b_tape,
             from,
             scripts,
             ..
@@ -404,21 +393,21 @@ impl Worker {
         if self.pipeline.suspension().is_none() {
             self.pipeline.pause();
         }
+        // B's recording (A's up to the fork, then B's) is the session's now.
+        self.tape = Arc::new(b_tape);
+        self.rewound_to = None;
+        self.rewound_tape = None;
+        self.settings_in_force = *self.pipeline.settings();
         self.history
             .set_tape(&mut self.pipeline, tape.map(Replay::new));
-        self.tape = Arc::new(
-            recorder
-                .lock()
-                .unwrap_or_else(PoisonError::into_inner)
-                .recording()
-                .clone(),
-        );
         self.take_params_into_scene();
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();
         self.send_event(Event::CompareStopped);
+        let now = self.pipeline.stepper().completed_ticks();
         self.send_event(Event::Notice(format!(
-            "branch B (forked at tick {from}) is the live session now; rewind reaches back to here"
+            "branch B (forked at tick {from}) is the live session now: its history starts \
+             here, at tick {now}"
         )));
     }
 

@@ -52,7 +52,7 @@ use std::time::{Duration, Instant};
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
     Edit, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
-    TickObserver, TickRecord, TimeSettings,
+    TimeSettings,
 };
 use stepframe_plugins::ScriptHost;
 
@@ -60,46 +60,10 @@ pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, sp
 
 use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint};
 use super::session::LoadedScene;
-use tape::TickNews;
+use tape::{TickNews, TickTap};
 use view::ViewFacts;
 
-use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, traced_tick};
-
-/// The observer installed in the pipeline: passes each completed tick's hash
-/// and input to the worker through a channel it drains after the call (same
-/// thread, no lock): the hash the view shows is the trace's hash of the last
-/// tick, and the recorded input tape is what the ticks received.
-struct HashTap {
-    /// Where the news goes.
-    tx: Sender<TickNews>,
-    /// Run B of a comparison, measured against every tick.
-    compare: Option<Arc<TracePoses>>,
-    /// While forked: every tick's records, for pairing with branch B's.
-    trace: bool,
-}
-
-impl TickObserver for HashTap {
-    fn on_tick(&mut self, record: &TickRecord<'_>) {
-        // The receiver lives in the worker that owns this pipeline: a send only
-        // fails while the worker is being dropped, when nobody needs the news.
-        let _ = self.tx.send(TickNews {
-            tick: record.clock.simulation_tick,
-            hash: record.hash,
-            inputs: record.inputs.to_vec(),
-            divergence: self
-                .compare
-                .as_deref()
-                .and_then(|b| compare::measure(b, record)),
-            traced: self.trace.then(|| {
-                traced_tick(
-                    record.clock.simulation_tick,
-                    record.clock.frame_index,
-                    record.world,
-                )
-            }),
-        });
-    }
-}
+use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 
 /// Most log lines sent in one batch; a hook that logs more per frame (a runaway
 /// loop) loses the oldest, so one bad frame cannot flood the UI.
@@ -210,7 +174,7 @@ impl Worker {
         let settings = TimeSettings::default();
         let (hash_tx, ticks) = crossbeam_channel::unbounded();
         let mut pipeline = Pipeline::new(settings);
-        pipeline.set_tick_observer(Some(Box::new(HashTap {
+        pipeline.set_tick_observer(Some(Box::new(TickTap {
             tx: hash_tx.clone(),
             compare: None,
             trace: false,
@@ -567,7 +531,7 @@ impl Worker {
     /// Installs the tick observer: hashes and input for the view, and run B
     /// of a comparison if one is going on.
     fn install_observer(&mut self) {
-        self.pipeline.set_tick_observer(Some(Box::new(HashTap {
+        self.pipeline.set_tick_observer(Some(Box::new(TickTap {
             tx: self.hash_tx.clone(),
             compare: self.comparing.clone(),
             trace: self.fork.is_some(),
