@@ -703,8 +703,11 @@ fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
     let mut h = editor();
     h.run_steps(30);
     show(&mut h, Pane::Clock);
-    let reach = label_starting(&h, "rewind reaches ");
-    assert!(reach.ends_with(" in 256 MiB"), "{reach}");
+    // What the history holds, and how far the budget reaches at this rate.
+    let held = label_starting(&h, "history holds ");
+    assert!(held.ends_with("(from tick 0)"), "{held}");
+    let reach = label_starting(&h, "budget reaches ≈ ");
+    assert!(reach.ends_with(" at this rate (256 MiB)"), "{reach}");
     let live = h.state().session().live.as_ref().expect("a view").rewind;
     assert_eq!(
         live.budget,
@@ -718,7 +721,7 @@ fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
     h.run_steps(3);
     let live = h.state().session().live.as_ref().expect("a view").rewind;
     assert_eq!(live.budget, Some(64 << 20));
-    assert!(label_starting(&h, "rewind reaches ").ends_with(" in 64 MiB"));
+    assert!(label_starting(&h, "budget reaches ≈ ").ends_with(" at this rate (64 MiB)"));
     assert_eq!(h.state().session().persisted.history_budget_mib, 64);
 }
 

@@ -1396,7 +1396,10 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
             _ => None,
         })
         .expect("the adopt notice");
-    assert!(notice.contains("its history starts here, at tick 303"), "{notice}");
+    assert!(
+        notice.contains("its history starts here, at tick 303"),
+        "{notice}"
+    );
     let view = latest_view(&ui).expect("a view");
     assert_eq!(
         view.rewind.held_text(),

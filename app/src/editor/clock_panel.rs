@@ -37,11 +37,17 @@ fn rewind_ui(ui: &mut egui::Ui, session: &mut Session) {
     };
     ui.separator();
     let reach = live.rewind;
-    ui.label(reach.to_string()).on_hover_text(format!(
+    let detail = format!(
         "The rewind history holds {:.1} MiB; a keyframe every {} frames (the spacing \
          doubles to stay in the budget, then the oldest keyframes go)",
         reach.bytes as f64 / f64::from(1u32 << 20),
         reach.keyframe_every
+    );
+    ui.label(reach.held_text())
+        .on_hover_text("How far back a rewind or a past view reaches now");
+    ui.label(reach.budget_text()).on_hover_text(format!(
+        "A projection from the bytes each simulated second costs now: how far back the \
+         budget lets rewind reach once the history is full. {detail}"
     ));
     let mut mib = session.persisted.history_budget_mib;
     egui::ComboBox::from_label("history budget")

@@ -62,7 +62,10 @@ impl RewindReach {
     /// "history holds 26 s (from tick 120)".
     pub fn held_text(&self) -> String {
         match self.oldest_tick {
-            Some(t) => format!("history holds {} (from tick {t})", duration_text(self.seconds)),
+            Some(t) => format!(
+                "history holds {} (from tick {t})",
+                duration_text(self.seconds)
+            ),
             None => "history holds nothing yet (the first keyframe comes with the next frame)"
                 .to_string(),
         }
@@ -114,7 +117,10 @@ mod tests {
             keyframe_every: 120,
             widest_every: 480,
         };
-        assert_eq!(reach.held_text(), "history holds 1 min 40 s (from tick 120)");
+        assert_eq!(
+            reach.held_text(),
+            "history holds 1 min 40 s (from tick 120)"
+        );
         assert_eq!(reach.projected_seconds(), Some(12_800.0));
         assert_eq!(
             reach.budget_text(),

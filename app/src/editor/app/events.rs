@@ -26,6 +26,13 @@ impl EditorApp {
                     .log
                     .info(format!("rewound to tick {tick}: Play continues from here"));
             }
+            Event::Restarted { tick, frame } => {
+                session.back_to_live();
+                session.log.info(format!(
+                    "worker restarted from the snapshot at tick {tick} (frame {frame}), paused \
+                     there: Play continues"
+                ));
+            }
             Event::Comparing { name, trace } => {
                 let (first, last) = trace.range().unwrap_or_default();
                 session.notify(

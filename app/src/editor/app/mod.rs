@@ -24,7 +24,7 @@ use super::breakpoints::BreakpointForm;
 use super::code_pane::CodePaneState;
 use super::files::{FilesState, files_ui};
 use super::inspector::EditBuffers;
-use super::protocol::{Command, Event, RecoveryPoint};
+use super::protocol::{Command, RecoveryPoint};
 use super::state::{Persisted, Session};
 use super::tape::TapeState;
 use super::timeline::{TimelineSettings, TimelineState};
@@ -356,7 +356,6 @@ impl EditorApp {
             self.session.error = Some("no snapshot to restart the worker from".to_string());
             return;
         };
-        let (tick, frame) = (point.tick(), point.frame());
         let (ui_end, worker_end) = worker::channels();
         let pacing = self.session.persisted.pacing;
         let running = match self.driver {
@@ -389,29 +388,12 @@ impl EditorApp {
         self.ui_end = ui_end;
         self.running = running;
         self.session.reconnect(self.ui_end.commands.clone());
-        let budget = super::clock_panel::budget_bytes(self.session.persisted.history_budget_mib);
-        self.session.send(Command::SetHistoryBudget(Some(budget)));
+        // The new worker brings back breakpoints, settings, the selection
+        // and the history budget from the point itself, and says so with
+        // Event::Restarted.
         self.session.worker_stopped = None;
         self.session.error = None;
         self.session.back_to_live();
-        if let Some(view) = self.session.live.clone() {
-            let s = view.settings;
-            self.session.send(Command::SetTimeScale(s.time_scale));
-            self.session.send(Command::SetFixedRate(s.fixed_hz));
-            self.session.send(Command::SetMaxSteps(s.max_steps));
-            self.session.send(Command::SetStrategy(s.strategy));
-            for breakpoint in view.breakpoints {
-                self.session.send(Command::AddBreakpoint(breakpoint));
-            }
-        }
-        let selected = self.session.selected;
-        self.session.send(Command::Select(selected));
-        // Frames after the snapshot belong to an abandoned branch, as after a
-        // rewind: the timeline drops them.
-        self.panels.timeline.on_event(&Event::Rewound(tick));
-        self.session.log.info(format!(
-            "worker restarted from the snapshot at tick {tick} (frame {frame}), paused there: Play continues"
-        ));
     }
 }
 

@@ -411,6 +411,15 @@ pub enum Event {
     Log(Vec<LogEntry>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
+    /// A new worker took over the session from the last recovery point
+    /// (after the old one died), paused at its tick; what the dead worker
+    /// ran after that point is gone.
+    Restarted {
+        /// Completed ticks at the point.
+        tick: u64,
+        /// Outer frames run at the point.
+        frame: u64,
+    },
     /// A comparison began: run B, by name, shared with the UI (the
     /// inspector's B column and the viewport's B outlines read it).
     Comparing {
@@ -431,15 +440,23 @@ pub enum Event {
 }
 
 /// What the editor restarts a dead worker from: a whole-session snapshot taken
-/// between two outer frames, and the scene the session came from (for Save
-/// and Reload). The worker sends one after every load and then at most one per
-/// [`super::worker::RECOVERY_EVERY`] of running wall time; the UI keeps the
-/// newest. Breakpoints, time settings and the selection are not in it: the UI
-/// re-sends the ones its latest view shows.
+/// between two outer frames, the scene the session came from (for Save
+/// and Reload), and the worker's own state beside the session (breakpoints,
+/// time settings, selection, history budget). The worker sends one after
+/// every load and then at most one per [`super::worker::RECOVERY_EVERY`] of
+/// running wall time, and the same snapshot again with new host state
+/// whenever that changes; the UI keeps the newest and hands it back to a
+/// new worker untouched. The UI re-sends nothing: the worker owns it all.
 #[derive(Clone)]
 pub struct RecoveryPoint {
-    /// The session between two frames (cursor idle, no suspension).
-    pub(super) snapshot: Snapshot,
+    /// The session between two frames (cursor idle, no suspension), shared
+    /// by the points that differ only in host state (behind a lock because
+    /// a snapshot's behaviours are `Send`, not `Sync`).
+    pub(super) snapshot: Arc<std::sync::Mutex<Snapshot>>,
+    /// Completed ticks and outer frames at the snapshot.
+    pub(super) at: (u64, u64),
+    /// The worker's state beside the session, as of the newest point.
+    pub(super) host: HostState,
     /// The scene of the session, shared with the worker that sent it.
     pub(super) scene: Option<Arc<LoadedScene>>,
     /// The session's scripts: the snapshot's Script behaviours use this host,
@@ -447,15 +464,28 @@ pub struct RecoveryPoint {
     pub(super) scripts: stepframe_plugins::ScriptHost,
 }
 
+/// What a worker keeps beside the session that a restart must bring back.
+#[derive(Clone, Debug)]
+pub(super) struct HostState {
+    /// Breakpoints (hook and clock) with their match counts.
+    pub(super) debugger: stepframe_core::Debugger,
+    /// The time settings the next frame runs with.
+    pub(super) settings: stepframe_core::TimeSettings,
+    /// The inspector's object.
+    pub(super) selected: Option<ObjectId>,
+    /// The rewind history's byte budget.
+    pub(super) budget: Option<usize>,
+}
+
 impl RecoveryPoint {
     /// Completed ticks at the snapshot.
     pub fn tick(&self) -> u64 {
-        self.snapshot.tick()
+        self.at.0
     }
 
     /// Outer frames run at the snapshot.
     pub fn frame(&self) -> u64 {
-        self.snapshot.frame_index()
+        self.at.1
     }
 
     /// The scene file of the session, if it came from one.

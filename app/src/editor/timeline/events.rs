@@ -108,7 +108,9 @@ impl TimelineState {
                     self.mark(frame, MarkerKind::Error, message.clone());
                 }
             }
-            Event::Rewound(tick) => self.rewound(*tick),
+            // Frames after the tick (or after a dead worker's last recovery
+            // point) belong to an abandoned branch.
+            Event::Rewound(tick) | Event::Restarted { tick, .. } => self.rewound(*tick),
             _ => {}
         }
     }

@@ -58,7 +58,7 @@ use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{Command, Event, FrameTelemetry, Pacing, RecoveryPoint};
+use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
 use super::session::LoadedScene;
 use tape::{TickNews, TickTap};
 use view::ViewFacts;
@@ -152,6 +152,8 @@ pub struct Worker {
     repaint: Option<egui::Context>,
     /// When the last recovery point was sent.
     last_recovery: Instant,
+    /// The last recovery point sent (sent again with new host state).
+    last_point: Option<RecoveryPoint>,
     /// The watches as the UI last sent them, and what the installed set
     /// reports (drained at every publish).
     watches: watches::Watches,
@@ -215,6 +217,7 @@ impl Worker {
             out,
             repaint,
             last_recovery: Instant::now(),
+            last_point: None,
             watches: watches::Watches::default(),
         }
     }
@@ -239,12 +242,32 @@ impl Worker {
         if let Some(scene) = point.scene_path() {
             worker.registry = worker.registry_for_scene(scene);
         }
-        worker.pipeline.restore(&point.snapshot);
+        worker.pipeline.restore(
+            &point
+                .snapshot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
         worker.pipeline.pause();
         worker.settings_in_force = *worker.pipeline.settings();
         worker.state_hash = worker.pipeline.state_hash();
-        worker.scene = point.scene;
+        worker.scene = point.scene.clone();
+        // The dead worker's own state, as of its newest point.
+        let host = point.host.clone();
+        worker.pipeline.set_debugger(host.debugger);
+        worker.history.set_budget(host.budget);
+        worker.selected = host.selected;
+        if host.settings != *worker.pipeline.settings() {
+            // Applied at the next frame boundary, as the toolbar's are.
+            let _ = worker
+                .history
+                .set_settings(&mut worker.pipeline, host.settings);
+        }
         worker.send_recovery_point();
+        let (tick, frame) = (point.tick(), point.frame());
+        worker.send_event(Event::Restarted { tick, frame });
+        // The UI shows the restarted session at once, before any command.
+        worker.publish();
         worker
     }
 
@@ -379,6 +402,9 @@ impl Worker {
                 panic!("DebugCrashWorker: deliberate fault injection (a bug in the worker itself)")
             }
         }
+        // A worker that dies at its next command restarts with this one's
+        // breakpoints, settings and selection.
+        self.refresh_recovery_point();
         true
     }
 
@@ -444,11 +470,53 @@ impl Worker {
     /// Sends a snapshot of the session, between frames, to the UI (latest wins).
     fn send_recovery_point(&mut self) {
         self.last_recovery = Instant::now();
-        self.out.recovery.send(RecoveryPoint {
-            snapshot: self.pipeline.snapshot(),
+        let point = RecoveryPoint {
+            snapshot: Arc::new(std::sync::Mutex::new(self.pipeline.snapshot())),
+            at: (
+                self.pipeline.stepper().completed_ticks(),
+                self.pipeline.clock().frame_index,
+            ),
+            host: self.host_state(),
             scene: self.scene.clone(),
             scripts: self.scripts.clone(),
-        });
+        };
+        self.out.recovery.send(point.clone());
+        self.last_point = Some(point);
+    }
+
+    /// The worker's own state beside the session, for recovery points.
+    fn host_state(&self) -> HostState {
+        HostState {
+            debugger: self.pipeline.debugger().clone(),
+            settings: self.settings(),
+            selected: self.selected,
+            budget: self.history.budget(),
+        }
+    }
+
+    /// Sends the last recovery point again if the host state changed since
+    /// (a breakpoint, a setting, the selection): a restart then brings the
+    /// newest back. The snapshot is shared, so this costs no copy of it.
+    fn refresh_recovery_point(&mut self) {
+        let Some(point) = &self.last_point else {
+            return;
+        };
+        let host = &point.host;
+        let debugger = self.pipeline.debugger();
+        let same = host.debugger.breakpoints() == debugger.breakpoints()
+            && host.debugger.clock_breakpoints() == debugger.clock_breakpoints()
+            && host.settings == self.settings()
+            && host.selected == self.selected
+            && host.budget == self.history.budget();
+        if same {
+            return;
+        }
+        let point = RecoveryPoint {
+            host: self.host_state(),
+            ..point.clone()
+        };
+        self.out.recovery.send(point.clone());
+        self.last_point = Some(point);
     }
 
     fn play(&mut self) {
