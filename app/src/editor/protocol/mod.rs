@@ -32,7 +32,7 @@ use super::session::LoadedScene;
 mod view;
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 pub use view::{
-    BodyView, LoadedScript, ObjectView, ScriptsView, SelectedView, SoftView, WorldView,
+    BodyView, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView, SoftView, WorldView,
 };
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -195,10 +195,21 @@ pub enum Command {
     /// Latest wins: a burst of requests (a drag, a held arrow key) builds only
     /// the last one.
     ViewTick(u64),
+    /// The time cursor left the past: the worker stops rebuilding past views
+    /// (a selection change rebuilds the last one asked for until then).
+    ViewLive,
     /// "Resume from here": rewind the live session to the end of this tick
     /// (keyframe + exact re-simulation) and leave it suspended there; Play
     /// continues from it. Answered by [`Event::Rewound`] or an error.
     RewindTo(u64),
+    /// "Resume from here" at the viewed tick as the user means it: with the
+    /// Input tab's edited tape, if it changes something, from the tick
+    /// before its first change or the cursor, whichever is earlier
+    /// ([`Command::ApplyTape`]); else a plain [`Command::RewindTo`].
+    ResumeFrom(u64),
+    /// The Input tab's edited tape (`None`: reverted), kept by the worker
+    /// until Resume from here replays it.
+    SetTapeDraft(Option<Recording>),
     /// "Resume from here" with an edited input tape: rewind to the end of tick
     /// `from` (the tick before the tape's first change, or the cursor if that
     /// is earlier) and replay `tape` from tick `from + 1` on, through the rewind

@@ -14,6 +14,7 @@ use stepframe_core::{
 use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
 
 use super::Pacing;
+use crate::tools::trace_poses::TickDivergence;
 
 /// One object as the viewport and hierarchy need it.
 #[derive(Clone, Debug, PartialEq)]
@@ -129,7 +130,10 @@ pub struct WorldView {
     pub clock_breakpoints: Vec<ClockBreakpoint>,
     /// The most recent breakpoint hits, oldest first.
     pub hits: Vec<BreakpointHit>,
-    /// The inspector's object.
+    /// The object the inspector shows (the worker's selection), whether or
+    /// not it is alive at this view's tick.
+    pub selection: Option<ObjectId>,
+    /// The inspector's object, if alive at this view's tick.
     pub selected: Option<SelectedView>,
     /// Stable hash of the committed state after the last tick (0 before the first).
     pub state_hash: u64,
@@ -147,9 +151,29 @@ pub struct WorldView {
     pub tape_in_force: Option<Arc<Recording>>,
     /// The session's scripts as the code pane shows them.
     pub scripts: ScriptsView,
-    /// How far back rewind reaches, in how many bytes ("rewind reaches 9 min
-    /// 40 s in 256 MiB").
+    /// How far back rewind reaches now, and how far its budget reaches
+    /// ("history holds 26 s; budget reaches ≈ 9 min at this rate").
     pub rewind: RewindReach,
+    /// Run B of a comparison or a what-if fork, while there is one.
+    pub run_b: Option<RunB>,
+    /// The Input tab's edited tape, waiting for Resume from here (the
+    /// worker keeps it, so every Resume from here replays it).
+    pub tape_draft: Option<Arc<Recording>>,
+}
+
+/// Run B as the worker holds it: what it is and where A and B first part.
+/// B's records and every measured tick arrive as events
+/// ([`Event::Comparing`](super::Event::Comparing),
+/// [`Event::ForkTicks`](super::Event::ForkTicks),
+/// [`Event::Divergence`](super::Event::Divergence)).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RunB {
+    /// The file name, "this run, ticks 1–600", or "branch B, forked at tick 423".
+    pub name: String,
+    /// The tick a what-if fork was made at; `None` for a comparison.
+    pub forked_at: Option<u64>,
+    /// The first measured tick where something differs.
+    pub first: Option<TickDivergence>,
 }
 
 /// What the code pane reads of the session's scripts (the worker's

@@ -160,21 +160,6 @@ impl Fork {
 }
 
 impl Worker {
-    /// The tape the session plays: what the ticks up to now received, then
-    /// the edges still to come of a tape in force.
-    fn playing_tape(&mut self) -> Recording {
-        let live = self.pipeline.stepper().completed_ticks();
-        let mut tape = (*self.shown_tape()).clone();
-        tape.truncate_after(live);
-        tape.ticks = live;
-        if let Some(in_force) = self.history.tape() {
-            for e in in_force.recording().events.iter().filter(|e| e.tick > live) {
-                tape.insert(e.clone());
-            }
-        }
-        tape
-    }
-
     /// "Fork here" at tick `at` (module docs).
     pub(super) fn fork_here(&mut self, at: u64) {
         self.discard_fork(false);

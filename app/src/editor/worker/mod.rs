@@ -141,6 +141,13 @@ pub struct Worker {
     /// Every call that advanced the session, with keyframes: "resume from
     /// here" rewinds through it and the time cursor replays it.
     history: History,
+    /// The tick the UI views, as it last asked ([`Command::ViewTick`], until
+    /// [`Command::ViewLive`]): a selection change rebuilds its view.
+    viewing: Option<u64>,
+    /// Run B of a comparison or a fork, as the views show it.
+    run_b: Option<super::protocol::RunB>,
+    /// The Input tab's edited tape, until Resume from here replays it.
+    tape_draft: Option<Arc<Recording>>,
     /// The newest unanswered [`Command::ViewTick`] (a burst builds only the last).
     view_request: Option<u64>,
     /// Input events from the UI, handed to the next call through the history
@@ -213,6 +220,9 @@ impl Worker {
             rates: VecDeque::with_capacity(RATE_WINDOW),
             history: History::default(),
             view_request: None,
+            viewing: None,
+            run_b: None,
+            tape_draft: None,
             pending_inputs: Vec::new(),
             out,
             repaint,
@@ -328,7 +338,16 @@ impl Worker {
                 let report = self.history.step_one_frame(&mut self.pipeline, dt, &inputs);
                 self.record(report, dt, t0);
             }
-            Command::ViewTick(tick) => self.view_request = Some(tick),
+            Command::ViewTick(tick) => {
+                self.view_request = Some(tick);
+                self.viewing = Some(tick);
+            }
+            Command::ViewLive => {
+                self.view_request = None;
+                self.viewing = None;
+            }
+            Command::ResumeFrom(tick) => self.resume_from(tick),
+            Command::SetTapeDraft(draft) => self.tape_draft = draft.map(Arc::new),
             Command::RewindTo(tick) => {
                 self.rewind(tick);
             }
@@ -374,7 +393,13 @@ impl Worker {
             Command::Reload => self.reload(),
             Command::Save { replace } => self.save(None, replace),
             Command::SaveAs { path, overwrite } => self.save(Some(&path), overwrite),
-            Command::Select(id) => self.selected = id,
+            Command::Select(id) => {
+                self.selected = id;
+                // The past view on screen shows the new object at its tick.
+                if self.viewing.is_some() {
+                    self.view_request = self.viewing;
+                }
+            }
             Command::SetWatches(specs) => self.set_watches(specs),
             Command::FindPrevious { watch, before } => self.find_previous(watch, before),
             Command::SetEnabled(object, enabled) => self.edit(Edit::Enabled { object, enabled }),
@@ -456,6 +481,8 @@ impl Worker {
                     tape_in_force: self.history.tape().map(Replay::shared),
                     scripts: self.scripts_view(),
                     rewind: self.history.reach(&self.pipeline),
+                    run_b: self.run_b.clone(),
+                    tape_draft: self.tape_draft.clone(),
                 };
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
@@ -553,6 +580,13 @@ impl Worker {
                 self.settings_in_force = *self.pipeline.settings();
                 self.rewound_to = Some(tick);
                 self.rewound_tape = None;
+                self.viewing = None;
+                // What A measured after the tick is being run again.
+                if let Some(b) = self.run_b.as_mut()
+                    && b.first.is_some_and(|f| f.tick > tick)
+                {
+                    b.first = None;
+                }
                 self.send_event(Event::Rewound(tick));
                 let dropped = self.edits_after(tick);
                 if dropped > 0 {

@@ -117,6 +117,8 @@ impl Worker {
             tape_in_force: self.history.tape().map(Replay::shared),
             scripts: self.scripts_view(),
             rewind: self.history.reach(&self.pipeline),
+            run_b: self.run_b.clone(),
+            tape_draft: self.tape_draft.clone(),
         };
         view::build(&self.pipeline, facts)
     }

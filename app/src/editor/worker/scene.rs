@@ -49,6 +49,13 @@ impl Worker {
         self.history.clear();
         self.reset_tape();
         self.view_request = None;
+        self.viewing = None;
+        // A draft tape belongs to the session it was edited in; a
+        // comparison measures the new world from its first tick.
+        self.tape_draft = None;
+        if let Some(b) = self.run_b.as_mut() {
+            b.first = None;
+        }
         self.pending_inputs.clear();
         self.state_hash = 0;
         self.pending_edits.clear();

@@ -202,6 +202,39 @@ impl Worker {
         )));
     }
 
+    /// The tape the session plays: what the ticks up to now received, then
+    /// the edges still to come of a tape in force.
+    pub(super) fn playing_tape(&mut self) -> Recording {
+        let live = self.pipeline.stepper().completed_ticks();
+        let mut tape = (*self.shown_tape()).clone();
+        tape.truncate_after(live);
+        tape.ticks = live;
+        if let Some(in_force) = self.history.tape() {
+            for e in in_force.recording().events.iter().filter(|e| e.tick > live) {
+                tape.insert(e.clone());
+            }
+        }
+        tape
+    }
+
+    /// "Resume from here" at `tick` (the timeline's, Enter): with the edited
+    /// tape if it changes something, from the end of the tick before its
+    /// first change or `tick`, whichever is earlier; else a plain rewind.
+    pub(super) fn resume_from(&mut self, tick: u64) {
+        let playing = self.playing_tape();
+        let from = self.tape_draft.as_ref().and_then(|draft| {
+            let first = draft.first_difference(&playing)?;
+            Some(tick.min(first - 1))
+        });
+        match (from, self.tape_draft.take()) {
+            (Some(from), Some(draft)) => self.apply_tape((*draft).clone(), from),
+            (_, draft) => {
+                self.tape_draft = draft;
+                self.rewind(tick);
+            }
+        }
+    }
+
     /// Live input only from here on.
     pub(super) fn stop_tape(&mut self) {
         if self.history.tape().is_some() {

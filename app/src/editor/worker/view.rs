@@ -12,7 +12,7 @@ use stepframe_core::{
 };
 
 use crate::editor::protocol::{
-    BodyView, ObjectView, Pacing, ScriptsView, SelectedView, SoftView, WorldView,
+    BodyView, ObjectView, Pacing, RunB, ScriptsView, SelectedView, SoftView, WorldView,
 };
 
 /// The worker-side facts a view carries besides the pipeline's own state.
@@ -44,6 +44,10 @@ pub(super) struct ViewFacts<'a> {
     pub scripts: ScriptsView,
     /// How far back rewind reaches.
     pub rewind: RewindReach,
+    /// Run B, if any.
+    pub run_b: Option<RunB>,
+    /// The Input tab's edited tape.
+    pub tape_draft: Option<Arc<Recording>>,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -136,6 +140,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         breakpoints: pipeline.debugger().breakpoints().to_vec(),
         clock_breakpoints: pipeline.debugger().clock_breakpoints().to_vec(),
         hits: pipeline.debugger().hits().cloned().collect(),
+        selection: facts.selected,
         selected,
         state_hash: facts.state_hash,
         actions,
@@ -144,6 +149,8 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         tape_in_force: facts.tape_in_force,
         scripts: facts.scripts,
         rewind: facts.rewind,
+        run_b: facts.run_b,
+        tape_draft: facts.tape_draft,
     }
 }
 
