@@ -50,7 +50,8 @@ fn run(tag: &str, script: &str) -> (Pipeline, PathBuf, Vec<String>) {
     );
     let host = ScriptHost::new();
     let registry = stepframe_plugins::registry_for(&host, Path::new("."));
-    let scene = Scene::parse(&text, Path::new("limits.ron"), &registry).unwrap_or_else(|e| panic!("{e}"));
+    let scene =
+        Scene::parse(&text, Path::new("limits.ron"), &registry).unwrap_or_else(|e| panic!("{e}"));
     let mut pipeline = Pipeline::new(scene.settings.time);
     pipeline
         .load_scene(&scene, &registry)
@@ -82,7 +83,11 @@ fn state_of(pipeline: &Pipeline, id: u64) -> String {
 /// with `what` in the message, and that everything else went on.
 fn stopped_at(tag: &str, script: &str, place: &str, what: &str) {
     let (pipeline, path, errors) = run(tag, script);
-    assert_eq!(errors.len(), 1, "{tag}: one error, logged once: {errors:#?}");
+    assert_eq!(
+        errors.len(),
+        1,
+        "{tag}: one error, logged once: {errors:#?}"
+    );
     let expected = format!("{}:{place}: fixed_update failed: ", path.to_string_lossy());
     assert!(
         errors[0].contains(&expected) && errors[0].contains(what),
@@ -114,16 +119,25 @@ fn a_string_doubled_in_a_loop_stops_the_hook_before_it_allocates() {
     // 2 bytes doubled 40 times is 2 TiB; the limit (64 KiB) is passed at the
     // 16th doubling, checked before the string is built.
     let doubled = "let s = \"\";\nfn fixed_update(dt) {\n    let t = \"ab\";\n    for i in 0..40 {\n        t += t;\n    }\n    s = t;\n}\n";
-    stopped_at("string-plus-eq", doubled, HOOK, "Length of string too large");
+    stopped_at(
+        "string-plus-eq",
+        doubled,
+        HOOK,
+        "Length of string too large",
+    );
     let added = "let s = \"\";\nfn fixed_update(dt) {\n    let t = \"ab\";\n    for i in 0..40 {\n        t = t + t;\n    }\n    s = t;\n}\n";
     stopped_at("string-plus", added, HOOK, "Length of string too large");
 }
 
 #[test]
 fn an_array_doubled_in_a_loop_stops_the_hook() {
-    let doubled =
-        "let a = [];\nfn fixed_update(dt) {\n    let b = [1];\n    for i in 0..40 {\n        b += b;\n    }\n    a = b;\n}\n";
-    stopped_at("array-plus-eq", doubled, HOOK, "Size of array/BLOB too large");
+    let doubled = "let a = [];\nfn fixed_update(dt) {\n    let b = [1];\n    for i in 0..40 {\n        b += b;\n    }\n    a = b;\n}\n";
+    stopped_at(
+        "array-plus-eq",
+        doubled,
+        HOOK,
+        "Size of array/BLOB too large",
+    );
     let nested = "let a = [];\nfn fixed_update(dt) {\n    let b = [1];\n    for i in 0..40 {\n        b = [b, b];\n    }\n    a = b;\n}\n";
     stopped_at("array-nested", nested, HOOK, "Size of array/BLOB too large");
 }
@@ -139,7 +153,8 @@ fn growth_by_plus_eq_and_push_a_step_at_a_time_stops_the_hook() {
     // 8 bytes a step: 64 KiB is passed at step 8,193, inside the operation limit.
     let string = "let s = \"\";\nfn fixed_update(dt) {\n    for i in 0..200000 {\n        s += \"abcdefgh\";\n    }\n}\n";
     stopped_at("string-steps", string, HOOK, "Length of string too large");
-    let array = "let a = [];\nfn fixed_update(dt) {\n    for i in 0..200000 {\n        a += i;\n    }\n}\n";
+    let array =
+        "let a = [];\nfn fixed_update(dt) {\n    for i in 0..200000 {\n        a += i;\n    }\n}\n";
     stopped_at("array-steps", array, HOOK, "Size of array/BLOB too large");
     let push = "let a = [];\nfn fixed_update(dt) {\n    for i in 0..200000 {\n        a.push(i);\n    }\n}\n";
     stopped_at("array-push", push, HOOK, "Size of array/BLOB too large");
@@ -178,7 +193,8 @@ fn too_many_operations_and_a_stack_overflow_name_a_line() {
     stopped_at("spin", spin, HOOK, "Too many operations");
     let helper = "let n = 0;\nfn fixed_update(dt) {\n    spin();\n}\nfn spin() {\n    loop {}\n}\n";
     stopped_at("spin-helper", helper, HOOK, "Too many operations");
-    let deep = "let n = 0;\nfn fixed_update(dt) {\n    down(0);\n}\nfn down(k) {\n    down(k + 1)\n}\n";
+    let deep =
+        "let n = 0;\nfn fixed_update(dt) {\n    down(0);\n}\nfn down(k) {\n    down(k + 1)\n}\n";
     stopped_at("recursion", deep, HOOK, "Stack overflow");
 }
 
