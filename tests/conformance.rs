@@ -1222,6 +1222,75 @@ fn flow_tick_runs_after_the_fixed_phase_once_per_frame_on_the_frame_clock() {
     assert_eq!(flow.simulation_time, Flicks(2 * 11_760_000).as_secs_f64());
 }
 
+/// The `interpolation_alpha` each hook kind saw, by frame, from the probe log.
+fn alpha_seen(events: &[Event], kind: HookKind) -> Vec<f64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Hook { hook, clock, .. } if *hook == kind => Some(clock.interpolation_alpha),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn flow_tick_reads_the_alpha_of_the_fixed_phase_it_follows() {
+    // 60 Hz ticks are 11,760,000 flicks. Each frame's alpha is what the
+    // accumulator holds once the fixed phase has drained it, over that:
+    // - 30 Hz (23,520,000 a frame) and 60 Hz (11,760,000): whole ticks, 0;
+    // - 144 Hz (4,900,000): 4.9, 9.8, then 14.7 - 11.76 = 2.94, 7.84,
+    //   12.74 - 11.76 = 0.98 (millions of flicks);
+    // - irregular, 7, 40, 3 and 25 ms (4,939,200, 28,224,000, 2,116,800 and
+    //   17,640,000): 4,939,200; 33,163,200 - 2 ticks = 9,643,200;
+    //   11,760,000 - 1 tick = 0; 17,640,000 - 1 tick = 5,880,000.
+    let tick = 11_760_000.0;
+    let pacings: [(&str, Vec<f64>, Vec<f64>); 4] = [
+        ("30 Hz", vec![1.0 / 30.0; 3], vec![0.0; 3]),
+        ("60 Hz", vec![TICK; 3], vec![0.0; 3]),
+        (
+            "144 Hz",
+            vec![1.0 / 144.0; 5],
+            vec![
+                4_900_000.0 / tick,
+                9_800_000.0 / tick,
+                2_940_000.0 / tick,
+                7_840_000.0 / tick,
+                980_000.0 / tick,
+            ],
+        ),
+        (
+            "irregular",
+            vec![0.007, 0.040, 0.003, 0.025],
+            vec![
+                4_939_200.0 / tick,
+                9_643_200.0 / tick,
+                0.0,
+                5_880_000.0 / tick,
+            ],
+        ),
+    ];
+    for (name, frames, expected) in pacings {
+        let log = new_log();
+        let mut p = session(&log, probes(&log, 1));
+        let mut telemetry = Vec::new();
+        for dt in &frames {
+            let report = p.step_frame(*dt);
+            telemetry
+                .push(stepframe_core::FrameRecord::new(&report, p.clock()).interpolation_alpha);
+        }
+        let events = take(&log);
+        let flow = alpha_seen(&events, HookKind::FlowTick);
+        let present = alpha_seen(&events, HookKind::Present);
+        assert_eq!(
+            flow, expected,
+            "{name}: Flow Tick reads accumulator / fixed dt"
+        );
+        assert_eq!(present, flow, "{name}: presentation reads the same alpha");
+        let flow_f32: Vec<f32> = flow.iter().map(|&a| a as f32).collect();
+        assert_eq!(telemetry, flow_f32, "{name}: so does the frame's telemetry");
+    }
+}
+
 #[test]
 fn a_flow_tick_breakpoint_still_suspends_before_its_hook() {
     let log = new_log();

@@ -15,7 +15,9 @@ impl Pipeline {
     }
 
     /// `interpolation_alpha = accumulator / fixed_dt` for the state the
-    /// pipeline stops in outside presentation (a suspension, or a frame whose
+    /// pipeline stands in: as soon as the fixed phase has drained the
+    /// accumulator (so Flow Tick reads the alpha presentation will), and
+    /// wherever it stops outside presentation (a suspension, or a frame whose
     /// presentation was skipped). Above 1 while a frame still owes ticks: 2.25
     /// is two owed ticks and a quarter. Not clamped, so it always matches the
     /// accumulator; presentation never sees more than 1, because a presented
@@ -196,6 +198,10 @@ impl Pipeline {
                         }
                     }
                     self.report.timing.fixed_ms += ms_since(t0);
+                    // The accumulator is drained: alpha is final for this
+                    // frame, so Flow Tick reads the value presentation will
+                    // (DESIGN.md), not the previous frame's.
+                    self.settle_alpha();
                     let interrupted = matches!(
                         self.sim.cursor,
                         Cursor::Fixed {
@@ -208,7 +214,6 @@ impl Pipeline {
                         // (its Flow Tick and its presentation) is skipped.
                         self.sim.cursor = Cursor::Idle;
                         self.sync_clock(Phase::Idle, false);
-                        self.settle_alpha();
                         self.end_frame();
                         return;
                     }

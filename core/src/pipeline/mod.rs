@@ -20,8 +20,9 @@
 //!    clock with the frame's clamped delta (the update phase's clock: the clock
 //!    reads `Phase::Update`). It comes after the fixed phase because the
 //!    contract skips it with the rest of a frame a fixed breakpoint interrupted.
-//! 6. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
-//!    presentation hooks.
+//!    Its clock's `interpolation_alpha = accumulator / fixed_dt` is already the
+//!    frame's: it is set as soon as the fixed phase has drained the accumulator.
+//! 6. **Presentation**: the presentation hooks, with that same alpha.
 //!
 //! # Where the commit sits: contact hooks read their tick's live pose
 //!
