@@ -1428,35 +1428,41 @@ fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_s
     assert_eq!(alpha_of(&p, &r), (0.75, 0.75), "presentation agrees");
 }
 
-/// Sleeps in its Flow Tick: wall time that must land in `flow_ms`.
+/// Takes 40 ms in its Flow Tick, on the session's manual wall clock: time
+/// that must land in `flow_ms`.
 #[derive(Clone, Debug)]
-struct SlowFlow;
+struct SlowFlow(stepframe_core::ManualTime);
 
 impl stepframe_core::Behaviour for SlowFlow {
     fn name(&self) -> &str {
         "SlowFlow"
     }
     fn flow_tick(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
-        std::thread::sleep(std::time::Duration::from_millis(40));
+        self.0.advance(std::time::Duration::from_millis(40));
     }
 }
 
 #[test]
 fn flow_tick_wall_time_is_its_own_phase_and_not_part_of_the_update_phase() {
+    // Wall time comes from a manual clock that only the Flow Tick moves, so
+    // the split is checked exactly, on any machine, without sleeping.
+    let time = stepframe_core::ManualTime::new();
     let mut world = World::new();
     world.spawn(
         ObjectDesc::new("slow", Pose::IDENTITY)
-            .with_behaviour(Box::new(SlowFlow), Priority::DEFAULT),
+            .with_behaviour(Box::new(SlowFlow(time.clone())), Priority::DEFAULT),
     );
     let mut p = Pipeline::new(TimeSettings::default());
+    p.set_wall_clock(time.clock());
     p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);
     let r = p.step_frame(TICK);
-    // The sleep lasts at least 40 ms of wall time; the update phase runs
-    // nothing but an empty Start/Update pass.
-    assert!(r.timing.flow_ms >= 40.0, "{:?}", r.timing);
-    assert!(r.timing.update_ms < 40.0, "{:?}", r.timing);
+    assert!((r.timing.flow_ms - 40.0).abs() < 1e-9, "{:?}", r.timing);
+    assert_eq!(r.timing.update_ms, 0.0, "{:?}", r.timing);
+    assert_eq!(r.timing.fixed_ms, 0.0, "{:?}", r.timing);
+    assert_eq!(r.timing.present_ms, 0.0, "{:?}", r.timing);
     let record = stepframe_core::FrameRecord::new(&r, p.clock());
-    assert!(record.flow_ms >= 40.0 && record.total_ms() >= 40.0);
+    assert_eq!((record.flow_ms, record.update_ms), (40.0, 0.0));
+    assert_eq!(record.total_ms(), 40.0);
 }
 
 #[test]

@@ -73,7 +73,6 @@ use snapshot::SimulationState;
 pub use snapshot::Snapshot;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
 
 use crate::behaviour::{
     Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
@@ -196,6 +195,8 @@ pub struct Pipeline {
     /// A hook said its behaviour's hook set changed: the dispatch lists are
     /// rebuilt before the next pass that could call it.
     hooks_changed: bool,
+    /// Where the phase timings read wall time ([`Pipeline::set_wall_clock`]).
+    wall: crate::clock_breakpoint::WallClock,
 }
 
 impl SubsystemState for Pipeline {
@@ -238,6 +239,7 @@ impl Pipeline {
             tears: Vec::new(),
             report: FrameReport::default(),
             hooks_changed: false,
+            wall: crate::clock_breakpoint::WallClock::system(),
         };
         p.sync_clock(Phase::Idle, false);
         p
@@ -534,8 +536,4 @@ impl Pipeline {
     }
 
     // ----- internals -------------------------------------------------------
-}
-
-fn ms_since(t0: Instant) -> f64 {
-    t0.elapsed().as_secs_f64() * 1000.0
 }
