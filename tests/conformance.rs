@@ -1232,6 +1232,75 @@ fn flow_tick_runs_after_the_fixed_phase_once_per_frame_on_the_frame_clock() {
     assert_eq!(flow.simulation_time, Flicks(2 * 11_760_000).as_secs_f64());
 }
 
+/// The `interpolation_alpha` each hook kind saw, by frame, from the probe log.
+fn alpha_seen(events: &[Event], kind: HookKind) -> Vec<f64> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Hook { hook, clock, .. } if *hook == kind => Some(clock.interpolation_alpha),
+            _ => None,
+        })
+        .collect()
+}
+
+#[test]
+fn flow_tick_reads_the_alpha_of_the_fixed_phase_it_follows() {
+    // 60 Hz ticks are 11,760,000 flicks. Each frame's alpha is what the
+    // accumulator holds once the fixed phase has drained it, over that:
+    // - 30 Hz (23,520,000 a frame) and 60 Hz (11,760,000): whole ticks, 0;
+    // - 144 Hz (4,900,000): 4.9, 9.8, then 14.7 - 11.76 = 2.94, 7.84,
+    //   12.74 - 11.76 = 0.98 (millions of flicks);
+    // - irregular, 7, 40, 3 and 25 ms (4,939,200, 28,224,000, 2,116,800 and
+    //   17,640,000): 4,939,200; 33,163,200 - 2 ticks = 9,643,200;
+    //   11,760,000 - 1 tick = 0; 17,640,000 - 1 tick = 5,880,000.
+    let tick = 11_760_000.0;
+    let pacings: [(&str, Vec<f64>, Vec<f64>); 4] = [
+        ("30 Hz", vec![1.0 / 30.0; 3], vec![0.0; 3]),
+        ("60 Hz", vec![TICK; 3], vec![0.0; 3]),
+        (
+            "144 Hz",
+            vec![1.0 / 144.0; 5],
+            vec![
+                4_900_000.0 / tick,
+                9_800_000.0 / tick,
+                2_940_000.0 / tick,
+                7_840_000.0 / tick,
+                980_000.0 / tick,
+            ],
+        ),
+        (
+            "irregular",
+            vec![0.007, 0.040, 0.003, 0.025],
+            vec![
+                4_939_200.0 / tick,
+                9_643_200.0 / tick,
+                0.0,
+                5_880_000.0 / tick,
+            ],
+        ),
+    ];
+    for (name, frames, expected) in pacings {
+        let log = new_log();
+        let mut p = session(&log, probes(&log, 1));
+        let mut telemetry = Vec::new();
+        for dt in &frames {
+            let report = p.step_frame(*dt);
+            telemetry
+                .push(stepframe_core::FrameRecord::new(&report, p.clock()).interpolation_alpha);
+        }
+        let events = take(&log);
+        let flow = alpha_seen(&events, HookKind::FlowTick);
+        let present = alpha_seen(&events, HookKind::Present);
+        assert_eq!(
+            flow, expected,
+            "{name}: Flow Tick reads accumulator / fixed dt"
+        );
+        assert_eq!(present, flow, "{name}: presentation reads the same alpha");
+        let flow_f32: Vec<f32> = flow.iter().map(|&a| a as f32).collect();
+        assert_eq!(telemetry, flow_f32, "{name}: so does the frame's telemetry");
+    }
+}
+
 #[test]
 fn a_flow_tick_breakpoint_still_suspends_before_its_hook() {
     let log = new_log();
@@ -1369,35 +1438,41 @@ fn while_suspended_interpolation_alpha_is_the_accumulator_over_fixed_dt_of_the_s
     assert_eq!(alpha_of(&p, &r), (0.75, 0.75), "presentation agrees");
 }
 
-/// Sleeps in its Flow Tick: wall time that must land in `flow_ms`.
+/// Takes 40 ms in its Flow Tick, on the session's manual wall clock: time
+/// that must land in `flow_ms`.
 #[derive(Clone, Debug)]
-struct SlowFlow;
+struct SlowFlow(stepframe_core::ManualTime);
 
 impl stepframe_core::Behaviour for SlowFlow {
     fn name(&self) -> &str {
         "SlowFlow"
     }
     fn flow_tick(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
-        std::thread::sleep(std::time::Duration::from_millis(40));
+        self.0.advance(std::time::Duration::from_millis(40));
     }
 }
 
 #[test]
 fn flow_tick_wall_time_is_its_own_phase_and_not_part_of_the_update_phase() {
+    // Wall time comes from a manual clock that only the Flow Tick moves, so
+    // the split is checked exactly, on any machine, without sleeping.
+    let time = stepframe_core::ManualTime::new();
     let mut world = World::new();
     world.spawn(
         ObjectDesc::new("slow", Pose::IDENTITY)
-            .with_behaviour(Box::new(SlowFlow), Priority::DEFAULT),
+            .with_behaviour(Box::new(SlowFlow(time.clone())), Priority::DEFAULT),
     );
     let mut p = Pipeline::new(TimeSettings::default());
+    p.set_wall_clock(time.clock());
     p.load_session(world, Box::new(stepframe_core::NoPhysics), 1);
     let r = p.step_frame(TICK);
-    // The sleep lasts at least 40 ms of wall time; the update phase runs
-    // nothing but an empty Start/Update pass.
-    assert!(r.timing.flow_ms >= 40.0, "{:?}", r.timing);
-    assert!(r.timing.update_ms < 40.0, "{:?}", r.timing);
+    assert!((r.timing.flow_ms - 40.0).abs() < 1e-9, "{:?}", r.timing);
+    assert_eq!(r.timing.update_ms, 0.0, "{:?}", r.timing);
+    assert_eq!(r.timing.fixed_ms, 0.0, "{:?}", r.timing);
+    assert_eq!(r.timing.present_ms, 0.0, "{:?}", r.timing);
     let record = stepframe_core::FrameRecord::new(&r, p.clock());
-    assert!(record.flow_ms >= 40.0 && record.total_ms() >= 40.0);
+    assert_eq!((record.flow_ms, record.update_ms), (40.0, 0.0));
+    assert_eq!(record.total_ms(), 40.0);
 }
 
 #[test]

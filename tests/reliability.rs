@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 use stepframe_core::scene::parse_params;
 use stepframe_core::{
     Behaviour, BodyDesc, ContactEvent, ContactKind, Ctx, FLICKS_PER_SECOND, FaultPolicy, Flicks,
-    HookKind, LogEntry, LogLevel, ObjectId, ParamsError, Pipeline, Pose, Registry, Rng, Scene,
+    HookKind, LogEntry, LogLevel, ObjectId, ParamsError, Pipeline, Pose, Registry, Scene,
     SceneObject, Shape, StepStrategy, SuspendReason, Suspension, TickObserver, TickRecord,
     TimeSettings, Vec2, Velocity,
 };
@@ -1189,89 +1189,84 @@ fn a_save_that_fails_part_way_leaves_the_old_file_byte_for_byte() {
 
 #[test]
 fn killing_a_process_mid_save_never_leaves_a_half_written_scene() {
+    // The child saves two scenes over the target in turn (`b` first, since
+    // the target starts as `a`). `STEPFRAME_SAVE_PAUSE` stops one of its
+    // saves at a named point (core's `atomic_file`, `test-hooks` feature);
+    // the child says `paused <point>` and waits, and is killed with SIGKILL
+    // exactly there. Every point of a save is covered, in the first save and
+    // in later ones, with no sleep and no race.
     let registry = stepframe_plugins::registry();
     let dir = temp_dir("kill");
     let target = dir.join("level.ron");
-    // Two scenes of 400 bodies (about 160 KB of RON each); the child saves
-    // them over the target in turn, forever, until it is killed with SIGKILL.
-    // Measured with strace on this machine: serialising takes ~15 ms, the
-    // temporary file lives ~2-5 ms (write, fsync, rename).
-    let a = big_scene(400, 1);
-    let b = big_scene(400, 2);
+    let a = big_scene(50, 1);
+    let b = big_scene(50, 2);
     let (a_path, b_path) = (dir.join("a.ron"), dir.join("b.ron"));
     a.save(&a_path).expect("a");
     b.save(&b_path).expect("b");
     let a_bytes = std::fs::read(&a_path).expect("a bytes");
     let b_bytes = std::fs::read(&b_path).expect("b bytes");
     assert_ne!(a_bytes, b_bytes);
-    std::fs::copy(&a_path, &target).expect("the old file");
-
-    let mut rng = Rng::new(2024);
-    let (mut kills, mut mid_write, mut saw_b) = (0u32, 0u32, false);
-    let started = Instant::now();
-    while (kills < 60 || mid_write < 10)
-        && kills < 400
-        && started.elapsed() < Duration::from_secs(120)
-    {
+    let half = b_bytes.len() / 2;
+    let last = b_bytes.len() - 1;
+    // (where the save stops, what the target must hold, what the temporary
+    // file holds if it is still there)
+    type Case<'a> = (String, &'a [u8], Option<&'a [u8]>);
+    let cases: Vec<Case> = vec![
+        ("created".into(), &a_bytes, Some(&[])),
+        ("bytes:1".into(), &a_bytes, Some(&b_bytes[..1])),
+        (format!("bytes:{half}"), &a_bytes, Some(&b_bytes[..half])),
+        (format!("bytes:{last}"), &a_bytes, Some(&b_bytes[..last])),
+        ("written".into(), &a_bytes, Some(&b_bytes)),
+        ("synced".into(), &a_bytes, Some(&b_bytes)),
+        ("renamed".into(), &b_bytes, None),
+        // The second save writes `a` over `b`; the third `b` over `a`.
+        ("renamed@2".into(), &a_bytes, None),
+        ("synced@3".into(), &a_bytes, Some(&b_bytes)),
+    ];
+    for (point, expected, tmp_holds) in cases {
+        std::fs::copy(&a_path, &target).expect("the old file");
         let mut child = Command::new(env!("CARGO_BIN_EXE_stepframe-save-loop"))
             .arg(&target)
             .arg(&a_path)
             .arg(&b_path)
+            .env("STEPFRAME_SAVE_PAUSE", &point)
             .stdout(Stdio::piped())
             .spawn()
             .expect("the save loop starts");
-        let pid = child.id();
-        let tmp = dir.join(format!(".level.ron.{pid}.tmp"));
-        // Wait until it has loaded both scenes and starts saving.
-        let mut ready = String::new();
-        let stdout = child.stdout.take().expect("piped");
-        BufReader::new(stdout)
-            .read_line(&mut ready)
-            .expect("ready line");
-        assert_eq!(ready.trim(), "saving", "the child's first line");
-        if kills % 2 == 0 {
-            // A random moment in the next 0..150 ms: anywhere in several saves.
-            let wait = f64::from(rng.range(0.0, 150.0));
-            std::thread::sleep(Duration::from_secs_f64(wait / 1000.0));
-        } else {
-            // Aimed at the dangerous window: once the temporary file exists,
-            // 0..3 ms later (during the write, the fsync, or just after the rename).
-            let t0 = Instant::now();
-            while !tmp.exists() && t0.elapsed() < Duration::from_secs(5) {
-                std::thread::yield_now();
-            }
-            let wait = f64::from(rng.range(0.0, 3.0));
-            std::thread::sleep(Duration::from_secs_f64(wait / 1000.0));
-        }
+        let tmp = dir.join(format!(".level.ron.{}.tmp", child.id()));
+        let mut lines = BufReader::new(child.stdout.take().expect("piped")).lines();
+        let mut line = || lines.next().expect("a line").expect("readable");
+        assert_eq!(line(), "saving", "{point}: the child's first line");
+        let shown = point.split('@').next().unwrap_or_default();
+        assert_eq!(
+            line(),
+            format!("paused {shown}"),
+            "{point}: where it stopped"
+        );
         child.kill().expect("SIGKILL");
         child.wait().expect("reaped");
-        kills += 1;
 
-        if tmp.exists() {
-            // Killed between creating the temporary file and renaming it.
-            mid_write += 1;
-            std::fs::remove_file(&tmp).expect("clean up");
-        }
         let bytes = std::fs::read(&target).expect("the target always exists");
         assert!(
-            bytes == a_bytes || bytes == b_bytes,
-            "kill {kills}: the target is neither scene ({} bytes)",
+            bytes == expected,
+            "{point}: the target is not the scene it should be ({} bytes)",
             bytes.len()
         );
-        saw_b |= bytes == b_bytes;
         let scene = Scene::load(&target, &registry).expect("the target always parses");
-        assert!(scene == a || scene == b);
+        assert!(scene == a || scene == b, "{point}");
+        match tmp_holds {
+            Some(held) => {
+                let left = std::fs::read(&tmp).expect("the temporary file is left");
+                assert!(
+                    left == held,
+                    "{point}: the temporary file holds {} bytes",
+                    left.len()
+                );
+                std::fs::remove_file(&tmp).expect("clean up");
+            }
+            None => assert!(!tmp.exists(), "{point}: renamed away"),
+        }
     }
-    assert!(
-        saw_b,
-        "the child never completed a save: the test proved nothing"
-    );
-    assert!(kills >= 60, "only {kills} kills in time");
-    assert!(
-        mid_write >= 10,
-        "only {mid_write} of {kills} kills landed mid-write"
-    );
-    eprintln!("{kills} kills, {mid_write} between create and rename, no torn file");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -30,14 +30,15 @@
 //! | `delta_time` | this frame's clamped, scaled delta | same | same |
 //! | `simulation_tick` | ticks completed so far | `n` (the pending tick) | `n` |
 //! | `simulation_time` | the completed ticks' lengths summed | start of tick n (the completed ticks' sum) | end of tick n |
-//! | `interpolation_alpha` | value of the last presentation | same | same; set in presentation |
+//! | `interpolation_alpha` | the previous frame's | same | same; this frame's once the fixed phase has drained the accumulator |
 //!
 //! Flow Tick runs after the fixed phase but on the update phase's clock
-//! (`Phase::Update`): ticks completed, frame delta.
+//! (`Phase::Update`): ticks completed, frame delta, and this frame's alpha.
 //!
-//! `interpolation_alpha` is `accumulator / fixed_delta_time`, set in
-//! presentation and whenever the pipeline stops outside it (a suspension, or a
-//! frame whose presentation was skipped): then it is the accumulator over fixed
+//! `interpolation_alpha` is `accumulator / fixed_delta_time`, set as soon as
+//! the fixed phase has drained the accumulator (so Flow Tick and presentation
+//! read the same value) and whenever the pipeline stops outside presentation
+//! (a suspension, or a frame whose presentation was skipped): then it is the accumulator over fixed
 //! dt of the state it stopped in, above 1 while a suspended frame still owes
 //! ticks (2.25: two owed ticks and a quarter).
 //!

@@ -34,12 +34,95 @@
 //! the history keeps the tick a wall-time stop happened at, and the replay
 //! stops there again, so it reproduces the run's frames exactly (the same
 //! Flow Tick and presentation skipped).
+//!
+//! # Where wall time comes from
+//!
+//! The pipeline reads wall time through a [`WallClock`] for every phase
+//! timing (the frame report's `update_ms`, `fixed_ms`, `physics_ms`,
+//! `flow_ms`, `present_ms` and FixedUpdate by priority), which the timing
+//! rules above read. It is the system's monotonic clock unless a
+//! [`ManualTime`] is installed ([`crate::Pipeline::set_wall_clock`]): then
+//! time moves only when someone calls [`ManualTime::advance`], so a test can
+//! say "this physics step took 150 ms" and check a 60 ms rule on any machine,
+//! however loaded, without sleeping.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
 use crate::condition::{BreakpointId, Condition, HitCount};
 use crate::ids::Priority;
+
+/// The wall time the pipeline's phase timings read (see the module docs).
+/// Cheap to clone: a manual clock's clones share one time.
+#[derive(Clone, Debug)]
+pub struct WallClock {
+    /// The system clock's reading at construction (times are durations since).
+    origin: Instant,
+    /// A manual clock's time, ns; `None` for the system clock.
+    manual: Option<Arc<AtomicU64>>,
+}
+
+impl Default for WallClock {
+    fn default() -> WallClock {
+        WallClock::system()
+    }
+}
+
+impl WallClock {
+    /// The system's monotonic clock (what every session uses unless told).
+    pub fn system() -> WallClock {
+        WallClock {
+            origin: Instant::now(),
+            manual: None,
+        }
+    }
+
+    /// The time now, as a duration since an origin of this clock.
+    pub fn now(&self) -> Duration {
+        match &self.manual {
+            Some(ns) => Duration::from_nanos(ns.load(Ordering::Relaxed)),
+            None => self.origin.elapsed(),
+        }
+    }
+
+    /// Milliseconds since `t0` (a reading of [`now`](Self::now)).
+    pub fn ms_since(&self, t0: Duration) -> f64 {
+        self.now().saturating_sub(t0).as_secs_f64() * 1000.0
+    }
+}
+
+/// A wall clock that moves only when told: install [`ManualTime::clock`]
+/// in a pipeline, then [`advance`](ManualTime::advance) it from a hook or a
+/// physics stage to say how long that work took.
+#[derive(Clone, Debug, Default)]
+pub struct ManualTime {
+    ns: Arc<AtomicU64>,
+}
+
+impl ManualTime {
+    /// A manual time at zero.
+    pub fn new() -> ManualTime {
+        ManualTime::default()
+    }
+
+    /// A [`WallClock`] reading this time.
+    pub fn clock(&self) -> WallClock {
+        WallClock {
+            origin: Instant::now(),
+            manual: Some(self.ns.clone()),
+        }
+    }
+
+    /// Moves the time forward by `d`.
+    pub fn advance(&self, d: Duration) {
+        let ns = u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+        self.ns.fetch_add(ns, Ordering::Relaxed);
+    }
+}
 
 /// What a clock breakpoint watches for (see the module docs for when each is
 /// checked).

@@ -110,7 +110,9 @@ pub use body::{
     Velocity,
 };
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
-pub use clock_breakpoint::{ClockBreakpoint, ClockHit, ClockRule, ClockRuleError};
+pub use clock_breakpoint::{
+    ClockBreakpoint, ClockHit, ClockRule, ClockRuleError, ManualTime, WallClock,
+};
 pub use debugger::{
     Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
     Suspension,

@@ -1,12 +1,15 @@
 //! Clock breakpoints stop at the frame (or tick) the pacing says, worked out
 //! here by hand from the deltas: at 60 Hz one tick is 11,760,000 flicks, and
 //! every delta below is a whole number of flicks, so tick counts and alphas
-//! are exact.
+//! are exact. The timing rules read a manual wall clock that only the slow
+//! stand-ins move, so they are exact too, and nothing sleeps.
+
+use std::time::Duration;
 
 use stepframe_core::{
     Behaviour, ClockBreakpoint, ClockRule, ClockRuleError, ContactEvent, Ctx, FrameKind, HitCount,
-    NoPhysics, ObjectDesc, PhysicsStage, Pipeline, Pose, Priority, SuspendReason, Suspension,
-    TimeSettings, World,
+    ManualTime, NoPhysics, ObjectDesc, PhysicsStage, Pipeline, Pose, Priority, SuspendReason,
+    Suspension, TimeSettings, World,
 };
 
 /// A pipeline with one object and no physics, at 60 Hz with a 4-step cap.
@@ -126,12 +129,14 @@ fn rules_that_could_never_hold_are_refused_when_added() {
     assert!(p.debugger().clock_breakpoints().is_empty());
 }
 
-/// A physics stage that takes `ms` of wall time in its `slow_step`-th step.
+/// A physics stage that takes `ms` of the session's manual wall time in its
+/// `slow_step`-th step (every other step takes none).
 #[derive(Clone, Debug)]
 struct SlowStep {
     steps: u64,
     slow_step: u64,
     ms: u64,
+    time: ManualTime,
 }
 
 impl PhysicsStage for SlowStep {
@@ -141,7 +146,7 @@ impl PhysicsStage for SlowStep {
     fn step(&mut self, _dt: f64, _substeps: u32, _contacts: &mut Vec<ContactEvent>) {
         self.steps += 1;
         if self.steps == self.slow_step {
-            std::thread::sleep(std::time::Duration::from_millis(self.ms));
+            self.time.advance(Duration::from_millis(self.ms));
         }
     }
     fn commit(&mut self, world: &mut World) {
@@ -154,13 +159,16 @@ impl PhysicsStage for SlowStep {
 
 #[test]
 fn a_slow_physics_step_stops_at_the_end_of_its_tick() {
-    // The 10th step sleeps 150 ms; the limit is 60 ms, far above an empty
-    // world's step on any machine and far below the sleep.
+    // The 10th step takes 150 ms of manual time, every other step none; the
+    // limit is 60 ms. No sleep: the same on any machine, however loaded.
+    let time = ManualTime::new();
     let mut p = Pipeline::new(TimeSettings::default());
+    p.set_wall_clock(time.clock());
     let slow = SlowStep {
         steps: 0,
         slow_step: 10,
         ms: 150,
+        time,
     };
     p.load_session(World::new(), Box::new(slow), 1);
     p.add_clock_breakpoint(ClockBreakpoint::on(ClockRule::PhysicsAbove { ms: 60.0 }))
@@ -169,15 +177,21 @@ fn a_slow_physics_step_stops_at_the_end_of_its_tick() {
     let (frame, s) = run_until_suspended(&mut p, &[2.0 * TICK; 8]).expect("it stops");
     assert_eq!((frame, s.frame, s.tick), (5, 5, 10));
     assert!(s.end_of_tick, "a tick rule stops with committed state");
-    assert!(clock_hit(&s).value >= 150.0);
+    assert!(
+        (clock_hit(&s).value - 150.0).abs() < 1e-9,
+        "{}",
+        clock_hit(&s).value
+    );
 }
 
-/// FixedUpdate that takes `ms` of wall time on its `slow_call`-th call.
+/// FixedUpdate that takes `ms` of the session's manual wall time on its
+/// `slow_call`-th call.
 #[derive(Clone, Debug)]
 struct SlowHook {
     calls: u64,
     slow_call: u64,
     ms: u64,
+    time: ManualTime,
 }
 
 impl Behaviour for SlowHook {
@@ -187,7 +201,7 @@ impl Behaviour for SlowHook {
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {
         self.calls += 1;
         if self.calls == self.slow_call {
-            std::thread::sleep(std::time::Duration::from_millis(self.ms));
+            self.time.advance(Duration::from_millis(self.ms));
         }
     }
 }
@@ -195,12 +209,14 @@ impl Behaviour for SlowHook {
 #[test]
 fn a_slow_priority_group_stops_at_the_end_of_its_tick_and_other_priorities_do_not() {
     let early = Priority(-100);
+    let time = ManualTime::new();
     let mut w = World::new();
     w.spawn(ObjectDesc::new("slow", Pose::default()).with_behaviour(
         Box::new(SlowHook {
             calls: 0,
             slow_call: 7,
             ms: 150,
+            time: time.clone(),
         }),
         early,
     ));
@@ -209,10 +225,12 @@ fn a_slow_priority_group_stops_at_the_end_of_its_tick_and_other_priorities_do_no
             calls: 0,
             slow_call: u64::MAX,
             ms: 0,
+            time: time.clone(),
         }),
         Priority::DEFAULT,
     ));
     let mut p = Pipeline::new(TimeSettings::default());
+    p.set_wall_clock(time.clock());
     p.load_session(w, Box::new(NoPhysics), 1);
     let on_default = p
         .add_clock_breakpoint(ClockBreakpoint::on(ClockRule::FixedPriorityAbove {
@@ -232,17 +250,18 @@ fn a_slow_priority_group_stops_at_the_end_of_its_tick_and_other_priorities_do_no
     let hit = clock_hit(&s);
     assert_eq!(hit.breakpoint, on_early);
     assert_ne!(hit.breakpoint, on_default);
-    assert!(hit.value >= 150.0, "{}", hit.value);
+    assert!((hit.value - 150.0).abs() < 1e-9, "{}", hit.value);
 }
 
-/// A physics step slow only the first time it runs tick `slow_tick` (the
-/// flag is outside the snapshot, as real wall time is): a replay of that
-/// tick is fast.
+/// A physics step slow (150 ms of manual wall time) only the first time it
+/// runs tick `slow_tick` (the flag is outside the snapshot, as real wall
+/// time is): a replay of that tick is fast.
 #[derive(Clone, Debug)]
 struct SlowOnce {
     steps: u64,
     slow_tick: u64,
     slept: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    time: ManualTime,
 }
 
 impl PhysicsStage for SlowOnce {
@@ -254,7 +273,7 @@ impl PhysicsStage for SlowOnce {
         if self.steps == self.slow_tick
             && !self.slept.swap(true, std::sync::atomic::Ordering::SeqCst)
         {
-            std::thread::sleep(std::time::Duration::from_millis(150));
+            self.time.advance(Duration::from_millis(150));
         }
     }
     fn commit(&mut self, world: &mut World) {
@@ -297,12 +316,15 @@ fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
         ObjectDesc::new("flow", Pose::default())
             .with_behaviour(Box::new(FlowCounter::default()), Priority::DEFAULT),
     );
+    let time = ManualTime::new();
     let slow = SlowOnce {
         steps: 0,
         slow_tick: 9,
         slept: Default::default(),
+        time: time.clone(),
     };
     let mut p = Pipeline::new(TimeSettings::default());
+    p.set_wall_clock(time.clock());
     p.load_session(w, Box::new(slow), 1);
     p.add_clock_breakpoint(ClockBreakpoint::on(ClockRule::PhysicsAbove { ms: 60.0 }))
         .expect("a valid rule");

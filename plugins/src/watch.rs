@@ -27,7 +27,8 @@ use rhai::{AST, Dynamic, Engine, EvalAltResult, INT, Map, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::{ObjectId, Pipeline, Pose, TickWatch};
 
-/// Most rhai operations one evaluation may take.
+/// Most rhai operations one evaluation may take (the size limits are the
+/// scripts' own, see `script/limits.rs`).
 const MAX_OPERATIONS: u64 = 100_000;
 
 /// What a watch does when it holds.
@@ -173,7 +174,7 @@ impl WatchEngine {
             WatchError::Syntax {
                 expr: expr.to_string(),
                 line: pos.line().unwrap_or(1),
-                column: pos.position().unwrap_or(0),
+                column: pos.position().unwrap_or(1),
                 message: e.err_type().to_string(),
             }
         })

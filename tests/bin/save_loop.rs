@@ -1,7 +1,8 @@
 //! Test helper for `tests/reliability.rs`: saves two scenes over one file in
-//! turn, forever, with `Scene::save`, until it is killed. The test kills it
-//! with SIGKILL at random moments and checks the file is always one whole
-//! scene or the other.
+//! turn, forever, with `Scene::save`, until it is killed. With
+//! `STEPFRAME_SAVE_PAUSE` set, one save stops at a named point (see core's
+//! `atomic_file`); the test kills it there with SIGKILL and checks the file
+//! is always one whole scene or the other.
 //!
 //! Usage: `stepframe-save-loop <target> <a.ron> <b.ron>`. Prints `saving` once
 //! both scenes are loaded, then nothing (a full pipe must never block it).

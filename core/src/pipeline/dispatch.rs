@@ -33,6 +33,7 @@ impl Pipeline {
             debugger,
             pending_suspend,
             report,
+            wall,
             ..
         } = self;
         let gates_read = scheduler.fixed_gates(world);
@@ -48,7 +49,7 @@ impl Pipeline {
         let first_group = groups.partition_point(|g| g.end <= from);
         // The group being timed, once one of its calls has run: its priority
         // and when the group began.
-        let mut timing: Option<(Priority, Instant)> = None;
+        let mut timing: Option<(Priority, std::time::Duration)> = None;
         let outcome = {
             let mut ctx = Ctx {
                 world,
@@ -66,7 +67,7 @@ impl Pipeline {
             let breakpoints = debugger.armed();
             catch_unwind(AssertUnwindSafe(|| {
                 for group in &groups[first_group..] {
-                    let t0 = Instant::now();
+                    let t0 = wall.now();
                     let mut k = group.start.max(from);
                     while k < group.end {
                         // The gates read before the pass hold until a hook
@@ -114,7 +115,7 @@ impl Pipeline {
                         }
                     }
                     if let Some((p, t0)) = timing.take() {
-                        report.timing.fixed_by_priority.add(p, ms_since(t0));
+                        report.timing.fixed_by_priority.add(p, wall.ms_since(t0));
                     }
                 }
                 None
@@ -122,7 +123,10 @@ impl Pipeline {
             .map_err(|payload| (payload, ctx.caller.seq))
         };
         if let Some((p, t0)) = timing {
-            self.report.timing.fixed_by_priority.add(p, ms_since(t0));
+            self.report
+                .timing
+                .fixed_by_priority
+                .add(p, self.wall.ms_since(t0));
         }
         let calls = &self.sim.scheduler.fixed_calls;
         // The position whose hook returned with a request or panicked (found

@@ -5,6 +5,14 @@
 use super::*;
 
 impl Pipeline {
+    /// Reads wall time for the phase timings from `clock` from now on (the
+    /// system clock by default; a [`crate::ManualTime`]'s clock in tests, so
+    /// the timing rules of the clock breakpoints can be checked without
+    /// sleeping; see [`crate::clock_breakpoint`]).
+    pub fn set_wall_clock(&mut self, clock: crate::clock_breakpoint::WallClock) {
+        self.wall = clock;
+    }
+
     /// Suspends where the cursor says the frame stands. The clock's
     /// `interpolation_alpha` becomes the accumulator over fixed dt of the state
     /// it stopped in, so every reader of the clock (telemetry, the clock panel)
@@ -15,7 +23,9 @@ impl Pipeline {
     }
 
     /// `interpolation_alpha = accumulator / fixed_dt` for the state the
-    /// pipeline stops in outside presentation (a suspension, or a frame whose
+    /// pipeline stands in: as soon as the fixed phase has drained the
+    /// accumulator (so Flow Tick reads the alpha presentation will), and
+    /// wherever it stops outside presentation (a suspension, or a frame whose
     /// presentation was skipped). Above 1 while a frame still owes ticks: 2.25
     /// is two owed ticks and a quarter. Not clamped, so it always matches the
     /// accumulator; presentation never sees more than 1, because a presented
@@ -205,9 +215,9 @@ impl Pipeline {
             match self.sim.cursor {
                 Cursor::Idle => return,
                 Cursor::Update { .. } => {
-                    let t0 = Instant::now();
+                    let t0 = self.wall.now();
                     let done = self.run_update_phase();
-                    self.report.timing.update_ms += ms_since(t0);
+                    self.report.timing.update_ms += self.wall.ms_since(t0);
                     if !done {
                         return;
                     }
@@ -221,7 +231,7 @@ impl Pipeline {
                     advanced,
                     interrupted,
                 } => {
-                    let t0 = Instant::now();
+                    let t0 = self.wall.now();
                     if !advanced {
                         let adv = self
                             .sim
@@ -261,11 +271,15 @@ impl Pipeline {
                                 interrupted: true,
                             };
                             self.suspend(reason);
-                            self.report.timing.fixed_ms += ms_since(t0);
+                            self.report.timing.fixed_ms += self.wall.ms_since(t0);
                             return;
                         }
                     }
-                    self.report.timing.fixed_ms += ms_since(t0);
+                    self.report.timing.fixed_ms += self.wall.ms_since(t0);
+                    // The accumulator is drained: alpha is final for this
+                    // frame, so Flow Tick reads the value presentation will
+                    // (DESIGN.md), not the previous frame's.
+                    self.settle_alpha();
                     let interrupted = matches!(
                         self.sim.cursor,
                         Cursor::Fixed {
@@ -278,7 +292,6 @@ impl Pipeline {
                         // (its Flow Tick and its presentation) is skipped.
                         self.sim.cursor = Cursor::Idle;
                         self.sync_clock(Phase::Idle, false);
-                        self.settle_alpha();
                         self.end_frame();
                         return;
                     }
@@ -288,19 +301,19 @@ impl Pipeline {
                     };
                 }
                 Cursor::Flow { next, past_break } => {
-                    let t0 = Instant::now();
+                    let t0 = self.wall.now();
                     self.sync_clock(Phase::Update, false);
                     let done = self.hook_pass(HookKind::FlowTick, next, past_break);
-                    self.report.timing.flow_ms += ms_since(t0);
+                    self.report.timing.flow_ms += self.wall.ms_since(t0);
                     if !done {
                         return;
                     }
                     self.sim.cursor = Cursor::Presentation;
                 }
                 Cursor::Presentation => {
-                    let t0 = Instant::now();
+                    let t0 = self.wall.now();
                     self.run_presentation();
-                    self.report.timing.present_ms += ms_since(t0);
+                    self.report.timing.present_ms += self.wall.ms_since(t0);
                     self.sim.cursor = Cursor::Idle;
                     if let Some(reason) = self.pending_suspend.take() {
                         self.suspend(reason);
@@ -438,7 +451,7 @@ impl Pipeline {
         self.run_routines(TimeGroup::Fixed, tick_start);
 
         // Physics: reconcile what hooks wrote, then step.
-        let t0 = Instant::now();
+        let t0 = self.wall.now();
         self.sim.physics.reconcile(&mut self.sim.world, dt);
         self.contacts.clear();
         self.sim
@@ -448,7 +461,7 @@ impl Pipeline {
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
         self.sim.physics.commit(&mut self.sim.world);
-        let physics_ms = ms_since(t0);
+        let physics_ms = self.wall.ms_since(t0);
         self.report.timing.physics_ms += physics_ms;
         self.sim.stepper.expend();
         self.sync_clock(Phase::Fixed, false);

@@ -20,8 +20,9 @@
 //!    clock with the frame's clamped delta (the update phase's clock: the clock
 //!    reads `Phase::Update`). It comes after the fixed phase because the
 //!    contract skips it with the rest of a frame a fixed breakpoint interrupted.
-//! 6. **Presentation**: `interpolation_alpha = accumulator / fixed_dt`, then the
-//!    presentation hooks.
+//!    Its clock's `interpolation_alpha = accumulator / fixed_dt` is already the
+//!    frame's: it is set as soon as the fixed phase has drained the accumulator.
+//! 6. **Presentation**: the presentation hooks, with that same alpha.
 //!
 //! # Where the commit sits: contact hooks read their tick's live pose
 //!
@@ -72,7 +73,6 @@ use snapshot::SimulationState;
 pub use snapshot::Snapshot;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::time::Instant;
 
 use crate::behaviour::{
     Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
@@ -203,6 +203,8 @@ pub struct Pipeline {
     /// A hook said its behaviour's hook set changed: the dispatch lists are
     /// rebuilt before the next pass that could call it.
     hooks_changed: bool,
+    /// Where the phase timings read wall time ([`Pipeline::set_wall_clock`]).
+    wall: crate::clock_breakpoint::WallClock,
 }
 
 impl SubsystemState for Pipeline {
@@ -245,6 +247,7 @@ impl Pipeline {
             tears: Vec::new(),
             report: FrameReport::default(),
             hooks_changed: false,
+            wall: crate::clock_breakpoint::WallClock::system(),
         };
         p.sync_clock(Phase::Idle, false);
         p
@@ -567,8 +570,4 @@ impl Pipeline {
     }
 
     // ----- internals -------------------------------------------------------
-}
-
-fn ms_since(t0: Instant) -> f64 {
-    t0.elapsed().as_secs_f64() * 1000.0
 }

@@ -39,8 +39,8 @@ fn push_body(
 ) -> RhaiResult<()> {
     with_call(what, |c| {
         let command = make(c.me, c.velocity);
-        c.commands.push(Command::Body(command));
-    })
+        c.push(what, Command::Body(command))
+    })?
 }
 
 fn force(x: FLOAT, y: FLOAT) -> RhaiResult<()> {
@@ -257,12 +257,12 @@ pub(super) fn register_api(engine: &mut Engine) {
     engine.register_fn("spawn_body", |spec: Map| -> RhaiResult<()> {
         let desc = spawn_desc(&spec)?;
         with_call("spawn_body", |c| {
-            c.commands.push(Command::Spawn(Box::new(desc)))
-        })
+            c.push("spawn_body", Command::Spawn(Box::new(desc)))
+        })?
     });
     engine.register_fn("remove", |id: INT| -> RhaiResult<()> {
         let id = id_of(id)?;
-        with_call("remove", |c| c.commands.push(Command::Remove(id)))
+        with_call("remove", |c| c.push("remove", Command::Remove(id)))?
     });
 
     // Input: the snapshot of the phase (simulation snapshot in fixed hooks).
@@ -333,38 +333,31 @@ pub(super) fn register_api(engine: &mut Engine) {
                 return Err("start_routine: name the function to call".into());
             }
             with_call("start_routine", |c| {
-                c.commands.push(Command::Routine(name.to_string(), s))
-            })
+                c.push("start_routine", Command::Routine(name.to_string(), s))
+            })?
         },
     );
 
     // The log, and breaking from code.
-    engine.register_fn("log", |v: Dynamic| {
+    engine.register_fn("log", |v: Dynamic| -> RhaiResult<()> {
         with_call("log", |c| {
-            c.commands.push(Command::Log(LogLevel::Info, v.to_string()))
-        })
+            c.push("log", Command::Log(LogLevel::Info, v.to_string()))
+        })?
     });
-    engine.register_fn("warn", |v: Dynamic| {
+    engine.register_fn("warn", |v: Dynamic| -> RhaiResult<()> {
         with_call("warn", |c| {
-            c.commands
-                .push(Command::Log(LogLevel::Warning, v.to_string()))
-        })
+            c.push("warn", Command::Log(LogLevel::Warning, v.to_string()))
+        })?
     });
-    engine.register_fn("request_break", |v: Dynamic| {
+    engine.register_fn("request_break", |v: Dynamic| -> RhaiResult<()> {
         with_call("request_break", |c| {
-            c.commands.push(Command::Break(v.to_string()))
-        })
+            c.push("request_break", Command::Break(v.to_string()))
+        })?
     });
     engine.on_print(|text| {
-        let _ = with_call("print", |c| {
-            c.commands
-                .push(Command::Log(LogLevel::Info, text.to_string()))
-        });
+        let _ = with_call("print", |c| c.push_line(LogLevel::Info, text.to_string()));
     });
     engine.on_debug(|text, _, _| {
-        let _ = with_call("debug", |c| {
-            c.commands
-                .push(Command::Log(LogLevel::Info, text.to_string()))
-        });
+        let _ = with_call("debug", |c| c.push_line(LogLevel::Info, text.to_string()));
     });
 }

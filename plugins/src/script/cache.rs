@@ -164,10 +164,11 @@ pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program,
             continue;
         };
         if f.params.len() != *arity {
+            let pos = super::rhai_calls::function_position(&ast, name);
             return Err(ScriptError {
                 path: key.to_string(),
-                line: 0,
-                column: 0,
+                line: pos.and_then(|p| p.line()).unwrap_or(1),
+                column: pos.and_then(|p| p.position()).unwrap_or(1),
                 message: format!(
                     "hook `{name}` must take {arity} parameter(s), it takes {}",
                     f.params.len()

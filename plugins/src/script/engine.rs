@@ -32,7 +32,9 @@
 //!
 //! Every engine caps a call at [`MAX_OPERATIONS`] operations, so a script stuck
 //! in a loop fails (logged, script disabled until reloaded) instead of hanging
-//! the worker thread.
+//! the worker thread, and every engine has the size limits of `limits.rs`, so
+//! a script that builds a huge string, array or map fails the same way
+//! instead of aborting the process.
 
 use std::cell::RefCell;
 use std::sync::{Arc, OnceLock};
@@ -47,6 +49,7 @@ use stepframe_core::{
 
 use super::breakpoints::{LineBreakpoint, Part, ScriptHit};
 use super::ir::Out;
+use super::limits::{self, MAX_COMMANDS, MAX_TEXT_BYTES};
 use super::value::show;
 
 /// Most rhai operations one hook call may take before it is stopped as runaway
@@ -81,6 +84,11 @@ pub(super) struct CallState {
     pub(super) input: ActionSnapshot,
     pub(super) rng: Option<Rng>,
     pub(super) commands: Vec<Command>,
+    /// Bytes of log and break text in `commands`.
+    text_bytes: usize,
+    /// `print`/`debug` lines dropped past [`MAX_TEXT_BYTES`] (they cannot
+    /// fail the call; one warning says how many at commit).
+    dropped_lines: u32,
     // ---- debugger ----
     /// The script's key: the AST's source, the hits' path.
     pub(super) source: ImmutableString,
@@ -148,6 +156,8 @@ pub(crate) fn begin(ctx: &mut Ctx, setup: DebugSetup) {
         c.input.clone_from(ctx.input());
         c.rng = Some(rng);
         c.commands.clear();
+        c.text_bytes = 0;
+        c.dropped_lines = 0;
         c.source = setup.source;
         c.breakpoints = Some(setup.breakpoints);
         c.abort_on_stop = setup.abort_on_stop;
@@ -156,6 +166,7 @@ pub(crate) fn begin(ctx: &mut Ctx, setup: DebugSetup) {
         c.stop = None;
         c.last_line = None;
     });
+    limits::start_call();
 }
 
 /// Ends the call: what the debugger saw. The buffer waits for [`commit`] or
@@ -189,6 +200,18 @@ pub(crate) fn commit(ctx: &mut Ctx) {
                 Command::Break(message) => ctx.request_break(message),
                 Command::Routine(name, seconds) => ctx.start_named_routine(&name, seconds),
             }
+        }
+        if c.dropped_lines > 0 {
+            ctx.log_at(
+                LogLevel::Warning,
+                format!(
+                    "{}: {} print/debug line(s) dropped: one hook call may log at most {} KiB",
+                    c.source,
+                    c.dropped_lines,
+                    MAX_TEXT_BYTES >> 10
+                ),
+            );
+            c.dropped_lines = 0;
         }
     });
 }
@@ -242,10 +265,50 @@ pub(super) fn with_call<T>(name: &str, f: impl FnOnce(&mut CallState) -> T) -> R
     })
 }
 
+impl CallState {
+    /// Queues a write of the script, or fails the call once it has queued
+    /// [`MAX_COMMANDS`] commands or [`MAX_TEXT_BYTES`] of text (see
+    /// `limits.rs`). The error is an ordinary one, at the script's line: a
+    /// `try` may catch it, but nothing more is queued either way.
+    pub(super) fn push(&mut self, what: &str, command: Command) -> RhaiResult<()> {
+        if self.commands.len() >= MAX_COMMANDS {
+            return Err(format!(
+                "{what}: one hook call may queue at most {MAX_COMMANDS} commands \
+                 (body commands, spawns, removals, log lines, routines)"
+            )
+            .into());
+        }
+        let text = match &command {
+            Command::Log(_, t) | Command::Break(t) => t.len(),
+            _ => 0,
+        };
+        if self.text_bytes + text > MAX_TEXT_BYTES {
+            return Err(format!(
+                "{what}: one hook call may log at most {} KiB of text",
+                MAX_TEXT_BYTES >> 10
+            )
+            .into());
+        }
+        self.text_bytes += text;
+        self.commands.push(command);
+        Ok(())
+    }
+
+    /// [`push`](Self::push) for lines that cannot fail the call (`print`,
+    /// `debug`, logpoints, a condition's warning): a line past the limits is
+    /// counted and dropped.
+    pub(super) fn push_line(&mut self, level: LogLevel, text: String) {
+        if self.push("print", Command::Log(level, text)).is_err() {
+            self.dropped_lines += 1;
+        }
+    }
+}
+
 fn base_engine() -> Engine {
     let mut engine = Engine::new();
     engine.set_max_operations(MAX_OPERATIONS);
-    engine.set_max_call_levels(64);
+    limits::apply(&mut engine);
+    limits::sample_during_calls(&mut engine);
     super::api::register_api(&mut engine);
     engine
 }
@@ -309,11 +372,15 @@ pub(crate) fn condition_engine() -> &'static Engine {
 }
 
 /// An engine with the standard library only, at most `max_operations` a
-/// call, printing nowhere: what conditions and watches run on, so they can
-/// neither change the session nor hang it.
+/// call and the size limits of `limits.rs`, printing nowhere: what
+/// conditions and watches run on, so they can neither change the session
+/// nor hang it, nor abort it by building a huge value. (They are single
+/// expressions, with no loops, so rhai's per-value limits bound them; the
+/// scope sampling of hook calls is not needed.)
 pub(crate) fn sandboxed_engine(max_operations: u64) -> Engine {
     let mut engine = Engine::new();
     engine.set_max_operations(max_operations);
+    limits::apply(&mut engine);
     engine.on_print(|_| {});
     engine.on_debug(|_, _, _| {});
     engine
@@ -368,21 +435,21 @@ impl CallState {
             match condition_engine().eval_ast_with_scope::<Dynamic>(s, condition) {
                 Ok(v) if v.as_bool() == Ok(false) => return Ok(DebuggerCommand::Continue),
                 Ok(v) if v.as_bool() == Ok(true) => {}
-                Ok(v) => self.commands.push(Command::Log(
+                Ok(v) => self.push_line(
                     LogLevel::Warning,
                     format!(
                         "{}:{line}: breakpoint condition gave {} (not a bool): stopping",
                         self.source,
                         v.type_name()
                     ),
-                )),
-                Err(e) => self.commands.push(Command::Log(
+                ),
+                Err(e) => self.push_line(
                     LogLevel::Warning,
                     format!(
                         "{}:{line}: breakpoint condition failed ({e}): stopping",
                         self.source
                     ),
-                )),
+                ),
             }
         }
         if let Some(parts) = &bp.compiled_message {
@@ -399,7 +466,7 @@ impl CallState {
                     }
                 }
             }
-            self.commands.push(Command::Log(LogLevel::Info, text));
+            self.push_line(LogLevel::Info, text);
             return Ok(DebuggerCommand::Continue);
         }
         self.stops_seen += 1;

@@ -112,8 +112,13 @@
 //! [`ScriptHost::compile_error`].
 //!
 //! A run-time error in a hook (a type error, a runaway loop past
-//! [`MAX_OPERATIONS`]) is logged with its position and stops the script's hooks
-//! until the file is reloaded; the object and the other behaviours go on.
+//! [`MAX_OPERATIONS`], a value past the size limits of `limits.rs`) is logged
+//! with its position and stops the script's hooks until the file is reloaded;
+//! the object and the other behaviours go on. Where rhai drops the position
+//! (it does for "Too many operations", "Stack overflow" and the size errors,
+//! which it passes up through every function call with the caller's
+//! position, and the hook has no caller), the position is that of the hook
+//! function's body, so an error always names a line.
 //!
 //! # Cost: two engines, one meaning
 //!
@@ -154,7 +159,8 @@
 // - `cache.rs`: compiled programs by key, generations, hot reload;
 // - `breakpoints.rs`: line breakpoints, conditions, logpoints, hits;
 // - `engine.rs`: the rhai engines, the per-call state, the debugger hook;
-//   `api.rs`: the native functions scripts call;
+//   `api.rs`: the native functions scripts call; `limits.rs`: how much
+//   memory a script may take;
 // - `rhai_calls.rs`: hook and routine calls on rhai, breakpoint timing;
 // - `ir.rs`, `lower.rs`, `semantics.rs`, `typed/`, `typed_calls.rs`: the
 //   typed path (the tree, rhai's AST to it, rhai's number rules, the
@@ -169,6 +175,7 @@ mod engine;
 pub mod host;
 pub(crate) use engine::{push_clock, sandboxed_engine};
 mod ir;
+mod limits;
 mod lower;
 mod rhai_calls;
 mod semantics;
@@ -189,6 +196,10 @@ pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, Script
 pub use engine::MAX_OPERATIONS;
 pub use host::{
     CallCounts, HookEngine, ScriptContext, ScriptHost, assets_dir, resolve_in, script_key,
+};
+pub use limits::{
+    MAX_ARRAY_LEN, MAX_CALL_LEVELS, MAX_COMMANDS, MAX_MAP_LEN, MAX_SCRIPT_MEMORY, MAX_STRING_BYTES,
+    MAX_TEXT_BYTES, MAX_VARIABLES,
 };
 pub use value::ScriptValue;
 
@@ -312,14 +323,20 @@ fn initial_scope(
     for (name, value) in vars {
         scope.push_dynamic(name.clone(), value.clone());
     }
+    limits::start_call();
     engine::engines()
         .plain
         .run_ast_with_scope(&mut scope, &program.ast)
-        .map_err(|e| ScriptError {
-            path: program.source.to_string(),
-            line: 0,
-            column: 0,
-            message: format!("top level failed: {e}"),
+        .and_then(|()| limits::check_scope(&scope))
+        .map_err(|e| {
+            // The top level has no function to fall back on: its first line.
+            let pos = e.position();
+            ScriptError {
+                path: program.source.to_string(),
+                line: pos.line().unwrap_or(1),
+                column: pos.position().unwrap_or(1),
+                message: format!("top level failed: {e}"),
+            }
         })?;
     Ok(scope)
 }

@@ -2,10 +2,33 @@
 //! with a line breakpoint set), and timed routines; the breakpoint timing is
 //! in the parent module's docs.
 
-use rhai::{CallFnOptions, Dynamic, FuncArgs};
+use rhai::{AST, CallFnOptions, Dynamic, EvalAltResult, FuncArgs, Position};
 use stepframe_core::{Ctx, HookKind, LogLevel, Wait};
 
-use super::{Rerun, Script, engine, host};
+use super::{Rerun, Script, engine, host, limits};
+
+/// Where the body of the script function `name` opens: the place an error
+/// is reported at when rhai kept none (see the parent module's docs).
+pub(super) fn function_position(ast: &AST, name: &str) -> Option<Position> {
+    ast.iter_fn_def()
+        .find(|f| f.name == name)
+        .map(|f| f.body.start_position())
+        .filter(|p| !p.is_none())
+}
+
+/// `line:column` of an error of a call of `function`: rhai's position, else
+/// the function's (rhai passes "Too many operations", "Stack overflow" and
+/// the size errors up through every call with the caller's position, and a
+/// hook has no caller), else the first line.
+pub(super) fn error_place(ast: &AST, function: &str, e: &EvalAltResult) -> (usize, usize) {
+    let pos = Some(e.position())
+        .filter(|p| !p.is_none())
+        .or_else(|| function_position(ast, function));
+    match pos {
+        Some(p) => (p.line().unwrap_or(1), p.position().unwrap_or(1)),
+        None => (1, 1),
+    }
+}
 
 impl Script {
     /// A routine the script started (`start_routine(name, seconds)`) is due:
@@ -131,14 +154,26 @@ impl Script {
         } else {
             engine::commit(ctx);
         }
+        // What the call left in the script's state must fit the budget too
+        // (a map grown by `m[key] = v` is not measured by rhai itself; see
+        // `limits.rs`).
+        let result = result.and_then(|value| {
+            limits::check_scope(&self.scope)?;
+            Ok(value)
+        });
         if let Err(e) = result {
-            let pos = e.position();
+            let (line, column) = error_place(&self.program.ast, function, &e);
+            let somewhere = if e.position().is_none() {
+                format!(
+                    " (rhai does not say where in `{function}` or the functions it calls: \
+                     this is where `{function}` starts)"
+                )
+            } else {
+                String::new()
+            };
             let message = format!(
-                "{}:{}:{}: {} failed: {e}; the script's hooks stop until it is reloaded",
+                "{}:{line}:{column}: {function} failed: {e}{somewhere}; the script's hooks stop until it is reloaded",
                 self.program.source,
-                pos.line().unwrap_or(0),
-                pos.position().unwrap_or(0),
-                function,
             );
             ctx.log_at(LogLevel::Error, message.clone());
             self.failed = Some(message);
