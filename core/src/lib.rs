@@ -41,7 +41,7 @@
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
 //! | [`trace`] | tick records and the stable state hash | |
 //! | **3: user code and physics on the world** | | |
-//! | [`behaviour`] | the hooks user code implements and their context | |
+//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table | `fields` |
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
@@ -63,6 +63,8 @@
 //! [`behaviour::HookKind`], [`body::Pose`], [`trace::StableHasher`] and
 //! [`debugger::BreakpointId`] re-export from the lower module that now
 //! owns each.
+
+#![warn(missing_docs)]
 
 pub mod alloc_count;
 pub mod atomic_file;
@@ -100,8 +102,8 @@ pub mod trace_writer;
 pub mod world;
 
 pub use behaviour::{
-    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, HookKind, Hooks, Rng, Routine,
-    TimeGroup, Wait,
+    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
+    HookKind, Hooks, Inspect, Rng, Routine, TimeGroup, Wait,
 };
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
@@ -136,6 +138,10 @@ pub use soft_body::{
 };
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use spawn::ObjectDesc;
+/// `#[stepframe_core::behaviour]` on an `impl Behaviour for T` block: the
+/// hook set and the inspector's table derived from the code (see
+/// [`behaviour`](mod@behaviour)).
+pub use stepframe_macros::behaviour;
 pub use stepper::{Advance, FixedStepper, StepStrategy, UnknownStrategy};
 pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
