@@ -439,7 +439,7 @@ impl<'a> Ctx<'a> {
 
     /// The committed particle positions of a soft body (world space, every
     /// piece, the kept piece first), `None` for an object without one: what
-    /// its pose is made from ([`crate::soft_pose`]). A borrow of the world's
+    /// its pose is made from ([`crate::soft_pose()`]). A borrow of the world's
     /// copy, so reading them every tick allocates nothing.
     pub fn soft_particles(&self, id: ObjectId) -> Option<&[Vec2]> {
         self.world.soft_particles(id)

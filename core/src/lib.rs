@@ -34,7 +34,7 @@
 //! | [`report`] | what one call did, and the wall time of each phase | |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
 //! | [`body`] | body descriptions, body commands, contacts | |
-//! | [`soft_pose`] | a soft body's committed particles and the pose read from them | |
+//! | [`soft_pose`](mod@soft_pose) | a soft body's committed particles and the pose read from them | |
 //! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within | `command` |
 //! | **2: the world** | | |
 //! | [`object`] | what an object is made of | |
