@@ -16,6 +16,7 @@ use std::process::ExitCode;
 
 use stepframe_app::editor::protocol::{Command, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
+use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{
     FieldValue, HookKind, InputSource, ObjectId, Pipeline, RecordedEvent, Recording, Replay, Scene,
     SuspendReason,
@@ -295,6 +296,34 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
         (&coyote.value, coyote.unit, coyote.param),
         (&FieldValue::F64(100.0), Some("ms"), true)
     );
+}
+
+#[test]
+fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
+    // The editor app itself (its synchronous test driver: one worker frame
+    // of 1/60 s per UI frame), given the game's set as `App::run` gives it.
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_step_dt(DT as f32)
+        .with_accessibility_check(false)
+        .build_eframe(|cc| {
+            let config = EditorConfig {
+                behaviours: game::behaviours(),
+                ..EditorConfig::driven(scene(), DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(10);
+    let session = h.state().session();
+    assert_eq!(session.error, None);
+    let live = session.live.as_ref().expect("a live view");
+    assert!(live.clock.simulation_tick >= 5, "playing: {:?}", live.clock);
+    let player = live
+        .objects
+        .iter()
+        .find(|o| o.id == PLAYER)
+        .expect("the game's player is in the view");
+    assert_eq!(player.name, "Player");
 }
 
 // ----- the guide ---------------------------------------------------------------
