@@ -1,7 +1,11 @@
-//! stepframe-app: the editor and the headless tools behind the `stepframe` binary.
+//! stepframe-app: the editor and the headless tools behind the `stepframe`
+//! binary, and [`App`], the one call that gives a game's own binary all of
+//! them with its behaviours registered beside the built-ins
+//! (docs/embedding.md walks through it).
 //!
 //! | module | sub-command | inside (each opens with its own map) |
 //! |---|---|---|
+//! | [`game`] | every sub-command as one call, [`App`]; the behaviours a binary's sessions name, [`Behaviours`] | |
 //! | [`editor`] | (default) the eframe editor, pipeline on a worker thread | `protocol`, `worker`, `app`, `timeline` and one file per panel |
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
 //! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `tick_diff`, `report`, `matrix`, `check`, `junit`, `trace_poses` |
@@ -10,11 +14,14 @@
 
 pub mod bench;
 pub mod editor;
+pub mod game;
 pub mod player;
 pub mod soak;
 pub mod tools;
 
 use std::path::PathBuf;
+
+pub use game::{App, Behaviours};
 
 /// The bundled demo scene: `assets/scenes/demo.ron` under the current directory
 /// if it exists there (a fresh clone's root), else beside the source tree.

@@ -1096,19 +1096,28 @@ fn log_lines(events: &[Event]) -> Vec<String> {
         .collect()
 }
 
+/// Every tick's hash, as a headless run's observer saw it.
+#[derive(Clone, Default)]
+struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
+
+impl stepframe_core::TickObserver for Seen {
+    fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("lock")
+            .insert(r.clock.simulation_tick, r.hash);
+    }
+}
+
+impl Seen {
+    fn hashes(&self) -> std::collections::BTreeMap<u64, u64> {
+        self.0.lock().expect("lock").clone()
+    }
+}
+
 /// The per-tick hashes of the demo run headless in frames of 1/60 s, its
 /// fixed rate set to 50 Hz after the first `frames_at_60` frames.
 fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTreeMap<u64, u64> {
-    #[derive(Clone, Default)]
-    struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
-    impl stepframe_core::TickObserver for Seen {
-        fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
-            self.0
-                .lock()
-                .expect("lock")
-                .insert(r.clock.simulation_tick, r.hash);
-        }
-    }
     let registry = stepframe_app::player::registry(&demo());
     let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
@@ -1125,8 +1134,7 @@ fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTre
         p.step_frame(DT);
         frames += 1;
     }
-    let out = seen.0.lock().expect("lock").clone();
-    out
+    seen.hashes()
 }
 
 #[test]
@@ -1232,16 +1240,6 @@ fn replayed_hashes(
     dt: f64,
     ticks: u64,
 ) -> std::collections::BTreeMap<u64, u64> {
-    #[derive(Clone, Default)]
-    struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
-    impl stepframe_core::TickObserver for Seen {
-        fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
-            self.0
-                .lock()
-                .expect("lock")
-                .insert(r.clock.simulation_tick, r.hash);
-        }
-    }
     let registry = stepframe_app::player::registry(&demo());
     let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
@@ -1254,8 +1252,7 @@ fn replayed_hashes(
     while p.stepper().completed_ticks() < ticks {
         p.step_frame(dt);
     }
-    let out = seen.0.lock().expect("lock").clone();
-    out
+    seen.hashes()
 }
 
 #[test]

@@ -5,8 +5,8 @@ use std::hint::black_box;
 
 use stepframe_core::trace_writer::TraceWriter;
 use stepframe_core::{
-    Behaviour, BodyDesc, Ctx, FixedStepper, Flicks, Hooks, NoPhysics, ObjectDesc, ObjectId,
-    Pipeline, Pose, Priority, Shape, StepStrategy, Telemetry, TimeSettings, Vec2, World,
+    Behaviour, BodyDesc, Ctx, FixedStepper, Flicks, NoPhysics, ObjectDesc, ObjectId, Pipeline,
+    Pose, Priority, Shape, StepStrategy, Telemetry, TimeSettings, Vec2, World,
 };
 
 fn main() {
@@ -33,15 +33,13 @@ fn stepper_frame(bencher: divan::Bencher, strategy: StepStrategy) {
     });
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, stepframe_core::Inspect)]
 struct Work(f32);
 
+#[stepframe_core::behaviour]
 impl Behaviour for Work {
     fn name(&self) -> &str {
         "Work"
-    }
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
     }
     fn fixed_update(&mut self, _ctx: &mut Ctx, dt: f64) {
         self.0 = self.0 * 0.999 + dt as f32;

@@ -24,12 +24,17 @@
 //! behaviour's state: that is what makes rewind and the sync test cover user code.
 //!
 //! ```
-//! use stepframe_core::{Behaviour, Ctx, Vec2};
+//! use stepframe_core::{Behaviour, Ctx, Hooks, Inspect, Vec2};
 //!
 //! /// Pushes its body right while "right" is held, in fixed code.
-//! #[derive(Clone, Debug)]
-//! struct Thruster { force: f32 }
+//! #[derive(Clone, Debug, Inspect)]
+//! struct Thruster {
+//!     /// Push while "right" is held.
+//!     #[inspect(unit = "N")]
+//!     force: f32,
+//! }
 //!
+//! #[stepframe_core::behaviour]
 //! impl Behaviour for Thruster {
 //!     fn name(&self) -> &str { "Thruster" }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
@@ -38,7 +43,42 @@
 //!         }
 //!     }
 //! }
+//!
+//! let thruster = Thruster { force: 3.0 };
+//! // The hook set is read from the methods the block defines...
+//! assert_eq!(thruster.hooks(), Hooks::FIXED_UPDATE);
+//! // ...and the inspector's table from the struct's fields.
+//! let mut table = stepframe_core::Fields::new("Thruster");
+//! thruster.inspect(&mut table);
+//! let rows = table.into_rows();
+//! assert_eq!(rows[0].path, "Thruster.force");
+//! assert_eq!(rows[0].unit, Some("N"));
 //! ```
+//!
+//! # Which hooks a behaviour has
+//!
+//! [`Behaviour::hooks`] is the set dispatch puts the behaviour's object in:
+//! it is called, timed and hit by breakpoints in those hooks and no others.
+//! The [`macro@behaviour`] attribute on the `impl Behaviour` block fills it
+//! in from the hook methods the block defines, so it cannot say more (a
+//! phantom FixedUpdate hit on a behaviour with no FixedUpdate) or less (a
+//! hook that is never called) than the code. Without the attribute the
+//! default is [`Hooks::ALL`], which is correct but calls every empty
+//! default; a hand-written `hooks()` still works, and is what a behaviour
+//! whose set changes at run time (a script reloaded with other functions,
+//! [`Ctx::hooks_changed`]) writes.
+//!
+//! # What the inspector shows
+//!
+//! [`Behaviour::inspect`] writes the behaviour's state as rows with stable
+//! paths, units and doc lines ([`Fields`], see `behaviour/fields`); the
+//! attribute fills it from `#[derive(Inspect)]` on the struct.
+//! [`Behaviour::state_text`] stays the plain-text view of the same state.
+
+mod fields;
+
+pub use fields::{DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS};
+pub use stepframe_macros::{Inspect, behaviour};
 
 use serde::{Deserialize, Serialize};
 
@@ -71,9 +111,12 @@ impl<T: Behaviour + Clone + 'static> CloneBehaviour for T {
 /// script host that way, and [`Behaviour::adopt_params`] reads the fresh
 /// instance's parameters.
 pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
-    /// The hooks this behaviour implements. The default, [`Hooks::ALL`], is
-    /// always correct; naming fewer lets dispatch skip the empty ones (a
-    /// FixedUpdate-only behaviour then costs nothing in the other phases).
+    /// The hooks this behaviour implements: the only ones it is called,
+    /// timed and hit by breakpoints in. Let [`macro@behaviour`] derive it
+    /// from the methods the `impl` block defines (see the module docs);
+    /// write it by hand only when the set changes at run time. The default,
+    /// [`Hooks::ALL`], is always correct but calls every empty default (a
+    /// FixedUpdate-only behaviour then costs a call in every phase).
     fn hooks(&self) -> Hooks {
         Hooks::ALL
     }
@@ -145,6 +188,15 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
         format!("{self:#?}")
     }
 
+    /// The behaviour's state as rows (path, value, unit, doc) under the
+    /// path `out` starts at (the behaviour's name): what the inspector's
+    /// table shows and a timeline lane plots by path. [`macro@behaviour`]
+    /// fills it from the type's [`Inspect`] (`#[derive(Inspect)]`); the
+    /// default writes nothing, and the inspector then falls back to
+    /// [`Behaviour::state_text`]. Write it by hand for state that is not
+    /// plain fields (a script's variables).
+    fn inspect(&self, _out: &mut Fields) {}
+
     /// Takes the parameters of `fresh`, a behaviour the registry just made
     /// from edited parameter text, and keeps this one's own state (contacts
     /// seen, counters, a charge held): what a parameter edit does mid-run
@@ -185,6 +237,10 @@ pub struct BehaviourState {
     pub hooks: Hooks,
     /// [`Behaviour::state_text`] now.
     pub state: String,
+    /// [`Behaviour::inspect`] now: the rows, with paths starting at the
+    /// behaviour's name (`Name[1]` for the second of that name on the
+    /// object); empty when the behaviour writes none.
+    pub fields: Vec<Field>,
     /// Its Start has run (it has joined the cohort and started).
     pub started: bool,
     /// A hook panicked and the fault policy disabled it.
@@ -383,7 +439,7 @@ impl<'a> Ctx<'a> {
 
     /// The committed particle positions of a soft body (world space, every
     /// piece, the kept piece first), `None` for an object without one: what
-    /// its pose is made from ([`crate::soft_pose`]). A borrow of the world's
+    /// its pose is made from ([`crate::soft_pose()`]). A borrow of the world's
     /// copy, so reading them every tick allocates nothing.
     pub fn soft_particles(&self, id: ObjectId) -> Option<&[Vec2]> {
         self.world.soft_particles(id)

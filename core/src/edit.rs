@@ -141,8 +141,8 @@ enum Made {
     Nothing,
     /// The behaviour made from a parameter edit's text.
     Behaviour(Box<dyn Behaviour>),
-    /// The object of a spawn.
-    Object(ObjectDesc),
+    /// The object of a spawn (boxed: it is large and rare).
+    Object(Box<ObjectDesc>),
 }
 
 impl Clone for PreparedEdit {
@@ -196,7 +196,7 @@ impl Edit {
                 })?;
                 Made::Behaviour(fresh)
             }
-            Edit::Spawn(o) => Made::Object(spawn_desc(o, registry)?),
+            Edit::Spawn(o) => Made::Object(Box::new(spawn_desc(o, registry)?)),
             _ => Made::Nothing,
         };
         Ok(PreparedEdit { edit: self, made })
@@ -257,7 +257,7 @@ impl PreparedEdit {
         data.body.clone_from(&desc.body);
         PreparedEdit {
             edit: Edit::Spawn(Box::new(data)),
-            made: Made::Object(desc),
+            made: Made::Object(Box::new(desc)),
         }
     }
 }
@@ -355,7 +355,7 @@ impl Pipeline {
                 if let Some(parent) = desc.parent {
                     self.live_object(parent)?;
                 }
-                self.world_mut().spawn(desc.clone());
+                self.world_mut().spawn(ObjectDesc::clone(desc));
                 Ok(())
             }
             (Edit::Spawn(_), _) => Err(EditError::Unprepared("a spawn")),

@@ -134,8 +134,8 @@ enum Call {
     /// New time settings, applied at the next frame boundary.
     SetSettings(TimeSettings),
     /// An edit from outside the hooks (the inspector, the hierarchy),
-    /// applied at once.
-    Edit(PreparedEdit),
+    /// applied at once (boxed: rare, and larger than the other calls).
+    Edit(Box<PreparedEdit>),
 }
 
 /// A logged call with what makes its replay exact.
@@ -470,7 +470,7 @@ impl History {
         self.notice_bypass(p);
         p.apply_edit(&edit)?;
         self.branch_here();
-        self.log(p, Call::Edit(edit));
+        self.log(p, Call::Edit(Box::new(edit)));
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();
         self.driven = Some(p.drives());

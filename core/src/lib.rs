@@ -34,14 +34,14 @@
 //! | [`report`] | what one call did, and the wall time of each phase | |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
 //! | [`body`] | body descriptions, body commands, contacts | |
-//! | [`soft_pose`] | a soft body's committed particles and the pose read from them | |
+//! | [`soft_pose`](mod@soft_pose) | a soft body's committed particles and the pose read from them | |
 //! | [`limits`] | what physics can take: the `f32` limits bodies and commands stay within | `command` |
 //! | **2: the world** | | |
 //! | [`object`] | what an object is made of | |
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
 //! | [`trace`] | tick records and the stable state hash | |
 //! | **3: user code and physics on the world** | | |
-//! | [`behaviour`] | the hooks user code implements and their context | |
+//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table | `fields` |
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
@@ -64,6 +64,8 @@
 //! [`behaviour::HookKind`], [`body::Pose`], [`trace::StableHasher`] and
 //! [`debugger::BreakpointId`] re-export from the lower module that now
 //! owns each.
+
+#![warn(missing_docs)]
 
 pub mod alloc_count;
 pub mod atomic_file;
@@ -102,8 +104,8 @@ pub mod trace_writer;
 pub mod world;
 
 pub use behaviour::{
-    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, HookKind, Hooks, Rng, Routine,
-    TimeGroup, Wait,
+    Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
+    HookKind, Hooks, Inspect, Rng, Routine, TimeGroup, Wait,
 };
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
@@ -141,6 +143,10 @@ pub use soft_body::{
 };
 pub use soft_pose::{SoftOutline, SoftState, soft_pose};
 pub use spawn::ObjectDesc;
+/// `#[stepframe_core::behaviour]` on an `impl Behaviour for T` block: the
+/// hook set and the inspector's table derived from the code (see
+/// [`behaviour`](mod@behaviour)).
+pub use stepframe_macros::behaviour;
 pub use stepper::{Advance, FixedStepper, StepStrategy, UnknownStrategy};
 pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};

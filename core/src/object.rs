@@ -23,7 +23,7 @@ pub struct BodyState {
     /// Velocity at the end of the last completed tick.
     pub velocity: Velocity,
     /// A soft body's committed particles (`None` for a rigid body); its
-    /// `committed` pose is made from them (see [`crate::soft_pose`]).
+    /// `committed` pose is made from them (see [`crate::soft_pose()`]).
     pub soft: Option<SoftState>,
 }
 

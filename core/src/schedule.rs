@@ -5,7 +5,7 @@
 //! so the order is total and never depends on a sort's stability).
 //!
 //! The list of entries is the *cohort*. It only changes at an outer frame
-//! boundary ([`Scheduler::rebuild`]): objects spawned during a frame wait in a
+//! boundary (`Scheduler::rebuild`): objects spawned during a frame wait in a
 //! pending list, so their FixedUpdate starts next frame, and every tick of one
 //! frame sees the same cohort. Removal is immediate all the same: each call first
 //! checks the entry's gate (its object alive and enabled, or its handle not
@@ -13,7 +13,7 @@
 //!
 //! FixedUpdate, the pass that runs every tick for every behaviour, checks the
 //! gates in bulk instead: before the pass it reads every gate into a flag in
-//! the pass's packed call list ([`Scheduler::fixed_gates`], only when the
+//! the pass's packed call list (`Scheduler::fixed_gates`, only when the
 //! world reports a removal or an activity change since the last read, or the
 //! lists changed), and per call it only tests that flag. After each call it
 //! looks at the world's "gates changed" bit: a hook that removes or disables
@@ -25,7 +25,7 @@
 //! once, at the next pass.
 //!
 //! The behaviours themselves sit apart from their entries
-//! ([`Scheduler::behaviours`], same index), so that read stays a stream of
+//! (`Scheduler::behaviours`, same index), so that read stays a stream of
 //! pointers: with both changes and a loop that tests nothing per call but the
 //! flag and two bytes after it, the pass went from 2.1-2.5x a bare loop of
 //! the same boxed closures to 1.4-1.6x (README, Performance).

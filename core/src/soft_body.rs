@@ -28,7 +28,7 @@
 //! split evenly), so the rest centroid is the mean rest position: (3, 2) for the
 //! disk, (0, 1) for the rope. The **authored-origin offset** is the authored
 //! origin minus that centroid, kept in the rest frame: (0, 0) for the disk,
-//! (−2, 0) for the rope. [`crate::soft_pose`] turns it into the body's pose.
+//! (−2, 0) for the rope. [`crate::soft_pose()`] turns it into the body's pose.
 //!
 //! Loading is strict like the rest of a scene: unknown fields are errors with
 //! line and column, and [`SoftBodyDesc::check`] refuses values physics cannot

@@ -14,7 +14,7 @@
 //! | `frame` | the outer frame that ran the tick (depends on pacing; `trace-diff` ignores it) |
 //! | `inputs` | raw events the tick delivered to fixed code, in delivery order: `{"key":name}`, `{"mouse":n}`, `{"button":name}` or `{"axis":name}`, plus `"value"` (1.0 pressed, 0.0 released, or the axis value) |
 //! | `contacts` | contact events of the tick, sorted by pair then kind; `a < b`; `kind` is `started` or `stopped` |
-//! | `poses` | every live object with a body, in id order: committed pose (`x`, `y`, `angle`) and velocity (`vx`, `vy`, `w`); a soft body's pose is its centroid pose ([`crate::soft_pose`]) and it adds its particle count, `particles` |
+//! | `poses` | every live object with a body, in id order: committed pose (`x`, `y`, `angle`) and velocity (`vx`, `vy`, `w`); a soft body's pose is its centroid pose ([`crate::soft_pose()`]) and it adds its particle count, `particles` |
 //! | `hash` | the pipeline's stable state hash after the tick, 16 lower-case hex digits |
 //!
 //! The keys always appear in this order and nothing else is written, so two

@@ -286,17 +286,15 @@ impl PhysicsStage for SlowOnce {
 
 /// Counts its Flow Tick calls into the hashed state: a frame whose Flow
 /// Tick was skipped in the run and not in a replay changes the hash.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, stepframe_core::Inspect)]
 struct FlowCounter {
     calls: u64,
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for FlowCounter {
     fn name(&self) -> &str {
         "FlowCounter"
-    }
-    fn hooks(&self) -> stepframe_core::Hooks {
-        stepframe_core::Hooks::FLOW_TICK
     }
     fn flow_tick(&mut self, _ctx: &mut Ctx, _dt: f64) {
         self.calls += 1;

@@ -132,13 +132,11 @@ fn soft_bodies_read_the_committed_particle_centroid_with_the_authored_origin_off
 }
 
 /// Pushes the object it is on with a constant force in FixedUpdate.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, stepframe_core::Inspect)]
 struct Push(Vec2);
 
+#[stepframe_core::behaviour]
 impl Behaviour for Push {
-    fn hooks(&self) -> stepframe_core::Hooks {
-        stepframe_core::Hooks::FIXED_UPDATE
-    }
     fn name(&self) -> &str {
         "Push"
     }
@@ -365,13 +363,11 @@ fn the_tick_hash_covers_every_particle() {
 }
 
 /// Records the tears it hears about.
-#[derive(Clone, Debug, Default)]
-struct TearLog(std::sync::Arc<std::sync::Mutex<Vec<stepframe_core::SoftTear>>>);
+#[derive(Clone, Debug, Default, stepframe_core::Inspect)]
+struct TearLog(#[inspect(skip)] std::sync::Arc<std::sync::Mutex<Vec<stepframe_core::SoftTear>>>);
 
+#[stepframe_core::behaviour]
 impl Behaviour for TearLog {
-    fn hooks(&self) -> stepframe_core::Hooks {
-        stepframe_core::Hooks::CONTACT
-    }
     fn name(&self) -> &str {
         "TearLog"
     }

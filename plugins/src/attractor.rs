@@ -11,15 +11,17 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::{Behaviour, BodyKind, Ctx, Hooks, ObjectId, Vec2};
+use stepframe_core::{Behaviour, BodyKind, Ctx, Inspect, ObjectId, Vec2};
 
 /// Parameters of [`Attractor`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct AttractorParams {
     /// Reach of the field, m (> 0).
+    #[inspect(unit = "m")]
     pub radius: f32,
     /// Force at the centre, N (negative repels).
+    #[inspect(unit = "N")]
     pub strength: f32,
 }
 
@@ -33,10 +35,12 @@ impl Default for AttractorParams {
 }
 
 /// Pulls dynamic bodies within a radius towards itself (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct Attractor {
+    #[inspect(params)]
     params: AttractorParams,
     /// Scratch: (object, force) of this tick, reused so a tick does not allocate.
+    #[inspect(skip)]
     pulls: Vec<(ObjectId, Vec2)>,
 }
 
@@ -62,12 +66,9 @@ impl Attractor {
 /// Closer than this (m), a body has no direction to be pulled in.
 const DEAD_ZONE: f32 = 0.01;
 
+#[stepframe_core::behaviour]
 impl Behaviour for Attractor {
     adopt_params_field!();
-
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
-    }
 
     fn name(&self) -> &str {
         "Attractor"

@@ -21,11 +21,12 @@ use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
-    Behaviour, ContactKind, Ctx, Hooks, ObjectId, Pose, Routine, TimeGroup, Vec2, Velocity, Wait,
+    Behaviour, ContactKind, Ctx, Fields, Hooks, Inspect, ObjectId, Pose, Routine, TimeGroup, Vec2,
+    Velocity, Wait,
 };
 
 /// The hook a fault is injected into.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Inspect)]
 pub enum FaultHook {
     /// Start.
     Start,
@@ -45,7 +46,7 @@ pub enum FaultHook {
 }
 
 /// What goes wrong.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize, Inspect)]
 pub enum Fault {
     /// The hook panics.
     #[default]
@@ -61,7 +62,7 @@ pub enum Fault {
 }
 
 /// Parameters of [`Faulty`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct FaultyParams {
     /// Hook to inject into.
@@ -75,8 +76,9 @@ pub struct FaultyParams {
 }
 
 /// Injects one fault into one hook (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct Faulty {
+    #[inspect(params)]
     params: FaultyParams,
     /// Times the fault fired.
     fired: u64,
@@ -136,6 +138,10 @@ fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
     }
 }
 
+/// Not `#[stepframe_core::behaviour]`: Faulty defines every hook method so
+/// any one can carry the fault, but its parameters choose the one that
+/// does, so its hook set is a function of its parameters, not of its
+/// methods, and is written by hand.
 impl Behaviour for Faulty {
     adopt_params_field!();
 
@@ -191,6 +197,10 @@ impl Behaviour for Faulty {
 
     fn hash_state(&self, hasher: &mut StableHasher) {
         hasher.write_u64(self.fired);
+    }
+
+    fn inspect(&self, out: &mut Fields) {
+        Inspect::inspect_into(self, out);
     }
 }
 

@@ -10,21 +10,23 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::{Behaviour, Ctx, Hooks, ObjectId, Vec2};
+use stepframe_core::{Behaviour, Ctx, Inspect, ObjectId, Vec2};
 
 /// Parameters of [`FollowCamera`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct FollowCameraParams {
     /// Object to follow; its own object when left out.
     pub target: Option<u64>,
     /// Added to the target's position, m.
+    #[inspect(unit = "m")]
     pub offset: Vec2,
 }
 
 /// Centres the camera on an interpolated pose, in presentation (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct FollowCamera {
+    #[inspect(params)]
     params: FollowCameraParams,
 }
 
@@ -38,12 +40,9 @@ impl FollowCamera {
     }
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for FollowCamera {
     adopt_params_field!();
-
-    fn hooks(&self) -> Hooks {
-        Hooks::PRESENT
-    }
 
     fn name(&self) -> &str {
         "FollowCamera"

@@ -14,22 +14,24 @@ use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
-    Behaviour, BodyKind, ContactKind, Ctx, Hooks, ObjectId, Pose, Vec2, Velocity,
+    Behaviour, BodyKind, ContactKind, Ctx, Inspect, ObjectId, Pose, Vec2, Velocity,
 };
 
 /// Parameters of [`KillZone`].
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct KillZoneParams {
     /// Ids that are teleported to `respawn_at` instead of removed.
     pub respawn: Vec<u64>,
     /// Where respawned objects reappear (world position).
+    #[inspect(unit = "m")]
     pub respawn_at: Vec2,
 }
 
 /// Removes dynamic bodies that enter its sensor (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct KillZone {
+    #[inspect(params)]
     params: KillZoneParams,
     /// Objects removed so far.
     removed: u64,
@@ -45,12 +47,9 @@ impl KillZone {
     }
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for KillZone {
     adopt_params_field!();
-
-    fn hooks(&self) -> Hooks {
-        Hooks::CONTACT
-    }
 
     fn name(&self) -> &str {
         "KillZone"

@@ -13,10 +13,10 @@
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, Ctx, Hooks, Pose, Vec2};
+use stepframe_core::{Behaviour, Ctx, Inspect, Pose, Vec2};
 
 /// What happens at the last waypoint.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, Inspect)]
 pub enum PathMode {
     /// Back to the first waypoint, and round again.
     #[default]
@@ -28,12 +28,14 @@ pub enum PathMode {
 }
 
 /// Parameters of [`KinematicMover`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct KinematicMoverParams {
     /// Waypoints, m; relative to the start position when `relative` is true.
+    #[inspect(unit = "m")]
     pub waypoints: Vec<Vec2>,
     /// Speed along the path, m/s (> 0).
+    #[inspect(unit = "m/s")]
     pub speed: f32,
     /// Loop, ping-pong or once.
     pub mode: PathMode,
@@ -53,14 +55,18 @@ impl Default for KinematicMoverParams {
 }
 
 /// Moves a kinematic body along waypoints (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct KinematicMover {
+    #[inspect(params)]
     params: KinematicMoverParams,
     /// Current point on the path (world), once started.
+    #[inspect(unit = "m")]
     at: Option<Vec2>,
     /// Where relative waypoints are measured from.
+    #[inspect(unit = "m")]
     origin: Vec2,
     /// Body angle, kept as it was at the start.
+    #[inspect(unit = "rad")]
     angle: f32,
     /// Index of the waypoint being approached.
     next: usize,
@@ -136,12 +142,9 @@ impl KinematicMover {
     }
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for KinematicMover {
     adopt_params_field!();
-
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
-    }
 
     fn name(&self) -> &str {
         "KinematicMover"

@@ -53,43 +53,60 @@
 //! ```
 //!
 //! Writing a behaviour of your own: implement [`stepframe_core::Behaviour`]
-//! (derive `Clone`, which gives it `clone_box` for snapshots; simulation
-//! state fed to `hash_state`, randomness only from `ctx.rng()`, no wall clock,
-//! no hash-map iteration), give it a `Serialize + Deserialize + Default`
-//! parameter struct, and register it with a factory whose error is a typed
-//! error of your own (here core's [`ParamsError`](stepframe_core::scene::ParamsError)):
+//! with `#[stepframe_core::behaviour]` on the `impl` block (its hook set is
+//! then the methods the block defines, so it is never called, timed or hit
+//! in a hook it has no code for) and derive `Clone` (snapshots) and
+//! `Inspect` (the inspector's table); feed simulation state to `hash_state`,
+//! take randomness only from `ctx.rng()`, no wall clock, no hash-map
+//! iteration. Give it a `Serialize + Deserialize + Default` parameter
+//! struct, and register it with a factory whose error is a typed error of
+//! your own (here core's [`ParamsError`](stepframe_core::scene::ParamsError)).
+//! A game's own binary registers it through `stepframe_app::App` and gets
+//! the editor and every sub-command with it (docs/embedding.md):
 //!
 //! ```
 //! use serde::{Deserialize, Serialize};
 //! use stepframe_core::scene::ParamsError;
-//! use stepframe_core::{Behaviour, Ctx, Vec2};
+//! use stepframe_core::{Behaviour, Ctx, Hooks, Inspect, Vec2};
 //!
 //! /// Parameters: all optional, unknown fields rejected.
-//! #[derive(Clone, Debug, Default, Serialize, Deserialize)]
+//! #[derive(Clone, Debug, Default, Serialize, Deserialize, Inspect)]
 //! #[serde(deny_unknown_fields, default)]
-//! struct WindParams { force: f32 }
+//! struct WindParams {
+//!     /// Sideways push, every tick.
+//!     #[inspect(unit = "N")]
+//!     force: f32,
+//! }
 //!
 //! /// Pushes its body sideways every tick, in fixed code.
-//! #[derive(Clone, Debug)]
-//! struct Wind { force: f32 }
+//! #[derive(Clone, Debug, Inspect)]
+//! struct Wind {
+//!     #[inspect(params)]
+//!     params: WindParams,
+//! }
 //!
+//! #[stepframe_core::behaviour]
 //! impl Behaviour for Wind {
 //!     fn name(&self) -> &str { "Wind" }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-//!         ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
+//!         ctx.apply_force(ctx.me(), Vec2::new(self.params.force, 0.0));
 //!     }
 //! }
 //!
 //! let mut registry = stepframe_plugins::registry();
-//! registry.register_typed::<WindParams, _>("Wind", |p| {
-//!     if !p.force.is_finite() {
+//! registry.register_typed::<WindParams, _>("Wind", |params| {
+//!     if !params.force.is_finite() {
 //!         return Err(ParamsError::new("force must be finite"));
 //!     }
-//!     Ok(Box::new(Wind { force: p.force }))
+//!     Ok(Box::new(Wind { params }))
 //! });
 //! assert!(registry.names().contains(&"Wind"));
-//! assert!(registry.create("Wind", "(force: 2.0)").is_ok());
+//! let wind = registry.create("Wind", "(force: 2.0)")?;
+//! assert_eq!(wind.hooks(), Hooks::FIXED_UPDATE);
+//! # Ok::<(), stepframe_core::scene::CreateError>(())
 //! ```
+
+#![warn(missing_docs)]
 
 /// [`Behaviour::adopt_params`](stepframe_core::Behaviour::adopt_params) for
 /// a built-in behaviour whose parameters are its `params` field: it takes the

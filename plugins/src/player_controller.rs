@@ -26,14 +26,14 @@
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, Hooks, ObjectId, Vec2};
+use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Vec2};
 
 /// Fastest vertical speed, m/s, at which a touching body still counts as
 /// standing: a body resting on a box reads a few cm/s; one in mid-jump reads metres.
 pub const GROUND_SPEED: f32 = 1.5;
 
 /// Parameters of [`PlayerController`], all optional in a scene.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct PlayerControllerParams {
     /// Action that pushes left.
@@ -45,14 +45,19 @@ pub struct PlayerControllerParams {
     /// Action whose hold charges a jump released on its release edge.
     pub charge: String,
     /// Horizontal force while a direction is held, N.
+    #[inspect(unit = "N")]
     pub move_force: f32,
     /// No push beyond this horizontal speed, m/s.
+    #[inspect(unit = "m/s")]
     pub max_speed: f32,
     /// Upward impulse of a jump, N·s.
+    #[inspect(unit = "N·s")]
     pub jump_impulse: f32,
     /// Upward impulse per second of charge, N·s/s.
+    #[inspect(unit = "N·s/s")]
     pub charge_impulse_per_second: f32,
     /// Charge beyond this counts as this, simulation ms.
+    #[inspect(unit = "ms")]
     pub max_charge_ms: f64,
     /// Only jump while grounded.
     pub require_ground: bool,
@@ -76,12 +81,14 @@ impl Default for PlayerControllerParams {
 }
 
 /// Runs, jumps and charge-jumps a dynamic body from fixed input (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct PlayerController {
+    #[inspect(params)]
     params: PlayerControllerParams,
     /// Objects in contact, sorted.
     touching: Vec<ObjectId>,
     /// Simulation ms the charge action has been held, as of the last tick.
+    #[inspect(unit = "ms")]
     charge_ms: f64,
     /// Jumps made (plain and charged): state that shapes the run, so hashed.
     jumps: u64,
@@ -121,12 +128,9 @@ impl PlayerController {
     }
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for PlayerController {
     adopt_params_field!();
-
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE.and(Hooks::CONTACT)
-    }
 
     fn name(&self) -> &str {
         "PlayerController"

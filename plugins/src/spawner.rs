@@ -21,29 +21,34 @@ use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
 use stepframe_core::trace::StableHasher;
 use stepframe_core::{
-    Behaviour, BodyDesc, Ctx, Hooks, ObjectDesc, ObjectId, Pose, Priority, Routine, Shape,
+    Behaviour, BodyDesc, Ctx, Inspect, ObjectDesc, ObjectId, Pose, Priority, Routine, Shape,
     TimeGroup, Vec2, Velocity, Wait,
 };
 
 /// Parameters of [`Spawner`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, Inspect)]
 #[serde(deny_unknown_fields, default)]
 pub struct SpawnerParams {
     /// Simulation seconds between two bursts (> 0).
+    #[inspect(unit = "s")]
     pub interval: f64,
     /// Projectiles per burst.
     pub burst: u32,
     /// Most projectiles of this spawner alive at once (>= 1).
     pub max_alive: u32,
     /// Simulation seconds a projectile lives (0: until the cap removes it).
+    #[inspect(unit = "s")]
     pub lifetime: f64,
     /// Shapes to pick from at random (`ctx.rng()`), one per projectile.
     pub shapes: Vec<Shape>,
     /// Projectiles appear up to this far left or right of the spawner, m.
+    #[inspect(unit = "m")]
     pub spread: f32,
     /// Initial velocity, m/s.
+    #[inspect(unit = "m/s")]
     pub velocity: Vec2,
     /// Density of the projectiles, kg/m².
+    #[inspect(unit = "kg/m²")]
     pub density: f32,
     /// Bounciness of the projectiles.
     pub restitution: f32,
@@ -69,8 +74,9 @@ impl Default for SpawnerParams {
 }
 
 /// Spawns projectiles from a fixed-time routine (see module docs).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct Spawner {
+    #[inspect(params)]
     params: SpawnerParams,
 }
 
@@ -137,13 +143,9 @@ fn projectile_body(p: &SpawnerParams, shape: usize) -> BodyDesc {
     body
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for Spawner {
     adopt_params_field!();
-
-    /// Start only: the spawning runs in a fixed-clock routine.
-    fn hooks(&self) -> Hooks {
-        Hooks::START
-    }
 
     fn name(&self) -> &str {
         "Spawner"
@@ -220,10 +222,13 @@ impl Default for ProjectileParams {
 
 /// Removes its object `lifetime` simulation seconds after it was spawned (a
 /// projectile placed in a scene: after its first FixedUpdate).
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 pub struct Projectile {
+    /// Simulation seconds from its spawn to its removal (0: forever).
+    #[inspect(param, unit = "s")]
     lifetime: f64,
     /// Simulation time (start of the tick) of the spawn, or of the first FixedUpdate.
+    #[inspect(unit = "s")]
     born: Option<f64>,
 }
 
@@ -257,11 +262,8 @@ impl Projectile {
     }
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for Projectile {
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
-    }
-
     fn name(&self) -> &str {
         "Projectile"
     }

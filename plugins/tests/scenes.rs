@@ -11,11 +11,18 @@ fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes")
 }
 
+/// Scenes of the example game (app/examples/platformer): they name the
+/// game's own behaviours, which only its binary registers, so its tests
+/// (app/tests/platformer.rs) load and run them, not these.
+const GAME_SCENES: [&str; 1] = ["platformer.ron"];
+
+/// The bundled scenes of the built-in behaviours.
 fn bundled() -> Vec<PathBuf> {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(scenes_dir())
         .expect("assets/scenes exists")
         .map(|e| e.expect("readable entry").path())
         .filter(|p| p.extension().is_some_and(|e| e == "ron"))
+        .filter(|p| !GAME_SCENES.iter().any(|g| p.ends_with(g)))
         .collect();
     paths.sort();
     paths

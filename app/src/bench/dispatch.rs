@@ -9,8 +9,7 @@ use std::path::Path;
 
 use stepframe_core::alloc_count::count_allocations;
 use stepframe_core::{
-    Behaviour, Ctx, Hooks, NoPhysics, ObjectDesc, ObjectId, Pipeline, Pose, Priority, TimeSettings,
-    World,
+    Behaviour, Ctx, NoPhysics, ObjectDesc, ObjectId, Pipeline, Pose, Priority, TimeSettings, World,
 };
 
 use super::{Figure, alternate, counting_allocator, time};
@@ -27,17 +26,15 @@ fn work(state: &mut [f32; 4], dt: f32) {
     state[3] += state[0] * state[0];
 }
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, stepframe_core::Inspect)]
 struct Integrator {
     state: [f32; 4],
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for Integrator {
     fn name(&self) -> &str {
         "Integrator"
-    }
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
     }
     fn fixed_update(&mut self, _ctx: &mut Ctx, dt: f64) {
         work(&mut self.state, dt as f32);

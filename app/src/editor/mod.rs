@@ -62,8 +62,9 @@ pub use state::Session;
 pub use workspace::{Pane, Workspace};
 
 /// Opens the editor window on a scene, playing it, with the rewind history's
-/// byte budget `history_mib` if given. Returns when the window closes.
-pub fn run(scene: PathBuf, history_mib: Option<u32>) -> ExitCode {
+/// byte budget `history_mib` if given and the scenes' behaviours from
+/// `behaviours`. Returns when the window closes.
+pub fn run(scene: PathBuf, history_mib: Option<u32>, behaviours: crate::Behaviours) -> ExitCode {
     let options = eframe::NativeOptions {
         viewport: egui::ViewportBuilder::default()
             .with_title("stepframe")
@@ -76,6 +77,7 @@ pub fn run(scene: PathBuf, history_mib: Option<u32>) -> ExitCode {
         Box::new(move |cc| {
             let config = EditorConfig {
                 history_mib,
+                behaviours,
                 ..EditorConfig::threaded(scene)
             };
             let app = EditorApp::new(cc, config)?;

@@ -82,6 +82,7 @@ use std::path::Path;
 use std::process::ExitCode;
 use std::sync::{Arc, Mutex};
 
+use crate::Behaviours;
 use stepframe_core::{
     Clock, FrameReport, LogEntry, Pipeline, Recorder, Recording, Registry, Replay, Scene,
     TelemetryFormat, TelemetryWriter, TickObserver, TraceWriter,
@@ -117,17 +118,19 @@ fn failed(message: impl Into<String>) -> Exit {
     }
 }
 
-/// The behaviours a scene can name, for a session of its own: a fresh script
-/// host (compile cache, breakpoints) and the scene file's directory, from
-/// which its script paths resolve (`stepframe_plugins::script::assets_dir`).
+/// The built-in behaviours a scene can name, for a session of its own: a
+/// fresh script host (compile cache, breakpoints) and the scene file's
+/// directory, from which its script paths resolve
+/// (`stepframe_plugins::script::assets_dir`). A game's binary uses
+/// [`Behaviours::registry_for_scene`] with its own set.
 pub fn registry(scene: &Path) -> Registry {
-    let dir = scene.parent().unwrap_or(Path::new("."));
-    stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), dir)
+    Behaviours::built_in().registry_for_scene(scene)
 }
 
-/// Runs the player: exit 0 on success, 1 on a runtime failure, 2 on bad input.
-pub fn run(args: PlayArgs) -> ExitCode {
-    match play(&args) {
+/// Runs the player on a scene whose behaviours come from `behaviours`:
+/// exit 0 on success, 1 on a runtime failure, 2 on bad input.
+pub fn run(args: PlayArgs, behaviours: &Behaviours) -> ExitCode {
+    match play(&args, behaviours) {
         Ok(()) => ExitCode::SUCCESS,
         Err(exit) => {
             eprintln!("stepframe play: {}", exit.message);
@@ -142,8 +145,8 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
         .map_err(|e| failed(format!("cannot create {}: {e}", path.display())))
 }
 
-fn play(args: &PlayArgs) -> Result<(), Exit> {
-    let registry = registry(&args.scene);
+fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
+    let registry = behaviours.registry_for_scene(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let settings = settings_with_overrides(&scene.settings.time, args);
     settings

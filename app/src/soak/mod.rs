@@ -212,10 +212,11 @@ fn bad(message: impl Into<String>) -> Failure {
     }
 }
 
-/// Runs `stepframe soak` (see the module docs).
-pub fn run(args: SoakArgs) -> ExitCode {
+/// Runs `stepframe soak` (see the module docs) on a scene whose behaviours
+/// come from `behaviours`.
+pub fn run(args: SoakArgs, behaviours: &crate::Behaviours) -> ExitCode {
     let panics_seen = install_quiet_panic_hook();
-    match soak(&args, &panics_seen) {
+    match soak(&args, &panics_seen, behaviours) {
         Ok(summary) => {
             let verdict = verdict(&args, &summary);
             let line = serde_json::to_string(&summary).unwrap_or_default();
@@ -266,7 +267,11 @@ fn verdict(args: &SoakArgs, s: &SoakSummary) -> Result<(), String> {
 }
 /// Checks the arguments and the scene, then soaks it in the mode asked for;
 /// `panics_seen` is the panic hook's count.
-fn soak(args: &SoakArgs, panics_seen: &AtomicU64) -> Result<SoakSummary, Failure> {
+fn soak(
+    args: &SoakArgs,
+    panics_seen: &AtomicU64,
+    behaviours: &crate::Behaviours,
+) -> Result<SoakSummary, Failure> {
     if resident_kib().is_none() {
         return Err(bad(
             "no /proc/self/status here: the soak measures resident memory through procfs (Linux)",
@@ -291,7 +296,7 @@ fn soak(args: &SoakArgs, panics_seen: &AtomicU64) -> Result<SoakSummary, Failure
             args.panic_from
         );
     }
-    let registry = crate::player::registry(&args.scene);
+    let registry = behaviours.registry_for_scene(&args.scene);
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let fixed_hz = scene.settings.time.fixed_hz;
     let time = scene.settings.time;

@@ -42,7 +42,7 @@ use super::report::Sides;
 use super::trace_diff::{
     DiffOptions, Divergence, FieldDiff, TickDiff, TraceDiff, diff_traces, diff_traces_with,
 };
-use crate::player::registry;
+use crate::Behaviours;
 
 /// Arguments of `stepframe check`.
 #[derive(clap::Args, Debug)]
@@ -146,7 +146,8 @@ pub struct SceneCheck {
     /// The scene.
     pub scene: Scene,
     /// The behaviours it names, with a script host of its own and its script
-    /// paths resolved from its directory ([`registry`]): every run of this
+    /// paths resolved from its directory
+    /// ([`Behaviours::registry_for_scene`]): every run of this
     /// scene builds its world with it.
     pub registry: Registry,
     /// Its recording.
@@ -338,11 +339,15 @@ pub fn run_matrix(
 }
 
 /// Loads every scene and recording; an error is a bad argument (exit 2).
-fn load_scenes(targets: Vec<CheckTarget>, ticks: Option<u64>) -> Result<Vec<SceneCheck>, String> {
+fn load_scenes(
+    targets: Vec<CheckTarget>,
+    ticks: Option<u64>,
+    behaviours: &Behaviours,
+) -> Result<Vec<SceneCheck>, String> {
     targets
         .into_iter()
         .map(|target| {
-            let registry = registry(&target.scene);
+            let registry = behaviours.registry_for_scene(&target.scene);
             let scene = Scene::load(&target.scene, &registry).map_err(|e| e.to_string())?;
             let recording = match &target.input {
                 Some(path) => Some(Recording::load(path).map_err(|e| e.to_string())?),
@@ -478,16 +483,21 @@ fn junit_suites(scenes: &[SceneCheck], outcomes: &[CaseOutcome]) -> Vec<junit::S
     suites
 }
 
-/// Runs check (module docs). `matches` are the sub-command's own, to pair
-/// each `--input` with its scene.
-pub fn check(args: CheckArgs, matches: Option<&clap::ArgMatches>) -> ExitCode {
+/// Runs check (module docs) on scenes whose behaviours come from
+/// `behaviours`. `matches` are the sub-command's own, to pair each
+/// `--input` with its scene.
+pub fn check(
+    args: CheckArgs,
+    matches: Option<&clap::ArgMatches>,
+    behaviours: &Behaviours,
+) -> ExitCode {
     let bad = |e: String| {
         eprintln!("stepframe check: {e}");
         ExitCode::from(2)
     };
     let scenes = match args
         .targets(matches)
-        .and_then(|t| load_scenes(t, args.ticks))
+        .and_then(|t| load_scenes(t, args.ticks, behaviours))
     {
         Ok(s) => s,
         Err(e) => return bad(e),

@@ -25,44 +25,91 @@ impl Pipeline {
 
     /// The behaviours of `object` in dispatch order, with their state now
     /// (the editor's inspector): those in the cohort, then those waiting for
-    /// the next frame boundary (spawned this frame).
+    /// the next frame boundary (spawned this frame). Each one's
+    /// [`fields`](crate::behaviour::BehaviourState::fields) have paths that
+    /// start with its name, `Name[1]` for the second of that name.
     pub fn behaviour_states(&self, object: ObjectId) -> Vec<crate::behaviour::BehaviourState> {
-        let state = |e: &Entry, b: &dyn Behaviour| crate::behaviour::BehaviourState {
-            name: b.name().to_string(),
-            priority: e.priority,
-            hooks: e.hooks,
-            state: b.state_text(),
-            started: e.started,
-            faulted: e.faulted,
-        };
-        let mut out: Vec<_> = self
-            .sim
-            .scheduler
-            .entries_of(object)
-            .iter()
-            .map(|&(_, i)| {
-                let i = i as usize;
-                state(
-                    &self.sim.scheduler.entries[i],
-                    &*self.sim.scheduler.behaviours[i],
-                )
+        let mut roots = FieldRoots::default();
+        self.behaviours_of(object)
+            .map(|(b, priority, hooks, started, faulted)| {
+                let mut fields = crate::behaviour::Fields::new(&roots.next(b.name()));
+                b.inspect(&mut fields);
+                crate::behaviour::BehaviourState {
+                    name: b.name().to_string(),
+                    priority,
+                    hooks,
+                    state: b.state_text(),
+                    fields: fields.into_rows(),
+                    started,
+                    faulted,
+                }
             })
-            .collect();
-        out.extend(
-            self.sim
-                .world
-                .joining()
-                .filter(|p| p.object == object)
-                .map(|p| crate::behaviour::BehaviourState {
-                    name: p.behaviour.name().to_string(),
-                    priority: p.priority,
-                    hooks: p.behaviour.hooks(),
-                    state: p.behaviour.state_text(),
-                    started: false,
-                    faulted: false,
-                }),
-        );
-        out
+            .collect()
+    }
+
+    /// One field of one of `object`'s behaviours by its path
+    /// (`PlayerController.charge_ms`, as [`Pipeline::behaviour_states`]
+    /// gives it): what a timeline lane samples each tick. Only the behaviour
+    /// the path names writes its rows. `None` when no behaviour or field has
+    /// that path (the object was removed, the field is absent this tick).
+    pub fn behaviour_field(
+        &self,
+        object: ObjectId,
+        path: &str,
+    ) -> Option<crate::behaviour::FieldValue> {
+        let root_len = path
+            .find(['.', '['])
+            .filter(|&i| !path[..i].is_empty())
+            .unwrap_or(path.len());
+        let root_len = match path[root_len..].strip_prefix('[') {
+            // `Name[1].field`: the index belongs to the root.
+            Some(rest)
+                if rest
+                    .split(']')
+                    .next()
+                    .is_some_and(|n| n.parse::<usize>().is_ok()) =>
+            {
+                root_len + 1 + rest.find(']')? + 1
+            }
+            _ => root_len,
+        };
+        let root = &path[..root_len];
+        let mut roots = FieldRoots::default();
+        let (behaviour, ..) = self
+            .behaviours_of(object)
+            .find(|(b, ..)| roots.next(b.name()) == root)?;
+        let mut fields = crate::behaviour::Fields::new(root);
+        behaviour.inspect(&mut fields);
+        fields
+            .into_rows()
+            .into_iter()
+            .find(|f| f.path == path)
+            .map(|f| f.value)
+    }
+
+    /// `object`'s behaviours in dispatch order (the cohort, then those
+    /// joining at the next frame boundary), with priority, hooks, started
+    /// and faulted.
+    fn behaviours_of(
+        &self,
+        object: ObjectId,
+    ) -> impl Iterator<Item = (&dyn Behaviour, Priority, Hooks, bool, bool)> + '_ {
+        let cohort = self.sim.scheduler.entries_of(object).iter().map(|&(_, i)| {
+            let i = i as usize;
+            let e = &self.sim.scheduler.entries[i];
+            let b: &dyn Behaviour = &*self.sim.scheduler.behaviours[i];
+            (b, e.priority, e.hooks, e.started, e.faulted)
+        });
+        let joining = self
+            .sim
+            .world
+            .joining()
+            .filter(move |p| p.object == object)
+            .map(|p| {
+                let b: &dyn Behaviour = &*p.behaviour;
+                (b, p.priority, b.hooks(), false, false)
+            });
+        cohort.chain(joining)
     }
 
     /// The union of the hooks `object`'s behaviours implement (F9 on an object
@@ -157,5 +204,30 @@ impl Pipeline {
             .filter(|p| self.sim.world.get(p.object).is_some())
             .map(|p| (p.object, &*p.behaviour));
         admitted.chain(pending)
+    }
+}
+
+/// The root of each behaviour's field paths on one object: its name, and
+/// `Name[n]` for the n-th (from 0) behaviour of that name after the first,
+/// so two `Spawner`s on one object have paths that stay apart.
+#[derive(Default)]
+struct FieldRoots {
+    /// Names seen so far, with how many of each.
+    seen: Vec<(String, usize)>,
+}
+
+impl FieldRoots {
+    fn next(&mut self, name: &str) -> String {
+        match self.seen.iter_mut().find(|(n, _)| n == name) {
+            Some((_, count)) => {
+                let root = format!("{name}[{count}]");
+                *count += 1;
+                root
+            }
+            None => {
+                self.seen.push((name.to_string(), 1));
+                name.to_string()
+            }
+        }
     }
 }

@@ -4,8 +4,9 @@
 //! new scene vars taken mid-run.
 
 use rhai::INT;
+use stepframe_core::behaviour::FieldMeta;
 use stepframe_core::trace::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, HookKind, Hooks, ObjectId, Wait};
+use stepframe_core::{Behaviour, ContactKind, Ctx, Fields, HookKind, Hooks, ObjectId, Wait};
 
 use super::ir::Val;
 use super::{Script, value};
@@ -40,6 +41,11 @@ impl Behaviour for Script {
     /// other hooks only when the script defines their function, so a script
     /// without `fixed_update` is never called, timed or hit by a breakpoint in
     /// the fixed phase. A reload that changes the set says so (`hooks_changed`).
+    ///
+    /// Written by hand, not by `#[stepframe_core::behaviour]`: this block
+    /// defines every hook method (any script may need them), and which ones
+    /// run is a fact of the script file, which can change while the session
+    /// runs.
     fn hooks(&self) -> Hooks {
         let h = &self.program.hooks;
         let mut hooks = Hooks::START.and(Hooks::UPDATE);
@@ -108,6 +114,31 @@ impl Behaviour for Script {
             out.push_str(&format!("stopped: {failed}\n"));
         }
         out
+    }
+
+    /// `Script.file` (the `.rhai` path), `Script.error` while a run-time
+    /// error stops the hooks, and every top-level variable as
+    /// `Script.vars.<name>` with its live value, marked as a parameter when
+    /// the scene's `vars` set it. The variables sit under `vars.` so that
+    /// one named `file` or `error` keeps a path of its own.
+    fn inspect(&self, out: &mut Fields) {
+        let file = FieldMeta {
+            param: true,
+            doc: "the script file, from the scene's directory",
+            ..FieldMeta::default()
+        };
+        out.nested("file", file, self.program.source.as_str());
+        if let Some(failed) = &self.failed {
+            out.field("error", failed);
+        }
+        for (position, (name, _, value)) in self.scope.iter_raw().enumerate() {
+            let value = self.live_value(position).unwrap_or_else(|| value.clone());
+            let meta = FieldMeta {
+                param: self.vars.iter().any(|(v, _)| v == name),
+                ..FieldMeta::default()
+            };
+            out.nested(&format!("vars.{name}"), meta, &value::field_value(&value));
+        }
     }
 
     fn hash_state(&self, hasher: &mut StableHasher) {

@@ -16,8 +16,8 @@
 use std::collections::BTreeMap;
 
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, Ctx, ObjectDesc, Pipeline, Pose, Priority, RapierStage, Shape,
-    TimeSettings, Vec2, World,
+    Behaviour, BodyDesc, BodyKind, Ctx, Inspect, ObjectDesc, Pipeline, Pose, Priority, RapierStage,
+    Shape, TimeSettings, Vec2, World,
 };
 
 use super::{Script, ScriptError, ScriptHost, ScriptValue};
@@ -38,7 +38,7 @@ const WARMUP_TICKS: u64 = 30;
 const ROUNDS: usize = 5;
 
 /// The patrol of `patrol.rhai`, in Rust: same state, same f64 arithmetic.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Inspect)]
 struct RustPatrol {
     started: bool,
     x: f64,
@@ -46,6 +46,7 @@ struct RustPatrol {
     legs: i64,
 }
 
+#[stepframe_core::behaviour]
 impl Behaviour for RustPatrol {
     fn name(&self) -> &str {
         "RustPatrol"

@@ -70,7 +70,7 @@ pub const MAX_EXPR_DEPTH: usize = 64;
 /// Deepest nesting of expressions inside a function.
 pub const MAX_FUNCTION_EXPR_DEPTH: usize = 32;
 /// What all the variables of one hook's scope may take together, bytes, as
-/// [`memory_of`] estimates them.
+/// `memory_of` estimates them.
 pub const MAX_SCRIPT_MEMORY: usize = 64 * 1024 * 1024;
 /// Variable reads between two measurements of the running hook's variables.
 pub const SAMPLE_LOOKUPS: u32 = 4_096;

@@ -40,7 +40,7 @@
 //!
 //! # Where the script file is found
 //!
-//! Scripts belong to a session's [`ScriptHost`] (see [`host`](self::host)):
+//! Scripts belong to a session's [`ScriptHost`] (see [`host`]):
 //! the registry of a session is built with its host and the scene's
 //! directory ([`crate::registry_for`]), and a relative `path` is looked up
 //! under that scene's assets directory ([`assets_dir`]). The resolved,
@@ -69,7 +69,7 @@
 //! # Line breakpoints and when the session stops
 //!
 //! Breakpoints live in the session's table, [`ScriptHost::breakpoints`] (see
-//! [`breakpoints`](self::breakpoints) for conditions and logpoints). When a
+//! `breakpoints` for conditions and logpoints). When a
 //! statement on a breakpoint line is reached, rhai's debugger callback records
 //! a [`ScriptHit`]: script, line and column, object, hook, tick, the call stack
 //! and the local variables with their values at that moment. Then:
@@ -130,7 +130,7 @@
 //! 2. **rhai** itself: functions outside the subset (loops, strings, maps,
 //!    `log`, `spawn_body`, ...), any call while a line breakpoint is set in
 //!    the script, calls whose types the typed code was not made for (after
-//!    [`MAX_SPECIALISATIONS`] tries), and any call the typed code gives up on.
+//!    `MAX_SPECIALISATIONS`, 8, tries), and any call the typed code gives up on.
 //!
 //! The typed code covers a numeric subset of rhai (listed in `ir.rs`) and
 //! computes exactly what rhai computes (`semantics.rs`: its checked integer
@@ -354,7 +354,7 @@ fn hook_function(hook: HookKind) -> &'static str {
 impl Script {
     /// Loads (or reuses) the script file and runs its top level with the vars.
     /// `cx` names the session's host and the scene's directory (relative
-    /// paths are looked up from there, see [`host`](self::host)).
+    /// paths are looked up from there, see [`host`]).
     pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, ScriptError> {
         if params.path.is_empty() {
             return Err(ScriptError {

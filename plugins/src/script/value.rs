@@ -103,6 +103,26 @@ pub fn hash_dynamic(value: &Dynamic, h: &mut StableHasher) {
     }
 }
 
+/// A script value as an inspector row: integers, floats and flags keep
+/// their type (a timeline lane can plot them), a string is its text, `()`
+/// is `None`, and anything else (arrays, maps) its debug form.
+pub(crate) fn field_value(value: &Dynamic) -> stepframe_core::FieldValue {
+    use stepframe_core::FieldValue;
+    if let Ok(i) = value.as_int() {
+        FieldValue::Int(i)
+    } else if let Ok(f) = value.as_float() {
+        FieldValue::F64(f)
+    } else if let Ok(b) = value.as_bool() {
+        FieldValue::Bool(b)
+    } else if value.is_string() {
+        FieldValue::Text(value.to_string())
+    } else if value.is_unit() {
+        FieldValue::None
+    } else {
+        FieldValue::Text(show(value))
+    }
+}
+
 /// How a value is shown in a hit's locals: rhai's debug form (strings quoted).
 pub fn show(value: &Dynamic) -> String {
     format!("{value:?}")

@@ -59,6 +59,8 @@ pub struct EditorConfig {
     /// The rewind history's byte budget for this run, MiB (`stepframe edit
     /// --history-mib`); `None`: the persisted one (256 MiB at first).
     pub history_mib: Option<u32>,
+    /// The behaviours its scenes can name (a game's binary adds its own).
+    pub behaviours: crate::Behaviours,
 }
 
 impl EditorConfig {
@@ -69,6 +71,7 @@ impl EditorConfig {
             play_on_start: true,
             driver: Driver::Thread,
             history_mib: None,
+            behaviours: crate::Behaviours::built_in(),
         }
     }
 
@@ -79,6 +82,7 @@ impl EditorConfig {
             play_on_start: true,
             driver: Driver::Driven { dt },
             history_mib: None,
+            behaviours: crate::Behaviours::built_in(),
         }
     }
 }
@@ -158,6 +162,8 @@ pub struct EditorApp {
     running: Running,
     /// How workers are run (a restarted one is run the same way).
     driver: Driver,
+    /// The behaviours every worker's sessions can name.
+    behaviours: crate::Behaviours,
     /// The UI's context, handed to a threaded worker to request repaints.
     repaint: egui::Context,
     /// The shared facts.
@@ -207,13 +213,17 @@ impl EditorApp {
         let (ui_end, worker_end) = worker::channels();
         let running = match config.driver {
             Driver::Thread => {
-                let worker = Worker::new(worker_end, persisted.pacing, Some(cc.egui_ctx.clone()));
+                let worker = Worker::new(worker_end, persisted.pacing, Some(cc.egui_ctx.clone()))
+                    .with_behaviours(config.behaviours.clone());
                 let thread = worker::spawn(worker, ui_end.commands.clone())
                     .context("starting the worker thread")?;
                 Running::Thread { thread }
             }
             Driver::Driven { dt } => Running::Driven {
-                worker: Box::new(Worker::new(worker_end, persisted.pacing, None)),
+                worker: Box::new(
+                    Worker::new(worker_end, persisted.pacing, None)
+                        .with_behaviours(config.behaviours.clone()),
+                ),
                 dt,
             },
         };
@@ -240,6 +250,7 @@ impl EditorApp {
             ui_end,
             running,
             driver: config.driver,
+            behaviours: config.behaviours,
             repaint: cc.egui_ctx.clone(),
             session,
             panels,
@@ -362,7 +373,11 @@ impl EditorApp {
             Driver::Thread => {
                 let ctx = self.repaint.clone();
                 let repaint = Some(ctx.clone());
-                let build = move || Worker::restart(worker_end, pacing, Some(ctx), point);
+                let behaviours = self.behaviours.clone();
+                let build = move || {
+                    Worker::restart(worker_end, pacing, Some(ctx), point)
+                        .with_behaviours(behaviours)
+                };
                 match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
                     Ok(thread) => Running::Thread { thread },
                     Err(e) => {
@@ -372,7 +387,9 @@ impl EditorApp {
                 }
             }
             Driver::Driven { dt } => {
-                let build = || Worker::restart(worker_end, pacing, None, point);
+                let behaviours = self.behaviours.clone();
+                let build =
+                    || Worker::restart(worker_end, pacing, None, point).with_behaviours(behaviours);
                 match std::panic::catch_unwind(AssertUnwindSafe(build)) {
                     Ok(worker) => Running::Driven {
                         worker: Box::new(worker),

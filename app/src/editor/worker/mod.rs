@@ -87,6 +87,8 @@ pub struct Worker {
     pipeline: Pipeline,
     /// Behaviour factories scenes name, for the current scene's directory.
     registry: Registry,
+    /// Where `registry` comes from: the built-ins and a game's own.
+    behaviours: crate::Behaviours,
     /// The session's scripts: compile cache, line breakpoints, hits (see
     /// [`scripts`]).
     scripts: ScriptHost,
@@ -194,6 +196,7 @@ impl Worker {
         Worker {
             pipeline,
             registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
+            behaviours: crate::Behaviours::built_in(),
             scripts,
             script_rejected: None,
             scene: None,
@@ -279,6 +282,15 @@ impl Worker {
         // The UI shows the restarted session at once, before any command.
         worker.publish();
         worker
+    }
+
+    /// This worker with scenes naming `behaviours` (a game's binary: its own
+    /// beside the built-ins) from now on, including the open scene's
+    /// parameter edits and a fork's branch.
+    pub fn with_behaviours(mut self, behaviours: crate::Behaviours) -> Worker {
+        self.behaviours = behaviours;
+        self.registry = self.registry_on(&self.scripts);
+        self
     }
 
     /// The display rate the thread wrapper paces to.

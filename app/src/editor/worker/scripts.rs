@@ -6,7 +6,8 @@
 //! The host lives as long as the worker (and follows a restart through the
 //! recovery point): a scene reload keeps breakpoints and compiled scripts,
 //! and each scene gets a registry that resolves its script paths from its
-//! own directory ([`stepframe_plugins::registry_for`]).
+//! own directory ([`crate::Behaviours::registry_for`], the built-ins and a
+//! game's own).
 
 use std::path::Path;
 
@@ -20,14 +21,15 @@ impl Worker {
     /// The registry for a scene file: its scripts resolve from the scene's
     /// directory and compile into this session's host.
     pub(super) fn registry_for_scene(&self, scene: &Path) -> Registry {
-        registry_on(&self.scripts, scene)
+        self.behaviours
+            .registry_for(&self.scripts, scene_dir(scene))
     }
 
     /// The registry of the open scene on `host` (a fork's own host).
     pub(super) fn registry_on(&self, host: &ScriptHost) -> Registry {
         match self.scene.as_ref() {
-            Some(scene) => registry_on(host, &scene.path),
-            None => stepframe_plugins::registry_for(host, Path::new(".")),
+            Some(scene) => self.behaviours.registry_for(host, scene_dir(&scene.path)),
+            None => self.behaviours.registry_for(host, Path::new(".")),
         }
     }
 
@@ -79,11 +81,9 @@ impl Worker {
     }
 }
 
-/// A registry whose scripts resolve from `scene`'s directory and compile
-/// into `host`.
-fn registry_on(host: &ScriptHost, scene: &Path) -> Registry {
-    let dir = scene.parent().unwrap_or(Path::new("."));
-    stepframe_plugins::registry_for(host, dir)
+/// The directory a scene's scripts resolve from.
+fn scene_dir(scene: &Path) -> &Path {
+    scene.parent().unwrap_or(Path::new("."))
 }
 
 /// Every Script behaviour of `pipeline` runs on `host` from now on.

@@ -1,0 +1,287 @@
+//! Your game in stepframe: [`App`], the one call that gives a game's own
+//! binary everything the `stepframe` binary has (the editor, `play`,
+//! `check`, `trace-diff`, `soak`, `bench`), with the game's behaviours
+//! registered beside the built-ins.
+//!
+//! ```no_run
+//! # use stepframe_core::{Behaviour, Ctx, Inspect, scene::ParamsError};
+//! # #[derive(Clone, Debug, Default, serde::Serialize, serde::Deserialize, Inspect)]
+//! # struct HopParams { height: f32 }
+//! # #[derive(Clone, Debug, Inspect)]
+//! # struct Hop { #[inspect(params)] params: HopParams }
+//! # #[stepframe_core::behaviour]
+//! # impl Behaviour for Hop {
+//! #     fn name(&self) -> &str { "Hop" }
+//! #     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
+//! # }
+//! fn main() -> std::process::ExitCode {
+//!     stepframe_app::App::new("hopper")
+//!         .behaviour("Hop", |params: HopParams| Ok::<_, ParamsError>(Hop { params }))
+//!         .scene("assets/scenes/hop.ron")
+//!         .run()
+//! }
+//! ```
+//!
+//! # Why a builder, and not `run(registry)`
+//!
+//! A [`Registry`] belongs to one session and one scene directory: its
+//! `Script` factory captures the session's [`ScriptHost`] (compile cache,
+//! line breakpoints) and resolves relative script paths from the scene's
+//! directory. The editor builds a new one for every scene it opens and for
+//! a what-if fork's own host; `check` builds one per scene, in parallel.
+//! So a game cannot hand over *a* registry: it hands over how to add its
+//! behaviours to any of them, which is what [`Behaviours`] keeps, and the
+//! builder lets later options (a version string, a window title) be added
+//! without breaking a game's `main`.
+//!
+//! # Names
+//!
+//! A game's behaviour is registered after the built-ins, so one of the
+//! same name replaces the built-in (a game's own `PlayerController`). A
+//! scene naming a behaviour nobody registered is refused with the list of
+//! every registered name, the game's included.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use stepframe_core::{Behaviour, Registry};
+use stepframe_plugins::ScriptHost;
+
+/// Adds a game's behaviours to a registry built for a scene directory.
+type Recipe = Arc<dyn Fn(&mut Registry, &Path) + Send + Sync>;
+
+/// The behaviours every session of a binary can name: the built-ins, then
+/// the game's, in the order they were added. Cheap to clone (the recipes
+/// are shared), so the editor hands a copy to each worker it starts.
+#[derive(Clone, Default)]
+pub struct Behaviours {
+    /// The game's additions, applied after the built-ins.
+    recipes: Vec<Recipe>,
+}
+
+impl std::fmt::Debug for Behaviours {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Behaviours")
+            .field(
+                "names",
+                &self
+                    .registry_for(&ScriptHost::new(), Path::new("."))
+                    .names(),
+            )
+            .finish()
+    }
+}
+
+/// Two sets are equal when they share the same recipes (clones of one set):
+/// what `EditorConfig`'s comparison needs, without calling any of them.
+impl PartialEq for Behaviours {
+    fn eq(&self, other: &Behaviours) -> bool {
+        self.recipes.len() == other.recipes.len()
+            && self
+                .recipes
+                .iter()
+                .zip(&other.recipes)
+                .all(|(a, b)| Arc::ptr_eq(a, b))
+    }
+}
+
+impl Behaviours {
+    /// The built-in behaviours only (the `stepframe` binary's set).
+    pub fn built_in() -> Behaviours {
+        Behaviours::default()
+    }
+
+    /// Adds a behaviour with a typed parameter struct `P` (RON in the
+    /// scene, `P::default()` for a new one): `build` checks the values and
+    /// makes the behaviour, or says what is wrong (the loader places the
+    /// message at the behaviour's parameters in the scene file).
+    pub fn behaviour<P, B, E>(
+        self,
+        name: &str,
+        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
+    ) -> Behaviours
+    where
+        P: DeserializeOwned + Serialize + Default + 'static,
+        B: Behaviour + 'static,
+        E: std::error::Error + 'static,
+    {
+        let name = name.to_string();
+        let build = Arc::new(build);
+        self.with(move |registry, _| {
+            let build = build.clone();
+            registry.register_typed::<P, E>(name.clone(), move |p| {
+                build(p).map(|b| Box::new(b) as Box<dyn Behaviour>)
+            });
+        })
+    }
+
+    /// Adds whatever `recipe` registers into a session's registry, given
+    /// the scene's directory: for factories that need it (level data beside
+    /// the scene), or raw-text ones ([`Registry::register`]).
+    pub fn with(
+        mut self,
+        recipe: impl Fn(&mut Registry, &Path) + Send + Sync + 'static,
+    ) -> Behaviours {
+        self.recipes.push(Arc::new(recipe));
+        self
+    }
+
+    /// The registry of a session whose scripts `host` holds, for a scene in
+    /// `scene_dir`: the built-ins ([`stepframe_plugins::registry_for`]),
+    /// then the game's.
+    pub fn registry_for(&self, host: &ScriptHost, scene_dir: &Path) -> Registry {
+        let mut registry = stepframe_plugins::registry_for(host, scene_dir);
+        for recipe in &self.recipes {
+            recipe(&mut registry, scene_dir);
+        }
+        registry
+    }
+
+    /// The registry of a session of its own (a fresh script host) for the
+    /// scene file `scene`: what `play`, `check`, `soak` and `bench` load with.
+    pub fn registry_for_scene(&self, scene: &Path) -> Registry {
+        let dir = scene.parent().unwrap_or(Path::new("."));
+        self.registry_for(&ScriptHost::new(), dir)
+    }
+}
+
+/// A game's binary: its name, its behaviours and the scene it opens by
+/// default. See the module docs.
+#[derive(Clone, Debug)]
+pub struct App {
+    /// The binary's name, in `--help` and usage lines.
+    name: &'static str,
+    /// Built-ins and the game's.
+    behaviours: Behaviours,
+    /// What `edit` (and no sub-command) opens without a scene argument.
+    scene: Option<PathBuf>,
+}
+
+impl App {
+    /// A binary called `name` with the built-in behaviours, opening the
+    /// bundled demo by default.
+    pub fn new(name: &'static str) -> App {
+        App {
+            name,
+            behaviours: Behaviours::built_in(),
+            scene: None,
+        }
+    }
+
+    /// Registers a behaviour (see [`Behaviours::behaviour`]).
+    pub fn behaviour<P, B, E>(
+        mut self,
+        name: &str,
+        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
+    ) -> App
+    where
+        P: DeserializeOwned + Serialize + Default + 'static,
+        B: Behaviour + 'static,
+        E: std::error::Error + 'static,
+    {
+        self.behaviours = self.behaviours.behaviour(name, build);
+        self
+    }
+
+    /// Registers through a recipe (see [`Behaviours::with`]).
+    pub fn with(mut self, recipe: impl Fn(&mut Registry, &Path) + Send + Sync + 'static) -> App {
+        self.behaviours = self.behaviours.with(recipe);
+        self
+    }
+
+    /// Replaces the whole set (a game that builds its [`Behaviours`] in one
+    /// place and shares it with its tests).
+    pub fn behaviours(mut self, behaviours: Behaviours) -> App {
+        self.behaviours = behaviours;
+        self
+    }
+
+    /// The scene `edit` opens when none is given.
+    pub fn scene(mut self, scene: impl Into<PathBuf>) -> App {
+        self.scene = Some(scene.into());
+        self
+    }
+
+    /// The behaviours this binary's sessions can name.
+    pub fn registered(&self) -> &Behaviours {
+        &self.behaviours
+    }
+
+    /// Parses the process's command line and runs the sub-command; the
+    /// editor when there is none.
+    pub fn run(self) -> ExitCode {
+        self.run_from(std::env::args_os())
+    }
+
+    /// [`App::run`] on the given command line (its first item is the
+    /// program name): how tests drive a game's binary without spawning it.
+    /// `--help`, `--version` and bad arguments print and exit the process,
+    /// as clap does.
+    pub fn run_from<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        let matches = Cli::command()
+            .name(self.name)
+            .bin_name(self.name)
+            .get_matches_from(args);
+        let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+        let default_scene = || self.scene.clone().unwrap_or_else(crate::default_scene);
+        let behaviours = &self.behaviours;
+        match cli.command {
+            None => crate::editor::run(default_scene(), None, behaviours.clone()),
+            Some(Command::Edit { scene, history_mib }) => crate::editor::run(
+                scene.unwrap_or_else(default_scene),
+                history_mib,
+                behaviours.clone(),
+            ),
+            Some(Command::Play(args)) => crate::player::run(args, behaviours),
+            Some(Command::TraceDiff(args)) => crate::tools::trace_diff(args),
+            Some(Command::Check(args)) => {
+                crate::tools::check(args, matches.subcommand_matches("check"), behaviours)
+            }
+            Some(Command::Bench(args)) => crate::bench::run(args),
+            Some(Command::Soak(args)) => crate::soak::run(args, behaviours),
+        }
+    }
+}
+
+/// stepframe: a game-loop runtime and live debugger.
+#[derive(Parser, Debug)]
+#[command(name = "stepframe", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Open the editor on a scene (default: the binary's own scene).
+    Edit {
+        /// Scene to open.
+        scene: Option<PathBuf>,
+        /// The rewind history's byte budget, MiB (default: the one chosen in
+        /// the Clock tab last time, 256 at first).
+        #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=65536))]
+        history_mib: Option<u32>,
+    },
+    /// Run a scene headless through the same step_frame as the editor.
+    Play(crate::player::PlayArgs),
+    /// Compare two traces, ignoring the pacing-dependent `frame` field, and
+    /// name every object, field and subsystem that differs.
+    TraceDiff(crate::tools::TraceDiffArgs),
+    /// Run the pacing matrix of one or more scenes and check every run matches
+    /// its scene's 60 Hz reference.
+    Check(crate::tools::CheckArgs),
+    /// Print stepframe's own performance figures as JSON lines (on its
+    /// bundled scenes: `--scenes` names their directory).
+    Bench(crate::bench::BenchArgs),
+    /// Run a scene for many ticks with the editor's buffers and check memory stays flat.
+    Soak(crate::soak::SoakArgs),
+}

@@ -1,0 +1,362 @@
+//! The example game (app/examples/platformer) through its own entry point:
+//! `play` and `check` of its scene through `App::run_from`, its timing
+//! concerns (coyote time and the jump buffer in simulation milliseconds),
+//! an unknown behaviour's error listing the game's names, and a FixedUpdate
+//! breakpoint in its own behaviour through the editor's worker, with the
+//! committed pose and the behaviour's rows in the view. docs/embedding.md
+//! quotes the example's code and scene; the last test checks that it still
+//! does.
+
+#[path = "../examples/platformer/game.rs"]
+#[allow(dead_code)]
+mod game;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use stepframe_app::editor::protocol::{Command, Pacing};
+use stepframe_app::editor::worker::{self, Worker};
+use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_core::{
+    FieldValue, HookKind, InputSource, ObjectId, Pipeline, RecordedEvent, Recording, Replay, Scene,
+    SuspendReason,
+};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// The player is object 2 of platformer.ron; the hazard 4; coins 5, 6, 7.
+const PLAYER: ObjectId = ObjectId(2);
+const COINS: [u64; 3] = [5, 6, 7];
+
+fn scene() -> PathBuf {
+    PathBuf::from(game::SCENE)
+}
+
+fn recording_path() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/recordings/platformer.ron")
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stepframe-platformer-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    dir.join(name)
+}
+
+fn run(args: &[&str]) -> ExitCode {
+    let mut line = vec!["platformer"];
+    line.extend_from_slice(args);
+    game::app().run_from(line)
+}
+
+#[test]
+fn play_runs_the_game_headless_and_its_recording_picks_up_every_coin() {
+    let trace = temp("play.jsonl");
+    let code = run(&[
+        "play",
+        game::SCENE,
+        "--input",
+        recording_path().to_str().expect("utf-8"),
+        "--trace",
+        trace.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    let text = std::fs::read_to_string(&trace).expect("the trace was written");
+    let last: serde_json::Value =
+        serde_json::from_str(text.lines().last().expect("a tick")).expect("a JSON line");
+    // 600 ticks (the recording's length); the Collector removed every coin,
+    // and the hazard's respawn put the player back near x = -8 (the
+    // recording walks it left into the hazard's swing from tick 360).
+    assert_eq!(last["tick"], 600);
+    let poses = last["poses"].as_array().expect("poses");
+    let ids: Vec<u64> = poses.iter().filter_map(|p| p["id"].as_u64()).collect();
+    for coin in COINS {
+        assert!(!ids.contains(&coin), "coin {coin} still there: {ids:?}");
+    }
+    let player = poses
+        .iter()
+        .find(|p| p["id"] == PLAYER.0)
+        .expect("the player");
+    let x = player["x"].as_f64().expect("x");
+    assert!(x < -7.0, "sent back to the start, x = {x}");
+}
+
+#[test]
+fn check_finds_the_games_fixed_logic_frame_rate_independent() {
+    let code = run(&[
+        "check",
+        game::SCENE,
+        "--input",
+        recording_path().to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, ExitCode::SUCCESS);
+}
+
+#[test]
+fn a_scene_naming_an_unknown_behaviour_lists_the_games_behaviours_too() {
+    let text = "(objects: [(id: 1, name: \"A\", behaviours: [(name: \"Jumpr\")])])";
+    let registry = game::behaviours().registry_for_scene(Path::new("x.ron"));
+    let err = Scene::parse(text, Path::new("x.ron"), &registry).expect_err("unknown");
+    for name in [
+        "Collector",
+        "Jumper",
+        "Shuttle",
+        "PlayerController",
+        "Script",
+    ] {
+        assert!(err.message.contains(name), "{name} in {}", err.message);
+    }
+    // The plain stepframe binary has none of them.
+    let built_in = stepframe_app::player::registry(Path::new("x.ron"));
+    let err = Scene::parse(text, Path::new("x.ron"), &built_in).expect_err("unknown");
+    assert!(!err.message.contains("Jumper"), "{}", err.message);
+}
+
+#[test]
+fn the_games_scene_round_trips_through_save_with_the_games_registry() {
+    let registry = game::behaviours().registry_for_scene(&scene());
+    let loaded = Scene::load(&scene(), &registry).expect("the scene loads");
+    let text = loaded.to_ron().expect("it saves");
+    let again = Scene::parse(&text, &scene(), &registry).expect("the saved text loads");
+    assert_eq!(again, loaded);
+}
+
+// ----- coyote time and the jump buffer ---------------------------------------
+
+/// The repository's recording with its coyote press (ticks 148/150) and
+/// buffered press (237/238) replaced by `presses` (one-tick taps).
+fn recording_with(presses: &[u64]) -> Recording {
+    let text = std::fs::read_to_string(recording_path()).expect("the recording");
+    let kept: Vec<&str> = text
+        .lines()
+        .filter(|l| {
+            !["(tick: 148,", "(tick: 150,", "(tick: 237,", "(tick: 238,"]
+                .iter()
+                .any(|t| l.contains(t))
+        })
+        .collect();
+    let mut recording =
+        Recording::parse(&kept.join("\n"), Path::new("edited.ron")).expect("a valid recording");
+    for &tick in presses {
+        for (at, value) in [(tick, 1.0), (tick + 1, 0.0)] {
+            recording.insert(RecordedEvent {
+                tick: at,
+                source: InputSource::Key("Space".into()),
+                value,
+            });
+        }
+    }
+    recording
+}
+
+/// The session of the scene replaying `recording`, at 60 Hz (one tick per
+/// frame).
+fn session(recording: Recording) -> Pipeline {
+    let registry = game::behaviours().registry_for_scene(&scene());
+    let scene = Scene::load(&scene(), &registry).expect("the scene loads");
+    let mut p = Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    p.set_tick_input(Some(Box::new(Replay::new(recording))));
+    p
+}
+
+fn field(p: &Pipeline, path: &str) -> FieldValue {
+    p.behaviour_field(PLAYER, path)
+        .unwrap_or_else(|| panic!("no {path}"))
+}
+
+/// Runs to tick `until`; the `Jumper.grounded` of every tick, from tick 1.
+fn grounded_by_tick(p: &mut Pipeline, until: u64) -> Vec<bool> {
+    (0..until)
+        .map(|_| {
+            p.step_frame(DT);
+            field(p, "Jumper.grounded") == FieldValue::Bool(true)
+        })
+        .collect()
+}
+
+/// The first tick after `from` whose FixedUpdate saw the player `grounded`.
+fn first(grounded: &[bool], from: u64, want: bool) -> u64 {
+    (from..grounded.len() as u64)
+        .find(|&t| grounded[t as usize - 1] == want)
+        .expect("it happens")
+}
+
+fn jumps_after(presses: &[u64], ticks: u64) -> FieldValue {
+    let mut p = session(recording_with(presses));
+    for _ in 0..ticks {
+        p.step_frame(DT);
+    }
+    field(&p, "Jumper.jumps")
+}
+
+#[test]
+fn a_jump_pressed_within_100_ms_of_leaving_the_ledge_still_jumps_and_later_does_not() {
+    // Without the late press: the player lands on the ledge (first jump,
+    // tick 66) and walks off its far end. `left` is the first tick whose
+    // FixedUpdate no longer sees ground; the last grounded tick is before it.
+    let mut p = session(recording_with(&[]));
+    let grounded = grounded_by_tick(&mut p, 200);
+    let landed = first(&grounded, 90, true);
+    let left = first(&grounded, landed, false);
+    assert_eq!(field(&p, "Jumper.jumps"), FieldValue::UInt(1));
+    // A press at `left + 3` is 4 ticks = 66.7 ms after the last grounded
+    // tick: inside 100 ms. At `left + 6`, 7 ticks = 116.7 ms: outside.
+    assert_eq!(jumps_after(&[left + 3], 200), FieldValue::UInt(2));
+    assert_eq!(jumps_after(&[left + 6], 200), FieldValue::UInt(1));
+}
+
+#[test]
+fn a_jump_pressed_within_120_ms_before_landing_jumps_on_landing_and_earlier_does_not() {
+    // The coyote jump of the repository's recording, no buffered press:
+    // `landing` is the first tick that sees ground again.
+    let coyote = 148;
+    let mut p = session(recording_with(&[coyote]));
+    let grounded = grounded_by_tick(&mut p, 300);
+    let landing = first(&grounded, coyote + 5, true);
+    assert_eq!(field(&p, "Jumper.jumps"), FieldValue::UInt(2));
+    // Pressed 5 ticks (83.3 ms) before the landing tick: 120 - 83.3 ms of
+    // buffer are left when it lands, so it jumps. 8 ticks (133.3 ms): the
+    // buffer ran out in the air.
+    assert_eq!(
+        jumps_after(&[coyote, landing - 5], 300),
+        FieldValue::UInt(3)
+    );
+    assert_eq!(
+        jumps_after(&[coyote, landing - 8], 300),
+        FieldValue::UInt(2)
+    );
+}
+
+// ----- the editor's worker ---------------------------------------------------
+
+#[test]
+fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed_pose_in_the_view()
+{
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None).with_behaviours(game::behaviours());
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(scene()));
+    send(Command::Select(Some(PLAYER)));
+    for _ in 0..30 {
+        assert!(w.pump(DT));
+    }
+    send(Command::ToggleFixedBreakpoint(PLAYER));
+    let mut stopped = None;
+    for _ in 0..3 {
+        assert!(w.pump(DT));
+        if let Some(v) = ui.views.try_iter().last()
+            && v.suspension.is_some()
+        {
+            stopped = Some(v);
+            break;
+        }
+    }
+    let view = stopped.expect("the breakpoint stopped the session");
+    let s = view.suspension.as_ref().expect("suspended");
+    let SuspendReason::Breakpoint(hit) = &s.reason else {
+        panic!("not a breakpoint: {:?}", s.reason);
+    };
+    assert_eq!((hit.object, hit.hook), (PLAYER, HookKind::FixedUpdate));
+    assert_eq!(hit.behaviour, "Jumper", "the game's own FixedUpdate");
+    assert!(
+        s.end_of_tick,
+        "a fixed breakpoint stops at the end of its tick"
+    );
+    assert_eq!(view.clock.simulation_tick, s.tick);
+
+    // The view shows the tick's committed pose, exactly the pipeline's.
+    let selected = view.selected.as_ref().expect("the player is selected");
+    let object = view
+        .objects
+        .iter()
+        .find(|o| o.id == PLAYER)
+        .expect("the player is in the view");
+    assert_eq!(object.committed, selected.committed);
+    let mut reference = session(Recording::new(60));
+    for _ in 0..s.tick {
+        reference.step_frame(DT);
+    }
+    let want = reference
+        .world()
+        .physics_simulation_pose(PLAYER)
+        .expect("the player has a pose");
+    assert_eq!(selected.committed, want);
+    // And the game's behaviour reads as rows.
+    let jumper = selected
+        .states
+        .iter()
+        .find(|b| b.name == "Jumper")
+        .expect("the Jumper's state");
+    let coyote = jumper
+        .fields
+        .iter()
+        .find(|f| f.path == "Jumper.coyote_ms")
+        .expect("its coyote_ms row");
+    assert_eq!(
+        (&coyote.value, coyote.unit, coyote.param),
+        (&FieldValue::F64(100.0), Some("ms"), true)
+    );
+}
+
+#[test]
+fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
+    // The editor app itself (its synchronous test driver: one worker frame
+    // of 1/60 s per UI frame), given the game's set as `App::run` gives it.
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_step_dt(DT as f32)
+        .with_accessibility_check(false)
+        .build_eframe(|cc| {
+            let config = EditorConfig {
+                behaviours: game::behaviours(),
+                ..EditorConfig::driven(scene(), DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(10);
+    let session = h.state().session();
+    assert_eq!(session.error, None);
+    let live = session.live.as_ref().expect("a live view");
+    assert!(live.clock.simulation_tick >= 5, "playing: {:?}", live.clock);
+    let player = live
+        .objects
+        .iter()
+        .find(|o| o.id == PLAYER)
+        .expect("the game's player is in the view");
+    assert_eq!(player.name, "Player");
+}
+
+// ----- the guide ---------------------------------------------------------------
+
+#[test]
+fn every_rust_block_of_the_embedding_guide_is_the_examples_code() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let guide = std::fs::read_to_string(root.join("docs/embedding.md")).expect("the guide");
+    let sources: String = [
+        "app/examples/platformer/game.rs",
+        "app/examples/platformer/main.rs",
+    ]
+    .iter()
+    .map(|f| std::fs::read_to_string(root.join(f)).expect("an example file"))
+    .collect();
+    let blocks: Vec<&str> = guide
+        .split("```rust\n")
+        .skip(1)
+        .map(|rest| rest.split("```").next().expect("a closed block"))
+        .collect();
+    assert!(blocks.len() >= 4, "the guide quotes the example");
+    for block in blocks {
+        assert!(
+            sources.contains(block),
+            "this block of docs/embedding.md is not in the example any more:\n{block}"
+        );
+    }
+    let scene = std::fs::read_to_string(scene()).expect("the scene");
+    for block in guide.split("```ron\n").skip(1) {
+        let block = block.split("```").next().expect("a closed block");
+        assert!(
+            scene.contains(block),
+            "this scene block of docs/embedding.md is not in platformer.ron:\n{block}"
+        );
+    }
+}

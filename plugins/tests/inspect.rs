@@ -1,0 +1,133 @@
+//! The built-in behaviours as the inspector reads them: every one has a
+//! derived hook set narrower than "every hook", and a table of rows with
+//! stable paths, units and parameter marks; a script's variables are rows
+//! too, with their live values.
+
+use std::path::{Path, PathBuf};
+
+use stepframe_core::{Field, FieldValue, Hooks, ObjectId, Pipeline, Scene, TimeSettings};
+
+fn scenes_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes")
+}
+
+fn load(name: &str) -> Pipeline {
+    let path = scenes_dir().join(name);
+    let registry =
+        stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes_dir());
+    let scene = Scene::load(&path, &registry).expect("the bundled scene loads");
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    p
+}
+
+fn row<'a>(fields: &'a [Field], path: &str) -> &'a Field {
+    fields
+        .iter()
+        .find(|f| f.path == path)
+        .unwrap_or_else(|| panic!("no row {path} in {:?}", paths(fields)))
+}
+
+fn paths(fields: &[Field]) -> Vec<&str> {
+    fields.iter().map(|f| f.path.as_str()).collect()
+}
+
+#[test]
+fn every_built_in_has_rows_and_none_is_in_every_hook_list() {
+    let registry =
+        stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes_dir());
+    for name in registry.names() {
+        let params = registry.default_params(name).expect("a default");
+        let behaviour = registry
+            .create(name, params)
+            .unwrap_or_else(|e| panic!("{name} from its defaults: {e}"));
+        assert_ne!(behaviour.hooks(), Hooks::ALL, "{name} declares every hook");
+        let mut out = stepframe_core::Fields::new(name);
+        behaviour.inspect(&mut out);
+        let rows = out.into_rows();
+        assert!(!rows.is_empty(), "{name} shows no rows");
+        for r in &rows {
+            assert!(
+                r.path.starts_with(&format!("{name}.")),
+                "{name}: {}",
+                r.path
+            );
+        }
+    }
+}
+
+#[test]
+fn the_player_controller_lists_its_parameters_flat_with_units_and_its_state_after() {
+    let registry = stepframe_plugins::registry();
+    let b = registry
+        .create("PlayerController", "(jump_impulse: 4.0)")
+        .expect("valid params");
+    let mut out = stepframe_core::Fields::new("PlayerController");
+    b.inspect(&mut out);
+    let rows = out.into_rows();
+    let jump = row(&rows, "PlayerController.jump_impulse");
+    assert_eq!(
+        (&jump.value, jump.unit, jump.param),
+        (&FieldValue::F32(4.0), Some("N·s"), true)
+    );
+    assert_eq!(jump.doc, "Upward impulse of a jump, N·s.");
+    let charge = row(&rows, "PlayerController.charge_ms");
+    assert_eq!(
+        (&charge.value, charge.unit, charge.param),
+        (&FieldValue::F64(0.0), Some("ms"), false)
+    );
+    assert_eq!(
+        row(&rows, "PlayerController.touching.len").value,
+        FieldValue::UInt(0)
+    );
+    assert_eq!(
+        row(&rows, "PlayerController.left").value,
+        FieldValue::Text("left".into())
+    );
+}
+
+/// The scripts scene's guard: object 3 in scripts.ron runs patrol.rhai
+/// with `left: -6.0, right: 1.0, speed: 1.5` from the scene.
+const GUARD: ObjectId = ObjectId(3);
+
+#[test]
+fn a_scripts_variables_are_rows_with_live_values_and_scene_vars_marked_as_parameters() {
+    let mut p = load("scripts.ron");
+    let id = GUARD;
+    for _ in 0..10 {
+        p.step_frame(1.0 / 60.0);
+    }
+    let state = p
+        .behaviour_states(id)
+        .into_iter()
+        .find(|s| s.name == "Script")
+        .expect("the patrol is a Script");
+    let rows = &state.fields;
+    let file = row(rows, "Script.file");
+    assert!(
+        matches!(&file.value, FieldValue::Text(t) if t.ends_with("patrol.rhai")),
+        "{file:?}"
+    );
+    assert!(file.param);
+    let speed = row(rows, "Script.vars.speed");
+    assert_eq!((&speed.value, speed.param), (&FieldValue::F64(1.5), true));
+    let started = row(rows, "Script.vars.started");
+    assert_eq!(
+        (&started.value, started.param),
+        (&FieldValue::Bool(true), false)
+    );
+    // Ten ticks at 1.5 m/s from where it started, 0.025 m a tick: the live
+    // value, not the top level's 0.0 (the typed path keeps it in a register).
+    let FieldValue::F64(x) = row(rows, "Script.vars.x").value else {
+        panic!("x is a float");
+    };
+    assert_eq!(
+        p.behaviour_field(id, "Script.vars.x"),
+        Some(FieldValue::F64(x))
+    );
+    assert_ne!(x, 0.0);
+    assert_eq!(
+        p.behaviour_field(id, "Script.vars.legs"),
+        Some(FieldValue::Int(0))
+    );
+}
