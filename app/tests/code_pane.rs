@@ -102,7 +102,7 @@ fn program_in_force(h: &Harness<'_, EditorApp>) -> Option<String> {
         .current_entry()
         .expect("a script")
         .key;
-    let view = h.state().session().live.as_ref().expect("a view");
+    let view = h.state().published().live.as_ref().expect("a view");
     view.scripts.script(key).map(|s| s.text.to_string())
 }
 
@@ -128,7 +128,7 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         .expect("a script")
         .key
         .clone();
-    let view = h.state().session().live.clone().expect("a view");
+    let view = h.state().published().live.clone().expect("a view");
     let lines = view.scripts.lines(&key);
     assert_eq!(
         lines.iter().map(|b| b.line).collect::<Vec<_>>(),
@@ -251,7 +251,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         "the program in force is still the original"
     );
     let guard = |h: &Harness<'_, EditorApp>| {
-        let view = h.state().session().live.as_ref().expect("a view");
+        let view = h.state().published().live.as_ref().expect("a view");
         let x = view
             .objects
             .iter()
@@ -329,7 +329,7 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     let at = support::editor::live_tick(&h);
     h.get_by_label("Fork here").click();
     h.run();
-    assert_eq!(h.state().session().fork, Some(at));
+    assert_eq!(h.state().view().fork(), Some(at));
     open_pane_on_patrol(&mut h);
     let path = h
         .state()
@@ -359,10 +359,9 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     }
     let first = h
         .state()
-        .session()
-        .compare
-        .as_ref()
-        .and_then(|c| c.first)
+        .view()
+        .run_b()
+        .and_then(|c| c.about.first)
         .expect("A and B part");
     // B adopts the text at its next frame boundary: the guard parts at the
     // first tick after the fork, and nothing else before it.

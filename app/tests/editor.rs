@@ -350,9 +350,9 @@ fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_t
     assert_eq!(finds.len(), 2);
     finds[1].click();
     step_until(&mut h, 20, "the cursor moved", |h| {
-        h.state().session().cursor.is_some()
+        h.state().cursor().is_some()
     });
-    assert_eq!(h.state().session().cursor, Some(17));
+    assert_eq!(h.state().cursor(), Some(17));
     h.run_steps(3);
     assert!(status(&h).starts_with("viewing tick 17"), "{}", status(&h));
     let timeline = &h.state().panels().timeline;
@@ -376,7 +376,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     h.run_steps(30);
     click(&mut h, "⏸ Pause");
     h.run_steps(2);
-    let view = h.state().session().live.clone().expect("a view");
+    let view = h.state().published().live.clone().expect("a view");
     let (id, soft) = view
         .objects
         .iter()
@@ -405,7 +405,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     h.run_steps(1);
     support::editor::press_release(&mut h, egui::pos2(sx, sy));
     h.run_steps(3);
-    assert_eq!(h.state().session().selected, Some(id));
+    assert_eq!(h.state().view().selection(), Some(id));
     let listed = label_starting(&h, "soft body: ");
     assert_eq!(
         listed,
@@ -527,8 +527,12 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 
     click_shown(&mut h, "Resume from here");
     assert!(
-        h.state().session().tape_draft.is_none(),
-        "the draft went to the worker"
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .is_some_and(|v| v.tape_draft.is_none()),
+        "the draft was replayed and dropped"
     );
     click(&mut h, "▶ Play");
     step_until(&mut h, 40, "the run passed the release", |h| {
@@ -537,7 +541,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
     click(&mut h, "⏸ Pause");
     let tape = h
         .state()
-        .session()
+        .published()
         .live
         .as_ref()
         .expect("a view")
@@ -607,17 +611,18 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
         clock_tick(h) >= 230
     });
     click(&mut h, "⏸ Pause");
-    let c = h.state().session().compare.clone().expect("comparing");
-    let first = c.first.expect("a divergence");
+    let c = h.state().view().run_b().expect("comparing");
+    let first = c.about.first.expect("a divergence");
     assert_eq!(
         (first.tick, first.objects, first.first_object),
         (200, 1, Some(20))
     );
     assert!((first.distance - 0.25).abs() < 1e-6, "{}", first.distance);
     assert!(
-        c.samples[&199].objects == 0,
+        c.streams.samples[&199].objects == 0,
         "tick 199 is the same in A and B"
     );
+    let b_trace = c.streams.trace.clone();
     // The marker lane holds the divergence marker at tick 200's frame (one
     // tick per frame at 60 Hz: frame 200 of the lanes' x axis). A click on
     // it puts the cursor on tick 200.
@@ -633,26 +638,30 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     h.run_steps(1);
     support::editor::press_release(&mut h, egui::pos2(x, y));
     h.run_steps(3);
-    assert_eq!(h.state().session().cursor, Some(200));
+    assert_eq!(h.state().cursor(), Some(200));
     // The player selected: A and B side by side, x differing by 0.25 m.
     click(&mut h, "Player");
     h.run_steps(3);
     assert_eq!(label_starting(&h, "A / B at tick"), "A / B at tick 200");
     let a = h
         .state()
-        .session()
+        .view()
         .shown()
         .and_then(|v| v.selected.clone())
         .expect("the player at 200");
-    let b = c.b_fields(200, 20).expect("B has the player");
+    let b = b_trace
+        .at(200)
+        .and_then(|t| t.object(20))
+        .expect("B has the player");
     assert_eq!(b[0], a.committed.x + 0.25);
     assert!(h.query_by_label(&format!("{:?}", a.committed.x)).is_some());
     assert!(h.query_by_label(&format!("{:?}", b[0])).is_some());
     // The divergence lane's link goes back to tick 200 from elsewhere.
-    h.state_mut().session_mut().view_tick(150);
+    h.state_mut()
+        .act(stepframe_app::editor::Action::ViewTick(150));
     h.run_steps(3);
     click_shown(&mut h, "first at tick 200");
-    assert_eq!(h.state().session().cursor, Some(200));
+    assert_eq!(h.state().cursor(), Some(200));
 }
 
 /// Plays until A and B part (within 60 frames) and returns where.
@@ -660,7 +669,7 @@ fn play_until_the_branches_part(
     h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
 ) -> stepframe_app::tools::trace_poses::TickDivergence {
     let first = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
-        h.state().session().compare.as_ref().and_then(|c| c.first)
+        h.state().view().run_b().and_then(|c| c.about.first)
     };
     click(h, "▶ Play");
     step_until(h, 60, "A and B part", |h| first(h).is_some());
@@ -675,7 +684,7 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     let at = clock_tick(&h);
     click_shown(&mut h, "Fork here");
     h.run_steps(2);
-    assert_eq!(h.state().session().fork, Some(at));
+    assert_eq!(h.state().view().fork(), Some(at));
     assert!(
         h.query_by_label(&format!("B forked at tick {at}"))
             .is_some()
@@ -690,12 +699,12 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     assert_eq!((first.tick, first.first_object), (at + 5, Some(20)));
     assert!(h.query_by_label("divergence: objects").is_some());
     // The live session received no jump: its tape is still empty.
-    let live = h.state().session().live.as_ref().expect("a view");
+    let live = h.state().published().live.as_ref().expect("a view");
     assert!(live.tape.events.is_empty(), "A kept its own input");
     click_shown(&mut h, "Discard B");
     h.run_steps(2);
-    assert_eq!(h.state().session().fork, None);
-    assert!(h.state().session().compare.is_none());
+    assert_eq!(h.state().view().fork(), None);
+    assert!(h.state().view().run_b().is_none());
 }
 
 #[test]
@@ -708,7 +717,7 @@ fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
     assert!(held.ends_with("(from tick 0)"), "{held}");
     let reach = label_starting(&h, "budget reaches ≈ ");
     assert!(reach.ends_with(" at this rate (256 MiB)"), "{reach}");
-    let live = h.state().session().live.as_ref().expect("a view").rewind;
+    let live = h.state().published().live.as_ref().expect("a view").rewind;
     assert_eq!(
         live.budget,
         Some(256 << 20),
@@ -719,10 +728,18 @@ fn the_clock_tab_says_how_far_rewind_reaches_and_sets_the_history_budget() {
     click(&mut h, "history budget");
     click(&mut h, "64 MiB");
     h.run_steps(3);
-    let live = h.state().session().live.as_ref().expect("a view").rewind;
+    let live = h.state().published().live.as_ref().expect("a view").rewind;
     assert_eq!(live.budget, Some(64 << 20));
     assert!(label_starting(&h, "budget reaches ≈ ").ends_with(" at this rate (64 MiB)"));
-    assert_eq!(h.state().session().persisted.history_budget_mib, 64);
+    assert_eq!(
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .and_then(|v| v.rewind.budget),
+        Some(64 << 20),
+        "the worker's budget, which the editor saves"
+    );
 }
 
 #[test]
@@ -733,7 +750,7 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
     let at = clock_tick(&h);
     click_shown(&mut h, "Fork here");
     h.run_steps(2);
-    assert_eq!(h.state().session().fork, Some(at));
+    assert_eq!(h.state().view().fork(), Some(at));
     click(&mut h, "Sliding Platform");
     h.run_steps(3);
     let field = "B params of KinematicMover";
@@ -754,7 +771,7 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
     assert_eq!((first.tick, first.first_object), (at + 1, Some(12)));
     let a = h
         .state()
-        .session()
+        .published()
         .live
         .as_ref()
         .expect("a view")

@@ -203,7 +203,7 @@ fn a_bookmark_is_kept_beside_the_scene_moves_the_cursor_and_comes_back_on_reopen
         click(&mut h, "Step tick");
     }
     click(&mut h, &format!("tick {tick}"));
-    assert_eq!(h.state().session().cursor, Some(tick));
+    assert_eq!(h.state().cursor(), Some(tick));
     h.run_steps(3);
     assert!(
         status(&h).starts_with(&format!("viewing tick {tick}")),
@@ -229,11 +229,11 @@ fn an_unreadable_bookmarks_file_is_reported_with_line_and_column_and_never_writt
     std::fs::write(&sidecar, broken).expect("write the sidecar");
     let mut h = editor_sized(scene, DEFAULT_SIZE);
     h.run_steps(5);
-    let logged = h.state().session().log.lines.iter().any(|l| {
+    let logged = h.state().feedback().log.lines.iter().any(|l| {
         l.text.contains("bookmarks not read")
             && l.text.contains(&format!("{}:2:", sidecar.display()))
     });
-    assert!(logged, "{:#?}", h.state().session().log.lines);
+    assert!(logged, "{:#?}", h.state().feedback().log.lines);
     pause(&mut h);
     let tick = support::editor::clock_tick(&h);
     click(&mut h, "Bookmarks");
@@ -250,7 +250,7 @@ fn an_unreadable_bookmarks_file_is_reported_with_line_and_column_and_never_writt
     );
     assert!(
         h.state()
-            .session()
+            .feedback()
             .log
             .lines
             .iter()

@@ -314,9 +314,8 @@ fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
             EditorApp::new(cc, config).expect("the editor starts")
         });
     h.run_steps(10);
-    let session = h.state().session();
-    assert_eq!(session.error, None);
-    let live = session.live.as_ref().expect("a live view");
+    assert_eq!(h.state().feedback().error, None);
+    let live = h.state().published().live.as_ref().expect("a live view");
     assert!(live.clock.simulation_tick >= 5, "playing: {:?}", live.clock);
     let player = live
         .objects

@@ -277,7 +277,7 @@ fn clicking_a_frame_shows_that_tick_in_every_panel_exactly_as_a_headless_run_has
     );
     let live_now = h
         .state()
-        .session()
+        .published()
         .live
         .as_ref()
         .map(|v| v.clock.simulation_tick);
@@ -358,14 +358,26 @@ fn clicking_a_frame_shows_that_tick_in_every_panel_exactly_as_a_headless_run_has
         1
     );
 
-    // Esc: every panel back to live.
+    // Esc: every panel back to live, and the session the click paused plays
+    // again, from where it waited.
     h.key_press(egui::Key::Escape);
     h.run_steps(3);
     assert!(
         labels_starting(&h, "viewing tick ").is_empty(),
         "banner and status are live"
     );
-    assert_eq!(Some(clock_tick(&h)), live_now);
+    assert_eq!(status(&h), "running");
+    assert!(
+        Some(clock_tick(&h)) > live_now,
+        "it plays on from {live_now:?}"
+    );
+    // A session paused before the click stays paused after Esc.
+    click(&mut h, "⏸ Pause");
+    let paused_at = clock_tick(&h);
+    click_lane_at(&mut h, 0.4);
+    h.key_press(egui::Key::Escape);
+    h.run_steps(3);
+    assert_eq!(clock_tick(&h), paused_at);
     assert!(
         status(&h).starts_with("suspended at tick "),
         "{}",
@@ -410,7 +422,7 @@ fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
 fn hashes(h: &mut Harness<'static, EditorApp>, steps: usize, out: &mut BTreeMap<u64, u64>) {
     for _ in 0..steps {
         h.step();
-        if let Some(v) = h.state().session().live.as_ref()
+        if let Some(v) = h.state().published().live.as_ref()
             && v.clock.simulation_tick > 0
         {
             out.insert(v.clock.simulation_tick, v.state_hash);
@@ -428,7 +440,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
     // Enter: resume from here.
     h.key_press(egui::Key::Enter);
     h.run_steps(3);
-    let view = h.state().session().live.as_ref().expect("a view");
+    let view = h.state().published().live.as_ref().expect("a view");
     assert!(view.suspension.is_some(), "left suspended at the tick");
     assert_eq!(view.clock.simulation_tick, t);
     assert_eq!(view.state_hash, original[&t]);
@@ -440,7 +452,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
     let last = timeline(&h).telemetry.records().back().copied();
     assert_eq!(last.map(|r| r.simulation_tick), Some(t));
     // Play continues from t with the same (empty) input: same hashes.
-    h.state_mut().session_mut().send(Command::Play);
+    h.state_mut().send(Command::Play);
     let mut continued = BTreeMap::new();
     hashes(&mut h, 60, &mut continued);
     let compared: Vec<u64> = continued.keys().copied().filter(|k| *k > t).collect();
@@ -485,7 +497,7 @@ fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
     // The log's error lines: "error: tick T (frame F) #id Hook: message".
     let logged: Vec<(u64, String)> = h
         .state()
-        .session()
+        .feedback()
         .log
         .lines
         .iter()
@@ -595,7 +607,7 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     }
     let frame_before = h
         .state()
-        .session()
+        .published()
         .live
         .as_ref()
         .map(|v| v.clock.frame_index)
@@ -660,7 +672,7 @@ fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
     assert!(body.trim_start().starts_with('{') || body.trim_start().starts_with('['));
     assert!(
         h.state()
-            .session()
+            .feedback()
             .log
             .contains(&written.display().to_string())
     );

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
 
-use super::state::Session;
+use super::shared::{Action, Commands, View};
 
 /// A tick marked with a note.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -161,8 +161,20 @@ impl BookmarksState {
 
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
 /// screen, then the list (a click moves the time cursor there).
-pub fn bookmarks_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut BookmarksState) {
-    let tick = session.shown().map(|v| v.clock.simulation_tick);
+impl BookmarksState {
+    /// Draws the Bookmarks tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        bookmarks_ui(ui, view, cmd, self);
+    }
+}
+
+fn bookmarks_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    state: &mut BookmarksState,
+) {
+    let tick = view.shown().map(|v| v.clock.simulation_tick);
     if let Some(why) = &state.broken {
         ui.colored_label(ui.visuals().error_fg_color, why)
             .on_hover_text("This file is not written over: these bookmarks last this session only");
@@ -186,7 +198,7 @@ pub fn bookmarks_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut Bookma
             && let Some(t) = tick
         {
             let note = std::mem::take(&mut state.note);
-            report(session, state.add(t, &note), "added a bookmark");
+            report(cmd, state.add(t, &note), "added a bookmark");
         }
     });
     ui.separator();
@@ -201,13 +213,13 @@ pub fn bookmarks_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut Bookma
         .show(ui, |ui| {
             for (i, b) in state.list.iter().enumerate() {
                 ui.horizontal(|ui| {
-                    let here = session.cursor == Some(b.tick);
+                    let here = view.cursor() == Some(b.tick);
                     if ui
                         .selectable_label(here, format!("tick {}", b.tick))
                         .on_hover_text("Show this tick in every panel")
                         .clicked()
                     {
-                        session.view_tick(b.tick);
+                        cmd.view_tick(b.tick);
                     }
                     ui.label(&b.note);
                     if ui
@@ -223,17 +235,18 @@ pub fn bookmarks_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut Bookma
             }
         });
     if let Some(i) = remove {
-        report(session, state.remove(i), "removed a bookmark");
+        report(cmd, state.remove(i), "removed a bookmark");
     }
 }
 
 /// Logs where the bookmarks went, or why they did not.
-fn report(session: &mut Session, result: Result<PathBuf, String>, what: &str) {
+fn report(cmd: &mut Commands, result: Result<PathBuf, String>, what: &str) {
     match result {
-        Ok(path) => session
-            .log
-            .info(format!("{what}: saved to {}", path.display())),
-        Err(e) => session.notify(LogLevel::Error, e),
+        Ok(path) => cmd.act(Action::Log(
+            LogLevel::Info,
+            format!("{what}: saved to {}", path.display()),
+        )),
+        Err(e) => cmd.notify(LogLevel::Error, e),
     }
 }
 

@@ -12,7 +12,7 @@ use stepframe_core::{
 
 use super::clock_form::ClockChoice;
 use super::protocol::{Command, WorldView};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 /// Which object a new breakpoint filters on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -257,35 +257,47 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
     s
 }
 
+impl BreakpointForm {
+    /// Draws the breakpoints panel (this form is its own state).
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        breakpoints_ui(ui, view, cmd, self);
+    }
+}
+
 /// Draws the breakpoints panel.
-pub fn breakpoints_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
+fn breakpoints_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    form: &mut BreakpointForm,
+) {
     // One scroll area for the whole tab: at the default window size the tab
     // is shorter than the form, and the Add button must stay reachable.
     egui::ScrollArea::vertical()
         .id_salt("breakpoints_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            form_ui(ui, state, form);
+            form_ui(ui, view, cmd, form);
             ui.separator();
-            if let Some(view) = state.live.clone() {
-                list_ui(ui, state, &view);
+            if let Some(live) = view.live() {
+                list_ui(ui, view, cmd, live);
             }
         });
 }
 
 /// The breakpoints, then their hits (newest first).
-fn list_ui(ui: &mut egui::Ui, state: &mut Session, view: &WorldView) {
+fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &WorldView) {
     if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
         ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
     }
     for b in &view.breakpoints {
-        let text = describe(b, |id| state.object_name(id));
+        let text = describe(b, |id| shown.object_name(id));
         let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
-        breakpoint_row(ui, state, (b.id, b.enabled), &text, hover);
+        breakpoint_row(ui, cmd, (b.id, b.enabled), &text, hover);
     }
     for b in &view.clock_breakpoints {
         let hover = ClockChoice::of(&b.rule).hint();
-        breakpoint_row(ui, state, (b.id, b.enabled), &describe_clock(b), hover);
+        breakpoint_row(ui, cmd, (b.id, b.enabled), &describe_clock(b), hover);
     }
     ui.strong("Hits");
     if view.hits.is_empty() {
@@ -297,22 +309,23 @@ fn list_ui(ui: &mut egui::Ui, state: &mut Session, view: &WorldView) {
             hit.tick,
             hit.frame,
             hit.breakpoint.0,
-            state.object_name(hit.object),
+            shown.object_name(hit.object),
             hit.hook,
             hit.behaviour
         );
         if ui
-            .selectable_label(state.selected == Some(hit.object), text)
+            .selectable_label(shown.selection() == Some(hit.object), text)
             .on_hover_text("Click to select the object")
             .clicked()
         {
-            state.select(Some(hit.object));
+            cmd.select(Some(hit.object));
         }
     }
 }
 
-fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
-    let selected_name = state.selected.map(|id| state.object_name(id));
+fn form_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, form: &mut BreakpointForm) {
+    let selection = view.selection();
+    let selected_name = selection.map(|id| view.object_name(id));
     egui::Grid::new("breakpoint_form")
         .num_columns(2)
         .spacing([6.0, 4.0])
@@ -381,13 +394,13 @@ fn form_ui(ui: &mut egui::Ui, state: &mut Session, form: &mut BreakpointForm) {
             .clicked()
         {
             let command = match form.kind {
-                FormKind::Hook => form.build(state.selected).map(Command::AddBreakpoint),
+                FormKind::Hook => form.build(selection).map(Command::AddBreakpoint),
                 FormKind::Clock => form.build_clock().map(Command::AddClockBreakpoint),
             };
             match command {
                 Ok(c) => {
                     form.error = None;
-                    state.send(c);
+                    cmd.send(c);
                 }
                 Err(e) => form.error = Some(e),
             }
@@ -494,7 +507,7 @@ fn field_ui(ui: &mut egui::Ui, label: egui::Id, text: &mut String, hover: &str) 
 /// One breakpoint of the list: enable, what it is, remove.
 fn breakpoint_row(
     ui: &mut egui::Ui,
-    state: &mut Session,
+    cmd: &mut Commands,
     (id, enabled): (BreakpointId, bool),
     text: &str,
     hover: &str,
@@ -508,7 +521,7 @@ fn breakpoint_row(
             )
             .changed()
         {
-            state.send(Command::EnableBreakpoint(id, on));
+            cmd.send(Command::EnableBreakpoint(id, on));
         }
         ui.label(text).on_hover_text(hover);
         if ui
@@ -516,7 +529,7 @@ fn breakpoint_row(
             .on_hover_text("Delete this breakpoint")
             .clicked()
         {
-            state.send(Command::RemoveBreakpoint(id));
+            cmd.send(Command::RemoveBreakpoint(id));
         }
     });
 }

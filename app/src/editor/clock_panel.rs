@@ -6,7 +6,7 @@
 //! the worker's own frame rate.
 
 use super::protocol::Command;
-use super::state::{HISTORY_BUDGETS_MIB, Session};
+use super::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
 use super::timeline::TimelineState;
 
 /// One row: a field name padded so the values line up in monospace.
@@ -20,19 +20,24 @@ fn ms(seconds: f64) -> String {
 }
 
 /// Draws the clock panel.
-pub fn clock_panel_ui(ui: &mut egui::Ui, session: &mut Session, timeline: &TimelineState) {
+pub fn clock_panel_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    timeline: &TimelineState,
+) {
     egui::ScrollArea::vertical()
         .id_salt("clock_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            clock_rows_ui(ui, session, timeline);
-            rewind_ui(ui, session);
+            clock_rows_ui(ui, view, timeline);
+            rewind_ui(ui, view, cmd);
         });
 }
 
 /// How far back rewind reaches, and the history's byte budget.
-fn rewind_ui(ui: &mut egui::Ui, session: &mut Session) {
-    let Some(live) = session.live.as_ref() else {
+fn rewind_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    let Some(live) = view.live() else {
         return;
     };
     ui.separator();
@@ -49,7 +54,10 @@ fn rewind_ui(ui: &mut egui::Ui, session: &mut Session) {
         "A projection from the bytes each simulated second costs now: how far back the \
          budget lets rewind reach once the history is full. {detail}"
     ));
-    let mut mib = session.persisted.history_budget_mib;
+    let current = reach
+        .budget
+        .map_or(0, |b| u32::try_from(b >> 20).unwrap_or(u32::MAX));
+    let mut mib = current;
     egui::ComboBox::from_label("history budget")
         .selected_text(format!("{mib} MiB"))
         .show_ui(ui, |ui| {
@@ -57,19 +65,13 @@ fn rewind_ui(ui: &mut egui::Ui, session: &mut Session) {
                 ui.selectable_value(&mut mib, choice, format!("{choice} MiB"));
             }
         });
-    if mib != session.persisted.history_budget_mib {
-        session.persisted.history_budget_mib = mib;
-        session.send(Command::SetHistoryBudget(Some(budget_bytes(mib))));
+    if mib != current {
+        cmd.send(Command::SetHistoryBudget(Some(budget_bytes(mib))));
     }
 }
 
-/// A budget in MiB as bytes.
-pub fn budget_bytes(mib: u32) -> usize {
-    (mib as usize) << 20
-}
-
-fn clock_rows_ui(ui: &mut egui::Ui, session: &Session, timeline: &TimelineState) {
-    let Some(view) = session.shown() else {
+fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) {
+    let Some(view) = shown.shown() else {
         ui.weak("no session");
         return;
     };

@@ -1,7 +1,9 @@
 //! "Compare with…": the live session is run A, a trace file (or the run so
 //! far, kept) is run B, and every tick A completes is measured against B's
 //! record of that tick (the worker does it, [`super::worker`]; the numbers are
-//! [`crate::tools::trace_poses`]). The UI keeps B and the measured ticks:
+//! [`crate::tools::trace_poses`]). The worker says what B is and where A and
+//! B first part (the view's `run_b`); the UI keeps B's records and the
+//! measured ticks as they arrive (`shared::RunBStreams`):
 //!
 //! - the timeline draws two divergence lanes (objects that differ, largest
 //!   distance) and a marker at the first tick that differs; a click on the
@@ -16,77 +18,17 @@
 //! again); a new physics world (Open, Reload) drops them all and keeps B, so
 //! a reload after a code change compares the new run with the old one.
 
-use std::collections::BTreeMap;
-use std::sync::Arc;
-
 use egui::{Color32, RichText};
 
 use super::protocol::{Command, WorldView};
-use super::state::Session;
+use super::shared::{Commands, View};
 use crate::tools::tick_diff::f32_ulps;
-use crate::tools::trace_poses::{FIELD_NAMES, Fields, TickDivergence, TracePoses};
+use crate::tools::trace_poses::{FIELD_NAMES, Fields};
 
 /// The colour of run B wherever it is drawn.
 pub const B_COLOUR: Color32 = Color32::from_rgb(240, 90, 220);
-/// Ticks of a fork's branch B the UI keeps (10 minutes at 60 Hz): the
-/// inspector and the viewport show B at any of them.
-pub const MAX_FORK_TICKS: usize = 36_000;
-
 /// The colour of a differing value.
 const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
-
-/// A comparison as the UI holds it.
-#[derive(Clone, Debug)]
-pub struct Comparison {
-    /// Run B's name (its file name, or "this run, ticks a–b").
-    pub name: String,
-    /// Run B's records.
-    pub trace: Arc<TracePoses>,
-    /// The measured ticks of A, by tick.
-    pub samples: BTreeMap<u64, TickDivergence>,
-    /// The first measured tick where something differs.
-    pub first: Option<TickDivergence>,
-}
-
-impl Comparison {
-    /// A comparison with nothing measured yet.
-    pub fn new(name: String, trace: Arc<TracePoses>) -> Comparison {
-        Comparison {
-            name,
-            trace,
-            samples: BTreeMap::new(),
-            first: None,
-        }
-    }
-
-    /// Takes measured ticks in.
-    pub fn add(&mut self, batch: &[TickDivergence]) {
-        for d in batch {
-            self.samples.insert(d.tick, *d);
-            if d.objects > 0 && self.first.is_none_or(|f| d.tick < f.tick) {
-                self.first = Some(*d);
-            }
-        }
-    }
-
-    /// A rewind to the end of `tick`: what A measured after it is being run
-    /// again.
-    pub fn rewound(&mut self, tick: u64) {
-        self.samples.split_off(&(tick + 1));
-        self.first = self.samples.values().find(|d| d.objects > 0).copied();
-    }
-
-    /// A new physics world: ticks start again at 0.
-    pub fn restart(&mut self) {
-        self.samples.clear();
-        self.first = None;
-    }
-
-    /// B's fields of object `id` at `tick`.
-    pub fn b_fields(&self, tick: u64, id: u64) -> Option<Fields> {
-        self.trace.at(tick)?.object(id)
-    }
-}
 
 /// The traced fields of the selected object in a view (A's side).
 fn a_fields(view: &WorldView) -> Option<(u64, Fields)> {
@@ -100,8 +42,8 @@ fn a_fields(view: &WorldView) -> Option<(u64, Fields)> {
 }
 
 /// The inspector's A/B section for the selected object at the tick shown.
-pub fn compare_section_ui(ui: &mut egui::Ui, session: &Session) {
-    let (Some(c), Some(view)) = (&session.compare, session.shown()) else {
+pub fn compare_section_ui(ui: &mut egui::Ui, shown: &View<'_>) {
+    let (Some(c), Some(view)) = (shown.run_b(), shown.shown()) else {
         return;
     };
     let tick = view.clock.simulation_tick;
@@ -110,7 +52,7 @@ pub fn compare_section_ui(ui: &mut egui::Ui, session: &Session) {
     };
     ui.separator();
     ui.label(RichText::new(format!("A / B at tick {tick}")).strong())
-        .on_hover_text(format!("A: the live session; B: {}", c.name));
+        .on_hover_text(format!("A: the live session; B: {}", c.about.name));
     let Some(b) = c.b_fields(tick, id) else {
         ui.weak(format!("B has no record of this object at tick {tick}"));
         return;
@@ -141,7 +83,12 @@ pub fn compare_section_ui(ui: &mut egui::Ui, session: &Session) {
 }
 
 /// The File menu's comparison entries.
-pub fn compare_menu_ui(ui: &mut egui::Ui, session: &mut Session, dialog: &mut Option<String>) {
+pub fn compare_menu_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    dialog: &mut Option<String>,
+) {
     if ui
         .button("Compare with trace…")
         .on_hover_text(
@@ -150,9 +97,8 @@ pub fn compare_menu_ui(ui: &mut egui::Ui, session: &mut Session, dialog: &mut Op
         )
         .clicked()
     {
-        let dir = session
-            .live
-            .as_ref()
+        let dir = view
+            .live()
             .and_then(|v| {
                 v.scene_path
                     .as_ref()?
@@ -175,17 +121,17 @@ pub fn compare_menu_ui(ui: &mut egui::Ui, session: &mut Session, dialog: &mut Op
         )
         .clicked()
     {
-        session.send(Command::CompareWithRun);
+        cmd.send(Command::CompareWithRun);
         ui.close();
     }
-    if session.compare.is_some() && ui.button("Stop comparing").clicked() {
-        session.send(Command::StopCompare);
+    if view.run_b().is_some() && ui.button("Stop comparing").clicked() {
+        cmd.send(Command::StopCompare);
         ui.close();
     }
 }
 
 /// The "Compare with trace" dialog, while open.
-pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, session: &mut Session) {
+pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, cmd: &mut Commands) {
     let Some(field) = dialog.as_mut() else {
         return;
     };
@@ -203,36 +149,7 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, sessi
     if let Some(choice) = done {
         *dialog = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            session.send(Command::CompareWith(super::worker::absolute(&path)));
+            cmd.send(Command::CompareWith(super::worker::absolute(&path)));
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn d(tick: u64, objects: u32) -> TickDivergence {
-        TickDivergence {
-            tick,
-            frame: tick,
-            objects,
-            distance: f64::from(objects),
-            first_object: (objects > 0).then_some(20),
-        }
-    }
-
-    #[test]
-    fn the_first_divergence_follows_rewinds() {
-        let mut c = Comparison::new("b".into(), Arc::new(TracePoses::default()));
-        c.add(&[d(1, 0), d(2, 0), d(3, 1), d(4, 2)]);
-        assert_eq!(c.first.map(|f| f.tick), Some(3));
-        c.rewound(2);
-        assert_eq!(c.first, None, "ticks 3 and 4 are being run again");
-        assert_eq!(c.samples.len(), 2);
-        c.add(&[d(3, 0), d(4, 0), d(5, 3)]);
-        assert_eq!(c.first.map(|f| f.tick), Some(5));
-        c.restart();
-        assert!(c.samples.is_empty() && c.first.is_none());
     }
 }

@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 
 use super::protocol::{Command, SaveWhat};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 /// What Save or Save As asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -35,11 +35,27 @@ pub struct FilesState {
     pub confirm: Option<Confirmation>,
     /// The Compare with trace dialog's path field, while it is open.
     pub compare: Option<String>,
+    /// The Save session recording dialog's path field, while it is open.
+    pub recording: Option<String>,
 }
 
 /// The running scene's file, if any.
-fn scene_path(session: &Session) -> Option<PathBuf> {
-    session.live.as_ref().and_then(|v| v.scene_path.clone())
+fn scene_path(view: &View<'_>) -> Option<PathBuf> {
+    view.live().and_then(|v| v.scene_path.clone())
+}
+
+/// The default session recording of a scene: `level.ron` →
+/// `level.session.ron` beside it.
+pub fn default_recording_path(scene: Option<&Path>) -> PathBuf {
+    match scene {
+        Some(scene) => {
+            let stem = scene
+                .file_stem()
+                .map_or_else(|| "scene".into(), |s| s.to_string_lossy().into_owned());
+            scene.with_file_name(format!("{stem}.session.ron"))
+        }
+        None => PathBuf::from("session.ron"),
+    }
 }
 
 impl FilesState {
@@ -49,11 +65,12 @@ impl FilesState {
             || self.save_as.is_some()
             || self.confirm.is_some()
             || self.compare.is_some()
+            || self.recording.is_some()
     }
 
     /// Opens the Open dialog at the running scene's folder.
-    pub fn start_open(&mut self, session: &Session) {
-        let dir = scene_path(session)
+    pub fn start_open(&mut self, view: &View<'_>) {
+        let dir = scene_path(view)
             .and_then(|p| p.parent().map(Path::to_path_buf))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
@@ -65,12 +82,19 @@ impl FilesState {
     }
 
     /// Opens the Save As dialog with the running scene's path.
-    pub fn start_save_as(&mut self, session: &Session) {
+    pub fn start_save_as(&mut self, view: &View<'_>) {
         self.save_as = Some(
-            scene_path(session)
+            scene_path(view)
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
         );
+    }
+
+    /// Opens the Save session recording dialog with the scene's
+    /// `<scene>.session.ron` beside it.
+    pub fn start_save_recording(&mut self, view: &View<'_>) {
+        let path = default_recording_path(scene_path(view).as_deref());
+        self.recording = Some(path.display().to_string());
     }
 
     /// Shows a question from the worker.
@@ -101,8 +125,32 @@ fn scenes_near(field: &str) -> Vec<PathBuf> {
 }
 
 /// Draws whichever dialog is open.
-pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Session) {
-    super::compare::compare_dialog_ui(ctx, &mut files.compare, session);
+pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files: &mut FilesState) {
+    super::compare::compare_dialog_ui(ctx, &mut files.compare, cmd);
+    if let Some(field) = files.recording.as_mut() {
+        let done = path_modal(
+            ctx,
+            field,
+            PathModal {
+                id: "save_recording",
+                heading: "Save the session recording",
+                explanation: "Writes the input every tick received and every edit and settings \
+                              change made in the editor, tick-stamped: stepframe play <scene> \
+                              --input <file> replays it headless.",
+                field_label: "Recording file",
+                action: "Save",
+            },
+        );
+        if let Some(choice) = done {
+            files.recording = None;
+            if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
+                cmd.send(Command::SaveRecording {
+                    path: super::worker::absolute(&path),
+                    overwrite: false,
+                });
+            }
+        }
+    }
     if let Some(field) = files.open.as_mut() {
         let mut done: Option<Option<PathBuf>> = None;
         egui::Modal::new(egui::Id::unique("open_scene")).show(ctx, |ui| {
@@ -139,7 +187,7 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
         if let Some(choice) = done {
             files.open = None;
             if let Some(path) = choice {
-                session.send(Command::Load(super::worker::absolute(&path)));
+                cmd.send(Command::Load(super::worker::absolute(&path)));
             }
         }
     }
@@ -158,7 +206,7 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
         if let Some(choice) = done {
             files.save_as = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-                session.send(Command::SaveAs {
+                cmd.send(Command::SaveAs {
                     path: super::worker::absolute(&path),
                     overwrite: false,
                 });
@@ -190,7 +238,7 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
         match answer {
             Some(Answer::Replace) => {
                 files.confirm = None;
-                session.send(match question.what {
+                cmd.send(match question.what {
                     SaveWhat::SceneAs => Command::SaveAs {
                         path: question.path,
                         overwrite: true,
@@ -204,7 +252,7 @@ pub fn files_ui(ctx: &egui::Context, files: &mut FilesState, session: &mut Sessi
             }
             Some(Answer::SaveAs) => {
                 files.confirm = None;
-                files.start_save_as(session);
+                files.start_save_as(view);
             }
             Some(Answer::Cancel) => files.confirm = None,
             None => {}

@@ -1,6 +1,8 @@
-//! The object tree, with enabled toggles; a click selects. Parents fold
-//! (groups of more than [`OPEN_UP_TO`] children start folded, so a pyramid of
-//! 36 boxes does not push the player off the panel).
+//! The object tree, with enabled toggles; a click selects; a row's context
+//! menu duplicates or deletes its object (each an edit through the session's
+//! history, so past views and rewinds repeat it). Parents fold (groups of
+//! more than [`OPEN_UP_TO`] children start folded, so a pyramid of 36 boxes
+//! does not push the player off the panel).
 
 use std::collections::BTreeMap;
 
@@ -8,7 +10,7 @@ use egui::collapsing_header::CollapsingState;
 use stepframe_core::ObjectId;
 
 use super::protocol::{Command, ObjectView};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 /// Parents with at most this many children start unfolded.
 const OPEN_UP_TO: usize = 10;
@@ -16,9 +18,43 @@ const OPEN_UP_TO: usize = 10;
 /// Deepest nesting drawn (a chain deeper than this is cut off, never looped).
 const MAX_DEPTH: usize = 16;
 
-/// Draws the hierarchy.
-pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Session) {
-    let Some(view) = state.shown() else {
+/// The hierarchy's own state: which selection it last brought into view.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct HierarchyPanel {
+    /// The selection last revealed (unfolded to and scrolled to); a new one
+    /// made elsewhere (viewport, log) is revealed once.
+    revealed: Option<ObjectId>,
+}
+
+impl HierarchyPanel {
+    /// Draws the hierarchy.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        let mut row = Row {
+            view,
+            cmd,
+            reveal: view.selection().filter(|s| Some(*s) != self.revealed),
+            clicked: None,
+        };
+        hierarchy_ui(ui, &mut row);
+        // A click here needs no scrolling; one elsewhere is revealed once.
+        self.revealed = row.clicked.or(view.selection());
+    }
+}
+
+/// What a row draws with and what it reports.
+struct Row<'v, 'c> {
+    /// The session as shown.
+    view: &'v View<'v>,
+    /// How the row asks.
+    cmd: &'c mut Commands,
+    /// A new selection to bring into view, if any.
+    reveal: Option<ObjectId>,
+    /// The object clicked this frame.
+    clicked: Option<ObjectId>,
+}
+
+fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>) {
+    let Some(view) = state.view.shown() else {
         ui.weak("no scene");
         return;
     };
@@ -46,9 +82,7 @@ pub fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Session) {
         objects: &objects,
         children: &children,
     };
-    if state.reveal_selection
-        && let Some(selected) = state.selected
-    {
+    if let Some(selected) = state.reveal {
         // Unfold every ancestor of a selection made elsewhere (viewport, log).
         let mut parent = index
             .get(&selected)
@@ -85,7 +119,7 @@ struct Tree<'a> {
 }
 
 impl Tree<'_> {
-    fn node_ui(&self, ui: &mut egui::Ui, state: &mut Session, i: usize, depth: usize) {
+    fn node_ui(&self, ui: &mut egui::Ui, state: &mut Row<'_, '_>, i: usize, depth: usize) {
         let object = &self.objects[i];
         let kids = self
             .children
@@ -110,21 +144,22 @@ impl Tree<'_> {
     }
 }
 
-fn row_ui(ui: &mut egui::Ui, state: &mut Session, object: &ObjectView) {
+fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
     let mut enabled = object.enabled;
-    let live = !state.viewing_past();
+    let live = !state.view.viewing_past();
     if ui
         .add_enabled(live, egui::Checkbox::without_text(&mut enabled))
         .on_hover_text(format!(
-            "Enable or disable {} (a disabled object gets no callback)",
+            "Enable or disable {} (a disabled object gets no callback; an edit the rewind \
+             history repeats)",
             object.name
         ))
         .on_disabled_hover_text("Showing a past tick: back to live (Esc) to enable or disable")
         .changed()
     {
-        state.send(Command::SetEnabled(object.id, enabled));
+        state.cmd.send(Command::SetEnabled(object.id, enabled));
     }
-    let selected = state.selected == Some(object.id);
+    let selected = state.view.selection() == Some(object.id);
     let kind = match &object.body {
         Some(b) => format!("{:?} body", b.kind),
         None => "no body".to_string(),
@@ -132,17 +167,37 @@ fn row_ui(ui: &mut egui::Ui, state: &mut Session, object: &ObjectView) {
     let response = ui
         .selectable_label(selected, &object.name)
         .on_hover_text(format!(
-            "{} {}: {kind}; click to inspect",
+            "{} {}: {kind}; click to inspect, right-click to duplicate or delete",
             object.name, object.id
         ));
-    if selected && state.reveal_selection {
+    if state.reveal == Some(object.id) {
         response.scroll_to_me(Some(egui::Align::Center));
-        state.reveal_selection = false;
     }
     if response.clicked() {
-        state.select(Some(object.id));
-        // Already in view: no scrolling for a click here.
-        state.reveal_selection = false;
+        state.cmd.select(Some(object.id));
+        state.clicked = Some(object.id);
     }
+    response.context_menu(|ui| {
+        if !live {
+            ui.weak("Showing a past tick: back to live (Esc) to change the world");
+            return;
+        }
+        if ui
+            .button("Duplicate")
+            .on_hover_text("A copy half a metre to the right, with the next free id")
+            .clicked()
+        {
+            state.cmd.send(Command::Duplicate(object.id));
+            ui.close();
+        }
+        if ui
+            .button("Delete")
+            .on_hover_text("Remove the object and its children")
+            .clicked()
+        {
+            state.cmd.send(Command::Remove(object.id));
+            ui.close();
+        }
+    });
     ui.weak(object.id.to_string());
 }

@@ -14,7 +14,7 @@ use egui::RichText;
 use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use super::protocol::{Command, SelectedView, SoftView};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 /// Inspector edit fields, refreshed from the committed state when the
 /// selection or the tick changes.
@@ -31,6 +31,16 @@ pub struct EditBuffers {
     /// B's parameter text being edited, by object and behaviour place
     /// (kept while B runs, whatever tick is shown).
     pub params_b: std::collections::BTreeMap<(ObjectId, usize), String>,
+    /// The live session's parameter text being edited, by object and
+    /// behaviour place (refreshed with the other fields).
+    pub params: std::collections::BTreeMap<(ObjectId, usize), String>,
+}
+
+impl EditBuffers {
+    /// Draws the inspector.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        inspector_ui(ui, view, cmd, self);
+    }
 }
 
 /// "x 1.25 m, y -0.5 m, angle 0.1 rad", exact.
@@ -61,26 +71,22 @@ fn hooks_text(hooks: Hooks) -> String {
 }
 
 /// Draws the inspector.
-pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBuffers) {
-    let Some(view) = session.shown() else {
+fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: &mut EditBuffers) {
+    let Some(view) = shown.shown() else {
         ui.weak("no session");
         return;
     };
     let at = view.at_tick;
     let tick = view.clock.simulation_tick;
     let Some(sel) = view.selected.clone() else {
-        match (session.selected, at) {
+        match (view.selection, at) {
             (Some(id), Some(t)) => ui.weak(format!("{id} is not alive at tick {t}.")),
             _ => ui.weak("Select an object in the viewport or the hierarchy."),
         };
         return;
     };
-    if session.selected != Some(sel.id) {
-        // The worker's selection is a frame behind a new click.
-        ui.weak("…");
-        return;
-    }
     let suspended = view.suspension.is_some();
+    let editable = suspended && at.is_none();
     let soft: Option<SoftView> = view
         .objects
         .iter()
@@ -105,13 +111,24 @@ pub fn inspector_ui(ui: &mut egui::Ui, session: &mut Session, edits: &mut EditBu
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
-            super::compare::compare_section_ui(ui, session);
+            super::compare::compare_section_ui(ui, shown);
             body_ui(ui, &sel, soft.as_ref());
             ui.separator();
-            behaviours_ui(ui, session, edits, &sel);
+            let key = (sel.id, tick);
+            if edits.key != Some(key) {
+                *edits = EditBuffers {
+                    key: Some(key),
+                    pose: sel.committed,
+                    velocity: sel.velocity.unwrap_or_default(),
+                    to_b: edits.to_b,
+                    params_b: std::mem::take(&mut edits.params_b),
+                    params: Default::default(),
+                };
+            }
+            behaviours_ui(ui, shown, cmd, edits, &sel, editable);
             if sel.body.is_some() {
                 ui.separator();
-                edit_ui(ui, session, edits, &sel, tick, suspended && at.is_none());
+                edit_ui(ui, shown, cmd, edits, &sel, editable);
             }
         });
 }
@@ -196,14 +213,16 @@ fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
 
 fn behaviours_ui(
     ui: &mut egui::Ui,
-    session: &mut Session,
+    view: &View<'_>,
+    cmd: &mut Commands,
     edits: &mut EditBuffers,
     sel: &SelectedView,
+    editable: bool,
 ) {
-    if session.fork.is_none() {
+    if view.fork().is_none() {
         edits.params_b.clear();
     }
-    let b_editable = session.fork.is_some() && !session.viewing_past();
+    let b_editable = view.fork().is_some() && !view.viewing_past();
     ui.strong("Behaviours");
     if sel.states.is_empty() {
         ui.weak("none");
@@ -229,21 +248,104 @@ fn behaviours_ui(
                     .unwrap_or_default();
                 if !authored.is_empty() {
                     ui.label(RichText::new(format!("params: {authored}")).monospace())
-                        .on_hover_text("Parameters as authored in the scene (RON)");
+                        .on_hover_text("Parameters as the session runs them (RON)");
+                }
+                if editable && !authored.is_empty() {
+                    params_ui(ui, cmd, edits, sel.id, k, authored);
                 }
                 if b_editable {
-                    params_b_ui(ui, session, edits, sel.id, k, &state.name, authored);
+                    params_b_ui(ui, cmd, edits, sel.id, k, &state.name, authored);
                 }
-                ui.label(RichText::new(&state.state).monospace().small())
-                    .on_hover_text("Its state at this moment");
+                if state.fields.is_empty() {
+                    ui.label(RichText::new(&state.state).monospace())
+                        .on_hover_text("Its state at this moment");
+                } else {
+                    fields_ui(ui, sel.id, k, &state.fields);
+                }
             });
     }
+}
+
+/// A behaviour's fields as a table: name, value, unit; parameters marked.
+fn fields_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, fields: &[stepframe_core::Field]) {
+    egui::Grid::new(("fields", object, index))
+        .num_columns(3)
+        .striped(true)
+        .spacing([12.0, 2.0])
+        .show(ui, |ui| {
+            for f in fields {
+                // The path without the behaviour's own name: it heads the
+                // section already.
+                let name = f.path.split_once('.').map_or(f.path.as_str(), |(_, n)| n);
+                let label = if f.param {
+                    RichText::new(format!("{name} ⚙")).monospace()
+                } else {
+                    RichText::new(name).monospace()
+                };
+                let mut hover = f.path.clone();
+                if !f.doc.is_empty() {
+                    hover.push('\n');
+                    hover.push_str(f.doc);
+                }
+                if f.param {
+                    hover.push_str("\nA parameter: set by the scene, editable while suspended");
+                }
+                ui.label(label).on_hover_text(hover);
+                ui.label(RichText::new(f.value.to_string()).monospace());
+                ui.weak(f.unit.unwrap_or(""));
+                ui.end_row();
+            }
+        });
+}
+
+/// The live session's parameters of one behaviour: a RON field and Apply
+/// (an edit through the history, from the next hook call on).
+fn params_ui(
+    ui: &mut egui::Ui,
+    cmd: &mut Commands,
+    edits: &mut EditBuffers,
+    object: ObjectId,
+    index: usize,
+    authored: &str,
+) {
+    let text = edits
+        .params
+        .entry((object, index))
+        .or_insert_with(|| authored.to_string());
+    let label = ui.horizontal(|ui| {
+        let label = ui.label("edit params");
+        let changed = text.trim() != authored;
+        if ui
+            .add_enabled(changed, egui::Button::new("Apply parameters"))
+            .on_hover_text(
+                "The behaviour runs with these parameters from its next hook call and keeps its \
+                 state; an edit the rewind history repeats",
+            )
+            .clicked()
+        {
+            cmd.send(Command::EditParams {
+                object,
+                index,
+                params: text.clone(),
+            });
+        }
+        label
+    });
+    ui.add(
+        egui::TextEdit::multiline(text)
+            .code_editor()
+            .desired_rows(2)
+            .desired_width(f32::INFINITY)
+            .id_salt(("params", object, index)),
+    )
+    .labelled_by(label.inner.id)
+    .on_hover_text("The parameters, RON, checked as a scene load checks them");
 }
 
 /// B's parameters of one behaviour: a RON field and Apply to B.
 fn params_b_ui(
     ui: &mut egui::Ui,
-    session: &mut Session,
+    cmd: &mut Commands,
     edits: &mut EditBuffers,
     object: ObjectId,
     index: usize,
@@ -261,7 +363,7 @@ fn params_b_ui(
             .on_hover_text("B runs with these parameters from its next tick; A is unchanged")
             .clicked()
         {
-            session.send(Command::ForkParams {
+            cmd.send(Command::ForkParams {
                 object,
                 index,
                 params: text.clone(),
@@ -287,24 +389,14 @@ fn params_b_ui(
 
 fn edit_ui(
     ui: &mut egui::Ui,
-    session: &mut Session,
+    view: &View<'_>,
+    cmd: &mut Commands,
     edits: &mut EditBuffers,
     sel: &SelectedView,
-    tick: u64,
     editable: bool,
 ) {
-    let key = (sel.id, tick);
-    if edits.key != Some(key) {
-        *edits = EditBuffers {
-            key: Some(key),
-            pose: sel.committed,
-            velocity: sel.velocity.unwrap_or_default(),
-            to_b: edits.to_b,
-            params_b: std::mem::take(&mut edits.params_b),
-        };
-    }
     ui.strong("Edit");
-    if session.viewing_past() {
+    if view.viewing_past() {
         ui.weak("Edits apply to the live session: back to live (Esc) to edit.");
     } else if !editable {
         ui.weak("Pause (or stop at a breakpoint) to edit; an edit applies before the next tick.");
@@ -334,18 +426,21 @@ fn edit_ui(
                 }
                 ui.end_row();
             });
-        if session.fork.is_some() {
+        if view.fork().is_some() {
             ui.checkbox(&mut edits.to_b, "edit B")
                 .on_hover_text("Apply to the what-if branch B instead of the live session");
         }
-        let to_b = edits.to_b && session.fork.is_some();
+        let to_b = edits.to_b && view.fork().is_some();
         ui.horizontal(|ui| {
             if ui
                 .button("Apply pose")
-                .on_hover_text("Queue a SetPose body command, reconciled before the next tick")
+                .on_hover_text(
+                    "Queue a SetPose body command, reconciled before the next tick: an edit \
+                     the rewind history repeats and Save session recording keeps",
+                )
                 .clicked()
             {
-                session.send(if to_b {
+                cmd.send(if to_b {
                     Command::ForkEdit(Edit::Pose {
                         object: sel.id,
                         pose: edits.pose,
@@ -359,7 +454,7 @@ fn edit_ui(
                 .on_hover_text("Queue a SetVelocity body command, reconciled before the next tick")
                 .clicked()
             {
-                session.send(if to_b {
+                cmd.send(if to_b {
                     Command::ForkEdit(Edit::Velocity {
                         object: sel.id,
                         velocity: edits.velocity,

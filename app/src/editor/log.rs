@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use egui::Color32;
 use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
-use super::state::Session;
+use super::shared::{Action, Commands, View};
 
 /// Log lines kept; older ones scroll away.
 pub const LOG_CAPACITY: usize = 5_000;
@@ -59,54 +59,64 @@ impl LogBook {
     }
 }
 
-/// Draws the log panel.
-pub fn log_ui(ui: &mut egui::Ui, session: &mut Session) {
-    ui.horizontal(|ui| {
-        ui.checkbox(&mut session.persisted.log_errors_only, "Errors only")
-            .on_hover_text("Hide informational lines");
-        if ui
-            .small_button("Clear")
-            .on_hover_text("Forget the lines shown so far")
-            .clicked()
-        {
-            session.log.lines.clear();
-        }
-        ui.weak(format!("{} lines", session.log.lines.len()));
-    });
-    let errors_only = session.persisted.log_errors_only;
-    let mut clicked = None;
-    egui::ScrollArea::vertical()
-        .id_salt("log_scroll")
-        .stick_to_bottom(true)
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            for line in session
-                .log
-                .lines
-                .iter()
-                .filter(|l| !errors_only || l.level != LogLevel::Info)
+/// The Log tab's own state: its filter (persisted).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LogPanel {
+    /// Only errors and warnings.
+    pub errors_only: bool,
+}
+
+impl LogPanel {
+    /// Draws the log panel.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        let log = view.log();
+        ui.horizontal(|ui| {
+            ui.checkbox(&mut self.errors_only, "Errors only")
+                .on_hover_text("Hide informational lines");
+            if ui
+                .small_button("Clear")
+                .on_hover_text("Forget the lines shown so far")
+                .clicked()
             {
-                let colour = match line.level {
-                    LogLevel::Info => ui.visuals().text_color(),
-                    LogLevel::Warning => Color32::from_rgb(230, 180, 60),
-                    LogLevel::Error => ui.visuals().error_fg_color,
-                };
-                let text = egui::RichText::new(&line.text).color(colour);
-                let selected = line.object.is_some() && line.object == session.selected;
-                let r = ui.selectable_label(selected, text);
-                let r = if line.object.is_some() {
-                    r.on_hover_text("Click to select the object")
-                } else {
-                    r.on_hover_text("Editor or runtime message")
-                };
-                if r.clicked()
-                    && let Some(id) = line.object
-                {
-                    clicked = Some(id);
-                }
+                cmd.act(Action::ClearLog);
             }
+            ui.weak(format!("{} lines", log.lines.len()));
         });
-    if let Some(id) = clicked {
-        session.select(Some(id));
+        let errors_only = self.errors_only;
+        let selection = view.selection();
+        let mut clicked = None;
+        egui::ScrollArea::vertical()
+            .id_salt("log_scroll")
+            .stick_to_bottom(true)
+            .auto_shrink([false, false])
+            .show(ui, |ui| {
+                for line in log
+                    .lines
+                    .iter()
+                    .filter(|l| !errors_only || l.level != LogLevel::Info)
+                {
+                    let colour = match line.level {
+                        LogLevel::Info => ui.visuals().text_color(),
+                        LogLevel::Warning => Color32::from_rgb(230, 180, 60),
+                        LogLevel::Error => ui.visuals().error_fg_color,
+                    };
+                    let text = egui::RichText::new(&line.text).color(colour);
+                    let selected = line.object.is_some() && line.object == selection;
+                    let r = ui.selectable_label(selected, text);
+                    let r = if line.object.is_some() {
+                        r.on_hover_text("Click to select the object")
+                    } else {
+                        r.on_hover_text("Editor or runtime message")
+                    };
+                    if r.clicked()
+                        && let Some(id) = line.object
+                    {
+                        clicked = Some(id);
+                    }
+                }
+            });
+        if let Some(id) = clicked {
+            cmd.select(Some(id));
+        }
     }
 }

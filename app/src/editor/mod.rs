@@ -6,7 +6,7 @@
 //! | [`protocol`] | commands UI → worker; the ordered event stream and (`protocol/view`) the latest-wins views worker → UI |
 //! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
 //! | [`app`] | the eframe app: drains the channels, shortcuts, the menu bar, toolbar and tiles |
-//! | `state` | what every panel shares: the views, the time cursor, the selection, errors and notices |
+//! | [`shared`] | what every panel reads ([`View`]: the worker's published views, the time cursor) and how it asks ([`Commands`]: worker commands, UI actions); no session state |
 //! | `workspace` | the docked tiles (egui_tiles), the View menu, the default layout |
 //! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`), each with its own state |
 //! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
@@ -41,7 +41,7 @@ mod inspector;
 pub mod log;
 pub mod protocol;
 mod session;
-pub mod state;
+pub mod shared;
 pub mod tape;
 mod tiles;
 pub mod timeline;
@@ -58,7 +58,7 @@ use std::process::ExitCode;
 pub use app::{Driver, EditorApp, EditorConfig, Panels};
 pub use log::{LogBook, LogLine};
 pub use protocol::{Command, Event, Pacing, WorldView};
-pub use state::Session;
+pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, Workspace};
 
 /// Opens the editor window on a scene, playing it, with the rewind history's

@@ -19,7 +19,7 @@ use std::path::{Path, PathBuf};
 use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
 
 use super::protocol::{Command, WorldView};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 /// Ticks either side of the cursor the list shows by default: 5 s at 60 Hz.
 const DEFAULT_SPAN: u64 = 300;
@@ -134,23 +134,34 @@ fn bound_keys(view: &WorldView) -> Vec<(String, String)> {
 
 /// Draws the Input tab: one scroll area, so a short tile still reaches every
 /// row.
-pub fn tape_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState) {
-    // The list gets what the other rows leave of the tile.
-    let list_height = (ui.available_height() - OTHER_ROWS_HEIGHT).clamp(60.0, 400.0);
-    egui::ScrollArea::vertical()
-        .id_salt("tape_tab")
-        .auto_shrink([false, false])
-        .show(ui, |ui| tab_ui(ui, session, st, list_height));
+impl TapeState {
+    /// Draws the Input tab: one scroll area, so a short tile still reaches
+    /// every row.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        // The list gets what the other rows leave of the tile.
+        let list_height = (ui.available_height() - OTHER_ROWS_HEIGHT).clamp(60.0, 400.0);
+        egui::ScrollArea::vertical()
+            .id_salt("tape_tab")
+            .auto_shrink([false, false])
+            .show(ui, |ui| tab_ui(ui, view, cmd, self, list_height));
+    }
 }
 
-fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_height: f32) {
-    let Some(live) = session.live.as_ref() else {
+fn tab_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    st: &mut TapeState,
+    list_height: f32,
+) {
+    let Some(live) = view.live() else {
         ui.weak("no session");
         return;
     };
     let live_tick = live.clock.simulation_tick;
     let suspended = live.suspension.is_some();
-    let cursor = session.cursor.unwrap_or(live_tick);
+    let cursor = view.cursor().unwrap_or(live_tick);
+    let draft = live.tape_draft.as_deref();
     let playing = session_tape(live);
     let keys = bound_keys(live);
     let scene = live.scene_path.clone();
@@ -170,14 +181,14 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
         st.insert_tick = cursor + 1;
     }
 
-    let change = session.tape_draft.as_ref().and_then(|d| {
+    let change = draft.and_then(|d| {
         resume_tick(d, &playing, cursor).map(|from| (from, d.first_difference(&playing)))
     });
-    let shown = session.tape_draft.clone().unwrap_or(playing.clone());
+    let shown = draft.cloned().unwrap_or(playing.clone());
 
     // What the tape is, in one line.
     let status = match (&change, in_force) {
-        (Some((_, Some(first))), _) if session.fork.is_some() => format!(
+        (Some((_, Some(first))), _) if view.fork().is_some() => format!(
             "edited: first change at tick {first}; Apply to B gives branch B the edited tape"
         ),
         (Some((from, Some(first))), _) => format!(
@@ -200,7 +211,7 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
     }
 
     ui.horizontal_wrapped(|ui| {
-        if session.fork.is_some() {
+        if view.fork().is_some() {
             // A what-if branch runs: the edits are B's, A keeps its input.
             let apply = ui
                 .add_enabled(change.is_some(), egui::Button::new("Apply to B"))
@@ -209,12 +220,13 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
                      (A) keeps its own input",
                 );
             if apply.clicked()
-                && let Some(tape) = session.tape_draft.take()
+                && let Some(tape) = draft
             {
-                session.send(Command::ForkTape {
-                    tape,
+                cmd.send(Command::ForkTape {
+                    tape: tape.clone(),
                     recorded_to: live_tick,
                 });
+                cmd.send(Command::SetTapeDraft(None));
                 st.selected = None;
             }
         } else {
@@ -225,19 +237,23 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
                      there (live input is merged in)",
                 );
             if resume.clicked()
-                && let (Some((from, _)), Some(tape)) = (change, session.tape_draft.take())
+                && let (Some((from, _)), Some(tape)) = (change, draft)
             {
-                session.send(Command::ApplyTape { tape, from });
-                session.back_to_live();
+                cmd.send(Command::ApplyTape {
+                    tape: tape.clone(),
+                    from,
+                });
+                cmd.send(Command::SetTapeDraft(None));
+                cmd.back_to_live();
                 st.selected = None;
             }
         }
         if ui
-            .add_enabled(session.tape_draft.is_some(), egui::Button::new("Revert"))
+            .add_enabled(draft.is_some(), egui::Button::new("Revert"))
             .on_hover_text("Drop the edits: the list shows what the session plays again")
             .clicked()
         {
-            session.tape_draft = None;
+            cmd.send(Command::SetTapeDraft(None));
             st.selected = None;
         }
         if ui
@@ -245,7 +261,7 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
             .on_hover_text("Live input only from the current tick on")
             .clicked()
         {
-            session.send(Command::StopTape);
+            cmd.send(Command::StopTape);
         }
     });
 
@@ -303,16 +319,16 @@ fn tab_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, list_hei
     }
 
     ui.add_enabled_ui(suspended, |ui| {
-        edit_ui(ui, session, st, &shown, &keys, fixed_hz);
+        edit_ui(ui, cmd, st, &shown, &keys, fixed_hz);
     });
     ui.separator();
-    file_ui(ui, session, st, &shown);
+    file_ui(ui, cmd, st, &shown);
 }
 
 /// The edit rows: move or delete the selected edge, insert a new one.
 fn edit_ui(
     ui: &mut egui::Ui,
-    session: &mut Session,
+    cmd: &mut Commands,
     st: &mut TapeState,
     shown: &Recording,
     keys: &[(String, String)],
@@ -330,13 +346,13 @@ fn edit_ui(
         if ui.button("Move").clicked() {
             let mut draft = shown.clone();
             st.selected = draft.move_to(i, st.move_tick);
-            session.tape_draft = Some(draft);
+            cmd.send(Command::SetTapeDraft(Some(draft)));
         }
         if ui.button("Delete").clicked() {
             let mut draft = shown.clone();
             draft.remove(i);
             st.selected = None;
-            session.tape_draft = Some(draft);
+            cmd.send(Command::SetTapeDraft(Some(draft)));
         }
     });
     ui.horizontal_wrapped(|ui| {
@@ -373,13 +389,13 @@ fn edit_ui(
                 value: if st.insert_press { 1.0 } else { 0.0 },
             }));
             st.move_tick = st.insert_tick;
-            session.tape_draft = Some(draft);
+            cmd.send(Command::SetTapeDraft(Some(draft)));
         }
     });
 }
 
 /// The file row: save the shown tape, load one as a draft.
-fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: &Recording) {
+fn file_ui(ui: &mut egui::Ui, cmd: &mut Commands, st: &mut TapeState, shown: &Recording) {
     ui.horizontal_wrapped(|ui| {
         ui.label("File");
         ui.add(
@@ -392,14 +408,14 @@ fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: 
             if path.exists() {
                 st.confirm_replace = Some(path.clone());
             } else {
-                save(session, shown, &path);
+                save(cmd, shown, &path);
             }
         }
         if ui.button("Load").clicked() {
             st.confirm_replace = None;
             match Recording::load(&path) {
                 Ok(tape) => {
-                    session.notify(
+                    cmd.notify(
                         LogLevel::Info,
                         format!(
                             "loaded {} edges from {}: Resume from here replays them",
@@ -407,10 +423,10 @@ fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: 
                             path.display()
                         ),
                     );
-                    session.tape_draft = Some(tape);
+                    cmd.send(Command::SetTapeDraft(Some(tape)));
                     st.selected = None;
                 }
-                Err(e) => session.error = Some(format!("tape not loaded: {e}")),
+                Err(e) => cmd.error(format!("tape not loaded: {e}")),
             }
         }
     });
@@ -421,7 +437,7 @@ fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: 
                 format!("{} exists.", path.display()),
             );
             if ui.button("Replace").clicked() {
-                save(session, shown, &path);
+                save(cmd, shown, &path);
                 st.confirm_replace = None;
             }
             if ui.button("Cancel").clicked() {
@@ -431,15 +447,18 @@ fn file_ui(ui: &mut egui::Ui, session: &mut Session, st: &mut TapeState, shown: 
     }
 }
 
-fn save(session: &mut Session, tape: &Recording, path: &Path) {
+/// Saves the input tape shown (its edges only: File → Save session
+/// recording writes the edits too).
+fn save(cmd: &mut Commands, tape: &Recording, path: &Path) {
     let mut tape = tape.clone();
+    tape.edits.clear();
     tape.ticks = tape.ticks.max(tape.events.last().map_or(0, |e| e.tick));
     match tape.save(path) {
-        Ok(()) => session.notify(
+        Ok(()) => cmd.notify(
             LogLevel::Info,
             format!("saved {} edges to {}", tape.events.len(), path.display()),
         ),
-        Err(e) => session.error = Some(format!("tape not saved: {e}")),
+        Err(e) => cmd.error(format!("tape not saved: {e}")),
     }
 }
 

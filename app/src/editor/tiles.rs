@@ -3,24 +3,16 @@
 //! hide (the View menu brings them back where they were).
 
 use super::app::Panels;
-use super::bookmarks::bookmarks_ui;
-use super::breakpoints::breakpoints_ui;
 use super::clock_panel::clock_panel_ui;
-use super::code_pane::code_pane_ui;
-use super::hierarchy::hierarchy_ui;
-use super::inspector::inspector_ui;
-use super::log::log_ui;
-use super::state::Session;
-use super::tape::tape_ui;
-use super::timeline::{timeline_controls_ui, timeline_ui};
-use super::viewport::viewport_ui;
-use super::watches::watches_ui;
+use super::shared::{Commands, View};
 use super::workspace::Pane;
 
 /// The panels as the workspace's tiles draw them.
 pub(super) struct TileUi<'a> {
-    /// The shared facts.
-    pub(super) session: &'a mut Session,
+    /// What every panel reads.
+    pub(super) view: View<'a>,
+    /// How every panel asks.
+    pub(super) cmd: &'a mut Commands,
     /// Every panel's own state.
     pub(super) panels: &'a mut Panels,
     /// Tabs whose close button was clicked this frame.
@@ -34,7 +26,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
         _tile_id: egui_tiles::TileId,
         pane: &mut Pane,
     ) -> egui_tiles::UiResponse {
-        let session = &mut *self.session;
+        let (view, cmd) = (&self.view, &mut *self.cmd);
         let p = &mut *self.panels;
         // egui_tiles leaves a pane's background nearly black, the fill egui
         // gives text fields, so an empty field could not be seen at all
@@ -44,17 +36,17 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
         egui::Frame::new()
             .inner_margin(egui::Margin::same(4))
             .show(ui, |ui| match pane {
-                Pane::Viewport => viewport_ui(ui, session, &mut p.viewport),
-                Pane::Hierarchy => hierarchy_ui(ui, session),
-                Pane::Inspector => inspector_ui(ui, session, &mut p.edits),
-                Pane::Clock => clock_panel_ui(ui, session, &p.timeline),
-                Pane::Breakpoints => breakpoints_ui(ui, session, &mut p.breakpoint_form),
-                Pane::Log => log_ui(ui, session),
-                Pane::Bookmarks => bookmarks_ui(ui, session, &mut p.bookmarks),
-                Pane::Watches => watches_ui(ui, session, &mut p.watches),
-                Pane::Code => code_pane_ui(ui, session, &mut p.code),
-                Pane::Input => tape_ui(ui, session, &mut p.tape),
-                Pane::Timeline => timeline_ui(ui, &mut p.timeline, session),
+                Pane::Viewport => p.viewport.ui(ui, view, cmd),
+                Pane::Hierarchy => p.hierarchy.ui(ui, view, cmd),
+                Pane::Inspector => p.edits.ui(ui, view, cmd),
+                Pane::Clock => clock_panel_ui(ui, view, cmd, &p.timeline),
+                Pane::Breakpoints => p.breakpoint_form.ui(ui, view, cmd),
+                Pane::Log => p.log.ui(ui, view, cmd),
+                Pane::Bookmarks => p.bookmarks.ui(ui, view, cmd),
+                Pane::Watches => p.watches.ui(ui, view, cmd),
+                Pane::Code => p.code.ui(ui, view, cmd),
+                Pane::Input => p.tape.ui(ui, view, cmd),
+                Pane::Timeline => p.timeline.ui(ui, view, cmd),
             });
         egui_tiles::UiResponse::None
     }
@@ -96,7 +88,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
         let active = tabs.active.and_then(|id| tiles.get_pane(&id));
         if active == Some(&Pane::Timeline) {
             // This ui lays out right to left from the bar's end.
-            timeline_controls_ui(ui, &mut self.panels.timeline, self.session);
+            self.panels.timeline.controls_ui(ui, &self.view, self.cmd);
         }
     }
 

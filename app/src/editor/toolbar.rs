@@ -6,9 +6,11 @@
 use egui::{Color32, RichText};
 use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSettings};
 
+use std::collections::VecDeque;
+
 use super::files::FilesState;
 use super::protocol::{Command, Pacing, WorldView};
-use super::state::{NOTICE_SECONDS, Session};
+use super::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
 use super::workspace::{Pane, Workspace};
 
 /// Fixed rates offered; each divides 705,600,000 flicks per second, so every
@@ -80,14 +82,15 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
 /// The menu bar: File, View, Help, and the running scene's file.
 pub fn menu_bar_ui(
     ui: &mut egui::Ui,
-    session: &mut Session,
+    view: &View<'_>,
+    cmd: &mut Commands,
     files: &mut FilesState,
     workspace: &mut Workspace,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
             if ui.button("Open…  (Ctrl+O)").clicked() {
-                files.start_open(session);
+                files.start_open(view);
                 ui.close();
             }
             if ui
@@ -95,7 +98,7 @@ pub fn menu_bar_ui(
                 .on_hover_text("Read the running scene's file again, keeping the time settings; a broken file changes nothing")
                 .clicked()
             {
-                session.send(Command::Reload);
+                cmd.send(Command::Reload);
                 ui.close();
             }
             ui.separator();
@@ -104,7 +107,7 @@ pub fn menu_bar_ui(
                 .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
                 .clicked()
             {
-                session.send(Command::Save { replace: false });
+                cmd.send(Command::Save { replace: false });
                 ui.close();
             }
             if ui
@@ -112,11 +115,23 @@ pub fn menu_bar_ui(
                 .on_hover_text("Write the running scene to another file, which becomes its own")
                 .clicked()
             {
-                files.start_save_as(session);
+                files.start_save_as(view);
+                ui.close();
+            }
+            if ui
+                .button("Save session recording…")
+                .on_hover_text(
+                    "Write the input every tick received and every edit and settings change \
+                     made here, tick-stamped, in one file: stepframe play <scene> --input \
+                     <file> replays it headless, bit for bit (docs/player.md)",
+                )
+                .clicked()
+            {
+                files.start_save_recording(view);
                 ui.close();
             }
             ui.separator();
-            super::compare::compare_menu_ui(ui, session, &mut files.compare);
+            super::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
         });
         ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {
@@ -139,10 +154,10 @@ pub fn menu_bar_ui(
         // Right to left: the viewed-tick banner, then the scene's file in
         // what is left (one line, never wrapped, so nothing below moves).
         ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            if let Some(tick) = session.cursor {
-                viewing_ui(ui, session, tick);
+            if let Some(tick) = view.cursor() {
+                viewing_ui(ui, view, cmd, tick);
             }
-            let path = session.live.as_ref().and_then(|v| v.scene_path.clone());
+            let path = view.live().and_then(|v| v.scene_path.clone());
             let name = path
                 .as_ref()
                 .and_then(|p| p.file_name())
@@ -157,7 +172,7 @@ pub fn menu_bar_ui(
                         "{full}\n\nThe running scene's file: what Save writes and Reload reads"
                     ));
                 ui.separator();
-                let (text, colour) = status(session, ui);
+                let (text, colour) = status(view, ui);
                 // One line: a long reason is cut, in full on hover.
                 ui.add(egui::Label::new(RichText::new(&text).color(colour).strong()).truncate())
                     .on_hover_text(format!(
@@ -169,16 +184,17 @@ pub fn menu_bar_ui(
 }
 
 /// Draws the toolbar.
-pub fn toolbar_ui(ui: &mut egui::Ui, session: &mut Session, workspace: &mut Workspace) {
-    let settings = session
-        .live
-        .as_ref()
-        .map(|v| v.settings)
-        .unwrap_or_default();
+pub fn toolbar_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    workspace: &mut Workspace,
+) {
+    let settings = view.live().map(|v| v.settings).unwrap_or_default();
     ui.horizontal_wrapped(|ui| {
-        controls_ui(ui, session);
+        controls_ui(ui, view, cmd);
         ui.separator();
-        settings_ui(ui, session, settings);
+        settings_ui(ui, view, cmd, settings);
         ui.separator();
         let mut code = workspace.is_open(Pane::Code);
         if ui
@@ -194,19 +210,21 @@ pub fn toolbar_ui(ui: &mut egui::Ui, session: &mut Session, workspace: &mut Work
 }
 
 /// The status line and its colour.
-fn status(session: &Session, ui: &egui::Ui) -> (String, Color32) {
-    if session.worker_stopped.is_some() {
+fn status(view: &View<'_>, ui: &egui::Ui) -> (String, Color32) {
+    if view.worker_stopped().is_some() {
         return ("worker stopped".to_string(), ui.visuals().error_fg_color);
     }
-    let Some(live) = &session.live else {
+    let Some(live) = view.live() else {
         return ("starting".to_string(), ui.visuals().weak_text_color());
     };
-    if let Some(tick) = session.cursor {
-        let frame = session
+    if let Some(tick) = view.cursor() {
+        let frame = view
             .shown()
             .filter(|v| v.at_tick == Some(tick))
-            .map(|v| format!(" (frame {})", v.clock.frame_index))
-            .unwrap_or_default();
+            .map_or_else(
+                || " (building…)".to_string(),
+                |v| format!(" (frame {})", v.clock.frame_index),
+            );
         let live = match &live.suspension {
             Some(s) => format!("suspended at {}", s.tick),
             None => "running".to_string(),
@@ -231,9 +249,9 @@ const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
 
 /// The banner under the toolbar when the worker has died (the editor's one
 /// mode where nothing runs until the user acts).
-pub fn banners_ui(ui: &mut egui::Ui, session: &mut Session) {
-    if session.worker_stopped.is_some() {
-        worker_stopped_ui(ui, session);
+pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    if view.worker_stopped().is_some() {
+        worker_stopped_ui(ui, view, cmd);
     }
 }
 
@@ -241,19 +259,24 @@ pub fn banners_ui(ui: &mut egui::Ui, session: &mut Session) {
 /// [`NOTICE_SECONDS`]), floating at the top right of `area` so that showing
 /// or hiding them never moves a panel under the pointer. `time` is the UI's
 /// clock.
-pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, time: f64) {
-    for notice in &mut session.notices {
+pub fn toasts_ui(
+    ctx: &egui::Context,
+    notices: &mut VecDeque<Notice>,
+    error: Option<&str>,
+    cmd: &mut Commands,
+    area: egui::Rect,
+    time: f64,
+) {
+    for notice in notices.iter_mut() {
         notice.since.get_or_insert(time);
     }
-    session
-        .notices
-        .retain(|n| n.since.is_none_or(|t| time - t < NOTICE_SECONDS));
-    if session.error.is_none() && session.notices.is_empty() {
+    notices.retain(|n| n.since.is_none_or(|t| time - t < NOTICE_SECONDS));
+    if error.is_none() && notices.is_empty() {
         return;
     }
     let width = (area.width() * 0.6).max(240.0);
     let mut top = area.right_top() + egui::vec2(-12.0, 28.0);
-    if let Some(error) = session.error.clone() {
+    if let Some(error) = error {
         let shown = egui::Area::new(egui::Id::unique("stepframe_error_toast"))
             .order(egui::Order::Foreground)
             .fixed_pos(top)
@@ -271,14 +294,14 @@ pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, t
                             .on_hover_text("Hide this error (it stays in the log)")
                             .clicked()
                         {
-                            session.error = None;
+                            cmd.act(Action::DismissError);
                         }
                     });
                 });
             });
         top.y = shown.response.rect.bottom() + 4.0;
     }
-    if session.notices.is_empty() {
+    if notices.is_empty() {
         return;
     }
     // Notices only inform: the pointer goes through them to the panel
@@ -290,7 +313,7 @@ pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, t
         .pivot(egui::Align2::RIGHT_TOP)
         .show(ctx, |ui| {
             ui.set_max_width(width);
-            for notice in &session.notices {
+            for notice in notices.iter() {
                 let colour = match notice.level {
                     LogLevel::Info => Color32::from_rgb(120, 200, 120),
                     LogLevel::Warning => Color32::from_rgb(230, 180, 60),
@@ -304,18 +327,16 @@ pub fn toasts_ui(ctx: &egui::Context, session: &mut Session, area: egui::Rect, t
 }
 
 /// The viewed-tick banner (in the menu bar, right-aligned: right to left).
-fn viewing_ui(ui: &mut egui::Ui, session: &mut Session, tick: u64) {
-    let live = session
-        .live
-        .as_ref()
-        .map(|v| v.clock.simulation_tick)
-        .unwrap_or(0);
+fn viewing_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, tick: u64) {
+    let live = view.live().map(|v| v.clock.simulation_tick).unwrap_or(0);
     if ui
         .small_button("Back to live")
-        .on_hover_text("Every panel back to the live session (Esc)")
+        .on_hover_text(
+            "Every panel back to the live session (Esc); a session the visit paused plays again",
+        )
         .clicked()
     {
-        session.back_to_live();
+        cmd.back_to_live();
     }
     egui::Frame::new()
         .fill(VIEWING_FILL)
@@ -331,14 +352,15 @@ fn viewing_ui(ui: &mut egui::Ui, session: &mut Session, tick: u64) {
             )
             .on_hover_text(
                 "Every panel shows the session as it was at the end of this tick, rebuilt \
-                 exactly from the rewind history; the live session waits, paused",
+                 exactly from the rewind history; the live session waits, paused, and plays \
+                 again on Esc if it was playing",
             );
         });
 }
 
 /// The dead worker's banner: its panic message and the restart button.
-fn worker_stopped_ui(ui: &mut egui::Ui, session: &mut Session) {
-    let message = session.worker_stopped.clone().unwrap_or_default();
+fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    let message = view.worker_stopped().unwrap_or_default();
     egui::Frame::new()
         .fill(BANNER_FILL)
         .inner_margin(egui::Margin::symmetric(8, 6))
@@ -355,12 +377,12 @@ fn worker_stopped_ui(ui: &mut egui::Ui, session: &mut Session) {
                     "A bug in the worker itself ended its thread (hook panics are caught \
                      and logged instead); nothing runs until a restart",
                 );
-                let (enabled, hover) = match &session.recovery {
+                let (enabled, hover) = match view.recovery() {
                     Some(p) => (
                         true,
                         format!(
                             "Start a new worker from the snapshot at tick {} (frame {}), \
-                             paused there; breakpoints and time settings are kept",
+                             paused there; breakpoints, time settings and the selection are kept",
                             p.tick(),
                             p.frame()
                         ),
@@ -376,45 +398,45 @@ fn worker_stopped_ui(ui: &mut egui::Ui, session: &mut Session) {
                     .on_disabled_hover_text(hover)
                     .clicked()
                 {
-                    session.restart_requested = true;
+                    cmd.act(Action::RestartWorker);
                 }
             });
         });
 }
 
-fn controls_ui(ui: &mut egui::Ui, session: &mut Session) {
-    if session.is_suspended() {
+fn controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    if view.is_suspended() {
         if ui
             .button("▶ Play")
             .on_hover_text("Resume the session (Space, or F5 to continue from a breakpoint)")
             .clicked()
         {
-            session.send(Command::Play);
+            cmd.send(Command::Play);
         }
     } else if ui
         .button("⏸ Pause")
         .on_hover_text("Suspend between frames (Space)")
         .clicked()
     {
-        session.send(Command::Pause);
+        cmd.send(Command::Pause);
     }
     if ui
         .button("Step tick")
         .on_hover_text("Run exactly one fixed tick, then stay suspended (F10 or .)")
         .clicked()
     {
-        session.send(Command::StepTick);
+        cmd.send(Command::StepTick);
     }
     if ui
         .button("Step frame")
         .on_hover_text("Run one outer frame (or the rest of the interrupted one), then stay suspended (Shift+F10)")
         .clicked()
     {
-        session.send(Command::StepFrame);
+        cmd.send(Command::StepFrame);
     }
 }
 
-fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings) {
+fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings: TimeSettings) {
     let mut scale = settings.time_scale;
     let label = ui.label("Time scale");
     egui::ComboBox::from_id_salt("time_scale")
@@ -428,7 +450,7 @@ fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings)
         .labelled_by(label.id)
         .on_hover_text("Multiplies the frame delta; 0 runs no fixed tick at all");
     if scale != settings.time_scale {
-        session.send(Command::SetTimeScale(scale));
+        cmd.send(Command::SetTimeScale(scale));
     }
 
     let mut hz = settings.fixed_hz;
@@ -444,7 +466,7 @@ fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings)
         .labelled_by(label.id)
         .on_hover_text("Fixed ticks per second (applies at the next frame boundary)");
     if hz != settings.fixed_hz {
-        session.send(Command::SetFixedRate(hz));
+        cmd.send(Command::SetFixedRate(hz));
     }
 
     let mut strategy = settings.strategy;
@@ -460,7 +482,7 @@ fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings)
         .labelled_by(label.id)
         .on_hover_text("Accumulator (Fiedler/Unity) or step counting (s&box): same tick sequence");
     if strategy != settings.strategy {
-        session.send(Command::SetStrategy(strategy));
+        cmd.send(Command::SetStrategy(strategy));
     }
 
     let mut max_steps = settings.max_steps;
@@ -471,14 +493,15 @@ fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings)
         .labelled_by(label.id)
         .on_hover_text("Most ticks one frame may run; the backlog beyond is dropped and counted in dropped_time");
     if max_steps != settings.max_steps {
-        session.send(Command::SetMaxSteps(max_steps));
+        cmd.send(Command::SetMaxSteps(max_steps));
     }
 
-    if session.driven {
+    if view.driven() {
         ui.label("Pacing: driven")
             .on_hover_text("Test driver: one worker frame per UI frame with a fixed dt");
     } else {
-        let mut pacing = session.persisted.pacing;
+        let current = view.live().map(|v| v.pacing).unwrap_or_default();
+        let mut pacing = current;
         let label = ui.label("Pacing");
         egui::ComboBox::from_id_salt("pacing")
             .selected_text(pacing.label())
@@ -492,9 +515,8 @@ fn settings_ui(ui: &mut egui::Ui, session: &mut Session, settings: TimeSettings)
             .on_hover_text(
                 "The worker's own display rate, independent of how often this window repaints",
             );
-        if pacing != session.persisted.pacing {
-            session.persisted.pacing = pacing;
-            session.send(Command::SetPacing(pacing));
+        if pacing != current {
+            cmd.send(Command::SetPacing(pacing));
         }
     }
 }

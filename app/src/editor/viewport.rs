@@ -11,7 +11,7 @@ use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 use super::compare::B_COLOUR;
 use super::geometry::{self, Camera};
 use super::protocol::{Command, ObjectView, WorldView};
-use super::state::Session;
+use super::shared::{Commands, Persisted, View};
 use super::viewport_soft::{draw_soft, soft_contains};
 
 /// Viewport camera and keyboard state.
@@ -28,6 +28,14 @@ pub struct ViewportState {
     /// The camera of the last frame drawn: where a world point is on screen
     /// (tests click objects through it).
     pub camera: Option<Camera>,
+    /// Draw committed poses as outlines over the interpolated ones (persisted).
+    pub show_committed: bool,
+    /// Draw touching pairs (persisted).
+    pub show_contacts: bool,
+    /// Centre on the scene's camera (FollowCamera) when it has one (persisted).
+    pub follow_camera: bool,
+    /// Zoom, pixels per metre (persisted).
+    pub zoom: f32,
 }
 
 impl Default for ViewportState {
@@ -38,23 +46,52 @@ impl Default for ViewportState {
             held_keys: BTreeSet::new(),
             focused: false,
             camera: None,
+            show_committed: false,
+            show_contacts: false,
+            follow_camera: true,
+            zoom: 40.0,
         }
+    }
+}
+
+impl ViewportState {
+    /// Takes the persisted view options.
+    pub fn restore(&mut self, p: &Persisted) {
+        self.show_committed = p.show_committed;
+        self.show_contacts = p.show_contacts;
+        self.follow_camera = p.follow_camera;
+        self.zoom = p.zoom;
+    }
+
+    /// Writes the view options to be persisted.
+    pub fn store(&self, p: &mut Persisted) {
+        p.show_committed = self.show_committed;
+        p.show_contacts = self.show_contacts;
+        p.follow_camera = self.follow_camera;
+        p.zoom = self.zoom;
     }
 }
 
 /// Zoom limits, pixels per metre.
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
+impl ViewportState {
+    /// Draws the viewport and routes its input.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        viewport_ui(ui, view, cmd, self);
+    }
+}
+
 /// Draws the viewport and routes its input.
-pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportState) {
+fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut ViewportState) {
     ui.horizontal(|ui| {
-        ui.checkbox(&mut session.persisted.show_committed, "Committed poses")
+        ui.checkbox(&mut vp.show_committed, "Committed poses")
             .on_hover_text(
                 "Also outline each body at its committed pose (physics_simulation_pose) of the completed tick",
             );
-        ui.checkbox(&mut session.persisted.show_contacts, "Contacts")
+        ui.checkbox(&mut vp.show_contacts, "Contacts")
             .on_hover_text("Mark where each pair of bodies touches after the completed tick");
-        ui.checkbox(&mut session.persisted.follow_camera, "Follow camera")
+        ui.checkbox(&mut vp.follow_camera, "Follow camera")
             .on_hover_text("Centre on the scene's camera (FollowCamera) when it has one; panning turns this off");
         if ui
             .button("Fit")
@@ -62,7 +99,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             .clicked()
         {
             vp.needs_fit = true;
-            session.persisted.follow_camera = false;
+            vp.follow_camera = false;
         }
     });
 
@@ -75,21 +112,22 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
 
-    let Some(view) = session.shown().cloned() else {
+    let selection = shown.selection();
+    let Some(view) = shown.shown() else {
         return;
     };
 
     // Camera: follow, fit, or wherever the user left it.
     if vp.needs_fit {
-        fit(session, vp, &view, rect);
+        fit(vp, view, rect);
         vp.needs_fit = false;
     }
-    if session.persisted.follow_camera
+    if vp.follow_camera
         && let Some(c) = view.camera
     {
         vp.center = egui::vec2(c.x, c.y);
     }
-    let zoom = session.persisted.zoom;
+    let zoom = vp.zoom;
     let mut camera = Camera {
         center: Vec2::new(vp.center.x, vp.center.y),
         screen_center: (rect.center().x, rect.center().y),
@@ -117,7 +155,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             response.surrender_focus();
         }
     }
-    game_keys(ui, session, vp, focused);
+    game_keys(ui, cmd, vp, focused);
     vp.focused = focused;
 
     // Pan and zoom.
@@ -125,7 +163,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
         let d = response.drag_delta();
         vp.center.x -= d.x / zoom;
         vp.center.y += d.y / zoom;
-        session.persisted.follow_camera = false;
+        vp.follow_camera = false;
     }
     if response.hovered() {
         let scroll = ui.input(|i| i.smooth_scroll_delta.y);
@@ -135,13 +173,13 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             let before = camera.to_world((pointer.x, pointer.y));
             let new_zoom = (zoom * (scroll * 0.002).exp()).clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
             // Keep the world point under the pointer where it is.
-            session.persisted.zoom = new_zoom;
+            vp.zoom = new_zoom;
             vp.center.x = before.x - (pointer.x - rect.center().x) / new_zoom;
             vp.center.y = before.y + (pointer.y - rect.center().y) / new_zoom;
         }
     }
     camera.center = Vec2::new(vp.center.x, vp.center.y);
-    camera.zoom = session.persisted.zoom;
+    camera.zoom = vp.zoom;
     vp.camera = Some(camera);
 
     // Click to select: the topmost (last drawn) object under the pointer. A
@@ -149,10 +187,10 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
     // keeps its object.
     if response.clicked()
         && let Some(pointer) = response.interact_pointer_pos()
-        && let Some(hit) = pick(&view, &camera, pointer)
-        && Some(hit) != session.selected
+        && let Some(hit) = pick(view, &camera, pointer)
+        && Some(hit) != selection
     {
-        session.select(Some(hit));
+        cmd.select(Some(hit));
     }
 
     let painter = painter.with_clip_rect(rect);
@@ -163,11 +201,11 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             &camera,
             object,
             object.presentation,
-            session.selected == Some(object.id),
+            selection == Some(object.id),
             None,
         );
     }
-    if session.persisted.show_committed {
+    if vp.show_committed {
         for object in &view.objects {
             draw_object(
                 &painter,
@@ -179,7 +217,7 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             );
         }
     }
-    if let Some(c) = &session.compare {
+    if let Some(c) = shown.run_b() {
         // Run B's bodies where they are not where A's are (a soft body's
         // record is its centroid pose, not its particles: not drawn).
         let tick = view.clock.simulation_tick;
@@ -195,10 +233,10 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
             }
         }
     }
-    if session.persisted.show_contacts {
-        draw_contacts(&painter, &camera, &view);
+    if vp.show_contacts {
+        draw_contacts(&painter, &camera, view);
     }
-    if let Some(selected) = session.selected
+    if let Some(selected) = selection
         && let Some(o) = view.objects.iter().find(|o| o.id == selected)
     {
         let (x, y) = camera.to_screen(o.presentation.position());
@@ -248,11 +286,11 @@ pub fn viewport_ui(ui: &mut egui::Ui, session: &mut Session, vp: &mut ViewportSt
 /// Key presses and releases go to the game as device events named like egui's
 /// keys (`Space`, `ArrowLeft`, `A`) while the viewport has focus; on losing
 /// focus every held key is released so nothing stays stuck down.
-fn game_keys(ui: &egui::Ui, session: &mut Session, vp: &mut ViewportState, focused: bool) {
+fn game_keys(ui: &egui::Ui, cmd: &mut Commands, vp: &mut ViewportState, focused: bool) {
     if !focused {
         let held = std::mem::take(&mut vp.held_keys);
         for name in held {
-            session.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+            cmd.send(Command::Input(InputEvent::release(InputSource::Key(name))));
         }
         return;
     }
@@ -274,15 +312,15 @@ fn game_keys(ui: &egui::Ui, session: &mut Session, vp: &mut ViewportState, focus
         let name = format!("{key:?}");
         if pressed {
             if vp.held_keys.insert(name.clone()) {
-                session.send(Command::Input(InputEvent::press(InputSource::Key(name))));
+                cmd.send(Command::Input(InputEvent::press(InputSource::Key(name))));
             }
         } else if vp.held_keys.remove(&name) {
-            session.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+            cmd.send(Command::Input(InputEvent::release(InputSource::Key(name))));
         }
     }
 }
 
-fn fit(session: &mut Session, vp: &mut ViewportState, view: &WorldView, rect: egui::Rect) {
+fn fit(vp: &mut ViewportState, view: &WorldView, rect: egui::Rect) {
     let mut lo = (f32::INFINITY, f32::INFINITY);
     let mut hi = (f32::NEG_INFINITY, f32::NEG_INFINITY);
     for o in &view.objects {
@@ -312,7 +350,7 @@ fn fit(session: &mut Session, vp: &mut ViewportState, view: &WorldView, rect: eg
     }
     let (w, h) = ((hi.0 - lo.0).max(1.0), (hi.1 - lo.1).max(1.0));
     let zoom = (rect.width() / w).min(rect.height() / h) * 0.9;
-    session.persisted.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
+    vp.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
     vp.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
 }
 

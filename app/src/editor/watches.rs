@@ -10,7 +10,7 @@ use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
 use super::protocol::{Command, Event};
-use super::state::Session;
+use super::shared::{Action, Commands, View};
 
 /// The tab's state: the watches (persisted) and what they last reported.
 #[derive(Debug, Default, Serialize, Deserialize)]
@@ -53,13 +53,13 @@ fn action_label(a: WatchAction) -> &'static str {
 
 impl WatchesState {
     /// Sends the list to the worker (at start-up and after every change).
-    pub fn sync(&mut self, session: &mut Session) {
+    pub fn sync(&mut self, cmd: &mut Commands) {
         self.status.resize(self.specs.len(), WatchStatus::default());
-        session.send(Command::SetWatches(self.specs.clone()));
+        cmd.send(Command::SetWatches(self.specs.clone()));
     }
 
     /// Takes a worker event: what the watches did, or a Find previous answer.
-    pub fn on_event(&mut self, event: &Event, session: &mut Session) {
+    pub fn on_event(&mut self, event: &Event, cmd: &mut Commands) {
         match event {
             Event::Watch(batch) => {
                 for e in batch {
@@ -92,12 +92,13 @@ impl WatchesState {
                 let expr = self.specs.get(*watch).map_or("?", |s| s.expr.as_str());
                 match tick {
                     Some(t) => {
-                        session.log.info(format!(
-                            "`{expr}` last held at tick {t} before tick {before}"
+                        cmd.act(Action::Log(
+                            LogLevel::Info,
+                            format!("`{expr}` last held at tick {t} before tick {before}"),
                         ));
-                        session.view_tick(*t);
+                        cmd.view_tick(*t);
                     }
-                    None => session.notify(
+                    None => cmd.notify(
                         LogLevel::Info,
                         format!("`{expr}` holds at no kept tick before tick {before}"),
                     ),
@@ -108,8 +109,14 @@ impl WatchesState {
     }
 }
 
-/// Draws the Watches tab.
-pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesState) {
+impl WatchesState {
+    /// Draws the Watches tab.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        watches_ui(ui, view, cmd, self);
+    }
+}
+
+fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mut WatchesState) {
     // Two rows, so the tab's default width (a third of the right column)
     // holds them whole.
     ui.horizontal(|ui| {
@@ -149,7 +156,7 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
                     });
                     state.expr.clear();
                     state.error = None;
-                    state.sync(session);
+                    state.sync(cmd);
                 }
                 Err(e) => state.error = Some(e.to_string()),
             }
@@ -165,9 +172,9 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
         );
         return;
     }
-    let before = session
-        .cursor
-        .or_else(|| session.live.as_ref().map(|v| v.clock.simulation_tick));
+    let before = view
+        .cursor()
+        .or_else(|| view.live().map(|v| v.clock.simulation_tick));
     let mut changed = false;
     let mut remove = None;
     let mut run_to_first = None;
@@ -200,7 +207,7 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
                     if find.clicked()
                         && let Some(b) = before
                     {
-                        session.send(Command::FindPrevious {
+                        cmd.send(Command::FindPrevious {
                             watch: i,
                             before: b,
                         });
@@ -231,9 +238,9 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
             spec.action = WatchAction::Break;
             spec.enabled = true;
         }
-        state.sync(session);
-        session.back_to_live();
-        session.send(Command::Play);
+        state.sync(cmd);
+        cmd.back_to_live();
+        cmd.send(Command::Play);
         return;
     }
     if let Some(i) = remove {
@@ -244,6 +251,6 @@ pub fn watches_ui(ui: &mut egui::Ui, session: &mut Session, state: &mut WatchesS
         changed = true;
     }
     if changed {
-        state.sync(session);
+        state.sync(cmd);
     }
 }

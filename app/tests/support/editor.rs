@@ -86,7 +86,7 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
 /// covers the Clock panel, or the test needs the tick without a frame.
 pub fn live_tick(h: &Harness<'_, EditorApp>) -> u64 {
     h.state()
-        .session()
+        .published()
         .live
         .as_ref()
         .expect("a view")

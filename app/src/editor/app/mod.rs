@@ -1,7 +1,8 @@
 //! The eframe app: reads what the worker published, in order, handles the
-//! shortcuts, and lays out the menu bar, the toolbar and the docked workspace.
-//! It holds no simulation state of its own: the shared facts are in
-//! [`Session`], and each panel keeps its own state beside it.
+//! shortcuts, lays out the menu bar, the toolbar and the docked workspace,
+//! and applies the panels' UI actions in one place. It holds no session
+//! state of its own (`shared`'s module docs): what the worker published, the
+//! time cursor, the feedback, and each panel's own state.
 //!
 //! It also watches the worker: each frame it asks whether the worker thread
 //! has ended (it only polls, never joins a live thread). A dead worker, which
@@ -23,9 +24,13 @@ use super::bookmarks::BookmarksState;
 use super::breakpoints::BreakpointForm;
 use super::code_pane::CodePaneState;
 use super::files::{FilesState, files_ui};
+use super::hierarchy::HierarchyPanel;
 use super::inspector::EditBuffers;
+use super::log::LogPanel;
 use super::protocol::{Command, RecoveryPoint};
-use super::state::{Persisted, Session};
+use super::shared::{
+    Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
+};
 use super::tape::TapeState;
 use super::timeline::{TimelineSettings, TimelineState};
 use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
@@ -110,8 +115,12 @@ enum Running {
 pub struct Panels {
     /// Camera and keyboard of the viewport.
     pub viewport: ViewportState,
+    /// The hierarchy's last revealed selection.
+    pub hierarchy: HierarchyPanel,
     /// The inspector's edit fields.
     pub edits: EditBuffers,
+    /// The log's filter.
+    pub log: LogPanel,
     /// The breakpoint form.
     pub breakpoint_form: BreakpointForm,
     /// The open scene's bookmarks and the tab's note field.
@@ -166,8 +175,20 @@ pub struct EditorApp {
     behaviours: crate::Behaviours,
     /// The UI's context, handed to a threaded worker to request repaints.
     repaint: egui::Context,
-    /// The shared facts.
-    session: Session,
+    /// What the worker last published (written only by `drain`).
+    published: Published,
+    /// The tick the user views.
+    cursor: TimeCursor,
+    /// The error line, notices and the log book.
+    feedback: Feedback,
+    /// The worker's command channel and the panels' UI actions.
+    commands: Commands,
+    /// The synchronous test driver runs the worker (the pacing choice does
+    /// not apply).
+    driven: bool,
+    /// What persists besides the panels: sent to the worker at start, saved
+    /// from the live view.
+    persisted: Persisted,
     /// Each panel's state.
     panels: Panels,
     /// The docked tiles.
@@ -177,7 +198,7 @@ pub struct EditorApp {
 impl std::fmt::Debug for EditorApp {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("EditorApp")
-            .field("session", &self.session)
+            .field("cursor", &self.cursor)
             .finish_non_exhaustive()
     }
 }
@@ -228,20 +249,24 @@ impl EditorApp {
             },
         };
         let driven = matches!(config.driver, Driver::Driven { .. });
-        let mut session = Session::new(ui_end.commands.clone(), persisted, driven);
+        let mut persisted = persisted;
+        if let Some(mib) = config.history_mib {
+            persisted.history_budget_mib = mib;
+        }
+        let mut commands = Commands::new(ui_end.commands.clone());
         let mut panels = Panels::default();
         panels.timeline.apply_settings(&timeline_settings);
+        panels.viewport.restore(&persisted);
+        panels.log.errors_only = persisted.log_errors_only;
         panels.watches = watches;
         if !panels.watches.specs.is_empty() {
-            panels.watches.sync(&mut session);
+            panels.watches.sync(&mut commands);
         }
-        if let Some(mib) = config.history_mib {
-            session.persisted.history_budget_mib = mib;
-        }
-        let budget = super::clock_panel::budget_bytes(session.persisted.history_budget_mib);
-        session.send(Command::SetHistoryBudget(Some(budget)));
+        commands.send(Command::SetHistoryBudget(Some(budget_bytes(
+            persisted.history_budget_mib,
+        ))));
         let scene = worker::absolute(&config.scene);
-        session.send(if config.play_on_start {
+        commands.send(if config.play_on_start {
             Command::LoadAndPlay(scene)
         } else {
             Command::Load(scene)
@@ -252,20 +277,52 @@ impl EditorApp {
             driver: config.driver,
             behaviours: config.behaviours,
             repaint: cc.egui_ctx.clone(),
-            session,
+            published: Published::default(),
+            cursor: TimeCursor::default(),
+            feedback: Feedback::default(),
+            commands,
+            driven,
+            persisted,
             panels,
             workspace,
         })
     }
 
-    /// The shared facts (read by tests).
-    pub fn session(&self) -> &Session {
-        &self.session
+    /// What the worker last published (tests read the views through it).
+    pub fn published(&self) -> &Published {
+        &self.published
     }
 
-    /// The shared facts, writable (tests send commands and select).
-    pub fn session_mut(&mut self) -> &mut Session {
-        &mut self.session
+    /// The tick every panel shows, if not live.
+    pub fn cursor(&self) -> Option<u64> {
+        self.cursor.tick
+    }
+
+    /// The error line, notices and the log book.
+    pub fn feedback(&self) -> &Feedback {
+        &self.feedback
+    }
+
+    /// What the panels read this frame.
+    pub fn view(&self) -> View<'_> {
+        View::new(
+            &self.published,
+            self.cursor.tick,
+            &self.feedback.log,
+            self.driven,
+        )
+    }
+
+    /// Sends a command to the worker, as a panel does (tests).
+    pub fn send(&mut self, command: Command) {
+        self.commands.send(command);
+        self.apply_actions();
+    }
+
+    /// Does what a panel asks, at once (tests: view a tick, back to live).
+    pub fn act(&mut self, action: Action) {
+        self.commands.act(action);
+        self.apply_actions();
     }
 
     /// The panels' own state (read by tests).
@@ -293,28 +350,82 @@ impl EditorApp {
     fn drain(&mut self) {
         while let Ok(event) = self.ui_end.events.try_recv() {
             self.panels.timeline.on_event(&event);
-            self.panels.watches.on_event(&event, &mut self.session);
+            self.panels.watches.on_event(&event, &mut self.commands);
             self.on_event(event);
         }
         while let Ok(view) = self.ui_end.views.try_recv() {
-            self.session.live = Some(view);
+            self.published.live = Some(view);
         }
         while let Ok(view) = self.ui_end.past_views.try_recv() {
-            // A view of a tick the user has left since is not shown.
-            if self.session.cursor.is_some() {
-                self.session.past = Some(view);
-            }
+            self.published.past = Some(view);
         }
         while let Ok(point) = self.ui_end.recovery.try_recv() {
-            self.session.recovery = Some(point);
+            self.published.recovery = Some(point);
         }
-        if let Some(view) = &self.session.live
-            && let Some(id) = self.session.selected
-            && !view.objects.iter().any(|o| o.id == id)
-            && self.session.cursor.is_none()
-        {
-            self.session.selected = None;
+    }
+
+    /// Applies the UI actions the panels asked for, in order (module docs).
+    fn apply_actions(&mut self) {
+        for action in self.commands.take_actions() {
+            match action {
+                Action::ViewTick(tick) => self.view_tick(tick),
+                Action::BackToLive => self.back_to_live(),
+                Action::ResumeFromCursor => {
+                    if let Some(tick) = self.cursor.tick {
+                        // Resume from here is a new start: no replay of the
+                        // pause the visit made.
+                        self.cursor.resume_on_leave = false;
+                        self.commands.send(Command::ResumeFrom(tick));
+                    }
+                }
+                Action::Notify(level, text) => self.feedback.notify(level, text),
+                Action::Log(level, text) => self.feedback.log.push(level, None, text),
+                Action::ClearLog => self.feedback.log.lines.clear(),
+                Action::Error(text) => self.feedback.error(text),
+                Action::DismissError => self.feedback.error = None,
+                Action::RestartWorker => self.restart_worker(),
+                Action::OpenPane(pane) => self.workspace.set_open(pane, true),
+            }
         }
+    }
+
+    /// Shows `tick` in every panel, pausing a running session first (and
+    /// playing it again when the user goes back to live).
+    fn view_tick(&mut self, tick: u64) {
+        let playing = self
+            .published
+            .live
+            .as_ref()
+            .is_some_and(|v| v.suspension.is_none());
+        if playing {
+            self.commands.send(Command::Pause);
+            if self.cursor.tick.is_none() {
+                self.cursor.resume_on_leave = true;
+            }
+        }
+        if self.cursor.tick != Some(tick) {
+            self.cursor.tick = Some(tick);
+            self.commands.send(Command::ViewTick(tick));
+        }
+    }
+
+    /// Every panel back to the live session: playing again if the visit to
+    /// the past paused it.
+    fn back_to_live(&mut self) {
+        if self.cursor.tick.take().is_some() {
+            self.commands.send(Command::ViewLive);
+        }
+        self.published.past = None;
+        if std::mem::take(&mut self.cursor.resume_on_leave) {
+            self.commands.send(Command::Play);
+        }
+    }
+
+    /// The live session moved on by itself (a resume, a load, a rewind):
+    /// every panel follows it, with nothing to play again.
+    fn follow_live(&mut self) {
+        self.cursor.resume_on_leave = false;
+        self.back_to_live();
     }
 
     /// Runs the driven worker's frame, or asks the worker thread whether it
@@ -336,7 +447,7 @@ impl EditorApp {
     /// The worker died: show it, keep what it sent, and stop sending to it.
     fn on_worker_stopped(&mut self, message: String) {
         self.running = Running::Stopped;
-        let offer = match &self.session.recovery {
+        let offer = match &self.published.recovery {
             Some(p) => format!(
                 "Restart from last snapshot continues from tick {} (frame {})",
                 p.tick(),
@@ -344,31 +455,35 @@ impl EditorApp {
             ),
             None => "no snapshot to restart from".to_string(),
         };
-        self.session.log.push(
+        self.feedback.log.push(
             LogLevel::Error,
             None,
             format!("worker thread stopped: {message}; {offer}"),
         );
-        self.session.worker_stopped = Some(message);
+        self.published.worker_stopped = Some(message);
     }
 
-    /// Starts a new worker from the last recovery point, suspended (paused) at
-    /// its tick, run the way the first one was. The UI re-sends what its latest
-    /// view shows and the point may predate: breakpoints, time settings, and
-    /// the selection.
+    /// Starts a new worker from the last recovery point, suspended (paused)
+    /// at its tick, run the way the first one was. The point carries the dead
+    /// worker's breakpoints, settings, selection and budget; the new worker
+    /// brings them back and says so with `Event::Restarted`.
     fn restart_worker(&mut self) {
-        self.session.restart_requested = false;
         if !matches!(self.running, Running::Stopped) {
             return;
         }
         // The point moves to the new worker, which restores it on its own
         // thread and sends it straight back as its first recovery point.
-        let Some(point): Option<RecoveryPoint> = self.session.recovery.take() else {
-            self.session.error = Some("no snapshot to restart the worker from".to_string());
+        let Some(point): Option<RecoveryPoint> = self.published.recovery.take() else {
+            self.feedback
+                .error("no snapshot to restart the worker from");
             return;
         };
         let (ui_end, worker_end) = worker::channels();
-        let pacing = self.session.persisted.pacing;
+        let pacing = self
+            .published
+            .live
+            .as_ref()
+            .map_or(self.persisted.pacing, |v| v.pacing);
         let running = match self.driver {
             Driver::Thread => {
                 let ctx = self.repaint.clone();
@@ -381,7 +496,8 @@ impl EditorApp {
                 match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
                     Ok(thread) => Running::Thread { thread },
                     Err(e) => {
-                        self.session.error = Some(format!("cannot start a worker thread: {e}"));
+                        self.feedback
+                            .error(format!("cannot start a worker thread: {e}"));
                         return;
                     }
                 }
@@ -404,13 +520,25 @@ impl EditorApp {
         };
         self.ui_end = ui_end;
         self.running = running;
-        self.session.reconnect(self.ui_end.commands.clone());
-        // The new worker brings back breakpoints, settings, the selection
-        // and the history budget from the point itself, and says so with
-        // Event::Restarted.
-        self.session.worker_stopped = None;
-        self.session.error = None;
-        self.session.back_to_live();
+        self.commands.reconnect(self.ui_end.commands.clone());
+        self.published.worker_stopped = None;
+        self.feedback.error = None;
+        self.follow_live();
+    }
+
+    /// The stored settings: the panels' and what the live view says of the
+    /// worker's pacing and budget.
+    fn persisted_now(&self) -> Persisted {
+        let mut p = self.persisted.clone();
+        if let Some(live) = &self.published.live {
+            p.pacing = live.pacing;
+            if let Some(budget) = live.rewind.budget {
+                p.history_budget_mib = u32::try_from(budget >> 20).unwrap_or(u32::MAX);
+            }
+        }
+        self.panels.viewport.store(&mut p);
+        p.log_errors_only = self.panels.log.errors_only;
+        p
     }
 }
 
@@ -424,26 +552,37 @@ impl eframe::App for EditorApp {
         }
         let ctx = ui.ctx().clone();
         self.shortcuts(&ctx);
+        self.apply_actions();
 
         let time = ctx.input(|i| i.time);
+        let view = View::new(
+            &self.published,
+            self.cursor.tick,
+            &self.feedback.log,
+            self.driven,
+        );
+        let cmd = &mut self.commands;
         egui::Panel::top("toolbar").show(ui, |ui| {
-            menu_bar_ui(
-                ui,
-                &mut self.session,
-                &mut self.panels.files,
-                &mut self.workspace,
-            );
-            toolbar_ui(ui, &mut self.session, &mut self.workspace);
-            banners_ui(ui, &mut self.session);
+            menu_bar_ui(ui, &view, cmd, &mut self.panels.files, &mut self.workspace);
+            toolbar_ui(ui, &view, cmd, &mut self.workspace);
+            banners_ui(ui, &view, cmd);
         });
-        files_ui(&ctx, &mut self.panels.files, &mut self.session);
+        files_ui(&ctx, &view, cmd, &mut self.panels.files);
         self.panels.sync_bookmarks();
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
-                toasts_ui(&ctx, &mut self.session, ui.max_rect(), time);
+                toasts_ui(
+                    &ctx,
+                    &mut self.feedback.notices,
+                    self.feedback.error.as_deref(),
+                    cmd,
+                    ui.max_rect(),
+                    time,
+                );
                 let mut tiles = super::tiles::TileUi {
-                    session: &mut self.session,
+                    view,
+                    cmd,
                     panels: &mut self.panels,
                     closed: Vec::new(),
                 };
@@ -452,13 +591,11 @@ impl eframe::App for EditorApp {
                     self.workspace.set_open(pane, false);
                 }
             });
-        if self.session.restart_requested {
-            self.restart_worker();
-        }
+        self.apply_actions();
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, STORAGE_KEY, &self.session.persisted);
+        eframe::set_value(storage, STORAGE_KEY, &self.persisted_now());
         eframe::set_value(storage, TIMELINE_KEY, &self.panels.timeline.settings());
         eframe::set_value(storage, WATCHES_KEY, &self.panels.watches);
         self.workspace.save(storage);

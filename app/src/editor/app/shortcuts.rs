@@ -4,6 +4,7 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::EditorApp;
 use crate::editor::protocol::Command;
+use crate::editor::shared::{Action, View};
 
 impl EditorApp {
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
@@ -52,40 +53,45 @@ impl EditorApp {
                 if i.consume_key(Modifiers::NONE, Key::Period) {
                     commands.push(Command::StepTick);
                 }
-                if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
+                if self.cursor.tick.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
                     escape = true;
                 }
-                if self.session.cursor.is_some() && i.consume_key(Modifiers::NONE, Key::Enter) {
+                if self.cursor.tick.is_some() && i.consume_key(Modifiers::NONE, Key::Enter) {
                     resume = true;
                 }
             }
         });
         for command in commands {
-            self.session.send(command);
+            self.commands.send(command);
         }
         if escape {
-            self.session.back_to_live();
+            self.commands.act(Action::BackToLive);
         }
         if resume {
-            self.session.resume_from_cursor();
+            self.commands.act(Action::ResumeFromCursor);
         }
         if toggle_bp {
-            match self.session.selected {
-                Some(id) => self.session.send(Command::ToggleFixedBreakpoint(id)),
-                None => {
-                    self.session.error =
-                        Some("F9: select an object first (viewport or hierarchy)".into())
-                }
+            match self.view().selection() {
+                Some(id) => self.commands.send(Command::ToggleFixedBreakpoint(id)),
+                None => self
+                    .commands
+                    .error("F9: select an object first (viewport or hierarchy)"),
             }
         }
         if save {
-            self.session.send(Command::Save { replace: false });
+            self.commands.send(Command::Save { replace: false });
         }
+        let view = View::new(
+            &self.published,
+            self.cursor.tick,
+            &self.feedback.log,
+            self.driven,
+        );
         if saving_as {
-            self.panels.files.start_save_as(&self.session);
+            self.panels.files.start_save_as(&view);
         }
         if open {
-            self.panels.files.start_open(&self.session);
+            self.panels.files.start_open(&view);
         }
     }
 }

@@ -8,7 +8,7 @@ use stepframe_plugins::script::LineBreakpoint;
 
 use super::{CodePaneState, RED, ScriptEntry};
 use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
-use crate::editor::state::Session;
+use crate::editor::shared::{Commands, View};
 
 pub(super) fn open_breakpoint_form(
     code: &mut CodePaneState,
@@ -29,7 +29,7 @@ pub(super) fn open_breakpoint_form(
 /// the chosen one's condition and log message.
 pub(super) fn breakpoint_form_ui(
     ui: &mut egui::Ui,
-    state: &mut Session,
+    cmd: &mut Commands,
     code: &mut CodePaneState,
     scripts: &ScriptsView,
     entry: &ScriptEntry,
@@ -85,7 +85,7 @@ pub(super) fn breakpoint_form_ui(
             {
                 let condition = code.condition_field.trim().to_string();
                 let message = code.message_field.trim().to_string();
-                state.send(Command::Script(ScriptCommand::Edit {
+                cmd.send(Command::Script(ScriptCommand::Edit {
                     key: entry.key.clone(),
                     line,
                     condition: (!condition.is_empty()).then_some(condition),
@@ -97,7 +97,7 @@ pub(super) fn breakpoint_form_ui(
                 .on_hover_text("Remove the breakpoint on this line")
                 .clicked()
             {
-                state.send(Command::Script(ScriptCommand::Remove {
+                cmd.send(Command::Script(ScriptCommand::Remove {
                     key: entry.key.clone(),
                     line,
                 }));
@@ -120,12 +120,17 @@ pub(super) fn breakpoint_form_ui(
 
 /// Where the session stopped: line, hook, object, the call stack, the locals
 /// at that line, and the object's committed pose of the completed tick.
-pub(super) fn hit_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneState) {
+pub(super) fn hit_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    code: &mut CodePaneState,
+) {
     let Some(hit) = code.hit.clone() else {
         return;
     };
     let function = hit.stack.first().cloned().unwrap_or_default();
-    let object = state.object_name(hit.object);
+    let object = view.object_name(hit.object);
     ui.colored_label(
         Color32::from_rgb(240, 210, 90),
         format!(
@@ -148,9 +153,8 @@ pub(super) fn hit_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePane
             cols[1].label(RichText::new(frame).monospace());
         }
         cols[1].strong("Committed state");
-        let committed = state
-            .live
-            .as_ref()
+        let committed = view
+            .live()
             .and_then(|v| v.objects.iter().find(|o| o.id == hit.object))
             .map(|o| o.committed);
         match committed {
@@ -172,7 +176,7 @@ pub(super) fn hit_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePane
             .on_hover_text("Select the object: the inspector shows its committed pose, velocity and behaviours")
             .clicked()
         {
-            state.select(Some(hit.object));
+            cmd.select(Some(hit.object));
         }
     });
 }

@@ -18,7 +18,7 @@ use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
 use super::protocol::{Command, ScriptCommand, ScriptsView};
-use super::state::Session;
+use super::shared::{Commands, View};
 
 mod debug;
 use debug::{breakpoint_form_ui, hit_ui, open_breakpoint_form};
@@ -91,6 +91,11 @@ impl CodePaneState {
     pub fn current_entry(&self) -> Option<&ScriptEntry> {
         self.current.and_then(|i| self.scripts.get(i))
     }
+
+    /// Draws the code pane.
+    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        code_pane_ui(ui, view, cmd, self);
+    }
 }
 
 /// Script paths a scene file mentions (every quoted string ending in `.rhai`),
@@ -148,8 +153,8 @@ fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
 /// Keeps the script list, the shown script and the hit in step with the
 /// latest view: a new scene rebuilds the list, a script-breakpoint
 /// suspension shows its script and line, a resume clears the highlight.
-fn sync(state: &mut Session, code: &mut CodePaneState) {
-    let scene = state.live.as_ref().and_then(|v| v.scene_path.clone());
+fn sync(view: &View<'_>, code: &mut CodePaneState) {
+    let scene = view.live().and_then(|v| v.scene_path.clone());
     if scene != code.scene {
         code.scripts = scene.as_deref().map(list_scripts).unwrap_or_default();
         code.current = if code.scripts.is_empty() {
@@ -161,8 +166,8 @@ fn sync(state: &mut Session, code: &mut CodePaneState) {
         code.editing = false;
         code.form_line = None;
     }
-    let last_hit = state.live.as_ref().and_then(|v| v.scripts.last_hit.clone());
-    let suspension = state.live.as_ref().and_then(|v| v.suspension.clone());
+    let last_hit = view.live().and_then(|v| v.scripts.last_hit.clone());
+    let suspension = view.live().and_then(|v| v.suspension.clone());
     let script_stop = suspension.filter(is_script_stop);
     match script_stop {
         Some(s) => {
@@ -204,13 +209,11 @@ fn sync(state: &mut Session, code: &mut CodePaneState) {
 
 /// The pane itself: script choice, code with gutter, breakpoint form, the
 /// hit, edit mode.
-pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneState) {
-    sync(state, code);
-    let scripts = state
-        .live
-        .as_ref()
-        .map(|v| v.scripts.clone())
-        .unwrap_or_default();
+/// The pane itself: script choice, code with gutter, breakpoint form, the
+/// hit, edit mode.
+fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &mut CodePaneState) {
+    sync(view, code);
+    let scripts = view.live().map(|v| v.scripts.clone()).unwrap_or_default();
     ui.horizontal_wrapped(|ui| {
         ui.strong("Script");
         let mut chosen = None;
@@ -267,9 +270,9 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
                 .on_hover_text("Write the file (atomically) and hot-reload it between frames; a syntax error keeps the old version running")
                 .clicked()
             {
-                save(state, code, &entry);
+                save(cmd, code, &entry);
             }
-            if state.fork.is_some()
+            if view.fork().is_some()
                 && ui
                     .button("▶ Run in B")
                     .on_hover_text(
@@ -278,7 +281,7 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
                     )
                     .clicked()
             {
-                state.send(Command::ForkScript {
+                cmd.send(Command::ForkScript {
                     key: entry.key.clone(),
                     text: code.buffer.clone(),
                 });
@@ -307,10 +310,10 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
     engines_ui(ui, &scripts, &entry);
 
     if code.hit.is_some() {
-        hit_ui(ui, state, code);
+        hit_ui(ui, view, cmd, code);
         ui.separator();
     }
-    breakpoint_form_ui(ui, state, code, &scripts, &entry);
+    breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
 
     if code.editing {
         let label = ui.label("Script text");
@@ -348,7 +351,7 @@ pub fn code_pane_ui(ui: &mut egui::Ui, state: &mut Session, code: &mut CodePaneS
             None => std::fs::read_to_string(&entry.path)
                 .unwrap_or_else(|e| format!("// cannot read {}: {e}", entry.path.display())),
         };
-        code_view_ui(ui, state, code, scripts.lines(&entry.key), &entry, &source);
+        code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
     }
 }
 
@@ -391,14 +394,14 @@ fn syntax_error_text(e: &ScriptError) -> String {
     )
 }
 
-fn save(state: &mut Session, code: &mut CodePaneState, entry: &ScriptEntry) {
+fn save(cmd: &mut Commands, code: &mut CodePaneState, entry: &ScriptEntry) {
     match stepframe_core::atomic_file::write(&entry.path, code.buffer.as_bytes()) {
         Ok(()) => {
             code.save_status = Some(format!(
                 "saved {}: reloads at the next frame",
                 entry.path.display()
             ));
-            state.send(Command::ReloadScript(entry.path.clone()));
+            cmd.send(Command::ReloadScript(entry.path.clone()));
         }
         Err(e) => {
             code.save_status = Some(format!("cannot write {}: {e}", entry.path.display()));
@@ -409,7 +412,7 @@ fn save(state: &mut Session, code: &mut CodePaneState, entry: &ScriptEntry) {
 /// The read-only code with its gutter.
 fn code_view_ui(
     ui: &mut egui::Ui,
-    state: &mut Session,
+    cmd: &mut Commands,
     code: &mut CodePaneState,
     lines: &[LineBreakpoint],
     entry: &ScriptEntry,
@@ -467,7 +470,7 @@ fn code_view_ui(
                 });
         });
     if let Some(line) = toggle {
-        state.send(Command::Script(ScriptCommand::Toggle {
+        cmd.send(Command::Script(ScriptCommand::Toggle {
             key: entry.key.clone(),
             line,
         }));

@@ -8,18 +8,23 @@ use stepframe_core::LogLevel;
 use super::export::{self, ExportFormat};
 use super::{LIVE_WINDOW_FRAMES, TimelineState, XAxis};
 use crate::editor::protocol::Command;
-use crate::editor::state::Session;
+use crate::editor::shared::{Action, Commands, View};
 
 /// The timeline's controls, drawn in its tab bar (so the lanes keep every
 /// point of the tile's height): x axis, fit all, follow live, budget, the
 /// selection, export, resume from here.
-pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+pub fn timeline_controls_ui(
+    ui: &mut egui::Ui,
+    state: &mut TimelineState,
+    view: &View<'_>,
+    cmd: &mut Commands,
+) {
     state
         .export
-        .propose(session.live.as_ref().and_then(|v| v.scene_path.as_deref()));
+        .propose(view.live().and_then(|v| v.scene_path.as_deref()));
     // Right to left: the last control first.
-    fork_controls_ui(ui, session);
-    if session.cursor.is_some()
+    fork_controls_ui(ui, view, cmd);
+    if view.cursor().is_some()
         && ui
             .button("Resume from here")
             .on_hover_text(
@@ -27,13 +32,13 @@ pub fn timeline_controls_ui(ui: &mut egui::Ui, state: &mut TimelineState, sessio
             )
             .clicked()
     {
-        session.resume_from_cursor();
+        cmd.act(Action::ResumeFromCursor);
     }
     // Clicking the path fields must not close the menu: only a click outside.
     let config = MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
     MenuButton::new("Export…")
         .config(config)
-        .ui(ui, |ui| export_ui(ui, state, session))
+        .ui(ui, |ui| export_ui(ui, state, cmd))
         .0
         .on_hover_text(
             "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
@@ -99,7 +104,7 @@ fn range_text(axis: XAxis, a: f64, b: f64) -> String {
 }
 
 /// One path field and button per format.
-fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
+fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, cmd: &mut Commands) {
     let (lo, hi) = state
         .selection
         .or(state.range)
@@ -130,7 +135,7 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session
             }
             if path.exists() && !confirm {
                 state.export.confirm_overwrite = Some(path.clone());
-                session.notify(
+                cmd.notify(
                     LogLevel::Warning,
                     format!("{} exists: click Replace to overwrite it", path.display()),
                 );
@@ -144,11 +149,11 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session
                 .iter()
                 .filter(move |r| (lo..=hi).contains(&axis.of(r)));
             match export::write(records, &path, format) {
-                Ok(n) => session.notify(
+                Ok(n) => cmd.notify(
                     LogLevel::Info,
                     format!("exported {n} frames ({what}) to {}", path.display()),
                 ),
-                Err(e) => session.notify(
+                Err(e) => cmd.notify(
                     LogLevel::Error,
                     format!("export to {} failed: {e}", path.display()),
                 ),
@@ -159,14 +164,14 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session
 
 /// What-if forks: "Fork here" while suspended (at the cursor's tick, or the
 /// live one), "Adopt B" and "Discard B" while a branch runs.
-fn fork_controls_ui(ui: &mut egui::Ui, session: &mut Session) {
-    if let Some(at) = session.fork {
+fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    if let Some(at) = view.fork() {
         if ui
             .button("Discard B")
             .on_hover_text("Drop branch B; the live session goes on as it was")
             .clicked()
         {
-            session.send(Command::DiscardFork);
+            cmd.send(Command::DiscardFork);
         }
         if ui
             .button("Adopt B")
@@ -175,7 +180,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, session: &mut Session) {
             )
             .clicked()
         {
-            session.send(Command::AdoptFork);
+            cmd.send(Command::AdoptFork);
         }
         ui.label(
             egui::RichText::new(format!("B forked at tick {at}"))
@@ -183,8 +188,8 @@ fn fork_controls_ui(ui: &mut egui::Ui, session: &mut Session) {
         );
         return;
     }
-    let at = session.cursor.or_else(|| {
-        let live = session.live.as_ref()?;
+    let at = view.cursor().or_else(|| {
+        let live = view.live()?;
         live.suspension.as_ref().map(|_| live.clock.simulation_tick)
     });
     if let Some(at) = at
@@ -197,6 +202,6 @@ fn fork_controls_ui(ui: &mut egui::Ui, session: &mut Session) {
             ))
             .clicked()
     {
-        session.send(Command::ForkHere(at));
+        cmd.send(Command::ForkHere(at));
     }
 }

@@ -52,6 +52,7 @@ pub(super) fn marker_colour(kind: MarkerKind) -> Color32 {
         MarkerKind::Watch => Color32::from_rgb(200, 140, 255),
         MarkerKind::Error => Color32::from_rgb(255, 130, 130),
         MarkerKind::Session => Color32::from_rgb(120, 180, 255),
+        MarkerKind::Rate => Color32::from_rgb(180, 140, 255),
         MarkerKind::Stall => DROPPED,
         MarkerKind::Divergence => B_COLOUR,
     }

@@ -45,6 +45,9 @@ impl TimelineState {
         match event {
             Event::Frames(batch) => {
                 for FrameTelemetry { report, clock, .. } in batch {
+                    if let Some(change) = report.clock_change {
+                        self.mark(report.frame_index, MarkerKind::Rate, change.to_string());
+                    }
                     self.ingest(FrameRecord::new(report, clock));
                 }
             }

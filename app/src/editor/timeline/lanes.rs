@@ -25,8 +25,7 @@ use super::axes::{few_marks_for, hover_rows, x_label, y_label};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
-use crate::editor::compare::Comparison;
-use crate::editor::state::Session;
+use crate::editor::shared::{Commands, RunBView, View};
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
 pub const MIN_LANE_HEIGHT: f32 = 56.0;
@@ -59,14 +58,19 @@ pub(super) struct LanesOutput {
 /// Draws the timeline (controls and lanes) and applies what the user did to
 /// it: the cursor goes to the session (every panel follows), exports write
 /// files and say where.
-pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut Session) {
-    state.sync_cursor(session.cursor);
-    if let Some(view) = &session.live {
-        state.max_delta = view.settings.max_delta;
+pub fn timeline_ui(
+    ui: &mut egui::Ui,
+    state: &mut TimelineState,
+    view: &View<'_>,
+    cmd: &mut Commands,
+) {
+    state.sync_cursor(view.cursor());
+    if let Some(live) = view.live() {
+        state.max_delta = live.settings.max_delta;
     }
-    let out = lanes_ui(ui, state, session.cursor, session.compare.as_ref());
+    let out = lanes_ui(ui, state, view.cursor(), view.run_b());
     if let Some((tick, seq)) = out.clicked {
-        session.view_tick(tick);
+        cmd.view_tick(tick);
         state.cursor_seq = Some(seq);
     }
     if state.focused {
@@ -76,8 +80,8 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut S
                 i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowRight),
             )
         });
-        let current = session
-            .cursor
+        let current = view
+            .cursor()
             .or_else(|| state.telemetry.records().back().map(|r| r.simulation_tick));
         for (pressed, dir) in [(left, -1), (right, 1)] {
             if pressed
@@ -85,7 +89,7 @@ pub fn timeline_ui(ui: &mut egui::Ui, state: &mut TimelineState, session: &mut S
                 && let Some(tick) = state.step_cursor(now, dir)
             {
                 let seq = state.cursor_seq;
-                session.view_tick(tick);
+                cmd.view_tick(tick);
                 state.cursor_seq = seq;
             }
         }
@@ -112,7 +116,7 @@ pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
     cursor: Option<u64>,
-    compare: Option<&Comparison>,
+    compare: Option<RunBView<'_>>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
     let Some(range) = shown_range(state) else {
@@ -170,17 +174,17 @@ pub(super) fn lanes_ui(
     // The first divergence of a comparison: its x, and the tick a click on it
     // goes to (that very tick, not its frame's last).
     let divergence_marker: Option<(f64, String)> = compare.and_then(|c| {
-        let f = c.first?;
+        let f = c.about.first?;
         Some((
             x_of_tick(f.tick)?,
             format!(
                 "A and B part at tick {}: {} objects differ, up to {:.6} m apart (B: {})",
-                f.tick, f.objects, f.distance, c.name
+                f.tick, f.objects, f.distance, c.about.name
             ),
         ))
     });
     let divergence_lanes =
-        compare.map(|c| super::watch_lanes::divergence_lanes(c, state, range, &x_of_tick));
+        compare.map(|c| super::watch_lanes::divergence_lanes(&c, state, range, &x_of_tick));
     let markers: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
@@ -483,7 +487,7 @@ pub(super) fn lanes_ui(
     };
     let divergence_click = clicked.and_then(|x| {
         let (at, _) = divergence_marker.as_ref()?;
-        let f = compare?.first?;
+        let f = compare?.about.first?;
         near(x, *at).then(|| state.seq_of_tick(f.tick).map(|seq| (f.tick, seq)))?
     });
     if let Some(tick) = goto {

@@ -24,7 +24,7 @@
 //! belongs to its physics world), so the first frame of the new world gets a
 //! marker saying so, and the view follows the new session.
 //!
-//! The cursor is the session's ([`super::state::Session::cursor`], a tick);
+//! The cursor is the app's (`shared::TimeCursor`, a tick);
 //! the timeline only remembers which record the user put it on, so ←/→ on the
 //! frame axis move one frame and on the tick axis one tick.
 
@@ -112,6 +112,9 @@ pub enum MarkerKind {
     Error,
     /// A new physics world began (Open, Reload).
     Session,
+    /// The fixed rate, the strategy or the substeps changed (the tick
+    /// counter goes on).
+    Rate,
     /// A stall: the frame's raw dt reached `max_delta`.
     Stall,
     /// The first tick where run A and run B of a comparison differ (drawn
@@ -121,13 +124,14 @@ pub enum MarkerKind {
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 8] = [
+    pub const ALL: [MarkerKind; 9] = [
         MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
         MarkerKind::Watch,
         MarkerKind::Error,
         MarkerKind::Session,
+        MarkerKind::Rate,
         MarkerKind::Stall,
         MarkerKind::Divergence,
     ];
@@ -141,6 +145,7 @@ impl MarkerKind {
             MarkerKind::Watch => "watch held",
             MarkerKind::Error => "error",
             MarkerKind::Session => "new physics world",
+            MarkerKind::Rate => "fixed rate change",
             MarkerKind::Stall => "stall",
             MarkerKind::Divergence => "first divergence from B",
         }
@@ -349,6 +354,26 @@ impl Default for TimelineState {
 }
 
 impl TimelineState {
+    /// Draws the timeline's lanes (the tile's body).
+    pub fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        view: &crate::editor::shared::View<'_>,
+        cmd: &mut crate::editor::shared::Commands,
+    ) {
+        timeline_ui(ui, self, view, cmd);
+    }
+
+    /// Draws the timeline's controls (in its tab bar).
+    pub fn controls_ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        view: &crate::editor::shared::View<'_>,
+        cmd: &mut crate::editor::shared::Commands,
+    ) {
+        timeline_controls_ui(ui, self, view, cmd);
+    }
+
     /// A timeline keeping at most `capacity` frames.
     pub fn with_capacity(capacity: usize) -> TimelineState {
         let mut state = TimelineState {

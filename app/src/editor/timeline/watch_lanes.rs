@@ -9,7 +9,8 @@ use std::collections::{BTreeMap, VecDeque};
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
 
 use super::TimelineState;
-use crate::editor::compare::{B_COLOUR, Comparison};
+use crate::editor::compare::B_COLOUR;
+use crate::editor::shared::RunBView;
 
 /// Values kept per watch: as many frames as the telemetry ring keeps.
 const MAX_VALUES: usize = 216_000;
@@ -246,7 +247,7 @@ fn visible_points(state: &TimelineState, watch: usize, range: (f64, f64)) -> Vec
 /// furthest are, per measured tick inside `range` (at most two points per
 /// point of width).
 pub(super) fn divergence_lanes(
-    c: &Comparison,
+    c: &RunBView<'_>,
     state: &TimelineState,
     range: (f64, f64),
     x_of_tick: &dyn Fn(u64) -> Option<f64>,
@@ -259,6 +260,7 @@ pub(super) fn divergence_lanes(
     };
     let (lo, hi) = (tick_at(range.0).unwrap_or(0), tick_at(range.1).unwrap_or(0));
     let samples: Vec<_> = c
+        .streams
         .samples
         .range(lo.saturating_sub(1)..=hi)
         .map(|(_, d)| *d)
@@ -273,9 +275,9 @@ pub(super) fn divergence_lanes(
             distance.push([x, d.distance]);
         }
     }
-    let detail = match c.first {
-        Some(_) => format!("B: {}", c.name),
-        None => format!("B: {}; no difference yet", c.name),
+    let detail = match c.about.first {
+        Some(_) => format!("B: {}", c.about.name),
+        None => format!("B: {}; no difference yet", c.about.name),
     };
     [
         ValueLane {
@@ -285,6 +287,7 @@ pub(super) fn divergence_lanes(
             points: objects,
             colour: Some(B_COLOUR),
             goto: c
+                .about
                 .first
                 .map(|f| (format!("first at tick {}", f.tick), f.tick)),
             y_floor: 1.0,

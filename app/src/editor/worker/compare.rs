@@ -13,7 +13,7 @@ use stepframe_core::{Pipeline, TickRecord};
 
 use super::Worker;
 use super::tape::TickTap;
-use crate::editor::protocol::Event;
+use crate::editor::protocol::{Event, RunB};
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
 
 /// One live tick against B, if B holds that tick.
@@ -86,6 +86,7 @@ impl Worker {
         if self.fork.is_some() {
             self.discard_fork(true);
         } else if self.comparing.take().is_some() {
+            self.run_b = None;
             self.install_observer();
             self.send_event(Event::CompareStopped);
         }
@@ -95,9 +96,22 @@ impl Worker {
         // One run B at a time: a comparison replaces a what-if branch.
         self.discard_fork(true);
         self.comparing = Some(b.clone());
+        self.run_b = Some(RunB {
+            name: name.clone(),
+            forked_at: None,
+            first: None,
+        });
         self.install_observer();
         self.send_event(Event::Comparing { name, trace: b });
-        self.send_event(Event::Divergence(past));
+        self.send_divergences(past);
+    }
+
+    /// Sends measured ticks, noting the first where A and B part.
+    pub(super) fn send_divergences(&mut self, batch: Vec<TickDivergence>) {
+        if let Some(b) = self.run_b.as_mut() {
+            note_parting(&mut b.first, &batch);
+        }
+        self.send_event(Event::Divergence(batch));
     }
 
     /// Every kept tick of the history, oldest first, as a trace records it:
@@ -143,5 +157,39 @@ impl Worker {
             }
         }
         Ok(())
+    }
+}
+
+/// Keeps `first` the earliest measured tick where something differs.
+pub(super) fn note_parting(first: &mut Option<TickDivergence>, batch: &[TickDivergence]) {
+    for d in batch {
+        if d.objects > 0 && first.is_none_or(|f| d.tick < f.tick) {
+            *first = Some(*d);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn d(tick: u64, objects: u32) -> TickDivergence {
+        TickDivergence {
+            tick,
+            frame: tick,
+            objects,
+            distance: f64::from(objects),
+            first_object: (objects > 0).then_some(20),
+        }
+    }
+
+    #[test]
+    fn the_first_parting_is_the_earliest_differing_tick() {
+        let mut first = None;
+        note_parting(&mut first, &[d(1, 0), d(2, 0), d(4, 2)]);
+        assert_eq!(first.map(|f| f.tick), Some(4));
+        // An earlier one measured later (the kept history) takes its place.
+        note_parting(&mut first, &[d(3, 1), d(5, 3)]);
+        assert_eq!(first.map(|f| f.tick), Some(3));
     }
 }

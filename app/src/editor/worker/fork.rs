@@ -209,6 +209,11 @@ impl Worker {
             scripts,
             registry,
         });
+        self.run_b = Some(crate::editor::protocol::RunB {
+            name: format!("branch B, forked at tick {at}"),
+            forked_at: Some(at),
+            first: None,
+        });
         self.install_observer();
         self.send_event(Event::Forked(at));
         self.fork_ticks.push(start);
@@ -354,6 +359,7 @@ impl Worker {
             self.error("no fork to adopt".to_string());
             return;
         };
+        self.run_b = None;
         let Fork {
             pipeline: mut b,
             edited,
@@ -432,6 +438,7 @@ impl Worker {
     /// Drops B (`say`: tell the user).
     pub(super) fn discard_fork(&mut self, say: bool) {
         if self.fork.take().is_some() {
+            self.run_b = None;
             self.install_observer();
             self.send_event(Event::CompareStopped);
             if say {

@@ -65,7 +65,7 @@ impl Worker {
         }
         if !self.divergences.is_empty() {
             let batch = std::mem::take(&mut self.divergences);
-            self.send_event(Event::Divergence(batch));
+            self.send_divergences(batch);
         }
         self.send_watch_events();
         let mut log = self.pipeline.drain_log();

@@ -1,0 +1,398 @@
+//! What every panel reads and how every panel asks: the UI side of "one
+//! source of truth".
+//!
+//! The worker owns everything that describes the session (DESIGN.md, "One
+//! source of truth"). The UI keeps three kinds of things and nothing else:
+//!
+//! - [`Published`]: what the worker last published, written only by the
+//!   app's drain: the newest live [`WorldView`], the newest past view, the
+//!   newest recovery point, and the streams of run B (its records, the
+//!   measured ticks) as they arrived;
+//! - UI state: the [`TimeCursor`] (which tick the user looks at), the
+//!   [`Feedback`] (the error line, notices, the log book) and each panel's own
+//!   fields (folds, text being typed, the camera);
+//! - nothing that mirrors the worker: the selection, the fork, the
+//!   comparison, the draft tape and the resume tick all come from the view.
+//!
+//! A panel is a struct with its own state and a `ui` method that reads a
+//! [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
+//! once; a UI [`Action`] (view a tick, a notice) is applied by the app after
+//! the frame, in one place (Rerun's command habit on both sides).
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::Arc;
+
+use crossbeam_channel::Sender;
+use serde::{Deserialize, Serialize};
+use stepframe_core::{LogLevel, ObjectId};
+
+use super::log::LogBook;
+use super::protocol::{Command, Pacing, RecoveryPoint, RunB, WorldView};
+use super::workspace::Pane;
+use crate::tools::trace_poses::{Fields, TickDivergence, TracePoses};
+
+/// The rewind history's default byte budget, MiB (core's default).
+pub const DEFAULT_HISTORY_MIB: u32 = (stepframe_core::history::DEFAULT_BUDGET_BYTES >> 20) as u32;
+
+/// The budgets the Clock tab offers, MiB (Box2D's samples app allows 1 to
+/// 4,096 MB).
+pub const HISTORY_BUDGETS_MIB: [u32; 7] = [64, 128, 256, 512, 1024, 2048, 4096];
+
+/// Seconds a notice stays on screen.
+pub const NOTICE_SECONDS: f64 = 8.0;
+
+/// Ticks of a fork's branch B the UI keeps (10 minutes at 60 Hz): the
+/// inspector and the viewport show B at any of them.
+pub const MAX_FORK_TICKS: usize = 36_000;
+
+/// Settings that persist between runs (the panel layout persists beside
+/// them). The stored form: the app gathers it from the panels and the live
+/// view at save, and hands each its part at start.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct Persisted {
+    /// The worker's display rate (sent at start; saved from the live view).
+    pub pacing: Pacing,
+    /// Draw committed poses as outlines over the interpolated ones.
+    pub show_committed: bool,
+    /// Draw touching pairs.
+    pub show_contacts: bool,
+    /// Centre the viewport on the scene's camera (FollowCamera) when it has one.
+    pub follow_camera: bool,
+    /// Viewport zoom, pixels per metre.
+    pub zoom: f32,
+    /// Only errors and warnings in the log.
+    pub log_errors_only: bool,
+    /// The rewind history's byte budget, MiB (sent at start; saved from the
+    /// live view).
+    pub history_budget_mib: u32,
+}
+
+impl Default for Persisted {
+    fn default() -> Persisted {
+        Persisted {
+            pacing: Pacing::default(),
+            show_committed: false,
+            show_contacts: false,
+            follow_camera: true,
+            zoom: 40.0,
+            log_errors_only: false,
+            history_budget_mib: DEFAULT_HISTORY_MIB,
+        }
+    }
+}
+
+/// A budget in MiB as bytes.
+pub fn budget_bytes(mib: u32) -> usize {
+    (mib as usize) << 20
+}
+
+/// Run B's streams as they arrived: B's records and A's measured ticks.
+/// What B is (its name, the fork tick, the first parting) is in the view
+/// ([`WorldView::run_b`]).
+#[derive(Clone, Debug, Default)]
+pub struct RunBStreams {
+    /// B's records: a trace file's whole, or a fork's as B runs.
+    pub trace: Arc<TracePoses>,
+    /// The measured ticks of A, by tick.
+    pub samples: BTreeMap<u64, TickDivergence>,
+}
+
+/// What the worker last published (module docs). Written only by the app's
+/// drain of the worker's channels.
+#[derive(Debug, Default)]
+pub struct Published {
+    /// The newest view of the live session.
+    pub live: Option<WorldView>,
+    /// The newest view of a past tick (shown only while it is the cursor's).
+    pub past: Option<WorldView>,
+    /// The newest snapshot the worker sent: what "Restart from last
+    /// snapshot" continues from.
+    pub recovery: Option<RecoveryPoint>,
+    /// Why the worker stopped (its panic message), while it is dead.
+    pub worker_stopped: Option<String>,
+    /// Run B's streams, while there is a run B.
+    pub run_b: RunBStreams,
+}
+
+/// Which tick the user looks at (UI state: the session does not change).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TimeCursor {
+    /// The viewed tick, if not live.
+    pub tick: Option<u64>,
+    /// The session was playing when the user went to the past: going back
+    /// to live plays it again.
+    pub resume_on_leave: bool,
+}
+
+/// A short message shown for [`NOTICE_SECONDS`] (and kept in the log).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Notice {
+    /// Severity (colour).
+    pub level: LogLevel,
+    /// The text.
+    pub text: String,
+    /// UI time (`egui::InputState::time`) when it was posted; set at the first
+    /// draw after it arrived.
+    pub since: Option<f64>,
+}
+
+/// What the editor tells the user: the last error, recent notices and the
+/// log book (UI state fed by the worker's events and the panels' actions).
+#[derive(Debug, Default)]
+pub struct Feedback {
+    /// The last error, shown until dismissed.
+    pub error: Option<String>,
+    /// Recent notices, oldest first.
+    pub notices: VecDeque<Notice>,
+    /// Everything worth a line.
+    pub log: LogBook,
+}
+
+impl Feedback {
+    /// Posts a short notice, which the log keeps too.
+    pub fn notify(&mut self, level: LogLevel, text: impl Into<String>) {
+        let text = text.into();
+        self.log.push(level, None, text.clone());
+        if self.notices.len() == 8 {
+            self.notices.pop_front();
+        }
+        self.notices.push_back(Notice {
+            level,
+            text,
+            since: None,
+        });
+    }
+
+    /// Shows an error (and logs it).
+    pub fn error(&mut self, text: impl Into<String>) {
+        let text = text.into();
+        self.log.push(LogLevel::Error, None, text.clone());
+        self.error = Some(text);
+    }
+}
+
+/// Run B as a panel reads it: what the view says of it and its streams.
+#[derive(Clone, Copy, Debug)]
+pub struct RunBView<'a> {
+    /// What B is, from the worker.
+    pub about: &'a RunB,
+    /// Its records and the measured ticks.
+    pub streams: &'a RunBStreams,
+}
+
+impl RunBView<'_> {
+    /// B's fields of object `id` at `tick`.
+    pub fn b_fields(&self, tick: u64, id: u64) -> Option<Fields> {
+        self.streams.trace.at(tick)?.object(id)
+    }
+}
+
+/// One frame's read-only window on the session, for every panel.
+#[derive(Clone, Copy, Debug)]
+pub struct View<'a> {
+    /// What the worker published.
+    published: &'a Published,
+    /// The viewed tick, if not live.
+    cursor: Option<u64>,
+    /// The log book (the Log tab draws it).
+    log: &'a LogBook,
+    /// True in the synchronous test driver (the pacing choice does not apply).
+    driven: bool,
+}
+
+impl<'a> View<'a> {
+    /// The window on `published` with the cursor at `cursor`.
+    pub fn new(
+        published: &'a Published,
+        cursor: Option<u64>,
+        log: &'a LogBook,
+        driven: bool,
+    ) -> View<'a> {
+        View {
+            published,
+            cursor,
+            log,
+            driven,
+        }
+    }
+
+    /// The newest live view.
+    pub fn live(&self) -> Option<&'a WorldView> {
+        self.published.live.as_ref()
+    }
+
+    /// What the panels draw: the past view of the cursor's tick, else the
+    /// live view. A past view of another tick (one the user has left) is
+    /// never shown.
+    pub fn shown(&self) -> Option<&'a WorldView> {
+        match (self.cursor, &self.published.past) {
+            (Some(t), Some(past)) if past.at_tick == Some(t) => Some(past),
+            _ => self.live(),
+        }
+    }
+
+    /// The viewed tick, if not live.
+    pub fn cursor(&self) -> Option<u64> {
+        self.cursor
+    }
+
+    /// True while the user views a past tick.
+    pub fn viewing_past(&self) -> bool {
+        self.cursor.is_some()
+    }
+
+    /// True while the live session is suspended.
+    pub fn is_suspended(&self) -> bool {
+        self.live().is_some_and(|v| v.suspension.is_some())
+    }
+
+    /// The worker's selection.
+    pub fn selection(&self) -> Option<ObjectId> {
+        self.live().and_then(|v| v.selection)
+    }
+
+    /// The tick a what-if fork was made at, while B runs.
+    pub fn fork(&self) -> Option<u64> {
+        self.live()?.run_b.as_ref()?.forked_at
+    }
+
+    /// Run B, while there is one.
+    pub fn run_b(&self) -> Option<RunBView<'a>> {
+        let about = self.live()?.run_b.as_ref()?;
+        Some(RunBView {
+            about,
+            streams: &self.published.run_b,
+        })
+    }
+
+    /// The object's display name (`name id`) in the view shown, `#id` if it
+    /// is gone.
+    pub fn object_name(&self, id: ObjectId) -> String {
+        self.shown()
+            .and_then(|v| v.objects.iter().find(|o| o.id == id))
+            .map(|o| format!("{} {}", o.name, o.id))
+            .unwrap_or_else(|| id.to_string())
+    }
+
+    /// The log book.
+    pub fn log(&self) -> &'a LogBook {
+        self.log
+    }
+
+    /// True in the synchronous test driver.
+    pub fn driven(&self) -> bool {
+        self.driven
+    }
+
+    /// Why the worker stopped, while it is dead.
+    pub fn worker_stopped(&self) -> Option<&'a str> {
+        self.published.worker_stopped.as_deref()
+    }
+
+    /// The newest recovery point.
+    pub fn recovery(&self) -> Option<&'a RecoveryPoint> {
+        self.published.recovery.as_ref()
+    }
+}
+
+/// Something for the UI itself to do after the frame (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Action {
+    /// Show this tick in every panel (pausing a running session first).
+    ViewTick(u64),
+    /// Every panel back to the live session (playing again if the visit to
+    /// the past paused it).
+    BackToLive,
+    /// "Resume from here" at the viewed tick.
+    ResumeFromCursor,
+    /// A short notice.
+    Notify(LogLevel, String),
+    /// A line in the log only.
+    Log(LogLevel, String),
+    /// Forget the log's lines so far.
+    ClearLog,
+    /// An error line.
+    Error(String),
+    /// Hide the error line.
+    DismissError,
+    /// Start a new worker from the last recovery point.
+    RestartWorker,
+    /// Bring a pane to the front.
+    OpenPane(Pane),
+}
+
+/// How a panel asks for things: worker commands at once, UI actions after
+/// the frame (module docs).
+#[derive(Debug)]
+pub struct Commands {
+    /// The worker's command channel.
+    tx: Sender<Command>,
+    /// UI actions asked for this frame, in order.
+    actions: Vec<Action>,
+    /// A send failed (the worker is gone): said once.
+    dead: bool,
+}
+
+impl Commands {
+    /// Commands to the worker at the other end of `tx`.
+    pub fn new(tx: Sender<Command>) -> Commands {
+        Commands {
+            tx,
+            actions: Vec::new(),
+            dead: false,
+        }
+    }
+
+    /// Points at a new worker's channel (a restart).
+    pub fn reconnect(&mut self, tx: Sender<Command>) {
+        self.tx = tx;
+        self.dead = false;
+    }
+
+    /// Queues a command for the worker. Never blocks. A command for a dead
+    /// worker goes nowhere; the first one says so.
+    pub fn send(&mut self, command: Command) {
+        if self.tx.send(command).is_err() && !self.dead {
+            self.dead = true;
+            self.actions
+                .push(Action::Error("the worker thread has stopped".to_string()));
+        }
+    }
+
+    /// Asks the UI for something after this frame.
+    pub fn act(&mut self, action: Action) {
+        self.actions.push(action);
+    }
+
+    /// Selects an object (or none): the worker's selection, which the next
+    /// views show (a past view is rebuilt with it).
+    pub fn select(&mut self, id: Option<ObjectId>) {
+        self.send(Command::Select(id));
+    }
+
+    /// Shows tick `tick` in every panel.
+    pub fn view_tick(&mut self, tick: u64) {
+        self.act(Action::ViewTick(tick));
+    }
+
+    /// Every panel back to the live session.
+    pub fn back_to_live(&mut self) {
+        self.act(Action::BackToLive);
+    }
+
+    /// A short notice.
+    pub fn notify(&mut self, level: LogLevel, text: impl Into<String>) {
+        self.act(Action::Notify(level, text.into()));
+    }
+
+    /// An error line.
+    pub fn error(&mut self, text: impl Into<String>) {
+        self.act(Action::Error(text.into()));
+    }
+
+    /// The actions asked for since the last call.
+    pub fn take_actions(&mut self) -> Vec<Action> {
+        std::mem::take(&mut self.actions)
+    }
+}
