@@ -1404,3 +1404,138 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
         "the Clock tab says what the notice says"
     );
 }
+
+/// A copy of `scripts.ron` and its scripts in a directory of its own, so a
+/// test can change a script file: (scene, patrol.rhai, the dir to remove).
+fn scripts_scene_copy(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("stepframe-{tag}-{}", std::process::id()));
+    let assets = scripts_scene()
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("assets/")
+        .to_path_buf();
+    for sub in ["scenes", "scripts"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("a temp dir");
+    }
+    std::fs::copy(scripts_scene(), dir.join("scenes/scripts.ron")).expect("scene copied");
+    for script in ["patrol.rhai", "pickup.rhai"] {
+        std::fs::copy(
+            assets.join("scripts").join(script),
+            dir.join("scripts").join(script),
+        )
+        .expect("script copied");
+    }
+    (
+        dir.join("scenes/scripts.ron"),
+        dir.join("scripts/patrol.rhai"),
+        dir,
+    )
+}
+
+#[test]
+fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tick() {
+    let (scene, patrol, dir) = scripts_scene_copy("script-reload");
+    let original = std::fs::read_to_string(&patrol).expect("patrol.rhai");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(scene.clone()));
+    // Live hashes and guard positions of every tick, as the views show them.
+    let mut live = std::collections::BTreeMap::new();
+    let run_to =
+        |w: &mut Worker, live: &mut std::collections::BTreeMap<u64, (u64, f32)>, tick: u64| {
+            for _ in 0..400 {
+                w.pump(DT);
+                if let Some(v) = latest_view(&ui) {
+                    let x = v
+                        .objects
+                        .iter()
+                        .find(|o| o.id == ObjectId(3))
+                        .expect("the guard")
+                        .committed
+                        .x;
+                    live.insert(v.clock.simulation_tick, (v.state_hash, x));
+                    if v.clock.simulation_tick >= tick {
+                        return;
+                    }
+                }
+            }
+            panic!("tick {tick} never came");
+        };
+    run_to(&mut w, &mut live, 60);
+    let reloaded_after = *live.keys().last().expect("a tick");
+    std::fs::write(&patrol, fast_patrol(&original)).expect("patrol.rhai written");
+    send(Command::ReloadScript(patrol.clone()));
+    run_to(&mut w, &mut live, 100);
+    send(Command::Pause);
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert_no_errors(&events);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ScriptReloaded(_))),
+        "{events:?}"
+    );
+    // Live, the guard walks 0.025 m a tick before the reload and 0.05 after.
+    let step = |t: u64| live[&t].1 - live[&(t - 1)].1;
+    assert!((step(reloaded_after) - 0.025).abs() < 1e-4, "{live:?}");
+    assert!((step(reloaded_after + 5) - 0.05).abs() < 1e-4, "{live:?}");
+
+    // Past views run each tick with the version it ran live: before the
+    // reload the old text, after it the new one.
+    let ticks = [
+        10,
+        reloaded_after - 1,
+        reloaded_after,
+        reloaded_after + 1,
+        reloaded_after + 2,
+        90,
+        100,
+    ];
+    for tick in ticks {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        assert_eq!(
+            past.state_hash, live[&tick].0,
+            "the past view of tick {tick}"
+        );
+    }
+
+    // The saved session recording carries the reload; replayed headless
+    // (from the file's authored text, which is the session's start
+    // version) it gives the same ticks at every display rate.
+    let path = dir.join("bug.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
+    assert_eq!(recording.edits[0].tick, reloaded_after + 1);
+    std::fs::write(&patrol, &original).expect("patrol.rhai as authored");
+    for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+        let host = stepframe_plugins::ScriptHost::new();
+        let registry = stepframe_plugins::registry_for(&host, scene.parent().expect("scenes/"));
+        let s = stepframe_core::Scene::load(&scene, &registry).expect("scripts.ron");
+        let mut p = stepframe_core::Pipeline::new(s.settings.time);
+        p.load_scene(&s, &registry).expect("session");
+        let replay =
+            stepframe_core::Replay::with_registry(recording.clone(), &registry).expect("edits fit");
+        p.set_tick_input(Some(Box::new(replay)));
+        let seen = Seen::default();
+        p.set_tick_observer(Some(Box::new(seen.clone())));
+        while p.stepper().completed_ticks() < 100 {
+            p.step_frame(dt);
+        }
+        let hashes = seen.hashes();
+        for tick in ticks {
+            assert_eq!(
+                hashes[&tick], live[&tick].0,
+                "tick {tick} in frames of {dt} s"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

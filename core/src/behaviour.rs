@@ -175,6 +175,17 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
         Wait::Done
     }
 
+    /// A resource this behaviour runs (a script file, by its key) has new
+    /// text: adopt it now, keeping what state carries over, or say why not
+    /// (the text does not compile; the old version keeps running). A
+    /// reload edit ([`crate::Edit::Reload`]) calls this on every behaviour,
+    /// and the session's history logs and replays it, so every past view
+    /// and rewind runs each tick with the version it ran live. The default
+    /// runs no resource.
+    fn reload(&mut self, _resource: &str, _text: &str) -> Reload {
+        Reload::NotMine
+    }
+
     /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
     /// with state that affects the simulation should write it here.
     fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
@@ -251,6 +262,21 @@ impl Clone for Box<dyn Behaviour> {
     fn clone(&self) -> Box<dyn Behaviour> {
         self.clone_box()
     }
+}
+
+/// What a behaviour did with a reload ([`Behaviour::reload`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Reload {
+    /// It does not run that resource.
+    NotMine,
+    /// It runs the new text now; `hooks_changed` when its hook set changed.
+    Adopted {
+        /// The set of hooks it implements changed (dispatch lists rebuild).
+        hooks_changed: bool,
+    },
+    /// It could not (the text does not compile, its top level failed): the
+    /// old version keeps running.
+    Refused(String),
 }
 
 /// What a routine asks for when it yields.

@@ -29,6 +29,7 @@
 //! | `Params` | at once: the next hook call runs with them |
 //! | `Spawn` | the object at once; its body at the next reconcile, its behaviours at the next outer frame boundary (the contract's rule for every spawn) |
 //! | `Settings` | at once when applied at a tick boundary ([`Pipeline::apply_edit`]); the editor's own settings changes wait for the frame boundary instead ([`Pipeline::set_settings`]) |
+//! | `Reload` | at once: every behaviour running the resource (a script) adopts its new text, keeping the state that carries over |
 //!
 //! A spawn's behaviours join at a frame boundary, so a replay at another
 //! display rate can run their first FixedUpdate a tick or two later than the
@@ -36,7 +37,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::Behaviour;
+use crate::behaviour::{Behaviour, Reload};
 use crate::body::{BodyCommand, Pose, Velocity};
 use crate::ids::ObjectId;
 use crate::pipeline::{Pipeline, SettingsError, TimeSettings};
@@ -90,6 +91,14 @@ pub enum Edit {
     },
     /// New time settings.
     Settings(TimeSettings),
+    /// New text for a resource behaviours run (a script file, by its key):
+    /// each behaviour running it adopts it now ([`Behaviour::reload`]).
+    Reload {
+        /// The resource's key (a script's resolved path).
+        resource: String,
+        /// Its new text.
+        text: String,
+    },
 }
 
 /// What an edit could not do (the session is unchanged).
@@ -118,6 +127,14 @@ pub enum EditError {
     /// Settings that cannot run.
     #[error(transparent)]
     Settings(#[from] SettingsError),
+    /// The new text of a resource does not run (its old version goes on).
+    #[error("{resource} not reloaded: {message}")]
+    Reload {
+        /// The resource.
+        resource: String,
+        /// Why, as the behaviour said (a script error names its line).
+        message: String,
+    },
     /// A parameter edit or a spawn that was never prepared with a registry
     /// ([`Edit::prepare`]).
     #[error("{0} needs the scene's behaviour registry: prepare it first")]
@@ -175,7 +192,7 @@ impl Edit {
             | Edit::Params { object, .. }
             | Edit::Remove { object } => Some(*object),
             Edit::Spawn(o) => Some(ObjectId(o.id)),
-            Edit::Settings(_) => None,
+            Edit::Settings(_) | Edit::Reload { .. } => None,
         }
     }
 
@@ -363,6 +380,27 @@ impl Pipeline {
                 settings.validate()?;
                 self.apply_settings_now(*settings);
                 Ok(())
+            }
+            (Edit::Reload { resource, text }, _) => {
+                let (mut adopted, mut refused, mut hooks) = (0, None, false);
+                self.for_each_behaviour_mut(|_, b| match b.reload(resource, text) {
+                    Reload::NotMine => {}
+                    Reload::Adopted { hooks_changed } => {
+                        adopted += 1;
+                        hooks |= hooks_changed;
+                    }
+                    Reload::Refused(message) => refused = Some(message),
+                });
+                if hooks {
+                    self.note_hooks_changed();
+                }
+                match (adopted, refused) {
+                    (0, Some(message)) => Err(EditError::Reload {
+                        resource: resource.clone(),
+                        message,
+                    }),
+                    _ => Ok(()),
+                }
             }
         }
     }

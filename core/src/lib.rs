@@ -105,7 +105,7 @@ pub mod world;
 
 pub use behaviour::{
     Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
-    HookKind, Hooks, Inspect, Rng, Routine, TimeGroup, Wait,
+    HookKind, Hooks, Inspect, Reload, Rng, Routine, TimeGroup, Wait,
 };
 pub use body::{
     BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,

@@ -9,6 +9,12 @@ use crate::behaviour::Behaviour;
 use crate::ids::{ObjectId, Priority};
 
 impl Pipeline {
+    /// A behaviour's set of hooks changed outside a hook (a reload edit): the
+    /// dispatch lists are rebuilt before the next pass that could call it.
+    pub(crate) fn note_hooks_changed(&mut self) {
+        self.hooks_changed = true;
+    }
+
     /// Calls `f` with every behaviour of the session, in the cohort and
     /// waiting to join it: how a host changes what only it knows about (the
     /// editor's fork gives branch B's scripts their own host).

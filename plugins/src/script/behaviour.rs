@@ -65,6 +65,12 @@ impl Behaviour for Script {
         "Script"
     }
 
+    /// A reload edit of this script's file: the new text's program runs from
+    /// now on, the variables it shares with the old one keep their values.
+    fn reload(&mut self, resource: &str, text: &str) -> stepframe_core::Reload {
+        self.reload_edit(resource, text)
+    }
+
     fn start(&mut self, ctx: &mut Ctx) {
         self.refresh(ctx);
         self.call(ctx, HookKind::Start, (), &[]);

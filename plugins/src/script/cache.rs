@@ -126,7 +126,15 @@ pub(crate) struct Cache {
     changes: AtomicU64,
     /// The last generation handed out (0: none yet).
     generation: AtomicU64,
+    /// Every version a reload edit adopted, by key: a replay of the edit
+    /// (a past view, a rewind) adopts the very program the live call did,
+    /// without compiling it again and without touching the version in
+    /// force.
+    versions: Mutex<BTreeMap<String, Vec<Arc<Program>>>>,
 }
+
+/// Most versions of one script kept for replays of reload edits.
+const MAX_VERSIONS: usize = 64;
 
 impl std::fmt::Debug for Cache {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -345,6 +353,7 @@ impl Cache {
             entries: Mutex::new(self.lock().clone()),
             changes: AtomicU64::new(self.changes()),
             generation: AtomicU64::new(self.generation.load(Ordering::Relaxed)),
+            versions: Mutex::new(lock_any(&self.versions).clone()),
         }
     }
 
@@ -362,6 +371,55 @@ impl Cache {
         *self.lock() = entries;
         self.generation.fetch_max(generation, Ordering::Relaxed);
         self.changed();
+    }
+
+    /// The program of `text` under `key`, for a reload edit: the version in
+    /// force if it has this text, else one a reload edit adopted before,
+    /// else a new compile. The version in force is left as it is (a replay
+    /// of an old reload must not change what the code pane shows).
+    pub(crate) fn version_for_text(
+        &self,
+        key: &str,
+        text: &str,
+    ) -> Result<Arc<Program>, ScriptError> {
+        let current = self.loaded(key).filter(|p| &*p.text == text);
+        let mut versions = lock_any(&self.versions);
+        let kept = versions.entry(key.to_string()).or_default();
+        if let Some(p) = kept.iter().find(|p| &*p.text == text) {
+            return Ok(p.clone());
+        }
+        let program = match current {
+            Some(p) => p,
+            None => Arc::new(self.compile(key, text)?),
+        };
+        if kept.len() == MAX_VERSIONS {
+            kept.remove(0);
+        }
+        kept.push(program.clone());
+        Ok(program)
+    }
+
+    /// The watched files among `keys` whose modification time or length
+    /// changed since they were last compiled, with their new text (or why it
+    /// could not be read). Their stamps are taken: each change is reported
+    /// once. Nothing is compiled: the caller reloads through its history.
+    pub(crate) fn changed_texts(
+        &self,
+        keys: &[String],
+    ) -> Vec<(String, Result<String, ScriptError>)> {
+        let mut cache = self.lock();
+        let mut out = Vec::new();
+        for key in keys {
+            let Some(entry) = cache.get_mut(key) else {
+                continue;
+            };
+            let now = stamp(Path::new(key));
+            if entry.stamp.is_some() && now != entry.stamp {
+                entry.stamp = now;
+                out.push((key.clone(), read(key)));
+            }
+        }
+        out
     }
 
     /// See [`super::ScriptHost::reload_changed`].

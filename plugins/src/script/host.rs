@@ -52,6 +52,13 @@ struct Inner {
     /// Scripts with `hot_reload` check their file at frame boundaries (a
     /// fork's host does not: see [`ScriptHost::fork`]).
     detached: bool,
+    /// The session's history decides which version each Script runs (see
+    /// [`ScriptHost::set_managed`]): Scripts adopt a new version only
+    /// through a reload edit, never by themselves at a frame boundary.
+    managed: std::sync::atomic::AtomicBool,
+    /// The files of Scripts with `hot_reload`: what a managed host's owner
+    /// polls ([`ScriptHost::changed_files`]).
+    watched: std::sync::Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// Which engine ran a hook call (see [`CallCounts`]).
@@ -152,6 +159,8 @@ impl ScriptHost {
                 breakpoints: ScriptBreakpoints::default(),
                 counts: Default::default(),
                 detached: true,
+                managed: Default::default(),
+                watched: Default::default(),
             }),
         }
     }
@@ -161,6 +170,50 @@ impl ScriptHost {
     /// session's Script behaviours to this host.
     pub fn adopt_programs(&self, fork: &ScriptHost) {
         self.cache().adopt(fork.cache());
+    }
+
+    /// Makes this host's versions the session history's to choose: a Script
+    /// adopts a new version of its file only when a reload edit
+    /// (`stepframe_core::Edit::Reload`) reaches it, which the history logs
+    /// and replays, so a past view or a rewind runs every tick with the
+    /// version it ran live. The editor's worker manages its session's host;
+    /// a headless run's Scripts adopt changes at frame boundaries as before.
+    pub fn set_managed(&self, managed: bool) {
+        self.inner
+            .managed
+            .store(managed, std::sync::atomic::Ordering::Release);
+    }
+
+    /// See [`ScriptHost::set_managed`].
+    pub(crate) fn managed(&self) -> bool {
+        self.inner
+            .managed
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Notes that a Script with `hot_reload` runs this file.
+    pub(crate) fn watch(&self, key: &str) {
+        self.inner
+            .watched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(key.to_string());
+    }
+
+    /// The files Scripts with `hot_reload` run that changed on disk since
+    /// they were last compiled, with their new text (or why it could not be
+    /// read), in key order; each change once. Nothing is compiled: the owner
+    /// of a managed host reloads through its history.
+    pub fn changed_files(&self) -> Vec<(String, Result<String, ScriptError>)> {
+        let keys: Vec<String> = self
+            .inner
+            .watched
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .iter()
+            .cloned()
+            .collect();
+        self.cache().changed_texts(&keys)
     }
 
     /// Whether scripts with `hot_reload` check their files (see

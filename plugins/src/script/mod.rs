@@ -301,6 +301,10 @@ pub struct Script {
     /// Whether calls may take the typed path (see `Script::set_compiled`).
     compiled: bool,
     fast: FastState,
+    /// A reload edit chose this Script's version: the history decides from
+    /// now on, and a frame boundary no longer adopts the file's version
+    /// (which would undo the edit in a headless replay of a recording).
+    pinned: bool,
 }
 
 impl std::fmt::Debug for Script {
@@ -395,6 +399,9 @@ impl Script {
             .map(|(k, v)| (k.clone(), v.to_dynamic()))
             .collect();
         let scope = initial_scope(&program, &vars)?;
+        if hot_reload {
+            host.watch(&program.source);
+        }
         Ok(Script {
             host: host.clone(),
             seen_generation: program.generation,
@@ -409,6 +416,7 @@ impl Script {
             seen_changes: u64::MAX,
             compiled: true,
             fast: FastState::default(),
+            pinned: false,
         })
     }
 
@@ -457,7 +465,12 @@ impl Script {
     }
 
     /// At an outer frame boundary: adopt a newer program, log a failed reload.
+    /// A managed host's Scripts adopt versions through reload edits only
+    /// ([`ScriptHost::set_managed`]).
     fn refresh(&mut self, ctx: &mut Ctx) {
+        if self.pinned || self.host.managed() {
+            return;
+        }
         let frame = ctx.clock().frame_index;
         // Nothing changed in the cache since the last look, and the file (if
         // any, if watched) was checked this frame already: no lock needed.
@@ -490,26 +503,55 @@ impl Script {
             return;
         }
         self.seen_generation = program.generation;
-        self.sync_scope();
-        match initial_scope(&program, &self.vars) {
-            Ok(mut scope) => {
-                for (name, _, value) in self.scope.iter_raw() {
-                    if scope.contains(name) && !scope.is_constant(name).unwrap_or(false) {
-                        scope.set_value(name.to_string(), value.clone());
-                    }
-                }
-                self.scope = scope;
-                let before = self.hooks();
-                self.program = program;
-                if self.hooks() != before {
+        match self.adopt_program(program) {
+            Ok(hooks_changed) => {
+                if hooks_changed {
                     ctx.hooks_changed();
                 }
-                self.failed = None;
-                self.rerun = None;
                 ctx.log(format!("{}: reloaded", self.program.source));
             }
             // The new top level failed: keep running the old program.
             Err(e) => ctx.log_at(LogLevel::Error, e.to_string()),
+        }
+    }
+
+    /// Runs `program` from now on, keeping the values of the variables it
+    /// shares with the old one (module docs). Returns whether the set of
+    /// hooks changed; an error (its top level failed) keeps the old program.
+    fn adopt_program(&mut self, program: Arc<Program>) -> Result<bool, ScriptError> {
+        self.sync_scope();
+        let mut scope = initial_scope(&program, &self.vars)?;
+        for (name, _, value) in self.scope.iter_raw() {
+            if scope.contains(name) && !scope.is_constant(name).unwrap_or(false) {
+                scope.set_value(name.to_string(), value.clone());
+            }
+        }
+        self.scope = scope;
+        let before = self.hooks();
+        self.seen_generation = program.generation;
+        self.program = program;
+        self.failed = None;
+        self.rerun = None;
+        Ok(self.hooks() != before)
+    }
+
+    /// A reload edit of `key` with `text` (see [`Behaviour::reload`]).
+    pub(crate) fn reload_edit(&mut self, key: &str, text: &str) -> stepframe_core::Reload {
+        use stepframe_core::Reload;
+        if &*self.program.source != key {
+            return Reload::NotMine;
+        }
+        let adopted = self
+            .host
+            .cache()
+            .version_for_text(key, text)
+            .and_then(|program| self.adopt_program(program));
+        match adopted {
+            Ok(hooks_changed) => {
+                self.pinned = true;
+                Reload::Adopted { hooks_changed }
+            }
+            Err(e) => Reload::Refused(e.to_string()),
         }
     }
 

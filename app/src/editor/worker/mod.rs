@@ -192,7 +192,10 @@ impl Worker {
         })));
         pipeline.pause();
         let initial = pipeline.suspension().cloned();
+        // The history chooses each Script's version: a changed file becomes
+        // a reload edit (`scripts.rs`), never a silent swap a replay misses.
         let scripts = ScriptHost::new();
+        scripts.set_managed(true);
         Worker {
             pipeline,
             registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
@@ -427,10 +430,7 @@ impl Worker {
             Command::Duplicate(object) => self.duplicate(object),
             Command::Remove(object) => self.edit(Edit::Remove { object }),
             Command::Script(command) => self.script_command(command),
-            Command::ReloadScript(path) => match self.scripts.reload(&path) {
-                Ok(()) => self.send_event(Event::ScriptReloaded(path)),
-                Err(e) => self.error(format!("script not reloaded: {e}")),
-            },
+            Command::ReloadScript(path) => self.reload_script_file(&path),
             Command::SaveRecording { path, overwrite } => self.save_recording(&path, overwrite),
             Command::SetHistoryBudget(bytes) => self.history.set_budget(bytes),
             Command::Shutdown => return false,
@@ -449,6 +449,7 @@ impl Worker {
     /// publishes if anything changed.
     pub fn frame(&mut self, raw_dt: f64) {
         if !self.is_suspended() {
+            self.reload_changed_scripts();
             let t0 = Instant::now();
             let inputs = std::mem::take(&mut self.pending_inputs);
             let report = self.history.step_frame(&mut self.pipeline, raw_dt, &inputs);

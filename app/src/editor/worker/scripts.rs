@@ -11,11 +11,12 @@
 
 use std::path::Path;
 
-use stepframe_core::Registry;
+use stepframe_core::{Edit, Registry};
 use stepframe_plugins::ScriptHost;
+use stepframe_plugins::script::ScriptError;
 
 use super::Worker;
-use crate::editor::protocol::{LoadedScript, ScriptCommand, ScriptsView};
+use crate::editor::protocol::{Event, LoadedScript, ScriptCommand, ScriptsView};
 
 impl Worker {
     /// The registry for a scene file: its scripts resolve from the scene's
@@ -54,6 +55,68 @@ impl Worker {
                     .and_then(|()| table.set_log_message(&key, line, log_message.as_deref()));
                 self.script_rejected = result.err().map(|e| (key, line, e.to_string()));
             }
+        }
+    }
+
+    /// The code pane's Reload (or Save) of a script file: its text as it is
+    /// on disk now becomes a reload edit.
+    pub(super) fn reload_script_file(&mut self, path: &Path) {
+        let key = stepframe_plugins::script::script_key(path);
+        let text = std::fs::read_to_string(&key).map_err(|e| format!("{key}: {e}"));
+        self.reload_script(key, text);
+    }
+
+    /// Scripts with `hot_reload` whose files changed on disk: each change a
+    /// reload edit, at the frame boundary the session is at.
+    pub(super) fn reload_changed_scripts(&mut self) {
+        for (key, text) in self.scripts.changed_files() {
+            self.reload_script(key, text.map_err(|e: ScriptError| e.to_string()));
+        }
+    }
+
+    /// New text for a script the session runs, as a call of the history
+    /// ([`Edit::Reload`]), so that every past view, rewind and saved session
+    /// recording runs each tick with the version it ran live. The code
+    /// pane shows the new text; one that does not compile is no edit at
+    /// all (the old version keeps running, the pane shows the error).
+    fn reload_script(&mut self, key: String, text: Result<String, String>) {
+        let text = match text {
+            Ok(text) => text,
+            Err(e) => {
+                self.error(format!("script not reloaded: {e}"));
+                return;
+            }
+        };
+        // The file watcher and the pane's Reload both see one save: the
+        // second finds the text in force and is no edit. A save of the text
+        // in force after a failed one is no edit either, but it clears the
+        // failed version's error.
+        if self.scripts.loaded_text(&key).as_deref() == Some(text.as_str()) {
+            if self.scripts.compile_error(&key).is_some() {
+                let _ = self.scripts.reload_text(&key, &text);
+                self.send_event(Event::ScriptReloaded(key.into()));
+            }
+            return;
+        }
+        if let Err(e) = self.scripts.reload_text(&key, &text) {
+            self.error(format!("script not reloaded: {e}"));
+            return;
+        }
+        let edit = Edit::Reload {
+            resource: key.clone(),
+            text,
+        };
+        match self.history.edit(&mut self.pipeline, edit.clone().into()) {
+            Ok(()) => {
+                self.record_edit(edit);
+                let at = self.pipeline.stepper().completed_ticks() + 1;
+                self.pipeline.log_line(
+                    stepframe_core::LogLevel::Info,
+                    format!("{key}: reloaded before tick {at}"),
+                );
+                self.send_event(Event::ScriptReloaded(key.into()));
+            }
+            Err(e) => self.error(format!("script not reloaded: {e}")),
         }
     }
 
