@@ -1539,3 +1539,77 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let paused = latest_view(&ui).expect("a view");
+    let edited_at = paused.clock.simulation_tick;
+    let mut pose = paused.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    send(Command::SetEnabled(ObjectId(203), false));
+    send(Command::Play);
+    pump_to(&mut w, &ui, 200, 200);
+    send(Command::Pause);
+    w.pump(DT);
+    let _: Vec<Event> = ui.events.try_iter().collect();
+
+    // Resume from a tick before the two edits: a new future without them.
+    let from = edited_at - 20;
+    send(Command::ResumeFrom(from));
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let notices: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|t| t.contains(&format!("resumed from tick {from}")) && t.contains("2 edits")),
+        "{notices:?}"
+    );
+    send(Command::Play);
+    let ticks = edited_at + 30;
+    pump_to(&mut w, &ui, ticks, 300);
+    send(Command::Pause);
+    w.pump(DT);
+    // The new future is the demo as authored: no lift, ball 203 enabled.
+    let plain = headless_rate_change(u64::MAX, ticks);
+    for tick in [from + 1, edited_at + 1, edited_at + 10, ticks] {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        assert_eq!(past.state_hash, plain[&tick], "tick {tick} has no edit");
+        let ball = past
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(203))
+            .expect("ball 203");
+        assert!(ball.enabled, "tick {tick}: ball 203 is enabled again");
+    }
+    // And the saved session recording holds no edit.
+    let dir = std::env::temp_dir().join(format!("stepframe-resume-drop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("after.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert!(recording.edits.is_empty(), "{:?}", recording.edits);
+    let _ = std::fs::remove_dir_all(&dir);
+}
