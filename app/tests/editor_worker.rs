@@ -1613,3 +1613,71 @@ fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
     assert!(recording.edits.is_empty(), "{:?}", recording.edits);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    w.pump(DT);
+    let at = latest_view(&ui).expect("a view").clock.simulation_tick;
+    let _: Vec<Event> = ui.events.try_iter().collect();
+    send(Command::SetFixedRate(50));
+    w.pump(DT);
+    for _ in 0..3 {
+        send(Command::StepTick);
+        w.pump(DT);
+    }
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(view.clock.simulation_tick, at + 3);
+    // The three stepped ticks ran at 20 ms: the toolbar's rate is the one
+    // the clock shows.
+    assert_eq!(view.clock.fixed_delta_time, 0.02);
+    let exact = at as f64 / 60.0 + 3.0 * 0.02;
+    assert!(
+        (view.clock.simulation_time - exact).abs() < 1e-12,
+        "{} against {exact}",
+        view.clock.simulation_time
+    );
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let changes: Vec<String> = frames_of(&events)
+        .iter()
+        .filter_map(|f| f.report.clock_change.map(|c| c.to_string()))
+        .collect();
+    assert_eq!(
+        changes,
+        vec![format!("fixed rate 60 → 50 Hz at tick {at}")],
+        "one marker, on the first stepped tick's report"
+    );
+    assert!(
+        log_lines(&events)
+            .iter()
+            .any(|l| l.contains(&format!("fixed rate 60 → 50 Hz at tick {at}"))),
+        "{:?}",
+        log_lines(&events)
+    );
+    // A past view of a stepped tick is the headless run given the change
+    // before that tick.
+    let dir = std::env::temp_dir().join(format!("stepframe-rate-susp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("rate.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
+    assert_eq!(recording.edits[0].tick, at + 1);
+    let headless = replayed_hashes(&recording, 1.0 / 30.0, at + 3);
+    for tick in [at, at + 1, at + 3] {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.state_hash, headless[&tick], "tick {tick}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}

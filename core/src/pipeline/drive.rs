@@ -72,12 +72,13 @@ impl Pipeline {
         r.timing.flow_ms = 0.0;
         r.timing.present_ms = 0.0;
         r.timing.fixed_by_priority.clear();
-        r.clock_change = None;
+        r.clock_change = self.carried_clock_change.take();
     }
 
     pub(super) fn finish_report(&mut self) -> FrameReport {
         self.report.accumulator_after = self.sim.stepper.accumulator().as_secs_f64();
         self.report.suspended = self.suspended.clone();
+        self.carried_clock_change = None;
         self.report.clone()
     }
 
@@ -101,7 +102,9 @@ impl Pipeline {
             ..FrameFacts::default()
         };
         self.reset_report(FrameKind::Frame);
-        self.report.clock_change = clock_change;
+        if clock_change.is_some() {
+            self.report.clock_change = clock_change;
+        }
         self.sim.scheduler.rebuild(&mut self.sim.world);
         self.refresh_hooks_if_changed();
         self.sim
@@ -158,6 +161,9 @@ impl Pipeline {
         }
         if change.is_some() {
             self.report.clock_change = change;
+            // Made between calls, the next call reports it; made inside one,
+            // that call's report does (it drops the carried copy).
+            self.carried_clock_change = change;
         }
         self.sync_clock(self.sim.clock.phase, false);
     }

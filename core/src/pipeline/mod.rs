@@ -200,6 +200,10 @@ pub struct Pipeline {
     /// Scratch: the tick's soft-body tears.
     tears: Vec<crate::soft_body::SoftTear>,
     report: FrameReport,
+    /// A clock change made between two calls (a settings edit while
+    /// suspended): the next call's report carries it, so the timeline marks
+    /// it like one made at a frame boundary.
+    carried_clock_change: Option<ClockChange>,
     /// A hook said its behaviour's hook set changed: the dispatch lists are
     /// rebuilt before the next pass that could call it.
     hooks_changed: bool,
@@ -246,6 +250,7 @@ impl Pipeline {
             contacts: Vec::new(),
             tears: Vec::new(),
             report: FrameReport::default(),
+            carried_clock_change: None,
             hooks_changed: false,
             wall: crate::clock_breakpoint::WallClock::system(),
         };

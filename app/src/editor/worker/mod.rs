@@ -633,12 +633,29 @@ impl Worker {
         *self.pipeline.next_settings()
     }
 
+    /// A toolbar change of the time settings. Running, it waits for the
+    /// next frame boundary (the contract's moment for it). Suspended, the
+    /// session stands between two ticks, so it applies at once, as an edit
+    /// before the next tick: the tick F10 steps runs at the rate the toolbar
+    /// shows, and a replay of the session recording applies it there too.
     fn change_settings(&mut self, change: impl FnOnce(&mut TimeSettings)) {
         let mut next = self.settings();
         change(&mut next);
-        if let Err(reason) = self.history.set_settings(&mut self.pipeline, next) {
+        if let Err(reason) = next.validate() {
             self.error(format!("time settings rejected: {reason}"));
+            return;
         }
+        if !self.is_suspended() {
+            if let Err(reason) = self.history.set_settings(&mut self.pipeline, next) {
+                self.error(format!("time settings rejected: {reason}"));
+            }
+            return;
+        }
+        if next == *self.pipeline.settings() {
+            return;
+        }
+        self.edit(stepframe_core::Edit::Settings(next));
+        self.settings_in_force = *self.pipeline.settings();
     }
 }
 
