@@ -3,18 +3,15 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`protocol`] | commands UI → worker; the ordered event stream and (`protocol/view`) the latest-wins views worker → UI |
-//! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
-//! | [`app`] | the eframe app: drains the channels, shortcuts, the menu bar, toolbar and tiles |
-//! | [`shared`] | what every panel reads ([`View`]: the worker's published views, the time cursor) and how it asks ([`Commands`]: worker commands, UI actions); no session state |
-//! | `workspace` | the docked tiles (egui_tiles), the View menu, the default layout |
-//! | `toolbar`, `viewport`, `hierarchy`, `inspector`, `breakpoints`, `clock_panel`, `log` | one panel each (`*_ui`), each with its own state |
-//! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
-//! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
-//! | `code_pane` | rhai scripts: gutter breakpoints, editing with hot reload, Run in B; `code_pane/debug`: the breakpoint form, the hit's locals and stack |
+//! | [`app`] | the shell: the eframe app, draining the channels, shortcuts, the menu bar, applying UI actions in one place |
+//! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
-//! | `files`, `session` | Open, Save, Save As and what they may write |
-//! | `geometry` | shape outlines, hit tests, the world ↔ screen camera |
+//! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
+//! | [`protocol`] | commands UI → worker; the ordered event stream and (`protocol/view`) the latest-wins views worker → UI |
+//! | [`shared`] | what every panel reads ([`View`]: the worker's published views, the time cursor) and how it asks ([`Commands`]: worker commands, UI actions); no session state |
+//! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
+//! | `files`, `scene_file` | Open, Save, Save As dialogs; scene files in and out, and what they may write |
+//! | [`geometry`] | shape outlines, hit tests, the world ↔ screen camera |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
 //! touches them (Rerun's time-control habit: the UI pushes commands that are
@@ -28,35 +25,23 @@
 //! suspended at tick 0 with its poses, until Play.
 
 pub mod app;
-pub mod bookmarks;
-mod breakpoints;
-mod clock_form;
-mod clock_panel;
-mod code_pane;
-pub mod compare;
 mod files;
 pub mod geometry;
-mod hierarchy;
-mod inspector;
-pub mod log;
+pub mod panels;
 pub mod protocol;
-mod session;
+mod scene_file;
 pub mod shared;
-pub mod tape;
 mod tiles;
 pub mod timeline;
-mod toolbar;
-mod viewport;
-mod viewport_soft;
-pub mod watches;
 pub mod worker;
 pub mod workspace;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use app::{Driver, EditorApp, EditorConfig, Panels};
-pub use log::{LogBook, LogLine};
+pub use app::{Driver, EditorApp, EditorConfig};
+pub use panels::Panels;
+pub use panels::log::{LogBook, LogLine};
 pub use protocol::{Command, Event, Pacing, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, Workspace};

@@ -26,9 +26,9 @@ use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{LogLevel, ObjectId};
 
-use super::log::LogBook;
 use super::protocol::{Command, Pacing, RecoveryPoint, RunB, WorldView};
 use super::workspace::Pane;
+use crate::editor::panels::log::LogBook;
 use crate::tools::trace_poses::{Fields, TickDivergence, TracePoses};
 
 /// The rewind history's default byte budget, MiB (core's default).

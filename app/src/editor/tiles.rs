@@ -2,10 +2,10 @@
 //! own state, the timeline's controls in its tab bar, closable tabs that only
 //! hide (the View menu brings them back where they were).
 
-use super::app::Panels;
-use super::clock_panel::clock_panel_ui;
+use super::panels::Panels;
 use super::shared::{Commands, View};
 use super::workspace::Pane;
+use crate::editor::panels::clock_panel::clock_panel_ui;
 
 /// The panels as the workspace's tiles draw them.
 pub(super) struct TileUi<'a> {

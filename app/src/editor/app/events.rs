@@ -8,9 +8,9 @@ use std::sync::Arc;
 use stepframe_core::LogLevel;
 
 use super::EditorApp;
+use crate::editor::panels::tape::TapeState;
 use crate::editor::protocol::Event;
 use crate::editor::shared::{MAX_FORK_TICKS, RunBStreams};
-use crate::editor::tape::TapeState;
 use crate::editor::workspace::Pane;
 use crate::tools::trace_poses::TracePoses;
 
@@ -95,7 +95,7 @@ impl EditorApp {
             }
             Event::Suspended(s) => {
                 let live = self.published.live.as_ref();
-                let text = crate::editor::toolbar::suspension_text(&s, live);
+                let text = crate::editor::panels::toolbar::suspension_text(&s, live);
                 self.feedback.log.info(text);
                 if self.panels.code.wants_to_show(&s) {
                     self.workspace.set_open(Pane::Code, true);

@@ -20,24 +20,17 @@ use std::path::PathBuf;
 use anyhow::Context as _;
 use stepframe_core::LogLevel;
 
-use super::bookmarks::BookmarksState;
-use super::breakpoints::BreakpointForm;
-use super::code_pane::CodePaneState;
-use super::files::{FilesState, files_ui};
-use super::hierarchy::HierarchyPanel;
-use super::inspector::EditBuffers;
-use super::log::LogPanel;
+use super::files::files_ui;
+use super::panels::Panels;
 use super::protocol::{Command, RecoveryPoint};
 use super::shared::{
     Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
 };
-use super::tape::TapeState;
-use super::timeline::{TimelineSettings, TimelineState};
-use super::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
-use super::viewport::ViewportState;
-use super::watches::WatchesState;
+use super::timeline::TimelineSettings;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::Workspace;
+use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
+use crate::editor::panels::watches::WatchesState;
 
 /// Who calls the worker's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -108,59 +101,6 @@ enum Running {
     },
     /// The worker died; nothing runs until a restart.
     Stopped,
-}
-
-/// Every panel's own state.
-#[derive(Debug, Default)]
-pub struct Panels {
-    /// Camera and keyboard of the viewport.
-    pub viewport: ViewportState,
-    /// The hierarchy's last revealed selection.
-    pub hierarchy: HierarchyPanel,
-    /// The inspector's edit fields.
-    pub edits: EditBuffers,
-    /// The log's filter.
-    pub log: LogPanel,
-    /// The breakpoint form.
-    pub breakpoint_form: BreakpointForm,
-    /// The open scene's bookmarks and the tab's note field.
-    pub bookmarks: BookmarksState,
-    /// The watches (persisted) and what they last reported.
-    pub watches: WatchesState,
-    /// The timeline: frame records, lanes, markers.
-    pub timeline: TimelineState,
-    /// The script code pane.
-    pub code: CodePaneState,
-    /// The Input tab: the tape list, its edit and file fields.
-    pub tape: TapeState,
-    /// Open / Save As / confirmation dialogs.
-    pub files: FilesState,
-}
-
-impl Panels {
-    /// The timeline draws the Bookmarks tab's list on its marker lane, and
-    /// a lane for every plotted watch.
-    fn sync_bookmarks(&mut self) {
-        let list = &self.bookmarks.list;
-        let drawn = &mut self.timeline.bookmarks;
-        let same = drawn.len() == list.len()
-            && drawn
-                .iter()
-                .zip(list)
-                .all(|((t, n), b)| *t == b.tick && *n == b.note);
-        if !same {
-            *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
-        }
-        let plotted = self
-            .watches
-            .specs
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.enabled && w.action == stepframe_plugins::WatchAction::Plot)
-            .map(|(i, w)| (i, w.expr.clone()))
-            .collect();
-        self.timeline.watch_lanes.set_plotted(plotted);
-    }
 }
 
 /// The editor. See the module docs.

@@ -27,7 +27,7 @@ use stepframe_core::{
 };
 use stepframe_plugins::{WatchEvent, WatchSpec};
 
-use super::session::LoadedScene;
+use super::scene_file::LoadedScene;
 
 mod view;
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};

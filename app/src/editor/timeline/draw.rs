@@ -11,7 +11,7 @@ use super::summary::{
     SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS,
 };
 use super::{LaneId, MarkerKind};
-use crate::editor::compare::B_COLOUR;
+use crate::editor::panels::compare::B_COLOUR;
 
 /// The series a lane draws: `(name, first series index, colour)`; the
 /// FixedUpdate lane's come from the newest frame's priorities.

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
 
 use super::TimelineState;
-use crate::editor::compare::B_COLOUR;
+use crate::editor::panels::compare::B_COLOUR;
 use crate::editor::shared::RunBView;
 
 /// Values kept per watch: as many frames as the telemetry ring keeps.

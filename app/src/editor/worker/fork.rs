@@ -426,7 +426,7 @@ impl Worker {
         }
         visit(&mut scene.objects, world);
         if scene != *loaded.running() {
-            let mut loaded = crate::editor::session::LoadedScene::clone(loaded);
+            let mut loaded = crate::editor::scene_file::LoadedScene::clone(loaded);
             loaded.running = Some(scene);
             self.scene = Some(Arc::new(loaded));
             self.send_event(Event::Notice(

@@ -59,7 +59,7 @@ use stepframe_plugins::ScriptHost;
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
 use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
-use super::session::LoadedScene;
+use super::scene_file::LoadedScene;
 use tape::{TickNews, TickTap};
 use view::ViewFacts;
 

@@ -7,12 +7,12 @@ use std::sync::Arc;
 
 use super::Worker;
 use crate::editor::protocol::{Event, SaveWhat};
-use crate::editor::session::{self, LoadedScene, SaveOutcome};
+use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
         let registry = self.registry_for_scene(path);
-        match session::open(&mut self.pipeline, &registry, path) {
+        match scene_file::open(&mut self.pipeline, &registry, path) {
             Ok((scene, _settings)) => {
                 self.registry = registry;
                 self.after_new_session(scene, path);
@@ -31,7 +31,7 @@ impl Worker {
             return;
         };
         let was_suspended = self.is_suspended();
-        match session::reload(&mut self.pipeline, &self.registry, &path) {
+        match scene_file::reload(&mut self.pipeline, &self.registry, &path) {
             Ok(scene) => {
                 self.after_new_session(scene, &path);
                 if was_suspended {
@@ -86,8 +86,8 @@ impl Worker {
         };
         let mut loaded = LoadedScene::clone(loaded);
         let outcome = match to {
-            None => session::save(&mut loaded, self.settings(), confirmed),
-            Some(path) => session::save_as(&mut loaded, self.settings(), path, confirmed),
+            None => scene_file::save(&mut loaded, self.settings(), confirmed),
+            Some(path) => scene_file::save_as(&mut loaded, self.settings(), path, confirmed),
         };
         match outcome {
             Ok(SaveOutcome::Written) => {

@@ -9,8 +9,8 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
-use super::protocol::{Command, Event};
-use super::shared::{Action, Commands, View};
+use crate::editor::protocol::{Command, Event};
+use crate::editor::shared::{Action, Commands, View};
 
 /// The tab's state: the watches (persisted) and what they last reported.
 #[derive(Debug, Default, Serialize, Deserialize)]

@@ -5,14 +5,16 @@
 //! click selects the object). F9 toggles a FixedUpdate breakpoint on the
 //! selected object (handled with the other shortcuts).
 
+pub(crate) mod clock_form;
+
 use stepframe_core::{
     Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, HookKind, NamedPriority,
     ObjectId, Priority,
 };
 
-use super::clock_form::ClockChoice;
-use super::protocol::{Command, WorldView};
-use super::shared::{Commands, View};
+use crate::editor::panels::breakpoints::clock_form::ClockChoice;
+use crate::editor::protocol::{Command, WorldView};
+use crate::editor::shared::{Commands, View};
 
 /// Which object a new breakpoint filters on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -13,8 +13,8 @@
 use egui::RichText;
 use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
 
-use super::protocol::{Command, SelectedView, SoftView};
-use super::shared::{Commands, View};
+use crate::editor::protocol::{Command, SelectedView, SoftView};
+use crate::editor::shared::{Commands, View};
 
 /// Inspector edit fields, refreshed from the committed state when the
 /// selection or the tick changes.
@@ -111,7 +111,7 @@ fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: 
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
-            super::compare::compare_section_ui(ui, shown);
+            crate::editor::panels::compare::compare_section_ui(ui, shown);
             body_ui(ui, &sel, soft.as_ref());
             ui.separator();
             let key = (sel.id, tick);

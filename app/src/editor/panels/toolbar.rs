@@ -8,10 +8,10 @@ use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSett
 
 use std::collections::VecDeque;
 
-use super::files::FilesState;
-use super::protocol::{Command, Pacing, WorldView};
-use super::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
-use super::workspace::{Pane, Workspace};
+use crate::editor::files::FilesState;
+use crate::editor::protocol::{Command, Pacing, WorldView};
+use crate::editor::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
+use crate::editor::workspace::{Pane, Workspace};
 
 /// Fixed rates offered; each divides 705,600,000 flicks per second, so every
 /// tick length is a whole number of flicks (exact time, see `core::clock`).
@@ -131,7 +131,7 @@ pub fn menu_bar_ui(
                 ui.close();
             }
             ui.separator();
-            super::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
+            crate::editor::panels::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
         });
         ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {

@@ -1,6 +1,6 @@
 //! "Compare with…": the live session is run A, a trace file (or the run so
 //! far, kept) is run B, and every tick A completes is measured against B's
-//! record of that tick (the worker does it, [`super::worker`]; the numbers are
+//! record of that tick (the worker does it, [`crate::editor::worker`]; the numbers are
 //! [`crate::tools::trace_poses`]). The worker says what B is and where A and
 //! B first part (the view's `run_b`); the UI keeps B's records and the
 //! measured ticks as they arrive (`shared::RunBStreams`):
@@ -20,8 +20,8 @@
 
 use egui::{Color32, RichText};
 
-use super::protocol::{Command, WorldView};
-use super::shared::{Commands, View};
+use crate::editor::protocol::{Command, WorldView};
+use crate::editor::shared::{Commands, View};
 use crate::tools::tick_diff::f32_ulps;
 use crate::tools::trace_poses::{FIELD_NAMES, Fields};
 
@@ -135,10 +135,10 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, cmd: 
     let Some(field) = dialog.as_mut() else {
         return;
     };
-    let done = super::files::path_modal(
+    let done = crate::editor::files::path_modal(
         ctx,
         field,
-        super::files::PathModal {
+        crate::editor::files::PathModal {
             id: "compare_with_trace",
             heading: "Compare with a trace",
             explanation: "A JSON Lines trace, as stepframe play --trace writes it.",
@@ -149,7 +149,7 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, cmd: 
     if let Some(choice) = done {
         *dialog = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            cmd.send(Command::CompareWith(super::worker::absolute(&path)));
+            cmd.send(Command::CompareWith(crate::editor::worker::absolute(&path)));
         }
     }
 }

@@ -7,7 +7,7 @@ use std::collections::VecDeque;
 use egui::Color32;
 use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
-use super::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, View};
 
 /// Log lines kept; older ones scroll away.
 pub const LOG_CAPACITY: usize = 5_000;

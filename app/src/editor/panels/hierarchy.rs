@@ -9,8 +9,8 @@ use std::collections::BTreeMap;
 use egui::collapsing_header::CollapsingState;
 use stepframe_core::ObjectId;
 
-use super::protocol::{Command, ObjectView};
-use super::shared::{Commands, View};
+use crate::editor::protocol::{Command, ObjectView};
+use crate::editor::shared::{Commands, View};
 
 /// Parents with at most this many children start unfolded.
 const OPEN_UP_TO: usize = 10;

@@ -17,8 +17,8 @@ use egui::{Color32, RichText};
 use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
-use super::protocol::{Command, ScriptCommand, ScriptsView};
-use super::shared::{Commands, View};
+use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
+use crate::editor::shared::{Commands, View};
 
 mod debug;
 use debug::{breakpoint_form_ui, hit_ui, open_breakpoint_form};

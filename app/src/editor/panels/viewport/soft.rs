@@ -6,8 +6,8 @@
 use egui::{Color32, Pos2, Stroke};
 use stepframe_core::Vec2;
 
-use super::geometry::Camera;
-use super::protocol::SoftView;
+use crate::editor::geometry::Camera;
+use crate::editor::protocol::SoftView;
 
 /// Pinned particles: they do not move, so they get their own colour.
 const PINNED: Color32 = Color32::from_rgb(240, 200, 90);

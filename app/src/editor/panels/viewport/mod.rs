@@ -3,16 +3,18 @@
 //! contacts, pan (drag), zoom (scroll), click to select, and keyboard input for
 //! the game while it has focus.
 
+mod soft;
+
 use std::collections::BTreeSet;
 
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
 use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 
-use super::compare::B_COLOUR;
-use super::geometry::{self, Camera};
-use super::protocol::{Command, ObjectView, WorldView};
-use super::shared::{Commands, Persisted, View};
-use super::viewport_soft::{draw_soft, soft_contains};
+use crate::editor::geometry::{self, Camera};
+use crate::editor::panels::compare::B_COLOUR;
+use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
+use crate::editor::protocol::{Command, ObjectView, WorldView};
+use crate::editor::shared::{Commands, Persisted, View};
 
 /// Viewport camera and keyboard state.
 #[derive(Clone, Debug, PartialEq)]

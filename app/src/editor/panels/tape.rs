@@ -18,8 +18,8 @@ use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
 
-use super::protocol::{Command, WorldView};
-use super::shared::{Commands, View};
+use crate::editor::protocol::{Command, WorldView};
+use crate::editor::shared::{Commands, View};
 
 /// Ticks either side of the cursor the list shows by default: 5 s at 60 Hz.
 const DEFAULT_SPAN: u64 = 300;

@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
 
-use super::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, View};
 
 /// A tick marked with a note.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

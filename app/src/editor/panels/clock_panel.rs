@@ -5,9 +5,9 @@
 //! state it stopped in, so the two agree. Also the state hash of that tick and
 //! the worker's own frame rate.
 
-use super::protocol::Command;
-use super::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
-use super::timeline::TimelineState;
+use crate::editor::protocol::Command;
+use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
+use crate::editor::timeline::TimelineState;
 
 /// One row: a field name padded so the values line up in monospace.
 fn row(name: &str, value: String) -> String {
