@@ -57,6 +57,7 @@
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `poses`, `reach`, `rewind` |
+//! | [`hook_beacon`] | which hook runs now, read from another thread (a stuck hook's watchdog) | |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
@@ -81,6 +82,7 @@ pub mod export;
 pub mod geometry;
 pub mod hash;
 pub mod history;
+pub mod hook_beacon;
 pub mod ids;
 pub mod input;
 pub mod limits;
@@ -123,6 +125,7 @@ pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
+pub use hook_beacon::{HookBeacon, HookCall};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use limits::BodyError;
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
