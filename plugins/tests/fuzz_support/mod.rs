@@ -109,6 +109,11 @@ pub fn points_into(text: &str, line: usize, column: usize) -> bool {
 }
 
 pub fn run(name: &str, seeds: &[String], check: impl Fn(&str) -> Result<(), String>) {
+    run_bytes(name, seeds, |bytes| check(&String::from_utf8_lossy(bytes)));
+}
+
+/// [`run`] on the mutated bytes as they are (a file need not be UTF-8).
+pub fn run_bytes(name: &str, seeds: &[String], check: impl Fn(&[u8]) -> Result<(), String>) {
     let mut runner = TestRunner::new(Config {
         cases: cases(),
         failure_persistence: None,
@@ -121,7 +126,7 @@ pub fn run(name: &str, seeds: &[String], check: impl Fn(&str) -> Result<(), Stri
             apply(&mut bytes, e);
         }
         let text = String::from_utf8_lossy(&bytes).into_owned();
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&text))) {
+        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&bytes))) {
             Ok(Ok(())) => Ok(()),
             Ok(Err(broken)) => {
                 prop_assert!(false, "{name}: {broken}\n--- mutated ---\n{text}");

@@ -283,6 +283,9 @@ impl EditorApp {
         if !panels.watches.specs.is_empty() {
             panels.watches.sync(&mut commands);
         }
+        if let Some(why) = &workspace.kept {
+            commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
+        }
         commands.send(Command::SetHistoryBudget(Some(budget_bytes(
             persisted.history_budget_mib,
         ))));
