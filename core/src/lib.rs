@@ -31,6 +31,7 @@
 //! | [`condition`] | what every breakpoint shares: id, clock condition, hit count | |
 //! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick | |
 //! | [`debugger`] | breakpoints and where the session suspends | |
+//! | [`hook_beacon`] | which hook runs now, read from another thread (a stuck hook's watchdog) | |
 //! | [`report`] | what one call did, and the wall time of each phase | |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
 //! | [`body`] | body descriptions, body commands, contacts | |
@@ -57,7 +58,6 @@
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `poses`, `reach`, `rewind` |
-//! | [`hook_beacon`] | which hook runs now, read from another thread (a stuck hook's watchdog) | |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
