@@ -15,7 +15,6 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
 
 use stepframe_core::scene::parse_params;
 use stepframe_core::{
@@ -1076,9 +1075,7 @@ fn a_ten_second_stall_runs_at_most_max_steps_ticks_and_reports_exactly_the_dropp
             let before = p.step_frame(c.before);
             let ticks_before = p.stepper().completed_ticks();
             assert_eq!(ticks_before, 30 + u64::from(before.ticks));
-            let t0 = Instant::now();
             let report = p.step_frame(c.stall);
-            let wall = t0.elapsed();
             assert_eq!(report.ticks, c.ticks, "{strategy:?} {}", c.max_delta);
             assert_eq!(
                 p.stepper().dropped(),
@@ -1106,9 +1103,9 @@ fn a_ten_second_stall_runs_at_most_max_steps_ticks_and_reports_exactly_the_dropp
                 + Flicks::from_secs_f64(c.before).0
                 + Flicks::from_secs_f64(c.stall.min(c.max_delta)).0;
             assert_eq!(fed, done * TICK_60HZ + c.dropped.0 + c.left.0);
-            // No death spiral: the stall frame cost a few ticks of work, and
-            // the next frame is an ordinary one.
-            assert!(wall < Duration::from_secs(5), "{wall:?}");
+            // No death spiral: the stall frame ran its `c.ticks` ticks of work
+            // (checked above, by count rather than by a wall-clock bound),
+            // and the next frame is an ordinary one.
             assert_eq!(p.step_frame(DT).ticks, 1);
             assert_eq!(p.stepper().dropped(), c.dropped, "nothing more dropped");
         }

@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::timeline::LaneId;
+use stepframe_app::editor::workspace::LAYOUT_KEY;
 use stepframe_app::editor::{EditorApp, EditorConfig, Pane};
 
 mod support;
@@ -221,4 +222,56 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     assert_eq!(watches.len(), 1, "watches persist with the layout");
     assert_eq!(watches[0].expr, "obj(20).y < 0");
     assert_eq!(watches[0].action, stepframe_plugins::WatchAction::Mark);
+}
+
+#[test]
+fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_reset() {
+    let file = scratch("layout-broken").join("storage.json");
+    // A layout cut short on line 2: what a crash mid-write or a hand edit leaves.
+    let broken = "(\n    id: (14869877084423508223), root: Some((20)), tiles: (".to_string();
+    let mut storage = FileStorage::open(&file);
+    eframe::Storage::set_string(&mut storage, LAYOUT_KEY, broken.clone());
+    eframe::Storage::flush(&mut storage);
+
+    let mut h = editor_with_storage(&file);
+    let notice = h
+        .state()
+        .feedback()
+        .log
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with("layout not read: "))
+        .map(|l| l.text.clone())
+        .expect("a notice");
+    assert!(
+        notice.contains("key `stepframe-layout` of the editor's settings file) at line 2, column "),
+        "{notice}"
+    );
+    assert!(notice.contains("kept until View, Reset layout"), "{notice}");
+    // The default layout is shown; the user moves a pane and the editor
+    // saves its settings, as it does on exit: the stored layout is kept.
+    assert!(h.state().workspace().is_open(Pane::Log));
+    h.state_mut().workspace_mut().set_open(Pane::Log, false);
+    h.run_steps(2);
+    let mut storage = FileStorage::open(&file);
+    eframe::App::save(h.state_mut(), &mut storage);
+    eframe::Storage::flush(&mut storage);
+    let stored = FileStorage::open(&file);
+    assert_eq!(
+        eframe::Storage::get_string(&stored, LAYOUT_KEY).as_deref(),
+        Some(broken.as_str()),
+        "the stored layout is byte for byte what it was"
+    );
+
+    // Reset layout is the user choosing a new one: it is stored from then on.
+    h.state_mut().workspace_mut().reset();
+    let mut storage = FileStorage::open(&file);
+    eframe::App::save(h.state_mut(), &mut storage);
+    eframe::Storage::flush(&mut storage);
+    let stored = FileStorage::open(&file);
+    let text = eframe::Storage::get_string(&stored, LAYOUT_KEY).expect("a layout");
+    assert_ne!(text, broken);
+    drop(h);
+    let h = editor_with_storage(&file);
+    assert!(h.state().workspace().kept.is_none(), "the new one reads");
 }

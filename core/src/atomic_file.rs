@@ -55,7 +55,13 @@ pub fn write_with(
     #[cfg(feature = "test-hooks")]
     pause::begin_write();
     let result = (|| {
-        let mut file = File::create(&tmp)?;
+        // The reason a write fails in a read-only folder is here: say where.
+        let mut file = File::create(&tmp).map_err(|e| {
+            std::io::Error::new(
+                e.kind(),
+                format!("cannot create a file in {}: {e}", dir.display()),
+            )
+        })?;
         #[cfg(feature = "test-hooks")]
         pause::at(pause::Point::Created);
         fill(&mut file)?;

@@ -66,6 +66,18 @@ pub struct WallClock {
     manual: Option<Arc<AtomicU64>>,
 }
 
+/// Two clocks are equal when they read the same time: both the system's, or
+/// clones of one manual time.
+impl PartialEq for WallClock {
+    fn eq(&self, other: &WallClock) -> bool {
+        match (&self.manual, &other.manual) {
+            (None, None) => true,
+            (Some(a), Some(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+}
+
 impl Default for WallClock {
     fn default() -> WallClock {
         WallClock::system()

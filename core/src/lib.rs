@@ -31,6 +31,7 @@
 //! | [`condition`] | what every breakpoint shares: id, clock condition, hit count | |
 //! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick | |
 //! | [`debugger`] | breakpoints and where the session suspends | |
+//! | [`hook_beacon`] | which hook runs now, read from another thread (a stuck hook's watchdog) | |
 //! | [`report`] | what one call did, and the wall time of each phase | |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
 //! | [`body`] | body descriptions, body commands, contacts | |
@@ -81,6 +82,7 @@ pub mod export;
 pub mod geometry;
 pub mod hash;
 pub mod history;
+pub mod hook_beacon;
 pub mod ids;
 pub mod input;
 pub mod limits;
@@ -123,6 +125,7 @@ pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
+pub use hook_beacon::{HookBeacon, HookCall};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use limits::BodyError;
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};

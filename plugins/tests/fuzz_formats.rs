@@ -1,144 +1,46 @@
-//! Fuzzing two small formats the way `fuzz_scene.rs` fuzzes scenes: random
+//! Fuzzing small formats the way `fuzz_scene.rs` fuzzes scenes: random
 //! byte edits of the input tape (`assets/recordings/demo.ron`, core's
-//! `Recording::parse`) and of watch expressions (`WatchSet::new`) never
-//! panic; a rejected text gets an error with line ≥ 1 and column ≥ 1; an
-//! accepted one runs (a tape replays into a session, a watch is asked after
-//! a few ticks) without panicking. Cases: `STEPFRAME_FUZZ_CASES` (default 256).
+//! `Recording::parse`), of session recordings (version 2, with the editor's
+//! edits: `assets/recordings/demo-session.ron` and a short one with an edit
+//! of every kind) and of watch expressions (`WatchSet::new`) never panic; a
+//! rejected text gets an error with line ≥ 1 and column ≥ 1 inside the text;
+//! an accepted one runs (a tape or a session replays into a session, a watch
+//! is asked after a few ticks) without panicking. Cases:
+//! `STEPFRAME_FUZZ_CASES` (default 256). The mutator is `fuzz_support`.
 
 use std::path::Path;
 
-use proptest::prelude::*;
-use proptest::sample::Index;
-use proptest::test_runner::{Config, TestRunner};
-use stepframe_core::{Pipeline, Recording, RecordingError, Replay, TickWatch, TimeSettings};
+use stepframe_core::{Pipeline, Recording, RecordingError, Replay, Scene, TickWatch, TimeSettings};
 use stepframe_plugins::{WatchAction, WatchError, WatchSet, WatchSpec};
 
-fn cases() -> u32 {
-    std::env::var("STEPFRAME_FUZZ_CASES")
-        .ok()
-        .and_then(|n| n.parse().ok())
-        .unwrap_or(256)
-}
+mod fuzz_support;
+use fuzz_support::{points_into, run};
 
-/// Bytes an insertion picks from: RON and rhai punctuation, awkward bytes.
-const INSERTS: &[&str] = &[
-    "(",
-    ")",
-    "[",
-    "]",
-    "{",
-    "}",
-    ",",
-    ":",
-    "\"",
-    "'",
-    "`",
-    "#",
-    "\n",
-    "\0",
-    "é",
-    "\u{feff}",
-    "1e999",
-    "-",
-    ".",
-    "NaN",
-    "18446744073709551616",
-    "((((((((((",
-    "//",
-    "/*",
-    "$",
-    "\\",
-];
-
-#[derive(Clone, Debug)]
-enum Edit {
-    Flip(Index, u8),
-    Delete(Index, usize),
-    Insert(Index, Index),
-    Duplicate(Index, usize, Index),
-    Truncate(Index),
-}
-
-fn edit() -> impl Strategy<Value = Edit> {
-    prop_oneof![
-        (any::<Index>(), 0u8..8).prop_map(|(i, b)| Edit::Flip(i, b)),
-        (any::<Index>(), 1usize..16).prop_map(|(i, n)| Edit::Delete(i, n)),
-        (any::<Index>(), any::<Index>()).prop_map(|(i, c)| Edit::Insert(i, c)),
-        (any::<Index>(), 1usize..64, any::<Index>()).prop_map(|(f, n, t)| Edit::Duplicate(f, n, t)),
-        any::<Index>().prop_map(Edit::Truncate),
-    ]
-}
-
-fn apply(bytes: &mut Vec<u8>, e: &Edit) {
-    let at = |i: &Index, len: usize| i.index(len + 1);
-    match e {
-        Edit::Flip(i, b) if !bytes.is_empty() => {
-            let k = i.index(bytes.len());
-            bytes[k] ^= 1 << b;
+/// A rejected recording's error must point into the text; any other kind of
+/// error is a bug (parse errors are the only ones a text can cause).
+fn recording_error_points_into(text: &str, error: RecordingError) -> Result<(), String> {
+    match error {
+        RecordingError::Parse {
+            line,
+            column,
+            message,
+            ..
         }
-        Edit::Delete(i, n) if !bytes.is_empty() => {
-            let k = i.index(bytes.len());
-            let end = (k + n).min(bytes.len());
-            bytes.drain(k..end);
-        }
-        Edit::Insert(i, c) => {
-            let k = at(i, bytes.len());
-            let s = INSERTS[c.index(INSERTS.len())].as_bytes();
-            bytes.splice(k..k, s.iter().copied());
-        }
-        Edit::Duplicate(f, n, t) if !bytes.is_empty() => {
-            let k = f.index(bytes.len());
-            let span: Vec<u8> = bytes[k..(k + n).min(bytes.len())].to_vec();
-            let to = at(t, bytes.len());
-            bytes.splice(to..to, span);
-        }
-        Edit::Truncate(i) => {
-            let k = at(i, bytes.len());
-            bytes.truncate(k);
-        }
-        _ => {}
-    }
-}
-
-/// Whether `line:column` (1-based) points into `text` (at most one past a
-/// line's end, or the line after the last).
-fn points_into(text: &str, line: usize, column: usize) -> bool {
-    let lines: Vec<&str> = text.split('\n').collect();
-    line >= 1
-        && column >= 1
-        && line <= lines.len() + 1
-        && lines
-            .get(line - 1)
-            .is_none_or(|l| column <= l.chars().count() + 1)
-}
-
-fn run(name: &str, seeds: &[String], check: impl Fn(&str) -> Result<(), String>) {
-    let mut runner = TestRunner::new(Config {
-        cases: cases(),
-        failure_persistence: None,
-        ..Config::default()
-    });
-    let input = (any::<Index>(), prop::collection::vec(edit(), 1..=4));
-    let result = runner.run(&input, |(seed, edits)| {
-        let mut bytes = seeds[seed.index(seeds.len())].clone().into_bytes();
-        for e in &edits {
-            apply(&mut bytes, e);
-        }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(&text))) {
-            Ok(Ok(())) => Ok(()),
-            Ok(Err(broken)) => {
-                prop_assert!(false, "{name}: {broken}\n--- mutated ---\n{text}");
+        | RecordingError::Invalid {
+            line,
+            column,
+            message,
+            ..
+        } => {
+            if points_into(text, line, column) && !message.is_empty() {
                 Ok(())
-            }
-            Err(_) => {
-                prop_assert!(false, "{name}: panic\n--- mutated ---\n{text}");
-                Ok(())
+            } else {
+                Err(format!(
+                    "error at {line}:{column} ({message}) is not in the text"
+                ))
             }
         }
-    });
-    if let Err(e) = result {
-        panic!("{e}");
+        other => Err(format!("unexpected error kind: {other}")),
     }
 }
 
@@ -158,29 +60,69 @@ fn mutated_tapes_never_panic_and_errors_have_positions() {
                 }
                 Ok(())
             }
-            Err(RecordingError::Parse {
-                line,
-                column,
-                message,
-                ..
-            })
-            | Err(RecordingError::Invalid {
-                line,
-                column,
-                message,
-                ..
-            }) => {
-                if points_into(text, line, column) && !message.is_empty() {
-                    Ok(())
-                } else {
-                    Err(format!(
-                        "error at {line}:{column} ({message}) is not in the text"
-                    ))
-                }
-            }
-            Err(other) => Err(format!("unexpected error kind: {other}")),
+            Err(e) => recording_error_points_into(text, e),
         }
     });
+}
+
+/// A session recording of the demo with an edit of every kind in its first
+/// ticks, so a replay of a few frames applies them all.
+const SHORT_SESSION: &str = r#"(
+    version: 2,
+    fixed_hz: 60,
+    ticks: 8,
+    events: [
+        (tick: 1, source: Key("ArrowRight"), value: 1.0),
+        (tick: 4, source: Key("Space"), value: 1.0),
+    ],
+    edits: [
+        (tick: 2, edit: Pose(object: 20, pose: (x: -8.0, y: 3.0, angle: 0.0))),
+        (tick: 2, edit: Params(object: 20, index: 0, behaviour: "PlayerController",
+            params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, charge_impulse_per_second: 6.0)")),
+        (tick: 3, edit: Enabled(object: 203, enabled: false)),
+        (tick: 4, edit: Settings((fixed_hz: 50, max_delta: 0.25, max_steps: 4, time_scale: 1.0,
+            substeps: 1, strategy: Accumulator))),
+        (tick: 5, edit: Velocity(object: 20, velocity: (linear: (x: 0.0, y: 4.0), angular: 0.0))),
+    ],
+)
+"#;
+
+#[test]
+fn mutated_session_recordings_never_panic_and_errors_have_positions() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let demo_session = std::fs::read_to_string(root.join("assets/recordings/demo-session.ron"))
+        .expect("demo session");
+    let registry = stepframe_plugins::registry_for(
+        &stepframe_plugins::ScriptHost::new(),
+        &root.join("assets/scenes"),
+    );
+    let scene = Scene::load(&root.join("assets/scenes/demo.ron"), &registry).expect("demo");
+    let short = Recording::parse(SHORT_SESSION, Path::new("short.ron")).expect("the seed parses");
+    assert_eq!(
+        (short.version, short.edits.len()),
+        (2, 5),
+        "every edit kind"
+    );
+    run(
+        "session",
+        &[demo_session, SHORT_SESSION.to_string()],
+        |text| {
+            match Recording::parse(text, Path::new("fuzz-session.ron")) {
+                Ok(recording) => {
+                    // It replays into the scene it was made of: its edits apply
+                    // (or are refused and logged) at their ticks.
+                    let mut p = Pipeline::new(TimeSettings::default());
+                    p.load_scene(&scene, &registry).map_err(|e| e.to_string())?;
+                    p.set_tick_input(Some(Box::new(Replay::new(recording))));
+                    for _ in 0..8 {
+                        p.step_frame(1.0 / 60.0);
+                    }
+                    Ok(())
+                }
+                Err(e) => recording_error_points_into(text, e),
+            }
+        },
+    );
 }
 
 #[test]

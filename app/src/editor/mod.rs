@@ -44,7 +44,7 @@ pub use panels::Panels;
 pub use panels::log::{LogBook, LogLine};
 pub use protocol::{Command, Event, Pacing, WorldView};
 pub use shared::{Action, Commands, Published, View};
-pub use workspace::{Pane, Workspace};
+pub use workspace::{Pane, StoredLayoutError, Workspace};
 
 /// Opens the editor window on a scene, playing it, with the rewind history's
 /// byte budget `history_mib` if given and the scenes' behaviours from

@@ -111,6 +111,8 @@ pub struct Published {
     pub recovery: Option<RecoveryPoint>,
     /// Why the worker stopped (its panic message), while it is dead.
     pub worker_stopped: Option<String>,
+    /// The hook call the worker has been stuck in past the watchdog's limit.
+    pub worker_stuck: Option<crate::editor::app::StuckHook>,
     /// Run B's streams, while there is a run B.
     pub run_b: RunBStreams,
 }
@@ -290,6 +292,11 @@ impl<'a> View<'a> {
         self.published.worker_stopped.as_deref()
     }
 
+    /// The hook the worker is stuck in, past the watchdog's limit.
+    pub fn worker_stuck(&self) -> Option<&'a crate::editor::app::StuckHook> {
+        self.published.worker_stuck.as_ref()
+    }
+
     /// The newest recovery point.
     pub fn recovery(&self) -> Option<&'a RecoveryPoint> {
         self.published.recovery.as_ref()
@@ -318,6 +325,9 @@ pub enum Action {
     DismissError,
     /// Start a new worker from the last recovery point.
     RestartWorker,
+    /// Walk away from a worker stuck in a hook: detach its thread, restart
+    /// from the last recovery point.
+    AbandonWorker,
     /// Bring a pane to the front.
     OpenPane(Pane),
 }

@@ -1,7 +1,10 @@
 //! The docked workspace: every panel is a tile (egui_tiles, Rerun's tiling
 //! crate) the user can resize, drag into another place or next to another
 //! tab, close and reopen from the View menu. The arrangement persists with
-//! eframe's storage; "Reset layout" brings back the default one.
+//! eframe's storage; "Reset layout" brings back the default one. A stored
+//! layout that does not read (or lacks a pane) is reported with its line and
+//! column and kept: the session shows the default layout, and the stored text
+//! is not written over until the user picks Reset layout.
 //!
 //! The default layout, chosen so that at 1280×800 (the first window) and at
 //! 1920×1080 the viewport is the largest tile and the timeline runs along the
@@ -104,14 +107,60 @@ const TIMELINE_SHARE: f32 = 0.36;
 pub struct Workspace {
     /// The tile tree (serialised as the layout).
     pub tree: Tree<Pane>,
+    /// Why the stored layout was not used, while it is kept: the stored text
+    /// is not written over until the user picks View → Reset layout (a bad
+    /// layout never costs the user what they had stored).
+    pub kept: Option<StoredLayoutError>,
 }
 
 impl Default for Workspace {
     fn default() -> Workspace {
         Workspace {
             tree: default_tree(),
+            kept: None,
         }
     }
+}
+
+/// A stored layout the editor could not use: where in its text and why.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredLayoutError {
+    /// One-based line in the stored text (1 for a layout that parsed but
+    /// does not hold every pane once).
+    pub line: usize,
+    /// One-based column.
+    pub column: usize,
+    /// What was expected.
+    pub message: String,
+}
+
+impl std::fmt::Display for StoredLayoutError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "the stored layout (key `{LAYOUT_KEY}` of the editor's settings file) at line {}, \
+             column {}: {}; the default layout is shown and the stored one kept until View, Reset \
+             layout",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+/// The layout in a stored text, or where and why it is not one.
+fn parse_layout(text: &str) -> Result<Tree<Pane>, StoredLayoutError> {
+    let tree: Tree<Pane> = ron::from_str(text).map_err(|e| StoredLayoutError {
+        line: e.span.start.line.max(1),
+        column: e.span.start.col.max(1),
+        message: e.code.to_string(),
+    })?;
+    if !is_complete(&tree) {
+        return Err(StoredLayoutError {
+            line: 1,
+            column: 1,
+            message: "a layout that holds every pane exactly once".to_string(),
+        });
+    }
+    Ok(tree)
 }
 
 fn set_shares(tiles: &mut Tiles<Pane>, container: TileId, shares: &[(TileId, f32)]) {
@@ -171,19 +220,27 @@ fn default_tree() -> Tree<Pane> {
 }
 
 impl Workspace {
-    /// The stored layout if it holds every pane exactly once, else the
-    /// default one (a layout from another version is not trusted).
+    /// The stored layout if it reads and holds every pane exactly once,
+    /// else the default one, with [`Workspace::kept`] saying why (a layout
+    /// from another version is not trusted either).
     pub fn load(storage: Option<&dyn eframe::Storage>) -> Workspace {
-        let stored: Option<Tree<Pane>> = storage.and_then(|s| eframe::get_value(s, LAYOUT_KEY));
-        match stored {
-            Some(tree) if is_complete(&tree) => Workspace { tree },
-            _ => Workspace::default(),
+        let Some(text) = storage.and_then(|s| s.get_string(LAYOUT_KEY)) else {
+            return Workspace::default();
+        };
+        match parse_layout(&text) {
+            Ok(tree) => Workspace { tree, kept: None },
+            Err(why) => Workspace {
+                kept: Some(why),
+                ..Workspace::default()
+            },
         }
     }
 
-    /// Writes the layout to `storage`.
+    /// Writes the layout to `storage`, unless a stored one is kept.
     pub fn save(&self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, LAYOUT_KEY, &self.tree);
+        if self.kept.is_none() {
+            eframe::set_value(storage, LAYOUT_KEY, &self.tree);
+        }
     }
 
     /// The tile of a pane.
@@ -215,6 +272,8 @@ impl Workspace {
     /// The default layout again.
     pub fn reset(&mut self) {
         self.tree = default_tree();
+        // The user chose a new layout: the stored one may be replaced now.
+        self.kept = None;
     }
 
     /// The screen rectangle of a pane's tile in the last layout: its tab

@@ -34,8 +34,10 @@ impl Pipeline {
             pending_suspend,
             report,
             wall,
+            beacon,
             ..
         } = self;
+        let beacon = beacon.as_ref();
         let gates_read = scheduler.fixed_gates(world);
         let Scheduler {
             entries,
@@ -73,7 +75,11 @@ impl Pipeline {
                         // The gates read before the pass hold until a hook
                         // changes one (a removal, a disable): from then on,
                         // every call checks its own (module docs of `schedule`).
-                        if gates_read && !breakpoints && !ctx.world.gates_changed.0 {
+                        if gates_read
+                            && !breakpoints
+                            && beacon.is_none()
+                            && !ctx.world.gates_changed.0
+                        {
                             let (stop, called) =
                                 fixed_run(&calls[k..group.end], behaviours, &mut ctx, dt);
                             if called && timing.is_none() {
@@ -109,6 +115,9 @@ impl Pipeline {
                             *pending_suspend = Some(SuspendReason::Breakpoint(hit));
                         }
                         ctx.caller = call.caller;
+                        if let Some(b) = beacon {
+                            b.enter(call.caller.object, call.caller.seq, HookKind::FixedUpdate);
+                        }
                         behaviour.fixed_update(&mut ctx, dt);
                         if ctx.requests.any {
                             return Some(k - 1);
@@ -122,6 +131,9 @@ impl Pipeline {
             }))
             .map_err(|payload| (payload, ctx.caller.seq))
         };
+        if let Some(b) = beacon {
+            b.leave();
+        }
         if let Some((p, t0)) = timing {
             self.report
                 .timing
@@ -297,6 +309,9 @@ impl Pipeline {
                 },
                 hook: HookKind::Routine,
             };
+            if let Some(b) = &self.beacon {
+                b.enter(owner, ctx.caller.seq, HookKind::Routine);
+            }
             let result = match (&mut list[k].routine, target) {
                 (RoutineBody::Named { name, .. }, Some(i)) => {
                     let behaviour = self.sim.scheduler.behaviours[i].as_mut();
@@ -307,6 +322,9 @@ impl Pipeline {
                 }
                 (RoutineBody::Named { .. }, None) => Ok(Wait::Done),
             };
+            if let Some(b) = &self.beacon {
+                b.leave();
+            }
             match result {
                 Ok(Wait::Seconds(s)) => {
                     list[k].wake_at = now + Flicks::from_secs_f64(s);
@@ -369,7 +387,13 @@ impl Pipeline {
             hook,
         };
         let behaviour = self.sim.scheduler.behaviours[i].as_mut();
+        if let Some(b) = &self.beacon {
+            b.enter(object, ctx.caller.seq, hook);
+        }
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
+        if let Some(b) = &self.beacon {
+            b.leave();
+        }
         if let Err(payload) = result {
             self.sim.scheduler.set_faulted(i);
             self.report_fault(object, hook, &payload);

@@ -13,6 +13,13 @@ impl Pipeline {
         self.wall = clock;
     }
 
+    /// Announces every hook call on `beacon` from now on (`None`: stop), so
+    /// a host can tell from another thread which hook has not returned
+    /// ([`crate::hook_beacon`]). FixedUpdate then runs its per-call loop.
+    pub fn set_hook_beacon(&mut self, beacon: Option<crate::hook_beacon::HookBeacon>) {
+        self.beacon = beacon;
+    }
+
     /// Suspends where the cursor says the frame stands. The clock's
     /// `interpolation_alpha` becomes the accumulator over fixed dt of the state
     /// it stopped in, so every reader of the clock (telemetry, the clock panel)

@@ -209,6 +209,9 @@ pub struct Pipeline {
     hooks_changed: bool,
     /// Where the phase timings read wall time ([`Pipeline::set_wall_clock`]).
     wall: crate::clock_breakpoint::WallClock,
+    /// Announces every hook call to a watcher on another thread
+    /// ([`Pipeline::set_hook_beacon`]); `None` in sessions nobody watches.
+    beacon: Option<crate::hook_beacon::HookBeacon>,
 }
 
 impl SubsystemState for Pipeline {
@@ -253,6 +256,7 @@ impl Pipeline {
             carried_clock_change: None,
             hooks_changed: false,
             wall: crate::clock_breakpoint::WallClock::system(),
+            beacon: None,
         };
         p.sync_clock(Phase::Idle, false);
         p

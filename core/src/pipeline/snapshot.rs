@@ -92,6 +92,19 @@ impl Snapshot {
         self.state.stepper.simulation_time().as_secs_f64()
     }
 
+    /// The registered name of `object`'s behaviour with registration number
+    /// `seq` ([`crate::HookCall::seq`]), if it was in the cohort then: how a
+    /// watcher names a behaviour the beacon reported, without the pipeline
+    /// (whose thread may be stuck in that very behaviour).
+    pub fn behaviour_name(&self, object: ObjectId, seq: u64) -> Option<String> {
+        let s = &self.state.scheduler;
+        let i = s
+            .entries
+            .iter()
+            .position(|e| e.seq == seq && e.object == object)?;
+        Some(s.behaviours[i].name().to_string())
+    }
+
     /// About how many bytes the snapshot holds (what [`crate::History`]'s
     /// byte budget counts): the world's objects and the cohort's entries
     /// with their heap parts, plus the physics stage's own estimate

@@ -13,6 +13,9 @@
 
 mod events;
 mod shortcuts;
+mod stuck;
+
+pub use stuck::{STUCK_AFTER, StuckHook, Watchdog};
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -59,6 +62,12 @@ pub struct EditorConfig {
     pub history_mib: Option<u32>,
     /// The behaviours its scenes can name (a game's binary adds its own).
     pub behaviours: crate::Behaviours,
+    /// When a hook call that has not returned counts as stuck, on which
+    /// clock (threaded workers; `stuck`'s module docs).
+    pub watchdog: Watchdog,
+    /// The clock the worker's recovery cadence reads (the system's; a
+    /// manual one in tests).
+    pub recovery_clock: stepframe_core::WallClock,
 }
 
 impl EditorConfig {
@@ -70,6 +79,8 @@ impl EditorConfig {
             driver: Driver::Thread,
             history_mib: None,
             behaviours: crate::Behaviours::built_in(),
+            watchdog: Watchdog::default(),
+            recovery_clock: stepframe_core::WallClock::system(),
         }
     }
 
@@ -81,6 +92,8 @@ impl EditorConfig {
             driver: Driver::Driven { dt },
             history_mib: None,
             behaviours: crate::Behaviours::built_in(),
+            watchdog: Watchdog::default(),
+            recovery_clock: stepframe_core::WallClock::system(),
         }
     }
 }
@@ -133,6 +146,12 @@ pub struct EditorApp {
     panels: Panels,
     /// The docked tiles.
     workspace: Workspace,
+    /// When a hook call counts as stuck.
+    watchdog: Watchdog,
+    /// The recovery cadence's clock, for every worker started.
+    recovery_clock: stepframe_core::WallClock,
+    /// The hook call the watchdog is timing.
+    sighting: Option<stuck::Sighting>,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -175,7 +194,8 @@ impl EditorApp {
         let running = match config.driver {
             Driver::Thread => {
                 let worker = Worker::new(worker_end, persisted.pacing, Some(cc.egui_ctx.clone()))
-                    .with_behaviours(config.behaviours.clone());
+                    .with_behaviours(config.behaviours.clone())
+                    .with_wall_clock(config.recovery_clock.clone());
                 let thread = worker::spawn(worker, ui_end.commands.clone())
                     .context("starting the worker thread")?;
                 Running::Thread { thread }
@@ -183,7 +203,8 @@ impl EditorApp {
             Driver::Driven { dt } => Running::Driven {
                 worker: Box::new(
                     Worker::new(worker_end, persisted.pacing, None)
-                        .with_behaviours(config.behaviours.clone()),
+                        .with_behaviours(config.behaviours.clone())
+                        .with_wall_clock(config.recovery_clock.clone()),
                 ),
                 dt,
             },
@@ -201,6 +222,9 @@ impl EditorApp {
         panels.watches = watches;
         if !panels.watches.specs.is_empty() {
             panels.watches.sync(&mut commands);
+        }
+        if let Some(why) = &workspace.kept {
+            commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
         }
         commands.send(Command::SetHistoryBudget(Some(budget_bytes(
             persisted.history_budget_mib,
@@ -225,6 +249,9 @@ impl EditorApp {
             persisted,
             panels,
             workspace,
+            watchdog: config.watchdog,
+            recovery_clock: config.recovery_clock,
+            sighting: None,
         })
     }
 
@@ -324,6 +351,7 @@ impl EditorApp {
                 Action::Error(text) => self.feedback.error(text),
                 Action::DismissError => self.feedback.error = None,
                 Action::RestartWorker => self.restart_worker(),
+                Action::AbandonWorker => self.abandon_worker(),
                 Action::OpenPane(pane) => self.workspace.set_open(pane, true),
             }
         }
@@ -429,9 +457,11 @@ impl EditorApp {
                 let ctx = self.repaint.clone();
                 let repaint = Some(ctx.clone());
                 let behaviours = self.behaviours.clone();
+                let clock = self.recovery_clock.clone();
                 let build = move || {
                     Worker::restart(worker_end, pacing, Some(ctx), point)
                         .with_behaviours(behaviours)
+                        .with_wall_clock(clock)
                 };
                 match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
                     Ok(thread) => Running::Thread { thread },
@@ -444,8 +474,12 @@ impl EditorApp {
             }
             Driver::Driven { dt } => {
                 let behaviours = self.behaviours.clone();
-                let build =
-                    || Worker::restart(worker_end, pacing, None, point).with_behaviours(behaviours);
+                let clock = self.recovery_clock.clone();
+                let build = || {
+                    Worker::restart(worker_end, pacing, None, point)
+                        .with_behaviours(behaviours)
+                        .with_wall_clock(clock)
+                };
                 match std::panic::catch_unwind(AssertUnwindSafe(build)) {
                     Ok(worker) => Running::Driven {
                         worker: Box::new(worker),
@@ -491,6 +525,7 @@ impl eframe::App for EditorApp {
             self.on_worker_stopped(message);
         }
         let ctx = ui.ctx().clone();
+        self.watch_hooks(&ctx);
         self.shortcuts(&ctx);
         self.apply_actions();
 

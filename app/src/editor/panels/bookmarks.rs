@@ -42,6 +42,15 @@ struct BookmarkFile {
     bookmarks: Vec<Bookmark>,
 }
 
+/// One-based line and column (in characters) of byte `at` of `bytes`, whose
+/// first `at` bytes are UTF-8.
+fn position_of(bytes: &[u8], at: usize) -> (usize, usize) {
+    let before = std::str::from_utf8(&bytes[..at]).unwrap_or_default();
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    let line = before.matches('\n').count() + 1;
+    (line, before[line_start..].chars().count() + 1)
+}
+
 /// Where the bookmarks of `scene` are kept: beside it, `.ron` becoming
 /// `.bookmarks.ron`.
 pub fn sidecar_path(scene: &Path) -> PathBuf {
@@ -70,11 +79,22 @@ impl BookmarksState {
         self.list.clear();
         self.broken = None;
         let path = sidecar_path(scene);
-        let text = match std::fs::read_to_string(&path) {
-            Ok(t) => t,
+        let bytes = match std::fs::read(&path) {
+            Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
             Err(e) => {
                 self.broken = Some(format!("{}: {e}", path.display()));
+                return self.broken.clone();
+            }
+        };
+        let text = match String::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
+                self.broken = Some(format!(
+                    "{}:{line}:{column}: expected UTF-8 text, found a byte that is not",
+                    path.display()
+                ));
                 return self.broken.clone();
             }
         };

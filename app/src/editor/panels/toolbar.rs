@@ -252,7 +252,56 @@ const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
 pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     if view.worker_stopped().is_some() {
         worker_stopped_ui(ui, view, cmd);
+    } else if let Some(stuck) = view.worker_stuck() {
+        worker_stuck_ui(ui, view, stuck, cmd);
     }
+}
+
+/// Orange: the worker is alive but has not come back from one hook.
+const STUCK_FILL: Color32 = Color32::from_rgb(160, 90, 10);
+
+/// The stuck worker's banner: the hook that has not returned, its thread's
+/// CPU, and the way out (`app::stuck`).
+fn worker_stuck_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    stuck: &crate::editor::app::StuckHook,
+    cmd: &mut Commands,
+) {
+    egui::Frame::new()
+        .fill(STUCK_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                let text = format!(
+                    "Worker stuck for {:.0} s in {}: the hook has not returned; {}",
+                    stuck.running_for.as_secs_f64(),
+                    stuck.call_text(),
+                    stuck.cpu_text()
+                );
+                ui.label(RichText::new(text).color(Color32::WHITE).strong())
+                    .on_hover_text(
+                        "An endless loop in a behaviour cannot be stopped from outside it. \
+                         Abandoning leaves its thread running (it keeps its core busy until \
+                         the editor exits) and continues in a new worker",
+                    );
+                if let Some(p) = view.recovery()
+                    && ui
+                        .button(format!("Abandon and restart from tick {}", p.tick()))
+                        .on_hover_text(format!(
+                            "A new worker from the snapshot at tick {} (frame {}), paused \
+                             there; the stuck thread is detached",
+                            p.tick(),
+                            p.frame()
+                        ))
+                        .clicked()
+                {
+                    cmd.act(Action::AbandonWorker);
+                }
+            });
+        });
 }
 
 /// The last error (until dismissed) and recent notices (for

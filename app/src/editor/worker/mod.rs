@@ -51,8 +51,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    Edit, History, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay, Suspension,
-    TimeSettings,
+    Edit, History, HookBeacon, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay,
+    Suspension, TimeSettings, WallClock,
 };
 use stepframe_plugins::ScriptHost;
 
@@ -159,8 +159,11 @@ pub struct Worker {
     out: WorkerEnd,
     /// Asked to repaint after each publish (absent in tests).
     repaint: Option<egui::Context>,
-    /// When the last recovery point was sent.
-    last_recovery: Instant,
+    /// The wall time the recovery cadence reads (the system clock unless a
+    /// test injects a manual one: [`Worker::with_wall_clock`]).
+    wall: WallClock,
+    /// When the last recovery point was sent, on `wall`.
+    last_recovery: Duration,
     /// The last recovery point sent (sent again with new host state).
     last_point: Option<RecoveryPoint>,
     /// The watches as the UI last sent them, and what the installed set
@@ -232,7 +235,8 @@ impl Worker {
             pending_inputs: Vec::new(),
             out,
             repaint,
-            last_recovery: Instant::now(),
+            wall: WallClock::system(),
+            last_recovery: Duration::ZERO,
             last_point: None,
             watches: watches::Watches::default(),
         }
@@ -294,6 +298,21 @@ impl Worker {
         self.behaviours = behaviours;
         self.registry = self.registry_on(&self.scripts);
         self
+    }
+
+    /// This worker with its recovery cadence ([`RECOVERY_EVERY`]) read from
+    /// `clock`: a test's [`stepframe_core::ManualTime`] makes "a second of
+    /// running has passed" a call, not a sleep.
+    pub fn with_wall_clock(mut self, clock: WallClock) -> Worker {
+        self.last_recovery = clock.now();
+        self.wall = clock;
+        self
+    }
+
+    /// Announces every hook call of the session on `beacon`, for a watcher
+    /// on another thread ([`WorkerThread::hook_running`]).
+    pub fn set_hook_beacon(&mut self, beacon: HookBeacon) {
+        self.pipeline.set_hook_beacon(Some(beacon));
     }
 
     /// The display rate the thread wrapper paces to.
@@ -461,7 +480,8 @@ impl Worker {
             self.dirty = true;
             // A frame that ran to its end leaves the session between frames:
             // the only state a recovery point is taken in.
-            if !self.is_suspended() && self.last_recovery.elapsed() >= RECOVERY_EVERY {
+            let since = self.wall.now().saturating_sub(self.last_recovery);
+            if !self.is_suspended() && since >= RECOVERY_EVERY {
                 self.send_recovery_point();
             }
         }
@@ -509,7 +529,7 @@ impl Worker {
 
     /// Sends a snapshot of the session, between frames, to the UI (latest wins).
     fn send_recovery_point(&mut self) {
-        self.last_recovery = Instant::now();
+        self.last_recovery = self.wall.now();
         let point = RecoveryPoint {
             snapshot: Arc::new(std::sync::Mutex::new(self.pipeline.snapshot())),
             at: (

@@ -14,6 +14,14 @@
 //! of the thread, hands the panic message to [`WorkerThread::stopped`] and wakes
 //! the UI; the UI shows it and can start a new worker with
 //! [`super::Worker::restart`] from the newest recovery point the dead one sent.
+//!
+//! A stuck hook: an endless loop in a behaviour never returns, so the thread
+//! neither dies nor answers. The thread announces every hook call on a
+//! [`HookBeacon`]; [`WorkerThread::hook_running`] reads it from the UI, which
+//! times the call itself (`app`'s watchdog). [`WorkerThread::cpu_time`] reads
+//! the thread's CPU time from `/proc` (the loop keeps a core busy), and
+//! [`WorkerThread::detach`] walks away from it: the thread is left running
+//! (nothing can stop it) while a new worker takes over.
 
 use std::any::Any;
 use std::panic::AssertUnwindSafe;
@@ -22,7 +30,7 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
 
-use stepframe_core::FramePacer;
+use stepframe_core::{FramePacer, HookBeacon, HookCall};
 
 use super::Worker;
 use crate::editor::protocol::{Command, Event, Pacing, RecoveryPoint, WorldView};
@@ -124,6 +132,12 @@ pub struct WorkerThread {
     join: Option<JoinHandle<()>>,
     /// How the thread ended: one message, sent as it ends.
     exit: Receiver<String>,
+    /// The hook call the worker is inside, if any (written by its pipeline).
+    beacon: HookBeacon,
+    /// The thread's Linux task id, once it has started (for its CPU time).
+    tid: Receiver<u32>,
+    /// `tid` once read.
+    tid_seen: std::cell::OnceCell<Option<u32>>,
 }
 
 impl WorkerThread {
@@ -143,6 +157,57 @@ impl WorkerThread {
             }
         }
     }
+
+    /// The hook call the worker's session is inside right now, if any. The
+    /// same [`HookCall::call`] read again later means the same call is still
+    /// running: the caller times it with its own clock.
+    pub fn hook_running(&self) -> Option<HookCall> {
+        self.beacon.current()
+    }
+
+    /// CPU time the worker thread has used so far, from
+    /// `/proc/self/task/<tid>/schedstat` (nanoseconds), or `stat`'s user and
+    /// system ticks at 100 a second where schedstat is missing. `None` off
+    /// Linux or before the thread said who it is.
+    pub fn cpu_time(&self) -> Option<Duration> {
+        let tid = (*self.tid_seen.get_or_init(|| self.tid.try_recv().ok()))?;
+        thread_cpu_time(tid)
+    }
+
+    /// Walks away from the thread without waiting for it: it is asked to shut
+    /// down (which it does if its hook ever returns) and never joined. A
+    /// thread stuck in an endless hook goes on running, and holding what it
+    /// holds, until the process ends.
+    pub fn detach(mut self) {
+        let _ = self.commands.send(Command::Shutdown);
+        // Dropping the handle detaches the thread; `Drop` then has nothing to join.
+        drop(self.join.take());
+    }
+}
+
+/// The Linux task id of the calling thread (`/proc/thread-self` points at
+/// `<pid>/task/<tid>`).
+fn current_tid() -> Option<u32> {
+    let link = std::fs::read_link("/proc/thread-self").ok()?;
+    link.file_name()?.to_str()?.parse().ok()
+}
+
+/// CPU time of task `tid` of this process (see [`WorkerThread::cpu_time`]).
+fn thread_cpu_time(tid: u32) -> Option<Duration> {
+    let task = format!("/proc/self/task/{tid}");
+    if let Ok(text) = std::fs::read_to_string(format!("{task}/schedstat"))
+        && let Some(ns) = text.split_whitespace().next().and_then(|n| n.parse().ok())
+    {
+        return Some(Duration::from_nanos(ns));
+    }
+    let stat = std::fs::read_to_string(format!("{task}/stat")).ok()?;
+    // Fields after the command name (which may hold spaces, in parentheses):
+    // utime and stime are the 14th and 15th fields, the 12th and 13th after it.
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
 }
 
 impl Drop for WorkerThread {
@@ -174,11 +239,21 @@ pub fn spawn_with(
     repaint: Option<egui::Context>,
 ) -> std::io::Result<WorkerThread> {
     let (exit_tx, exit) = crossbeam_channel::bounded(1);
+    let (tid_tx, tid) = crossbeam_channel::bounded(1);
+    let beacon = HookBeacon::new();
+    let announce = beacon.clone();
     let join = std::thread::Builder::new()
         .name("stepframe-worker".into())
         .spawn(move || {
+            if let Some(id) = current_tid() {
+                let _ = tid_tx.send(id);
+            }
             // The worker is dropped by the unwind and never used again.
-            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| run_paced(build())));
+            let outcome = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                let mut worker = build();
+                worker.set_hook_beacon(announce);
+                run_paced(worker)
+            }));
             let message = match outcome {
                 Ok(()) => "the worker thread returned".to_string(),
                 Err(payload) => panic_text(payload.as_ref()),
@@ -192,6 +267,9 @@ pub fn spawn_with(
         commands,
         join: Some(join),
         exit,
+        beacon,
+        tid,
+        tid_seen: std::cell::OnceCell::new(),
     })
 }
 

@@ -1,0 +1,209 @@
+//! The stuck-hook watchdog: a worker whose session has been inside one hook
+//! call for longer than [`Watchdog::after`] is named in an orange banner
+//! (object, behaviour, hook, how long, the CPU its thread burns) with
+//! **Abandon and restart from tick N**: the stuck thread is detached (left
+//! spinning: nothing in the process can stop a Rust loop) and a new worker
+//! starts from the last recovery point, as after a worker death.
+//!
+//! The UI times the call itself on the watchdog's clock: a call number the
+//! worker's beacon still shows is a call still running since the UI first saw
+//! it (`worker::thread`). So a call is flagged at most one UI frame late, and a
+//! test that injects a [`stepframe_core::ManualTime`] decides when "five
+//! seconds" have passed. While a threaded session runs, the UI asks for a
+//! repaint twice a second, so it looks even when the silent worker asks for
+//! none.
+
+use std::time::{Duration, Instant};
+
+use stepframe_core::{HookCall, HookKind, LogLevel, ObjectId, WallClock};
+
+use super::{EditorApp, Running};
+
+/// Default time one hook call may run before it is called stuck. A frame of
+/// a healthy session takes milliseconds; the stall test's 2 s busy-wait is a
+/// deliberate hitch the editor should sit out, not flag.
+pub const STUCK_AFTER: Duration = Duration::from_secs(3);
+
+/// When a hook call counts as stuck, and the clock that says so.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Watchdog {
+    /// How long one hook call may run.
+    pub after: Duration,
+    /// The clock the call is timed on (the system clock; a manual one in tests).
+    pub clock: WallClock,
+}
+
+impl Default for Watchdog {
+    fn default() -> Watchdog {
+        Watchdog {
+            after: STUCK_AFTER,
+            clock: WallClock::system(),
+        }
+    }
+}
+
+/// A hook call that has not returned, as the banner shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StuckHook {
+    /// The object the hook runs for.
+    pub object: ObjectId,
+    /// Its name, from the last view (empty if it had none).
+    pub object_name: String,
+    /// The behaviour's registered name, from the last recovery point (`None`
+    /// for a behaviour added since).
+    pub behaviour: Option<String>,
+    /// The hook.
+    pub hook: HookKind,
+    /// How long the call has run, on the watchdog's clock.
+    pub running_for: Duration,
+    /// The stuck thread's share of one core since the call was first seen
+    /// (1.0: a whole core), measured on the real clock; `None` where the
+    /// thread's CPU time cannot be read.
+    pub cpu_share: Option<f64>,
+}
+
+impl StuckHook {
+    /// "FixedUpdate of #3 `Spinner` (Spinner)": the call as the log names hooks.
+    pub fn call_text(&self) -> String {
+        let behaviour = self
+            .behaviour
+            .clone()
+            .unwrap_or_else(|| "a behaviour added since the last snapshot".to_string());
+        format!(
+            "{:?} of #{} `{}` ({behaviour})",
+            self.hook, self.object.0, self.object_name
+        )
+    }
+
+    /// "keeps 98% of a core busy", or why no figure.
+    pub fn cpu_text(&self) -> String {
+        match self.cpu_share {
+            Some(share) => format!("its thread keeps {:.0}% of a core busy", share * 100.0),
+            None => "its thread's CPU time cannot be read here".to_string(),
+        }
+    }
+}
+
+/// What the watchdog saw of the current call.
+#[derive(Clone, Debug)]
+pub(super) struct Sighting {
+    /// The call.
+    call: HookCall,
+    /// When the UI first saw it, on the watchdog's clock.
+    since: Duration,
+    /// The same moment on the real clock, and the thread's CPU time then.
+    cpu_from: (Instant, Option<Duration>),
+}
+
+impl EditorApp {
+    /// Looks at the worker's beacon (threaded workers only): updates
+    /// `published.worker_stuck` and keeps the UI repainting while a session
+    /// runs. Never waits.
+    pub(super) fn watch_hooks(&mut self, ctx: &egui::Context) {
+        let Running::Thread { thread } = &self.running else {
+            self.sighting = None;
+            self.published.worker_stuck = None;
+            return;
+        };
+        let running = self
+            .published
+            .live
+            .as_ref()
+            .is_some_and(|v| v.suspension.is_none());
+        if running || self.published.worker_stuck.is_some() {
+            ctx.request_repaint_after(Duration::from_millis(500));
+        }
+        let now = self.watchdog.clock.now();
+        let Some(call) = thread.hook_running() else {
+            self.sighting = None;
+            self.published.worker_stuck = None;
+            return;
+        };
+        let sighting = match &self.sighting {
+            Some(s) if s.call == call => s.clone(),
+            _ => {
+                let s = Sighting {
+                    call,
+                    since: now,
+                    cpu_from: (Instant::now(), thread.cpu_time()),
+                };
+                self.sighting = Some(s.clone());
+                self.published.worker_stuck = None;
+                s
+            }
+        };
+        let running_for = now.saturating_sub(sighting.since);
+        if running_for < self.watchdog.after {
+            return;
+        }
+        let (t0, cpu0) = sighting.cpu_from;
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu_share = match (cpu0, thread.cpu_time()) {
+            (Some(a), Some(b)) if wall > 0.0 => Some(b.saturating_sub(a).as_secs_f64() / wall),
+            _ => None,
+        };
+        let object_name = self
+            .published
+            .live
+            .as_ref()
+            .and_then(|v| v.objects.iter().find(|o| o.id == call.object))
+            .map(|o| o.name.clone())
+            .unwrap_or_default();
+        let behaviour = self.published.recovery.as_ref().and_then(|p| {
+            p.snapshot
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .behaviour_name(call.object, call.seq)
+        });
+        let stuck = StuckHook {
+            object: call.object,
+            object_name,
+            behaviour,
+            hook: call.hook,
+            running_for,
+            cpu_share,
+        };
+        if self.published.worker_stuck.is_none() {
+            self.feedback.log.push(
+                LogLevel::Warning,
+                None,
+                format!(
+                    "worker stuck: {} has not returned for {:.1} s",
+                    stuck.call_text(),
+                    running_for.as_secs_f64()
+                ),
+            );
+        }
+        self.published.worker_stuck = Some(stuck);
+    }
+
+    /// Abandon and restart: the stuck thread is detached and a new worker
+    /// starts from the last recovery point, paused there.
+    pub(super) fn abandon_worker(&mut self) {
+        let Some(stuck) = self.published.worker_stuck.take() else {
+            return;
+        };
+        if self.published.recovery.is_none() {
+            self.published.worker_stuck = Some(stuck);
+            self.feedback
+                .error("no snapshot to restart the worker from");
+            return;
+        }
+        if let Running::Thread { thread } = std::mem::replace(&mut self.running, Running::Stopped) {
+            thread.detach();
+        }
+        self.sighting = None;
+        self.feedback.log.push(
+            LogLevel::Warning,
+            None,
+            format!(
+                "abandoned the worker stuck in {} after {:.1} s: its thread is left running \
+                 (nothing can stop a hook) and {}",
+                stuck.call_text(),
+                stuck.running_for.as_secs_f64(),
+                stuck.cpu_text()
+            ),
+        );
+        self.restart_worker();
+    }
+}
