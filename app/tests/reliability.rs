@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use serde_json::Value;
-use stepframe_app::editor::panels::log::LOG_CAPACITY;
+use stepframe_app::editor::log_book::LOG_CAPACITY;
 use stepframe_app::editor::protocol::{Command as UiCommand, Event, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::tools::{TraceDiff, diff_traces};

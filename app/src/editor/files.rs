@@ -126,7 +126,6 @@ fn scenes_near(field: &str) -> Vec<PathBuf> {
 
 /// Draws whichever dialog is open.
 pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files: &mut FilesState) {
-    crate::editor::panels::compare::compare_dialog_ui(ctx, &mut files.compare, cmd);
     if let Some(field) = files.recording.as_mut() {
         let done = path_modal(
             ctx,

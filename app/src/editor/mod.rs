@@ -27,6 +27,7 @@
 pub mod app;
 mod files;
 pub mod geometry;
+pub mod log_book;
 pub mod panels;
 pub mod protocol;
 mod scene_file;
@@ -40,8 +41,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 pub use app::{Driver, EditorApp, EditorConfig};
+pub use log_book::{LogBook, LogLine};
 pub use panels::Panels;
-pub use panels::log::{LogBook, LogLine};
 pub use protocol::{Command, Event, Pacing, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, StoredLayoutError, Workspace};

@@ -28,7 +28,7 @@ use stepframe_core::{LogLevel, ObjectId};
 
 use super::protocol::{Command, Pacing, RecoveryPoint, RunB, WorldView};
 use super::workspace::Pane;
-use crate::editor::panels::log::LogBook;
+use crate::editor::log_book::LogBook;
 use crate::tools::trace_poses::{Fields, TickDivergence, TracePoses};
 
 /// The rewind history's default byte budget, MiB (core's default).
@@ -112,7 +112,7 @@ pub struct Published {
     /// Why the worker stopped (its panic message), while it is dead.
     pub worker_stopped: Option<String>,
     /// The hook call the worker has been stuck in past the watchdog's limit.
-    pub worker_stuck: Option<crate::editor::app::StuckHook>,
+    pub worker_stuck: Option<StuckHook>,
     /// Run B's streams, while there is a run B.
     pub run_b: RunBStreams,
 }
@@ -293,7 +293,7 @@ impl<'a> View<'a> {
     }
 
     /// The hook the worker is stuck in, past the watchdog's limit.
-    pub fn worker_stuck(&self) -> Option<&'a crate::editor::app::StuckHook> {
+    pub fn worker_stuck(&self) -> Option<&'a StuckHook> {
         self.published.worker_stuck.as_ref()
     }
 
@@ -404,5 +404,50 @@ impl Commands {
     /// The actions asked for since the last call.
     pub fn take_actions(&mut self) -> Vec<Action> {
         std::mem::take(&mut self.actions)
+    }
+}
+
+/// The colour of run B wherever it is drawn (viewport, inspector, timeline).
+pub const B_COLOUR: egui::Color32 = egui::Color32::from_rgb(240, 90, 220);
+
+/// A hook call that has not returned, as the banner shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StuckHook {
+    /// The object the hook runs for.
+    pub object: stepframe_core::ObjectId,
+    /// Its name, from the last view (empty if it had none).
+    pub object_name: String,
+    /// The behaviour's registered name, from the last recovery point (`None`
+    /// for a behaviour added since).
+    pub behaviour: Option<String>,
+    /// The hook.
+    pub hook: stepframe_core::HookKind,
+    /// How long the call has run, on the watchdog's clock.
+    pub running_for: std::time::Duration,
+    /// The stuck thread's share of one core since the call was first seen
+    /// (1.0: a whole core), measured on the real clock; `None` where the
+    /// thread's CPU time cannot be read.
+    pub cpu_share: Option<f64>,
+}
+
+impl StuckHook {
+    /// "FixedUpdate of #3 `Spinner` (Spinner)": the call as the log names hooks.
+    pub fn call_text(&self) -> String {
+        let behaviour = self
+            .behaviour
+            .clone()
+            .unwrap_or_else(|| "a behaviour added since the last snapshot".to_string());
+        format!(
+            "{:?} of #{} `{}` ({behaviour})",
+            self.hook, self.object.0, self.object_name
+        )
+    }
+
+    /// "keeps 98% of a core busy", or why no figure.
+    pub fn cpu_text(&self) -> String {
+        match self.cpu_share {
+            Some(share) => format!("its thread keeps {:.0}% of a core busy", share * 100.0),
+            None => "its thread's CPU time cannot be read here".to_string(),
+        }
     }
 }

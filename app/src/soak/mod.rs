@@ -97,7 +97,7 @@ use serde::Serialize;
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::{Flicks, Scene};
 
-use crate::editor::panels::log::LOG_CAPACITY;
+use crate::editor::log_book::LOG_CAPACITY;
 use meter::{mib, resident_kib};
 pub use panics::{PANICS_PER_OBJECT, panic_scene, panics_due};
 use panics::{PRINTED_PANICS, install_quiet_panic_hook};

@@ -15,7 +15,8 @@ mod events;
 mod shortcuts;
 mod stuck;
 
-pub use stuck::{STUCK_AFTER, StuckHook, Watchdog};
+pub use crate::editor::shared::StuckHook;
+pub use stuck::{STUCK_AFTER, Watchdog};
 
 use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
@@ -32,6 +33,7 @@ use super::shared::{
 use super::timeline::TimelineSettings;
 use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::Workspace;
+use crate::editor::panels::compare::compare_dialog_ui;
 use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
 use crate::editor::panels::watches::WatchesState;
 
@@ -542,6 +544,7 @@ impl eframe::App for EditorApp {
             toolbar_ui(ui, &view, cmd, &mut self.workspace);
             banners_ui(ui, &view, cmd);
         });
+        compare_dialog_ui(&ctx, &mut self.panels.files.compare, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
         self.panels.sync_bookmarks();
         egui::CentralPanel::default()

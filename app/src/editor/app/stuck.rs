@@ -15,9 +15,10 @@
 
 use std::time::{Duration, Instant};
 
-use stepframe_core::{HookCall, HookKind, LogLevel, ObjectId, WallClock};
+use stepframe_core::{HookCall, LogLevel, WallClock};
 
 use super::{EditorApp, Running};
+use crate::editor::shared::StuckHook;
 
 /// Default time one hook call may run before it is called stuck. A frame of
 /// a healthy session takes milliseconds; the stall test's 2 s busy-wait is a
@@ -38,48 +39,6 @@ impl Default for Watchdog {
         Watchdog {
             after: STUCK_AFTER,
             clock: WallClock::system(),
-        }
-    }
-}
-
-/// A hook call that has not returned, as the banner shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StuckHook {
-    /// The object the hook runs for.
-    pub object: ObjectId,
-    /// Its name, from the last view (empty if it had none).
-    pub object_name: String,
-    /// The behaviour's registered name, from the last recovery point (`None`
-    /// for a behaviour added since).
-    pub behaviour: Option<String>,
-    /// The hook.
-    pub hook: HookKind,
-    /// How long the call has run, on the watchdog's clock.
-    pub running_for: Duration,
-    /// The stuck thread's share of one core since the call was first seen
-    /// (1.0: a whole core), measured on the real clock; `None` where the
-    /// thread's CPU time cannot be read.
-    pub cpu_share: Option<f64>,
-}
-
-impl StuckHook {
-    /// "FixedUpdate of #3 `Spinner` (Spinner)": the call as the log names hooks.
-    pub fn call_text(&self) -> String {
-        let behaviour = self
-            .behaviour
-            .clone()
-            .unwrap_or_else(|| "a behaviour added since the last snapshot".to_string());
-        format!(
-            "{:?} of #{} `{}` ({behaviour})",
-            self.hook, self.object.0, self.object_name
-        )
-    }
-
-    /// "keeps 98% of a core busy", or why no figure.
-    pub fn cpu_text(&self) -> String {
-        match self.cpu_share {
-            Some(share) => format!("its thread keeps {:.0}% of a core busy", share * 100.0),
-            None => "its thread's CPU time cannot be read here".to_string(),
         }
     }
 }

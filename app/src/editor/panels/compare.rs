@@ -25,8 +25,7 @@ use crate::editor::shared::{Commands, View};
 use crate::tools::tick_diff::f32_ulps;
 use crate::tools::trace_poses::{FIELD_NAMES, Fields};
 
-/// The colour of run B wherever it is drawn.
-pub const B_COLOUR: Color32 = Color32::from_rgb(240, 90, 220);
+use crate::editor::shared::B_COLOUR;
 /// The colour of a differing value.
 const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
 

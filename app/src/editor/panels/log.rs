@@ -2,62 +2,10 @@
 //! messages, and the editor's own (loads, saves, exports, notices). Clicking a
 //! line selects its object.
 
-use std::collections::VecDeque;
-
 use egui::Color32;
-use stepframe_core::{LogEntry, LogLevel, ObjectId};
+use stepframe_core::LogLevel;
 
 use crate::editor::shared::{Action, Commands, View};
-
-/// Log lines kept; older ones scroll away.
-pub const LOG_CAPACITY: usize = 5_000;
-
-/// One line of the log panel: from a hook or the runtime, or from the editor.
-#[derive(Clone, Debug, PartialEq)]
-pub struct LogLine {
-    /// Severity.
-    pub level: LogLevel,
-    /// Object to select when the line is clicked.
-    pub object: Option<ObjectId>,
-    /// The text shown.
-    pub text: String,
-}
-
-/// The lines, oldest first, at most [`LOG_CAPACITY`].
-#[derive(Clone, Debug, Default)]
-pub struct LogBook {
-    /// The lines.
-    pub lines: VecDeque<LogLine>,
-}
-
-impl LogBook {
-    /// Appends a line.
-    pub fn push(&mut self, level: LogLevel, object: Option<ObjectId>, text: String) {
-        if self.lines.len() == LOG_CAPACITY {
-            self.lines.pop_front();
-        }
-        self.lines.push_back(LogLine {
-            level,
-            object,
-            text,
-        });
-    }
-
-    /// Appends an editor message.
-    pub fn info(&mut self, text: String) {
-        self.push(LogLevel::Info, None, text);
-    }
-
-    /// Appends a line a hook or the runtime wrote (core's one format).
-    pub fn entry(&mut self, entry: &LogEntry) {
-        self.push(entry.level, entry.object, entry.to_string());
-    }
-
-    /// Whether any line contains `text`.
-    pub fn contains(&self, text: &str) -> bool {
-        self.lines.iter().any(|l| l.text.contains(text))
-    }
-}
 
 /// The Log tab's own state: its filter (persisted).
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -265,7 +265,7 @@ const STUCK_FILL: Color32 = Color32::from_rgb(160, 90, 10);
 fn worker_stuck_ui(
     ui: &mut egui::Ui,
     view: &View<'_>,
-    stuck: &crate::editor::app::StuckHook,
+    stuck: &crate::editor::shared::StuckHook,
     cmd: &mut Commands,
 ) {
     egui::Frame::new()

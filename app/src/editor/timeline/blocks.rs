@@ -6,7 +6,7 @@ use std::collections::VecDeque;
 use stepframe_core::Telemetry;
 
 use super::XAxis;
-use super::summary::{SERIES, series_values};
+use super::series::{SERIES, series_values};
 
 /// Records per summary block at each level, finest first. Decimation reads
 /// the coarsest level whose blocks a pixel column holds at least two of

@@ -184,7 +184,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         }
         ui.label(
             egui::RichText::new(format!("B forked at tick {at}"))
-                .color(crate::editor::panels::compare::B_COLOUR),
+                .color(crate::editor::shared::B_COLOUR),
         );
         return;
     }

@@ -5,13 +5,19 @@ use egui::{Color32, RichText};
 use egui_plot::{HLine, Line, MarkerShape, PlotPoints, Points};
 use stepframe_core::Priority;
 
-use super::lanes::{DROPPED, WORST};
-use super::summary::{
+use super::series::{
     SERIES_ACC_AFTER, SERIES_ACC_BEFORE, SERIES_ALPHA, SERIES_DROPPED, SERIES_DT,
     SERIES_FIRST_PRIORITY, SERIES_PHYSICS, SERIES_TICKS,
 };
 use super::{LaneId, MarkerKind};
-use crate::editor::panels::compare::B_COLOUR;
+use crate::editor::shared::B_COLOUR;
+
+/// Width of every lane's y axis, points (the value lanes line up with it).
+pub(super) const Y_AXIS_WIDTH: f32 = 58.0;
+/// The worst frames in the dt lane.
+pub(super) const WORST: Color32 = Color32::from_rgb(235, 70, 70);
+/// Frames whose backlog the cap dropped.
+pub(super) const DROPPED: Color32 = Color32::from_rgb(255, 140, 0);
 
 /// The series a lane draws: `(name, first series index, colour)`; the
 /// FixedUpdate lane's come from the newest frame's priorities.

@@ -22,6 +22,7 @@ use egui_plot::{AxisHints, Plot, Span, VLine};
 use stepframe_core::Priority;
 
 use super::axes::{few_marks_for, hover_rows, x_label, y_label};
+use super::draw::Y_AXIS_WIDTH;
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
@@ -33,8 +34,6 @@ pub const MIN_LANE_HEIGHT: f32 = 56.0;
 const MAX_LANE_HEIGHT: f32 = 220.0;
 /// Width of the label column, points.
 const LABEL_WIDTH: f32 = 150.0;
-/// Width of every lane's y axis, points.
-pub(super) const Y_AXIS_WIDTH: f32 = 58.0;
 /// Height of the x axis under the last expanded lane, points.
 const X_AXIS_HEIGHT: f32 = 18.0;
 /// Height of a row of collapsed lanes' headers, points.
@@ -45,8 +44,6 @@ const ROW_GAP: f32 = 2.0;
 const CURSOR: Color32 = Color32::from_rgb(250, 210, 60);
 const HOVER: Color32 = Color32::from_rgb(150, 150, 160);
 pub(super) const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 110, 200, 50);
-pub(super) const WORST: Color32 = Color32::from_rgb(235, 70, 70);
-pub(super) const DROPPED: Color32 = Color32::from_rgb(255, 140, 0);
 
 /// What the lanes did with the pointer this frame.
 #[derive(Debug, Default)]

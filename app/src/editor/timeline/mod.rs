@@ -37,6 +37,7 @@ mod draw;
 mod events;
 mod export;
 mod lanes;
+mod series;
 mod summary;
 mod watch_lanes;
 

@@ -10,10 +10,11 @@
 //! change ([`Reduced`], keyed by [`SeriesKey`]).
 
 use egui_plot::PlotPoint;
-use stepframe_core::{FrameRecord, Telemetry};
+use stepframe_core::Telemetry;
 
 use super::XAxis;
 use super::blocks::Blocks;
+use super::series::{SERIES, SERIES_DROPPED_MARK, SERIES_DT, SERIES_FIRST_PRIORITY, series_values};
 
 /// false along the slice, as for sorted x).
 pub(super) fn partition(n: usize, before: impl Fn(usize) -> bool) -> usize {
@@ -139,18 +140,6 @@ pub fn decimate_many(
 /// Worst frames highlighted in the dt lane.
 pub(super) const WORST_FRAMES: usize = 10;
 
-/// Indices into [`lane_series`]'s output.
-pub(super) const SERIES_DT: usize = 0;
-pub(super) const SERIES_ACC_BEFORE: usize = 1;
-pub(super) const SERIES_ACC_AFTER: usize = 2;
-pub(super) const SERIES_ALPHA: usize = 3;
-pub(super) const SERIES_TICKS: usize = 4;
-pub(super) const SERIES_DROPPED: usize = 5;
-/// `ticks` where the cap dropped backlog, -1 elsewhere (markers keep y ≥ 0).
-pub(super) const SERIES_DROPPED_MARK: usize = 6;
-pub(super) const SERIES_PHYSICS: usize = 7;
-pub(super) const SERIES_FIRST_PRIORITY: usize = 8;
-
 /// What the decimated series were computed for (the cache key). They depend
 /// on the records in view and their two neighbours only, so a view that
 /// stays put while the session runs (new frames land right of it) is not
@@ -169,36 +158,6 @@ pub(super) struct SeriesKey {
     pub(super) axis: XAxis,
     /// Priority slots drawn.
     pub(super) slots: usize,
-}
-
-/// Series values kept per record: the fixed series plus every priority slot.
-pub(super) const SERIES: usize =
-    SERIES_FIRST_PRIORITY + stepframe_core::telemetry::RECORD_PRIORITIES;
-
-/// Every series value of a record, in `SERIES_*` order; priority slot `s` is
-/// the sum of slots `0..=s` (stacked).
-pub(super) fn series_values(r: &FrameRecord) -> [f64; SERIES] {
-    let mut v = [0.0; SERIES];
-    v[SERIES_DT] = r.delta_time * 1000.0;
-    v[SERIES_ACC_BEFORE] = r.accumulator_before * 1000.0;
-    v[SERIES_ACC_AFTER] = r.accumulator_after * 1000.0;
-    v[SERIES_ALPHA] = f64::from(r.interpolation_alpha);
-    v[SERIES_TICKS] = f64::from(r.ticks);
-    v[SERIES_DROPPED] = r.dropped_time;
-    v[SERIES_DROPPED_MARK] = if r.dropped_this_frame > 0.0 {
-        f64::from(r.ticks)
-    } else {
-        -1.0
-    };
-    v[SERIES_PHYSICS] = f64::from(r.physics_ms);
-    let mut sum = 0.0;
-    for (s, p) in r.by_priority.iter().enumerate() {
-        if s < usize::from(r.priorities) {
-            sum += f64::from(p.1);
-        }
-        v[SERIES_FIRST_PRIORITY + s] = sum;
-    }
-    v
 }
 
 /// Indices in the ring of the records with x in `lo..=hi`, `start..end`.

@@ -9,7 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
 
 use super::TimelineState;
-use crate::editor::panels::compare::B_COLOUR;
+use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::RunBView;
 
 /// Values kept per watch: as many frames as the telemetry ring keeps.
@@ -173,7 +173,7 @@ pub fn value_lane_ui(
             .custom_y_axes(vec![
                 AxisHints::new_y()
                     .formatter(|m, _| super::axes::mark(m.value))
-                    .min_thickness(super::lanes::Y_AXIS_WIDTH)
+                    .min_thickness(super::draw::Y_AXIS_WIDTH)
                     .label_spacing(8.0..=12.0)
                     .tick_label_font(egui::FontId::proportional(11.0)),
             ])

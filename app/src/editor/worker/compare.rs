@@ -9,22 +9,12 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use stepframe_core::{Pipeline, TickRecord};
+use stepframe_core::Pipeline;
 
 use super::Worker;
-use super::tape::TickTap;
+use super::tap::TickTap;
 use crate::editor::protocol::{Event, RunB};
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
-
-/// One live tick against B, if B holds that tick.
-pub(super) fn measure(b: &TracePoses, record: &TickRecord<'_>) -> Option<TickDivergence> {
-    let tick = record.clock.simulation_tick;
-    let theirs = b.at(tick)?;
-    Some(compare(
-        &traced_tick(tick, record.clock.frame_index, record.world),
-        theirs,
-    ))
-}
 
 impl Worker {
     /// Compares the live session with the trace at `path` from now on, and

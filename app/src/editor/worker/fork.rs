@@ -44,7 +44,7 @@ use stepframe_plugins::ScriptHost;
 
 use super::Worker;
 use super::scripts::rebind_scripts;
-use super::tape::{TickNews, TickTap};
+use super::tap::{TickNews, TickTap};
 use crate::editor::protocol::Event;
 use crate::tools::trace_poses::{TracedTick, compare, traced_tick};
 

@@ -39,6 +39,7 @@ mod fork;
 mod publish;
 mod scene;
 mod scripts;
+mod tap;
 mod tape;
 mod thread;
 mod view;
@@ -60,7 +61,7 @@ pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, sp
 
 use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
 use super::scene_file::LoadedScene;
-use tape::{TickNews, TickTap};
+use tap::{TickNews, TickTap};
 use view::ViewFacts;
 
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};

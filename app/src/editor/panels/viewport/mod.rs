@@ -11,9 +11,9 @@ use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
 use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
 
 use crate::editor::geometry::{self, Camera};
-use crate::editor::panels::compare::B_COLOUR;
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
 use crate::editor::protocol::{Command, ObjectView, WorldView};
+use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::{Commands, Persisted, View};
 
 /// Viewport camera and keyboard state.
