@@ -98,6 +98,7 @@ impl Worker {
             }
             return;
         }
+        let before = self.scripts.loaded_text(&key);
         if let Err(e) = self.scripts.reload_text(&key, &text) {
             self.error(format!("script not reloaded: {e}"));
             return;
@@ -116,7 +117,14 @@ impl Worker {
                 );
                 self.send_event(Event::ScriptReloaded(key.into()));
             }
-            Err(e) => self.error(format!("script not reloaded: {e}")),
+            Err(e) => {
+                // No Script took it (its top level failed): the version in
+                // force stays the one they run, so a later save retries.
+                if let Some(before) = before {
+                    let _ = self.scripts.reload_text(&key, &before);
+                }
+                self.error(format!("script not reloaded: {e}"));
+            }
         }
     }
 
