@@ -43,7 +43,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use rhai::AST;
 use stepframe_core::{HookKind, ObjectId};
 
-use super::engine::condition_engine;
+use super::sandbox::condition_engine;
 use super::{ScriptError, script_key};
 
 /// Hits kept for the editor; older ones are dropped.

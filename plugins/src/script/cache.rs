@@ -22,7 +22,7 @@ use std::time::SystemTime;
 use rhai::{AST, ImmutableString};
 
 use super::ScriptError;
-use super::engine::engines;
+use super::engines::engines;
 use super::ir::{FastProgram, Tag};
 use super::lower;
 use super::typed::{self, Typed};
@@ -172,7 +172,7 @@ pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program,
             continue;
         };
         if f.params.len() != *arity {
-            let pos = super::rhai_calls::function_position(&ast, name);
+            let pos = function_position(&ast, name);
             return Err(ScriptError {
                 path: key.to_string(),
                 line: pos.and_then(|p| p.line()).unwrap_or(1),
@@ -484,4 +484,13 @@ impl Cache {
         };
         Some((entry.program.clone(), error))
     }
+}
+
+/// Where the body of the script function `name` opens: the place an error
+/// is reported at when rhai kept none (see the parent module's docs).
+pub(super) fn function_position(ast: &AST, name: &str) -> Option<rhai::Position> {
+    ast.iter_fn_def()
+        .find(|f| f.name == name)
+        .map(|f| f.body.start_position())
+        .filter(|p| !p.is_none())
 }

@@ -37,11 +37,11 @@
 //! instead of aborting the process.
 
 use std::cell::RefCell;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 #[allow(deprecated)]
-use rhai::debugger::{BreakPoint, DebuggerCommand, DebuggerEvent};
-use rhai::{Dynamic, Engine, EvalAltResult, EvalContext, INT, ImmutableString, Position, Scope};
+use rhai::debugger::DebuggerCommand;
+use rhai::{Dynamic, EvalAltResult, EvalContext, ImmutableString, Position, Scope};
 use stepframe_core::{
     ActionSnapshot, BodyCommand, Clock, Ctx, HookKind, LogLevel, ObjectDesc, ObjectId, Pose, Rng,
     Vec2, Velocity,
@@ -50,11 +50,8 @@ use stepframe_core::{
 use super::breakpoints::{LineBreakpoint, Part, ScriptHit};
 use super::ir::Out;
 use super::limits::{self, MAX_COMMANDS, MAX_TEXT_BYTES};
+use super::sandbox::{condition_engine, push_clock};
 use super::value::show;
-
-/// Most rhai operations one hook call may take before it is stopped as runaway
-/// (about 10 ms of script on this machine; a patrol tick takes about 30).
-pub const MAX_OPERATIONS: u64 = 1_000_000;
 
 pub(super) type RhaiResult<T> = Result<T, Box<EvalAltResult>>;
 
@@ -252,6 +249,16 @@ pub(crate) fn discard() {
 
 /// Runs `f` on the call state, or fails when no hook is running (the top level
 /// of a script runs at load time, outside any hook).
+/// Reads this thread's call state (the debugger's callbacks, `engines.rs`).
+pub(super) fn call_ref<T>(f: impl FnOnce(&CallState) -> T) -> T {
+    CALL.with_borrow(f)
+}
+
+/// Changes this thread's call state (the debugger's callbacks, `engines.rs`).
+pub(super) fn call_mut<T>(f: impl FnOnce(&mut CallState) -> T) -> T {
+    CALL.with_borrow_mut(f)
+}
+
 pub(super) fn with_call<T>(name: &str, f: impl FnOnce(&mut CallState) -> T) -> RhaiResult<T> {
     CALL.with_borrow_mut(|c| {
         if c.active {
@@ -304,99 +311,6 @@ impl CallState {
     }
 }
 
-fn base_engine() -> Engine {
-    let mut engine = Engine::new();
-    engine.set_max_operations(MAX_OPERATIONS);
-    limits::apply(&mut engine);
-    limits::sample_during_calls(&mut engine);
-    super::api::register_api(&mut engine);
-    engine
-}
-
-/// The two engines scripts run on (see module docs).
-pub(crate) struct Engines {
-    /// No debugger: scripts without breakpoints.
-    pub(crate) plain: Engine,
-    /// With the line-breakpoint debugger.
-    pub(crate) debug: Engine,
-}
-
-/// The engines, built once per process. Safe to share between sessions: an
-/// [`Engine`] is immutable once built (its native functions keep no state;
-/// they reach the running call only through this thread's `CALL`).
-pub(crate) fn engines() -> &'static Engines {
-    static ENGINES: OnceLock<Engines> = OnceLock::new();
-    ENGINES.get_or_init(|| {
-        let plain = base_engine();
-        let mut debug = base_engine();
-        #[allow(deprecated)]
-        debug.register_debugger(
-            |_, mut dbg| {
-                CALL.with_borrow(|c| {
-                    if let Some(list) = &c.breakpoints {
-                        for b in list.iter() {
-                            let Ok(line) = u16::try_from(b.line) else {
-                                continue;
-                            };
-                            dbg.break_points_mut().push(BreakPoint::AtPosition {
-                                source: Some(c.source.clone()),
-                                pos: Position::new(line, 0),
-                                enabled: true,
-                            });
-                        }
-                    }
-                });
-                dbg
-            },
-            |ctx, event, node, _source, pos| {
-                if !matches!(event, DebuggerEvent::BreakPoint(_)) {
-                    return Ok(DebuggerCommand::Continue);
-                }
-                let Some(line) = pos.line() else {
-                    return Ok(DebuggerCommand::Continue);
-                };
-                CALL.with_borrow_mut(|c| c.reach_line(&ctx, node.is_stmt(), line, pos))
-            },
-        );
-        Engines { plain, debug }
-    })
-}
-
-/// The engine conditions and logpoint expressions are evaluated with: the
-/// standard library only, no API, no debugger, printing nowhere.
-/// Built once and immutable afterwards (the standard library, no state), so
-/// every session may share it.
-pub(crate) fn condition_engine() -> &'static Engine {
-    static ENGINE: OnceLock<Engine> = OnceLock::new();
-    ENGINE.get_or_init(|| sandboxed_engine(MAX_OPERATIONS))
-}
-
-/// An engine with the standard library only, at most `max_operations` a
-/// call and the size limits of `limits.rs`, printing nowhere: what
-/// conditions and watches run on, so they can neither change the session
-/// nor hang it, nor abort it by building a huge value. (They are single
-/// expressions, with no loops, so rhai's per-value limits bound them; the
-/// scope sampling of hook calls is not needed.)
-pub(crate) fn sandboxed_engine(max_operations: u64) -> Engine {
-    let mut engine = Engine::new();
-    engine.set_max_operations(max_operations);
-    limits::apply(&mut engine);
-    engine.on_print(|_| {});
-    engine.on_debug(|_, _, _| {});
-    engine
-}
-
-/// The clock as conditions and watches read it: `tick`, `frame`,
-/// `sim_time`, `frame_time`, `delta_time`, `fixed_dt`.
-pub(crate) fn push_clock(scope: &mut Scope, clock: &Clock) {
-    scope.push("tick", clock.simulation_tick as INT);
-    scope.push("frame", clock.frame_index as INT);
-    scope.push("sim_time", clock.simulation_time);
-    scope.push("frame_time", clock.frame_time);
-    scope.push("delta_time", clock.delta_time);
-    scope.push("fixed_dt", clock.fixed_delta_time);
-}
-
 /// The variables a condition sees: the clock, then the visible locals (which
 /// win on a name clash, being searched first).
 fn condition_scope(clock: &Clock, locals: &Scope) -> Scope<'static> {
@@ -410,7 +324,7 @@ fn condition_scope(clock: &Clock, locals: &Scope) -> Scope<'static> {
 
 impl CallState {
     /// A statement on a breakpoint line was reached (see `breakpoints` docs).
-    fn reach_line(
+    pub(super) fn reach_line(
         &mut self,
         ctx: &EvalContext,
         is_stmt: bool,

@@ -55,6 +55,10 @@ use std::cell::Cell;
 
 use rhai::{Dynamic, Engine, EvalAltResult, Position, Scope};
 
+/// Most rhai operations one hook call may take before it is stopped as runaway
+/// (about 10 ms of script on this machine; a patrol tick takes about 30).
+pub const MAX_OPERATIONS: u64 = 1_000_000;
+
 /// Longest string a script may build, bytes (see the module docs).
 pub const MAX_STRING_BYTES: usize = 64 * 1024;
 /// Most elements an array may hold, nested arrays' elements included.

@@ -158,9 +158,11 @@
 //   `assets_dir`);
 // - `cache.rs`: compiled programs by key, generations, hot reload;
 // - `breakpoints.rs`: line breakpoints, conditions, logpoints, hits;
-// - `engine.rs`: the rhai engines, the per-call state, the debugger hook;
-//   `api.rs`: the native functions scripts call; `limits.rs`: how much
-//   memory a script may take;
+// - `engines.rs`: the two rhai engines scripts run on and the debugger
+//   hook; `engine.rs`: the per-call state they reach (commands, hits,
+//   logpoints); `api.rs`: the native functions scripts call; `limits.rs`:
+//   operations and memory a script may take; `sandbox.rs`: the engine
+//   conditions, logpoints and watches run on, and the clock they read;
 // - `rhai_calls.rs`: hook and routine calls on rhai, breakpoint timing;
 // - `ir.rs`, `lower.rs`, `semantics.rs`, `typed/`, `typed_calls.rs`: the
 //   typed path (the tree, rhai's AST to it, rhai's number rules, the
@@ -172,12 +174,14 @@ mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
+mod engines;
 pub mod host;
-pub(crate) use engine::{push_clock, sandboxed_engine};
+pub(crate) use sandbox::{push_clock, sandboxed_engine};
 mod ir;
 mod limits;
 mod lower;
 mod rhai_calls;
+mod sandbox;
 mod semantics;
 mod typed;
 mod typed_calls;
@@ -193,10 +197,10 @@ use stepframe_core::{Behaviour, Ctx, HookKind, LogLevel};
 
 pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit};
-pub use engine::MAX_OPERATIONS;
 pub use host::{
     CallCounts, HookEngine, ScriptContext, ScriptHost, assets_dir, resolve_in, script_key,
 };
+pub use limits::MAX_OPERATIONS;
 pub use limits::{
     MAX_ARRAY_LEN, MAX_CALL_LEVELS, MAX_COMMANDS, MAX_MAP_LEN, MAX_SCRIPT_MEMORY, MAX_STRING_BYTES,
     MAX_TEXT_BYTES, MAX_VARIABLES,
@@ -328,7 +332,7 @@ fn initial_scope(
         scope.push_dynamic(name.clone(), value.clone());
     }
     limits::start_call();
-    engine::engines()
+    engines::engines()
         .plain
         .run_ast_with_scope(&mut scope, &program.ast)
         .and_then(|()| limits::check_scope(&scope))

@@ -2,19 +2,10 @@
 //! with a line breakpoint set), and timed routines; the breakpoint timing is
 //! in the parent module's docs.
 
-use rhai::{AST, CallFnOptions, Dynamic, EvalAltResult, FuncArgs, Position};
+use rhai::{AST, CallFnOptions, Dynamic, EvalAltResult, FuncArgs};
 use stepframe_core::{Ctx, HookKind, LogLevel, Wait};
 
 use super::{Rerun, Script, engine, host, limits};
-
-/// Where the body of the script function `name` opens: the place an error
-/// is reported at when rhai kept none (see the parent module's docs).
-pub(super) fn function_position(ast: &AST, name: &str) -> Option<Position> {
-    ast.iter_fn_def()
-        .find(|f| f.name == name)
-        .map(|f| f.body.start_position())
-        .filter(|p| !p.is_none())
-}
 
 /// `line:column` of an error of a call of `function`: rhai's position, else
 /// the function's (rhai passes "Too many operations", "Stack overflow" and
@@ -23,7 +14,7 @@ pub(super) fn function_position(ast: &AST, name: &str) -> Option<Position> {
 pub(super) fn error_place(ast: &AST, function: &str, e: &EvalAltResult) -> (usize, usize) {
     let pos = Some(e.position())
         .filter(|p| !p.is_none())
-        .or_else(|| function_position(ast, function));
+        .or_else(|| super::cache::function_position(ast, function));
     match pos {
         Some(p) => (p.line().unwrap_or(1), p.position().unwrap_or(1)),
         None => (1, 1),
@@ -111,7 +102,7 @@ impl Script {
                 skip_stops,
             },
         );
-        let engines = engine::engines();
+        let engines = super::engines::engines();
         let engine = if debug {
             &engines.debug
         } else {

@@ -259,7 +259,7 @@ mod tests {
     /// rhai's own result for `script` with `x` (and `y`) in scope: the
     /// engine scripts run on, so the same packages and operators.
     fn rhai(script: &str, x: V, y: Option<V>) -> Option<Dynamic> {
-        let engine: &Engine = &super::super::engine::engines().plain;
+        let engine: &Engine = &super::super::engines::engines().plain;
         let mut scope = Scope::new();
         scope.push_dynamic("x", dynamic(x));
         if let Some(y) = y {
