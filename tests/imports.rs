@@ -1,0 +1,267 @@
+//! No file imports one that imports it back, in any crate of the workspace:
+//! a reader can learn each crate file by file, bottom up, and a change to a
+//! low file never needs the files above it to build. (core's own layering
+//! test checks its top-level modules against the module map in its docs;
+//! this one checks every file of core, plugins and the app.)
+//!
+//! A file's imports are the paths it writes from `crate::`, `super::` or
+//! `self::`, outside comments, resolved to the file that defines the longest
+//! prefix of the path (`crate::editor::panels::log::LogPanel` is
+//! `editor/panels/log.rs`; `super::Worker` in `worker/tape.rs` is
+//! `worker/mod.rs`). A parent naming a child by its bare name (`mod tape;
+//! use tape::X;`) is how Rust declares a module, not an import, and is not
+//! counted. Worked example: were `editor/shared.rs` to say
+//! `crate::editor::panels::log::LogBook` while `panels/log.rs` says
+//! `crate::editor::shared::View`, the test fails naming
+//! `editor/shared.rs -> editor/panels/log.rs -> editor/shared.rs`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+/// Every `.rs` file under `dir`, recursively, sorted.
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .expect("src is readable")
+        .map(|e| e.expect("a directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The module path of a file under `src` (`editor/panels/log.rs` ->
+/// `[editor, panels, log]`; `worker/mod.rs` -> `[worker]`; `lib.rs` -> `[]`).
+fn module_path(src: &Path, file: &Path) -> Vec<String> {
+    let rel = file.strip_prefix(src).expect("under src");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().expect("a file name");
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+/// The file that defines module `path`, if any.
+fn file_of(files: &BTreeMap<Vec<String>, PathBuf>, path: &[String]) -> Option<PathBuf> {
+    files.get(path).cloned()
+}
+
+/// Each path a line writes from `crate::`, `super::` or `self::`, resolved
+/// against `module`, the module of the file that writes it (`super` is its
+/// parent, for a `mod.rs` as for any other file).
+fn paths_in(line: &str, module: &[String]) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = line.as_bytes();
+    let is_ident = |c: u8| c.is_ascii_alphanumeric() || c == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        if !line.is_char_boundary(i) {
+            i += 1;
+            continue;
+        }
+        let starts_word = i == 0 || !is_ident(bytes[i - 1]);
+        let rest = &line[i..];
+        let head = ["crate::", "super::", "self::"]
+            .into_iter()
+            .find(|h| rest.starts_with(h));
+        let (Some(head), true) = (head, starts_word) else {
+            i += 1;
+            continue;
+        };
+        // The segments after the head, up to the first non-path character.
+        let mut segments: Vec<&str> = Vec::new();
+        let mut tail = &rest[head.len()..];
+        let mut supers = usize::from(head == "super::");
+        loop {
+            let len = tail.bytes().take_while(|c| is_ident(*c)).count();
+            if len == 0 {
+                break;
+            }
+            let word = &tail[..len];
+            if word == "super" && segments.is_empty() && head != "crate::" {
+                supers += 1;
+            } else {
+                segments.push(word);
+            }
+            tail = &tail[len..];
+            if !tail.starts_with("::") {
+                break;
+            }
+            tail = &tail[2..];
+        }
+        let mut base: Vec<String> = match head {
+            "crate::" => Vec::new(),
+            _ => module.to_vec(),
+        };
+        for _ in 0..supers {
+            base.pop();
+        }
+        base.extend(segments.iter().map(|s| s.to_string()));
+        out.push(base);
+        // Past the whole path: `super::super::x` is one path, not two.
+        i += rest.len() - tail.len();
+    }
+    out
+}
+
+/// File -> the files it imports (itself and its own ancestors' module
+/// files left out: a child may use its parent's items).
+fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
+    let mut list = Vec::new();
+    rust_files(src, &mut list);
+    let files: BTreeMap<Vec<String>, PathBuf> = list
+        .iter()
+        .filter(|f| !f.ends_with("main.rs") || f.parent() != Some(src))
+        .map(|f| (module_path(src, f), f.clone()))
+        .collect();
+    let mut graph: BTreeMap<PathBuf, BTreeSet<PathBuf>> = BTreeMap::new();
+    for (module, file) in &files {
+        let text = std::fs::read_to_string(file).expect("a readable source file");
+        let imports = graph.entry(file.clone()).or_default();
+        let lines = text.lines().filter(|l| {
+            let l = l.trim_start();
+            !l.starts_with("//") && !l.starts_with("///") && !l.starts_with("//!")
+        });
+        for line in lines {
+            for path in paths_in(line, module) {
+                let target = (0..=path.len())
+                    .rev()
+                    .find_map(|n| file_of(&files, &path[..n]).map(|f| (n, f)));
+                let Some((n, target)) = target else { continue };
+                let ancestor = module.starts_with(&path[..n]);
+                if target != *file && !ancestor {
+                    imports.insert(target);
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// A cycle through `at`, if the depth-first walk from it finds one.
+fn find_cycle(
+    graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
+    at: &PathBuf,
+    path: &mut Vec<PathBuf>,
+    done: &mut BTreeSet<PathBuf>,
+) -> Option<Vec<PathBuf>> {
+    if let Some(start) = path.iter().position(|m| m == at) {
+        let mut cycle = path[start..].to_vec();
+        cycle.push(at.clone());
+        return Some(cycle);
+    }
+    if done.contains(at) {
+        return None;
+    }
+    path.push(at.clone());
+    for next in graph.get(at).into_iter().flatten() {
+        if let Some(cycle) = find_cycle(graph, next, path, done) {
+            return Some(cycle);
+        }
+    }
+    path.pop();
+    done.insert(at.clone());
+    None
+}
+
+/// The first import circle among `crate`'s files, as `a -> b -> a`.
+fn first_circle(krate: &str) -> Option<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let src = root.join(krate).join("src");
+    let graph = import_graph(&src);
+    let mut done = BTreeSet::new();
+    for file in graph.keys() {
+        if let Some(cycle) = find_cycle(&graph, file, &mut Vec::new(), &mut done) {
+            let names: Vec<String> = cycle
+                .iter()
+                .map(|f| f.strip_prefix(&src).unwrap_or(f).display().to_string())
+                .collect();
+            return Some(names.join(" -> "));
+        }
+    }
+    None
+}
+
+#[test]
+fn no_file_of_the_app_imports_one_that_imports_it_back() {
+    assert_eq!(first_circle("app"), None);
+}
+
+#[test]
+fn no_file_of_plugins_imports_one_that_imports_it_back() {
+    assert_eq!(first_circle("plugins"), None);
+}
+
+#[test]
+fn no_file_of_core_imports_one_that_imports_it_back() {
+    assert_eq!(first_circle("core"), None);
+}
+
+#[test]
+fn the_reader_resolves_crate_super_and_nested_super_paths() {
+    let module: Vec<String> = ["editor", "worker", "tape"].map(String::from).to_vec();
+    let got = paths_in(
+        "use super::Worker; use crate::editor::protocol::Event; x = super::super::shared::View;",
+        &module,
+    );
+    let want: Vec<Vec<String>> = vec![
+        vec!["editor", "worker", "Worker"],
+        vec!["editor", "protocol", "Event"],
+        vec!["editor", "shared", "View"],
+    ]
+    .into_iter()
+    .map(|p| p.into_iter().map(String::from).collect())
+    .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_circle_written_into_a_copy_of_the_sources_is_found() {
+    // Two files that name each other, as the worked example in the docs.
+    let dir = std::env::temp_dir().join(format!("stepframe-imports-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("editor/panels")).expect("a temp dir");
+    std::fs::write(src.join("lib.rs"), "pub mod editor;\n").expect("write");
+    std::fs::write(
+        src.join("editor/mod.rs"),
+        "pub mod panels;\npub mod shared;\n",
+    )
+    .expect("write");
+    std::fs::write(src.join("editor/panels/mod.rs"), "pub mod log;\n").expect("write");
+    std::fs::write(
+        src.join("editor/shared.rs"),
+        "use crate::editor::panels::log::LogBook;\n",
+    )
+    .expect("write");
+    std::fs::write(
+        src.join("editor/panels/log.rs"),
+        "use crate::editor::shared::View; // and a comment: crate::nothing\n",
+    )
+    .expect("write");
+    let graph = import_graph(&src);
+    let mut done = BTreeSet::new();
+    let start = src.join("editor/shared.rs");
+    let cycle = find_cycle(&graph, &start, &mut Vec::new(), &mut done).expect("a circle");
+    let names: Vec<String> = cycle
+        .iter()
+        .map(|f| f.strip_prefix(&src).unwrap_or(f).display().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "editor/shared.rs",
+            "editor/panels/log.rs",
+            "editor/shared.rs"
+        ]
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
