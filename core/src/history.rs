@@ -102,9 +102,11 @@ use crate::recording::Replay;
 use crate::world::LogLevel;
 
 mod bounds;
+mod compact;
 mod poses;
 mod reach;
 mod rewind;
+pub use compact::ANCHOR_EVERY;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
 use rewind::{replay, same_breakpoints};
@@ -180,7 +182,10 @@ struct Keyframe {
     snapshot: Snapshot,
     /// The tape in force when the snapshot was taken.
     tape: Option<Replay>,
-    /// [`Snapshot::memory_bytes`], taken once.
+    /// The physics engine's state, packed (see `compact`); `None`: the
+    /// snapshot holds it (a stage with no byte form).
+    engine: Option<std::sync::Arc<compact::Packed>>,
+    /// [`Snapshot::memory_bytes`] plus the packed engine's own bytes, taken once.
     bytes: usize,
 }
 
@@ -202,6 +207,15 @@ pub enum RewindError {
         target: u64,
         /// Latest completed tick.
         latest: u64,
+    },
+    /// A keyframe's packed engine state did not decode (a bug: the bytes
+    /// never leave the process).
+    #[error("the keyframe of tick {tick} did not decode: {error}")]
+    Corrupt {
+        /// The keyframe's tick.
+        tick: u64,
+        /// What the decoder said.
+        error: String,
     },
     /// The replay did not reach the target (history inconsistent with the session).
     #[error("the replay ended at tick {reached} before reaching tick {target}")]
@@ -240,8 +254,10 @@ pub struct History {
     retention_frames: u64,
     /// Byte bound on keyframes and call log, if any (see the module docs).
     budget: Option<usize>,
-    /// Sum of the kept keyframes' bytes.
+    /// Sum of the kept keyframes' bytes (`compact::keyframe_bytes`).
     keyframe_bytes: usize,
+    /// Packs each keyframe's engine against the last anchor.
+    packer: compact::Packer,
     /// Sum of the logged calls' bytes ([`Logged::bytes`]).
     call_bytes: usize,
     frames_since_keyframe: u64,
@@ -288,6 +304,7 @@ impl History {
             retention_frames: retention_frames.max(keyframe_every.max(1)),
             budget: None,
             keyframe_bytes: 0,
+            packer: compact::Packer::default(),
             call_bytes: 0,
             frames_since_keyframe: u64::MAX,
             last_debugger: None,
@@ -329,7 +346,7 @@ impl History {
     /// Bytes the history holds: its keyframes ([`Snapshot::memory_bytes`])
     /// and its call log.
     pub fn memory_bytes(&self) -> usize {
-        self.keyframe_bytes + self.call_bytes
+        self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes()
     }
 
     /// How far back rewind reaches from the live session `live`, in
@@ -552,7 +569,8 @@ impl History {
         // taken exactly here is still valid only if no call stopped part-way.
         self.keyframes
             .retain(|k| k.call < position || (k.call == position && partial.is_none()));
-        self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
+        self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
+        self.packer.reset();
         self.last_debugger = None;
         self.frames_since_keyframe = 0;
     }
