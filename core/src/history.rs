@@ -72,20 +72,29 @@
 //!   same reach costs half the bytes, and new keyframes come twice as far
 //!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
 //!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
-//!   the oldest keyframes go instead. Worked numbers: demo.ron's keyframes
-//!   are ~0.4 MiB each (`stepframe bench`), so 256 MiB holds ~620 of them:
-//!   ~20 min at 120 frames apart, ~40 min after one doubling, ~80 min after
-//!   two; [`History::reach`] says how far back rewind reaches now and
-//!   how far the budget reaches at this rate, "history holds 26 s; budget
-//!   reaches ≈ 9 min at this rate".
+//!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
+//!   2026-12-02): 10 min of demo.ron hold 58 MiB (300 keyframes and the
+//!   call log, ~0.2 MiB a keyframe), so 256 MiB reach ≈ 2 h 55 min once
+//!   the spacing has doubled twice; [`History::reach`] says how far back
+//!   rewind reaches now and how far the budget reaches at this rate,
+//!   "history holds 26 s; budget reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
 //!   are dropped with the calls before them (the spacing never changes).
 //!
-//! Either way memory stays flat however long the session runs. A keyframe's
-//! bytes are [`Snapshot::memory_bytes`], an estimate (the physics engine is
-//! measured by its serialised size); `stepframe bench`
-//! (`snapshot_heap_vs_estimate`) checks it against the heap a snapshot really
-//! allocates (0.96-1.09x on the bundled scenes, 2026-12-01).
+//! Either way memory stays flat however long the session runs.
+//!
+//! # Compact keyframes
+//!
+//! A keyframe keeps the physics engine's state as bytes, compressed, and
+//! most keyframes as a delta against an anchor keyframe (`compact`'s
+//! module docs, with the measurements behind the choice of zstd): a
+//! 10,000-ball pile's engine packs from ~15 MB to ~5.5 MB. A keyframe's
+//! bytes are [`Snapshot::memory_bytes`] of the rest of the session (an
+//! estimate; `stepframe bench`'s `snapshot_heap_vs_estimate` checks it
+//! against the heap a snapshot really allocates: 0.96-1.08x on the bundled
+//! scenes, 2026-12-02) plus the packed bytes, and each anchor counts once
+//! while any delta needs it. Rewinds stay exact: the bytes restore rapier's
+//! sets bit for bit.
 //!
 //! [`PoseHistory`] is the scrubbing side: committed poses of every tick in a ring
 //! bounded by bytes, so showing a past tick costs no re-simulation.

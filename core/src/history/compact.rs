@@ -36,10 +36,11 @@ use super::*;
 use crate::physics::engine_parts;
 
 /// Every this many keyframes one is an anchor, packed on its own; the
-/// others are deltas against it. 8: a delta against an anchor up to 14 s
-/// back (at 120 frames apart; 56 s at the widest spacing) was still within
-/// 10% of a delta against the previous keyframe on the 10,000-ball world,
-/// and anchors are then one keyframe in eight.
+/// others are deltas against it. Only the body and collider sets gain from
+/// the delta (15-25% on the 10,000-ball pile, 2026-12-02), so the anchor's
+/// own cost is small and the choice is not critical; 8 was the one value
+/// measured (docs/performance.md). While an anchor is current, the packer
+/// keeps its bytes unpacked for the next deltas.
 pub const ANCHOR_EVERY: u32 = 8;
 
 /// A keyframe's engine bytes, packed.
@@ -48,6 +49,8 @@ pub(super) struct Packed {
     /// zstd of the bytes (anchor), or of the bytes with their unchanged-length
     /// parts XORed against the anchor's (delta).
     compressed: Vec<u8>,
+    /// The length of the bytes before compression.
+    raw_len: usize,
     /// The anchor this is a delta against; `None`: this is an anchor.
     anchor: Option<Arc<Packed>>,
 }
@@ -65,9 +68,9 @@ impl Packed {
 
     /// The engine bytes back.
     pub(super) fn unpack(&self) -> Result<Vec<u8>, String> {
-        let mut bytes = decompress(&self.compressed)?;
+        let mut bytes = decompress(self)?;
         if let Some(anchor) = &self.anchor {
-            let base = decompress(&anchor.compressed)?;
+            let base = decompress(anchor)?;
             xor_parts(&mut bytes, &base)?;
         }
         Ok(bytes)
@@ -80,22 +83,35 @@ impl Packed {
 /// (docs/performance.md, 2026-12-02).
 const ZSTD_LEVEL: i32 = 1;
 
-/// zstd of `bytes`, after their length (a little-endian `u32`: what
-/// decompression needs to size its output).
-fn compress(bytes: &[u8]) -> Vec<u8> {
-    let mut out = (bytes.len() as u32).to_le_bytes().to_vec();
+/// zstd of `bytes` through `compressor` (one context for every keyframe
+/// of a history: a fresh one per call left freed blocks that grew the
+/// process's resident memory past what the budget counts), shrunk to
+/// its length.
+fn compress(compressor: &mut Option<zstd::bulk::Compressor<'static>>, bytes: &[u8]) -> Packing {
+    if compressor.is_none() {
+        *compressor = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
+    }
     // In memory, level 1: only a bug could make this fail, and then the
     // keyframe decodes to an error at rewind rather than to a wrong state.
-    if let Ok(packed) = zstd::bulk::compress(bytes, ZSTD_LEVEL) {
-        out.extend_from_slice(&packed);
+    let mut compressed = compressor
+        .as_mut()
+        .and_then(|c| c.compress(bytes).ok())
+        .unwrap_or_default();
+    compressed.shrink_to_fit();
+    Packing {
+        compressed,
+        raw_len: bytes.len(),
     }
-    out
 }
 
-fn decompress(bytes: &[u8]) -> Result<Vec<u8>, String> {
-    let (len, packed) = bytes.split_at_checked(4).ok_or("keyframe: truncated")?;
-    let len = u32::from_le_bytes([len[0], len[1], len[2], len[3]]) as usize;
-    zstd::bulk::decompress(packed, len).map_err(|e| e.to_string())
+/// Compressed bytes and the length they decompress to.
+struct Packing {
+    compressed: Vec<u8>,
+    raw_len: usize,
+}
+
+fn decompress(packed: &Packed) -> Result<Vec<u8>, String> {
+    zstd::bulk::decompress(&packed.compressed, packed.raw_len).map_err(|e| e.to_string())
 }
 
 /// XORs each part of `bytes` with the same part of `base` when both have
@@ -122,13 +138,27 @@ fn xor_parts(bytes: &mut [u8], base: &[u8]) -> Result<(), String> {
 
 /// The packing side of a history: the last anchor, and its bytes unpacked
 /// so a delta needs no decompression.
-#[derive(Debug, Default)]
+#[derive(Default)]
 pub(super) struct Packer {
+    /// The zstd context, made at the first keyframe.
+    compressor: Option<zstd::bulk::Compressor<'static>>,
     anchor: Option<(Arc<Packed>, Vec<u8>)>,
     /// Keyframes packed since the anchor.
     since_anchor: u32,
     /// Scratch: the engine bytes of the keyframe being taken.
     scratch: Vec<u8>,
+}
+
+impl std::fmt::Debug for Packer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Packer")
+            .field("since_anchor", &self.since_anchor)
+            .field(
+                "anchor_bytes",
+                &self.anchor.as_ref().map(|(_, raw)| raw.len()),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 impl Packer {
@@ -161,17 +191,24 @@ impl Packer {
         let packed = match delta_on {
             Some(anchor) => {
                 self.since_anchor += 1;
-                let packed = Arc::new(Packed {
-                    compressed: compress(&self.scratch),
+                let Packing {
+                    compressed,
+                    raw_len,
+                } = compress(&mut self.compressor, &self.scratch);
+                Arc::new(Packed {
+                    compressed,
+                    raw_len,
                     anchor: Some(anchor),
-                });
-                // Not kept between keyframes: 15 MB at 10,000 balls.
-                self.scratch = Vec::new();
-                packed
+                })
             }
             None => {
+                let Packing {
+                    compressed,
+                    raw_len,
+                } = compress(&mut self.compressor, &self.scratch);
                 let packed = Arc::new(Packed {
-                    compressed: compress(&self.scratch),
+                    compressed,
+                    raw_len,
                     anchor: None,
                 });
                 self.since_anchor = 0;

@@ -86,7 +86,7 @@ impl SimulationState {
             scheduler: self.scheduler.clone(),
             physics,
             input: self.input.clone(),
-            rng: self.rng.clone(),
+            rng: self.rng,
             routines: self.routines.clone(),
             cursor: self.cursor,
             edits_done: self.edits_done,
