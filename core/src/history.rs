@@ -72,20 +72,29 @@
 //!   same reach costs half the bytes, and new keyframes come twice as far
 //!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
 //!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
-//!   the oldest keyframes go instead. Worked numbers: demo.ron's keyframes
-//!   are ~0.4 MiB each (`stepframe bench`), so 256 MiB holds ~620 of them:
-//!   ~20 min at 120 frames apart, ~40 min after one doubling, ~80 min after
-//!   two; [`History::reach`] says how far back rewind reaches now and
-//!   how far the budget reaches at this rate, "history holds 26 s; budget
-//!   reaches ≈ 9 min at this rate".
+//!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
+//!   2026-12-02): 10 min of demo.ron hold 58 MiB (300 keyframes and the
+//!   call log, ~0.2 MiB a keyframe), so 256 MiB reach ≈ 2 h 55 min once
+//!   the spacing has doubled twice; [`History::reach`] says how far back
+//!   rewind reaches now and how far the budget reaches at this rate,
+//!   "history holds 26 s; budget reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
 //!   are dropped with the calls before them (the spacing never changes).
 //!
-//! Either way memory stays flat however long the session runs. A keyframe's
-//! bytes are [`Snapshot::memory_bytes`], an estimate (the physics engine is
-//! measured by its serialised size); `stepframe bench`
-//! (`snapshot_heap_vs_estimate`) checks it against the heap a snapshot really
-//! allocates (0.96-1.09x on the bundled scenes, 2026-12-01).
+//! Either way memory stays flat however long the session runs.
+//!
+//! # Compact keyframes
+//!
+//! A keyframe keeps the physics engine's state as bytes, compressed, and
+//! most keyframes as a delta against an anchor keyframe (`compact`'s
+//! module docs, with the measurements behind the choice of zstd): a
+//! 10,000-ball pile's engine packs from ~15 MB to ~5.5 MB. A keyframe's
+//! bytes are [`Snapshot::memory_bytes`] of the rest of the session (an
+//! estimate; `stepframe bench`'s `snapshot_heap_vs_estimate` checks it
+//! against the heap a snapshot really allocates: 0.96-1.08x on the bundled
+//! scenes, 2026-12-02) plus the packed bytes, and each anchor counts once
+//! while any delta needs it. Rewinds stay exact: the bytes restore rapier's
+//! sets bit for bit.
 //!
 //! [`PoseHistory`] is the scrubbing side: committed poses of every tick in a ring
 //! bounded by bytes, so showing a past tick costs no re-simulation.
@@ -102,9 +111,11 @@ use crate::recording::Replay;
 use crate::world::LogLevel;
 
 mod bounds;
+mod compact;
 mod poses;
 mod reach;
 mod rewind;
+pub use compact::ANCHOR_EVERY;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
 use rewind::{replay, same_breakpoints};
@@ -180,7 +191,10 @@ struct Keyframe {
     snapshot: Snapshot,
     /// The tape in force when the snapshot was taken.
     tape: Option<Replay>,
-    /// [`Snapshot::memory_bytes`], taken once.
+    /// The physics engine's state, packed (see `compact`); `None`: the
+    /// snapshot holds it (a stage with no byte form).
+    engine: Option<std::sync::Arc<compact::Packed>>,
+    /// [`Snapshot::memory_bytes`] plus the packed engine's own bytes, taken once.
     bytes: usize,
 }
 
@@ -202,6 +216,15 @@ pub enum RewindError {
         target: u64,
         /// Latest completed tick.
         latest: u64,
+    },
+    /// A keyframe's packed engine state did not decode (a bug: the bytes
+    /// never leave the process).
+    #[error("the keyframe of tick {tick} did not decode: {error}")]
+    Corrupt {
+        /// The keyframe's tick.
+        tick: u64,
+        /// What the decoder said.
+        error: String,
     },
     /// The replay did not reach the target (history inconsistent with the session).
     #[error("the replay ended at tick {reached} before reaching tick {target}")]
@@ -240,8 +263,10 @@ pub struct History {
     retention_frames: u64,
     /// Byte bound on keyframes and call log, if any (see the module docs).
     budget: Option<usize>,
-    /// Sum of the kept keyframes' bytes.
+    /// Sum of the kept keyframes' bytes (`compact::keyframe_bytes`).
     keyframe_bytes: usize,
+    /// Packs each keyframe's engine against the last anchor.
+    packer: compact::Packer,
     /// Sum of the logged calls' bytes ([`Logged::bytes`]).
     call_bytes: usize,
     frames_since_keyframe: u64,
@@ -288,6 +313,7 @@ impl History {
             retention_frames: retention_frames.max(keyframe_every.max(1)),
             budget: None,
             keyframe_bytes: 0,
+            packer: compact::Packer::default(),
             call_bytes: 0,
             frames_since_keyframe: u64::MAX,
             last_debugger: None,
@@ -329,7 +355,7 @@ impl History {
     /// Bytes the history holds: its keyframes ([`Snapshot::memory_bytes`])
     /// and its call log.
     pub fn memory_bytes(&self) -> usize {
-        self.keyframe_bytes + self.call_bytes
+        self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes()
     }
 
     /// How far back rewind reaches from the live session `live`, in
@@ -552,7 +578,8 @@ impl History {
         // taken exactly here is still valid only if no call stopped part-way.
         self.keyframes
             .retain(|k| k.call < position || (k.call == position && partial.is_none()));
-        self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
+        self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
+        self.packer.reset();
         self.last_debugger = None;
         self.frames_since_keyframe = 0;
     }

@@ -46,7 +46,7 @@
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
-//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots | `bodies`, `events`, `link`, `soft` |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots | `bodies`, `engine_bytes`, `events`, `link`, `soft` |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls | |
 //! | **4: the pipeline** | | |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
@@ -57,7 +57,7 @@
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
-//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `poses`, `reach`, `rewind` |
+//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `compact`, `poses`, `reach`, `rewind` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!

@@ -28,6 +28,23 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     /// A copy with the whole engine state, for snapshots and rewind.
     fn clone_box(&self) -> Box<dyn PhysicsStage>;
 
+    /// A copy for a compact keyframe: the stage with its engine's bulk state
+    /// written to `engine` as bytes instead of copied (framed parts, see
+    /// [`engine_parts`]), so the rewind history
+    /// can delta-encode and compress it ([`crate::history`], "Compact
+    /// keyframes"). `None` when the stage has no byte form: the history then
+    /// keeps a [`Self::clone_box`] copy. [`Self::load_engine`] on the copy
+    /// with the same bytes gives back a stage equal to `self`, bit for bit.
+    fn clone_to_bytes(&self, _engine: &mut Vec<u8>) -> Option<Box<dyn PhysicsStage>> {
+        None
+    }
+
+    /// Puts back the engine state [`Self::clone_to_bytes`] wrote, into the
+    /// copy it returned.
+    fn load_engine(&mut self, _engine: &[u8]) -> Result<(), String> {
+        Err("this physics stage has no byte form".to_string())
+    }
+
     /// Feeds engine state not visible in committed poses into the tick hash.
     fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
 
@@ -88,4 +105,31 @@ impl PhysicsStage for NoPhysics {
     fn clone_box(&self) -> Box<dyn PhysicsStage> {
         Box::new(self.clone())
     }
+}
+
+/// The parts of engine bytes ([`PhysicsStage::clone_to_bytes`]), as
+/// `(start, end)` ranges: the bytes open with a little-endian `u32` count
+/// of parts and a `u32` length for each, then the parts back to back. A
+/// stage writes one part per piece of state whose length changes on its
+/// own (rapier's narrow phase grows with contacts, its body set does not),
+/// so the history's delta against an earlier keyframe compares each part
+/// with the same part there and a longer part shifts nothing after it.
+/// `None` when the header does not fit the bytes.
+pub fn engine_parts(bytes: &[u8]) -> Option<Vec<(usize, usize)>> {
+    let word = |i: usize| -> Option<usize> {
+        let b = bytes.get(i..i + 4)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let count = word(0)?;
+    let mut start = count.checked_mul(4)?.checked_add(4)?;
+    let mut out = Vec::with_capacity(count.min(64));
+    for i in 0..count {
+        let end = start.checked_add(word(4 + 4 * i)?)?;
+        if end > bytes.len() {
+            return None;
+        }
+        out.push((start, end));
+        start = end;
+    }
+    Some(out)
 }

@@ -93,6 +93,7 @@ use crate::trace::StableHasher;
 use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
 
 mod bodies;
+mod engine_bytes;
 mod events;
 mod link;
 mod soft;
@@ -179,8 +180,16 @@ impl std::fmt::Debug for RapierStage {
 
 impl Clone for RapierStage {
     fn clone(&self) -> RapierStage {
+        self.copy_with(self.rapier_world())
+    }
+}
+
+impl RapierStage {
+    /// A copy of the stage around `physics` (the whole engine for a clone,
+    /// an emptied one for a compact keyframe), with empty scratch.
+    fn copy_with(&self, physics: PhysicsWorld) -> RapierStage {
         RapierStage {
-            physics: self.rapier_world(),
+            physics,
             links: self.links.clone(),
             soft_links: self.soft_links.clone(),
             soft_owner: self.soft_owner.clone(),
@@ -454,6 +463,17 @@ impl PhysicsStage for RapierStage {
 
     fn clone_box(&self) -> Box<dyn PhysicsStage> {
         Box::new(self.clone())
+    }
+
+    fn clone_to_bytes(&self, engine: &mut Vec<u8>) -> Option<Box<dyn PhysicsStage>> {
+        engine_bytes::write(&self.physics, engine).ok()?;
+        Some(Box::new(
+            self.copy_with(engine_bytes::emptied(&self.physics)),
+        ))
+    }
+
+    fn load_engine(&mut self, engine: &[u8]) -> Result<(), String> {
+        engine_bytes::read(&mut self.physics, engine)
     }
 
     fn hash_state(&self, hasher: &mut StableHasher) {

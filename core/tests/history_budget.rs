@@ -52,6 +52,22 @@ fn settled_keyframe_bytes() -> usize {
     p.snapshot().memory_bytes()
 }
 
+/// What an unbounded history of the landed balls holds with eight
+/// keyframes 10 frames apart: keyframes are packed (delta-encoded and
+/// compressed), so their bytes are the history's to say.
+fn eight_settled_keyframes_bytes() -> usize {
+    let mut p = session();
+    for _ in 0..120 {
+        p.step_frame(DT);
+    }
+    let mut h = History::with_budget(10, usize::MAX);
+    for _ in 0..80 {
+        h.step_frame(&mut p, DT, &[]);
+    }
+    assert_eq!(h.keyframes(), 8);
+    h.memory_bytes()
+}
+
 #[test]
 fn a_history_over_its_budget_doubles_its_spacing_keeps_its_reach_and_stays_under_it() {
     let mut p = session();
@@ -61,7 +77,7 @@ fn a_history_over_its_budget_doubles_its_spacing_keeps_its_reach_and_stays_under
         "a 21-body keyframe counts its bodies: {keyframe} B"
     );
     // Room for about eight keyframes (and the call log).
-    let budget = keyframe * 8 + 64 * 1024;
+    let budget = eight_settled_keyframes_bytes() + 16 * 1024;
     let mut h = History::with_budget(10, budget);
     // The same run without a history: the state hash of every tick.
     let mut twin = session();
@@ -96,7 +112,7 @@ fn a_history_over_its_budget_doubles_its_spacing_keeps_its_reach_and_stays_under
 #[test]
 fn while_doubling_the_oldest_keyframe_stays_so_rewind_reaches_the_start() {
     let mut p = session();
-    let budget = settled_keyframe_bytes() * 8 + 64 * 1024;
+    let budget = eight_settled_keyframes_bytes() + 16 * 1024;
     let mut h = History::with_budget(10, budget);
     let mut twin = session();
     let mut hashes = vec![twin.state_hash()];
@@ -169,4 +185,39 @@ fn reach_reads_as_the_editor_shows_it() {
         reach(2.0 * 3600.0 + 5.0 * 60.0, Some(1 << 30)).held_text(),
         "history holds 2 h 5 min (from tick 240)"
     );
+}
+
+#[test]
+fn keyframes_are_packed_to_a_fraction_of_a_plain_copy_and_still_rewind_exactly() {
+    // Sixteen keyframes of the landed balls, ten frames apart: two anchors
+    // and fourteen deltas against them (history module docs, "Compact
+    // keyframes").
+    let mut p = session();
+    let mut twin = session();
+    let mut hashes = vec![twin.state_hash()];
+    for _ in 0..120 {
+        p.step_frame(DT);
+        twin.step_frame(DT);
+        hashes.push(twin.state_hash());
+    }
+    let plain = p.snapshot().memory_bytes();
+    let mut h = History::with_budget(10, usize::MAX);
+    let before = h.memory_bytes();
+    for _ in 0..160 {
+        h.step_frame(&mut p, DT, &[]);
+        twin.step_frame(DT);
+        hashes.push(twin.state_hash());
+    }
+    assert_eq!(h.keyframes(), 16);
+    let per_keyframe = (h.memory_bytes() - before) / 16;
+    assert!(
+        per_keyframe * 2 < plain,
+        "a packed keyframe ({per_keyframe} B with its share of the log and the packer) is not under half a plain copy ({plain} B)"
+    );
+    // A tick after a delta (135 is 5 past the keyframe at 130) and one after
+    // the second anchor (201, after the keyframe at 200).
+    for target in [135, 201, 279] {
+        h.rewind_to_tick(&mut p, target).expect("in reach");
+        assert_eq!(p.state_hash(), hashes[target as usize], "tick {target}");
+    }
 }

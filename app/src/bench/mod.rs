@@ -19,7 +19,10 @@
 //! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`, `script_vs_rust`: what calling hooks costs |
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
+//! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
+//! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
+//! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
 
 use std::path::{Path, PathBuf};
@@ -30,9 +33,12 @@ use serde_json::json;
 use stepframe_core::scene::Scene;
 use stepframe_core::{Pipeline, TimeSettings};
 
+mod check_jobs;
 mod dispatch;
+mod editor_frame;
 mod figure;
 mod fork;
+mod keyframes;
 mod physics;
 mod rewind;
 mod scaling;
@@ -77,21 +83,33 @@ pub fn run(args: BenchArgs) -> ExitCode {
     // and after another figure the first set fills that figure's freed holes
     // while the second gets fresh pages (a full run measured 1.71 where
     // `--only dispatch` measured 1.41-1.48 for the same binary).
-    let figures: [(&str, FigureFn); 11] = [
+    let figures: [(&str, FigureFn); 14] = [
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
-        ("pipeline_vs_raw_rapier", physics::pipeline_vs_raw_rapier),
+        (
+            "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
+            physics::pipeline_vs_raw_rapier,
+        ),
         (
             "soft_pipeline_vs_raw_rapier",
             physics::soft_pipeline_vs_raw_rapier,
         ),
         ("allocations_per_tick", dispatch::allocations_per_tick),
         ("telemetry_record_ns", scenes::telemetry_record),
-        ("headless_realtime_factor", scenes::headless_realtime_factor),
+        (
+            "headless_realtime_factor headless_rapier_ceiling headless_share",
+            scenes::headless_realtime_factor,
+        ),
         ("rewind_ms history_mib", rewind::rewind_and_history),
+        (
+            "rewind_reach_min_10k_bodies rewind_ms_10k_bodies keyframe_cost_share_10k_bodies",
+            keyframes::keyframes_10k,
+        ),
         ("snapshot_us restore_us", scenes::snapshots),
         ("timeline_ui_ms", scenes::timeline_ui),
+        ("editor_frame_ms", editor_frame::editor_frame),
         ("script_vs_rust", dispatch::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
+        ("check_parallel_speedup", check_jobs::check_parallel_speedup),
     ];
     for (names, f) in figures {
         if args

@@ -39,18 +39,18 @@ pub(super) fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figur
 
 pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     let mut out = Vec::new();
-    for (name, ceiling, scene, target) in [
+    for (name, ceiling, share, scene) in [
         (
             "headless_realtime_factor",
             "headless_rapier_ceiling",
+            "headless_share",
             "demo.ron",
-            150.0,
         ),
         (
             "headless_realtime_factor_stress",
             "headless_rapier_ceiling_stress",
+            "headless_share_stress",
             "stress.ron",
-            60.0,
         ),
     ] {
         let game_seconds = (60.0 * scale).max(6.0);
@@ -79,21 +79,20 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
             }
             objects = p.world().len();
         }
-        out.push(
-            Figure::ratio(
-                name,
-                game_seconds / wall,
-                "x real time",
-                1.0,
-                format!(
-                    "{scene}, {game_seconds} s of 60 Hz frames in {wall:.3} s (fastest of 3 plays), {objects} objects"
-                ),
-            )
-            .at_least(target),
-        );
+        // No absolute target: the factor is bounded by rapier's own step
+        // on this machine (the ceiling below), which no work on stepframe
+        // moves; the share of it the play reaches is the target.
+        out.push(Figure::ratio(
+            name,
+            game_seconds / wall,
+            "x real time",
+            1.0,
+            format!(
+                "{scene}, {game_seconds} s of 60 Hz frames in {wall:.3} s (fastest of 3 plays), {objects} objects"
+            ),
+        ));
         // No target: the factor the play would reach if stepframe added
-        // nothing to rapier's step. A target above it cannot be met by
-        // work on the pipeline.
+        // nothing to rapier's step.
         out.push(Figure::ratio(
             ceiling,
             game_seconds / stepping,
@@ -103,6 +102,18 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
                 "{scene}: the same play's {stepping:.3} s inside the physics stage's step (rapier and its event collection; a frame's last tick's time counted once per tick it ran)"
             ),
         ));
+        out.push(
+            Figure::ratio(
+                share,
+                stepping,
+                "s in the step",
+                wall,
+                format!(
+                    "{scene}: headless_realtime_factor / headless_rapier_ceiling, the share of the play's wall time ({wall:.3} s) spent inside the physics stage's step"
+                ),
+            )
+            .at_least(0.95),
+        );
     }
     Ok(out)
 }

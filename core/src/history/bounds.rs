@@ -15,15 +15,16 @@ impl History {
         let call = self.first_call + self.calls.len() as u64;
         // The replay must start with the debugger in force at the keyframe.
         self.last_debugger = None;
-        let snapshot = p.snapshot();
-        let bytes = snapshot.memory_bytes();
+        let (snapshot, engine) = self.packer.take(p);
+        let bytes = snapshot.memory_bytes() + engine.as_ref().map_or(0, |e| e.own_bytes());
         self.keyframes.push_back(Keyframe {
             call,
             snapshot,
             tape: self.tape.clone(),
+            engine,
             bytes,
         });
-        self.keyframe_bytes += bytes;
+        self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
         self.enforce_bounds();
         self.position = self.calls.len();
     }
@@ -46,7 +47,7 @@ impl History {
                         i += 1;
                         i % 2 == 1
                     });
-                    self.keyframe_bytes = self.keyframes.iter().map(|k| k.bytes).sum();
+                    self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
                     self.keyframe_every *= 2;
                 } else {
                     self.pop_oldest();
@@ -72,8 +73,8 @@ impl History {
     }
 
     pub(super) fn pop_oldest(&mut self) {
-        if let Some(k) = self.keyframes.pop_front() {
-            self.keyframe_bytes -= k.bytes;
+        if self.keyframes.pop_front().is_some() {
+            self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
         }
     }
 }

@@ -7,10 +7,10 @@
 //! back the budget will let rewind reach once the history is full, from the
 //! bytes the history spends per simulated second now, counting the
 //! spacing doublings that stretch the same bytes over more time (see
-//! [`super`]'s bounds). Worked numbers: demo.ron's keyframes are about
-//! 0.4 MiB, one every 120 frames (2 s at 60 Hz), so 0.2 MiB a second; at
-//! two doublings the same keyframes are 8 s apart (0.05 MiB a second), so
-//! 256 MiB reach about 85 min.
+//! [`super`]'s bounds). Worked numbers: a history holding 100 s in 8 MiB
+//! at 120 frames apart spends 0.08 MiB a second; at two doublings the same
+//! keyframes are 480 frames apart (0.02 MiB a second), so 256 MiB reach
+//! 12,800 s, 3 h 33 min (the test below).
 
 use super::MAX_SPACING_DOUBLINGS;
 

@@ -82,7 +82,12 @@ impl History {
             });
         };
         let keyframe = &self.keyframes[k];
-        p.restore(&keyframe.snapshot);
+        keyframe
+            .restore_into(p)
+            .map_err(|error| RewindError::Corrupt {
+                tick: keyframe.snapshot.tick(),
+                error,
+            })?;
         let mut tape = keyframe.tape.clone();
         if self.manages_tape {
             install(p, &tape);

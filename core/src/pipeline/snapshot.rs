@@ -69,11 +69,40 @@ impl SimulationState {
     }
 }
 
+impl SimulationState {
+    /// A copy with `physics` in place of the physics stage (a compact
+    /// keyframe's, whose engine state went to bytes). Every field is
+    /// listed, so a new one cannot be forgotten here.
+    fn clone_with_physics(&self, physics: Box<dyn PhysicsStage>) -> SimulationState {
+        SimulationState {
+            settings: self.settings,
+            pending_settings: self.pending_settings,
+            stepper: self.stepper.clone(),
+            clock: self.clock,
+            frame_time: self.frame_time,
+            frame_index: self.frame_index,
+            delta: self.delta,
+            world: self.world.clone(),
+            scheduler: self.scheduler.clone(),
+            physics,
+            input: self.input.clone(),
+            rng: self.rng,
+            routines: self.routines.clone(),
+            cursor: self.cursor,
+            edits_done: self.edits_done,
+        }
+    }
+}
+
 /// Everything a snapshot restores: the whole simulation state of a session.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
     /// The state as of the moment of the snapshot.
     state: SimulationState,
+    /// Whether the physics engine's state is held outside, as bytes
+    /// ([`Pipeline::snapshot_detached`]): then only
+    /// [`Pipeline::restore_detached`] with those bytes restores it.
+    detached: bool,
 }
 
 impl Snapshot {
@@ -124,13 +153,50 @@ impl Pipeline {
     pub fn snapshot(&self) -> Snapshot {
         Snapshot {
             state: self.sim.clone(),
+            detached: false,
         }
+    }
+
+    /// A snapshot with the physics engine's state written to `engine` as
+    /// bytes rather than copied ([`PhysicsStage::clone_to_bytes`]): what
+    /// the rewind history delta-encodes and compresses. `None` when the
+    /// stage has no byte form (take [`Pipeline::snapshot`] then).
+    pub fn snapshot_detached(&self, engine: &mut Vec<u8>) -> Option<Snapshot> {
+        let physics = self.sim.physics.clone_to_bytes(engine)?;
+        Some(Snapshot {
+            state: self.sim.clone_with_physics(physics),
+            detached: true,
+        })
+    }
+
+    /// Restores a snapshot from [`Pipeline::snapshot_detached`] with the
+    /// engine bytes it wrote (a plain snapshot ignores `engine`). On an
+    /// error (bytes that do not decode) the session is left as it was.
+    pub fn restore_detached(&mut self, snapshot: &Snapshot, engine: &[u8]) -> Result<(), String> {
+        if !snapshot.detached {
+            self.restore(snapshot);
+            return Ok(());
+        }
+        let mut physics = snapshot.state.physics.clone_box();
+        physics.load_engine(engine)?;
+        self.sim = snapshot.state.clone_with_physics(physics);
+        self.after_restore();
+        Ok(())
     }
 
     /// Puts the state of a snapshot back. Breakpoints, observer and fault policy
     /// are the host's and stay; any suspension is lifted.
     pub fn restore(&mut self, snapshot: &Snapshot) {
+        debug_assert!(
+            !snapshot.detached,
+            "a detached snapshot restores through restore_detached"
+        );
         self.sim = snapshot.state.clone();
+        self.after_restore();
+    }
+
+    /// What every restore does after the state is back.
+    fn after_restore(&mut self) {
         self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.pending_suspend = None;
