@@ -46,7 +46,7 @@
 //!
 //! Rapier reports collision starts and stops synchronously, from inside `step`,
 //! through an `EventHandler` that must be `Sync`, while it holds every body and
-//! collider set borrowed (PLATFORM.md). A hook cannot run there: it could not read
+//! collider set borrowed (rapier's API). A hook cannot run there: it could not read
 //! the world, and a spawn or removal mid-solve would change the step under itself.
 //! So the handler only pushes events into a mutex-guarded list; after the last
 //! substep they are turned into object-pair [`ContactEvent`]s and handed to the
@@ -514,7 +514,7 @@ impl PhysicsStage for RapierStage {
 
     /// The rapier sets measured by their bincode size (the bytes their
     /// serialisation writes, counted without writing them: ~0.2 ms for 200
-    /// bodies, PLATFORM.md) times `RAPIER_HEAP_PER_SERIALISED_BYTE`, plus
+    /// bodies, measured) times `RAPIER_HEAP_PER_SERIALISED_BYTE`, plus
     /// the stage's maps at their element sizes. `stepframe bench`
     /// (`snapshot_heap_vs_estimate`) checks the sum against the heap a
     /// snapshot really allocates.

@@ -14,6 +14,11 @@
 //! | [`Faulty`] | any | fault isolation: panics, NaN writes, slow hooks |
 //! | [`Script`] | any | rhai scripts: line breakpoints with the contract's timing, state in snapshots, hot reload |
 //!
+//! Besides the behaviours, [`watch`] holds the watch expressions the editor's
+//! Watches tab asks after every tick (rhai on the sandboxed engine the script
+//! conditions use), and [`script`] the rhai host, its compile cache and line
+//! breakpoints.
+//!
 //! [`registry`] returns all of them; a scene names them with typed parameters:
 //!
 //! ```

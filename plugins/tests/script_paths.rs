@@ -2,7 +2,7 @@
 //!
 //! Every generated program runs twice, in two sessions that differ only in
 //! the path the Script behaviours may take: rhai only, and typed register
-//! code (`typed.rs`, the default). The state hash (world, poses, every script
+//! code (`typed/`, the default). The state hash (world, poses, every script
 //! variable by type and bits) must be equal after every tick, and so must the
 //! log (run-time errors included: where the typed path bails, rhai runs the
 //! call and reports its own error).

@@ -4,7 +4,7 @@
 //! worker thread. Headless: a plain `egui::Context` runs the app's `ui` at
 //! 1600 x 1000 points and tessellates its shapes, with no GPU and no
 //! window, which is the UI's whole CPU share bar the upload and the paint
-//! (PLATFORM.md: under Xvfb the software renderer hides it otherwise).
+//! (under Xvfb the software renderer hides it otherwise).
 //!
 //! Frames are paced at 60 Hz like the real editor, so the worker plays at
 //! real time and the timeline grows as it does for a user. The CPU is the

@@ -9,7 +9,7 @@
 //! fastest of a few alternating rounds. The whole
 //! fixed phase (hooks plus the rapier step) is reported too, since that is what
 //! a frame pays. No breakpoint is set, so the script runs as it does in a
-//! session with no script breakpoint: on typed register code (`typed.rs`).
+//! session with no script breakpoint: on typed register code (`typed/`).
 //! The same patrol on rhai alone is measured too, to show what the typed
 //! path buys.
 

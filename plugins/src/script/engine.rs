@@ -213,7 +213,7 @@ pub(crate) fn commit(ctx: &mut Ctx) {
     });
 }
 
-/// Applies what a typed call queued (see `typed.rs`), in order, the way
+/// Applies what a typed call queued (see `typed/`), in order, the way
 /// [`commit`] applies the same commands from rhai.
 pub(crate) fn commit_fast(ctx: &mut Ctx, out: &mut Vec<Out>) {
     for command in out.drain(..) {

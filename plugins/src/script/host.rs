@@ -71,7 +71,7 @@ pub(crate) enum Engine {
 /// How many hook calls ran on each path (see [`ScriptHost::call_counts`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CallCounts {
-    /// Typed register code (`typed.rs`).
+    /// Typed register code (`typed/`).
     pub typed: u64,
     /// rhai itself (functions outside the subset, breakpoints, bails, and
     /// calls whose types the typed code was not made for).

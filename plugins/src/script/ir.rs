@@ -1,6 +1,6 @@
 //! The compiled path's intermediate form: hook functions in a numeric subset
 //! of rhai, as a small tree with variables resolved to slots (made by
-//! `lower.rs`), which `typed.rs` specialises to register code for the types
+//! `lower.rs`), which `typed/` specialises to register code for the types
 //! the script's state holds. The numbers' meaning is in `semantics.rs`.
 //!
 //! # Why
@@ -49,7 +49,7 @@
 //! state), the call **bails**: it has changed nothing yet (state changes and
 //! body commands are kept aside until the call ends, the random generator is a
 //! copy), and the caller runs the same call on rhai, which produces rhai's own
-//! result or error message. `plugins/src/script/fast.rs` tests compare both
+//! result or error message. `plugins/tests/script_paths.rs` compares both
 //! paths on generated expressions, and `plugins/tests/script.rs` compares whole
 //! sessions.
 //!

@@ -124,7 +124,7 @@
 //!
 //! A hook call runs on the first of these that can take it:
 //!
-//! 1. **typed register code** (`typed.rs`): the function, lowered from rhai's
+//! 1. **typed register code** (`typed/`): the function, lowered from rhai's
 //!    AST (`lower.rs`) to a small tree (`ir.rs`), then specialised to the
 //!    types its state variables hold, as flat register instructions;
 //! 2. **rhai** itself: functions outside the subset (loops, strings, maps,

@@ -1,6 +1,6 @@
 //! rhai's number semantics, in one place: what every arithmetic operator,
 //! comparison, math function, body-command component and random draw
-//! computes in rhai 1.27, as the typed path (`typed.rs`) computes it.
+//! computes in rhai 1.27, as the typed path (`typed/`) computes it.
 //!
 //! The rest of the compiled path decides *which* of these to call (by the
 //! operand types it has proven); this module says what each computes, so a
@@ -187,7 +187,7 @@ mod tests {
     struct Bail;
 
     /// A binary operator on two values, the way the typed path's lowering
-    /// picks an instruction for the operand types (`typed.rs`, `binary`)
+    /// picks an instruction for the operand types (`typed/`, `binary`)
     /// and the instruction computes it; the pairs it does not cover go to
     /// rhai.
     fn binary(op: Op, a: V, b: V) -> Result<V, Bail> {

@@ -33,7 +33,7 @@ pub(super) struct FastState {
     live: bool,
     /// The body commands of the typed call running (empty between calls).
     out: Vec<Out>,
-    /// Each hook's code specialised for the current state types (`typed.rs`).
+    /// Each hook's code specialised for the current state types (`typed/`).
     typed: [Option<Arc<Typed>>; 4],
     /// Specialisations made per hook: after [`MAX_SPECIALISATIONS`] the hook
     /// stays on rhai while its types differ from every one made (they keep
