@@ -52,8 +52,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    Edit, History, HookBeacon, InputEvent, ObjectId, Pipeline, Recording, Registry, Replay,
-    Suspension, TimeSettings, WallClock,
+    Edit, History, HookBeacon, InputEvent, ObjectId, Pipeline, Recording, Registry, Suspension,
+    TimeSettings, WallClock,
 };
 use stepframe_plugins::ScriptHost;
 
@@ -62,7 +62,6 @@ pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, sp
 use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
 use super::scene_file::LoadedScene;
 use tap::{TickNews, TickTap};
-use view::ViewFacts;
 
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 
@@ -501,23 +500,7 @@ impl Worker {
         match self.history.replay_into(&mut scratch, live_tick, tick) {
             Ok(()) => {
                 let tape = self.shown_tape();
-                let facts = ViewFacts {
-                    revision: self.revision,
-                    at_tick: Some(tick),
-                    settings: self.settings(),
-                    pacing: self.pacing,
-                    scene_path: self.scene.as_ref().map(|s| s.path.clone()),
-                    selected: self.selected,
-                    pending_edits: &[],
-                    state_hash: scratch.state_hash(),
-                    worker_fps: self.worker_fps(),
-                    tape,
-                    tape_in_force: self.history.tape().map(Replay::shared),
-                    scripts: self.scripts_view(),
-                    rewind: self.history.reach(&self.pipeline),
-                    run_b: self.run_b.clone(),
-                    tape_draft: self.tape_draft.clone(),
-                };
+                let facts = self.view_facts(Some(tick), scratch.state_hash(), tape);
                 let past = view::build(&scratch, facts);
                 self.out.past_views.send(past);
                 if let Some(ctx) = &self.repaint {

@@ -103,15 +103,33 @@ impl Worker {
             self.pending_edits.clear();
         }
         let tape = self.shown_tape();
-        let facts = ViewFacts {
+        let facts = self.view_facts(None, self.state_hash, tape);
+        view::build(&self.pipeline, facts)
+    }
+
+    /// What a view says besides the world: of the live session (`at_tick`
+    /// `None`, with the edits queued for its next tick) or of past tick T
+    /// (`Some(T)`, built in a scratch pipeline: no queued edits). `tape` is
+    /// the recording as the session stands ([`Worker::shown_tape`]).
+    pub(super) fn view_facts(
+        &self,
+        at_tick: Option<u64>,
+        state_hash: u64,
+        tape: std::sync::Arc<stepframe_core::Recording>,
+    ) -> ViewFacts<'_> {
+        ViewFacts {
             revision: self.revision,
-            at_tick: None,
+            at_tick,
             settings: self.settings(),
             pacing: self.pacing,
             scene_path: self.scene.as_ref().map(|s| s.path.clone()),
             selected: self.selected,
-            pending_edits: &self.pending_edits,
-            state_hash: self.state_hash,
+            pending_edits: if at_tick.is_none() {
+                &self.pending_edits
+            } else {
+                &[]
+            },
+            state_hash,
             worker_fps: self.worker_fps(),
             tape,
             tape_in_force: self.history.tape().map(Replay::shared),
@@ -119,7 +137,6 @@ impl Worker {
             rewind: self.history.reach(&self.pipeline),
             run_b: self.run_b.clone(),
             tape_draft: self.tape_draft.clone(),
-        };
-        view::build(&self.pipeline, facts)
+        }
     }
 }
