@@ -307,4 +307,8 @@ pub fn count(events: &[Event], kind: HookKind) -> usize {
         .count()
 }
 
-pub use stepframe_core::alloc_count::{CountingAllocator, count_allocations};
+/// The counting allocator of the `stepframe` binary's bench, shared as a
+/// file (it is test and bench tooling, not the runtime's API).
+#[path = "../app/src/bench/alloc_count.rs"]
+mod alloc_count;
+pub use alloc_count::{CountingAllocator, count_allocations};

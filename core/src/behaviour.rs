@@ -82,12 +82,14 @@ pub use stepframe_macros::{Inspect, behaviour};
 
 use serde::{Deserialize, Serialize};
 
-use crate::body::{BodyCommand, ContactKind, Pose, Vec2, Velocity};
+use crate::body::{BodyCommand, ContactKind};
 use crate::clock::{Clock, Flicks};
-pub use crate::ids::{HookKind, Hooks, TimeGroup};
+use crate::geometry::{Pose, Vec2, Velocity};
+use crate::ids::{HookKind, Hooks, TimeGroup};
 use crate::ids::{ObjectId, Priority};
 use crate::input::ActionSnapshot;
-use crate::world::{LogEntry, LogLevel, Object, World};
+use crate::object::Object;
+use crate::world::{LogEntry, LogLevel, World};
 
 /// How a behaviour is copied into a snapshot. Implemented for every `Clone`
 /// behaviour by the blanket impl below, so a behaviour derives `Clone` and
@@ -188,7 +190,7 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
 
     /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
     /// with state that affects the simulation should write it here.
-    fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
+    fn hash_state(&self, _hasher: &mut crate::hash::StableHasher) {}
 
     /// The behaviour's state as the editor's inspector shows it, one
     /// `name: value` per line. The default is the pretty `Debug` text, which
@@ -427,6 +429,29 @@ pub(crate) struct Caller {
 }
 
 impl<'a> Ctx<'a> {
+    /// The one place a hook's context is put together (the FixedUpdate pass,
+    /// routines and single hook calls all come here), so a new field of the
+    /// context is set the same way for every hook.
+    pub(crate) fn new(
+        world: &'a mut World,
+        clock: &'a Clock,
+        input: &'a ActionSnapshot,
+        rng: &'a mut Rng,
+        requests: &'a mut HookRequests,
+        caller: Caller,
+        hook: HookKind,
+    ) -> Ctx<'a> {
+        Ctx {
+            world,
+            clock,
+            input,
+            rng,
+            requests,
+            caller,
+            hook,
+        }
+    }
+
     /// The object this hook belongs to.
     pub fn me(&self) -> ObjectId {
         self.caller.object

@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-pub use crate::geometry::{Pose, Vec2, Velocity};
+use crate::geometry::{Pose, Vec2, Velocity};
 use crate::ids::ObjectId;
 use crate::soft_body::SoftBodyDesc;
 

@@ -53,7 +53,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::clock::Clock;
 use crate::clock_breakpoint::{self, ClockBreakpoint, ClockHit, FrameFacts, TickFacts};
-pub use crate::condition::{BreakpointId, Condition, HitCount};
+use crate::condition::{BreakpointId, Condition, HitCount};
 use crate::ids::{HookKind, ObjectId, Priority};
 
 /// A breakpoint: filters (absent = any), a clock condition and a hit count.

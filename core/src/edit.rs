@@ -38,12 +38,13 @@
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour::{Behaviour, Reload};
-use crate::body::{BodyCommand, Pose, Velocity};
+use crate::body::BodyCommand;
+use crate::geometry::{Pose, Velocity};
 use crate::ids::ObjectId;
+use crate::object::BehaviourInfo;
 use crate::pipeline::{Pipeline, SettingsError, TimeSettings};
 use crate::scene::{ParamsEditError, Registry, SceneObject};
 use crate::spawn::ObjectDesc;
-use crate::world::BehaviourInfo;
 
 /// One change to a running session (see the module docs).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

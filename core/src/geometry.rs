@@ -142,3 +142,72 @@ impl Velocity {
         self.linear.is_finite() && self.angular.is_finite()
     }
 }
+
+/// The convex hull of `points`, counter-clockwise from the lowest-leftmost
+/// point (Andrew's monotone chain), without non-finite or repeated points.
+/// The one hull of the project: the mass bounds, the editor's outlines and
+/// its hit tests all use it, so a polygon authored in any order weighs,
+/// draws and picks like the collider rapier builds. The turn test runs in
+/// `f64`, where the products of `f32` differences are exact.
+pub fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
+    let mut pts: Vec<Vec2> = points.iter().copied().filter(|p| p.is_finite()).collect();
+    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
+    pts.dedup();
+    if pts.len() < 3 {
+        return pts;
+    }
+    let cross = |o: Vec2, a: Vec2, b: Vec2| {
+        let d = |p: Vec2| {
+            (
+                f64::from(p.x) - f64::from(o.x),
+                f64::from(p.y) - f64::from(o.y),
+            )
+        };
+        let ((ax, ay), (bx, by)) = (d(a), d(b));
+        ax * by - ay * bx
+    };
+    let mut hull: Vec<Vec2> = Vec::with_capacity(pts.len() + 1);
+    // Lower hull left to right, then upper hull right to left; the upper pass
+    // never pops into the lower one.
+    for &p in &pts {
+        while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    let lower = hull.len() + 1;
+    for &p in pts.iter().rev().skip(1) {
+        while hull.len() >= lower && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
+            hull.pop();
+        }
+        hull.push(p);
+    }
+    hull.pop();
+    hull
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_hull_is_counter_clockwise_and_drops_inner_points() {
+        let square = [
+            Vec2::new(1.0, 1.0),
+            Vec2::new(0.0, 0.0),
+            Vec2::new(0.5, 0.5),
+            Vec2::new(1.0, 0.0),
+            Vec2::new(0.0, 1.0),
+            Vec2::new(f32::NAN, 0.0),
+        ];
+        assert_eq!(
+            convex_hull(&square),
+            [
+                Vec2::new(0.0, 0.0),
+                Vec2::new(1.0, 0.0),
+                Vec2::new(1.0, 1.0),
+                Vec2::new(0.0, 1.0)
+            ]
+        );
+    }
+}

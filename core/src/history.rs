@@ -409,24 +409,13 @@ impl History {
 
     /// `Pipeline::step_frame` with its inputs, logged (and a keyframe when due).
     pub fn step_frame(&mut self, p: &mut Pipeline, dt: f64, inputs: &[InputEvent]) -> FrameReport {
-        self.notice_bypass(p);
-        if p.suspension().is_none() {
-            self.maybe_keyframe(p);
-        }
-        self.log(
+        self.live(
             p,
             Call::Frame {
                 dt,
                 inputs: inputs.to_vec(),
             },
-        );
-        for e in inputs {
-            p.push_input(e.clone());
-        }
-        let report = p.step_frame(dt);
-        self.note_wall_clock_stop(p);
-        self.driven = Some(p.drives());
-        report
+        )
     }
 
     /// `Pipeline::step_one_frame`, logged.
@@ -513,18 +502,21 @@ impl History {
         self.live(p, Call::Pause);
     }
 
+    /// Every logged call made live, the frame case included: it branches
+    /// the log if the session was rewound, takes a keyframe between whole
+    /// frames, logs the call and runs it the way a replay of the log will
+    /// (the same [`replay`] arm), so live and replayed calls cannot differ.
     fn live(&mut self, p: &mut Pipeline, call: Call) -> FrameReport {
         self.notice_bypass(p);
         self.branch_here();
+        if matches!(call, Call::Frame { .. }) && p.suspension().is_none() {
+            self.maybe_keyframe(p);
+        }
         self.log(p, call.clone());
-        self.run_live(p, &call)
-    }
-
-    fn run_live(&mut self, p: &mut Pipeline, call: &Call) -> FrameReport {
-        if let Call::SetTape(tape) = call {
+        if let Call::SetTape(tape) = &call {
             self.tape = tape.clone();
         }
-        let report = replay(p, call);
+        let report = replay(p, &call);
         self.note_wall_clock_stop(p);
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();

@@ -24,7 +24,6 @@
 //! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields | |
 //! | [`hash`] | the fixed-seed hasher behind every state hash | |
 //! | [`atomic_file`] | writing a file so it is always the old or the new one | |
-//! | [`alloc_count`] | a counting allocator for the allocation tests and benches | |
 //! | **1: descriptions and rules** | | |
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap | |
 //! | [`input`] | devices, action maps, frame and simulation snapshots | |
@@ -51,9 +50,9 @@
 //! | **4: the pipeline** | | |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
 //! | **5: what drives, records and reads a pipeline** | | |
-//! | [`drive`] | a headless frame run to its end, resumed as needed, its reports merged; a run to a tick | |
+//! | [`headless`] | a frame with nobody at the controls, run to its end (resumed as needed, its reports merged); a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
-//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry` |
+//! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry_file` |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
@@ -61,14 +60,11 @@
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
-//! Old paths keep working: [`world::ObjectId`], [`schedule::Priority`],
-//! [`behaviour::HookKind`], [`body::Pose`], [`trace::StableHasher`] and
-//! [`debugger::BreakpointId`] re-export from the lower module that now
-//! owns each.
+//! Each item has one path: the module that owns it (and, for the items
+//! every user needs, the crate root).
 
 #![warn(missing_docs)]
 
-pub mod alloc_count;
 pub mod atomic_file;
 pub mod behaviour;
 pub mod body;
@@ -76,11 +72,11 @@ pub mod clock;
 pub mod clock_breakpoint;
 pub mod condition;
 pub mod debugger;
-pub mod drive;
 pub mod edit;
 pub mod export;
 pub mod geometry;
 pub mod hash;
+pub mod headless;
 pub mod history;
 pub mod hook_beacon;
 pub mod ids;
@@ -107,27 +103,28 @@ pub mod world;
 
 pub use behaviour::{
     Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
-    HookKind, Hooks, Inspect, Reload, Rng, Routine, TimeGroup, Wait,
+    Inspect, Reload, Rng, Routine, Wait,
 };
-pub use body::{
-    BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Pose, Shape, Vec2,
-    Velocity,
-};
+pub use body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Shape};
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
 pub use clock_breakpoint::{
     ClockBreakpoint, ClockHit, ClockRule, ClockRuleError, ManualTime, WallClock,
 };
-pub use debugger::{
-    Breakpoint, BreakpointHit, BreakpointId, Condition, Debugger, HitCount, SuspendReason,
-    Suspension,
-};
-pub use drive::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
+pub use condition::{BreakpointId, Condition, HitCount};
+pub use debugger::{Breakpoint, BreakpointHit, Debugger, SuspendReason, Suspension};
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
+pub use geometry::{Pose, Vec2, Velocity};
+pub use hash::StableHasher;
+pub use headless::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
 pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
 pub use hook_beacon::{HookBeacon, HookCall};
+pub use ids::ObjectId;
+pub use ids::{HookKind, Hooks, TimeGroup};
+pub use ids::{NamedPriority, Priority};
 pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, InputSource};
 pub use limits::BodyError;
+pub use object::{BehaviourInfo, Object};
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
 pub use physics::{NoPhysics, PhysicsStage};
 pub use pipeline::{
@@ -137,10 +134,10 @@ pub use pipeline::{
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, RecordingError, Replay};
 pub use scene::{
-    ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneObject,
-    WorldSettings,
+    ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneErrorKind,
+    SceneObject, WorldSettings,
 };
-pub use schedule::{NamedPriority, Priority, Registration, Scheduler};
+pub use schedule::{Registration, Scheduler};
 pub use soft_body::{
     SoftBodyDesc, SoftBodyError, SoftMaterial, SoftPiece, SoftShape, SoftTear, Spring,
 };
@@ -153,9 +150,9 @@ pub use stepframe_macros::behaviour;
 pub use stepper::{Advance, FixedStepper, StepStrategy, UnknownStrategy};
 pub use sync_test::{SyncFailure, SyncTest};
 pub use telemetry::{FrameRecord, Telemetry};
-pub use trace::{StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord};
+pub use trace::{SubsystemHashes, SubsystemState, TickObserver, TickRecord};
 pub use trace_writer::{
     TelemetryFormat, TelemetryWriter, TraceWriter, write_trace_line,
     write_trace_line_with_subsystems,
 };
-pub use world::{BehaviourInfo, LogEntry, LogLevel, Object, ObjectId, QueuedCommand, World};
+pub use world::{LogEntry, LogLevel, QueuedCommand, World};

@@ -29,7 +29,8 @@
 //! knows the body's mass and velocity (refused and logged with object, hook
 //! and tick).
 
-use crate::body::{BodyCommand, BodyDesc, BodyKind, Pose, Shape, Vec2};
+use crate::body::{BodyCommand, BodyDesc, BodyKind, Shape};
+use crate::geometry::{Pose, Vec2, convex_hull};
 use crate::soft_body::{SoftBodyDesc, SoftBodyError};
 
 mod command;
@@ -113,40 +114,6 @@ struct UnitMass {
     reach: f64,
 }
 
-/// The convex hull of `points`, counter-clockwise (Andrew's monotone chain).
-fn hull(points: &[Vec2]) -> Vec<(f64, f64)> {
-    let mut p: Vec<(f64, f64)> = points
-        .iter()
-        .map(|v| (f64::from(v.x), f64::from(v.y)))
-        .collect();
-    p.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
-    p.dedup();
-    if p.len() < 3 {
-        return p;
-    }
-    let cross = |o: (f64, f64), a: (f64, f64), b: (f64, f64)| {
-        (a.0 - o.0) * (b.1 - o.1) - (a.1 - o.1) * (b.0 - o.0)
-    };
-    let mut out: Vec<(f64, f64)> = Vec::with_capacity(2 * p.len());
-    for pass in 0..2 {
-        let start = out.len();
-        let points: Box<dyn Iterator<Item = &(f64, f64)>> = if pass == 0 {
-            Box::new(p.iter())
-        } else {
-            Box::new(p.iter().rev())
-        };
-        for &q in points {
-            while out.len() >= start + 2 && cross(out[out.len() - 2], out[out.len() - 1], q) <= 0.0
-            {
-                out.pop();
-            }
-            out.push(q);
-        }
-        out.pop();
-    }
-    out
-}
-
 impl Shape {
     /// Why the shape cannot be built, if it cannot: a size that is not a
     /// positive finite number, or a polygon with fewer than 3 points, a
@@ -228,7 +195,10 @@ impl Shape {
                 // Area and inertia of the hull, about its centroid, with the
                 // points taken relative to the first one (no cancellation far
                 // from the origin).
-                let hull = hull(points);
+                let hull: Vec<(f64, f64)> = convex_hull(points)
+                    .iter()
+                    .map(|v| (f64::from(v.x), f64::from(v.y)))
+                    .collect();
                 let n = hull.len();
                 let o = hull.first().copied().unwrap_or((0.0, 0.0));
                 let (mut twice, mut cx, mut cy, mut i_o) = (0.0, 0.0, 0.0, 0.0);
@@ -569,21 +539,6 @@ mod tests {
         assert!(
             msg.contains("no direction") && msg.contains("65536 m"),
             "{msg}"
-        );
-    }
-
-    #[test]
-    fn the_hull_is_counter_clockwise_and_drops_inner_points() {
-        let square = [
-            Vec2::new(1.0, 1.0),
-            Vec2::new(0.0, 0.0),
-            Vec2::new(0.5, 0.5),
-            Vec2::new(1.0, 0.0),
-            Vec2::new(0.0, 1.0),
-        ];
-        assert_eq!(
-            hull(&square),
-            [(0.0, 0.0), (1.0, 0.0), (1.0, 1.0), (0.0, 1.0)]
         );
     }
 

@@ -7,7 +7,8 @@
 //! behaviours attached. The world owns the rules (ids, the hierarchy's
 //! activity, removal); this module only the data.
 
-use crate::body::{BodyDesc, Pose, Velocity};
+use crate::body::BodyDesc;
+use crate::geometry::{Pose, Velocity};
 use crate::ids::{ObjectId, Priority, TimeGroup};
 use crate::soft_pose::SoftState;
 

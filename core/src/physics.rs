@@ -46,7 +46,7 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     }
 
     /// Feeds engine state not visible in committed poses into the tick hash.
-    fn hash_state(&self, _hasher: &mut crate::trace::StableHasher) {}
+    fn hash_state(&self, _hasher: &mut crate::hash::StableHasher) {}
 
     /// About how many bytes a copy of the stage holds ([`Self::clone_box`]):
     /// what the rewind history's byte budget counts for the engine. The

@@ -86,11 +86,13 @@ use rapier2d::prelude::{
     PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder, RigidBodyHandle,
 };
 
-use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Pose, Shape, Vec2};
+use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Shape};
+use crate::geometry::{Pose, Vec2};
+use crate::hash::StableHasher;
+use crate::ids::ObjectId;
 use crate::limits::{BodyError, command_overflow};
 use crate::physics::PhysicsStage;
-use crate::trace::StableHasher;
-use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
+use crate::world::{LogLevel, QueuedCommand, World};
 
 mod bodies;
 mod engine_bytes;

@@ -37,8 +37,8 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::behaviour::{Behaviour, Caller};
+use crate::ids::Priority;
 use crate::ids::{HookKind, Hooks, ObjectId};
-pub use crate::ids::{NamedPriority, Priority};
 use crate::world::World;
 
 /// A handle returned by [`Scheduler::register`]. Dropping it (or calling

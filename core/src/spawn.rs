@@ -13,7 +13,8 @@
 //! of frame 10 spawned it.
 
 use crate::behaviour::{Behaviour, Ctx};
-use crate::body::{BodyDesc, Pose};
+use crate::body::BodyDesc;
+use crate::geometry::Pose;
 use crate::ids::{ObjectId, Priority, TimeGroup};
 use crate::object::{BehaviourInfo, BodyState, Object};
 use crate::world::{Waiting, World};

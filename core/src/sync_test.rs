@@ -27,7 +27,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
-use crate::drive::{FrameNeverEnds, run_frame};
+use crate::headless::{FrameNeverEnds, run_frame};
 use crate::pipeline::{Pipeline, Snapshot, TimeSettings};
 use crate::trace::{SubsystemHashes, TickObserver, TickRecord};
 use crate::trace_writer::write_trace_line_with_subsystems;

@@ -36,7 +36,7 @@
 
 use crate::body::ContactEvent;
 use crate::clock::Clock;
-pub use crate::hash::StableHasher;
+use crate::hash::StableHasher;
 use crate::ids::ObjectId;
 use crate::input::InputEvent;
 use crate::world::World;

@@ -79,8 +79,8 @@ use crate::pipeline::FrameReport;
 use crate::trace::{SubsystemHashes, TickObserver, TickRecord};
 use crate::world::World;
 
-mod telemetry;
-pub use telemetry::{TELEMETRY_COLUMNS, TelemetryFormat, TelemetryWriter};
+mod telemetry_file;
+pub use telemetry_file::{TELEMETRY_COLUMNS, TelemetryFormat, TelemetryWriter};
 
 /// Appends a float in shortest round-trip form (see the module docs).
 fn push_f64(out: &mut String, v: f64) {
@@ -437,8 +437,8 @@ mod tests {
             clock: 1,
             input: 0x22,
             behaviours: vec![
-                (crate::world::ObjectId(3), 0xabc),
-                (crate::world::ObjectId(7), 0),
+                (crate::ids::ObjectId(3), 0xabc),
+                (crate::ids::ObjectId(7), 0),
             ],
             rng: u64::MAX,
             physics: 0x10,

@@ -24,13 +24,14 @@
 //! the very next callback, and for bodies at the next reconcile (before the
 //! next physics step).
 
-use crate::body::{BodyCommand, Interpolation, Pose};
+use crate::body::{BodyCommand, Interpolation};
+use crate::geometry::Pose;
 use crate::ids::HookKind;
-pub use crate::ids::ObjectId;
+use crate::ids::ObjectId;
 use crate::limits::BodyError;
 
 mod log;
-pub use crate::object::{BehaviourInfo, BodyState, Object};
+use crate::object::{BehaviourInfo, Object};
 use crate::soft_pose::SoftState;
 pub use log::{LogEntry, LogLevel};
 
@@ -97,7 +98,7 @@ pub struct World {
     /// Slots holding a body (dead ones until compaction included).
     bodies: usize,
     /// Camera centre set by a presentation hook (FollowCamera), if any.
-    pub camera: Option<crate::body::Vec2>,
+    pub camera: Option<crate::geometry::Vec2>,
     /// `(tick, frame)` of the pipeline's clock as of its last phase change,
     /// for lines written where no clock is at hand ([`World::log_now`]).
     pub(crate) stamp: (u64, u64),
@@ -401,7 +402,7 @@ impl World {
     /// The committed particle positions of a soft body, `None` for an
     /// object without one (see [`crate::SoftState`] for the rest of what a
     /// soft body commits: previous particles, outline, pins, pieces).
-    pub fn soft_particles(&self, id: ObjectId) -> Option<&[crate::body::Vec2]> {
+    pub fn soft_particles(&self, id: ObjectId) -> Option<&[crate::geometry::Vec2]> {
         let soft = self.get(id)?.body.as_ref()?.soft.as_ref()?;
         Some(&soft.particles)
     }
@@ -561,7 +562,7 @@ impl World {
                     let shapes = b.desc.shapes.capacity() * size_of::<crate::body::Shape>();
                     let soft = b.soft.as_ref().map_or(0, |s| {
                         (s.particles.capacity() + s.velocities.capacity())
-                            * size_of::<crate::body::Vec2>()
+                            * size_of::<crate::geometry::Vec2>()
                     });
                     shapes + soft
                 });

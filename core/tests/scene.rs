@@ -12,6 +12,7 @@ use stepframe_core::{
     Behaviour, BodyDesc, Ctx, ObjectId, Pipeline, Pose, Priority, Scene, SceneBehaviour,
     SceneObject, Shape, TimeSettings, Vec2,
 };
+use stepframe_core::{SceneErrorKind, SettingsError};
 
 /// Parameters of the test behaviour: typed, defaults, unknown fields rejected.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -460,6 +461,53 @@ fn a_missing_file_names_the_file() {
         err.to_string()
             .starts_with("/no/such/dir/scene.ron: cannot read")
     );
+}
+
+/// A caller can tell the faults apart without reading the message: the
+/// editor and tools match on the kind (a missing file, a typo, a rate out of
+/// range, a behaviour the build does not have).
+#[test]
+fn errors_say_their_kind() {
+    let registry = registry();
+    let cases: &[(&str, SceneErrorKind)] = &[
+        (
+            "(\n    objects: [\n        (id: 1 name: \"A\"),\n    ],\n)",
+            SceneErrorKind::Syntax,
+        ),
+        ("(setings: (seed: 1), objects: [])", SceneErrorKind::Syntax),
+        (
+            "(settings: (time: (fixed_hz: 0)))",
+            SceneErrorKind::Time(SettingsError::FixedHz(0)),
+        ),
+        (
+            "(settings: (gravity: (x: 0.0, y: inf)))",
+            SceneErrorKind::WorldSettings,
+        ),
+        (
+            "(actions: (actions: [(name: \"\", sources: [])]))",
+            SceneErrorKind::Actions,
+        ),
+        (
+            "(objects: [(id: 1, name: \"A\"), (id: 1, name: \"B\")])",
+            SceneErrorKind::Object,
+        ),
+        (
+            "(objects: [(id: 1, name: \"A\", behaviours: [(name: \"Nope\")])])",
+            SceneErrorKind::UnknownBehaviour,
+        ),
+        (
+            "(objects: [(id: 1, name: \"A\", behaviours: [(name: \"Probe\", params: (speed: \"fast\"))])])",
+            SceneErrorKind::Params,
+        ),
+    ];
+    for (text, kind) in cases {
+        match Scene::parse(text, Path::new("kinds.ron"), &registry) {
+            Ok(_) => panic!("loaded `{text}`"),
+            Err(e) => assert_eq!(e.kind, *kind, "`{text}`: {e}"),
+        }
+    }
+    let missing = Scene::load(Path::new("/no/such/dir/scene.ron"), &registry).unwrap_err();
+    assert_eq!(missing.kind, SceneErrorKind::Io);
 }
 
 const FULL: &str = r#"// Every feature of the format once.

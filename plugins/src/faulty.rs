@@ -19,7 +19,7 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::trace::StableHasher;
+use stepframe_core::hash::StableHasher;
 use stepframe_core::{
     Behaviour, ContactKind, Ctx, Fields, Hooks, Inspect, ObjectId, Pose, Routine, TimeGroup, Vec2,
     Velocity, Wait,

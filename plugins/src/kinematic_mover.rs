@@ -12,7 +12,7 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::trace::StableHasher;
+use stepframe_core::hash::StableHasher;
 use stepframe_core::{Behaviour, Ctx, Inspect, Pose, Vec2};
 
 /// What happens at the last waypoint.

@@ -25,7 +25,7 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::trace::StableHasher;
+use stepframe_core::hash::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Vec2};
 
 /// Fastest vertical speed, m/s, at which a touching body still counts as

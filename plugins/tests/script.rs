@@ -16,7 +16,7 @@ use stepframe_core::{
     TickRecord, TimeSettings,
 };
 use stepframe_plugins::ScriptHost;
-use stepframe_plugins::script::ScriptHit;
+use stepframe_plugins::script::{ScriptErrorKind, ScriptHit};
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -495,6 +495,7 @@ fn bad_conditions_and_templates_are_rejected_and_gutter_toggles() {
         .set_condition(&path, 6, Some("i == "))
         .expect_err("incomplete expression");
     assert_eq!(err.line, 6);
+    assert_eq!(err.kind, ScriptErrorKind::Breakpoint);
     assert!(
         host.breakpoints().lines(&path).is_empty(),
         "nothing changed"
@@ -549,6 +550,11 @@ fn hot_reload_keeps_state_and_a_syntax_error_keeps_the_old_script_running() {
     std::fs::write(&path, v3).expect("write v3");
     let err = host.reload(&path).expect_err("syntax error");
     assert_eq!((err.line, err.column), (4, 10), "{err}");
+    assert_eq!(err.kind, ScriptErrorKind::Syntax);
+    let stranger = host
+        .reload_text(dir.join("stranger.rhai"), v1)
+        .expect_err("no script runs it");
+    assert_eq!(stranger.kind, ScriptErrorKind::NotRunning, "{stranger}");
     assert!(err.to_string().contains("counter.rhai:4:10: "), "{err}");
     assert_eq!(host.compile_error(&path), Some(err.clone()));
     pipeline.step_frame(DT);

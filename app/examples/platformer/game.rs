@@ -12,8 +12,8 @@
 
 use serde::{Deserialize, Serialize};
 use stepframe_app::{App, Behaviours};
+use stepframe_core::hash::StableHasher;
 use stepframe_core::scene::ParamsError;
-use stepframe_core::trace::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Pose, Vec2, Velocity};
 
 /// The scene `cargo run --example platformer` opens.

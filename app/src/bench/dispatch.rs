@@ -7,7 +7,7 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use stepframe_core::alloc_count::count_allocations;
+use super::alloc_count::count_allocations;
 use stepframe_core::{
     Behaviour, Ctx, NoPhysics, ObjectDesc, ObjectId, Pipeline, Pose, Priority, TimeSettings, World,
 };

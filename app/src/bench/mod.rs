@@ -33,6 +33,7 @@ use serde_json::json;
 use stepframe_core::scene::Scene;
 use stepframe_core::{Pipeline, TimeSettings};
 
+mod alloc_count;
 mod check_jobs;
 mod dispatch;
 mod editor_frame;
@@ -68,7 +69,7 @@ pub struct BenchArgs {
 
 /// The counting allocator the `stepframe` binary installs (see
 /// `allocations_per_tick`).
-pub use stepframe_core::alloc_count::CountingAllocator;
+pub use alloc_count::CountingAllocator;
 
 /// Runs every figure; exit 0 when every target is met.
 pub fn run(args: BenchArgs) -> ExitCode {

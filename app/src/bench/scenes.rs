@@ -9,7 +9,7 @@
 use std::hint::black_box;
 use std::path::Path;
 
-use stepframe_core::alloc_count::count_allocated_bytes;
+use super::alloc_count::count_allocated_bytes;
 use stepframe_core::{NoPhysics, Pipeline, Telemetry, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};

@@ -1,6 +1,7 @@
 //! Pure 2D geometry for the viewport: shape outlines in world space, hit tests,
 //! and the world ↔ screen mapping. No egui painting here, so it is testable.
 
+use stepframe_core::geometry::convex_hull;
 use stepframe_core::{Pose, Shape, Vec2};
 
 /// Points per half circle of a capsule outline (and per circle when polygonised).
@@ -74,36 +75,6 @@ pub fn local_outline(shape: &Shape) -> Option<Vec<Vec2>> {
         }
         Shape::ConvexPolygon { points } => Some(convex_hull(points)),
     }
-}
-
-/// Convex hull, counter-clockwise (Andrew's monotone chain), so a polygon
-/// authored in any order draws and hit-tests like the collider rapier builds.
-pub fn convex_hull(points: &[Vec2]) -> Vec<Vec2> {
-    let mut pts: Vec<Vec2> = points.iter().copied().filter(|p| p.is_finite()).collect();
-    pts.sort_by(|a, b| a.x.total_cmp(&b.x).then(a.y.total_cmp(&b.y)));
-    pts.dedup();
-    if pts.len() < 3 {
-        return pts;
-    }
-    let cross = |o: Vec2, a: Vec2, b: Vec2| (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
-    let mut hull: Vec<Vec2> = Vec::with_capacity(pts.len() + 1);
-    // Lower hull left to right, then upper hull right to left; the upper pass
-    // never pops into the lower one.
-    for &p in &pts {
-        while hull.len() >= 2 && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
-        }
-        hull.push(p);
-    }
-    let lower = hull.len() + 1;
-    for &p in pts.iter().rev().skip(1) {
-        while hull.len() >= lower && cross(hull[hull.len() - 2], hull[hull.len() - 1], p) <= 0.0 {
-            hull.pop();
-        }
-        hull.push(p);
-    }
-    hull.pop();
-    hull
 }
 
 /// Whether a point in the body's frame lies inside the shape.

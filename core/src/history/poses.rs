@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use crate::body::Pose;
+use crate::geometry::Pose;
 use crate::ids::ObjectId;
 use crate::trace::{TickObserver, TickRecord};
 

@@ -53,18 +53,20 @@ impl Pipeline {
         // and when the group began.
         let mut timing: Option<(Priority, std::time::Duration)> = None;
         let outcome = {
-            let mut ctx = Ctx {
+            let caller = Caller {
+                object: ObjectId(0),
+                seq: 0,
+            };
+            let input = input.fixed_snapshot();
+            let mut ctx = Ctx::new(
                 world,
                 clock,
-                input: input.fixed_snapshot(),
+                input,
                 rng,
                 requests,
-                caller: Caller {
-                    object: ObjectId(0),
-                    seq: 0,
-                },
-                hook: HookKind::FixedUpdate,
-            };
+                caller,
+                HookKind::FixedUpdate,
+            );
             // Hooks cannot arm breakpoints, so this holds for the pass.
             let breakpoints = debugger.armed();
             catch_unwind(AssertUnwindSafe(|| {
@@ -297,18 +299,21 @@ impl Pipeline {
                 TimeGroup::Frame => self.sim.input.frame_snapshot(),
                 TimeGroup::Fixed => self.sim.input.fixed_snapshot(),
             };
-            let mut ctx = Ctx {
-                world: &mut self.sim.world,
-                clock: &self.sim.clock,
-                input,
-                rng: &mut self.sim.rng,
-                requests: &mut self.requests,
-                caller: Caller {
-                    object: owner,
-                    seq: target.map_or(0, |i| self.sim.scheduler.entries[i].seq),
-                },
-                hook: HookKind::Routine,
+            let caller = Caller {
+                object: owner,
+                seq: target.map_or(0, |i| self.sim.scheduler.entries[i].seq),
             };
+            let (world, rng) = (&mut self.sim.world, &mut self.sim.rng);
+            let (clock, requests) = (&self.sim.clock, &mut self.requests);
+            let mut ctx = Ctx::new(
+                world,
+                clock,
+                input,
+                rng,
+                requests,
+                caller,
+                HookKind::Routine,
+            );
             if let Some(b) = &self.beacon {
                 b.enter(owner, ctx.caller.seq, HookKind::Routine);
             }
@@ -374,18 +379,13 @@ impl Pipeline {
         } else {
             self.sim.input.frame_snapshot()
         };
-        let mut ctx = Ctx {
-            world: &mut self.sim.world,
-            clock: &self.sim.clock,
-            input,
-            rng: &mut self.sim.rng,
-            requests: &mut self.requests,
-            caller: Caller {
-                object,
-                seq: entry.seq,
-            },
-            hook,
+        let caller = Caller {
+            object,
+            seq: entry.seq,
         };
+        let (world, rng) = (&mut self.sim.world, &mut self.sim.rng);
+        let (clock, requests) = (&self.sim.clock, &mut self.requests);
+        let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
         let behaviour = self.sim.scheduler.behaviours[i].as_mut();
         if let Some(b) = &self.beacon {
             b.enter(object, ctx.caller.seq, hook);

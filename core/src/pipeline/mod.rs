@@ -74,24 +74,25 @@ pub use snapshot::Snapshot;
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use crate::behaviour::{
-    Behaviour, Ctx, HookKind, HookRequests, Hooks, Rng, RoutineBody, RoutineSlot, TimeGroup, Wait,
-};
+use crate::behaviour::{Behaviour, Ctx, HookRequests, Rng, RoutineBody, RoutineSlot, Wait};
 use crate::body::ContactEvent;
 use crate::clock::{Clock, Flicks, Phase};
 use crate::clock_breakpoint::{ClockBreakpoint, ClockRuleError, FrameFacts, TickFacts};
-use crate::debugger::{Breakpoint, BreakpointId, Debugger, SuspendReason, Suspension};
+use crate::condition::BreakpointId;
+use crate::debugger::{Breakpoint, Debugger, SuspendReason, Suspension};
+use crate::hash::StableHasher;
+use crate::ids::ObjectId;
+use crate::ids::Priority;
+use crate::ids::{HookKind, Hooks, TimeGroup};
 use crate::input::{ActionMap, Input, InputEvent};
 use crate::physics::{NoPhysics, PhysicsStage};
 pub use crate::report::{
     ClockChange, FrameKind, FrameReport, MAX_TIMED_PRIORITIES, PhaseTiming, PriorityTimes,
 };
-use crate::schedule::{Entry, Priority, Registration, Scheduler};
+use crate::schedule::{Entry, Registration, Scheduler};
 use crate::stepper::FixedStepper;
-use crate::trace::{
-    StableHasher, SubsystemHashes, SubsystemState, TickObserver, TickRecord, hash_world,
-};
-use crate::world::{LogEntry, LogLevel, ObjectId, World};
+use crate::trace::{SubsystemHashes, SubsystemState, TickObserver, TickRecord, hash_world};
+use crate::world::{LogEntry, LogLevel, World};
 
 /// Supplies input events stamped with the tick they belong to: the replay of a
 /// recording. Looked up by tick (not consumed), so rewinding replays them again.

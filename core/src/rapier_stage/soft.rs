@@ -30,11 +30,13 @@ use rapier2d::dynamics::{SoftBodyBuilder, SoftBodyHandle, SoftBodyMaterial, Spri
 use rapier2d::prelude::{ActiveEvents, ColliderBuilder, ColliderHandle, SoftBodySet};
 
 use super::{RapierStage, collider_key, to_rapier_vec};
-use crate::body::{BodyCommand, BodyDesc, Pose, Vec2};
+use crate::body::{BodyCommand, BodyDesc};
+use crate::geometry::{Pose, Vec2};
+use crate::ids::ObjectId;
 use crate::limits::{fits_f32, speed_fits};
 use crate::soft_body::{SoftBodyDesc, SoftMaterial, SoftPiece, SoftShape, SoftTear};
 use crate::soft_pose::{SoftState, outlines_from_segments};
-use crate::world::{LogLevel, ObjectId, QueuedCommand, World};
+use crate::world::{LogLevel, QueuedCommand, World};
 
 /// The rapier side of one object with a soft body.
 #[derive(Clone, Debug)]

@@ -7,8 +7,13 @@ use super::*;
 impl Scene {
     /// Reads and checks a scene file (see [`Scene::parse`]).
     pub fn load(path: &Path, registry: &Registry) -> Result<Scene, SceneError> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| SceneError::unplaced(path, format!("cannot read the scene: {e}")))?;
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            SceneError::unplaced(
+                SceneErrorKind::Io,
+                path,
+                format!("cannot read the scene: {e}"),
+            )
+        })?;
         Scene::parse(&text, path, registry)
     }
 
@@ -21,6 +26,7 @@ impl Scene {
         let header = ron::Deserializer::from_str(text).map_err(|e| {
             let (line, column) = (e.span.start.line, e.span.start.col);
             SceneError {
+                kind: SceneErrorKind::Syntax,
                 file: origin.to_path_buf(),
                 line,
                 column,
@@ -69,7 +75,13 @@ impl Scene {
             .extensions(Extensions::IMPLICIT_SOME);
         let mut text = ron::Options::default()
             .to_string_pretty(self, config)
-            .map_err(|e| SceneError::unplaced(Path::new(""), format!("cannot write RON: {e}")))?;
+            .map_err(|e| {
+                SceneError::unplaced(
+                    SceneErrorKind::Io,
+                    Path::new(""),
+                    format!("cannot write RON: {e}"),
+                )
+            })?;
         text.push('\n');
         Ok(text)
     }
@@ -82,8 +94,13 @@ impl Scene {
             file: path.to_path_buf(),
             ..e
         })?;
-        crate::atomic_file::write(path, text.as_bytes())
-            .map_err(|e| SceneError::unplaced(path, format!("cannot save the scene: {e}")))
+        crate::atomic_file::write(path, text.as_bytes()).map_err(|e| {
+            SceneError::unplaced(
+                SceneErrorKind::Io,
+                path,
+                format!("cannot save the scene: {e}"),
+            )
+        })
     }
 
     /// Builds the world: one object per scene object, ids kept, parents before
@@ -134,7 +151,7 @@ impl Scene {
                 None => format!("{}: {}", object(i), f.message),
             },
         };
-        SceneError::unplaced(Path::new(""), message)
+        SceneError::unplaced(f.kind, Path::new(""), message)
     }
 }
 
@@ -143,16 +160,7 @@ impl Pipeline {
     /// gravity, its time settings (applied at the next frame boundary), its action
     /// map and its seed. Frame time goes on; simulation time restarts.
     pub fn load_scene(&mut self, scene: &Scene, registry: &Registry) -> Result<(), SceneError> {
-        let world = scene.instantiate(registry)?;
-        self.set_settings(scene.settings.time)
-            .map_err(|m| SceneError::unplaced(Path::new(""), format!("settings: {m}")))?;
-        self.set_action_map(scene.actions.clone());
-        self.load_session(
-            world,
-            Box::new(RapierStage::new(scene.settings.gravity)),
-            scene.settings.seed,
-        );
-        Ok(())
+        self.start_scene(scene, registry, Times::FromScene)
     }
 
     /// Re-reads a scene file into this session, keeping the time settings in
@@ -168,8 +176,31 @@ impl Pipeline {
     /// [`Pipeline::reload_scene`] with a scene already parsed (the editor
     /// keeps the exact text it parsed, to know what Save would replace).
     pub fn reload_parsed(&mut self, scene: &Scene, registry: &Registry) -> Result<(), SceneError> {
+        self.start_scene(scene, registry, Times::Kept)
+    }
+
+    /// The one way a scene becomes the session: everything is checked (the
+    /// world built, the settings validated) before anything is replaced, so
+    /// a scene that fails leaves the running session as it was.
+    fn start_scene(
+        &mut self,
+        scene: &Scene,
+        registry: &Registry,
+        times: Times,
+    ) -> Result<(), SceneError> {
         let world = scene.instantiate(registry)?;
-        if self.input().map() != &scene.actions {
+        let fresh = times == Times::FromScene;
+        if fresh {
+            self.set_settings(scene.settings.time).map_err(|e| {
+                SceneError::unplaced(
+                    SceneErrorKind::Time(e),
+                    Path::new(""),
+                    format!("settings: {e}"),
+                )
+            })?;
+        }
+        // A reload keeps the input state (held keys) when the map is the same.
+        if fresh || self.input().map() != &scene.actions {
             self.set_action_map(scene.actions.clone());
         }
         self.load_session(
@@ -179,4 +210,13 @@ impl Pipeline {
         );
         Ok(())
     }
+}
+
+/// Whose time settings a scene load uses.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Times {
+    /// The scene file's: a fresh session.
+    FromScene,
+    /// Those in force: a reload keeps the toolbar's.
+    Kept,
 }

@@ -71,13 +71,15 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use crate::behaviour::Behaviour;
-use crate::body::{BodyDesc, Pose, Vec2};
+use crate::body::BodyDesc;
+use crate::geometry::{Pose, Vec2};
 use crate::ids::{ObjectId, Priority, TimeGroup};
 use crate::input::ActionMap;
-use crate::pipeline::{Pipeline, TimeSettings};
+use crate::object::BehaviourInfo;
+use crate::pipeline::{Pipeline, SettingsError, TimeSettings};
 use crate::rapier_stage::RapierStage;
 use crate::spawn::ObjectDesc;
-use crate::world::{BehaviourInfo, World};
+use crate::world::World;
 
 mod io;
 mod params;
@@ -289,10 +291,15 @@ mod raw_ron {
 }
 
 /// A scene that could not be read, checked, saved or instantiated: the file,
-/// the position (1-based; 0 when the error has none, like an I/O error) and
-/// what went wrong.
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+/// the position (1-based; 0 when the error has none, like an I/O error), what
+/// kind of fault it is (for a caller to act on) and what went wrong (for a
+/// person to read).
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub struct SceneError {
+    /// What the fault is about, for a caller that treats kinds differently
+    /// (the editor keeps a session running on any of them, a tool may retry
+    /// an I/O error but not a syntax one).
+    pub kind: SceneErrorKind,
     /// The scene file (empty for a scene built in memory).
     pub file: PathBuf,
     /// 1-based line, or 0.
@@ -318,9 +325,34 @@ impl std::fmt::Display for SceneError {
     }
 }
 
+/// What part of a scene a [`SceneError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum SceneErrorKind {
+    /// The file could not be read or written, or the scene not serialised.
+    Io,
+    /// Not RON, or a value of the wrong shape: an unknown field, a wrong type,
+    /// a missing value.
+    Syntax,
+    /// The time settings are out of range (the same check the toolbar and
+    /// the player's flags make).
+    Time(SettingsError),
+    /// Another world setting (the gravity).
+    WorldSettings,
+    /// The action map: an unnamed or twice-defined action.
+    Actions,
+    /// An object: a duplicate id, an unknown parent, a body or soft body that
+    /// cannot be built.
+    Object,
+    /// A behaviour name the registry does not know.
+    UnknownBehaviour,
+    /// A behaviour's parameters, as its factory read them.
+    Params,
+}
+
 impl SceneError {
-    fn unplaced(file: &Path, message: impl Into<String>) -> SceneError {
+    fn unplaced(kind: SceneErrorKind, file: &Path, message: impl Into<String>) -> SceneError {
         SceneError {
+            kind,
             file: file.to_path_buf(),
             line: 0,
             column: 0,

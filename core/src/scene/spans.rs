@@ -114,7 +114,12 @@ impl<'t> Reader<'t> {
         (part.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize)
     }
 
-    pub(super) fn error_at(&self, offset: usize, message: impl Into<String>) -> SceneError {
+    pub(super) fn error_at(
+        &self,
+        kind: SceneErrorKind,
+        offset: usize,
+        message: impl Into<String>,
+    ) -> SceneError {
         // ron places some errors (a wrong type) before the blanks that precede
         // the offending value; point at the value itself.
         let offset = offset.min(self.text.len());
@@ -122,6 +127,7 @@ impl<'t> Reader<'t> {
         let offset = offset + (rest.len() - rest.trim_start().len());
         let (line, column) = position_at(self.text, offset);
         SceneError {
+            kind,
             file: self.origin.to_path_buf(),
             line,
             column,
@@ -134,7 +140,7 @@ impl<'t> Reader<'t> {
         self.options.from_str(part).map_err(|e| {
             let base = self.offset(part);
             let inner = offset_of(part, e.span.start.line, e.span.start.col);
-            self.error_at(base + inner, e.code.to_string())
+            self.error_at(SceneErrorKind::Syntax, base + inner, e.code.to_string())
         })
     }
 
@@ -214,8 +220,8 @@ impl<'t> Reader<'t> {
             }
         };
         match at {
-            Some(offset) => self.error_at(offset, f.message),
-            None => SceneError::unplaced(self.origin, f.message),
+            Some(offset) => self.error_at(f.kind, offset, f.message),
+            None => SceneError::unplaced(f.kind, self.origin, f.message),
         }
     }
 }

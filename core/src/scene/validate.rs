@@ -25,15 +25,31 @@ pub(super) enum Site {
     Params(usize, usize, Option<(usize, usize)>),
 }
 
+impl Site {
+    /// The error kind a fault at this site is, but for the time settings,
+    /// which carry their own typed error.
+    fn kind(self) -> SceneErrorKind {
+        match self {
+            Site::Time | Site::Settings => SceneErrorKind::WorldSettings,
+            Site::Actions => SceneErrorKind::Actions,
+            Site::Object(_) => SceneErrorKind::Object,
+            Site::BehaviourName(..) => SceneErrorKind::UnknownBehaviour,
+            Site::Params(..) => SceneErrorKind::Params,
+        }
+    }
+}
+
 #[derive(Debug)]
 pub(super) struct Fault {
     pub(super) site: Site,
+    pub(super) kind: SceneErrorKind,
     pub(super) message: String,
 }
 
 pub(super) fn fault(site: Site, message: impl Into<String>) -> Fault {
     Fault {
         site,
+        kind: site.kind(),
         message: message.into(),
     }
 }
@@ -58,10 +74,11 @@ pub(super) fn flatten(scene: &Scene) -> Vec<(&SceneObject, Option<u64>, bool)> {
 }
 
 pub(super) fn check_settings(settings: &WorldSettings) -> Result<(), Fault> {
-    settings
-        .time
-        .validate()
-        .map_err(|m| fault(Site::Time, m.to_string()))?;
+    settings.time.validate().map_err(|e| Fault {
+        site: Site::Time,
+        kind: SceneErrorKind::Time(e),
+        message: e.to_string(),
+    })?;
     if !settings.gravity.is_finite() {
         return Err(fault(Site::Settings, "gravity must be finite"));
     }

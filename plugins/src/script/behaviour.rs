@@ -5,7 +5,7 @@
 
 use rhai::INT;
 use stepframe_core::behaviour::FieldMeta;
-use stepframe_core::trace::StableHasher;
+use stepframe_core::hash::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Fields, HookKind, Hooks, ObjectId, Wait};
 
 use super::ir::Val;

@@ -44,7 +44,7 @@ use rhai::AST;
 use stepframe_core::{HookKind, ObjectId};
 
 use super::sandbox::condition_engine;
-use super::{ScriptError, script_key};
+use super::{ScriptError, ScriptErrorKind, script_key};
 
 /// Hits kept for the editor; older ones are dropped.
 pub const MAX_SCRIPT_HITS: usize = 1024;
@@ -174,6 +174,7 @@ fn condition_error(
 ) -> ScriptError {
     let pos = e.position();
     ScriptError {
+        kind: ScriptErrorKind::Breakpoint,
         path: key.to_string(),
         line,
         column: 0,
@@ -192,6 +193,7 @@ fn parse_template(key: &str, line: usize, text: &str) -> Result<Vec<Part>, Scrip
     let mut literal = String::new();
     let mut chars = text.chars().peekable();
     let unbalanced = |m: &str| ScriptError {
+        kind: ScriptErrorKind::Breakpoint,
         path: key.to_string(),
         line,
         column: 0,

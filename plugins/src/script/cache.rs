@@ -21,11 +21,11 @@ use std::time::SystemTime;
 
 use rhai::{AST, ImmutableString};
 
-use super::ScriptError;
 use super::engines::engines;
 use super::ir::{FastProgram, Tag};
 use super::lower;
 use super::typed::{self, Typed};
+use super::{ScriptError, ScriptErrorKind};
 
 /// Locks a mutex of the cache; every change under it is a single insert or
 /// field update, so a panic elsewhere leaves the data consistent and a
@@ -159,6 +159,7 @@ pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program,
     let mut ast = engines().plain.compile(text).map_err(|e| {
         let pos = e.position();
         ScriptError {
+            kind: ScriptErrorKind::Syntax,
             path: key.to_string(),
             line: pos.line().unwrap_or(0),
             column: pos.position().unwrap_or(0),
@@ -174,6 +175,7 @@ pub(crate) fn compile(key: &str, text: &str, generation: u64) -> Result<Program,
         if f.params.len() != *arity {
             let pos = function_position(&ast, name);
             return Err(ScriptError {
+                kind: ScriptErrorKind::HookSignature,
                 path: key.to_string(),
                 line: pos.and_then(|p| p.line()).unwrap_or(1),
                 column: pos.and_then(|p| p.position()).unwrap_or(1),
@@ -211,6 +213,7 @@ fn stamp(path: &Path) -> Option<(SystemTime, u64)> {
 
 fn read(key: &str) -> Result<String, ScriptError> {
     std::fs::read_to_string(key).map_err(|e| ScriptError {
+        kind: ScriptErrorKind::Io,
         path: key.to_string(),
         line: 0,
         column: 0,
@@ -339,6 +342,7 @@ impl Cache {
                 Err(e)
             }
             (None, _) => Err(ScriptError {
+                kind: ScriptErrorKind::NotRunning,
                 path: key.to_string(),
                 line: 0,
                 column: 0,

@@ -213,9 +213,13 @@ use ir::Val;
 use typed_calls::FastState;
 
 /// A script that could not be read, compiled, or run: the script's key, the
-/// position (1-based; 0 when the error has none) and what went wrong.
+/// position (1-based; 0 when the error has none), what kind of fault it is
+/// (for a caller to act on) and what went wrong (for a person to read).
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 pub struct ScriptError {
+    /// What the fault is about: the editor keeps the old text running on any
+    /// of them, but only a syntax error has a place in the text to jump to.
+    pub kind: ScriptErrorKind,
     /// The script's key (resolved path), or `inline:<name>`; empty when no
     /// script was named.
     pub path: String,
@@ -225,6 +229,25 @@ pub struct ScriptError {
     pub column: usize,
     /// What went wrong.
     pub message: String,
+}
+
+/// What a [`ScriptError`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ScriptErrorKind {
+    /// The file could not be read.
+    Io,
+    /// The text does not compile.
+    Syntax,
+    /// A hook is declared with the wrong number of parameters.
+    HookSignature,
+    /// The script's top level failed when it ran.
+    TopLevel,
+    /// A breakpoint's condition or log message does not compile.
+    Breakpoint,
+    /// The script was named wrongly (not a `.rhai` file).
+    Path,
+    /// No running script has this file (a reload of a file nobody uses).
+    NotRunning,
 }
 
 impl std::fmt::Display for ScriptError {
@@ -340,6 +363,7 @@ fn initial_scope(
             // The top level has no function to fall back on: its first line.
             let pos = e.position();
             ScriptError {
+                kind: ScriptErrorKind::TopLevel,
                 path: program.source.to_string(),
                 line: pos.line().unwrap_or(1),
                 column: pos.position().unwrap_or(1),
@@ -366,6 +390,7 @@ impl Script {
     pub fn new(params: ScriptParams, cx: &ScriptContext) -> Result<Script, ScriptError> {
         if params.path.is_empty() {
             return Err(ScriptError {
+                kind: ScriptErrorKind::Path,
                 path: String::new(),
                 line: 0,
                 column: 0,

@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 
 use rhai::{Array, Dynamic, INT, Map};
 use serde::{Deserialize, Serialize};
-use stepframe_core::trace::StableHasher;
+use stepframe_core::hash::StableHasher;
 
 /// A value a scene passes to a script in `vars`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -1,6 +1,6 @@
 //! A global allocator that counts allocations on request, for the
 //! "no allocation in a steady frame" checks: the `stepframe bench` binary and
-//! the allocation test binaries install it. Outside [`count_allocations`] it
+//! the allocation test binaries (which include this file by path) install it. Outside [`count_allocations`] it
 //! costs one relaxed load per allocation.
 //!
 //! Install it in a binary of its own (so no other test's allocations count):
