@@ -8,11 +8,13 @@
 //! | [`game`] | every sub-command as one call, [`App`]; the behaviours a binary's sessions name, [`Behaviours`] | |
 //! | [`editor`] | (default) the eframe editor, pipeline on a worker thread | `protocol`, `worker`, `app`, `timeline` and one file per panel |
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
-//! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `tick_diff`, `report`, `matrix`, `check`, `junit`, `trace_poses` |
+//! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `report`, `matrix`, `check`, `junit` |
+//! | [`compare`] | (shared) two runs' ticks compared: what `trace-diff`, `check` and the editor's Compare with… all report | `poses`, `tick` |
 //! | [`bench`](mod@bench) | `bench`: the performance figures | `figure`, `physics`, `dispatch`, `scenes`, `rewind`, `fork`, `scaling` |
 //! | [`soak`] | `soak`: a long run with the editor's buffers, memory checked flat | `modes`, `meter`, `panics` |
 
 pub mod bench;
+pub mod compare;
 pub mod editor;
 pub mod game;
 pub mod player;

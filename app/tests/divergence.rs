@@ -15,11 +15,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use serde_json::{Value, json};
+use stepframe_app::compare::tick::{ContactsDiff, FieldDiff, ObjectDiff, SubsystemDiff, TickDiff};
 use stepframe_app::player::{FramePacer, Pacing, RunFailure, RunLength, RunPlan, run_plan};
-use stepframe_app::tools::trace_diff::{
-    ContactsDiff, DiffOptions, FieldDiff, ObjectDiff, SubsystemDiff, TickDiff, TickRange,
-    diff_traces_with,
-};
+use stepframe_app::tools::trace_diff::{DiffOptions, TickRange, diff_traces_with};
 use stepframe_app::tools::{Sides, TraceDiff, diff_traces};
 use stepframe_core::{
     Behaviour, Ctx, Pipeline, Registry, Scene, StableHasher, TimeSettings, TraceWriter,

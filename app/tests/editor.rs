@@ -667,7 +667,7 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
 /// Plays until A and B part (within 60 frames) and returns where.
 fn play_until_the_branches_part(
     h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
-) -> stepframe_app::tools::trace_poses::TickDivergence {
+) -> stepframe_app::compare::poses::TickDivergence {
     let first = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
         h.state().view().run_b().and_then(|c| c.about.first)
     };

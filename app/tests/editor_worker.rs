@@ -468,7 +468,7 @@ fn batches_in<'e, T: Clone + 'e>(
 }
 
 /// Every divergence sample the worker sent among `events`, in order.
-fn divergences_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TickDivergence> {
+fn divergences_in(events: &[Event]) -> Vec<stepframe_app::compare::poses::TickDivergence> {
     batches_in(events, |e| match e {
         Event::Divergence(d) => Some(d),
         _ => None,
@@ -476,7 +476,7 @@ fn divergences_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::Ti
 }
 
 /// The first measured tick where A and B differ.
-fn first_parting(events: &[Event]) -> stepframe_app::tools::trace_poses::TickDivergence {
+fn first_parting(events: &[Event]) -> stepframe_app::compare::poses::TickDivergence {
     divergences_in(events)
         .into_iter()
         .find(|d| d.objects > 0)
@@ -484,7 +484,7 @@ fn first_parting(events: &[Event]) -> stepframe_app::tools::trace_poses::TickDiv
 }
 
 /// Branch B's records among `events`, in order.
-fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::tools::trace_poses::TracedTick> {
+fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::compare::poses::TracedTick> {
     batches_in(events, |e| match e {
         Event::ForkTicks(t) => Some(t),
         _ => None,
@@ -507,8 +507,8 @@ fn fork_run(
     pacing: Pacing,
     dt: f64,
 ) -> (
-    Vec<stepframe_app::tools::trace_poses::TickDivergence>,
-    Vec<stepframe_app::tools::trace_poses::TracedTick>,
+    Vec<stepframe_app::compare::poses::TickDivergence>,
+    Vec<stepframe_app::compare::poses::TracedTick>,
     Worker,
     worker::UiEnd,
 ) {
@@ -611,14 +611,14 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
 }
 
 /// Collects every tick's record of a headless run.
-struct Traced(std::sync::Arc<std::sync::Mutex<Vec<stepframe_app::tools::trace_poses::TracedTick>>>);
+struct Traced(std::sync::Arc<std::sync::Mutex<Vec<stepframe_app::compare::poses::TracedTick>>>);
 
 impl stepframe_core::TickObserver for Traced {
     fn on_tick(&mut self, record: &stepframe_core::TickRecord<'_>) {
         self.0
             .lock()
             .expect("one thread")
-            .push(stepframe_app::tools::trace_poses::traced_tick(
+            .push(stepframe_app::compare::poses::traced_tick(
                 record.clock.simulation_tick,
                 record.clock.frame_index,
                 record.world,
@@ -643,7 +643,7 @@ fn headless_jump(
     scene_text: &str,
     params_at_100: Option<&str>,
 ) -> (
-    Vec<stepframe_app::tools::trace_poses::TracedTick>,
+    Vec<stepframe_app::compare::poses::TracedTick>,
     std::collections::BTreeMap<u64, u64>,
 ) {
     let registry = stepframe_app::player::registry(&demo());
@@ -682,7 +682,7 @@ fn run_to_end_of(p: &mut stepframe_core::Pipeline, tick: u64) {
 }
 
 /// A tick and its objects' fields.
-type TickFields = (u64, Vec<(u64, stepframe_app::tools::trace_poses::Fields)>);
+type TickFields = (u64, Vec<(u64, stepframe_app::compare::poses::Fields)>);
 
 /// The first tick whose records differ, and how many objects differ there.
 fn first_difference(a: &[TickFields], b: &[TickFields]) -> Option<(u64, usize)> {
@@ -703,7 +703,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
     let (a_records, a_hashes) = headless_jump(&demo_text, None);
     let (b_records, _) = headless_jump(&edited, None);
     let (b_loaded_at_100, _) = headless_jump(&demo_text, Some(PLAYER_PARAMS_HIGH));
-    let from_101 = |r: &[stepframe_app::tools::trace_poses::TracedTick]| -> Vec<_> {
+    let from_101 = |r: &[stepframe_app::compare::poses::TracedTick]| -> Vec<_> {
         r.iter()
             .filter(|t| t.tick > 100)
             .map(|t| (t.tick, t.objects.clone()))
@@ -714,7 +714,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         None,
         "the parameters set at tick 100 are a run loaded with them"
     );
-    let player_y = |r: &[stepframe_app::tools::trace_poses::TracedTick], tick: u64| {
+    let player_y = |r: &[stepframe_app::compare::poses::TracedTick], tick: u64| {
         r.iter()
             .find(|t| t.tick == tick)
             .and_then(|t| t.object(20))

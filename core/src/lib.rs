@@ -11,7 +11,7 @@
 //! # Module map, bottom up
 //!
 //! The modules form layers: each one uses only modules in rows above its
-//! own in this table, never one below it (the test `core/tests/layering.rs`
+//! own in this table, never one below it (the test `tests/structure/layering.rs`
 //! checks this order against the sources). A reader can learn
 //! the crate from the top of the table down; a change to a module can only
 //! break the modules after it.
@@ -24,6 +24,7 @@
 //! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields | |
 //! | [`hash`] | the fixed-seed hasher behind every state hash | |
 //! | [`atomic_file`] | writing a file so it is always the old or the new one | |
+//! | [`file_error`] | why a recording or a trace file could not be read, written or understood | |
 //! | **1: descriptions and rules** | | |
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap | |
 //! | [`input`] | devices, action maps, frame and simulation snapshots | |
@@ -74,6 +75,7 @@ pub mod condition;
 pub mod debugger;
 pub mod edit;
 pub mod export;
+pub mod file_error;
 pub mod geometry;
 pub mod hash;
 pub mod headless;
@@ -114,6 +116,7 @@ pub use condition::{BreakpointId, Condition, HitCount};
 pub use debugger::{Breakpoint, BreakpointHit, Debugger, SuspendReason, Suspension};
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
+pub use file_error::FileError;
 pub use geometry::{Pose, Vec2, Velocity};
 pub use hash::StableHasher;
 pub use headless::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
@@ -132,7 +135,7 @@ pub use pipeline::{
     SettingsError, Snapshot, TickInputSource, TickWatch, TimeSettings,
 };
 pub use rapier_stage::RapierStage;
-pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, RecordingError, Replay};
+pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, Replay};
 pub use scene::{
     ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneErrorKind,
     SceneObject, WorldSettings,

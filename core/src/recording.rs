@@ -66,12 +66,13 @@
 //!
 //! Version 1 files (input only) load as they always did.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::edit::{Edit, EditError, PreparedEdit};
+use crate::file_error::FileError;
 use crate::input::{InputEvent, InputSource};
 use crate::pipeline::{Pipeline, TickInputSource};
 use crate::scene::Registry;
@@ -147,46 +148,6 @@ pub struct Recording {
     pub edits: Vec<RecordedEdit>,
 }
 
-/// Why a recording could not be loaded or saved.
-#[derive(Debug, thiserror::Error)]
-pub enum RecordingError {
-    /// The file could not be read or written.
-    #[error("{}: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
-    /// The text is not a valid recording, at a position.
-    #[error("{}:{line}:{column}: {message}", file.display())]
-    Parse {
-        /// The file.
-        file: PathBuf,
-        /// One-based line.
-        line: usize,
-        /// One-based column.
-        column: usize,
-        /// What was expected (ron's message).
-        message: String,
-    },
-    /// The recording parsed but breaks a rule (tick order, tick 0, non-finite value).
-    #[error("{}:{line}:{column}: {message}", file.display())]
-    Invalid {
-        /// The file.
-        file: PathBuf,
-        /// One-based line of the offending event (best effort: its `tick:` field).
-        line: usize,
-        /// One-based column.
-        column: usize,
-        /// What is wrong and what was expected.
-        message: String,
-    },
-    /// The recording could not be turned into RON text.
-    #[error("cannot write recording: {0}")]
-    Serialize(String),
-}
-
 impl Recording {
     /// An empty recording at a tick rate.
     pub fn new(fixed_hz: u32) -> Recording {
@@ -200,8 +161,8 @@ impl Recording {
     }
 
     /// Reads and validates a recording file.
-    pub fn load(path: &Path) -> Result<Recording, RecordingError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RecordingError::Io {
+    pub fn load(path: &Path) -> Result<Recording, FileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::Io {
             file: path.to_path_buf(),
             source,
         })?;
@@ -209,11 +170,11 @@ impl Recording {
     }
 
     /// Parses and validates recording text; `file` names it in errors.
-    pub fn parse(text: &str, file: &Path) -> Result<Recording, RecordingError> {
+    pub fn parse(text: &str, file: &Path) -> Result<Recording, FileError> {
         let recording: Recording =
             ron::Options::default()
                 .from_str(text)
-                .map_err(|e| RecordingError::Parse {
+                .map_err(|e| FileError::Parse {
                     file: file.to_path_buf(),
                     line: e.span.start.line,
                     column: e.span.start.col,
@@ -225,12 +186,12 @@ impl Recording {
 
     /// Checks the rules serde cannot: version, one-based ticks in order, finite
     /// values, `ticks` covering every event.
-    fn validate(&self, text: &str, file: &Path) -> Result<(), RecordingError> {
+    fn validate(&self, text: &str, file: &Path) -> Result<(), FileError> {
         let invalid = |index: Option<usize>, message: String| {
             let (line, column) = index
                 .and_then(|i| entry_position(text, "events", i))
                 .unwrap_or((1, 1));
-            RecordingError::Invalid {
+            FileError::Invalid {
                 file: file.to_path_buf(),
                 line,
                 column,
@@ -280,7 +241,7 @@ impl Recording {
             let at = || entry_position(text, "edits", i).unwrap_or((1, 1));
             let edit_invalid = |message: String| {
                 let (line, column) = at();
-                RecordingError::Invalid {
+                FileError::Invalid {
                     file: file.to_path_buf(),
                     line,
                     column,
@@ -316,7 +277,7 @@ impl Recording {
     }
 
     /// The recording as RON text, one event per line (the format above).
-    pub fn to_ron(&self) -> Result<String, RecordingError> {
+    pub fn to_ron(&self) -> Result<String, FileError> {
         use std::fmt::Write as _;
         let mut out = String::with_capacity(64 + self.events.len() * 48);
         out.push_str("// stepframe input recording: each event is stamped with the fixed tick it was delivered to.\n");
@@ -333,8 +294,10 @@ impl Recording {
             self.ticks
         );
         for e in &self.events {
-            let source = ron::to_string(&e.source)
-                .map_err(|err| RecordingError::Serialize(err.to_string()))?;
+            let source = ron::to_string(&e.source).map_err(|err| FileError::Serialize {
+                what: "recording",
+                message: err.to_string(),
+            })?;
             let _ = writeln!(
                 out,
                 "        (tick: {}, source: {source}, value: {:?}),",
@@ -347,9 +310,12 @@ impl Recording {
                 "    // edits made from the editor, each stamped with the tick it applies before\n    edits: [\n",
             );
             for e in &self.edits {
-                let edit = ron::Options::default()
-                    .to_string(&e.edit)
-                    .map_err(|err| RecordingError::Serialize(err.to_string()))?;
+                let edit = ron::Options::default().to_string(&e.edit).map_err(|err| {
+                    FileError::Serialize {
+                        what: "recording",
+                        message: err.to_string(),
+                    }
+                })?;
                 let _ = writeln!(out, "        (tick: {}, edit: {edit}),", e.tick);
             }
             out.push_str("    ],\n");
@@ -360,9 +326,9 @@ impl Recording {
 
     /// Writes the recording as RON, atomically (a crash leaves the old file or
     /// the new one, never half of one).
-    pub fn save(&self, path: &Path) -> Result<(), RecordingError> {
+    pub fn save(&self, path: &Path) -> Result<(), FileError> {
         let text = self.to_ron()?;
-        crate::atomic_file::write(path, text.as_bytes()).map_err(|source| RecordingError::Io {
+        crate::atomic_file::write(path, text.as_bytes()).map_err(|source| FileError::Io {
             file: path.to_path_buf(),
             source,
         })

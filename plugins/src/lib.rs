@@ -19,6 +19,18 @@
 //! conditions use), and [`script`] the rhai host, its compile cache and line
 //! breakpoints.
 //!
+//! | module | what |
+//! |---|---|
+//! | [`player_controller`] | [`PlayerController`] |
+//! | [`spawner`] | [`Spawner`] and its [`Projectile`]s |
+//! | [`kill_zone`] | [`KillZone`] |
+//! | [`attractor`] | [`Attractor`] |
+//! | [`kinematic_mover`] | [`KinematicMover`] |
+//! | [`follow_camera`] | [`FollowCamera`] |
+//! | [`faulty`] | [`Faulty`], the fault-isolation probe |
+//! | [`script`] | [`Script`] and the rhai host: compile cache, typed calls, line breakpoints, the sandbox |
+//! | [`watch`] | the editor's watch expressions |
+//!
 //! [`registry`] returns all of them; a scene names them with typed parameters:
 //!
 //! ```

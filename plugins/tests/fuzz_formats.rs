@@ -10,7 +10,7 @@
 
 use std::path::Path;
 
-use stepframe_core::{Pipeline, Recording, RecordingError, Replay, Scene, TickWatch, TimeSettings};
+use stepframe_core::{FileError, Pipeline, Recording, Replay, Scene, TickWatch, TimeSettings};
 use stepframe_plugins::{WatchAction, WatchError, WatchSet, WatchSpec};
 
 mod fuzz_support;
@@ -18,15 +18,15 @@ use fuzz_support::{points_into, run};
 
 /// A rejected recording's error must point into the text; any other kind of
 /// error is a bug (parse errors are the only ones a text can cause).
-fn recording_error_points_into(text: &str, error: RecordingError) -> Result<(), String> {
+fn recording_error_points_into(text: &str, error: FileError) -> Result<(), String> {
     match error {
-        RecordingError::Parse {
+        FileError::Parse {
             line,
             column,
             message,
             ..
         }
-        | RecordingError::Invalid {
+        | FileError::Invalid {
             line,
             column,
             message,

@@ -2,7 +2,7 @@
 //! behaviours through the whole `step_frame` against the same closures in a
 //! bare loop (`dispatch_vs_bare_loop`), the allocations a tick makes once
 //! warm (`allocations_per_tick`), and a script's hook against the same logic
-//! in Rust (`script_vs_rust`).
+//! in Rust (`script_vs_rust`, in `script_vs_rust.rs`).
 
 use std::hint::black_box;
 use std::path::Path;
@@ -147,38 +147,5 @@ pub(super) fn allocations_per_tick(scale: f64, _: &Path) -> anyhow::Result<Vec<F
             ),
         )
         .at_most(0.0),
-    ])
-}
-
-pub(super) fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
-    let ticks = ((600.0 * scale) as u64).max(60);
-    let r = stepframe_plugins::script::bench_script_vs_rust(100, ticks)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(vec![
-        Figure::ratio(
-            "script_vs_rust",
-            r.script_ns,
-            "ns/hook call",
-            r.rust_ns,
-            format!(
-                "patrol logic, {} objects, {} ticks: the same FixedUpdate as a script (typed path) and in Rust",
-                r.objects, r.ticks
-            ),
-        )
-        .at_most(3.0),
-        Figure::ratio(
-            "script_rhai_vs_rust",
-            r.rhai_ns,
-            "ns/hook call",
-            r.rust_ns,
-            "the same script on rhai alone (what a breakpointed script runs on), for context",
-        ),
-        Figure::ratio(
-            "script_vs_rust_tick",
-            r.script_tick_ns,
-            "ns/tick",
-            r.rust_tick_ns,
-            "whole ticks (hooks plus physics), for context",
-        ),
     ])
 }

@@ -15,8 +15,10 @@
 //! |---|---|
 //! | this one | [`BenchArgs`], [`run`]: the list of figures, the timing helpers they share |
 //! | `figure` | one printed figure: its JSON line, its ratio, whether its target holds |
+//! | `alloc_count` | the counting allocator behind the allocation figures (the allocation tests include it too) |
 //! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier; `pipeline_trace_floor`: the part of that the trace format fixes |
-//! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`, `script_vs_rust`: what calling hooks costs |
+//! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`: what calling hooks costs |
+//! | `script_vs_rust` | `script_vs_rust`: a scripted patrol against the same patrol in Rust |
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
 //! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
@@ -44,6 +46,7 @@ mod physics;
 mod rewind;
 mod scaling;
 mod scenes;
+mod script_vs_rust;
 
 use figure::{Figure, round};
 
@@ -108,7 +111,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ("snapshot_us restore_us", scenes::snapshots),
         ("timeline_ui_ms", scenes::timeline_ui),
         ("editor_frame_ms", editor_frame::editor_frame),
-        ("script_vs_rust", dispatch::script_vs_rust),
+        ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
     ];

@@ -12,6 +12,7 @@
 //! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
 //! | `files`, `scene_file` | Open, Save, Save As dialogs; scene files in and out, and what they may write |
 //! | [`geometry`] | shape outlines, hit tests, the world ↔ screen camera |
+//! | [`log_book`] | every line the Log tab shows, below the panels and the shared state that write it |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
 //! touches them (Rerun's time-control habit: the UI pushes commands that are

@@ -28,8 +28,8 @@ use stepframe_core::{LogLevel, ObjectId};
 
 use super::protocol::{Command, Pacing, RecoveryPoint, RunB, WorldView};
 use super::workspace::Pane;
+use crate::compare::poses::{Fields, TickDivergence, TracePoses};
 use crate::editor::log_book::LogBook;
-use crate::tools::trace_poses::{Fields, TickDivergence, TracePoses};
 
 /// The rewind history's default byte budget, MiB (core's default).
 pub const DEFAULT_HISTORY_MIB: u32 = (stepframe_core::history::DEFAULT_BUDGET_BYTES >> 20) as u32;

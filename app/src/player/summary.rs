@@ -10,8 +10,9 @@ use std::path::Path;
 
 use stepframe_core::{LogEntry, ObjectId, Scene, SyncFailure};
 
+use crate::compare::tick::TickDiff;
 use crate::tools::Sides;
-use crate::tools::trace_diff::{TickDiff, diff_trace_lines};
+use crate::tools::trace_diff::diff_trace_lines;
 
 /// What a run did.
 #[derive(Clone, Debug, Default)]

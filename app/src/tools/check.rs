@@ -39,10 +39,9 @@ use stepframe_core::{Recording, Registry, Scene};
 use super::junit;
 use super::matrix::{CaseRun, CheckCase, MatrixRun, Shard, check_matrix, run_case};
 use super::report::Sides;
-use super::trace_diff::{
-    DiffOptions, Divergence, FieldDiff, TickDiff, TraceDiff, diff_traces, diff_traces_with,
-};
+use super::trace_diff::{DiffOptions, Divergence, TraceDiff, diff_traces, diff_traces_with};
 use crate::Behaviours;
+use crate::compare::tick::{FieldDiff, TickDiff};
 
 /// Arguments of `stepframe check`.
 #[derive(clap::Args, Debug)]

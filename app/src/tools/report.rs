@@ -18,7 +18,8 @@ use std::fmt;
 
 use serde_json::Value;
 
-use super::trace_diff::{FieldDiff, SubsystemDiff, TickDiff, TraceDiff};
+use super::trace_diff::TraceDiff;
+use crate::compare::tick::{FieldDiff, SubsystemDiff, TickDiff};
 
 /// What the two sides of a comparison are called in a report.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

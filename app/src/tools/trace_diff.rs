@@ -18,7 +18,7 @@
 //! - anything else that differs (`tick`, `sim_time`, `hash`, unknown members).
 //!
 //! Numbers are compared by their bits, so `-0.0` and `0.0` differ just as they
-//! do in the state hash ([`super::tick_diff`] has the ULP rule, with worked
+//! do in the state hash ([`crate::compare::tick`] has the ULP rule, with worked
 //! numbers).
 //!
 //! When only one trace carries subsystem hashes they are left out of the
@@ -37,10 +37,7 @@ use std::process::ExitCode;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::tick_diff::diff_records;
-pub use super::tick_diff::{
-    ContactsDiff, FieldDiff, ObjectDiff, SUBSYSTEM_ORDER, SubsystemDiff, TickDiff, f32_ulps,
-};
+use crate::compare::tick::{TickDiff, diff_records};
 
 /// Arguments of `stepframe trace-diff`.
 #[derive(clap::Args, Debug)]

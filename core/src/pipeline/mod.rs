@@ -60,6 +60,8 @@
 //! | `snapshot` | [`Snapshot`], [`Pipeline::snapshot`] and [`Pipeline::restore`] |
 //! | `drive` | one frame's walk: boundary, update phase, ticks, end of frame, where it stops |
 //! | `dispatch` | calling behaviours: FixedUpdate batches, contacts, tears, presentation, routines, the guarded call |
+//! | `inspect` | reading a session without stepping it: the state hash and its subsystems, the inspector's view of behaviours |
+//! | `params` | reaching into running behaviours: all of them, or one by its place (a parameter edit) |
 
 mod dispatch;
 mod drive;

@@ -138,9 +138,9 @@
 //! overflow, a non-finite body command, an object with no body), it gives the
 //! call to rhai before changing anything, so rhai's own result or error is
 //! what happens. `plugins/tests/script_paths.rs` runs 400 generated programs
-//! on both and compares the state hash tick by tick. [`bench_script_vs_rust`]
+//! on both and compares the state hash tick by tick. `stepframe bench`
 //! measures a scripted patrol against the same patrol in Rust (`stepframe
-//! bench` reports it as `script_vs_rust`, with rhai alone for context).
+//! (its `script_vs_rust` figure, with rhai alone for context).
 //!
 //! (A middle engine, evaluating the tree with types checked as it runs, was
 //! removed: measured in a release build it took 3.2x the typed code's time
@@ -167,10 +167,9 @@
 // - `ir.rs`, `lower.rs`, `semantics.rs`, `typed/`, `typed_calls.rs`: the
 //   typed path (the tree, rhai's AST to it, rhai's number rules, the
 //   register code, and the behaviour's state as typed code holds it);
-// - `value.rs`: scene values and hashing; `bench.rs`: `script_vs_rust`.
+// - `value.rs`: scene values and hashing.
 mod api;
 mod behaviour;
-mod bench;
 mod breakpoints;
 mod cache;
 mod engine;
@@ -195,7 +194,6 @@ use rhai::{Dynamic, FuncArgs, Scope};
 use serde::{Deserialize, Serialize};
 use stepframe_core::{Behaviour, Ctx, HookKind, LogLevel};
 
-pub use bench::{ScriptVsRust, bench_script_vs_rust};
 pub use breakpoints::{LineBreakpoint, MAX_SCRIPT_HITS, ScriptBreakpoints, ScriptHit};
 pub use host::{
     CallCounts, HookEngine, ScriptContext, ScriptHost, assets_dir, resolve_in, script_key,
@@ -482,11 +480,6 @@ impl Script {
     /// enable (see `docs/scripts.md`).
     #[cfg(feature = "engine-knobs")]
     pub fn set_compiled(&mut self, on: bool) {
-        self.use_typed(on);
-    }
-
-    /// See `set_compiled`: the crate's own bench uses it without the feature.
-    pub(crate) fn use_typed(&mut self, on: bool) {
         if !on {
             self.sync_scope();
         }

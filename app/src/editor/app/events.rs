@@ -8,11 +8,11 @@ use std::sync::Arc;
 use stepframe_core::LogLevel;
 
 use super::EditorApp;
+use crate::compare::poses::TracePoses;
 use crate::editor::panels::tape::TapeState;
 use crate::editor::protocol::Event;
 use crate::editor::shared::{MAX_FORK_TICKS, RunBStreams};
 use crate::editor::workspace::Pane;
-use crate::tools::trace_poses::TracePoses;
 
 impl EditorApp {
     /// Takes one worker event (after the timeline and the Watches tab saw it).
@@ -151,6 +151,6 @@ impl EditorApp {
 }
 
 /// The first measured tick where A and B differ.
-fn first_parting(run_b: &RunBStreams) -> Option<crate::tools::trace_poses::TickDivergence> {
+fn first_parting(run_b: &RunBStreams) -> Option<crate::compare::poses::TickDivergence> {
     run_b.samples.values().find(|d| d.objects > 0).copied()
 }

@@ -1,7 +1,7 @@
 //! "Compare with…": the live session is run A, a trace file (or the run so
 //! far, kept) is run B, and every tick A completes is measured against B's
 //! record of that tick (the worker does it, [`crate::editor::worker`]; the numbers are
-//! [`crate::tools::trace_poses`]). The worker says what B is and where A and
+//! [`crate::compare::poses`]). The worker says what B is and where A and
 //! B first part (the view's `run_b`); the UI keeps B's records and the
 //! measured ticks as they arrive (`shared::RunBStreams`):
 //!
@@ -20,10 +20,10 @@
 
 use egui::{Color32, RichText};
 
+use crate::compare::poses::{FIELD_NAMES, Fields};
+use crate::compare::tick::f32_ulps;
 use crate::editor::protocol::{Command, WorldView};
 use crate::editor::shared::{Commands, View};
-use crate::tools::tick_diff::f32_ulps;
-use crate::tools::trace_poses::{FIELD_NAMES, Fields};
 
 use crate::editor::shared::B_COLOUR;
 /// The colour of a differing value.

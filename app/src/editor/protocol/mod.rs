@@ -30,7 +30,7 @@ use stepframe_plugins::{WatchEvent, WatchSpec};
 use super::scene_file::LoadedScene;
 
 mod view;
-use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
+use crate::compare::poses::{TickDivergence, TracePoses, TracedTick};
 pub use view::{
     BodyView, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView, SoftView, WorldView,
 };

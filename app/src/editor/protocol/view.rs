@@ -14,7 +14,7 @@ use stepframe_core::{
 use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
 
 use super::Pacing;
-use crate::tools::trace_poses::TickDivergence;
+use crate::compare::poses::TickDivergence;
 
 /// One object as the viewport and hierarchy need it.
 #[derive(Clone, Debug, PartialEq)]

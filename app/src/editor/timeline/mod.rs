@@ -6,9 +6,12 @@
 //! | this one | [`TimelineState`] and what it talks about: axes, lanes and their units, markers, the persisted settings |
 //! | `cursor` | finding records by sequence number, tick, frame or x; moving the cursor |
 //! | `events` | the worker's stream into the ring and the markers: records, stalls, breakpoints, errors, a new world, a rewind |
+//! | `series` | the values the lanes plot, one array per record: what everything below reads |
+//! | `blocks` | min/max summaries of blocks of records, kept as records arrive |
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
 //! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
 //! | `draw` | inside one lane: its series and colours, the markers lane, a collapsed header |
+//! | `watch_lanes` | value lanes under the clock lanes: plotted watches and a comparison's divergence lanes |
 //! | `controls` | [`timeline_controls_ui`], in the tab bar: axis, fit, follow live, budget, selection, export |
 //! | `axes` | y marks with units, x labels, the tooltip's rows ([`hover_rows`]) |
 //! | `export` | a range of records as a Chrome trace or CSV file |

@@ -13,8 +13,8 @@ use stepframe_core::Pipeline;
 
 use super::Worker;
 use super::tap::TickTap;
+use crate::compare::poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
 use crate::editor::protocol::{Event, RunB};
-use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
 
 impl Worker {
     /// Compares the live session with the trace at `path` from now on, and

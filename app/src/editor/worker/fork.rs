@@ -12,7 +12,7 @@
 //!   stopped at the end of A's tick, so its fixed ticks are A's ticks (the
 //!   contract makes them independent of how frames cut them).
 //! - Each tick is measured A against B as a comparison is
-//!   ([`crate::tools::trace_poses`]): the UI gets B's records and the
+//!   ([`crate::compare::poses`]): the UI gets B's records and the
 //!   divergences, so the divergence lanes, the inspector's A/B columns and the
 //!   viewport's B outlines show where the futures part.
 //! - B's scripts run on B's own script host ([`ScriptHost::fork`]): the
@@ -45,8 +45,8 @@ use stepframe_plugins::ScriptHost;
 use super::Worker;
 use super::scripts::rebind_scripts;
 use super::tap::{TickNews, TickTap};
+use crate::compare::poses::{TracedTick, compare, traced_tick};
 use crate::editor::protocol::Event;
-use crate::tools::trace_poses::{TracedTick, compare, traced_tick};
 
 /// What A's ticks received, by tick, until B has run them.
 type Feed = Arc<Mutex<BTreeMap<u64, Vec<InputEvent>>>>;
@@ -122,10 +122,7 @@ impl Fork {
     /// divergence to the lanes.
     fn pair(
         &mut self,
-        worker_out: &mut (
-            Vec<TracedTick>,
-            Vec<crate::tools::trace_poses::TickDivergence>,
-        ),
+        worker_out: &mut (Vec<TracedTick>, Vec<crate::compare::poses::TickDivergence>),
     ) {
         for news in self.b_ticks.try_iter() {
             if !news.inputs.is_empty() {

@@ -24,6 +24,7 @@
 //! | this one | [`Worker`]: commands, frames, rewinds, the tick observer |
 //! | `publish` | telemetry, events and views to the UI, in order |
 //! | `view` | a [`WorldView`](super::protocol::WorldView) built from a pipeline (live or past) |
+//! | `tap` | the one tick observer of live session, fork and history scan; a tick measured against run B |
 //! | `scene` | Open, Reload, Save, Save As |
 //! | `edits` | inspector edits and F9 |
 //! | `tape` | the recorded input tape, Resume from here with an edited one |
@@ -63,7 +64,7 @@ use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, Recover
 use super::scene_file::LoadedScene;
 use tap::{TickNews, TickTap};
 
-use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
+use crate::compare::poses::{TickDivergence, TracePoses, TracedTick};
 
 /// Most log lines sent in one batch; a hook that logs more per frame (a runaway
 /// loop) loses the oldest, so one bad frame cannot flood the UI.

@@ -16,10 +16,10 @@
 //! identical and 22 at (5.0, 5.0): two objects differ (20 and 22), the
 //! largest distance is 0.5 m (object 20), and the first is 20.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Deserialize;
-use stepframe_core::World;
+use stepframe_core::{FileError, World};
 
 /// The six traced numbers of one object: x, y, angle, vx, vy, w.
 pub type Fields = [f32; 6];
@@ -126,31 +126,6 @@ pub fn compare(a: &TracedTick, b: &TracedTick) -> TickDivergence {
     d
 }
 
-/// Why a trace could not be read.
-#[derive(Debug, thiserror::Error)]
-pub enum TraceReadError {
-    /// The file could not be read.
-    #[error("{}: {source}", file.display())]
-    Io {
-        /// The file.
-        file: PathBuf,
-        /// What the OS said.
-        source: std::io::Error,
-    },
-    /// A line is not a trace record.
-    #[error("{}:{line}:{column}: {message}", file.display())]
-    Parse {
-        /// The file.
-        file: PathBuf,
-        /// One-based line.
-        line: usize,
-        /// One-based column.
-        column: usize,
-        /// What was expected.
-        message: String,
-    },
-}
-
 /// The members of a trace line the comparison reads (the others are
 /// skipped).
 #[derive(Deserialize)]
@@ -181,8 +156,8 @@ pub struct TracePoses {
 
 impl TracePoses {
     /// Reads a JSON Lines trace (`stepframe play --trace`).
-    pub fn load(path: &Path) -> Result<TracePoses, TraceReadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| TraceReadError::Io {
+    pub fn load(path: &Path) -> Result<TracePoses, FileError> {
+        let text = std::fs::read_to_string(path).map_err(|source| FileError::Io {
             file: path.to_path_buf(),
             source,
         })?;
@@ -191,13 +166,13 @@ impl TracePoses {
 
     /// Parses trace text; `file` names it in errors. Blank lines are skipped;
     /// ticks must increase.
-    pub fn parse(text: &str, file: &Path) -> Result<TracePoses, TraceReadError> {
+    pub fn parse(text: &str, file: &Path) -> Result<TracePoses, FileError> {
         let mut run = TracePoses::default();
         for (i, line) in text.lines().enumerate() {
             if line.trim().is_empty() {
                 continue;
             }
-            let parse_error = |column: usize, message: String| TraceReadError::Parse {
+            let parse_error = |column: usize, message: String| FileError::Parse {
                 file: file.to_path_buf(),
                 line: i + 1,
                 column,

@@ -1,4 +1,4 @@
-//! The crate's structure, read from its sources: the modules form layers
+//! Core's structure, read from its sources: the modules form layers
 //! (each depends only on modules below it, so a reader can learn the crate
 //! bottom up), and the crate docs' module map names exactly the modules
 //! that exist.
@@ -10,23 +10,9 @@
 //! would fail naming the cycle `ids -> world -> ids`.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-/// Every `.rs` file under `dir`, recursively.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("src is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::source::{code_lines, first_cycle, rust_files, src_of};
 
 /// The top-level module a file belongs to (`pipeline/drive.rs` -> `pipeline`).
 fn module_of(src: &Path, file: &Path) -> String {
@@ -38,7 +24,7 @@ fn module_of(src: &Path, file: &Path) -> String {
 
 /// Module -> the modules it names with `crate::`, outside comments.
 fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let src = src_of("core");
     let mut files = Vec::new();
     rust_files(&src, &mut files);
     let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -49,7 +35,7 @@ fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
         }
         let text = std::fs::read_to_string(file).expect("a readable source file");
         let deps = graph.entry(module.clone()).or_default();
-        for line in text.lines().filter(|l| !l.trim_start().starts_with("//")) {
+        for line in code_lines(&text) {
             for (at, _) in line.match_indices("crate::") {
                 let name: String = line[at + "crate::".len()..]
                     .chars()
@@ -64,42 +50,12 @@ fn dependencies() -> BTreeMap<String, BTreeSet<String>> {
     graph
 }
 
-/// A cycle through `at`, if the depth-first walk from it finds one.
-fn find_cycle(
-    graph: &BTreeMap<String, BTreeSet<String>>,
-    at: &str,
-    path: &mut Vec<String>,
-    done: &mut BTreeSet<String>,
-) -> Option<Vec<String>> {
-    if let Some(start) = path.iter().position(|m| m == at) {
-        let mut cycle = path[start..].to_vec();
-        cycle.push(at.to_string());
-        return Some(cycle);
-    }
-    if done.contains(at) {
-        return None;
-    }
-    path.push(at.to_string());
-    for next in graph.get(at).into_iter().flatten() {
-        if graph.contains_key(next)
-            && let Some(cycle) = find_cycle(graph, next, path, done)
-        {
-            return Some(cycle);
-        }
-    }
-    path.pop();
-    done.insert(at.to_string());
-    None
-}
-
 #[test]
 fn core_modules_depend_downward_only() {
-    let graph = dependencies();
-    let mut done = BTreeSet::new();
-    for module in graph.keys() {
-        if let Some(cycle) = find_cycle(&graph, module, &mut Vec::new(), &mut done) {
-            panic!("module cycle: {}", cycle.join(" -> "));
-        }
+    // A name that is not a module of the crate (a macro's `crate::` path)
+    // has no entry, so it is a leaf.
+    if let Some(cycle) = first_cycle(&dependencies()) {
+        panic!("module cycle: {}", cycle.join(" -> "));
     }
 }
 
@@ -126,8 +82,7 @@ fn ids_are_a_leaf_and_world_behaviour_schedule_are_stacked_in_that_order() {
 
 /// The crate docs' module map rows, in order, and the `pub mod` lines.
 fn module_map() -> (Vec<String>, BTreeSet<String>) {
-    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
-        .expect("lib.rs is readable");
+    let lib = std::fs::read_to_string(src_of("core").join("lib.rs")).expect("lib.rs is readable");
     let declared = lib
         .lines()
         .filter_map(|l| l.strip_prefix("pub mod "))
@@ -171,9 +126,8 @@ fn each_module_uses_only_modules_above_it_in_the_module_map() {
 
 #[test]
 fn the_module_maps_file_column_lists_each_modules_files() {
-    let lib = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("src/lib.rs"))
-        .expect("lib.rs is readable");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let lib = std::fs::read_to_string(src_of("core").join("lib.rs")).expect("lib.rs is readable");
+    let src = src_of("core");
     for row in lib.lines().filter_map(|l| l.strip_prefix("//! | [`")) {
         let module = row.split('`').next().expect("a module name");
         let files_cell = row.rsplit('|').nth(1).expect("a files cell");

@@ -109,7 +109,7 @@ fn tick_of(record: &Value, index: usize) -> u64 {
 
 /// Takes one tick's pair of parsed records apart (module docs). `texts` are
 /// the lines as written, for the rare pair that differs only in formatting.
-pub(super) fn diff_records(
+pub(crate) fn diff_records(
     index: usize,
     mut va: Value,
     mut vb: Value,

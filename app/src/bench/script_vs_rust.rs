@@ -11,7 +11,8 @@
 //! a frame pays. No breakpoint is set, so the script runs as it does in a
 //! session with no script breakpoint: on typed register code (`typed/`).
 //! The same patrol on rhai alone is measured too, to show what the typed
-//! path buys.
+//! path buys (in a build with the `bench` feature, which turns on the
+//! plugins' `engine-knobs` to keep a script on rhai).
 
 use std::collections::BTreeMap;
 
@@ -20,7 +21,11 @@ use stepframe_core::{
     Shape, TimeSettings, Vec2, World,
 };
 
-use super::{Script, ScriptError, ScriptHost, ScriptValue};
+use std::path::Path;
+
+use stepframe_plugins::script::{Script, ScriptError, ScriptHost, ScriptValue};
+
+use super::figure::Figure;
 
 /// The patrol script the bench runs (the asset itself, built in).
 const PATROL: &str = include_str!("../../../assets/scripts/patrol.rhai");
@@ -78,34 +83,22 @@ impl Behaviour for RustPatrol {
 
 /// What [`bench_script_vs_rust`] measured.
 #[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ScriptVsRust {
+struct ScriptVsRust {
     /// Patrolling objects per session.
-    pub objects: usize,
+    objects: usize,
     /// Ticks timed (after the warm-up).
-    pub ticks: u64,
+    ticks: u64,
     /// Scripted FixedUpdate, nanoseconds per object per tick, as scripts run
     /// by default (typed register code where the function qualifies).
-    pub script_ns: f64,
-    /// The same on rhai only.
-    pub rhai_ns: f64,
+    script_ns: f64,
+    /// The same on rhai only (measured in a `bench` build only).
+    rhai_ns: Option<f64>,
     /// Rust FixedUpdate, nanoseconds per object per tick.
-    pub rust_ns: f64,
+    rust_ns: f64,
     /// Whole fixed phase of the scripted session, nanoseconds per tick.
-    pub script_tick_ns: f64,
+    script_tick_ns: f64,
     /// Whole fixed phase of the Rust session, nanoseconds per tick.
-    pub rust_tick_ns: f64,
-}
-
-impl ScriptVsRust {
-    /// How many times the Rust hook's cost the script's is (the target: ≤ 3).
-    pub fn ratio(&self) -> f64 {
-        self.script_ns / self.rust_ns.max(f64::MIN_POSITIVE)
-    }
-
-    /// The same ratio for the whole fixed phase (hooks and physics).
-    pub fn tick_ratio(&self) -> f64 {
-        self.script_tick_ns / self.rust_tick_ns.max(f64::MIN_POSITIVE)
-    }
+    rust_tick_ns: f64,
 }
 
 /// Runs one session; returns (FixedUpdate ns per object per tick, fixed phase
@@ -139,9 +132,23 @@ fn run(objects: usize, ticks: u64, make: &dyn Fn() -> Box<dyn Behaviour>) -> (f6
     )
 }
 
+/// The script kept on rhai for every call, where the build can say so.
+#[cfg(feature = "bench")]
+fn rhai_only(script: &Script) -> Option<Script> {
+    let mut rhai = script.clone();
+    rhai.set_compiled(false);
+    Some(rhai)
+}
+
+/// Without the `bench` feature the knob does not exist: no rhai figure.
+#[cfg(not(feature = "bench"))]
+fn rhai_only(_: &Script) -> Option<Script> {
+    None
+}
+
 /// Times `objects` scripted patrols against `objects` Rust patrols for `ticks`
 /// ticks each (see module docs). Call it from an optimised build.
-pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, ScriptError> {
+fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, ScriptError> {
     let vars: BTreeMap<String, ScriptValue> = [("left", LEFT), ("right", RIGHT), ("speed", SPEED)]
         .into_iter()
         .map(|(k, v)| (k.to_string(), ScriptValue::Float(v)))
@@ -149,8 +156,7 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
     // The bench's own session: its scripts share nothing with the caller's.
     let host = ScriptHost::new();
     let script = Script::from_source(&host, "bench/patrol.rhai", PATROL, &vars)?;
-    let mut rhai = script.clone();
-    rhai.use_typed(false);
+    let rhai = rhai_only(&script);
     let rust = RustPatrol {
         started: false,
         x: 0.0,
@@ -168,7 +174,7 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
     }
     // The slower path, for context: one round is enough to show the order
     // of magnitude.
-    let rhai_ns = run(objects, ticks, &|| Box::new(rhai.clone())).0;
+    let rhai_ns = rhai.map(|rhai| run(objects, ticks, &|| Box::new(rhai.clone())).0);
     let ((script_ns, script_tick_ns), (rust_ns, rust_tick_ns)) = (script_best, rust_best);
     Ok(ScriptVsRust {
         objects,
@@ -179,4 +185,40 @@ pub fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, 
         script_tick_ns,
         rust_tick_ns,
     })
+}
+
+/// The `script_vs_rust` figures.
+pub(super) fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+    let ticks = ((600.0 * scale) as u64).max(60);
+    let r = bench_script_vs_rust(100, ticks).map_err(|e| anyhow::anyhow!("{e}"))?;
+    let mut figures = vec![
+        Figure::ratio(
+            "script_vs_rust",
+            r.script_ns,
+            "ns/hook call",
+            r.rust_ns,
+            format!(
+                "patrol logic, {} objects, {} ticks: the same FixedUpdate as a script (typed path) and in Rust",
+                r.objects, r.ticks
+            ),
+        )
+        .at_most(3.0),
+    ];
+    if let Some(rhai_ns) = r.rhai_ns {
+        figures.push(Figure::ratio(
+            "script_rhai_vs_rust",
+            rhai_ns,
+            "ns/hook call",
+            r.rust_ns,
+            "the same script on rhai alone (what a breakpointed script runs on), for context",
+        ));
+    }
+    figures.push(Figure::ratio(
+        "script_vs_rust_tick",
+        r.script_tick_ns,
+        "ns/tick",
+        r.rust_tick_ns,
+        "whole ticks (hooks plus physics), for context",
+    ));
+    Ok(figures)
 }

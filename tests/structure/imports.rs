@@ -1,8 +1,8 @@
 //! No file imports one that imports it back, in any crate of the workspace:
 //! a reader can learn each crate file by file, bottom up, and a change to a
-//! low file never needs the files above it to build. (core's own layering
-//! test checks its top-level modules against the module map in its docs;
-//! this one checks every file of core, plugins and the app.)
+//! low file never needs the files above it to build. (`layering` checks
+//! core's top-level modules against the module map in its docs; this one
+//! checks every file of core, plugins and the app.)
 //!
 //! A file's imports are the paths it writes from `crate::`, `super::` or
 //! `self::`, outside comments, resolved to the file that defines the longest
@@ -18,21 +18,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// Every `.rs` file under `dir`, recursively, sorted.
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let mut entries: Vec<_> = std::fs::read_dir(dir)
-        .expect("src is readable")
-        .map(|e| e.expect("a directory entry").path())
-        .collect();
-    entries.sort();
-    for path in entries {
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use crate::source::{code_lines, find_cycle, first_cycle, rust_files, src_of};
 
 /// The module path of a file under `src` (`editor/panels/log.rs` ->
 /// `[editor, panels, log]`; `worker/mod.rs` -> `[worker]`; `lib.rs` -> `[]`).
@@ -127,11 +113,7 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     for (module, file) in &files {
         let text = std::fs::read_to_string(file).expect("a readable source file");
         let imports = graph.entry(file.clone()).or_default();
-        let lines = text.lines().filter(|l| {
-            let l = l.trim_start();
-            !l.starts_with("//") && !l.starts_with("///") && !l.starts_with("//!")
-        });
-        for line in lines {
+        for line in code_lines(&text) {
             for path in paths_in(line, module) {
                 let target = (0..=path.len())
                     .rev()
@@ -147,48 +129,15 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     graph
 }
 
-/// A cycle through `at`, if the depth-first walk from it finds one.
-fn find_cycle(
-    graph: &BTreeMap<PathBuf, BTreeSet<PathBuf>>,
-    at: &PathBuf,
-    path: &mut Vec<PathBuf>,
-    done: &mut BTreeSet<PathBuf>,
-) -> Option<Vec<PathBuf>> {
-    if let Some(start) = path.iter().position(|m| m == at) {
-        let mut cycle = path[start..].to_vec();
-        cycle.push(at.clone());
-        return Some(cycle);
-    }
-    if done.contains(at) {
-        return None;
-    }
-    path.push(at.clone());
-    for next in graph.get(at).into_iter().flatten() {
-        if let Some(cycle) = find_cycle(graph, next, path, done) {
-            return Some(cycle);
-        }
-    }
-    path.pop();
-    done.insert(at.clone());
-    None
-}
-
 /// The first import circle among `crate`'s files, as `a -> b -> a`.
 fn first_circle(krate: &str) -> Option<String> {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let src = root.join(krate).join("src");
-    let graph = import_graph(&src);
-    let mut done = BTreeSet::new();
-    for file in graph.keys() {
-        if let Some(cycle) = find_cycle(&graph, file, &mut Vec::new(), &mut done) {
-            let names: Vec<String> = cycle
-                .iter()
-                .map(|f| f.strip_prefix(&src).unwrap_or(f).display().to_string())
-                .collect();
-            return Some(names.join(" -> "));
-        }
-    }
-    None
+    let src = src_of(krate);
+    let cycle = first_cycle(&import_graph(&src))?;
+    let names: Vec<String> = cycle
+        .iter()
+        .map(|f| f.strip_prefix(&src).unwrap_or(f).display().to_string())
+        .collect();
+    Some(names.join(" -> "))
 }
 
 #[test]

@@ -1,0 +1,13 @@
+//! Two runs' ticks compared, for everyone who compares them: `trace-diff`
+//! and `check` (two trace files, line by line) and the editor's Compare
+//! with… (the live session as run A, a trace file or a fork as run B).
+//! Keeping it here, beside both, is what makes "differs" mean the same in a
+//! report and on screen: a field differs when its bits differ.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`poses`] | a trace's pose records as numbers, the live session's tick in the same form, and a tick of A against B (objects differing, the largest distance) |
+//! | [`tick`] | one tick's two records taken apart: objects, fields and ULPs, inputs, contacts, subsystems |
+
+pub mod poses;
+pub mod tick;

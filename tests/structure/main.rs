@@ -1,0 +1,9 @@
+//! The workspace's structure, read from its sources: no import circles
+//! (`imports`), core's modules in layers (`layering`), and module maps in
+//! the docs that name exactly the modules there are (`maps`). One test
+//! binary; `source` is what the three share.
+
+mod imports;
+mod layering;
+mod maps;
+mod source;
