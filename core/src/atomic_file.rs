@@ -7,7 +7,7 @@
 //! is fsynced so the rename itself is durable. On failure the temporary file is
 //! removed and an existing file at the target is untouched.
 //!
-//! `tests/reliability.rs` checks that by killing a saving process with
+//! `tests/reliability/` checks that by killing a saving process with
 //! SIGKILL at each point of a save in turn: with the crate's `test-hooks`
 //! feature (which only the tests crate enables), `STEPFRAME_SAVE_PAUSE` names
 //! a point ([`PausePoint`]); a write that reaches it prints

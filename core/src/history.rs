@@ -73,7 +73,7 @@
 //!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
 //!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
 //!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
-//!   2026-12-02): 10 min of demo.ron hold 58 MiB (300 keyframes and the
+//!   docs/performance.md): 10 min of demo.ron hold 58 MiB (300 keyframes and the
 //!   call log, ~0.2 MiB a keyframe), so 256 MiB reach ≈ 2 h 55 min once
 //!   the spacing has doubled twice; [`History::reach`] says how far back
 //!   rewind reaches now and how far the budget reaches at this rate,
@@ -92,7 +92,7 @@
 //! bytes are [`Snapshot::memory_bytes`] of the rest of the session (an
 //! estimate; `stepframe bench`'s `snapshot_heap_vs_estimate` checks it
 //! against the heap a snapshot really allocates: 0.96-1.08x on the bundled
-//! scenes, 2026-12-02) plus the packed bytes, and each anchor counts once
+//! scenes, docs/performance.md) plus the packed bytes, and each anchor counts once
 //! while any delta needs it. Rewinds stay exact: the bytes restore rapier's
 //! sets bit for bit.
 //!

@@ -56,7 +56,7 @@
 //! Which tick a contact belongs to: rapier runs collision detection at the start of
 //! each step, on the poses the previous tick committed, and resolves what it finds
 //! in that same step. So `Started` is reported in the first tick whose step felt the
-//! contact. Worked numbers (`core/tests/physics.rs`): a ball of radius 0.5 m
+//! contact. Worked numbers (`core/tests/physics/`): a ball of radius 0.5 m
 //! dropped from 3 m under g = 10 m/s² at 60 Hz is still clear of the ground after
 //! tick 37, ends tick 38 1.9 cm into it (6.3 m/s covers 10.5 cm per tick, more than
 //! the 8.6 cm gap), and is reported and pushed out during tick 39. A contact closer
@@ -76,7 +76,7 @@
 //! solver, integration parameters, and the stage's own id maps and contact counts.
 //! Only rapier's `PhysicsPipeline` and `CollisionPipeline`, which hold nothing but
 //! scratch buffers between steps, are created fresh. A restored session continues
-//! bit-identically (`core/tests/physics.rs` checks it on a settling pile).
+//! bit-identically (`core/tests/physics/` checks it on a settling pile).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::time::Instant;
@@ -106,7 +106,7 @@ use soft::{SoftLink, soft_key};
 /// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their bincode
 /// serialisation: padding, spare capacity, allocator blocks. Measured with
 /// the counting allocator (`stepframe bench`, `snapshot_heap_vs_estimate`,
-/// 2026-12-01): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
+/// docs/performance.md): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
 /// counting the sets at 1.0 on demo.ron, stress.ron and soft.ron, and
 /// 1.19x, 1.18x, 1.13x at 2.25; with the other parts counted within ~10%
 /// (10,000 behaviours and no bodies: 1.09x), that puts the sets at 2.7-2.8x.

@@ -1,4 +1,4 @@
-//! Test helper for `tests/reliability.rs`: saves two scenes over one file in
+//! Test helper for `tests/reliability/`: saves two scenes over one file in
 //! turn, forever, with `Scene::save`, until it is killed. With
 //! `STEPFRAME_SAVE_PAUSE` set, one save stops at a named point (see core's
 //! `atomic_file`); the test kills it there with SIGKILL and checks the file

@@ -124,7 +124,7 @@ fn raw_rapier(balls: usize) -> rp::PhysicsWorld {
 /// Why many short rounds: on this shared VM one 0.2 s round in four is
 /// often slowed by a neighbour for its whole length, and the fastest of four
 /// such rounds wandered by ±20% between runs (0.92-1.20 for the same
-/// binary, 2026-12-01). The fastest of 24 rounds of 50 ticks, the same 1,200
+/// binary; docs/performance.md). The fastest of 24 rounds of 50 ticks, the same 1,200
 /// ticks in all, repeats within ±3% (a bare loop against a copy of its own
 /// world measured 0.99-1.03 in four runs). That holds for worlds whose cost
 /// per tick stays level (awake balls); soft.ron settles and sleeps, so the

@@ -57,7 +57,7 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
         let frames = (game_seconds * 60.0) as usize;
         // The fastest of three plays from a fresh load: one 0.5-0.8 s play
         // on this shared VM measured 71-107x for the same binary within a
-        // minute (2026-12-01), so a single play says more about the
+        // minute (docs/performance.md), so a single play says more about the
         // neighbours than about the runtime.
         let (mut wall, mut stepping) = (f64::MAX, f64::MAX);
         let mut objects = 0;

@@ -23,7 +23,7 @@
 //! needs it, and [`History::memory_bytes`] counts it once. Decoding any
 //! keyframe is two decompressions and one XOR, however old it is.
 //!
-//! Worked numbers (10,000 awake balls settled in a pile, 2026-12-02): the
+//! Worked numbers (10,000 awake balls settled in a pile; docs/performance.md): the
 //! engine bytes are ~15 MB; zstd packs them to ~5.5 MB, of which the narrow
 //! phase (every contact's points and warm-start impulses, all changing
 //! every tick) is 4 MB; the body set's 2.8 MB pack to 0.7 MB alone and
@@ -37,7 +37,7 @@ use crate::physics::engine_parts;
 
 /// Every this many keyframes one is an anchor, packed on its own; the
 /// others are deltas against it. Only the body and collider sets gain from
-/// the delta (15-25% on the 10,000-ball pile, 2026-12-02), so the anchor's
+/// the delta (15-25% on the 10,000-ball pile), so the anchor's
 /// own cost is small and the choice is not critical; 8 was the one value
 /// measured (docs/performance.md). While an anchor is current, the packer
 /// keeps its bytes unpacked for the next deltas.
@@ -80,7 +80,7 @@ impl Packed {
 /// zstd's level: 1, its fastest standard level. On the 10,000-ball pile
 /// it packed a 15 MB keyframe to 5.5 MB in 25-45 ms, where lz4 (`lz4_flex`)
 /// gave 7.7 MB in 27-44 ms and zstd at level 3 5.5 MB in 50-110 ms
-/// (docs/performance.md, 2026-12-02).
+/// (docs/performance.md).
 const ZSTD_LEVEL: i32 = 1;
 
 /// zstd of `bytes` through `compressor` (one context for every keyframe

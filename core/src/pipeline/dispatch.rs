@@ -58,15 +58,8 @@ impl Pipeline {
                 seq: 0,
             };
             let input = input.fixed_snapshot();
-            let mut ctx = Ctx::new(
-                world,
-                clock,
-                input,
-                rng,
-                requests,
-                caller,
-                HookKind::FixedUpdate,
-            );
+            let hook = HookKind::FixedUpdate;
+            let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
             // Hooks cannot arm breakpoints, so this holds for the pass.
             let breakpoints = debugger.armed();
             catch_unwind(AssertUnwindSafe(|| {
@@ -305,15 +298,8 @@ impl Pipeline {
             };
             let (world, rng) = (&mut self.sim.world, &mut self.sim.rng);
             let (clock, requests) = (&self.sim.clock, &mut self.requests);
-            let mut ctx = Ctx::new(
-                world,
-                clock,
-                input,
-                rng,
-                requests,
-                caller,
-                HookKind::Routine,
-            );
+            let hook = HookKind::Routine;
+            let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
             if let Some(b) = &self.beacon {
                 b.enter(owner, ctx.caller.seq, HookKind::Routine);
             }

@@ -35,7 +35,7 @@
 //! tick observer still runs after them, so the trace and the hash include what
 //! they did to behaviour state, spawns and removals.
 //!
-//! Worked example (60 Hz, `conformance.rs`): a body pushed by 60 N at unit
+//! Worked example (60 Hz, `tests/conformance/`): a body pushed by 60 N at unit
 //! mass starts at x = 1; tick 1 ends at x = 1 + 1/60. A contact of tick 1
 //! reports `pose().x` = 1 + 1/60, the trace line of tick 1 says the same, and
 //! the next FixedUpdate (tick 2) reads it as its committed pose.

@@ -10,7 +10,7 @@
 //! against the same part of another and find mostly zeros; separate parts
 //! keep a narrow phase that grew by one contact from shifting the bodies
 //! after it. A set restored from these bytes continues bit-identically (the
-//! rewind tests, `core/tests/physics.rs`; measurements showed the same for
+//! rewind tests, `core/tests/physics/`; measurements showed the same for
 //! a whole `PhysicsWorld`). Integration parameters, gravity and the CCD
 //! solver are copied, not written: they are small.
 
