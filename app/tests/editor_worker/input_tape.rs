@@ -1,0 +1,121 @@
+//! input while suspended and edited tapes.
+
+use super::*;
+
+#[test]
+fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    for _ in 0..30 {
+        w.pump(DT);
+    }
+    send(Command::Pause);
+    w.pump(DT);
+    // Space typed in the viewport while suspended, then F10: a lone tick,
+    // no outer frame begins, and yet tick 31 receives the press.
+    send(Command::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    ))));
+    send(Command::StepTick);
+    w.pump(DT);
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(view.clock.simulation_tick, 31);
+    let at31: Vec<f32> = view.tape.events_at(31).iter().map(|e| e.value).collect();
+    assert_eq!(at31, vec![1.0], "tick 31 received the press");
+}
+
+/// The demo at one worker pacing: play to tick 500, then "Resume from here"
+/// with the recorded tape plus a tap of Space at tick 412 (the Input tab's
+/// `ApplyTape`), play on to tick 700 and ask for the past view of tick 600.
+fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, pacing, None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let mut live = None;
+    while live
+        .as_ref()
+        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 500)
+    {
+        w.pump(dt);
+        live = latest_view(&ui).or(live);
+    }
+    let mut tape = (*live.expect("a view").tape).clone();
+    for value in [1.0, 0.0] {
+        tape.insert(RecordedEvent {
+            tick: 412,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    send(Command::ApplyTape { tape, from: 411 });
+    send(Command::Play);
+    let mut live = None;
+    while live
+        .as_ref()
+        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 700)
+    {
+        w.pump(dt);
+        live = latest_view(&ui).or(live);
+    }
+    let received = (*live.expect("a view").tape).clone();
+    send(Command::ViewTick(600));
+    w.pump(dt);
+    let past = ui
+        .past_views
+        .try_iter()
+        .last()
+        .expect("the view of tick 600");
+    assert_eq!(past.at_tick, Some(600));
+    (past.state_hash, received)
+}
+
+#[test]
+fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz() {
+    // No live keys are pressed, so the demo receives only the tap: at every
+    // pacing tick 412 gets press and release, and tick 600 is the same state.
+    let runs: Vec<(u64, Recording)> = [(30, 1.0 / 30.0), (60, 1.0 / 60.0), (144, 1.0 / 144.0)]
+        .into_iter()
+        .map(|(hz, dt)| what_if_in_the_worker(Pacing::Hz(hz), dt))
+        .collect();
+    for (hash, received) in &runs {
+        let stamps: Vec<(u64, f32)> = received.events.iter().map(|e| (e.tick, e.value)).collect();
+        assert_eq!(stamps, vec![(412, 1.0), (412, 0.0)]);
+        assert_eq!(*hash, runs[0].0);
+    }
+    // The same state as a headless run that gets the tap at tick 412 with
+    // no rewind at all.
+    let mut tap = Recording::new(60);
+    for value in [1.0, 0.0] {
+        tap.insert(RecordedEvent {
+            tick: 412,
+            source: InputSource::Key("Space".into()),
+            value,
+        });
+    }
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    p.set_tick_input(Some(Box::new(stepframe_core::Replay::new(tap))));
+    while p.stepper().completed_ticks() < 600 {
+        p.step_frame(DT);
+    }
+    assert_eq!(
+        p.state_hash(),
+        runs[0].0,
+        "the worker's tick 600 is a headless run's"
+    );
+    let mut untouched = stepframe_core::Pipeline::new(scene.settings.time);
+    untouched.load_scene(&scene, &registry).expect("session");
+    while untouched.stepper().completed_ticks() < 600 {
+        untouched.step_frame(DT);
+    }
+    assert_ne!(
+        untouched.state_hash(),
+        runs[0].0,
+        "the tap changed tick 600"
+    );
+}

@@ -1,0 +1,87 @@
+//! The worker and its channels without any UI: latest-wins views, one
+//! ordered stream of telemetry and events that loses nothing, and a paced
+//! thread that keeps running while nobody reads.
+//!
+//! One file per concern: `channels` (ordering, latest-wins views, the
+//! paced thread), `scene_files` (save, reload), `input_tape` (keys while
+//! suspended, edited tapes), `fork` (run B, adopt, scripts and parameters in
+//! B) and `one_source_of_truth` (what the worker shows happened: edits,
+//! rate changes, reloads and recordings through the history).
+
+mod channels;
+mod fork;
+mod input_tape;
+mod one_source_of_truth;
+mod scene_files;
+
+use std::time::{Duration, Instant};
+
+use stepframe_app::editor::protocol::FrameTelemetry;
+use stepframe_app::editor::protocol::{Command, Event, Pacing};
+use stepframe_app::editor::worker::{self, Worker};
+use stepframe_core::{
+    Breakpoint, HookKind, InputEvent, InputSource, ObjectId, RecordedEvent, Recording,
+    SuspendReason,
+};
+
+/// The telemetry frames among the events.
+fn frames_of(events: &[Event]) -> Vec<FrameTelemetry> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Frames(batch) => Some(batch.clone()),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+const DT: f64 = 1.0 / 60.0;
+
+fn demo() -> std::path::PathBuf {
+    stepframe_app::default_scene()
+}
+
+/// The newest live view the worker published.
+fn latest_view(ui: &worker::UiEnd) -> Option<stepframe_app::editor::WorldView> {
+    ui.views.try_iter().last()
+}
+
+/// No request among them was refused.
+fn assert_no_errors(events: &[Event]) {
+    let errors: Vec<&Event> = events
+        .iter()
+        .filter(|e| matches!(e, Event::Error(_)))
+        .collect();
+    assert!(errors.is_empty(), "{errors:?}");
+}
+
+/// `patrol.rhai` walking at twice its speed.
+fn fast_patrol(text: &str) -> String {
+    let line = "let next = x + dir * speed * dt;";
+    assert!(text.contains(line), "patrol.rhai has its step line");
+    text.replace(line, "let next = x + dir * speed * 2.0 * dt;")
+}
+
+/// Branch B's records among `events`, in order.
+fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::compare::poses::TracedTick> {
+    batches_in(events, |e| match e {
+        Event::ForkTicks(t) => Some(t),
+        _ => None,
+    })
+}
+
+/// The bundled scripts scene: a guard (object 3) walks right at 1.5 m/s
+/// from x = -2 (0.025 m a tick at 60 Hz) under `patrol.rhai`.
+fn scripts_scene() -> std::path::PathBuf {
+    demo().with_file_name("scripts.ron")
+}
+
+/// What the events of one kind carried, flattened in order: `pick` says
+/// which event kind and gives its batch.
+fn batches_in<'e, T: Clone + 'e>(
+    events: &'e [Event],
+    pick: impl Fn(&'e Event) -> Option<&'e Vec<T>>,
+) -> Vec<T> {
+    events.iter().filter_map(pick).flatten().cloned().collect()
+}

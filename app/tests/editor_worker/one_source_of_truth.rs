@@ -1,0 +1,623 @@
+//! One source of truth: what the worker shows happened.
+
+use super::*;
+
+/// Pumps until the live view reaches `tick` (or `frames` pumps ran) and
+/// returns the newest live view.
+fn pump_to(
+    w: &mut Worker,
+    ui: &worker::UiEnd,
+    tick: u64,
+    frames: usize,
+) -> stepframe_app::editor::WorldView {
+    let mut live = None;
+    for _ in 0..frames {
+        w.pump(DT);
+        live = latest_view(ui).or(live);
+        if live
+            .as_ref()
+            .is_some_and(|v| v.clock.simulation_tick >= tick)
+        {
+            break;
+        }
+    }
+    live.expect("a view")
+}
+
+/// Every event's log line text.
+fn log_lines(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Log(lines) => Some(lines.iter().map(|l| l.message.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
+}
+
+/// Every tick's hash, as a headless run's observer saw it.
+#[derive(Clone, Default)]
+struct Seen(std::sync::Arc<std::sync::Mutex<std::collections::BTreeMap<u64, u64>>>);
+
+impl stepframe_core::TickObserver for Seen {
+    fn on_tick(&mut self, r: &stepframe_core::TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("lock")
+            .insert(r.clock.simulation_tick, r.hash);
+    }
+}
+
+impl Seen {
+    fn hashes(&self) -> std::collections::BTreeMap<u64, u64> {
+        self.0.lock().expect("lock").clone()
+    }
+}
+
+/// The per-tick hashes of the demo run headless in frames of 1/60 s, its
+/// fixed rate set to 50 Hz after the first `frames_at_60` frames.
+fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTreeMap<u64, u64> {
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let seen = Seen::default();
+    p.set_tick_observer(Some(Box::new(seen.clone())));
+    let mut frames = 0;
+    while p.stepper().completed_ticks() < ticks {
+        if frames == frames_at_60 {
+            let mut s = *p.settings();
+            s.fixed_hz = 50;
+            p.set_settings(s).expect("valid");
+        }
+        p.step_frame(DT);
+        frames += 1;
+    }
+    seen.hashes()
+}
+
+#[test]
+fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    let at_600 = pump_to(&mut w, &ui, 600, 700);
+    assert_eq!(at_600.clock.simulation_tick, 600);
+    let frames_at_60 = at_600.clock.frame_index;
+    send(Command::SetFixedRate(50));
+    let live = pump_to(&mut w, &ui, 900, 1000);
+    assert_eq!(
+        live.clock.simulation_tick, 900,
+        "the tick counter goes on across the change"
+    );
+    // 600 ticks of 1/60 s and 300 of 1/50 s: 10 s + 6 s.
+    assert_eq!(live.clock.simulation_time, 16.0);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        log_lines(&events).contains(&"fixed rate 60 → 50 Hz at tick 600".to_string()),
+        "{:?}",
+        log_lines(&events)
+    );
+
+    // Both sides of the change, as a headless run with the same change at
+    // the same frame has them.
+    let headless = headless_rate_change(frames_at_60, 900);
+    for tick in [300u64, 900, 700] {
+        send(Command::RewindTo(tick));
+        w.pump(DT);
+        let events: Vec<Event> = ui.events.try_iter().collect();
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Rewound(t) if *t == tick)),
+            "rewound to {tick}: {events:?}"
+        );
+        let view = latest_view(&ui).expect("a view");
+        assert_eq!(view.clock.simulation_tick, tick);
+        assert_eq!(view.state_hash, headless[&tick], "tick {tick}");
+        let hz = if tick > 600 { 50.0 } else { 60.0 };
+        assert_eq!(view.clock.fixed_delta_time, 1.0 / hz, "tick {tick}");
+    }
+}
+
+#[test]
+fn a_past_view_after_an_inspector_edit_shows_the_edit() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let paused = latest_view(&ui).expect("a view");
+    let edited_at = paused.clock.simulation_tick;
+    let mut pose = paused.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    // Ball 203 disabled from the hierarchy at the same moment.
+    send(Command::SetEnabled(ObjectId(203), false));
+    let mut live_at = Vec::new();
+    for _ in 0..5 {
+        send(Command::StepTick);
+        w.pump(DT);
+        let v = latest_view(&ui).expect("a view");
+        live_at.push((
+            v.clock.simulation_tick,
+            v.selected.as_ref().expect("the player").committed,
+            v.state_hash,
+        ));
+    }
+    let (_, last_pose, _) = live_at[4];
+    assert!(last_pose.y > 2.9, "the player was lifted: {last_pose:?}");
+    for (tick, committed, hash) in live_at {
+        assert!(tick > edited_at);
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        let shown = past.selected.as_ref().expect("the player").committed;
+        assert_eq!(
+            shown, committed,
+            "the past view of tick {tick} shows the edit"
+        );
+        assert_eq!(past.state_hash, hash, "tick {tick}");
+        let ball = past
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(203))
+            .expect("ball 203");
+        assert!(!ball.enabled, "tick {tick}: ball 203 is disabled");
+    }
+}
+
+/// Per-tick hashes of the demo replaying `recording` headless in frames of
+/// `dt` until tick `ticks`.
+fn replayed_hashes(
+    recording: &Recording,
+    dt: f64,
+    ticks: u64,
+) -> std::collections::BTreeMap<u64, u64> {
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = stepframe_core::Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let replay =
+        stepframe_core::Replay::with_registry(recording.clone(), &registry).expect("edits fit");
+    p.set_tick_input(Some(Box::new(replay)));
+    let seen = Seen::default();
+    p.set_tick_observer(Some(Box::new(seen.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(dt);
+    }
+    seen.hashes()
+}
+
+#[test]
+fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_144_hz() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    // Paused at tick 121: the edits apply before tick 122, which a 30 Hz
+    // replay runs second in its frame (mid-frame).
+    pump_to(&mut w, &ui, 121, 200);
+    // Paused at tick 121: the player lifted to y = 3 and given a stronger
+    // jump, ball 203 disabled.
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let view = latest_view(&ui).expect("a view");
+    let mut pose = view.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    send(Command::EditParams {
+        object: ObjectId(20),
+        index: 0,
+        params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
+                 charge_impulse_per_second: 6.0)"
+            .into(),
+    });
+    send(Command::SetEnabled(ObjectId(203), false));
+    send(Command::Play);
+    pump_to(&mut w, &ui, 200, 200);
+    // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
+    send(Command::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    ))));
+    w.pump(DT);
+    send(Command::Input(InputEvent::release(InputSource::Key(
+        "Space".into(),
+    ))));
+    // The rate change takes effect before tick 302: mid-frame at 30 Hz too.
+    pump_to(&mut w, &ui, 301, 200);
+    send(Command::SetFixedRate(50));
+    let last = pump_to(&mut w, &ui, 420, 300).clock.simulation_tick;
+    send(Command::Pause);
+    w.pump(DT);
+
+    let dir = std::env::temp_dir().join(format!("stepframe-session-rec-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("bug.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Done(t) if t.contains("session recording"))),
+        "{events:?}"
+    );
+    let recording = Recording::load(&path).expect("the file loads");
+    let kinds: Vec<String> = recording
+        .edits
+        .iter()
+        .map(|e| {
+            format!("{} {:?}", e.tick, e.edit)
+                .chars()
+                .take(40)
+                .collect()
+        })
+        .collect();
+    assert_eq!(recording.edits.len(), 4, "{kinds:?}");
+    assert!(
+        recording.edits[..3].iter().all(|e| e.tick == 122),
+        "{kinds:?}"
+    );
+    assert!(
+        matches!(recording.edits[3].edit, stepframe_core::Edit::Settings(s) if s.fixed_hz == 50),
+        "{kinds:?}"
+    );
+    assert_eq!(recording.edits[3].tick, 302, "{kinds:?}");
+    assert_eq!(recording.ticks, last);
+
+    // The editor's own past views of these ticks...
+    let ticks = [121u64, 122, 123, 150, 210, 260, 301, 302, 303, 350, last];
+    let mut editor = Vec::new();
+    for tick in ticks {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        editor.push(past.state_hash);
+    }
+    // ... are what the recording gives headless, at every display rate.
+    for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+        let headless = replayed_hashes(&recording, dt, last);
+        let got: Vec<u64> = ticks.iter().map(|t| headless[t]).collect();
+        assert_eq!(got, editor, "frames of {dt} s");
+    }
+    // And without the edits the session is another one.
+    let mut input_only = recording.clone();
+    input_only.edits.clear();
+    let plain = replayed_hashes(&input_only, DT, last);
+    assert_ne!(plain[&150], editor[3]);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_there() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 310, 400);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    send(Command::ForkHere(303));
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert_no_errors(&events);
+    let b = fork_ticks_in(&events);
+    let first = b.first().expect("B's record of the fork tick");
+    assert_eq!(first.tick, 303);
+    // It is A's state at 303: the inspector's B column equals A's.
+    let a = latest_view(&ui).expect("a view");
+    assert_eq!(a.clock.simulation_tick, 303);
+    let player = a.selected.as_ref().expect("the player").committed;
+    let fields = first.object(20).expect("the player in B");
+    assert_eq!((fields[0], fields[1]), (player.x, player.y));
+
+    send(Command::AdoptFork);
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let notice = events
+        .iter()
+        .find_map(|e| match e {
+            Event::Notice(t) if t.contains("branch B") => Some(t.clone()),
+            _ => None,
+        })
+        .expect("the adopt notice");
+    assert!(
+        notice.contains("its history starts here, at tick 303"),
+        "{notice}"
+    );
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(
+        view.rewind.held_text(),
+        "history holds 0 s (from tick 303)",
+        "the Clock tab says what the notice says"
+    );
+}
+
+/// A copy of `scripts.ron` and its scripts in a directory of its own, so a
+/// test can change a script file: (scene, patrol.rhai, the dir to remove).
+fn scripts_scene_copy(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std::path::PathBuf) {
+    let dir = std::env::temp_dir().join(format!("stepframe-{tag}-{}", std::process::id()));
+    let assets = scripts_scene()
+        .parent()
+        .and_then(|d| d.parent())
+        .expect("assets/")
+        .to_path_buf();
+    for sub in ["scenes", "scripts"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("a temp dir");
+    }
+    std::fs::copy(scripts_scene(), dir.join("scenes/scripts.ron")).expect("scene copied");
+    for script in ["patrol.rhai", "pickup.rhai"] {
+        std::fs::copy(
+            assets.join("scripts").join(script),
+            dir.join("scripts").join(script),
+        )
+        .expect("script copied");
+    }
+    (
+        dir.join("scenes/scripts.ron"),
+        dir.join("scripts/patrol.rhai"),
+        dir,
+    )
+}
+
+#[test]
+fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tick() {
+    let (scene, patrol, dir) = scripts_scene_copy("script-reload");
+    let original = std::fs::read_to_string(&patrol).expect("patrol.rhai");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(scene.clone()));
+    // Live hashes and guard positions of every tick, as the views show them.
+    let mut live = std::collections::BTreeMap::new();
+    let run_to =
+        |w: &mut Worker, live: &mut std::collections::BTreeMap<u64, (u64, f32)>, tick: u64| {
+            for _ in 0..400 {
+                w.pump(DT);
+                if let Some(v) = latest_view(&ui) {
+                    let x = v
+                        .objects
+                        .iter()
+                        .find(|o| o.id == ObjectId(3))
+                        .expect("the guard")
+                        .committed
+                        .x;
+                    live.insert(v.clock.simulation_tick, (v.state_hash, x));
+                    if v.clock.simulation_tick >= tick {
+                        return;
+                    }
+                }
+            }
+            panic!("tick {tick} never came");
+        };
+    run_to(&mut w, &mut live, 60);
+    let reloaded_after = *live.keys().last().expect("a tick");
+    std::fs::write(&patrol, fast_patrol(&original)).expect("patrol.rhai written");
+    send(Command::ReloadScript(patrol.clone()));
+    run_to(&mut w, &mut live, 100);
+    send(Command::Pause);
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert_no_errors(&events);
+    assert!(
+        events.iter().any(|e| matches!(e, Event::ScriptReloaded(_))),
+        "{events:?}"
+    );
+    // Live, the guard walks 0.025 m a tick before the reload and 0.05 after.
+    let step = |t: u64| live[&t].1 - live[&(t - 1)].1;
+    assert!((step(reloaded_after) - 0.025).abs() < 1e-4, "{live:?}");
+    assert!((step(reloaded_after + 5) - 0.05).abs() < 1e-4, "{live:?}");
+
+    // Past views run each tick with the version it ran live: before the
+    // reload the old text, after it the new one.
+    let ticks = [
+        10,
+        reloaded_after - 1,
+        reloaded_after,
+        reloaded_after + 1,
+        reloaded_after + 2,
+        90,
+        100,
+    ];
+    for tick in ticks {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        assert_eq!(
+            past.state_hash, live[&tick].0,
+            "the past view of tick {tick}"
+        );
+    }
+
+    // The saved session recording carries the reload; replayed headless
+    // (from the file's authored text, which is the session's start
+    // version) it gives the same ticks at every display rate.
+    let path = dir.join("bug.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
+    assert_eq!(recording.edits[0].tick, reloaded_after + 1);
+    std::fs::write(&patrol, &original).expect("patrol.rhai as authored");
+    for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
+        let host = stepframe_plugins::ScriptHost::new();
+        let registry = stepframe_plugins::registry_for(&host, scene.parent().expect("scenes/"));
+        let s = stepframe_core::Scene::load(&scene, &registry).expect("scripts.ron");
+        let mut p = stepframe_core::Pipeline::new(s.settings.time);
+        p.load_scene(&s, &registry).expect("session");
+        let replay =
+            stepframe_core::Replay::with_registry(recording.clone(), &registry).expect("edits fit");
+        p.set_tick_input(Some(Box::new(replay)));
+        let seen = Seen::default();
+        p.set_tick_observer(Some(Box::new(seen.clone())));
+        while p.stepper().completed_ticks() < 100 {
+            p.step_frame(dt);
+        }
+        let hashes = seen.hashes();
+        for tick in ticks {
+            assert_eq!(
+                hashes[&tick], live[&tick].0,
+                "tick {tick} in frames of {dt} s"
+            );
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    send(Command::Select(Some(ObjectId(20))));
+    w.pump(DT);
+    let paused = latest_view(&ui).expect("a view");
+    let edited_at = paused.clock.simulation_tick;
+    let mut pose = paused.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    send(Command::SetEnabled(ObjectId(203), false));
+    send(Command::Play);
+    pump_to(&mut w, &ui, 200, 200);
+    send(Command::Pause);
+    w.pump(DT);
+    let _: Vec<Event> = ui.events.try_iter().collect();
+
+    // Resume from a tick before the two edits: a new future without them.
+    let from = edited_at - 20;
+    send(Command::ResumeFrom(from));
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let notices: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice(t) => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notices
+            .iter()
+            .any(|t| t.contains(&format!("resumed from tick {from}")) && t.contains("2 edits")),
+        "{notices:?}"
+    );
+    send(Command::Play);
+    let ticks = edited_at + 30;
+    pump_to(&mut w, &ui, ticks, 300);
+    send(Command::Pause);
+    w.pump(DT);
+    // The new future is the demo as authored: no lift, ball 203 enabled.
+    let plain = headless_rate_change(u64::MAX, ticks);
+    for tick in [from + 1, edited_at + 1, edited_at + 10, ticks] {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.at_tick, Some(tick));
+        assert_eq!(past.state_hash, plain[&tick], "tick {tick} has no edit");
+        let ball = past
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(203))
+            .expect("ball 203");
+        assert!(ball.enabled, "tick {tick}: ball 203 is enabled again");
+    }
+    // And the saved session recording holds no edit.
+    let dir = std::env::temp_dir().join(format!("stepframe-resume-drop-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("after.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert!(recording.edits.is_empty(), "{:?}", recording.edits);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(demo()));
+    pump_to(&mut w, &ui, 120, 200);
+    send(Command::Pause);
+    w.pump(DT);
+    let at = latest_view(&ui).expect("a view").clock.simulation_tick;
+    let _: Vec<Event> = ui.events.try_iter().collect();
+    send(Command::SetFixedRate(50));
+    w.pump(DT);
+    for _ in 0..3 {
+        send(Command::StepTick);
+        w.pump(DT);
+    }
+    let view = latest_view(&ui).expect("a view");
+    assert_eq!(view.clock.simulation_tick, at + 3);
+    // The three stepped ticks ran at 20 ms: the toolbar's rate is the one
+    // the clock shows.
+    assert_eq!(view.clock.fixed_delta_time, 0.02);
+    let exact = at as f64 / 60.0 + 3.0 * 0.02;
+    assert!(
+        (view.clock.simulation_time - exact).abs() < 1e-12,
+        "{} against {exact}",
+        view.clock.simulation_time
+    );
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    let changes: Vec<String> = frames_of(&events)
+        .iter()
+        .filter_map(|f| f.report.clock_change.map(|c| c.to_string()))
+        .collect();
+    assert_eq!(
+        changes,
+        vec![format!("fixed rate 60 → 50 Hz at tick {at}")],
+        "one marker, on the first stepped tick's report"
+    );
+    assert!(
+        log_lines(&events)
+            .iter()
+            .any(|l| l.contains(&format!("fixed rate 60 → 50 Hz at tick {at}"))),
+        "{:?}",
+        log_lines(&events)
+    );
+    // A past view of a stepped tick is the headless run given the change
+    // before that tick.
+    let dir = std::env::temp_dir().join(format!("stepframe-rate-susp-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a temp dir");
+    let path = dir.join("rate.ron");
+    send(Command::SaveRecording {
+        path: path.clone(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    let recording = Recording::load(&path).expect("the file loads");
+    assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
+    assert_eq!(recording.edits[0].tick, at + 1);
+    let headless = replayed_hashes(&recording, 1.0 / 30.0, at + 3);
+    for tick in [at, at + 1, at + 3] {
+        send(Command::ViewTick(tick));
+        w.pump(DT);
+        let past = ui.past_views.try_iter().last().expect("a past view");
+        assert_eq!(past.state_hash, headless[&tick], "tick {tick}");
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
