@@ -22,7 +22,7 @@ use egui_plot::{AxisHints, Plot, Span, VLine};
 use stepframe_core::Priority;
 
 use super::axes::{few_marks_for, hover_rows, x_label, y_label};
-use super::draw::Y_AXIS_WIDTH;
+use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
@@ -36,8 +36,11 @@ const MAX_LANE_HEIGHT: f32 = 220.0;
 const LABEL_WIDTH: f32 = 150.0;
 /// Height of the x axis under the last expanded lane, points.
 const X_AXIS_HEIGHT: f32 = 18.0;
-/// Height of a row of collapsed lanes' headers, points.
-const HEADER_HEIGHT: f32 = 16.0;
+/// Space between two collapsed lanes' headers in their row, points.
+const HEADER_GAP: f32 = 14.0;
+/// Room past either end of the x range for a marker centred on the first or
+/// last frame in view (the diamonds' radius is 4), points.
+const MARKER_ROOM: f32 = 6.0;
 /// Vertical space between lane rows, points.
 const ROW_GAP: f32 = 2.0;
 
@@ -204,17 +207,37 @@ pub(super) fn lanes_ui(
         .into_iter()
         .filter(|l| state.lane(*l).expanded)
         .collect();
-    // Consecutive collapsed lanes share one row of headers.
-    let header_rows = LaneId::ALL
-        .windows(2)
-        .filter(|w| state.lane(w[0]).expanded && !state.lane(w[1]).expanded)
-        .count()
-        + usize::from(!state.lane(LaneId::ALL[0]).expanded);
-    let free = ui.available_height()
-        - header_rows as f32 * (HEADER_HEIGHT + ROW_GAP)
-        - expanded.len() as f32 * ROW_GAP
-        - X_AXIS_HEIGHT;
+    let mut toggles: Vec<LaneId> = Vec::new();
+    // The collapsed lanes' headers: one row above the lanes, outside the
+    // scrolling area, so every lane is a click away whatever the tile's height.
+    if expanded.len() < LaneId::ALL.len() {
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = HEADER_GAP;
+            for lane in LaneId::ALL.into_iter().filter(|l| !state.lane(*l).expanded) {
+                if header_ui(ui, lane, &[], false) {
+                    toggles.push(lane);
+                }
+            }
+        });
+    }
+    let free = ui.available_height() - expanded.len() as f32 * ROW_GAP - X_AXIS_HEIGHT;
     let lane_height = (free / expanded.len().max(1) as f32).clamp(MIN_LANE_HEIGHT, MAX_LANE_HEIGHT);
+    // Room for the y labels at the ends of the axis (each is centred on its
+    // mark): the auto-fitted range gets a margin of half a label at either end.
+    let y_margin = LABEL_HALF_HEIGHT / (lane_height - 2.0 * LABEL_HALF_HEIGHT);
+    // A marker on the newest or oldest frame in view is drawn whole: the
+    // plots' x bounds reach a marker's radius past the range.
+    let per_point = (range.1 - range.0)
+        / f64::from(
+            state
+                .plot_width
+                .unwrap_or_else(|| ui.available_width() - LABEL_WIDTH - Y_AXIS_WIDTH)
+                .max(1.0),
+        );
+    let bounds_x = (
+        range.0 - per_point * f64::from(MARKER_ROOM),
+        range.1 + per_point * f64::from(MARKER_ROOM),
+    );
     let budget = 1000.0 / state.budget_hz.max(1e-3);
     let fixed_ms = last.fixed_delta_time * 1000.0;
 
@@ -226,7 +249,6 @@ pub(super) fn lanes_ui(
     let mut plot_width: Option<f32> = None;
     let mut any_focus = false;
     let mut selecting: Option<(f64, bool)> = None;
-    let mut toggles: Vec<LaneId> = Vec::new();
     let mut y_changes: Vec<(LaneId, Option<(f64, f64)>)> = Vec::new();
     let mut shown_y: Vec<(LaneId, (f64, f64))> = Vec::new();
     let reduced = &state.reduced;
@@ -242,7 +264,7 @@ pub(super) fn lanes_ui(
                 let input = super::watch_lanes::value_lane_ui(
                     ui,
                     lane,
-                    range,
+                    bounds_x,
                     (LABEL_WIDTH, MIN_LANE_HEIGHT),
                     (cursor_x, hover_x),
                 );
@@ -250,25 +272,8 @@ pub(super) fn lanes_ui(
                 clicked = clicked.or(input.clicked);
                 goto = goto.or(input.goto);
             }
-            let mut next = 0;
-            while next < LaneId::ALL.len() {
-                let lane = LaneId::ALL[next];
+            for &lane in &expanded {
                 let lane_state = lanes[lane as usize];
-                if !lane_state.expanded {
-                    ui.horizontal(|ui| {
-                        ui.set_height(HEADER_HEIGHT);
-                        while let Some(&l) = LaneId::ALL.get(next)
-                            && !lanes[l as usize].expanded
-                        {
-                            if header_ui(ui, l, &[], false) {
-                                toggles.push(l);
-                            }
-                            next += 1;
-                        }
-                    });
-                    continue;
-                }
-                next += 1;
                 let lines = lane_lines(lane, &priorities);
                 let is_last = expanded.last() == Some(&lane);
                 let mut toggle = false;
@@ -285,7 +290,10 @@ pub(super) fn lanes_ui(
                         let unit = lane.unit();
                         let mut plot = Plot::new(("timeline_lane", lane.title()))
                             .height(lane_height + if is_last { X_AXIS_HEIGHT } else { 0.0 })
-                            .show_axes([is_last, lane != LaneId::Markers])
+                            // The markers lane too has a (blank) y axis, so
+                            // its data area lines up with every other lane's.
+                            .show_axes([is_last, true])
+                            .set_margin_fraction(egui::vec2(0.0, y_margin))
                             .allow_drag(false)
                             .allow_zoom(false)
                             .allow_scroll(false)
@@ -322,7 +330,7 @@ pub(super) fn lanes_ui(
                         };
                         let y_range = lane_state.y_range;
                         let resp = plot.show(ui, |pui| {
-                            pui.set_plot_bounds_x(range.0..=range.1);
+                            pui.set_plot_bounds_x(bounds_x.0..=bounds_x.1);
                             if let Some((lo, hi)) = y_range {
                                 pui.set_plot_bounds_y(lo..=hi);
                             } else {
@@ -428,7 +436,7 @@ pub(super) fn lanes_ui(
             let watched = super::watch_lanes::watch_lanes_ui(
                 ui,
                 state,
-                range,
+                bounds_x,
                 (LABEL_WIDTH, MIN_LANE_HEIGHT),
                 (cursor_x, hover_x),
             );
