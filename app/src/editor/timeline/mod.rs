@@ -346,6 +346,9 @@ pub struct TimelineState {
     plot_width: Option<f32>,
     /// Where a Shift+drag selection started, on the current axis.
     selecting_from: Option<f64>,
+    /// The lane area was drawn this session: its first draw starts at the
+    /// top, whatever scroll offset egui's memory kept from the last run.
+    lanes_drawn: bool,
 }
 
 impl Default for TimelineState {
@@ -401,6 +404,7 @@ impl TimelineState {
             blocks: Blocks::default(),
             plot_width: None,
             selecting_from: None,
+            lanes_drawn: false,
         };
         state.apply_settings(&TimelineSettings::default());
         state
