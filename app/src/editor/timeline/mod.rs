@@ -283,6 +283,9 @@ pub struct TimelineSettings {
     pub budget_hz: f64,
     /// The lanes shown expanded.
     pub expanded: Vec<LaneId>,
+    /// Export paths the user typed, in [`ExportFormat::ALL`] order (`None`:
+    /// propose one named after the scene).
+    pub export_paths: [Option<String>; 2],
 }
 
 impl Default for TimelineSettings {
@@ -294,6 +297,7 @@ impl Default for TimelineSettings {
                 .into_iter()
                 .filter(|l| l.expanded_by_default())
                 .collect(),
+            export_paths: [None, None],
         }
     }
 }
@@ -419,6 +423,7 @@ impl TimelineState {
                 .into_iter()
                 .filter(|l| self.lane(*l).expanded)
                 .collect(),
+            export_paths: self.export.typed(),
         }
     }
 
@@ -429,6 +434,7 @@ impl TimelineState {
         for lane in LaneId::ALL {
             self.lanes[lane.index()].expanded = settings.expanded.contains(&lane);
         }
+        self.export.restore(&settings.export_paths);
     }
 
     /// One lane's state.
