@@ -223,7 +223,7 @@ fn the_divergence_lanes_captions_lie_inside_their_label_column() {
         );
         let caption = h.get_by_label(title).rect();
         let second: Vec<(String, egui::Rect)> = h
-            .query_all_by(|n| support::shown_text(&n).is_some_and(|t| t.starts_with(detail)))
+            .query_all_by(|n| support::shown_text(n).is_some_and(|t| t.starts_with(detail)))
             .map(|n| {
                 let text = support::shown_text(&n.accesskit_node()).unwrap_or_default();
                 (text, n.rect())
