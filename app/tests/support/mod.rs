@@ -90,3 +90,4 @@ pub fn stepframe_within(args: &[&str], seconds: u64) -> Option<Output> {
 }
 
 pub mod editor;
+pub mod storage;

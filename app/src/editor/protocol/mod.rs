@@ -40,7 +40,8 @@ pub use view::{
 pub enum Pacing {
     /// A fixed display rate, frames per second (30, 60, 144...).
     Hz(u32),
-    /// As fast as the worker can go (still measuring real dt per frame).
+    /// As fast as the worker can go up to 1,000 frames a second (still
+    /// measuring real dt per frame), so the timeline's ring holds minutes.
     Uncapped,
     /// Irregular frame lengths from a fixed-seed sequence (4 to 40 ms, with a
     /// 150 ms stall every 64 frames): the pacing the determinism tests use.

@@ -8,11 +8,11 @@ use super::{Unit, XAxis};
 
 /// Two or three y marks at a round step (whole ticks never get a mark
 /// between them), so a lane of 56 points is labelled without its labels
-/// touching.
+/// touching; none on a unitless axis (the markers lane's is blank).
 pub(super) fn few_marks_for(input: GridInput, unit: Unit) -> Vec<GridMark> {
     let (lo, hi) = input.bounds;
     let span = hi - lo;
-    if !(span.is_finite() && span > 0.0) {
+    if unit == Unit::None || !(span.is_finite() && span > 0.0) {
         return Vec::new();
     }
     let magnitude = 10f64.powf((span / 2.5).log10().floor());

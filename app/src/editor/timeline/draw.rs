@@ -14,6 +14,9 @@ use crate::editor::shared::B_COLOUR;
 
 /// Width of every lane's y axis, points (the value lanes line up with it).
 pub(super) const Y_AXIS_WIDTH: f32 = 58.0;
+/// Half the height of a y label, points: 11-point text is 12.7 points tall,
+/// and a label is centred on its mark.
+pub(super) const LABEL_HALF_HEIGHT: f32 = 7.0;
 /// The worst frames in the dt lane.
 pub(super) const WORST: Color32 = Color32::from_rgb(235, 70, 70);
 /// Frames whose backlog the cap dropped.

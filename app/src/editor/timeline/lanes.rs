@@ -22,7 +22,7 @@ use egui_plot::{AxisHints, Plot, Span, VLine};
 use stepframe_core::Priority;
 
 use super::axes::{few_marks_for, hover_rows, x_label, y_label};
-use super::draw::Y_AXIS_WIDTH;
+use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
@@ -36,8 +36,11 @@ const MAX_LANE_HEIGHT: f32 = 220.0;
 const LABEL_WIDTH: f32 = 150.0;
 /// Height of the x axis under the last expanded lane, points.
 const X_AXIS_HEIGHT: f32 = 18.0;
-/// Height of a row of collapsed lanes' headers, points.
-const HEADER_HEIGHT: f32 = 16.0;
+/// Space between two collapsed lanes' headers in their row, points.
+const HEADER_GAP: f32 = 14.0;
+/// Room past either end of the x range for a marker centred on the first or
+/// last frame in view (the diamonds' radius is 4), points.
+const MARKER_ROOM: f32 = 6.0;
 /// Vertical space between lane rows, points.
 const ROW_GAP: f32 = 2.0;
 
@@ -204,17 +207,37 @@ pub(super) fn lanes_ui(
         .into_iter()
         .filter(|l| state.lane(*l).expanded)
         .collect();
-    // Consecutive collapsed lanes share one row of headers.
-    let header_rows = LaneId::ALL
-        .windows(2)
-        .filter(|w| state.lane(w[0]).expanded && !state.lane(w[1]).expanded)
-        .count()
-        + usize::from(!state.lane(LaneId::ALL[0]).expanded);
-    let free = ui.available_height()
-        - header_rows as f32 * (HEADER_HEIGHT + ROW_GAP)
-        - expanded.len() as f32 * ROW_GAP
-        - X_AXIS_HEIGHT;
+    let mut toggles: Vec<LaneId> = Vec::new();
+    // The collapsed lanes' headers: one row above the lanes, outside the
+    // scrolling area, so every lane is a click away whatever the tile's height.
+    if expanded.len() < LaneId::ALL.len() {
+        ui.horizontal_wrapped(|ui| {
+            ui.spacing_mut().item_spacing.x = HEADER_GAP;
+            for lane in LaneId::ALL.into_iter().filter(|l| !state.lane(*l).expanded) {
+                if header_ui(ui, lane, &[], false) {
+                    toggles.push(lane);
+                }
+            }
+        });
+    }
+    let free = ui.available_height() - expanded.len() as f32 * ROW_GAP - X_AXIS_HEIGHT;
     let lane_height = (free / expanded.len().max(1) as f32).clamp(MIN_LANE_HEIGHT, MAX_LANE_HEIGHT);
+    // Room for the y labels at the ends of the axis (each is centred on its
+    // mark): the auto-fitted range gets a margin of half a label at either end.
+    let y_margin = LABEL_HALF_HEIGHT / (lane_height - 2.0 * LABEL_HALF_HEIGHT);
+    // A marker on the newest or oldest frame in view is drawn whole: the
+    // plots' x bounds reach a marker's radius past the range.
+    let per_point = (range.1 - range.0)
+        / f64::from(
+            state
+                .plot_width
+                .unwrap_or_else(|| ui.available_width() - LABEL_WIDTH - Y_AXIS_WIDTH)
+                .max(1.0),
+        );
+    let bounds_x = (
+        range.0 - per_point * f64::from(MARKER_ROOM),
+        range.1 + per_point * f64::from(MARKER_ROOM),
+    );
     let budget = 1000.0 / state.budget_hz.max(1e-3);
     let fixed_ms = last.fixed_delta_time * 1000.0;
 
@@ -226,220 +249,207 @@ pub(super) fn lanes_ui(
     let mut plot_width: Option<f32> = None;
     let mut any_focus = false;
     let mut selecting: Option<(f64, bool)> = None;
-    let mut toggles: Vec<LaneId> = Vec::new();
     let mut y_changes: Vec<(LaneId, Option<(f64, f64)>)> = Vec::new();
     let mut shown_y: Vec<(LaneId, (f64, f64))> = Vec::new();
     let reduced = &state.reduced;
     let lanes = &state.lanes;
     let selection = state.selection;
-    egui::ScrollArea::vertical()
+    let mut area = egui::ScrollArea::vertical()
         .id_salt("timeline_lanes")
-        .auto_shrink([false, false])
-        .show(ui, |ui| {
-            ui.spacing_mut().item_spacing.y = ROW_GAP;
-            // A comparison the user asked for comes first, in view.
-            for lane in divergence_lanes.iter().flatten() {
-                let input = super::watch_lanes::value_lane_ui(
-                    ui,
-                    lane,
-                    range,
-                    (LABEL_WIDTH, MIN_LANE_HEIGHT),
-                    (cursor_x, hover_x),
-                );
-                hovered = hovered.or(input.hovered);
-                clicked = clicked.or(input.clicked);
-                goto = goto.or(input.goto);
-            }
-            let mut next = 0;
-            while next < LaneId::ALL.len() {
-                let lane = LaneId::ALL[next];
-                let lane_state = lanes[lane as usize];
-                if !lane_state.expanded {
-                    ui.horizontal(|ui| {
-                        ui.set_height(HEADER_HEIGHT);
-                        while let Some(&l) = LaneId::ALL.get(next)
-                            && !lanes[l as usize].expanded
-                        {
-                            if header_ui(ui, l, &[], false) {
-                                toggles.push(l);
-                            }
-                            next += 1;
-                        }
-                    });
-                    continue;
-                }
-                next += 1;
-                let lines = lane_lines(lane, &priorities);
-                let is_last = expanded.last() == Some(&lane);
-                let mut toggle = false;
-                let resp = ui
-                    .horizontal(|ui| {
-                        ui.allocate_ui_with_layout(
-                            egui::vec2(LABEL_WIDTH, lane_height),
-                            egui::Layout::top_down(egui::Align::Min),
-                            |ui| {
-                                ui.set_width(LABEL_WIDTH);
-                                toggle = header_ui(ui, lane, &lines, true);
-                            },
-                        );
-                        let unit = lane.unit();
-                        let mut plot = Plot::new(("timeline_lane", lane.title()))
-                            .height(lane_height + if is_last { X_AXIS_HEIGHT } else { 0.0 })
-                            .show_axes([is_last, lane != LaneId::Markers])
-                            .allow_drag(false)
-                            .allow_zoom(false)
-                            .allow_scroll(false)
-                            .allow_boxed_zoom(false)
-                            .allow_double_click_reset(false)
-                            .show_x(false)
-                            .show_y(false)
-                            .custom_y_axes(vec![
-                                AxisHints::new_y()
-                                    .formatter(move |m, _| y_label(unit, m.value))
-                                    .min_thickness(Y_AXIS_WIDTH)
-                                    // Two or three marks on 56 points are
-                                    // ~20 points apart: show them, unfaded.
-                                    .label_spacing(8.0..=12.0)
-                                    .tick_label_font(egui::FontId::proportional(11.0)),
-                            ])
-                            .y_grid_spacer(move |input| few_marks_for(input, unit))
-                            .x_axis_formatter(move |m, _| x_label(axis, m.value))
-                            .include_y(0.0);
-                        plot = match lane {
-                            LaneId::Alpha => plot.include_y(1.0),
-                            LaneId::Markers => plot
-                                .include_y(-0.5)
-                                .include_y(MarkerKind::ALL.len() as f64 - 0.5)
-                                .show_grid(false),
-                            LaneId::Ticks => plot.include_y(1.0),
-                            // A lane with nothing in it yet (no FixedUpdate
-                            // hook, no drop) shows 0 up to a small round
-                            // value (marks a whole label digit apart), not
-                            // egui_plot's ±200 around 0.
-                            LaneId::FixedUpdate | LaneId::Physics => plot.include_y(0.2),
-                            LaneId::Dropped => plot.include_y(0.02),
-                            _ => plot,
-                        };
-                        let y_range = lane_state.y_range;
-                        let resp = plot.show(ui, |pui| {
-                            pui.set_plot_bounds_x(range.0..=range.1);
-                            if let Some((lo, hi)) = y_range {
-                                pui.set_plot_bounds_y(lo..=hi);
-                            } else {
-                                pui.set_auto_bounds([false, true]);
-                            }
-                            if let Some((a, b)) = selection {
-                                pui.span(Span::new("selection", a..=b).fill(SELECTION));
-                            }
-                            draw_lane(pui, lane, &lines, reduced, &markers, budget, fixed_ms);
-                            if let Some(x) = hover_x {
-                                pui.vline(VLine::new("hover", x).color(HOVER));
-                            }
-                            if let Some(x) = cursor_x {
-                                pui.vline(VLine::new("cursor", x).color(CURSOR).width(1.5));
-                            }
-                        });
-                        let title = lane.title();
-                        resp.response.widget_info(|| {
-                            egui::WidgetInfo::labeled(
-                                egui::Role::Canvas,
-                                true,
-                                format!("lane {title}"),
-                            )
-                        });
-                        resp
-                    })
-                    .inner;
-                if toggle {
-                    toggles.push(lane);
-                }
-                let b = resp.transform.bounds();
-                shown_y.push((lane, (b.min()[1], b.max()[1])));
-                let w = resp.transform.frame().width();
-                plot_width = Some(plot_width.map_or(w, |p: f32| p.max(w)));
-                let r = &resp.response;
-                let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
-                if r.has_focus() {
-                    any_focus = true;
-                }
-                if let Some(p) = r.hover_pos() {
-                    hovered = Some(x_at(p));
-                    let (zoom_delta, scroll, alt) =
-                        ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta.y, i.modifiers.alt));
-                    if zoom_delta != 1.0 {
-                        zoom = Some((x_at(p), f64::from(zoom_delta)));
-                    }
-                    if alt && scroll != 0.0 {
-                        // Alt+wheel: this lane's y; the lane area must not scroll too.
-                        ui.input_mut(|i| i.smooth_scroll_delta = egui::Vec2::ZERO);
-                        let b = resp.transform.bounds();
-                        let (lo, hi) = (b.min()[1], b.max()[1]);
-                        let y = resp.transform.value_from_position(p).y;
-                        let f = f64::from((-scroll * 0.004).exp());
-                        y_changes.push((lane, Some((y - (y - lo) * f, y + (hi - y) * f))));
-                    }
-                }
-                if r.double_clicked() {
-                    y_changes.push((lane, None));
-                }
-                let shift = ui.input(|i| i.modifiers.shift);
-                if r.drag_started() && shift {
-                    selecting = r.interact_pointer_pos().map(|p| (x_at(p), true));
-                } else if r.dragged() {
-                    if let (Some(p), true) = (r.interact_pointer_pos(), shift) {
-                        selecting = Some((x_at(p), false));
-                    } else if !shift {
-                        pan -= f64::from(r.drag_delta().x) / resp.transform.dpos_dvalue_x();
-                    }
-                }
-                if r.clicked()
-                    && let Some(p) = r.interact_pointer_pos()
-                {
-                    clicked = Some(x_at(p));
-                    r.request_focus();
-                }
-                if r.has_focus() {
-                    let id = r.id;
-                    ui.memory_mut(|m| {
-                        m.set_focus_lock_filter(
-                            id,
-                            egui::EventFilter {
-                                horizontal_arrows: true,
-                                ..Default::default()
-                            },
-                        )
-                    });
-                }
-                if let Some(p) = r.hover_pos()
-                    && let Some(rec) = state.nearest(x_at(p)).and_then(|s| state.record(s))
-                {
-                    // The tooltip for the frame under the pointer.
-                    let rows = hover_rows(rec);
-                    r.clone().on_hover_ui_at_pointer(|ui| {
-                        for row in rows {
-                            ui.add(
-                                egui::Label::new(RichText::new(row).monospace())
-                                    .wrap_mode(egui::TextWrapMode::Extend),
-                            );
-                        }
-                    });
-                }
-            }
-            let watched = super::watch_lanes::watch_lanes_ui(
+        .auto_shrink([false, false]);
+    if !state.lanes_drawn {
+        // egui's memory keeps a scroll offset across a restart, but not the
+        // lanes it was measured on: a new session starts at the top.
+        area = area.vertical_scroll_offset(0.0);
+    }
+    area.show(ui, |ui| {
+        ui.spacing_mut().item_spacing.y = ROW_GAP;
+        // A comparison the user asked for comes first, in view.
+        for lane in divergence_lanes.iter().flatten() {
+            let input = super::watch_lanes::value_lane_ui(
                 ui,
-                state,
-                range,
+                lane,
+                bounds_x,
                 (LABEL_WIDTH, MIN_LANE_HEIGHT),
                 (cursor_x, hover_x),
             );
-            hovered = hovered.or(watched.hovered);
-            clicked = clicked.or(watched.clicked);
-        });
+            hovered = hovered.or(input.hovered);
+            clicked = clicked.or(input.clicked);
+            goto = goto.or(input.goto);
+        }
+        for &lane in &expanded {
+            let lane_state = lanes[lane as usize];
+            let lines = lane_lines(lane, &priorities);
+            let is_last = expanded.last() == Some(&lane);
+            let mut toggle = false;
+            let resp = ui
+                .horizontal(|ui| {
+                    ui.allocate_ui_with_layout(
+                        egui::vec2(LABEL_WIDTH, lane_height),
+                        egui::Layout::top_down(egui::Align::Min),
+                        |ui| {
+                            ui.set_width(LABEL_WIDTH);
+                            toggle = header_ui(ui, lane, &lines, true);
+                        },
+                    );
+                    let unit = lane.unit();
+                    let mut plot = Plot::new(("timeline_lane", lane.title()))
+                        .height(lane_height + if is_last { X_AXIS_HEIGHT } else { 0.0 })
+                        // The markers lane too has a (blank) y axis, so
+                        // its data area lines up with every other lane's.
+                        .show_axes([is_last, true])
+                        .set_margin_fraction(egui::vec2(0.0, y_margin))
+                        .allow_drag(false)
+                        .allow_zoom(false)
+                        .allow_scroll(false)
+                        .allow_boxed_zoom(false)
+                        .allow_double_click_reset(false)
+                        .show_x(false)
+                        .show_y(false)
+                        .custom_y_axes(vec![
+                            AxisHints::new_y()
+                                .formatter(move |m, _| y_label(unit, m.value))
+                                .min_thickness(Y_AXIS_WIDTH)
+                                // Two or three marks on 56 points are
+                                // ~20 points apart: show them, unfaded.
+                                .label_spacing(8.0..=12.0)
+                                .tick_label_font(egui::FontId::proportional(11.0)),
+                        ])
+                        .y_grid_spacer(move |input| few_marks_for(input, unit))
+                        .x_axis_formatter(move |m, _| x_label(axis, m.value))
+                        .include_y(0.0);
+                    plot = match lane {
+                        LaneId::Alpha => plot.include_y(1.0),
+                        LaneId::Markers => plot
+                            .include_y(-0.5)
+                            .include_y(MarkerKind::ALL.len() as f64 - 0.5)
+                            .show_grid(false),
+                        LaneId::Ticks => plot.include_y(1.0),
+                        // A lane with nothing in it yet (no FixedUpdate
+                        // hook, no drop) shows 0 up to a small round
+                        // value (marks a whole label digit apart), not
+                        // egui_plot's ±200 around 0.
+                        LaneId::FixedUpdate | LaneId::Physics => plot.include_y(0.2),
+                        LaneId::Dropped => plot.include_y(0.02),
+                        _ => plot,
+                    };
+                    let y_range = lane_state.y_range;
+                    let resp = plot.show(ui, |pui| {
+                        pui.set_plot_bounds_x(bounds_x.0..=bounds_x.1);
+                        if let Some((lo, hi)) = y_range {
+                            pui.set_plot_bounds_y(lo..=hi);
+                        } else {
+                            pui.set_auto_bounds([false, true]);
+                        }
+                        if let Some((a, b)) = selection {
+                            pui.span(Span::new("selection", a..=b).fill(SELECTION));
+                        }
+                        draw_lane(pui, lane, &lines, reduced, &markers, budget, fixed_ms);
+                        if let Some(x) = hover_x {
+                            pui.vline(VLine::new("hover", x).color(HOVER));
+                        }
+                        if let Some(x) = cursor_x {
+                            pui.vline(VLine::new("cursor", x).color(CURSOR).width(1.5));
+                        }
+                    });
+                    let title = lane.title();
+                    resp.response.widget_info(|| {
+                        egui::WidgetInfo::labeled(egui::Role::Canvas, true, format!("lane {title}"))
+                    });
+                    resp
+                })
+                .inner;
+            if toggle {
+                toggles.push(lane);
+            }
+            let b = resp.transform.bounds();
+            shown_y.push((lane, (b.min()[1], b.max()[1])));
+            let w = resp.transform.frame().width();
+            plot_width = Some(plot_width.map_or(w, |p: f32| p.max(w)));
+            let r = &resp.response;
+            let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
+            if r.has_focus() {
+                any_focus = true;
+            }
+            if let Some(p) = r.hover_pos() {
+                hovered = Some(x_at(p));
+                let (zoom_delta, scroll, alt) =
+                    ui.input(|i| (i.zoom_delta(), i.smooth_scroll_delta.y, i.modifiers.alt));
+                if zoom_delta != 1.0 {
+                    zoom = Some((x_at(p), f64::from(zoom_delta)));
+                }
+                if alt && scroll != 0.0 {
+                    // Alt+wheel: this lane's y; the lane area must not scroll too.
+                    ui.input_mut(|i| i.smooth_scroll_delta = egui::Vec2::ZERO);
+                    let b = resp.transform.bounds();
+                    let (lo, hi) = (b.min()[1], b.max()[1]);
+                    let y = resp.transform.value_from_position(p).y;
+                    let f = f64::from((-scroll * 0.004).exp());
+                    y_changes.push((lane, Some((y - (y - lo) * f, y + (hi - y) * f))));
+                }
+            }
+            if r.double_clicked() {
+                y_changes.push((lane, None));
+            }
+            let shift = ui.input(|i| i.modifiers.shift);
+            if r.drag_started() && shift {
+                selecting = r.interact_pointer_pos().map(|p| (x_at(p), true));
+            } else if r.dragged() {
+                if let (Some(p), true) = (r.interact_pointer_pos(), shift) {
+                    selecting = Some((x_at(p), false));
+                } else if !shift {
+                    pan -= f64::from(r.drag_delta().x) / resp.transform.dpos_dvalue_x();
+                }
+            }
+            if r.clicked()
+                && let Some(p) = r.interact_pointer_pos()
+            {
+                clicked = Some(x_at(p));
+                r.request_focus();
+            }
+            if r.has_focus() {
+                let id = r.id;
+                ui.memory_mut(|m| {
+                    m.set_focus_lock_filter(
+                        id,
+                        egui::EventFilter {
+                            horizontal_arrows: true,
+                            ..Default::default()
+                        },
+                    )
+                });
+            }
+            if let Some(p) = r.hover_pos()
+                && let Some(rec) = state.nearest(x_at(p)).and_then(|s| state.record(s))
+            {
+                // The tooltip for the frame under the pointer.
+                let rows = hover_rows(rec);
+                r.clone().on_hover_ui_at_pointer(|ui| {
+                    for row in rows {
+                        ui.add(
+                            egui::Label::new(RichText::new(row).monospace())
+                                .wrap_mode(egui::TextWrapMode::Extend),
+                        );
+                    }
+                });
+            }
+        }
+        let watched = super::watch_lanes::watch_lanes_ui(
+            ui,
+            state,
+            bounds_x,
+            (LABEL_WIDTH, MIN_LANE_HEIGHT),
+            (cursor_x, hover_x),
+        );
+        hovered = hovered.or(watched.hovered);
+        clicked = clicked.or(watched.clicked);
+    });
     // Apply what happened, now that nothing borrows the state.
     if let Some(w) = plot_width.filter(|w| *w >= 1.0) {
         state.plot_width = Some(w);
     }
     state.focused = any_focus;
+    state.lanes_drawn = true;
     state.hover_seq = hovered.and_then(|x| state.nearest(x));
     for lane in toggles {
         let l = state.lane_mut(lane);

@@ -286,6 +286,9 @@ pub struct TimelineSettings {
     pub budget_hz: f64,
     /// The lanes shown expanded.
     pub expanded: Vec<LaneId>,
+    /// Export paths the user typed, in [`ExportFormat::ALL`] order (`None`:
+    /// propose one named after the scene).
+    pub export_paths: [Option<String>; 2],
 }
 
 impl Default for TimelineSettings {
@@ -297,6 +300,7 @@ impl Default for TimelineSettings {
                 .into_iter()
                 .filter(|l| l.expanded_by_default())
                 .collect(),
+            export_paths: [None, None],
         }
     }
 }
@@ -349,6 +353,9 @@ pub struct TimelineState {
     plot_width: Option<f32>,
     /// Where a Shift+drag selection started, on the current axis.
     selecting_from: Option<f64>,
+    /// The lane area was drawn this session: its first draw starts at the
+    /// top, whatever scroll offset egui's memory kept from the last run.
+    lanes_drawn: bool,
 }
 
 impl Default for TimelineState {
@@ -404,6 +411,7 @@ impl TimelineState {
             blocks: Blocks::default(),
             plot_width: None,
             selecting_from: None,
+            lanes_drawn: false,
         };
         state.apply_settings(&TimelineSettings::default());
         state
@@ -418,6 +426,7 @@ impl TimelineState {
                 .into_iter()
                 .filter(|l| self.lane(*l).expanded)
                 .collect(),
+            export_paths: self.export.typed(),
         }
     }
 
@@ -428,6 +437,7 @@ impl TimelineState {
         for lane in LaneId::ALL {
             self.lanes[lane.index()].expanded = settings.expanded.contains(&lane);
         }
+        self.export.restore(&settings.export_paths);
     }
 
     /// One lane's state.

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, VecDeque};
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
 
 use super::TimelineState;
+use super::draw::LABEL_HALF_HEIGHT;
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::RunBView;
 
@@ -105,7 +106,7 @@ pub struct ValueLane {
     /// The first line of its label column (also its accessible name, after
     /// "lane ").
     pub title: String,
-    /// The second, small line (hover shows it whole).
+    /// The small lines under the title, wrapped to the label column.
     pub detail: String,
     /// `[x, value]`, in x order.
     pub points: Vec<[f64; 2]>,
@@ -153,9 +154,10 @@ pub fn value_lane_ui(
                     input.goto = Some(*tick);
                     return;
                 }
+                // Wrapped, never cut short: the column is narrow, and a
+                // caption that ends in "…" hides what B is.
                 ui.add(
-                    egui::Label::new(egui::RichText::new(&lane.detail).monospace().small())
-                        .truncate(),
+                    egui::Label::new(egui::RichText::new(&lane.detail).monospace().small()).wrap(),
                 )
                 .on_hover_text(&lane.detail);
             },
@@ -181,6 +183,11 @@ pub fn value_lane_ui(
             .y_grid_spacer(|input| super::axes::few_marks_for(input, super::Unit::Fraction))
             .include_y(0.0)
             .include_y(lane.y_floor)
+            // Half a label of room at either end, as on the clock lanes.
+            .set_margin_fraction(egui::vec2(
+                0.0,
+                LABEL_HALF_HEIGHT / (height - 2.0 * LABEL_HALF_HEIGHT),
+            ))
             .show(ui, |pui| {
                 pui.set_plot_bounds_x(range.0..=range.1);
                 pui.set_auto_bounds([false, true]);
@@ -295,7 +302,7 @@ pub(super) fn divergence_lanes(
         ValueLane {
             id: ("timeline_divergence", 1),
             title: "divergence: distance (m)".to_string(),
-            detail: "the largest distance between an object's A and B positions".to_string(),
+            detail: "largest A–B distance of an object".to_string(),
             points: distance,
             colour: Some(B_COLOUR),
             goto: None,

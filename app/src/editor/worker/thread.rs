@@ -8,6 +8,10 @@
 //! bursting to catch up: the pipeline's accumulator already owes the ticks.
 //! While suspended the worker blocks on the channel and burns no CPU, and the
 //! first frame after a resume measures from the resume, not from the pause.
+//! Uncapped pacing is the same loop at [`UNCAPPED_MAX_HZ`] (1,000 frames a
+//! second): every per-frame consumer (the timeline's ring, the rewind
+//! history's keyframe every 120 frames, the events the UI drains) is sized for
+//! a rate, and an unbounded one fills them all in seconds.
 //!
 //! Recovery: hook panics are caught inside the pipeline, but a bug in the
 //! worker itself would end its thread. [`spawn`] catches that unwind at the top
@@ -297,10 +301,18 @@ fn irregular_pacer() -> FramePacer {
     FramePacer::irregular(IRREGULAR_SEED).with_stall_every(64, 0.150)
 }
 
+/// Most frames a second [`Pacing::Uncapped`] runs. Unbounded, the demo ran
+/// about 22,700 frames a second (issue 28) and filled the
+/// timeline's ring of 216,000 frames in 9.5 s; at 1,000 the ring holds the
+/// last 3.6 minutes, while a frame (1 ms) is still 16 times shorter than a
+/// 60 Hz tick, which is what uncapped pacing is for: most frames run no tick,
+/// and interpolation alpha climbs between ticks (docs/timeline.md, *The data*).
+const UNCAPPED_MAX_HZ: u32 = 1_000;
+
 fn period(pacing: Pacing, irregular: &mut FramePacer) -> Duration {
     match pacing {
         Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
-        Pacing::Uncapped => Duration::ZERO,
+        Pacing::Uncapped => Duration::from_secs_f64(1.0 / f64::from(UNCAPPED_MAX_HZ)),
         Pacing::Irregular => Duration::from_secs_f64(irregular.next_dt()),
     }
 }
@@ -373,13 +385,21 @@ fn run_paced(mut worker: Worker) {
         if deadline < now {
             deadline = now + p;
         }
-        if p.is_zero() {
-            // Uncapped: still let commands in between frames.
-            while let Ok(command) = commands.try_recv() {
-                if !apply_batch(&mut worker, command, &commands) {
-                    return;
-                }
-            }
-        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uncapped_pacing_runs_at_most_a_thousand_frames_a_second() {
+        let mut irregular = irregular_pacer();
+        let p = period(Pacing::Uncapped, &mut irregular);
+        assert!(p >= Duration::from_millis(1), "{p:?}");
+        // The timeline's ring of 216,000 frames then holds 216 s: the last
+        // minute three times over (at 22,700 frames a second, 9.5 s).
+        let held = p.as_secs_f64() * stepframe_core::telemetry::DEFAULT_CAPACITY as f64;
+        assert!(held >= 180.0, "the ring holds {held} s");
     }
 }
