@@ -8,10 +8,9 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::{EditorApp, Pane};
 
-mod support;
-use support::editor::{click, clock_tick, demo, editor, open_scene, status};
-use support::scratch;
-use support::storage::{editor_with_storage, save};
+use crate::support::editor::{click, clock_tick, demo, editor, open_scene, status};
+use crate::support::scratch;
+use crate::support::storage::{editor_with_storage, save};
 
 /// The text in the path field of an export format (the Export… menu open).
 fn path_field(h: &Harness<'_, EditorApp>, label: &str) -> String {
@@ -121,7 +120,7 @@ fn click_lane_at(h: &mut Harness<'_, EditorApp>, fraction: f32) {
     let p = egui::pos2(r.left() + r.width() * fraction, r.center().y);
     h.hover_at(p);
     h.run_steps(1);
-    support::editor::press_release(h, p);
+    crate::support::editor::press_release(h, p);
     h.run_steps(4);
 }
 

@@ -9,9 +9,10 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
 use stepframe_app::editor::{Command, EditorApp, Pane};
 
-mod support;
-use support::editor::{DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, step_until};
-use support::scratch;
+use crate::support::editor::{
+    DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, step_until,
+};
+use crate::support::scratch;
 
 /// The editor maximised on a 1920×1080 screen.
 const MAXIMISED: egui::Vec2 = egui::vec2(1920.0, 1040.0);
@@ -223,9 +224,9 @@ fn the_divergence_lanes_captions_lie_inside_their_label_column() {
         );
         let caption = h.get_by_label(title).rect();
         let second: Vec<(String, egui::Rect)> = h
-            .query_all_by(|n| support::shown_text(n).is_some_and(|t| t.starts_with(detail)))
+            .query_all_by(|n| crate::support::shown_text(n).is_some_and(|t| t.starts_with(detail)))
             .map(|n| {
-                let text = support::shown_text(&n.accesskit_node()).unwrap_or_default();
+                let text = crate::support::shown_text(&n.accesskit_node()).unwrap_or_default();
                 (text, n.rect())
             })
             .filter(|(_, r)| r.intersects(column))

@@ -15,12 +15,11 @@ use stepframe_app::editor::timeline::{
 use stepframe_app::editor::{Command, EditorApp, Event, Pane};
 use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
-mod support;
-use support::editor::{
+use crate::support::editor::{
     DEFAULT_SIZE, click, clock_field, clock_tick, demo, editor, editor_sized, headless_at,
     label_starting, open_scene, parse_pose, same_bits, status, step_until,
 };
-use support::{labels_starting, scratch};
+use crate::support::{labels_starting, scratch};
 
 /// The smallest plot height an expanded lane may have (issue #13).
 const MIN_LANE: f32 = 56.0;
@@ -773,9 +772,9 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     );
     assert_eq!(timeline(&h).lane(LaneId::Ticks).y_range, None);
     // Double-click fits it again.
-    support::editor::press_release(&mut h, r.center());
+    crate::support::editor::press_release(&mut h, r.center());
     h.run_steps(1);
-    support::editor::press_release(&mut h, r.center());
+    crate::support::editor::press_release(&mut h, r.center());
     h.run_steps(3);
     assert_eq!(
         timeline(&h).lane(LaneId::Dt).y_range,
