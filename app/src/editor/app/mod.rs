@@ -13,6 +13,7 @@
 
 mod events;
 mod shortcuts;
+mod stored;
 mod stuck;
 
 pub use crate::editor::shared::StuckHook;
@@ -154,6 +155,8 @@ pub struct EditorApp {
     recovery_clock: stepframe_core::WallClock,
     /// The hook call the watchdog is timing.
     sighting: Option<stuck::Sighting>,
+    /// Stored settings that did not read: not written back.
+    stored_kept: stored::Kept,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -179,19 +182,11 @@ impl EditorApp {
         cc: &eframe::CreationContext<'_>,
         config: EditorConfig,
     ) -> anyhow::Result<EditorApp> {
-        let persisted: Persisted = cc
-            .storage
-            .and_then(|s| eframe::get_value(s, STORAGE_KEY))
-            .unwrap_or_default();
-        let timeline_settings: TimelineSettings = cc
-            .storage
-            .and_then(|s| eframe::get_value(s, TIMELINE_KEY))
-            .unwrap_or_default();
+        let mut kept = stored::Kept::default();
+        let persisted: Persisted = kept.read(cc.storage, STORAGE_KEY);
+        let timeline_settings: TimelineSettings = kept.read(cc.storage, TIMELINE_KEY);
         let workspace = Workspace::load(cc.storage);
-        let watches: WatchesState = cc
-            .storage
-            .and_then(|s| eframe::get_value(s, WATCHES_KEY))
-            .unwrap_or_default();
+        let watches: WatchesState = kept.read(cc.storage, WATCHES_KEY);
         let (ui_end, worker_end) = worker::channels();
         let running = match config.driver {
             Driver::Thread => {
@@ -228,6 +223,12 @@ impl EditorApp {
         if let Some(why) = &workspace.kept {
             commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
         }
+        for why in &kept.why {
+            commands.notify(
+                LogLevel::Warning,
+                format!("settings not read (defaults used, the stored text kept): {why}"),
+            );
+        }
         commands.send(Command::SetHistoryBudget(Some(budget_bytes(
             persisted.history_budget_mib,
         ))));
@@ -254,6 +255,7 @@ impl EditorApp {
             watchdog: config.watchdog,
             recovery_clock: config.recovery_clock,
             sighting: None,
+            stored_kept: kept,
         })
     }
 
@@ -573,9 +575,10 @@ impl eframe::App for EditorApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        eframe::set_value(storage, STORAGE_KEY, &self.persisted_now());
-        eframe::set_value(storage, TIMELINE_KEY, &self.panels.timeline.settings());
-        eframe::set_value(storage, WATCHES_KEY, &self.panels.watches);
+        let kept = &self.stored_kept;
+        kept.write(storage, STORAGE_KEY, &self.persisted_now());
+        kept.write(storage, TIMELINE_KEY, &self.panels.timeline.settings());
+        kept.write(storage, WATCHES_KEY, &self.panels.watches);
         self.workspace.save(storage);
     }
 }
