@@ -209,8 +209,6 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
 
 /// The pane itself: script choice, code with gutter, breakpoint form, the
 /// hit, edit mode.
-/// The pane itself: script choice, code with gutter, breakpoint form, the
-/// hit, edit mode.
 fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &mut CodePaneState) {
     sync(view, code);
     let scripts = view.live().map(|v| v.scripts.clone()).unwrap_or_default();
@@ -320,30 +318,7 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
         egui::ScrollArea::vertical()
             .id_salt("code_edit_scroll")
             .auto_shrink([false, false])
-            .show(ui, |ui| {
-                ui.horizontal_top(|ui| {
-                    // The gutter: one number per line of the text, in the
-                    // editor's font, so an error's line:column is found at
-                    // a glance.
-                    let lines = code.buffer.split('\n').count().max(30);
-                    let numbers: String = (1..=lines)
-                        .map(|n| format!("{n:>4}"))
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                    ui.add(
-                        egui::Label::new(RichText::new(numbers).monospace().weak())
-                            .selectable(false),
-                    )
-                    .on_hover_text("Line numbers, as in error messages (line:column)");
-                    ui.add(
-                        egui::TextEdit::multiline(&mut code.buffer)
-                            .code_editor()
-                            .desired_width(f32::INFINITY)
-                            .desired_rows(30),
-                    )
-                    .labelled_by(label.id);
-                });
-            });
+            .show(ui, |ui| edit_ui(ui, code, label.id));
     } else {
         // The program in force when the session runs it, else the file.
         let source = match scripts.script(&entry.key) {
@@ -354,6 +329,55 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
         code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
     }
 }
+
+/// The edit mode's text with its gutter: the number of each source line
+/// beside the first row it is laid out on, and nothing beside the rows a
+/// long line wraps into, so an error's line:column is found at a glance at
+/// any width. The gutter is laid out from the field's own rows (its galley),
+/// after the field, in the space kept for it on the left.
+fn edit_ui(ui: &mut egui::Ui, code: &mut CodePaneState, label: egui::Id) {
+    ui.horizontal_top(|ui| {
+        let font = egui::TextStyle::Monospace.resolve(ui.style());
+        let digit = ui.fonts_mut(|f| f.glyph_width(&font, '0'));
+        let (gutter, _) =
+            ui.allocate_exact_size(egui::vec2(digit * GUTTER_DIGITS, 0.0), egui::Sense::hover());
+        let edit = egui::TextEdit::multiline(&mut code.buffer)
+            .code_editor()
+            .desired_width(f32::INFINITY)
+            .desired_rows(30)
+            .show(ui);
+        edit.response.response.labelled_by(label);
+        let mut line = 1;
+        let mut starts_line = true;
+        for row in &edit.galley.rows {
+            if starts_line {
+                let top = edit.galley_pos.y + row.pos.y;
+                let rect = egui::Rect::from_min_size(
+                    egui::pos2(gutter.left(), top),
+                    egui::vec2(gutter.width(), row.size.y),
+                );
+                let number = RichText::new(line.to_string()).monospace().weak();
+                ui.scope_builder(
+                    egui::UiBuilder::new()
+                        .max_rect(rect)
+                        .layout(egui::Layout::right_to_left(egui::Align::Min)),
+                    |ui| {
+                        ui.add_space(digit);
+                        ui.add(egui::Label::new(number).selectable(false))
+                            .on_hover_text("Line numbers, as in error messages (line:column)");
+                    },
+                );
+            }
+            starts_line = row.ends_with_newline;
+            if starts_line {
+                line += 1;
+            }
+        }
+    });
+}
+
+/// Digits' widths the edit gutter keeps: four digits and a space.
+const GUTTER_DIGITS: f32 = 5.0;
 
 /// Which engine each hook function runs on: `⚡ fixed_update` (compiled), or
 /// `on_contact: rhai` with the reason on hover. Script writers see at a glance
