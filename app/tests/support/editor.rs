@@ -238,3 +238,47 @@ pub fn press_release(h: &mut Harness<'_, EditorApp>, pos: egui::Pos2) {
         });
     }
 }
+
+/// Scrolls the widget labelled `label` into view, as a user scrolls a tab
+/// taller than its tile, then clicks it.
+pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling is animated: let it settle before the click.
+    h.run_steps(10);
+    click(h, label);
+}
+
+/// The demo's trace of `ticks` ticks as a headless run writes it, with the
+/// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
+/// that parts from the live session at exactly that tick.
+pub fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
+    use std::sync::{Arc, Mutex};
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let writer = Arc::new(Mutex::new(stepframe_core::TraceWriter::new(
+        Vec::<u8>::new(),
+    )));
+    p.set_tick_observer(Some(Box::new(writer.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(DT);
+    }
+    p.set_tick_observer(None);
+    let text = String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        if v["tick"].as_u64().expect("tick") >= from {
+            for pose in v["poses"].as_array_mut().expect("poses") {
+                if pose["id"] == 20 {
+                    let x = pose["x"].as_f64().expect("x") as f32 + 0.25;
+                    pose["x"] = serde_json::json!(x);
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
