@@ -282,3 +282,57 @@ pub fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
     }
     out
 }
+
+/// eframe storage in a file: what the real editor keeps between runs.
+#[derive(Debug)]
+pub struct FileStorage {
+    /// The file.
+    path: PathBuf,
+    /// Its keys and values.
+    values: std::collections::BTreeMap<String, String>,
+}
+
+impl FileStorage {
+    /// The storage in `path`, empty if there is none yet.
+    pub fn open(path: &Path) -> FileStorage {
+        let values = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        FileStorage {
+            path: path.to_path_buf(),
+            values,
+        }
+    }
+}
+
+impl eframe::Storage for FileStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.values.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.values.insert(key.to_string(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.values.remove(key);
+    }
+    fn flush(&mut self) {
+        let text = serde_json::to_string(&self.values).expect("serialisable");
+        std::fs::write(&self.path, text).expect("write the storage file");
+    }
+}
+
+/// The editor on `scene` at the default size with eframe storage read from
+/// `file`: a start after an earlier run that saved there.
+pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, EditorApp> {
+    let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
+    let mut h = Harness::builder()
+        .with_size(DEFAULT_SIZE)
+        .with_step_dt(DT as f32)
+        .build_eframe(move |cc| {
+            cc.storage = Some(storage);
+            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
+}
