@@ -331,14 +331,14 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             }
         }
     }
-    if let Some(field) = files.open.as_mut() {
-        if let Some(choice) = open_dialog_ui(ctx, field) {
-            files.open = None;
-            if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-                let path = super::worker::absolute(&path);
-                files.last_folder = Some(folder_of(&path.display().to_string()));
-                cmd.send(Command::Load(path));
-            }
+    if let Some(field) = files.open.as_mut()
+        && let Some(choice) = open_dialog_ui(ctx, field)
+    {
+        files.open = None;
+        if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
+            let path = super::worker::absolute(&path);
+            files.last_folder = Some(folder_of(&path.display().to_string()));
+            cmd.send(Command::Load(path));
         }
     }
     if let Some(field) = files.save_as.as_mut() {
