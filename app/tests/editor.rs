@@ -13,6 +13,7 @@ mod support;
 use support::editor::{
     click, click_shown, clock_tick, demo, demo_trace_moved_from, editor, headless_pose_at,
     label_starting, live_tick, parse_pose, same_bits, show, status, step_until, suspended_tick,
+    type_into,
 };
 use support::labels_starting;
 
@@ -53,18 +54,6 @@ fn step_tick_advances_exactly_one_tick_and_the_clock_panel_shows_it() {
 /// √(2 × 0.6 / 9.81) ≈ 0.35 s, about 21 ticks, to land. So the pose differs
 /// from tick to tick and an off-by-one tick cannot pass.
 const BREAK_TICK: u64 = 15;
-
-/// Types into the breakpoint form's field `label`.
-fn type_into(
-    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
-    label: &str,
-    text: &str,
-) {
-    h.get_by_label(label).click();
-    h.run_steps(1);
-    h.get_by_label(label).type_text(text);
-    h.run_steps(1);
-}
 
 #[test]
 fn fixed_update_breakpoint_on_the_player_stops_at_the_end_of_its_tick_with_the_exact_pose() {

@@ -6,13 +6,17 @@
 //! read back from its widgets, and every expected value is worked out here
 //! from the scene or the trace, not by the code under test.
 
+use egui::accesskit::{Role, Toggled};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::{Action, EditorApp};
+use stepframe_app::editor::{Action, EditorApp, Pane};
 
 mod support;
-use support::editor::{click, clock_tick, demo_trace_moved_from, editor, step_until};
-use support::shown_text;
+use support::editor::{
+    DEFAULT_SIZE, click, clock_tick, demo, demo_trace_moved_from, editor, editor_sized,
+    label_starting, open_scene, show, status, step_until, type_into,
+};
+use support::{labels_starting, shown_text};
 
 /// The texts of the widgets on the same row as the one showing exactly
 /// `text`, to its right, left to right: the rest of a grid row.
@@ -97,4 +101,125 @@ fn the_ab_inspector_gives_the_ulps_of_every_differing_field() {
         ],
         "the y row: A, B, 0 ULPs"
     );
+}
+
+/// The bundled scene with the jelly disk (object 6 there; in the demo, 6 is
+/// Ledge A).
+fn soft_scene() -> std::path::PathBuf {
+    demo().with_file_name("soft.ron")
+}
+
+#[test]
+fn a_breakpoint_names_its_object_and_a_scene_without_that_pair_disables_it_with_a_notice() {
+    let mut h = editor_sized(soft_scene(), DEFAULT_SIZE);
+    click(&mut h, "JellyDisk");
+    show(&mut h, Pane::Breakpoints);
+    h.key_press(egui::Key::F9);
+    step_until(&mut h, 30, "the jelly's breakpoint hit", |h| {
+        status(h).starts_with("suspended at tick ")
+    });
+    let rows = labels_starting(&h, "FixedUpdate on ");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(
+        rows[0].starts_with("FixedUpdate on JellyDisk #6"),
+        "{rows:?}"
+    );
+    let hits = labels_starting(&h, "tick ");
+    let jelly_hits: Vec<&String> = hits.iter().filter(|l| l.contains("JellyDisk #6")).collect();
+    assert_eq!(jelly_hits.len(), 1, "one hit, on the jelly: {hits:?}");
+    let hit = jelly_hits[0].clone();
+
+    // The demo's object 6 is Ledge A: not the breakpoint's object.
+    open_scene(&mut h, &demo().canonicalize().expect("the demo"));
+    h.run_steps(3);
+    assert!(label_starting(&h, "scene: ").ends_with("demo.ron"));
+    let rows = labels_starting(&h, "FixedUpdate on ");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    assert!(
+        rows[0].starts_with("FixedUpdate on JellyDisk #6"),
+        "still the jelly's, not Ledge A's: {rows:?}"
+    );
+    assert_eq!(
+        h.get_by_role_and_label(Role::CheckBox, "#1")
+            .accesskit_node()
+            .toggled(),
+        Some(Toggled::False),
+        "its checkbox is cleared: disabled"
+    );
+    let notices = labels_starting(&h, "breakpoint 1 ");
+    assert!(
+        notices
+            .iter()
+            .any(|n| n.contains("disabled") && n.contains("JellyDisk #6")),
+        "a notice says why: {notices:?}"
+    );
+    // The hit keeps the label it was recorded with.
+    assert!(
+        labels_starting(&h, "tick ").contains(&hit),
+        "{hit:?} is still listed as it was"
+    );
+    assert!(
+        labels_starting(&h, "tick ")
+            .iter()
+            .all(|l| !l.contains("Ledge A")),
+        "no hit is relabelled to Ledge A"
+    );
+    // It cannot be enabled while its object is not there, and F9 on the
+    // demo's #6 is about Ledge A, not the jelly's breakpoint.
+    let toggled = |h: &Harness<'_, EditorApp>| {
+        h.get_by_role_and_label(Role::CheckBox, "#1")
+            .accesskit_node()
+            .toggled()
+    };
+    h.get_by_role_and_label(Role::CheckBox, "#1").click();
+    h.run_steps(3);
+    assert_eq!(toggled(&h), Some(Toggled::False), "it stays disabled");
+    click(&mut h, "Ledge A");
+    h.key_press(egui::Key::F9);
+    h.run_steps(3);
+    let rows = labels_starting(&h, "FixedUpdate on ");
+    assert!(
+        rows.iter()
+            .any(|r| r.starts_with("FixedUpdate on JellyDisk #6")),
+        "F9 on Ledge A #6 left the jelly's breakpoint: {rows:?}"
+    );
+    // Back in the jelly's scene it can be enabled again.
+    open_scene(&mut h, &soft_scene().canonicalize().expect("soft.ron"));
+    h.run_steps(3);
+    h.get_by_role_and_label(Role::CheckBox, "#1").click();
+    h.run_steps(3);
+    assert_eq!(toggled(&h), Some(Toggled::True), "enabled again");
+}
+
+#[test]
+fn a_clock_breakpoint_hit_is_listed_under_hits() {
+    // One tick per UI frame of 1/60 s: every frame's delta is 16.667 ms, so
+    // "delta > 10 ms from tick T" holds first at the end of the frame that
+    // completes tick T.
+    let mut h = editor();
+    click(&mut h, "⏸ Pause");
+    let from = clock_tick(&h) + 4;
+    show(&mut h, Pane::Breakpoints);
+    click(&mut h, "the clock");
+    h.get_by_label("Rule").click();
+    h.run_steps(2);
+    click(&mut h, "frame delta > X ms");
+    h.get_by_label("Milliseconds").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    type_into(&mut h, "Milliseconds", "10");
+    type_into(&mut h, "From tick", &from.to_string());
+    click(&mut h, "Add breakpoint");
+    click(&mut h, "▶ Play");
+    step_until(&mut h, 100, "the clock breakpoint hit", |h| {
+        status(h).starts_with("suspended")
+    });
+    h.run_steps(2);
+    let listed = labels_starting(&h, &format!("tick {from} frame "));
+    assert_eq!(listed.len(), 1, "one hit listed: {listed:?}");
+    assert!(
+        listed[0].contains("frame delta > 10 ms"),
+        "it names the rule: {listed:?}"
+    );
+    assert!(labels_starting(&h, "none yet").is_empty(), "{listed:?}");
 }

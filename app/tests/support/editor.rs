@@ -54,6 +54,14 @@ pub fn click(h: &mut Harness<'_, EditorApp>, label: &str) {
     h.run_steps(2);
 }
 
+/// Clicks the field labelled `label` and types `text` into it.
+pub fn type_into(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(1);
+    h.get_by_label(label).type_text(text);
+    h.run_steps(1);
+}
+
 /// Brings a pane's tab to the front, as a click on its tab does.
 pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
     h.state_mut().workspace_mut().set_open(pane, true);

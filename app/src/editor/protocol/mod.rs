@@ -32,7 +32,8 @@ use super::scene_file::LoadedScene;
 mod view;
 use crate::tools::trace_poses::{TickDivergence, TracePoses, TracedTick};
 pub use view::{
-    BodyView, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView, SoftView, WorldView,
+    BodyView, BreakpointView, HitEntry, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView,
+    SoftView, WorldView,
 };
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -486,6 +487,8 @@ pub(super) struct HostState {
     pub(super) selected: Option<ObjectId>,
     /// The rewind history's byte budget.
     pub(super) budget: Option<usize>,
+    /// The breakpoints' object names and the labelled hits.
+    pub(super) book: crate::editor::worker::BreakpointBook,
 }
 
 impl RecoveryPoint {

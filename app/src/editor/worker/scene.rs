@@ -11,6 +11,8 @@ use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
+        // Hits so far are labelled in the world they happened in.
+        self.book.take(&self.pipeline);
         let registry = self.registry_for_scene(path);
         match scene_file::open(&mut self.pipeline, &registry, path) {
             Ok((scene, _settings)) => {
@@ -31,6 +33,7 @@ impl Worker {
             return;
         };
         let was_suspended = self.is_suspended();
+        self.book.take(&self.pipeline);
         match scene_file::reload(&mut self.pipeline, &self.registry, &path) {
             Ok(scene) => {
                 self.after_new_session(scene, &path);
@@ -65,6 +68,14 @@ impl Worker {
             self.selected = None;
         }
         self.scene = Some(Arc::new(scene));
+        // A breakpoint keeps its object (id and name) or is disabled.
+        let file = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        for notice in self.book.check_scene(&mut self.pipeline, &file) {
+            self.send_event(Event::Notice(notice));
+        }
         // A new session is at tick 0 between frames: its first recovery point.
         self.send_recovery_point();
         let objects = self.pipeline.world().len();

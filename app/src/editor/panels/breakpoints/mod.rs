@@ -292,9 +292,19 @@ fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &World
     if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
         ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
     }
-    for b in &view.breakpoints {
-        let text = describe(b, |id| shown.object_name(id));
-        let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+    for row in &view.breakpoints {
+        let b = &row.breakpoint;
+        let mut text = describe(b, |id| {
+            row.object
+                .as_ref()
+                .map_or_else(|| shown.object_name(id), |(name, _)| name.clone())
+        });
+        let mut hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+        if row.object.as_ref().is_some_and(|(_, here)| !here) {
+            text.push_str(" (not in this scene)");
+            hover = "Its object (this id with this name) is not in the open scene: it stays \
+                     disabled, and never stops on another object with the same id";
+        }
         breakpoint_row(ui, cmd, (b.id, b.enabled), &text, hover);
     }
     for b in &view.clock_breakpoints {
@@ -306,21 +316,33 @@ fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &World
         ui.weak("none yet");
     }
     for hit in view.hits.iter().rev().take(200) {
+        let Some((object, name)) = &hit.object else {
+            // A clock breakpoint's hit: no object to select.
+            ui.label(format!(
+                "tick {} frame {}: {}",
+                hit.tick, hit.frame, hit.what
+            ));
+            continue;
+        };
         let text = format!(
-            "tick {} frame {}: #{} {} {} ({})",
-            hit.tick,
-            hit.frame,
-            hit.breakpoint.0,
-            shown.object_name(hit.object),
-            hit.hook,
-            hit.behaviour
+            "tick {} frame {}: #{} {name} {}",
+            hit.tick, hit.frame, hit.breakpoint.0, hit.what
         );
-        if ui
-            .selectable_label(shown.selection() == Some(hit.object), text)
+        // Selecting goes to the object only while it is the one that hit.
+        let here = view
+            .objects
+            .iter()
+            .any(|o| o.id == *object && format!("{} {}", o.name, o.id) == *name);
+        let row = ui.add_enabled(
+            here,
+            egui::Button::selectable(shown.selection() == Some(*object), text),
+        );
+        if row
             .on_hover_text("Click to select the object")
+            .on_disabled_hover_text("Its object is not in the open scene")
             .clicked()
         {
-            cmd.select(Some(hit.object));
+            cmd.select(Some(*object));
         }
     }
 }
