@@ -522,3 +522,78 @@ fn gutter_button(h: &Harness<'_, EditorApp>, n: usize) -> Option<egui::Rect> {
     })
     .map(|node| node.rect())
 }
+
+#[test]
+fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
+    for (tag, size) in [
+        ("still_default", egui::vec2(1280.0, 800.0)),
+        ("still_max", egui::vec2(1920.0, 1040.0)),
+    ] {
+        let scene = scene_copy(tag);
+        let mut h = editor_sized(scene.clone(), false, size);
+        open_pane_on_patrol(&mut h);
+        // Lines on screen at both sizes (the timeline covers the rest);
+        // line 13 is `let dir = 1.0;`.
+        let line = 13;
+        let lines = [2, line, 14];
+        let where_ = |h: &Harness<'_, EditorApp>| -> Vec<egui::Rect> {
+            lines
+                .iter()
+                .map(|n| gutter_button(h, *n).expect("the line is laid out"))
+                .collect()
+        };
+        let before = where_(&h);
+        click_gutter(&mut h, line);
+        assert_eq!(
+            labels_starting(&h, "line "),
+            vec![format!("line {line}")],
+            "the click set a breakpoint"
+        );
+        assert_eq!(where_(&h), before, "{size:?}: setting a breakpoint");
+        h.get_by(|n| {
+            n.role() == Role::Button
+                && n.label()
+                    .is_some_and(|l| l.trim_start_matches(['●', ' ']) == line.to_string())
+        })
+        .click_secondary();
+        h.run();
+        assert_eq!(
+            labels_starting(&h, "Breakpoint on line "),
+            vec![format!("Breakpoint on line {line}")],
+            "the form is open"
+        );
+        assert_eq!(where_(&h), before, "{size:?}: opening the form");
+        click_gutter(&mut h, line);
+        assert_eq!(where_(&h), before, "{size:?}: removing the breakpoint");
+
+        // Edit mode: a save's notice and a syntax error move no text.
+        h.get_by_label("✏ Edit").click();
+        h.run();
+        // The heading above the field's scroll area: what a notice pushed
+        // down would move (the field itself scrolls to its cursor).
+        let heading = |h: &Harness<'_, EditorApp>| {
+            h.get_by(|n| n.role() == Role::Label && n.value().as_deref() == Some("Script text"))
+                .rect()
+        };
+        let field = heading(&h);
+        // The field is taller than the tile: focus it rather than click its
+        // middle, which the timeline covers.
+        h.get_by_label("Script text").focus();
+        h.run();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.get_by_label("Script text")
+            .type_text("fn fixed_update(dt) {\n    let y = ;\n}\n");
+        h.run();
+        h.get_by_label("💾 Save").click();
+        h.run();
+        h.step();
+        h.run();
+        assert_eq!(labels_starting(&h, "syntax error at ").len(), 1);
+        assert_eq!(
+            heading(&h),
+            field,
+            "{size:?}: the notices take no room from the text"
+        );
+        let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+    }
+}

@@ -186,7 +186,7 @@ fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with
         .collect();
     assert_eq!(marked.len(), 1, "{marked:?}");
     let listed = label_starting(&h, "frame delta > 10 ms");
-    assert!(listed.ends_with("— 1 matches"), "{listed}");
+    assert!(listed.ends_with("— 1 match"), "{listed}");
 }
 
 #[test]

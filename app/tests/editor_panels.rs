@@ -223,3 +223,128 @@ fn a_clock_breakpoint_hit_is_listed_under_hits() {
     );
     assert!(labels_starting(&h, "none yet").is_empty(), "{listed:?}");
 }
+
+/// Where the widget labelled `label` is.
+fn rect_of(h: &Harness<'_, EditorApp>, label: &str) -> egui::Rect {
+    h.get_by_label(label).rect()
+}
+
+/// The tile a pane is drawn in (its tab bar included).
+fn tile_of(h: &Harness<'_, EditorApp>, pane: Pane) -> egui::Rect {
+    h.state()
+        .workspace()
+        .rect(pane)
+        .unwrap_or_else(|| panic!("{pane:?} is laid out"))
+}
+
+/// Inserts an edge on the Input tab: `press` or release of `key` at `tick`.
+fn insert_edge(h: &mut Harness<'_, EditorApp>, key: &str, press: bool, tick: u64) {
+    let tape = &mut h.state_mut().panels_mut().tape;
+    tape.insert_key = key.to_string();
+    tape.insert_press = press;
+    tape.insert_tick = tick;
+    tape.insert_tick_picked = true;
+    h.run_steps(2);
+    click(h, "Insert");
+    h.run_steps(2);
+}
+
+#[test]
+fn the_input_tabs_buttons_stay_put_whatever_the_key_the_edge_or_the_tick() {
+    for size in [DEFAULT_SIZE, egui::vec2(1920.0, 1040.0)] {
+        let mut h = editor_sized(demo(), size);
+        h.run_steps(5);
+        click(&mut h, "⏸ Pause");
+        let at = clock_tick(&h);
+        show(&mut h, Pane::Input);
+        // Two edges whose texts differ in width: "press A" and
+        // "release ArrowRight", one tick and ten thousand ticks on.
+        insert_edge(&mut h, "A", true, at + 1);
+        let insert = rect_of(&h, "Insert");
+        let delete = rect_of(&h, "Delete");
+        let moved = rect_of(&h, "Move");
+        insert_edge(&mut h, "ArrowRight", false, at + 10_000);
+        assert_eq!(
+            rect_of(&h, "Insert"),
+            insert,
+            "{size:?}: Insert stays put for a longer key and tick"
+        );
+        // The new edge is selected: its row reads "release ArrowRight at".
+        assert_eq!(rect_of(&h, "Delete"), delete, "{size:?}: Delete stays put");
+        assert_eq!(rect_of(&h, "Move"), moved, "{size:?}: Move stays put");
+        // The first edge is still to come: "tick T: press A (to come)".
+        let first = label_starting(&h, &format!("tick {}: press A", at + 1));
+        click(&mut h, &first);
+        assert_eq!(rect_of(&h, "Delete"), delete, "{size:?}: Delete stays put");
+        assert_eq!(rect_of(&h, "Insert"), insert, "{size:?}: Insert stays put");
+        // Running (the rows disabled, a hint to pause) moves nothing either.
+        click(&mut h, "▶ Play");
+        h.run_steps(2);
+        assert_eq!(rect_of(&h, "Insert"), insert, "{size:?}: running");
+        assert_eq!(rect_of(&h, "Delete"), delete, "{size:?}: running");
+    }
+}
+
+#[test]
+fn the_tapes_replace_prompt_lies_inside_its_tile_at_the_default_size() {
+    let dir = support::scratch("tape-replace");
+    let existing = dir.join("taken.tape.ron");
+    std::fs::write(&existing, "(fixed_hz: 60, events: [])\n").expect("a file to replace");
+    let mut h = editor();
+    h.run_steps(5);
+    click(&mut h, "⏸ Pause");
+    show(&mut h, Pane::Input);
+    h.state_mut().panels_mut().tape.path = existing.display().to_string();
+    h.run_steps(2);
+    support::editor::click_shown(&mut h, "Save");
+    h.run_steps(3);
+    let tile = tile_of(&h, Pane::Input);
+    for label in ["Replace", "Cancel"] {
+        let r = rect_of(&h, label);
+        assert!(
+            tile.contains_rect(r),
+            "{label} {r:?} inside the Input tile {tile:?}"
+        );
+    }
+}
+
+#[test]
+fn a_breakpoint_rows_remove_button_lies_inside_its_tile_at_the_default_size() {
+    let mut h = editor();
+    click(&mut h, "Player");
+    show(&mut h, Pane::Breakpoints);
+    // Every filter: the longest description the form makes.
+    type_into(&mut h, "From tick", "1000");
+    type_into(&mut h, "To tick", "200000");
+    type_into(&mut h, "Every N ticks", "5");
+    type_into(&mut h, "Priority", "Early");
+    click(&mut h, "Add breakpoint");
+    let rows = labels_starting(&h, "FixedUpdate on Player");
+    assert_eq!(rows.len(), 1, "{rows:?}");
+    let tile = tile_of(&h, Pane::Breakpoints);
+    let remove = h
+        .query_all_by_label("Remove")
+        .map(|n| n.rect())
+        .next()
+        .expect("a Remove button");
+    assert!(
+        tile.contains_rect(remove),
+        "Remove {remove:?} inside the Breakpoints tile {tile:?}"
+    );
+}
+
+#[test]
+fn the_input_tab_counts_one_edge_in_the_singular() {
+    let mut h = editor();
+    h.run_steps(5);
+    click(&mut h, "⏸ Pause");
+    let at = clock_tick(&h);
+    show(&mut h, Pane::Input);
+    h.state_mut().panels_mut().tape.span = 10;
+    // One edge 100 ticks on: outside ±10 ticks of the cursor.
+    insert_edge(&mut h, "Space", true, at + 100);
+    assert_eq!(
+        labels_starting(&h, "1 later edge"),
+        vec!["1 later edge".to_string()]
+    );
+}

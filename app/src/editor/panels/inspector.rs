@@ -187,8 +187,8 @@ fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
 /// A soft body: its particles, pins, tears and authored material.
 fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
     ui.label(format!(
-        "soft body: {} particles of radius {} m",
-        s.committed.len(),
+        "soft body: {} of radius {} m",
+        super::count(s.committed.len() as u64, "particle", "particles"),
         s.radius
     ))
     .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
@@ -199,7 +199,10 @@ fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
     };
     ui.label(format!("pinned particles: {pinned}"));
     ui.label(if s.torn {
-        format!("torn: yes, {} pieces", s.pieces)
+        format!(
+            "torn: yes, {}",
+            super::count(s.pieces as u64, "piece", "pieces")
+        )
     } else {
         "torn: no".to_string()
     });

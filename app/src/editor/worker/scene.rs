@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Worker;
+use crate::editor::panels::count;
 use crate::editor::protocol::{Event, SaveWhat};
 use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
 
@@ -146,12 +147,12 @@ impl Worker {
             .max(self.pipeline.stepper().completed_ticks());
         match recording.save(path) {
             Ok(()) => self.send_event(Event::Done(format!(
-                "saved the session recording to {}: {} input edges and {} edits over {} ticks \
+                "saved the session recording to {}: {} and {} over {} \
                  (stepframe play <scene> --input {} replays it)",
                 path.display(),
-                recording.events.len(),
-                recording.edits.len(),
-                recording.ticks,
+                count(recording.events.len() as u64, "input edge", "input edges"),
+                count(recording.edits.len() as u64, "edit", "edits"),
+                count(recording.ticks, "tick", "ticks"),
                 path.display()
             ))),
             Err(e) => self.error(format!("session recording not saved: {e}")),

@@ -25,8 +25,52 @@ pub(super) fn open_breakpoint_form(
         .unwrap_or_default();
 }
 
-/// The script's breakpoints as a row of line buttons, and the small form for
-/// the chosen one's condition and log message.
+/// The script's breakpoints as one row of line buttons (a click opens the
+/// form for that line), there with or without breakpoints and scrolled
+/// sideways rather than wrapped, so toggling one never moves the code.
+pub(super) fn breakpoint_row_ui(
+    ui: &mut egui::Ui,
+    code: &mut CodePaneState,
+    scripts: &ScriptsView,
+    entry: &ScriptEntry,
+) {
+    let lines = scripts.lines(&entry.key);
+    let mut open = None;
+    ui.horizontal(|ui| {
+        ui.set_min_height(ui.spacing().interact_size.y);
+        ui.label("Breakpoints:");
+        egui::ScrollArea::horizontal()
+            .id_salt("code_bp_row")
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    if lines.is_empty() {
+                        ui.weak("none (click a line number)");
+                    }
+                    for b in lines {
+                        let mut text = format!("line {}", b.line);
+                        if b.condition.is_some() {
+                            text.push_str(" if…");
+                        }
+                        if b.is_logpoint() {
+                            text.push_str(" (log)");
+                        }
+                        if ui
+                            .selectable_label(code.form_line == Some(b.line), text)
+                            .on_hover_text("Edit this breakpoint's condition or log message")
+                            .clicked()
+                        {
+                            open = Some(b.line);
+                        }
+                    }
+                });
+            });
+    });
+    if let Some(line) = open {
+        open_breakpoint_form(code, lines, line);
+    }
+}
+
+/// The small form for one line's condition and log message, while open.
 pub(super) fn breakpoint_form_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -34,32 +78,6 @@ pub(super) fn breakpoint_form_ui(
     scripts: &ScriptsView,
     entry: &ScriptEntry,
 ) {
-    let lines = scripts.lines(&entry.key);
-    if !lines.is_empty() {
-        let mut open = None;
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Breakpoints:");
-            for b in lines {
-                let mut text = format!("line {}", b.line);
-                if b.condition.is_some() {
-                    text.push_str(" if…");
-                }
-                if b.is_logpoint() {
-                    text.push_str(" (log)");
-                }
-                if ui
-                    .selectable_label(code.form_line == Some(b.line), text)
-                    .on_hover_text("Edit this breakpoint's condition or log message")
-                    .clicked()
-                {
-                    open = Some(b.line);
-                }
-            }
-        });
-        if let Some(line) = open {
-            open_breakpoint_form(code, lines, line);
-        }
-    }
     let Some(line) = code.form_line else {
         return;
     };

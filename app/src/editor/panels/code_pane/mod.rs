@@ -21,7 +21,7 @@ use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
 use crate::editor::shared::{Commands, View};
 
 mod debug;
-use debug::{breakpoint_form_ui, hit_ui, open_breakpoint_form};
+use debug::{breakpoint_form_ui, breakpoint_row_ui, hit_ui, open_breakpoint_form};
 
 /// Breakpoint dot colour.
 const RED: Color32 = Color32::from_rgb(230, 60, 60);
@@ -293,25 +293,26 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
                 code.buffer = std::fs::read_to_string(&entry.path).unwrap_or_default();
             }
         }
+        // What the last Save or reload says, in the rest of this row.
+        status_ui(ui, code, &scripts, &entry);
     });
 
-    let compile_error = scripts
-        .script(&entry.key)
-        .and_then(|s| s.compile_error.clone());
-    if let Some(e) = &compile_error {
-        ui.colored_label(RED, syntax_error_text(e))
-            .on_hover_text(e.path.clone());
-    }
-    if let Some(status) = &code.save_status {
-        ui.label(status);
-    }
+    // Rows that are there whatever they say, so the code below them never
+    // moves when a notice comes or goes or a breakpoint is toggled.
     engines_ui(ui, &scripts, &entry);
-
-    if code.hit.is_some() {
-        hit_ui(ui, view, cmd, code);
-        ui.separator();
+    breakpoint_row_ui(ui, code, &scripts, &entry);
+    // The hit and the breakpoint form go under the code, which gives up
+    // rows at its bottom for them, never at its top.
+    if code.hit.is_some() || code.form_line.is_some() {
+        egui::Panel::bottom("code_pane_debug")
+            .resizable(false)
+            .show(ui, |ui| {
+                if code.hit.is_some() {
+                    hit_ui(ui, view, cmd, code);
+                }
+                breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
+            });
     }
-    breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
 
     if code.editing {
         let label = ui.label("Script text");
@@ -379,18 +380,41 @@ fn edit_ui(ui: &mut egui::Ui, code: &mut CodePaneState, label: egui::Id) {
 /// Digits' widths the edit gutter keeps: four digits and a space.
 const GUTTER_DIGITS: f32 = 5.0;
 
+/// What the last Save or reload says, cut to the room left in its row
+/// (whole on hover): a syntax error (red) over the save's outcome. It has a
+/// row of its own to share, so it never pushes the code down.
+fn status_ui(ui: &mut egui::Ui, code: &CodePaneState, scripts: &ScriptsView, entry: &ScriptEntry) {
+    let compile_error = scripts
+        .script(&entry.key)
+        .and_then(|s| s.compile_error.clone());
+    let saved = code.save_status.clone().unwrap_or_default();
+    match &compile_error {
+        Some(e) => {
+            let text = syntax_error_text(e);
+            ui.add(egui::Label::new(RichText::new(&text).color(RED)).truncate())
+                .on_hover_text(format!("{text}\n{}\n{saved}", e.path));
+        }
+        None if !saved.is_empty() => {
+            ui.add(egui::Label::new(&saved).truncate())
+                .on_hover_text(&saved);
+        }
+        None => {}
+    }
+}
+
 /// Which engine each hook function runs on: `⚡ fixed_update` (compiled), or
 /// `on_contact: rhai` with the reason on hover. Script writers see at a glance
 /// which functions cost rhai's price and which line keeps them there.
 fn engines_ui(ui: &mut egui::Ui, scripts: &ScriptsView, entry: &ScriptEntry) {
-    let Some(engines) = scripts.script(&entry.key).map(|s| &s.engines) else {
-        return;
-    };
-    if engines.is_empty() {
-        return;
-    }
-    ui.horizontal_wrapped(|ui| {
+    let engines = scripts
+        .script(&entry.key)
+        .map(|s| s.engines.as_slice())
+        .unwrap_or_default();
+    ui.horizontal(|ui| {
         ui.label("Runs:");
+        if engines.is_empty() {
+            ui.weak("— (the scene does not run this file)");
+        }
         for e in engines {
             if e.compiled {
                 ui.label(RichText::new(format!("⚡ {}", e.hook)).color(GREEN))
