@@ -348,3 +348,83 @@ fn the_input_tab_counts_one_edge_in_the_singular() {
         vec!["1 later edge".to_string()]
     );
 }
+
+/// A game's own behaviour without `Inspect`: the inspector has only its
+/// `Debug` text (`state_text`'s default) to show.
+#[derive(Clone, Debug)]
+struct Tally {
+    count: u64,
+    step: u64,
+    #[expect(dead_code, reason = "read through Debug: what the inspector shows")]
+    last: Option<(f32, f32)>,
+}
+
+/// Tally's scene parameters.
+#[derive(Default, serde::Deserialize, serde::Serialize)]
+struct TallyParams {
+    step: u64,
+}
+
+impl stepframe_core::Behaviour for Tally {
+    fn hooks(&self) -> stepframe_core::Hooks {
+        stepframe_core::Hooks::FIXED_UPDATE
+    }
+
+    fn name(&self) -> &str {
+        "Tally"
+    }
+
+    fn fixed_update(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        self.count += self.step;
+    }
+}
+
+#[test]
+fn a_behaviours_state_without_fields_is_a_table_of_its_fields() {
+    let dir = support::scratch("tally");
+    let scene = dir.join("tally.ron");
+    std::fs::write(
+        &scene,
+        r#"#![enable(implicit_some)]
+(
+    objects: [
+        (id: 1, name: "Counter", transform: (x: 0.0, y: 0.0), behaviours: [(name: "Tally", params: (step: 2))]),
+    ],
+)
+"#,
+    )
+    .expect("the scene");
+    let behaviours = stepframe_app::Behaviours::built_in().behaviour("Tally", |p: TallyParams| {
+        Ok::<_, std::io::Error>(Tally {
+            count: 0,
+            step: p.step,
+            last: Some((1.5, 2.0)),
+        })
+    });
+    let mut h = Harness::builder()
+        .with_size(DEFAULT_SIZE)
+        .with_step_dt(support::editor::DT as f32)
+        .build_eframe(move |cc| {
+            let config = stepframe_app::editor::EditorConfig {
+                behaviours,
+                ..stepframe_app::editor::EditorConfig::driven(scene, support::editor::DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(10);
+    click(&mut h, "⏸ Pause");
+    let tick = support::editor::live_tick(&h);
+    click(&mut h, "Counter");
+    h.run_steps(2);
+    // Two a tick, every tick so far; the rest as authored.
+    assert_eq!(rest_of_row(&h, "count"), vec![(2 * tick).to_string()]);
+    assert_eq!(rest_of_row(&h, "step"), vec!["2".to_string()]);
+    assert_eq!(
+        rest_of_row(&h, "last"),
+        vec!["Some((1.5, 2.0))".to_string()]
+    );
+    assert!(
+        labels_starting(&h, "Tally {").is_empty(),
+        "no raw Debug text"
+    );
+}
