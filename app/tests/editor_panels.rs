@@ -428,3 +428,30 @@ fn a_behaviours_state_without_fields_is_a_table_of_its_fields() {
         "no raw Debug text"
     );
 }
+
+#[test]
+fn after_adopt_b_the_notice_says_what_the_clock_tab_says_the_history_holds() {
+    let mut h = editor();
+    h.run_steps(200);
+    click(&mut h, "⏸ Pause");
+    // A fork from a past tick: A goes back there too, B runs on from it.
+    h.state_mut().act(Action::ViewTick(10));
+    h.run_steps(3);
+    support::editor::click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    assert_eq!(h.state().view().fork(), Some(10));
+    click(&mut h, "▶ Play");
+    h.run_steps(10);
+    support::editor::click_shown(&mut h, "Adopt B");
+    h.run_steps(2);
+    show(&mut h, Pane::Clock);
+    let adopted_at = clock_tick(&h);
+    let held = label_starting(&h, "history holds ");
+    // The Clock tab: nothing kept before the adoption.
+    assert_eq!(held, format!("history holds 0 s (from tick {adopted_at})"));
+    let notice = label_starting(&h, "branch B (forked at tick 10)");
+    assert!(
+        notice.contains(&held),
+        "the notice {notice:?} says what the Clock tab says: {held:?}"
+    );
+}
