@@ -563,6 +563,17 @@ fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
             "the form is open"
         );
         assert_eq!(where_(&h), before, "{size:?}: opening the form");
+        let form = h
+            .get_by(|n| {
+                n.role() == Role::Label
+                    && n.value().as_deref() == Some(&format!("Breakpoint on line {line}"))
+            })
+            .rect();
+        let row = before[1];
+        assert!(
+            form.top() >= row.bottom() - 1.0 || form.bottom() <= row.top() + 1.0,
+            "{size:?}: the form {form:?} leaves its line {row:?} in sight"
+        );
         click_gutter(&mut h, line);
         assert_eq!(where_(&h), before, "{size:?}: removing the breakpoint");
 

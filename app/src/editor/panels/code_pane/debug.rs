@@ -10,6 +10,10 @@ use super::{CodePaneState, RED, ScriptEntry};
 use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
 use crate::editor::shared::{Commands, View};
 
+/// Width of the form's two fields: a condition such as
+/// `x > 0.5 && tick > 100` with room to spare.
+const FORM_FIELD_WIDTH: f32 = 240.0;
+
 pub(super) fn open_breakpoint_form(
     code: &mut CodePaneState,
     lines: &[LineBreakpoint],
@@ -70,7 +74,8 @@ pub(super) fn breakpoint_row_ui(
     }
 }
 
-/// The small form for one line's condition and log message, while open.
+/// The small form for one line's condition and log message, while open
+/// (drawn in a popup frame over the code by the caller).
 pub(super) fn breakpoint_form_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -81,16 +86,16 @@ pub(super) fn breakpoint_form_ui(
     let Some(line) = code.form_line else {
         return;
     };
-    egui::Frame::group(ui.style()).show(ui, |ui| {
+    {
         ui.label(format!("Breakpoint on line {line}"));
         egui::Grid::new("code_bp_form").num_columns(2).show(ui, |ui| {
             let label = ui.label("Condition");
-            ui.add(egui::TextEdit::singleline(&mut code.condition_field).hint_text("x > 0.5 && tick > 100"))
+            ui.add(egui::TextEdit::singleline(&mut code.condition_field).desired_width(FORM_FIELD_WIDTH).hint_text("x > 0.5 && tick > 100"))
                 .labelled_by(label.id)
                 .on_hover_text("A rhai expression over the visible variables and tick, frame, sim_time...; empty: always stop");
             ui.end_row();
             let label = ui.label("Log message");
-            ui.add(egui::TextEdit::singleline(&mut code.message_field).hint_text("x = {x}"))
+            ui.add(egui::TextEdit::singleline(&mut code.message_field).desired_width(FORM_FIELD_WIDTH).hint_text("x = {x}"))
                 .labelled_by(label.id)
                 .on_hover_text("A logpoint template ({expr} parts are evaluated): logs instead of stopping; empty: a breakpoint that stops");
             ui.end_row();
@@ -98,7 +103,9 @@ pub(super) fn breakpoint_form_ui(
         ui.horizontal(|ui| {
             if ui
                 .button("Apply")
-                .on_hover_text("Set this line's condition and log message (creates the breakpoint if needed)")
+                .on_hover_text(
+                    "Set this line's condition and log message (creates the breakpoint if needed)",
+                )
                 .clicked()
             {
                 let condition = code.condition_field.trim().to_string();
@@ -121,7 +128,11 @@ pub(super) fn breakpoint_form_ui(
                 }));
                 code.form_line = None;
             }
-            if ui.button("Close").on_hover_text("Close this form").clicked() {
+            if ui
+                .button("Close")
+                .on_hover_text("Close this form")
+                .clicked()
+            {
                 code.form_line = None;
             }
         });
@@ -133,7 +144,7 @@ pub(super) fn breakpoint_form_ui(
         {
             ui.colored_label(RED, e);
         }
-    });
+    }
 }
 
 /// Where the session stopped: line, hook, object, the call stack, the locals

@@ -301,18 +301,17 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
     // moves when a notice comes or goes or a breakpoint is toggled.
     engines_ui(ui, &scripts, &entry);
     breakpoint_row_ui(ui, code, &scripts, &entry);
-    // The hit and the breakpoint form go under the code, which gives up
-    // rows at its bottom for them, never at its top.
-    if code.hit.is_some() || code.form_line.is_some() {
-        egui::Panel::bottom("code_pane_debug")
+    // The hit goes under the code, which gives up rows at its bottom for
+    // it, never at its top.
+    if code.hit.is_some() {
+        egui::Panel::bottom("code_pane_hit")
             .resizable(false)
-            .show(ui, |ui| {
-                if code.hit.is_some() {
-                    hit_ui(ui, view, cmd, code);
-                }
-                breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
-            });
+            .show(ui, |ui| hit_ui(ui, view, cmd, code));
     }
+    // Where the code starts: the breakpoint form's place when its line is
+    // not on screen.
+    let code_area = ui.available_rect_before_wrap();
+    let mut form_anchor = None;
 
     if code.editing {
         let label = ui.label("Script text");
@@ -327,7 +326,34 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
             None => std::fs::read_to_string(&entry.path)
                 .unwrap_or_else(|e| format!("// cannot read {}: {e}", entry.path.display())),
         };
-        code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
+        form_anchor = code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
+    }
+    // The form floats over the code just under its line (over it when
+    // there is no room below): opening it moves no line, and the line it is
+    // about stays in sight.
+    if code.form_line.is_some() {
+        let id = ui.scope_id().with("code_bp_form");
+        let height = ui
+            .ctx()
+            .memory(|m| m.area_rect(id))
+            .map_or(0.0, |r| r.height());
+        let (at, pivot) = match form_anchor {
+            Some(r) if r.bottom() + height > code_area.bottom() => {
+                (r.left_top(), egui::Align2::LEFT_BOTTOM)
+            }
+            Some(r) => (r.left_bottom(), egui::Align2::LEFT_TOP),
+            None => (code_area.left_top(), egui::Align2::LEFT_TOP),
+        };
+        egui::Area::new(id)
+            .order(egui::Order::Foreground)
+            .fixed_pos(at)
+            .pivot(pivot)
+            .constrain_to(code_area)
+            .show(ui.ctx(), |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
+                });
+            });
     }
 }
 
@@ -457,7 +483,8 @@ fn save(cmd: &mut Commands, code: &mut CodePaneState, entry: &ScriptEntry) {
     }
 }
 
-/// The read-only code with its gutter.
+/// The read-only code with its gutter; returns where the breakpoint form's
+/// line is on screen, if it is.
 fn code_view_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -465,7 +492,8 @@ fn code_view_ui(
     lines: &[LineBreakpoint],
     entry: &ScriptEntry,
     source: &str,
-) {
+) -> Option<egui::Rect> {
+    let mut form_row = None;
     let highlight = code.highlight;
     let scroll = std::mem::take(&mut code.scroll_to_hit);
     let mut toggle = None;
@@ -505,6 +533,9 @@ fn code_view_ui(
                         if gutter.secondary_clicked() {
                             open_form = Some(line);
                         }
+                        if code.form_line == Some(line) && ui.is_rect_visible(gutter.rect) {
+                            form_row = Some(gutter.rect);
+                        }
                         let mut rich = RichText::new(text).monospace();
                         if highlight == Some(line) {
                             rich = rich.background_color(HIT_BACKGROUND).color(Color32::WHITE);
@@ -526,6 +557,7 @@ fn code_view_ui(
     if let Some(line) = open_form {
         open_breakpoint_form(code, lines, line);
     }
+    form_row
 }
 
 #[cfg(test)]

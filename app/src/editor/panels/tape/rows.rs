@@ -13,11 +13,13 @@ use super::{TapeState, edge_text};
 use crate::editor::protocol::Command;
 use crate::editor::shared::Commands;
 
-/// Width of a tick field: seven digits.
-const TICK_WIDTH: f32 = 64.0;
-/// Width of the key choice: the longest bound key name egui has
-/// ("ArrowRight") at the body font.
-const KEY_WIDTH: f32 = 84.0;
+/// Width of a tick field: seven digits at the body font (about 7 px each).
+const TICK_WIDTH: f32 = 56.0;
+/// Width of the key choice: the longest key name a scene binds
+/// ("ArrowRight", about 62 px) and the combo box's arrow. With the tick
+/// field, the insert row fits the Input tab at the default window size
+/// (331 px wide at 1280×800).
+const KEY_WIDTH: f32 = 76.0;
 
 /// A tick field of fixed width; true when the user changed it.
 fn tick_field(ui: &mut egui::Ui, tick: &mut u64, hover: &str) -> bool {
