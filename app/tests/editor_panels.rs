@@ -263,6 +263,10 @@ fn the_input_tabs_buttons_stay_put_whatever_the_key_the_edge_or_the_tick() {
         let insert = rect_of(&h, "Insert");
         let delete = rect_of(&h, "Delete");
         let moved = rect_of(&h, "Move");
+        let tile = tile_of(&h, Pane::Input);
+        for r in [insert, delete, moved] {
+            assert!(tile.contains_rect(r), "{size:?}: {r:?} inside {tile:?}");
+        }
         insert_edge(&mut h, "ArrowRight", false, at + 10_000);
         assert_eq!(
             rect_of(&h, "Insert"),
