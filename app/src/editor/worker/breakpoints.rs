@@ -14,29 +14,15 @@
 //! later scene never relabels one. Clock breakpoint hits, which the debugger
 //! does not list (they are a suspension's reason), join the same list, so
 //! the Breakpoints tab's *Hits* shows every stop a breakpoint made.
-
-use std::collections::{BTreeMap, VecDeque};
+//!
+//! The book itself ([`BreakpointBook`]) is declared in the protocol beside
+//! the rest of the worker's restartable state ([`crate::editor::protocol`]'s
+//! `HostState`); what it does is here.
 
 use stepframe_core::debugger::MAX_HITS;
 use stepframe_core::{BreakpointId, ObjectId, Pipeline, SuspendReason};
 
-use crate::editor::protocol::{BreakpointView, HitEntry};
-
-/// The names of the breakpoints' objects and the labelled hits.
-#[derive(Clone, Debug, Default)]
-pub(in crate::editor) struct BreakpointBook {
-    /// Each object breakpoint's object name, as it was when the breakpoint
-    /// was set.
-    names: BTreeMap<BreakpointId, String>,
-    /// The hits, oldest first, at most [`MAX_HITS`].
-    hits: VecDeque<HitEntry>,
-    /// The debugger's [`stepframe_core::Debugger::recorded`] count already in
-    /// `hits`.
-    seen: u64,
-    /// The clock hit already in `hits` (breakpoint, tick, frame): the
-    /// suspension it caused is seen at every call until the session moves.
-    last_clock: Option<(BreakpointId, u64, u64)>,
-}
+use crate::editor::protocol::{BreakpointBook, BreakpointView, HitEntry};
 
 /// An object as the Breakpoints tab names it: `JellyDisk #6`.
 fn label(name: &str, id: ObjectId) -> String {

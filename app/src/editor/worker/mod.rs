@@ -59,10 +59,11 @@ use stepframe_core::{
 };
 use stepframe_plugins::ScriptHost;
 
-pub(super) use breakpoints::BreakpointBook;
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
+use super::protocol::{
+    BreakpointBook, Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint,
+};
 use super::scene_file::LoadedScene;
 use tap::{TickNews, TickTap};
 

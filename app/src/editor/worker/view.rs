@@ -49,7 +49,7 @@ pub(super) struct ViewFacts<'a> {
     /// The Input tab's edited tape.
     pub tape_draft: Option<Arc<Recording>>,
     /// The breakpoints' object names and the labelled hits.
-    pub book: &'a super::BreakpointBook,
+    pub book: &'a crate::editor::protocol::BreakpointBook,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
