@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use egui::accesskit::Role;
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::{EditorApp, EditorConfig};
 
 mod support;
@@ -49,8 +49,12 @@ fn scene_copy(tag: &str) -> PathBuf {
 }
 
 fn editor(scene: PathBuf, play: bool) -> Harness<'static, EditorApp> {
+    editor_sized(scene, play, egui::vec2(1800.0, 1100.0))
+}
+
+fn editor_sized(scene: PathBuf, play: bool, size: egui::Vec2) -> Harness<'static, EditorApp> {
     let mut h = Harness::builder()
-        .with_size(egui::vec2(1800.0, 1100.0))
+        .with_size(size)
         .with_step_dt(DT as f32)
         // Other panels (timeline, breakpoint form) are checked by their own
         // tests; this file is about the code pane's logic.
@@ -209,8 +213,12 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     h.get_by_label("✏ Edit").click();
     h.run();
     // The edit mode numbers its lines, as error messages do.
-    let gutter = labels_starting(&h, "   1\n   2\n   3\n");
-    assert_eq!(gutter.len(), 1, "a line-number gutter beside the text");
+    let (field, starts) = line_starts(&h, "Script text");
+    assert_eq!(
+        gutter_number_at(&h, field.left(), starts[0]),
+        Some(1),
+        "a line-number gutter beside the text"
+    );
     // Line 3 is broken: `let y = ;` has no expression after `=`.
     let broken = "let a = 1;\nfn fixed_update(dt) {\n    let y = ;\n}\n";
     h.get_by_label("Script text").click();
@@ -377,4 +385,226 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
         "A runs the file's version"
     );
     let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+}
+
+/// Where each source line of a multi-line field starts on screen: the
+/// middle height of its first row. AccessKit gives the field one text run per
+/// laid-out row; a row that does not end in a newline wraps into the next.
+fn line_starts(h: &Harness<'_, EditorApp>, field: &str) -> (egui::Rect, Vec<f32>) {
+    let node = h.get_by_label(field);
+    let mut starts = Vec::new();
+    let mut new_line = true;
+    for run in node
+        .accesskit_node()
+        .children()
+        .filter(|c| c.role() == Role::TextRun)
+    {
+        let b = run.bounding_box().expect("a text run has bounds");
+        if new_line {
+            starts.push(((b.y0 + b.y1) / 2.0) as f32);
+        }
+        new_line = run.value().is_some_and(|v| v.ends_with('\n'));
+    }
+    (node.rect(), starts)
+}
+
+/// The number the gutter left of `left` shows at height `y`: gutter labels
+/// hold only digits (one number a row, several rows a label), so the row of
+/// the label that spans `y` is read.
+fn gutter_number_at(h: &Harness<'_, EditorApp>, left: f32, y: f32) -> Option<usize> {
+    let is_gutter = |t: &str| {
+        !t.trim().is_empty()
+            && t.chars()
+                .all(|c| c.is_ascii_digit() || c == ' ' || c == '\n')
+    };
+    h.query_all_by(|n| {
+        support::shown_text(n).is_some_and(|t| is_gutter(&t))
+            && n.bounding_box()
+                .is_some_and(|b| b.x1 as f32 <= left + 1.0 && (b.y0 as f32) <= y && y < b.y1 as f32)
+    })
+    .find_map(|n| {
+        let text = support::shown_text(&n.accesskit_node())?;
+        let rows: Vec<&str> = text.split('\n').collect();
+        let r = n.rect();
+        let row = ((y - r.top()) / (r.height() / rows.len() as f32)) as usize;
+        rows.get(row.min(rows.len() - 1))?.trim().parse().ok()
+    })
+}
+
+#[test]
+fn the_edit_gutter_numbers_source_lines_not_wrapped_rows_at_both_window_sizes() {
+    for (tag, size) in [
+        ("gutter_default", egui::vec2(1280.0, 800.0)),
+        ("gutter_max", egui::vec2(1920.0, 1040.0)),
+    ] {
+        let scene = scene_copy(tag);
+        let mut h = editor_sized(scene.clone(), false, size);
+        open_pane_on_patrol(&mut h);
+        let path = h
+            .state()
+            .panels()
+            .code
+            .current_entry()
+            .expect("a script")
+            .path
+            .clone();
+        let source = std::fs::read_to_string(&path).expect("patrol");
+        let line_count = source.split('\n').count();
+        h.get_by_label("✏ Edit").click();
+        h.run();
+        let (field, starts) = line_starts(&h, "Script text");
+        assert_eq!(starts.len(), line_count, "one start per source line");
+        // Line 2 of patrol.rhai is a long comment: at these widths it wraps,
+        // so counting rows would label line 12 with a later number.
+        let visible: Vec<(usize, f32)> = starts
+            .iter()
+            .enumerate()
+            .map(|(i, y)| (i + 1, *y))
+            .filter(|(_, y)| *y < field.bottom() && *y < size.y)
+            .collect();
+        assert!(
+            visible.iter().any(|(n, _)| *n == 12),
+            "{size:?}: line 12 is on screen: {visible:?}"
+        );
+        for (n, y) in visible {
+            assert_eq!(
+                gutter_number_at(&h, field.left(), y),
+                Some(n),
+                "{size:?}: the gutter beside source line {n}"
+            );
+        }
+        // The read-only view: each gutter button sits on the row of the
+        // source line it names.
+        h.get_by_label("✏ Edit").click();
+        h.run();
+        let lines: Vec<&str> = source.lines().collect();
+        let mut checked = 0;
+        for n in 1..=lines.len() {
+            let Some(button) = gutter_button(&h, n) else {
+                continue;
+            };
+            let want = lines[n - 1];
+            if want.trim().is_empty() || button.bottom() > size.y {
+                continue;
+            }
+            let beside = h
+                .query_all_by(|node| {
+                    node.role() == Role::Label
+                        && node.bounding_box().is_some_and(|b| {
+                            // The grid's next cell: right of the button,
+                            // not another panel further right.
+                            (button.right() - 1.0..button.right() + 20.0).contains(&(b.x0 as f32))
+                                && (b.y0 as f32 - button.top()).abs() < 4.0
+                        })
+                })
+                .filter_map(|node| support::shown_text(&node.accesskit_node()))
+                .collect::<Vec<_>>();
+            assert_eq!(
+                beside,
+                vec![want.to_string()],
+                "{size:?}: the row of line {n}"
+            );
+            checked += 1;
+        }
+        assert!(checked >= 12, "{size:?}: {checked} lines on screen");
+        let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+    }
+}
+
+/// The read-only view's gutter button of line `n`, if it is laid out.
+fn gutter_button(h: &Harness<'_, EditorApp>, n: usize) -> Option<egui::Rect> {
+    let want = n.to_string();
+    h.query_by(|node| {
+        node.role() == Role::Button
+            && node.label().is_some_and(|l| {
+                l.trim_start_matches(|c: char| c == ' ' || "●○◆".contains(c)) == want
+            })
+    })
+    .map(|node| node.rect())
+}
+
+#[test]
+fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
+    for (tag, size) in [
+        ("still_default", egui::vec2(1280.0, 800.0)),
+        ("still_max", egui::vec2(1920.0, 1040.0)),
+    ] {
+        let scene = scene_copy(tag);
+        let mut h = editor_sized(scene.clone(), false, size);
+        open_pane_on_patrol(&mut h);
+        // Lines on screen at both sizes (the timeline covers the rest);
+        // line 13 is `let dir = 1.0;`.
+        let line = 13;
+        let lines = [2, line, 14];
+        let where_ = |h: &Harness<'_, EditorApp>| -> Vec<egui::Rect> {
+            lines
+                .iter()
+                .map(|n| gutter_button(h, *n).expect("the line is laid out"))
+                .collect()
+        };
+        let before = where_(&h);
+        click_gutter(&mut h, line);
+        assert_eq!(
+            labels_starting(&h, "line "),
+            vec![format!("line {line}")],
+            "the click set a breakpoint"
+        );
+        assert_eq!(where_(&h), before, "{size:?}: setting a breakpoint");
+        h.get_by(|n| {
+            n.role() == Role::Button
+                && n.label()
+                    .is_some_and(|l| l.trim_start_matches(['●', ' ']) == line.to_string())
+        })
+        .click_secondary();
+        h.run();
+        assert_eq!(
+            labels_starting(&h, "Breakpoint on line "),
+            vec![format!("Breakpoint on line {line}")],
+            "the form is open"
+        );
+        assert_eq!(where_(&h), before, "{size:?}: opening the form");
+        let form = h
+            .get_by(|n| {
+                n.role() == Role::Label
+                    && n.value().as_deref() == Some(&format!("Breakpoint on line {line}"))
+            })
+            .rect();
+        let row = before[1];
+        assert!(
+            form.top() >= row.bottom() - 1.0 || form.bottom() <= row.top() + 1.0,
+            "{size:?}: the form {form:?} leaves its line {row:?} in sight"
+        );
+        click_gutter(&mut h, line);
+        assert_eq!(where_(&h), before, "{size:?}: removing the breakpoint");
+
+        // Edit mode: a save's notice and a syntax error move no text.
+        h.get_by_label("✏ Edit").click();
+        h.run();
+        // The heading above the field's scroll area: what a notice pushed
+        // down would move (the field itself scrolls to its cursor).
+        let heading = |h: &Harness<'_, EditorApp>| {
+            h.get_by(|n| n.role() == Role::Label && n.value().as_deref() == Some("Script text"))
+                .rect()
+        };
+        let field = heading(&h);
+        // The field is taller than the tile: focus it rather than click its
+        // middle, which the timeline covers.
+        h.get_by_label("Script text").focus();
+        h.run();
+        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+        h.get_by_label("Script text")
+            .type_text("fn fixed_update(dt) {\n    let y = ;\n}\n");
+        h.run();
+        h.get_by_label("💾 Save").click();
+        h.run();
+        h.step();
+        h.run();
+        assert_eq!(labels_starting(&h, "syntax error at ").len(), 1);
+        assert_eq!(
+            heading(&h),
+            field,
+            "{size:?}: the notices take no room from the text"
+        );
+        let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
+    }
 }

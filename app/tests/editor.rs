@@ -11,8 +11,9 @@ use stepframe_core::Scene;
 
 mod support;
 use support::editor::{
-    click, clock_tick, demo, editor, headless_pose_at, label_starting, live_tick, parse_pose,
-    same_bits, show, status, step_until, suspended_tick,
+    click, click_shown, clock_tick, demo, demo_trace_moved_from, editor, headless_pose_at,
+    label_starting, live_tick, parse_pose, same_bits, show, status, step_until, suspended_tick,
+    type_into,
 };
 use support::labels_starting;
 
@@ -53,18 +54,6 @@ fn step_tick_advances_exactly_one_tick_and_the_clock_panel_shows_it() {
 /// √(2 × 0.6 / 9.81) ≈ 0.35 s, about 21 ticks, to land. So the pose differs
 /// from tick to tick and an off-by-one tick cannot pass.
 const BREAK_TICK: u64 = 15;
-
-/// Types into the breakpoint form's field `label`.
-fn type_into(
-    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
-    label: &str,
-    text: &str,
-) {
-    h.get_by_label(label).click();
-    h.run_steps(1);
-    h.get_by_label(label).type_text(text);
-    h.run_steps(1);
-}
 
 #[test]
 fn fixed_update_breakpoint_on_the_player_stops_at_the_end_of_its_tick_with_the_exact_pose() {
@@ -197,7 +186,7 @@ fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with
         .collect();
     assert_eq!(marked.len(), 1, "{marked:?}");
     let listed = label_starting(&h, "frame delta > 10 ms");
-    assert!(listed.ends_with("— 1 matches"), "{listed}");
+    assert!(listed.ends_with("— 1 match"), "{listed}");
 }
 
 #[test]
@@ -467,15 +456,6 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
 }
 
-/// Scrolls the widget labelled `label` into view, as a user scrolls a tab
-/// taller than its tile, then clicks it.
-fn click_shown(h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>, label: &str) {
-    h.get_by_label(label).scroll_to_me();
-    // Scrolling is animated: let it settle before the click.
-    h.run_steps(10);
-    click(h, label);
-}
-
 #[test]
 fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here() {
     let dir = support::scratch("tape-tab");
@@ -554,41 +534,6 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
         vec![format!("tick {press_at}: press Space")]
     );
     assert!(h.query_by_label("Stop tape").is_some());
-}
-
-/// The demo's trace of `ticks` ticks as a headless run writes it, with the
-/// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
-/// that parts from the live session at exactly that tick.
-fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
-    use std::sync::{Arc, Mutex};
-    let registry = stepframe_app::player::registry(&demo());
-    let scene = Scene::load(&demo(), &registry).expect("demo");
-    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
-    p.load_scene(&scene, &registry).expect("session");
-    let writer = Arc::new(Mutex::new(stepframe_core::TraceWriter::new(
-        Vec::<u8>::new(),
-    )));
-    p.set_tick_observer(Some(Box::new(writer.clone())));
-    while p.stepper().completed_ticks() < ticks {
-        p.step_frame(support::editor::DT);
-    }
-    p.set_tick_observer(None);
-    let text = String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
-    let mut out = String::new();
-    for line in text.lines() {
-        let mut v: serde_json::Value = serde_json::from_str(line).expect("a trace line");
-        if v["tick"].as_u64().expect("tick") >= from {
-            for pose in v["poses"].as_array_mut().expect("poses") {
-                if pose["id"] == 20 {
-                    let x = pose["x"].as_f64().expect("x") as f32 + 0.25;
-                    pose["x"] = serde_json::json!(x);
-                }
-            }
-        }
-        out.push_str(&v.to_string());
-        out.push('\n');
-    }
-    out
 }
 
 #[test]

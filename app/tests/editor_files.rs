@@ -3,6 +3,8 @@
 //! and Save As writes only where the user said, asking before it replaces.
 //! Every scene here is a scratch copy: the real assets are never written.
 
+use std::path::Path;
+
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::EditorApp;
@@ -256,4 +258,144 @@ fn an_unreadable_bookmarks_file_is_reported_with_line_and_column_and_never_writt
             .iter()
             .any(|l| l.text.starts_with("bookmarks not saved"))
     );
+}
+
+/// Where the Open dialog's field and buttons are: what a user aims at.
+fn open_dialog_rects(h: &Harness<'_, EditorApp>) -> Vec<egui::Rect> {
+    ["Scene file", "Open", "Cancel"]
+        .iter()
+        .map(|l| h.get_by_label(l).rect())
+        .collect()
+}
+
+fn start_open(h: &mut Harness<'_, EditorApp>) {
+    click(h, "File");
+    click(h, "Open…  (Ctrl+O)");
+}
+
+/// Replaces the Open dialog's path with `text`, typed.
+fn type_path(h: &mut Harness<'_, EditorApp>, text: &str) {
+    h.get_by_label("Scene file").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label("Scene file").type_text(text);
+    h.run_steps(2);
+}
+
+/// Two clicks a frame apart on the widget labelled `label`, half a second
+/// after any click before (egui counts a third click within 0.3 s of a
+/// double click's first as a triple click).
+fn double_click(h: &mut Harness<'_, EditorApp>, label: &str) {
+    let at = h.get_by_label(label).rect().center();
+    h.hover_at(at);
+    h.run_steps(30);
+    support::editor::press_release(h, at);
+    h.run_steps(1);
+    support::editor::press_release(h, at);
+    h.run_steps(3);
+}
+
+#[test]
+fn the_open_dialog_holds_still_a_click_selects_a_double_click_opens_and_return_submits() {
+    let dir = scratch("open-dialog");
+    let scene = demo_copy(&dir);
+    let scenes = scene.parent().expect("scenes/").to_path_buf();
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(3);
+    start_open(&mut h);
+    let first = open_dialog_rects(&h);
+    // The pointer wanders over it for a second: nothing it aims at moves.
+    for i in 0..60 {
+        h.hover_at(first[1].center() + egui::vec2(i as f32, 0.0));
+        h.run_steps(1);
+    }
+    assert_eq!(open_dialog_rects(&h), first, "the dialog holds still");
+    // Typing a path into a folder with other files (scripts/ has no scene)
+    // changes the list, not where the buttons are.
+    for folder in [dir.join("scripts"), scenes.clone()] {
+        type_path(
+            &mut h,
+            &format!("{}{}", folder.display(), std::path::MAIN_SEPARATOR),
+        );
+        assert_eq!(
+            open_dialog_rects(&h),
+            first,
+            "the dialog holds still in {}",
+            folder.display()
+        );
+    }
+
+    // One click on a listed file selects it: its path in the field, nothing
+    // opened yet.
+    click(&mut h, "push.ron");
+    h.run_steps(3);
+    assert!(
+        running_scene(&h).ends_with("demo.ron"),
+        "a click opens nothing"
+    );
+    assert_eq!(
+        h.get_by_label("Scene file").value(),
+        Some(scenes.join("push.ron").display().to_string()),
+        "the click put the file in the field"
+    );
+    assert_eq!(open_dialog_rects(&h), first, "and the dialog stays");
+    // Open takes the selection.
+    click(&mut h, "Open");
+    h.run_steps(3);
+    assert!(running_scene(&h).ends_with("push.ron"));
+    assert!(
+        h.query_by_label("Scene file").is_none(),
+        "the dialog closed"
+    );
+
+    // A double click opens at once.
+    start_open(&mut h);
+    double_click(&mut h, "soft.ron");
+    assert!(running_scene(&h).ends_with("soft.ron"));
+    assert!(
+        h.query_by_label("Scene file").is_none(),
+        "the dialog closed"
+    );
+
+    // Return submits the typed path.
+    start_open(&mut h);
+    type_path(&mut h, &scenes.join("demo.ron").display().to_string());
+    h.key_press(egui::Key::Enter);
+    h.run_steps(3);
+    assert!(running_scene(&h).ends_with("demo.ron"));
+    assert!(
+        h.query_by_label("Scene file").is_none(),
+        "the dialog closed"
+    );
+}
+
+#[test]
+fn the_open_dialog_starts_in_the_folder_last_opened_from_even_after_a_restart() {
+    let dir = scratch("open-folder");
+    let scene = demo_copy(&dir);
+    let other = dir.join("elsewhere");
+    std::fs::create_dir_all(&other).expect("a second folder");
+    // A scene there that does not load: the folder counts all the same.
+    let broken = other.join("broken.ron");
+    std::fs::write(&broken, "(objects: [(id: 1 name: \"x\")])\n").expect("write");
+    let storage = dir.join("storage.json");
+    let mut h = support::editor::editor_with_storage(scene.clone(), &storage);
+    h.run_steps(3);
+    open_scene(&mut h, &broken);
+    assert!(running_scene(&h).ends_with("demo.ron"), "it did not load");
+    start_open(&mut h);
+    let field = h.get_by_label("Scene file").value().expect("a path");
+    assert_eq!(Path::new(&field), other, "the folder last opened from");
+    click(&mut h, "Cancel");
+
+    let mut file = support::editor::FileStorage::open(&storage);
+    eframe::App::save(h.state_mut(), &mut file);
+    eframe::Storage::flush(&mut file);
+    drop(h);
+    let mut h = support::editor::editor_with_storage(scene, &storage);
+    h.run_steps(3);
+    start_open(&mut h);
+    let field = h.get_by_label("Scene file").value().expect("a path");
+    assert_eq!(Path::new(&field), other, "remembered across a restart");
 }

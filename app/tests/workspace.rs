@@ -3,17 +3,13 @@
 //! a tile of its own, and the layout kept across a restart through eframe's
 //! storage (here a file in a scratch folder).
 
-use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-
-use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::Pane;
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
-use stepframe_app::editor::{EditorApp, EditorConfig, Pane};
 
 mod support;
-use support::editor::{DEFAULT_SIZE, DT, click, demo, editor_sized};
+use support::editor::{DEFAULT_SIZE, FileStorage, click, demo, editor_sized, editor_with_storage};
 use support::scratch;
 
 /// The viewport gets the largest tile and the timeline runs along the bottom
@@ -131,60 +127,10 @@ fn the_code_pane_is_a_tile_of_its_own_and_pushes_no_controls_off_the_window() {
     }
 }
 
-/// eframe storage in a file: what the real editor keeps between runs.
-#[derive(Debug)]
-struct FileStorage {
-    path: PathBuf,
-    values: BTreeMap<String, String>,
-}
-
-impl FileStorage {
-    fn open(path: &Path) -> FileStorage {
-        let values = std::fs::read_to_string(path)
-            .ok()
-            .and_then(|t| serde_json::from_str(&t).ok())
-            .unwrap_or_default();
-        FileStorage {
-            path: path.to_path_buf(),
-            values,
-        }
-    }
-}
-
-impl eframe::Storage for FileStorage {
-    fn get_string(&self, key: &str) -> Option<String> {
-        self.values.get(key).cloned()
-    }
-    fn set_string(&mut self, key: &str, value: String) {
-        self.values.insert(key.to_string(), value);
-    }
-    fn remove_string(&mut self, key: &str) {
-        self.values.remove(key);
-    }
-    fn flush(&mut self) {
-        let text = serde_json::to_string(&self.values).expect("serialisable");
-        std::fs::write(&self.path, text).expect("write the storage file");
-    }
-}
-
-fn editor_with_storage(file: &Path) -> Harness<'static, EditorApp> {
-    let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
-    let scene = demo();
-    let mut h = Harness::builder()
-        .with_size(DEFAULT_SIZE)
-        .with_step_dt(DT as f32)
-        .build_eframe(move |cc| {
-            cc.storage = Some(storage);
-            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
-        });
-    h.run_steps(3);
-    h
-}
-
 #[test]
 fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     let file = scratch("layout").join("storage.json");
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     h.state_mut().workspace_mut().set_open(Pane::Log, false);
     h.state_mut().workspace_mut().set_open(Pane::Code, true);
     h.state_mut()
@@ -208,7 +154,7 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     eframe::Storage::flush(&mut storage);
     drop(h);
 
-    let h = editor_with_storage(&file);
+    let h = editor_with_storage(demo(), &file);
     let w = h.state().workspace();
     assert!(!w.is_open(Pane::Log), "closed panels stay closed");
     assert!(w.is_open(Pane::Code), "opened ones stay open");
@@ -233,7 +179,7 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     eframe::Storage::set_string(&mut storage, LAYOUT_KEY, broken.clone());
     eframe::Storage::flush(&mut storage);
 
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     let notice = h
         .state()
         .feedback()
@@ -272,6 +218,6 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     let text = eframe::Storage::get_string(&stored, LAYOUT_KEY).expect("a layout");
     assert_ne!(text, broken);
     drop(h);
-    let h = editor_with_storage(&file);
+    let h = editor_with_storage(demo(), &file);
     assert!(h.state().workspace().kept.is_none(), "the new one reads");
 }

@@ -206,6 +206,8 @@ pub struct Debugger {
     breakpoints: Vec<Breakpoint>,
     clock: Vec<ClockBreakpoint>,
     hits: std::collections::VecDeque<BreakpointHit>,
+    /// Hits recorded since the debugger was made, including those dropped.
+    recorded: u64,
     next_id: u32,
 }
 
@@ -287,6 +289,13 @@ impl Debugger {
         self.hits.iter()
     }
 
+    /// How many hits were ever recorded, the dropped ones too: a reader that
+    /// keeps its own list (the editor labels each hit as it happens) takes
+    /// the `recorded() - seen` newest of [`Debugger::hits`].
+    pub fn recorded(&self) -> u64 {
+        self.recorded
+    }
+
     /// Whether any breakpoint is enabled (the dispatch fast path).
     #[inline]
     pub(crate) fn armed(&self) -> bool {
@@ -330,6 +339,7 @@ impl Debugger {
                 self.hits.pop_front();
             }
             self.hits.push_back(hit.clone());
+            self.recorded += 1;
         }
         first
     }
@@ -366,5 +376,24 @@ mod tests {
         };
         let holding: Vec<u64> = (1..13).filter(|&t| c.holds(&at_tick(t))).collect();
         assert_eq!(holding, vec![4, 8, 12]);
+    }
+
+    #[test]
+    fn recorded_counts_every_hit_the_list_dropped_too() {
+        let mut d = Debugger::default();
+        d.add(Breakpoint::on_hook(HookKind::FixedUpdate));
+        let n = MAX_HITS as u64 + 3;
+        for t in 1..=n {
+            d.check(
+                HookKind::FixedUpdate,
+                ObjectId(1),
+                Priority(0),
+                "b",
+                &at_tick(t),
+            );
+        }
+        assert_eq!(d.recorded(), n);
+        assert_eq!(d.hits().count(), MAX_HITS, "the list keeps the newest");
+        assert_eq!(d.hits().next().map(|h| h.tick), Some(4));
     }
 }

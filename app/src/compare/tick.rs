@@ -401,8 +401,16 @@ fn exact_f32(v: f64) -> Option<f32> {
 
 /// Distance in f32 ULPs (module docs), when both are f32 values.
 pub fn f32_ulps(a: &Value, b: &Value) -> Option<u64> {
-    let x = exact_f32(a.as_f64()?)?;
-    let y = exact_f32(b.as_f64()?)?;
+    Some(ulps_between(
+        exact_f32(a.as_f64()?)?,
+        exact_f32(b.as_f64()?)?,
+    ))
+}
+
+/// Distance in f32 ULPs between two f32s held as such (the editor's A/B
+/// inspector): how many representable values lie between them, counting
+/// -0.0 and 0.0 as one apart, so a bit-for-bit difference is never 0.
+pub fn ulps_between(x: f32, y: f32) -> u64 {
     // Sign-magnitude bits to a line of integers: -0.0 at -1, 0.0 at 0.
     let key = |v: f32| {
         let bits = v.to_bits();
@@ -412,7 +420,7 @@ pub fn f32_ulps(a: &Value, b: &Value) -> Option<u64> {
             -i64::from(bits & 0x7fff_ffff) - 1
         }
     };
-    Some(key(x).abs_diff(key(y)))
+    key(x).abs_diff(key(y))
 }
 
 impl TickDiff {
@@ -450,5 +458,20 @@ mod tests {
         assert_eq!(f32_ulps(&n(-1e-45), &n(1e-45)), Some(3));
         // 0.1 as an f64 with more digits than any f32 prints: not an f32.
         assert_eq!(f32_ulps(&n(0.1), &n(0.10000000000000002)), None);
+    }
+
+    #[test]
+    fn ulps_between_f32s_held_as_such_need_no_printed_form() {
+        // 0.1f32 widened to f64 is 0.100000001490116…, which no f32 prints
+        // as: the JSON path finds nothing, the f32 path counts the steps.
+        assert_eq!(
+            f32_ulps(&Value::from(f64::from(0.1f32)), &Value::from(0.2)),
+            None
+        );
+        assert_eq!(ulps_between(0.1, 0.1f32.next_up()), 1);
+        // 0.1 and 0.2 are one binade apart: 2^23 steps, less 0.1's mantissa
+        // offset plus 0.2's (equal: 0.2 = 2 × 0.1).
+        assert_eq!(ulps_between(0.1, 0.2), 1 << 23);
+        assert_eq!(ulps_between(-0.0, 0.0), 1);
     }
 }

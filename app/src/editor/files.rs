@@ -1,12 +1,20 @@
-//! The File menu's dialogs: Open (a path, with the scene files of its
-//! folder to pick from), Save As (a path), and the question Save or Save As
-//! asks before replacing a hand-written, changed or existing file.
+//! The File menu's dialogs: Open (a path, with the scene files and folders
+//! of its folder to pick from), Save As (a path), and the question Save or
+//! Save As asks before replacing a hand-written, changed or existing file.
 //!
 //! There is no path field in the toolbar any more: the running scene's file
 //! is shown as text, so a failed Open leaves it naming the scene that runs,
 //! and Save can only ever write that file. Writing anywhere else is an
 //! explicit Save As. (The dialogs are plain egui, so they work headless and
-//! under tests; a native dialog crate needs a desktop portal.)
+//! under tests; a native dialog crate needs a desktop portal. Of the egui
+//! file dialog crates, egui-file-dialog 0.15 still needs egui 0.36, and
+//! egui_file 0.29 is a free-floating window whose fields have no accessible
+//! names and whose path field opens whatever it holds when it loses focus.)
+//!
+//! Open holds still: its width and its list's height are fixed, so no list
+//! of another folder moves the button under the pointer. A click selects, a
+//! double click or Open (or Return) opens, and the folder opened from is
+//! where the next Open starts, in this run and the next.
 
 use std::path::{Path, PathBuf};
 
@@ -29,6 +37,11 @@ pub struct Confirmation {
 pub struct FilesState {
     /// The Open dialog's path field, while it is open.
     pub open: Option<String>,
+    /// The folder the Open dialog last opened a file from: the next Open
+    /// starts there (kept between runs, [`FilesState::save`]), so a user
+    /// working in a folder of their own is not sent back to the running
+    /// scene's every time.
+    pub last_folder: Option<PathBuf>,
     /// The Save As dialog's path field, while it is open.
     pub save_as: Option<String>,
     /// A question from the worker, while it waits for an answer.
@@ -68,10 +81,26 @@ impl FilesState {
             || self.recording.is_some()
     }
 
-    /// Opens the Open dialog at the running scene's folder.
+    /// The remembered folder from an earlier run's storage.
+    pub fn restore(&mut self, storage: Option<&dyn eframe::Storage>) {
+        self.last_folder = storage
+            .and_then(|s| eframe::get_value::<Option<PathBuf>>(s, LAST_FOLDER_KEY))
+            .flatten();
+    }
+
+    /// Keeps the remembered folder for the next run.
+    pub fn save(&self, storage: &mut dyn eframe::Storage) {
+        eframe::set_value(storage, LAST_FOLDER_KEY, &self.last_folder);
+    }
+
+    /// Opens the Open dialog at the folder last opened from, if it is still
+    /// there, else at the running scene's folder.
     pub fn start_open(&mut self, view: &View<'_>) {
-        let dir = scene_path(view)
-            .and_then(|p| p.parent().map(Path::to_path_buf))
+        let dir = self
+            .last_folder
+            .clone()
+            .filter(|d| d.is_dir())
+            .or_else(|| scene_path(view).and_then(|p| p.parent().map(Path::to_path_buf)))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
         let mut text = dir.display().to_string();
@@ -103,25 +132,177 @@ impl FilesState {
     }
 }
 
-/// The `.ron` files in the folder a path field points into, sorted.
-fn scenes_near(field: &str) -> Vec<PathBuf> {
+/// Storage key of the Open dialog's remembered folder.
+const LAST_FOLDER_KEY: &str = "stepframe-open-folder";
+
+/// One line of the Open dialog's list.
+#[derive(Clone, Debug, PartialEq)]
+struct Entry {
+    /// The file or folder.
+    path: PathBuf,
+    /// A folder (a click goes into it) rather than a scene file.
+    folder: bool,
+}
+
+/// The folder a path field points into: the field itself when it names a
+/// folder, else its parent.
+fn folder_of(field: &str) -> PathBuf {
     let p = Path::new(field);
-    let dir = if p.is_dir() {
-        p
+    if p.is_dir() {
+        p.to_path_buf()
     } else {
-        p.parent().unwrap_or(Path::new("."))
-    };
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        p.parent().unwrap_or(Path::new(".")).to_path_buf()
+    }
+}
+
+/// The sub-folders, then the `.ron` files, of the folder a path field
+/// points into, each sorted by name; hidden entries left out.
+fn entries_near(field: &str) -> Vec<Entry> {
+    let mut out: Vec<Entry> = std::fs::read_dir(folder_of(field))
         .map(|entries| {
             entries
                 .filter_map(Result::ok)
                 .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "ron"))
+                .filter(|p| {
+                    !p.file_name()
+                        .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+                })
+                .filter_map(|p| {
+                    let folder = p.is_dir();
+                    (folder || p.extension().is_some_and(|x| x == "ron"))
+                        .then_some(Entry { path: p, folder })
+                })
                 .collect()
         })
         .unwrap_or_default();
-    files.sort();
-    files
+    out.sort_by(|a, b| b.folder.cmp(&a.folder).then_with(|| a.path.cmp(&b.path)));
+    out
+}
+
+/// A folder as the path field holds it: with a trailing separator, so the
+/// list shows what is inside.
+fn folder_field(dir: &Path) -> String {
+    let mut text = dir.display().to_string();
+    if !text.ends_with(std::path::MAIN_SEPARATOR) {
+        text.push(std::path::MAIN_SEPARATOR);
+    }
+    text
+}
+
+/// The Open dialog's width and its list's height, fixed: a dialog that
+/// sized itself to its list moved its buttons whenever the folder changed
+/// (a click aimed at Open landed on a file), and grew for a few frames
+/// after it appeared.
+const OPEN_WIDTH: f32 = 520.0;
+/// Rows of the list shown at once (the rest scroll).
+const OPEN_LIST_ROWS: f32 = 10.0;
+
+/// The Open dialog: a click on a listed file selects it (its path in the
+/// field), a click on a folder goes into it; a double click on a file,
+/// Open, or Return in the field opens the path. Returns `Some(Some(path))`
+/// when opened, `Some(None)` when cancelled.
+fn open_dialog_ui(ctx: &egui::Context, field: &mut String) -> Option<Option<PathBuf>> {
+    let mut done: Option<Option<PathBuf>> = None;
+    egui::Modal::new(egui::Id::unique("open_scene")).show(ctx, |ui| {
+        ui.set_width(OPEN_WIDTH);
+        ui.heading("Open a scene");
+        ui.label("The running session keeps running if the file does not load.");
+        let label = ui.label("Scene file");
+        let edit = ui
+            .add(egui::TextEdit::singleline(field).desired_width(f32::INFINITY))
+            .labelled_by(label.id);
+        if edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter)) {
+            done = Some(Some(PathBuf::from(field.trim())));
+        }
+        take_focus_when_free(ui, &edit);
+        let folder = folder_of(field);
+        ui.horizontal(|ui| {
+            if ui
+                .add_enabled(folder.parent().is_some(), egui::Button::new("⬆ Up"))
+                .on_hover_text("The folder above")
+                .clicked()
+                && let Some(up) = folder.parent()
+            {
+                *field = folder_field(up);
+            }
+            let where_ = if folder.is_dir() {
+                format!("in {}", folder.display())
+            } else {
+                format!("no folder {}", folder.display())
+            };
+            ui.add(egui::Label::new(where_).truncate());
+        });
+        let row = ui.spacing().interact_size.y;
+        let height = row * OPEN_LIST_ROWS;
+        egui::Frame::group(ui.style()).show(ui, |ui| {
+            egui::ScrollArea::vertical()
+                .min_scrolled_height(height)
+                .max_height(height)
+                .auto_shrink([false, false])
+                .show(ui, |ui| {
+                    for entry in entries_near(field) {
+                        if let Some(choice) = entry_ui(ui, field, &entry) {
+                            done = Some(Some(choice));
+                        }
+                    }
+                });
+        });
+        ui.horizontal(|ui| {
+            if ui
+                .button("Open")
+                .on_hover_text("Open the file in the field (Return)")
+                .clicked()
+            {
+                done = Some(Some(PathBuf::from(field.trim())));
+            }
+            if ui.button("Cancel").on_hover_text("Esc").clicked()
+                || ui.input(|i| i.key_pressed(egui::Key::Escape))
+            {
+                done = Some(None);
+            }
+        });
+    });
+    done
+}
+
+/// One line of the list: a click selects a file (or goes into a folder), a
+/// double click on a file opens it.
+fn entry_ui(ui: &mut egui::Ui, field: &mut String, entry: &Entry) -> Option<PathBuf> {
+    let name = entry
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let selected = !entry.folder && Path::new(field.trim()) == entry.path;
+    let text = if entry.folder {
+        format!("📁 {name}")
+    } else {
+        name
+    };
+    let row = ui.add(egui::Button::selectable(selected, text).truncate());
+    if entry.folder {
+        if row.on_hover_text("Click to go into this folder").clicked() {
+            *field = folder_field(&entry.path);
+        }
+        return None;
+    }
+    let row = row.on_hover_text("Click to select, double-click to open");
+    if row.double_clicked() {
+        return Some(entry.path.clone());
+    }
+    if row.clicked() {
+        *field = entry.path.display().to_string();
+    }
+    None
+}
+
+/// Gives a dialog's field the keyboard when nothing else has it (the frame
+/// the dialog opens): asked every frame, it would take the focus back the
+/// moment Return gave it up, and Return would never submit.
+fn take_focus_when_free(ui: &egui::Ui, edit: &egui::Response) {
+    if ui.memory(|m| m.focused().is_none()) {
+        edit.request_focus();
+    }
 }
 
 /// Draws whichever dialog is open.
@@ -150,44 +331,14 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             }
         }
     }
-    if let Some(field) = files.open.as_mut() {
-        let mut done: Option<Option<PathBuf>> = None;
-        egui::Modal::new(egui::Id::unique("open_scene")).show(ctx, |ui| {
-            ui.heading("Open a scene");
-            ui.label("The running session keeps running if the file does not load.");
-            let label = ui.label("Scene file");
-            let edit = ui
-                .add(egui::TextEdit::singleline(field).desired_width(480.0))
-                .labelled_by(label.id);
-            edit.request_focus();
-            let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
-            egui::ScrollArea::vertical()
-                .max_height(200.0)
-                .show(ui, |ui| {
-                    for path in scenes_near(field) {
-                        let name = path
-                            .file_name()
-                            .map(|n| n.to_string_lossy().into_owned())
-                            .unwrap_or_default();
-                        if ui.selectable_label(false, name).clicked() {
-                            done = Some(Some(path));
-                        }
-                    }
-                });
-            ui.horizontal(|ui| {
-                if ui.button("Open").clicked() || enter {
-                    done = Some(Some(PathBuf::from(field.trim())));
-                }
-                if ui.button("Cancel").clicked() || ui.input(|i| i.key_pressed(egui::Key::Escape)) {
-                    done = Some(None);
-                }
-            });
-        });
-        if let Some(choice) = done {
-            files.open = None;
-            if let Some(path) = choice {
-                cmd.send(Command::Load(super::worker::absolute(&path)));
-            }
+    if let Some(field) = files.open.as_mut()
+        && let Some(choice) = open_dialog_ui(ctx, field)
+    {
+        files.open = None;
+        if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
+            let path = super::worker::absolute(&path);
+            files.last_folder = Some(folder_of(&path.display().to_string()));
+            cmd.send(Command::Load(path));
         }
     }
     if let Some(field) = files.save_as.as_mut() {
@@ -289,8 +440,8 @@ pub(super) fn path_modal(
         let edit = ui
             .add(egui::TextEdit::singleline(field).desired_width(480.0))
             .labelled_by(label.id);
-        edit.request_focus();
         let enter = edit.lost_focus() && ui.input(|i| i.key_pressed(egui::Key::Enter));
+        take_focus_when_free(ui, &edit);
         ui.horizontal(|ui| {
             if ui.button(words.action).clicked() || enter {
                 done = Some(Some(PathBuf::from(field.trim())));

@@ -334,7 +334,7 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
         })
         .expect("the adopt notice");
     assert!(
-        notice.contains("its history starts here, at tick 303"),
+        notice.contains("history holds 0 s (from tick 303)"),
         "{notice}"
     );
     let view = latest_view(&ui).expect("a view");

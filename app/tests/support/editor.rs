@@ -54,6 +54,14 @@ pub fn click(h: &mut Harness<'_, EditorApp>, label: &str) {
     h.run_steps(2);
 }
 
+/// Clicks the field labelled `label` and types `text` into it.
+pub fn type_into(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(1);
+    h.get_by_label(label).type_text(text);
+    h.run_steps(1);
+}
+
 /// Brings a pane's tab to the front, as a click on its tab does.
 pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
     h.state_mut().workspace_mut().set_open(pane, true);
@@ -237,4 +245,102 @@ pub fn press_release(h: &mut Harness<'_, EditorApp>, pos: egui::Pos2) {
             modifiers: egui::Modifiers::NONE,
         });
     }
+}
+
+/// Scrolls the widget labelled `label` into view, as a user scrolls a tab
+/// taller than its tile, then clicks it.
+pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
+    h.get_by_label(label).scroll_to_me();
+    // Scrolling is animated: let it settle before the click.
+    h.run_steps(10);
+    click(h, label);
+}
+
+/// The demo's trace of `ticks` ticks as a headless run writes it, with the
+/// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
+/// that parts from the live session at exactly that tick.
+pub fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
+    use std::sync::{Arc, Mutex};
+    let registry = stepframe_app::player::registry(&demo());
+    let scene = Scene::load(&demo(), &registry).expect("demo");
+    let mut p = stepframe_core::Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("session");
+    let writer = Arc::new(Mutex::new(stepframe_core::TraceWriter::new(
+        Vec::<u8>::new(),
+    )));
+    p.set_tick_observer(Some(Box::new(writer.clone())));
+    while p.stepper().completed_ticks() < ticks {
+        p.step_frame(DT);
+    }
+    p.set_tick_observer(None);
+    let text = String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
+    let mut out = String::new();
+    for line in text.lines() {
+        let mut v: serde_json::Value = serde_json::from_str(line).expect("a trace line");
+        if v["tick"].as_u64().expect("tick") >= from {
+            for pose in v["poses"].as_array_mut().expect("poses") {
+                if pose["id"] == 20 {
+                    let x = pose["x"].as_f64().expect("x") as f32 + 0.25;
+                    pose["x"] = serde_json::json!(x);
+                }
+            }
+        }
+        out.push_str(&v.to_string());
+        out.push('\n');
+    }
+    out
+}
+
+/// eframe storage in a file: what the real editor keeps between runs.
+#[derive(Debug)]
+pub struct FileStorage {
+    /// The file.
+    path: PathBuf,
+    /// Its keys and values.
+    values: std::collections::BTreeMap<String, String>,
+}
+
+impl FileStorage {
+    /// The storage in `path`, empty if there is none yet.
+    pub fn open(path: &Path) -> FileStorage {
+        let values = std::fs::read_to_string(path)
+            .ok()
+            .and_then(|t| serde_json::from_str(&t).ok())
+            .unwrap_or_default();
+        FileStorage {
+            path: path.to_path_buf(),
+            values,
+        }
+    }
+}
+
+impl eframe::Storage for FileStorage {
+    fn get_string(&self, key: &str) -> Option<String> {
+        self.values.get(key).cloned()
+    }
+    fn set_string(&mut self, key: &str, value: String) {
+        self.values.insert(key.to_string(), value);
+    }
+    fn remove_string(&mut self, key: &str) {
+        self.values.remove(key);
+    }
+    fn flush(&mut self) {
+        let text = serde_json::to_string(&self.values).expect("serialisable");
+        std::fs::write(&self.path, text).expect("write the storage file");
+    }
+}
+
+/// The editor on `scene` at the default size with eframe storage read from
+/// `file`: a start after an earlier run that saved there.
+pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, EditorApp> {
+    let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
+    let mut h = Harness::builder()
+        .with_size(DEFAULT_SIZE)
+        .with_step_dt(DT as f32)
+        .build_eframe(move |cc| {
+            cc.storage = Some(storage);
+            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
 }

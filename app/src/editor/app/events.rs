@@ -115,9 +115,10 @@ impl EditorApp {
                 self.panels.viewport.needs_fit = true;
                 self.feedback.error = None;
                 self.feedback.log.info(format!(
-                    "loaded {} ({objects} objects): a new physics world, simulation time \
+                    "loaded {} ({}): a new physics world, simulation time \
                      restarts at 0 while frame time continues",
-                    path.display()
+                    path.display(),
+                    crate::editor::panels::count(objects as u64, "object", "objects")
                 ));
             }
             Event::Saved(path) => {

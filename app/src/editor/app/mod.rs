@@ -216,6 +216,7 @@ impl EditorApp {
         panels.timeline.apply_settings(&timeline_settings);
         panels.viewport.restore(&persisted);
         panels.log.errors_only = persisted.log_errors_only;
+        panels.files.restore(cc.storage);
         panels.watches = watches;
         if !panels.watches.specs.is_empty() {
             panels.watches.sync(&mut commands);
@@ -579,6 +580,7 @@ impl eframe::App for EditorApp {
         kept.write(storage, STORAGE_KEY, &self.persisted_now());
         kept.write(storage, TIMELINE_KEY, &self.panels.timeline.settings());
         kept.write(storage, WATCHES_KEY, &self.panels.watches);
+        self.panels.files.save(storage);
         self.workspace.save(storage);
     }
 }

@@ -64,8 +64,11 @@ fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>) {
         return;
     }
     match view.at_tick {
-        Some(tick) => ui.weak(format!("{} objects alive at tick {tick}", objects.len())),
-        None => ui.weak(format!("{} objects", objects.len())),
+        Some(tick) => ui.weak(format!(
+            "{} alive at tick {tick}",
+            super::count(objects.len() as u64, "object", "objects")
+        )),
+        None => ui.weak(super::count(objects.len() as u64, "object", "objects")),
     };
     // Children by parent, in id order; roots have no parent or a missing one.
     let index: BTreeMap<ObjectId, usize> =

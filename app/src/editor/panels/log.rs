@@ -28,7 +28,7 @@ impl LogPanel {
             {
                 cmd.act(Action::ClearLog);
             }
-            ui.weak(format!("{} lines", log.lines.len()));
+            ui.weak(super::count(log.lines.len() as u64, "line", "lines"));
         });
         let errors_only = self.errors_only;
         let selection = view.selection();

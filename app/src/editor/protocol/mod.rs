@@ -32,7 +32,8 @@ use super::scene_file::LoadedScene;
 mod view;
 use crate::compare::poses::{TickDivergence, TracePoses, TracedTick};
 pub use view::{
-    BodyView, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView, SoftView, WorldView,
+    BodyView, BreakpointView, HitEntry, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView,
+    SoftView, WorldView,
 };
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -487,6 +488,27 @@ pub(super) struct HostState {
     pub(super) selected: Option<ObjectId>,
     /// The rewind history's byte budget.
     pub(super) budget: Option<usize>,
+    /// The breakpoints' object names and the labelled hits.
+    pub(super) book: BreakpointBook,
+}
+
+/// What the worker keeps beside the pipeline's breakpoints: each object
+/// breakpoint's object name as it was when set, and the hits labelled as
+/// they happened (the worker's `breakpoints` module fills and reads it; a
+/// restart brings it back with the rest of [`HostState`]).
+#[derive(Clone, Debug, Default)]
+pub(in crate::editor) struct BreakpointBook {
+    /// Each object breakpoint's object name, as it was when the breakpoint
+    /// was set.
+    pub(in crate::editor) names: std::collections::BTreeMap<stepframe_core::BreakpointId, String>,
+    /// The hits, oldest first, at most [`stepframe_core::debugger::MAX_HITS`].
+    pub(in crate::editor) hits: std::collections::VecDeque<HitEntry>,
+    /// The debugger's [`stepframe_core::Debugger::recorded`] count already in
+    /// `hits`.
+    pub(in crate::editor) seen: u64,
+    /// The clock hit already in `hits` (breakpoint, tick, frame): the
+    /// suspension it caused is seen at every call until the session moves.
+    pub(in crate::editor) last_clock: Option<(stepframe_core::BreakpointId, u64, u64)>,
 }
 
 impl RecoveryPoint {

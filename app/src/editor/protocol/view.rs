@@ -7,14 +7,45 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use stepframe_core::{
-    BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, BreakpointHit, Clock,
-    ClockBreakpoint, ObjectId, Pose, Recording, RewindReach, Shape, Suspension, TimeSettings, Vec2,
-    Velocity,
+    BehaviourInfo, BehaviourState, BodyDesc, BodyKind, Breakpoint, Clock, ClockBreakpoint,
+    ObjectId, Pose, Recording, RewindReach, Shape, Suspension, TimeSettings, Vec2, Velocity,
 };
 use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
 
 use super::Pacing;
 use crate::compare::poses::TickDivergence;
+
+/// A hook breakpoint as the Breakpoints tab lists it: ids are the scene
+/// file's, so its object is named by the id and the name it had when the
+/// breakpoint was set (`JellyDisk #6`), never by what has the id now.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BreakpointView {
+    /// The breakpoint, with its match count.
+    pub breakpoint: Breakpoint,
+    /// Its object as named when set, and whether the world has that object
+    /// (id and name) now; `None` for a breakpoint on any object.
+    pub object: Option<(String, bool)>,
+}
+
+/// A breakpoint hit as the Breakpoints tab lists it, labelled when it was
+/// recorded: a later scene whose object of that id is another never
+/// relabels it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct HitEntry {
+    /// Which breakpoint.
+    pub breakpoint: stepframe_core::BreakpointId,
+    /// The tick it hit at (pending tick for fixed hooks, as the debugger
+    /// records it; completed ticks for a clock rule).
+    pub tick: u64,
+    /// The outer frame.
+    pub frame: u64,
+    /// Whose hook, with its label then (`JellyDisk #6`); `None` for a clock
+    /// breakpoint.
+    pub object: Option<(ObjectId, String)>,
+    /// What hit: `FixedUpdate (Script)`, or the clock rule and what it
+    /// measured.
+    pub what: String,
+}
 
 /// One object as the viewport and hierarchy need it.
 #[derive(Clone, Debug, PartialEq)]
@@ -124,12 +155,13 @@ pub struct WorldView {
     pub contacts: Vec<(ObjectId, ObjectId)>,
     /// Camera centre set by a presentation hook (FollowCamera), if any.
     pub camera: Option<stepframe_core::Vec2>,
-    /// Breakpoints with their match counts.
-    pub breakpoints: Vec<Breakpoint>,
+    /// Breakpoints with their match counts and their objects' names.
+    pub breakpoints: Vec<BreakpointView>,
     /// The clock breakpoints, in creation order (ids shared with the above).
     pub clock_breakpoints: Vec<ClockBreakpoint>,
-    /// The most recent breakpoint hits, oldest first.
-    pub hits: Vec<BreakpointHit>,
+    /// The most recent breakpoint hits (hook and clock), oldest first, each
+    /// labelled as it was recorded.
+    pub hits: Vec<HitEntry>,
     /// The object the inspector shows (the worker's selection), whether or
     /// not it is alive at this view's tick.
     pub selection: Option<ObjectId>,

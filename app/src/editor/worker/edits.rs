@@ -4,12 +4,38 @@
 //! ([`stepframe_core::Edit`]); and the plain FixedUpdate breakpoint on an
 //! object.
 
-use stepframe_core::{Breakpoint, Edit, HookKind, Hooks, ObjectId, SceneBehaviour, SceneObject};
+use stepframe_core::{
+    Breakpoint, BreakpointId, Edit, HookKind, Hooks, ObjectId, SceneBehaviour, SceneObject,
+};
 
 use super::Worker;
 use crate::editor::protocol::Event;
 
 impl Worker {
+    /// Enables or disables a breakpoint; one whose object (id and name) is
+    /// not in this scene stays disabled, with a notice, so it never stops on
+    /// another object that has its id here.
+    pub(super) fn enable_breakpoint(&mut self, id: BreakpointId, enabled: bool) {
+        let object = self
+            .pipeline
+            .debugger()
+            .breakpoints()
+            .iter()
+            .find(|b| b.id == id)
+            .and_then(|b| b.object);
+        if enabled
+            && let Some(object) = object
+            && !self.book.present(&self.pipeline, id, object)
+        {
+            self.send_event(Event::Notice(format!(
+                "breakpoint {} stays disabled: its object is not in this scene",
+                id.0
+            )));
+            return;
+        }
+        self.pipeline.set_breakpoint_enabled(id, enabled);
+    }
+
     /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
     /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
     /// breakpoint there could never fire).
@@ -22,6 +48,8 @@ impl Worker {
             .find(|b| {
                 b.hook == Some(HookKind::FixedUpdate)
                     && b.object == Some(object)
+                    // Another scene's object of this id keeps its breakpoint.
+                    && self.book.present(&self.pipeline, b.id, object)
                     && b.priority.is_none()
                     && b.condition == Default::default()
                     && b.hit_count == Default::default()

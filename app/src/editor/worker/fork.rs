@@ -392,10 +392,12 @@ impl Worker {
         self.install_observer();
         self.state_hash = self.pipeline.state_hash();
         self.send_event(Event::CompareStopped);
-        let now = self.pipeline.stepper().completed_ticks();
+        // In the Clock tab's own words (its "history holds" line), so the
+        // two never disagree.
+        let held = self.history.reach(&self.pipeline).held_text();
         self.send_event(Event::Notice(format!(
-            "branch B (forked at tick {from}) is the live session now: its history starts \
-             here, at tick {now}"
+            "branch B (forked at tick {from}) is the live session now: its rewind history \
+             starts afresh, {held}"
         )));
     }
 

@@ -27,6 +27,7 @@
 //! | `tap` | the one tick observer of live session, fork and history scan; a tick measured against run B |
 //! | `scene` | Open, Reload, Save, Save As |
 //! | `edits` | inspector edits and F9 |
+//! | `breakpoints` | each breakpoint's object by id and name across loads, the hits labelled as they happened |
 //! | `tape` | the recorded input tape, Resume from here with an edited one |
 //! | `compare` | Compare with…: run B measured against every tick |
 //! | `fork` | what-if branch B run in lockstep |
@@ -34,6 +35,7 @@
 //! | `watches` | the watches installed as the tick watch, Find previous |
 //! | `thread` | the paced thread and the channels |
 
+mod breakpoints;
 mod compare;
 mod edits;
 mod fork;
@@ -60,7 +62,9 @@ use stepframe_plugins::ScriptHost;
 
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint};
+use super::protocol::{
+    BreakpointBook, Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint,
+};
 use super::scene_file::LoadedScene;
 use tap::{TickNews, TickTap};
 
@@ -93,6 +97,9 @@ pub struct Worker {
     /// The session's scripts: compile cache, line breakpoints, hits (see
     /// [`scripts`]).
     scripts: ScriptHost,
+    /// The breakpoints' object names and the hits, labelled (see
+    /// [`breakpoints`]).
+    book: BreakpointBook,
     /// The last rejected script breakpoint edit (key, line, why).
     script_rejected: Option<(String, usize, String)>,
     /// The scene of the session (authored data, for save and reload), shared
@@ -205,6 +212,7 @@ impl Worker {
             registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
             behaviours: crate::Behaviours::built_in(),
             scripts,
+            book: BreakpointBook::default(),
             script_rejected: None,
             scene: None,
             settings_in_force: settings,
@@ -276,6 +284,7 @@ impl Worker {
         // The dead worker's own state, as of its newest point.
         let host = point.host.clone();
         worker.pipeline.set_debugger(host.debugger);
+        worker.book = host.book;
         worker.history.set_budget(host.budget);
         worker.selected = host.selected;
         if host.settings != *worker.pipeline.settings() {
@@ -418,9 +427,7 @@ impl Worker {
             Command::RemoveBreakpoint(id) => {
                 self.pipeline.remove_breakpoint(id);
             }
-            Command::EnableBreakpoint(id, enabled) => {
-                self.pipeline.set_breakpoint_enabled(id, enabled)
-            }
+            Command::EnableBreakpoint(id, enabled) => self.enable_breakpoint(id, enabled),
             Command::ToggleFixedBreakpoint(object) => self.toggle_fixed_breakpoint(object),
             Command::Input(event) => self.pending_inputs.push(event),
             Command::Load(path) => self.load(&path, false),
@@ -459,6 +466,8 @@ impl Worker {
                 panic!("DebugCrashWorker: deliberate fault injection (a bug in the worker itself)")
             }
         }
+        // A new breakpoint names its object as the world has it now.
+        self.book.take(&self.pipeline);
         // A worker that dies at its next command restarts with this one's
         // breakpoints, settings and selection.
         self.refresh_recovery_point();
@@ -536,6 +545,7 @@ impl Worker {
             settings: self.settings(),
             selected: self.selected,
             budget: self.history.budget(),
+            book: self.book.clone(),
         }
     }
 

@@ -30,6 +30,8 @@ impl Worker {
     }
 
     pub(super) fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
+        // Hits are labelled in the world they happened in.
+        self.book.take(&self.pipeline);
         if report.kind == FrameKind::NotRun {
             return;
         }
@@ -137,6 +139,7 @@ impl Worker {
             rewind: self.history.reach(&self.pipeline),
             run_b: self.run_b.clone(),
             tape_draft: self.tape_draft.clone(),
+            book: &self.book,
         }
     }
 }

@@ -6,11 +6,14 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::Worker;
+use crate::editor::panels::count;
 use crate::editor::protocol::{Event, SaveWhat};
 use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
+        // Hits so far are labelled in the world they happened in.
+        self.book.take(&self.pipeline);
         let registry = self.registry_for_scene(path);
         match scene_file::open(&mut self.pipeline, &registry, path) {
             Ok((scene, _settings)) => {
@@ -31,6 +34,7 @@ impl Worker {
             return;
         };
         let was_suspended = self.is_suspended();
+        self.book.take(&self.pipeline);
         match scene_file::reload(&mut self.pipeline, &self.registry, &path) {
             Ok(scene) => {
                 self.after_new_session(scene, &path);
@@ -65,6 +69,14 @@ impl Worker {
             self.selected = None;
         }
         self.scene = Some(Arc::new(scene));
+        // A breakpoint keeps its object (id and name) or is disabled.
+        let file = path.file_name().map_or_else(
+            || path.display().to_string(),
+            |n| n.to_string_lossy().into_owned(),
+        );
+        for notice in self.book.check_scene(&mut self.pipeline, &file) {
+            self.send_event(Event::Notice(notice));
+        }
         // A new session is at tick 0 between frames: its first recovery point.
         self.send_recovery_point();
         let objects = self.pipeline.world().len();
@@ -135,12 +147,12 @@ impl Worker {
             .max(self.pipeline.stepper().completed_ticks());
         match recording.save(path) {
             Ok(()) => self.send_event(Event::Done(format!(
-                "saved the session recording to {}: {} input edges and {} edits over {} ticks \
+                "saved the session recording to {}: {} and {} over {} \
                  (stepframe play <scene> --input {} replays it)",
                 path.display(),
-                recording.events.len(),
-                recording.edits.len(),
-                recording.ticks,
+                count(recording.events.len() as u64, "input edge", "input edges"),
+                count(recording.edits.len() as u64, "edit", "edits"),
+                count(recording.ticks, "tick", "ticks"),
                 path.display()
             ))),
             Err(e) => self.error(format!("session recording not saved: {e}")),

@@ -48,6 +48,8 @@ pub(super) struct ViewFacts<'a> {
     pub run_b: Option<RunB>,
     /// The Input tab's edited tape.
     pub tape_draft: Option<Arc<Recording>>,
+    /// The breakpoints' object names and the labelled hits.
+    pub book: &'a crate::editor::protocol::BreakpointBook,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -137,9 +139,9 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         objects,
         contacts,
         camera: world.camera,
-        breakpoints: pipeline.debugger().breakpoints().to_vec(),
+        breakpoints: facts.book.views(pipeline),
         clock_breakpoints: pipeline.debugger().clock_breakpoints().to_vec(),
-        hits: pipeline.debugger().hits().cloned().collect(),
+        hits: facts.book.hits(),
         selection: facts.selected,
         selected,
         state_hash: facts.state_hash,

@@ -6,214 +6,16 @@
 //! selected object (handled with the other shortcuts).
 
 pub(crate) mod clock_form;
+mod form;
 
-use stepframe_core::{
-    Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, HookKind, NamedPriority,
-    ObjectId, Priority,
-};
+use stepframe_core::{Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, ObjectId};
+
+pub use form::BreakpointForm;
+use form::form_ui;
 
 use crate::editor::panels::breakpoints::clock_form::ClockChoice;
 use crate::editor::protocol::{Command, WorldView};
 use crate::editor::shared::{Commands, View};
-
-/// Which object a new breakpoint filters on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum TargetChoice {
-    /// The object selected when "Add" is pressed.
-    #[default]
-    Selected,
-    /// Any object.
-    Any,
-}
-
-/// How the hit count field is read.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum HitRule {
-    /// Every match suspends.
-    #[default]
-    Always,
-    /// Only the n-th match.
-    Equals,
-    /// The n-th match and later.
-    AtLeast,
-    /// Every n-th match.
-    Multiple,
-}
-
-impl HitRule {
-    const ALL: [HitRule; 4] = [
-        HitRule::Always,
-        HitRule::Equals,
-        HitRule::AtLeast,
-        HitRule::Multiple,
-    ];
-
-    fn label(self) -> &'static str {
-        match self {
-            HitRule::Always => "every hit",
-            HitRule::Equals => "hit = n",
-            HitRule::AtLeast => "hit ≥ n",
-            HitRule::Multiple => "every n-th hit",
-        }
-    }
-}
-
-/// What a new breakpoint stops on.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum FormKind {
-    /// A hook call.
-    #[default]
-    Hook,
-    /// The shape of a frame or a tick.
-    Clock,
-}
-
-/// The fields of the "add breakpoint" form, kept as typed text.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BreakpointForm {
-    /// Hook or clock breakpoint.
-    pub kind: FormKind,
-    /// The clock rule (clock breakpoints).
-    pub clock: ClockChoice,
-    /// The clock rule's value: ticks, ms or a threshold.
-    pub clock_value: String,
-    /// Hook kind (`None` = any hook).
-    pub hook: Option<HookKind>,
-    /// Object filter.
-    pub target: TargetChoice,
-    /// Priority filter: empty for any, a number, or a name (`Early`).
-    pub priority: String,
-    /// First tick, empty for none.
-    pub from_tick: String,
-    /// Last tick, empty for none.
-    pub to_tick: String,
-    /// Only ticks divisible by this, empty for every tick.
-    pub every: String,
-    /// Hit count rule.
-    pub hit_rule: HitRule,
-    /// The n of the hit count rule.
-    pub hit_n: String,
-    /// Why the last "Add" was refused.
-    pub error: Option<String>,
-}
-
-impl Default for BreakpointForm {
-    fn default() -> BreakpointForm {
-        BreakpointForm {
-            kind: FormKind::Hook,
-            clock: ClockChoice::TicksAtLeast,
-            clock_value: "2".to_string(),
-            hook: Some(HookKind::FixedUpdate),
-            target: TargetChoice::Selected,
-            priority: String::new(),
-            from_tick: String::new(),
-            to_tick: String::new(),
-            every: String::new(),
-            hit_rule: HitRule::Always,
-            hit_n: String::new(),
-            error: None,
-        }
-    }
-}
-
-fn parse_opt_u64(text: &str, what: &str) -> Result<Option<u64>, String> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Ok(None);
-    }
-    t.parse::<u64>()
-        .map(Some)
-        .map_err(|_| format!("{what}: `{t}` is not a whole number"))
-}
-
-fn parse_priority(text: &str) -> Result<Option<Priority>, String> {
-    let t = text.trim();
-    if t.is_empty() {
-        return Ok(None);
-    }
-    if let Ok(n) = t.parse::<i32>() {
-        return Ok(Some(Priority(n)));
-    }
-    NamedPriority::ALL
-        .into_iter()
-        .find(|n| format!("{n:?}").eq_ignore_ascii_case(t))
-        .map(|n| Some(n.into()))
-        .ok_or_else(|| {
-            format!(
-                "priority: `{t}` is neither a number nor First/Input/Early/Default/Late/Camera/Last"
-            )
-        })
-}
-
-impl BreakpointForm {
-    /// The breakpoint the form describes, or why it cannot be built.
-    pub fn build(&self, selected: Option<ObjectId>) -> Result<Breakpoint, String> {
-        let object = match self.target {
-            TargetChoice::Any => None,
-            TargetChoice::Selected => Some(selected.ok_or(
-                "select an object first (viewport or hierarchy), or choose \"any object\"",
-            )?),
-        };
-        let priority = parse_priority(&self.priority)?;
-        let (condition, hit_count) = self.condition_and_hit_count()?;
-        Ok(Breakpoint {
-            enabled: true,
-            hook: self.hook,
-            object,
-            priority,
-            condition,
-            hit_count,
-            ..Breakpoint::default()
-        })
-    }
-
-    /// The clock breakpoint the form describes, or why it cannot be built.
-    pub fn build_clock(&self) -> Result<ClockBreakpoint, String> {
-        let priority = parse_priority(&self.priority)?;
-        let rule = self.clock.build(&self.clock_value, priority)?;
-        let (condition, hit_count) = self.condition_and_hit_count()?;
-        let mut b = ClockBreakpoint::on(rule);
-        b.condition = condition;
-        b.hit_count = hit_count;
-        Ok(b)
-    }
-
-    /// The tick condition and hit count, shared by both kinds.
-    fn condition_and_hit_count(&self) -> Result<(Condition, HitCount), String> {
-        let from = parse_opt_u64(&self.from_tick, "from tick")?;
-        let to = parse_opt_u64(&self.to_tick, "to tick")?;
-        let ticks = match (from, to) {
-            (None, None) => None,
-            (a, b) => {
-                let (a, b) = (a.unwrap_or(0), b.unwrap_or(u64::MAX));
-                if a > b {
-                    return Err(format!("tick range {a}..={b} is empty"));
-                }
-                Some((a, b))
-            }
-        };
-        let every_ticks = parse_opt_u64(&self.every, "every N ticks")?;
-        if every_ticks == Some(0) {
-            return Err("every N ticks: N must be at least 1".into());
-        }
-        let n = parse_opt_u64(&self.hit_n, "hit count n")?;
-        let hit_count = match (self.hit_rule, n) {
-            (HitRule::Always, _) => HitCount::Always,
-            (_, None) | (_, Some(0)) => {
-                return Err("hit count: give n ≥ 1 for this rule".into());
-            }
-            (HitRule::Equals, Some(n)) => HitCount::Equals(n),
-            (HitRule::AtLeast, Some(n)) => HitCount::AtLeast(n),
-            (HitRule::Multiple, Some(n)) => HitCount::Multiple(n),
-        };
-        let condition = Condition {
-            ticks,
-            every_ticks,
-            frames: None,
-        };
-        Ok((condition, hit_count))
-    }
-}
 
 /// One line describing a breakpoint.
 pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
@@ -227,6 +29,18 @@ pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
     }
     s.push_str(&describe_filters(&b.condition, b.hit_count, b.matches));
     s
+}
+
+/// `2nd`, `3rd`, `11th`, `21st`: "every 2nd hit", not "every 2th".
+fn ordinal(n: u64) -> String {
+    let suffix = match (n % 10, n % 100) {
+        (_, 11..=13) => "th",
+        (1, _) => "st",
+        (2, _) => "nd",
+        (3, _) => "rd",
+        _ => "th",
+    };
+    format!("{n}{suffix}")
 }
 
 /// One line describing a clock breakpoint.
@@ -246,16 +60,22 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
             s.push_str(&format!(", ticks {a}..={z}"));
         }
     }
-    if let Some(n) = condition.every_ticks {
-        s.push_str(&format!(", every {n} ticks"));
+    match condition.every_ticks {
+        Some(1) => s.push_str(", every tick"),
+        Some(n) => s.push_str(&format!(", every {n} ticks")),
+        None => {}
     }
     match hit_count {
         HitCount::Always => {}
         HitCount::Equals(n) => s.push_str(&format!(", hit {n} only")),
         HitCount::AtLeast(n) => s.push_str(&format!(", hits ≥ {n}")),
-        HitCount::Multiple(n) => s.push_str(&format!(", every {n}th hit")),
+        HitCount::Multiple(1) => s.push_str(", every hit"),
+        HitCount::Multiple(n) => s.push_str(&format!(", every {} hit", ordinal(n))),
     }
-    s.push_str(&format!(" — {matches} matches"));
+    s.push_str(&format!(
+        " — {}",
+        crate::editor::panels::count(matches, "match", "matches")
+    ));
     s
 }
 
@@ -292,9 +112,19 @@ fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &World
     if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
         ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
     }
-    for b in &view.breakpoints {
-        let text = describe(b, |id| shown.object_name(id));
-        let hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+    for row in &view.breakpoints {
+        let b = &row.breakpoint;
+        let mut text = describe(b, |id| {
+            row.object
+                .as_ref()
+                .map_or_else(|| shown.object_name(id), |(name, _)| name.clone())
+        });
+        let mut hover = "Fixed hooks suspend at the end of the tick; others before the hook";
+        if row.object.as_ref().is_some_and(|(_, here)| !here) {
+            text.push_str(" (not in this scene)");
+            hover = "Its object (this id with this name) is not in the open scene: it stays \
+                     disabled, and never stops on another object with the same id";
+        }
         breakpoint_row(ui, cmd, (b.id, b.enabled), &text, hover);
     }
     for b in &view.clock_breakpoints {
@@ -306,207 +136,38 @@ fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &World
         ui.weak("none yet");
     }
     for hit in view.hits.iter().rev().take(200) {
+        let Some((object, name)) = &hit.object else {
+            // A clock breakpoint's hit: no object to select.
+            ui.label(format!(
+                "tick {} frame {}: {}",
+                hit.tick, hit.frame, hit.what
+            ));
+            continue;
+        };
         let text = format!(
-            "tick {} frame {}: #{} {} {} ({})",
-            hit.tick,
-            hit.frame,
-            hit.breakpoint.0,
-            shown.object_name(hit.object),
-            hit.hook,
-            hit.behaviour
+            "tick {} frame {}: #{} {name} {}",
+            hit.tick, hit.frame, hit.breakpoint.0, hit.what
         );
-        if ui
-            .selectable_label(shown.selection() == Some(hit.object), text)
+        // Selecting goes to the object only while it is the one that hit.
+        let here = view
+            .objects
+            .iter()
+            .any(|o| o.id == *object && format!("{} {}", o.name, o.id) == *name);
+        let row = ui.add_enabled(
+            here,
+            egui::Button::selectable(shown.selection() == Some(*object), text).truncate(),
+        );
+        if row
             .on_hover_text("Click to select the object")
+            .on_disabled_hover_text("Its object is not in the open scene")
             .clicked()
         {
-            cmd.select(Some(hit.object));
+            cmd.select(Some(*object));
         }
     }
 }
 
-fn form_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, form: &mut BreakpointForm) {
-    let selection = view.selection();
-    let selected_name = selection.map(|id| view.object_name(id));
-    egui::Grid::new("breakpoint_form")
-        .num_columns(2)
-        .spacing([6.0, 4.0])
-        .show(ui, |ui| {
-            let label = ui.label("Stop on");
-            ui.horizontal(|ui| {
-                ui.selectable_value(&mut form.kind, FormKind::Hook, "a hook")
-                    .on_hover_text("Stop when a hook of an object is called");
-                ui.selectable_value(&mut form.kind, FormKind::Clock, "the clock")
-                    .on_hover_text(
-                        "Stop where the loop itself misbehaves: a catch-up frame, dropped time, a long delta, alpha crossing a value, a slow priority or physics step",
-                    );
-            })
-            .response
-            .labelled_by(label.id);
-            ui.end_row();
-            if form.kind == FormKind::Clock {
-                clock_rows(ui, form);
-            } else {
-                hook_rows(ui, form, selected_name.as_deref());
-            }
-            // Two fields a row, so the whole form (and its Add button) fits
-            // the tab at the default window size.
-            let label = ui.label("From tick");
-            ui.horizontal(|ui| {
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.from_tick,
-                    "First tick that can hit (empty: from the start)",
-                );
-                let label = ui.label("To tick");
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.to_tick,
-                    "Last tick that can hit (empty: no end)",
-                );
-            });
-            ui.end_row();
-            let label = ui.label("Every N ticks");
-            ui.horizontal(|ui| {
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.every,
-                    "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
-                );
-                if form.kind == FormKind::Hook || form.clock.needs_priority() {
-                    let label = ui.label("Priority");
-                    field_ui(
-                        ui,
-                        label.id,
-                        &mut form.priority,
-                        "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
-                    );
-                }
-            });
-            ui.end_row();
-            hit_count_row(ui, form);
-        });
-    ui.horizontal(|ui| {
-        if ui
-            .button("Add breakpoint")
-            .on_hover_text("Add a breakpoint with these filters (F9 toggles a plain FixedUpdate breakpoint on the selection)")
-            .clicked()
-        {
-            let command = match form.kind {
-                FormKind::Hook => form.build(selection).map(Command::AddBreakpoint),
-                FormKind::Clock => form.build_clock().map(Command::AddClockBreakpoint),
-            };
-            match command {
-                Ok(c) => {
-                    form.error = None;
-                    cmd.send(c);
-                }
-                Err(e) => form.error = Some(e),
-            }
-        }
-        if let Some(e) = &form.error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
-        }
-    });
-}
-
-/// The clock rule and its value.
-fn clock_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
-    let label = ui.label("Rule");
-    egui::ComboBox::from_id_salt("bp_clock_rule")
-        .selected_text(form.clock.label())
-        .show_ui(ui, |ui| {
-            for c in ClockChoice::ALL {
-                ui.selectable_value(&mut form.clock, c, c.label())
-                    .on_hover_text(c.hint());
-            }
-        })
-        .response
-        .labelled_by(label.id)
-        .on_hover_text(form.clock.hint());
-    ui.end_row();
-    if let Some(what) = form.clock.value_label() {
-        let label = ui.label(what);
-        field_ui(ui, label.id, &mut form.clock_value, form.clock.hint());
-        ui.end_row();
-    }
-}
-
-/// The hook kind and the object filter.
-fn hook_rows(ui: &mut egui::Ui, form: &mut BreakpointForm, selected_name: Option<&str>) {
-    let label = ui.label("Hook");
-    egui::ComboBox::from_id_salt("bp_hook")
-        .selected_text(form.hook.map(|h| h.name()).unwrap_or("any hook"))
-        .show_ui(ui, |ui| {
-            ui.selectable_value(&mut form.hook, None, "any hook");
-            for h in HookKind::ALL {
-                ui.selectable_value(&mut form.hook, Some(h), h.name());
-            }
-        })
-        .response
-        .labelled_by(label.id)
-        .on_hover_text("Which hook kind; FixedUpdate and Contact suspend at the end of the tick");
-    ui.end_row();
-    let selected_text = match (&form.target, selected_name) {
-        (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
-        (TargetChoice::Selected, None) => "selected (none)".to_string(),
-        (TargetChoice::Any, _) => "any object".to_string(),
-    };
-    let label = ui.label("Object");
-    egui::ComboBox::from_id_salt("bp_object")
-        .selected_text(selected_text)
-        .show_ui(ui, |ui| {
-            ui.selectable_value(&mut form.target, TargetChoice::Selected, "selected object");
-            ui.selectable_value(&mut form.target, TargetChoice::Any, "any object");
-        })
-        .response
-        .labelled_by(label.id)
-        .on_hover_text("Filter on the selected object, or match any object");
-    ui.end_row();
-}
-
-/// The hit count rule and its n, on one row.
-fn hit_count_row(ui: &mut egui::Ui, form: &mut BreakpointForm) {
-    let label = ui.label("Hit count");
-    ui.horizontal(|ui| {
-        egui::ComboBox::from_id_salt("bp_hit_count")
-            .selected_text(form.hit_rule.label())
-            .width(110.0)
-            .show_ui(ui, |ui| {
-                for r in HitRule::ALL {
-                    ui.selectable_value(&mut form.hit_rule, r, r.label());
-                }
-            })
-            .response
-            .labelled_by(label.id)
-            .on_hover_text("Which matches suspend, counted after the condition");
-        let always = form.hit_rule == HitRule::Always;
-        let label = ui.label("n");
-        ui.add_enabled(
-            !always,
-            egui::TextEdit::singleline(&mut form.hit_n).desired_width(FIELD_WIDTH),
-        )
-        .labelled_by(label.id)
-        .on_hover_text("The n of the hit count rule")
-        .on_disabled_hover_text("Choose a hit count rule other than \"every hit\"");
-    });
-    ui.end_row();
-}
-
-/// Width of the form's number fields: ticks and counts fit in it.
-const FIELD_WIDTH: f32 = 60.0;
-
-/// A number field labelled by `label`.
-fn field_ui(ui: &mut egui::Ui, label: egui::Id, text: &mut String, hover: &str) {
-    ui.add(egui::TextEdit::singleline(text).desired_width(FIELD_WIDTH))
-        .labelled_by(label)
-        .on_hover_text(hover);
-}
-
-/// One breakpoint of the list: enable, what it is, remove.
+/// One breakpoint of the list: enable, remove, what it is.
 fn breakpoint_row(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -525,7 +186,9 @@ fn breakpoint_row(
         {
             cmd.send(Command::EnableBreakpoint(id, on));
         }
-        ui.label(text).on_hover_text(hover);
+        // Remove before the text: a long description (or a match count
+        // growing a digit) never pushes it off the tile or from under the
+        // pointer; the text is cut to the tile and whole on hover.
         if ui
             .small_button("Remove")
             .on_hover_text("Delete this breakpoint")
@@ -533,47 +196,36 @@ fn breakpoint_row(
         {
             cmd.send(Command::RemoveBreakpoint(id));
         }
+        ui.add(egui::Label::new(text).truncate())
+            .on_hover_text(format!("{text}\n{hover}"));
     });
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stepframe_core::HookKind;
 
     #[test]
-    fn form_builds_a_conditioned_breakpoint_on_the_selection() {
-        let form = BreakpointForm {
-            from_tick: "20".into(),
-            every: "5".into(),
-            hit_rule: HitRule::AtLeast,
-            hit_n: "2".into(),
-            priority: "early".into(),
-            ..BreakpointForm::default()
-        };
-        let b = form.build(Some(ObjectId(7))).unwrap();
-        assert_eq!(b.hook, Some(HookKind::FixedUpdate));
-        assert_eq!(b.object, Some(ObjectId(7)));
-        assert_eq!(b.priority, Some(Priority(-100)));
-        assert_eq!(b.condition.ticks, Some((20, u64::MAX)));
-        assert_eq!(b.condition.every_ticks, Some(5));
-        assert_eq!(b.hit_count, HitCount::AtLeast(2));
-        assert!(b.enabled);
-    }
-
-    #[test]
-    fn form_refuses_what_cannot_hit() {
-        let form = BreakpointForm::default();
-        assert!(form.build(None).is_err(), "no selection");
-        let form = BreakpointForm {
-            from_tick: "9".into(),
-            to_tick: "3".into(),
-            ..BreakpointForm::default()
-        };
-        assert!(form.build(Some(ObjectId(1))).is_err(), "empty range");
-        let form = BreakpointForm {
-            hit_rule: HitRule::Equals,
-            ..BreakpointForm::default()
-        };
-        assert!(form.build(Some(ObjectId(1))).is_err(), "missing n");
+    fn descriptions_count_in_words_that_agree() {
+        let mut b = Breakpoint::on(HookKind::FixedUpdate, ObjectId(7));
+        b.matches = 1;
+        b.hit_count = HitCount::Multiple(2);
+        b.condition.every_ticks = Some(1);
+        assert_eq!(
+            describe(&b, |id| format!("Player {id}")),
+            "FixedUpdate on Player #7, every tick, every 2nd hit — 1 match"
+        );
+        let ordinals: Vec<String> = [1, 2, 3, 4, 11, 12, 13, 21, 22, 101, 111]
+            .into_iter()
+            .map(ordinal)
+            .collect();
+        assert_eq!(
+            ordinals,
+            [
+                "1st", "2nd", "3rd", "4th", "11th", "12th", "13th", "21st", "22nd", "101st",
+                "111th"
+            ]
+        );
     }
 }

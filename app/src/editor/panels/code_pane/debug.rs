@@ -10,6 +10,10 @@ use super::{CodePaneState, RED, ScriptEntry};
 use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
 use crate::editor::shared::{Commands, View};
 
+/// Width of the form's two fields: a condition such as
+/// `x > 0.5 && tick > 100` with room to spare.
+const FORM_FIELD_WIDTH: f32 = 240.0;
+
 pub(super) fn open_breakpoint_form(
     code: &mut CodePaneState,
     lines: &[LineBreakpoint],
@@ -25,8 +29,53 @@ pub(super) fn open_breakpoint_form(
         .unwrap_or_default();
 }
 
-/// The script's breakpoints as a row of line buttons, and the small form for
-/// the chosen one's condition and log message.
+/// The script's breakpoints as one row of line buttons (a click opens the
+/// form for that line), there with or without breakpoints and scrolled
+/// sideways rather than wrapped, so toggling one never moves the code.
+pub(super) fn breakpoint_row_ui(
+    ui: &mut egui::Ui,
+    code: &mut CodePaneState,
+    scripts: &ScriptsView,
+    entry: &ScriptEntry,
+) {
+    let lines = scripts.lines(&entry.key);
+    let mut open = None;
+    ui.horizontal(|ui| {
+        ui.set_min_height(ui.spacing().interact_size.y);
+        ui.label("Breakpoints:");
+        egui::ScrollArea::horizontal()
+            .id_salt("code_bp_row")
+            .show(ui, |ui| {
+                ui.horizontal(|ui| {
+                    if lines.is_empty() {
+                        ui.weak("none (click a line number)");
+                    }
+                    for b in lines {
+                        let mut text = format!("line {}", b.line);
+                        if b.condition.is_some() {
+                            text.push_str(" if…");
+                        }
+                        if b.is_logpoint() {
+                            text.push_str(" (log)");
+                        }
+                        if ui
+                            .selectable_label(code.form_line == Some(b.line), text)
+                            .on_hover_text("Edit this breakpoint's condition or log message")
+                            .clicked()
+                        {
+                            open = Some(b.line);
+                        }
+                    }
+                });
+            });
+    });
+    if let Some(line) = open {
+        open_breakpoint_form(code, lines, line);
+    }
+}
+
+/// The small form for one line's condition and log message, while open
+/// (drawn in a popup frame over the code by the caller).
 pub(super) fn breakpoint_form_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -34,45 +83,19 @@ pub(super) fn breakpoint_form_ui(
     scripts: &ScriptsView,
     entry: &ScriptEntry,
 ) {
-    let lines = scripts.lines(&entry.key);
-    if !lines.is_empty() {
-        let mut open = None;
-        ui.horizontal_wrapped(|ui| {
-            ui.label("Breakpoints:");
-            for b in lines {
-                let mut text = format!("line {}", b.line);
-                if b.condition.is_some() {
-                    text.push_str(" if…");
-                }
-                if b.is_logpoint() {
-                    text.push_str(" (log)");
-                }
-                if ui
-                    .selectable_label(code.form_line == Some(b.line), text)
-                    .on_hover_text("Edit this breakpoint's condition or log message")
-                    .clicked()
-                {
-                    open = Some(b.line);
-                }
-            }
-        });
-        if let Some(line) = open {
-            open_breakpoint_form(code, lines, line);
-        }
-    }
     let Some(line) = code.form_line else {
         return;
     };
-    egui::Frame::group(ui.style()).show(ui, |ui| {
+    {
         ui.label(format!("Breakpoint on line {line}"));
         egui::Grid::new("code_bp_form").num_columns(2).show(ui, |ui| {
             let label = ui.label("Condition");
-            ui.add(egui::TextEdit::singleline(&mut code.condition_field).hint_text("x > 0.5 && tick > 100"))
+            ui.add(egui::TextEdit::singleline(&mut code.condition_field).desired_width(FORM_FIELD_WIDTH).hint_text("x > 0.5 && tick > 100"))
                 .labelled_by(label.id)
                 .on_hover_text("A rhai expression over the visible variables and tick, frame, sim_time...; empty: always stop");
             ui.end_row();
             let label = ui.label("Log message");
-            ui.add(egui::TextEdit::singleline(&mut code.message_field).hint_text("x = {x}"))
+            ui.add(egui::TextEdit::singleline(&mut code.message_field).desired_width(FORM_FIELD_WIDTH).hint_text("x = {x}"))
                 .labelled_by(label.id)
                 .on_hover_text("A logpoint template ({expr} parts are evaluated): logs instead of stopping; empty: a breakpoint that stops");
             ui.end_row();
@@ -80,7 +103,9 @@ pub(super) fn breakpoint_form_ui(
         ui.horizontal(|ui| {
             if ui
                 .button("Apply")
-                .on_hover_text("Set this line's condition and log message (creates the breakpoint if needed)")
+                .on_hover_text(
+                    "Set this line's condition and log message (creates the breakpoint if needed)",
+                )
                 .clicked()
             {
                 let condition = code.condition_field.trim().to_string();
@@ -103,7 +128,11 @@ pub(super) fn breakpoint_form_ui(
                 }));
                 code.form_line = None;
             }
-            if ui.button("Close").on_hover_text("Close this form").clicked() {
+            if ui
+                .button("Close")
+                .on_hover_text("Close this form")
+                .clicked()
+            {
                 code.form_line = None;
             }
         });
@@ -115,7 +144,7 @@ pub(super) fn breakpoint_form_ui(
         {
             ui.colored_label(RED, e);
         }
-    });
+    }
 }
 
 /// Where the session stopped: line, hook, object, the call stack, the locals

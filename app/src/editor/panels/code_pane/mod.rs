@@ -21,7 +21,7 @@ use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
 use crate::editor::shared::{Commands, View};
 
 mod debug;
-use debug::{breakpoint_form_ui, hit_ui, open_breakpoint_form};
+use debug::{breakpoint_form_ui, breakpoint_row_ui, hit_ui, open_breakpoint_form};
 
 /// Breakpoint dot colour.
 const RED: Color32 = Color32::from_rgb(230, 60, 60);
@@ -209,8 +209,6 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
 
 /// The pane itself: script choice, code with gutter, breakpoint form, the
 /// hit, edit mode.
-/// The pane itself: script choice, code with gutter, breakpoint form, the
-/// hit, edit mode.
 fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &mut CodePaneState) {
     sync(view, code);
     let scripts = view.live().map(|v| v.scripts.clone()).unwrap_or_default();
@@ -295,55 +293,32 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
                 code.buffer = std::fs::read_to_string(&entry.path).unwrap_or_default();
             }
         }
+        // What the last Save or reload says, in the rest of this row.
+        status_ui(ui, code, &scripts, &entry);
     });
 
-    let compile_error = scripts
-        .script(&entry.key)
-        .and_then(|s| s.compile_error.clone());
-    if let Some(e) = &compile_error {
-        ui.colored_label(RED, syntax_error_text(e))
-            .on_hover_text(e.path.clone());
-    }
-    if let Some(status) = &code.save_status {
-        ui.label(status);
-    }
+    // Rows that are there whatever they say, so the code below them never
+    // moves when a notice comes or goes or a breakpoint is toggled.
     engines_ui(ui, &scripts, &entry);
-
+    breakpoint_row_ui(ui, code, &scripts, &entry);
+    // The hit goes under the code, which gives up rows at its bottom for
+    // it, never at its top.
     if code.hit.is_some() {
-        hit_ui(ui, view, cmd, code);
-        ui.separator();
+        egui::Panel::bottom("code_pane_hit")
+            .resizable(false)
+            .show(ui, |ui| hit_ui(ui, view, cmd, code));
     }
-    breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
+    // Where the code starts: the breakpoint form's place when its line is
+    // not on screen.
+    let code_area = ui.available_rect_before_wrap();
+    let mut form_anchor = None;
 
     if code.editing {
         let label = ui.label("Script text");
         egui::ScrollArea::vertical()
             .id_salt("code_edit_scroll")
             .auto_shrink([false, false])
-            .show(ui, |ui| {
-                ui.horizontal_top(|ui| {
-                    // The gutter: one number per line of the text, in the
-                    // editor's font, so an error's line:column is found at
-                    // a glance.
-                    let lines = code.buffer.split('\n').count().max(30);
-                    let numbers: String = (1..=lines)
-                        .map(|n| format!("{n:>4}"))
-                        .collect::<Vec<_>>()
-                        .join("\n");
-                    ui.add(
-                        egui::Label::new(RichText::new(numbers).monospace().weak())
-                            .selectable(false),
-                    )
-                    .on_hover_text("Line numbers, as in error messages (line:column)");
-                    ui.add(
-                        egui::TextEdit::multiline(&mut code.buffer)
-                            .code_editor()
-                            .desired_width(f32::INFINITY)
-                            .desired_rows(30),
-                    )
-                    .labelled_by(label.id);
-                });
-            });
+            .show(ui, |ui| edit_ui(ui, code, label.id));
     } else {
         // The program in force when the session runs it, else the file.
         let source = match scripts.script(&entry.key) {
@@ -351,7 +326,105 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
             None => std::fs::read_to_string(&entry.path)
                 .unwrap_or_else(|e| format!("// cannot read {}: {e}", entry.path.display())),
         };
-        code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
+        form_anchor = code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
+    }
+    // The form floats over the code just under its line (over it when
+    // there is no room below): opening it moves no line, and the line it is
+    // about stays in sight.
+    if code.form_line.is_some() {
+        let id = ui.scope_id().with("code_bp_form");
+        let height = ui
+            .ctx()
+            .memory(|m| m.area_rect(id))
+            .map_or(0.0, |r| r.height());
+        let (at, pivot) = match form_anchor {
+            Some(r) if r.bottom() + height > code_area.bottom() => {
+                (r.left_top(), egui::Align2::LEFT_BOTTOM)
+            }
+            Some(r) => (r.left_bottom(), egui::Align2::LEFT_TOP),
+            None => (code_area.left_top(), egui::Align2::LEFT_TOP),
+        };
+        egui::Area::new(id)
+            .order(egui::Order::Foreground)
+            .fixed_pos(at)
+            .pivot(pivot)
+            .constrain_to(code_area)
+            .show(ui.ctx(), |ui| {
+                egui::Frame::popup(ui.style()).show(ui, |ui| {
+                    breakpoint_form_ui(ui, cmd, code, &scripts, &entry);
+                });
+            });
+    }
+}
+
+/// The edit mode's text with its gutter: the number of each source line
+/// beside the first row it is laid out on, and nothing beside the rows a
+/// long line wraps into, so an error's line:column is found at a glance at
+/// any width. The gutter is laid out from the field's own rows (its galley),
+/// after the field, in the space kept for it on the left.
+fn edit_ui(ui: &mut egui::Ui, code: &mut CodePaneState, label: egui::Id) {
+    ui.horizontal_top(|ui| {
+        let font = egui::TextStyle::Monospace.resolve(ui.style());
+        let digit = ui.fonts_mut(|f| f.glyph_width(&font, '0'));
+        let (gutter, _) =
+            ui.allocate_exact_size(egui::vec2(digit * GUTTER_DIGITS, 0.0), egui::Sense::hover());
+        let edit = egui::TextEdit::multiline(&mut code.buffer)
+            .code_editor()
+            .desired_width(f32::INFINITY)
+            .desired_rows(30)
+            .show(ui);
+        edit.response.response.labelled_by(label);
+        let mut line = 1;
+        let mut starts_line = true;
+        for row in &edit.galley.rows {
+            if starts_line {
+                let top = edit.galley_pos.y + row.pos.y;
+                let rect = egui::Rect::from_min_size(
+                    egui::pos2(gutter.left(), top),
+                    egui::vec2(gutter.width(), row.size.y),
+                );
+                let number = RichText::new(line.to_string()).monospace().weak();
+                ui.scope_builder(
+                    egui::UiBuilder::new()
+                        .max_rect(rect)
+                        .layout(egui::Layout::right_to_left(egui::Align::Min)),
+                    |ui| {
+                        ui.add_space(digit);
+                        ui.add(egui::Label::new(number).selectable(false))
+                            .on_hover_text("Line numbers, as in error messages (line:column)");
+                    },
+                );
+            }
+            starts_line = row.ends_with_newline;
+            if starts_line {
+                line += 1;
+            }
+        }
+    });
+}
+
+/// Digits' widths the edit gutter keeps: four digits and a space.
+const GUTTER_DIGITS: f32 = 5.0;
+
+/// What the last Save or reload says, cut to the room left in its row
+/// (whole on hover): a syntax error (red) over the save's outcome. It has a
+/// row of its own to share, so it never pushes the code down.
+fn status_ui(ui: &mut egui::Ui, code: &CodePaneState, scripts: &ScriptsView, entry: &ScriptEntry) {
+    let compile_error = scripts
+        .script(&entry.key)
+        .and_then(|s| s.compile_error.clone());
+    let saved = code.save_status.clone().unwrap_or_default();
+    match &compile_error {
+        Some(e) => {
+            let text = syntax_error_text(e);
+            ui.add(egui::Label::new(RichText::new(&text).color(RED)).truncate())
+                .on_hover_text(format!("{text}\n{}\n{saved}", e.path));
+        }
+        None if !saved.is_empty() => {
+            ui.add(egui::Label::new(&saved).truncate())
+                .on_hover_text(&saved);
+        }
+        None => {}
     }
 }
 
@@ -359,14 +432,15 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
 /// `on_contact: rhai` with the reason on hover. Script writers see at a glance
 /// which functions cost rhai's price and which line keeps them there.
 fn engines_ui(ui: &mut egui::Ui, scripts: &ScriptsView, entry: &ScriptEntry) {
-    let Some(engines) = scripts.script(&entry.key).map(|s| &s.engines) else {
-        return;
-    };
-    if engines.is_empty() {
-        return;
-    }
-    ui.horizontal_wrapped(|ui| {
+    let engines = scripts
+        .script(&entry.key)
+        .map(|s| s.engines.as_slice())
+        .unwrap_or_default();
+    ui.horizontal(|ui| {
         ui.label("Runs:");
+        if engines.is_empty() {
+            ui.weak("— (the scene does not run this file)");
+        }
         for e in engines {
             if e.compiled {
                 ui.label(RichText::new(format!("⚡ {}", e.hook)).color(GREEN))
@@ -409,7 +483,8 @@ fn save(cmd: &mut Commands, code: &mut CodePaneState, entry: &ScriptEntry) {
     }
 }
 
-/// The read-only code with its gutter.
+/// The read-only code with its gutter; returns where the breakpoint form's
+/// line is on screen, if it is.
 fn code_view_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
@@ -417,7 +492,8 @@ fn code_view_ui(
     lines: &[LineBreakpoint],
     entry: &ScriptEntry,
     source: &str,
-) {
+) -> Option<egui::Rect> {
+    let mut form_row = None;
     let highlight = code.highlight;
     let scroll = std::mem::take(&mut code.scroll_to_hit);
     let mut toggle = None;
@@ -457,6 +533,9 @@ fn code_view_ui(
                         if gutter.secondary_clicked() {
                             open_form = Some(line);
                         }
+                        if code.form_line == Some(line) && ui.is_rect_visible(gutter.rect) {
+                            form_row = Some(gutter.rect);
+                        }
                         let mut rich = RichText::new(text).monospace();
                         if highlight == Some(line) {
                             rich = rich.background_color(HIT_BACKGROUND).color(Color32::WHITE);
@@ -478,6 +557,7 @@ fn code_view_ui(
     if let Some(line) = open_form {
         open_breakpoint_form(code, lines, line);
     }
+    form_row
 }
 
 #[cfg(test)]

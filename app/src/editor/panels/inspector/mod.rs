@@ -16,6 +16,8 @@ use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
 use crate::editor::protocol::{Command, SelectedView, SoftView};
 use crate::editor::shared::{Commands, View};
 
+mod state;
+
 /// Inspector edit fields, refreshed from the committed state when the
 /// selection or the tick changes.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -187,8 +189,8 @@ fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
 /// A soft body: its particles, pins, tears and authored material.
 fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
     ui.label(format!(
-        "soft body: {} particles of radius {} m",
-        s.committed.len(),
+        "soft body: {} of radius {} m",
+        super::count(s.committed.len() as u64, "particle", "particles"),
         s.radius
     ))
     .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
@@ -199,7 +201,10 @@ fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
     };
     ui.label(format!("pinned particles: {pinned}"));
     ui.label(if s.torn {
-        format!("torn: yes, {} pieces", s.pieces)
+        format!(
+            "torn: yes, {}",
+            super::count(s.pieces as u64, "piece", "pieces")
+        )
     } else {
         "torn: no".to_string()
     });
@@ -257,8 +262,7 @@ fn behaviours_ui(
                     params_b_ui(ui, cmd, edits, sel.id, k, &state.name, authored);
                 }
                 if state.fields.is_empty() {
-                    ui.label(RichText::new(&state.state).monospace())
-                        .on_hover_text("Its state at this moment");
+                    state_text_ui(ui, sel.id, k, &state.state);
                 } else {
                     fields_ui(ui, sel.id, k, &state.fields);
                 }
@@ -293,6 +297,28 @@ fn fields_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, fields: &[stepfr
                 ui.label(label).on_hover_text(hover);
                 ui.label(RichText::new(f.value.to_string()).monospace());
                 ui.weak(f.unit.unwrap_or(""));
+                ui.end_row();
+            }
+        });
+}
+
+/// The state of a behaviour that writes no fields, from its `Debug` text:
+/// a table of its fields in the body font (see `state`), or the text as it
+/// is when it has no such shape.
+fn state_text_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, text: &str) {
+    let hover = "Its state at this moment (its Debug text: derive Inspect for units and docs)";
+    let Some(rows) = state::state_rows(text) else {
+        ui.label(text).on_hover_text(hover);
+        return;
+    };
+    egui::Grid::new(("state", object, index))
+        .num_columns(2)
+        .striped(true)
+        .spacing([12.0, 2.0])
+        .show(ui, |ui| {
+            for (name, value) in rows {
+                ui.label(name).on_hover_text(hover);
+                ui.label(value);
                 ui.end_row();
             }
         });

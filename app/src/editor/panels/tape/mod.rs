@@ -13,19 +13,32 @@
 //! loads from the recording format (`stepframe play --input` reads the same
 //! file); a loaded tape is a draft until Resume from here. Saving never
 //! replaces a file without asking, and writes atomically.
+//!
+//! Nothing moves under the pointer: every row is there whether or not an
+//! edge is selected or the session runs (what cannot be used is disabled),
+//! the buttons of a row come first and the texts that change width (an
+//! edge, a key, a tick) after them or in fixed-width fields, the question
+//! before replacing a file takes the file row's place, and the list of
+//! edges gets what the fixed rows leave of the tile.
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
+use stepframe_core::{InputSource, RecordedEvent, Recording};
 
 use crate::editor::protocol::{Command, WorldView};
 use crate::editor::shared::{Commands, View};
 
+mod rows;
+use rows::{edit_rows_ui, file_row_ui};
+
 /// Ticks either side of the cursor the list shows by default: 5 s at 60 Hz.
 const DEFAULT_SPAN: u64 = 300;
-/// The height of the tab's rows other than the list of edges (eight rows
-/// and their spacing), so that the list gets the rest of the tile.
-const OTHER_ROWS_HEIGHT: f32 = 180.0;
+/// Rows of edges the list keeps at least; a tile shorter than the tab's
+/// other rows and these scrolls as a whole.
+const MIN_LIST_ROWS: f32 = 2.0;
+/// Rows besides the list: the status, the actions, "around tick", the
+/// move/delete row, the insert row and the file row.
+const OTHER_ROWS: f32 = 6.0;
 
 /// The tab's own state.
 #[derive(Debug)]
@@ -132,28 +145,26 @@ fn bound_keys(view: &WorldView) -> Vec<(String, String)> {
     keys
 }
 
-/// Draws the Input tab: one scroll area, so a short tile still reaches every
-/// row.
 impl TapeState {
-    /// Draws the Input tab: one scroll area, so a short tile still reaches
-    /// every row.
+    /// Draws the Input tab: its rows fill the tile, the list of edges in
+    /// the middle; a tile too short for them scrolls as a whole.
     pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        // The list gets what the other rows leave of the tile.
-        let list_height = (ui.available_height() - OTHER_ROWS_HEIGHT).clamp(60.0, 400.0);
+        let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
+        let least = row * (OTHER_ROWS + MIN_LIST_ROWS) + ui.spacing().item_spacing.y * 4.0;
         egui::ScrollArea::vertical()
             .id_salt("tape_tab")
             .auto_shrink([false, false])
-            .show(ui, |ui| tab_ui(ui, view, cmd, self, list_height));
+            .show(ui, |ui| {
+                let size = egui::vec2(ui.available_width(), ui.available_height().max(least));
+                ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
+                    ui.set_min_size(size);
+                    tab_ui(ui, view, cmd, self);
+                });
+            });
     }
 }
 
-fn tab_ui(
-    ui: &mut egui::Ui,
-    view: &View<'_>,
-    cmd: &mut Commands,
-    st: &mut TapeState,
-    list_height: f32,
-) {
+fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeState) {
     let Some(live) = view.live() else {
         ui.weak("no session");
         return;
@@ -196,21 +207,31 @@ fn tab_ui(
             from + 1
         ),
         (_, true) => format!(
-            "{} edges; a tape is in force (edges to tick {})",
-            shown.events.len(),
+            "{}; a tape is in force (edges to tick {})",
+            crate::editor::panels::count(shown.events.len() as u64, "edge", "edges"),
             live.tape_in_force
                 .as_ref()
                 .and_then(|t| t.events.last())
                 .map_or(0, |e| e.tick)
         ),
-        _ => format!("{} edges, recorded as the ticks ran", shown.events.len()),
+        _ => format!(
+            "{}, recorded as the ticks ran",
+            crate::editor::panels::count(shown.events.len() as u64, "edge", "edges")
+        ),
     };
-    ui.label(status);
-    if !suspended {
-        ui.weak("Pause to edit; keys typed while paused reach the next tick.");
-    }
+    // One row whatever it says: running or not, long or short.
+    let (status, hint) = if suspended {
+        (status, "The input tape around the time cursor")
+    } else {
+        (
+            format!("{status} · pause to edit"),
+            "Pause to edit; keys typed while paused reach the next tick.",
+        )
+    };
+    ui.add(egui::Label::new(status).truncate())
+        .on_hover_text(hint);
 
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         if view.fork().is_some() {
             // A what-if branch runs: the edits are B's, A keeps its input.
             let apply = ui
@@ -266,7 +287,7 @@ fn tab_ui(
     });
 
     // The edges around the cursor.
-    ui.horizontal_wrapped(|ui| {
+    ui.horizontal(|ui| {
         ui.label("around tick");
         ui.monospace(cursor.to_string());
         ui.label("±");
@@ -276,6 +297,21 @@ fn tab_ui(
                 .suffix(" ticks"),
         );
     });
+    // The rows under the list, from the bottom up; the list gets the rest.
+    ui.with_layout(egui::Layout::bottom_up(egui::Align::Min), |ui| {
+        file_row_ui(ui, cmd, st, &shown);
+        ui.separator();
+        ui.add_enabled_ui(suspended, |ui| {
+            edit_rows_ui(ui, cmd, st, &shown, &keys, fixed_hz);
+        });
+        ui.with_layout(egui::Layout::top_down(egui::Align::Min), |ui| {
+            list_ui(ui, st, &shown, cursor, live_tick);
+        });
+    });
+}
+
+/// The edges within the span around `cursor`, a click selecting one.
+fn list_ui(ui: &mut egui::Ui, st: &mut TapeState, shown: &Recording, cursor: u64, live_tick: u64) {
     let lo = cursor.saturating_sub(st.span);
     let hi = cursor.saturating_add(st.span);
     let before = shown.events.iter().filter(|e| e.tick < lo).count();
@@ -283,11 +319,15 @@ fn tab_ui(
     let mut select = None;
     egui::ScrollArea::vertical()
         .id_salt("tape_rows")
-        .max_height(list_height)
-        .auto_shrink([false, true])
+        .max_height(ui.available_height())
+        .auto_shrink([false, false])
         .show(ui, |ui| {
             if before > 0 {
-                ui.weak(format!("{before} earlier edges"));
+                ui.weak(crate::editor::panels::count(
+                    before as u64,
+                    "earlier edge",
+                    "earlier edges",
+                ));
             }
             for (i, e) in shown.events.iter().enumerate() {
                 if e.tick < lo || e.tick > hi {
@@ -307,7 +347,11 @@ fn tab_ui(
                 }
             }
             if after > 0 {
-                ui.weak(format!("{after} later edges"));
+                ui.weak(crate::editor::panels::count(
+                    after as u64,
+                    "later edge",
+                    "later edges",
+                ));
             }
             if shown.events.is_empty() {
                 ui.weak("no edges yet: type in the viewport, or Insert");
@@ -316,149 +360,6 @@ fn tab_ui(
     if let Some(i) = select {
         st.selected = Some(i);
         st.move_tick = shown.events[i].tick;
-    }
-
-    ui.add_enabled_ui(suspended, |ui| {
-        edit_ui(ui, cmd, st, &shown, &keys, fixed_hz);
-    });
-    ui.separator();
-    file_ui(ui, cmd, st, &shown);
-}
-
-/// The edit rows: move or delete the selected edge, insert a new one.
-fn edit_ui(
-    ui: &mut egui::Ui,
-    cmd: &mut Commands,
-    st: &mut TapeState,
-    shown: &Recording,
-    keys: &[(String, String)],
-    fixed_hz: u32,
-) {
-    let selected = st.selected.filter(|i| *i < shown.events.len());
-    ui.horizontal_wrapped(|ui| {
-        let Some(i) = selected else {
-            ui.weak("select an edge to move or delete it");
-            return;
-        };
-        ui.label(format!("{} at", edge_text(&shown.events[i])));
-        ui.add(egui::DragValue::new(&mut st.move_tick).range(1..=u64::MAX))
-            .on_hover_text("The tick to move it to");
-        if ui.button("Move").clicked() {
-            let mut draft = shown.clone();
-            st.selected = draft.move_to(i, st.move_tick);
-            cmd.send(Command::SetTapeDraft(Some(draft)));
-        }
-        if ui.button("Delete").clicked() {
-            let mut draft = shown.clone();
-            draft.remove(i);
-            st.selected = None;
-            cmd.send(Command::SetTapeDraft(Some(draft)));
-        }
-    });
-    ui.horizontal_wrapped(|ui| {
-        ui.selectable_value(&mut st.insert_press, true, "press");
-        ui.selectable_value(&mut st.insert_press, false, "release");
-        egui::ComboBox::from_id_salt("tape_key")
-            .width(72.0)
-            .selected_text(st.insert_key.clone())
-            .show_ui(ui, |ui| {
-                for (key, action) in keys {
-                    ui.selectable_value(
-                        &mut st.insert_key,
-                        key.clone(),
-                        format!("{key} ({action})"),
-                    );
-                }
-            });
-        ui.label("at");
-        if ui
-            .add(egui::DragValue::new(&mut st.insert_tick).range(1..=u64::MAX))
-            .on_hover_text("The tick to stamp it with (follows the cursor until changed)")
-            .changed()
-        {
-            st.insert_tick_picked = true;
-        }
-        if ui.button("Insert").clicked() {
-            let mut draft = shown.clone();
-            if draft.events.is_empty() {
-                draft.fixed_hz = fixed_hz;
-            }
-            st.selected = Some(draft.insert(RecordedEvent {
-                tick: st.insert_tick,
-                source: InputSource::Key(st.insert_key.clone()),
-                value: if st.insert_press { 1.0 } else { 0.0 },
-            }));
-            st.move_tick = st.insert_tick;
-            cmd.send(Command::SetTapeDraft(Some(draft)));
-        }
-    });
-}
-
-/// The file row: save the shown tape, load one as a draft.
-fn file_ui(ui: &mut egui::Ui, cmd: &mut Commands, st: &mut TapeState, shown: &Recording) {
-    ui.horizontal_wrapped(|ui| {
-        ui.label("File");
-        ui.add(
-            egui::TextEdit::singleline(&mut st.path)
-                .desired_width((ui.available_width() - 110.0).max(80.0)),
-        )
-        .on_hover_text("A recording (RON): stepframe play --input reads it too");
-        let path = PathBuf::from(st.path.trim());
-        if ui.button("Save").clicked() {
-            if path.exists() {
-                st.confirm_replace = Some(path.clone());
-            } else {
-                save(cmd, shown, &path);
-            }
-        }
-        if ui.button("Load").clicked() {
-            st.confirm_replace = None;
-            match Recording::load(&path) {
-                Ok(tape) => {
-                    cmd.notify(
-                        LogLevel::Info,
-                        format!(
-                            "loaded {} edges from {}: Resume from here replays them",
-                            tape.events.len(),
-                            path.display()
-                        ),
-                    );
-                    cmd.send(Command::SetTapeDraft(Some(tape)));
-                    st.selected = None;
-                }
-                Err(e) => cmd.error(format!("tape not loaded: {e}")),
-            }
-        }
-    });
-    if let Some(path) = st.confirm_replace.clone() {
-        ui.horizontal_wrapped(|ui| {
-            ui.colored_label(
-                ui.visuals().warn_fg_color,
-                format!("{} exists.", path.display()),
-            );
-            if ui.button("Replace").clicked() {
-                save(cmd, shown, &path);
-                st.confirm_replace = None;
-            }
-            if ui.button("Cancel").clicked() {
-                st.confirm_replace = None;
-            }
-        });
-    }
-}
-
-/// Saves the input tape shown (its edges only: File → Save session
-/// recording writes the edits too).
-fn save(cmd: &mut Commands, tape: &Recording, path: &Path) {
-    let mut tape = tape.clone();
-    tape.edits.clear();
-    tape.ticks = tape.ticks.max(tape.events.last().map_or(0, |e| e.tick));
-    match tape.save(path) {
-        Ok(()) => cmd.notify(
-            LogLevel::Info,
-            format!("saved {} edges to {}", tape.events.len(), path.display()),
-        ),
-        Err(e) => cmd.error(format!("tape not saved: {e}")),
     }
 }
 
