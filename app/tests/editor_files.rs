@@ -380,7 +380,7 @@ fn the_open_dialog_starts_in_the_folder_last_opened_from_even_after_a_restart() 
     let broken = other.join("broken.ron");
     std::fs::write(&broken, "(objects: [(id: 1 name: \"x\")])\n").expect("write");
     let storage = dir.join("storage.json");
-    let mut h = support::editor::editor_with_storage(scene.clone(), &storage);
+    let mut h = support::storage::editor_with_storage(scene.clone(), &storage);
     h.run_steps(3);
     open_scene(&mut h, &broken);
     assert!(running_scene(&h).ends_with("demo.ron"), "it did not load");
@@ -389,11 +389,11 @@ fn the_open_dialog_starts_in_the_folder_last_opened_from_even_after_a_restart() 
     assert_eq!(Path::new(&field), other, "the folder last opened from");
     click(&mut h, "Cancel");
 
-    let mut file = support::editor::FileStorage::open(&storage);
+    let mut file = support::storage::FileStorage::open(&storage);
     eframe::App::save(h.state_mut(), &mut file);
     eframe::Storage::flush(&mut file);
     drop(h);
-    let mut h = support::editor::editor_with_storage(scene, &storage);
+    let mut h = support::storage::editor_with_storage(scene, &storage);
     h.run_steps(3);
     start_open(&mut h);
     let field = h.get_by_label("Scene file").value().expect("a path");

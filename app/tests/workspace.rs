@@ -9,8 +9,9 @@ use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 mod support;
-use support::editor::{DEFAULT_SIZE, FileStorage, click, demo, editor_sized, editor_with_storage};
+use support::editor::{DEFAULT_SIZE, click, demo, editor_sized};
 use support::scratch;
+use support::storage::{FileStorage, editor_with_storage};
 
 /// The viewport gets the largest tile and the timeline runs along the bottom
 /// with at least a third of the window's height.
@@ -220,4 +221,42 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     drop(h);
     let h = editor_with_storage(demo(), &file);
     assert!(h.state().workspace().kept.is_none(), "the new one reads");
+}
+
+/// The other stored settings get the layout's treatment: a text that does
+/// not read is reported, the defaults are used, and saving does not write
+/// over it (before, eframe's `get_value` dropped it in silence and the next
+/// exit replaced it).
+#[test]
+fn unreadable_stored_settings_are_reported_and_kept_byte_for_byte() {
+    let file = scratch("settings-broken").join("storage.json");
+    let broken = "(specs: [(expr: \"player.x\", ".to_string();
+    let mut storage = FileStorage::open(&file);
+    eframe::Storage::set_string(&mut storage, "stepframe-watches", broken.clone());
+    eframe::Storage::flush(&mut storage);
+
+    let mut h = editor_with_storage(demo(), &file);
+    let notice = h
+        .state()
+        .feedback()
+        .log
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with("settings not read"))
+        .map(|l| l.text.clone())
+        .expect("a notice");
+    assert!(notice.contains("stepframe-watches"), "{notice}");
+    let mut storage = FileStorage::open(&file);
+    eframe::App::save(h.state_mut(), &mut storage);
+    eframe::Storage::flush(&mut storage);
+    let stored = FileStorage::open(&file);
+    assert_eq!(
+        eframe::Storage::get_string(&stored, "stepframe-watches").as_deref(),
+        Some(broken.as_str()),
+        "the stored watches are what they were"
+    );
+    assert!(
+        eframe::Storage::get_string(&stored, "stepframe-editor").is_some(),
+        "the settings that did read are saved as always"
+    );
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use egui_kittest::Harness;
 use stepframe_app::editor::{EditorApp, EditorConfig};
 
-use super::editor::{DEFAULT_SIZE, DT, demo};
+use super::editor::{DEFAULT_SIZE, DT};
 
 /// The key eframe keeps egui's memory under (`epi_integration`'s
 /// `STORAGE_EGUI_MEMORY_KEY`, which it does not export).
@@ -50,12 +50,11 @@ impl eframe::Storage for FileStorage {
     }
 }
 
-/// The editor on the demo at the default size, started on the storage in
+/// The editor on `scene` at the default size, started on the storage in
 /// `file` as eframe starts an app: egui's memory (scroll offsets, open
 /// popups) restored first, then the app's own settings.
-pub fn editor_with_storage(file: &Path) -> Harness<'static, EditorApp> {
+pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, EditorApp> {
     let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
-    let scene = demo();
     let mut h = Harness::builder()
         .with_size(DEFAULT_SIZE)
         .with_step_dt(DT as f32)

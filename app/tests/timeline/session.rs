@@ -99,7 +99,7 @@ fn export_paths_typed_by_the_user_are_kept_across_a_restart() {
     let file = dir.join("storage.json");
     let json = dir.join("run.json").display().to_string();
     let csv = dir.join("frames.csv").display().to_string();
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     click(&mut h, "Export…");
     type_path(&mut h, JSON, &json);
     type_path(&mut h, CSV, &csv);
@@ -108,7 +108,7 @@ fn export_paths_typed_by_the_user_are_kept_across_a_restart() {
     save(&mut h, &file);
     drop(h);
 
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     click(&mut h, "Export…");
     assert_eq!(path_field(&h, JSON), json);
     assert_eq!(path_field(&h, CSV), csv);
@@ -159,7 +159,7 @@ fn esc_after_timeline_clicks_gives_back_a_playing_session_playing() {
 fn the_lane_area_reopens_at_its_top_after_a_restart() {
     let dir = scratch("lanes-restart");
     let file = dir.join("storage.json");
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     h.run_steps(20);
     for lane in LaneId::ALL {
         h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
@@ -178,7 +178,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
     save(&mut h, &file);
     drop(h);
 
-    let mut h = editor_with_storage(&file);
+    let mut h = editor_with_storage(demo(), &file);
     h.run_steps(3);
     let tile = h
         .state()
