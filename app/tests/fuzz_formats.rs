@@ -51,6 +51,7 @@ fn mutated_bookmark_sidecars_never_panic_are_placed_and_are_never_written_over()
                 Ok(())
             }
             Some(why) => {
+                let why = why.to_string();
                 let text = String::from_utf8_lossy(bytes);
                 let Some((line, column, what)) = position(&why, &sidecar) else {
                     return Err(format!("no line and column: {why}"));

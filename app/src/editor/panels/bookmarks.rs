@@ -22,7 +22,7 @@
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::LogLevel;
+use stepframe_core::{FileError, LogLevel};
 
 use crate::editor::shared::{Action, Commands, View};
 
@@ -71,48 +71,46 @@ pub struct BookmarksState {
     pub broken: Option<String>,
 }
 
+/// Why a bookmark change could not be saved: the list stays as the user
+/// made it, and the tab says which of these it was.
+#[derive(Debug, thiserror::Error)]
+pub enum BookmarkError {
+    /// No scene file to put the sidecar beside.
+    #[error("no scene is open: bookmarks are kept beside a scene file")]
+    NoScene,
+    /// The sidecar did not read when the scene opened: writing it would
+    /// lose what it holds.
+    #[error("bookmarks not saved: {0} (fix or delete the file, then reopen the scene)")]
+    Unreadable(String),
+    /// The list could not be turned into RON.
+    #[error("bookmarks not saved: {0}")]
+    Serialize(String),
+    /// The sidecar could not be written.
+    #[error("bookmarks not saved to {}: {source}", path.display())]
+    Write {
+        /// The sidecar.
+        path: PathBuf,
+        /// What the OS said.
+        source: std::io::Error,
+    },
+}
+
 impl BookmarksState {
     /// Reads the bookmarks of a newly opened scene (none if it has no
     /// sidecar). Returns the error to report, if the sidecar is unreadable.
-    pub fn load_for(&mut self, scene: &Path) -> Option<String> {
+    pub fn load_for(&mut self, scene: &Path) -> Option<FileError> {
         self.scene = Some(scene.to_path_buf());
         self.list.clear();
         self.broken = None;
-        let path = sidecar_path(scene);
-        let bytes = match std::fs::read(&path) {
-            Ok(b) => b,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return None,
-            Err(e) => {
-                self.broken = Some(format!("{}: {e}", path.display()));
-                return self.broken.clone();
-            }
-        };
-        let text = match String::from_utf8(bytes) {
-            Ok(t) => t,
-            Err(e) => {
-                let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
-                self.broken = Some(format!(
-                    "{}:{line}:{column}: expected UTF-8 text, found a byte that is not",
-                    path.display()
-                ));
-                return self.broken.clone();
-            }
-        };
-        match ron::from_str::<BookmarkFile>(&text) {
-            Ok(file) => {
-                self.list = file.bookmarks;
+        match read_sidecar(&sidecar_path(scene)) {
+            Ok(list) => {
+                self.list = list;
                 self.list.sort_by_key(|b| b.tick);
                 None
             }
             Err(e) => {
-                self.broken = Some(format!(
-                    "{}:{}:{}: {}",
-                    path.display(),
-                    e.span.start.line,
-                    e.span.start.col,
-                    e.code
-                ));
-                self.broken.clone()
+                self.broken = Some(e.to_string());
+                Some(e)
             }
         }
     }
@@ -136,7 +134,7 @@ impl BookmarksState {
     }
 
     /// Adds a bookmark on `tick` (after any already on it) and saves.
-    pub fn add(&mut self, tick: u64, note: &str) -> Result<PathBuf, String> {
+    pub fn add(&mut self, tick: u64, note: &str) -> Result<PathBuf, BookmarkError> {
         let at = self.list.partition_point(|b| b.tick <= tick);
         self.list.insert(
             at,
@@ -149,7 +147,7 @@ impl BookmarksState {
     }
 
     /// Removes the `index`-th bookmark and saves.
-    pub fn remove(&mut self, index: usize) -> Result<PathBuf, String> {
+    pub fn remove(&mut self, index: usize) -> Result<PathBuf, BookmarkError> {
         if index < self.list.len() {
             self.list.remove(index);
         }
@@ -157,26 +155,57 @@ impl BookmarksState {
     }
 
     /// Writes the sidecar, unless it was unreadable (then it says why).
-    fn save(&self) -> Result<PathBuf, String> {
-        let scene = self
-            .scene
-            .as_ref()
-            .ok_or("no scene is open: bookmarks are kept beside a scene file")?;
+    fn save(&self) -> Result<PathBuf, BookmarkError> {
+        let scene = self.scene.as_ref().ok_or(BookmarkError::NoScene)?;
         if let Some(why) = &self.broken {
-            return Err(format!(
-                "bookmarks not saved: {why} (fix or delete the file, then reopen the scene)"
-            ));
+            return Err(BookmarkError::Unreadable(why.clone()));
         }
         let path = sidecar_path(scene);
         let file = BookmarkFile {
             bookmarks: self.list.clone(),
         };
         let text = ron::ser::to_string_pretty(&file, ron::ser::PrettyConfig::default())
-            .map_err(|e| format!("bookmarks not saved: {e}"))?;
-        stepframe_core::atomic_file::write(&path, text.as_bytes())
-            .map_err(|e| format!("bookmarks not saved to {}: {e}", path.display()))?;
+            .map_err(|e| BookmarkError::Serialize(e.to_string()))?;
+        stepframe_core::atomic_file::write(&path, text.as_bytes()).map_err(|source| {
+            BookmarkError::Write {
+                path: path.clone(),
+                source,
+            }
+        })?;
         Ok(path)
     }
+}
+
+/// The bookmarks a sidecar holds (none when there is no sidecar), or where
+/// and why it does not read.
+fn read_sidecar(path: &Path) -> Result<Vec<Bookmark>, FileError> {
+    let bytes = match std::fs::read(path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => {
+            return Err(FileError::Io {
+                file: path.to_path_buf(),
+                source,
+            });
+        }
+    };
+    let text = String::from_utf8(bytes).map_err(|e| {
+        let (line, column) = position_of(e.as_bytes(), e.utf8_error().valid_up_to());
+        FileError::Parse {
+            file: path.to_path_buf(),
+            line,
+            column,
+            message: "expected UTF-8 text, found a byte that is not".into(),
+        }
+    })?;
+    ron::from_str::<BookmarkFile>(&text)
+        .map(|file| file.bookmarks)
+        .map_err(|e| FileError::Parse {
+            file: path.to_path_buf(),
+            line: e.span.start.line,
+            column: e.span.start.col,
+            message: e.code.to_string(),
+        })
 }
 
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
@@ -260,13 +289,13 @@ fn bookmarks_ui(
 }
 
 /// Logs where the bookmarks went, or why they did not.
-fn report(cmd: &mut Commands, result: Result<PathBuf, String>, what: &str) {
+fn report(cmd: &mut Commands, result: Result<PathBuf, BookmarkError>, what: &str) {
     match result {
         Ok(path) => cmd.act(Action::Log(
             LogLevel::Info,
             format!("{what}: saved to {}", path.display()),
         )),
-        Err(e) => cmd.notify(LogLevel::Error, e),
+        Err(e) => cmd.notify(LogLevel::Error, e.to_string()),
     }
 }
 

@@ -53,8 +53,8 @@ struct Row<'v, 'c> {
     clicked: Option<ObjectId>,
 }
 
-fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>) {
-    let Some(view) = state.view.shown() else {
+fn hierarchy_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>) {
+    let Some(view) = row.view.shown() else {
         ui.weak("no scene");
         return;
     };
@@ -85,7 +85,7 @@ fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>) {
         objects: &objects,
         children: &children,
     };
-    if let Some(selected) = state.reveal {
+    if let Some(selected) = row.reveal {
         // Unfold every ancestor of a selection made elsewhere (viewport, log).
         let mut parent = index
             .get(&selected)
@@ -108,7 +108,7 @@ fn hierarchy_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>) {
         .auto_shrink([false, false])
         .show(ui, |ui| {
             for i in roots {
-                tree.node_ui(ui, state, i, 0);
+                tree.node_ui(ui, row, i, 0);
             }
         });
 }
@@ -122,7 +122,7 @@ struct Tree<'a> {
 }
 
 impl Tree<'_> {
-    fn node_ui(&self, ui: &mut egui::Ui, state: &mut Row<'_, '_>, i: usize, depth: usize) {
+    fn node_ui(&self, ui: &mut egui::Ui, row: &mut Row<'_, '_>, i: usize, depth: usize) {
         let object = &self.objects[i];
         let kids = self
             .children
@@ -130,26 +130,26 @@ impl Tree<'_> {
             .map(Vec::as_slice)
             .unwrap_or(&[]);
         if kids.is_empty() || depth >= MAX_DEPTH {
-            ui.horizontal(|ui| row_ui(ui, state, object));
+            ui.horizontal(|ui| row_ui(ui, row, object));
             return;
         }
         let id = egui::Id::unique(("hierarchy", object.id));
         CollapsingState::load_with_default_open(ui.ctx(), id, kids.len() <= OPEN_UP_TO)
             .show_header(ui, |ui| {
-                row_ui(ui, state, object);
+                row_ui(ui, row, object);
                 ui.weak(format!("({})", kids.len()));
             })
             .body(|ui| {
                 for &k in kids {
-                    self.node_ui(ui, state, k, depth + 1);
+                    self.node_ui(ui, row, k, depth + 1);
                 }
             });
     }
 }
 
-fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
+fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
     let mut enabled = object.enabled;
-    let live = !state.view.viewing_past();
+    let live = !row.view.viewing_past();
     if ui
         .add_enabled(live, egui::Checkbox::without_text(&mut enabled))
         .on_hover_text(format!(
@@ -160,9 +160,9 @@ fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
         .on_disabled_hover_text("Showing a past tick: back to live (Esc) to enable or disable")
         .changed()
     {
-        state.cmd.send(Command::SetEnabled(object.id, enabled));
+        row.cmd.send(Command::SetEnabled(object.id, enabled));
     }
-    let selected = state.view.selection() == Some(object.id);
+    let selected = row.view.selection() == Some(object.id);
     let kind = match &object.body {
         Some(b) => format!("{:?} body", b.kind),
         None => "no body".to_string(),
@@ -173,12 +173,12 @@ fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
             "{} {}: {kind}; click to inspect, right-click to duplicate or delete",
             object.name, object.id
         ));
-    if state.reveal == Some(object.id) {
+    if row.reveal == Some(object.id) {
         response.scroll_to_me(Some(egui::Align::Center));
     }
     if response.clicked() {
-        state.cmd.select(Some(object.id));
-        state.clicked = Some(object.id);
+        row.cmd.select(Some(object.id));
+        row.clicked = Some(object.id);
     }
     response.context_menu(|ui| {
         if !live {
@@ -190,7 +190,7 @@ fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
             .on_hover_text("A copy half a metre to the right, with the next free id")
             .clicked()
         {
-            state.cmd.send(Command::Duplicate(object.id));
+            row.cmd.send(Command::Duplicate(object.id));
             ui.close();
         }
         if ui
@@ -198,7 +198,7 @@ fn row_ui(ui: &mut egui::Ui, state: &mut Row<'_, '_>, object: &ObjectView) {
             .on_hover_text("Remove the object and its children")
             .clicked()
         {
-            state.cmd.send(Command::Remove(object.id));
+            row.cmd.send(Command::Remove(object.id));
             ui.close();
         }
     });

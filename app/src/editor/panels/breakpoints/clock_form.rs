@@ -2,7 +2,7 @@
 //! or a tick, and its value (see `stepframe_core::clock_breakpoint` for when
 //! each rule is checked and where it stops).
 
-use stepframe_core::{ClockRule, Priority};
+use stepframe_core::{ClockRule, ClockRuleError, Priority};
 
 /// The rule chosen in the form.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -99,17 +99,21 @@ impl ClockChoice {
     }
 
     /// The rule, from the typed value (and priority), or why not.
-    pub fn build(self, value: &str, priority: Option<Priority>) -> Result<ClockRule, String> {
+    pub fn build(self, value: &str, priority: Option<Priority>) -> Result<ClockRule, FormError> {
         let v = value.trim();
-        let number = |what: &str| -> Result<f64, String> {
-            v.parse::<f64>()
-                .map_err(|_| format!("{what}: `{v}` is not a number"))
+        let number = |field: &'static str| -> Result<f64, FormError> {
+            v.parse::<f64>().map_err(|_| FormError::NotNumber {
+                field,
+                text: v.to_string(),
+            })
         };
         let rule = match self {
-            ClockChoice::TicksAtLeast => ClockRule::TicksAtLeast(
-                v.parse::<u32>()
-                    .map_err(|_| format!("ticks: `{v}` is not a whole number"))?,
-            ),
+            ClockChoice::TicksAtLeast => {
+                ClockRule::TicksAtLeast(v.parse::<u32>().map_err(|_| FormError::NotWhole {
+                    field: "ticks",
+                    text: v.to_string(),
+                })?)
+            }
             ClockChoice::DroppedTime => ClockRule::DroppedTime,
             ClockChoice::DeltaAbove => ClockRule::DeltaAbove {
                 ms: number("milliseconds")?,
@@ -118,17 +122,59 @@ impl ClockChoice {
                 threshold: number("threshold")?,
             },
             ClockChoice::FixedPriorityAbove => ClockRule::FixedPriorityAbove {
-                priority: priority
-                    .ok_or("priority: give the priority whose FixedUpdate time to watch")?,
+                priority: priority.ok_or(FormError::NoPriority)?,
                 ms: number("milliseconds")?,
             },
             ClockChoice::PhysicsAbove => ClockRule::PhysicsAbove {
                 ms: number("milliseconds")?,
             },
         };
-        rule.validate().map_err(|e| e.to_string())?;
+        rule.validate()?;
         Ok(rule)
     }
+}
+
+/// Why the breakpoints form cannot build a breakpoint: which field, and what
+/// it should hold. Shown under the form; the form keeps what was typed.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum FormError {
+    /// A field that takes a whole number holds something else.
+    #[error("{field}: `{text}` is not a whole number")]
+    NotWhole {
+        /// The field's name as the form labels it.
+        field: &'static str,
+        /// What it holds.
+        text: String,
+    },
+    /// A field that takes a number holds something else.
+    #[error("{field}: `{text}` is not a number")]
+    NotNumber {
+        /// The field's name as the form labels it.
+        field: &'static str,
+        /// What it holds.
+        text: String,
+    },
+    /// The priority field is neither a number nor a named priority.
+    #[error("priority: `{0}` is neither a number nor First/Input/Early/Default/Late/Camera/Last")]
+    Priority(String),
+    /// The rule watches a priority's time and none was given.
+    #[error("priority: give the priority whose FixedUpdate time to watch")]
+    NoPriority,
+    /// "Selected object" with nothing selected.
+    #[error("select an object first (viewport or hierarchy), or choose \"any object\"")]
+    NoSelection,
+    /// From tick is after to tick.
+    #[error("tick range {0}..={1} is empty")]
+    EmptyRange(u64, u64),
+    /// Every 0 ticks.
+    #[error("every N ticks: N must be at least 1")]
+    EveryZero,
+    /// A hit count rule without its n.
+    #[error("hit count: give n ≥ 1 for this rule")]
+    NoHitCount,
+    /// The clock rule could never hold, or always would.
+    #[error(transparent)]
+    Rule(#[from] ClockRuleError),
 }
 
 #[cfg(test)]

@@ -6,7 +6,7 @@ use stepframe_core::{
     Breakpoint, ClockBreakpoint, Condition, HitCount, HookKind, NamedPriority, ObjectId, Priority,
 };
 
-use super::clock_form::ClockChoice;
+use super::clock_form::{ClockChoice, FormError};
 use crate::editor::protocol::Command;
 use crate::editor::shared::{Commands, View};
 
@@ -88,7 +88,7 @@ pub struct BreakpointForm {
     /// The n of the hit count rule.
     pub hit_n: String,
     /// Why the last "Add" was refused.
-    pub error: Option<String>,
+    pub error: Option<FormError>,
 }
 
 impl Default for BreakpointForm {
@@ -110,17 +110,18 @@ impl Default for BreakpointForm {
     }
 }
 
-fn parse_opt_u64(text: &str, what: &str) -> Result<Option<u64>, String> {
+fn parse_opt_u64(text: &str, field: &'static str) -> Result<Option<u64>, FormError> {
     let t = text.trim();
     if t.is_empty() {
         return Ok(None);
     }
-    t.parse::<u64>()
-        .map(Some)
-        .map_err(|_| format!("{what}: `{t}` is not a whole number"))
+    t.parse::<u64>().map(Some).map_err(|_| FormError::NotWhole {
+        field,
+        text: t.to_string(),
+    })
 }
 
-fn parse_priority(text: &str) -> Result<Option<Priority>, String> {
+fn parse_priority(text: &str) -> Result<Option<Priority>, FormError> {
     let t = text.trim();
     if t.is_empty() {
         return Ok(None);
@@ -132,21 +133,15 @@ fn parse_priority(text: &str) -> Result<Option<Priority>, String> {
         .into_iter()
         .find(|n| format!("{n:?}").eq_ignore_ascii_case(t))
         .map(|n| Some(n.into()))
-        .ok_or_else(|| {
-            format!(
-                "priority: `{t}` is neither a number nor First/Input/Early/Default/Late/Camera/Last"
-            )
-        })
+        .ok_or_else(|| FormError::Priority(t.to_string()))
 }
 
 impl BreakpointForm {
     /// The breakpoint the form describes, or why it cannot be built.
-    pub fn build(&self, selected: Option<ObjectId>) -> Result<Breakpoint, String> {
+    pub fn build(&self, selected: Option<ObjectId>) -> Result<Breakpoint, FormError> {
         let object = match self.target {
             TargetChoice::Any => None,
-            TargetChoice::Selected => Some(selected.ok_or(
-                "select an object first (viewport or hierarchy), or choose \"any object\"",
-            )?),
+            TargetChoice::Selected => Some(selected.ok_or(FormError::NoSelection)?),
         };
         let priority = parse_priority(&self.priority)?;
         let (condition, hit_count) = self.condition_and_hit_count()?;
@@ -162,7 +157,7 @@ impl BreakpointForm {
     }
 
     /// The clock breakpoint the form describes, or why it cannot be built.
-    pub fn build_clock(&self) -> Result<ClockBreakpoint, String> {
+    pub fn build_clock(&self) -> Result<ClockBreakpoint, FormError> {
         let priority = parse_priority(&self.priority)?;
         let rule = self.clock.build(&self.clock_value, priority)?;
         let (condition, hit_count) = self.condition_and_hit_count()?;
@@ -173,7 +168,7 @@ impl BreakpointForm {
     }
 
     /// The tick condition and hit count, shared by both kinds.
-    fn condition_and_hit_count(&self) -> Result<(Condition, HitCount), String> {
+    fn condition_and_hit_count(&self) -> Result<(Condition, HitCount), FormError> {
         let from = parse_opt_u64(&self.from_tick, "from tick")?;
         let to = parse_opt_u64(&self.to_tick, "to tick")?;
         let ticks = match (from, to) {
@@ -181,20 +176,20 @@ impl BreakpointForm {
             (a, b) => {
                 let (a, b) = (a.unwrap_or(0), b.unwrap_or(u64::MAX));
                 if a > b {
-                    return Err(format!("tick range {a}..={b} is empty"));
+                    return Err(FormError::EmptyRange(a, b));
                 }
                 Some((a, b))
             }
         };
         let every_ticks = parse_opt_u64(&self.every, "every N ticks")?;
         if every_ticks == Some(0) {
-            return Err("every N ticks: N must be at least 1".into());
+            return Err(FormError::EveryZero);
         }
         let n = parse_opt_u64(&self.hit_n, "hit count n")?;
         let hit_count = match (self.hit_rule, n) {
             (HitRule::Always, _) => HitCount::Always,
             (_, None) | (_, Some(0)) => {
-                return Err("hit count: give n ≥ 1 for this rule".into());
+                return Err(FormError::NoHitCount);
             }
             (HitRule::Equals, Some(n)) => HitCount::Equals(n),
             (HitRule::AtLeast, Some(n)) => HitCount::AtLeast(n),
@@ -298,7 +293,7 @@ pub(super) fn form_ui(
             }
         }
         if let Some(e) = &form.error {
-            ui.colored_label(ui.visuals().error_fg_color, e);
+            ui.colored_label(ui.visuals().error_fg_color, e.to_string());
         }
     });
 }
@@ -423,17 +418,23 @@ mod tests {
     #[test]
     fn form_refuses_what_cannot_hit() {
         let form = BreakpointForm::default();
-        assert!(form.build(None).is_err(), "no selection");
+        assert_eq!(form.build(None).unwrap_err(), FormError::NoSelection);
         let form = BreakpointForm {
             from_tick: "9".into(),
             to_tick: "3".into(),
             ..BreakpointForm::default()
         };
-        assert!(form.build(Some(ObjectId(1))).is_err(), "empty range");
+        assert_eq!(
+            form.build(Some(ObjectId(1))).unwrap_err(),
+            FormError::EmptyRange(9, 3)
+        );
         let form = BreakpointForm {
             hit_rule: HitRule::Equals,
             ..BreakpointForm::default()
         };
-        assert!(form.build(Some(ObjectId(1))).is_err(), "missing n");
+        assert_eq!(
+            form.build(Some(ObjectId(1))).unwrap_err(),
+            FormError::NoHitCount
+        );
     }
 }
