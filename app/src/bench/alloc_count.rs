@@ -1,6 +1,6 @@
 //! A global allocator that counts allocations on request, for the
 //! "no allocation in a steady frame" checks: the `stepframe bench` binary and
-//! the allocation test binaries (which include this file by path) install it. Outside [`count_allocations`] it
+//! the allocation test binaries (which include this file by path) install it. Outside `count_allocations` it
 //! costs one relaxed load per allocation.
 //!
 //! Install it in a binary of its own (so no other test's allocations count):
@@ -10,7 +10,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Forwards to the system allocator, counting allocations and reallocations
-/// while [`count_allocations`] runs.
+/// while `count_allocations` runs.
 pub struct CountingAllocator;
 
 static COUNTING: AtomicBool = AtomicBool::new(false);
@@ -54,7 +54,7 @@ pub fn count_allocations<R>(f: impl FnOnce() -> R) -> (R, u64) {
     (r, allocations)
 }
 
-/// [`count_allocations`], also returning the bytes those allocations
+/// `count_allocations`, also returning the bytes those allocations
 /// requested: what `f` put on the heap, if it freed none of it (a snapshot
 /// copy), before the allocator's own per-block overhead.
 pub fn count_allocated_bytes<R>(f: impl FnOnce() -> R) -> (R, u64, u64) {
