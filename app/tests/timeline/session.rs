@@ -155,6 +155,46 @@ fn esc_after_timeline_clicks_gives_back_a_playing_session_playing() {
     assert_eq!(clock_tick(&h), paused_at);
 }
 
+/// Where the timeline's controls are drawn, by label.
+fn control_rects(h: &Harness<'_, EditorApp>) -> Vec<(&'static str, egui::Rect)> {
+    [
+        "Fork here",
+        "Resume from here",
+        "Export…",
+        "Fit all",
+        "Follow live",
+    ]
+    .into_iter()
+    .map(|label| (label, h.get_by_label(label).rect()))
+    .collect()
+}
+
+#[test]
+fn the_timeline_controls_stay_put_when_the_session_stops_and_the_cursor_moves() {
+    let mut h = editor();
+    h.run_steps(40);
+    assert_eq!(status(&h), "running");
+    let running = control_rects(&h);
+    // The frame count grows a digit: nothing moves for it either.
+    while timeline_frames(&h) < 100 {
+        h.run_steps(10);
+    }
+    assert_eq!(control_rects(&h), running, "after the count grew a digit");
+    click(&mut h, "⏸ Pause");
+    assert_eq!(control_rects(&h), running, "paused");
+    click_lane_at(&mut h, 0.5);
+    assert!(status(&h).starts_with("viewing tick "), "{}", status(&h));
+    assert_eq!(control_rects(&h), running, "viewing a past tick");
+    h.key_press(egui::Key::Escape);
+    h.run_steps(3);
+    assert_eq!(control_rects(&h), running, "back to live");
+}
+
+/// The frames the timeline holds.
+fn timeline_frames(h: &Harness<'_, EditorApp>) -> usize {
+    h.state().panels().timeline.telemetry.len()
+}
+
 #[test]
 fn the_lane_area_reopens_at_its_top_after_a_restart() {
     let dir = scratch("lanes-restart");

@@ -22,16 +22,19 @@ pub fn timeline_controls_ui(
     state
         .export
         .propose(view.live().and_then(|v| v.scene_path.as_deref()));
-    // Right to left: the last control first.
+    // Right to left: the last control first. The controls that come and go
+    // with the session (fork, resume) keep their place as disabled buttons,
+    // and the ones whose width changes on their own (the frame count, the
+    // selection) come last, so nothing moves under the pointer.
     fork_controls_ui(ui, view, cmd);
-    if view.cursor().is_some()
-        && ui
-            .button("Resume from here")
-            .on_hover_text(
-                "Rewind the live session to the viewed tick; Play continues from it (Enter)",
-            )
-            .clicked()
-    {
+    let resume = ui
+        .add_enabled(
+            view.cursor().is_some(),
+            egui::Button::new("Resume from here"),
+        )
+        .on_hover_text("Rewind the live session to the viewed tick; Play continues from it (Enter)")
+        .on_disabled_hover_text("Click a past frame in a lane first: this resumes from it");
+    if resume.clicked() {
         cmd.act(Action::ResumeFromCursor);
     }
     // Clicking the path fields must not close the menu: only a click outside.
@@ -43,29 +46,7 @@ pub fn timeline_controls_ui(
         .on_hover_text(
             "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
         );
-    if let Some((a, b)) = state.selection {
-        if ui
-            .small_button("Clear")
-            .on_hover_text("Clear the selection")
-            .clicked()
-        {
-            state.selection = None;
-        }
-        ui.label(format!("selected {}", range_text(state.axis, a, b)));
-    }
-    ui.weak(format!("{} frames", state.telemetry.len()));
-    ui.add(
-        egui::DragValue::new(&mut state.budget_hz)
-            .range(1.0..=1000.0)
-            .speed(1.0)
-            .prefix("budget ")
-            .suffix(" Hz"),
-    )
-    .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
-    ui.toggle_value(&mut state.follow_live, "Follow live")
-        .on_hover_text(format!(
-            "Keep the newest {LIVE_WINDOW_FRAMES} frames in view (dragging or zooming time turns this off)"
-        ));
+    axis_ui(ui, state);
     if ui
         .button("Fit all")
         .on_hover_text("Show every frame kept and fit every lane's y axis to its data")
@@ -77,6 +58,34 @@ pub fn timeline_controls_ui(
             lane.y_range = None;
         }
     }
+    ui.toggle_value(&mut state.follow_live, "Follow live")
+        .on_hover_text(format!(
+            "Keep the newest {LIVE_WINDOW_FRAMES} frames in view (dragging or zooming time turns this off)"
+        ));
+    ui.add(
+        egui::DragValue::new(&mut state.budget_hz)
+            .range(1.0..=1000.0)
+            .speed(1.0)
+            .prefix("budget ")
+            .suffix(" Hz"),
+    )
+    .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
+    ui.weak(format!("{} frames", state.telemetry.len()));
+    if let Some((a, b)) = state.selection {
+        if ui
+            .small_button("Clear")
+            .on_hover_text("Clear the selection")
+            .clicked()
+        {
+            state.selection = None;
+        }
+        ui.label(format!("selected {}", range_text(state.axis, a, b)));
+    }
+}
+
+/// The x axis: frames, ticks or seconds (a new axis drops the range and the
+/// selection, which are in the old one's units).
+fn axis_ui(ui: &mut egui::Ui, state: &mut TimelineState) {
     let before = state.axis;
     egui::ComboBox::from_id_salt("timeline_axis")
         .selected_text(format!("x: {}", state.axis.label()))
@@ -192,16 +201,20 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let live = view.live()?;
         live.suspension.as_ref().map(|_| live.clock.simulation_tick)
     });
-    if let Some(at) = at
-        && ui
-            .button("Fork here")
-            .on_hover_text(format!(
-                "Branch B from the end of tick {at}: change an input or a body in B, then Play \
-                 runs the live session and B side by side, with the divergence lanes showing \
-                 where they part"
-            ))
-            .clicked()
-    {
+    // Always shown (disabled while nothing is suspended or selected), so the
+    // controls to its left do not shift when the session stops.
+    let button = ui.add_enabled(at.is_some(), egui::Button::new("Fork here"));
+    let button = match at {
+        Some(at) => button.on_hover_text(format!(
+            "Branch B from the end of tick {at}: change an input or a body in B, then Play \
+             runs the live session and B side by side, with the divergence lanes showing \
+             where they part"
+        )),
+        None => {
+            button.on_disabled_hover_text("Suspend (breakpoint, Pause) or click a past frame first")
+        }
+    };
+    if let (Some(at), true) = (at, button.clicked()) {
         cmd.send(Command::ForkHere(at));
     }
 }
