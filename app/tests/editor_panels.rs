@@ -15,6 +15,8 @@ mod support;
 
 #[path = "editor_panels/hierarchy.rs"]
 mod hierarchy;
+#[path = "editor_panels/hotkeys.rs"]
+mod hotkeys;
 use support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_trace_moved_from, editor, editor_sized,
     label_starting, open_scene, show, status, step_until, type_into,
