@@ -1,10 +1,10 @@
 //! The object tree, with enabled toggles; a click selects; a row's context
 //! menu duplicates or deletes its object (each an edit through the session's
 //! history, so past views and rewinds repeat it). Parents fold (groups of
-//! more than [`rows::OPEN_UP_TO`] children start folded, so a pyramid of 36
+//! more than `rows::OPEN_UP_TO` children start folded, so a pyramid of 36
 //! boxes does not push the player off the panel).
 //!
-//! It scales: the tree is flattened into lines first ([`rows`]), and only the
+//! It scales: the tree is flattened into lines first (`rows`), and only the
 //! lines on screen are laid out (`ScrollArea::show_rows`, every line one
 //! fixed height), so a world of 10,000 objects lays out a screenful of rows,
 //! about 25, not 10,000 (`hierarchy_ui_ms` in `stepframe bench`). The
@@ -14,7 +14,7 @@
 //! | module | what |
 //! |---|---|
 //! | this one | [`HierarchyPanel`]: the filter field, the lines on screen, a row's widgets |
-//! | [`rows`] | the lines: the tree as unfolded, or the filter's matches |
+//! | `rows` | the lines: the tree as unfolded, or the filter's matches |
 //! | [`bench`] | `hierarchy_ui_ms`: the panel's CPU per frame at 10,000 objects |
 
 pub mod bench;
@@ -39,7 +39,7 @@ pub struct HierarchyPanel {
     /// The Filter field's text: an empty one (or only spaces) shows the tree.
     filter: String,
     /// Parents the user folded (`false`) or unfolded (`true`); any other
-    /// parent follows [`rows::OPEN_UP_TO`].
+    /// parent follows `rows::OPEN_UP_TO`.
     folds: BTreeMap<ObjectId, bool>,
 }
 
