@@ -235,7 +235,7 @@ pub(super) fn hierarchy_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> 
             // "7" is in 3,439 of the names 1 to 10,000 (and their ids).
             bench_hierarchy_ms(OBJECTS, frames, "7")?,
             "ms CPU per UI frame",
-            format!("the same with the filter \"7\" (3,439 matches), for context"),
+            "the same with the filter \"7\" (3,439 matches), for context",
         ),
     ])
 }
