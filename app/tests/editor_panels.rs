@@ -12,6 +12,13 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::{Action, EditorApp, Pane};
 
 mod support;
+
+#[path = "editor_panels/hierarchy.rs"]
+mod hierarchy;
+#[path = "editor_panels/hotkeys.rs"]
+mod hotkeys;
+#[path = "editor_panels/time_readout.rs"]
+mod time_readout;
 use support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_trace_moved_from, editor, editor_sized,
     label_starting, open_scene, show, status, step_until, type_into,

@@ -19,7 +19,7 @@
 //! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier; `pipeline_trace_floor`: the part of that the trace format fixes |
 //! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`: what calling hooks costs |
 //! | `script_vs_rust` | `script_vs_rust`: a scripted patrol against the same patrol in Rust |
-//! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame |
+//! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame, a hierarchy frame at 10,000 objects |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
 //! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
 //! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
@@ -87,7 +87,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     // and after another figure the first set fills that figure's freed holes
     // while the second gets fresh pages (a full run measured 1.71 where
     // `--only dispatch` measured 1.41-1.48 for the same binary).
-    let figures: [(&str, FigureFn); 14] = [
+    let figures: [(&str, FigureFn); 15] = [
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
         (
             "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
@@ -110,6 +110,10 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ),
         ("snapshot_us restore_us", scenes::snapshots),
         ("timeline_ui_ms", scenes::timeline_ui),
+        (
+            "hierarchy_ui_ms hierarchy_filter_ui_ms",
+            scenes::hierarchy_ui,
+        ),
         ("editor_frame_ms", editor_frame::editor_frame),
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),

@@ -6,10 +6,30 @@ use super::EditorApp;
 use crate::editor::protocol::Command;
 use crate::editor::shared::{Action, View};
 
+/// Ctrl+B (⌘B on a Mac): bookmark the tick every panel shows, as the
+/// Bookmarks tab's button does. B for bookmark. A Ctrl combination, so like
+/// Ctrl+S it reaches the editor whatever has the keyboard: the viewport (the
+/// game never sees Ctrl combinations) or a text field, the bookmark's own
+/// Note field included (type the note, press Ctrl+B). Neither the editor nor
+/// egui's text fields use it for anything else.
+const ADD_BOOKMARK: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::B);
+
+/// Ctrl+Shift+F: Fork here, as the timeline's button does. F for fork; Shift
+/// because Ctrl+F is every program's Find, and because a fork, which sends
+/// the live session back to the tick, is a heavier act than a bookmark. F8,
+/// the other candidate, was rejected: debuggers bind it to resume (browser
+/// dev tools) or step over (IntelliJ), so a hand trained there, reaching to
+/// go on, would make a branch instead. Free in the table below (Ctrl+Shift+S
+/// is Save As), and a Ctrl combination, so it reaches the editor like the
+/// others.
+const FORK_HERE: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::F);
+
 impl EditorApp {
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
     /// has focus and to text while a field has; F-keys and Ctrl combos always
-    /// reach the editor. Esc leaves a viewed tick for the live session.
+    /// reach the editor (none while a modal dialog is open). Esc leaves a
+    /// viewed tick for the live session.
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
         let free = !self.panels.viewport.focused && !ctx.text_edit_focused();
         let modal = self.panels.files.is_open();
@@ -18,6 +38,7 @@ impl EditorApp {
         let mut commands = Vec::new();
         let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape, mut resume) =
             (false, false, false, false, false, false);
+        let (mut bookmark, mut fork) = (false, false);
         ctx.input_mut(|i| {
             if modal {
                 return;
@@ -45,6 +66,12 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::COMMAND, Key::O) {
                 open = true;
+            }
+            if i.consume_shortcut(&FORK_HERE) {
+                fork = true;
+            }
+            if i.consume_shortcut(&ADD_BOOKMARK) {
+                bookmark = true;
             }
             if free {
                 if i.consume_key(Modifiers::NONE, Key::Space) {
@@ -89,6 +116,12 @@ impl EditorApp {
         );
         if saving_as {
             self.panels.files.start_save_as(&view);
+        }
+        if fork {
+            crate::editor::timeline::fork_here_key(&view, &mut self.commands);
+        }
+        if bookmark {
+            self.panels.bookmarks.add_shown(&view, &mut self.commands);
         }
         if open {
             self.panels.files.start_open(&view);

@@ -146,6 +146,21 @@ impl BookmarksState {
         self.save()
     }
 
+    /// Bookmarks the tick every panel shows (the time cursor's, or live)
+    /// with the note typed, and empties the Note field: the Bookmark button
+    /// and its shortcut (Ctrl+B) both. With no tick shown (no scene) it
+    /// only says so.
+    pub fn add_shown(&mut self, view: &View<'_>, cmd: &mut Commands) {
+        match view.shown().map(|v| v.clock.simulation_tick) {
+            Some(tick) => {
+                let note = std::mem::take(&mut self.note);
+                let added = self.add(tick, &note);
+                report(cmd, added, "added a bookmark");
+            }
+            None => cmd.notify(LogLevel::Warning, "no tick to bookmark: open a scene first"),
+        }
+    }
+
     /// Removes the `index`-th bookmark and saves.
     pub fn remove(&mut self, index: usize) -> Result<PathBuf, BookmarkError> {
         if index < self.list.len() {
@@ -242,12 +257,9 @@ fn bookmarks_ui(
         };
         let add = ui
             .add_enabled(tick.is_some() && state.scene.is_some(), egui::Button::new(text))
-            .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene");
-        if add.clicked()
-            && let Some(t) = tick
-        {
-            let note = std::mem::take(&mut state.note);
-            report(cmd, state.add(t, &note), "added a bookmark");
+            .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene (Ctrl+B)");
+        if add.clicked() {
+            state.add_shown(view, cmd);
         }
     });
     ui.separator();

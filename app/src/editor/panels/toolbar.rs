@@ -142,8 +142,11 @@ pub fn menu_bar_ui(
                 "F5  resume",
                 "F9  FixedUpdate breakpoint on the selection",
                 "Click the timeline  view that tick in every panel",
-                "←/→ on the timeline  one frame or tick back or on",
+                // Words, not arrows: the default fonts have no "←" glyph.
+                "Left/Right on the timeline  one frame or tick back or on",
                 "Esc  back to live · Enter  resume from the viewed tick",
+                "Ctrl+B  bookmark the tick shown",
+                "Ctrl+Shift+F  fork here (while suspended or viewing a past tick)",
                 "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
                 "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
             ] {

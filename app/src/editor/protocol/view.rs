@@ -65,6 +65,10 @@ pub struct ObjectView {
     pub committed: Pose,
     /// Body kind and shapes, if it has a body.
     pub body: Option<BodyView>,
+    /// Its behaviours' registered names, in dispatch order: the hierarchy's
+    /// filter finds "every Script" without asking the worker for each
+    /// object's inspector data.
+    pub behaviours: Vec<String>,
 }
 
 /// What the viewport draws of a body.

@@ -197,10 +197,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         );
         return;
     }
-    let at = view.cursor().or_else(|| {
-        let live = view.live()?;
-        live.suspension.as_ref().map(|_| live.clock.simulation_tick)
-    });
+    let at = fork_tick(view);
     // Always shown (disabled while nothing is suspended or selected), so the
     // controls to its left do not shift when the session stops.
     let button = ui.add_enabled(at.is_some(), egui::Button::new("Fork here"));
@@ -208,13 +205,46 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         Some(at) => button.on_hover_text(format!(
             "Branch B from the end of tick {at}: change an input or a body in B, then Play \
              runs the live session and B side by side, with the divergence lanes showing \
-             where they part"
+             where they part (Ctrl+Shift+F)"
         )),
-        None => {
-            button.on_disabled_hover_text("Suspend (breakpoint, Pause) or click a past frame first")
-        }
+        None => button.on_disabled_hover_text(
+            "Suspend (breakpoint, Pause) or click a past frame first (Ctrl+Shift+F)",
+        ),
     };
     if let (Some(at), true) = (at, button.clicked()) {
         cmd.send(Command::ForkHere(at));
+    }
+}
+
+/// The tick "Fork here" branches from: the viewed tick, else the live one
+/// while suspended. `None` while the session runs: a branch starts from a
+/// tick that holds still, so there is nothing to fork from.
+fn fork_tick(view: &View<'_>) -> Option<u64> {
+    view.cursor().or_else(|| {
+        let live = view.live()?;
+        live.suspension.as_ref().map(|_| live.clock.simulation_tick)
+    })
+}
+
+/// Ctrl+Shift+F: what the Fork here button does, where the button would be
+/// shown; where it would not, nothing but a notice saying why, so a key
+/// pressed at the wrong moment is never silently lost.
+pub(crate) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
+    if let Some(at) = view.fork() {
+        cmd.notify(
+            LogLevel::Warning,
+            format!(
+                "Ctrl+Shift+F: branch B already runs (forked at tick {at}); Adopt B or Discard B first"
+            ),
+        );
+        return;
+    }
+    match fork_tick(view) {
+        Some(at) => cmd.send(Command::ForkHere(at)),
+        None => cmd.notify(
+            LogLevel::Warning,
+            "Ctrl+Shift+F: nothing to fork while the session runs; pause it, stop at a \
+             breakpoint or view a past tick, then Fork here",
+        ),
     }
 }

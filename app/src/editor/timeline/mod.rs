@@ -57,6 +57,7 @@ pub use axes::hover_rows;
 pub(crate) use bench::{bench_timeline_ms, bench_timeline_ms_with};
 #[cfg(feature = "bench")]
 pub use bench::{bench_timeline_ms, bench_timeline_ms_with, synthetic_record};
+pub(crate) use controls::fork_here_key;
 pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;

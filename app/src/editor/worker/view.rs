@@ -89,6 +89,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
                         .as_ref()
                         .map(|s| soft_view(s, suspended, clock.interpolation_alpha)),
                 }),
+                behaviours: o.behaviours.iter().map(|b| b.name.clone()).collect(),
             }
         })
         .collect();

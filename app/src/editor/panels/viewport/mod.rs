@@ -1,8 +1,10 @@
 //! The scene viewport: bodies drawn at their presentation poses (interpolated
 //! while running, committed while suspended), optional committed outlines and
-//! contacts, pan (drag), zoom (scroll), click to select, and keyboard input for
-//! the game while it has focus.
+//! contacts, pan (drag), zoom (scroll), click to select, keyboard input for
+//! the game while it has focus, and the time readout in its corner
+//! (`readout`).
 
+mod readout;
 mod soft;
 
 use std::collections::BTreeSet;
@@ -283,6 +285,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
             StrokeKind::Inside,
         );
     }
+    readout::readout_ui(ui, rect, shown);
 }
 
 /// Key presses and releases go to the game as device events named like egui's

@@ -1,0 +1,187 @@
+//! Issue 29, item 7: the keys for "Fork here" (Ctrl+Shift+F) and "Add
+//! bookmark" (Ctrl+B). Each does what its button does, compared side by side
+//! with a second editor that clicks the button at the same moment; Fork here
+//! with nothing stopped forks nothing and says why.
+
+use egui::{Key, Modifiers};
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::{Action, EditorApp, Pane};
+
+use crate::support;
+use crate::support::editor::{
+    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, show, status,
+};
+use crate::support::labels_starting;
+
+/// Ctrl+Shift+F, then the frames the fork takes.
+fn fork_key(h: &mut Harness<'_, EditorApp>) {
+    h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::F);
+    h.run_steps(2);
+}
+
+/// The live view's state hash and tick, and branch B's name.
+fn session(h: &Harness<'_, EditorApp>) -> (u64, u64, Option<String>) {
+    let live = h.state().published().live.as_ref().expect("a view");
+    (
+        live.state_hash,
+        live.clock.simulation_tick,
+        live.run_b.as_ref().map(|b| b.name.clone()),
+    )
+}
+
+#[test]
+fn ctrl_shift_f_while_suspended_forks_exactly_as_the_fork_here_button() {
+    let (mut keyed, mut clicked) = (editor(), editor());
+    for h in [&mut keyed, &mut clicked] {
+        h.run_steps(20);
+        click(h, "⏸ Pause");
+    }
+    let at = clock_tick(&keyed);
+    assert_eq!(clock_tick(&clicked), at, "both stopped at the same tick");
+    fork_key(&mut keyed);
+    click_shown(&mut clicked, "Fork here");
+    clicked.run_steps(2);
+    assert_eq!(keyed.state().view().fork(), Some(at));
+    assert_eq!(clicked.state().view().fork(), Some(at));
+    assert!(
+        keyed
+            .query_by_label(&format!("B forked at tick {at}"))
+            .is_some()
+    );
+    // Both play on the same: A and B alike, tick for tick.
+    for h in [&mut keyed, &mut clicked] {
+        click(h, "▶ Play");
+        h.run_steps(10);
+        click(h, "⏸ Pause");
+    }
+    assert_eq!(session(&keyed), session(&clicked));
+    assert_eq!(
+        keyed.state().view().run_b().map(|b| b.about.clone()),
+        clicked.state().view().run_b().map(|b| b.about.clone())
+    );
+}
+
+#[test]
+fn ctrl_shift_f_while_viewing_a_past_tick_forks_at_that_tick() {
+    let mut h = editor();
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    let at = clock_tick(&h) - 10;
+    h.state_mut().act(Action::ViewTick(at));
+    h.run_steps(3);
+    fork_key(&mut h);
+    h.run_steps(2);
+    assert_eq!(h.state().view().fork(), Some(at));
+}
+
+#[test]
+fn ctrl_shift_f_while_running_forks_nothing_and_a_notice_says_why() {
+    let mut h = editor();
+    h.run_steps(5);
+    assert_eq!(status(&h), "running");
+    let before = clock_tick(&h);
+    fork_key(&mut h);
+    h.run_steps(3);
+    assert_eq!(h.state().view().fork(), None, "no branch");
+    assert!(h.state().view().run_b().is_none());
+    assert_eq!(status(&h), "running", "the session was not stopped");
+    assert!(clock_tick(&h) > before, "and it went on playing");
+    let why = "Ctrl+Shift+F: nothing to fork while the session runs; pause it, stop at a \
+               breakpoint or view a past tick, then Fork here";
+    assert_eq!(
+        h.state().feedback().notices.back().map(|n| n.text.as_str()),
+        Some(why)
+    );
+    assert_eq!(labels_starting(&h, why), vec![why.to_string()], "shown");
+}
+
+/// The editor on a fresh copy of the demo in scratch folder `name`, run 20
+/// frames, paused, with the Bookmarks tab showing and `note` typed in its
+/// Note field (which keeps the keyboard).
+fn paused_with_note(name: &str, note: &str) -> (Harness<'static, EditorApp>, std::path::PathBuf) {
+    let scene = demo_copy(&support::scratch(name));
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    show(&mut h, Pane::Bookmarks);
+    h.get_by_label("Note").click();
+    h.run_steps(1);
+    h.get_by_label("Note").type_text(note);
+    h.run_steps(1);
+    (h, scene.with_extension("bookmarks.ron"))
+}
+
+#[test]
+fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button() {
+    let (mut keyed, keyed_file) = paused_with_note("ctrl-b-key", "jump here");
+    let (mut clicked, clicked_file) = paused_with_note("ctrl-b-button", "jump here");
+    let tick = clock_tick(&keyed);
+    assert_eq!(clock_tick(&clicked), tick);
+    // The Note field has the keyboard: a Ctrl combination still reaches the editor.
+    keyed.key_press_modifiers(Modifiers::COMMAND, Key::B);
+    keyed.run_steps(2);
+    click(&mut clicked, &format!("Bookmark tick {tick}"));
+    let keyed_text = std::fs::read_to_string(&keyed_file).expect("Ctrl+B wrote the sidecar");
+    let clicked_text = std::fs::read_to_string(&clicked_file).expect("the button wrote it");
+    assert_eq!(keyed_text, clicked_text, "the same file");
+    assert!(
+        keyed_text.contains(&format!("tick: {tick}")) && keyed_text.contains("\"jump here\""),
+        "{keyed_text}"
+    );
+    for h in [&keyed, &clicked] {
+        assert_eq!(
+            h.state().panels().timeline.bookmarks,
+            vec![(tick, "jump here".to_string())],
+            "on the timeline's marker lane"
+        );
+        assert_eq!(
+            labels_starting(h, &format!("tick {tick}")).len(),
+            1,
+            "listed"
+        );
+        assert_eq!(
+            h.state().panels().bookmarks.note,
+            "",
+            "the Note field emptied"
+        );
+    }
+}
+
+#[test]
+fn ctrl_b_reaches_the_editor_while_the_viewport_has_the_keyboard() {
+    let scene = demo_copy(&support::scratch("ctrl-b-viewport"));
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(10);
+    h.get_by_role_and_label(egui::accesskit::Role::Canvas, "Viewport")
+        .click();
+    h.run_steps(2);
+    assert!(
+        h.state().panels().viewport.focused,
+        "the game has the keyboard"
+    );
+    let tick = clock_tick(&h);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::B);
+    h.run_steps(2);
+    let marks = &h.state().panels().timeline.bookmarks;
+    assert_eq!(marks.len(), 1, "{marks:?}");
+    // Live and playing: the bookmark is on the tick shown when the key came.
+    assert!(
+        (tick..=tick + 2).contains(&marks[0].0),
+        "{marks:?} from tick {tick}"
+    );
+}
+
+#[test]
+fn the_help_menu_lists_both_keys() {
+    let mut h = editor();
+    click(&mut h, "Help");
+    assert_eq!(
+        labels_starting(&h, "Ctrl+B "),
+        vec!["Ctrl+B  bookmark the tick shown".to_string()]
+    );
+    assert_eq!(
+        labels_starting(&h, "Ctrl+Shift+F "),
+        vec!["Ctrl+Shift+F  fork here (while suspended or viewing a past tick)".to_string()]
+    );
+}

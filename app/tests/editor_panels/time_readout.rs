@@ -1,0 +1,103 @@
+//! Issue 29, item 8: the time readout in the viewport's corner. Its text is
+//! checked against the Clock tab's rows (what a user reads there) and the
+//! status line, for a running, a paused and a breakpoint-stopped session and
+//! for a time cursor in the past; and it sits in the scene's top-left corner,
+//! clear of the viewport's controls.
+
+use egui::accesskit::Role;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::{Action, EditorApp, Pane};
+
+use crate::support::editor::{
+    click, clock_field, clock_tick, editor, label_starting, show, status, step_until,
+    suspended_tick,
+};
+
+/// The frame index as the Clock tab shows it.
+fn clock_frame(h: &Harness<'_, EditorApp>) -> u64 {
+    clock_field(h, "frame_index", "frames")
+        .parse()
+        .expect("a frame count")
+}
+
+#[test]
+fn the_readout_says_running_with_the_tick_and_frame_and_follows_them() {
+    let mut h = editor();
+    h.run_steps(5);
+    let (tick, frame) = (clock_tick(&h), clock_frame(&h));
+    assert_eq!(
+        label_starting(&h, "running · "),
+        format!("running · tick {tick} · frame {frame}")
+    );
+    // One tick per frame at 60 Hz: five frames on, five ticks on.
+    h.run_steps(5);
+    assert_eq!(
+        label_starting(&h, "running · "),
+        format!("running · tick {} · frame {}", tick + 5, frame + 5)
+    );
+}
+
+#[test]
+fn the_readout_says_paused_and_the_viewed_tick_while_the_cursor_is_in_the_past() {
+    let mut h = editor();
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    let (tick, frame) = (clock_tick(&h), clock_frame(&h));
+    let paused = format!("paused · tick {tick} · frame {frame}");
+    assert_eq!(label_starting(&h, "paused · "), paused);
+    // The cursor on ten ticks ago: the live session stays where it is and
+    // the readout says which tick every panel shows.
+    h.state_mut().act(Action::ViewTick(tick - 10));
+    h.run_steps(3);
+    assert_eq!(
+        label_starting(&h, "paused · "),
+        format!("{paused} · viewing tick {}", tick - 10)
+    );
+    // Esc: back to live (still paused, as the user left it), and the
+    // readout with it.
+    h.key_press(egui::Key::Escape);
+    h.run_steps(2);
+    assert_eq!(label_starting(&h, "paused · "), paused);
+}
+
+#[test]
+fn the_readout_says_suspended_at_breakpoint_at_the_tick_the_status_line_names() {
+    let mut h = editor();
+    click(&mut h, "Player");
+    h.key_press(egui::Key::F9);
+    step_until(&mut h, 120, "the player's breakpoint hit", |h| {
+        status(h).starts_with("suspended at tick ")
+    });
+    let tick = suspended_tick(&status(&h)).expect("a tick");
+    show(&mut h, Pane::Clock);
+    let frame = clock_frame(&h);
+    assert_eq!(
+        label_starting(&h, "suspended at breakpoint · "),
+        format!("suspended at breakpoint · tick {tick} · frame {frame}")
+    );
+}
+
+#[test]
+fn the_readout_sits_in_the_scenes_top_left_corner_clear_of_the_viewport_controls() {
+    let mut h = editor();
+    h.run_steps(3);
+    let readout = h
+        .get_by(|n| {
+            n.role() == Role::Label && n.value().is_some_and(|v| v.starts_with("running · "))
+        })
+        .rect();
+    let canvas = h.get_by_role_and_label(Role::Canvas, "Viewport").rect();
+    assert!(canvas.contains_rect(readout), "{readout:?} in {canvas:?}");
+    assert!(
+        readout.left() - canvas.left() < 20.0 && readout.top() - canvas.top() < 20.0,
+        "top-left: {readout:?} in {canvas:?}"
+    );
+    for control in ["Committed poses", "Contacts", "Follow camera", "Fit"] {
+        let c = h.get_by_label(control).rect();
+        assert!(
+            !c.intersects(readout),
+            "{control} at {c:?} under {readout:?}"
+        );
+    }
+}
