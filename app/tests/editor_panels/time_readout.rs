@@ -27,14 +27,14 @@ fn the_readout_says_running_with_the_tick_and_frame_and_follows_them() {
     h.run_steps(5);
     let (tick, frame) = (clock_tick(&h), clock_frame(&h));
     assert_eq!(
-        label_starting(&h, "running · "),
-        format!("running · tick {tick} · frame {frame}")
+        label_starting(&h, "Running · "),
+        format!("Running · tick {tick} · frame {frame}")
     );
     // One tick per frame at 60 Hz: five frames on, five ticks on.
     h.run_steps(5);
     assert_eq!(
-        label_starting(&h, "running · "),
-        format!("running · tick {} · frame {}", tick + 5, frame + 5)
+        label_starting(&h, "Running · "),
+        format!("Running · tick {} · frame {}", tick + 5, frame + 5)
     );
 }
 
@@ -44,21 +44,21 @@ fn the_readout_says_paused_and_the_viewed_tick_while_the_cursor_is_in_the_past()
     h.run_steps(30);
     click(&mut h, "⏸ Pause");
     let (tick, frame) = (clock_tick(&h), clock_frame(&h));
-    let paused = format!("paused · tick {tick} · frame {frame}");
-    assert_eq!(label_starting(&h, "paused · "), paused);
+    let paused = format!("Paused · tick {tick} · frame {frame}");
+    assert_eq!(label_starting(&h, "Paused · "), paused);
     // The cursor on ten ticks ago: the live session stays where it is and
     // the readout says which tick every panel shows.
     h.state_mut().act(Action::ViewTick(tick - 10));
     h.run_steps(3);
     assert_eq!(
-        label_starting(&h, "paused · "),
+        label_starting(&h, "Paused · "),
         format!("{paused} · viewing tick {}", tick - 10)
     );
     // Esc: back to live (still paused, as the user left it), and the
     // readout with it.
     h.key_press(egui::Key::Escape);
     h.run_steps(2);
-    assert_eq!(label_starting(&h, "paused · "), paused);
+    assert_eq!(label_starting(&h, "Paused · "), paused);
 }
 
 #[test]
@@ -73,8 +73,8 @@ fn the_readout_says_suspended_at_breakpoint_at_the_tick_the_status_line_names() 
     show(&mut h, Pane::Clock);
     let frame = clock_frame(&h);
     assert_eq!(
-        label_starting(&h, "suspended at breakpoint · "),
-        format!("suspended at breakpoint · tick {tick} · frame {frame}")
+        label_starting(&h, "Suspended at breakpoint · "),
+        format!("Suspended at breakpoint · tick {tick} · frame {frame}")
     );
 }
 
@@ -84,7 +84,7 @@ fn the_readout_sits_in_the_scenes_top_left_corner_clear_of_the_viewport_controls
     h.run_steps(3);
     let readout = h
         .get_by(|n| {
-            n.role() == Role::Label && n.value().is_some_and(|v| v.starts_with("running · "))
+            n.role() == Role::Label && n.value().is_some_and(|v| v.starts_with("Running · "))
         })
         .rect();
     let canvas = h.get_by_role_and_label(Role::Canvas, "Viewport").rect();

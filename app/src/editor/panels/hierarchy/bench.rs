@@ -24,10 +24,12 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
     std::fs::create_dir_all(&dir)?;
     let scene = dir.join("crates.ron");
     std::fs::write(&scene, scene_text(objects, &dir)?)?;
-    std::fs::write(dir.join("idle.rhai"), "fn fixed_update() {}\n")?;
+    std::fs::write(dir.join("idle.rhai"), "fn fixed_update(ctx) {}\n")?;
     let published = published_view(&scene);
     let _ = std::fs::remove_dir_all(&dir);
     let mut published = published?;
+    let loaded = published.live.as_ref().map_or(0, |v| v.objects.len());
+    anyhow::ensure!(loaded == objects, "{loaded} objects loaded, not {objects}");
     let mut panel = HierarchyPanel {
         filter: filter.to_string(),
         ..HierarchyPanel::default()
@@ -92,17 +94,26 @@ fn published_view(scene: &Path) -> anyhow::Result<Published> {
     let cc = eframe::CreationContext::_new_kittest(ctx.clone());
     let mut frame = eframe::Frame::_new_kittest();
     let mut app = EditorApp::new(&cc, EditorConfig::driven(scene.to_path_buf(), 1.0 / 60.0))?;
-    for _ in 0..3 {
+    for _ in 0..60 {
         let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
             eframe::App::ui(&mut app, ui, &mut frame)
         });
         out.textures_delta.clear();
+        if app
+            .published()
+            .live
+            .as_ref()
+            .is_some_and(|v| !v.objects.is_empty())
+        {
+            break;
+        }
     }
     let live = app.published().live.clone();
     anyhow::ensure!(
         live.as_ref().is_some_and(|v| !v.objects.is_empty()),
-        "the editor did not load {}",
-        scene.display()
+        "the editor did not load {}: {}",
+        scene.display(),
+        app.feedback().error.as_deref().unwrap_or("no error shown")
     );
     Ok(Published {
         live,

@@ -1,9 +1,11 @@
 //! The time readout in the viewport's top-left corner: where the live
 //! session is (tick and outer frame) and whether it runs, is paused or is
 //! stopped by a breakpoint, and which tick the panels show while the time
-//! cursor is in the past: `paused · tick 601 · frame 602 · viewing tick 218`.
+//! cursor is in the past: `Paused · tick 601 · frame 602 · viewing tick 218`.
 //! The status line says the same at the top of the window; the readout puts
-//! it where the eyes are while watching the game.
+//! it where the eyes are while watching the game. Its state is capitalised
+//! (`Running`, `Paused`, `Suspended at breakpoint`): a plate of its own, not
+//! a line to be read as the status line's `running`.
 //!
 //! It sits inside the scene's canvas, under the viewport's own controls row
 //! (so it covers none of them), on a small dark, semi-transparent plate that
@@ -40,17 +42,17 @@ pub(super) fn readout_text(view: &View<'_>) -> Option<String> {
 /// Running, paused (Pause, a step, a reached tick) or suspended, and by what.
 fn play_state(suspension: Option<&Suspension>) -> &'static str {
     let Some(s) = suspension else {
-        return "running";
+        return "Running";
     };
     match s.reason {
-        SuspendReason::Breakpoint(_) | SuspendReason::Clock(_) => "suspended at breakpoint",
-        SuspendReason::Watch(_) => "suspended by a watch",
-        SuspendReason::Requested { .. } => "suspended: break requested",
-        SuspendReason::Fault { .. } => "suspended at a fault",
+        SuspendReason::Breakpoint(_) | SuspendReason::Clock(_) => "Suspended at breakpoint",
+        SuspendReason::Watch(_) => "Suspended by a watch",
+        SuspendReason::Requested { .. } => "Suspended: break requested",
+        SuspendReason::Fault { .. } => "Suspended at a fault",
         SuspendReason::StepTick
         | SuspendReason::StepFrame
         | SuspendReason::Pause
-        | SuspendReason::ReachedTick(_) => "paused",
+        | SuspendReason::ReachedTick(_) => "Paused",
     }
 }
 
