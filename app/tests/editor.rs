@@ -11,9 +11,9 @@ use stepframe_core::Scene;
 
 mod support;
 use support::editor::{
-    click, click_shown, clock_tick, demo, demo_trace_moved_from, editor, headless_pose_at,
-    label_starting, live_tick, parse_pose, same_bits, show, status, step_until, suspended_tick,
-    type_into,
+    click, click_enabled, click_shown, clock_tick, demo, demo_trace_moved_from, editor,
+    headless_pose_at, label_starting, live_tick, parse_pose, same_bits, show, status, step_until,
+    suspended_tick, type_into,
 };
 use support::labels_starting;
 
@@ -505,7 +505,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
     );
     click_shown(&mut h, "Cancel");
 
-    click_shown(&mut h, "Resume from here");
+    click_enabled(&mut h, "Resume from here");
     assert!(
         h.state()
             .published()

@@ -256,6 +256,25 @@ pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
     click(h, label);
 }
 
+/// Like [`click_shown`] for a label that two widgets carry, one of them
+/// disabled (the timeline's "Resume from here" is always drawn, disabled
+/// while no past tick is viewed, beside the Input tab's): clicks the enabled
+/// one, as a user does.
+pub fn click_enabled(h: &mut Harness<'_, EditorApp>, label: &str) {
+    fn enabled<'t>(h: &'t Harness<'_, EditorApp>, label: &str) -> egui_kittest::Node<'t> {
+        use egui_kittest::kittest::NodeT;
+        h.get_all_by_label(label)
+            .find(|n| !n.accesskit_node().is_disabled())
+            .unwrap_or_else(|| panic!("no enabled widget labelled {label:?}"))
+    }
+    enabled(h, label).scroll_to_me();
+    // Scrolling is animated: let it settle before the click.
+    h.run_steps(10);
+    let at = enabled(h, label).rect().center();
+    press_release(h, at);
+    h.run_steps(2);
+}
+
 /// The demo's trace of `ticks` ticks as a headless run writes it, with the
 /// player (object 20) moved 0.25 m to the right from tick `from` on: a run B
 /// that parts from the live session at exactly that tick.
