@@ -261,7 +261,7 @@ pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
 /// while no past tick is viewed, beside the Input tab's): clicks the enabled
 /// one, as a user does.
 pub fn click_enabled(h: &mut Harness<'_, EditorApp>, label: &str) {
-    fn enabled<'t>(h: &'t Harness<'_, EditorApp>, label: &str) -> egui_kittest::Node<'t> {
+    fn enabled<'t>(h: &'t Harness<'_, EditorApp>, label: &'t str) -> egui_kittest::Node<'t> {
         use egui_kittest::kittest::NodeT;
         h.get_all_by_label(label)
             .find(|n| !n.accesskit_node().is_disabled())
