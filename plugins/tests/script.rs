@@ -1098,8 +1098,16 @@ fn a_forked_host_runs_its_own_text_and_its_scripts_keep_their_state_until_adopte
     // A Save of the file reaches A (it watches it), not B (a fork's host
     // does not watch files).
     let v3 = "let n = 0;\nfn fixed_update(dt) {\n    n += 100;\n    log(`v3 ${n}`);\n}\n";
-    std::thread::sleep(std::time::Duration::from_millis(20));
     std::fs::write(&path, format!("{v3}\n")).expect("write v3");
+    // A modification time of its own, so the change is seen however coarse
+    // the filesystem's clock (no sleep racing it).
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .and_then(|f| {
+            f.set_modified(std::time::SystemTime::now() + std::time::Duration::from_secs(10))
+        })
+        .expect("set mtime");
     a.step_frame(DT);
     b.step_frame(DT);
     assert_eq!(

@@ -87,7 +87,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     // and after another figure the first set fills that figure's freed holes
     // while the second gets fresh pages (a full run measured 1.71 where
     // `--only dispatch` measured 1.41-1.48 for the same binary).
-    let figures: [(&str, FigureFn); 15] = [
+    let figures: [(&str, FigureFn); 16] = [
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
         (
             "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
@@ -109,6 +109,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
             keyframes::keyframes_10k,
         ),
         ("snapshot_us restore_us", scenes::snapshots),
+        ("stress_load_ms", scenes::stress_load),
         ("timeline_ui_ms", scenes::timeline_ui),
         (
             "hierarchy_ui_ms hierarchy_filter_ui_ms",

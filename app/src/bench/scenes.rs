@@ -5,13 +5,15 @@
 //! `restore_us`, `snapshot_heap_vs_estimate`), what a telemetry record costs
 //! (`telemetry_record_ns`), and what drawing the timeline costs
 //! (`timeline_ui_ms`) and the hierarchy at 10,000 objects
-//! (`hierarchy_ui_ms`).
+//! (`hierarchy_ui_ms`), and how long stress.ron takes to load and
+//! instantiate (`stress_load_ms`: a speed target belongs here, not in a
+//! timed unit test on a shared machine).
 
 use std::hint::black_box;
 use std::path::Path;
 
 use super::alloc_count::count_allocated_bytes;
-use stepframe_core::{NoPhysics, Pipeline, Telemetry, TimeSettings};
+use stepframe_core::{NoPhysics, Pipeline, Scene, Telemetry, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};
 use super::{Figure, counting_allocator, load, time};
@@ -33,6 +35,32 @@ pub(super) fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figur
             secs / n as f64 * 1e9,
             "ns/frame",
             format!("{n} records into a 216,000-frame ring"),
+        )
+        .at_most(1000.0),
+    ])
+}
+
+pub(super) fn stress_load(_: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+    let path = dir.join("stress.ron");
+    let registry = crate::player::registry(&path);
+    // The fastest of five: the first one also warms the file cache.
+    let mut best = f64::INFINITY;
+    for _ in 0..5 {
+        let t = std::time::Instant::now();
+        let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+        black_box(
+            scene
+                .instantiate(&registry)
+                .map_err(|e| anyhow::anyhow!("{e}"))?,
+        );
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Ok(vec![
+        Figure::value(
+            "stress_load_ms",
+            best * 1e3,
+            "ms",
+            "stress.ron parsed and instantiated, fastest of 5",
         )
         .at_most(1000.0),
     ])
