@@ -12,7 +12,7 @@ use stepframe_core::{ObjectId, Scene, SceneObject};
 
 use crate::support;
 use crate::support::editor::{
-    DEFAULT_SIZE, click, demo, editor, editor_sized, label_starting, type_into,
+    DEFAULT_SIZE, click, demo, editor, editor_sized, label_starting, live_view, type_into,
 };
 
 /// The ids (`#20`) of the hierarchy rows laid out now, top to bottom: the
@@ -58,13 +58,7 @@ fn paused_demo() -> Harness<'static, EditorApp> {
 
 /// How many objects the live world has (what "of M" counts).
 fn alive(h: &Harness<'_, EditorApp>) -> usize {
-    h.state()
-        .published()
-        .live
-        .as_ref()
-        .expect("a view")
-        .objects
-        .len()
+    live_view(h).objects.len()
 }
 
 #[test]
@@ -108,12 +102,7 @@ fn the_filter_finds_objects_by_name_in_any_case_and_says_how_many_of_all() {
 fn the_filter_finds_an_object_by_its_id_and_a_click_on_the_row_selects_it() {
     let mut h = paused_demo();
     // "#2" is in "#2", "#20", "#215"…: every live id whose digits start with 2.
-    let expected: Vec<String> = h
-        .state()
-        .published()
-        .live
-        .as_ref()
-        .expect("a view")
+    let expected: Vec<String> = live_view(&h)
         .objects
         .iter()
         .map(|o| format!("#{}", o.id.0))

@@ -10,7 +10,8 @@ use stepframe_app::editor::{Action, EditorApp, Pane};
 
 use crate::support;
 use crate::support::editor::{
-    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, show, status,
+    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, live_view, show,
+    status,
 };
 use crate::support::labels_starting;
 
@@ -22,7 +23,7 @@ fn fork_key(h: &mut Harness<'_, EditorApp>) {
 
 /// The live view's state hash and tick, and branch B's name.
 fn session(h: &Harness<'_, EditorApp>) -> (u64, u64, Option<String>) {
-    let live = h.state().published().live.as_ref().expect("a view");
+    let live = live_view(h);
     (
         live.state_hash,
         live.clock.simulation_tick,

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::{EditorApp, EditorConfig, Pane};
+use stepframe_app::editor::{EditorApp, EditorConfig, Pane, WorldView};
 use stepframe_core::{Pipeline, Pose, Scene, TimeSettings};
 
 use super::labels_starting;
@@ -90,16 +90,16 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
         .expect("a tick count")
 }
 
+/// The live view the worker last sent (what every panel reads while the
+/// time cursor is live).
+pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h WorldView {
+    h.state().published().live.as_ref().expect("a live view")
+}
+
 /// `simulation_tick` of the live view the worker last sent: for when a tab
 /// covers the Clock panel, or the test needs the tick without a frame.
 pub fn live_tick(h: &Harness<'_, EditorApp>) -> u64 {
-    h.state()
-        .published()
-        .live
-        .as_ref()
-        .expect("a view")
-        .clock
-        .simulation_tick
+    live_view(h).clock.simulation_tick
 }
 
 /// The status line: "running", "suspended at tick T: reason", or
