@@ -104,6 +104,18 @@ impl WatchesState {
                     ),
                 }
             }
+            // What the watches saw belongs to a world that is gone: a new
+            // one has asked them nothing yet.
+            Event::Loaded { .. } => self.status.fill(WatchStatus::default()),
+            // Ticks after `tick` are an abandoned future. A failure carries
+            // no tick, so it goes too; the next tick asks again.
+            Event::Rewound(tick) | Event::Restarted { tick, .. } => {
+                for s in &mut self.status {
+                    s.failed = None;
+                    s.held = s.held.filter(|t| t <= tick);
+                    s.value = s.value.filter(|(t, _)| t <= tick);
+                }
+            }
             _ => {}
         }
     }
