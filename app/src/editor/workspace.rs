@@ -260,12 +260,55 @@ impl Workspace {
         let Some(id) = self.tile_of(pane) else {
             return;
         };
+        if self.tree.tiles.is_visible(id) != open {
+            self.trade_width_with_viewport(id, open);
+        }
         self.tree.tiles.set_visible(id, open);
         if open
             && let Some(parent) = self.tree.tiles.parent_of(id)
             && let Some(Tile::Container(Container::Tabs(tabs))) = self.tree.tiles.get_mut(parent)
         {
             tabs.set_active(id);
+        }
+    }
+
+    /// A pane that has a split of its own in the viewport's row (the code
+    /// pane, by default) takes half the viewport's width when it opens and
+    /// gives it back when it closes: the columns beside them keep their
+    /// widths, so their rows stay under the pointer. Left alone, egui_tiles
+    /// would share the row anew and narrow every column.
+    fn trade_width_with_viewport(&mut self, id: TileId, open: bool) {
+        let tiles = &self.tree.tiles;
+        // The pane's own tile in the row: the pane, or tabs holding only it.
+        let mut own = id;
+        if let Some(parent) = tiles.parent_of(id)
+            && let Some(Tile::Container(Container::Tabs(tabs))) = tiles.get(parent)
+            && tabs.children.len() == 1
+        {
+            own = parent;
+        }
+        let Some(row) = tiles.parent_of(own) else {
+            return;
+        };
+        let Some(mut viewport) = self.tile_of(Pane::Viewport) else {
+            return;
+        };
+        while let Some(parent) = tiles.parent_of(viewport)
+            && parent != row
+        {
+            viewport = parent;
+        }
+        if viewport == own || tiles.parent_of(viewport) != Some(row) {
+            return;
+        }
+        if let Some(Tile::Container(Container::Linear(linear))) = self.tree.tiles.get_mut(row) {
+            let (own_share, viewport_share) = (linear.shares[own], linear.shares[viewport]);
+            if open {
+                linear.shares.set_share(own, viewport_share / 2.0);
+                linear.shares.set_share(viewport, viewport_share / 2.0);
+            } else {
+                linear.shares.set_share(viewport, viewport_share + own_share);
+            }
         }
     }
 

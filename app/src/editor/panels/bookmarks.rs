@@ -179,7 +179,9 @@ impl BookmarksState {
         let file = BookmarkFile {
             bookmarks: self.list.clone(),
         };
+        // Ends with a newline, as a text file should (diff, cat, git).
         let text = ron::ser::to_string_pretty(&file, ron::ser::PrettyConfig::default())
+            .map(|t| t + "\n")
             .map_err(|e| BookmarkError::Serialize(e.to_string()))?;
         stepframe_core::atomic_file::write(&path, text.as_bytes()).map_err(|source| {
             BookmarkError::Write {
