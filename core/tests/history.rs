@@ -6,9 +6,9 @@ use std::sync::{Arc, Mutex};
 mod support;
 
 use stepframe_core::{
-    ActionBinding, ActionMap, Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit,
-    History, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory,
-    Priority, RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    ActionBinding, ActionMap, Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit, History,
+    HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
+    RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Pushes its body on the fixed jump edge and with a random sideways nudge.

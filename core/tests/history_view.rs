@@ -7,8 +7,8 @@ use std::sync::{Arc, Mutex};
 mod support;
 
 use stepframe_core::{
-    Behaviour, BodyDesc, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose,
-    Priority, RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    Behaviour, BodyDesc, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority,
+    RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Nudges its ball sideways at random every tick: state the replay must repeat.
