@@ -16,11 +16,15 @@
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::{
-    ActionBinding, ActionMap, Behaviour, BodyDesc, BodyKind, Breakpoint, Ctx, HookKind, InputEvent,
+    ActionBinding, ActionMap, Behaviour, BodyDesc, Breakpoint, Ctx, HookKind, InputEvent,
     InputSource, ObjectDesc, ObjectId, Pipeline, Pose, Priority, RapierStage, RecordedEvent,
     Recorder, Recording, Replay, Rng, Shape, StableHasher, StepStrategy, TickObserver,
     TimeSettings, TraceWriter, Vec2, World, write_trace_line,
 };
+
+/// The core history tests' fixtures: the ground the hopper's world stands on.
+#[path = "../core/tests/support/mod.rs"]
+mod core_support;
 
 /// The hopper's object id.
 const HOPPER: ObjectId = ObjectId(2);
@@ -163,14 +167,7 @@ fn actions() -> ActionMap {
 
 fn world() -> World {
     let mut w = World::new();
-    w.spawn(
-        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
-            .with_id(ObjectId(1))
-            .with_body(BodyDesc::with_kind(
-                BodyKind::Fixed,
-                Shape::Cuboid { hx: 30.0, hy: 0.5 },
-            )),
-    );
+    w.spawn(core_support::ground(30.0));
     w.spawn(
         ObjectDesc::new("hopper", Pose::new(-4.0, 0.5, 0.0))
             .with_id(HOPPER)

@@ -15,8 +15,10 @@
 //! #     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 //! # }
 //! fn main() -> std::process::ExitCode {
+//!     let behaviours = stepframe_app::Behaviours::built_in()
+//!         .behaviour("Hop", |params: HopParams| Ok::<_, ParamsError>(Hop { params }));
 //!     stepframe_app::App::new("hopper")
-//!         .behaviour("Hop", |params: HopParams| Ok::<_, ParamsError>(Hop { params }))
+//!         .behaviours(behaviours)
 //!         .scene("assets/scenes/hop.ron")
 //!         .run()
 //! }
@@ -173,29 +175,10 @@ impl App {
         }
     }
 
-    /// Registers a behaviour (see [`Behaviours::behaviour`]).
-    pub fn behaviour<P, B, E>(
-        mut self,
-        name: &str,
-        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
-    ) -> App
-    where
-        P: DeserializeOwned + Serialize + Default + 'static,
-        B: Behaviour + 'static,
-        E: std::error::Error + 'static,
-    {
-        self.behaviours = self.behaviours.behaviour(name, build);
-        self
-    }
-
-    /// Registers through a recipe (see [`Behaviours::with`]).
-    pub fn with(mut self, recipe: impl Fn(&mut Registry, &Path) + Send + Sync + 'static) -> App {
-        self.behaviours = self.behaviours.with(recipe);
-        self
-    }
-
-    /// Replaces the whole set (a game that builds its [`Behaviours`] in one
-    /// place and shares it with its tests).
+    /// The game's behaviour set, replacing the built-ins alone: the one way
+    /// a game hands its behaviours over, so the set it builds in one place
+    /// ([`Behaviours::behaviour`], [`Behaviours::with`]) is the set its
+    /// tests share.
     pub fn behaviours(mut self, behaviours: Behaviours) -> App {
         self.behaviours = behaviours;
         self

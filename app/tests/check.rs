@@ -5,25 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Output;
 
 use stepframe_app::tools::check::{CheckTarget, pair_inputs};
 use stepframe_app::tools::matrix::{MatrixRun, Shard, check_matrix};
 
 mod support;
-use support::{path_str, scratch, stepframe};
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use support::{
+    assert_contains, code, path_str, scratch, stderr, stdout, stepframe, stepframe_saying,
+    stepframe_writing,
+};
 
 /// A scene with one ball (#2) driven by a script, in zero gravity above a
 /// ground (#1).
@@ -53,6 +43,22 @@ fn script_scene(dir: &Path, name: &str, script: &str) -> PathBuf {
 
 /// Counts its `update` calls (state) and pushes the ball from `update`: the
 /// frame-rate dependent behaviour of the docs' walkthrough.
+/// What `stepframe check` of `scene` for `ticks` ticks prints, once it has
+/// exited with `expected` (both streams shown when not).
+fn check_saying(scene: &Path, ticks: &str, expected: i32) -> String {
+    let out = stepframe(&["check", path_str(scene), "--ticks", ticks]);
+    assert_eq!(code(&out), expected, "{}{}", stdout(&out), stderr(&out));
+    stdout(&out)
+}
+
+/// The verdict table's row of the accumulator at 30 Hz.
+fn accumulator_row_at_30_hz(table: &str) -> &str {
+    table
+        .lines()
+        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
+        .expect("30 Hz row")
+}
+
 const PUSH_PER_FRAME: &str =
     "let pushes = 0;\nfn update(dt) { pushes += 1; apply_force(20.0, 0.0); }\n";
 
@@ -64,7 +70,7 @@ fn check_passes_on_the_soft_body_scene() {
     let out = stepframe(&["check", "assets/scenes/soft.ron", "--ticks", "300"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
     let s = stdout(&out);
-    assert!(s.contains("all 17 runs match the reference"), "{s}");
+    assert_contains(&s, "all 17 runs match the reference");
 }
 
 #[test]
@@ -81,7 +87,7 @@ fn check_passes_on_the_demo() {
     let s = stdout(&out);
     assert_eq!(s.matches("  match").count(), 17, "{s}");
     assert_eq!(s.matches("  reference").count(), 1, "{s}");
-    assert!(s.contains("all 17 runs match the reference"), "{s}");
+    assert_contains(&s, "all 17 runs match the reference");
 }
 
 #[test]
@@ -92,13 +98,8 @@ fn check_reports_where_frame_dependent_logic_diverges() {
     // (object 2) is already elsewhere.
     let dir = scratch("check-diverges");
     let scene = script_scene(&dir, "push", "fn update(dt) { apply_force(20.0, 0.0); }\n");
-    let out = stepframe(&["check", path_str(&scene), "--ticks", "30"]);
-    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
-    let s = stdout(&out);
-    let row = s
-        .lines()
-        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
-        .expect("30 Hz row");
+    let s = check_saying(&scene, "30", 1);
+    let row = accumulator_row_at_30_hz(&s);
     // The script has no state: the physics world changed first, at the ball.
     assert!(
         row.contains(
@@ -106,26 +107,21 @@ fn check_reports_where_frame_dependent_logic_diverges() {
         ),
         "{row}"
     );
-    assert!(s.contains("run(s) do not match the reference"), "{s}");
+    assert_contains(&s, "run(s) do not match the reference");
 }
 
 #[test]
 fn a_failing_check_names_the_object_subsystem_and_field_that_diverged_first() {
     let dir = scratch("names-first");
     let scene = script_scene(&dir, "push", PUSH_PER_FRAME);
-    let out = stepframe(&["check", path_str(&scene), "--ticks", "30"]);
-    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
-    let s = stdout(&out);
+    let s = check_saying(&scene, "30", 1);
     // At 30 Hz frame 1 runs ticks 1 and 2 after one update: at tick 2 the
     // script has counted 1 push where the reference counted 2, and the ball
     // got one push less.
-    let row = s
-        .lines()
-        .find(|l| l.starts_with("30 Hz ") && l.contains("accumulator"))
-        .expect("30 Hz row");
-    assert!(
-        row.contains("DIFFERS: first difference at tick 2 (line 2): behaviour state of #2 changed first, and "),
-        "{row}"
+    let row = accumulator_row_at_30_hz(&s);
+    assert_contains(
+        &row,
+        "DIFFERS: first difference at tick 2 (line 2): behaviour state of #2 changed first, and ",
     );
     // At 144 Hz three frames (three updates) pass before tick 1: the earliest
     // divergence of the matrix, reported in full under the table.
@@ -176,9 +172,8 @@ fn the_verdict_ignores_state_outside_the_documented_fields() {
     // pacing while the RNG subsystem hash is not.
     let dir = scratch("rng-only");
     let scene = script_scene(&dir, "dice", "fn update(dt) { let r = rand(); }\n");
-    let out = stepframe(&["check", path_str(&scene), "--ticks", "20"]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    assert!(stdout(&out).contains("all 17 runs match the reference"));
+    let s = check_saying(&scene, "20", 0);
+    assert!(s.contains("all 17 runs match the reference"));
 
     // trace-diff of traces with subsystem hashes does show it: at 30 Hz tick 2
     // follows one draw, at 60 Hz two.
@@ -265,7 +260,7 @@ fn each_input_belongs_to_the_scene_named_before_it() {
         )),
         "{s}"
     );
-    assert!(s.contains("all 34 runs match the reference"), "{s}");
+    assert_contains(&s, "all 34 runs match the reference");
     let out = stepframe(&[
         "check",
         "assets/scenes/demo.ron",
@@ -460,19 +455,16 @@ fn check_passes_on_a_session_recording_with_edits_and_a_rate_change() {
     // Input, a pose, a parameter and a velocity edit, a ball disabled and
     // the fixed rate changed to 50 Hz at tick 302: every pacing and both
     // strategies give the reference's ticks.
-    let out = stepframe(&[
-        "check",
-        "assets/scenes/demo.ron",
-        "--input",
-        "assets/recordings/demo-session.ron",
-        "--ticks",
-        "720",
-    ]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    assert!(
-        stdout(&out).contains("all 17 runs match the reference"),
-        "{}",
-        stdout(&out)
+    stepframe_saying(
+        &[
+            "check",
+            "assets/scenes/demo.ron",
+            "--input",
+            "assets/recordings/demo-session.ron",
+            "--ticks",
+            "720",
+        ],
+        "all 17 runs match the reference",
     );
 }
 
@@ -480,18 +472,19 @@ fn check_passes_on_a_session_recording_with_edits_and_a_rate_change() {
 fn play_applies_a_session_recordings_edits_at_their_ticks() {
     let dir = scratch("session-recording");
     let trace = dir.join("t.jsonl");
-    let out = stepframe(&[
-        "play",
-        "assets/scenes/demo.ron",
-        "--input",
-        "assets/recordings/demo-session.ron",
-        "--pacing",
-        "144",
-        "--trace",
-        path_str(&trace),
-    ]);
-    assert_eq!(code(&out), 0, "{}", stderr(&out));
-    let text = std::fs::read_to_string(&trace).expect("a trace");
+    let text = stepframe_writing(
+        &[
+            "play",
+            "assets/scenes/demo.ron",
+            "--input",
+            "assets/recordings/demo-session.ron",
+            "--pacing",
+            "144",
+            "--trace",
+            path_str(&trace),
+        ],
+        &trace,
+    );
     let line = |tick: usize| {
         text.lines()
             .nth(tick - 1)
@@ -534,8 +527,5 @@ fn a_session_recording_edit_that_does_not_fit_names_its_place() {
     let out = stepframe(&["play", "assets/scenes/demo.ron", "--input", path_str(&bad)]);
     assert_eq!(code(&out), 2, "{}", stderr(&out));
     let err = stderr(&out);
-    assert!(
-        err.contains("bad.ron:3:4: edit 0: the pose must be finite"),
-        "{err}"
-    );
+    assert_contains(&err, "bad.ron:3:4: edit 0: the pose must be finite");
 }

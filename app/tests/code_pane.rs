@@ -117,6 +117,32 @@ fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
     h.run();
 }
 
+/// Opens the code pane on `patrol.rhai` and returns the file it shows and
+/// the text it holds now.
+fn open_patrol_file(h: &mut Harness<'_, EditorApp>) -> (PathBuf, String) {
+    open_pane_on_patrol(h);
+    let path = h
+        .state()
+        .panels()
+        .code
+        .current_entry()
+        .expect("a script")
+        .path
+        .clone();
+    let text = std::fs::read_to_string(&path).expect("patrol");
+    (path, text)
+}
+
+/// Replaces everything in the edit mode's script text with `text`, as a
+/// user selects all and types.
+fn type_script(h: &mut Harness<'_, EditorApp>, text: &str) {
+    h.get_by_label("Script text").click();
+    h.run();
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.get_by_label("Script text").type_text(text);
+    h.run();
+}
+
 #[test]
 fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals() {
     let scene = scene_copy("hit");
@@ -199,16 +225,7 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
 fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_running() {
     let scene = scene_copy("save");
     let mut h = editor(scene.clone(), true);
-    open_pane_on_patrol(&mut h);
-    let path = h
-        .state()
-        .panels()
-        .code
-        .current_entry()
-        .expect("a script")
-        .path
-        .clone();
-    let original = std::fs::read_to_string(&path).expect("patrol");
+    let (path, original) = open_patrol_file(&mut h);
 
     h.get_by_label("✏ Edit").click();
     h.run();
@@ -221,11 +238,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     );
     // Line 3 is broken: `let y = ;` has no expression after `=`.
     let broken = "let a = 1;\nfn fixed_update(dt) {\n    let y = ;\n}\n";
-    h.get_by_label("Script text").click();
-    h.run();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Script text").type_text(broken);
-    h.run();
+    type_script(&mut h, broken);
     h.get_by_label("💾 Save").click();
     h.run();
     h.step();
@@ -286,11 +299,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
     // The toolbar's error banner names the failed reload; fixing the script
     // and saving again clears it, and the syntax error line with it.
     assert_eq!(labels_starting(&h, "error: script not reloaded").len(), 1);
-    h.get_by_label("Script text").click();
-    h.run();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Script text").type_text(&original);
-    h.run();
+    type_script(&mut h, &original);
     h.get_by_label("💾 Save").click();
     h.run();
     h.step();
@@ -338,27 +347,14 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     h.get_by_label("Fork here").click();
     h.run();
     assert_eq!(h.state().view().fork(), Some(at));
-    open_pane_on_patrol(&mut h);
-    let path = h
-        .state()
-        .panels()
-        .code
-        .current_entry()
-        .expect("a script")
-        .path
-        .clone();
-    let original = std::fs::read_to_string(&path).expect("patrol");
+    let (path, original) = open_patrol_file(&mut h);
     // Twice the pace: the guard's step line with speed doubled.
     let step = "let next = x + dir * speed * dt;";
     assert!(original.contains(step));
     let fast = original.replace(step, "let next = x + dir * speed * 2.0 * dt;");
     h.get_by_label("✏ Edit").click();
     h.run();
-    h.get_by_label("Script text").click();
-    h.run();
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.get_by_label("Script text").type_text(&fast);
-    h.run();
+    type_script(&mut h, &fast);
     h.get_by_label("▶ Run in B").click();
     h.run();
     h.get_by_label("▶ Play").click();
@@ -439,16 +435,7 @@ fn the_edit_gutter_numbers_source_lines_not_wrapped_rows_at_both_window_sizes() 
     ] {
         let scene = scene_copy(tag);
         let mut h = editor_sized(scene.clone(), false, size);
-        open_pane_on_patrol(&mut h);
-        let path = h
-            .state()
-            .panels()
-            .code
-            .current_entry()
-            .expect("a script")
-            .path
-            .clone();
-        let source = std::fs::read_to_string(&path).expect("patrol");
+        let (_, source) = open_patrol_file(&mut h);
         let line_count = source.split('\n').count();
         h.get_by_label("✏ Edit").click();
         h.run();

@@ -10,7 +10,6 @@
 //! `0.0`.
 
 use std::path::Path;
-use std::process::Output;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
@@ -24,15 +23,7 @@ use stepframe_core::{
 };
 
 mod support;
-use support::{path_str, scratch, stepframe};
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
+use support::{code, path_str, scratch, stdout, stepframe};
 
 /// Tick 1, the same in both hand-written traces apart from `frame`.
 const TICK_1_A: &str = r#"{"tick":1,"sim_time":0.0,"frame":1,"inputs":[],"contacts":[],"poses":[{"id":3,"x":1.0,"y":2.0,"angle":0.0,"vx":0.0,"vy":-0.5,"w":0.0},{"id":5,"x":4.0,"y":0.0,"angle":0.0,"vx":0.0,"vy":0.0,"w":0.0}],"hash":"00000000000000a1"}"#;

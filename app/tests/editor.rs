@@ -11,9 +11,10 @@ use stepframe_core::Scene;
 
 mod support;
 use support::editor::{
-    click, click_enabled, click_shown, clock_tick, demo, demo_trace_moved_from, editor,
-    headless_pose_at, label_starting, live_tick, parse_pose, same_bits, show, status, step_until,
-    suspended_tick, type_into,
+    add_frame_delta_over_10_ms_from, click, click_enabled, click_shown, clock_tick, demo, editor,
+    headless_pose_at, label_starting, live_tick, live_view, parse_pose, paused_comparing_from,
+    same_bits, show, status, status_once_suspended, step_until, suspended_tick, type_into,
+    type_over,
 };
 use support::labels_starting;
 
@@ -74,10 +75,7 @@ fn fixed_update_breakpoint_on_the_player_stops_at_the_end_of_its_tick_with_the_e
 
     // Play until the status reads suspended.
     click(&mut h, "▶ Play");
-    step_until(&mut h, 200, "the breakpoint hit", |h| {
-        status(h).starts_with("suspended")
-    });
-    let s = status(&h);
+    let s = status_once_suspended(&mut h, 200, "the breakpoint hit");
     assert_eq!(suspended_tick(&s), Some(BREAK_TICK), "{s}");
     assert!(
         s.contains("breakpoint 1 on Player #")
@@ -141,10 +139,7 @@ fn a_fixed_update_breakpoint_on_the_player_hits_once_per_tick_so_hit_3_stops_at_
     click(&mut h, "Add breakpoint");
     assert_eq!(labels_starting(&h, "FixedUpdate on Player").len(), 1);
     click(&mut h, "▶ Play");
-    step_until(&mut h, 200, "the breakpoint hit", |h| {
-        status(h).starts_with("suspended")
-    });
-    let s = status(&h);
+    let s = status_once_suspended(&mut h, 200, "the breakpoint hit");
     assert_eq!(suspended_tick(&s), Some(from + 2), "{s}");
     let listed = label_starting(&h, "FixedUpdate on Player");
     assert!(listed.ends_with("— 3 matches"), "{listed}");
@@ -159,22 +154,10 @@ fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with
     click(&mut h, "⏸ Pause");
     let from = clock_tick(&h) + 4;
     click(&mut h, "Breakpoints");
-    click(&mut h, "the clock");
-    h.get_by_label("Rule").click();
-    h.run_steps(2);
-    click(&mut h, "frame delta > X ms");
-    h.get_by_label("Milliseconds").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    type_into(&mut h, "Milliseconds", "10");
-    type_into(&mut h, "From tick", &from.to_string());
-    click(&mut h, "Add breakpoint");
+    add_frame_delta_over_10_ms_from(&mut h, from);
     assert_eq!(labels_starting(&h, "frame delta > 10 ms").len(), 1);
     click(&mut h, "▶ Play");
-    step_until(&mut h, 100, "the clock breakpoint hit", |h| {
-        status(h).starts_with("suspended")
-    });
-    let s = status(&h);
+    let s = status_once_suspended(&mut h, 100, "the clock breakpoint hit");
     assert_eq!(suspended_tick(&s), Some(from), "{s}");
     assert!(s.contains("frame delta > 10 ms"), "{s}");
     assert!(s.ends_with("end of frame"), "{s}");
@@ -295,37 +278,33 @@ fn an_opened_scene_is_previewed_at_tick_0_and_f9_toggles_a_breakpoint() {
 }
 
 /// A ball at y = 1 m with nothing under it, gravity 10 m/s², 60 Hz.
-const FALLING_BALL: &str = r#"#![enable(implicit_some)]
-(
-    settings: (
-        gravity: (x: 0.0, y: -10.0),
-        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, substeps: 1, strategy: Accumulator),
-        seed: 1,
-    ),
-    objects: [
-        (id: 1, name: "Ball", transform: (x: 0.0, y: 1.0), body: (shapes: [Circle(radius: 0.25)])),
-    ],
-)
-"#;
+const FALLING_BALL: &str =
+    r#"(id: 1, name: "Ball", transform: (x: 0.0, y: 1.0), body: (shapes: [Circle(radius: 0.25)]))"#;
+
+/// The editor on [`FALLING_BALL`] (written to the scratch directory
+/// `scratch_name`), paused, with `watch` typed into the Watches tab's field.
+fn falling_ball_watch(
+    scratch_name: &str,
+    watch: &str,
+) -> egui_kittest::Harness<'static, stepframe_app::editor::EditorApp> {
+    let scene = support::scratch(scratch_name).join("falling.ron");
+    std::fs::write(&scene, support::scene_text("-10.0", &[FALLING_BALL])).expect("write the scene");
+    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Watches");
+    type_into(&mut h, "Watch", watch);
+    h
+}
 
 #[test]
 fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_to_a_held_tick() {
     // After m ticks of 1/60 s: y = 1 - 10·m(m+1)/7200 (below 0 first at
     // m = 27: 756 > 720 > 702) and vy = -m/6 (between -2.95 and -2.05 for
     // m = 13..=17).
-    let dir = support::scratch("watches");
-    let scene = dir.join("falling.ron");
-    std::fs::write(&scene, FALLING_BALL).expect("write the scene");
-    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Watches");
-    type_into(&mut h, "Watch", "obj(1).y < 0");
+    let mut h = falling_ball_watch("watches", "obj(1).y < 0");
     click(&mut h, "Add watch");
     click(&mut h, "Run to first");
-    step_until(&mut h, 100, "the watch held", |h| {
-        status(h).starts_with("suspended")
-    });
-    let s = status(&h);
+    let s = status_once_suspended(&mut h, 100, "the watch held");
     assert_eq!(suspended_tick(&s), Some(27), "{s}");
     assert!(s.contains("obj(1).y < 0"), "{s}");
     // A second watch, marking, added after the ticks it holds on went by:
@@ -412,10 +391,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     h.key_press(egui::Key::F9);
     h.run_steps(2);
     click(&mut h, "▶ Play");
-    step_until(&mut h, 50, "the breakpoint hit", |h| {
-        status(h).starts_with("suspended")
-    });
-    let s = status(&h);
+    let s = status_once_suspended(&mut h, 50, "the breakpoint hit");
     assert!(
         s.contains("on JellyDisk") && s.contains("FixedUpdate (Script), end of tick"),
         "{s}"
@@ -426,13 +402,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
 #[test]
 fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     // The falling ball's vy after m ticks is -m/6 m/s; one tick per frame.
-    let dir = support::scratch("watch-lane");
-    let scene = dir.join("falling.ron");
-    std::fs::write(&scene, FALLING_BALL).expect("write the scene");
-    let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Watches");
-    type_into(&mut h, "Watch", "obj(1).vy");
+    let mut h = falling_ball_watch("watch-lane", "obj(1).vy");
     h.get_by_label("Action").click();
     h.run_steps(2);
     click(&mut h, "show value");
@@ -538,24 +508,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 
 #[test]
 fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
-    let dir = support::scratch("compare");
-    let trace = dir.join("b.jsonl");
-    std::fs::write(&trace, demo_trace_moved_from(260, 200)).expect("write B");
-    let mut h = editor();
-    click(&mut h, "File");
-    click(&mut h, "Compare with trace…");
-    h.get_by_label("Trace file").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("Trace file")
-        .type_text(&trace.display().to_string());
-    h.run_steps(1);
-    click(&mut h, "Compare");
-    step_until(&mut h, 300, "the run passed tick 230", |h| {
-        clock_tick(h) >= 230
-    });
-    click(&mut h, "⏸ Pause");
+    let mut h = paused_comparing_from("compare", 260, 200, 230);
     let c = h.state().view().run_b().expect("comparing");
     let first = c.about.first.expect("a divergence");
     assert_eq!(
@@ -701,25 +654,18 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
     let field = "B params of KinematicMover";
     h.get_by_label(field).scroll_to_me();
     h.run_steps(3);
-    h.get_by_label(field).click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label(field)
-        .type_text("(waypoints: [(x: 0.0, y: 0.0), (x: 2.0, y: 0.0)], speed: 3.0, mode: PingPong)");
-    h.run_steps(1);
+    type_over(
+        &mut h,
+        field,
+        "(waypoints: [(x: 0.0, y: 0.0), (x: 2.0, y: 0.0)], speed: 3.0, mode: PingPong)",
+    );
     click_shown(&mut h, "Set in B");
     h.run_steps(2);
     let first = play_until_the_branches_part(&mut h);
     // The platform moves faster from B's next tick; nothing else differs
     // before it.
     assert_eq!((first.tick, first.first_object), (at + 1, Some(12)));
-    let a = h
-        .state()
-        .published()
-        .live
-        .as_ref()
-        .expect("a view")
+    let a = live_view(&h)
         .objects
         .iter()
         .find(|o| o.id == stepframe_core::ObjectId(12))

@@ -11,7 +11,8 @@ use stepframe_app::editor::EditorApp;
 
 mod support;
 use support::editor::{
-    DEFAULT_SIZE, click, demo_copy, editor_sized, label_starting, open_scene, status,
+    DEFAULT_SIZE, click, demo_copy, editor_sized, label_starting, open_scene, status, type_over,
+    type_path_over,
 };
 use support::{labels_starting, scratch};
 
@@ -115,13 +116,7 @@ fn save_asks_before_dropping_the_comments_of_a_hand_written_scene_and_cancel_wri
     // new window is measured invisibly for one frame first.
     h.run_steps(1);
     let copy = dir.join("scenes").join("demo-copy.ron");
-    h.get_by_label("New file").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("New file")
-        .type_text(&copy.display().to_string());
-    h.run_steps(1);
+    type_path_over(&mut h, "New file", &copy);
     click(&mut h, "Save");
     h.run_steps(2);
     assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
@@ -156,13 +151,7 @@ fn save_as_onto_an_existing_file_asks_first() {
         egui::Key::S,
     );
     h.run_steps(2);
-    h.get_by_label("New file").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("New file")
-        .type_text(&other.display().to_string());
-    h.run_steps(1);
+    type_path_over(&mut h, "New file", &other);
     click(&mut h, "Save");
     h.run_steps(2);
     assert_eq!(labels_starting(&h, "Replace the file?").len(), 1);
@@ -275,12 +264,8 @@ fn start_open(h: &mut Harness<'_, EditorApp>) {
 
 /// Replaces the Open dialog's path with `text`, typed.
 fn type_path(h: &mut Harness<'_, EditorApp>, text: &str) {
-    h.get_by_label("Scene file").click();
+    type_over(h, "Scene file", text);
     h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("Scene file").type_text(text);
-    h.run_steps(2);
 }
 
 /// Two clicks a frame apart on the widget labelled `label`, half a second

@@ -24,8 +24,9 @@ mod time_readout;
 #[path = "editor_panels/watches.rs"]
 mod watches;
 use support::editor::{
-    DEFAULT_SIZE, click, clock_tick, demo, demo_trace_moved_from, editor, editor_sized,
-    label_starting, open_scene, show, status, step_until, type_into,
+    DEFAULT_SIZE, add_frame_delta_over_10_ms_from, click, clock_tick, demo, editor, editor_sized,
+    label_starting, open_scene, paused_comparing_from, show, status, status_once_suspended,
+    step_until, type_into,
 };
 use support::{labels_starting, shown_text};
 
@@ -58,24 +59,7 @@ fn steps_between(a: f32, b: f32) -> u64 {
 
 #[test]
 fn the_ab_inspector_gives_the_ulps_of_every_differing_field() {
-    let dir = support::scratch("ulps");
-    let trace = dir.join("b.jsonl");
-    std::fs::write(&trace, demo_trace_moved_from(230, 200)).expect("write B");
-    let mut h = editor();
-    click(&mut h, "File");
-    click(&mut h, "Compare with trace…");
-    h.get_by_label("Trace file").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("Trace file")
-        .type_text(&trace.display().to_string());
-    h.run_steps(1);
-    click(&mut h, "Compare");
-    step_until(&mut h, 300, "the run passed tick 210", |h| {
-        clock_tick(h) >= 210
-    });
-    click(&mut h, "⏸ Pause");
+    let mut h = paused_comparing_from("ulps", 230, 200, 210);
     h.state_mut().act(Action::ViewTick(205));
     h.run_steps(3);
     click(&mut h, "Player");
@@ -211,20 +195,9 @@ fn a_clock_breakpoint_hit_is_listed_under_hits() {
     click(&mut h, "⏸ Pause");
     let from = clock_tick(&h) + 4;
     show(&mut h, Pane::Breakpoints);
-    click(&mut h, "the clock");
-    h.get_by_label("Rule").click();
-    h.run_steps(2);
-    click(&mut h, "frame delta > X ms");
-    h.get_by_label("Milliseconds").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    type_into(&mut h, "Milliseconds", "10");
-    type_into(&mut h, "From tick", &from.to_string());
-    click(&mut h, "Add breakpoint");
+    add_frame_delta_over_10_ms_from(&mut h, from);
     click(&mut h, "▶ Play");
-    step_until(&mut h, 100, "the clock breakpoint hit", |h| {
-        status(h).starts_with("suspended")
-    });
+    status_once_suspended(&mut h, 100, "the clock breakpoint hit");
     h.run_steps(2);
     let listed = labels_starting(&h, &format!("tick {from} frame "));
     assert_eq!(listed.len(), 1, "one hit listed: {listed:?}");

@@ -9,21 +9,20 @@
 //! slow tick lasts until the test lets it go, and every wait is for an event
 //! (with a timeout that only bounds a hang).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use serde::{Deserialize, Serialize};
-use stepframe_app::Behaviours;
 use stepframe_app::editor::protocol::{Command, Pacing};
 use stepframe_app::editor::worker::{self, RECOVERY_EVERY, Worker};
-use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
-use stepframe_core::{Behaviour, Ctx, Hooks, ManualTime, ObjectId, SuspendReason};
+use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_core::{ManualTime, ObjectId, SuspendReason};
 
 mod support;
+use support::editor::{harness_for, latest_live, step_until_within};
+use support::held::{self, HeldFlags, Release, Wait, held_scene};
 use support::{labels_starting, scratch};
 
 /// Seconds per frame of the driven editor and of the synchronous worker.
@@ -35,119 +34,8 @@ const HOLD_TICK: u64 = 60;
 /// UI frames drawn while the worker is held.
 const HELD_FRAMES: usize = 30;
 
-/// What the `Hold` behaviour shares with its test.
-#[derive(Debug, Default)]
-struct HoldFlags {
-    /// Set when the hold begins.
-    entered: AtomicBool,
-    /// Set by the test: the hook returns.
-    released: AtomicBool,
-}
-
-/// Lets the worker go when dropped (also when an assertion fails, so the
-/// harness never joins a held thread).
-struct Release(Arc<HoldFlags>);
-
-impl Drop for Release {
-    fn drop(&mut self) {
-        self.0.released.store(true, Ordering::SeqCst);
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct HoldParams {
-    /// The tick whose FixedUpdate holds.
-    tick: u64,
-}
-
-/// A slow tick as long as the test wants: its FixedUpdate at `tick` waits
-/// until the test releases it (or a minute has passed, so that a UI that
-/// blocked fails the test instead of hanging it).
-#[derive(Clone, Debug)]
-struct Hold {
-    tick: u64,
-    flags: Arc<HoldFlags>,
-}
-
-impl Behaviour for Hold {
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
-    }
-
-    fn name(&self) -> &str {
-        "Hold"
-    }
-
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        if ctx.clock().simulation_tick != self.tick {
-            return;
-        }
-        self.flags.entered.store(true, Ordering::SeqCst);
-        let t0 = Instant::now();
-        while !self.flags.released.load(Ordering::SeqCst) && t0.elapsed() < Duration::from_secs(60)
-        {
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-}
-
 fn demo() -> PathBuf {
     stepframe_app::default_scene()
-}
-
-/// A small level whose `Slow Hook` holds the worker in its FixedUpdate of
-/// `HOLD_TICK` until the test lets it go, plus a ball to select.
-fn held_scene(dir: &Path) -> PathBuf {
-    let path = dir.join("slow.ron");
-    let text = format!(
-        r#"#![enable(implicit_some)]
-(
-    settings: (
-        gravity: (x: 0.0, y: -9.81),
-        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, substeps: 1, strategy: Accumulator),
-        seed: 1,
-    ),
-    objects: [
-        (id: 1, name: "Ground", transform: (x: 0.0, y: -0.5), body: (kind: Fixed, shapes: [Cuboid(hx: 8.0, hy: 0.5)])),
-        (id: 2, name: "Ball", transform: (x: 0.0, y: 4.0), body: (shapes: [Circle(radius: 0.5)], restitution: 0.5)),
-        (id: 3, name: "Slow Hook", transform: (x: 3.0, y: 3.0), behaviours: [(name: "Hold", params: (tick: {HOLD_TICK}))]),
-    ],
-)
-"#
-    );
-    std::fs::write(&path, text).expect("scene written");
-    path
-}
-
-fn harness(config: EditorConfig) -> Harness<'static, EditorApp> {
-    Harness::builder()
-        .with_size(egui::vec2(1600.0, 1000.0))
-        .with_step_dt(DT as f32)
-        .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"))
-}
-
-fn view<'a>(h: &'a Harness<'_, EditorApp>) -> Option<&'a WorldView> {
-    h.state().published().live.as_ref()
-}
-
-/// Runs UI frames (pausing `nap` between them, as a display would) until
-/// `done` holds; panics with `what` after `timeout`.
-fn step_until(
-    h: &mut Harness<'_, EditorApp>,
-    what: &str,
-    timeout: Duration,
-    nap: Duration,
-    mut done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
-) {
-    let t0 = Instant::now();
-    loop {
-        h.step();
-        if done(h) {
-            return;
-        }
-        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
-        std::thread::sleep(nap);
-    }
 }
 
 fn log_has(h: &Harness<'_, EditorApp>, text: &str) -> bool {
@@ -223,19 +111,19 @@ fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
     let time = ManualTime::new();
     let mut config = EditorConfig::threaded(demo());
     config.recovery_clock = time.clock();
-    let mut h = harness(config);
+    let mut h = harness_for(config);
     let nap = Duration::from_millis(10);
     // Once the session runs, a second passes for the recovery cadence; run
     // until the worker has sent the point taken then (past tick 0).
-    step_until(
+    step_until_within(
         &mut h,
         "the first ticks",
         Duration::from_secs(30),
         nap,
-        |h| view(h).is_some_and(|v| v.clock.simulation_tick > 0),
+        |h| latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0),
     );
     time.advance(RECOVERY_EVERY);
-    step_until(
+    step_until_within(
         &mut h,
         "a recovery point past tick 0",
         Duration::from_secs(30),
@@ -253,7 +141,7 @@ fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
 
     // A bug in the worker itself: the thread dies.
     h.state_mut().send(Command::DebugCrashWorker);
-    step_until(&mut h, "the banner", Duration::from_secs(10), nap, |h| {
+    step_until_within(&mut h, "the banner", Duration::from_secs(10), nap, |h| {
         !labels_starting(h, "Worker thread stopped: ").is_empty()
     });
     let banner = labels_starting(&h, "Worker thread stopped: ");
@@ -274,22 +162,22 @@ fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
     let tick = point.tick();
     assert!(log_has(&h, "worker thread stopped: DebugCrashWorker"));
     // Nothing runs: the view stays where the dead worker left it.
-    let last = view(&h).expect("a view").clock.simulation_tick;
+    let last = latest_live(&h).expect("a view").clock.simulation_tick;
     assert!(last >= tick);
     for _ in 0..5 {
         h.step();
         std::thread::sleep(nap);
     }
-    assert_eq!(view(&h).expect("a view").clock.simulation_tick, last);
+    assert_eq!(latest_live(&h).expect("a view").clock.simulation_tick, last);
 
     h.get_by_label("Restart from last snapshot").click();
-    step_until(
+    step_until_within(
         &mut h,
         "the restarted worker's view",
         Duration::from_secs(10),
         nap,
         |h| {
-            view(h).is_some_and(|v| {
+            latest_live(h).is_some_and(|v| {
                 v.suspension.is_some()
                     && v.clock.simulation_tick == tick
                     && v.selected.as_ref().is_some_and(|s| s.id == ObjectId(20))
@@ -314,18 +202,19 @@ fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
 
     // The new worker steps and plays.
     h.get_by_label("Step tick").click();
-    step_until(&mut h, "a step", Duration::from_secs(10), nap, |h| {
-        view(h).is_some_and(|v| v.clock.simulation_tick == tick + 1)
+    step_until_within(&mut h, "a step", Duration::from_secs(10), nap, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick == tick + 1)
     });
     h.get_by_label("▶ Play").click();
-    step_until(&mut h, "play", Duration::from_secs(20), nap, |h| {
-        view(h).is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > tick + 10)
+    step_until_within(&mut h, "play", Duration::from_secs(20), nap, |h| {
+        latest_live(h)
+            .is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > tick + 10)
     });
 }
 
 #[test]
 fn a_driven_worker_that_dies_is_caught_and_restarted_the_same_way() {
-    let mut h = harness(EditorConfig::driven(demo(), DT));
+    let mut h = harness_for(EditorConfig::driven(demo(), DT));
     h.run_steps(10);
     let tick = h
         .state()
@@ -354,7 +243,7 @@ fn a_driven_worker_that_dies_is_caught_and_restarted_the_same_way() {
     h.get_by_label("Step tick").click();
     h.run_steps(2);
     assert_eq!(
-        view(&h).expect("a view").clock.simulation_tick,
+        latest_live(&h).expect("a view").clock.simulation_tick,
         tick + 1,
         "one driven step"
     );
@@ -363,27 +252,23 @@ fn a_driven_worker_that_dies_is_caught_and_restarted_the_same_way() {
 #[test]
 fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
     let dir = scratch("slow-tick");
-    let scene = held_scene(&dir);
-    let hold = Arc::new(HoldFlags::default());
+    // A small level whose `Slow Hook` holds the worker in its FixedUpdate
+    // of `HOLD_TICK` until the test lets it go, plus a ball to select.
+    let scene = held_scene(&dir, "slow.ron", "Slow Hook", "Hold", HOLD_TICK);
+    let hold = HeldFlags::armed();
     let _release = Release(hold.clone());
     let mut config = EditorConfig::threaded(scene);
-    let shared = hold.clone();
-    config.behaviours = Behaviours::built_in().behaviour("Hold", move |p: HoldParams| {
-        Ok::<_, std::io::Error>(Hold {
-            tick: p.tick,
-            flags: shared.clone(),
-        })
-    });
-    let mut h = harness(config);
+    config.behaviours = held::behaviours("Hold", Wait::Sleep, &hold);
+    let mut h = harness_for(config);
     let nap = Duration::from_millis(5);
-    step_until(&mut h, "the hold", Duration::from_secs(60), nap, |_| {
+    step_until_within(&mut h, "the hold", Duration::from_secs(60), nap, |_| {
         hold.entered.load(Ordering::SeqCst)
     });
     // What the worker published last before the hold; it cannot publish
     // again until the test lets it go.
     h.step();
-    let revision = view(&h).map(|v| v.revision);
-    let held_at = view(&h).expect("a view").clock.simulation_tick;
+    let revision = latest_live(&h).map(|v| v.revision);
+    let held_at = latest_live(&h).expect("a view").clock.simulation_tick;
     assert!(
         held_at < HOLD_TICK,
         "the view of tick {held_at} is older than the hold"
@@ -398,7 +283,7 @@ fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
         h.step();
     }
     assert_eq!(
-        view(&h).map(|v| v.revision),
+        latest_live(&h).map(|v| v.revision),
         revision,
         "the worker answered while it was held"
     );
@@ -406,13 +291,13 @@ fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
 
     // Once the worker is let go, the queued Pause and selection apply.
     hold.released.store(true, Ordering::SeqCst);
-    step_until(
+    step_until_within(
         &mut h,
         "the queued pause and selection",
         Duration::from_secs(60),
         nap,
         |h| {
-            view(h).is_some_and(|v| {
+            latest_live(h).is_some_and(|v| {
                 matches!(
                     v.suspension.as_ref().map(|s| &s.reason),
                     Some(SuspendReason::Pause)
@@ -420,7 +305,7 @@ fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
             })
         },
     );
-    let v = view(&h).expect("a view");
+    let v = latest_live(&h).expect("a view");
     assert!(
         v.clock.simulation_tick >= HOLD_TICK,
         "paused at {} before the held tick completed",

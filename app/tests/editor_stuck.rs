@@ -14,160 +14,57 @@
 //! In its own test binary: the abandoned thread keeps a core busy until the
 //! test releases it.
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::atomic::Ordering;
+use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use serde::{Deserialize, Serialize};
-use stepframe_app::Behaviours;
 use stepframe_app::editor::app::Watchdog;
-use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
-use stepframe_core::{Behaviour, Ctx, HookKind, Hooks, ManualTime, ObjectId};
+use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_core::{HookKind, ManualTime, ObjectId};
 
 mod support;
+use support::editor::{harness_for, latest_live, step_until_within};
+use support::held::{self, HeldFlags, Release, Wait, held_scene};
 use support::{labels_starting, scratch};
-
-/// Seconds per UI frame.
-const DT: f32 = 1.0 / 60.0;
 
 /// How long one hook call may run before the watchdog flags it.
 const STUCK_AFTER: Duration = Duration::from_secs(5);
-
-/// Flags the spinner shares with the test.
-#[derive(Debug, Default)]
-struct Flags {
-    /// Spin once: the first call at the tick takes it.
-    armed: AtomicBool,
-    /// Set as the spinning begins.
-    entered: AtomicBool,
-    /// Set by the test at its end: the loop returns.
-    released: AtomicBool,
-}
-
-/// Releases the spinner when dropped (declared after the harness, so it is
-/// dropped first, even when an assertion fails).
-struct Release(Arc<Flags>);
-
-impl Drop for Release {
-    fn drop(&mut self) {
-        self.0.released.store(true, Ordering::SeqCst);
-    }
-}
-
-#[derive(Clone, Debug, Default, Serialize, Deserialize)]
-struct SpinParams {
-    /// The tick whose FixedUpdate spins.
-    tick: u64,
-}
-
-/// A behaviour with an endless loop in its FixedUpdate at one tick.
-#[derive(Clone, Debug)]
-struct Spinner {
-    tick: u64,
-    flags: Arc<Flags>,
-}
-
-impl Behaviour for Spinner {
-    fn hooks(&self) -> Hooks {
-        Hooks::FIXED_UPDATE
-    }
-
-    fn name(&self) -> &str {
-        "Spinner"
-    }
-
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        if ctx.clock().simulation_tick == self.tick
-            && self.flags.armed.swap(false, Ordering::SeqCst)
-        {
-            self.flags.entered.store(true, Ordering::SeqCst);
-            while !self.flags.released.load(Ordering::Relaxed) {
-                std::hint::spin_loop();
-            }
-        }
-    }
-}
-
-fn spin_scene(dir: &Path) -> PathBuf {
-    let path = dir.join("spin.ron");
-    let text = r#"#![enable(implicit_some)]
-(
-    settings: (
-        gravity: (x: 0.0, y: -9.81),
-        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, substeps: 1, strategy: Accumulator),
-        seed: 1,
-    ),
-    objects: [
-        (id: 1, name: "Ground", transform: (x: 0.0, y: -0.5), body: (kind: Fixed, shapes: [Cuboid(hx: 8.0, hy: 0.5)])),
-        (id: 2, name: "Ball", transform: (x: 0.0, y: 4.0), body: (shapes: [Circle(radius: 0.5)], restitution: 0.5)),
-        (id: 3, name: "Endless Loop", transform: (x: 3.0, y: 3.0), behaviours: [(name: "Spinner", params: (tick: 120))]),
-    ],
-)
-"#;
-    std::fs::write(&path, text).expect("scene written");
-    path
-}
-
-fn view<'a>(h: &'a Harness<'_, EditorApp>) -> Option<&'a WorldView> {
-    h.state().published().live.as_ref()
-}
 
 /// Runs UI frames until `done` holds; panics with `what` after a generous
 /// real timeout (a bound on a hang, not on speed).
 fn step_until(
     h: &mut Harness<'_, EditorApp>,
     what: &str,
-    mut done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
+    done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
 ) {
-    let t0 = Instant::now();
-    loop {
-        h.step();
-        if done(h) {
-            return;
-        }
-        assert!(
-            t0.elapsed() < Duration::from_secs(60),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    let (timeout, nap) = (Duration::from_secs(60), Duration::from_millis(5));
+    step_until_within(h, what, timeout, nap, done);
 }
 
 #[test]
 fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     let dir = scratch("stuck");
-    let flags = Arc::new(Flags::default());
-    flags.armed.store(true, Ordering::SeqCst);
-    let shared = flags.clone();
-    let behaviours = Behaviours::built_in().behaviour("Spinner", move |p: SpinParams| {
-        Ok::<_, std::io::Error>(Spinner {
-            tick: p.tick,
-            flags: shared.clone(),
-        })
-    });
+    let flags = HeldFlags::armed();
+    let behaviours = held::behaviours("Spinner", Wait::Spin, &flags);
     let watch_time = ManualTime::new();
     let recovery_time = ManualTime::new();
-    let mut config = EditorConfig::threaded(spin_scene(&dir));
+    let scene = held_scene(&dir, "spin.ron", "Endless Loop", "Spinner", 120);
+    let mut config = EditorConfig::threaded(scene);
     config.behaviours = behaviours;
     config.watchdog = Watchdog {
         after: STUCK_AFTER,
         clock: watch_time.clock(),
     };
     config.recovery_clock = recovery_time.clock();
-    let mut h = Harness::builder()
-        .with_size(egui::vec2(1600.0, 1000.0))
-        .with_step_dt(DT)
-        .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"));
+    let mut h = harness_for(config);
     let _release = Release(flags.clone());
 
     // A second of running has passed for the recovery cadence: the next
     // frame that ends sends a point (before tick 120 unless the worker got
     // there first; either point is a valid one to restart from).
     step_until(&mut h, "the first ticks", |h| {
-        view(h).is_some_and(|v| v.clock.simulation_tick > 0)
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0)
     });
     recovery_time.advance(Duration::from_secs(1));
     step_until(&mut h, "the spin", |_| flags.entered.load(Ordering::SeqCst));
@@ -226,7 +123,7 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     h.get_by_label(&format!("Abandon and restart from tick {tick}"))
         .click();
     step_until(&mut h, "the new worker at the point's tick", |h| {
-        view(h).is_some_and(|v| v.suspension.is_some() && v.clock.simulation_tick == tick)
+        latest_live(h).is_some_and(|v| v.suspension.is_some() && v.clock.simulation_tick == tick)
     });
     assert!(h.state().published().worker_stuck.is_none());
     assert!(labels_starting(&h, "Worker stuck").is_empty());
@@ -245,7 +142,7 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     // (the spinner spins once), while the old thread still spins.
     h.get_by_label("▶ Play").click();
     step_until(&mut h, "play past the stuck tick", |h| {
-        view(h).is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > 130)
+        latest_live(h).is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > 130)
     });
     assert!(!flags.released.load(Ordering::SeqCst));
     assert!(h.state().published().worker_stuck.is_none());

@@ -8,12 +8,14 @@
 //! field that depends on pacing), byte for byte.
 
 use std::path::Path;
-use std::process::Output;
 
 use stepframe_core::Recording;
 
 mod support;
-use support::{path_str, root, scratch, stepframe};
+use support::{
+    assert_contains, code, path_str, root, scratch, stderr, stdout, stepframe, stepframe_saying,
+    stepframe_writing,
+};
 
 const DEMO: &str = "assets/scenes/demo.ron";
 const DEMO_INPUT: &str = "assets/recordings/demo.ron";
@@ -21,18 +23,6 @@ const CONTRACT: &str = "assets/scenes/contract.ron";
 const STRESS: &str = "assets/scenes/stress.ron";
 /// Length of the demo recording, ticks (15 s at 60 Hz).
 const DEMO_TICKS: usize = 900;
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).into_owned()
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited normally")
-}
 
 /// Ticks 1..=n of a trace, `frame` removed from every line.
 fn without_frame(trace: &str, n: usize) -> Vec<String> {
@@ -71,11 +61,11 @@ fn play_runs_a_scene_headless_and_prints_a_summary() {
     assert_eq!(code(&out), 0, "{}", stderr(&out));
     let s = stdout(&out);
     // 60 frames of 1/60 s at 60 Hz: one tick each, nothing dropped.
-    assert!(
-        s.contains("60 frames, 60 ticks (1 s simulated), dropped 0 s, final hash "),
-        "{s}"
+    assert_contains(
+        &s,
+        "60 frames, 60 ticks (1 s simulated), dropped 0 s, final hash ",
     );
-    assert!(s.contains("errors: none"), "{s}");
+    assert_contains(&s, "errors: none");
 }
 
 #[test]
@@ -270,28 +260,25 @@ fn sync_test_8_passes_on_the_demo_and_stress_scenes() {
     let s = stdout(&out);
     // Frame f re-simulates min(f, 8) ticks at one tick per frame:
     // 1 + 2 + ... + 8 + 12 × 8 = 132.
-    assert!(s.contains("132 re-simulated ticks matched"), "{s}");
+    assert_contains(&s, "132 re-simulated ticks matched");
 }
 
 #[test]
 fn the_sync_test_passes_on_the_soft_body_scene() {
     // Rolling back 8 ticks every frame re-simulates jellies in contact and a
     // loaded rope bridge: every particle must come out the same.
-    let out = stepframe(&[
-        "play",
-        "assets/scenes/soft.ron",
-        "--frames",
-        "120",
-        "--pacing",
-        "irregular:3",
-        "--sync-test",
-        "8",
-    ]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    assert!(
-        stdout(&out).contains("re-simulated ticks matched"),
-        "{}",
-        stdout(&out)
+    stepframe_saying(
+        &[
+            "play",
+            "assets/scenes/soft.ron",
+            "--frames",
+            "120",
+            "--pacing",
+            "irregular:3",
+            "--sync-test",
+            "8",
+        ],
+        "re-simulated ticks matched",
     );
 }
 
@@ -465,11 +452,7 @@ fn bad_arguments_and_bad_files_exit_2_with_line_and_column() {
     .expect("write");
     let out = stepframe(&["play", CONTRACT, "--input", path_str(&rec)]);
     assert_eq!(code(&out), 2);
-    assert!(
-        stderr(&out).contains("broken-rec.ron:4:"),
-        "{}",
-        stderr(&out)
-    );
+    assert_contains(&stderr(&out), "broken-rec.ron:4:");
 
     // A pacing file with a bad third line, the word starting in column 3.
     let dts = dir.join("dts.txt");
@@ -501,12 +484,9 @@ fn a_failing_hook_is_a_runtime_failure_with_object_hook_and_tick() {
     let out = stepframe(&["play", path_str(&scene), "--frames", "20"]);
     assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
     let s = stdout(&out);
-    assert!(s.contains("errors: 1"), "{s}");
+    assert_contains(&s, "errors: 1");
     // The throw happened during tick 10, run by frame 10 at 60 Hz.
-    assert!(
-        s.contains("error: tick 10 (frame 10) #7 FixedUpdate: "),
-        "{s}"
-    );
+    assert_contains(&s, "error: tick 10 (frame 10) #7 FixedUpdate: ");
     assert!(stderr(&out).contains("1 error(s) logged during the run"));
 }
 
@@ -522,30 +502,28 @@ fn faults_injected_by_faulty_behaviours_are_reported_but_expected() {
     let out = stepframe(&["play", path_str(&scene), "--frames", "20"]);
     assert_eq!(code(&out), 0, "{}", stdout(&out));
     let s = stdout(&out);
-    assert!(s.contains("errors: 1"), "{s}");
-    assert!(
-        s.contains("error: tick 10 (frame 10) #7 FixedUpdate: "),
-        "{s}"
-    );
-    assert!(s.contains("injected faults: 1"), "{s}");
+    assert_contains(&s, "errors: 1");
+    assert_contains(&s, "error: tick 10 (frame 10) #7 FixedUpdate: ");
+    assert_contains(&s, "injected faults: 1");
 }
 
 #[test]
 fn chrome_trace_writes_the_runs_frames_as_perfetto_json() {
     let dir = scratch("chrome");
     let out = dir.join("run.json");
-    let o = stepframe(&[
-        "play",
-        "assets/scenes/demo.ron",
-        "--frames",
-        "90",
-        "--pacing",
-        "30",
-        "--chrome-trace",
-        path_str(&out),
-    ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    let text = std::fs::read_to_string(&out).expect("trace written");
+    let text = stepframe_writing(
+        &[
+            "play",
+            "assets/scenes/demo.ron",
+            "--frames",
+            "90",
+            "--pacing",
+            "30",
+            "--chrome-trace",
+            path_str(&out),
+        ],
+        &out,
+    );
     let json: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
     let events = json["traceEvents"].as_array().expect("traceEvents");
     let frames = events
@@ -697,11 +675,7 @@ fn runs_that_could_never_end_are_refused_with_exit_2_and_the_reason() {
     // A zero-delta pacing that ends by frame count is a finite run.
     let out = stepframe(&["play", CONTRACT, "--frames", "5", "--pacing", &zeros]);
     assert_eq!(code(&out), 0, "{}", stderr(&out));
-    assert!(
-        stdout(&out).contains("5 frames, 0 ticks"),
-        "{}",
-        stdout(&out)
-    );
+    assert_contains(&stdout(&out), "5 frames, 0 ticks");
 }
 
 #[test]
@@ -730,10 +704,9 @@ fn a_seconds_run_whose_display_time_stops_advancing_gives_up() {
     )
     .expect("the run ends");
     assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
-    assert!(
-        stderr(&out).contains("no progress: 100000 frames in a row without display time"),
-        "{}",
-        stderr(&out)
+    assert_contains(
+        &stderr(&out),
+        "no progress: 100000 frames in a row without display time",
     );
 }
 
@@ -758,7 +731,7 @@ fn check_refuses_each_run_of_a_scene_that_can_never_tick() {
         18,
         "{s}"
     );
-    assert!(s.contains("so tick 10 is never reached"), "{s}");
+    assert_contains(&s, "so tick 10 is never reached");
 }
 
 #[test]
@@ -819,20 +792,17 @@ fn scripts_start_timed_routines_on_their_objects_time_group() {
     );
     // Routines and the script state they change are in every snapshot: the
     // sync test rolls back over them and re-simulates identically.
-    let out = stepframe(&[
-        "play",
-        scene,
-        "--frames",
-        "50",
-        "--stall",
-        "5:1.0",
-        "--sync-test",
-        "8",
-    ]);
-    assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));
-    assert!(
-        stdout(&out).contains("re-simulated ticks matched"),
-        "{}",
-        stdout(&out)
+    stepframe_saying(
+        &[
+            "play",
+            scene,
+            "--frames",
+            "50",
+            "--stall",
+            "5:1.0",
+            "--sync-test",
+            "8",
+        ],
+        "re-simulated ticks matched",
     );
 }

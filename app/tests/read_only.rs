@@ -17,28 +17,11 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use egui_kittest::Harness;
-use stepframe_app::editor::EditorApp;
 use stepframe_app::editor::timeline::ExportFormat;
 
 mod support;
-use support::editor::{DEFAULT_SIZE, click, clock_tick, editor_sized};
+use support::editor::{DEFAULT_SIZE, click, clock_tick, editor_sized, log_line};
 use support::scratch;
-
-/// A small scene with no scripts (nothing else to find beside it).
-const SCENE: &str = r#"#![enable(implicit_some)]
-(
-    settings: (
-        gravity: (x: 0.0, y: -9.81),
-        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, substeps: 1, strategy: Accumulator),
-        seed: 1,
-    ),
-    objects: [
-        (id: 1, name: "Ground", transform: (x: 0.0, y: -0.5), body: (kind: Fixed, shapes: [Cuboid(hx: 8.0, hy: 0.5)])),
-        (id: 2, name: "Ball", transform: (x: 0.0, y: 4.0), body: (shapes: [Circle(radius: 0.5)], restitution: 0.5)),
-    ],
-)
-"#;
 
 /// A scene in a place the process cannot write, and what keeps it so.
 struct ReadOnly {
@@ -65,7 +48,8 @@ fn read_only_scene(name: &str) -> ReadOnly {
     let dir = scratch(name).join("levels");
     std::fs::create_dir_all(&dir).expect("scratch folder");
     let scene = dir.join("level.ron");
-    std::fs::write(&scene, SCENE).expect("scene written");
+    // A small scene with no scripts (nothing else to find beside it).
+    std::fs::write(&scene, support::ball_scene_text(&[])).expect("scene written");
     std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o555)).expect("chmod");
     let probe = dir.join("probe");
     if File::create(&probe).is_err() {
@@ -91,16 +75,6 @@ fn read_only_scene(name: &str) -> ReadOnly {
         restore: None,
         _file: Some(file),
     }
-}
-
-fn log_line(h: &Harness<'_, EditorApp>, prefix: &str) -> Option<String> {
-    h.state()
-        .feedback()
-        .log
-        .lines
-        .iter()
-        .find(|l| l.text.starts_with(prefix))
-        .map(|l| l.text.clone())
 }
 
 /// `line` names `path`, then the folder it could not write and the OS's

@@ -235,20 +235,28 @@ fn play_still_fails_on_an_error_no_faulty_behaviour_injected() {
     );
 }
 
-#[test]
-fn play_reports_the_dropped_time_of_a_ten_second_stall_exactly() {
-    // 60 frames at 60 Hz, frame 30 a 10 s hitch. Clamped to 0.25 s = 15
-    // ticks: 4 run, 11 dropped = 11/60 s. Ticks: 29 + 4 + 30 = 63.
-    let out = stepframe(&[
+/// What `play` of 60 demo frames with a 10 s hitch at frame 30 (and `more`
+/// arguments) prints, once it has exited 0.
+fn demo_stalled_at_frame_30(more: &[&str]) -> String {
+    let mut args = vec![
         "play",
         "assets/scenes/demo.ron",
         "--frames",
         "60",
         "--stall",
         "30:10",
-    ]);
-    let stdout = text(&out.stdout);
+    ];
+    args.extend_from_slice(more);
+    let out = stepframe(&args);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    text(&out.stdout)
+}
+
+#[test]
+fn play_reports_the_dropped_time_of_a_ten_second_stall_exactly() {
+    // 60 frames at 60 Hz, frame 30 a 10 s hitch. Clamped to 0.25 s = 15
+    // ticks: 4 run, 11 dropped = 11/60 s. Ticks: 29 + 4 + 30 = 63.
+    let stdout = demo_stalled_at_frame_30(&[]);
     assert!(
         stdout.contains("60 frames, 63 ticks (1.05 s simulated), dropped 0.18333333333333332 s"),
         "{stdout}"
@@ -257,18 +265,7 @@ fn play_reports_the_dropped_time_of_a_ten_second_stall_exactly() {
 
     // With the clamp at 10 s the whole hitch is accepted: 600 ticks owed, 4
     // run, 596 dropped = 9.9333... s; still 63 ticks.
-    let out = stepframe(&[
-        "play",
-        "assets/scenes/demo.ron",
-        "--frames",
-        "60",
-        "--stall",
-        "30:10",
-        "--max-delta",
-        "10",
-    ]);
-    let stdout = text(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let stdout = demo_stalled_at_frame_30(&["--max-delta", "10"]);
     assert!(stdout.contains("60 frames, 63 ticks"), "{stdout}");
     let dropped: f64 = stdout
         .split("dropped ")

@@ -9,9 +9,9 @@ use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 mod support;
-use support::editor::{DEFAULT_SIZE, click, demo, editor_sized};
+use support::editor::{DEFAULT_SIZE, click, demo, editor_sized, log_line};
 use support::scratch;
-use support::storage::{FileStorage, editor_with_storage};
+use support::storage::{editor_with_storage, save_settings, store};
 
 /// The viewport gets the largest tile and the timeline runs along the bottom
 /// with at least a third of the window's height.
@@ -150,9 +150,7 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
         });
     h.run_steps(2);
     let code_before = h.state().workspace().rect(Pane::Code).expect("open");
-    let mut storage = FileStorage::open(&file);
-    eframe::App::save(h.state_mut(), &mut storage);
-    eframe::Storage::flush(&mut storage);
+    save_settings(&mut h, &file);
     drop(h);
 
     let h = editor_with_storage(demo(), &file);
@@ -176,20 +174,10 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     let file = scratch("layout-broken").join("storage.json");
     // A layout cut short on line 2: what a crash mid-write or a hand edit leaves.
     let broken = "(\n    id: (14869877084423508223), root: Some((20)), tiles: (".to_string();
-    let mut storage = FileStorage::open(&file);
-    eframe::Storage::set_string(&mut storage, LAYOUT_KEY, broken.clone());
-    eframe::Storage::flush(&mut storage);
+    store(&file, LAYOUT_KEY, &broken);
 
     let mut h = editor_with_storage(demo(), &file);
-    let notice = h
-        .state()
-        .feedback()
-        .log
-        .lines
-        .iter()
-        .find(|l| l.text.starts_with("layout not read: "))
-        .map(|l| l.text.clone())
-        .expect("a notice");
+    let notice = log_line(&h, "layout not read: ").expect("a notice");
     assert!(
         notice.contains("key `stepframe-layout` of the editor's settings file) at line 2, column "),
         "{notice}"
@@ -200,10 +188,7 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     assert!(h.state().workspace().is_open(Pane::Log));
     h.state_mut().workspace_mut().set_open(Pane::Log, false);
     h.run_steps(2);
-    let mut storage = FileStorage::open(&file);
-    eframe::App::save(h.state_mut(), &mut storage);
-    eframe::Storage::flush(&mut storage);
-    let stored = FileStorage::open(&file);
+    let stored = save_settings(&mut h, &file);
     assert_eq!(
         eframe::Storage::get_string(&stored, LAYOUT_KEY).as_deref(),
         Some(broken.as_str()),
@@ -212,10 +197,7 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
 
     // Reset layout is the user choosing a new one: it is stored from then on.
     h.state_mut().workspace_mut().reset();
-    let mut storage = FileStorage::open(&file);
-    eframe::App::save(h.state_mut(), &mut storage);
-    eframe::Storage::flush(&mut storage);
-    let stored = FileStorage::open(&file);
+    let stored = save_settings(&mut h, &file);
     let text = eframe::Storage::get_string(&stored, LAYOUT_KEY).expect("a layout");
     assert_ne!(text, broken);
     drop(h);
@@ -231,25 +213,12 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
 fn unreadable_stored_settings_are_reported_and_kept_byte_for_byte() {
     let file = scratch("settings-broken").join("storage.json");
     let broken = "(specs: [(expr: \"player.x\", ".to_string();
-    let mut storage = FileStorage::open(&file);
-    eframe::Storage::set_string(&mut storage, "stepframe-watches", broken.clone());
-    eframe::Storage::flush(&mut storage);
+    store(&file, "stepframe-watches", &broken);
 
     let mut h = editor_with_storage(demo(), &file);
-    let notice = h
-        .state()
-        .feedback()
-        .log
-        .lines
-        .iter()
-        .find(|l| l.text.starts_with("settings not read"))
-        .map(|l| l.text.clone())
-        .expect("a notice");
+    let notice = log_line(&h, "settings not read").expect("a notice");
     assert!(notice.contains("stepframe-watches"), "{notice}");
-    let mut storage = FileStorage::open(&file);
-    eframe::App::save(h.state_mut(), &mut storage);
-    eframe::Storage::flush(&mut storage);
-    let stored = FileStorage::open(&file);
+    let stored = save_settings(&mut h, &file);
     assert_eq!(
         eframe::Storage::get_string(&stored, "stepframe-watches").as_deref(),
         Some(broken.as_str()),

@@ -56,7 +56,7 @@
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry_file` |
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
-//! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay | `replay` |
+//! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
 //! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `compact`, `poses`, `reach`, `rewind` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |

@@ -3,10 +3,12 @@
 
 use std::sync::{Arc, Mutex};
 
+mod support;
+
 use stepframe_core::{
-    ActionBinding, ActionMap, Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, Edit,
-    History, HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory,
-    Priority, RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    ActionBinding, ActionMap, Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit, History,
+    HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
+    RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Pushes its body on the fixed jump edge and with a random sideways nudge.
@@ -21,21 +23,13 @@ impl Behaviour for Pusher {
         if ctx.input().just_pressed("jump") {
             ctx.apply_impulse(ctx.me(), Vec2::new(0.0, 6.0));
         }
-        let nudge = ctx.rng().range(-3.0, 3.0);
-        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+        support::nudge(ctx, 3.0);
     }
 }
 
 fn world() -> World {
     let mut w = World::new();
-    w.spawn(
-        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
-            .with_id(ObjectId(1))
-            .with_body(BodyDesc::with_kind(
-                BodyKind::Fixed,
-                Shape::Cuboid { hx: 20.0, hy: 0.5 },
-            )),
-    );
+    w.spawn(support::ground(20.0));
     for i in 0..24u64 {
         let x = (i % 6) as f32 * 1.1 - 3.0;
         let y = 1.0 + (i / 6) as f32 * 1.1;
@@ -127,6 +121,29 @@ fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, fir
     }
 }
 
+/// Makes the calls of `steps` from index `first` on, as the original host
+/// does: a breakpoint suspends mid-frame, and the host resumes on the next
+/// call unless that call is a step or a resume of its own.
+fn run_as_a_host(
+    h: &mut History,
+    p: &mut Pipeline,
+    steps: &[HostCall],
+    ticks: &Ticks,
+    first: usize,
+) {
+    for i in first..steps.len() {
+        run(h, p, &steps[i..i + 1], ticks, i);
+        if p.suspension().is_some()
+            && !matches!(
+                steps.get(i + 1),
+                Some(HostCall::StepTick | HostCall::Resume)
+            )
+        {
+            h.resume(p, &[]);
+        }
+    }
+}
+
 fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
     let mut p = pipeline();
     let ticks = Ticks::default();
@@ -141,20 +158,7 @@ fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
     });
     let mut h = History::new(30, 100_000);
     let steps = script();
-    // The breakpoint suspends mid-frame; the host resumes on the next call.
-    let mut i = 0;
-    while i < steps.len() {
-        run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
-        if p.suspension().is_some()
-            && !matches!(
-                steps.get(i + 1),
-                Some(HostCall::StepTick | HostCall::Resume)
-            )
-        {
-            h.resume(&mut p, &[]);
-        }
-        i += 1;
-    }
+    run_as_a_host(&mut h, &mut p, &steps, &ticks, 0);
     let out = ticks.0.lock().expect("lock").clone();
     (out, p, h)
 }
@@ -192,19 +196,7 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
         while p.suspension().is_some() {
             h.resume(&mut p, &[]);
         }
-        let mut i = call + 1;
-        while i < steps.len() {
-            run(&mut h, &mut p, &steps[i..i + 1], &ticks, i);
-            if p.suspension().is_some()
-                && !matches!(
-                    steps.get(i + 1),
-                    Some(HostCall::StepTick | HostCall::Resume)
-                )
-            {
-                h.resume(&mut p, &[]);
-            }
-            i += 1;
-        }
+        run_as_a_host(&mut h, &mut p, &steps, &ticks, call + 1);
         let continued: Vec<(u64, u64)> = ticks
             .0
             .lock()

@@ -4,9 +4,11 @@
 
 use std::sync::{Arc, Mutex};
 
+mod support;
+
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose,
-    Priority, RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    Behaviour, BodyDesc, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority,
+    RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 /// Nudges its ball sideways at random every tick: state the replay must repeat.
@@ -18,21 +20,13 @@ impl Behaviour for Nudger {
         "Nudger"
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        let nudge = ctx.rng().range(-4.0, 4.0);
-        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+        support::nudge(ctx, 4.0);
     }
 }
 
 fn pipeline() -> Pipeline {
     let mut w = World::new();
-    w.spawn(
-        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
-            .with_id(ObjectId(1))
-            .with_body(BodyDesc::with_kind(
-                BodyKind::Fixed,
-                Shape::Cuboid { hx: 20.0, hy: 0.5 },
-            )),
-    );
+    w.spawn(support::ground(20.0));
     for i in 0..6u64 {
         w.spawn(
             ObjectDesc::new(format!("ball{i}"), Pose::new(i as f32 - 3.0, 2.0, 0.0))

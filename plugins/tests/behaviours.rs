@@ -237,22 +237,32 @@ fn spawned_body_steps_in_its_tick_and_its_behaviour_starts_next_frame() {
     assert_eq!(hit.behaviour, "Projectile");
 }
 
-#[test]
-fn spawner_population_stays_bounded_by_its_cap() {
-    let text = r#"(
+/// A lone `Spawner` with `params` in zero gravity, run for 600 frames of
+/// 1/60 s (10 s): the session after them and the most objects alive at once.
+fn spawner_for_ten_seconds(params: &str) -> (Pipeline, usize) {
+    let text = format!(
+        r#"(
         settings: (gravity: (x: 0.0, y: 0.0)),
         objects: [
             (id: 1, name: "Spawner",
-             behaviours: [(name: "Spawner", params: (interval: 0.05, max_alive: 4, lifetime: 0.0, spread: 20.0))]),
+             behaviours: [(name: "Spawner", params: ({params}))]),
         ],
-    )"#;
+    )"#
+    );
     let registry = stepframe_plugins::registry();
-    let mut p = session(text, &registry);
+    let mut p = session(&text, &registry);
     let mut most = 0;
     for _ in 0..600 {
         p.step_frame(DT);
         most = most.max(p.world().len());
     }
+    (p, most)
+}
+
+#[test]
+fn spawner_population_stays_bounded_by_its_cap() {
+    let (p, most) =
+        spawner_for_ten_seconds("interval: 0.05, max_alive: 4, lifetime: 0.0, spread: 20.0");
     assert_eq!(most, 1 + 4, "the spawner and at most 4 projectiles");
     // 10 s at one burst per 0.05 s: about 200 spawned in all, ids keep growing.
     let newest = p.world().objects().map(|o| o.id.0).max().unwrap();
@@ -261,20 +271,8 @@ fn spawner_population_stays_bounded_by_its_cap() {
 
 #[test]
 fn projectiles_remove_themselves_after_their_lifetime() {
-    let text = r#"(
-        settings: (gravity: (x: 0.0, y: 0.0)),
-        objects: [
-            (id: 1, name: "Spawner",
-             behaviours: [(name: "Spawner", params: (interval: 1.0, max_alive: 100, lifetime: 0.5, spread: 20.0))]),
-        ],
-    )"#;
-    let registry = stepframe_plugins::registry();
-    let mut p = session(text, &registry);
-    let mut most = 0;
-    for _ in 0..600 {
-        p.step_frame(DT);
-        most = most.max(p.world().len());
-    }
+    let (_, most) =
+        spawner_for_ten_seconds("interval: 1.0, max_alive: 100, lifetime: 0.5, spread: 20.0");
     // One projectile per second, each living half a second: never two at once.
     assert_eq!(most, 2);
 }

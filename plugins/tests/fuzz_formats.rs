@@ -31,16 +31,20 @@ fn recording_error_points_into(text: &str, error: FileError) -> Result<(), Strin
             column,
             message,
             ..
-        } => {
-            if points_into(text, line, column) && !message.is_empty() {
-                Ok(())
-            } else {
-                Err(format!(
-                    "error at {line}:{column} ({message}) is not in the text"
-                ))
-            }
-        }
+        } => placed_in(text, line, column, &message),
         other => Err(format!("unexpected error kind: {other}")),
+    }
+}
+
+/// `Ok` when the error at `line`:`column` points into `text` and says
+/// something; otherwise what is wrong with it.
+fn placed_in(text: &str, line: usize, column: usize, message: &str) -> Result<(), String> {
+    if points_into(text, line, column) && !message.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "error at {line}:{column} ({message}) is not in the text"
+        ))
     }
 }
 
@@ -160,15 +164,7 @@ fn mutated_watch_expressions_never_panic_and_errors_have_positions() {
                     column,
                     message,
                     ..
-                } => {
-                    if points_into(text, line, column) && !message.is_empty() {
-                        Ok(())
-                    } else {
-                        Err(format!(
-                            "error at {line}:{column} ({message}) is not in the text"
-                        ))
-                    }
-                }
+                } => placed_in(text, line, column, &message),
                 other => Err(format!("unexpected error kind: {other}")),
             },
             Err(other) => Err(format!("unexpected error kind: {other}")),

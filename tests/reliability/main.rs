@@ -317,6 +317,20 @@ impl HookCase {
         self.scene_with("")
     }
 
+    /// The control scene run with the `Disable` policy, and the faulty one
+    /// with `policy`, both for [`FRAMES`] frames: what each panic test
+    /// compares.
+    fn control_and_faulty(&self, registry: &Registry, policy: FaultPolicy) -> (Run, Run) {
+        let control = run(
+            &self.control_scene(),
+            registry,
+            FRAMES,
+            FaultPolicy::Disable,
+        );
+        let faulty = run(&self.faulty_scene(), registry, FRAMES, policy);
+        (control, faulty)
+    }
+
     fn scene_with(&self, behaviours: &str) -> String {
         scene_text(&if self.ball {
             dropped_ball(behaviours)

@@ -7,18 +7,7 @@ fn a_panic_in_every_hook_kind_is_caught_logged_with_object_hook_and_tick_and_the
  {
     let registry = stepframe_plugins::registry();
     for case in &HOOK_CASES {
-        let control = run(
-            &case.control_scene(),
-            &registry,
-            FRAMES,
-            FaultPolicy::Disable,
-        );
-        let faulty = run(
-            &case.faulty_scene(),
-            &registry,
-            FRAMES,
-            FaultPolicy::Disable,
-        );
+        let (control, faulty) = case.control_and_faulty(&registry, FaultPolicy::Disable);
         let hook = case.hook;
 
         // The session kept running: every frame ran its tick.
@@ -66,13 +55,7 @@ fn a_panic_in_every_hook_kind_is_caught_logged_with_object_hook_and_tick_and_the
 fn the_remove_policy_removes_only_the_faulty_object_and_the_rest_runs_unchanged() {
     let registry = stepframe_plugins::registry();
     for case in HOOK_CASES.iter().filter(|c| !c.ball) {
-        let control = run(
-            &case.control_scene(),
-            &registry,
-            FRAMES,
-            FaultPolicy::Disable,
-        );
-        let faulty = run(&case.faulty_scene(), &registry, FRAMES, FaultPolicy::Remove);
+        let (control, faulty) = case.control_and_faulty(&registry, FaultPolicy::Remove);
         let hook = case.hook;
         let errors = faulty.errors();
         assert_eq!(errors.len(), 1, "{hook}: {errors:?}");
@@ -107,13 +90,7 @@ fn the_remove_policy_also_takes_the_body_out_of_physics() {
     let registry = stepframe_plugins::registry();
     let case = &HOOK_CASES[4];
     assert_eq!(case.hook, HookKind::Contact);
-    let control = run(
-        &case.control_scene(),
-        &registry,
-        FRAMES,
-        FaultPolicy::Disable,
-    );
-    let faulty = run(&case.faulty_scene(), &registry, FRAMES, FaultPolicy::Remove);
+    let (control, faulty) = case.control_and_faulty(&registry, FaultPolicy::Remove);
     let landed = first_contact(&control.rows, FAULTY);
     for row in &faulty.rows {
         let has_ball = row.bodies.iter().any(|(id, _)| *id == FAULTY);
@@ -129,13 +106,7 @@ fn the_remove_policy_also_takes_the_body_out_of_physics() {
 fn the_break_policy_suspends_on_the_fault_and_resume_goes_on_unchanged() {
     let registry = stepframe_plugins::registry();
     for case in &HOOK_CASES {
-        let control = run(
-            &case.control_scene(),
-            &registry,
-            FRAMES,
-            FaultPolicy::Disable,
-        );
-        let faulty = run(&case.faulty_scene(), &registry, FRAMES, FaultPolicy::Break);
+        let (control, faulty) = case.control_and_faulty(&registry, FaultPolicy::Break);
         let hook = case.hook;
         let (tick, frame) = case.expected_stamp(&control);
         // One suspension: the behaviour was disabled before the session stopped.

@@ -48,16 +48,12 @@ fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() 
     // faults.ron's first fault panics in Start at frame 1: the error line
     // names frame 1, whose record must already have arrived.
     let faults = demo().parent().expect("scenes").join("faults.ron");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(faults);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(faults));
     let mut b = Breakpoint::on_hook(HookKind::FixedUpdate);
     b.condition.ticks = Some((3, 3));
     send(Command::AddBreakpoint(b));
-    for _ in 0..5 {
-        w.pump(DT);
-    }
+    pump(&mut w, 5);
     let events: Vec<Event> = ui.events.try_iter().collect();
     let mut seen_frames = 0u64;
     let mut checked = (0, 0);
@@ -94,22 +90,16 @@ fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() 
 
 #[test]
 fn suspension_and_resume_are_announced_once_each() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     w.pump(DT);
     // The player is object 20 in the demo; break in its FixedUpdate from tick 5.
     let mut b = Breakpoint::on(HookKind::FixedUpdate, ObjectId(20));
     b.condition.ticks = Some((5, 5));
     send(Command::AddBreakpoint(b));
-    for _ in 0..10 {
-        w.pump(DT);
-    }
+    pump(&mut w, 10);
     send(Command::Play);
-    for _ in 0..3 {
-        w.pump(DT);
-    }
+    pump(&mut w, 3);
     let events: Vec<Event> = ui
         .events
         .try_iter()

@@ -56,10 +56,8 @@ fn fork_run(
     Worker,
     worker::UiEnd,
 ) {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, pacing, None);
+    let (ui, mut w) = playing_paced(demo(), pacing);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     let tick = |ui: &worker::UiEnd, last: &mut u64| {
         if let Some(v) = latest_view(ui) {
             *last = v.clock.simulation_tick;
@@ -270,10 +268,8 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
     );
 
     for (pacing, dt) in [(Pacing::Hz(60), 1.0 / 60.0), (Pacing::Hz(144), 1.0 / 144.0)] {
-        let (ui, end) = worker::channels();
-        let mut w = Worker::new(end, pacing, None);
+        let (ui, mut w) = playing_paced(demo(), pacing);
         let send = |c| ui.commands.send(c).expect("the worker end is alive");
-        send(Command::LoadAndPlay(demo()));
         let mut last = 0;
         let mut tick = |w: &mut Worker, ui: &worker::UiEnd| {
             w.pump(dt);
@@ -290,13 +286,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
             tape: tap_at(110),
             from: 100,
         });
-        send(Command::ForkHere(100));
-        send(Command::ForkParams {
-            object: ObjectId(20),
-            index: 0,
-            params: PLAYER_PARAMS_HIGH.to_string(),
-        });
-        send(Command::Play);
+        fork_with_params(&send, 100, ObjectId(20), PLAYER_PARAMS_HIGH);
         while tick(&mut w, &ui) < 170 {}
         send(Command::Pause);
         w.pump(dt);
@@ -382,10 +372,8 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
     assert!(((a_x[&80] - a_x[&60]) - 0.5).abs() < 1e-4, "{a_x:?}");
     assert!(((b_x[&80] - b_x[&60]) - 1.0).abs() < 1e-4, "{b_x:?}");
 
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(scene.clone());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene.clone()));
     let mut last = 0;
     let mut key = None;
     while last < 70 {
@@ -471,10 +459,8 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
 
     // At 144 Hz the authored script pushes 2.4 times a tick; B, set to push
     // once per tick, parts from A at the first tick after the fork.
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(144), None);
+    let (ui, mut w) = playing_paced(scene.clone(), Pacing::Hz(144));
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene.clone()));
     let mut last = 0;
     let mut run_to = |w: &mut Worker, tick: u64| {
         while last < tick {
@@ -486,13 +472,7 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
     };
     run_to(&mut w, 30);
     send(Command::Pause);
-    send(Command::ForkHere(10));
-    send(Command::ForkParams {
-        object: ObjectId(2),
-        index: 0,
-        params: fixed.to_string(),
-    });
-    send(Command::Play);
+    fork_with_params(&send, 10, ObjectId(2), fixed);
     run_to(&mut w, 40);
     send(Command::Pause);
     send(Command::AdoptFork);
@@ -571,11 +551,6 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
         })
     };
     send(Command::LoadAndPlay(demo()));
-    let pump = |w: &mut Worker, frames: usize| {
-        for _ in 0..frames {
-            w.pump(DT);
-        }
-    };
     pump(&mut w, 30);
     for command in [
         space(1.0),
@@ -613,4 +588,16 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
         .filter(|m| m.contains("around its history"))
         .collect();
     assert!(warnings.is_empty(), "{warnings:?}");
+}
+
+/// Forks B at `tick` with `params` for the first behaviour of `object`, and
+/// plays on.
+fn fork_with_params(send: &impl Fn(Command), tick: u64, object: ObjectId, params: &str) {
+    send(Command::ForkHere(tick));
+    send(Command::ForkParams {
+        object,
+        index: 0,
+        params: params.to_string(),
+    });
+    send(Command::Play);
 }

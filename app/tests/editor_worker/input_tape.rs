@@ -4,13 +4,9 @@ use super::*;
 
 #[test]
 fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
-    for _ in 0..30 {
-        w.pump(DT);
-    }
+    pump(&mut w, 30);
     send(Command::Pause);
     w.pump(DT);
     // Space typed in the viewport while suspended, then F10: a lone tick,
@@ -30,10 +26,8 @@ fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
 /// with the recorded tape plus a tap of Space at tick 412 (the Input tab's
 /// `ApplyTape`), play on to tick 700 and ask for the past view of tick 600.
 fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, pacing, None);
+    let (ui, mut w) = playing_paced(demo(), pacing);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     let mut live = None;
     while live
         .as_ref()

@@ -85,3 +85,26 @@ fn batches_in<'e, T: Clone + 'e>(
 ) -> Vec<T> {
     events.iter().filter_map(pick).flatten().cloned().collect()
 }
+
+/// A worker paced at 60 Hz that has been told to load and play `scene`, and
+/// the UI's end of its channels.
+fn playing(scene: std::path::PathBuf) -> (worker::UiEnd, Worker) {
+    playing_paced(scene, Pacing::Hz(60))
+}
+
+/// Like [`playing`], the worker paced by `pacing`.
+fn playing_paced(scene: std::path::PathBuf, pacing: Pacing) -> (worker::UiEnd, Worker) {
+    let (ui, end) = worker::channels();
+    let w = Worker::new(end, pacing, None);
+    ui.commands
+        .send(Command::LoadAndPlay(scene))
+        .expect("the worker end is alive");
+    (ui, w)
+}
+
+/// Runs `frames` worker frames of [`DT`].
+fn pump(w: &mut Worker, frames: usize) {
+    for _ in 0..frames {
+        w.pump(DT);
+    }
+}

@@ -24,6 +24,43 @@ fn pump_to(
     live.expect("a view")
 }
 
+/// The demo played to tick 120 and paused, the player (object 20) selected
+/// and lifted to y = 3, and ball 203 disabled from the hierarchy at the same
+/// moment: the UI's end, the worker, and the tick the edits were made at.
+fn edited_at_120() -> (worker::UiEnd, Worker, u64) {
+    let (ui, mut w) = paused_with_the_player_selected(120, 200);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    w.pump(DT);
+    let paused = latest_view(&ui).expect("a view");
+    let edited_at = paused.clock.simulation_tick;
+    let mut pose = paused.selected.as_ref().expect("the player").committed;
+    pose.y = 3.0;
+    send(Command::EditPose(ObjectId(20), pose));
+    send(Command::SetEnabled(ObjectId(203), false));
+    (ui, w, edited_at)
+}
+
+/// The demo played to tick `tick` (at most `frames` pumps), then told to
+/// pause and select the player (object 20), not yet pumped.
+fn paused_with_the_player_selected(tick: u64, frames: usize) -> (worker::UiEnd, Worker) {
+    let (ui, mut w) = playing(demo());
+    pump_to(&mut w, &ui, tick, frames);
+    for c in [Command::Pause, Command::Select(Some(ObjectId(20)))] {
+        ui.commands.send(c).expect("the worker end is alive");
+    }
+    (ui, w)
+}
+
+/// The session recording saved to `path` (one pump) and loaded back.
+fn saved_recording(w: &mut Worker, send: &impl Fn(Command), path: &std::path::Path) -> Recording {
+    send(Command::SaveRecording {
+        path: path.to_path_buf(),
+        overwrite: false,
+    });
+    w.pump(DT);
+    Recording::load(path).expect("the file loads")
+}
+
 /// Every event's log line text.
 fn log_lines(events: &[Event]) -> Vec<String> {
     events
@@ -79,10 +116,8 @@ fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTre
 
 #[test]
 fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     let at_600 = pump_to(&mut w, &ui, 600, 700);
     assert_eq!(at_600.clock.simulation_tick, 600);
     let frames_at_60 = at_600.clock.frame_index;
@@ -124,21 +159,8 @@ fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
 
 #[test]
 fn a_past_view_after_an_inspector_edit_shows_the_edit() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w, edited_at) = edited_at_120();
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
-    pump_to(&mut w, &ui, 120, 200);
-    send(Command::Pause);
-    send(Command::Select(Some(ObjectId(20))));
-    w.pump(DT);
-    let paused = latest_view(&ui).expect("a view");
-    let edited_at = paused.clock.simulation_tick;
-    let mut pose = paused.selected.as_ref().expect("the player").committed;
-    pose.y = 3.0;
-    send(Command::EditPose(ObjectId(20), pose));
-    // Ball 203 disabled from the hierarchy at the same moment.
-    send(Command::SetEnabled(ObjectId(203), false));
     let mut live_at = Vec::new();
     for _ in 0..5 {
         send(Command::StepTick);
@@ -197,17 +219,12 @@ fn replayed_hashes(
 
 #[test]
 fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_144_hz() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     // Paused at tick 121: the edits apply before tick 122, which a 30 Hz
     // replay runs second in its frame (mid-frame).
-    pump_to(&mut w, &ui, 121, 200);
+    let (ui, mut w) = paused_with_the_player_selected(121, 200);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // Paused at tick 121: the player lifted to y = 3 and given a stronger
     // jump, ball 203 disabled.
-    send(Command::Pause);
-    send(Command::Select(Some(ObjectId(20))));
     w.pump(DT);
     let view = latest_view(&ui).expect("a view");
     let mut pose = view.selected.as_ref().expect("the player").committed;
@@ -302,13 +319,8 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
 
 #[test]
 fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_there() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = paused_with_the_player_selected(310, 400);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
-    pump_to(&mut w, &ui, 310, 400);
-    send(Command::Pause);
-    send(Command::Select(Some(ObjectId(20))));
     send(Command::ForkHere(303));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
@@ -376,10 +388,8 @@ fn scripts_scene_copy(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std
 fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tick() {
     let (scene, patrol, dir) = scripts_scene_copy("script-reload");
     let original = std::fs::read_to_string(&patrol).expect("patrol.rhai");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(scene.clone());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene.clone()));
     // Live hashes and guard positions of every tick, as the views show them.
     let mut live = std::collections::BTreeMap::new();
     let run_to =
@@ -446,12 +456,7 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
     // (from the file's authored text, which is the session's start
     // version) it gives the same ticks at every display rate.
     let path = dir.join("bug.ron");
-    send(Command::SaveRecording {
-        path: path.clone(),
-        overwrite: false,
-    });
-    w.pump(DT);
-    let recording = Recording::load(&path).expect("the file loads");
+    let recording = saved_recording(&mut w, &send, &path);
     assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
     assert_eq!(recording.edits[0].tick, reloaded_after + 1);
     std::fs::write(&patrol, &original).expect("patrol.rhai as authored");
@@ -482,20 +487,8 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
 
 #[test]
 fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w, edited_at) = edited_at_120();
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
-    pump_to(&mut w, &ui, 120, 200);
-    send(Command::Pause);
-    send(Command::Select(Some(ObjectId(20))));
-    w.pump(DT);
-    let paused = latest_view(&ui).expect("a view");
-    let edited_at = paused.clock.simulation_tick;
-    let mut pose = paused.selected.as_ref().expect("the player").committed;
-    pose.y = 3.0;
-    send(Command::EditPose(ObjectId(20), pose));
-    send(Command::SetEnabled(ObjectId(203), false));
     send(Command::Play);
     pump_to(&mut w, &ui, 200, 200);
     send(Command::Pause);
@@ -544,22 +537,15 @@ fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
     let dir = std::env::temp_dir().join(format!("stepframe-resume-drop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("after.ron");
-    send(Command::SaveRecording {
-        path: path.clone(),
-        overwrite: false,
-    });
-    w.pump(DT);
-    let recording = Recording::load(&path).expect("the file loads");
+    let recording = saved_recording(&mut w, &send, &path);
     assert!(recording.edits.is_empty(), "{:?}", recording.edits);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     pump_to(&mut w, &ui, 120, 200);
     send(Command::Pause);
     w.pump(DT);
@@ -604,12 +590,7 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
     let dir = std::env::temp_dir().join(format!("stepframe-rate-susp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("rate.ron");
-    send(Command::SaveRecording {
-        path: path.clone(),
-        overwrite: false,
-    });
-    w.pump(DT);
-    let recording = Recording::load(&path).expect("the file loads");
+    let recording = saved_recording(&mut w, &send, &path);
     assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
     assert_eq!(recording.edits[0].tick, at + 1);
     let headless = replayed_hashes(&recording, 1.0 / 30.0, at + 3);

@@ -7,10 +7,8 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
     let dir = std::env::temp_dir().join(format!("stepframe-worker-save-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("saved.ron");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     send(Command::SetTimeScale(0.5));
     send(Command::SaveAs {
         path: out.clone(),
@@ -33,14 +31,10 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
 
 #[test]
 fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
     send(Command::SetFixedRate(30));
-    for _ in 0..20 {
-        w.pump(DT);
-    }
+    pump(&mut w, 20);
     send(Command::Reload);
     w.pump(1.0 / 30.0);
     // Simulation time restarted with the new session: one 1/30 s frame at the
@@ -56,17 +50,11 @@ fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
 
 #[test]
 fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(demo()));
-    for _ in 0..30 {
-        w.pump(DT);
-    }
+    pump(&mut w, 30);
     send(Command::SetTimeScale(0.5));
-    for _ in 0..30 {
-        w.pump(DT);
-    }
+    pump(&mut w, 30);
     send(Command::Pause);
     w.pump(DT);
     assert_eq!(latest_view(&ui).expect("a view").settings.time_scale, 0.5);
@@ -80,9 +68,7 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
         "the toolbar shows tick 20's scale"
     );
     send(Command::Play);
-    for _ in 0..10 {
-        w.pump(DT);
-    }
+    pump(&mut w, 10);
     let view = latest_view(&ui).expect("a view");
     assert_eq!(
         view.clock.simulation_tick, 30,

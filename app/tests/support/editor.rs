@@ -203,13 +203,7 @@ pub fn step_until(
 pub fn open_scene(h: &mut Harness<'_, EditorApp>, path: &Path) {
     click(h, "File");
     click(h, "Open…  (Ctrl+O)");
-    h.get_by_label("Scene file").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("Scene file")
-        .type_text(&path.display().to_string());
-    h.run_steps(1);
+    type_path_over(h, "Scene file", path);
     click(h, "Open");
     h.run_steps(2);
 }
@@ -308,4 +302,124 @@ pub fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
         out.push('\n');
     }
     out
+}
+
+/// Clicks the text field labelled `label`, selects what it holds and types
+/// `path` over it, as a user replaces the path a dialog offers.
+pub fn type_path_over(h: &mut Harness<'_, EditorApp>, label: &str, path: &Path) {
+    type_over(h, label, &path.display().to_string());
+}
+
+/// Clicks the text field labelled `label`, selects what it holds and types
+/// `text` over it.
+pub fn type_over(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
+    h.get_by_label(label).click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_label(label).type_text(text);
+    h.run_steps(1);
+}
+
+/// The live view the worker last sent.
+pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h stepframe_app::editor::WorldView {
+    h.state().published().live.as_ref().expect("a view")
+}
+
+/// File → Compare with trace…, `trace` typed into the dialog, Compare.
+pub fn compare_with_trace(h: &mut Harness<'_, EditorApp>, trace: &Path) {
+    click(h, "File");
+    click(h, "Compare with trace…");
+    type_path_over(h, "Trace file", trace);
+    click(h, "Compare");
+}
+
+/// The editor on the demo comparing with a run B of `ticks` ticks whose
+/// player moves 0.25 m from tick `from` on ([`demo_trace_moved_from`], written
+/// to the scratch directory `scratch_name`), run past tick `past` and paused.
+pub fn paused_comparing_from(
+    scratch_name: &str,
+    ticks: u64,
+    from: u64,
+    past: u64,
+) -> Harness<'static, EditorApp> {
+    let trace = super::scratch(scratch_name).join("b.jsonl");
+    std::fs::write(&trace, demo_trace_moved_from(ticks, from)).expect("write B");
+    let mut h = editor();
+    compare_with_trace(&mut h, &trace);
+    step_until(&mut h, 300, &format!("the run passed tick {past}"), |h| {
+        clock_tick(h) >= past
+    });
+    click(&mut h, "⏸ Pause");
+    h
+}
+
+/// The first log line starting with `prefix`, if any.
+pub fn log_line(h: &Harness<'_, EditorApp>, prefix: &str) -> Option<String> {
+    h.state()
+        .feedback()
+        .log
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with(prefix))
+        .map(|l| l.text.clone())
+}
+
+/// Steps until the session is suspended (at most `max` frames; `what`
+/// names what should suspend it) and returns the status line then.
+pub fn status_once_suspended(h: &mut Harness<'_, EditorApp>, max: usize, what: &str) -> String {
+    step_until(h, max, what, |h| status(h).starts_with("suspended"));
+    status(h)
+}
+
+/// In the open Breakpoints tab: adds the clock breakpoint "frame delta >
+/// 10 ms" from tick `from`, through the form as a user fills it.
+pub fn add_frame_delta_over_10_ms_from(h: &mut Harness<'_, EditorApp>, from: u64) {
+    click(h, "the clock");
+    h.get_by_label("Rule").click();
+    h.run_steps(2);
+    click(h, "frame delta > X ms");
+    h.get_by_label("Milliseconds").click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    type_into(h, "Milliseconds", "10");
+    type_into(h, "From tick", &from.to_string());
+    click(h, "Add breakpoint");
+}
+
+/// The editor under `config` in a 1600×1000 window, frames of [`DT`], not
+/// yet stepped: for the threaded worker, whose views come in their own time.
+pub fn harness_for(config: EditorConfig) -> Harness<'static, EditorApp> {
+    Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_step_dt(DT as f32)
+        .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"))
+}
+
+/// The live view the worker last sent, if it sent one.
+pub fn latest_live<'h>(
+    h: &'h Harness<'_, EditorApp>,
+) -> Option<&'h stepframe_app::editor::WorldView> {
+    h.state().published().live.as_ref()
+}
+
+/// Runs UI frames (napping `nap` between them, as a display would) until
+/// `done` holds; panics naming `what` after `timeout` of real time (a bound
+/// on a hang, not on speed).
+pub fn step_until_within(
+    h: &mut Harness<'_, EditorApp>,
+    what: &str,
+    timeout: std::time::Duration,
+    nap: std::time::Duration,
+    mut done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
+) {
+    let t0 = std::time::Instant::now();
+    loop {
+        h.step();
+        if done(h) {
+            return;
+        }
+        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
+        std::thread::sleep(nap);
+    }
 }

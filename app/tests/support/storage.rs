@@ -78,3 +78,20 @@ pub fn save(h: &mut Harness<'_, EditorApp>, file: &Path) {
     eframe::set_value(&mut storage, EGUI_MEMORY_KEY, &memory);
     eframe::Storage::flush(&mut storage);
 }
+
+/// The app's own settings saved into `file` (what `App::save` writes,
+/// without egui's memory), and the storage read back from the file.
+pub fn save_settings(h: &mut Harness<'_, EditorApp>, file: &Path) -> FileStorage {
+    let mut storage = FileStorage::open(file);
+    eframe::App::save(h.state_mut(), &mut storage);
+    eframe::Storage::flush(&mut storage);
+    FileStorage::open(file)
+}
+
+/// `text` stored under `key` in `file`, as an earlier run or a hand edit
+/// left it.
+pub fn store(file: &Path, key: &str, text: &str) {
+    let mut storage = FileStorage::open(file);
+    eframe::Storage::set_string(&mut storage, key, text.to_string());
+    eframe::Storage::flush(&mut storage);
+}

@@ -17,7 +17,7 @@ use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_field, clock_tick, demo, editor, editor_sized, headless_at,
-    label_starting, open_scene, parse_pose, same_bits, status, step_until,
+    label_starting, open_scene, parse_pose, same_bits, status, step_until, type_path_over,
 };
 use crate::support::{labels_starting, scratch};
 
@@ -648,12 +648,7 @@ fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
     let json = dir.join("run");
     let csv = dir.join("frames.csv");
     for (label, path) in [("Chrome trace (.json)", &json), ("CSV (.csv)", &csv)] {
-        h.get_by_label(label).click();
-        h.run_steps(1);
-        h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-        h.run_steps(1);
-        h.get_by_label(label).type_text(&path.display().to_string());
-        h.run_steps(1);
+        type_path_over(&mut h, label, path);
     }
     click(&mut h, "Export csv");
     h.key_press(egui::Key::Escape);
@@ -822,13 +817,7 @@ fn shift_drag_selects_a_range_and_export_writes_only_it() {
     click(&mut h, "Export…");
     h.run_steps(1);
     let csv = dir.join("selection.csv");
-    h.get_by_label("CSV (.csv)").click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label("CSV (.csv)")
-        .type_text(&csv.display().to_string());
-    h.run_steps(1);
+    type_path_over(&mut h, "CSV (.csv)", &csv);
     assert!(labels_starting(&h, "Writes the selection").len() == 1);
     click(&mut h, "Export csv");
     let text = std::fs::read_to_string(&csv).expect("written");

@@ -8,7 +8,7 @@ use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::{EditorApp, Pane};
 
-use crate::support::editor::{click, clock_tick, demo, editor, open_scene, status};
+use crate::support::editor::{click, clock_tick, demo, editor, open_scene, status, type_over};
 use crate::support::scratch;
 use crate::support::storage::{editor_with_storage, save};
 
@@ -18,16 +18,6 @@ fn path_field(h: &Harness<'_, EditorApp>, label: &str) -> String {
         .accesskit_node()
         .value()
         .unwrap_or_else(|| panic!("the {label} field has a value"))
-}
-
-/// Replaces the text of the path field `label` with `text`.
-fn type_path(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
-    h.get_by_label(label).click();
-    h.run_steps(1);
-    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
-    h.run_steps(1);
-    h.get_by_label(label).type_text(text);
-    h.run_steps(1);
 }
 
 const JSON: &str = "Chrome trace (.json)";
@@ -65,7 +55,7 @@ fn after_open_an_untouched_export_path_follows_the_new_scene_and_a_typed_one_sta
     let mut h = editor();
     h.run_steps(10);
     click(&mut h, "Export…");
-    type_path(&mut h, CSV, &typed);
+    type_over(&mut h, CSV, &typed);
     h.key_press(egui::Key::Escape);
     h.run_steps(1);
     let faults = demo().with_file_name("faults.ron");
@@ -83,7 +73,7 @@ fn a_path_with_another_extension_has_it_replaced_by_the_formats() {
     h.run_steps(20);
     click(&mut h, "⏸ Pause");
     click(&mut h, "Export…");
-    type_path(&mut h, CSV, &dir.join("frames.txt").display().to_string());
+    type_over(&mut h, CSV, &dir.join("frames.txt").display().to_string());
     click(&mut h, "Export csv");
     assert!(
         dir.join("frames.csv").is_file(),
@@ -101,8 +91,8 @@ fn export_paths_typed_by_the_user_are_kept_across_a_restart() {
     let csv = dir.join("frames.csv").display().to_string();
     let mut h = editor_with_storage(demo(), &file);
     click(&mut h, "Export…");
-    type_path(&mut h, JSON, &json);
-    type_path(&mut h, CSV, &csv);
+    type_over(&mut h, JSON, &json);
+    type_over(&mut h, CSV, &csv);
     h.key_press(egui::Key::Escape);
     h.run_steps(1);
     save(&mut h, &file);

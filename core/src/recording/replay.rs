@@ -2,9 +2,14 @@
 //! as it runs (a tick observer), [`Replay`] feeds a recording back to the
 //! ticks that received it (a tick input source), whatever the frame pacing.
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
-use super::*;
+use super::{RecordedEvent, Recording};
+use crate::edit::{EditError, PreparedEdit};
+use crate::input::InputEvent;
+use crate::pipeline::{Pipeline, TickInputSource};
+use crate::scene::Registry;
+use crate::trace::{TickObserver, TickRecord};
 
 /// Replays a recording: a [`TickInputSource`] that delivers each event to the tick
 /// it is stamped with. Install it with [`crate::Pipeline::set_tick_input`].
@@ -148,5 +153,34 @@ impl TickObserver for Recorder {
     fn on_tick(&mut self, record: &TickRecord<'_>) {
         self.recording
             .record_tick(record.clock.simulation_tick, record.inputs);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::InputSource;
+
+    fn key(name: &str) -> InputSource {
+        InputSource::Key(name.into())
+    }
+
+    #[test]
+    fn replay_sorts_stably_and_is_not_consumed() {
+        let mut r = Recording::new(60);
+        r.ticks = 5;
+        for (tick, value) in [(5, 1.0), (2, 1.0), (2, 0.0)] {
+            r.events.push(RecordedEvent {
+                tick,
+                source: key("A"),
+                value,
+            });
+        }
+        let replay = Replay::new(r);
+        let mut out = Vec::new();
+        replay.events_for_tick(2, &mut out);
+        replay.events_for_tick(2, &mut out);
+        let values: Vec<f32> = out.iter().map(|e| e.value).collect();
+        assert_eq!(values, vec![1.0, 0.0, 1.0, 0.0]);
     }
 }

@@ -54,6 +54,15 @@ fn push_box(hz: u32, impulse: bool, amount: Vec2) -> (Velocity, Velocity) {
     (first, velocity_of(&pipeline, id))
 }
 
+/// `v`'s linear velocity is `expected` to within 1e-6 m/s on each axis.
+#[track_caller]
+fn assert_linear_within_1e6(hz: u32, v: &Velocity, expected: Vec2) {
+    assert!(
+        close(v.linear.x, expected.x, 1e-6) && close(v.linear.y, expected.y, 1e-6),
+        "{hz} Hz: {v:?} vs {expected:?}"
+    );
+}
+
 #[test]
 fn a_force_is_scaled_by_the_tick_and_does_not_persist() {
     let mass = 2.0;
@@ -62,14 +71,7 @@ fn a_force_is_scaled_by_the_tick_and_does_not_persist() {
         let dt = 1.0 / hz as f32;
         let (first, second) = push_box(hz, false, force);
         let expected = force * (dt / mass);
-        assert!(
-            close(first.linear.x, expected.x, 1e-6),
-            "{hz} Hz: {first:?} vs {expected:?}"
-        );
-        assert!(
-            close(first.linear.y, expected.y, 1e-6),
-            "{hz} Hz: {first:?} vs {expected:?}"
-        );
+        assert_linear_within_1e6(hz, &first, expected);
         assert_eq!(first.angular, 0.0);
         // The next tick had no force: the velocity is unchanged.
         assert_eq!(
@@ -86,14 +88,7 @@ fn an_impulse_is_not_scaled_by_the_tick() {
     for hz in [60, 120] {
         let (first, second) = push_box(hz, true, impulse);
         let expected = impulse * (1.0 / mass);
-        assert!(
-            close(first.linear.x, expected.x, 1e-6),
-            "{hz} Hz: {first:?}"
-        );
-        assert!(
-            close(first.linear.y, expected.y, 1e-6),
-            "{hz} Hz: {first:?}"
-        );
+        assert_linear_within_1e6(hz, &first, expected);
         assert_eq!(second, first);
     }
 }

@@ -19,6 +19,43 @@ fn ms(seconds: f64) -> String {
     format!("{:.3} ms", seconds * 1000.0)
 }
 
+/// The clock fields the panel lists, in order, each with what it means
+/// (the row's hover text): the contract's eight and the accumulator.
+const CLOCK_FIELDS: [(&str, &str); 9] = [
+    ("delta_time", "This outer frame's clamped, scaled delta"),
+    (
+        "frame_time",
+        "Sum of every active frame's delta_time. It does not restart when a scene is \
+         opened or reloaded: frame time counts active outer pipeline time, while \
+         simulation time belongs to its physics world and restarts with it",
+    ),
+    (
+        "frame_index",
+        "One-based index of the last active outer frame (it carries on across scenes, like frame_time)",
+    ),
+    (
+        "simulation_time",
+        "End time of the completed tick: simulation_tick × fixed_delta_time (restarts at 0 with a new physics world)",
+    ),
+    (
+        "simulation_tick",
+        "Completed fixed ticks of this physics world",
+    ),
+    ("fixed_delta_time", "Length of one fixed tick"),
+    (
+        "interpolation_alpha",
+        "accumulator / fixed_delta_time: where presentation draws between the previous and the committed pose",
+    ),
+    (
+        "dropped_time",
+        "Backlog discarded by the max-steps cap, cumulative",
+    ),
+    (
+        "accumulator",
+        "Time waiting in the stepper that no tick has consumed yet",
+    ),
+];
+
 /// Draws the clock panel.
 pub fn clock_panel_ui(
     ui: &mut egui::Ui,
@@ -86,56 +123,19 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
         }
         None => ui.weak("live, after the last frame"),
     };
-    let rows: [(&str, String, &str); 9] = [
-        (
-            "delta_time",
-            ms(c.delta_time),
-            "This outer frame's clamped, scaled delta",
-        ),
-        (
-            "frame_time",
-            format!("{:.6} s", c.frame_time),
-            "Sum of every active frame's delta_time. It does not restart when a scene is \
-             opened or reloaded: frame time counts active outer pipeline time, while \
-             simulation time belongs to its physics world and restarts with it",
-        ),
-        (
-            "frame_index",
-            format!("{} frames", c.frame_index),
-            "One-based index of the last active outer frame (it carries on across scenes, like frame_time)",
-        ),
-        (
-            "simulation_time",
-            format!("{:.6} s", c.simulation_time),
-            "End time of the completed tick: simulation_tick × fixed_delta_time (restarts at 0 with a new physics world)",
-        ),
-        (
-            "simulation_tick",
-            format!("{} ticks", c.simulation_tick),
-            "Completed fixed ticks of this physics world",
-        ),
-        (
-            "fixed_delta_time",
-            ms(c.fixed_delta_time),
-            "Length of one fixed tick",
-        ),
-        (
-            "interpolation_alpha",
-            format!("{:.4} (of a tick)", c.interpolation_alpha),
-            "accumulator / fixed_delta_time: where presentation draws between the previous and the committed pose",
-        ),
-        (
-            "dropped_time",
-            format!("{:.6} s", c.dropped_time),
-            "Backlog discarded by the max-steps cap, cumulative",
-        ),
-        (
-            "accumulator",
-            ms(c.accumulator),
-            "Time waiting in the stepper that no tick has consumed yet",
-        ),
+    // In `CLOCK_FIELDS` order.
+    let values: [String; 9] = [
+        ms(c.delta_time),
+        format!("{:.6} s", c.frame_time),
+        format!("{} frames", c.frame_index),
+        format!("{:.6} s", c.simulation_time),
+        format!("{} ticks", c.simulation_tick),
+        ms(c.fixed_delta_time),
+        format!("{:.4} (of a tick)", c.interpolation_alpha),
+        format!("{:.6} s", c.dropped_time),
+        ms(c.accumulator),
     ];
-    for (name, value, hover) in rows {
+    for ((name, hover), value) in CLOCK_FIELDS.into_iter().zip(values) {
         ui.monospace(row(name, value)).on_hover_text(hover);
     }
     ui.monospace(row("state hash", format!("{:016x}", view.state_hash)))

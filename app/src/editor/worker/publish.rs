@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use stepframe_core::{FrameKind, FrameReport, Replay};
+use stepframe_core::{FrameKind, FrameReport};
 
 use super::view::{self, ViewFacts};
 use super::{MAX_LOG_BATCH, Worker};
@@ -120,26 +120,10 @@ impl Worker {
         tape: std::sync::Arc<stepframe_core::Recording>,
     ) -> ViewFacts<'_> {
         ViewFacts {
-            revision: self.revision,
+            worker: self,
             at_tick,
-            settings: self.settings(),
-            pacing: self.pacing,
-            scene_path: self.scene.as_ref().map(|s| s.path.clone()),
-            selected: self.selected,
-            pending_edits: if at_tick.is_none() {
-                &self.pending_edits
-            } else {
-                &[]
-            },
             state_hash,
-            worker_fps: self.worker_fps(),
             tape,
-            tape_in_force: self.history.tape().map(Replay::shared),
-            scripts: self.scripts_view(),
-            rewind: self.history.reach(&self.pipeline),
-            run_b: self.run_b.clone(),
-            tape_draft: self.tape_draft.clone(),
-            book: &self.book,
         }
     }
 }

@@ -4,52 +4,29 @@
 //! hierarchy, inspector and clock panel read a past tick exactly as they read
 //! the live session.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
-use stepframe_core::{
-    InputSource, ObjectId, Pipeline, Recording, RewindReach, SoftState, TimeSettings,
-};
+use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, Replay, SoftState};
 
-use crate::editor::protocol::{
-    BodyView, ObjectView, Pacing, RunB, ScriptsView, SelectedView, SoftView, WorldView,
-};
+use super::Worker;
+use crate::editor::protocol::{BodyView, ObjectView, SelectedView, SoftView, WorldView};
 
-/// The worker-side facts a view carries besides the pipeline's own state.
-#[derive(Debug)]
+/// What a view says besides the pipeline's own state: the worker's facts
+/// (its selection, settings, tapes, run B, breakpoint book, rewind reach),
+/// read from the worker itself in [`build`] so each of the view's fields is
+/// filled in one place, and what differs between the live view and a past
+/// tick's.
 pub(super) struct ViewFacts<'a> {
-    /// Publish counter.
-    pub revision: u64,
-    /// `Some(T)` for a view of the end of past tick T.
+    /// The worker whose facts the view carries.
+    pub worker: &'a Worker,
+    /// `Some(T)` for a view of the end of past tick T; `None` for the live
+    /// session (which alone shows the inspector edits queued for its next
+    /// tick).
     pub at_tick: Option<u64>,
-    /// Time settings as chosen in the toolbar.
-    pub settings: TimeSettings,
-    /// The worker's display rate.
-    pub pacing: Pacing,
-    /// The session's scene file.
-    pub scene_path: Option<PathBuf>,
-    /// The inspector's object.
-    pub selected: Option<ObjectId>,
-    /// Inspector edits queued for the next tick (live views only).
-    pub pending_edits: &'a [String],
     /// Hash of the committed state after the last tick.
     pub state_hash: u64,
-    /// The worker's own frame rate.
-    pub worker_fps: Option<f64>,
     /// What the ticks of the branch received.
     pub tape: Arc<Recording>,
-    /// The tape in force, if one is.
-    pub tape_in_force: Option<Arc<Recording>>,
-    /// The session's scripts (the host's, the same at every tick).
-    pub scripts: ScriptsView,
-    /// How far back rewind reaches.
-    pub rewind: RewindReach,
-    /// Run B, if any.
-    pub run_b: Option<RunB>,
-    /// The Input tab's edited tape.
-    pub tape_draft: Option<Arc<Recording>>,
-    /// The breakpoints' object names and the labelled hits.
-    pub book: &'a crate::editor::protocol::BreakpointBook,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -93,7 +70,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
             }
         })
         .collect();
-    let selected = facts.selected.and_then(|id| {
+    let selected = facts.worker.selected.and_then(|id| {
         let o = world.get(id)?;
         let committed = world.physics_simulation_pose(id)?;
         Some(SelectedView {
@@ -107,7 +84,12 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
             body: o.body.as_ref().map(|b| b.desc.clone()),
             behaviours: o.behaviours.clone(),
             states: pipeline.behaviour_states(id),
-            pending_edits: facts.pending_edits.to_vec(),
+            // Queued for the live session's next tick: not in a past view.
+            pending_edits: if facts.at_tick.is_none() {
+                facts.worker.pending_edits.clone()
+            } else {
+                Vec::new()
+            },
         })
     });
     let actions = pipeline
@@ -129,31 +111,33 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         .collect();
     let mut contacts = Vec::new();
     pipeline.physics().touching_pairs(&mut contacts);
+    let w = facts.worker;
     WorldView {
-        revision: facts.revision,
+        revision: w.revision,
         at_tick: facts.at_tick,
         clock,
-        settings: facts.settings,
-        pacing: facts.pacing,
+        settings: w.settings(),
+        pacing: w.pacing,
         suspension: pipeline.suspension().cloned(),
-        scene_path: facts.scene_path,
+        scene_path: w.scene.as_ref().map(|s| s.path.clone()),
         objects,
         contacts,
         camera: world.camera,
-        breakpoints: facts.book.views(pipeline),
+        breakpoints: w.book.views(pipeline),
         clock_breakpoints: pipeline.debugger().clock_breakpoints().to_vec(),
-        hits: facts.book.hits(),
-        selection: facts.selected,
+        hits: w.book.hits(),
+        selection: w.selected,
         selected,
         state_hash: facts.state_hash,
         actions,
-        worker_fps: facts.worker_fps,
+        worker_fps: w.worker_fps(),
         tape: facts.tape,
-        tape_in_force: facts.tape_in_force,
-        scripts: facts.scripts,
-        rewind: facts.rewind,
-        run_b: facts.run_b,
-        tape_draft: facts.tape_draft,
+        tape_in_force: w.history.tape().map(Replay::shared),
+        scripts: w.scripts_view(),
+        // The live session's reach, also in a past tick's view.
+        rewind: w.history.reach(&w.pipeline),
+        run_b: w.run_b.clone(),
+        tape_draft: w.tape_draft.clone(),
     }
 }
 

@@ -236,42 +236,34 @@ pub(super) fn form_ui(
             }
             // Two fields a row, so the whole form (and its Add button) fits
             // the tab at the default window size.
-            let label = ui.label("From tick");
-            ui.horizontal(|ui| {
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.from_tick,
-                    "First tick that can hit (empty: from the start)",
-                );
-                let label = ui.label("To tick");
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.to_tick,
-                    "Last tick that can hit (empty: no end)",
-                );
+            let from_tick = Field {
+                name: "From tick",
+                text: &mut form.from_tick,
+                hover: "First tick that can hit (empty: from the start)",
+            };
+            from_tick.row_ui(ui, |ui| {
+                Field {
+                    name: "To tick",
+                    text: &mut form.to_tick,
+                    hover: "Last tick that can hit (empty: no end)",
+                }
+                .ui(ui);
             });
-            ui.end_row();
-            let label = ui.label("Every N ticks");
-            ui.horizontal(|ui| {
-                field_ui(
-                    ui,
-                    label.id,
-                    &mut form.every,
-                    "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
-                );
+            let every = Field {
+                name: "Every N ticks",
+                text: &mut form.every,
+                hover: "Only every N-th tick, counted from From tick (from 10, every 5: ticks 10, 15, 20…; without From tick, from tick 0); empty: every tick",
+            };
+            every.row_ui(ui, |ui| {
                 if form.kind == FormKind::Hook || form.clock.needs_priority() {
-                    let label = ui.label("Priority");
-                    field_ui(
-                        ui,
-                        label.id,
-                        &mut form.priority,
-                        "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
-                    );
+                    Field {
+                        name: "Priority",
+                        text: &mut form.priority,
+                        hover: "Only behaviours at this priority. Empty for any; a number or a name (Early, Default…)",
+                    }
+                    .ui(ui);
                 }
             });
-            ui.end_row();
             hit_count_row(ui, form);
         });
     ui.horizontal(|ui| {
@@ -314,8 +306,12 @@ fn clock_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
         .on_hover_text(form.clock.hint());
     ui.end_row();
     if let Some(what) = form.clock.value_label() {
-        let label = ui.label(what);
-        field_ui(ui, label.id, &mut form.clock_value, form.clock.hint());
+        Field {
+            name: what,
+            text: &mut form.clock_value,
+            hover: form.clock.hint(),
+        }
+        .ui(ui);
         ui.end_row();
     }
 }
@@ -384,11 +380,41 @@ fn hit_count_row(ui: &mut egui::Ui, form: &mut BreakpointForm) {
 /// Width of the form's number fields: ticks and counts fit in it.
 const FIELD_WIDTH: f32 = 60.0;
 
-/// A number field labelled by `label`.
-fn field_ui(ui: &mut egui::Ui, label: egui::Id, text: &mut String, hover: &str) {
-    ui.add(egui::TextEdit::singleline(text).desired_width(FIELD_WIDTH))
-        .labelled_by(label)
-        .on_hover_text(hover);
+/// A number field of the form: its label, its text and its hover text.
+struct Field<'a> {
+    /// The label before the field (it names the field for AccessKit too).
+    name: &'a str,
+    /// What the user typed.
+    text: &'a mut String,
+    /// What the field means.
+    hover: &'a str,
+}
+
+impl Field<'_> {
+    /// The label, then the field, in the current layout.
+    fn ui(self, ui: &mut egui::Ui) {
+        let label = ui.label(self.name);
+        self.field_ui(ui, label.id);
+    }
+
+    /// A grid row: the label in the first column; the field, then what
+    /// `beside` draws, in the second (two fields a row, so the whole form
+    /// fits the tab).
+    fn row_ui(self, ui: &mut egui::Ui, beside: impl FnOnce(&mut egui::Ui)) {
+        let label = ui.label(self.name);
+        ui.horizontal(|ui| {
+            self.field_ui(ui, label.id);
+            beside(ui);
+        });
+        ui.end_row();
+    }
+
+    /// The field alone, labelled by `label`.
+    fn field_ui(self, ui: &mut egui::Ui, label: egui::Id) {
+        ui.add(egui::TextEdit::singleline(self.text).desired_width(FIELD_WIDTH))
+            .labelled_by(label)
+            .on_hover_text(self.hover);
+    }
 }
 
 #[cfg(test)]

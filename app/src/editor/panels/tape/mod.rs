@@ -29,7 +29,7 @@ use crate::editor::protocol::{Command, WorldView};
 use crate::editor::shared::{Commands, View};
 
 mod rows;
-use rows::{edit_rows_ui, file_row_ui};
+use rows::{file_row_ui, insert_row_ui, move_row_ui};
 
 /// Ticks either side of the cursor the list shows by default: 5 s at 60 Hz.
 const DEFAULT_SPAN: u64 = 300;
@@ -302,7 +302,10 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
         file_row_ui(ui, cmd, st, &shown);
         ui.separator();
         ui.add_enabled_ui(suspended, |ui| {
-            edit_rows_ui(ui, cmd, st, &shown, &keys, fixed_hz);
+            // A bottom-up layout: the insert row at the bottom, the
+            // move/delete row above it.
+            insert_row_ui(ui, cmd, st, &shown, &keys, fixed_hz);
+            move_row_ui(ui, cmd, st, &shown);
         });
         ui.with_layout(egui::Layout::top_down(egui::Align::Min), |ui| {
             list_ui(ui, st, &shown, cursor, live_tick);

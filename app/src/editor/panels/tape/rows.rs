@@ -32,45 +32,34 @@ fn tick_field(ui: &mut egui::Ui, tick: &mut u64, hover: &str) -> bool {
     .changed()
 }
 
-/// The edit rows, drawn into a bottom-up layout: the insert row at the
-/// bottom, the move/delete row above it.
-pub(super) fn edit_rows_ui(
+/// Delete or move the selected edge: the buttons are there, disabled, while
+/// nothing is selected.
+pub(super) fn move_row_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
     st: &mut TapeState,
     shown: &Recording,
-    keys: &[(String, String)],
-    fixed_hz: u32,
 ) {
-    insert_row_ui(ui, cmd, st, shown, keys, fixed_hz);
-    move_row_ui(ui, cmd, st, shown);
-}
-
-/// Delete or move the selected edge: the buttons are there, disabled, while
-/// nothing is selected.
-fn move_row_ui(ui: &mut egui::Ui, cmd: &mut Commands, st: &mut TapeState, shown: &Recording) {
     let selected = st.selected.filter(|i| *i < shown.events.len());
     ui.horizontal(|ui| {
         let some = selected.is_some();
-        if ui
-            .add_enabled(some, egui::Button::new("Delete"))
-            .on_hover_text("Delete the selected edge")
-            .clicked()
-            && let Some(i) = selected
+        let mut button = |label: &str, hover: &str| {
+            ui.add_enabled(some, egui::Button::new(label))
+                .on_hover_text(hover)
+                .clicked()
+        };
+        let delete = button("Delete", "Delete the selected edge");
+        let move_it = button("Move", "Move the selected edge to the tick beside it");
+        if let Some(i) = selected
+            && (delete || move_it)
         {
             let mut draft = shown.clone();
-            draft.remove(i);
-            st.selected = None;
-            cmd.send(Command::SetTapeDraft(Some(draft)));
-        }
-        if ui
-            .add_enabled(some, egui::Button::new("Move"))
-            .on_hover_text("Move the selected edge to the tick beside it")
-            .clicked()
-            && let Some(i) = selected
-        {
-            let mut draft = shown.clone();
-            st.selected = draft.move_to(i, st.move_tick);
+            st.selected = if delete {
+                draft.remove(i);
+                None
+            } else {
+                draft.move_to(i, st.move_tick)
+            };
             cmd.send(Command::SetTapeDraft(Some(draft)));
         }
         ui.label("to");
@@ -87,7 +76,7 @@ fn move_row_ui(ui: &mut egui::Ui, cmd: &mut Commands, st: &mut TapeState, shown:
 }
 
 /// Insert a press or release of a bound key at a tick.
-fn insert_row_ui(
+pub(super) fn insert_row_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
     st: &mut TapeState,

@@ -1,0 +1,139 @@
+//! A game's own behaviour that holds the worker inside its FixedUpdate of one
+//! tick until the test lets it go: the slow tick of the recovery tests and
+//! the endless loop of the stuck-hook test are this one piece, told apart by
+//! [`Wait`].
+//!
+//! It shares [`HeldFlags`] with its test: it says when the hold began, holds
+//! only once (a restarted session's copy runs on), and returns when the test
+//! sets `released` — which [`Release`] does on drop, so a failing test never
+//! leaves the harness joining a held thread.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use stepframe_app::Behaviours;
+use stepframe_core::{Behaviour, Ctx, Inspect};
+
+/// How the held hook waits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Wait {
+    /// Sleeps a millisecond at a time, and gives up after a minute, so a UI
+    /// that blocked on the worker fails its test instead of hanging it.
+    Sleep,
+    /// Spins without end, burning its core, as a hook stuck in a loop does.
+    Spin,
+}
+
+/// What the held behaviour shares with its test.
+#[derive(Debug)]
+pub struct HeldFlags {
+    /// Hold once: the first call at the tick takes it.
+    pub armed: AtomicBool,
+    /// Set as the hold begins.
+    pub entered: AtomicBool,
+    /// Set by the test: the hook returns.
+    pub released: AtomicBool,
+}
+
+impl HeldFlags {
+    /// Armed flags, not entered, not released.
+    pub fn armed() -> Arc<Self> {
+        Arc::new(Self {
+            armed: AtomicBool::new(true),
+            entered: AtomicBool::new(false),
+            released: AtomicBool::new(false),
+        })
+    }
+}
+
+/// Lets the held hook go when dropped (declare it after the harness, so it
+/// is dropped first, also when an assertion fails).
+pub struct Release(pub Arc<HeldFlags>);
+
+impl Drop for Release {
+    fn drop(&mut self) {
+        self.0.released.store(true, Ordering::SeqCst);
+    }
+}
+
+/// The scene's parameters of the held behaviour.
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+pub struct HeldParams {
+    /// The tick whose FixedUpdate holds.
+    pub tick: u64,
+}
+
+/// The behaviour: its FixedUpdate at `tick` holds as `wait` says. Only
+/// its tick is a row in the inspector.
+#[derive(Clone, Debug, Inspect)]
+struct Held {
+    /// The behaviour's name in the scene and in what the editor reports.
+    #[inspect(skip)]
+    name: &'static str,
+    /// The tick whose FixedUpdate holds.
+    tick: u64,
+    /// How it holds.
+    #[inspect(skip)]
+    wait: Wait,
+    /// Shared with the test.
+    #[inspect(skip)]
+    flags: Arc<HeldFlags>,
+}
+
+#[stepframe_core::behaviour]
+impl Behaviour for Held {
+    fn name(&self) -> &str {
+        self.name
+    }
+
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        if ctx.clock().simulation_tick != self.tick
+            || !self.flags.armed.swap(false, Ordering::SeqCst)
+        {
+            return;
+        }
+        self.flags.entered.store(true, Ordering::SeqCst);
+        match self.wait {
+            Wait::Sleep => {
+                let t0 = Instant::now();
+                while !self.flags.released.load(Ordering::SeqCst)
+                    && t0.elapsed() < Duration::from_secs(60)
+                {
+                    std::thread::sleep(Duration::from_millis(1));
+                }
+            }
+            Wait::Spin => {
+                while !self.flags.released.load(Ordering::Relaxed) {
+                    std::hint::spin_loop();
+                }
+            }
+        }
+    }
+}
+
+/// The built-in behaviours and the held one as `name`, sharing `flags`.
+pub fn behaviours(name: &'static str, wait: Wait, flags: &Arc<HeldFlags>) -> Behaviours {
+    let flags = flags.clone();
+    Behaviours::built_in().behaviour(name, move |p: HeldParams| {
+        Ok::<_, std::io::Error>(Held {
+            name,
+            tick: p.tick,
+            wait,
+            flags: flags.clone(),
+        })
+    })
+}
+
+/// A small level written to `dir/file`: a ground, a ball to select and
+/// object 3, `object`, carrying the behaviour `name` held at `tick`.
+pub fn held_scene(dir: &Path, file: &str, object: &str, name: &str, tick: u64) -> PathBuf {
+    let path = dir.join(file);
+    let held = format!(
+        r#"(id: 3, name: "{object}", transform: (x: 3.0, y: 3.0), behaviours: [(name: "{name}", params: (tick: {tick}))])"#
+    );
+    std::fs::write(&path, super::ball_scene_text(&[&held])).expect("scene written");
+    path
+}
