@@ -6,8 +6,9 @@
 //! paced thread), `scene_files` (save, reload), `auto_reload` (the scene's
 //! file changed on disk), `input_tape` (keys while
 //! suspended, edited tapes), `fork` (run B, adopt, scripts and parameters in
-//! B) and `one_source_of_truth` (what the worker shows happened: edits,
-//! rate changes, reloads and recordings through the history).
+//! B), `one_source_of_truth` (what the worker shows happened: edits,
+//! rate changes, reloads and recordings through the history) and `undo`
+//! (undo and redo of those edits).
 
 mod auto_reload;
 mod channels;
@@ -15,6 +16,7 @@ mod fork;
 mod input_tape;
 mod one_source_of_truth;
 mod scene_files;
+mod undo;
 
 use std::time::{Duration, Instant};
 

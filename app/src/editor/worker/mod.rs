@@ -28,6 +28,7 @@
 //! | `scene` | Open, Reload, Save, Save As |
 //! | `scene_watch` | auto-reload: the scene's file watched by modification time and length |
 //! | `edits` | inspector edits and F9 |
+//! | `undo` | Edit → Undo and Redo of those edits, through the history |
 //! | `breakpoints` | each breakpoint's object by id and name across loads, the hits labelled as they happened |
 //! | `tape` | the recorded input tape, Resume from here with an edited one |
 //! | `compare` | Compare with…: run B measured against every tick |
@@ -47,6 +48,7 @@ mod scripts;
 mod tap;
 mod tape;
 mod thread;
+mod undo;
 mod view;
 mod watches;
 
@@ -465,6 +467,8 @@ impl Worker {
             } => self.edit_params(object, index, params),
             Command::Duplicate(object) => self.duplicate(object),
             Command::Remove(object) => self.edit(Edit::Remove { object }),
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
             Command::Script(command) => self.script_command(command),
             Command::ReloadScript(path) => self.reload_script_file(&path),
             Command::SaveRecording { path, overwrite } => self.save_recording(&path, overwrite),

@@ -140,6 +140,7 @@ impl Worker {
             run_b: self.run_b.clone(),
             tape_draft: self.tape_draft.clone(),
             book: &self.book,
+            undo: self.undo_view(),
         }
     }
 }

@@ -12,7 +12,7 @@ use stepframe_core::{
 };
 
 use crate::editor::protocol::{
-    BodyView, ObjectView, Pacing, RunB, ScriptsView, SelectedView, SoftView, WorldView,
+    BodyView, ObjectView, Pacing, RunB, ScriptsView, SelectedView, SoftView, UndoView, WorldView,
 };
 
 /// The worker-side facts a view carries besides the pipeline's own state.
@@ -50,6 +50,8 @@ pub(super) struct ViewFacts<'a> {
     pub tape_draft: Option<Arc<Recording>>,
     /// The breakpoints' object names and the labelled hits.
     pub book: &'a crate::editor::protocol::BreakpointBook,
+    /// The next undo and redo.
+    pub undo: UndoView,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
@@ -154,6 +156,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         rewind: facts.rewind,
         run_b: facts.run_b,
         tape_draft: facts.tape_draft,
+        undo: facts.undo,
     }
 }
 
