@@ -21,6 +21,8 @@ mod hierarchy;
 mod hotkeys;
 #[path = "editor_panels/time_readout.rs"]
 mod time_readout;
+#[path = "editor_panels/undo.rs"]
+mod undo;
 #[path = "editor_panels/watches.rs"]
 mod watches;
 use support::editor::{

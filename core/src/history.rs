@@ -60,6 +60,14 @@
 //! continuation when it gets the same input. Calls logged after the target are
 //! discarded: the continuation is a new branch.
 //!
+//! # Undo
+//!
+//! [`History::edit_undoable`] logs an edit that [`History::undo`] takes out
+//! of the log again, putting the session back bit for bit, while the session
+//! still stands where it was made; [`History::redo`] applies it again. An
+//! edit the session has run past is refused rather than re-simulated around
+//! (`undo`'s module docs: the stand, its base snapshot, and why).
+//!
 //! # Bounds
 //!
 //! A history is bounded one of two ways:
@@ -111,78 +119,18 @@ use crate::recording::Replay;
 use crate::world::LogLevel;
 
 mod bounds;
+mod calls;
 mod compact;
 mod poses;
 mod reach;
 mod rewind;
+mod undo;
+use calls::{Call, Logged};
 pub use compact::ANCHOR_EVERY;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
 use rewind::{replay, same_breakpoints};
-
-/// A call that advanced the session.
-#[derive(Clone, Debug, PartialEq)]
-enum Call {
-    Frame {
-        dt: f64,
-        inputs: Vec<InputEvent>,
-    },
-    StepOneFrame {
-        dt: f64,
-        inputs: Vec<InputEvent>,
-    },
-    /// Inputs of a resume or a single tick go to the next tick that begins
-    /// (no frame may begin before it).
-    Resume {
-        inputs: Vec<InputEvent>,
-    },
-    StepTick {
-        inputs: Vec<InputEvent>,
-    },
-    Pause,
-    /// The tick input in force from here on.
-    SetTape(Option<Replay>),
-    /// New time settings, applied at the next frame boundary.
-    SetSettings(TimeSettings),
-    /// An edit from outside the hooks (the inspector, the hierarchy),
-    /// applied at once (boxed: rare, and larger than the other calls).
-    Edit(Box<PreparedEdit>),
-}
-
-/// A logged call with what makes its replay exact.
-#[derive(Clone, Debug)]
-struct Logged {
-    call: Call,
-    /// The debugger the call ran with, when it differs from the previous call's.
-    debugger: Option<Debugger>,
-    /// A stop-after-tick request in force for the call (an earlier rewind target).
-    stop_after: Option<u64>,
-}
-
-impl Logged {
-    /// About how many bytes the entry holds (for the byte budget).
-    fn bytes(&self) -> usize {
-        let inputs = match &self.call {
-            Call::Frame { inputs, .. }
-            | Call::StepOneFrame { inputs, .. }
-            | Call::Resume { inputs }
-            | Call::StepTick { inputs } => inputs.capacity() * size_of::<InputEvent>(),
-            // A tape's recording is shared (an `Arc`) by the keyframes that
-            // keep it: counted once, with the call that installed it.
-            Call::SetTape(Some(tape)) => {
-                tape.recording().events.capacity() * size_of::<crate::recording::RecordedEvent>()
-            }
-            Call::SetTape(None) | Call::Pause | Call::SetSettings(_) => 0,
-            // Parameter text or a spawned object's description: small next
-            // to a keyframe, and rare.
-            Call::Edit(_) => size_of::<PreparedEdit>(),
-        };
-        // A logged debugger is a clone of the breakpoint list: count it at
-        // its inline size (a change of breakpoints is rare).
-        let debugger = self.debugger.as_ref().map_or(0, |_| size_of::<Debugger>());
-        size_of::<Logged>() + inputs + debugger
-    }
-}
+pub use undo::UndoError;
 
 /// A snapshot and the index of the call it precedes.
 #[derive(Clone, Debug)]
@@ -291,6 +239,8 @@ pub struct History {
     /// call (`None` before the first): a different count at the next call
     /// means the session was driven around the history.
     driven: Option<u64>,
+    /// Undo and redo of the edits made where the session stands (`undo`).
+    undo: undo::Undo,
 }
 
 impl Default for History {
@@ -323,6 +273,7 @@ impl History {
             tape: None,
             manages_tape: false,
             driven: None,
+            undo: undo::Undo::default(),
         }
     }
 
@@ -355,7 +306,7 @@ impl History {
     /// Bytes the history holds: its keyframes ([`Snapshot::memory_bytes`])
     /// and its call log.
     pub fn memory_bytes(&self) -> usize {
-        self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes()
+        self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes() + self.undo.bytes()
     }
 
     /// How far back rewind reaches from the live session `live`, in
@@ -480,8 +431,17 @@ impl History {
     /// [`Pipeline::apply_edit`], logged: a past view of any later tick, a
     /// rewind across it and its replay all repeat it at the same point (the
     /// editor's inspector edits, enable toggles, spawns and removals). An
-    /// edit the session refuses changes nothing and is not logged.
+    /// edit the session refuses changes nothing and is not logged. A new
+    /// edit clears the redo stack (`undo`); [`History::edit_undoable`]
+    /// makes one that can be undone.
     pub fn edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
+        self.log_edit(p, edit)?;
+        self.undo.forget_redo();
+        Ok(())
+    }
+
+    /// [`History::edit`] without touching the redo stack (a redo is no new edit).
+    fn log_edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
         self.notice_bypass(p);
         p.apply_edit(&edit)?;
         self.branch_here();
@@ -508,6 +468,9 @@ impl History {
     /// (the same [`replay`] arm), so live and replayed calls cannot differ.
     fn live(&mut self, p: &mut Pipeline, call: Call) -> FrameReport {
         self.notice_bypass(p);
+        if call.runs_hooks() {
+            self.end_stand();
+        }
         self.branch_here();
         if matches!(call, Call::Frame { .. }) && p.suspension().is_none() {
             self.maybe_keyframe(p);

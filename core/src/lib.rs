@@ -57,7 +57,7 @@
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
-//! | [`history`] | keyframes, the call log and exact rewind; per-tick pose history | `bounds`, `compact`, `poses`, `reach`, `rewind` |
+//! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; per-tick pose history | `bounds`, `calls`, `compact`, `poses`, `reach`, `rewind`, `undo` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
@@ -120,7 +120,7 @@ pub use file_error::FileError;
 pub use geometry::{Pose, Vec2, Velocity};
 pub use hash::StableHasher;
 pub use headless::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
-pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses};
+pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses, UndoError};
 pub use hook_beacon::{HookBeacon, HookCall};
 pub use ids::ObjectId;
 pub use ids::{HookKind, Hooks, TimeGroup};

@@ -144,7 +144,7 @@ pub fn comment_lines(text: &str) -> usize {
 }
 
 /// The file's name for messages.
-fn name(path: &Path) -> String {
+pub fn name(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())

@@ -3,16 +3,20 @@
 //! thread that keeps running while nobody reads.
 //!
 //! One file per concern: `channels` (ordering, latest-wins views, the
-//! paced thread), `scene_files` (save, reload), `input_tape` (keys while
+//! paced thread), `scene_files` (save, reload), `auto_reload` (the scene's
+//! file changed on disk), `input_tape` (keys while
 //! suspended, edited tapes), `fork` (run B, adopt, scripts and parameters in
-//! B) and `one_source_of_truth` (what the worker shows happened: edits,
-//! rate changes, reloads and recordings through the history).
+//! B), `one_source_of_truth` (what the worker shows happened: edits,
+//! rate changes, reloads and recordings through the history) and `undo`
+//! (undo and redo of those edits).
 
+mod auto_reload;
 mod channels;
 mod fork;
 mod input_tape;
 mod one_source_of_truth;
 mod scene_files;
+mod undo;
 
 use std::time::{Duration, Instant};
 

@@ -24,6 +24,16 @@ impl History {
         p.set_tick_observer(observer);
         p.set_tick_watch(watch);
         self.driven = Some(p.drives());
+        // The session stands somewhere else now (unless the rewind was
+        // refused before touching it): no edit was made there yet.
+        if !matches!(
+            replayed,
+            Err(RewindError::TooOld { .. }
+                | RewindError::InTheFuture { .. }
+                | RewindError::Corrupt { .. })
+        ) {
+            self.forget_undo();
+        }
         let (start, end, tape) = replayed?;
         self.tape = tape;
         self.latest_tick = latest;

@@ -195,6 +195,29 @@ impl Pipeline {
         self.after_restore();
     }
 
+    /// Restores `snapshot`, a state of the session taken where it stands
+    /// now, with no call run since that ran hooks (the rewind history's
+    /// undo: the state before an edit made at this very suspension). Unlike
+    /// [`Pipeline::restore`] the suspension stays, with what the interrupted
+    /// frame has done so far: they still describe where the session is, and
+    /// Resume finishes that frame as it would have. The log lines written
+    /// since the snapshot stay too (the log is not state a replay repeats).
+    pub fn restore_at_suspension(&mut self, snapshot: &Snapshot) {
+        let log = self.sim.world.drain_log();
+        let suspended = self.suspended.take();
+        let pending_suspend = self.pending_suspend.take();
+        let in_frame = self.in_frame;
+        let frame_facts = std::mem::take(&mut self.frame_facts);
+        let last_alpha = self.last_alpha;
+        self.restore(snapshot);
+        self.sim.world.log = log;
+        self.suspended = suspended;
+        self.pending_suspend = pending_suspend;
+        self.in_frame = in_frame;
+        self.frame_facts = frame_facts;
+        self.last_alpha = last_alpha;
+    }
+
     /// What every restore does after the state is back.
     fn after_restore(&mut self) {
         self.drives = self.drives.wrapping_add(1);

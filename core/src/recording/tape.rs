@@ -57,6 +57,24 @@ impl Recording {
         self.edits.insert(at, RecordedEdit { tick, edit });
     }
 
+    /// Takes out the newest edit stamped with `tick` that equals `edit`
+    /// (one undone through [`History::undo`](crate::History::undo): a saved
+    /// session must not replay it either). Returns whether one was there.
+    pub fn remove_edit(&mut self, tick: u64, edit: &Edit) -> bool {
+        let tick = tick.max(1);
+        match self
+            .edits
+            .iter()
+            .rposition(|e| e.tick == tick && e.edit == *edit)
+        {
+            Some(i) => {
+                self.edits.remove(i);
+                true
+            }
+            None => false,
+        }
+    }
+
     /// The edits stamped with `tick`, in the order they were made.
     pub fn edits_at(&self, tick: u64) -> &[RecordedEdit] {
         let start = self.edits.partition_point(|e| e.tick < tick);

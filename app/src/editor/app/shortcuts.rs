@@ -25,13 +25,25 @@ const ADD_BOOKMARK: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND,
 const FORK_HERE: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::F);
 
+/// Ctrl+Z: Edit → Undo, every program's undo. Not while a text field has
+/// the keyboard: there Ctrl+Z undoes typing, as the user expects of a field.
+const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z);
+
+/// Ctrl+Shift+Z: Edit → Redo (the macOS and Linux convention; Ctrl+Y, the
+/// Windows one, stays free). Checked before Ctrl+Z, which would otherwise
+/// match it too (egui ignores an unasked-for Shift). Not in text fields
+/// either.
+const REDO: KeyboardShortcut =
+    KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
+
 impl EditorApp {
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
     /// has focus and to text while a field has; F-keys and Ctrl combos always
     /// reach the editor (none while a modal dialog is open). Esc leaves a
     /// viewed tick for the live session.
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
-        let free = !self.panels.viewport.focused && !ctx.text_edit_focused();
+        let typing = ctx.text_edit_focused();
+        let free = !self.panels.viewport.focused && !typing;
         let modal = self.panels.files.is_open();
         let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
         let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
@@ -72,6 +84,14 @@ impl EditorApp {
             }
             if i.consume_shortcut(&ADD_BOOKMARK) {
                 bookmark = true;
+            }
+            if !typing {
+                if i.consume_shortcut(&REDO) {
+                    commands.push(Command::Redo);
+                }
+                if i.consume_shortcut(&UNDO) {
+                    commands.push(Command::Undo);
+                }
             }
             if free {
                 if i.consume_key(Modifiers::NONE, Key::Space) {

@@ -6,6 +6,7 @@
 //! | panel | what |
 //! |---|---|
 //! | `toolbar` | Play/Pause, steps, the time settings, pacing, the menu bar's File actions |
+//! | `edit_menu` | the menu bar's Edit menu: Undo and Redo |
 //! | `viewport` | the world drawn from committed or presentation poses, selection, panning; `viewport/soft`: soft bodies |
 //! | `hierarchy` | the object tree, enable boxes, Duplicate and Delete |
 //! | `inspector` | the selected object: poses, behaviours and their fields, edits |
@@ -29,6 +30,7 @@ pub(crate) mod breakpoints;
 pub(crate) mod clock_panel;
 pub(crate) mod code_pane;
 pub mod compare;
+pub(crate) mod edit_menu;
 pub(crate) mod hierarchy;
 pub(crate) mod inspector;
 pub mod log;

@@ -1,4 +1,4 @@
-//! The menu bar (File, View, Help), the toolbar (play/pause, stepping, time
+//! The menu bar (File, Edit, View, Help), the toolbar (play/pause, stepping, time
 //! settings, pacing, the status line) and the banners under it: the viewed
 //! tick, a dead worker with its restart button, the last error, and short
 //! notices.
@@ -79,7 +79,7 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
     }
 }
 
-/// The menu bar: File, View, Help, and the running scene's file.
+/// The menu bar: File, Edit, View, Help, and the running scene's file.
 pub fn menu_bar_ui(
     ui: &mut egui::Ui,
     view: &View<'_>,
@@ -133,6 +133,9 @@ pub fn menu_bar_ui(
             ui.separator();
             crate::editor::panels::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
         });
+        ui.menu_button("Edit", |ui| {
+            crate::editor::panels::edit_menu::edit_menu_ui(ui, view, cmd)
+        });
         ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {
             for line in [
@@ -149,6 +152,7 @@ pub fn menu_bar_ui(
                 "Ctrl+Shift+F  fork here (while suspended or viewing a past tick)",
                 "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
                 "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
+                crate::editor::panels::edit_menu::HELP_LINE,
             ] {
                 ui.label(line);
             }

@@ -33,7 +33,7 @@ mod view;
 use crate::compare::poses::{TickDivergence, TracePoses, TracedTick};
 pub use view::{
     BodyView, BreakpointView, HitEntry, LoadedScript, ObjectView, RunB, ScriptsView, SelectedView,
-    SoftView, WorldView,
+    SoftView, UndoView, WorldView,
 };
 
 /// How often the worker runs an outer frame, independent of UI repaints.
@@ -182,6 +182,12 @@ pub enum Command {
     Duplicate(ObjectId),
     /// Removes an object and its children (hierarchy → Delete).
     Remove(ObjectId),
+    /// Edit → Undo (Ctrl+Z): takes the newest edit made where the session
+    /// stands out of the history, as if it had never been made (the
+    /// worker's `undo` module says when it can).
+    Undo,
+    /// Edit → Redo (Ctrl+Shift+Z): applies the newest undone edit again.
+    Redo,
     /// Recompiles a script file between frames (the code pane's Save); every
     /// Script running it adopts the new version at its next frame boundary, and
     /// a syntax error keeps the old one running.

@@ -195,6 +195,19 @@ pub struct WorldView {
     /// The Input tab's edited tape, waiting for Resume from here (the
     /// worker keeps it, so every Resume from here replays it).
     pub tape_draft: Option<Arc<Recording>>,
+    /// What Edit → Undo and Redo would do now (the worker's history holds
+    /// the stacks; the menu only shows them).
+    pub undo: UndoView,
+}
+
+/// The next undo and redo of the live session, in words ("pose of Ball
+/// (#1)"), for the Edit menu's items and their tooltips.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UndoView {
+    /// The edit Undo takes out, if one was made where the session stands.
+    pub undo: Option<String>,
+    /// The edit Redo applies again, if one was undone there.
+    pub redo: Option<String>,
 }
 
 /// Run B as the worker holds it: what it is and where A and B first part.

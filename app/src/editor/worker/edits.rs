@@ -107,30 +107,44 @@ impl Worker {
                 return;
             }
         };
-        if let Err(e) = self.history.edit(&mut self.pipeline, prepared) {
+        // The user's edits of objects can be undone while suspended
+        // (`undo`); a settings change is the toolbar's to change back, and
+        // an edit made while running (enabling, Duplicate, Delete) is past
+        // undoing at the next frame, so it costs the history no snapshot.
+        let undoable = self.is_suspended() && !matches!(edit, Edit::Settings(_));
+        let applied = if undoable {
+            self.history.edit_undoable(&mut self.pipeline, prepared)
+        } else {
+            self.history.edit(&mut self.pipeline, prepared)
+        };
+        if let Err(e) = applied {
             self.error(format!("edit not applied: {e}"));
             return;
         }
+        self.queue(&edit);
+        self.record_edit(edit);
+    }
+
+    /// Lists a pose or velocity edit just applied under the inspector's
+    /// fields until the next tick reconciles it.
+    pub(super) fn queue(&mut self, edit: &Edit) {
         let tick = self.pipeline.stepper().completed_ticks();
-        let queued = match &edit {
-            Edit::Pose { pose, .. } => Some(format!(
-                "SetPose x {:?} m, y {:?} m, angle {:?} rad",
-                pose.x, pose.y, pose.angle
-            )),
-            Edit::Velocity { velocity, .. } => Some(format!(
-                "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
-                velocity.linear.x, velocity.linear.y, velocity.angular
-            )),
-            _ => None,
-        };
-        if let Some(text) = queued {
+        if let Some(text) = queued_text(edit, tick) {
             if self.pending_edits.is_empty() {
                 self.pending_edits_tick = tick;
             }
-            self.pending_edits
-                .push(format!("{text} (reconciled before tick {})", tick + 1));
+            self.pending_edits.push(text);
         }
-        self.record_edit(edit);
+    }
+
+    /// Takes an undone pose or velocity edit off the inspector's list.
+    pub(super) fn unqueue(&mut self, edit: &Edit) {
+        let tick = self.pipeline.stepper().completed_ticks();
+        if let Some(text) = queued_text(edit, tick)
+            && let Some(i) = self.pending_edits.iter().rposition(|t| *t == text)
+        {
+            self.pending_edits.remove(i);
+        }
     }
 
     /// New parameters for behaviour `index` of `object` (the inspector's
@@ -191,11 +205,28 @@ impl Worker {
     }
 
     /// `Name #id`, or `#id` for an object that is gone.
-    fn object_label(&self, object: ObjectId) -> String {
+    pub(super) fn object_label(&self, object: ObjectId) -> String {
         self.pipeline
             .world()
             .get(object)
             .map(|o| format!("{} ({object})", o.name))
             .unwrap_or_else(|| object.to_string())
     }
+}
+
+/// How the inspector lists a queued pose or velocity edit made at the end
+/// of tick `tick` (none for the other edits, which apply at once).
+fn queued_text(edit: &Edit, tick: u64) -> Option<String> {
+    let text = match edit {
+        Edit::Pose { pose, .. } => format!(
+            "SetPose x {:?} m, y {:?} m, angle {:?} rad",
+            pose.x, pose.y, pose.angle
+        ),
+        Edit::Velocity { velocity, .. } => format!(
+            "SetVelocity ({:?}, {:?}) m/s, {:?} rad/s",
+            velocity.linear.x, velocity.linear.y, velocity.angular
+        ),
+        _ => return None,
+    };
+    Some(format!("{text} (reconciled before tick {})", tick + 1))
 }

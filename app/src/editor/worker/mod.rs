@@ -26,7 +26,9 @@
 //! | `view` | a [`WorldView`](super::protocol::WorldView) built from a pipeline (live or past) |
 //! | `tap` | the one tick observer of live session, fork and history scan; a tick measured against run B |
 //! | `scene` | Open, Reload, Save, Save As |
+//! | `scene_watch` | auto-reload: the scene's file watched by modification time and length |
 //! | `edits` | inspector edits and F9 |
+//! | `undo` | Edit → Undo and Redo of those edits, through the history |
 //! | `breakpoints` | each breakpoint's object by id and name across loads, the hits labelled as they happened |
 //! | `tape` | the recorded input tape, Resume from here with an edited one |
 //! | `compare` | Compare with…: run B measured against every tick |
@@ -41,10 +43,12 @@ mod edits;
 mod fork;
 mod publish;
 mod scene;
+mod scene_watch;
 mod scripts;
 mod tap;
 mod tape;
 mod thread;
+mod undo;
 mod view;
 mod watches;
 
@@ -105,6 +109,8 @@ pub struct Worker {
     /// The scene of the session (authored data, for save and reload), shared
     /// with the recovery points sent to the UI.
     scene: Option<Arc<LoadedScene>>,
+    /// The scene file's version on disk the session knows (auto-reload).
+    scene_watch: scene_watch::SceneWatch,
     /// The settings in force after the last call: a change between two
     /// calls is a settings edit of the session recording.
     settings_in_force: TimeSettings,
@@ -215,6 +221,7 @@ impl Worker {
             book: BreakpointBook::default(),
             script_rejected: None,
             scene: None,
+            scene_watch: scene_watch::SceneWatch::default(),
             settings_in_force: settings,
             pacing,
             selected: None,
@@ -281,6 +288,10 @@ impl Worker {
         worker.settings_in_force = *worker.pipeline.settings();
         worker.state_hash = worker.pipeline.state_hash();
         worker.scene = point.scene.clone();
+        // Changes from here on reload (one made while no worker ran is not seen).
+        if let Some(scene) = point.scene_path() {
+            worker.scene_watch.knows(scene_watch::stamp(scene));
+        }
         // The dead worker's own state, as of its newest point.
         let host = point.host.clone();
         worker.pipeline.set_debugger(host.debugger);
@@ -456,6 +467,8 @@ impl Worker {
             } => self.edit_params(object, index, params),
             Command::Duplicate(object) => self.duplicate(object),
             Command::Remove(object) => self.edit(Edit::Remove { object }),
+            Command::Undo => self.undo(),
+            Command::Redo => self.redo(),
             Command::Script(command) => self.script_command(command),
             Command::ReloadScript(path) => self.reload_script_file(&path),
             Command::SaveRecording { path, overwrite } => self.save_recording(&path, overwrite),
@@ -477,6 +490,7 @@ impl Worker {
     /// Runs one outer frame of `raw_dt` real seconds unless suspended, then
     /// publishes if anything changed.
     pub fn frame(&mut self, raw_dt: f64) {
+        self.look_at_scene_file();
         if !self.is_suspended() {
             self.reload_changed_scripts();
             let t0 = Instant::now();

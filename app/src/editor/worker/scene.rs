@@ -5,7 +5,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::Worker;
+use super::{Worker, scene_watch};
 use crate::editor::panels::count;
 use crate::editor::protocol::{Event, SaveWhat};
 use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
@@ -15,9 +15,12 @@ impl Worker {
         // Hits so far are labelled in the world they happened in.
         self.book.take(&self.pipeline);
         let registry = self.registry_for_scene(path);
+        // Taken before the read: a change after it is news (`scene_watch`).
+        let stamp = scene_watch::stamp(path);
         match scene_file::open(&mut self.pipeline, &registry, path) {
             Ok((scene, _settings)) => {
                 self.registry = registry;
+                self.scene_watch.knows(stamp);
                 self.after_new_session(scene, path);
                 if !play {
                     // The preview: the world at tick 0, poses shown, nothing run.
@@ -28,22 +31,33 @@ impl Worker {
         }
     }
 
+    /// Ctrl+R: the scene's file read again, keeping the time settings.
     pub(super) fn reload(&mut self) {
         let Some(path) = self.scene.as_ref().map(|s| s.path.clone()) else {
             self.error("no scene to reload".to_string());
             return;
         };
+        if let Err(message) = self.reload_scene(&path) {
+            self.error(message);
+        }
+    }
+
+    /// Reloads the session from `path`, keeping the time settings in force
+    /// and a pause (Ctrl+R and auto-reload alike). A file that does not load
+    /// changes nothing and returns its error (`file:line:column: what`).
+    pub(super) fn reload_scene(&mut self, path: &Path) -> Result<(), String> {
         let was_suspended = self.is_suspended();
         self.book.take(&self.pipeline);
-        match scene_file::reload(&mut self.pipeline, &self.registry, &path) {
-            Ok(scene) => {
-                self.after_new_session(scene, &path);
-                if was_suspended {
-                    self.pipeline.pause();
-                }
-            }
-            Err(message) => self.error(message),
+        let stamp = scene_watch::stamp(path);
+        let scene = scene_file::reload(&mut self.pipeline, &self.registry, path)?;
+        self.scene_watch.knows(stamp);
+        self.after_new_session(scene, path);
+        if was_suspended {
+            self.pipeline.pause();
         }
+        // Auto-reload runs outside any command: the new world is news.
+        self.dirty = true;
+        Ok(())
     }
 
     fn after_new_session(&mut self, scene: LoadedScene, path: &Path) {
@@ -104,6 +118,8 @@ impl Worker {
         match outcome {
             Ok(SaveOutcome::Written) => {
                 let path = loaded.path.clone();
+                // The editor's own write is no change to reload (`scene_watch`).
+                self.scene_watch.knows(scene_watch::stamp(&path));
                 // Recovery points share the old scene; the session's is new.
                 self.scene = Some(Arc::new(loaded));
                 self.send_event(Event::Saved(path));

@@ -6,8 +6,10 @@
 //! frame); at the deadline it runs a frame with the real time since the
 //! previous one. A late frame moves the deadline to now + period rather than
 //! bursting to catch up: the pipeline's accumulator already owes the ticks.
-//! While suspended the worker blocks on the channel and burns no CPU, and the
-//! first frame after a resume measures from the resume, not from the pause.
+//! While suspended the worker waits on the channel and burns no CPU (it
+//! wakes twice a second only to look at the scene's file, `scene_watch`),
+//! and the first frame after a resume measures from the resume, not from
+//! the pause.
 //! Uncapped pacing is the same loop at [`UNCAPPED_MAX_HZ`] (1,000 frames a
 //! second): every per-frame consumer (the timeline's ring, the rewind
 //! history's keyframe every 120 frames, the events the UI drains) is sized for
@@ -37,6 +39,7 @@ use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySen
 use stepframe_core::{FramePacer, HookBeacon, HookCall};
 
 use super::Worker;
+use super::scene_watch::SUSPENDED_LOOK_EVERY;
 use crate::editor::protocol::{Command, Event, Pacing, RecoveryPoint, WorldView};
 
 /// The UI's ends of the channels.
@@ -339,15 +342,17 @@ fn run_paced(mut worker: Worker) {
     let mut deadline = last;
     loop {
         if worker.is_suspended() {
-            // Nothing runs while suspended: block until a command arrives.
+            // Nothing runs while suspended: wait for a command, looking at
+            // the scene's file twice a second (`scene_watch`).
             worker.publish();
-            match commands.recv() {
+            match commands.recv_timeout(SUSPENDED_LOOK_EVERY) {
                 Ok(command) => {
                     if !apply_batch(&mut worker, command, &commands) {
                         return;
                     }
                 }
-                Err(_) => return,
+                Err(RecvTimeoutError::Timeout) => worker.look_at_scene_file(),
+                Err(RecvTimeoutError::Disconnected) => return,
             }
             worker.publish();
             last = Instant::now();

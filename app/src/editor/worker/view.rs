@@ -138,6 +138,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         rewind: w.history.reach(&w.pipeline),
         run_b: w.run_b.clone(),
         tape_draft: w.tape_draft.clone(),
+        undo: w.undo_view(),
     }
 }
 

@@ -1,0 +1,49 @@
+//! The menu bar's Edit menu: Undo and Redo of the editor's edits (Ctrl+Z,
+//! Ctrl+Shift+Z). The worker's history holds what can be undone; the menu
+//! shows it from the live view ([`crate::editor::protocol::UndoView`]) and
+//! sends [`Command::Undo`] or [`Command::Redo`].
+
+use crate::editor::protocol::Command;
+use crate::editor::shared::{Commands, View};
+
+/// What Help lists for these keys.
+pub const HELP_LINE: &str =
+    "Ctrl+Z undo · Ctrl+Shift+Z redo an edit (while suspended, at its tick)";
+
+/// Draws the Edit menu's items. Each is enabled while the live session is
+/// suspended and has something to undo (or redo); its tooltip names the
+/// edit, or says why there is none.
+pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    let live = view.live();
+    let suspended = live.is_some_and(|v| v.suspension.is_some());
+    let undo = live.and_then(|v| v.undo.undo.clone());
+    let redo = live.and_then(|v| v.undo.redo.clone());
+    let why_not = if suspended {
+        "no edit made at this tick since the session last ran"
+    } else {
+        "pause (or stop at a breakpoint) first"
+    };
+    let item = |ui: &mut egui::Ui, label: &str, what: Option<String>, verb: &str| {
+        let hover = match &what {
+            Some(what) => format!("{verb} {what}"),
+            None => format!("Nothing to {}: {why_not}", verb.to_lowercase()),
+        };
+        ui.add_enabled(suspended && what.is_some(), egui::Button::new(label))
+            .on_hover_text(hover)
+            .on_disabled_hover_text(format!("Nothing to {}: {why_not}", verb.to_lowercase()))
+            .clicked()
+    };
+    if item(ui, "Undo  (Ctrl+Z)", undo, "Undo") {
+        cmd.send(Command::Undo);
+        ui.close();
+    }
+    if item(ui, "Redo  (Ctrl+Shift+Z)", redo, "Redo") {
+        cmd.send(Command::Redo);
+        ui.close();
+    }
+    ui.separator();
+    ui.weak(
+        "Undo takes an edit out of the history: past views, rewinds and saved \
+         sessions never see it. It works at the tick the edit was made.",
+    );
+}

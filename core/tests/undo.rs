@@ -1,0 +1,306 @@
+//! Undo and redo of edits through the history (issue 29, item 5): an undone
+//! edit is gone from the log, so the session, a past view, a rewind and the
+//! future are bit for bit those of a session that never had it.
+
+use std::sync::{Arc, Mutex};
+
+use stepframe_core::{
+    Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, Edit, History, HookKind, ObjectDesc,
+    ObjectId, Pipeline, Pose, Priority, RapierStage, Shape, SuspendReason, TickObserver,
+    TickRecord, TimeSettings, UndoError, Vec2, World,
+};
+
+const DT: f64 = 1.0 / 60.0;
+
+/// Nudges its body sideways by a random force every tick: the session's
+/// generator is part of what an undo must put back.
+#[derive(Clone, Debug)]
+struct Nudger;
+
+impl Behaviour for Nudger {
+    fn name(&self) -> &str {
+        "Nudger"
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        let nudge = ctx.rng().range(-3.0, 3.0);
+        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+    }
+}
+
+/// Ground, and twelve balls in a pile (ids 10 to 21), every third nudged.
+fn pipeline() -> Pipeline {
+    let mut w = World::new();
+    w.spawn(
+        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
+            .with_id(ObjectId(1))
+            .with_body(BodyDesc::with_kind(
+                BodyKind::Fixed,
+                Shape::Cuboid { hx: 20.0, hy: 0.5 },
+            )),
+    );
+    for i in 0..12u64 {
+        let x = (i % 4) as f32 * 1.1 - 2.0;
+        let y = 1.0 + (i / 4) as f32 * 1.1;
+        let mut o = ObjectDesc::new(format!("ball{i}"), Pose::new(x, y, 0.0))
+            .with_id(ObjectId(10 + i))
+            .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.5 }));
+        if i % 3 == 0 {
+            o = o.with_behaviour(Box::new(Nudger), Priority::DEFAULT);
+        }
+        w.spawn(o);
+    }
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(w, Box::new(RapierStage::new(Vec2::new(0.0, -9.81))), 7);
+    p
+}
+
+/// Every tick's hash, as the session's observer saw it (the newest for a
+/// tick seen twice).
+#[derive(Clone, Default)]
+struct Hashes(Arc<Mutex<Vec<(u64, u64)>>>);
+
+impl TickObserver for Hashes {
+    fn on_tick(&mut self, r: &TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("lock")
+            .push((r.clock.simulation_tick, r.hash));
+    }
+}
+
+impl Hashes {
+    fn at(&self, tick: u64) -> u64 {
+        let seen = self.0.lock().expect("lock");
+        seen.iter()
+            .rev()
+            .find(|(t, _)| *t == tick)
+            .unwrap_or_else(|| panic!("tick {tick} was observed"))
+            .1
+    }
+}
+
+/// One keyframe, at the start: every past view and rewind then replays the
+/// log across the tick of the edits (a later keyframe would be taken after
+/// them, and a replay from it could not tell whether they are in the log).
+const KEYFRAME_EVERY: u64 = 10_000;
+
+/// A session with an observer, run `frames` frames of 1/60 s (one tick
+/// each) through its history, then paused.
+fn paused_after(frames: usize) -> (Pipeline, History, Hashes) {
+    let mut p = pipeline();
+    let seen = Hashes::default();
+    p.set_tick_observer(Some(Box::new(seen.clone())));
+    let mut h = History::new(KEYFRAME_EVERY, 100_000);
+    for _ in 0..frames {
+        h.step_frame(&mut p, DT, &[]);
+    }
+    h.pause(&mut p);
+    (p, h, seen)
+}
+
+/// Resumes and runs `frames` more frames.
+fn play_on(p: &mut Pipeline, h: &mut History, frames: usize) {
+    h.resume(p, &[]);
+    for _ in 0..frames {
+        h.step_frame(p, DT, &[]);
+    }
+}
+
+/// Ball 10 lifted to y = 8 m.
+fn lift() -> Edit {
+    Edit::Pose {
+        object: ObjectId(10),
+        pose: Pose::new(-2.0, 8.0, 0.0),
+    }
+}
+
+/// Ball 13 (a nudger) disabled.
+fn disable() -> Edit {
+    Edit::Enabled {
+        object: ObjectId(13),
+        enabled: false,
+    }
+}
+
+/// Ball 15 deleted.
+fn delete() -> Edit {
+    Edit::Remove {
+        object: ObjectId(15),
+    }
+}
+
+#[test]
+fn an_undone_edit_is_gone_from_the_session_its_past_views_rewinds_and_future() {
+    // The reference never had an edit: 120 ticks, a pause, 60 more.
+    let (mut reference, mut ref_history, ref_seen) = paused_after(120);
+    play_on(&mut reference, &mut ref_history, 60);
+
+    let (mut p, mut h, seen) = paused_after(120);
+    let before = p.state_hash();
+    assert_eq!(
+        before,
+        ref_seen.at(120),
+        "the two runs agree up to the edit"
+    );
+    for edit in [lift(), disable(), delete()] {
+        h.edit_undoable(&mut p, edit.into())
+            .expect("the edit applies");
+    }
+    assert_ne!(p.state_hash(), before, "the edits changed the session");
+    assert_eq!(h.next_undo(), Some(&delete()));
+
+    // Newest first, each one out of the log.
+    assert_eq!(h.undo(&mut p).expect("undo the delete"), delete());
+    assert!(p.world().get(ObjectId(15)).is_some(), "ball 15 is back");
+    assert_eq!(h.undo(&mut p).expect("undo the disable"), disable());
+    assert_eq!(h.undo(&mut p).expect("undo the lift"), lift());
+    assert_eq!(
+        p.state_hash(),
+        before,
+        "bit for bit the session before the edits"
+    );
+    assert!(matches!(h.undo(&mut p), Err(UndoError::NothingToUndo)));
+    assert_eq!(
+        p.suspension().map(|s| &s.reason),
+        Some(&SuspendReason::Pause),
+        "still paused where the edits were made"
+    );
+
+    // The future is the reference's, tick for tick.
+    play_on(&mut p, &mut h, 60);
+    for tick in 121..=180 {
+        assert_eq!(seen.at(tick), ref_seen.at(tick), "live tick {tick}");
+    }
+    // A past view of a tick after the edits replays the log: they are not in it.
+    for tick in [121u64, 122, 150, 180] {
+        let mut scratch = Pipeline::new(TimeSettings::default());
+        h.replay_into(&mut scratch, p.stepper().completed_ticks(), tick)
+            .expect("a kept tick");
+        assert_eq!(
+            scratch.state_hash(),
+            ref_seen.at(tick),
+            "past view of {tick}"
+        );
+    }
+    // Nor in a rewind to before them and forward again across their tick.
+    h.rewind_to_tick(&mut p, 100).expect("rewind back");
+    assert_eq!(p.state_hash(), ref_seen.at(100));
+    h.rewind_to_tick(&mut p, 170).expect("rewind forward");
+    assert_eq!(p.state_hash(), ref_seen.at(170));
+}
+
+#[test]
+fn redo_applies_the_undone_edit_again_and_a_new_edit_clears_the_redo_stack() {
+    // What the lift does when it stays: the run to compare against.
+    let (mut kept, mut kept_history, kept_seen) = paused_after(120);
+    kept_history
+        .edit_undoable(&mut kept, lift().into())
+        .expect("the lift applies");
+    let lifted = kept.state_hash();
+    play_on(&mut kept, &mut kept_history, 30);
+    let (mut plain, mut plain_history, plain_seen) = paused_after(120);
+    play_on(&mut plain, &mut plain_history, 30);
+    assert_ne!(
+        kept_seen.at(150),
+        plain_seen.at(150),
+        "the lift changes the future"
+    );
+
+    let (mut p, mut h, seen) = paused_after(120);
+    h.edit_undoable(&mut p, lift().into())
+        .expect("the lift applies");
+    h.undo(&mut p).expect("undo");
+    assert_eq!(h.next_redo(), Some(&lift()));
+    assert_eq!(h.redo(&mut p).expect("redo"), lift());
+    assert_eq!(p.state_hash(), lifted, "as after the first lift");
+    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
+    // Undone and redone, the lift is in the log once: the future is the kept run's.
+    play_on(&mut p, &mut h, 30);
+    for tick in 121..=150 {
+        assert_eq!(seen.at(tick), kept_seen.at(tick), "tick {tick}");
+    }
+
+    // Paused again: undo the disable, then a new edit; the disable can no
+    // longer be redone.
+    h.pause(&mut p);
+    h.edit_undoable(&mut p, disable().into()).expect("disable");
+    h.undo(&mut p).expect("undo the disable");
+    assert_eq!(h.next_redo(), Some(&disable()));
+    h.edit_undoable(&mut p, delete().into()).expect("delete");
+    assert_eq!(h.next_redo(), None);
+    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
+    assert_eq!(h.next_undo(), Some(&delete()));
+}
+
+#[test]
+fn undo_refuses_an_edit_the_session_ran_past_and_changes_nothing() {
+    let (mut p, mut h, _) = paused_after(120);
+    h.edit_undoable(&mut p, lift().into())
+        .expect("the lift applies");
+    h.step_tick(&mut p, &[]);
+    let now = p.state_hash();
+    match h.undo(&mut p) {
+        Err(UndoError::RanOn {
+            edit,
+            made_at,
+            now: at,
+        }) => {
+            assert_eq!((*edit, made_at, at), (lift(), 120, 121));
+        }
+        other => panic!("expected RanOn, got {other:?}"),
+    }
+    assert_eq!(p.state_hash(), now, "a refused undo changes nothing");
+    assert_eq!(p.stepper().completed_ticks(), 121);
+    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
+}
+
+#[test]
+fn an_edit_undone_at_a_breakpoint_inside_a_frame_resumes_that_frame_as_without_it() {
+    // Frames of 1/20 s run three ticks each; a breakpoint stops at the end of
+    // tick 149, the second tick of the frame that runs 148 to 150.
+    let run = |edit_and_undo: bool| {
+        let mut p = pipeline();
+        let seen = Hashes::default();
+        p.set_tick_observer(Some(Box::new(seen.clone())));
+        p.add_breakpoint(Breakpoint {
+            condition: Condition {
+                ticks: Some((149, 149)),
+                ..Condition::default()
+            },
+            ..Breakpoint::on(HookKind::FixedUpdate, ObjectId(10))
+        });
+        let mut h = History::new(KEYFRAME_EVERY, 100_000);
+        while p.suspension().is_none() {
+            h.step_frame(&mut p, 1.0 / 20.0, &[]);
+        }
+        assert_eq!(p.stepper().completed_ticks(), 149, "stopped mid-frame");
+        let before = p.state_hash();
+        let stop = p.suspension().cloned();
+        assert!(
+            matches!(
+                stop.as_ref().map(|s| &s.reason),
+                Some(SuspendReason::Breakpoint(_))
+            ),
+            "{stop:?}"
+        );
+        if edit_and_undo {
+            h.edit_undoable(&mut p, disable().into()).expect("disable");
+            assert_ne!(p.state_hash(), before);
+            h.undo(&mut p).expect("undo");
+            assert_eq!(p.state_hash(), before);
+            // Still stopped at the breakpoint, not turned into a pause.
+            assert_eq!(p.suspension(), stop.as_ref());
+        }
+        // Resume finishes the frame (tick 150), then on to tick 180.
+        h.resume(&mut p, &[]);
+        assert_eq!(p.stepper().completed_ticks(), 150, "the frame's last tick");
+        while p.stepper().completed_ticks() < 180 {
+            h.step_frame(&mut p, 1.0 / 20.0, &[]);
+        }
+        seen
+    };
+    let (undone, plain) = (run(true), run(false));
+    for tick in 150..=180 {
+        assert_eq!(undone.at(tick), plain.at(tick), "tick {tick}");
+    }
+}
