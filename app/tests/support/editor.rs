@@ -321,11 +321,6 @@ pub fn type_over(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
     h.run_steps(1);
 }
 
-/// The live view the worker last sent.
-pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h stepframe_app::editor::WorldView {
-    h.state().published().live.as_ref().expect("a view")
-}
-
 /// File → Compare with trace…, `trace` typed into the dialog, Compare.
 pub fn compare_with_trace(h: &mut Harness<'_, EditorApp>, trace: &Path) {
     click(h, "File");
