@@ -19,6 +19,8 @@ mod hierarchy;
 mod hotkeys;
 #[path = "editor_panels/time_readout.rs"]
 mod time_readout;
+#[path = "editor_panels/viewport_drag.rs"]
+mod viewport_drag;
 use support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_trace_moved_from, editor, editor_sized,
     label_starting, open_scene, show, status, step_until, type_into,
