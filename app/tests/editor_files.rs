@@ -1,6 +1,7 @@
 //! No lost work: a failed Open leaves the editor naming (and saving) the
-//! scene that runs, Save never silently drops a hand-written file's comments,
-//! and Save As writes only where the user said, asking before it replaces.
+//! scene that runs, Save writes a change into a hand-written file in place
+//! (its comments kept), and Save As writes only where the user said, asking
+//! before it replaces.
 //! Every scene here is a scratch copy: the real assets are never written.
 
 use std::path::Path;
@@ -58,29 +59,31 @@ fn after_a_failed_open_the_editor_names_and_saves_the_running_scene_never_the_br
     save(&mut h);
     let notice = label_starting(&h, "no changes to save: ");
     assert!(notice.contains(&scene.display().to_string()), "{notice}");
-    // Changed, it asks (the scene is hand-written), then writes its own file.
+    // Changed, it writes its own file in place: the one literal changes.
+    let original = std::fs::read_to_string(&scene).expect("the scene is there");
     set_time_scale_half(&mut h);
     save(&mut h);
-    assert!(
-        !labels_starting(&h, "demo.ron is hand-written").is_empty(),
-        "Save asks before replacing a hand-written scene"
-    );
-    click(&mut h, "Save anyway");
-    h.run_steps(2);
+    assert!(labels_starting(&h, "Replace the file?").is_empty());
     assert_eq!(
         std::fs::read_to_string(&broken).expect("the broken file is there"),
         broken_text,
         "the file that failed to open is untouched"
     );
     let written = std::fs::read_to_string(&scene).expect("the scene is there");
-    assert!(
-        !written.contains("//"),
-        "the confirmed save wrote stepframe's own layout"
-    );
+    assert_eq!(written, in_place_half(&original));
+}
+
+/// demo.ron with its time scale changed to 0.5, as written by hand: line 11
+/// `time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, …)`.
+fn in_place_half(original: &str) -> String {
+    let line = "        time: (fixed_hz: 60, max_delta: 0.25, max_steps: 4, time_scale: 1.0, \
+                substeps: 1, strategy: Accumulator),";
+    assert_eq!(original.lines().nth(10), Some(line), "demo.ron's line 11");
+    original.replacen(line, &line.replace("time_scale: 1.0", "time_scale: 0.5"), 1)
 }
 
 #[test]
-fn save_asks_before_dropping_the_comments_of_a_hand_written_scene_and_cancel_writes_nothing() {
+fn save_writes_a_change_into_a_hand_written_scene_in_place_and_save_as_writes_a_fresh_file() {
     let dir = scratch("comments");
     let scene = demo_copy(&dir);
     let original = std::fs::read_to_string(&scene).expect("the copy");
@@ -96,30 +99,26 @@ fn save_asks_before_dropping_the_comments_of_a_hand_written_scene_and_cancel_wri
     );
     assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
 
-    // Change a time setting: now Save has something to write, and asks first.
+    // Change a time setting: Save writes it where it stands, without asking,
+    // and every comment stays.
     set_time_scale_half(&mut h);
     save(&mut h);
-    let question = labels_starting(&h, "demo.ron is hand-written");
-    assert_eq!(question.len(), 1, "{question:?}");
-    assert!(question[0].contains("comment line(s)"), "{}", question[0]);
-    click(&mut h, "Cancel");
-    assert_eq!(
-        std::fs::read_to_string(&scene).expect("read"),
-        original,
-        "Cancel writes nothing"
-    );
+    assert!(labels_starting(&h, "Replace the file?").is_empty());
+    let saved = std::fs::read_to_string(&scene).expect("read");
+    assert_eq!(saved, in_place_half(&original));
 
-    // Save As writes a fresh file instead; the original keeps its comments.
-    save(&mut h);
-    click(&mut h, "Save As…");
-    // The Save As dialog opens the frame after the question closes, and a
-    // new window is measured invisibly for one frame first.
+    // Save As writes a fresh file instead; the scene's file stays as saved.
+    h.key_press_modifiers(
+        egui::Modifiers::COMMAND | egui::Modifiers::SHIFT,
+        egui::Key::S,
+    );
+    // A new window is measured invisibly for one frame first.
     h.run_steps(1);
     let copy = dir.join("scenes").join("demo-copy.ron");
     type_path_over(&mut h, "New file", &copy);
     click(&mut h, "Save");
     h.run_steps(2);
-    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), saved);
     let fresh = std::fs::read_to_string(&copy).expect("Save As wrote the new file");
     assert!(
         fresh.contains("time_scale: 0.5"),
@@ -135,7 +134,7 @@ fn save_asks_before_dropping_the_comments_of_a_hand_written_scene_and_cancel_wri
     // writes it without asking, and not the original.
     save(&mut h);
     assert!(labels_starting(&h, "Replace the file?").is_empty());
-    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), saved);
 }
 
 #[test]

@@ -54,7 +54,7 @@
 //! | [`headless`] | a frame with nobody at the controls, run to its end (resumed as needed, its reports merged); a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry_file` |
-//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits | `io`, `params`, `registry`, `spans`, `validate` |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `fold`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
 //! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; per-tick pose history | `bounds`, `calls`, `compact`, `poses`, `reach`, `rewind`, `undo` |
@@ -137,8 +137,8 @@ pub use pipeline::{
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, Replay};
 pub use scene::{
-    ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError, SceneErrorKind,
-    SceneObject, WorldSettings,
+    Folded, InPlace, ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError,
+    SceneErrorKind, SceneObject, WorldSettings,
 };
 pub use schedule::{Registration, Scheduler};
 pub use soft_body::{

@@ -504,6 +504,14 @@ impl World {
     }
 
     /// Body commands queued and not yet reconciled, in the order they were
+    /// written, left in place: what a debugger shows as pending while the
+    /// session is suspended (a body moved in the editor lands at the next
+    /// reconcile, and is drawn there meanwhile).
+    pub fn queued_commands(&self) -> impl Iterator<Item = &QueuedCommand> {
+        self.commands.iter()
+    }
+
+    /// Body commands queued and not yet reconciled, in the order they were
     /// written (for the physics stage).
     pub fn take_commands(&mut self, into: &mut Vec<QueuedCommand>) {
         into.append(&mut self.commands);

@@ -1,60 +1,66 @@
 //! Scene files in and out of the worker's pipeline: the one place the editor
 //! touches the scene format, and where "no lost work" is decided.
 //!
-//! Save never writes a file the user did not mean to write, and never drops
-//! what a hand-written scene holds without asking first:
+//! Save writes what the session's edits made of its scene
+//! ([`Scene::with_edits`]: a body moved, an object duplicated or deleted,
+//! parameters, enabling, the toolbar's time settings) into the scene's own
+//! file **in place** ([`Scene::rewrite_in_place`]): only the changed values
+//! are rewritten where they stand, new objects are appended in the file's
+//! style, and every comment stays. It never writes a file the user did not
+//! mean to write:
 //!
 //! | the file on disk | Save |
 //! |---|---|
 //! | already holds exactly the running scene (settings included) | writes nothing: "no changes to save" |
 //! | changed since it was loaded (edited elsewhere) | asks: saving would replace those changes |
-//! | hand-written: comments, or a layout other than stepframe's own | asks: saving would drop them |
-//! | written by stepframe (its own layout, no comments) | writes, atomically |
+//! | every change has a place in the text | rewrites those values in place, atomically |
+//! | some change has no place (named in the question) | asks: saving would rewrite the file in stepframe's layout and drop its comments |
+//!
+//! Edits a scene cannot hold (a velocity, a move of an object spawned at
+//! run time) are named in a notice after the save, as is a move whose
+//! transform lands within an ulp of its pose rather than on it.
 //!
 //! Save As writes a fresh file (stepframe's layout) and asks only when the
 //! target exists; the new file then becomes the session's own.
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::{Pipeline, Registry, Scene, TimeSettings};
+use stepframe_core::{Edit, InPlace, Pipeline, Registry, Scene, TimeSettings};
 
 /// The scene of a session, kept for save and reload.
 #[derive(Clone, Debug)]
 pub struct LoadedScene {
     /// The file it came from (or was last saved as).
     pub path: PathBuf,
-    /// The authored scene as loaded or last saved.
+    /// The scene the file holds, as loaded or last saved.
     pub scene: Scene,
     /// The file's text as it was parsed or written: what is on disk unless
     /// someone changed the file since.
     pub text: String,
-    /// The session's authored data when it differs from `scene` (behaviour
-    /// parameters an adopted fork changed): what Save writes.
-    pub running: Option<Scene>,
+    /// The scene the session started from (with the behaviour parameters
+    /// of an adopted fork): the session's edits fold onto it, so a second
+    /// Save never applies the first one's edits twice.
+    pub session: Scene,
 }
 
 impl LoadedScene {
-    /// A scene as read from or written to `path`.
+    /// A scene as read from `path`, the start of a session.
     pub fn new(path: PathBuf, scene: Scene, text: String) -> LoadedScene {
         LoadedScene {
             path,
+            session: scene.clone(),
             scene,
             text,
-            running: None,
         }
-    }
-
-    /// The authored data of the running session (what Save writes).
-    pub fn running(&self) -> &Scene {
-        self.running.as_ref().unwrap_or(&self.scene)
     }
 }
 
 /// What a save did, or why it waits for the user.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SaveOutcome {
-    /// The file was written.
-    Written,
+    /// The file was written; these edits are not in it (one line each, for
+    /// a notice).
+    Written(Vec<String>),
     /// The file already holds the running scene: nothing was written.
     Unchanged,
     /// Nothing was written: the user must confirm first, for this reason.
@@ -150,54 +156,81 @@ pub fn name(path: &Path) -> String {
         .unwrap_or_else(|| path.display().to_string())
 }
 
-/// Writes the running scene (with the toolbar's time settings) to its own
-/// file, following the table in the module docs; `replace` is the user's
-/// confirmation that what the file holds beyond the scene may go.
-pub fn save(
-    loaded: &mut LoadedScene,
-    settings: TimeSettings,
-    replace: bool,
-) -> Result<SaveOutcome, String> {
-    let mut scene = loaded.running().clone();
+/// The scene Save writes: the session's scene with `edits` folded in and
+/// the toolbar's time settings, and what it leaves out (for a notice).
+fn edited(loaded: &LoadedScene, edits: &[&Edit], settings: TimeSettings) -> (Scene, Vec<String>) {
+    let folded = loaded.session.with_edits(edits.iter().copied());
+    let mut scene = folded.scene;
     scene.settings.time = settings;
-    let on_disk = std::fs::read_to_string(&loaded.path).ok();
-    if !replace {
-        match &on_disk {
-            Some(text) if *text != loaded.text => {
-                return Ok(SaveOutcome::NeedsConfirmation(format!(
-                    "{} changed on disk since it was loaded; saving replaces those changes \
-                     with the running scene",
-                    name(&loaded.path)
-                )));
-            }
-            Some(_) if scene == loaded.scene => return Ok(SaveOutcome::Unchanged),
-            Some(text) => {
-                let ours = loaded.scene.to_ron().map_err(|e| e.to_string())?;
-                if *text != ours {
-                    let comments = comment_lines(text);
-                    let what = if comments > 0 {
-                        format!("its {comments} comment line(s) and hand-written layout")
-                    } else {
-                        "its hand-written layout".to_string()
-                    };
-                    return Ok(SaveOutcome::NeedsConfirmation(format!(
-                        "{} is hand-written: saving rewrites it in stepframe's own layout and \
-                         drops {what} (Save As writes a new file instead)",
-                        name(&loaded.path)
-                    )));
-                }
-            }
-            None => {}
-        }
-    }
-    write(loaded, scene, loaded.path.clone())
+    let mut notes: Vec<String> = folded
+        .left_out
+        .into_iter()
+        .map(|l| format!("not saved: {l}"))
+        .collect();
+    notes.extend(folded.inexact);
+    (scene, notes)
 }
 
-/// Writes the running scene to `path`, freshly formatted; `path` becomes the
-/// session's own file. An existing file other than the session's own is only
-/// replaced with `overwrite`.
+/// Writes what the session's `edits` made of its scene (with the toolbar's
+/// time settings) into its own file, in place, following the table in the
+/// module docs; `replace` is the user's confirmation (of replacing a file
+/// changed on disk, or of rewriting it in stepframe's layout when some
+/// change has no place in it).
+pub fn save(
+    loaded: &mut LoadedScene,
+    edits: &[&Edit],
+    settings: TimeSettings,
+    registry: &Registry,
+    replace: bool,
+) -> Result<SaveOutcome, String> {
+    let (scene, notes) = edited(loaded, edits, settings);
+    let on_disk = std::fs::read_to_string(&loaded.path).ok();
+    let file = name(&loaded.path);
+    if !replace
+        && let Some(text) = &on_disk
+        && *text != loaded.text
+    {
+        return Ok(SaveOutcome::NeedsConfirmation(format!(
+            "{file} changed on disk since it was loaded; saving replaces those changes \
+             with the running scene"
+        )));
+    }
+    if on_disk.as_ref() == Some(&loaded.text) && scene == loaded.scene {
+        return Ok(SaveOutcome::Unchanged);
+    }
+    let why = match Scene::rewrite_in_place(&loaded.text, &loaded.path, &scene, registry) {
+        Ok(InPlace::Placed(text)) => {
+            stepframe_core::atomic_file::write(&loaded.path, text.as_bytes())
+                .map_err(|e| format!("{}: cannot save the scene: {e}", loaded.path.display()))?;
+            loaded.scene = scene;
+            loaded.text = text;
+            return Ok(SaveOutcome::Written(notes));
+        }
+        Ok(InPlace::Unplaced(what)) => format!("Save cannot place {}", what.join("; ")),
+        Err(e) => format!("Save cannot rewrite it in place ({e})"),
+    };
+    if !replace {
+        let comments = comment_lines(&loaded.text);
+        let what = if comments > 0 {
+            format!("its {comments} comment line(s) and hand-written layout")
+        } else {
+            "its hand-written layout".to_string()
+        };
+        return Ok(SaveOutcome::NeedsConfirmation(format!(
+            "{file}: {why}. Saving anyway rewrites it in stepframe's own layout and drops \
+             {what} (Save As writes a new file instead)"
+        )));
+    }
+    write(loaded, scene, loaded.path.clone())?;
+    Ok(SaveOutcome::Written(notes))
+}
+
+/// Writes what the session's `edits` made of its scene to `path`, freshly
+/// formatted; `path` becomes the session's own file. An existing file
+/// other than the session's own is only replaced with `overwrite`.
 pub fn save_as(
     loaded: &mut LoadedScene,
+    edits: &[&Edit],
     settings: TimeSettings,
     path: &Path,
     overwrite: bool,
@@ -208,21 +241,98 @@ pub fn save_as(
             path.display()
         )));
     }
-    let mut scene = loaded.running().clone();
-    scene.settings.time = settings;
-    write(loaded, scene, path.to_path_buf())
+    let (scene, notes) = edited(loaded, edits, settings);
+    write(loaded, scene, path.to_path_buf())?;
+    Ok(SaveOutcome::Written(notes))
 }
 
-fn write(loaded: &mut LoadedScene, scene: Scene, path: PathBuf) -> Result<SaveOutcome, String> {
+/// Writes `scene` freshly formatted to `path`, which becomes the file the
+/// session's scene is in (the session itself is unchanged).
+fn write(loaded: &mut LoadedScene, scene: Scene, path: PathBuf) -> Result<(), String> {
     let text = scene.to_ron().map_err(|e| e.to_string())?;
     scene.save(&path).map_err(|e| e.to_string())?;
-    *loaded = LoadedScene::new(path, scene, text);
-    Ok(SaveOutcome::Written)
+    loaded.path = path;
+    loaded.scene = scene;
+    loaded.text = text;
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use stepframe_core::{ObjectId, Pose};
+
+    /// A commented scene in a scratch file, loaded as a session's.
+    fn loaded(name: &str) -> (LoadedScene, Registry) {
+        let dir = std::env::temp_dir().join(format!(
+            "stepframe-scene-file-{name}-{}",
+            std::process::id()
+        ));
+        std::fs::create_dir_all(&dir).expect("scratch");
+        let path = dir.join("s.ron");
+        let text = "// two boxes\n(objects: [\n    (id: 1, name: \"A\", transform: (x: 0.0, y: 1.0)), // first\n    (id: 2, name: \"B\", transform: (x: 2.0, y: 1.0)),\n])\n";
+        std::fs::write(&path, text).expect("write");
+        let registry = Registry::new();
+        let scene = Scene::parse(text, &path, &registry).expect("loads");
+        (LoadedScene::new(path, scene, text.to_string()), registry)
+    }
+
+    #[test]
+    fn save_rewrites_a_move_in_place_and_names_what_it_leaves_out() {
+        let (mut l, registry) = loaded("move");
+        let edits = [
+            Edit::Pose {
+                object: ObjectId(2),
+                pose: Pose::new(2.5, 1.0, 0.0),
+            },
+            Edit::Velocity {
+                object: ObjectId(2),
+                velocity: Default::default(),
+            },
+        ];
+        let edits: Vec<&Edit> = edits.iter().collect();
+        let outcome = save(&mut l, &edits, TimeSettings::default(), &registry, false);
+        assert_eq!(
+            outcome,
+            Ok(SaveOutcome::Written(vec![
+                "not saved: 1 velocity edit: a scene holds no velocity at a later tick".to_string()
+            ]))
+        );
+        let written = std::fs::read_to_string(&l.path).expect("read");
+        assert_eq!(
+            written,
+            "// two boxes\n(objects: [\n    (id: 1, name: \"A\", transform: (x: 0.0, y: 1.0)), // first\n    (id: 2, name: \"B\", transform: (x: 2.5, y: 1.0)),\n])\n"
+        );
+        // Saved again with the same edits: nothing new.
+        let again = save(&mut l, &edits, TimeSettings::default(), &registry, false);
+        assert_eq!(again, Ok(SaveOutcome::Unchanged));
+    }
+
+    #[test]
+    fn a_change_with_no_place_is_named_in_the_question_and_save_anyway_writes_stepframes_layout() {
+        let (mut l, registry) = loaded("unplaced");
+        // A rename: no edit makes one, so it has no place in the text.
+        l.session.objects[0].name = "Renamed".to_string();
+        let before = std::fs::read_to_string(&l.path).expect("read");
+        let outcome = save(&mut l, &[], TimeSettings::default(), &registry, false);
+        let Ok(SaveOutcome::NeedsConfirmation(reason)) = outcome else {
+            panic!("asks: {outcome:?}");
+        };
+        assert_eq!(
+            reason,
+            "s.ron: Save cannot place object 1 `A`: its name changed. Saving anyway \
+             rewrites it in stepframe's own layout and drops its 2 comment line(s) and \
+             hand-written layout (Save As writes a new file instead)"
+        );
+        assert_eq!(std::fs::read_to_string(&l.path).expect("read"), before);
+        let outcome = save(&mut l, &[], TimeSettings::default(), &registry, true);
+        assert_eq!(outcome, Ok(SaveOutcome::Written(Vec::new())));
+        let written = std::fs::read_to_string(&l.path).expect("read");
+        assert!(
+            written.contains("\"Renamed\"") && !written.contains("//"),
+            "{written}"
+        );
+    }
 
     #[test]
     fn comment_lines_counts_line_and_block_comments_outside_strings() {

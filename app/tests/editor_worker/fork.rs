@@ -487,20 +487,35 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
         "the user is told"
     );
 
-    // Save asks first (push.ron is hand-written), then writes B's parameters.
+    // Save writes B's parameters into push.ron in place, without asking:
+    // the behaviour's `params` value is the only text that changes, and
+    // every comment stays.
+    let original = std::fs::read_to_string(&scene).expect("the copy");
     send(Command::Save { replace: false });
     w.pump(1.0 / 144.0);
-    let asked = ui
-        .events
-        .try_iter()
-        .any(|e| matches!(e, Event::ConfirmSave { .. }));
-    assert!(asked, "a hand-written file is only replaced when confirmed");
-    send(Command::Save { replace: true });
-    w.pump(1.0 / 144.0);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert!(
+        !events
+            .iter()
+            .any(|e| matches!(e, Event::ConfirmSave { .. })),
+        "{events:?}"
+    );
+    assert!(
+        events.iter().any(|e| matches!(e, Event::Saved(_))),
+        "{events:?}"
+    );
+    let written = std::fs::read_to_string(&scene).expect("the saved file");
+    let old_line = format!(
+        "            behaviours: [(name: \"Script\", params: {})],",
+        fixed.replace("false", "true")
+    );
+    let new_line = format!("            behaviours: [(name: \"Script\", params: {fixed})],");
+    assert!(original.contains(&old_line), "push.ron's behaviour line");
+    assert_eq!(written, original.replace(&old_line, &new_line));
     let registry = stepframe_app::player::registry(&scene);
     let saved = stepframe_core::Scene::load(&scene, &registry).expect("the saved scene loads");
     let params = &saved.find(2).expect("the ball").behaviours[0].params;
-    assert!(params.contains(r#""per_frame": false"#), "{params}");
+    assert_eq!(params, fixed);
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -15,6 +15,7 @@ mod channels;
 mod fork;
 mod input_tape;
 mod one_source_of_truth;
+mod save_in_place;
 mod scene_files;
 mod undo;
 

@@ -21,49 +21,21 @@ impl Scene {
     /// names and parameters (through the registry's factories), duplicate ids,
     /// unknown parents, shapes and settings. `origin` names the file in errors.
     pub fn parse(text: &str, origin: &Path, registry: &Registry) -> Result<Scene, SceneError> {
-        // Extensions the file enables itself (`#![enable(...)]`) also apply to
-        // the parts read separately.
-        let header = ron::Deserializer::from_str(text).map_err(|e| {
-            let (line, column) = (e.span.start.line, e.span.start.col);
-            SceneError {
-                kind: SceneErrorKind::Syntax,
-                file: origin.to_path_buf(),
-                line,
-                column,
-                message: e.code.to_string(),
-            }
-        })?;
-        let mut reader = Reader {
-            text,
-            origin,
-            options: scene_options(header.extensions()),
-            time_at: None,
-            settings_at: None,
-            actions_at: None,
-            objects: Vec::new(),
-        };
-        let raw: RawScene = reader.parse(text)?;
-        let mut scene = Scene::default();
-        if let Some(s) = raw.settings {
-            reader.settings_at = Some(reader.offset(s.get_ron()));
-            let rs: RawSettings = reader.parse(s.get_ron())?;
-            scene.settings.gravity = rs.gravity;
-            scene.settings.seed = rs.seed;
-            if let Some(t) = rs.time {
-                reader.time_at = Some(reader.offset(t.get_ron()));
-                scene.settings.time = reader.parse(t.get_ron())?;
-            }
-        }
-        if let Some(a) = raw.actions {
-            reader.actions_at = Some(reader.offset(a.get_ron()));
-            scene.actions = reader.parse(a.get_ron())?;
-        }
-        for o in &raw.objects {
-            let object = reader.read_object(o)?;
-            scene.objects.push(object);
-        }
+        let mut reader = Reader::new(text, origin)?;
+        let scene = reader.read_scene()?;
         build(&scene, registry).map_err(|f| reader.place(f))?;
         Ok(scene)
+    }
+
+    /// The scene `text` holds, read but not checked (no registry), and the
+    /// ron options it is read with: for rewriting text that already loaded.
+    pub(super) fn parse_unchecked(
+        text: &str,
+        origin: &Path,
+    ) -> Result<(Scene, ron::Options), SceneError> {
+        let mut reader = Reader::new(text, origin)?;
+        let scene = reader.read_scene()?;
+        Ok((scene, reader.options))
     }
 
     /// The scene as pretty RON, the format [`Scene::parse`] reads.

@@ -43,6 +43,12 @@
 //! saved scene gives an equal [`Scene`] (behaviour parameters are kept as the
 //! RON text that was authored, so a behaviour's own defaults never leak in).
 //!
+//! Saving into a file a person wrote is [`Scene::rewrite_in_place`]: only
+//! the values that changed are rewritten where they stand, new objects are
+//! appended in the file's own style, and every comment stays (see
+//! `scene/rewrite.rs`). [`Scene::with_edits`] makes the scene to write from
+//! a session's edits (`scene/fold.rs`).
+//!
 //! # Sessions
 //!
 //! [`Pipeline::load_scene`] starts a fresh session from a scene (world, rapier
@@ -60,6 +66,9 @@
 //! | `scene/spans.rs` | where each object, behaviour and parameter block is in the text: sites to line and column |
 //! | `scene/io.rs` | load, parse, save, and loading a scene into a [`Pipeline`] |
 //! | `scene/params.rs` | a running behaviour given new parameters ([`Pipeline::set_behaviour_params`]) |
+//! | `scene/fold.rs` | a session's edits folded into the scene it came from ([`Scene::with_edits`]) |
+//! | `scene/text.rs` | the text as spans: where each field's value and each list item is |
+//! | `scene/rewrite.rs` | saving into the file in place, comments and layout kept ([`Scene::rewrite_in_place`]) |
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -81,15 +90,20 @@ use crate::rapier_stage::RapierStage;
 use crate::spawn::ObjectDesc;
 use crate::world::World;
 
+mod fold;
 mod io;
 mod params;
 mod registry;
+mod rewrite;
 mod spans;
+mod text;
 mod validate;
 
+pub use fold::Folded;
 pub use params::ParamsEditError;
 pub use registry::{BehaviourFactory, CreateError, ParamsError, Registry, parse_params};
-use spans::{RawScene, RawSettings, Reader};
+pub use rewrite::InPlace;
+use spans::Reader;
 use validate::{Fault, Site, build, flatten};
 
 /// Gravity of a scene that does not say otherwise: Earth's, in m/s², down.

@@ -110,6 +110,56 @@ pub(super) fn offset_of(text: &str, line: usize, column: usize) -> usize {
 }
 
 impl<'t> Reader<'t> {
+    /// A reader of `text`, with the extensions the file enables itself
+    /// (`#![enable(...)]`), which also apply to the parts read separately.
+    pub(super) fn new(text: &'t str, origin: &'t Path) -> Result<Reader<'t>, SceneError> {
+        let header = ron::Deserializer::from_str(text).map_err(|e| {
+            let (line, column) = (e.span.start.line, e.span.start.col);
+            SceneError {
+                kind: SceneErrorKind::Syntax,
+                file: origin.to_path_buf(),
+                line,
+                column,
+                message: e.code.to_string(),
+            }
+        })?;
+        Ok(Reader {
+            text,
+            origin,
+            options: scene_options(header.extensions()),
+            time_at: None,
+            settings_at: None,
+            actions_at: None,
+            objects: Vec::new(),
+        })
+    }
+
+    /// The whole scene, each part's position kept, nothing checked beyond
+    /// the shape of the values.
+    pub(super) fn read_scene(&mut self) -> Result<Scene, SceneError> {
+        let raw: RawScene = self.parse(self.text)?;
+        let mut scene = Scene::default();
+        if let Some(s) = raw.settings {
+            self.settings_at = Some(self.offset(s.get_ron()));
+            let rs: RawSettings = self.parse(s.get_ron())?;
+            scene.settings.gravity = rs.gravity;
+            scene.settings.seed = rs.seed;
+            if let Some(t) = rs.time {
+                self.time_at = Some(self.offset(t.get_ron()));
+                scene.settings.time = self.parse(t.get_ron())?;
+            }
+        }
+        if let Some(a) = raw.actions {
+            self.actions_at = Some(self.offset(a.get_ron()));
+            scene.actions = self.parse(a.get_ron())?;
+        }
+        for o in &raw.objects {
+            let object = self.read_object(o)?;
+            scene.objects.push(object);
+        }
+        Ok(scene)
+    }
+
     pub(super) fn offset(&self, part: &str) -> usize {
         (part.as_ptr() as usize).saturating_sub(self.text.as_ptr() as usize)
     }

@@ -63,6 +63,11 @@ pub struct ObjectView {
     pub presentation: Pose,
     /// `physics_simulation_pose`: the committed world pose of the completed tick.
     pub committed: Pose,
+    /// Where an edit queued since the tick (a drag in the viewport, the
+    /// inspector's pose) puts the body at the next reconcile: the viewport
+    /// draws it there while suspended, so a dropped body stays where it
+    /// was dropped instead of jumping back until the session steps.
+    pub moved_to: Option<Pose>,
     /// Body kind and shapes, if it has a body.
     pub body: Option<BodyView>,
     /// Its behaviours' registered names, in dispatch order: the hierarchy's

@@ -410,7 +410,7 @@ impl Worker {
             return;
         };
         let world = self.pipeline.world();
-        let mut scene = loaded.running().clone();
+        let mut scene = loaded.session.clone();
         fn visit(objects: &mut [stepframe_core::SceneObject], world: &stepframe_core::World) {
             for o in objects {
                 if let Some(live) = world.get(ObjectId(o.id)) {
@@ -424,9 +424,9 @@ impl Worker {
             }
         }
         visit(&mut scene.objects, world);
-        if scene != *loaded.running() {
+        if scene != loaded.session {
             let mut loaded = crate::editor::scene_file::LoadedScene::clone(loaded);
-            loaded.running = Some(scene);
+            loaded.session = scene;
             self.scene = Some(Arc::new(loaded));
             self.send_event(Event::Notice(
                 "B's parameter changes are in the scene now: Save writes them".to_string(),

@@ -103,26 +103,42 @@ impl Worker {
         });
     }
 
-    /// Save (to the scene's own file) or Save As (`to`), following the rules
-    /// of [`session`]: nothing is written that the user did not mean to write.
+    /// Save (to the scene's own file, in place) or Save As (`to`), of what
+    /// the session's edits (as far as the session stands: a rewound future
+    /// is not saved) made of its scene, following the rules of
+    /// [`scene_file`]: nothing is written that the user did not mean to
+    /// write.
     pub(super) fn save(&mut self, to: Option<&Path>, confirmed: bool) {
         let Some(loaded) = self.scene.as_ref() else {
             self.error("no scene to save".to_string());
             return;
         };
         let mut loaded = LoadedScene::clone(loaded);
+        let tape = self.shown_tape();
+        let edits: Vec<&stepframe_core::Edit> = tape.edits.iter().map(|e| &e.edit).collect();
         let outcome = match to {
-            None => scene_file::save(&mut loaded, self.settings(), confirmed),
-            Some(path) => scene_file::save_as(&mut loaded, self.settings(), path, confirmed),
+            None => scene_file::save(
+                &mut loaded,
+                &edits,
+                self.settings(),
+                &self.registry,
+                confirmed,
+            ),
+            Some(path) => {
+                scene_file::save_as(&mut loaded, &edits, self.settings(), path, confirmed)
+            }
         };
         match outcome {
-            Ok(SaveOutcome::Written) => {
+            Ok(SaveOutcome::Written(notes)) => {
                 let path = loaded.path.clone();
                 // The editor's own write is no change to reload (`scene_watch`).
                 self.scene_watch.knows(scene_watch::stamp(&path));
                 // Recovery points share the old scene; the session's is new.
                 self.scene = Some(Arc::new(loaded));
                 self.send_event(Event::Saved(path));
+                for note in notes {
+                    self.send_event(Event::Notice(note));
+                }
             }
             Ok(SaveOutcome::Unchanged) => self.send_event(Event::Notice(format!(
                 "no changes to save: {} already holds the running scene",

@@ -120,7 +120,7 @@ impl Worker {
     fn describe(&self, edit: &Edit) -> String {
         // A deleted object is named as its scene names it.
         let authored = |object: stepframe_core::ObjectId| {
-            let o = self.scene.as_ref()?.running().find(object.0)?;
+            let o = self.scene.as_ref()?.session.find(object.0)?;
             Some(format!("{} ({object})", o.name))
         };
         let label = |object| match (self.pipeline.world().get(object), edit) {

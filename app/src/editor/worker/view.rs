@@ -6,7 +6,7 @@
 
 use std::sync::Arc;
 
-use stepframe_core::{InputSource, ObjectId, Pipeline, Recording, Replay, SoftState};
+use stepframe_core::{InputSource, ObjectId, Pipeline, Pose, Recording, Replay, SoftState};
 
 use super::Worker;
 use crate::editor::protocol::{BodyView, ObjectView, SelectedView, SoftView, WorldView};
@@ -46,6 +46,14 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
             world.presentation_pose(id, clock.interpolation_alpha, clock.fixed_delta_time)
         }
     };
+    // The last teleport queued for each body (a later one replaces it).
+    let moved: std::collections::BTreeMap<ObjectId, Pose> = world
+        .queued_commands()
+        .filter_map(|q| match q.command {
+            stepframe_core::BodyCommand::SetPose { target, pose } => Some((target, pose)),
+            _ => None,
+        })
+        .collect();
     let objects: Vec<ObjectView> = world
         .objects()
         .map(|o| {
@@ -57,6 +65,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
                 enabled: o.is_enabled(),
                 presentation: pose_now(o.id).unwrap_or(committed),
                 committed,
+                moved_to: moved.get(&o.id).copied(),
                 body: o.body.as_ref().map(|b| BodyView {
                     kind: b.desc.kind,
                     shapes: b.desc.shapes.clone(),

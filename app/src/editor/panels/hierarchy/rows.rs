@@ -188,6 +188,7 @@ mod tests {
             enabled: true,
             presentation: Pose::default(),
             committed: Pose::default(),
+            moved_to: None,
             body: None,
             behaviours: behaviours.iter().map(|b| b.to_string()).collect(),
         }

@@ -3,6 +3,15 @@
 //! contacts, pan (drag), zoom (scroll), click to select, keyboard input for
 //! the game while it has focus, and the time readout in its corner
 //! (`readout`).
+//!
+//! While the live session is suspended (a preview, a pause, a breakpoint), a
+//! drag that starts on a body moves it: the body follows the pointer as the
+//! panel's own gesture state, and the release sends one pose edit (the
+//! committed pose moved by the dragged world distance, angle kept) through
+//! the worker's history, like the inspector's Apply pose. Until the next
+//! tick reconciles it, the worker publishes the queued pose
+//! ([`ObjectView::moved_to`]) and the body is drawn there. A drag on empty
+//! space, or while running, pans.
 
 mod readout;
 mod soft;
@@ -10,7 +19,7 @@ mod soft;
 use std::collections::BTreeSet;
 
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
-use stepframe_core::{BodyKind, InputEvent, InputSource, Pose, Shape, Vec2};
+use stepframe_core::{BodyKind, InputEvent, InputSource, ObjectId, Pose, Shape, Vec2};
 
 use crate::editor::geometry::{self, Camera};
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
@@ -40,6 +49,35 @@ pub struct ViewportState {
     pub follow_camera: bool,
     /// Zoom, pixels per metre (persisted).
     pub zoom: f32,
+    /// A body being dragged, while the pointer is down.
+    pub dragging: Option<BodyDrag>,
+}
+
+/// A drag of one body in progress: gesture state of the panel, sent as one
+/// pose edit on release (never a copy of the session's state: the worker
+/// applies the edit and publishes where the body is).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BodyDrag {
+    /// The body.
+    pub object: ObjectId,
+    /// Its pose when the drag started (the pose shown, committed or queued).
+    pub from: Pose,
+    /// The world point under the pointer when the drag started, metres.
+    pub grab: Vec2,
+    /// The world point under the pointer now, metres.
+    pub at: Vec2,
+}
+
+impl BodyDrag {
+    /// The pose the body is dropped at: moved by the dragged world
+    /// distance, its angle kept.
+    pub fn pose(&self) -> Pose {
+        Pose::new(
+            self.from.x + (self.at.x - self.grab.x),
+            self.from.y + (self.at.y - self.grab.y),
+            self.from.angle,
+        )
+    }
 }
 
 impl Default for ViewportState {
@@ -54,6 +92,7 @@ impl Default for ViewportState {
             show_contacts: false,
             follow_camera: true,
             zoom: 40.0,
+            dragging: None,
         }
     }
 }
@@ -111,7 +150,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Viewport"));
     let response = response.on_hover_text(
-        "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; Esc or a click elsewhere gives the keyboard back",
+        "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; while paused, drag a body to move it (one edit, Ctrl+S saves it into the scene); Esc or a click elsewhere gives the keyboard back",
     );
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
@@ -162,8 +201,9 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     game_keys(ui, cmd, vp, focused);
     vp.focused = focused;
 
-    // Pan and zoom.
-    if response.dragged() {
+    // Move a body (suspended, live), else pan.
+    drag_body(&response, shown, view, &camera, cmd, vp);
+    if response.dragged() && vp.dragging.is_none() {
         let d = response.drag_delta();
         vp.center.x -= d.x / zoom;
         vp.center.y += d.y / zoom;
@@ -191,7 +231,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     // keeps its object.
     if response.clicked()
         && let Some(pointer) = response.interact_pointer_pos()
-        && let Some(hit) = pick(view, &camera, pointer)
+        && let Some(hit) = pick(view, &camera, pointer, Pick::Any)
         && Some(hit) != selection
     {
         cmd.select(Some(hit));
@@ -204,7 +244,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
             &painter,
             &camera,
             object,
-            object.presentation,
+            shown_pose(object, vp.dragging.as_ref()),
             selection == Some(object.id),
             None,
         );
@@ -288,6 +328,67 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     readout::readout_ui(ui, rect, shown);
 }
 
+/// Where an object is drawn: under the pointer while dragged, at a queued
+/// move while one waits for the next tick, else at its presentation pose.
+fn shown_pose(object: &ObjectView, dragging: Option<&BodyDrag>) -> Pose {
+    match dragging {
+        Some(d) if d.object == object.id => d.pose(),
+        _ => object.moved_to.unwrap_or(object.presentation),
+    }
+}
+
+/// A drag that starts on a body while the live session is suspended moves
+/// that body (module docs): its release sends one pose edit.
+fn drag_body(
+    response: &egui::Response,
+    shown: &View<'_>,
+    view: &WorldView,
+    camera: &Camera,
+    cmd: &mut Commands,
+    vp: &mut ViewportState,
+) {
+    let pointer = response
+        .interact_pointer_pos()
+        .map(|p| camera.to_world((p.x, p.y)));
+    if response.drag_started() {
+        vp.dragging = None;
+        let movable = shown.is_suspended() && !shown.viewing_past();
+        // Where the press was, not where the pointer is once it counts as
+        // a drag (a few points later).
+        let press = response
+            .ctx
+            .input(|i| i.pointer.press_origin())
+            .or(response.interact_pointer_pos());
+        if movable
+            && let Some(press) = press
+            && let Some(id) = pick(view, camera, press, Pick::Bodies)
+            && let Some(o) = view.objects.iter().find(|o| o.id == id)
+        {
+            let grab = camera.to_world((press.x, press.y));
+            if shown.selection() != Some(id) {
+                cmd.select(Some(id));
+            }
+            vp.dragging = Some(BodyDrag {
+                object: id,
+                from: o.moved_to.unwrap_or(o.presentation),
+                grab,
+                at: pointer.unwrap_or(grab),
+            });
+        }
+    }
+    if let Some(d) = vp.dragging.as_mut()
+        && let Some(at) = pointer
+    {
+        d.at = at;
+    }
+    if response.drag_stopped()
+        && let Some(d) = vp.dragging.take()
+        && d.at != d.grab
+    {
+        cmd.send(Command::EditPose(d.object, d.pose()));
+    }
+}
+
 /// Key presses and releases go to the game as device events named like egui's
 /// keys (`Space`, `ArrowLeft`, `A`) while the viewport has focus; on losing
 /// focus every held key is released so nothing stays stuck down.
@@ -359,7 +460,18 @@ fn fit(vp: &mut ViewportState, view: &WorldView, rect: egui::Rect) {
     vp.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
 }
 
-fn pick(view: &WorldView, camera: &Camera, pointer: Pos2) -> Option<stepframe_core::ObjectId> {
+/// What a pointer can pick.
+#[derive(Clone, Copy, PartialEq)]
+enum Pick {
+    /// Any object: a body by its shape, a bodyless one near its cross.
+    Any,
+    /// Bodies only (a drag moves a body; a bodyless child drawn over its
+    /// parent, like the player's marker, must not hide it).
+    Bodies,
+}
+
+/// The topmost (last drawn) object under the pointer.
+fn pick(view: &WorldView, camera: &Camera, pointer: Pos2, what: Pick) -> Option<ObjectId> {
     let world = camera.to_world((pointer.x, pointer.y));
     view.objects.iter().rev().find_map(|o| {
         let hit = match &o.body {
@@ -373,6 +485,7 @@ fn pick(view: &WorldView, camera: &Camera, pointer: Pos2) -> Option<stepframe_co
                     .iter()
                     .any(|s| geometry::contains_local(s, local))
             }
+            None if what == Pick::Bodies => false,
             None => {
                 let (x, y) = camera.to_screen(o.presentation.position());
                 Pos2::new(x, y).distance(pointer) <= 8.0
