@@ -17,6 +17,8 @@ mod support;
 mod hierarchy;
 #[path = "editor_panels/hotkeys.rs"]
 mod hotkeys;
+#[path = "editor_panels/plot_field.rs"]
+mod plot_field;
 #[path = "editor_panels/time_readout.rs"]
 mod time_readout;
 use support::editor::{

@@ -6,7 +6,9 @@
 //! frame); at the deadline it runs a frame with the real time since the
 //! previous one. A late frame moves the deadline to now + period rather than
 //! bursting to catch up: the pipeline's accumulator already owes the ticks.
-//! While suspended the worker blocks on the channel and burns no CPU, and the
+//! While suspended the worker blocks on the channel and burns no CPU (unless a
+//! plotted watch is being filled from the history: then it fills one span a
+//! turn between commands until done), and the
 //! first frame after a resume measures from the resume, not from the pause.
 //! Uncapped pacing is the same loop at [`UNCAPPED_MAX_HZ`] (1,000 frames a
 //! second): every per-frame consumer (the timeline's ring, the rewind
@@ -338,6 +340,25 @@ fn run_paced(mut worker: Worker) {
     let mut last = Instant::now();
     let mut deadline = last;
     loop {
+        if worker.is_suspended() && worker.is_filling() {
+            // Suspended with a plotted watch's history to fill: one span a
+            // turn, answering any command first.
+            match commands.try_recv() {
+                Ok(command) => {
+                    if !apply_batch(&mut worker, command, &commands) {
+                        return;
+                    }
+                }
+                Err(TryRecvError::Empty) => {
+                    worker.fill_step();
+                }
+                Err(TryRecvError::Disconnected) => return,
+            }
+            worker.publish();
+            last = Instant::now();
+            deadline = last;
+            continue;
+        }
         if worker.is_suspended() {
             // Nothing runs while suspended: block until a command arrives.
             worker.publish();
@@ -380,6 +401,8 @@ fn run_paced(mut worker: Worker) {
         let dt = now.duration_since(last).as_secs_f64();
         last = now;
         worker.frame(dt);
+        // One span of a plotted watch's history fill a frame (`watches`).
+        worker.fill_step();
         let p = period(worker.pacing(), &mut irregular);
         deadline += p;
         if deadline < now {
