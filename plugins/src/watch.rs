@@ -208,7 +208,8 @@ impl WatchEngine {
         engine.register_fn(
             "field",
             move |id: INT, path: &str| -> Result<Dynamic, Box<EvalAltResult>> {
-                let id = u64::try_from(id).map_err(|_| format!("field({id}, ..): no such object"))?;
+                let id =
+                    u64::try_from(id).map_err(|_| format!("field({id}, ..): no such object"))?;
                 let mut data = lock(&d);
                 let key = (id, path.to_string());
                 match data.fields.get(&key) {

@@ -230,7 +230,9 @@ fn field_reads_a_behaviour_field_by_its_path_and_particles_count_a_soft_body() {
         events
             .iter()
             .filter_map(|e| match e {
-                WatchEvent::Value { watch: w, value, .. } if *w == watch => Some(*value),
+                WatchEvent::Value {
+                    watch: w, value, ..
+                } if *w == watch => Some(*value),
                 _ => None,
             })
             .collect()
