@@ -414,14 +414,16 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     let tick = live_tick(&h);
     let lanes = &h.state().panels().timeline.watch_lanes;
     assert_eq!(lanes.plotted, vec![(0, "obj(1).vy".to_string())]);
-    let values = lanes.values.get(&0).expect("values");
+    let values = lanes.values_of("obj(1).vy").expect("values");
     assert!(values.len() >= 15, "{}", values.len());
     let (_, last) = *values.back().expect("a value");
     assert!(
         (last + tick as f64 / 6.0).abs() < 1e-4,
         "vy {last} at tick {tick}"
     );
-    let lane = h.get_by_label("lane watch #1").rect();
+    // It reads one field of one object: titled after them, as the
+    // inspector's plot buttons' lanes are.
+    let lane = h.get_by_label("lane Ball #1 · vy").rect();
     assert!(lane.height() >= 56.0, "{lane:?}");
     assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
 }

@@ -19,6 +19,8 @@ mod code_layout;
 mod hierarchy;
 #[path = "editor_panels/hotkeys.rs"]
 mod hotkeys;
+#[path = "editor_panels/plot_field.rs"]
+mod plot_field;
 #[path = "editor_panels/time_readout.rs"]
 mod time_readout;
 #[path = "editor_panels/undo.rs"]

@@ -3,7 +3,8 @@
 //!
 //! | in an expression | what it is |
 //! |---|---|
-//! | `obj(id)` | the object's committed pose and velocity: `.x`, `.y`, `.angle` (m, rad), `.vx`, `.vy` (m/s), `.w` (rad/s), `.enabled` (active in the hierarchy) |
+//! | `obj(id)` | the object's committed pose and velocity: `.x`, `.y`, `.angle` (m, rad), `.vx`, `.vy` (m/s), `.w` (rad/s), `.enabled` (active in the hierarchy); a soft body's `.particles` and `.pieces` too |
+//! | `field(id, path)` | one of the object's behaviour fields by the stable path the inspector lists (`field(20, "PlayerController.charge_ms")`, `field(30, "Script.vars.speed")`): a number, a bool or a text as the behaviour holds it |
 //! | `contact(a, b)` | whether the two objects' bodies touch after the tick (either order) |
 //! | `state(id)` | the object's behaviour state as the inspector shows it, one `name = value` a line (scripts list their variables): `state(20).contains("grounded = true")` |
 //! | `tick`, `frame` | the completed tick, the outer frame |
@@ -15,21 +16,47 @@
 //! or marks must give `true` or `false`; one that is plotted may give a
 //! number or a bool (0 or 1).
 //!
+//! `field` asks only the behaviour its path names, and only for the paths an
+//! expression has asked for: the first evaluation that meets a new path
+//! fetches it and evaluates again, and every later tick fetches it up front.
+//! That keeps a set without `field` as cheap as before, and a plotted field
+//! as cheap as one behaviour's rows.
+//!
+//! The inspector's plot buttons write these expressions (`obj(20).y`,
+//! `field(20, "PlayerController.charge_ms")`), so a plotted field is an
+//! ordinary "show value" watch; [`plot_history`] fills its past ticks from
+//! the rewind history.
+//!
 //! Expressions run on a rhai engine of their own with the standard library
 //! only (no scene API, no printing) and an operation limit, so a watch can
 //! neither change the session nor hang it. The engine belongs to the
 //! [`WatchSet`], not to the process: two sessions never share one.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rhai::{AST, Dynamic, Engine, EvalAltResult, INT, Map, Scope};
 use serde::{Deserialize, Serialize};
-use stepframe_core::{ObjectId, Pipeline, Pose, TickWatch};
+use stepframe_core::{FieldValue, ObjectId, Pipeline, Pose, TickWatch};
+
+mod history;
+
+pub use history::{PlotSpan, find_previous, plot_history};
 
 /// Most rhai operations one evaluation may take (the size limits are the
 /// scripts' own, see `script/limits.rs`).
 const MAX_OPERATIONS: u64 = 100_000;
+
+/// Most distinct `field(id, path)` pairs a set remembers and fetches every
+/// tick. An expression that computes its ids (`field(tick % 1000, ...)`)
+/// would otherwise grow the list without end; past this, new pairs are
+/// fetched for the evaluation that asks and forgotten after it.
+const MAX_REMEMBERED_FIELDS: usize = 256;
+
+/// Most times one evaluation starts again to fetch the fields it met: one
+/// round per new path, so an expression naming eight new paths at once
+/// settles in at most nine evaluations, once; later ticks need one.
+const MAX_FIELD_ROUNDS: usize = 8;
 
 /// What a watch does when it holds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -96,6 +123,8 @@ struct ObjectData {
     vy: f32,
     w: f32,
     enabled: bool,
+    /// A soft body's particle count and pieces (`None` for any other).
+    soft: Option<(u32, u32)>,
 }
 
 /// The committed state the expressions read at one tick.
@@ -104,18 +133,44 @@ struct TickData {
     objects: BTreeMap<u64, ObjectData>,
     touching: Vec<(u64, u64)>,
     states: BTreeMap<u64, String>,
+    /// Behaviour fields fetched for this tick (`None`: no such field now).
+    fields: BTreeMap<(u64, String), Option<FieldValue>>,
+    /// Fields an evaluation asked for that were not fetched yet.
+    wanted: BTreeSet<(u64, String)>,
+}
+
+/// A behaviour field as a rhai value: numbers and flags keep their kind
+/// (a plot reads a bool as 0 or 1), text stays text, an empty `Option` is `()`.
+fn field_dynamic(value: &FieldValue) -> Dynamic {
+    match value {
+        FieldValue::Bool(b) => Dynamic::from_bool(*b),
+        FieldValue::Int(i) => Dynamic::from_int(*i),
+        FieldValue::UInt(u) => INT::try_from(*u)
+            .map(Dynamic::from_int)
+            .unwrap_or_else(|_| Dynamic::from_float(*u as f64)),
+        FieldValue::F32(f) => Dynamic::from_float(f64::from(*f)),
+        FieldValue::F64(f) => Dynamic::from_float(*f),
+        FieldValue::Text(t) => Dynamic::from(t.clone()),
+        FieldValue::None => Dynamic::UNIT,
+    }
 }
 
 fn lock(data: &Mutex<TickData>) -> MutexGuard<'_, TickData> {
     data.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// The expression engine with `obj`, `contact` and `state`, reading the data
-/// copied for the tick being asked about.
+/// What `field` fails with while its value is being fetched (never shown:
+/// `eval` fetches it and evaluates again).
+const FIELD_PENDING: &str = "field value not fetched yet";
+
+/// The expression engine with `obj`, `contact`, `state` and `field`, reading
+/// the data copied for the tick being asked about.
 struct WatchEngine {
     engine: Engine,
     data: Arc<Mutex<TickData>>,
     pairs: Vec<(ObjectId, ObjectId)>,
+    /// The `field` pairs fetched up front at every tick (the ones asked so far).
+    remembered: Mutex<BTreeSet<(u64, String)>>,
 }
 
 impl std::fmt::Debug for WatchEngine {
@@ -143,8 +198,34 @@ impl WatchEngine {
             m.insert("vy".into(), Dynamic::from_float(f64::from(o.vy)));
             m.insert("w".into(), Dynamic::from_float(f64::from(o.w)));
             m.insert("enabled".into(), Dynamic::from_bool(o.enabled));
+            if let Some((particles, pieces)) = o.soft {
+                m.insert("particles".into(), Dynamic::from_int(INT::from(particles)));
+                m.insert("pieces".into(), Dynamic::from_int(INT::from(pieces)));
+            }
             Ok(m)
         });
+        let d = data.clone();
+        engine.register_fn(
+            "field",
+            move |id: INT, path: &str| -> Result<Dynamic, Box<EvalAltResult>> {
+                let id =
+                    u64::try_from(id).map_err(|_| format!("field({id}, ..): no such object"))?;
+                let mut data = lock(&d);
+                let key = (id, path.to_string());
+                match data.fields.get(&key) {
+                    Some(Some(value)) => Ok(field_dynamic(value)),
+                    Some(None) => Err(format!(
+                        "field({id}, \"{path}\"): no behaviour field with that path at this tick"
+                    )
+                    .into()),
+                    None => {
+                        // Fetched by `eval`, which then asks again.
+                        data.wanted.insert(key);
+                        Err(FIELD_PENDING.into())
+                    }
+                }
+            },
+        );
         let d = data.clone();
         engine.register_fn("contact", move |a: INT, b: INT| -> bool {
             let (Ok(a), Ok(b)) = (u64::try_from(a), u64::try_from(b)) else {
@@ -164,6 +245,7 @@ impl WatchEngine {
             engine,
             data,
             pairs: Vec::new(),
+            remembered: Mutex::new(BTreeSet::new()),
         }
     }
 
@@ -196,6 +278,11 @@ impl WatchEngine {
                     vy: velocity.linear.y,
                     w: velocity.angular,
                     enabled: world.is_active_in_hierarchy(o.id),
+                    soft: o
+                        .body
+                        .as_ref()
+                        .and_then(|b| b.soft.as_ref())
+                        .map(|s| (s.particles.len() as u32, s.pieces)),
                 },
             );
         }
@@ -216,19 +303,49 @@ impl WatchEngine {
                 data.states.insert(o.id.0, text.join("\n"));
             }
         }
+        data.fields.clear();
+        data.wanted.clear();
+        let remembered = self
+            .remembered
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (id, path) in remembered.iter() {
+            let value = session.behaviour_field(ObjectId(*id), path);
+            data.fields.insert((*id, path.clone()), value);
+        }
     }
 
-    /// Evaluates `ast` against the loaded data and the session's clock.
+    /// Evaluates `ast` against the loaded data and the session's clock. A
+    /// `field` not fetched yet is fetched from `session` and the expression
+    /// evaluated again (module docs).
     fn eval(&self, ast: &AST, session: &Pipeline) -> Result<Dynamic, WatchError> {
         let c = session.clock();
-        let mut scope = Scope::new();
-        crate::script::push_clock(&mut scope, c);
-        scope.push("alpha", c.interpolation_alpha);
-        scope.push("accumulator", c.accumulator);
-        scope.push("dropped_time", c.dropped_time);
-        self.engine
-            .eval_ast_with_scope::<Dynamic>(&mut scope, ast)
-            .map_err(|e| WatchError::Eval(e.to_string()))
+        for _ in 0..=MAX_FIELD_ROUNDS {
+            let mut scope = Scope::new();
+            crate::script::push_clock(&mut scope, c);
+            scope.push("alpha", c.interpolation_alpha);
+            scope.push("accumulator", c.accumulator);
+            scope.push("dropped_time", c.dropped_time);
+            let result = self.engine.eval_ast_with_scope::<Dynamic>(&mut scope, ast);
+            let mut data = lock(&self.data);
+            if data.wanted.is_empty() {
+                return result.map_err(|e| WatchError::Eval(e.to_string()));
+            }
+            let mut remembered = self
+                .remembered
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            for (id, path) in std::mem::take(&mut data.wanted) {
+                let value = session.behaviour_field(ObjectId(id), &path);
+                if remembered.len() < MAX_REMEMBERED_FIELDS {
+                    remembered.insert((id, path.clone()));
+                }
+                data.fields.insert((id, path), value);
+            }
+        }
+        Err(WatchError::Eval(format!(
+            "asks for more than {MAX_FIELD_ROUNDS} new fields at once"
+        )))
     }
 }
 
@@ -349,6 +466,35 @@ impl WatchSet {
             type_name: t.to_string(),
         })
     }
+
+    /// Watch `index`'s number after the session's last tick, as a plot
+    /// records it (a bool is 0 or 1): what the history fill asks at a
+    /// keyframe's own tick, which no tick watch sees because it is restored,
+    /// not run.
+    pub fn value(&mut self, index: usize, session: &Pipeline) -> Result<f64, WatchError> {
+        let w = self
+            .watches
+            .get(index)
+            .ok_or(WatchError::NoSuchWatch(index))?;
+        self.engine.load(session, w.spec.expr.contains("state("));
+        let value = self.engine.eval(&w.ast, session)?;
+        outcome_number(&w.spec, &value)
+    }
+}
+
+/// What a watch's value counts as: a plot's number (a bool is 0 or 1), or a
+/// break or mark watch's truth as 1 or 0; anything else is an error.
+fn outcome_number(spec: &WatchSpec, v: &Dynamic) -> Result<f64, WatchError> {
+    match (spec.action, v.as_bool(), v.as_float(), v.as_int()) {
+        (WatchAction::Plot, Ok(b), _, _) => Ok(f64::from(u8::from(b))),
+        (WatchAction::Plot, _, Ok(f), _) => Ok(f),
+        (WatchAction::Plot, _, _, Ok(n)) => Ok(n as f64),
+        (_, Ok(b), _, _) => Ok(f64::from(u8::from(b))),
+        _ => Err(WatchError::NotABool {
+            expr: spec.expr.clone(),
+            type_name: v.type_name().to_string(),
+        }),
+    }
 }
 
 impl TickWatch for WatchSet {
@@ -365,18 +511,10 @@ impl TickWatch for WatchSet {
             if !w.spec.enabled {
                 continue;
             }
-            let outcome = self.engine.eval(&w.ast, session).and_then(|v| {
-                match (w.spec.action, v.as_bool(), v.as_float(), v.as_int()) {
-                    (WatchAction::Plot, Ok(b), _, _) => Ok(f64::from(u8::from(b))),
-                    (WatchAction::Plot, _, Ok(f), _) => Ok(f),
-                    (WatchAction::Plot, _, _, Ok(n)) => Ok(n as f64),
-                    (_, Ok(b), _, _) => Ok(f64::from(u8::from(b))),
-                    _ => Err(WatchError::NotABool {
-                        expr: w.spec.expr.clone(),
-                        type_name: v.type_name().to_string(),
-                    }),
-                }
-            });
+            let outcome = self
+                .engine
+                .eval(&w.ast, session)
+                .and_then(|v| outcome_number(&w.spec, &v));
             match outcome {
                 Ok(value) => {
                     w.last_error = None;
@@ -415,64 +553,4 @@ impl TickWatch for WatchSet {
         }
         stop
     }
-}
-
-/// The last tick before `before` at which `expr` holds, searched backward
-/// through `history` (the editor's "Find previous"): one keyframe's span at a
-/// time, newest first, each replayed into `scratch` with the watch asked
-/// after every tick, so a find near the cursor costs one span's replay, not
-/// the whole history's. `live_tick` is the live session's completed ticks.
-/// `Ok(None)` when it holds nowhere in the kept history; an error only for an
-/// expression that does not compile or a history that cannot be replayed.
-pub fn find_previous(
-    history: &stepframe_core::History,
-    scratch: &mut Pipeline,
-    live_tick: u64,
-    expr: &str,
-    before: u64,
-) -> Result<Option<u64>, WatchError> {
-    let spec = WatchSpec {
-        expr: expr.to_string(),
-        action: WatchAction::Mark,
-        enabled: true,
-    };
-    let keyframes: Vec<u64> = history.keyframe_ticks().filter(|&t| t < before).collect();
-    let last = before.saturating_sub(1).min(live_tick);
-    for (i, &start) in keyframes.iter().enumerate().rev() {
-        // This span: the keyframe's own tick, then the ticks replayed after
-        // it up to the next keyframe (or `last`).
-        let end = keyframes
-            .get(i + 1)
-            .map_or(last, |&next| next - 1)
-            .min(last);
-        let mut set = WatchSet::new(std::slice::from_ref(&spec))?;
-        let events = set.events();
-        scratch.set_tick_watch(None);
-        history
-            .replay_into(scratch, live_tick, start)
-            .map_err(|e| WatchError::Replay(e.to_string()))?;
-        // A tick where the watch fails (its object not yet spawned) is one
-        // where it does not hold.
-        let at_start = set.holds(0, scratch).unwrap_or(false);
-        let mut found = at_start.then_some(start);
-        if end > start {
-            scratch.set_tick_watch(Some(Box::new(set)));
-            let replayed = history.replay_into(scratch, live_tick, end);
-            scratch.set_tick_watch(None);
-            replayed.map_err(|e| WatchError::Replay(e.to_string()))?;
-            let events = events.lock().unwrap_or_else(PoisonError::into_inner);
-            for e in events.iter() {
-                match e {
-                    WatchEvent::Held { tick, .. } if *tick > start && *tick <= end => {
-                        found = Some(found.map_or(*tick, |f: u64| f.max(*tick)));
-                    }
-                    _ => {}
-                }
-            }
-        }
-        if found.is_some() {
-            return Ok(found);
-        }
-    }
-    Ok(None)
 }

@@ -1,11 +1,16 @@
 //! Watch queries over committed state: a falling ball is below 0 first at the
-//! tick worked out by hand, and Find previous lands where a forward scan does.
+//! tick worked out by hand, Find previous lands where a forward scan does, a
+//! plot's history fill gives what the run committed, and `field` and
+//! `.particles` read what the scenes author.
+
+use std::path::Path;
 
 use stepframe_core::{
-    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Shape, SuspendReason,
-    TimeSettings, Vec2, World,
+    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Shape,
+    SuspendReason, TimeSettings, Vec2, World,
 };
-use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec, watch::find_previous};
+use stepframe_plugins::watch::{find_previous, plot_history};
+use stepframe_plugins::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
 
 /// Gravity, m/s² (a round number, so the hand arithmetic below is exact).
 const G: f32 = 10.0;
@@ -139,5 +144,129 @@ fn find_previous_lands_on_the_tick_a_forward_scan_finds() {
     assert_eq!(
         find_previous(&history, &mut scratch, live, "obj(20).y > 5.0", 100).expect("replays"),
         None
+    );
+}
+
+#[test]
+fn plot_history_gives_every_kept_tick_newest_span_first_as_the_run_had_it() {
+    // A history with a keyframe every 10 frames over 35 one-tick frames:
+    // spans 30..=35, 20..=29, 10..=19, 0..=9, then nothing older.
+    let mut p = falling_ball();
+    let mut history = History::new(10, 10_000);
+    let mut y_after = vec![1.0f32];
+    for _ in 0..35 {
+        history.step_frame(&mut p, 1.0 / 60.0, &[]);
+        y_after.push(
+            p.world()
+                .physics_simulation_pose(ObjectId(20))
+                .expect("a body")
+                .y,
+        );
+    }
+    let live = p.stepper().completed_ticks();
+    assert_eq!(live, 35);
+    let exprs = vec!["obj(20).y".to_string(), "obj(20).vy".to_string()];
+    let mut scratch = Pipeline::new(TimeSettings::default());
+    let mut newest = live;
+    let mut spans = Vec::new();
+    while let Some(span) =
+        plot_history(&history, &mut scratch, live, &exprs, newest).expect("replays")
+    {
+        assert_eq!(span.to, newest);
+        spans.push((span.from, span.to));
+        // Every tick of the span, in order, y as the run committed it.
+        let ticks: Vec<u64> = span.values[0].iter().map(|v| v.0).collect();
+        assert_eq!(ticks, (span.from..=span.to).collect::<Vec<u64>>());
+        for &(tick, frame, y) in &span.values[0] {
+            assert_eq!(frame, tick, "one tick per frame");
+            assert_eq!(y, f64::from(y_after[tick as usize]), "y at tick {tick}");
+        }
+        // vy = -m/6 after m ticks (symplectic Euler at G = 10).
+        for &(tick, _, vy) in &span.values[1] {
+            assert!((vy + tick as f64 / 6.0).abs() < 1e-4, "vy {vy} at {tick}");
+        }
+        if span.from == 0 {
+            break;
+        }
+        newest = span.from - 1;
+    }
+    assert_eq!(spans, vec![(30, 35), (20, 29), (10, 19), (0, 9)]);
+}
+
+#[test]
+fn field_reads_a_behaviour_field_by_its_path_and_particles_count_a_soft_body() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &dir);
+    let scene = Scene::load(&dir.join("demo.ron"), &registry).expect("demo loads");
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    let set = WatchSet::new(&[
+        // demo.ron: the player's `jump_impulse: 6.5`; the guard (60)
+        // patrols at `speed: 1.5`, its script keeps `x`.
+        spec(
+            "field(20, \"PlayerController.jump_impulse\")",
+            WatchAction::Plot,
+        ),
+        spec("field(60, \"Script.vars.x\")", WatchAction::Plot),
+        spec(
+            "field(60, \"Script.vars.speed\") * 2.0 + field(20, \"PlayerController.jump_impulse\")",
+            WatchAction::Plot,
+        ),
+        spec("field(20, \"PlayerController.nothing\")", WatchAction::Plot),
+    ])
+    .expect("compiles");
+    let events = set.events();
+    p.set_tick_watch(Some(Box::new(set)));
+    let mut xs = Vec::new();
+    for _ in 0..3 {
+        p.step_frame(1.0 / 60.0);
+        match p.behaviour_field(ObjectId(60), "Script.vars.x") {
+            Some(stepframe_core::FieldValue::F64(x)) => xs.push(x),
+            other => panic!("x: {other:?}"),
+        }
+    }
+    let events = events.lock().expect("not poisoned");
+    let values = |watch: usize| -> Vec<f64> {
+        events
+            .iter()
+            .filter_map(|e| match e {
+                WatchEvent::Value {
+                    watch: w, value, ..
+                } if *w == watch => Some(*value),
+                _ => None,
+            })
+            .collect()
+    };
+    assert_eq!(values(0), vec![f64::from(6.5f32); 3]);
+    assert_eq!(values(1), xs);
+    assert_eq!(values(2), vec![1.5 * 2.0 + f64::from(6.5f32); 3]);
+    assert!(values(3).is_empty());
+    let failures: Vec<&WatchEvent> = events
+        .iter()
+        .filter(|e| matches!(e, WatchEvent::Failed { .. }))
+        .collect();
+    assert_eq!(failures.len(), 1, "reported once: {failures:?}");
+    assert!(
+        matches!(failures[0], WatchEvent::Failed { watch: 3, message, .. }
+            if message.contains("PlayerController.nothing")),
+        "{failures:?}"
+    );
+
+    // soft.ron's bridge (4) is a rope of 17 particles; its ground (1) is rigid.
+    let scene = Scene::load(&dir.join("soft.ron"), &registry).expect("soft loads");
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    p.step_frame(1.0 / 60.0);
+    let mut set = WatchSet::new(&[
+        spec("obj(4).particles", WatchAction::Plot),
+        spec("obj(4).pieces", WatchAction::Plot),
+        spec("obj(1).particles", WatchAction::Plot),
+    ])
+    .expect("compiles");
+    assert_eq!(set.value(0, &p), Ok(17.0));
+    assert_eq!(set.value(1, &p), Ok(1.0));
+    assert!(
+        matches!(set.value(2, &p), Err(WatchError::NotABool { .. })),
+        "a rigid body has no particle count"
     );
 }

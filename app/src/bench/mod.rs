@@ -22,6 +22,7 @@
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame, a hierarchy frame at 10,000 objects |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
 //! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
+//! | `plot_fill` | `plot_fill_span_ms`, `plot_fill_s`: a plotted field's lane filled from ten minutes of demo history |
 //! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
 //! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
@@ -43,6 +44,7 @@ mod figure;
 mod fork;
 mod keyframes;
 mod physics;
+mod plot_fill;
 mod rewind;
 mod scaling;
 mod scenes;
@@ -87,7 +89,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     // and after another figure the first set fills that figure's freed holes
     // while the second gets fresh pages (a full run measured 1.71 where
     // `--only dispatch` measured 1.41-1.48 for the same binary).
-    let figures: [(&str, FigureFn); 16] = [
+    let figures: &[(&str, FigureFn)] = &[
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
         (
             "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
@@ -104,6 +106,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
             scenes::headless_realtime_factor,
         ),
         ("rewind_ms history_mib", rewind::rewind_and_history),
+        ("plot_fill_span_ms plot_fill_s", plot_fill::plot_fill),
         (
             "rewind_reach_min_10k_bodies rewind_ms_10k_bodies keyframe_cost_share_10k_bodies",
             keyframes::keyframes_10k,
@@ -120,7 +123,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ("fork_overhead", fork::fork_overhead),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
     ];
-    for (names, f) in figures {
+    for &(names, f) in figures {
         if args
             .only
             .as_ref()

@@ -330,6 +330,11 @@ pub enum Action {
     AbandonWorker,
     /// Bring a pane to the front.
     OpenPane(Pane),
+    /// Plot this expression on the timeline: a "show value" watch, added to
+    /// the Watches tab's list (an inspector plot button's `obj(20).y`).
+    PlotWatch(String),
+    /// Remove the "show value" watch of this expression (a lane's 🗙).
+    UnplotWatch(String),
 }
 
 /// How a panel asks for things: worker commands at once, UI actions after

@@ -1,16 +1,17 @@
 //! The timeline's geometry through the real editor (kittest, headless), at
 //! the default window (1280×800) and maximised (1920×1040): every lane on one
-//! x axis (the markers lane too), every lane header inside the tile without
+//! x axis (the markers lane and a plotted field's lane too, whose click
+//! seeks as any lane's does), every lane header inside the tile without
 //! scrolling, y labels inside their own lane, divergence captions inside their
 //! label column, and a marker at the live edge drawn whole.
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
-use stepframe_app::editor::{Command, EditorApp, Pane};
+use stepframe_app::editor::{Action, Command, EditorApp, Pane};
 
 use crate::support::editor::{
-    DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, step_until,
+    DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, press_release, step_until,
 };
 use crate::support::scratch;
 
@@ -56,19 +57,30 @@ fn hovered_at(h: &mut Harness<'_, EditorApp>, p: egui::Pos2) -> Option<u64> {
     timeline(h).hover_seq
 }
 
+/// The lane of a plotted field (an inspector plot button's watch).
+const PLOTTED: &str = "lane Player #20 · y";
+
 #[test]
-fn every_lane_shares_one_x_axis_the_markers_lane_too() {
+fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
     for size in [DEFAULT_SIZE, MAXIMISED] {
         let mut h = editor_sized(demo(), size);
         h.run_steps(40);
         click(&mut h, "⏸ Pause");
         open_only(&mut h, &LaneId::ALL);
+        // A plotted field, as the inspector's "plot y" adds it.
+        h.state_mut()
+            .act(Action::PlotWatch("obj(20).y".to_string()));
+        h.run_steps(3);
         let dt = lane_rect(&h, LaneId::Dt);
-        for lane in LaneId::ALL {
-            let r = lane_rect(&h, lane);
+        let mut rects: Vec<(String, egui::Rect)> = LaneId::ALL
+            .into_iter()
+            .map(|l| (format!("{l:?}"), lane_rect(&h, l)))
+            .collect();
+        rects.push((PLOTTED.to_string(), h.get_by_label(PLOTTED).rect()));
+        for (lane, r) in rects {
             assert!(
                 (r.left() - dt.left()).abs() <= 0.5 && (r.right() - dt.right()).abs() <= 0.5,
-                "{size:?}: the {lane:?} plot spans x {}..{}, the dt plot {}..{}",
+                "{size:?}: the {lane} plot spans x {}..{}, the dt plot {}..{}",
                 r.left(),
                 r.right(),
                 dt.left(),
@@ -83,14 +95,36 @@ fn every_lane_shares_one_x_axis_the_markers_lane_too() {
             for lane in [LaneId::Dt, LaneId::Physics, LaneId::Markers] {
                 scroll_to(&mut h, lane);
                 let r = lane_rect(&h, lane);
-                seen.push((lane, hovered_at(&mut h, egui::pos2(x, r.center().y))));
+                seen.push((
+                    format!("{lane:?}"),
+                    hovered_at(&mut h, egui::pos2(x, r.center().y)),
+                ));
             }
+            h.get_by_label(PLOTTED).scroll_to_me();
+            h.run_steps(10);
+            let r = h.get_by_label(PLOTTED).rect();
+            seen.push((
+                PLOTTED.to_string(),
+                hovered_at(&mut h, egui::pos2(x, r.center().y)),
+            ));
             assert!(seen[0].1.is_some(), "{size:?}: a frame under x {x}");
             assert!(
                 seen.iter().all(|(_, s)| *s == seen[0].1),
                 "{size:?}: at x {x} the lanes hover different frames: {seen:?}"
             );
         }
+        // A click on the plotted lane seeks like a click on any lane: the
+        // cursor goes to the tick of the frame under the pointer.
+        let r = h.get_by_label(PLOTTED).rect();
+        let at = egui::pos2(r.left() + r.width() * 0.5, r.center().y);
+        let seq = hovered_at(&mut h, at).expect("a frame under the pointer");
+        let tick = timeline(&h)
+            .record(seq)
+            .expect("its record")
+            .simulation_tick;
+        press_release(&mut h, at);
+        h.run_steps(3);
+        assert_eq!(h.state().cursor(), Some(tick), "{size:?}");
     }
 }
 

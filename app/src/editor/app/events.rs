@@ -21,7 +21,10 @@ impl EditorApp {
         let run_b = &mut self.published.run_b;
         match event {
             // The timeline and the Watches tab took these in `drain`.
-            Event::Frames(_) | Event::Watch(_) | Event::WatchFound { .. } => {}
+            Event::Frames(_)
+            | Event::Watch(_)
+            | Event::WatchHistory(_)
+            | Event::WatchFound { .. } => {}
             Event::Rewound(tick) => {
                 self.follow_live();
                 // What A measured after the tick is being run again.

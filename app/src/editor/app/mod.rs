@@ -320,6 +320,9 @@ impl EditorApp {
     /// Takes everything the worker published: every event in order, the
     /// newest live view, the newest past view, the newest recovery point.
     fn drain(&mut self) {
+        // The timeline's lanes follow the Watches list as the last frame left
+        // it, before any value for a watch added then arrives.
+        self.panels.sync_bookmarks();
         while let Ok(event) = self.ui_end.events.try_recv() {
             self.panels.timeline.on_event(&event);
             self.panels.watches.on_event(&event, &mut self.commands);
@@ -358,6 +361,10 @@ impl EditorApp {
                 Action::RestartWorker => self.restart_worker(),
                 Action::AbandonWorker => self.abandon_worker(),
                 Action::OpenPane(pane) => self.workspace.set_open(pane, true),
+                Action::PlotWatch(expr) => self.panels.watches.plot(expr, &mut self.commands),
+                Action::UnplotWatch(expr) => {
+                    self.panels.watches.unplot(&expr, &mut self.commands);
+                }
             }
         }
     }

@@ -4,6 +4,8 @@
 //! timeline, or shows its value (and gets a timeline lane); **Run to first** plays until it first holds,
 //! **Find previous** searches the rewind history backward from the tick on
 //! screen and puts the time cursor there. The list persists with the layout.
+//! The inspector's plot buttons add "show value" watches here
+//! ([`WatchesState::plot`]): a plotted field is a watch like any other.
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
@@ -122,6 +124,45 @@ impl WatchesState {
 }
 
 impl WatchesState {
+    /// Plots `expr` on the timeline (an inspector plot button): a new
+    /// "show value" watch at the end of the list, or the one already there
+    /// enabled, so one field never gets two lanes. The worker fills its past
+    /// ticks from the history.
+    pub fn plot(&mut self, expr: String, cmd: &mut Commands) {
+        let existing = self
+            .specs
+            .iter_mut()
+            .find(|s| s.expr == expr && s.action == WatchAction::Plot);
+        match existing {
+            Some(spec) if spec.enabled => return,
+            Some(spec) => spec.enabled = true,
+            None => self.specs.push(WatchSpec {
+                expr,
+                action: WatchAction::Plot,
+                enabled: true,
+            }),
+        }
+        self.sync(cmd);
+    }
+
+    /// Removes the "show value" watches of `expr` (a lane's 🗙).
+    pub fn unplot(&mut self, expr: &str, cmd: &mut Commands) {
+        let before = self.specs.len();
+        let mut i = 0;
+        self.specs.retain(|s| {
+            let keep = !(s.expr == expr && s.action == WatchAction::Plot);
+            if !keep && i < self.status.len() {
+                self.status.remove(i);
+            } else {
+                i += 1;
+            }
+            keep
+        });
+        if self.specs.len() != before {
+            self.sync(cmd);
+        }
+    }
+
     /// Draws the Watches tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         watches_ui(ui, view, cmd, self);
@@ -141,7 +182,7 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
         )
         .labelled_by(label.id)
         .on_hover_text(
-            "A rhai expression over the committed state after each tick: obj(id).x/.y/.angle/.vx/.vy/.w/.enabled, contact(a, b), state(id), tick, frame, sim_time, alpha, accumulator, dropped_time…",
+            "A rhai expression over the committed state after each tick: obj(id).x/.y/.angle/.vx/.vy/.w/.enabled (a soft body's .particles/.pieces), field(id, \"Behaviour.path\"), contact(a, b), state(id), tick, frame, sim_time, alpha, accumulator, dropped_time…",
         );
     });
     ui.horizontal(|ui| {

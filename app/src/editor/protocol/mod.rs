@@ -365,6 +365,24 @@ pub struct FrameTelemetry {
     pub call_ms: f64,
 }
 
+/// One keyframe span of a plotted watch's past values, from the history.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WatchFill {
+    /// The expression (a lane is its expression's, whatever its index in the
+    /// list is by the time this arrives).
+    pub expr: String,
+    /// `(frame, value)` of the last tick of each frame in the span, oldest
+    /// first.
+    pub values: Vec<(u64, f64)>,
+    /// The oldest tick filled so far (this span's first).
+    pub from_tick: u64,
+    /// The tick the fill started below (the live tick when it was added):
+    /// later ticks arrive live.
+    pub to_tick: u64,
+    /// No older tick is kept: the fill is over.
+    pub done: bool,
+}
+
 /// Things that happened, delivered in order and never dropped.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Event {
@@ -423,6 +441,10 @@ pub enum Event {
         /// The tick it last held, if it held anywhere in the kept history.
         tick: Option<u64>,
     },
+    /// Values of plotted watches at ticks the rewind history keeps, found
+    /// after the watch was added: one keyframe span of the fill, newest span
+    /// first (see `worker/watches.rs`).
+    WatchHistory(WatchFill),
     /// Something the user asked for failed (load, save, settings); the session
     /// goes on unchanged.
     Error(String),

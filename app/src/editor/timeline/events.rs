@@ -90,6 +90,7 @@ impl TimelineState {
                     }
                 }
             }
+            Event::WatchHistory(fill) => self.watch_lanes.fill(fill),
             Event::Log(entries) => {
                 for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
                     self.mark(

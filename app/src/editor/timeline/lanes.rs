@@ -26,7 +26,7 @@ use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
-use crate::editor::shared::{Commands, RunBView, View};
+use crate::editor::shared::{Action, Commands, RunBView, View};
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
 pub const MIN_LANE_HEIGHT: f32 = 56.0;
@@ -53,6 +53,8 @@ pub(super) const SELECTION: Color32 = Color32::from_rgba_premultiplied(60, 110, 
 pub(super) struct LanesOutput {
     /// A click put the cursor on this tick (and record).
     pub clicked: Option<(u64, u64)>,
+    /// A watch lane's 🗙 was clicked: its expression.
+    pub remove: Option<String>,
 }
 
 /// Draws the timeline (controls and lanes) and applies what the user did to
@@ -68,7 +70,17 @@ pub fn timeline_ui(
     if let Some(live) = view.live() {
         state.max_delta = live.settings.max_delta;
     }
+    if let Some(live) = view.live() {
+        // Titles of the lanes that plot one object's field, after its name.
+        let by_id = |id| live.objects.iter().find(|o| o.id == id);
+        state
+            .watch_lanes
+            .name_lanes(|id| by_id(id).map(|o| format!("{} {}", o.name, o.id)));
+    }
     let out = lanes_ui(ui, state, view.cursor(), view.run_b());
+    if let Some(expr) = out.remove {
+        cmd.act(Action::UnplotWatch(expr));
+    }
     if let Some((tick, seq)) = out.clicked {
         cmd.view_tick(tick);
         state.cursor_seq = Some(seq);
@@ -443,6 +455,7 @@ pub(super) fn lanes_ui(
         );
         hovered = hovered.or(watched.hovered);
         clicked = clicked.or(watched.clicked);
+        out.remove = watched.remove;
     });
     // Apply what happened, now that nothing borrows the state.
     if let Some(w) = plot_width.filter(|w| *w >= 1.0) {

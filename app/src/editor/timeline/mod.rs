@@ -62,7 +62,9 @@ pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
-pub use watch_lanes::WatchLanes;
+#[cfg(test)]
+pub(crate) use watch_lanes::REMOVE_ICON;
+pub use watch_lanes::{FillProgress, WatchLanes, field_of};
 
 use blocks::Blocks;
 use summary::Reduced;

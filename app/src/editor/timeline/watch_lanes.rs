@@ -1,17 +1,33 @@
 //! Value lanes under the clock lanes: plotted watches ("show value" in the
-//! Watches tab), one per watch, and a comparison's divergence lanes. Each
-//! watch lane shows under the clock lanes, the watch's value after the last tick of
-//! each frame, on the same x range and cursor as every other lane. A click on
-//! one moves the time cursor like a click on any lane.
+//! Watches tab, or an inspector plot button), one per watch, and a
+//! comparison's divergence lanes. Each watch lane shows, under the clock
+//! lanes, the watch's value after the last tick of each frame, on the same x
+//! range and cursor as every other lane. A click on one moves the time cursor
+//! like a click on any lane; its 🗙 removes the watch.
+//!
+//! A lane belongs to its expression, not to its place in the Watches list:
+//! removing the watch above it keeps its values. Its values come live after
+//! every tick and, for the ticks played before it was added, from the
+//! worker's history fill ([`WatchFill`]), merged in frame order. A lane whose
+//! expression reads one field of one object (`obj(20).y`,
+//! `field(20, "PlayerController.charge_ms")`, what the plot buttons write) is
+//! titled by that object and field: `Player #20 · y`.
 
 use std::collections::{BTreeMap, VecDeque};
 
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
+use stepframe_core::ObjectId;
 
 use super::TimelineState;
 use super::draw::LABEL_HALF_HEIGHT;
+use crate::editor::protocol::WatchFill;
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::RunBView;
+
+/// The text of a watch lane's remove button: egui's own close icon, in the
+/// default `emoji-icon-font` (✕, U+2715, is in none of the default fonts,
+/// and egui panics on a missing glyph).
+pub(crate) const REMOVE_ICON: &str = "🗙";
 
 /// Values kept per watch: as many frames as the telemetry ring keeps.
 const MAX_VALUES: usize = 216_000;
@@ -22,36 +38,86 @@ pub struct WatchLanes {
     /// `(watch index, expression)` of each plotted watch, in list order
     /// (copied from the Watches tab).
     pub plotted: Vec<(usize, String)>,
-    /// Per watch index: `(frame, value)`, oldest first, one per frame.
-    pub values: BTreeMap<usize, VecDeque<(u64, f64)>>,
+    /// Per expression: `(frame, value)`, oldest first, one per frame.
+    pub values: BTreeMap<String, VecDeque<(u64, f64)>>,
+    /// Per expression: how far the history fill has got.
+    pub fills: BTreeMap<String, FillProgress>,
+    /// Per expression that reads one object's field: the lane's title, named
+    /// after the object as the live view has it (see [`field_of`]).
+    pub titles: BTreeMap<String, String>,
+}
+
+/// How far a lane's history fill has got.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FillProgress {
+    /// The oldest tick filled.
+    pub from_tick: u64,
+    /// The tick the fill started below (later ticks came live).
+    pub to_tick: u64,
+    /// No older tick is kept: done.
+    pub done: bool,
+}
+
+/// What a plot button's expression reads: the object, and the field's name
+/// in a lane title (`obj(20).y` → `(20, "y")`, `field(20, "Mover.speed")` →
+/// `(20, "Mover.speed")`). `None` for any other expression.
+pub fn field_of(expr: &str) -> Option<(ObjectId, String)> {
+    if let Some(rest) = expr.strip_prefix("obj(") {
+        let (id, field) = rest.split_once(").")?;
+        let ok = !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        return ok.then(|| Some((ObjectId(id.parse().ok()?), field.to_string())))?;
+    }
+    let rest = expr.strip_prefix("field(")?.strip_suffix("\")")?;
+    let (id, path) = rest.split_once(", \"")?;
+    (!path.contains('"')).then(|| Some((ObjectId(id.parse().ok()?), path.to_string())))?
 }
 
 impl WatchLanes {
-    /// Takes the Watches tab's plotted list; a watch whose index now names
-    /// another expression starts over.
+    /// Takes the Watches tab's plotted list; values of expressions no longer
+    /// plotted go.
     pub fn set_plotted(&mut self, plotted: Vec<(usize, String)>) {
         if plotted == self.plotted {
             return;
         }
-        let old = &self.plotted;
-        self.values.retain(|i, _| {
-            let now = plotted.iter().find(|p| p.0 == *i);
-            let before = old.iter().find(|p| p.0 == *i);
-            match (now, before) {
-                (None, _) => false,
-                (Some(n), Some(b)) => n.1 == b.1,
-                // Values that arrived just before the list did.
-                (Some(_), None) => true,
-            }
-        });
+        let kept = |e: &String| plotted.iter().any(|p| &p.1 == e);
+        self.values.retain(|e, _| kept(e));
+        self.fills.retain(|e, _| kept(e));
+        self.titles.retain(|e, _| kept(e));
         self.plotted = plotted;
     }
 
-    /// A value after a tick of `frame` (the frame's last tick wins).
+    /// Names the lanes that read one object's field after that object
+    /// (`name` gives its display name, `None` if it is gone).
+    pub fn name_lanes(&mut self, name: impl Fn(ObjectId) -> Option<String>) {
+        for (_, expr) in &self.plotted {
+            let Some((id, field)) = field_of(expr) else {
+                continue;
+            };
+            let title = format!("{} · {field}", name(id).unwrap_or_else(|| id.to_string()));
+            if self.titles.get(expr) != Some(&title) {
+                self.titles.insert(expr.clone(), title);
+            }
+        }
+    }
+
+    /// The title of watch `index`'s lane: its field's, else `watch #n`.
+    pub fn title(&self, index: usize, expr: &str) -> String {
+        self.titles
+            .get(expr)
+            .cloned()
+            .unwrap_or_else(|| format!("watch #{}", index + 1))
+    }
+
+    /// A value of watch `watch` (its index in the plotted list's numbering)
+    /// after a tick of `frame` (the frame's last tick wins).
     pub fn push(&mut self, watch: usize, frame: u64, value: f64) {
-        let v = self.values.entry(watch).or_default();
+        let Some((_, expr)) = self.plotted.iter().find(|p| p.0 == watch) else {
+            return;
+        };
+        let v = self.values.entry(expr.clone()).or_default();
         match v.back_mut() {
             Some(last) if last.0 == frame => last.1 = value,
+            Some(last) if last.0 > frame => merge(v, &[(frame, value)]),
             _ => {
                 if v.len() == MAX_VALUES {
                     v.pop_front();
@@ -60,6 +126,66 @@ impl WatchLanes {
             }
         }
     }
+
+    /// Merges one span of a history fill. A frame that already has a value
+    /// keeps it: it came live, or from a newer span, so from a later tick.
+    pub fn fill(&mut self, fill: &WatchFill) {
+        if !self.plotted.iter().any(|p| p.1 == fill.expr) {
+            return;
+        }
+        let v = self.values.entry(fill.expr.clone()).or_default();
+        merge(v, &fill.values);
+        self.fills.insert(
+            fill.expr.clone(),
+            FillProgress {
+                from_tick: fill.from_tick,
+                to_tick: fill.to_tick,
+                done: fill.done,
+            },
+        );
+    }
+
+    /// The values of the plotted expression `expr`, oldest frame first.
+    pub fn values_of(&self, expr: &str) -> Option<&VecDeque<(u64, f64)>> {
+        self.values.get(expr)
+    }
+}
+
+/// Merges `older` (frame order) into `values` (frame order), keeping
+/// `values`' own at a frame both have, and at most [`MAX_VALUES`] (the
+/// oldest go).
+fn merge(values: &mut VecDeque<(u64, f64)>, older: &[(u64, f64)]) {
+    let Some(last) = older.last() else {
+        return;
+    };
+    if values.front().is_none_or(|f| last.0 < f.0) {
+        // The usual case: a span older than everything kept.
+        for &p in older.iter().rev() {
+            if values.len() == MAX_VALUES {
+                return;
+            }
+            values.push_front(p);
+        }
+        return;
+    }
+    let mut merged: Vec<(u64, f64)> = Vec::with_capacity(values.len() + older.len());
+    let mut a = values.iter().copied().peekable();
+    let mut b = older.iter().copied().peekable();
+    loop {
+        match (a.peek(), b.peek()) {
+            (Some(x), Some(y)) if x.0 < y.0 => merged.extend(a.next()),
+            (Some(x), Some(y)) if x.0 > y.0 => merged.extend(b.next()),
+            (Some(_), Some(_)) => {
+                merged.extend(a.next());
+                b.next();
+            }
+            (Some(_), None) => merged.extend(a.next()),
+            (None, Some(_)) => merged.extend(b.next()),
+            (None, None) => break,
+        }
+    }
+    let skip = merged.len().saturating_sub(MAX_VALUES);
+    *values = merged.into_iter().skip(skip).collect();
 }
 
 /// What the pointer did on the watch lanes: the x it hovers and clicks.
@@ -71,6 +197,8 @@ pub struct LaneInput {
     pub clicked: Option<f64>,
     /// A tick the label column's link asked for.
     pub goto: Option<u64>,
+    /// The expression whose lane's 🗙 was clicked.
+    pub remove: Option<String>,
 }
 
 /// Draws every plotted watch's lane; `label_width` and `height` as the clock
@@ -83,19 +211,41 @@ pub fn watch_lanes_ui(
     xs: (Option<f64>, Option<f64>),
 ) -> LaneInput {
     let mut input = LaneInput::default();
-    for (watch, expr) in &state.watch_lanes.plotted {
+    let lanes = &state.watch_lanes;
+    for (watch, expr) in &lanes.plotted {
+        let mut detail = expr.clone();
+        if let Some(f) = lanes.fills.get(expr) {
+            if !f.done {
+                detail.push_str(&format!(
+                    "\nfilling from the history: ticks {} to {}…",
+                    f.from_tick, f.to_tick
+                ));
+            } else if f.from_tick > 1 {
+                // The history did not reach the session's start.
+                detail.push_str(&format!("\nfrom tick {}", f.from_tick));
+            }
+        }
         let lane = ValueLane {
-            id: ("timeline_watch", *watch as u64),
-            title: format!("watch #{}", watch + 1),
-            detail: expr.clone(),
-            points: visible_points(state, *watch, range),
+            id: ("timeline_watch", stable_id(expr)),
+            title: lanes.title(*watch, expr),
+            detail,
+            points: visible_points(state, expr, range),
             colour: None,
             goto: None,
             y_floor: 0.0,
+            remove: Some(expr.clone()),
         };
         input.merge(value_lane_ui(ui, &lane, range, dims, xs));
     }
     input
+}
+
+/// A plot id from an expression that stays the same across runs (the lane
+/// keeps its egui state when the watch above it is removed).
+fn stable_id(expr: &str) -> u64 {
+    let mut h = stepframe_core::StableHasher::new();
+    h.write(expr.as_bytes());
+    h.finish()
 }
 
 /// One lane of values over the shared x axis: a watch's, or a comparison's.
@@ -117,6 +267,8 @@ pub struct ValueLane {
     /// The y axis always spans 0 to at least this, so a lane of zeros
     /// ("no object differs") reads 0 to 1, not an arbitrary band around 0.
     pub y_floor: f64,
+    /// A watch lane's expression: the lane gets a 🗙 that removes its watch.
+    pub remove: Option<String>,
 }
 
 impl LaneInput {
@@ -125,6 +277,7 @@ impl LaneInput {
         self.hovered = self.hovered.or(other.hovered);
         self.clicked = self.clicked.or(other.clicked);
         self.goto = self.goto.or(other.goto);
+        self.remove = self.remove.take().or(other.remove);
     }
 }
 
@@ -144,7 +297,29 @@ pub fn value_lane_ui(
             egui::Layout::top_down(egui::Align::Min),
             |ui| {
                 ui.set_width(label_width);
-                ui.label(&lane.title);
+                match &lane.remove {
+                    Some(expr) => {
+                        ui.horizontal(|ui| {
+                            let x = ui
+                                .small_button(REMOVE_ICON)
+                                .on_hover_text("Remove this lane (and its watch)");
+                            x.widget_info(|| {
+                                egui::WidgetInfo::labeled(
+                                    egui::Role::Button,
+                                    true,
+                                    format!("remove lane {}", lane.title),
+                                )
+                            });
+                            if x.clicked() {
+                                input.remove = Some(expr.clone());
+                            }
+                            ui.label(&lane.title);
+                        });
+                    }
+                    None => {
+                        ui.label(&lane.title);
+                    }
+                }
                 if let Some((text, tick)) = &lane.goto
                     && ui
                         .link(egui::RichText::new(text).small())
@@ -221,8 +396,8 @@ pub fn value_lane_ui(
 
 /// The watch's values inside `range`, at their frames' x on the current
 /// axis, at most two per point of width.
-fn visible_points(state: &TimelineState, watch: usize, range: (f64, f64)) -> Vec<[f64; 2]> {
-    let Some(values) = state.watch_lanes.values.get(&watch) else {
+fn visible_points(state: &TimelineState, expr: &str, range: (f64, f64)) -> Vec<[f64; 2]> {
+    let Some(values) = state.watch_lanes.values.get(expr) else {
         return Vec::new();
     };
     let frame_at = |x: f64| {
@@ -298,6 +473,7 @@ pub(super) fn divergence_lanes(
                 .first
                 .map(|f| (format!("first at tick {}", f.tick), f.tick)),
             y_floor: 1.0,
+            remove: None,
         },
         ValueLane {
             id: ("timeline_divergence", 1),
@@ -308,6 +484,7 @@ pub(super) fn divergence_lanes(
             goto: None,
             // A centimetre: below it, a distance is a rounding matter.
             y_floor: 0.01,
+            remove: None,
         },
     ]
 }

@@ -378,6 +378,7 @@ impl Worker {
         b.set_tick_watch(self.pipeline.take_tick_watch());
         std::mem::swap(&mut self.pipeline, &mut b);
         self.history.clear();
+        self.stop_fills();
         if self.pipeline.suspension().is_none() {
             self.pipeline.pause();
         }

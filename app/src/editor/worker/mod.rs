@@ -34,7 +34,7 @@
 //! | `compare` | Compare with…: run B measured against every tick |
 //! | `fork` | what-if branch B run in lockstep |
 //! | `scripts` | the code pane's breakpoints through the session's script host |
-//! | `watches` | the watches installed as the tick watch, Find previous |
+//! | `watches` | the watches installed as the tick watch, Find previous, a plotted watch's lane filled from the history |
 //! | `thread` | the paced thread and the channels |
 
 mod breakpoints;
@@ -364,6 +364,9 @@ impl Worker {
         }
         self.answer_view_request();
         self.frame(raw_dt);
+        // One span of a plotted watch's history fill a frame, as on the
+        // thread (`watches`).
+        self.fill_step();
         true
     }
 

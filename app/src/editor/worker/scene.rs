@@ -65,6 +65,7 @@ impl Worker {
         self.discard_fork(true);
         while self.ticks.try_recv().is_ok() {}
         self.history.clear();
+        self.stop_fills();
         self.reset_tape();
         self.view_request = None;
         self.viewing = None;

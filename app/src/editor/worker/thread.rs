@@ -7,9 +7,10 @@
 //! previous one. A late frame moves the deadline to now + period rather than
 //! bursting to catch up: the pipeline's accumulator already owes the ticks.
 //! While suspended the worker waits on the channel and burns no CPU (it
-//! wakes twice a second only to look at the scene's file, `scene_watch`),
-//! and the first frame after a resume measures from the resume, not from
-//! the pause.
+//! wakes twice a second only to look at the scene's file, `scene_watch`;
+//! while a plotted watch is being filled from the history it fills one span
+//! a turn between commands until done), and the first frame after a resume
+//! measures from the resume, not from the pause.
 //! Uncapped pacing is the same loop at [`UNCAPPED_MAX_HZ`] (1,000 frames a
 //! second): every per-frame consumer (the timeline's ring, the rewind
 //! history's keyframe every 120 frames, the events the UI drains) is sized for
@@ -341,6 +342,25 @@ fn run_paced(mut worker: Worker) {
     let mut last = Instant::now();
     let mut deadline = last;
     loop {
+        if worker.is_suspended() && worker.is_filling() {
+            // Suspended with a plotted watch's history to fill: one span a
+            // turn, answering any command first.
+            match commands.try_recv() {
+                Ok(command) => {
+                    if !apply_batch(&mut worker, command, &commands) {
+                        return;
+                    }
+                }
+                Err(TryRecvError::Empty) => {
+                    worker.fill_step();
+                }
+                Err(TryRecvError::Disconnected) => return,
+            }
+            worker.publish();
+            last = Instant::now();
+            deadline = last;
+            continue;
+        }
         if worker.is_suspended() {
             // Nothing runs while suspended: wait for a command, looking at
             // the scene's file twice a second (`scene_watch`).
@@ -385,6 +405,8 @@ fn run_paced(mut worker: Worker) {
         let dt = now.duration_since(last).as_secs_f64();
         last = now;
         worker.frame(dt);
+        // One span of a plotted watch's history fill a frame (`watches`).
+        worker.fill_step();
         let p = period(worker.pacing(), &mut irregular);
         deadline += p;
         if deadline < now {

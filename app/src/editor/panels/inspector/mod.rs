@@ -9,6 +9,20 @@
 //! Numbers print with Rust's shortest round-trip formatting of `f32` (`{:?}`,
 //! which switches to an exponent for tiny values such as `1e-45`): the text
 //! parses back to the exact committed bits, so what you read is the state.
+//!
+//! **Plot any field** (Rerun's "plot this"): every number of the committed
+//! state has a [`PLOT_ICON`] button, "Plot on the timeline", that adds it as a
+//! "show value" watch reading that one field: pose `obj(20).x`, `.y`,
+//! `.angle`, velocity `.vx`, `.vy`, `.w`, a soft body's `.particles` and
+//! `.pieces`, and every numeric behaviour field by its stable path,
+//! `field(20, "PlayerController.charge_ms")` (scripts' variables are
+//! `Script.vars.<name>`). The timeline draws it as a lane titled after the
+//! object and the field, filled from the rewind history back as far as it
+//! reaches. Not offered: the previous and presentation poses (the committed
+//! pose of the tick before, and an interpolation of the two, not committed
+//! state of a tick), the authored body description (constants of the scene),
+//! and the state of a behaviour without `Inspect` rows (its `Debug` text has
+//! no stable paths).
 
 use egui::RichText;
 use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
@@ -16,7 +30,10 @@ use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
 use crate::editor::protocol::{Command, SelectedView, SoftView};
 use crate::editor::shared::{Commands, View};
 
+mod plot;
 mod state;
+
+use plot::{field_expr, plot_button_ui, plot_row_ui};
 
 /// Inspector edit fields, refreshed from the committed state when the
 /// selection or the tick changes.
@@ -113,8 +130,9 @@ fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: 
             ))
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
+            plot_row_ui(ui, cmd, &sel);
             crate::editor::panels::compare::compare_section_ui(ui, shown);
-            body_ui(ui, &sel, soft.as_ref());
+            body_ui(ui, cmd, &sel, soft.as_ref());
             ui.separator();
             let key = (sel.id, tick);
             if edits.key != Some(key) {
@@ -155,7 +173,7 @@ fn pose_rows_ui(ui: &mut egui::Ui, sel: &SelectedView, suspended: bool) {
     }
 }
 
-fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
+fn body_ui(ui: &mut egui::Ui, cmd: &mut Commands, sel: &SelectedView, soft: Option<&SoftView>) {
     match &sel.body {
         Some(b) => {
             ui.label(format!("body type: {:?}", b.kind))
@@ -176,7 +194,7 @@ fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
                     .on_hover_text("A collision shape in the body's frame (metres)");
             }
             if let Some(s) = soft {
-                soft_ui(ui, b, s);
+                soft_ui(ui, cmd, sel.id, b, s);
             }
         }
         None => {
@@ -187,26 +205,38 @@ fn body_ui(ui: &mut egui::Ui, sel: &SelectedView, soft: Option<&SoftView>) {
 }
 
 /// A soft body: its particles, pins, tears and authored material.
-fn soft_ui(ui: &mut egui::Ui, b: &stepframe_core::BodyDesc, s: &SoftView) {
-    ui.label(format!(
-        "soft body: {} of radius {} m",
-        super::count(s.committed.len() as u64, "particle", "particles"),
-        s.radius
-    ))
-    .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
+fn soft_ui(
+    ui: &mut egui::Ui,
+    cmd: &mut Commands,
+    id: ObjectId,
+    b: &stepframe_core::BodyDesc,
+    s: &SoftView,
+) {
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "soft body: {} of radius {} m",
+            super::count(s.committed.len() as u64, "particle", "particles"),
+            s.radius
+        ))
+        .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
+        plot_button_ui(ui, cmd, format!("obj({}).particles", id.0), "particles", "");
+    });
     let pinned = if s.pinned.is_empty() {
         "none".to_string()
     } else {
         format!("{:?}", s.pinned)
     };
     ui.label(format!("pinned particles: {pinned}"));
-    ui.label(if s.torn {
-        format!(
-            "torn: yes, {}",
-            super::count(s.pieces as u64, "piece", "pieces")
-        )
-    } else {
-        "torn: no".to_string()
+    ui.horizontal(|ui| {
+        ui.label(if s.torn {
+            format!(
+                "torn: yes, {}",
+                super::count(s.pieces as u64, "piece", "pieces")
+            )
+        } else {
+            "torn: no".to_string()
+        });
+        plot_button_ui(ui, cmd, format!("obj({}).pieces", id.0), "pieces", "");
     });
     if let Some(desc) = &b.soft {
         ui.monospace(format!("{:?}", desc.shape))
@@ -264,16 +294,23 @@ fn behaviours_ui(
                 if state.fields.is_empty() {
                     state_text_ui(ui, sel.id, k, &state.state);
                 } else {
-                    fields_ui(ui, sel.id, k, &state.fields);
+                    fields_ui(ui, cmd, sel.id, k, &state.fields);
                 }
             });
     }
 }
 
-/// A behaviour's fields as a table: name, value, unit; parameters marked.
-fn fields_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, fields: &[stepframe_core::Field]) {
+/// A behaviour's fields as a table: a plot button for each number, name,
+/// value, unit; parameters marked.
+fn fields_ui(
+    ui: &mut egui::Ui,
+    cmd: &mut Commands,
+    object: ObjectId,
+    index: usize,
+    fields: &[stepframe_core::Field],
+) {
     egui::Grid::new(("fields", object, index))
-        .num_columns(3)
+        .num_columns(4)
         .striped(true)
         .spacing([12.0, 2.0])
         .show(ui, |ui| {
@@ -293,6 +330,13 @@ fn fields_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, fields: &[stepfr
                 }
                 if f.param {
                     hover.push_str("\nA parameter: set by the scene, editable while suspended");
+                }
+                // First, so a narrow inspector never clips it off the right.
+                match field_expr(object, &f.path).filter(|_| f.value.as_f64().is_some()) {
+                    Some(expr) => plot_button_ui(ui, cmd, expr, &f.path, ""),
+                    None => {
+                        ui.label("");
+                    }
                 }
                 ui.label(label).on_hover_text(hover);
                 ui.label(RichText::new(f.value.to_string()).monospace());

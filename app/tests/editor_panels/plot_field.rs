@@ -1,0 +1,249 @@
+//! Issue 29, item 1: plot any field. A click on an inspector plot button
+//! adds a lane to the timeline, titled after the object and the field; the
+//! lane is filled from the rewind history back to the ticks already played,
+//! then follows live; its 🗙 removes it; a restart on the stored layout brings
+//! it back. Every value a lane shows is checked against a headless pipeline
+//! run of the same scene (frames of 1/60 s, one tick each, as the driven
+//! editor runs them), read straight from the world or the behaviour, or
+//! against a number written in the scene file.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::timeline::FillProgress;
+use stepframe_app::editor::{EditorApp, Pane};
+use stepframe_core::{FieldValue, ObjectId, Pipeline};
+
+use crate::support::editor::{
+    DEFAULT_SIZE, DT, click, click_shown, demo, editor, editor_sized, headless_at, live_tick, show,
+    step_until, type_into,
+};
+use crate::support::storage::{editor_with_storage, save};
+
+/// The demo's player and its patrolling guard.
+const PLAYER: ObjectId = ObjectId(20);
+const GUARD: ObjectId = ObjectId(60);
+
+/// The value of `read` after every tick 0..=`ticks` of a headless run of
+/// `scene`: index = tick.
+fn headless_series(scene: &Path, ticks: u64, read: impl Fn(&Pipeline) -> f64) -> Vec<f64> {
+    let mut p = headless_at(scene, 0);
+    let mut out = vec![read(&p)];
+    while p.clock().simulation_tick < ticks {
+        let report = p.step_frame(DT);
+        assert_eq!(report.ticks, 1, "one tick per 1/60 s frame");
+        out.push(read(&p));
+    }
+    out
+}
+
+/// A behaviour field of a headless pipeline as a number.
+fn field(p: &Pipeline, id: ObjectId, path: &str) -> f64 {
+    match p.behaviour_field(id, path) {
+        Some(FieldValue::F32(v)) => f64::from(v),
+        Some(FieldValue::F64(v)) => v,
+        other => panic!("{path} of {id}: {other:?}"),
+    }
+}
+
+/// The lane of `expr`: its values by tick (through the timeline's frame
+/// records: which tick each frame completed) and its fill's progress.
+fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
+    let timeline = &h.state().panels().timeline;
+    let tick_of: BTreeMap<u64, u64> = timeline
+        .telemetry
+        .records()
+        .iter()
+        .map(|r| (r.frame_index, r.simulation_tick))
+        .collect();
+    let lanes = &timeline.watch_lanes;
+    let values = lanes
+        .values_of(expr)
+        .unwrap_or_else(|| panic!("no values for {expr}"))
+        .iter()
+        .filter_map(|(frame, v)| Some((*tick_of.get(frame)?, *v)))
+        .collect();
+    let fill = *lanes
+        .fills
+        .get(expr)
+        .unwrap_or_else(|| panic!("no fill for {expr}"));
+    (values, fill)
+}
+
+/// Waits until the history fill of `expr` is done.
+fn fill_done(h: &mut Harness<'_, EditorApp>, expr: &str) {
+    step_until(h, 100, "the lane was filled from the history", |h| {
+        h.state()
+            .panels()
+            .timeline
+            .watch_lanes
+            .fills
+            .get(expr)
+            .is_some_and(|f| f.done)
+    });
+}
+
+/// Every tick from 1 to `to` has a value in `lane`, equal to `want[tick]`.
+fn assert_lane(lane: &BTreeMap<u64, f64>, to: u64, want: &[f64], what: &str) {
+    for tick in 1..=to {
+        let got = lane
+            .get(&tick)
+            .unwrap_or_else(|| panic!("{what}: no value at tick {tick}"));
+        assert_eq!(
+            got.to_bits(),
+            want[tick as usize].to_bits(),
+            "{what} at tick {tick}: lane {got}, headless {}",
+            want[tick as usize]
+        );
+    }
+}
+
+#[test]
+fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y() {
+    let mut h = editor();
+    h.run_steps(150);
+    // Paused, so the inspector's rows stand still under the pointer.
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Player");
+    show(&mut h, Pane::Inspector);
+    assert!(
+        h.query_by_label("lane Player #20 · y").is_none(),
+        "no lane before the click"
+    );
+    click(&mut h, "plot y");
+    let added_at = live_tick(&h);
+    h.get_by_label("lane Player #20 · y");
+    fill_done(&mut h, "obj(20).y");
+    // Then live: the ticks after the one it was added at.
+    click(&mut h, "▶ Play");
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    let now = live_tick(&h);
+    assert!(now >= added_at + 20, "{now} after {added_at}");
+    let (lane, fill) = lane_by_tick(&h, "obj(20).y");
+    // Filled back to the session's start (the history keeps every tick of
+    // a short run), up to the tick it was added at; later ticks came live.
+    assert_eq!(fill.from_tick, 0);
+    assert_eq!(fill.to_tick, added_at);
+    assert!(added_at >= 150, "{added_at}");
+    let want = headless_series(&demo(), now, |p| {
+        f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").y)
+    });
+    assert_lane(&lane, now, &want, "Player y");
+    // The Watches tab lists it as the "show value" watch it is.
+    let specs = &h.state().panels().watches.specs;
+    assert_eq!(specs.len(), 1);
+    assert_eq!(specs[0].expr, "obj(20).y");
+    assert_eq!(specs[0].action, stepframe_plugins::WatchAction::Plot);
+
+    // Its 🗙 removes it: lane and watch.
+    click_shown(&mut h, "remove lane Player #20 · y");
+    h.run_steps(2);
+    assert!(h.query_by_label("lane Player #20 · y").is_none());
+    assert!(h.state().panels().watches.specs.is_empty());
+}
+
+#[test]
+fn a_plotted_field_comes_back_with_the_stored_layout() {
+    let file = crate::support::scratch("plot-layout").join("storage.json");
+    let mut h = editor_with_storage(demo(), &file);
+    h.run_steps(10);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Player");
+    show(&mut h, Pane::Inspector);
+    click(&mut h, "plot x");
+    h.get_by_label("lane Player #20 · x");
+    save(&mut h, &file);
+    drop(h);
+
+    let mut h = editor_with_storage(demo(), &file);
+    h.run_steps(30);
+    h.get_by_label("lane Player #20 · x");
+    // The new session plays from tick 0: the lane follows it live.
+    let now = live_tick(&h);
+    let timeline = &h.state().panels().timeline;
+    let tick_of: BTreeMap<u64, u64> = timeline
+        .telemetry
+        .records()
+        .iter()
+        .map(|r| (r.frame_index, r.simulation_tick))
+        .collect();
+    let lane: BTreeMap<u64, f64> = timeline
+        .watch_lanes
+        .values_of("obj(20).x")
+        .expect("values")
+        .iter()
+        .filter_map(|(f, v)| Some((*tick_of.get(f)?, *v)))
+        .collect();
+    let want = headless_series(&demo(), now, |p| {
+        f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").x)
+    });
+    assert!(lane.len() >= 25, "{} values", lane.len());
+    for (tick, v) in &lane {
+        assert_eq!(
+            v.to_bits(),
+            want[*tick as usize].to_bits(),
+            "tick {tick}: {v}"
+        );
+    }
+}
+
+#[test]
+fn a_behaviour_parameter_and_a_script_variable_plot_by_their_paths() {
+    let mut h = editor();
+    h.run_steps(90);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Player");
+    show(&mut h, Pane::Inspector);
+    click_shown(&mut h, "plot PlayerController.jump_impulse");
+    let param = "field(20, \"PlayerController.jump_impulse\")";
+    fill_done(&mut h, param);
+    h.get_by_label("lane Player #20 · PlayerController.jump_impulse");
+    let now = live_tick(&h);
+    let (lane, fill) = lane_by_tick(&h, param);
+    assert_eq!(fill.from_tick, 0);
+    // demo.ron: `jump_impulse: 6.5`, never edited.
+    let want = vec![f64::from(6.5f32); now as usize + 1];
+    assert_lane(&lane, now, &want, "jump_impulse");
+
+    // The guard's patrol script keeps `x`, its place along the path. (The
+    // hierarchy draws only the rows in view: filter for it.)
+    type_into(&mut h, "Filter", "Guard");
+    click(&mut h, "Guard");
+    show(&mut h, Pane::Inspector);
+    click_shown(&mut h, "plot Script.vars.x");
+    let var = "field(60, \"Script.vars.x\")";
+    fill_done(&mut h, var);
+    h.get_by_label("lane Guard #60 · Script.vars.x");
+    let now = live_tick(&h);
+    let (lane, _) = lane_by_tick(&h, var);
+    let want = headless_series(&demo(), now, |p| field(p, GUARD, "Script.vars.x"));
+    assert_lane(&lane, now, &want, "Guard Script.vars.x");
+    // It moves: the lane is not a flat line that would pass any check.
+    assert_ne!(lane[&1], lane[&now]);
+}
+
+#[test]
+fn a_soft_bodys_particle_count_plots_as_the_scene_authors_it() {
+    let scene = crate::support::root().join("assets/scenes/soft.ron");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(60);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Bridge");
+    show(&mut h, Pane::Inspector);
+    click_shown(&mut h, "plot particles");
+    fill_done(&mut h, "obj(4).particles");
+    h.get_by_label("lane Bridge #4 · particles");
+    let now = live_tick(&h);
+    let (lane, fill) = lane_by_tick(&h, "obj(4).particles");
+    assert_eq!(fill.from_tick, 0);
+    // soft.ron: the bridge is `Rope(to: (x: 4.0, y: 0.0), particles: 17)`.
+    assert_lane(
+        &lane,
+        now,
+        &vec![17.0; now as usize + 1],
+        "Bridge particles",
+    );
+}
