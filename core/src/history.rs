@@ -112,10 +112,12 @@ use crate::world::LogLevel;
 
 mod bounds;
 mod compact;
+mod frame_replay;
 mod poses;
 mod reach;
 mod rewind;
 pub use compact::ANCHOR_EVERY;
+pub use frame_replay::FrameReplayError;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
 use rewind::{replay, same_breakpoints};
