@@ -13,6 +13,8 @@ use stepframe_app::editor::{Action, EditorApp, Pane};
 
 mod support;
 
+#[path = "editor_panels/flame.rs"]
+mod flame;
 #[path = "editor_panels/hierarchy.rs"]
 mod hierarchy;
 #[path = "editor_panels/hotkeys.rs"]
