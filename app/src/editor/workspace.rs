@@ -364,6 +364,26 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_layout_stored_before_the_flame_tab_gets_it_beside_the_timeline() {
+        // The default layout as an editor without the Flame tab stored it.
+        let mut old = default_tree();
+        let flame = old.tiles.find_pane(&Pane::Flame).expect("in the default");
+        let parent = old.tiles.parent_of(flame).expect("in the timeline's tabs");
+        if let Some(Tile::Container(c)) = old.tiles.get_mut(parent) {
+            c.remove_child(flame);
+        }
+        old.tiles.remove(flame);
+        assert!(old.tiles.find_pane(&Pane::Flame).is_none());
+        let text = ron::to_string(&old).expect("serialises");
+
+        let tree = parse_layout(&text).expect("an older layout is used, not refused");
+        assert!(is_complete(&tree));
+        let timeline = tree.tiles.find_pane(&Pane::Timeline).expect("kept");
+        let flame = tree.tiles.find_pane(&Pane::Flame).expect("added");
+        assert_eq!(tree.tiles.parent_of(flame), tree.tiles.parent_of(timeline));
+    }
+
+    #[test]
     fn the_default_layout_holds_every_pane_once_with_code_hidden() {
         let w = Workspace::default();
         assert!(is_complete(&w.tree));
