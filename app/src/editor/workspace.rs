@@ -343,7 +343,9 @@ fn add_new_panes(tree: &mut Tree<Pane>) {
         let id = tree.tiles.insert_pane(pane);
         match tree.tiles.get_mut(parent) {
             Some(Tile::Container(Container::Tabs(tabs))) => tabs.add_child(id),
-            _ => tree.tiles.remove(id).map_or((), |_| ()),
+            _ => {
+                tree.tiles.remove(id);
+            }
         }
     }
 }
