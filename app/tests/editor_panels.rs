@@ -15,6 +15,8 @@ mod support;
 
 #[path = "editor_panels/code_layout.rs"]
 mod code_layout;
+#[path = "editor_panels/flame.rs"]
+mod flame;
 #[path = "editor_panels/hierarchy.rs"]
 mod hierarchy;
 #[path = "editor_panels/hotkeys.rs"]

@@ -538,6 +538,27 @@ fn chrome_trace_writes_the_runs_frames_as_perfetto_json() {
             .any(|e| e["ph"] == "X" && e["name"] == "physics")
     );
     assert!(events.iter().any(|e| e["ph"] == "C"), "clock counters");
+    // The flame zones the pipeline recorded: each of the 180 ticks is one
+    // slice with its physics and contacts inside, at their measured times.
+    let named = |name: &str| {
+        events
+            .iter()
+            .filter(|e| e["ph"] == "X" && e["name"] == name)
+            .collect::<Vec<_>>()
+    };
+    let ticks = events
+        .iter()
+        .filter(|e| e["ph"] == "X" && e["name"].as_str().is_some_and(|n| n.starts_with("tick ")))
+        .count();
+    assert_eq!(ticks, 180, "two ticks a frame");
+    for name in ["physics", "contacts"] {
+        let slices = named(name);
+        assert_eq!(slices.len(), 180, "{name}: one a tick");
+        assert!(
+            slices.iter().all(|e| e["args"]["zones"] == "recorded"),
+            "{name} slices come from the recorded zones"
+        );
+    }
 }
 
 /// A scene of one dynamic ball (id 7) running the script `source`.

@@ -33,6 +33,7 @@
 //! | [`debugger`] | breakpoints and where the session suspends | |
 //! | [`hook_beacon`] | which hook runs now, read from another thread (a stuck hook's watchdog) | |
 //! | [`report`] | what one call did, and the wall time of each phase | |
+//! | [`flame`] | where one call's wall time went, as nested zones (coarse live, fine in replays) | |
 //! | [`soft_body`] | authored soft bodies: rest shapes, materials, their checks | `check` |
 //! | [`body`] | body descriptions, body commands, contacts | |
 //! | [`soft_pose`](mod@soft_pose) | a soft body's committed particles and the pose read from them | |
@@ -57,7 +58,7 @@
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `fold`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
-//! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; per-tick pose history | `bounds`, `calls`, `compact`, `poses`, `reach`, `rewind`, `undo` |
+//! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `undo` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
@@ -76,6 +77,7 @@ pub mod debugger;
 pub mod edit;
 pub mod export;
 pub mod file_error;
+pub mod flame;
 pub mod geometry;
 pub mod hash;
 pub mod headless;
@@ -117,6 +119,7 @@ pub use debugger::{Breakpoint, BreakpointHit, Debugger, SuspendReason, Suspensio
 pub use edit::{Edit, EditError, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use file_error::FileError;
+pub use flame::{FrameZones, Zone, ZoneDetail, ZoneKind, ZoneRing};
 pub use geometry::{Pose, Vec2, Velocity};
 pub use hash::StableHasher;
 pub use headless::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};

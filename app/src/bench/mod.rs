@@ -18,6 +18,7 @@
 //! | `alloc_count` | the counting allocator behind the allocation figures (the allocation tests include it too) |
 //! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier; `pipeline_trace_floor`: the part of that the trace format fixes |
 //! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`: what calling hooks costs |
+//! | `flame` | `flame_overhead`: the live coarse flame zones on against off in the dispatch world |
 //! | `script_vs_rust` | `script_vs_rust`: a scripted patrol against the same patrol in Rust |
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame, a hierarchy frame at 10,000 objects |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
@@ -41,6 +42,7 @@ mod check_jobs;
 mod dispatch;
 mod editor_frame;
 mod figure;
+mod flame;
 mod fork;
 mod keyframes;
 mod physics;
@@ -91,6 +93,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
     // `--only dispatch` measured 1.41-1.48 for the same binary).
     let figures: &[(&str, FigureFn)] = &[
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
+        ("flame_overhead", flame::flame_overhead),
         (
             "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
             physics::pipeline_vs_raw_rapier,

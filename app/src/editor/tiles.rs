@@ -47,6 +47,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
                 Pane::Code => p.code.ui(ui, view, cmd),
                 Pane::Input => p.tape.ui(ui, view, cmd),
                 Pane::Timeline => p.timeline.ui(ui, view, cmd),
+                Pane::Flame => p.flame.ui(ui, view, cmd, &p.timeline),
             });
         egui_tiles::UiResponse::None
     }

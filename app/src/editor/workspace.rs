@@ -20,6 +20,10 @@
 //! └────────────────────────────────────────────────────────────┘
 //! ```
 //!
+//! The Flame tab is a tab beside the Timeline (the timeline is in front).
+//! A layout stored before a pane existed gets it there, as a tab behind
+//! the Timeline, instead of being refused.
+//!
 //! The code pane has a tile of its own right of the viewport, hidden until
 //! opened (View menu, the toolbar's Code button, or a script breakpoint):
 //! opening it narrows the viewport and never pushes another panel's
@@ -54,11 +58,13 @@ pub enum Pane {
     Code,
     /// The timeline lanes.
     Timeline,
+    /// A frame's zones on a time axis (a tab beside the timeline).
+    Flame,
 }
 
 impl Pane {
     /// Every pane.
-    pub const ALL: [Pane; 11] = [
+    pub const ALL: [Pane; 12] = [
         Pane::Viewport,
         Pane::Hierarchy,
         Pane::Inspector,
@@ -70,6 +76,7 @@ impl Pane {
         Pane::Input,
         Pane::Code,
         Pane::Timeline,
+        Pane::Flame,
     ];
 
     /// The tab's title.
@@ -86,6 +93,7 @@ impl Pane {
             Pane::Input => "Input",
             Pane::Code => "Code",
             Pane::Timeline => "Timeline",
+            Pane::Flame => "Flame",
         }
     }
 }
@@ -148,11 +156,12 @@ impl std::fmt::Display for StoredLayoutError {
 
 /// The layout in a stored text, or where and why it is not one.
 fn parse_layout(text: &str) -> Result<Tree<Pane>, StoredLayoutError> {
-    let tree: Tree<Pane> = ron::from_str(text).map_err(|e| StoredLayoutError {
+    let mut tree: Tree<Pane> = ron::from_str(text).map_err(|e| StoredLayoutError {
         line: e.span.start.line.max(1),
         column: e.span.start.col.max(1),
         message: e.code.to_string(),
     })?;
+    add_new_panes(&mut tree);
     if !is_complete(&tree) {
         return Err(StoredLayoutError {
             line: 1,
@@ -208,7 +217,10 @@ fn default_tree() -> Tree<Pane> {
         ],
     );
     let timeline = pane(&mut tiles, Pane::Timeline);
-    let timeline_tabs = tiles.insert_tab_tile(vec![timeline]);
+    // The Flame tab shares the timeline's full width: a frame's zones on
+    // a time axis want it, and the default layout gets no new tile.
+    let flame = pane(&mut tiles, Pane::Flame);
+    let timeline_tabs = tiles.insert_tab_tile(vec![timeline, flame]);
     let root = tiles.insert_vertical_tile(vec![top, timeline_tabs]);
     set_shares(
         &mut tiles,
@@ -357,6 +369,30 @@ impl Workspace {
     }
 }
 
+/// Adds the panes a layout stored by an older editor lacks (the Flame
+/// tab) as tabs behind the Timeline's, so an upgrade keeps the user's
+/// layout. A layout without a Timeline is left as it is (and refused).
+fn add_new_panes(tree: &mut Tree<Pane>) {
+    let Some(timeline) = tree.tiles.find_pane(&Pane::Timeline) else {
+        return;
+    };
+    let Some(parent) = tree.tiles.parent_of(timeline) else {
+        return;
+    };
+    for pane in Pane::ALL {
+        if tree.tiles.find_pane(&pane).is_some() {
+            continue;
+        }
+        let id = tree.tiles.insert_pane(pane);
+        match tree.tiles.get_mut(parent) {
+            Some(Tile::Container(Container::Tabs(tabs))) => tabs.add_child(id),
+            _ => {
+                tree.tiles.remove(id);
+            }
+        }
+    }
+}
+
 /// Whether a tree holds every pane exactly once.
 fn is_complete(tree: &Tree<Pane>) -> bool {
     Pane::ALL.iter().all(|pane| {
@@ -371,6 +407,26 @@ fn is_complete(tree: &Tree<Pane>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_layout_stored_before_the_flame_tab_gets_it_beside_the_timeline() {
+        // The default layout as an editor without the Flame tab stored it.
+        let mut old = default_tree();
+        let flame = old.tiles.find_pane(&Pane::Flame).expect("in the default");
+        let parent = old.tiles.parent_of(flame).expect("in the timeline's tabs");
+        if let Some(Tile::Container(c)) = old.tiles.get_mut(parent) {
+            c.remove_child(flame);
+        }
+        old.tiles.remove(flame);
+        assert!(old.tiles.find_pane(&Pane::Flame).is_none());
+        let text = ron::to_string(&old).expect("serialises");
+
+        let tree = parse_layout(&text).expect("an older layout is used, not refused");
+        assert!(is_complete(&tree));
+        let timeline = tree.tiles.find_pane(&Pane::Timeline).expect("kept");
+        let flame = tree.tiles.find_pane(&Pane::Flame).expect("added");
+        assert_eq!(tree.tiles.parent_of(flame), tree.tiles.parent_of(timeline));
+    }
 
     #[test]
     fn the_default_layout_holds_every_pane_once_with_code_hidden() {

@@ -84,8 +84,8 @@ use std::sync::{Arc, Mutex};
 
 use crate::Behaviours;
 use stepframe_core::{
-    Clock, FrameReport, LogEntry, Pipeline, Recorder, Recording, Registry, Replay, Scene,
-    TelemetryFormat, TelemetryWriter, TickObserver, TraceWriter,
+    FrameReport, LogEntry, Pipeline, Recorder, Recording, Registry, Replay, Scene, TelemetryFormat,
+    TelemetryWriter, TickObserver, TraceWriter,
 };
 
 pub use args::{LogThreshold, PlayArgs, settings_with_overrides};
@@ -251,9 +251,21 @@ fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
         .chrome_trace
         .as_ref()
         .map(|_| stepframe_core::Telemetry::default());
-    let mut on_frame = |report: &FrameReport, clock: &Clock| {
+    // The Chrome trace lays the newest minute of frames out from the zones
+    // the pipeline recorded (stepframe_core::flame), older ones from sums.
+    let mut zones = args.chrome_trace.as_ref().map(|_| {
+        pipeline.set_zone_detail(stepframe_core::ZoneDetail::Coarse);
+        stepframe_core::ZoneRing::default()
+    });
+    let mut on_frame = |report: &FrameReport, p: &Pipeline| {
+        let clock = p.clock();
         if let Some(r) = ring.as_mut() {
             r.record(report, clock);
+        }
+        if let Some(z) = zones.as_mut()
+            && p.zones().frame_index() == report.frame_index
+        {
+            z.push(p.zones());
         }
         match telemetry.as_mut() {
             Some(t) => t.write_frame(report, clock),
@@ -285,7 +297,9 @@ fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
     if let (Some(r), Some(path)) = (&ring, &args.chrome_trace) {
         let written = create_output(path).map_err(|_| format!("cannot create {}", path.display()));
         if let Err(e) = written.and_then(|mut out| {
-            stepframe_core::export::chrome_trace(r.records().iter(), &mut out)
+            let empty = stepframe_core::ZoneRing::with_capacity(1);
+            let kept = zones.as_ref().unwrap_or(&empty);
+            stepframe_core::export::chrome_trace_with_zones(r.records().iter(), kept, &mut out)
                 .and_then(|()| out.flush())
                 .map_err(|e| format!("chrome trace {}: {e}", path.display()))
         }) {

@@ -9,7 +9,7 @@
 use std::time::{Duration, Instant};
 
 use stepframe_core::{
-    Clock, Flicks, FrameReport, LogEntry, LogLevel, Pipeline, SyncTest, TimeSettings, run_frame,
+    Flicks, FrameReport, LogEntry, LogLevel, Pipeline, SyncTest, TimeSettings, run_frame,
 };
 
 use super::FramePacer;
@@ -110,12 +110,13 @@ fn advance_frame(
 }
 
 /// Drives a prepared pipeline (scene loaded, replay and observers installed)
-/// through a run. `on_frame` sees every frame's report and the clock after it
-/// (telemetry); `on_log` every log line as it is drained.
+/// through a run. `on_frame` sees every frame's report and the pipeline
+/// after it (its clock for telemetry, its flame zones for a Chrome trace);
+/// `on_log` every log line as it is drained.
 pub fn run_plan(
     pipeline: &mut Pipeline,
     mut plan: RunPlan,
-    on_frame: &mut dyn FnMut(&FrameReport, &Clock) -> std::io::Result<()>,
+    on_frame: &mut dyn FnMut(&FrameReport, &Pipeline) -> std::io::Result<()>,
     on_log: &mut dyn FnMut(&LogEntry),
 ) -> Result<RunSummary, RunFailure> {
     if let Some(why) = plan.never_ends() {
@@ -158,7 +159,7 @@ pub fn run_plan(
         summary.frames += 1;
         let shown = Flicks::from_secs_f64(dt);
         display += shown;
-        on_frame(&report, pipeline.clock()).map_err(|e| RunFailure::Output(e.to_string()))?;
+        on_frame(&report, pipeline).map_err(|e| RunFailure::Output(e.to_string()))?;
         for entry in pipeline.drain_log() {
             on_log(&entry);
             if entry.level == LogLevel::Error {

@@ -4,6 +4,8 @@
 
 use super::*;
 use crate::clock::Flicks;
+use crate::flame::{FrameZones, ZoneKind, ZoneRing};
+use crate::report::FrameKind;
 
 /// The trace's process id (one process: the session).
 const PID: u32 = 1;
@@ -84,6 +86,25 @@ struct WorkArgs {
     /// The priority's name, if the value has one.
     #[serde(skip_serializing_if = "Option::is_none")]
     priority_name: Option<String>,
+    /// `recorded` for a slice written from the pipeline's flame zones
+    /// (real start and length), absent for one laid out from the sums.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zones: Option<&'static str>,
+}
+
+/// Arguments of a hook call's slice (fine zones).
+#[derive(Serialize)]
+struct CallArgs<'a> {
+    /// The hook.
+    hook: &'static str,
+    /// The object's id.
+    object: u64,
+    /// The behaviour's registered name.
+    behaviour: &'a str,
+    /// The zone's wall time, ms.
+    ms: f64,
+    /// Always `recorded`.
+    zones: &'static str,
 }
 
 /// Arguments of a tick slice.
@@ -93,6 +114,9 @@ struct TickArgs {
     simulation_tick: u64,
     /// Start of the tick on the simulation clock, seconds.
     simulation_time: f64,
+    /// `recorded` when written from flame zones (see [`WorkArgs::zones`]).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    zones: Option<&'static str>,
 }
 
 /// Arguments of the dropped-backlog instant.
@@ -250,6 +274,20 @@ pub fn chrome_trace<'a>(
     records: impl Iterator<Item = &'a FrameRecord>,
     out: &mut impl Write,
 ) -> io::Result<()> {
+    chrome_trace_with_zones(records, &ZoneRing::with_capacity(1), out)
+}
+
+/// [`chrome_trace`], with each frame whose flame zones `zones` keeps
+/// written from those zones: every phase, tick, priority group, physics
+/// and contacts slice at the start and for the length the pipeline
+/// measured (`"zones":"recorded"` in its `args`), instead of the frame's
+/// sums split evenly over its ticks. Frames the ring no longer holds are
+/// laid out from their sums as before.
+pub fn chrome_trace_with_zones<'a>(
+    records: impl Iterator<Item = &'a FrameRecord>,
+    zones: &ZoneRing,
+    out: &mut impl Write,
+) -> io::Result<()> {
     let mut t = TraceOut {
         out: BufWriter::with_capacity(64 * 1024, out),
         any: false,
@@ -271,7 +309,11 @@ pub fn chrome_trace<'a>(
             .saturating_add(fixed)
             .saturating_add(flow)
             .saturating_add(present);
-        let frame_len = secs_to_ns(r.delta_time).max(wall);
+        let recorded = zones
+            .get(r.frame_index, frame_kind(r.kind))
+            .filter(|z| !z.is_empty());
+        let span = recorded.map_or(0, |z| z.span_ns());
+        let frame_len = secs_to_ns(r.delta_time).max(wall).max(span);
         let frame_end = frame_start.saturating_add(frame_len);
 
         frame_name(&mut name, r);
@@ -299,6 +341,11 @@ pub fn chrome_trace<'a>(
             },
         )?;
         write_counters(&mut t, r, frame_start)?;
+        if let Some(z) = recorded {
+            write_zones(&mut t, &mut name, r, z, frame_start, frame_end)?;
+            frame_start = frame_end;
+            continue;
+        }
 
         let mut phases = Cursor::new(frame_start, frame_end);
         let (s, l) = phases.take(update);
@@ -349,7 +396,112 @@ fn phase_args(ms: f32) -> WorkArgs {
         split_over_ticks: None,
         priority: None,
         priority_name: None,
+        zones: None,
     }
+}
+
+/// The call kind a record stands for.
+fn frame_kind(kind: FrameKindCode) -> FrameKind {
+    match kind {
+        FrameKindCode::Frame => FrameKind::Frame,
+        FrameKindCode::Continuation => FrameKind::Continuation,
+        FrameKindCode::LoneTick => FrameKind::LoneTick,
+    }
+}
+
+/// A frame's slices from its recorded zones, each at the frame's start
+/// plus the zone's own offset, cut at the frame's end.
+fn write_zones<W: Write>(
+    t: &mut TraceOut<W>,
+    name: &mut String,
+    r: &FrameRecord,
+    z: &FrameZones,
+    frame_start: u64,
+    frame_end: u64,
+) -> io::Result<()> {
+    let ticks = u64::from(r.ticks);
+    let fixed_dt = Flicks::from_secs_f64(r.fixed_delta_time);
+    let end = Flicks::from_secs_f64(r.simulation_time);
+    let mut tick_ordinal = 0u64;
+    for zone in z.zones() {
+        let start = frame_start.saturating_add(zone.start_ns).min(frame_end);
+        let len = zone.len_ns().min(frame_end - start);
+        let ms = zone.ms() as f32;
+        let recorded = |priority: Option<i32>| WorkArgs {
+            frame_ms: ms,
+            split_over_ticks: None,
+            priority,
+            priority_name: priority.and_then(|p| Priority(p).name().map(|n| format!("{n:?}"))),
+            zones: Some("recorded"),
+        };
+        match zone.kind {
+            ZoneKind::Update => t.slice("update", "phase", start, len, recorded(None))?,
+            ZoneKind::Fixed => {
+                t.slice("fixed", "phase", start, len, recorded(None))?;
+                if r.dropped_this_frame > 0.0 {
+                    t.event(&Event {
+                        name: "backlog dropped",
+                        cat: "fixed",
+                        ph: "i",
+                        ts: ns_to_us(start),
+                        dur: None,
+                        pid: PID,
+                        tid: TID,
+                        s: Some("t"),
+                        args: DroppedArgs {
+                            dropped_this_frame: r.dropped_this_frame,
+                        },
+                    })?;
+                }
+            }
+            ZoneKind::Flow => t.slice("flow", "phase", start, len, recorded(None))?,
+            ZoneKind::Present => t.slice("present", "phase", start, len, recorded(None))?,
+            ZoneKind::Tick(tick) => {
+                name.clear();
+                let _ = write!(name, "tick {tick}");
+                // Ticks end at the record's simulation time, each fixed dt long.
+                let before_end = ticks.saturating_sub(tick_ordinal).max(1);
+                tick_ordinal += 1;
+                t.slice(
+                    name,
+                    "fixed",
+                    start,
+                    len,
+                    TickArgs {
+                        simulation_tick: tick,
+                        simulation_time: (end - fixed_dt * before_end).as_secs_f64(),
+                        zones: Some("recorded"),
+                    },
+                )?;
+            }
+            ZoneKind::FixedUpdate(p) => {
+                name.clear();
+                let _ = write!(name, "FixedUpdate priority {}", p.0);
+                t.slice(name, "fixed", start, len, recorded(Some(p.0)))?;
+            }
+            ZoneKind::Physics => t.slice("physics", "fixed", start, len, recorded(None))?,
+            ZoneKind::Contacts => t.slice("contacts", "fixed", start, len, recorded(None))?,
+            ZoneKind::Call { hook, object, .. } => {
+                let behaviour = z.behaviour(zone).unwrap_or("");
+                name.clear();
+                let _ = write!(name, "{hook} {behaviour} #{}", object.0);
+                t.slice(
+                    name,
+                    "call",
+                    start,
+                    len,
+                    CallArgs {
+                        hook: hook.name(),
+                        object: object.0,
+                        behaviour,
+                        ms: zone.ms(),
+                        zones: "recorded",
+                    },
+                )?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// The clock counters of one frame, at its start.
@@ -413,6 +565,7 @@ fn write_fixed_work<W: Write>(
             TickArgs {
                 simulation_tick: tick,
                 simulation_time: (end - fixed_dt * (ticks - i)).as_secs_f64(),
+                zones: None,
             },
         )?;
         let mut work = Cursor::new(start, start.saturating_add(len));
@@ -445,6 +598,7 @@ fn write_tick_work<W: Write>(
                 split_over_ticks: split,
                 priority: Some(priority),
                 priority_name: Priority(priority).name().map(|n| format!("{n:?}")),
+                zones: None,
             },
         )?;
     }
@@ -459,6 +613,7 @@ fn write_tick_work<W: Write>(
             split_over_ticks: split,
             priority: None,
             priority_name: None,
+            zones: None,
         },
     )
 }

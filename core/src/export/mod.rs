@@ -35,6 +35,15 @@
 //!   cut at the parent's end, and a zero-length phase is still written, so every
 //!   frame has the same slices.
 //!
+//! - **Recorded zones.** [`chrome_trace_with_zones`] takes the flame zones
+//!   the pipeline recorded ([`crate::flame`]) for the frames a
+//!   [`ZoneRing`](crate::flame::ZoneRing) still holds: those frames' phase,
+//!   tick, `FixedUpdate priority P`, `physics` and `contacts` slices start
+//!   where and last as long as the pipeline measured (their `args` say
+//!   `"zones":"recorded"`), so a slow tick shows as a slow tick. A frame's
+//!   slice then lasts at least as long as its zones. Older frames keep the
+//!   even split above.
+//!
 //! Timestamps are written in microseconds with nanosecond resolution
 //! (`"ts":16666.667`), which the viewers read back as the same integer
 //! nanoseconds, so nesting survives the round trip exactly.
@@ -48,6 +57,8 @@
 //! | `update`, `fixed`, `flow`, `present` | `X` | inside the frame |
 //! | `tick 34` | `X` | inside `fixed`, one per tick the frame completed |
 //! | `FixedUpdate priority -100`, `physics` | `X` | inside each tick (directly inside `fixed` if a record has work but no tick) |
+//! | `contacts` | `X` | inside each tick, after `physics` (recorded zones only) |
+//! | `FixedUpdate Pusher #12` | `X` | inside its priority group: one hook call (fine zones of a replayed frame only) |
 //! | `backlog dropped` | `i` | at the start of `fixed`, when the step cap dropped time in the frame |
 //! | `delta_time`, `frame_time`, `frame_index`, `simulation_time`, `simulation_tick`, `fixed_delta_time`, `interpolation_alpha`, `dropped_time`, `accumulator_before`, `accumulator_after`, `ticks`, `dropped_this_frame` | `C` | one of each per frame, at the frame's start, holding the value the record has for that frame (so hovering a frame shows its values) |
 //!
@@ -94,7 +105,7 @@ use crate::telemetry::{FrameKindCode, FrameRecord};
 mod chrome;
 mod csv;
 
-pub use chrome::chrome_trace;
+pub use chrome::{chrome_trace, chrome_trace_with_zones};
 pub use csv::{CSV_COLUMNS, csv};
 
 /// The records of the frames whose index lies in `frames`, in the order given.

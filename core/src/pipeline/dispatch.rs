@@ -35,8 +35,11 @@ impl Pipeline {
             report,
             wall,
             beacon,
+            zones,
             ..
         } = self;
+        // Fine zones time each call, so they take the per-call loop.
+        let fine = zones.fine();
         let beacon = beacon.as_ref();
         let gates_read = scheduler.fixed_gates(world);
         let Scheduler {
@@ -52,6 +55,8 @@ impl Pipeline {
         // The group being timed, once one of its calls has run: its priority
         // and when the group began.
         let mut timing: Option<(Priority, std::time::Duration)> = None;
+        // The group's zone, begun with the group (ended or cancelled with it).
+        let mut group_zone = ZoneId::NONE;
         let outcome = {
             let caller = Caller {
                 object: ObjectId(0),
@@ -65,6 +70,7 @@ impl Pipeline {
             catch_unwind(AssertUnwindSafe(|| {
                 for group in &groups[first_group..] {
                     let t0 = wall.now();
+                    group_zone = zones.begin(ZoneKind::FixedUpdate(group.priority), t0);
                     let mut k = group.start.max(from);
                     while k < group.end {
                         // The gates read before the pass hold until a hook
@@ -73,6 +79,7 @@ impl Pipeline {
                         if gates_read
                             && !breakpoints
                             && beacon.is_none()
+                            && !fine
                             && !ctx.world.gates_changed.0
                         {
                             let (stop, called) =
@@ -113,14 +120,35 @@ impl Pipeline {
                         if let Some(b) = beacon {
                             b.enter(call.caller.object, call.caller.seq, HookKind::FixedUpdate);
                         }
+                        let call_zone = if fine {
+                            let kind = ZoneKind::Call {
+                                hook: HookKind::FixedUpdate,
+                                object: call.caller.object,
+                                behaviour: zones.name_index(behaviour.name()),
+                            };
+                            zones.begin(kind, wall.now())
+                        } else {
+                            ZoneId::NONE
+                        };
                         behaviour.fixed_update(&mut ctx, dt);
+                        if fine {
+                            zones.end(call_zone, wall.now());
+                        }
                         if ctx.requests.any {
                             return Some(k - 1);
                         }
                     }
                     if let Some((p, t0)) = timing.take() {
-                        report.timing.fixed_by_priority.add(p, wall.ms_since(t0));
+                        let t1 = wall.now();
+                        report
+                            .timing
+                            .fixed_by_priority
+                            .add(p, t1.saturating_sub(t0).as_secs_f64() * 1000.0);
+                        zones.end(group_zone, t1);
+                    } else {
+                        zones.cancel(group_zone);
                     }
+                    group_zone = ZoneId::NONE;
                 }
                 None
             }))
@@ -130,10 +158,14 @@ impl Pipeline {
             b.leave();
         }
         if let Some((p, t0)) = timing {
+            let t1 = self.wall.now();
             self.report
                 .timing
                 .fixed_by_priority
-                .add(p, self.wall.ms_since(t0));
+                .add(p, t1.saturating_sub(t0).as_secs_f64() * 1000.0);
+            self.zones.end(group_zone, t1);
+        } else {
+            self.zones.cancel(group_zone);
         }
         let calls = &self.sim.scheduler.fixed_calls;
         // The position whose hook returned with a request or panicked (found
@@ -376,7 +408,21 @@ impl Pipeline {
         if let Some(b) = &self.beacon {
             b.enter(object, ctx.caller.seq, hook);
         }
+        let zones = &mut self.zones;
+        let call_zone = if zones.fine() {
+            let kind = ZoneKind::Call {
+                hook,
+                object,
+                behaviour: zones.name_index(behaviour.name()),
+            };
+            zones.begin(kind, self.wall.now())
+        } else {
+            ZoneId::NONE
+        };
         let result = catch_unwind(AssertUnwindSafe(|| f(behaviour, &mut ctx)));
+        if zones.fine() {
+            zones.end(call_zone, self.wall.now());
+        }
         if let Some(b) = &self.beacon {
             b.leave();
         }

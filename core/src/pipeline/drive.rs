@@ -80,12 +80,15 @@ impl Pipeline {
         r.timing.present_ms = 0.0;
         r.timing.fixed_by_priority.clear();
         r.clock_change = self.carried_clock_change.take();
+        self.zones.reset(self.sim.frame_index, kind);
     }
 
     pub(super) fn finish_report(&mut self) -> FrameReport {
         self.report.accumulator_after = self.sim.stepper.accumulator().as_secs_f64();
         self.report.suspended = self.suspended.clone();
         self.carried_clock_change = None;
+        self.zones
+            .set_call(self.report.frame_index, self.report.kind);
         self.report.clone()
     }
 
@@ -229,8 +232,11 @@ impl Pipeline {
                 Cursor::Idle => return,
                 Cursor::Update { .. } => {
                     let t0 = self.wall.now();
+                    let zone = self.zones.begin(ZoneKind::Update, t0);
                     let done = self.run_update_phase();
-                    self.report.timing.update_ms += self.wall.ms_since(t0);
+                    let t1 = self.wall.now();
+                    self.report.timing.update_ms += ms_between(t0, t1);
+                    self.zones.end(zone, t1);
                     if !done {
                         return;
                     }
@@ -245,6 +251,7 @@ impl Pipeline {
                     interrupted,
                 } => {
                     let t0 = self.wall.now();
+                    let zone = self.zones.begin(ZoneKind::Fixed, t0);
                     if !advanced {
                         let adv = self
                             .sim
@@ -284,11 +291,15 @@ impl Pipeline {
                                 interrupted: true,
                             };
                             self.suspend(reason);
-                            self.report.timing.fixed_ms += self.wall.ms_since(t0);
+                            let t1 = self.wall.now();
+                            self.report.timing.fixed_ms += ms_between(t0, t1);
+                            self.zones.end(zone, t1);
                             return;
                         }
                     }
-                    self.report.timing.fixed_ms += self.wall.ms_since(t0);
+                    let t1 = self.wall.now();
+                    self.report.timing.fixed_ms += ms_between(t0, t1);
+                    self.zones.end(zone, t1);
                     // The accumulator is drained: alpha is final for this
                     // frame, so Flow Tick reads the value presentation will
                     // (DESIGN.md), not the previous frame's.
@@ -315,9 +326,12 @@ impl Pipeline {
                 }
                 Cursor::Flow { next, past_break } => {
                     let t0 = self.wall.now();
+                    let zone = self.zones.begin(ZoneKind::Flow, t0);
                     self.sync_clock(Phase::Update, false);
                     let done = self.hook_pass(HookKind::FlowTick, next, past_break);
-                    self.report.timing.flow_ms += self.wall.ms_since(t0);
+                    let t1 = self.wall.now();
+                    self.report.timing.flow_ms += ms_between(t0, t1);
+                    self.zones.end(zone, t1);
                     if !done {
                         return;
                     }
@@ -325,8 +339,11 @@ impl Pipeline {
                 }
                 Cursor::Presentation => {
                     let t0 = self.wall.now();
+                    let zone = self.zones.begin(ZoneKind::Present, t0);
                     self.run_presentation();
-                    self.report.timing.present_ms += self.wall.ms_since(t0);
+                    let t1 = self.wall.now();
+                    self.report.timing.present_ms += ms_between(t0, t1);
+                    self.zones.end(zone, t1);
                     self.sim.cursor = Cursor::Idle;
                     if let Some(reason) = self.pending_suspend.take() {
                         self.suspend(reason);
@@ -442,6 +459,14 @@ impl Pipeline {
     /// One fixed tick, from pending to committed.
     pub(super) fn run_tick(&mut self) {
         self.sync_clock(Phase::Fixed, true);
+        // Coarse zones: the tick's start, its contacts' end and its end
+        // are the only clock reads the phase timings do not already take.
+        let tick_zone = if self.zones.on() {
+            let pending = self.sim.clock.simulation_tick;
+            self.zones.begin(ZoneKind::Tick(pending), self.wall.now())
+        } else {
+            ZoneId::NONE
+        };
         let tick_start = self.sim.stepper.simulation_time();
         self.sim.input.begin_tick(tick_start.as_secs_f64() * 1000.0);
         if let Some(source) = self.tick_input.as_ref() {
@@ -474,13 +499,20 @@ impl Pipeline {
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
         self.sim.physics.commit(&mut self.sim.world);
-        let physics_ms = self.wall.ms_since(t0);
+        let t1 = self.wall.now();
+        let physics_ms = ms_between(t0, t1);
         self.report.timing.physics_ms += physics_ms;
+        let zone = self.zones.begin(ZoneKind::Physics, t0);
+        self.zones.end(zone, t1);
         self.sim.stepper.expend();
         self.sync_clock(Phase::Fixed, false);
         self.contacts.sort_unstable();
+        let contacts_zone = self.zones.begin(ZoneKind::Contacts, t1);
         self.deliver_contacts();
         self.deliver_tears();
+        if self.zones.on() {
+            self.zones.end(contacts_zone, self.wall.now());
+        }
         if let Some(before) = timed_before {
             self.check_tick_rules(&before, physics_ms);
         }
@@ -505,6 +537,9 @@ impl Pipeline {
             }
             self.watch = Some(watch);
         }
+        if self.zones.on() {
+            self.zones.end(tick_zone, self.wall.now());
+        }
     }
 
     /// The frame is over (presented, or its remainder skipped): checks the
@@ -526,4 +561,10 @@ impl Pipeline {
             self.suspend(SuspendReason::Clock(hit));
         }
     }
+}
+
+/// Milliseconds from `t0` to `t1` (two readings of the wall clock): the
+/// phase timings and the zones share these readings.
+fn ms_between(t0: std::time::Duration, t1: std::time::Duration) -> f64 {
+    t1.saturating_sub(t0).as_secs_f64() * 1000.0
 }

@@ -82,6 +82,7 @@ use crate::clock::{Clock, Flicks, Phase};
 use crate::clock_breakpoint::{ClockBreakpoint, ClockRuleError, FrameFacts, TickFacts};
 use crate::condition::BreakpointId;
 use crate::debugger::{Breakpoint, Debugger, SuspendReason, Suspension};
+use crate::flame::{FrameZones, ZoneDetail, ZoneId, ZoneKind};
 use crate::hash::StableHasher;
 use crate::ids::ObjectId;
 use crate::ids::Priority;
@@ -215,6 +216,8 @@ pub struct Pipeline {
     /// Announces every hook call to a watcher on another thread
     /// ([`Pipeline::set_hook_beacon`]); `None` in sessions nobody watches.
     beacon: Option<crate::hook_beacon::HookBeacon>,
+    /// The last call's flame zones ([`Pipeline::set_zone_detail`]).
+    zones: FrameZones,
 }
 
 impl SubsystemState for Pipeline {
@@ -260,6 +263,7 @@ impl Pipeline {
             hooks_changed: false,
             wall: crate::clock_breakpoint::WallClock::system(),
             beacon: None,
+            zones: FrameZones::default(),
         };
         p.sync_clock(Phase::Idle, false);
         p
@@ -291,6 +295,23 @@ impl Pipeline {
         self.pending_suspend = None;
         self.sim.scheduler.rebuild(&mut self.sim.world);
         self.sync_clock(Phase::Idle, false);
+    }
+
+    /// Records each call's flame zones at `detail` from the next call on
+    /// (see [`crate::flame`]): coarse zones cost a few clock reads a tick
+    /// and no allocation, so a host that shows them (the editor) keeps them
+    /// on; fine zones time every hook call and are meant for replays. Not a
+    /// drive: zones are telemetry and change nothing a replay must repeat.
+    pub fn set_zone_detail(&mut self, detail: ZoneDetail) {
+        if self.zones.detail() != detail {
+            self.zones = FrameZones::with_detail(detail);
+        }
+    }
+
+    /// The zones of the last call that ran ([`FrameZones::frame_index`] and
+    /// [`FrameZones::kind`] say which); empty while zones are off.
+    pub fn zones(&self) -> &FrameZones {
+        &self.zones
     }
 
     /// Replaces the action map (the input state restarts).

@@ -25,8 +25,10 @@ impl EditorApp {
             | Event::Watch(_)
             | Event::WatchHistory(_)
             | Event::WatchFound { .. } => {}
+            Event::FrameReplayed(replayed) => self.panels.flame.on_replayed(*replayed),
             Event::Rewound(tick) => {
                 self.follow_live();
+                self.panels.flame.forget();
                 // What A measured after the tick is being run again.
                 let run_b = &mut self.published.run_b;
                 run_b.samples.split_off(&(tick + 1));
@@ -108,6 +110,7 @@ impl EditorApp {
             Event::Resumed => self.follow_live(),
             Event::Loaded { path, objects, .. } => {
                 self.follow_live();
+                self.panels.flame.forget();
                 // Measured ticks belong to the old world; B stays.
                 self.published.run_b.samples.clear();
                 self.panels.tape = TapeState::default();

@@ -17,6 +17,7 @@
 //! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
 //! | [`watches`] | watch expressions and what they do when they hold |
 //! | [`bookmarks`] | named ticks, kept beside the scene |
+//! | [`flame`] | the Flame tab: a frame's zones on a time axis, live and replayed, the slowest listed |
 //! | `code_pane` | rhai scripts: gutter breakpoints, editing with hot reload, Run in B; `code_pane/debug`: the breakpoint form, the hit's locals and stack |
 //!
 //! The timeline is a panel too, but big enough for its own folder
@@ -31,6 +32,7 @@ pub(crate) mod clock_panel;
 pub(crate) mod code_pane;
 pub mod compare;
 pub(crate) mod edit_menu;
+pub mod flame;
 pub(crate) mod hierarchy;
 pub(crate) mod inspector;
 pub mod log;
@@ -44,6 +46,7 @@ use crate::editor::timeline::TimelineState;
 use bookmarks::BookmarksState;
 use breakpoints::BreakpointForm;
 use code_pane::CodePaneState;
+use flame::FlameState;
 use hierarchy::HierarchyPanel;
 use inspector::EditBuffers;
 use log::LogPanel;
@@ -74,6 +77,8 @@ pub struct Panels {
     pub code: CodePaneState,
     /// The Input tab: the tape list, its edit and file fields.
     pub tape: TapeState,
+    /// The Flame tab: the newest replayed frame.
+    pub flame: FlameState,
     /// Open / Save As / confirmation dialogs.
     pub files: FilesState,
 }

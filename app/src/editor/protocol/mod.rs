@@ -206,6 +206,11 @@ pub enum Command {
     /// The time cursor left the past: the worker stops rebuilding past views
     /// (a selection change rebuilds the last one asked for until then).
     ViewLive,
+    /// Replay outer frame N from the history in a scratch pipeline with a
+    /// flame zone per hook call (the Flame tab's per-behaviour zones), the
+    /// live session untouched. Answered by [`Event::FrameReplayed`]; latest
+    /// wins, like [`Command::ViewTick`].
+    ReplayFrame(u64),
     /// "Resume from here": rewind the live session to the end of this tick
     /// (keyframe + exact re-simulation) and leave it suspended there; Play
     /// continues from it. Answered by [`Event::Rewound`] or an error.
@@ -363,6 +368,30 @@ pub struct FrameTelemetry {
     pub real_dt: f64,
     /// Wall time of the call, milliseconds.
     pub call_ms: f64,
+    /// The call's coarse flame zones (phases, ticks, priority groups), as
+    /// the pipeline recorded them live; `None` if it recorded none.
+    pub zones: Option<Box<stepframe_core::FrameZones>>,
+}
+
+/// A frame replayed with fine flame zones ([`Command::ReplayFrame`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayedFrame {
+    /// The outer frame asked for.
+    pub frame: u64,
+    /// Its zones and the names of the objects they ran for, or why the
+    /// frame could not be replayed (too old for the history, not logged).
+    pub result: Result<ReplayedZones, String>,
+}
+
+/// What a replay of one frame measured. Its times are the replay's, not
+/// the live run's: the Flame tab labels them "replayed".
+#[derive(Clone, Debug, PartialEq)]
+pub struct ReplayedZones {
+    /// Coarse and per-call zones of the call that began the frame.
+    pub zones: stepframe_core::FrameZones,
+    /// The name of every object a call zone ran for, at the end of the
+    /// replayed call, in id order.
+    pub objects: Vec<(ObjectId, String)>,
 }
 
 /// One keyframe span of a plotted watch's past values, from the history.
@@ -452,6 +481,8 @@ pub enum Event {
     Log(Vec<LogEntry>),
     /// The session was rewound to the end of this tick (suspended there).
     Rewound(u64),
+    /// The answer to a [`Command::ReplayFrame`].
+    FrameReplayed(Box<ReplayedFrame>),
     /// A new worker took over the session from the last recovery point
     /// (after the old one died), paused at its tick; what the dead worker
     /// ran after that point is gone.

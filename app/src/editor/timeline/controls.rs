@@ -157,7 +157,7 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, cmd: &mut Commands) {
                 .records()
                 .iter()
                 .filter(move |r| (lo..=hi).contains(&axis.of(r)));
-            match export::write(records, &path, format) {
+            match export::write(records, &state.zones, &path, format) {
                 Ok(n) => cmd.notify(
                     LogLevel::Info,
                     format!("exported {n} frames ({what}) to {}", path.display()),

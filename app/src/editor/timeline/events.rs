@@ -44,11 +44,20 @@ impl TimelineState {
     pub fn on_event(&mut self, event: &Event) {
         match event {
             Event::Frames(batch) => {
-                for FrameTelemetry { report, clock, .. } in batch {
+                for FrameTelemetry {
+                    report,
+                    clock,
+                    zones,
+                    ..
+                } in batch
+                {
                     if let Some(change) = report.clock_change {
                         self.mark(report.frame_index, MarkerKind::Rate, change.to_string());
                     }
                     self.ingest(FrameRecord::new(report, clock));
+                    if let Some(zones) = zones {
+                        self.zones.push(zones);
+                    }
                 }
             }
             Event::Suspended(s) => match &s.reason {
@@ -123,6 +132,7 @@ impl TimelineState {
     fn new_session(&mut self, path: &std::path::Path, frame_index: u64, frame_time: f64) {
         let capacity = self.telemetry.capacity();
         self.telemetry = Telemetry::with_capacity(capacity);
+        self.zones.clear();
         self.blocks = Blocks::default();
         self.reduced.key = None;
         self.markers.clear();
@@ -156,6 +166,7 @@ impl TimelineState {
         }
         let last_frame = kept.records().back().map(|r| r.frame_index);
         self.telemetry = kept;
+        self.zones.retain_before(last_frame.map_or(0, |f| f + 1));
         self.blocks = Blocks::default();
         self.reduced.key = None;
         self.markers

@@ -8,7 +8,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::FrameRecord;
+use stepframe_core::{FrameRecord, ZoneRing};
 
 /// An export format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -116,16 +116,21 @@ pub fn export_path(field: &str, format: ExportFormat) -> PathBuf {
     path
 }
 
-/// Writes `records` to `path` in `format`, atomically. Returns how many
-/// records it wrote.
+/// Writes `records` to `path` in `format`, atomically. The Chrome trace
+/// lays out each frame whose live flame zones `zones` still holds from
+/// those zones (the Flame tab's, at their measured starts and lengths).
+/// Returns how many records it wrote.
 pub fn write<'a>(
     records: impl Iterator<Item = &'a FrameRecord> + Clone,
+    zones: &ZoneRing,
     path: &Path,
     format: ExportFormat,
 ) -> std::io::Result<usize> {
     let n = records.clone().count();
     stepframe_core::atomic_file::write_with(path, |file| match format {
-        ExportFormat::ChromeTrace => stepframe_core::export::chrome_trace(records, file),
+        ExportFormat::ChromeTrace => {
+            stepframe_core::export::chrome_trace_with_zones(records, zones, file)
+        }
         ExportFormat::Csv => stepframe_core::export::csv(records, file),
     })?;
     Ok(n)

@@ -347,6 +347,10 @@ pub struct TimelineState {
     pub focused: bool,
     /// The export controls.
     pub export: ExportState,
+    /// The live coarse flame zones of the newest frames (the Flame tab and
+    /// the Chrome export read them): at most a minute's worth at 60 Hz,
+    /// about 1.6 MiB (`stepframe_core::flame::ZoneRing`).
+    pub zones: stepframe_core::ZoneRing,
     /// The decimated lanes of the last draw and what they were computed for.
     reduced: Reduced,
     /// Min/max summaries of blocks of records, for zoomed-out decimation.
@@ -410,6 +414,7 @@ impl TimelineState {
             hover_seq: None,
             focused: false,
             export: ExportState::default(),
+            zones: stepframe_core::ZoneRing::default(),
             reduced: Reduced::default(),
             blocks: Blocks::default(),
             plot_width: None,

@@ -33,6 +33,7 @@
 //! | `tape` | the recorded input tape, Resume from here with an edited one |
 //! | `compare` | Compare with…: run B measured against every tick |
 //! | `fork` | what-if branch B run in lockstep |
+//! | `flame` | a frame replayed with a flame zone per hook call, for the Flame tab |
 //! | `scripts` | the code pane's breakpoints through the session's script host |
 //! | `watches` | the watches installed as the tick watch, Find previous, a plotted watch's lane filled from the history |
 //! | `thread` | the paced thread and the channels |
@@ -40,6 +41,7 @@
 mod breakpoints;
 mod compare;
 mod edits;
+mod flame;
 mod fork;
 mod publish;
 mod scene;
@@ -166,6 +168,8 @@ pub struct Worker {
     tape_draft: Option<Arc<Recording>>,
     /// The newest unanswered [`Command::ViewTick`] (a burst builds only the last).
     view_request: Option<u64>,
+    /// The newest unanswered [`Command::ReplayFrame`].
+    flame_request: Option<u64>,
     /// Input events from the UI, handed to the next call through the history
     /// (so a rewind replays them).
     pending_inputs: Vec<InputEvent>,
@@ -202,6 +206,9 @@ impl Worker {
         let settings = TimeSettings::default();
         let (hash_tx, ticks) = crossbeam_channel::unbounded();
         let mut pipeline = Pipeline::new(settings);
+        // The Flame tab's live zones: a few clock reads a tick, no
+        // allocation (`stepframe_core::flame`).
+        pipeline.set_zone_detail(stepframe_core::ZoneDetail::Coarse);
         pipeline.set_tick_observer(Some(Box::new(TickTap {
             tx: hash_tx.clone(),
             compare: None,
@@ -245,6 +252,7 @@ impl Worker {
             rates: VecDeque::with_capacity(RATE_WINDOW),
             history: History::default(),
             view_request: None,
+            flame_request: None,
             viewing: None,
             run_b: None,
             tape_draft: None,
@@ -404,6 +412,7 @@ impl Worker {
                 self.view_request = None;
                 self.viewing = None;
             }
+            Command::ReplayFrame(frame) => self.flame_request = Some(frame),
             Command::ResumeFrom(tick) => self.resume_from(tick),
             Command::SetTapeDraft(draft) => self.tape_draft = draft.map(Arc::new),
             Command::RewindTo(tick) => {
@@ -516,9 +525,11 @@ impl Worker {
     }
 
     /// Builds the newest requested past tick in a scratch pipeline and
-    /// publishes its view (or says why it cannot). The live session is not
+    /// publishes its view (or says why it cannot), after the newest
+    /// requested frame replay for the Flame tab. The live session is not
     /// touched.
     pub fn answer_view_request(&mut self) {
+        self.answer_flame_request();
         let Some(tick) = self.view_request.take() else {
             return;
         };

@@ -36,11 +36,15 @@ impl Worker {
             return;
         }
         self.record_settings_change(report.ticks);
+        let zones = self.pipeline.zones();
+        let zones = (!zones.is_empty() && zones.frame_index() == report.frame_index)
+            .then(|| Box::new(zones.clone()));
         self.batch.push(FrameTelemetry {
             report,
             clock: *self.pipeline.clock(),
             real_dt,
             call_ms: t0.elapsed().as_secs_f64() * 1000.0,
+            zones,
         });
         // A what-if branch follows every call that moved the session.
         self.step_fork(real_dt);

@@ -1,0 +1,347 @@
+//! The Flame tab (issue 29, item 2; Tracy's zones): the frame under the
+//! time cursor (the newest frame while live) as nested zones on a time
+//! axis: Update, each fixed tick and inside it FixedUpdate by priority,
+//! physics and contacts, then Flow Tick and presentation. Hovering a zone
+//! names its hook, object and behaviour and gives its milliseconds; the
+//! slowest zones are listed beside the flame.
+//!
+//! Two flames, two sources (`stepframe_core::flame`):
+//!
+//! - **Live**: the coarse zones the pipeline recorded while the frame ran,
+//!   kept for the newest frames in the timeline's zone ring.
+//! - **Replayed**: one zone per hook call, naming the object and the
+//!   behaviour. The live run never records those (a clock read costs more
+//!   than a FixedUpdate call); while the cursor is on a past frame or the
+//!   session is suspended, the tab asks the worker to replay that frame
+//!   from the rewind history with them on ([`Command::ReplayFrame`]), and
+//!   labels every such zone and time "replayed": they are the replay's
+//!   times, not the live run's.
+
+use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, WidgetInfo};
+use stepframe_core::telemetry::FrameKindCode;
+use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};
+
+use crate::editor::protocol::{Command, ReplayedFrame};
+use crate::editor::shared::{Commands, View};
+use crate::editor::timeline::TimelineState;
+
+/// Height of one row of zones (one nesting depth), points.
+const ROW: f32 = 16.0;
+/// Width of the slowest-zones list beside the flame, points.
+const LIST_WIDTH: f32 = 300.0;
+/// Slowest zones listed per flame.
+const SLOWEST: usize = 6;
+
+/// The Flame tab's own state: the newest replay the worker sent and what
+/// was last asked for (the zones themselves are the worker's, published).
+#[derive(Debug, Default)]
+pub struct FlameState {
+    /// The newest answer to a [`Command::ReplayFrame`].
+    replayed: Option<ReplayedFrame>,
+    /// The frame last asked to be replayed, so each is asked once.
+    requested: Option<u64>,
+}
+
+impl FlameState {
+    /// Takes the worker's answer to a replay request.
+    pub fn on_replayed(&mut self, replayed: ReplayedFrame) {
+        self.replayed = Some(replayed);
+    }
+
+    /// Forgets the replay (a new session, a rewind: frame numbers mean
+    /// other frames now).
+    pub fn forget(&mut self) {
+        self.replayed = None;
+        self.requested = None;
+    }
+
+    /// Draws the tab: the frame's live flame, its replayed one, each with
+    /// its slowest zones beside it.
+    pub fn ui(
+        &mut self,
+        ui: &mut Ui,
+        view: &View<'_>,
+        cmd: &mut Commands,
+        timeline: &TimelineState,
+    ) {
+        let Some(record) = shown_record(view, timeline) else {
+            ui.label("No frame yet: play or step the session, then click a frame on the timeline.");
+            return;
+        };
+        let frame = record.frame_index;
+        let kind = frame_kind(record.kind);
+        let settled = view.cursor().is_some() || view.is_suspended();
+        if settled && self.requested != Some(frame) {
+            cmd.send(Command::ReplayFrame(frame));
+            self.requested = Some(frame);
+        }
+        ui.label(format!(
+            "Frame {frame}{}: {} · {:.3} ms of work recorded{}",
+            match kind {
+                FrameKind::Continuation => " (continuation)",
+                FrameKind::LoneTick => " (lone tick)",
+                _ => "",
+            },
+            crate::editor::panels::count(u64::from(record.ticks), "tick", "ticks"),
+            record.total_ms(),
+            if view.cursor().is_some() {
+                " · the time cursor's frame"
+            } else {
+                " · newest frame (click one on the timeline to pick it)"
+            },
+        ));
+        ui.separator();
+        ui.strong("Live zones (recorded while the frame ran)");
+        match timeline.zones.get(frame, kind) {
+            Some(zones) => flame_with_list_ui(ui, zones, &Labels::Live, "flame-live"),
+            None => {
+                ui.label("No live zones kept for this frame (the editor keeps the newest minute).");
+            }
+        }
+        ui.separator();
+        ui.strong(format!(
+            "Replayed frame {frame}: per behaviour (replayed timings, not the live run's)"
+        ));
+        match self.replayed.as_ref().filter(|r| r.frame == frame) {
+            Some(ReplayedFrame {
+                result: Ok(replayed),
+                ..
+            }) => flame_with_list_ui(
+                ui,
+                &replayed.zones,
+                &Labels::Replayed(&replayed.objects),
+                "flame-replayed",
+            ),
+            Some(ReplayedFrame { result: Err(e), .. }) => {
+                ui.label(format!("not replayed: {e}"));
+            }
+            None if settled => {
+                ui.label("replaying…");
+            }
+            None => {
+                ui.label(
+                    "Pause, or click a frame on the timeline, to replay it with a zone per hook call.",
+                );
+            }
+        }
+    }
+}
+
+/// The record the tab shows: the time cursor's frame, else the newest.
+fn shown_record<'a>(view: &View<'_>, timeline: &'a TimelineState) -> Option<&'a FrameRecord> {
+    match view.cursor() {
+        Some(tick) => timeline
+            .cursor_record()
+            .or_else(|| timeline.record(timeline.seq_of_tick(tick)?)),
+        None => timeline.telemetry.records().back(),
+    }
+}
+
+/// The call kind a record stands for.
+fn frame_kind(kind: FrameKindCode) -> FrameKind {
+    match kind {
+        FrameKindCode::Frame => FrameKind::Frame,
+        FrameKindCode::Continuation => FrameKind::Continuation,
+        FrameKindCode::LoneTick => FrameKind::LoneTick,
+    }
+}
+
+/// How a flame names its zones.
+enum Labels<'a> {
+    /// The live run's coarse zones.
+    Live,
+    /// A replay's zones, with the names of the objects its calls ran for.
+    Replayed(&'a [(ObjectId, String)]),
+}
+
+impl Labels<'_> {
+    /// The zone's name: "FixedUpdate priority -100", or for a replay
+    /// "replayed FixedUpdate PlayerController on Player #20".
+    fn name(&self, zones: &FrameZones, zone: &Zone) -> String {
+        let what = match zone.kind {
+            ZoneKind::Call { hook, object, .. } => format!(
+                "{hook} {} on {}",
+                zones.behaviour(zone).unwrap_or("?"),
+                self.object(object)
+            ),
+            kind => kind.label(),
+        };
+        match self {
+            Labels::Live => what,
+            Labels::Replayed(_) => format!("replayed {what}"),
+        }
+    }
+
+    fn object(&self, id: ObjectId) -> String {
+        let name = match self {
+            Labels::Replayed(objects) => objects
+                .iter()
+                .find(|(o, _)| *o == id)
+                .map(|(_, n)| n.as_str()),
+            Labels::Live => None,
+        };
+        match name {
+            Some(n) if !n.is_empty() => format!("{n} #{}", id.0),
+            _ => format!("#{}", id.0),
+        }
+    }
+
+    /// The hover text: what ran (hook, object, behaviour) and how long.
+    fn details(&self, zones: &FrameZones, zone: &Zone) -> Vec<String> {
+        let mut lines = vec![format!(
+            "{}: {:.3} ms{}",
+            self.name(zones, zone),
+            zone.ms(),
+            match self {
+                Labels::Live => " (live)",
+                Labels::Replayed(_) => " (replayed)",
+            }
+        )];
+        match zone.kind {
+            ZoneKind::Call { hook, object, .. } => {
+                lines.push(format!("hook: {hook}"));
+                lines.push(format!("object: {}", self.object(object)));
+                lines.push(format!(
+                    "behaviour: {}",
+                    zones.behaviour(zone).unwrap_or("?")
+                ));
+            }
+            ZoneKind::FixedUpdate(p) => {
+                lines.push(format!(
+                    "hook: FixedUpdate, every behaviour of priority {}",
+                    p.0
+                ));
+            }
+            ZoneKind::Update => lines.push("hooks: Start, Update, frame routines".into()),
+            ZoneKind::Flow => lines.push("hook: Flow Tick".into()),
+            ZoneKind::Present => lines.push("hook: Present".into()),
+            ZoneKind::Contacts => lines.push("hooks: contacts and tears".into()),
+            ZoneKind::Physics => lines.push("reconcile, physics step, commit".into()),
+            ZoneKind::Tick(_) | ZoneKind::Fixed => {}
+        }
+        lines
+    }
+}
+
+/// A zone's fill: phases blue, ticks grey, FixedUpdate orange, physics
+/// green, contacts violet, single calls by their hook.
+fn colour(kind: ZoneKind) -> Color32 {
+    match kind {
+        ZoneKind::Update | ZoneKind::Flow | ZoneKind::Present | ZoneKind::Fixed => {
+            Color32::from_rgb(70, 110, 170)
+        }
+        ZoneKind::Tick(_) => Color32::from_rgb(95, 95, 105),
+        ZoneKind::FixedUpdate(_) => Color32::from_rgb(200, 130, 50),
+        ZoneKind::Physics => Color32::from_rgb(70, 150, 90),
+        ZoneKind::Contacts => Color32::from_rgb(140, 90, 170),
+        ZoneKind::Call { hook, .. } if hook.is_fixed() => Color32::from_rgb(220, 165, 80),
+        ZoneKind::Call { .. } => Color32::from_rgb(110, 150, 210),
+    }
+}
+
+/// A flame and, beside it, its slowest zones.
+fn flame_with_list_ui(ui: &mut Ui, zones: &FrameZones, labels: &Labels<'_>, salt: &str) {
+    ui.horizontal_top(|ui| {
+        let width = (ui.available_width() - LIST_WIDTH - 8.0).max(120.0);
+        ui.allocate_ui(egui::vec2(width, 0.0), |ui| {
+            flame_ui(ui, zones, labels, salt)
+        });
+        ui.vertical(|ui| {
+            ui.set_width(LIST_WIDTH);
+            ui.label("Slowest zones");
+            for i in slowest(zones) {
+                let zone = &zones.zones()[i];
+                ui.small(format!(
+                    "{:.3} ms · {}",
+                    zone.ms(),
+                    labels.name(zones, zone)
+                ));
+            }
+        });
+    });
+    if zones.dropped() > 0 {
+        ui.label(format!(
+            "{} zones did not fit the buffer and are not shown",
+            zones.dropped()
+        ));
+    }
+}
+
+/// The zones with nothing timed inside them (the work itself, not the
+/// phases and ticks around it), slowest first, at most [`SLOWEST`].
+fn slowest(zones: &FrameZones) -> Vec<usize> {
+    let all = zones.zones();
+    let mut leaves: Vec<usize> = (0..all.len())
+        .filter(|&i| all.get(i + 1).is_none_or(|next| next.depth <= all[i].depth))
+        .collect();
+    leaves.sort_by(|&a, &b| all[b].len_ns().cmp(&all[a].len_ns()).then(a.cmp(&b)));
+    leaves.truncate(SLOWEST);
+    leaves
+}
+
+/// The zones as boxes, one row per depth, on an axis from the frame's
+/// first zone to its last end; each box a hoverable widget named after its
+/// zone.
+fn flame_ui(ui: &mut Ui, zones: &FrameZones, labels: &Labels<'_>, salt: &str) {
+    let all = zones.zones();
+    let depth = all.iter().map(|z| z.depth).max().map_or(1, |d| d + 1);
+    let height = f32::from(depth) * ROW + 16.0;
+    let (area, _) =
+        ui.allocate_exact_size(egui::vec2(ui.available_width(), height), Sense::hover());
+    let span = zones.span_ns().max(1) as f32;
+    let scale = area.width() / span;
+    let painter = ui.painter_at(area);
+    let font = FontId::proportional(11.0);
+    let base = ui.scope_id().with(salt);
+    for (i, zone) in all.iter().enumerate() {
+        let x0 = area.left() + zone.start_ns as f32 * scale;
+        let x1 = (area.left() + zone.end_ns as f32 * scale).max(x0 + 1.0);
+        let y0 = area.top() + f32::from(zone.depth) * ROW;
+        let rect = Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y0 + ROW - 1.0));
+        let name = labels.name(zones, zone);
+        let response = ui.interact(rect, base.with(i), Sense::hover());
+        response.widget_info(|| WidgetInfo::labeled(Role::Label, true, &name));
+        let fill = if response.hovered() {
+            colour(zone.kind).gamma_multiply(1.4)
+        } else {
+            colour(zone.kind)
+        };
+        painter.rect_filled(rect, 2.0, fill);
+        painter.rect_stroke(
+            rect,
+            2.0,
+            Stroke::new(1.0, ui.visuals().panel_fill),
+            StrokeKind::Inside,
+        );
+        let galley = painter.layout_no_wrap(name.clone(), font.clone(), Color32::WHITE);
+        if galley.size().x + 6.0 < rect.width() {
+            painter.galley(
+                egui::pos2(rect.left() + 3.0, rect.center().y - galley.size().y / 2.0),
+                galley,
+                Color32::WHITE,
+            );
+        }
+        let details = labels.details(zones, zone);
+        response.on_hover_ui(|ui| {
+            for line in &details {
+                ui.label(line);
+            }
+        });
+    }
+    let axis_y = area.bottom() - 8.0;
+    let text = ui.visuals().weak_text_color();
+    painter.text(
+        egui::pos2(area.left(), axis_y),
+        Align2::LEFT_CENTER,
+        "0 ms",
+        font.clone(),
+        text,
+    );
+    painter.text(
+        egui::pos2(area.right(), axis_y),
+        Align2::RIGHT_CENTER,
+        format!("{:.3} ms", span / 1e6),
+        font,
+        text,
+    );
+}

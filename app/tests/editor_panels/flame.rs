@@ -1,0 +1,174 @@
+//! Issue 29, item 2: the Flame tab. A click on a frame of the timeline
+//! pauses there; the Flame tab then shows that frame's live zones (Update,
+//! the tick the frame ran, FixedUpdate by priority, physics) with their
+//! milliseconds on hover, and the same frame replayed from the history
+//! with a zone per hook call, labelled replayed and naming the demo's
+//! behaviours. Expected names come from demo.ron (the Player, id 20, runs
+//! PlayerController at priority Early = -100); expected times from the
+//! timeline's own record of the frame (the phase timings the pipeline
+//! reported, which the zones must agree with).
+
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::timeline::LaneId;
+use stepframe_app::editor::{EditorApp, Pane};
+
+use crate::support::editor::{editor, label_starting, show, step_until};
+use crate::support::labels_starting;
+
+/// Clicks the timeline's dt lane at `fraction` of its width; returns the
+/// tick the cursor is on then.
+fn click_frame_at(h: &mut Harness<'_, EditorApp>, fraction: f32) -> u64 {
+    let r = h
+        .get_by_label(&format!("lane {}", LaneId::Dt.title()))
+        .rect();
+    let p = egui::pos2(r.left() + r.width() * fraction, r.center().y);
+    h.hover_at(p);
+    h.run_steps(1);
+    for pressed in [true, false] {
+        h.event(egui::Event::PointerButton {
+            pos: p,
+            button: egui::PointerButton::Primary,
+            pressed,
+            modifiers: egui::Modifiers::NONE,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(3);
+    h.state()
+        .cursor()
+        .expect("the click put the cursor on a tick")
+}
+
+/// The milliseconds a zone's hover text gives: "physics: 0.123 ms (live)".
+fn hover_ms(h: &mut Harness<'_, EditorApp>, zone: &str, source: &str) -> f64 {
+    let at = h.get_by_label(zone).rect().center();
+    h.hover_at(at);
+    // A tooltip shows once the pointer has rested a moment.
+    let head = format!("{zone}: ");
+    step_until(h, 120, "the zone's tooltip", |h| {
+        !labels_starting(h, &head).is_empty()
+    });
+    let tip = label_starting(h, &head);
+    let suffix = format!(" ms ({source})");
+    assert!(tip.ends_with(&suffix), "{tip}");
+    tip[zone.len() + 2..tip.len() - suffix.len()]
+        .parse()
+        .unwrap_or_else(|_| panic!("a number of ms in {tip:?}"))
+}
+
+#[test]
+fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
+    let mut h = editor();
+    h.run_steps(90);
+    let tick = click_frame_at(&mut h, 0.5);
+    let record = *h
+        .state()
+        .panels()
+        .timeline
+        .cursor_record()
+        .expect("the cursor's frame");
+    // The driven editor runs one 1/60 s frame a step at 60 Hz: one tick.
+    assert_eq!((record.simulation_tick, record.ticks), (tick, 1));
+    show(&mut h, Pane::Flame);
+    step_until(&mut h, 30, "the replay arrived", |h| {
+        h.query_by_label("replayed Update").is_some()
+    });
+    assert!(
+        labels_starting(&h, &format!("Frame {}: 1 tick · ", record.frame_index)).len() == 1,
+        "the header names the cursor's frame"
+    );
+
+    // Live zones: the phases, the frame's one tick, and inside it the
+    // player's priority group and physics.
+    for zone in [
+        "Update".to_string(),
+        "Fixed".into(),
+        format!("tick {tick}"),
+        "FixedUpdate priority -100".into(),
+        "physics".into(),
+        "contacts".into(),
+        "Flow Tick".into(),
+        "presentation".into(),
+    ] {
+        assert!(h.query_by_label(&zone).is_some(), "a live zone {zone:?}");
+    }
+    // Hovering gives the zone's ms: the pipeline's own physics time for
+    // the frame (the record keeps it as f32; the hover rounds to µs).
+    let physics = hover_ms(&mut h, "physics", "live");
+    assert!(
+        (physics - f64::from(record.physics_ms)).abs() <= 0.0015,
+        "physics {physics} ms, the frame's record {} ms",
+        record.physics_ms
+    );
+    let fixed = hover_ms(&mut h, "Fixed", "live");
+    assert!(
+        (fixed - f64::from(record.fixed_ms)).abs() <= 0.0015,
+        "fixed {fixed} ms, the frame's record {} ms",
+        record.fixed_ms
+    );
+    let player_group = hover_ms(&mut h, "FixedUpdate priority -100", "live");
+    let recorded = record
+        .priorities()
+        .iter()
+        .find(|(p, _)| *p == -100)
+        .map(|(_, ms)| f64::from(*ms))
+        .expect("the record times priority -100");
+    assert!(
+        (player_group - recorded).abs() <= 0.0015,
+        "{player_group} vs {recorded}"
+    );
+
+    // The replay: labelled replayed, one zone per call, naming the object
+    // and the behaviour.
+    assert_eq!(
+        labels_starting(&h, "Replayed frame ").len(),
+        1,
+        "the replay has its heading"
+    );
+    let call = "replayed FixedUpdate PlayerController on Player #20";
+    assert!(h.query_by_label(call).is_some(), "the player's call");
+    assert!(h.query_by_label(&format!("replayed tick {tick}")).is_some());
+    // The replayed flame is under the live one: scroll down to it with the
+    // wheel, as a user scrolls a tab taller than its tile.
+    let tile = h.state().workspace().rect(Pane::Flame).expect("laid out");
+    h.hover_at(tile.center());
+    h.run_steps(1);
+    for _ in 0..10 {
+        h.event(egui::Event::MouseWheel {
+            unit: egui::MouseWheelUnit::Point,
+            delta: egui::vec2(0.0, -60.0),
+            modifiers: egui::Modifiers::NONE,
+            phase: egui::TouchPhase::Move,
+            source: egui::MouseWheelSource::Unknown,
+        });
+        h.run_steps(1);
+    }
+    h.run_steps(10);
+    let at = h.get_by_label(call).rect().center();
+    assert!(
+        tile.contains(at),
+        "the player's call {at:?} is in view in {tile:?}"
+    );
+    h.hover_at(at);
+    let head = format!("{call}: ");
+    step_until(&mut h, 120, "the call's tooltip", |h| {
+        !labels_starting(h, &head).is_empty()
+    });
+    let tip = label_starting(&h, &head);
+    assert!(tip.ends_with(" ms (replayed)"), "{tip}");
+    for line in [
+        "hook: FixedUpdate",
+        "object: Player #20",
+        "behaviour: PlayerController",
+    ] {
+        assert!(h.query_by_label(line).is_some(), "the hover names {line:?}");
+    }
+    // The slowest zones are listed beside each flame.
+    assert_eq!(h.get_all_by_label("Slowest zones").count(), 2);
+    let listed = labels_starting(&h, "");
+    assert!(
+        listed.iter().any(|l| l.contains(" ms · replayed ")),
+        "replayed zones are listed: {listed:?}"
+    );
+}
