@@ -31,11 +31,19 @@
 //! | `Settings` | at once when applied at a tick boundary ([`Pipeline::apply_edit`]); the editor's own settings changes wait for the frame boundary instead ([`Pipeline::set_settings`]) |
 //! | `Reload` | at once: every behaviour running the resource (a script) adopts its new text, keeping the state that carries over |
 //!
+//! Save folds a session's edits into the scene it was loaded from
+//! ([`Scene::with_edits`](crate::Scene::with_edits), `edit/fold.rs`): an
+//! edited object is authored as it was left, every other object keeps its
+//! authored pose.
+//!
 //! A spawn's behaviours join at a frame boundary, so a replay at another
 //! display rate can run their first FixedUpdate a tick or two later than the
 //! editor did. Every other edit replays at exactly its tick at any rate.
 
 use serde::{Deserialize, Serialize};
+
+mod fold;
+pub use fold::Folded;
 
 use crate::behaviour::{Behaviour, Reload};
 use crate::body::BodyCommand;

@@ -55,8 +55,8 @@
 //! | [`headless`] | a frame with nobody at the controls, run to its end (resumed as needed, its reports merged); a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry_file` |
-//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `fold`, `validate` |
-//! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings | |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `validate` |
+//! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings; folding them into a scene for Save | `fold` |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
 //! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `undo` |
 //! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
@@ -116,7 +116,7 @@ pub use clock_breakpoint::{
 };
 pub use condition::{BreakpointId, Condition, HitCount};
 pub use debugger::{Breakpoint, BreakpointHit, Debugger, SuspendReason, Suspension};
-pub use edit::{Edit, EditError, PreparedEdit};
+pub use edit::{Edit, EditError, Folded, PreparedEdit};
 pub use export::{chrome_trace, frame_range};
 pub use file_error::FileError;
 pub use flame::{FrameZones, Zone, ZoneDetail, ZoneKind, ZoneRing};
@@ -140,7 +140,7 @@ pub use pipeline::{
 pub use rapier_stage::RapierStage;
 pub use recording::{RecordedEdit, RecordedEvent, Recorder, Recording, Replay};
 pub use scene::{
-    Folded, InPlace, ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError,
+    InPlace, ParamsEditError, ParamsError, Registry, Scene, SceneBehaviour, SceneError,
     SceneErrorKind, SceneObject, WorldSettings,
 };
 pub use schedule::{Registration, Scheduler};

@@ -47,7 +47,7 @@
 //! the values that changed are rewritten where they stand, new objects are
 //! appended in the file's own style, and every comment stays (see
 //! `scene/rewrite.rs`). [`Scene::with_edits`] makes the scene to write from
-//! a session's edits (`scene/fold.rs`).
+//! a session's edits (`edit/fold.rs`).
 //!
 //! # Sessions
 //!
@@ -66,7 +66,6 @@
 //! | `scene/spans.rs` | where each object, behaviour and parameter block is in the text: sites to line and column |
 //! | `scene/io.rs` | load, parse, save, and loading a scene into a [`Pipeline`] |
 //! | `scene/params.rs` | a running behaviour given new parameters ([`Pipeline::set_behaviour_params`]) |
-//! | `scene/fold.rs` | a session's edits folded into the scene it came from ([`Scene::with_edits`]) |
 //! | `scene/text.rs` | the text as spans: where each field's value and each list item is |
 //! | `scene/rewrite.rs` | saving into the file in place, comments and layout kept ([`Scene::rewrite_in_place`]) |
 
@@ -90,7 +89,6 @@ use crate::rapier_stage::RapierStage;
 use crate::spawn::ObjectDesc;
 use crate::world::World;
 
-mod fold;
 mod io;
 mod params;
 mod registry;
@@ -99,7 +97,6 @@ mod spans;
 mod text;
 mod validate;
 
-pub use fold::Folded;
 pub use params::ParamsEditError;
 pub use registry::{BehaviourFactory, CreateError, ParamsError, Registry, parse_params};
 pub use rewrite::InPlace;

@@ -34,8 +34,12 @@
 //! are independent in physics), so its transform is re-solved against its
 //! parent's new pose; a bodyless child follows its parent, as it does live.
 
-use super::*;
-use crate::edit::Edit;
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::Edit;
+use crate::geometry::Pose;
+use crate::ids::ObjectId;
+use crate::scene::{Scene, SceneObject};
 
 /// A scene with a session's edits folded in (see the module docs).
 #[derive(Clone, Debug, PartialEq)]
@@ -148,9 +152,10 @@ fn find_mut(objects: &mut [SceneObject], id: u64) -> Option<&mut SceneObject> {
 
 /// Each object's parent and transform, by id.
 fn placements(scene: &Scene) -> BTreeMap<u64, (Option<u64>, Pose, bool)> {
-    flatten(scene)
+    scene
+        .all_objects()
         .into_iter()
-        .map(|(o, _, _)| (o.id, (o.parent, o.transform, o.body.is_some())))
+        .map(|o| (o.id, (o.parent, o.transform, o.body.is_some())))
         .collect()
 }
 
@@ -258,7 +263,7 @@ fn solve(parent: Pose, world: Pose) -> (Pose, bool) {
 /// Removes `id` and every object under it (nested, or naming it as parent).
 fn remove_object(scene: &mut Scene, id: u64) {
     let at = placements(scene);
-    let mut gone = std::collections::BTreeSet::from([id]);
+    let mut gone = BTreeSet::from([id]);
     loop {
         let more: Vec<u64> = at
             .iter()
@@ -270,7 +275,7 @@ fn remove_object(scene: &mut Scene, id: u64) {
         }
         gone.extend(more);
     }
-    fn retain(objects: &mut Vec<SceneObject>, gone: &std::collections::BTreeSet<u64>) {
+    fn retain(objects: &mut Vec<SceneObject>, gone: &BTreeSet<u64>) {
         objects.retain(|o| !gone.contains(&o.id));
         for o in objects {
             retain(&mut o.children, gone);
