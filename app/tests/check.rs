@@ -120,7 +120,7 @@ fn a_failing_check_names_the_object_subsystem_and_field_that_diverged_first() {
     // got one push less.
     let row = accumulator_row_at_30_hz(&s);
     assert_contains(
-        &row,
+        row,
         "DIFFERS: first difference at tick 2 (line 2): behaviour state of #2 changed first, and ",
     );
     // At 144 Hz three frames (three updates) pass before tick 1: the earliest
