@@ -49,7 +49,13 @@ fn coarse_zones_add_no_allocation_to_a_steady_tick() {
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(world, Box::new(NoPhysics), 1);
     p.set_zone_detail(ZoneDetail::Coarse);
-    let dt = |i: usize| if i.is_multiple_of(3) { 2.0 / 60.0 } else { 1.0 / 60.0 };
+    let dt = |i: usize| {
+        if i.is_multiple_of(3) {
+            2.0 / 60.0
+        } else {
+            1.0 / 60.0
+        }
+    };
     for i in 0..200 {
         p.step_frame(dt(i));
     }

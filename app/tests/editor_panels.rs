@@ -27,10 +27,10 @@ mod plot_field;
 mod time_readout;
 #[path = "editor_panels/undo.rs"]
 mod undo;
-#[path = "editor_panels/watches.rs"]
-mod watches;
 #[path = "editor_panels/viewport_drag.rs"]
 mod viewport_drag;
+#[path = "editor_panels/watches.rs"]
+mod watches;
 use support::editor::{
     DEFAULT_SIZE, add_frame_delta_over_10_ms_from, click, clock_tick, demo, editor, editor_sized,
     label_starting, open_scene, paused_comparing_from, show, status, status_once_suspended,

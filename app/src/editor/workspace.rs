@@ -319,7 +319,9 @@ impl Workspace {
                 linear.shares.set_share(own, viewport_share / 2.0);
                 linear.shares.set_share(viewport, viewport_share / 2.0);
             } else {
-                linear.shares.set_share(viewport, viewport_share + own_share);
+                linear
+                    .shares
+                    .set_share(viewport, viewport_share + own_share);
             }
         }
     }

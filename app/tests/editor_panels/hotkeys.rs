@@ -126,7 +126,10 @@ fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button
     let keyed_text = std::fs::read_to_string(&keyed_file).expect("Ctrl+B wrote the sidecar");
     let clicked_text = std::fs::read_to_string(&clicked_file).expect("the button wrote it");
     assert_eq!(keyed_text, clicked_text, "the same file");
-    assert!(keyed_text.ends_with(")\n"), "a text file's last line ends: {keyed_text:?}");
+    assert!(
+        keyed_text.ends_with(")\n"),
+        "a text file's last line ends: {keyed_text:?}"
+    );
     assert!(
         keyed_text.contains(&format!("tick: {tick}")) && keyed_text.contains("\"jump here\""),
         "{keyed_text}"

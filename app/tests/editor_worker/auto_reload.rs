@@ -318,3 +318,49 @@ fn a_suspended_worker_thread_looks_at_the_file_without_being_asked() {
     assert_eq!(view.clock.simulation_tick, 0);
     drop(thread);
 }
+
+#[test]
+fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_saved() {
+    let scene = scene_in("unsaved");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::Load(scene.clone()));
+    w.pump(DT);
+    // A move made in the editor, not saved.
+    send(Command::EditPose(
+        ObjectId(1),
+        stepframe_core::Pose::new(2.0, 1.0, 0.0),
+    ));
+    for _ in 0..3 {
+        w.pump(DT);
+    }
+    let _: Vec<Event> = ui.events.try_iter().collect();
+
+    write_elsewhere(&scene, &ball_scene("5.0"), 1);
+    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(
+        notices(&events),
+        vec![
+            "ball.ron changed on disk: not reloaded, the session has 1 unsaved edit the file \
+             does not (Ctrl+R reloads and drops them; Save asks before writing over the file)"
+        ]
+    );
+    assert_eq!(loads(&events), 0, "the edited session goes on");
+    let edits = latest_view(&ui).expect("a view").tape.edits.len();
+    assert_eq!(edits, 1, "the move is still the session's");
+
+    // Ctrl+R is the user's choice to drop it: the file's ball, no edits.
+    send(Command::Reload);
+    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Loaded { .. }));
+    assert_no_errors(&events);
+    let (view, pose) = ball(&ui);
+    assert_eq!(pose.y, 5.0);
+    assert!(view.tape.edits.is_empty());
+
+    // With nothing unsaved, the next change reloads by itself.
+    write_elsewhere(&scene, &ball_scene("7.0"), 2);
+    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(notices(&events), vec![RELOADED]);
+    assert_eq!(ball(&ui).1.y, 7.0);
+}

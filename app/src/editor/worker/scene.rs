@@ -67,6 +67,8 @@ impl Worker {
         self.history.clear();
         self.stop_fills();
         self.reset_tape();
+        // A new session: the file holds all of its (no) edits.
+        self.scene_watch.saved(0);
         self.view_request = None;
         self.viewing = None;
         // A draft tape belongs to the session it was edited in; a
@@ -132,8 +134,10 @@ impl Worker {
         match outcome {
             Ok(SaveOutcome::Written(notes)) => {
                 let path = loaded.path.clone();
-                // The editor's own write is no change to reload (`scene_watch`).
+                // The editor's own write is no change to reload, and it
+                // holds the session's edits (`scene_watch`).
                 self.scene_watch.knows(scene_watch::stamp(&path));
+                self.scene_watch.saved(scene_watch::scene_edits(&tape));
                 // Recovery points share the old scene; the session's is new.
                 self.scene = Some(Arc::new(loaded));
                 self.send_event(Event::Saved(path));
@@ -141,10 +145,13 @@ impl Worker {
                     self.send_event(Event::Notice(note));
                 }
             }
-            Ok(SaveOutcome::Unchanged) => self.send_event(Event::Notice(format!(
-                "no changes to save: {} already holds the running scene",
-                loaded.path.display()
-            ))),
+            Ok(SaveOutcome::Unchanged) => {
+                self.scene_watch.saved(scene_watch::scene_edits(&tape));
+                self.send_event(Event::Notice(format!(
+                    "no changes to save: {} already holds the running scene",
+                    loaded.path.display()
+                )))
+            }
             Ok(SaveOutcome::NeedsConfirmation(reason)) => self.send_event(Event::ConfirmSave {
                 path: to.map_or(loaded.path, Path::to_path_buf),
                 reason,

@@ -53,9 +53,20 @@
 //! - A missing file (deleted, or between an editor's delete and rename) is
 //!   not a change: the session goes on, and the file is compared again once
 //!   it is back.
+//!
+//! # Unsaved edits are never dropped by a file changed elsewhere
+//!
+//! A reload starts a new session, so the edits made in the editor since the
+//! last load or Save (a body dragged, an object duplicated or deleted, new
+//! parameters) would go with it. While there are such edits the file is not
+//! reloaded: a notice says so and how many, and the user chooses: Ctrl+R
+//! reloads (dropping them), Save asks before writing over the changed file.
+//! Time-setting changes do not count: a reload keeps them anyway.
 
 use std::path::Path;
 use std::time::{Duration, SystemTime};
+
+use stepframe_core::Edit;
 
 use super::Worker;
 use crate::editor::protocol::Event;
@@ -84,6 +95,18 @@ pub(super) struct SceneWatch {
     known: Option<Stamp>,
     /// A new stamp seen at the last look, acted on if the next sees it too.
     settling: Option<Stamp>,
+    /// How many of the session's edits the file holds (at the last load or
+    /// Save): more, or fewer after an undo, are unsaved.
+    saved_edits: usize,
+}
+
+/// The edits of a session a reload would lose: all but time settings
+/// (kept by a reload) and script reloads (the script file has them).
+pub(super) fn scene_edits(tape: &stepframe_core::Recording) -> usize {
+    tape.edits
+        .iter()
+        .filter(|e| !matches!(e.edit, Edit::Settings(_) | Edit::Reload { .. }))
+        .count()
 }
 
 /// What one look found.
@@ -102,6 +125,12 @@ impl SceneWatch {
     pub(super) fn knows(&mut self, known: Option<Stamp>) {
         self.known = known;
         self.settling = None;
+    }
+
+    /// The file now holds the session's first `edits` scene edits (0 after a
+    /// load; all of them after a Save).
+    pub(super) fn saved(&mut self, edits: usize) {
+        self.saved_edits = edits;
     }
 
     /// Compares the stamp `now` with what is known (see the module docs).
@@ -141,6 +170,16 @@ impl Worker {
             return;
         }
         let file = scene_file::name(&path);
+        let unsaved = scene_edits(&self.shown_tape());
+        if unsaved != self.scene_watch.saved_edits {
+            let n = unsaved.abs_diff(self.scene_watch.saved_edits).max(1);
+            self.send_event(Event::Notice(format!(
+                "{file} changed on disk: not reloaded, the session has {} the file does not \
+                 (Ctrl+R reloads and drops them; Save asks before writing over the file)",
+                crate::editor::panels::count(n as u64, "unsaved edit", "unsaved edits")
+            )));
+            return;
+        }
         match self.reload_scene(&path) {
             Ok(()) => {
                 self.send_event(Event::Notice(format!(
