@@ -14,7 +14,7 @@
 //! FixedUpdate, whether tick 31 is run by frame 31 of a 60 Hz run, frame 16 of a
 //! 30 Hz run, or frame 75 of a 144 Hz run.
 //!
-//! Replay is a [`TickInputSource`]: events are looked up by tick, never consumed,
+//! Replay is a [`TickInputSource`](crate::TickInputSource): events are looked up by tick, never consumed,
 //! so rewinding to a snapshot and running the same ticks again (the sync test, the
 //! editor's timeline) replays them again.
 //!

@@ -42,7 +42,7 @@ impl Replay {
     }
 
     /// A replay of a session recording, its edits prepared with the scene's
-    /// `registry` ([`Edit::prepare`]), so each applies at the start of its
+    /// `registry` ([`Edit::prepare`](crate::Edit::prepare)), so each applies at the start of its
     /// tick. An edit the registry refuses is an error naming it.
     pub fn with_registry(recording: Recording, registry: &Registry) -> Result<Replay, EditError> {
         let edits = recording
