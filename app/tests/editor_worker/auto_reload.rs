@@ -364,3 +364,56 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
     assert_eq!(notices(&events), vec![RELOADED]);
     assert_eq!(ball(&ui).1.y, 7.0);
 }
+
+/// After Save, Undo and a new edit the session has as many edits as the
+/// file holds, but not the same ones: the new move is unsaved, and a change
+/// on disk must not drop it (the check compared counts).
+#[test]
+fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
+    let scene = scene_in("save-undo");
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::Load(scene.clone()));
+    w.pump(DT);
+    let move_to = |x: f32| Command::EditPose(ObjectId(1), stepframe_core::Pose::new(x, 1.0, 0.0));
+    send(move_to(2.0));
+    w.pump(DT);
+    send(Command::Save { replace: true });
+    let events = pump_until(&mut w, &ui, 3, |e| matches!(e, Event::Saved(_)));
+    assert_no_errors(&events);
+    let saved = std::fs::read_to_string(&scene).expect("the scene");
+    assert!(saved.contains("x: 2.0"), "Save wrote the move: {saved}");
+    send(Command::Undo);
+    w.pump(DT);
+    send(move_to(3.0));
+    for _ in 0..3 {
+        w.pump(DT);
+    }
+    let _: Vec<Event> = ui.events.try_iter().collect();
+    // One edit, as many as the file holds, but not the one it holds.
+    let moved_to = |ui: &worker::UiEnd| {
+        let edits = latest_view(ui).expect("a view").tape.edits.clone();
+        assert_eq!(edits.len(), 1, "{edits:?}");
+        match &edits[0].edit {
+            stepframe_core::Edit::Pose { pose, .. } => pose.x,
+            other => panic!("a move, not {other:?}"),
+        }
+    };
+    assert_eq!(moved_to(&ui), 3.0, "the new move is the session's");
+
+    write_elsewhere(&scene, &ball_scene("5.0"), 1);
+    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(
+        notices(&events),
+        vec![
+            "ball.ron changed on disk: not reloaded, the session has 1 unsaved edit the file \
+             does not (Ctrl+R reloads and drops them; Save asks before writing over the file)"
+        ]
+    );
+    assert_eq!(loads(&events), 0, "the edited session goes on");
+    // A suspended worker publishes after a command: any will do.
+    send(Command::Select(None));
+    w.pump(DT);
+    assert_eq!(moved_to(&ui), 3.0, "the new move is still the session's");
+}

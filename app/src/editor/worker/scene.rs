@@ -68,7 +68,7 @@ impl Worker {
         self.stop_fills();
         self.reset_tape();
         // A new session: the file holds all of its (no) edits.
-        self.scene_watch.saved(0);
+        self.scene_watch.saved(Vec::new());
         self.view_request = None;
         self.viewing = None;
         // A draft tape belongs to the session it was edited in; a

@@ -66,7 +66,7 @@
 use std::path::Path;
 use std::time::{Duration, SystemTime};
 
-use stepframe_core::Edit;
+use stepframe_core::{Edit, RecordedEdit};
 
 use super::Worker;
 use crate::editor::protocol::Event;
@@ -95,18 +95,27 @@ pub(super) struct SceneWatch {
     known: Option<Stamp>,
     /// A new stamp seen at the last look, acted on if the next sees it too.
     settling: Option<Stamp>,
-    /// How many of the session's edits the file holds (at the last load or
-    /// Save): more, or fewer after an undo, are unsaved.
-    saved_edits: usize,
+    /// The session's scene edits the file holds (at the last load or Save).
+    /// The list, not its length: after a Save, an Undo and a new edit the
+    /// count is the same, but the file holds the undone edit, not the new one.
+    saved_edits: Vec<RecordedEdit>,
 }
 
 /// The edits of a session a reload would lose: all but time settings
 /// (kept by a reload) and script reloads (the script file has them).
-pub(super) fn scene_edits(tape: &stepframe_core::Recording) -> usize {
+pub(super) fn scene_edits(tape: &stepframe_core::Recording) -> Vec<RecordedEdit> {
     tape.edits
         .iter()
         .filter(|e| !matches!(e.edit, Edit::Settings(_) | Edit::Reload { .. }))
-        .count()
+        .cloned()
+        .collect()
+}
+
+/// How many edits of `now` the file does not hold, or of the file's the
+/// session no longer has (after an undo): past the lists' common start.
+fn unsaved_count(now: &[RecordedEdit], saved: &[RecordedEdit]) -> usize {
+    let common = now.iter().zip(saved).take_while(|(a, b)| a == b).count();
+    (now.len() - common).max(saved.len() - common)
 }
 
 /// What one look found.
@@ -127,9 +136,9 @@ impl SceneWatch {
         self.settling = None;
     }
 
-    /// The file now holds the session's first `edits` scene edits (0 after a
-    /// load; all of them after a Save).
-    pub(super) fn saved(&mut self, edits: usize) {
+    /// The file now holds the scene edits `edits` (none after a load; all
+    /// of the session's after a Save).
+    pub(super) fn saved(&mut self, edits: Vec<RecordedEdit>) {
         self.saved_edits = edits;
     }
 
@@ -170,9 +179,11 @@ impl Worker {
             return;
         }
         let file = scene_file::name(&path);
-        let unsaved = scene_edits(&self.shown_tape());
-        if unsaved != self.scene_watch.saved_edits {
-            let n = unsaved.abs_diff(self.scene_watch.saved_edits).max(1);
+        let n = unsaved_count(
+            &scene_edits(&self.shown_tape()),
+            &self.scene_watch.saved_edits,
+        );
+        if n > 0 {
             self.send_event(Event::Notice(format!(
                 "{file} changed on disk: not reloaded, the session has {} the file does not \
                  (Ctrl+R reloads and drops them; Save asks before writing over the file)",
