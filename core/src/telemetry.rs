@@ -208,6 +208,13 @@ impl Telemetry {
         self.records.is_empty()
     }
 
+    /// Raises the most records kept to `capacity` (never lowers it, so no
+    /// record goes): the editor's timeline grows its ring when the pacing
+    /// runs more frames a second, so that it still holds an hour.
+    pub fn grow_capacity(&mut self, capacity: usize) {
+        self.capacity = self.capacity.max(capacity);
+    }
+
     /// Most records kept.
     pub fn capacity(&self) -> usize {
         self.capacity
@@ -259,6 +266,23 @@ mod tests {
         assert_eq!(unseen, vec![5]);
         assert_eq!(t.records()[2].simulation_tick, 5);
         assert_eq!(t.records()[2].ticks, 1);
+    }
+
+    #[test]
+    fn a_grown_ring_keeps_what_it_has_and_then_holds_more() {
+        let mut p = Pipeline::new(TimeSettings::default());
+        let mut t = Telemetry::with_capacity(2);
+        for _ in 0..3 {
+            t.record(&p.step_frame(1.0 / 60.0), p.clock());
+        }
+        t.grow_capacity(4);
+        t.grow_capacity(1);
+        assert_eq!(t.capacity(), 4, "growing never shrinks");
+        for _ in 0..3 {
+            t.record(&p.step_frame(1.0 / 60.0), p.clock());
+        }
+        let frames: Vec<u64> = t.records().iter().map(|r| r.frame_index).collect();
+        assert_eq!(frames, vec![3, 4, 5, 6]);
     }
 
     /// The README's memory figure depends on it.

@@ -340,3 +340,32 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
         r.right()
     );
 }
+
+/// Issue 28: a plot button's lane landed below the fold at the default
+/// size, so the user had to scroll to find what they just added. The lane
+/// area now scrolls each new lane into view, at both sizes, with every clock
+/// lane open above it.
+#[test]
+fn a_lane_just_plotted_is_scrolled_into_view() {
+    for size in [DEFAULT_SIZE, MAXIMISED] {
+        let mut h = editor_sized(demo(), size);
+        h.run_steps(40);
+        click(&mut h, "⏸ Pause");
+        open_only(&mut h, &LaneId::ALL);
+        for (expr, lane) in [
+            ("obj(20).y", "lane Player #20 · y"),
+            ("obj(20).x", "lane Player #20 · x"),
+            ("obj(60).angle", "lane Guard #60 · angle"),
+        ] {
+            h.state_mut().act(Action::PlotWatch(expr.to_string()));
+            // Scrolling is animated: let it settle.
+            h.run_steps(12);
+            let tile = tile(&h);
+            let r = h.get_by_label(lane).rect();
+            assert!(
+                tile.contains_rect(r),
+                "{size:?}: {lane} at {r:?}, outside the timeline tile {tile:?}"
+            );
+        }
+    }
+}

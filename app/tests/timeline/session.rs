@@ -222,3 +222,28 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
         "the dt lane at {dt:?} is in view in the tile {tile:?}"
     );
 }
+
+/// Issue 28: uncapped pacing filled the one-hour ring (216,000 frames) in
+/// seconds. The ring now grows to hold the last hour at the pacing's rate,
+/// and the worker caps uncapped at 240 frames a second.
+#[test]
+fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
+    use stepframe_app::editor::protocol::{Command, Pacing};
+    let mut h = editor();
+    h.run_steps(2);
+    assert_eq!(h.state().panels().timeline.capacity(), 216_000, "60 Hz");
+    for (pacing, frames) in [
+        (Pacing::Hz(144), 144 * 3600),
+        (Pacing::Uncapped, 240 * 3600),
+        // Back to 60 Hz: nothing already held goes.
+        (Pacing::Hz(60), 240 * 3600),
+    ] {
+        h.state_mut().send(Command::SetPacing(pacing));
+        h.run_steps(3);
+        assert_eq!(
+            h.state().panels().timeline.capacity(),
+            frames,
+            "{pacing:?}: an hour of frames"
+        );
+    }
+}

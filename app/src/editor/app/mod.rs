@@ -331,6 +331,9 @@ impl EditorApp {
         while let Ok(view) = self.ui_end.views.try_recv() {
             self.published.live = Some(view);
         }
+        if let Some(live) = &self.published.live {
+            self.panels.timeline.hold_an_hour(live.pacing);
+        }
         while let Ok(view) = self.ui_end.past_views.try_recv() {
             self.published.past = Some(view);
         }

@@ -41,8 +41,9 @@ pub use view::{
 pub enum Pacing {
     /// A fixed display rate, frames per second (30, 60, 144...).
     Hz(u32),
-    /// As fast as the worker can go up to 1,000 frames a second (still
-    /// measuring real dt per frame), so the timeline's ring holds minutes.
+    /// As fast as the worker can go up to [`Pacing::UNCAPPED_MAX_HZ`] frames
+    /// a second (still measuring real dt per frame), so the timeline's ring
+    /// can hold an hour of them.
     Uncapped,
     /// Irregular frame lengths from a fixed-seed sequence (4 to 40 ms, with a
     /// 150 ms stall every 64 frames): the pacing the determinism tests use.
@@ -56,6 +57,15 @@ impl Default for Pacing {
 }
 
 impl Pacing {
+    /// Most frames a second [`Pacing::Uncapped`] runs. Unbounded, the demo
+    /// ran about 22,700 frames a second (issue 28): an hour of those is 82
+    /// million frame records (13 GiB). 240 is the fastest common display
+    /// rate, and a frame (4.2 ms) is still a quarter of a 60 Hz tick, which
+    /// is what uncapped pacing is for: most frames run no tick, and
+    /// interpolation alpha climbs between ticks (docs/timeline.md, *The
+    /// data*).
+    pub const UNCAPPED_MAX_HZ: u32 = 240;
+
     /// The choices the toolbar offers.
     pub const CHOICES: [Pacing; 5] = [
         Pacing::Hz(30),
@@ -72,6 +82,26 @@ impl Pacing {
             Pacing::Hz(hz) if hz > 0 => 1.0 / f64::from(hz),
             _ => 1.0 / 60.0,
         }
+    }
+
+    /// The most frames a second this pacing runs on average: what the
+    /// timeline's ring is sized by. Irregular frames are 4 to 40 ms (22 ms on
+    /// average, plus a stall every 64), so fewer than 60 a second.
+    pub fn max_rate(self) -> u32 {
+        match self {
+            Pacing::Hz(hz) => hz.max(1),
+            Pacing::Uncapped => Pacing::UNCAPPED_MAX_HZ,
+            Pacing::Irregular => 60,
+        }
+    }
+
+    /// Frame records the timeline keeps so that it holds the last hour at
+    /// this pacing: one hour at [`Pacing::max_rate`], and never fewer than
+    /// the default ring (an hour at 60 Hz). The ring is bounded in time this
+    /// way, not only in frames (docs/timeline.md, *The data*).
+    pub fn hour_of_frames(self) -> usize {
+        let hour = 3600 * self.max_rate() as usize;
+        hour.max(stepframe_core::telemetry::DEFAULT_CAPACITY)
     }
 
     /// Toolbar text.

@@ -463,6 +463,8 @@ pub(super) fn lanes_ui(
     }
     state.focused = any_focus;
     state.lanes_drawn = true;
+    // Scrolled to once, on the draw after it was added.
+    state.watch_lanes.reveal = None;
     state.hover_seq = hovered.and_then(|x| state.nearest(x));
     for lane in toggles {
         let l = state.lane_mut(lane);

@@ -392,6 +392,22 @@ impl TimelineState {
         timeline_controls_ui(ui, self, view, cmd);
     }
 
+    /// Grows the ring (and the watch lanes' values) to hold the last hour of
+    /// frames at `pacing`: 518,400 frames at 144 Hz, 864,000 uncapped. It
+    /// never shrinks, so a switch to a slower pacing loses nothing.
+    pub fn hold_an_hour(&mut self, pacing: crate::editor::protocol::Pacing) {
+        let frames = pacing.hour_of_frames();
+        if frames > self.telemetry.capacity() {
+            self.telemetry.grow_capacity(frames);
+            self.watch_lanes.max_values = self.watch_lanes.max_values.max(frames);
+        }
+    }
+
+    /// Most frames the ring keeps.
+    pub fn capacity(&self) -> usize {
+        self.telemetry.capacity()
+    }
+
     /// A timeline keeping at most `capacity` frames.
     pub fn with_capacity(capacity: usize) -> TimelineState {
         let mut state = TimelineState {

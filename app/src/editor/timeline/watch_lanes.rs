@@ -29,12 +29,19 @@ use crate::editor::shared::RunBView;
 /// and egui panics on a missing glyph).
 pub(crate) const REMOVE_ICON: &str = "🗙";
 
-/// Values kept per watch: as many frames as the telemetry ring keeps.
-const MAX_VALUES: usize = 216_000;
-
 /// The plotted watches and their values.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct WatchLanes {
+    /// Values kept per watch: as many frames as the telemetry ring keeps
+    /// (it grows with the ring, [`super::TimelineState::hold_an_hour`]).
+    pub max_values: usize,
+    /// The lane just added, which the lane area scrolls into view on its
+    /// next draw: a plot button's lane otherwise lands below the fold at the
+    /// default size, where the user has to look for it.
+    pub reveal: Option<String>,
+    /// The plotted list was taken once: lanes that come with the stored
+    /// layout are not "just added".
+    synced: bool,
     /// `(watch index, expression)` of each plotted watch, in list order
     /// (copied from the Watches tab).
     pub plotted: Vec<(usize, String)>,
@@ -45,6 +52,20 @@ pub struct WatchLanes {
     /// Per expression that reads one object's field: the lane's title, named
     /// after the object as the live view has it (see [`field_of`]).
     pub titles: BTreeMap<String, String>,
+}
+
+impl Default for WatchLanes {
+    fn default() -> WatchLanes {
+        WatchLanes {
+            max_values: stepframe_core::telemetry::DEFAULT_CAPACITY,
+            reveal: None,
+            synced: false,
+            plotted: Vec::new(),
+            values: BTreeMap::new(),
+            fills: BTreeMap::new(),
+            titles: BTreeMap::new(),
+        }
+    }
 }
 
 /// How far a lane's history fill has got.
@@ -76,8 +97,17 @@ impl WatchLanes {
     /// Takes the Watches tab's plotted list; values of expressions no longer
     /// plotted go.
     pub fn set_plotted(&mut self, plotted: Vec<(usize, String)>) {
+        let first = !std::mem::replace(&mut self.synced, true);
         if plotted == self.plotted {
             return;
+        }
+        if !first {
+            let added = plotted
+                .iter()
+                .rfind(|p| !self.plotted.iter().any(|o| o.1 == p.1));
+            if let Some((_, expr)) = added {
+                self.reveal = Some(expr.clone());
+            }
         }
         let kept = |e: &String| plotted.iter().any(|p| &p.1 == e);
         self.values.retain(|e, _| kept(e));
@@ -117,9 +147,9 @@ impl WatchLanes {
         let v = self.values.entry(expr.clone()).or_default();
         match v.back_mut() {
             Some(last) if last.0 == frame => last.1 = value,
-            Some(last) if last.0 > frame => merge(v, &[(frame, value)]),
+            Some(last) if last.0 > frame => merge(v, &[(frame, value)], self.max_values),
             _ => {
-                if v.len() == MAX_VALUES {
+                if v.len() >= self.max_values {
                     v.pop_front();
                 }
                 v.push_back((frame, value));
@@ -134,7 +164,7 @@ impl WatchLanes {
             return;
         }
         let v = self.values.entry(fill.expr.clone()).or_default();
-        merge(v, &fill.values);
+        merge(v, &fill.values, self.max_values);
         self.fills.insert(
             fill.expr.clone(),
             FillProgress {
@@ -152,16 +182,15 @@ impl WatchLanes {
 }
 
 /// Merges `older` (frame order) into `values` (frame order), keeping
-/// `values`' own at a frame both have, and at most [`MAX_VALUES`] (the
-/// oldest go).
-fn merge(values: &mut VecDeque<(u64, f64)>, older: &[(u64, f64)]) {
+/// `values`' own at a frame both have, and at most `max` (the oldest go).
+fn merge(values: &mut VecDeque<(u64, f64)>, older: &[(u64, f64)], max: usize) {
     let Some(last) = older.last() else {
         return;
     };
     if values.front().is_none_or(|f| last.0 < f.0) {
         // The usual case: a span older than everything kept.
         for &p in older.iter().rev() {
-            if values.len() == MAX_VALUES {
+            if values.len() >= max {
                 return;
             }
             values.push_front(p);
@@ -184,7 +213,7 @@ fn merge(values: &mut VecDeque<(u64, f64)>, older: &[(u64, f64)]) {
             (None, None) => break,
         }
     }
-    let skip = merged.len().saturating_sub(MAX_VALUES);
+    let skip = merged.len().saturating_sub(max);
     *values = merged.into_iter().skip(skip).collect();
 }
 
@@ -235,7 +264,15 @@ pub fn watch_lanes_ui(
             y_floor: 0.0,
             remove: Some(expr.clone()),
         };
+        let top = ui.cursor().min.y;
         input.merge(value_lane_ui(ui, &lane, range, dims, xs));
+        if lanes.reveal.as_ref() == Some(expr) {
+            let x = ui.max_rect().x_range();
+            ui.scroll_to_rect(
+                egui::Rect::from_x_y_ranges(x, top..=ui.cursor().min.y),
+                None,
+            );
+        }
     }
     input
 }

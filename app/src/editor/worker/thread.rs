@@ -11,10 +11,10 @@
 //! while a plotted watch is being filled from the history it fills one span
 //! a turn between commands until done), and the first frame after a resume
 //! measures from the resume, not from the pause.
-//! Uncapped pacing is the same loop at [`UNCAPPED_MAX_HZ`] (1,000 frames a
-//! second): every per-frame consumer (the timeline's ring, the rewind
-//! history's keyframe every 120 frames, the events the UI drains) is sized for
-//! a rate, and an unbounded one fills them all in seconds.
+//! Uncapped pacing is the same loop at [`Pacing::UNCAPPED_MAX_HZ`] (240
+//! frames a second): every per-frame consumer (the timeline's ring, the
+//! rewind history's keyframe every 120 frames, the events the UI drains) is
+//! sized for a rate, and an unbounded one fills them all in seconds.
 //!
 //! Recovery: hook panics are caught inside the pipeline, but a bug in the
 //! worker itself would end its thread. [`spawn`] catches that unwind at the top
@@ -305,18 +305,10 @@ fn irregular_pacer() -> FramePacer {
     FramePacer::irregular(IRREGULAR_SEED).with_stall_every(64, 0.150)
 }
 
-/// Most frames a second [`Pacing::Uncapped`] runs. Unbounded, the demo ran
-/// about 22,700 frames a second (issue 28) and filled the
-/// timeline's ring of 216,000 frames in 9.5 s; at 1,000 the ring holds the
-/// last 3.6 minutes, while a frame (1 ms) is still 16 times shorter than a
-/// 60 Hz tick, which is what uncapped pacing is for: most frames run no tick,
-/// and interpolation alpha climbs between ticks (docs/timeline.md, *The data*).
-const UNCAPPED_MAX_HZ: u32 = 1_000;
-
 fn period(pacing: Pacing, irregular: &mut FramePacer) -> Duration {
     match pacing {
         Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
-        Pacing::Uncapped => Duration::from_secs_f64(1.0 / f64::from(UNCAPPED_MAX_HZ)),
+        Pacing::Uncapped => Duration::from_secs_f64(1.0 / f64::from(Pacing::UNCAPPED_MAX_HZ)),
         Pacing::Irregular => Duration::from_secs_f64(irregular.next_dt()),
     }
 }
@@ -420,13 +412,25 @@ mod tests {
     use super::*;
 
     #[test]
-    fn uncapped_pacing_runs_at_most_a_thousand_frames_a_second() {
+    fn the_timeline_ring_holds_an_hour_at_every_pacing() {
         let mut irregular = irregular_pacer();
+        for pacing in Pacing::CHOICES {
+            // The shortest period the loop waits, against the ring's size.
+            let shortest = match pacing {
+                Pacing::Irregular => {
+                    let dts: Vec<f64> = (0..6_400).map(|_| irregular.next_dt()).collect();
+                    // Irregular frames vary: an hour of them is an hour of
+                    // their mean.
+                    dts.iter().sum::<f64>() / dts.len() as f64
+                }
+                _ => period(pacing, &mut irregular).as_secs_f64(),
+            };
+            let held = shortest * pacing.hour_of_frames() as f64;
+            assert!(held >= 3_599.9, "{pacing:?}: the ring holds {held} s");
+        }
+        // Uncapped has a cap, and a frame is still shorter than a 60 Hz tick.
         let p = period(Pacing::Uncapped, &mut irregular);
-        assert!(p >= Duration::from_millis(1), "{p:?}");
-        // The timeline's ring of 216,000 frames then holds 216 s: the last
-        // minute three times over (at 22,700 frames a second, 9.5 s).
-        let held = p.as_secs_f64() * stepframe_core::telemetry::DEFAULT_CAPACITY as f64;
-        assert!(held >= 180.0, "the ring holds {held} s");
+        assert!(p >= Duration::from_secs_f64(1.0 / 240.0), "{p:?}");
+        assert!(p.as_secs_f64() <= 0.25 / 60.0 + 1e-6, "{p:?}");
     }
 }
