@@ -3,13 +3,13 @@
 //! a tile of its own, and the layout kept across a restart through eframe's
 //! storage (here a file in a scratch folder).
 
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::Pane;
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 mod support;
-use support::editor::{DEFAULT_SIZE, click, demo, editor_sized, log_line};
+use support::editor::{DEFAULT_SIZE, click, demo, editor_sized, log_line, show};
 use support::scratch;
 use support::storage::{editor_with_storage, save_settings, store};
 
@@ -228,4 +228,69 @@ fn unreadable_stored_settings_are_reported_and_kept_byte_for_byte() {
         eframe::Storage::get_string(&stored, "stepframe-editor").is_some(),
         "the settings that did read are saved as always"
     );
+}
+
+/// Issue 28, item 7: at the default size, with each tab brought to the
+/// front in turn, no button, field, box or link is cut at its tile's side
+/// (a cut one is half a control, or none). Ticks in the thousands: a
+/// "Bookmark tick 1281" ran past the Bookmarks tile's right edge.
+#[test]
+fn at_the_default_size_no_control_is_cut_at_its_tiles_side() {
+    for size in [DEFAULT_SIZE, egui::vec2(1920.0, 1040.0)] {
+        no_control_is_cut(size);
+    }
+}
+
+fn no_control_is_cut(size: egui::Vec2) {
+    use egui::accesskit::Role;
+    let mut h = editor_sized(demo(), size);
+    // Four ticks a frame, to four-digit ticks quickly.
+    h.state_mut()
+        .send(stepframe_app::editor::Command::SetTimeScale(4.0));
+    h.run_steps(300);
+    click(&mut h, "⏸ Pause");
+    assert!(
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .expect("a view")
+            .clock
+            .simulation_tick
+            >= 1000,
+        "four-digit ticks"
+    );
+    let controls = [
+        Role::Button,
+        Role::TextInput,
+        Role::CheckBox,
+        Role::ComboBox,
+        Role::Link,
+        Role::Slider,
+        Role::SpinButton,
+    ];
+    for pane in Pane::ALL {
+        if !h.state().workspace().is_open(pane) {
+            continue;
+        }
+        show(&mut h, pane);
+        h.run_steps(2);
+        let Some(tile) = h.state().workspace().rect(pane) else {
+            continue;
+        };
+        for role in controls {
+            for node in h.query_all(egui_kittest::kittest::By::new().role(role)) {
+                let r = node.rect();
+                let inside_vertically = r.top() >= tile.top() && r.bottom() <= tile.bottom();
+                if !inside_vertically || !r.intersects(tile) {
+                    continue;
+                }
+                assert!(
+                    r.left() >= tile.left() - 0.5 && r.right() <= tile.right() + 0.5,
+                    "{size:?}, {pane:?}: the {role:?} {:?} at {r:?} is cut at its tile's side {tile:?}",
+                    node.accesskit_node().label()
+                );
+            }
+        }
+    }
 }

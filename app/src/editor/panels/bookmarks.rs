@@ -247,22 +247,27 @@ fn bookmarks_ui(
     }
     ui.horizontal(|ui| {
         let label = ui.label("Note");
-        ui.add(
-            egui::TextEdit::singleline(&mut state.note)
-                .hint_text("what happens here")
-                .desired_width(160.0),
-        )
-        .labelled_by(label.id);
-        let text = match tick {
-            Some(t) => format!("Bookmark tick {t}"),
-            None => "Bookmark".to_string(),
-        };
-        let add = ui
-            .add_enabled(tick.is_some() && state.scene.is_some(), egui::Button::new(text))
-            .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene (Ctrl+B)");
-        if add.clicked() {
-            state.add_shown(view, cmd);
-        }
+        // The button first, from the right edge: it grows with the tick's
+        // digits, and the note field takes what is left, so the button is
+        // never cut at the tile's side.
+        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+            let text = match tick {
+                Some(t) => format!("Bookmark tick {t}"),
+                None => "Bookmark".to_string(),
+            };
+            let add = ui
+                .add_enabled(tick.is_some() && state.scene.is_some(), egui::Button::new(text))
+                .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene (Ctrl+B)");
+            if add.clicked() {
+                state.add_shown(view, cmd);
+            }
+            ui.add(
+                egui::TextEdit::singleline(&mut state.note)
+                    .hint_text("what happens here")
+                    .desired_width(ui.available_width().min(240.0)),
+            )
+            .labelled_by(label.id);
+        });
     });
     ui.separator();
     if state.list.is_empty() {

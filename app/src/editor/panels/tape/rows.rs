@@ -85,6 +85,8 @@ pub(super) fn insert_row_ui(
     fixed_hz: u32,
 ) {
     ui.horizontal(|ui| {
+        // Closer than the default 8 px: the row must fit the narrow column.
+        ui.spacing_mut().item_spacing.x = 4.0;
         if ui
             .button("Insert")
             .on_hover_text("Insert this press or release into the tape")
@@ -104,8 +106,14 @@ pub(super) fn insert_row_ui(
         }
         ui.selectable_value(&mut st.insert_press, true, "press");
         ui.selectable_value(&mut st.insert_press, false, "release");
+        // The key box gives up width before "at" and the tick field are cut
+        // at a narrow tile's side (1280×800's right column is ~330 px). Its
+        // width follows the tile, never the key's name, so nothing moves.
+        // `after`: the box's own arrow and padding (~28 px beyond its
+        // width), "at", the tick field and the gaps between them.
+        let after = TICK_WIDTH + 3.0 * ui.spacing().item_spacing.x + 42.0;
         egui::ComboBox::from_id_salt("tape_key")
-            .width(KEY_WIDTH)
+            .width((ui.available_width() - after).clamp(24.0, KEY_WIDTH))
             .truncate()
             .selected_text(st.insert_key.clone())
             .show_ui(ui, |ui| {
