@@ -20,12 +20,18 @@
 //! run time) are named in a notice after the save, as is a move whose
 //! transform lands within an ulp of its pose rather than on it.
 //!
-//! Save As writes a fresh file (stepframe's layout) and asks only when the
-//! target exists; the new file then becomes the session's own.
+//! Save As writes the same in-place rewrite of the loaded text to the new
+//! file (comments and layout kept; stepframe's layout only when some change
+//! has no place, said in a notice), and asks only when the target exists;
+//! the new file then becomes the session's own. Into another folder, a
+//! script path the scene names relative to its folder would no longer reach
+//! the script, so it is rewritten relative to the new file (absolute when
+//! no relative path leads there) and a notice says so.
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::{Edit, InPlace, Pipeline, Registry, Scene, TimeSettings};
+use stepframe_core::{Edit, InPlace, Pipeline, Registry, Scene, SceneObject, TimeSettings};
+use stepframe_plugins::script::resolve_in;
 
 /// The scene of a session, kept for save and reload.
 #[derive(Clone, Debug)]
@@ -232,6 +238,7 @@ pub fn save_as(
     loaded: &mut LoadedScene,
     edits: &[&Edit],
     settings: TimeSettings,
+    registry: &Registry,
     path: &Path,
     overwrite: bool,
 ) -> Result<SaveOutcome, String> {
@@ -241,9 +248,101 @@ pub fn save_as(
             path.display()
         )));
     }
-    let (scene, notes) = edited(loaded, edits, settings);
-    write(loaded, scene, path.to_path_buf())?;
+    let (mut scene, mut notes) = edited(loaded, edits, settings);
+    let old_dir = folder_of(&loaded.path);
+    let new_dir = folder_of(path);
+    notes.extend(rebase_script_paths(&mut scene.objects, &old_dir, &new_dir));
+    let text = match Scene::rewrite_in_place(&loaded.text, path, &scene, registry) {
+        Ok(InPlace::Placed(text)) => text,
+        other => {
+            let why = match other {
+                Ok(InPlace::Unplaced(what)) => format!("no place for {}", what.join("; ")),
+                Err(e) => e.to_string(),
+                Ok(InPlace::Placed(_)) => unreachable!("handled above"),
+            };
+            notes.push(format!(
+                "{} is in stepframe's layout, without the comments of {} ({why})",
+                name(path),
+                name(&loaded.path)
+            ));
+            scene.to_ron().map_err(|e| e.to_string())?
+        }
+    };
+    stepframe_core::atomic_file::write(path, text.as_bytes())
+        .map_err(|e| format!("{}: cannot save the scene: {e}", path.display()))?;
+    loaded.path = path.to_path_buf();
+    loaded.scene = scene;
+    loaded.text = text;
     Ok(SaveOutcome::Written(notes))
+}
+
+/// The folder a scene file is in (`.` for a bare file name).
+fn folder_of(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// Points every Script behaviour's relative `path` that reaches a script
+/// from `old_dir` but would not reach the same file from `new_dir` at that
+/// file again, relative to `new_dir` (absolute if no relative path leads
+/// there). One note per rewritten path.
+fn rebase_script_paths(objects: &mut [SceneObject], old_dir: &Path, new_dir: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    let canonical = |p: PathBuf| std::fs::canonicalize(&p).ok();
+    let new_abs = canonical(new_dir.to_path_buf());
+    for object in objects {
+        for b in object.behaviours.iter_mut().filter(|b| b.name == "Script") {
+            let Some((start, end)) = quoted_path(&b.params) else {
+                continue;
+            };
+            let named = PathBuf::from(&b.params[start..end]);
+            if named.is_absolute() || named.to_string_lossy().starts_with("inline:") {
+                continue;
+            }
+            let Some(script) = canonical(resolve_in(old_dir, &named)) else {
+                continue;
+            };
+            if canonical(resolve_in(new_dir, &named)).as_ref() == Some(&script) {
+                continue;
+            }
+            let rebased = new_abs
+                .as_ref()
+                .and_then(|dir| pathdiff::diff_paths(&script, dir))
+                .unwrap_or_else(|| script.clone());
+            let text = rebased.to_string_lossy().replace('\\', "/");
+            if text.contains('"') {
+                continue;
+            }
+            notes.push(format!(
+                "{} #{}: script path {} rewritten as {text}, relative to the new file",
+                object.name,
+                object.id,
+                named.display()
+            ));
+            b.params.replace_range(start..end, &text);
+        }
+        notes.extend(rebase_script_paths(&mut object.children, old_dir, new_dir));
+    }
+    notes
+}
+
+/// Where the string after `path:` stands in a Script's parameter text
+/// (`(path: "scripts/patrol.rhai", vars: ...)`), without its quotes.
+fn quoted_path(params: &str) -> Option<(usize, usize)> {
+    let key = params.find("path")?;
+    let rest = &params[key + 4..];
+    let colon = rest.find(':')?;
+    if !rest[..colon].trim().is_empty() {
+        return None;
+    }
+    let open = key + 4 + colon + 1 + rest[colon + 1..].find('"')?;
+    if !params[key + 4 + colon + 1..open].trim().is_empty() {
+        return None;
+    }
+    let close = open + 1 + params[open + 1..].find('"')?;
+    Some((open + 1, close))
 }
 
 /// Writes `scene` freshly formatted to `path`, which becomes the file the

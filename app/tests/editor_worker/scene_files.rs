@@ -22,9 +22,14 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
     assert!(saved, "a Saved event");
     let registry = stepframe_app::player::registry(&demo());
     let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
+    // From its own folder: its script paths lead back to assets/scripts.
+    let registry = stepframe_app::player::registry(&out);
     let written = stepframe_core::Scene::load(&out, &registry).expect("the saved scene loads");
     assert_eq!(written.settings.time.time_scale, 0.5);
-    assert_eq!(written.objects, original.objects);
+    assert_eq!(written.objects.len(), original.objects.len());
+    for (w, o) in written.objects.iter().zip(&original.objects) {
+        assert_eq!((w.id, &w.name, w.transform), (o.id, &o.name, o.transform));
+    }
     assert_eq!(written.actions, original.actions);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -74,4 +79,131 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
         view.clock.simulation_tick, 30,
         "ten frames at scale 1, ten ticks"
     );
+}
+
+/// demo.ron and its scripts copied into `dir` laid out like `assets/`
+/// (`scenes/`, `scripts/`).
+fn assets_copy(dir: &std::path::Path) -> std::path::PathBuf {
+    let assets = demo()
+        .parent()
+        .and_then(std::path::Path::parent)
+        .expect("assets/scenes/demo.ron")
+        .to_path_buf();
+    for sub in ["scenes", "scripts"] {
+        std::fs::create_dir_all(dir.join(sub)).expect("scratch folders");
+        for entry in std::fs::read_dir(assets.join(sub))
+            .expect("assets")
+            .flatten()
+        {
+            std::fs::copy(entry.path(), dir.join(sub).join(entry.file_name())).expect("copy");
+        }
+    }
+    dir.join("scenes").join("demo.ron")
+}
+
+/// The state hash after `ticks` ticks of a headless run of the scene file.
+fn hash_after(scene: &std::path::Path, ticks: u64) -> u64 {
+    let registry = stepframe_app::player::registry(scene);
+    let loaded = stepframe_core::Scene::load(scene, &registry)
+        .unwrap_or_else(|e| panic!("{} loads: {e}", scene.display()));
+    let mut p = stepframe_core::Pipeline::new(stepframe_core::TimeSettings::default());
+    p.load_scene(&loaded, &registry)
+        .expect("the scene instantiates");
+    while p.clock().simulation_tick < ticks {
+        p.step_frame(DT);
+    }
+    p.state_hash()
+}
+
+/// Save As keeps the file's comments (the same in-place rewrite as Save),
+/// and into another folder it points the scripts' relative paths at the
+/// same scripts from there: the saved file loads, as the same world as a
+/// Save As beside the original, and Ctrl+R reloads it. Before, Save As wrote
+/// stepframe's layout (no comments) with `scripts/patrol.rhai` unchanged,
+/// which did not load from the new folder.
+#[test]
+fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
+    let dir = std::env::temp_dir().join(format!("stepframe-save-as-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let scene = assets_copy(&dir.join("game"));
+    let original = std::fs::read_to_string(&scene).expect("the copy");
+    let elsewhere = dir.join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).expect("a folder");
+    let moved = elsewhere.join("moved.ron");
+    let beside = dir.join("game").join("scenes").join("beside.ron");
+
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::Load(scene.clone()));
+    w.pump(DT);
+    send(Command::EditPose(
+        ObjectId(20),
+        stepframe_core::Pose::new(-12.0, 3.0, 0.0),
+    ));
+    w.pump(DT);
+    let mut events = Vec::new();
+    for path in [&beside, &moved] {
+        send(Command::SaveAs {
+            path: path.clone(),
+            overwrite: false,
+        });
+        w.pump(DT);
+        events.extend(ui.events.try_iter());
+    }
+    assert_no_errors(&events);
+    for path in [&beside, &moved] {
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Saved(p) if p == path)),
+            "saved {}: {events:?}",
+            path.display()
+        );
+        let written = std::fs::read_to_string(path).expect("written");
+        let comments: Vec<&str> = original.lines().filter(|l| l.contains("//")).collect();
+        assert_eq!(comments.len(), 18, "demo.ron's comment lines");
+        for c in comments {
+            assert!(written.contains(c), "{}: comment kept: {c}", path.display());
+        }
+    }
+    let moved_text = std::fs::read_to_string(&moved).expect("written");
+    assert!(
+        moved_text.contains(r#"path: "../game/scripts/patrol.rhai""#),
+        "{moved_text}"
+    );
+    assert!(
+        !std::fs::read_to_string(&beside)
+            .expect("written")
+            .contains("../"),
+        "beside the original, the paths stay as they were"
+    );
+    let notes: Vec<&String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice(t) if t.contains("script path") => Some(t),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("Guard #60") && n.contains("../game/scripts/patrol.rhai")),
+        "{notes:?}"
+    );
+    // The same world, bit for bit, and the moved player in it.
+    assert_eq!(hash_after(&moved, 120), hash_after(&beside, 120));
+    assert_ne!(hash_after(&moved, 120), hash_after(&scene, 120));
+    // The session's file is the new one now, and Ctrl+R reloads it.
+    send(Command::Reload);
+    w.pump(DT);
+    let events: Vec<Event> = ui.events.try_iter().collect();
+    assert_no_errors(&events);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Loaded { path, .. } if *path == moved)),
+        "{events:?}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
 }

@@ -128,7 +128,20 @@ impl Worker {
                 confirmed,
             ),
             Some(path) => {
-                scene_file::save_as(&mut loaded, &edits, self.settings(), path, confirmed)
+                // The new file's folder resolves its script paths.
+                let registry = self.registry_for_scene(path);
+                let saved = scene_file::save_as(
+                    &mut loaded,
+                    &edits,
+                    self.settings(),
+                    &registry,
+                    path,
+                    confirmed,
+                );
+                if matches!(saved, Ok(SaveOutcome::Written(_))) {
+                    self.registry = registry;
+                }
+                saved
             }
         };
         match outcome {
