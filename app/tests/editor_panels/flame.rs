@@ -172,3 +172,87 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
         "replayed zones are listed: {listed:?}"
     );
 }
+
+/// Sends a mouse wheel turn at the pointer and lets the smoothing finish.
+fn wheel(h: &mut Harness<'_, EditorApp>, at: egui::Pos2, lines: f32) {
+    h.hover_at(at);
+    h.run_steps(1);
+    h.event(egui::Event::MouseWheel {
+        unit: egui::MouseWheelUnit::Line,
+        delta: egui::vec2(0.0, lines),
+        phase: egui::TouchPhase::Move,
+        source: egui::MouseWheelSource::Wheel,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(20);
+}
+
+/// Tracy's zoom (issue 29, item 2's gaps): the wheel over a flame zooms it
+/// around the pointer, so a zone under the pointer grows and stays under
+/// it; a drag pans; a double click shows the whole frame again.
+#[test]
+fn the_wheel_zooms_a_flame_around_the_pointer_a_drag_pans_a_double_click_resets() {
+    let mut h = editor();
+    h.run_steps(90);
+    click_frame_at(&mut h, 0.5);
+    show(&mut h, Pane::Flame);
+    h.run_steps(3);
+    let flame = h.get_by_label("flame flame-live").rect();
+    let before = h.get_by_label("FixedUpdate priority -100").rect();
+    assert!(flame.contains_rect(before), "{before:?} in {flame:?}");
+    let at = before.center();
+    wheel(&mut h, at, 3.0);
+    let zoomed = h.get_by_label("FixedUpdate priority -100").rect();
+    assert!(
+        zoomed.width() > before.width() * 1.5,
+        "zoomed in: {} → {} wide",
+        before.width(),
+        zoomed.width()
+    );
+    assert!(
+        zoomed.left() <= at.x + 1.0 && zoomed.right() >= at.x - 1.0,
+        "the zone under the pointer stays under it: {zoomed:?} at x {}",
+        at.x
+    );
+    assert!(labels_starting(&h, "zoomed: double-click").len() <= 1);
+
+    // A drag to the left shows later time: the zone moves left with the
+    // pointer.
+    let start = egui::pos2(flame.center().x, flame.bottom() - 4.0);
+    h.drag_at(start);
+    h.run_steps(1);
+    let end = start - egui::vec2(60.0, 0.0);
+    h.hover_at(end);
+    h.run_steps(1);
+    h.drop_at(end);
+    h.run_steps(2);
+    let panned = h.get_by_label("FixedUpdate priority -100").rect();
+    assert!(
+        // Its right end: zoomed in, its start may lie left of the tab.
+        (zoomed.right() - panned.right() - 60.0).abs() <= 2.0,
+        "panned left with the pointer: {zoomed:?} → {panned:?}"
+    );
+
+    // A double click: the whole frame, as before the zoom.
+    let p = egui::pos2(flame.center().x, flame.bottom() - 4.0);
+    h.hover_at(p);
+    h.run_steps(1);
+    for _ in 0..2 {
+        for pressed in [true, false] {
+            h.event(egui::Event::PointerButton {
+                pos: p,
+                button: egui::PointerButton::Primary,
+                pressed,
+                modifiers: egui::Modifiers::NONE,
+            });
+        }
+        h.run_steps(1);
+    }
+    h.run_steps(2);
+    let reset = h.get_by_label("FixedUpdate priority -100").rect();
+    assert!(
+        (reset.width() - before.width()).abs() <= 0.5
+            && (reset.left() - before.left()).abs() <= 0.5,
+        "the whole frame again: {before:?}, now {reset:?}"
+    );
+}

@@ -279,23 +279,104 @@ fn slowest(zones: &FrameZones) -> Vec<usize> {
     leaves
 }
 
-/// The zones as boxes, one row per depth, on an axis from the frame's
-/// first zone to its last end; each box a hoverable widget named after its
+/// The part of a frame a flame shows, as fractions of the frame's span
+/// (Tracy's zoom): the wheel (or Ctrl+wheel, or a pinch) zooms around the
+/// pointer, a drag pans, a double click shows the whole frame again. Kept
+/// per flame in egui's memory, so it stays while the cursor moves from
+/// frame to frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlameWindow {
+    /// Start of the shown part, 0 = the frame's first zone.
+    pub lo: f64,
+    /// End of the shown part, 1 = the frame's last end.
+    pub hi: f64,
+}
+
+impl FlameWindow {
+    /// The whole frame.
+    pub const WHOLE: FlameWindow = FlameWindow { lo: 0.0, hi: 1.0 };
+    /// The narrowest part shown, as a fraction of the frame: a 10 ms frame
+    /// zooms down to 100 ns across the tab.
+    const NARROWEST: f64 = 1e-5;
+
+    /// Zoomed by `factor` (> 1 zooms in) around the fraction `at`.
+    fn zoomed(self, factor: f64, at: f64) -> FlameWindow {
+        let width = self.hi - self.lo;
+        let new = (width / factor).clamp(FlameWindow::NARROWEST, 1.0);
+        let lo = at - (at - self.lo) * new / width;
+        FlameWindow { lo, hi: lo + new }.clamped()
+    }
+
+    /// Moved by `by` (a fraction of the frame), kept inside it.
+    fn panned(self, by: f64) -> FlameWindow {
+        FlameWindow {
+            lo: self.lo + by,
+            hi: self.hi + by,
+        }
+        .clamped()
+    }
+
+    fn clamped(self) -> FlameWindow {
+        let width = (self.hi - self.lo).clamp(FlameWindow::NARROWEST, 1.0);
+        let lo = self.lo.clamp(0.0, 1.0 - width);
+        FlameWindow { lo, hi: lo + width }
+    }
+}
+
+/// The zoom and pan of the flame `salt` in the tab drawn by `ui`.
+pub fn flame_window(ctx: &egui::Context, id: egui::Id) -> FlameWindow {
+    ctx.data(|d| d.get_temp(id)).unwrap_or(FlameWindow::WHOLE)
+}
+
+/// The zones as boxes, one row per depth, on an axis over the shown part of
+/// the frame ([`FlameWindow`]); each box a hoverable widget named after its
 /// zone.
 fn flame_ui(ui: &mut Ui, zones: &FrameZones, labels: &Labels<'_>, salt: &str) {
     let all = zones.zones();
     let depth = all.iter().map(|z| z.depth).max().map_or(1, |d| d + 1);
     let height = f32::from(depth) * ROW + 16.0;
-    let (area, _) =
-        ui.allocate_exact_size(egui::vec2(ui.available_width(), height), Sense::hover());
-    let span = zones.span_ns().max(1) as f32;
-    let scale = area.width() / span;
+    let base = ui.scope_id().with(salt);
+    let (area, response) = ui.allocate_exact_size(
+        egui::vec2(ui.available_width(), height),
+        Sense::click_and_drag(),
+    );
+    response.widget_info(|| WidgetInfo::labeled(Role::Group, true, format!("flame {salt}")));
+    let window_id = base.with("window");
+    let mut window = flame_window(ui.ctx(), window_id);
+    if response.double_clicked() {
+        window = FlameWindow::WHOLE;
+    }
+    let width = f64::from(area.width().max(1.0));
+    if response.dragged() {
+        window =
+            window.panned(-f64::from(response.drag_delta().x) / width * (window.hi - window.lo));
+    }
+    if let Some(pointer) = response.hover_pos() {
+        let (wheel, pinch) = ui.input(|i| (i.smooth_scroll_delta.y, i.zoom_delta()));
+        let factor = (f64::from(wheel) * 0.006).exp() * f64::from(pinch);
+        if factor != 1.0 {
+            let at =
+                window.lo + f64::from(pointer.x - area.left()) / width * (window.hi - window.lo);
+            window = window.zoomed(factor, at);
+            // The wheel zooms here; the tab does not scroll as well.
+            ui.input_mut(|i| i.smooth_scroll_delta = egui::Vec2::ZERO);
+        }
+    }
+    ui.data_mut(|d| d.insert_temp(window_id, window));
+    let span = zones.span_ns().max(1) as f64;
+    let (from_ns, to_ns) = (window.lo * span, window.hi * span);
+    let scale = width / (to_ns - from_ns);
+    let x_of = |ns: u64| area.left() + ((ns as f64 - from_ns) * scale) as f32;
     let painter = ui.painter_at(area);
     let font = FontId::proportional(11.0);
-    let base = ui.scope_id().with(salt);
     for (i, zone) in all.iter().enumerate() {
-        let x0 = area.left() + zone.start_ns as f32 * scale;
-        let x1 = (area.left() + zone.end_ns as f32 * scale).max(x0 + 1.0);
+        if (zone.end_ns as f64) < from_ns || (zone.start_ns as f64) > to_ns {
+            continue;
+        }
+        // Clipped to the tab, so a zone zoomed far past its edges is a
+        // box on screen, not one thousands of points wide.
+        let x0 = x_of(zone.start_ns).max(area.left() - 1.0);
+        let x1 = x_of(zone.end_ns).min(area.right() + 1.0).max(x0 + 1.0);
         let y0 = area.top() + f32::from(zone.depth) * ROW;
         let rect = Rect::from_min_max(egui::pos2(x0, y0), egui::pos2(x1, y0 + ROW - 1.0));
         let name = labels.name(zones, zone);
@@ -333,14 +414,26 @@ fn flame_ui(ui: &mut Ui, zones: &FrameZones, labels: &Labels<'_>, salt: &str) {
     painter.text(
         egui::pos2(area.left(), axis_y),
         Align2::LEFT_CENTER,
-        "0 ms",
+        format!("{:.3} ms", from_ns / 1e6),
+        font.clone(),
+        text,
+    );
+    let hint = if window == FlameWindow::WHOLE {
+        "wheel: zoom · drag: pan · double-click: whole frame"
+    } else {
+        "zoomed: double-click for the whole frame"
+    };
+    painter.text(
+        egui::pos2(area.center().x, axis_y),
+        Align2::CENTER_CENTER,
+        hint,
         font.clone(),
         text,
     );
     painter.text(
         egui::pos2(area.right(), axis_y),
         Align2::RIGHT_CENTER,
-        format!("{:.3} ms", span / 1e6),
+        format!("{:.3} ms", to_ns / 1e6),
         font,
         text,
     );
