@@ -209,3 +209,43 @@ fn at_ten_thousand_objects_only_a_screenful_of_rows_is_laid_out() {
     assert_eq!(rows(&h), vec!["#4321".to_string()]);
     assert_eq!(label_starting(&h, "1 of "), "1 of 10000 objects");
 }
+
+/// Issue 29's gaps: folds were forgotten on restart, and one scene's folds
+/// (by object id) applied to another scene's objects. Each scene now opens
+/// folded as the user left it, this session or the last.
+#[test]
+fn folds_belong_to_their_scene_and_come_back_after_a_restart() {
+    let file = support::scratch("hierarchy-folds").join("storage.json");
+    let soft = demo().with_file_name("soft.ron");
+    let mut h = support::storage::editor_with_storage(demo(), &file);
+    h.run_steps(5);
+    click(&mut h, "⏸ Pause");
+    click(&mut h, "Fold Level");
+    assert!(h.query_by_label("Unfold Level").is_some(), "folded");
+    assert!(
+        h.query_by_label("Ground West").is_none(),
+        "its children hidden"
+    );
+
+    // soft.ron has an object #1 too: the demo's fold is not its.
+    support::editor::open_scene(&mut h, &soft);
+    h.run_steps(5);
+    assert_eq!(h.state().panels().hierarchy.fold_of(ObjectId(1)), None);
+    // Back to the demo: folded as it was left.
+    support::editor::open_scene(&mut h, &demo());
+    h.run_steps(5);
+    assert!(
+        h.query_by_label("Unfold Level").is_some(),
+        "the demo's fold came back"
+    );
+    support::storage::save(&mut h, &file);
+    drop(h);
+
+    let mut h = support::storage::editor_with_storage(demo(), &file);
+    h.run_steps(5);
+    assert!(
+        h.query_by_label("Unfold Level").is_some(),
+        "after a restart, Level is still folded"
+    );
+    assert!(h.query_by_label("Ground West").is_none());
+}

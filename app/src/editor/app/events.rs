@@ -110,6 +110,7 @@ impl EditorApp {
             Event::Resumed => self.follow_live(),
             Event::Loaded { path, objects, .. } => {
                 self.follow_live();
+                self.panels.hierarchy.on_loaded(&path);
                 self.panels.flame.forget();
                 // Measured ticks belong to the old world; B stays.
                 self.published.run_b.samples.clear();

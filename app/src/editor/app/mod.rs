@@ -27,6 +27,7 @@ use stepframe_core::LogLevel;
 
 use super::files::files_ui;
 use super::panels::Panels;
+use super::panels::hierarchy::HierarchySettings;
 use super::protocol::{Command, RecoveryPoint};
 use super::shared::{
     Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
@@ -173,6 +174,8 @@ const STORAGE_KEY: &str = "stepframe-editor";
 const TIMELINE_KEY: &str = "stepframe-timeline";
 /// Storage key of the watches: they persist with the layout.
 const WATCHES_KEY: &str = "stepframe-watches";
+/// Key the hierarchy's folds (per scene file) are stored under.
+const HIERARCHY_KEY: &str = "stepframe-hierarchy";
 
 impl EditorApp {
     /// Starts the worker and opens `config.scene` (playing it, or showing its
@@ -187,6 +190,7 @@ impl EditorApp {
         let timeline_settings: TimelineSettings = kept.read(cc.storage, TIMELINE_KEY);
         let workspace = Workspace::load(cc.storage);
         let watches: WatchesState = kept.read(cc.storage, WATCHES_KEY);
+        let hierarchy: HierarchySettings = kept.read(cc.storage, HIERARCHY_KEY);
         let (ui_end, worker_end) = worker::channels();
         let running = match config.driver {
             Driver::Thread => {
@@ -214,6 +218,7 @@ impl EditorApp {
         let mut commands = Commands::new(ui_end.commands.clone());
         let mut panels = Panels::default();
         panels.timeline.apply_settings(&timeline_settings);
+        panels.hierarchy.apply_settings(hierarchy);
         panels.viewport.restore(&persisted);
         panels.log.errors_only = persisted.log_errors_only;
         panels.files.restore(cc.storage);
@@ -590,6 +595,7 @@ impl eframe::App for EditorApp {
         kept.write(storage, STORAGE_KEY, &self.persisted_now());
         kept.write(storage, TIMELINE_KEY, &self.panels.timeline.settings());
         kept.write(storage, WATCHES_KEY, &self.panels.watches);
+        kept.write(storage, HIERARCHY_KEY, &self.panels.hierarchy.settings());
         self.panels.files.save(storage);
         self.workspace.save(storage);
     }

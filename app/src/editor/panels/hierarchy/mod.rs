@@ -22,7 +22,10 @@ mod rows;
 
 use std::collections::BTreeMap;
 
+use std::path::Path;
+
 use egui::{Align, Layout, Sense, UiBuilder};
+use serde::{Deserialize, Serialize};
 use stepframe_core::ObjectId;
 
 use crate::editor::protocol::{Command, ObjectView};
@@ -41,9 +44,82 @@ pub struct HierarchyPanel {
     /// Parents the user folded (`false`) or unfolded (`true`); any other
     /// parent follows `rows::OPEN_UP_TO`.
     folds: BTreeMap<ObjectId, bool>,
+    /// The scene file `folds` belong to.
+    scene: Option<String>,
+    /// The folds of every other scene opened, by file: a scene opens folded
+    /// as the user left it, this session or the last (they persist with the
+    /// layout), and one scene's ids never fold another's objects.
+    others: BTreeMap<String, Vec<(u64, bool)>>,
+}
+
+/// What the hierarchy keeps across runs: each scene's folds, by scene file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct HierarchySettings {
+    /// Scene file → `(object id, open)` for the parents the user folded or
+    /// unfolded.
+    pub folds: BTreeMap<String, Vec<(u64, bool)>>,
+}
+
+/// The key a scene's folds are kept under: its canonical path when it has
+/// one, so `./assets/scenes/demo.ron` and the absolute path are one scene.
+fn scene_key(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 impl HierarchyPanel {
+    /// A scene was loaded from `path` (opened, reloaded, or the start-up
+    /// scene): its own folds come back, the previous scene's are kept.
+    pub fn on_loaded(&mut self, path: &Path) {
+        let key = scene_key(path);
+        if self.scene.as_deref() == Some(key.as_str()) {
+            return;
+        }
+        if let Some(old) = self.scene.take() {
+            let folds = std::mem::take(&mut self.folds);
+            self.others.insert(
+                old,
+                folds.into_iter().map(|(id, open)| (id.0, open)).collect(),
+            );
+        }
+        self.folds = self
+            .others
+            .remove(&key)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(id, open)| (ObjectId(id), open))
+            .collect();
+        self.scene = Some(key);
+        self.revealed = None;
+    }
+
+    /// What the stored layout keeps.
+    pub fn settings(&self) -> HierarchySettings {
+        let mut folds = self.others.clone();
+        if let Some(scene) = &self.scene {
+            folds.insert(
+                scene.clone(),
+                self.folds.iter().map(|(id, open)| (id.0, *open)).collect(),
+            );
+        }
+        folds.retain(|_, f| !f.is_empty());
+        HierarchySettings { folds }
+    }
+
+    /// Takes the stored layout's folds (at start, before any scene loads).
+    pub fn apply_settings(&mut self, settings: HierarchySettings) {
+        self.others = settings.folds;
+    }
+
+    /// Whether the parent `id` is folded by the user (`Some(false)`),
+    /// unfolded (`Some(true)`), or as its size says (`None`).
+    pub fn fold_of(&self, id: ObjectId) -> Option<bool> {
+        self.folds.get(&id).copied()
+    }
+
     /// Draws the hierarchy.
     pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let Some(world) = view.shown() else {
