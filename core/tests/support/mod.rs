@@ -1,10 +1,14 @@
 //! Helpers the history test binaries share (and `tests/replay.rs`, which
-//! includes this file by path): the fixed ground their worlds stand on and
-//! the random sideways nudge their behaviours give. Each binary compiles this
-//! module and uses part of it.
+//! includes this file by path): the fixed ground their worlds stand on, the
+//! random sideways nudge their behaviours give, and the observer that keeps
+//! every tick's hash. Each binary compiles this module and uses part of it.
 #![allow(dead_code)]
 
-use stepframe_core::{BodyDesc, BodyKind, Ctx, ObjectDesc, ObjectId, Pose, Shape, Vec2};
+use std::sync::{Arc, Mutex};
+
+use stepframe_core::{
+    BodyDesc, BodyKind, Ctx, ObjectDesc, ObjectId, Pose, Shape, TickObserver, TickRecord, Vec2,
+};
 
 /// A fixed ground (object 1) whose top is at y = 0, `hx` m either side of
 /// x = 0.
@@ -22,4 +26,30 @@ pub fn ground(hx: f32) -> ObjectDesc {
 pub fn nudge(ctx: &mut Ctx, most: f32) {
     let nudge = ctx.rng().range(-most, most);
     ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+}
+
+/// Every tick's hash, in the order the session's observer saw them; a clone
+/// shares the list, so a test keeps one and installs the other.
+#[derive(Clone, Default)]
+pub struct Hashes(Arc<Mutex<Vec<(u64, u64)>>>);
+
+impl TickObserver for Hashes {
+    fn on_tick(&mut self, r: &TickRecord<'_>) {
+        self.0
+            .lock()
+            .expect("lock")
+            .push((r.clock.simulation_tick, r.hash));
+    }
+}
+
+impl Hashes {
+    /// The hash of `tick` (the newest, for a tick seen twice).
+    pub fn at(&self, tick: u64) -> u64 {
+        let seen = self.0.lock().expect("lock");
+        seen.iter()
+            .rev()
+            .find(|(t, _)| *t == tick)
+            .unwrap_or_else(|| panic!("tick {tick} was observed"))
+            .1
+    }
 }
