@@ -9,6 +9,7 @@ use std::path::Path;
 
 use stepframe_core::{Pose, Scene};
 
+use super::lines::changed_lines;
 use super::support::editor::demo_copy;
 use super::support::scratch;
 use super::*;
@@ -31,18 +32,6 @@ fn run(ui: &worker::UiEnd, w: &mut Worker, commands: Vec<Command>) -> Vec<Event>
     }
     w.pump(DT);
     ui.events.try_iter().collect()
-}
-
-/// The lines of `new` that differ from `old`'s (same number of lines), 1-based.
-fn changed_lines(old: &str, new: &str) -> Vec<(usize, String)> {
-    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
-    assert_eq!(a.len(), b.len(), "the number of lines changed");
-    a.iter()
-        .zip(&b)
-        .enumerate()
-        .filter(|(_, (x, y))| x != y)
-        .map(|(i, (_, y))| (i + 1, y.to_string()))
-        .collect()
 }
 
 /// Every line of `original` holding a comment is in `written`, unchanged.
