@@ -258,7 +258,7 @@ fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
     let hold = HeldFlags::armed();
     let _release = Release(hold.clone());
     let mut config = EditorConfig::threaded(scene);
-    config.behaviours = held::behaviours("Hold", Wait::Sleep, &hold);
+    config.behaviours = held::behaviours("Hold", Wait::Block, &hold);
     let mut h = harness_for(config);
     let nap = Duration::from_millis(5);
     step_until_within(&mut h, "the hold", Duration::from_secs(60), nap, |_| {
@@ -287,10 +287,10 @@ fn the_ui_stays_responsive_while_the_worker_is_held_in_a_tick() {
         revision,
         "the worker answered while it was held"
     );
-    assert!(!hold.released.load(Ordering::SeqCst));
+    assert!(!hold.is_released());
 
     // Once the worker is let go, the queued Pause and selection apply.
-    hold.released.store(true, Ordering::SeqCst);
+    hold.release();
     step_until_within(
         &mut h,
         "the queued pause and selection",

@@ -144,7 +144,7 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     step_until(&mut h, "play past the stuck tick", |h| {
         latest_live(h).is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > 130)
     });
-    assert!(!flags.released.load(Ordering::SeqCst));
+    assert!(!flags.is_released());
     assert!(h.state().published().worker_stuck.is_none());
     let _ = std::fs::remove_dir_all(&dir);
 }

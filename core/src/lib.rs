@@ -43,7 +43,7 @@
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
 //! | [`trace`] | tick records and the stable state hash | |
 //! | **3: user code and physics on the world** | | |
-//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table | `fields` |
+//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table | `ctx`, `fields` |
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |

@@ -10,6 +10,7 @@ use stepframe_core::{
     HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
     RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
+use support::Hashes;
 
 /// Pushes its body on the fixed jump edge and with a random sideways nudge.
 #[derive(Clone, Debug)]
@@ -386,30 +387,6 @@ fn a_rewind_across_a_settings_change_runs_the_new_settings_again() {
                 "every {every}, frame {frame}, tick {tick}"
             );
         }
-    }
-}
-
-/// Ticks and hashes an observer saw, in order.
-#[derive(Clone, Default)]
-struct Hashes(Arc<Mutex<Vec<(u64, u64)>>>);
-
-impl TickObserver for Hashes {
-    fn on_tick(&mut self, r: &TickRecord<'_>) {
-        self.0
-            .lock()
-            .expect("lock")
-            .push((r.clock.simulation_tick, r.hash));
-    }
-}
-
-impl Hashes {
-    fn at(&self, tick: u64) -> u64 {
-        let seen = self.0.lock().expect("lock");
-        seen.iter()
-            .rev()
-            .find(|(t, _)| *t == tick)
-            .unwrap_or_else(|| panic!("tick {tick} was observed"))
-            .1
     }
 }
 

@@ -14,26 +14,15 @@ use stepframe_core::{
 };
 use stepframe_core::{SceneErrorKind, SettingsError};
 
+mod support;
+use support::Probe;
+
 /// Parameters of the test behaviour: typed, defaults, unknown fields rejected.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 struct ProbeParams {
     speed: f32,
     label: String,
-}
-
-#[derive(Clone, Debug)]
-struct Probe {
-    speed: f32,
-}
-
-impl Behaviour for Probe {
-    fn name(&self) -> &str {
-        "Probe"
-    }
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        ctx.apply_force(ctx.me(), Vec2::new(self.speed, 0.0));
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -47,15 +36,7 @@ impl Behaviour for Noop {
 
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register_typed::<ProbeParams, _>("Probe", |p| {
-        if p.speed < 0.0 {
-            return Err(ParamsError::new(format!(
-                "speed must be >= 0, got {}",
-                p.speed
-            )));
-        }
-        Ok(Box::new(Probe { speed: p.speed }))
-    });
+    r.register_typed::<ProbeParams, _>("Probe", |p| Probe::build(p.speed));
     r.register("Noop", "()", |_| Ok(Box::new(Noop)));
     r
 }

@@ -11,9 +11,13 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    Behaviour, Ctx, Edit, InPlace, ObjectId, ParamsError, Pipeline, Pose, PreparedEdit, Registry,
-    Scene, SceneObject, TimeSettings, Vec2,
+    Edit, InPlace, ObjectId, Pipeline, Pose, PreparedEdit, Registry, Scene, SceneObject,
+    TimeSettings,
 };
+
+mod support;
+use support::Probe;
+use support::lines::changed_lines;
 
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -21,31 +25,9 @@ struct ProbeParams {
     speed: f32,
 }
 
-#[derive(Clone, Debug)]
-struct Probe {
-    speed: f32,
-}
-
-impl Behaviour for Probe {
-    fn name(&self) -> &str {
-        "Probe"
-    }
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        ctx.apply_force(ctx.me(), Vec2::new(self.speed, 0.0));
-    }
-}
-
 fn registry() -> Registry {
     let mut r = Registry::new();
-    r.register_typed::<ProbeParams, _>("Probe", |p| {
-        if p.speed < 0.0 {
-            return Err(ParamsError::new(format!(
-                "speed must be >= 0, got {}",
-                p.speed
-            )));
-        }
-        Ok(Box::new(Probe { speed: p.speed }))
-    });
+    r.register_typed::<ProbeParams, _>("Probe", |p| Probe::build(p.speed));
     r
 }
 
@@ -85,18 +67,6 @@ fn rewritten(edits: &[Edit]) -> String {
         Ok(InPlace::Placed(text)) => text,
         other => panic!("not placed: {other:?}"),
     }
-}
-
-/// The lines of `new` that differ from `old`'s (same count), 1-based.
-fn changed_lines(old: &str, new: &str) -> Vec<(usize, String)> {
-    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
-    assert_eq!(a.len(), b.len(), "line count changed:\n{new}");
-    a.iter()
-        .zip(&b)
-        .enumerate()
-        .filter(|(_, (x, y))| x != y)
-        .map(|(i, (_, y))| (i + 1, y.to_string()))
-        .collect()
 }
 
 /// Every comment of the odd scene, as written.

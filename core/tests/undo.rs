@@ -2,13 +2,14 @@
 //! edit is gone from the log, so the session, a past view, a rewind and the
 //! future are bit for bit those of a session that never had it.
 
-use std::sync::{Arc, Mutex};
+mod support;
 
 use stepframe_core::{
-    Behaviour, BodyDesc, BodyKind, Breakpoint, Condition, Ctx, Edit, History, HookKind, ObjectDesc,
-    ObjectId, Pipeline, Pose, Priority, RapierStage, Shape, SuspendReason, TickObserver,
-    TickRecord, TimeSettings, UndoError, Vec2, World,
+    Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit, History, HookKind, ObjectDesc, ObjectId,
+    Pipeline, Pose, Priority, RapierStage, Shape, SuspendReason, TimeSettings, UndoError, Vec2,
+    World,
 };
+use support::Hashes;
 
 const DT: f64 = 1.0 / 60.0;
 
@@ -22,22 +23,14 @@ impl Behaviour for Nudger {
         "Nudger"
     }
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        let nudge = ctx.rng().range(-3.0, 3.0);
-        ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
+        support::nudge(ctx, 3.0);
     }
 }
 
 /// Ground, and twelve balls in a pile (ids 10 to 21), every third nudged.
 fn pipeline() -> Pipeline {
     let mut w = World::new();
-    w.spawn(
-        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
-            .with_id(ObjectId(1))
-            .with_body(BodyDesc::with_kind(
-                BodyKind::Fixed,
-                Shape::Cuboid { hx: 20.0, hy: 0.5 },
-            )),
-    );
+    w.spawn(support::ground(20.0));
     for i in 0..12u64 {
         let x = (i % 4) as f32 * 1.1 - 2.0;
         let y = 1.0 + (i / 4) as f32 * 1.1;
@@ -52,31 +45,6 @@ fn pipeline() -> Pipeline {
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(w, Box::new(RapierStage::new(Vec2::new(0.0, -9.81))), 7);
     p
-}
-
-/// Every tick's hash, as the session's observer saw it (the newest for a
-/// tick seen twice).
-#[derive(Clone, Default)]
-struct Hashes(Arc<Mutex<Vec<(u64, u64)>>>);
-
-impl TickObserver for Hashes {
-    fn on_tick(&mut self, r: &TickRecord<'_>) {
-        self.0
-            .lock()
-            .expect("lock")
-            .push((r.clock.simulation_tick, r.hash));
-    }
-}
-
-impl Hashes {
-    fn at(&self, tick: u64) -> u64 {
-        let seen = self.0.lock().expect("lock");
-        seen.iter()
-            .rev()
-            .find(|(t, _)| *t == tick)
-            .unwrap_or_else(|| panic!("tick {tick} was observed"))
-            .1
-    }
 }
 
 /// One keyframe, at the start: every past view and rewind then replays the

@@ -137,11 +137,12 @@ fn the_module_maps_file_column_lists_each_modules_files() {
             .filter(|f| !f.is_empty())
             .collect();
         let dir = src.join(module);
+        // A file is `name.rs`, or a folder `name/` with its `mod.rs`.
         let present: BTreeSet<String> = if dir.is_dir() {
             std::fs::read_dir(&dir)
                 .expect("a module directory")
                 .map(|e| e.expect("an entry").path())
-                .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+                .filter(|p| p.extension().is_some_and(|e| e == "rs") || p.join("mod.rs").is_file())
                 .filter_map(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
                 .filter(|s| s != "mod")
                 .collect()

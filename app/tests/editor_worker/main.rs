@@ -19,6 +19,11 @@ mod save_in_place;
 mod scene_files;
 mod undo;
 
+#[path = "../../../core/tests/support/lines.rs"]
+mod lines;
+#[path = "../support/mod.rs"]
+mod support;
+
 use std::time::{Duration, Instant};
 
 use stepframe_app::editor::protocol::FrameTelemetry;

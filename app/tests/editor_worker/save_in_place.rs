@@ -5,35 +5,14 @@
 //! file with the original line by line, and the expected lines are copied
 //! from demo.ron by hand.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use stepframe_core::{Pose, Scene};
 
+use super::lines::changed_lines;
+use super::support::editor::demo_copy;
+use super::support::scratch;
 use super::*;
-
-/// demo.ron and the scripts it runs, copied into a fresh folder.
-fn demo_copy(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "stepframe-save-in-place-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    let assets = demo()
-        .parent()
-        .and_then(Path::parent)
-        .expect("assets/scenes/demo.ron")
-        .to_path_buf();
-    for sub in ["scenes", "scripts"] {
-        std::fs::create_dir_all(dir.join(sub)).expect("scratch folders");
-        for entry in std::fs::read_dir(assets.join(sub))
-            .expect("assets")
-            .flatten()
-        {
-            std::fs::copy(entry.path(), dir.join(sub).join(entry.file_name())).expect("copy");
-        }
-    }
-    dir.join("scenes").join("demo.ron")
-}
 
 /// A worker with `scene` open as a preview (suspended at tick 0).
 fn preview(scene: &Path) -> (worker::UiEnd, Worker) {
@@ -55,18 +34,6 @@ fn run(ui: &worker::UiEnd, w: &mut Worker, commands: Vec<Command>) -> Vec<Event>
     ui.events.try_iter().collect()
 }
 
-/// The lines of `new` that differ from `old`'s (same number of lines), 1-based.
-fn changed_lines(old: &str, new: &str) -> Vec<(usize, String)> {
-    let (a, b): (Vec<&str>, Vec<&str>) = (old.lines().collect(), new.lines().collect());
-    assert_eq!(a.len(), b.len(), "the number of lines changed");
-    a.iter()
-        .zip(&b)
-        .enumerate()
-        .filter(|(_, (x, y))| x != y)
-        .map(|(i, (_, y))| (i + 1, y.to_string()))
-        .collect()
-}
-
 /// Every line of `original` holding a comment is in `written`, unchanged.
 fn assert_comments_kept(original: &str, written: &str) {
     let kept: Vec<&str> = written.lines().collect();
@@ -83,7 +50,7 @@ fn bits(p: Pose) -> [u32; 3] {
 
 #[test]
 fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() {
-    let scene = demo_copy("move");
+    let scene = demo_copy(&scratch("save-in-place-move"));
     let original = std::fs::read_to_string(&scene).expect("the copy");
     let (ui, mut w) = preview(&scene);
     // The player (a root object at -12, 1) and Box 105 (under Box Pyramid
@@ -138,7 +105,7 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
     // The same worker machinery on the saved file, stepped alongside: the
     // same state hash at every tick. (And not the unedited demo's.)
     let (ui_saved, mut w_saved) = preview(&scene);
-    let unedited = demo_copy("move-unedited");
+    let unedited = demo_copy(&scratch("save-in-place-move-unedited"));
     let (ui_unedited, mut w_unedited) = preview(&unedited);
     let mut hashes = Vec::new();
     for _ in 0..10 {
@@ -164,7 +131,7 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
 
 #[test]
 fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line() {
-    let scene = demo_copy("duplicate");
+    let scene = demo_copy(&scratch("save-in-place-duplicate"));
     let original = std::fs::read_to_string(&scene).expect("the copy");
     let (ui, mut w) = preview(&scene);
     // Coin A (61) duplicated: id 240 (the demo's highest is 239), half a
@@ -238,7 +205,7 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
 
 #[test]
 fn a_file_changed_on_disk_since_it_was_loaded_is_not_overwritten_without_asking() {
-    let scene = demo_copy("changed");
+    let scene = demo_copy(&scratch("save-in-place-changed"));
     let (ui, mut w) = preview(&scene);
     let elsewhere = format!(
         "// edited elsewhere\n{}",

@@ -5,13 +5,14 @@
 //!
 //! It shares [`HeldFlags`] with its test: it says when the hold began, holds
 //! only once (a restarted session's copy runs on), and returns when the test
-//! sets `released` — which [`Release`] does on drop, so a failing test never
-//! leaves the harness joining a held thread.
+//! calls [`HeldFlags::release`] — which [`Release`] does on drop, so a
+//! failing test never leaves the harness joining a held thread. A blocked
+//! hold wakes on the release itself, not on a clock.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use stepframe_app::Behaviours;
@@ -20,9 +21,9 @@ use stepframe_core::{Behaviour, Ctx, Inspect};
 /// How the held hook waits.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Wait {
-    /// Sleeps a millisecond at a time, and gives up after a minute, so a UI
-    /// that blocked on the worker fails its test instead of hanging it.
-    Sleep,
+    /// Blocks until released, and gives up after a minute, so a UI that
+    /// blocked on the worker fails its test instead of hanging it.
+    Block,
     /// Spins without end, burning its core, as a hook stuck in a loop does.
     Spin,
 }
@@ -34,8 +35,11 @@ pub struct HeldFlags {
     pub armed: AtomicBool,
     /// Set as the hold begins.
     pub entered: AtomicBool,
-    /// Set by the test: the hook returns.
-    pub released: AtomicBool,
+    /// Set by [`HeldFlags::release`]: the hook returns.
+    released: AtomicBool,
+    /// Wakes a blocked hold when `released` is set (the lock guards the
+    /// check and the set, so a release is never missed between the two).
+    wake: (Mutex<()>, Condvar),
 }
 
 impl HeldFlags {
@@ -45,7 +49,30 @@ impl HeldFlags {
             armed: AtomicBool::new(true),
             entered: AtomicBool::new(false),
             released: AtomicBool::new(false),
+            wake: (Mutex::new(()), Condvar::new()),
         })
+    }
+
+    /// Lets the hold go: the hook returns.
+    pub fn release(&self) {
+        let (lock, woken) = &self.wake;
+        let _guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        self.released.store(true, Ordering::SeqCst);
+        woken.notify_all();
+    }
+
+    /// Whether [`HeldFlags::release`] was called.
+    pub fn is_released(&self) -> bool {
+        self.released.load(Ordering::SeqCst)
+    }
+
+    /// Blocks until released, or `most` has passed.
+    fn block_until_released(&self, most: Duration) {
+        let (lock, woken) = &self.wake;
+        let guard = lock.lock().unwrap_or_else(PoisonError::into_inner);
+        let _ = woken
+            .wait_timeout_while(guard, most, |_| !self.is_released())
+            .unwrap_or_else(PoisonError::into_inner);
     }
 }
 
@@ -55,7 +82,7 @@ pub struct Release(pub Arc<HeldFlags>);
 
 impl Drop for Release {
     fn drop(&mut self) {
-        self.0.released.store(true, Ordering::SeqCst);
+        self.0.release();
     }
 }
 
@@ -97,15 +124,10 @@ impl Behaviour for Held {
         }
         self.flags.entered.store(true, Ordering::SeqCst);
         match self.wait {
-            Wait::Sleep => {
-                let t0 = Instant::now();
-                while !self.flags.released.load(Ordering::SeqCst)
-                    && t0.elapsed() < Duration::from_secs(60)
-                {
-                    std::thread::sleep(Duration::from_millis(1));
-                }
-            }
+            Wait::Block => self.flags.block_until_released(Duration::from_secs(60)),
             Wait::Spin => {
+                // Intrinsic: the stuck-hook test is of a watchdog on real
+                // time, so the hook must really burn it, not wait politely.
                 while !self.flags.released.load(Ordering::Relaxed) {
                     std::hint::spin_loop();
                 }

@@ -46,7 +46,7 @@
 //! Saving into a file a person wrote is [`Scene::rewrite_in_place`]: only
 //! the values that changed are rewritten where they stand, new objects are
 //! appended in the file's own style, and every comment stays (see
-//! `scene/rewrite.rs`). [`Scene::with_edits`] makes the scene to write from
+//! `scene/rewrite/`). [`Scene::with_edits`] makes the scene to write from
 //! a session's edits (`edit/fold.rs`).
 //!
 //! # Sessions
@@ -67,7 +67,7 @@
 //! | `scene/io.rs` | load, parse, save, and loading a scene into a [`Pipeline`] |
 //! | `scene/params.rs` | a running behaviour given new parameters ([`Pipeline::set_behaviour_params`]) |
 //! | `scene/text.rs` | the text as spans: where each field's value and each list item is |
-//! | `scene/rewrite.rs` | saving into the file in place, comments and layout kept ([`Scene::rewrite_in_place`]) |
+//! | `scene/rewrite/` | saving into the file in place, comments and layout kept ([`Scene::rewrite_in_place`]): literals in place (`literals.rs`), new objects appended (`append.rs`), removed ones cut (`remove.rs`) |
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -21,8 +21,10 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | this one | [`Worker`]: commands, frames, rewinds, the tick observer |
+//! | this one | [`Worker`]: commands, frames, the time settings, the tick observer |
 //! | `publish` | telemetry, events and views to the UI, in order |
+//! | `recovery` | recovery points to the UI, and the worker restarted from one |
+//! | `rewind` | Resume from here: back to the end of a kept tick through the history |
 //! | `view` | a [`WorldView`](super::protocol::WorldView) built from a pipeline (live or past) |
 //! | `tap` | the one tick observer of live session, fork and history scan; a tick measured against run B |
 //! | `scene` | Open, Reload, Save, Save As |
@@ -44,6 +46,8 @@ mod edits;
 mod flame;
 mod fork;
 mod publish;
+mod recovery;
+mod rewind;
 mod scene;
 mod scene_watch;
 mod scripts;
@@ -66,11 +70,10 @@ use stepframe_core::{
 };
 use stepframe_plugins::ScriptHost;
 
+pub use recovery::RECOVERY_EVERY;
 pub use thread::{UiEnd, WorkerEnd, WorkerThread, channels, panic_text, spawn, spawn_with};
 
-use super::protocol::{
-    BreakpointBook, Command, Event, FrameTelemetry, HostState, Pacing, RecoveryPoint,
-};
+use super::protocol::{BreakpointBook, Command, FrameTelemetry, Pacing, RecoveryPoint};
 use super::scene_file::LoadedScene;
 use tap::{TickNews, TickTap};
 
@@ -82,15 +85,6 @@ const MAX_LOG_BATCH: usize = 4096;
 
 /// Real frame times kept for the worker's own rate (one second at 60 Hz).
 const RATE_WINDOW: usize = 60;
-
-/// Most wall time between two recovery points while the session runs: a
-/// restart after a worker bug loses at most this much play. Measured (release,
-/// 2 shared cores, `Pipeline::snapshot` 50 times in a row): demo.ron at tick
-/// 600 takes 0.33 to 0.40 ms and about 306 KiB a snapshot; the 10,000-behaviour
-/// panic scene of the worker soak 3.2 to 4.7 ms and about 2.3 MiB. Once a
-/// second that is under 0.05% of the worker's time for the demo, under 0.5%
-/// for the big scene.
-pub const RECOVERY_EVERY: Duration = Duration::from_secs(1);
 
 /// The session owner. See the module docs.
 pub struct Worker {
@@ -266,75 +260,12 @@ impl Worker {
         }
     }
 
-    /// A worker that continues a session from `point` (the editor's restart
-    /// after its worker died): the snapshot restored, the scene kept for Save
-    /// and Reload, suspended (paused) at the snapshot's tick. The rewind
-    /// history starts empty there. It sends `point`'s state back at once as
-    /// its first recovery point. Breakpoints, selection and time settings
-    /// changed since the point are the UI's to send again. Build it on the
-    /// worker's own thread ([`spawn_with`]): restoring clones every behaviour.
-    pub fn restart(
-        out: WorkerEnd,
-        pacing: Pacing,
-        repaint: Option<egui::Context>,
-        point: RecoveryPoint,
-    ) -> Worker {
-        let mut worker = Worker::new(out, pacing, repaint);
-        // The snapshot's Script behaviours run on the dead worker's host:
-        // keep it, so the code pane's breakpoints still reach them.
-        worker.scripts = point.scripts.clone();
-        if let Some(scene) = point.scene_path() {
-            worker.registry = worker.registry_for_scene(scene);
-        }
-        worker.pipeline.restore(
-            &point
-                .snapshot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        worker.pipeline.pause();
-        worker.settings_in_force = *worker.pipeline.settings();
-        worker.state_hash = worker.pipeline.state_hash();
-        worker.scene = point.scene.clone();
-        // Changes from here on reload (one made while no worker ran is not seen).
-        if let Some(scene) = point.scene_path() {
-            worker.scene_watch.knows(scene_watch::stamp(scene));
-        }
-        // The dead worker's own state, as of its newest point.
-        let host = point.host.clone();
-        worker.pipeline.set_debugger(host.debugger);
-        worker.book = host.book;
-        worker.history.set_budget(host.budget);
-        worker.selected = host.selected;
-        if host.settings != *worker.pipeline.settings() {
-            // Applied at the next frame boundary, as the toolbar's are.
-            let _ = worker
-                .history
-                .set_settings(&mut worker.pipeline, host.settings);
-        }
-        worker.send_recovery_point();
-        let (tick, frame) = (point.tick(), point.frame());
-        worker.send_event(Event::Restarted { tick, frame });
-        // The UI shows the restarted session at once, before any command.
-        worker.publish();
-        worker
-    }
-
     /// This worker with scenes naming `behaviours` (a game's binary: its own
     /// beside the built-ins) from now on, including the open scene's
     /// parameter edits and a fork's branch.
     pub fn with_behaviours(mut self, behaviours: crate::Behaviours) -> Worker {
         self.behaviours = behaviours;
         self.registry = self.registry_on(&self.scripts);
-        self
-    }
-
-    /// This worker with its recovery cadence ([`RECOVERY_EVERY`]) read from
-    /// `clock`: a test's [`stepframe_core::ManualTime`] makes "a second of
-    /// running has passed" a call, not a sleep.
-    pub fn with_wall_clock(mut self, clock: WallClock) -> Worker {
-        self.last_recovery = clock.now();
-        self.wall = clock;
         self
     }
 
@@ -549,59 +480,6 @@ impl Worker {
         }
     }
 
-    /// Sends a snapshot of the session, between frames, to the UI (latest wins).
-    fn send_recovery_point(&mut self) {
-        self.last_recovery = self.wall.now();
-        let point = RecoveryPoint {
-            snapshot: Arc::new(std::sync::Mutex::new(self.pipeline.snapshot())),
-            at: (
-                self.pipeline.stepper().completed_ticks(),
-                self.pipeline.clock().frame_index,
-            ),
-            host: self.host_state(),
-            scene: self.scene.clone(),
-            scripts: self.scripts.clone(),
-        };
-        self.out.recovery.send(point.clone());
-        self.last_point = Some(point);
-    }
-
-    /// The worker's own state beside the session, for recovery points.
-    fn host_state(&self) -> HostState {
-        HostState {
-            debugger: self.pipeline.debugger().clone(),
-            settings: self.settings(),
-            selected: self.selected,
-            budget: self.history.budget(),
-            book: self.book.clone(),
-        }
-    }
-
-    /// Sends the last recovery point again if the host state changed since
-    /// (a breakpoint, a setting, the selection): a restart then brings the
-    /// newest back. The snapshot is shared, so this costs no copy of it.
-    fn refresh_recovery_point(&mut self) {
-        let Some(point) = &self.last_point else {
-            return;
-        };
-        let host = &point.host;
-        let debugger = self.pipeline.debugger();
-        let same = host.debugger.breakpoints() == debugger.breakpoints()
-            && host.debugger.clock_breakpoints() == debugger.clock_breakpoints()
-            && host.settings == self.settings()
-            && host.selected == self.selected
-            && host.budget == self.history.budget();
-        if same {
-            return;
-        }
-        let point = RecoveryPoint {
-            host: self.host_state(),
-            ..point.clone()
-        };
-        self.out.recovery.send(point.clone());
-        self.last_point = Some(point);
-    }
-
     fn play(&mut self) {
         if self.is_suspended() {
             let t0 = Instant::now();
@@ -611,63 +489,6 @@ impl Worker {
             let report = self.history.resume(&mut self.pipeline, &inputs);
             self.record(report, 0.0, t0);
         }
-    }
-
-    /// "Resume from here": rewinds to the end of `tick`, suspended there.
-    /// Returns whether it did.
-    fn rewind(&mut self, tick: u64) -> bool {
-        // Branch B followed the future being dropped.
-        self.discard_fork(true);
-        self.drain_ticks();
-        self.pending_inputs.clear();
-        let result = if self.at_untouched_start(tick) {
-            // Nothing ran since the session began (a scene just opened or a
-            // fork just adopted): it already stands at the end of `tick`.
-            Ok(())
-        } else {
-            self.history.rewind_to_tick(&mut self.pipeline, tick)
-        };
-        match result {
-            Ok(()) => {
-                // The replay runs without the tick observer: the hash comes
-                // from the pipeline. The recording keeps the rewound branch
-                // until the session runs on from here (`tape`).
-                self.state_hash = self.pipeline.state_hash();
-                self.settings_in_force = *self.pipeline.settings();
-                self.rewound_to = Some(tick);
-                self.rewound_tape = None;
-                self.viewing = None;
-                // What A measured after the tick is being run again.
-                if let Some(b) = self.run_b.as_mut()
-                    && b.first.is_some_and(|f| f.tick > tick)
-                {
-                    b.first = None;
-                }
-                self.send_event(Event::Rewound(tick));
-                let dropped = self.edits_after(tick);
-                if dropped > 0 {
-                    self.send_event(Event::Notice(format!(
-                        "resumed from tick {tick}: {dropped} {} made after it {} out of the new \
-                         future, as the tape's later edges do",
-                        if dropped == 1 { "edit" } else { "edits" },
-                        if dropped == 1 { "drops" } else { "drop" },
-                    )));
-                }
-                true
-            }
-            Err(e) => {
-                self.error(format!("cannot resume from tick {tick}: {e}"));
-                false
-            }
-        }
-    }
-
-    /// Whether the session stands at the end of `tick` with nothing run
-    /// since its history began: the history then holds no keyframe yet (the
-    /// first is taken by the first frame), and the state to go back to, or
-    /// to fork from, is the session as it is.
-    fn at_untouched_start(&self, tick: u64) -> bool {
-        self.history.oldest_tick().is_none() && self.pipeline.stepper().completed_ticks() == tick
     }
 
     /// Time settings as chosen: the ones the next frame runs with (a change

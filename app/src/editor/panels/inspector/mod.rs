@@ -285,11 +285,12 @@ fn behaviours_ui(
                     ui.label(RichText::new(format!("params: {authored}")).monospace())
                         .on_hover_text("Parameters as the session runs them (RON)");
                 }
+                let key = (sel.id, k);
                 if editable && !authored.is_empty() {
-                    params_ui(ui, cmd, edits, sel.id, k, authored);
+                    params_ui(ui, cmd, edits, key, &state.name, authored, ParamsRun::Live);
                 }
                 if b_editable {
-                    params_b_ui(ui, cmd, edits, sel.id, k, &state.name, authored);
+                    params_ui(ui, cmd, edits, key, &state.name, authored, ParamsRun::B);
                 }
                 if state.fields.is_empty() {
                     state_text_ui(ui, sel.id, k, &state.state);
@@ -368,75 +369,91 @@ fn state_text_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, text: &str) 
         });
 }
 
-/// The live session's parameters of one behaviour: a RON field and Apply
-/// (an edit through the history, from the next hook call on).
+/// Whose parameters a field edits: the live session's, or a what-if fork's
+/// branch B's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ParamsRun {
+    /// The live session: Apply is an edit through the history, from the
+    /// next hook call on.
+    Live,
+    /// Branch B: Set in B changes B's copy only, from B's next tick.
+    B,
+}
+
+/// The words of a parameters field: all that tells one run's from the
+/// other's.
+struct ParamsField {
+    /// The label on the button's row, which names the field.
+    label: String,
+    /// The button's text.
+    button: &'static str,
+    /// Whether the button can be clicked.
+    enabled: bool,
+    /// What the button does, on hover.
+    button_hover: &'static str,
+    /// What the field holds, on hover.
+    field_hover: &'static str,
+    /// The field's id, with the object and the behaviour's index.
+    salt: &'static str,
+}
+
+/// One behaviour's parameters (`key`: the object and the behaviour's index)
+/// for `run`: a label and a button on one row, then a RON field, kept in
+/// `edits` between frames; the button sends the field's text.
 fn params_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
     edits: &mut EditBuffers,
-    object: ObjectId,
-    index: usize,
-    authored: &str,
-) {
-    let text = edits
-        .params
-        .entry((object, index))
-        .or_insert_with(|| authored.to_string());
-    let label = ui.horizontal(|ui| {
-        let label = ui.label("edit params");
-        let changed = text.trim() != authored;
-        if ui
-            .add_enabled(changed, egui::Button::new("Apply parameters"))
-            .on_hover_text(
-                "The behaviour runs with these parameters from its next hook call and keeps its \
-                 state; an edit the rewind history repeats",
-            )
-            .clicked()
-        {
-            cmd.send(Command::EditParams {
-                object,
-                index,
-                params: text.clone(),
-            });
-        }
-        label
-    });
-    ui.add(
-        egui::TextEdit::multiline(text)
-            .code_editor()
-            .desired_rows(2)
-            .desired_width(f32::INFINITY)
-            .id_salt(("params", object, index)),
-    )
-    .labelled_by(label.inner.id)
-    .on_hover_text("The parameters, RON, checked as a scene load checks them");
-}
-
-/// B's parameters of one behaviour: a RON field and Apply to B.
-fn params_b_ui(
-    ui: &mut egui::Ui,
-    cmd: &mut Commands,
-    edits: &mut EditBuffers,
-    object: ObjectId,
-    index: usize,
+    key: (ObjectId, usize),
     name: &str,
     authored: &str,
+    run: ParamsRun,
 ) {
-    let text = edits
-        .params_b
-        .entry((object, index))
-        .or_insert_with(|| authored.to_string());
+    let buffers = match run {
+        ParamsRun::Live => &mut edits.params,
+        ParamsRun::B => &mut edits.params_b,
+    };
+    let text = buffers.entry(key).or_insert_with(|| authored.to_string());
+    let field = match run {
+        ParamsRun::Live => ParamsField {
+            label: "edit params".to_string(),
+            button: "Apply parameters",
+            enabled: text.trim() != authored,
+            button_hover: "The behaviour runs with these parameters from its next hook call and \
+                           keeps its state; an edit the rewind history repeats",
+            field_hover: "The parameters, RON, checked as a scene load checks them",
+            salt: "params",
+        },
+        ParamsRun::B => ParamsField {
+            label: format!("B params of {name}"),
+            button: "Set in B",
+            enabled: true,
+            button_hover: "B runs with these parameters from its next tick; A is unchanged",
+            field_hover: "What-if: the parameters branch B's copy of this behaviour runs with \
+                          (RON, checked as a scene load checks it); its state carries over",
+            salt: "params_b",
+        },
+    };
+    let (object, index) = key;
     let label = ui.horizontal(|ui| {
-        let label = ui.label(format!("B params of {name}"));
+        let label = ui.label(field.label);
         if ui
-            .button("Set in B")
-            .on_hover_text("B runs with these parameters from its next tick; A is unchanged")
+            .add_enabled(field.enabled, egui::Button::new(field.button))
+            .on_hover_text(field.button_hover)
             .clicked()
         {
-            cmd.send(Command::ForkParams {
-                object,
-                index,
-                params: text.clone(),
+            let params = text.clone();
+            cmd.send(match run {
+                ParamsRun::Live => Command::EditParams {
+                    object,
+                    index,
+                    params,
+                },
+                ParamsRun::B => Command::ForkParams {
+                    object,
+                    index,
+                    params,
+                },
             });
         }
         label
@@ -448,13 +465,10 @@ fn params_b_ui(
             .code_editor()
             .desired_rows(2)
             .desired_width(f32::INFINITY)
-            .id_salt(("params_b", object, index)),
+            .id_salt((field.salt, object, index)),
     )
     .labelled_by(label.inner.id)
-    .on_hover_text(
-        "What-if: the parameters branch B's copy of this behaviour runs with (RON, \
-         checked as a scene load checks it); its state carries over",
-    );
+    .on_hover_text(field.field_hover);
 }
 
 fn edit_ui(
