@@ -43,8 +43,11 @@ const HOOK_METHODS: [(&str, &str); 7] = [
 /// hooks the block defines (`fixed_update` and `on_contact` give
 /// `FIXED_UPDATE | CONTACT`), and `inspect()` with `T`'s
 /// [`Inspect`](derive@Inspect) table unless the block writes its own.
+/// (The example is text here: a proc-macro crate cannot run it, since the
+/// crate it expands into depends on this one. `core/tests/derived_behaviours.rs`
+/// compiles and checks this use.)
 ///
-/// ```ignore
+/// ```text
 /// #[derive(Clone, Debug, stepframe_core::Inspect)]
 /// struct Thruster {
 ///     /// Push while "right" is held.

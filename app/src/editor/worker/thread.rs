@@ -333,6 +333,7 @@ fn run_paced(mut worker: Worker) {
     let mut irregular = irregular_pacer();
     let mut last = Instant::now();
     let mut deadline = last;
+    let mut fills = FillPacer::default();
     loop {
         if worker.is_suspended() && worker.is_filling() {
             // Suspended with a plotted watch's history to fill: one span a
@@ -397,19 +398,91 @@ fn run_paced(mut worker: Worker) {
         let dt = now.duration_since(last).as_secs_f64();
         last = now;
         worker.frame(dt);
-        // One span of a plotted watch's history fill a frame (`watches`).
-        worker.fill_step();
         let p = period(worker.pacing(), &mut irregular);
         deadline += p;
         if deadline < now {
             deadline = now + p;
         }
+        // At most one span of a plotted watch's history fill a frame, in the
+        // slack before the next frame (`watches`, [`FillPacer`]).
+        if worker.is_filling() {
+            let at = Instant::now();
+            if fills.due(at, deadline.saturating_duration_since(at)) {
+                worker.fill_step();
+                fills.ran(at, at.elapsed());
+            }
+        }
+    }
+}
+
+/// When a playing worker runs a span of a plotted watch's history fill
+/// (`watches`): only in the slack before the next frame's deadline, so the
+/// live frames keep their cadence and the viewport stays smooth (issue 29:
+/// a span a frame, unconditionally, made every frame late by a span's replay
+/// for the ~10 s a fill took). A span that never fits (a heavy world, a busy
+/// machine) still runs once a second, so the fill finishes, at the cost of
+/// one late frame a second rather than every frame.
+#[derive(Debug, Default)]
+struct FillPacer {
+    /// What a span has been taking: the newest, or a quarter of the way
+    /// from the old figure to it, whichever is larger (spans grow as the
+    /// history's keyframes spread, and an estimate too low costs a frame).
+    cost: Option<Duration>,
+    /// When the last span ran.
+    last: Option<Instant>,
+}
+
+impl FillPacer {
+    /// A span runs at least this often, slack or not.
+    const AT_LEAST_EVERY: Duration = Duration::from_secs(1);
+
+    /// Whether a span may run at `now` with `slack` left before the next
+    /// frame. The first runs at once: it measures what a span costs.
+    fn due(&self, now: Instant, slack: Duration) -> bool {
+        let Some(cost) = self.cost else {
+            return true;
+        };
+        cost <= slack
+            || self
+                .last
+                .is_none_or(|l| now.duration_since(l) >= FillPacer::AT_LEAST_EVERY)
+    }
+
+    /// A span ran at `at` and took `took`.
+    fn ran(&mut self, at: Instant, took: Duration) {
+        self.cost = Some(match self.cost {
+            Some(c) => took.max((c * 3 + took) / 4),
+            None => took,
+        });
+        self.last = Some(at);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_fill_span_runs_in_the_slack_before_the_next_frame_or_once_a_second() {
+        let ms = Duration::from_millis;
+        let t0 = Instant::now();
+        let mut f = FillPacer::default();
+        assert!(f.due(t0, ms(0)), "the first span measures the cost");
+        f.ran(t0, ms(6));
+        // 6 ms spans: they fit 10 ms of slack, not 4.
+        assert!(f.due(t0 + ms(16), ms(10)));
+        assert!(!f.due(t0 + ms(16), ms(4)));
+        // Without slack, one still runs once a second has passed.
+        assert!(!f.due(t0 + ms(999), ms(0)));
+        assert!(f.due(t0 + ms(1000), ms(0)));
+        // A span that took longer raises the estimate at once; a shorter one
+        // lowers it a quarter of the way.
+        f.ran(t0 + ms(1000), ms(12));
+        assert!(!f.due(t0 + ms(1016), ms(10)));
+        f.ran(t0 + ms(2000), ms(4));
+        assert_eq!(f.cost, Some(ms(10)));
+        assert!(f.due(t0 + ms(2016), ms(10)));
+    }
 
     #[test]
     fn the_timeline_ring_holds_an_hour_at_every_pacing() {

@@ -9,10 +9,12 @@
 //! keyframe span at a time, newest first ([`plot_history`]), as
 //! [`Event::WatchHistory`]. The work is spread over frames: at most one span
 //! (120 to 480 frames of replay, the history's keyframe spacing) per worker
-//! frame, and, while the session is suspended, one span per turn of the
-//! pacing loop between commands. So adding a lane on a long session never
-//! stops the live run for more than one span's replay, and the lane fills from
-//! the live edge backward, with its label saying how far it has got. Measured
+//! frame, run only in the slack before the next frame's deadline (a span
+//! that never fits runs once a second: `thread::FillPacer`), and, while the
+//! session is suspended, one span per turn of the pacing loop between
+//! commands. So adding a lane on a long session keeps the live frames' cadence
+//! (at worst one late frame a second), and the lane fills from the live edge
+//! backward, with its label saying how far it has got. Measured
 //! on the demo (release, 2 shared cores): replaying one 120-frame span and
 //! evaluating the watch costs about 4 ms; the 10 minutes a 256 MiB history
 //! holds of the demo fill in under 300 frames (5 s at 60 Hz) while the live
