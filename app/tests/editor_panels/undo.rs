@@ -161,11 +161,12 @@ fn the_edit_menu_names_what_undo_and_redo_would_do_and_help_lists_the_keys() {
     let mut h = paused_on_player();
     edit_player_x(&mut h);
     open_edit_menu(&mut h);
-    let undo = h.get_by_label("Undo  (Ctrl+Z)");
+    // The items name the edit, as the worker describes it in its notices.
+    let undo = h.get_by_label("Undo pose of Player (#20)  (Ctrl+Z)");
     assert!(!undo.accesskit_node().is_disabled(), "something to undo");
     let redo = h.get_by_label("Redo  (Ctrl+Shift+Z)");
     assert!(redo.accesskit_node().is_disabled(), "nothing undone yet");
-    click(&mut h, "Undo  (Ctrl+Z)");
+    click(&mut h, "Undo pose of Player (#20)  (Ctrl+Z)");
     assert!(queued(&h).is_empty(), "the menu item undoes too");
     open_edit_menu(&mut h);
     assert!(
@@ -174,7 +175,7 @@ fn the_edit_menu_names_what_undo_and_redo_would_do_and_help_lists_the_keys() {
             .is_disabled()
     );
     assert!(
-        !h.get_by_label("Redo  (Ctrl+Shift+Z)")
+        !h.get_by_label("Redo pose of Player (#20)  (Ctrl+Shift+Z)")
             .accesskit_node()
             .is_disabled()
     );

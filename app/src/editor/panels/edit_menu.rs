@@ -23,7 +23,13 @@ pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     } else {
         "pause (or stop at a breakpoint) first"
     };
-    let item = |ui: &mut egui::Ui, label: &str, what: Option<String>, verb: &str| {
+    // The item names the edit it would take back or apply again, as a text
+    // editor's "Undo Typing" does: `Undo pose of Player (#20)  (Ctrl+Z)`.
+    let item = |ui: &mut egui::Ui, keys: &str, what: Option<String>, verb: &str| {
+        let label = match &what {
+            Some(what) => format!("{verb} {what}  ({keys})"),
+            None => format!("{verb}  ({keys})"),
+        };
         let hover = match &what {
             Some(what) => format!("{verb} {what}"),
             None => format!("Nothing to {}: {why_not}", verb.to_lowercase()),
@@ -33,11 +39,11 @@ pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             .on_disabled_hover_text(format!("Nothing to {}: {why_not}", verb.to_lowercase()))
             .clicked()
     };
-    if item(ui, "Undo  (Ctrl+Z)", undo, "Undo") {
+    if item(ui, "Ctrl+Z", undo, "Undo") {
         cmd.send(Command::Undo);
         ui.close();
     }
-    if item(ui, "Redo  (Ctrl+Shift+Z)", redo, "Redo") {
+    if item(ui, "Ctrl+Shift+Z", redo, "Redo") {
         cmd.send(Command::Redo);
         ui.close();
     }
