@@ -252,21 +252,19 @@ pub fn save_as(
     let old_dir = folder_of(&loaded.path);
     let new_dir = folder_of(path);
     notes.extend(rebase_script_paths(&mut scene.objects, &old_dir, &new_dir));
+    // Checked against the new folder's registry: the rewrite must load there.
+    let mut laid_out = |why: String| -> Result<String, String> {
+        notes.push(format!(
+            "{} is in stepframe's layout, without the comments of {} ({why})",
+            name(path),
+            name(&loaded.path)
+        ));
+        scene.to_ron().map_err(|e| e.to_string())
+    };
     let text = match Scene::rewrite_in_place(&loaded.text, path, &scene, registry) {
         Ok(InPlace::Placed(text)) => text,
-        other => {
-            let why = match other {
-                Ok(InPlace::Unplaced(what)) => format!("no place for {}", what.join("; ")),
-                Err(e) => e.to_string(),
-                Ok(InPlace::Placed(_)) => unreachable!("handled above"),
-            };
-            notes.push(format!(
-                "{} is in stepframe's layout, without the comments of {} ({why})",
-                name(path),
-                name(&loaded.path)
-            ));
-            scene.to_ron().map_err(|e| e.to_string())?
-        }
+        Ok(InPlace::Unplaced(what)) => laid_out(format!("no place for {}", what.join("; ")))?,
+        Err(e) => laid_out(e.to_string())?,
     };
     stepframe_core::atomic_file::write(path, text.as_bytes())
         .map_err(|e| format!("{}: cannot save the scene: {e}", path.display()))?;
@@ -284,10 +282,10 @@ fn folder_of(path: &Path) -> PathBuf {
     }
 }
 
-/// Points every Script behaviour's relative `path` that reaches a script
-/// from `old_dir` but would not reach the same file from `new_dir` at that
-/// file again, relative to `new_dir` (absolute if no relative path leads
-/// there). One note per rewritten path.
+/// Rewrites every Script behaviour's relative `path` that would reach a
+/// different script (or none) from `new_dir` than it does from `old_dir`, so
+/// that it reaches the same script again: relative to `new_dir`, or absolute
+/// when no relative path leads there. One note per rewritten path.
 fn rebase_script_paths(objects: &mut [SceneObject], old_dir: &Path, new_dir: &Path) -> Vec<String> {
     let mut notes = Vec::new();
     let canonical = |p: PathBuf| std::fs::canonicalize(&p).ok();
@@ -328,21 +326,27 @@ fn rebase_script_paths(objects: &mut [SceneObject], old_dir: &Path, new_dir: &Pa
     notes
 }
 
-/// Where the string after `path:` stands in a Script's parameter text
-/// (`(path: "scripts/patrol.rhai", vars: ...)`), without its quotes.
+/// Where the string after the `path:` field stands in a Script's parameter
+/// text (`(path: "scripts/patrol.rhai", vars: ...)`), without its quotes: the
+/// first `path` followed by `:` and a quoted string, so a variable whose name
+/// merely contains "path" is passed over.
 fn quoted_path(params: &str) -> Option<(usize, usize)> {
-    let key = params.find("path")?;
-    let rest = &params[key + 4..];
-    let colon = rest.find(':')?;
-    if !rest[..colon].trim().is_empty() {
-        return None;
-    }
-    let open = key + 4 + colon + 1 + rest[colon + 1..].find('"')?;
-    if !params[key + 4 + colon + 1..open].trim().is_empty() {
-        return None;
-    }
-    let close = open + 1 + params[open + 1..].find('"')?;
-    Some((open + 1, close))
+    params.match_indices("path").find_map(|(key, _)| {
+        let word_start = params[..key]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+        if !word_start {
+            return None;
+        }
+        let after = key + "path".len();
+        let rest = params[after..].trim_start();
+        let rest = rest.strip_prefix(':')?.trim_start();
+        let value = rest.strip_prefix('"')?;
+        let open = params.len() - value.len();
+        let close = open + value.find('"')?;
+        Some((open, close))
+    })
 }
 
 /// Writes `scene` freshly formatted to `path`, which becomes the file the
@@ -359,6 +363,20 @@ fn write(loaded: &mut LoadedScene, scene: Scene, path: PathBuf) -> Result<(), St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_script_path_is_found_after_the_path_field_only() {
+        let at = |p: &str| quoted_path(p).map(|(a, b)| p[a..b].to_string());
+        assert_eq!(
+            at(r#"(path: "scripts/patrol.rhai", vars: {"speed": 1.5})"#).as_deref(),
+            Some("scripts/patrol.rhai")
+        );
+        assert_eq!(
+            at(r#"(vars: {"xpath": 1.0, "pathway": 2.0}, path : "a.rhai")"#).as_deref(),
+            Some("a.rhai")
+        );
+        assert_eq!(at(r#"(vars: {"speed": 1.5})"#), None);
+    }
     use stepframe_core::{ObjectId, Pose};
 
     /// A commented scene in a scratch file, loaded as a session's.
