@@ -13,7 +13,7 @@ use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::{EditorApp, Pane};
 
-use crate::support::editor::{editor, label_starting, show, step_until};
+use crate::support::editor::{editor, label_starting, press_release, show, step_until};
 use crate::support::labels_starting;
 
 /// Clicks the timeline's dt lane at `fraction` of its width; returns the
@@ -237,15 +237,9 @@ fn the_wheel_zooms_a_flame_around_the_pointer_a_drag_pans_a_double_click_resets(
     let p = egui::pos2(flame.center().x, flame.bottom() - 4.0);
     h.hover_at(p);
     h.run_steps(1);
+    // Two press-and-releases a frame apart: a double click.
     for _ in 0..2 {
-        for pressed in [true, false] {
-            h.event(egui::Event::PointerButton {
-                pos: p,
-                button: egui::PointerButton::Primary,
-                pressed,
-                modifiers: egui::Modifiers::NONE,
-            });
-        }
+        press_release(&mut h, p);
         h.run_steps(1);
     }
     h.run_steps(2);

@@ -319,14 +319,27 @@ fn a_suspended_worker_thread_looks_at_the_file_without_being_asked() {
     drop(thread);
 }
 
+/// Writes the ball at y = 5 over `scene` as another program would, and
+/// checks that the session, which has one unsaved edit, is not reloaded and
+/// says why.
+fn changed_elsewhere_and_kept(scene: &Path, w: &mut Worker, ui: &worker::UiEnd) {
+    write_elsewhere(scene, &ball_scene("5.0"), 1);
+    let events = pump_until(w, ui, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(
+        notices(&events),
+        vec![
+            "ball.ron changed on disk: not reloaded, the session has 1 unsaved edit the file \
+             does not (Ctrl+R reloads and drops them; Save asks before writing over the file)"
+        ]
+    );
+    assert_eq!(loads(&events), 0, "the edited session goes on");
+}
+
 #[test]
 fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_saved() {
     let scene = scene_in("unsaved");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Load(scene.clone()));
-    w.pump(DT);
     // A move made in the editor, not saved.
     send(Command::EditPose(
         ObjectId(1),
@@ -337,16 +350,7 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
     }
     let _: Vec<Event> = ui.events.try_iter().collect();
 
-    write_elsewhere(&scene, &ball_scene("5.0"), 1);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
-    assert_eq!(
-        notices(&events),
-        vec![
-            "ball.ron changed on disk: not reloaded, the session has 1 unsaved edit the file \
-             does not (Ctrl+R reloads and drops them; Save asks before writing over the file)"
-        ]
-    );
-    assert_eq!(loads(&events), 0, "the edited session goes on");
+    changed_elsewhere_and_kept(&scene, &mut w, &ui);
     let edits = latest_view(&ui).expect("a view").tape.edits.len();
     assert_eq!(edits, 1, "the move is still the session's");
 
@@ -371,11 +375,8 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
 #[test]
 fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
     let scene = scene_in("save-undo");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Load(scene.clone()));
-    w.pump(DT);
     let move_to = |x: f32| Command::EditPose(ObjectId(1), stepframe_core::Pose::new(x, 1.0, 0.0));
     send(move_to(2.0));
     w.pump(DT);
@@ -402,16 +403,7 @@ fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
     };
     assert_eq!(moved_to(&ui), 3.0, "the new move is the session's");
 
-    write_elsewhere(&scene, &ball_scene("5.0"), 1);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
-    assert_eq!(
-        notices(&events),
-        vec![
-            "ball.ron changed on disk: not reloaded, the session has 1 unsaved edit the file \
-             does not (Ctrl+R reloads and drops them; Save asks before writing over the file)"
-        ]
-    );
-    assert_eq!(loads(&events), 0, "the edited session goes on");
+    changed_elsewhere_and_kept(&scene, &mut w, &ui);
     // A suspended worker publishes after a command: any will do.
     send(Command::Select(None));
     w.pump(DT);

@@ -118,3 +118,14 @@ fn pump(w: &mut Worker, frames: usize) {
         w.pump(DT);
     }
 }
+
+/// A worker with `scene` open as a preview (suspended at tick 0).
+fn preview(scene: &std::path::Path) -> (worker::UiEnd, Worker) {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    ui.commands
+        .send(Command::Load(scene.to_path_buf()))
+        .expect("the worker end is alive");
+    w.pump(DT);
+    (ui, w)
+}

@@ -14,17 +14,6 @@ use super::support::editor::demo_copy;
 use super::support::scratch;
 use super::*;
 
-/// A worker with `scene` open as a preview (suspended at tick 0).
-fn preview(scene: &Path) -> (worker::UiEnd, Worker) {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui.commands
-        .send(Command::Load(scene.to_path_buf()))
-        .expect("the worker end is alive");
-    w.pump(DT);
-    (ui, w)
-}
-
 /// Sends each command, pumps once, and returns the events.
 fn run(ui: &worker::UiEnd, w: &mut Worker, commands: Vec<Command>) -> Vec<Event> {
     for c in commands {

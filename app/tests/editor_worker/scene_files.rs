@@ -81,26 +81,6 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
     );
 }
 
-/// demo.ron and its scripts copied into `dir` laid out like `assets/`
-/// (`scenes/`, `scripts/`).
-fn assets_copy(dir: &std::path::Path) -> std::path::PathBuf {
-    let assets = demo()
-        .parent()
-        .and_then(std::path::Path::parent)
-        .expect("assets/scenes/demo.ron")
-        .to_path_buf();
-    for sub in ["scenes", "scripts"] {
-        std::fs::create_dir_all(dir.join(sub)).expect("scratch folders");
-        for entry in std::fs::read_dir(assets.join(sub))
-            .expect("assets")
-            .flatten()
-        {
-            std::fs::copy(entry.path(), dir.join(sub).join(entry.file_name())).expect("copy");
-        }
-    }
-    dir.join("scenes").join("demo.ron")
-}
-
 /// The state hash after `ticks` ticks of a headless run of the scene file.
 fn hash_after(scene: &std::path::Path, ticks: u64) -> u64 {
     let registry = stepframe_app::player::registry(scene);
@@ -125,18 +105,15 @@ fn hash_after(scene: &std::path::Path, ticks: u64) -> u64 {
 fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
     let dir = std::env::temp_dir().join(format!("stepframe-save-as-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let scene = assets_copy(&dir.join("game"));
+    let scene = super::support::editor::demo_copy(&dir.join("game"));
     let original = std::fs::read_to_string(&scene).expect("the copy");
     let elsewhere = dir.join("elsewhere");
     std::fs::create_dir_all(&elsewhere).expect("a folder");
     let moved = elsewhere.join("moved.ron");
     let beside = dir.join("game").join("scenes").join("beside.ron");
 
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
+    let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Load(scene.clone()));
-    w.pump(DT);
     send(Command::EditPose(
         ObjectId(20),
         stepframe_core::Pose::new(-12.0, 3.0, 0.0),
