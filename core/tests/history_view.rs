@@ -5,24 +5,12 @@
 use std::sync::{Arc, Mutex};
 
 mod support;
+use support::Nudger;
 
 use stepframe_core::{
-    Behaviour, BodyDesc, Clock, Ctx, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority,
-    RapierStage, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    BodyDesc, Clock, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority, RapierStage, Shape,
+    TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
-
-/// Nudges its ball sideways at random every tick: state the replay must repeat.
-#[derive(Clone, Debug)]
-struct Nudger;
-
-impl Behaviour for Nudger {
-    fn name(&self) -> &str {
-        "Nudger"
-    }
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        support::nudge(ctx, 4.0);
-    }
-}
 
 fn pipeline() -> Pipeline {
     let mut w = World::new();
@@ -32,7 +20,7 @@ fn pipeline() -> Pipeline {
             ObjectDesc::new(format!("ball{i}"), Pose::new(i as f32 - 3.0, 2.0, 0.0))
                 .with_id(ObjectId(10 + i))
                 .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.4 }))
-                .with_behaviour(Box::new(Nudger), Priority::DEFAULT),
+                .with_behaviour(Box::new(Nudger { most: 4.0 }), Priority::DEFAULT),
         );
     }
     let mut p = Pipeline::new(TimeSettings::default());

@@ -5,27 +5,12 @@
 mod support;
 
 use stepframe_core::{
-    Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit, History, HookKind, ObjectDesc, ObjectId,
-    Pipeline, Pose, Priority, RapierStage, Shape, SuspendReason, TimeSettings, UndoError, Vec2,
-    World,
+    BodyDesc, Breakpoint, Condition, Edit, History, HookKind, ObjectDesc, ObjectId, Pipeline, Pose,
+    Priority, RapierStage, Shape, SuspendReason, TimeSettings, UndoError, Vec2, World,
 };
-use support::Hashes;
+use support::{Hashes, Nudger};
 
 const DT: f64 = 1.0 / 60.0;
-
-/// Nudges its body sideways by a random force every tick: the session's
-/// generator is part of what an undo must put back.
-#[derive(Clone, Debug)]
-struct Nudger;
-
-impl Behaviour for Nudger {
-    fn name(&self) -> &str {
-        "Nudger"
-    }
-    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
-        support::nudge(ctx, 3.0);
-    }
-}
 
 /// Ground, and twelve balls in a pile (ids 10 to 21), every third nudged.
 fn pipeline() -> Pipeline {
@@ -38,7 +23,7 @@ fn pipeline() -> Pipeline {
             .with_id(ObjectId(10 + i))
             .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.5 }));
         if i % 3 == 0 {
-            o = o.with_behaviour(Box::new(Nudger), Priority::DEFAULT);
+            o = o.with_behaviour(Box::new(Nudger { most: 3.0 }), Priority::DEFAULT);
         }
         w.spawn(o);
     }

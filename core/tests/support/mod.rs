@@ -34,6 +34,24 @@ pub fn nudge(ctx: &mut Ctx, most: f32) {
     ctx.apply_force(ctx.me(), Vec2::new(nudge, 0.0));
 }
 
+/// Nudges its body sideways by a random force of at most `most` N every
+/// tick ([`nudge`]): the session's generator is state a replay, a past view
+/// and an undo must all put back.
+#[derive(Clone, Debug)]
+pub struct Nudger {
+    /// The largest force, N.
+    pub most: f32,
+}
+
+impl Behaviour for Nudger {
+    fn name(&self) -> &str {
+        "Nudger"
+    }
+    fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
+        nudge(ctx, self.most);
+    }
+}
+
 /// Every tick's hash, in the order the session's observer saw them; a clone
 /// shares the list, so a test keeps one and installs the other.
 #[derive(Clone, Default)]
