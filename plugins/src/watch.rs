@@ -455,14 +455,9 @@ impl WatchSet {
     /// Whether watch `index` holds after the session's last tick (Break and
     /// Mark watches; `false` for a failure or a plot).
     pub fn holds(&mut self, index: usize, session: &Pipeline) -> Result<bool, WatchError> {
-        let w = self
-            .watches
-            .get(index)
-            .ok_or(WatchError::NoSuchWatch(index))?;
-        self.engine.load(session, w.spec.expr.contains("state("));
-        let value = self.engine.eval(&w.ast, session)?;
+        let (spec, value) = self.evaluate(index, session)?;
         value.as_bool().map_err(|t| WatchError::NotABool {
-            expr: w.spec.expr.clone(),
+            expr: spec.expr.clone(),
             type_name: t.to_string(),
         })
     }
@@ -472,13 +467,25 @@ impl WatchSet {
     /// keyframe's own tick, which no tick watch sees because it is restored,
     /// not run.
     pub fn value(&mut self, index: usize, session: &Pipeline) -> Result<f64, WatchError> {
+        let (spec, value) = self.evaluate(index, session)?;
+        outcome_number(spec, &value)
+    }
+
+    /// Watch `index`'s spec and what its expression gives after the
+    /// session's last tick: what [`WatchSet::holds`] and [`WatchSet::value`]
+    /// read it as.
+    fn evaluate(
+        &mut self,
+        index: usize,
+        session: &Pipeline,
+    ) -> Result<(&WatchSpec, Dynamic), WatchError> {
         let w = self
             .watches
             .get(index)
             .ok_or(WatchError::NoSuchWatch(index))?;
         self.engine.load(session, w.spec.expr.contains("state("));
         let value = self.engine.eval(&w.ast, session)?;
-        outcome_number(&w.spec, &value)
+        Ok((&w.spec, value))
     }
 }
 
