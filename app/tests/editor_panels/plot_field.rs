@@ -100,14 +100,20 @@ fn assert_lane(lane: &BTreeMap<u64, f64>, to: u64, want: &[f64], what: &str) {
     }
 }
 
+/// Plays `frames` frames, pauses (so the inspector's rows stand still under
+/// the pointer), selects `object` in the hierarchy and brings the Inspector
+/// to the front.
+fn inspect_after(h: &mut Harness<'_, EditorApp>, frames: usize, object: &str) {
+    h.run_steps(frames);
+    click(h, "⏸ Pause");
+    click(h, object);
+    show(h, Pane::Inspector);
+}
+
 #[test]
 fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y() {
     let mut h = editor();
-    h.run_steps(150);
-    // Paused, so the inspector's rows stand still under the pointer.
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Player");
-    show(&mut h, Pane::Inspector);
+    inspect_after(&mut h, 150, "Player");
     assert!(
         h.query_by_label("lane Player #20 · y").is_none(),
         "no lane before the click"
@@ -149,10 +155,7 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
 fn a_plotted_field_comes_back_with_the_stored_layout() {
     let file = crate::support::scratch("plot-layout").join("storage.json");
     let mut h = editor_with_storage(demo(), &file);
-    h.run_steps(10);
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Player");
-    show(&mut h, Pane::Inspector);
+    inspect_after(&mut h, 10, "Player");
     click(&mut h, "plot x");
     h.get_by_label("lane Player #20 · x");
     save(&mut h, &file);
@@ -193,10 +196,7 @@ fn a_plotted_field_comes_back_with_the_stored_layout() {
 #[test]
 fn a_behaviour_parameter_and_a_script_variable_plot_by_their_paths() {
     let mut h = editor();
-    h.run_steps(90);
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Player");
-    show(&mut h, Pane::Inspector);
+    inspect_after(&mut h, 90, "Player");
     click_shown(&mut h, "plot PlayerController.jump_impulse");
     let param = "field(20, \"PlayerController.jump_impulse\")";
     fill_done(&mut h, param);
@@ -229,10 +229,7 @@ fn a_behaviour_parameter_and_a_script_variable_plot_by_their_paths() {
 fn a_soft_bodys_particle_count_plots_as_the_scene_authors_it() {
     let scene = crate::support::root().join("assets/scenes/soft.ron");
     let mut h = editor_sized(scene, DEFAULT_SIZE);
-    h.run_steps(60);
-    click(&mut h, "⏸ Pause");
-    click(&mut h, "Bridge");
-    show(&mut h, Pane::Inspector);
+    inspect_after(&mut h, 60, "Bridge");
     click_shown(&mut h, "plot particles");
     fill_done(&mut h, "obj(4).particles");
     h.get_by_label("lane Bridge #4 · particles");
