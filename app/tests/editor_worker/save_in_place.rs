@@ -14,6 +14,19 @@ use super::support::editor::demo_copy;
 use super::support::scratch;
 use super::*;
 
+/// The text of `scene` after the `events` of a Save that wrote it at once:
+/// no error, and a Saved event for that very file (no question asked).
+fn saved_without_asking(events: &[Event], scene: &Path) -> String {
+    assert_no_errors(events);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Saved(p) if p == scene)),
+        "saved without asking: {events:?}"
+    );
+    std::fs::read_to_string(scene).expect("the saved file")
+}
+
 /// Sends each command, pumps once, and returns the events.
 fn run(ui: &worker::UiEnd, w: &mut Worker, commands: Vec<Command>) -> Vec<Event> {
     for c in commands {
@@ -55,14 +68,7 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
             Command::Save { replace: false },
         ],
     );
-    assert_no_errors(&events);
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, Event::Saved(p) if *p == scene)),
-        "saved without asking: {events:?}"
-    );
-    let written = std::fs::read_to_string(&scene).expect("the saved file");
+    let written = saved_without_asking(&events, &scene);
     let box_line = "                (id: 105, name: \"Box 105\", transform: (x: 0.5, y: 0.75), \
                     body: (shapes: [Cuboid(hx: 0.3, hy: 0.3)], friction: 0.7)),";
     assert_eq!(
@@ -134,14 +140,7 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
             Command::Save { replace: false },
         ],
     );
-    assert_no_errors(&events);
-    assert!(
-        events
-            .iter()
-            .any(|e| matches!(e, Event::Saved(p) if *p == scene)),
-        "{events:?}"
-    );
-    let written = std::fs::read_to_string(&scene).expect("the saved file");
+    let written = saved_without_asking(&events, &scene);
     let mut expected: Vec<&str> = original.lines().collect();
     let wall = expected
         .iter()
