@@ -5,6 +5,7 @@
 
 use egui_kittest::Harness;
 use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::protocol::ObjectView;
 use stepframe_core::{Edit, ObjectId, Pose};
 
 use crate::support::editor::{click, editor};
@@ -14,12 +15,17 @@ const PLAYER: ObjectId = ObjectId(20);
 
 /// The player's pose as the live view has it now.
 fn player_pose(h: &Harness<'_, EditorApp>) -> Pose {
+    live_player(h).committed
+}
+
+/// The player as the live view has it.
+fn live_player(h: &Harness<'_, EditorApp>) -> ObjectView {
     let view = h.state().view();
     let live = view.live().expect("a live view");
     live.objects
         .iter()
         .find(|o| o.id == PLAYER)
-        .map(|o| o.committed)
+        .cloned()
         .expect("the player")
 }
 
@@ -94,17 +100,11 @@ fn dragging_a_body_while_paused_moves_it_by_the_dragged_distance_as_one_edit() {
     assert_eq!(pose.angle, before.angle, "the angle is kept");
     // Until the next tick reconciles it, the view says where it lands; the
     // committed pose is still the tick's own.
-    let view = h.state().view();
-    let live = view.live().expect("a live view");
-    let player = live
-        .objects
-        .iter()
-        .find(|o| o.id == PLAYER)
-        .expect("player");
+    let player = live_player(&h);
     assert_eq!(player.moved_to, Some(*pose));
     assert_eq!(player.committed, before);
     assert_eq!(
-        view.selection(),
+        h.state().view().selection(),
         Some(PLAYER),
         "the dragged body is selected"
     );
@@ -119,13 +119,7 @@ fn dragging_a_body_while_paused_moves_it_by_the_dragged_distance_as_one_edit() {
     let near = |a: Pose, b: Pose| (a.x - b.x).hypot(a.y - b.y);
     assert!(near(after, dropped) < 0.1, "{after:?} vs {dropped:?}");
     assert!(near(after, before) > 1.0, "{after:?} vs {before:?}");
-    let view = h.state().view();
-    let live = view.live().expect("a live view");
-    let player = live
-        .objects
-        .iter()
-        .find(|o| o.id == PLAYER)
-        .expect("player");
+    let player = live_player(&h);
     assert_eq!(player.moved_to, None, "reconciled");
 }
 
