@@ -96,6 +96,13 @@ impl Pose {
         self.x.is_finite() && self.y.is_finite() && self.angle.is_finite()
     }
 
+    /// The same bits in every component: what the trace tells apart (`-0.0`
+    /// from `0.0`, one NaN from another), which `==` does not.
+    pub fn bits_eq(&self, other: &Pose) -> bool {
+        let bits = |p: &Pose| (p.x.to_bits(), p.y.to_bits(), p.angle.to_bits());
+        bits(self) == bits(other)
+    }
+
     /// `self ∘ local`: a child's world pose from its parent's world pose.
     pub fn compose(self, local: Pose) -> Pose {
         let (s, c) = self.angle.sin_cos();

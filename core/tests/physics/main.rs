@@ -17,6 +17,7 @@ mod force_scaling;
 mod hierarchy;
 mod non_finite;
 mod simulation_pose;
+mod sleeping_commits;
 mod snapshots;
 mod substeps;
 
