@@ -174,6 +174,9 @@ pub struct RapierStage {
     /// (asleep, fixed or disabled, and committed twice since it last moved),
     /// so the commit skips it (see [`PhysicsStage::commit`] below).
     unsettled: Vec<ObjectId>,
+    /// Whether the last commit did not record rapier's awake set in
+    /// `unsettled` (it was large): the next commit then walks every body.
+    awake_unknown: bool,
     /// Objects reconcile touched this tick (added, toggled, commanded):
     /// committed this tick whether or not rapier has them awake.
     touched: Vec<ObjectId>,
@@ -227,6 +230,7 @@ impl RapierStage {
             ids: Vec::new(),
             events: Vec::new(),
             unsettled: self.unsettled.clone(),
+            awake_unknown: self.awake_unknown,
             touched: self.touched.clone(),
             due: Vec::new(),
             sparse_commits: self.sparse_commits,
@@ -260,6 +264,7 @@ impl RapierStage {
             ids: Vec::new(),
             events: Vec::new(),
             unsettled: Vec::new(),
+            awake_unknown: true,
             touched: Vec::new(),
             due: Vec::new(),
             sparse_commits: true,
@@ -345,7 +350,8 @@ const SPARSE_COMMIT_SHARE: usize = 8;
 impl RapierStage {
     /// One body's commit: the committed pose becomes the previous one, and
     /// rapier's pose and velocity the committed ones. Returns whether the
-    /// next tick's commit could change it (see [`PhysicsStage::commit`]).
+    /// pose changed, so the next commit must visit it to make the previous
+    /// pose catch up.
     fn commit_body(
         link: &mut BodyLink,
         body: &rapier2d::prelude::RigidBody,
@@ -358,8 +364,25 @@ impl RapierStage {
         state.velocity.linear = Vec2::new(v.x, v.y);
         state.velocity.angular = body.angvel();
         link.sleeping = body.is_sleeping();
-        let awake = !body.is_fixed() && body.is_enabled() && !body.is_sleeping();
-        awake || !state.previous.bits_eq(&state.committed)
+        !state.previous.bits_eq(&state.committed)
+    }
+
+    /// Appends the objects of rapier's awake set (its active bodies, by the
+    /// object id each body carries).
+    fn push_awake(&self, out: &mut Vec<ObjectId>) {
+        let bodies = &self.physics.bodies;
+        out.extend(
+            self.physics
+                .islands
+                .active_bodies()
+                .filter_map(|h| bodies.get(h))
+                .map(|b| ObjectId(b.user_data as u64)),
+        );
+    }
+
+    /// Whether rapier's awake set is small enough for the sparse commit.
+    fn few_awake(&self) -> bool {
+        self.physics.islands.num_active_bodies() * SPARSE_COMMIT_SHARE < self.links.len()
     }
 
     /// Every object, in id order, in one walk beside the links.
@@ -397,6 +420,14 @@ impl RapierStage {
             }
         }
         self.links = all_links;
+        // The awake set is remembered only when it is small: a large one
+        // makes the next commit a full walk anyway (`awake_unknown`).
+        self.awake_unknown = !self.few_awake();
+        if !self.awake_unknown {
+            self.push_awake(&mut unsettled);
+            unsettled.sort_unstable();
+            unsettled.dedup();
+        }
         self.unsettled = unsettled;
     }
 
@@ -409,14 +440,7 @@ impl RapierStage {
         due.append(&mut self.unsettled);
         due.append(&mut self.touched);
         due.extend(self.soft_links.keys().copied());
-        let bodies = &self.physics.bodies;
-        due.extend(
-            self.physics
-                .islands
-                .active_bodies()
-                .filter_map(|h| bodies.get(h))
-                .map(|b| ObjectId(b.user_data as u64)),
-        );
+        self.push_awake(&mut due);
         due.sort_unstable();
         due.dedup();
         let mut unsettled = std::mem::take(&mut self.unsettled);
@@ -442,6 +466,10 @@ impl RapierStage {
                 unsettled.push(id);
             }
         }
+        self.push_awake(&mut unsettled);
+        unsettled.sort_unstable();
+        unsettled.dedup();
+        self.awake_unknown = false;
         self.unsettled = unsettled;
         self.due = due;
     }
@@ -582,18 +610,27 @@ impl PhysicsStage for RapierStage {
     }
 
     fn commit(&mut self, world: &mut World) {
-        // A body rapier did not have awake in this step, that no reconcile
-        // touched, and whose previous pose already equals its committed one
-        // has nothing to commit: rapier moves, wakes or changes only awake
-        // bodies, and every change the stage makes goes through reconcile.
-        // So when few bodies can change (a pile that has gone to sleep:
-        // stress.ron keeps 2,164 objects, most asleep after its first
-        // minute) the commit visits only those; otherwise one walk in id
-        // order over every object is cheaper than finding each one. Either
-        // way it writes exactly what a full walk writes.
-        let could_change =
-            self.unsettled.len() + self.touched.len() + self.physics.islands.num_active_bodies();
-        if self.sparse_commits && could_change * SPARSE_COMMIT_SHARE < self.links.len() {
+        // Rapier changes a body's state (pose, velocity, sleep) only while
+        // the body is in its awake set, and every change the stage makes goes
+        // through reconcile. So a body that was not in the awake set at the
+        // last commit, is not in it now, was not touched by reconcile, and
+        // whose previous pose already equals its committed one has nothing
+        // to commit. When few bodies are left after that (a pile that has
+        // gone to sleep: stress.ron keeps 2,164 objects, most asleep after
+        // its first minute) the commit visits only the others; otherwise one
+        // walk in id order over every object is cheaper than finding each
+        // one. Either way it writes exactly what a full walk writes
+        // (`core/tests/physics/sleeping_commits.rs`, and the bundled scenes'
+        // traces). The awake set is the island manager's, not each body's
+        // sleep flag: rapier 0.36 can flag a body asleep while its island
+        // still simulates it, and zero its velocity only when the island
+        // sleeps (stress.ron did that at tick 414).
+        let could_change = self.unsettled.len() + self.touched.len();
+        if self.sparse_commits
+            && !self.awake_unknown
+            && self.few_awake()
+            && could_change * SPARSE_COMMIT_SHARE < self.links.len()
+        {
             self.commit_some(world);
             self.sparse_ticks += 1;
         } else {

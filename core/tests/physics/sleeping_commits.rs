@@ -109,9 +109,12 @@ fn sleepy_world() -> World {
 /// velocity.
 type BodyBits = (u64, [u32; 9]);
 
+/// One tick: its number, its state hash, every body's bits.
+type TickBits = (u64, u64, Vec<BodyBits>);
+
 /// Every tick's hash and every body's bits, in tick order.
 #[derive(Clone, Default)]
-struct BitsRecorder(Arc<Mutex<Vec<(u64, u64, Vec<BodyBits>)>>>);
+struct BitsRecorder(Arc<Mutex<Vec<TickBits>>>);
 
 impl TickObserver for BitsRecorder {
     fn on_tick(&mut self, record: &TickRecord<'_>) {
@@ -137,7 +140,7 @@ impl TickObserver for BitsRecorder {
     }
 }
 
-fn run(stage: RapierStage) -> (Pipeline, Vec<(u64, u64, Vec<BodyBits>)>) {
+fn run(stage: RapierStage) -> (Pipeline, Vec<TickBits>) {
     let mut p = Pipeline::new(settings(60, 1));
     p.load_session(sleepy_world(), Box::new(stage), 7);
     let recorder = BitsRecorder::default();
