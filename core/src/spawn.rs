@@ -159,7 +159,7 @@ impl World {
     pub fn spawn(&mut self, desc: ObjectDesc) -> ObjectId {
         let body = desc.body.map(|desc| BodyState {
             velocity: desc.velocity,
-            desc,
+            desc: Box::new(desc),
             committed: Pose::IDENTITY,
             previous: Pose::IDENTITY,
             soft: None,

@@ -196,11 +196,10 @@ impl World {
             } else {
                 body.committed = world_pose;
                 body.previous = world_pose;
-                body.soft = body
-                    .desc
-                    .soft
-                    .as_ref()
-                    .map(|soft| SoftState::at_rest(soft, world_pose, body.desc.velocity));
+                body.soft =
+                    body.desc.soft.as_ref().map(|soft| {
+                        Box::new(SoftState::at_rest(soft, world_pose, body.desc.velocity))
+                    });
                 self.added_bodies.push(id);
                 self.bodies += 1;
             }

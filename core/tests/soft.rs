@@ -25,7 +25,7 @@ fn soft(pipeline: &Pipeline, id: ObjectId) -> stepframe_core::SoftState {
         .world()
         .get(id)
         .and_then(|o| o.body.as_ref())
-        .and_then(|b| b.soft.clone())
+        .and_then(|b| b.soft.as_deref().cloned())
         .expect("a soft body")
 }
 

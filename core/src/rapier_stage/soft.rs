@@ -179,7 +179,7 @@ impl RapierStage {
             let segments: Vec<[u32; 2]> = body.boundary().to_vec();
             let at_rest = state
                 .soft
-                .get_or_insert_with(|| SoftState::at_rest(&soft, pose, linear));
+                .get_or_insert_with(|| Box::new(SoftState::at_rest(&soft, pose, linear)));
             at_rest.outlines = outlines_from_segments(&segments);
         }
         let mut colliders = Vec::new();
@@ -313,7 +313,7 @@ impl RapierStage {
             BodyCommand::SetVelocity { velocity, .. } => {
                 let c = state
                     .and_then(|s| s.soft.as_ref())
-                    .map(SoftState::centroid)
+                    .map(|s| s.centroid())
                     .unwrap_or_default();
                 let w = velocity.angular;
                 for handle in &link.bodies {

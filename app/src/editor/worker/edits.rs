@@ -194,7 +194,7 @@ impl Worker {
         let mut copy = SceneObject::new(id, format!("{} copy", o.name), pose);
         copy.parent = o.parent.map(|p| p.0);
         copy.enabled = o.is_enabled();
-        copy.body = o.body.as_ref().map(|b| b.desc.clone());
+        copy.body = o.body.as_ref().map(|b| (*b.desc).clone());
         copy.time_group = o.time_group;
         copy.behaviours = o
             .behaviours

@@ -90,7 +90,7 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
             presentation: pose_now(id).unwrap_or(committed),
             previous: o.body.as_ref().map(|b| b.previous),
             velocity: o.body.as_ref().map(|b| b.velocity),
-            body: o.body.as_ref().map(|b| b.desc.clone()),
+            body: o.body.as_ref().map(|b| (*b.desc).clone()),
             behaviours: o.behaviours.clone(),
             states: pipeline.behaviour_states(id),
             // Queued for the live session's next tick: not in a past view.
