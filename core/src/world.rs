@@ -552,7 +552,8 @@ impl World {
 
     /// About how many bytes the world holds (for snapshot budgets): the
     /// object and key slots and each object's heap parts (name, behaviour
-    /// labels, shapes, soft-body particles), plus the queues.
+    /// labels, the boxed body description and shapes, soft-body state and
+    /// particles), plus the queues.
     pub fn memory_bytes(&self) -> usize {
         let slots =
             self.objects.capacity() * size_of::<Object>() + self.keys.capacity() * size_of::<Key>();
@@ -565,13 +566,17 @@ impl World {
                     .iter()
                     .map(|b| size_of::<BehaviourInfo>() + b.name.capacity() + b.params.capacity())
                     .sum();
+                // The authored description and a soft body's state are
+                // boxed (see `BodyState`): count their boxes too.
                 let body = o.body.as_ref().map_or(0, |b| {
-                    let shapes = b.desc.shapes.capacity() * size_of::<crate::body::Shape>();
+                    let desc = size_of::<crate::body::BodyDesc>()
+                        + b.desc.shapes.capacity() * size_of::<crate::body::Shape>();
                     let soft = b.soft.as_ref().map_or(0, |s| {
-                        (s.particles.capacity() + s.velocities.capacity())
-                            * size_of::<crate::geometry::Vec2>()
+                        size_of::<crate::soft_pose::SoftState>()
+                            + (s.particles.capacity() + s.velocities.capacity())
+                                * size_of::<crate::geometry::Vec2>()
                     });
-                    shapes + soft
+                    desc + soft
                 });
                 o.name.capacity() + infos + body
             })
