@@ -724,7 +724,9 @@ impl PhysicsStage for RapierStage {
             + self.collider_owner.len() * entry(8, 8)
             + self.touching.len() * entry(16, 4)
             + self.soft_links.len() * entry(8, std::mem::size_of::<SoftLink>())
-            + self.soft_owner.len() * entry(8, 8);
+            + self.soft_owner.len() * entry(8, 8)
+            // The sparse commit's lists, copied with the stage.
+            + (self.unsettled.len() + self.touched.len()) * std::mem::size_of::<ObjectId>();
         let sets = size.bytes_written as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;
         std::mem::size_of::<RapierStage>() + sets as usize + maps
     }

@@ -162,6 +162,18 @@ fn parse_layout(text: &str) -> Result<Tree<Pane>, StoredLayoutError> {
         message: e.code.to_string(),
     })?;
     add_new_panes(&mut tree);
+    if !shares_are_sizes(&tree) {
+        // egui_tiles divides each share by their sum: an infinite, negative
+        // or all-zero set makes a NaN rectangle, which egui refuses with a
+        // panic (`1e99999` parses to infinity; the layout fuzzer found it).
+        return Err(StoredLayoutError {
+            line: 1,
+            column: 1,
+            message: "a layout whose split shares are finite, non-negative numbers with a \
+                      positive sum"
+                .to_string(),
+        });
+    }
     if !is_complete(&tree) {
         return Err(StoredLayoutError {
             line: 1,
@@ -395,6 +407,20 @@ fn add_new_panes(tree: &mut Tree<Pane>) {
     }
 }
 
+/// Whether every split's shares can size its children: each finite and
+/// non-negative, their sum finite and positive.
+fn shares_are_sizes(tree: &Tree<Pane>) -> bool {
+    tree.tiles.tiles().all(|tile| match tile {
+        Tile::Container(Container::Linear(linear)) => {
+            let shares: Vec<f32> = linear.shares.iter().map(|(_, s)| *s).collect();
+            let sum: f32 = shares.iter().sum();
+            shares.iter().all(|s| s.is_finite() && *s >= 0.0)
+                && (shares.is_empty() || (sum.is_finite() && sum > 0.0))
+        }
+        _ => true,
+    })
+}
+
 /// Whether a tree holds every pane exactly once.
 fn is_complete(tree: &Tree<Pane>) -> bool {
     Pane::ALL.iter().all(|pane| {
@@ -409,6 +435,21 @@ fn is_complete(tree: &Tree<Pane>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_stored_layout_with_an_infinite_or_negative_share_is_refused_not_drawn() {
+        let stored = ron::to_string(&default_tree()).expect("the default layout writes");
+        // The default layout's first share, as written.
+        let at = stored.find("shares:(shares:{").expect("a split") + "shares:(shares:{".len();
+        let colon = at + stored[at..].find("):").expect("a share") + 2;
+        let end = colon + stored[colon..].find([',', '}']).expect("its end");
+        for bad in ["1e99999", "-0.5", "inf", "NaN"] {
+            let text = format!("{}{bad}{}", &stored[..colon], &stored[end..]);
+            let err = parse_layout(&text).expect_err(bad);
+            assert!(err.message.contains("finite"), "{bad}: {}", err.message);
+        }
+        parse_layout(&stored).expect("the default layout reads back");
+    }
 
     #[test]
     fn a_layout_stored_before_the_flame_tab_gets_it_beside_the_timeline() {
