@@ -47,7 +47,7 @@
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
-//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, snapshots | `bodies`, `engine_bytes`, `events`, `link`, `soft` |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, the commit, snapshots | `bodies`, `commit`, `engine_bytes`, `events`, `link`, `soft` |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls | |
 //! | **4: the pipeline** | | |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
