@@ -144,9 +144,21 @@ impl Behaviours {
         registry
     }
 
-    /// The registry of a session of its own (a fresh script host) for the
-    /// scene file `scene`: what `play`, `check`, `soak` and `bench` load with.
+    /// The registry of a batch session of its own (a fresh script host)
+    /// for the scene file `scene`: what `check`, `soak`, `bench` and `play`
+    /// without `--realtime` load with. Its Scripts run the version of their
+    /// file loaded at the start, so the run is the same whenever a file is
+    /// saved during it ([`ScriptHost::set_watch_files`] says why).
     pub fn registry_for_scene(&self, scene: &Path) -> Registry {
+        let host = ScriptHost::new();
+        host.set_watch_files(false);
+        self.registry_for(&host, scene.parent().unwrap_or(Path::new(".")))
+    }
+
+    /// [`Behaviours::registry_for_scene`] for a session that follows the
+    /// wall clock (`play --realtime`): its Scripts with `hot_reload` check
+    /// their file once per frame and adopt a saved change, as in the editor.
+    pub fn registry_for_live_scene(&self, scene: &Path) -> Registry {
         let dir = scene.parent().unwrap_or(Path::new("."));
         self.registry_for(&ScriptHost::new(), dir)
     }

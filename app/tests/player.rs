@@ -584,6 +584,44 @@ fn scripted_ball(dir: &Path, name: &str, source: &str) -> std::path::PathBuf {
 }
 
 #[test]
+fn a_flat_out_session_keeps_the_scripts_it_loaded_and_a_live_one_follows_their_files() {
+    // `play` without `--realtime`, `check`, `soak` and `bench` load with
+    // `registry_for_scene`: a script saved during the run changes nothing,
+    // so the run is the same whenever the save lands. `play --realtime`
+    // loads with `registry_for_live_scene`, whose Scripts adopt the saved
+    // text at the next frame, as before.
+    let dir = scratch("batch-reload");
+    let v1 = "fn update(dt) { log(\"v1\"); }\n";
+    let scene = scripted_ball(&dir, "say", v1);
+    let script = dir.join("say.rhai");
+    let behaviours = stepframe_app::Behaviours::built_in();
+    for (live, expected) in [(false, "v1"), (true, "version two")] {
+        std::fs::write(&script, v1).expect("write v1");
+        let registry = if live {
+            behaviours.registry_for_live_scene(&scene)
+        } else {
+            behaviours.registry_for_scene(&scene)
+        };
+        let loaded = stepframe_core::Scene::load(&scene, &registry).expect("the scene loads");
+        let mut pipeline = stepframe_core::Pipeline::new(loaded.settings.time);
+        pipeline.load_scene(&loaded, &registry).expect("it loads");
+        pipeline.step_frame(1.0 / 60.0);
+        pipeline.drain_log();
+        // Longer, so the file's length tells the change even within the
+        // filesystem's timestamp granularity.
+        std::fs::write(&script, "fn update(dt) { log(\"version two\"); }\n").expect("write v2");
+        pipeline.step_frame(1.0 / 60.0);
+        let said: Vec<String> = pipeline
+            .drain_log()
+            .into_iter()
+            .filter(|l| !l.message.ends_with("reloaded"))
+            .map(|l| l.message)
+            .collect();
+        assert_eq!(said, vec![expected.to_string()], "live: {live}");
+    }
+}
+
+#[test]
 fn a_warning_raised_during_reconcile_carries_the_frame_its_tick_ran_in() {
     // A kinematic target for a dynamic body is refused by the physics stage at
     // the reconcile of tick 10. At 30 Hz, two ticks a frame, tick 10 runs in

@@ -69,7 +69,9 @@ pub struct PlayArgs {
     #[arg(long, value_name = "OUT.json")]
     pub chrome_trace: Option<PathBuf>,
     /// Sleep so frames follow the wall clock instead of running flat out (the
-    /// deltas, and so the results, are the same).
+    /// deltas, and so the results, are the same). Scripts with `hot_reload`
+    /// then pick up a saved change of their file at the next frame, as in the
+    /// editor; a flat-out run keeps the versions it loaded.
     #[arg(long)]
     pub realtime: bool,
     /// Roll back at least N ticks every frame, re-simulate and compare hashes.

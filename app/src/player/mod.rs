@@ -121,8 +121,9 @@ fn failed(message: impl Into<String>) -> Exit {
 /// The built-in behaviours a scene can name, for a session of its own: a
 /// fresh script host (compile cache, breakpoints) and the scene file's
 /// directory, from which its script paths resolve
-/// (`stepframe_plugins::script::assets_dir`). A game's binary uses
-/// [`Behaviours::registry_for_scene`] with its own set.
+/// (`stepframe_plugins::script::assets_dir`). Its Scripts do not watch
+/// their files ([`Behaviours::registry_for_scene`], which a game's binary
+/// uses with its own set).
 pub fn registry(scene: &Path) -> Registry {
     Behaviours::built_in().registry_for_scene(scene)
 }
@@ -146,7 +147,11 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
 }
 
 fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
-    let registry = behaviours.registry_for_scene(&args.scene);
+    let registry = if args.realtime {
+        behaviours.registry_for_live_scene(&args.scene)
+    } else {
+        behaviours.registry_for_scene(&args.scene)
+    };
     let scene = Scene::load(&args.scene, &registry).map_err(|e| bad(e.to_string()))?;
     let settings = settings_with_overrides(&scene.settings.time, args);
     settings

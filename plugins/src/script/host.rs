@@ -52,6 +52,9 @@ struct Inner {
     /// Scripts with `hot_reload` check their file at frame boundaries (a
     /// fork's host does not: see [`ScriptHost::fork`]).
     detached: bool,
+    /// Scripts with `hot_reload` do not check their files (see
+    /// [`ScriptHost::set_watch_files`]).
+    unwatched: std::sync::atomic::AtomicBool,
     /// The session's history decides which version each Script runs (see
     /// [`ScriptHost::set_managed`]): Scripts adopt a new version only
     /// through a reload edit, never by themselves at a frame boundary.
@@ -159,6 +162,7 @@ impl ScriptHost {
                 breakpoints: ScriptBreakpoints::default(),
                 counts: Default::default(),
                 detached: true,
+                unwatched: Default::default(),
                 managed: Default::default(),
                 watched: Default::default(),
             }),
@@ -216,10 +220,30 @@ impl ScriptHost {
         self.cache().changed_texts(&keys)
     }
 
+    /// Whether Scripts with `hot_reload` check their file at each outer
+    /// frame boundary (the default) or run the version they loaded until a
+    /// reload reaches them ([`ScriptHost::reload`], a reload edit).
+    ///
+    /// Why a session would turn it off: a run that goes flat out (`check`,
+    /// `soak`, `bench`, `play` without `--realtime`) is then the same run
+    /// whenever a file is saved during it (a `check` would otherwise report
+    /// the user's edit as a divergence), and it spends nothing on looking:
+    /// the `metadata` call per script file per frame was 3% of demo.ron's
+    /// headless play, at thousands of frames a second.
+    pub fn set_watch_files(&self, on: bool) {
+        self.inner
+            .unwatched
+            .store(!on, std::sync::atomic::Ordering::Release);
+    }
+
     /// Whether scripts with `hot_reload` check their files (see
-    /// [`ScriptHost::fork`]).
+    /// [`ScriptHost::fork`] and [`ScriptHost::set_watch_files`]).
     pub(crate) fn watches_files(&self) -> bool {
         !self.inner.detached
+            && !self
+                .inner
+                .unwatched
+                .load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Recompiles every loaded script file whose modification time or length
