@@ -293,7 +293,7 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
         .find(|f| f.path == "Jumper.coyote_ms")
         .expect("its coyote_ms row");
     assert_eq!(
-        (&coyote.value, coyote.unit, coyote.param),
+        (&coyote.value, coyote.unit.as_deref(), coyote.param),
         (&FieldValue::F64(100.0), Some("ms"), true)
     );
 }

@@ -52,7 +52,7 @@
 //! thruster.inspect(&mut table);
 //! let rows = table.into_rows();
 //! assert_eq!(rows[0].path, "Thruster.force");
-//! assert_eq!(rows[0].unit, Some("N"));
+//! assert_eq!(rows[0].unit.as_deref(), Some("N"));
 //! ```
 //!
 //! # Which hooks a behaviour has
@@ -247,7 +247,7 @@ impl dyn Behaviour {
 
 /// One behaviour of an object as the inspector shows it, read from the
 /// cohort (or from the behaviours waiting for the next frame boundary).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BehaviourState {
     /// Registered name.
     pub name: String,

@@ -68,7 +68,7 @@ pub const COARSE_CAPACITY: usize = 256;
 pub const FINE_CAPACITY: usize = 1 << 20;
 
 /// How much of a call the pipeline records as zones.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ZoneDetail {
     /// None: the pipeline takes only the timestamps of its phase timings.
     #[default]
@@ -80,7 +80,7 @@ pub enum ZoneDetail {
 }
 
 /// What a zone timed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ZoneKind {
     /// The update phase: Start, Update, frame routines.
     Update,
@@ -129,7 +129,7 @@ impl ZoneKind {
 }
 
 /// One zone: what ran, when, how deep.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Zone {
     /// What it timed.
     pub kind: ZoneKind,
@@ -168,7 +168,7 @@ const MAX_DEPTH: usize = 8;
 /// The zones of one pipeline call (see the module docs). Cloning into an
 /// existing value with `clone_from` reuses its buffers, so a host can keep
 /// recent frames' zones without allocating once its ring is warm.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
 pub struct FrameZones {
     /// The call's frame index (the interrupted frame's for a continuation).
     frame_index: u64,

@@ -190,7 +190,7 @@ impl std::fmt::Display for HookKind {
 }
 
 /// The set of hooks a behaviour implements, so dispatch skips the others.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct Hooks(u8);
 
 impl Hooks {

@@ -36,7 +36,7 @@ pub struct BodyState {
 }
 
 /// What the inspector shows of a behaviour attached to an object.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct BehaviourInfo {
     /// Registered name (`PlayerController`...).
     pub name: String,

@@ -299,10 +299,13 @@ fn jumper() -> Jumper {
 fn the_derived_rows_have_paths_units_docs_and_the_parameter_mark() {
     let mut out = Fields::new("Jumper");
     jumper().inspect(&mut out);
-    let rows: Vec<_> = out
-        .into_rows()
-        .into_iter()
-        .map(|f| (f.path, f.value, f.unit, f.doc, f.param))
+    let fields = out.into_rows();
+    let rows: Vec<_> = fields
+        .iter()
+        .map(|f| {
+            let unit = f.unit.as_deref();
+            (f.path.clone(), f.value.clone(), unit, &*f.doc, f.param)
+        })
         .collect();
     let text = |s: &str| FieldValue::Text(s.to_string());
     assert_eq!(

@@ -82,7 +82,7 @@ pub struct WatchSpec {
 }
 
 /// What a watch did at one tick, for the worker to pass on.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum WatchEvent {
     /// A Break or Mark watch held.
     Held {

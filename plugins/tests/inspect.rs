@@ -67,13 +67,13 @@ fn the_player_controller_lists_its_parameters_flat_with_units_and_its_state_afte
     let rows = out.into_rows();
     let jump = row(&rows, "PlayerController.jump_impulse");
     assert_eq!(
-        (&jump.value, jump.unit, jump.param),
+        (&jump.value, jump.unit.as_deref(), jump.param),
         (&FieldValue::F32(4.0), Some("N·s"), true)
     );
     assert_eq!(jump.doc, "Upward impulse of a jump, N·s.");
     let charge = row(&rows, "PlayerController.charge_ms");
     assert_eq!(
-        (&charge.value, charge.unit, charge.param),
+        (&charge.value, charge.unit.as_deref(), charge.param),
         (&FieldValue::F64(0.0), Some("ms"), false)
     );
     assert_eq!(

@@ -9,5 +9,8 @@
 //! | [`poses`] | a trace's pose records as numbers, the live session's tick in the same form, and a tick of A against B (objects differing, the largest distance) |
 //! | [`tick`] | one tick's two records taken apart: objects, fields and ULPs, inputs, contacts, subsystems |
 
-pub mod poses;
 pub mod tick;
+
+/// The pose records of a trace (the session host's: its Compare with… and
+/// forks measure with them).
+pub use stepframe_host::traced as poses;

@@ -23,13 +23,15 @@
 //! [`Behaviour::inspect`](crate::Behaviour::inspect) by hand with
 //! [`Fields::field`] and [`Fields::value`].
 
+use std::borrow::Cow;
+
 use crate::body::Shape;
 use crate::geometry::{Pose, Vec2, Velocity};
 use crate::ids::{HookKind, ObjectId, Priority, TimeGroup};
 
 /// One value of a field, typed so a lane can plot numbers and the table can
 /// print each as the simulation holds it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum FieldValue {
     /// A flag.
     Bool(bool),
@@ -78,8 +80,9 @@ impl std::fmt::Display for FieldValue {
     }
 }
 
-/// One row of a behaviour's table.
-#[derive(Clone, Debug, PartialEq)]
+/// One row of a behaviour's table. Plain data (unit and doc are owned
+/// once it crosses to another process), so a view can carry it.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Field {
     /// Stable dotted path, starting with the behaviour's name
     /// (`PlayerController.charge_ms`): what a timeline lane names.
@@ -87,9 +90,9 @@ pub struct Field {
     /// The value now.
     pub value: FieldValue,
     /// Its unit (`ms`, `N·s`, `m/s`), where the code says it.
-    pub unit: Option<&'static str>,
+    pub unit: Option<Cow<'static, str>>,
     /// The field's first doc line ("" without one): what the number means.
-    pub doc: &'static str,
+    pub doc: Cow<'static, str>,
     /// A parameter (set by the scene's `params`) rather than state the
     /// behaviour keeps: what an inspector offers to edit.
     pub param: bool,
@@ -146,8 +149,8 @@ impl Fields {
         self.rows.push(Field {
             path: self.path.clone(),
             value,
-            unit: self.meta.unit,
-            doc: self.meta.doc,
+            unit: self.meta.unit.map(Cow::Borrowed),
+            doc: Cow::Borrowed(self.meta.doc),
             param: self.meta.param,
         });
     }

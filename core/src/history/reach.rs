@@ -15,7 +15,7 @@
 use super::MAX_SPACING_DOUBLINGS;
 
 /// How far back rewind reaches and what that costs (see [`super::History::reach`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RewindReach {
     /// Simulated seconds between the oldest keyframe and the live tick.
     pub seconds: f64,

@@ -6,7 +6,7 @@
 use crate::ids::{HookKind, ObjectId};
 
 /// A line for the log panel and the player's stderr.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct LogEntry {
     /// Severity.
     pub level: LogLevel,
@@ -42,7 +42,7 @@ impl std::fmt::Display for LogEntry {
 }
 
 /// Severity of a [`LogEntry`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
 pub enum LogLevel {
     /// Informational, from `log(...)`.
     Info,

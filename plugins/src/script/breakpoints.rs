@@ -50,7 +50,7 @@ use super::{ScriptError, ScriptErrorKind, script_key};
 pub const MAX_SCRIPT_HITS: usize = 1024;
 
 /// A line breakpoint that was reached and stopped the session.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ScriptHit {
     /// The script's resolved path (the table's key).
     pub path: String,
@@ -101,7 +101,7 @@ pub(crate) enum Part {
 }
 
 /// A breakpoint on one line of one script.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
 pub struct LineBreakpoint {
     /// 1-based line.
     pub line: usize,
@@ -111,7 +111,11 @@ pub struct LineBreakpoint {
     pub condition: Option<String>,
     /// Logpoint template, if any: the breakpoint logs instead of stopping.
     pub log_message: Option<String>,
+    /// The condition compiled (not sent: a front end shows the text).
+    #[serde(skip)]
     pub(crate) compiled_condition: Option<Arc<AST>>,
+    /// The template compiled (not sent either).
+    #[serde(skip)]
     pub(crate) compiled_message: Option<Arc<[Part]>>,
 }
 

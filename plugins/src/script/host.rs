@@ -83,10 +83,10 @@ pub struct CallCounts {
 
 /// How one hook function of a script runs while no breakpoint is set in it
 /// (what the editor's code pane shows next to the file).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct HookEngine {
     /// The function: `fixed_update`, `on_contact`, ...
-    pub hook: &'static str,
+    pub hook: std::borrow::Cow<'static, str>,
     /// On the compiled path (typed register code); else on rhai.
     pub compiled: bool,
     /// Why it stays on rhai (with the line), when it does.
@@ -291,7 +291,7 @@ impl ScriptHost {
             .enumerate()
             .filter(|&(i, _)| defined[i])
             .map(|(i, &(hook, _))| HookEngine {
-                hook,
+                hook: hook.into(),
                 compiled: program.fast.hooks[i].is_some(),
                 why_not: program
                     .fast
@@ -303,7 +303,7 @@ impl ScriptHost {
             .collect();
         if h.on_contact {
             out.push(HookEngine {
-                hook: "on_contact",
+                hook: "on_contact".into(),
                 compiled: false,
                 why_not: Some("its `kind` argument is text (strings)".to_string()),
             });

@@ -213,7 +213,7 @@ use typed_calls::FastState;
 /// A script that could not be read, compiled, or run: the script's key, the
 /// position (1-based; 0 when the error has none), what kind of fault it is
 /// (for a caller to act on) and what went wrong (for a person to read).
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub struct ScriptError {
     /// What the fault is about: the editor keeps the old text running on any
     /// of them, but only a syntax error has a place in the text to jump to.
@@ -230,7 +230,7 @@ pub struct ScriptError {
 }
 
 /// What a [`ScriptError`] is about.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ScriptErrorKind {
     /// The file could not be read.
     Io,

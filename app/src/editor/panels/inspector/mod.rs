@@ -327,7 +327,7 @@ fn fields_ui(
                 let mut hover = f.path.clone();
                 if !f.doc.is_empty() {
                     hover.push('\n');
-                    hover.push_str(f.doc);
+                    hover.push_str(&f.doc);
                 }
                 if f.param {
                     hover.push_str("\nA parameter: set by the scene, editable while suspended");
@@ -341,7 +341,7 @@ fn fields_ui(
                 }
                 ui.label(label).on_hover_text(hover);
                 ui.label(RichText::new(f.value.to_string()).monospace());
-                ui.weak(f.unit.unwrap_or(""));
+                ui.weak(f.unit.as_deref().unwrap_or(""));
                 ui.end_row();
             }
         });

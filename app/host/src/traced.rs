@@ -28,7 +28,7 @@ pub type Fields = [f32; 6];
 pub const FIELD_NAMES: [&str; 6] = ["x", "y", "angle", "vx", "vy", "w"];
 
 /// One tick's pose records.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TracedTick {
     /// The completed tick.
     pub tick: u64,
@@ -70,7 +70,7 @@ pub fn traced_tick(tick: u64, frame: u64, world: &World) -> TracedTick {
 }
 
 /// What differs at one tick between run A and run B.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct TickDivergence {
     /// The completed tick.
     pub tick: u64,
