@@ -155,6 +155,13 @@ impl Behaviours {
         self.registry_for(&host, scene.parent().unwrap_or(Path::new(".")))
     }
 
+    /// How a session host makes each scene's registry from these
+    /// behaviours (the host names no behaviour itself).
+    pub fn registries(&self) -> stepframe_host::Registries {
+        let behaviours = self.clone();
+        Arc::new(move |host, dir| behaviours.registry_for(host, dir))
+    }
+
     /// [`Behaviours::registry_for_scene`] for a session that follows the
     /// wall clock (`play --realtime`): its Scripts with `hot_reload` check
     /// their file once per frame and adopt a saved change, as in the editor.

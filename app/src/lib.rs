@@ -25,7 +25,6 @@ use std::path::PathBuf;
 
 pub use game::{App, Behaviours};
 
-
 /// The bundled demo scene: `assets/scenes/demo.ron` under the current directory
 /// if it exists there (a fresh clone's root), else beside the source tree.
 pub fn default_scene() -> PathBuf {

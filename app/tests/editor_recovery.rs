@@ -12,6 +12,7 @@
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
+use stepframe_app::editor::protocol::{Run, SceneCommand};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
@@ -48,7 +49,10 @@ fn a_worker_restarted_from_a_recovery_point_continues_bit_for_bit() {
     let time = ManualTime::new();
     let mut w = Worker::new(end, Pacing::Hz(60), None).with_wall_clock(time.clock());
     ui.commands
-        .send(Command::LoadAndPlay(demo()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: demo(),
+            play: true,
+        }))
         .expect("the worker end is alive");
     // The load sends a point at tick 0; running frames send one once
     // RECOVERY_EVERY of wall time has passed (here: once the test says so).
@@ -86,7 +90,7 @@ fn a_worker_restarted_from_a_recovery_point_continues_bit_for_bit() {
         Some(SuspendReason::Pause)
     ));
     assert_eq!(paused.scene_path, Some(demo()));
-    ui2.commands.send(Command::Play).expect("alive");
+    ui2.commands.send(Command::Run(Run::Play)).expect("alive");
     for _ in 32..120 {
         assert!(w2.pump(DT));
     }
@@ -140,7 +144,7 @@ fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
     h.state_mut().send(Command::Select(Some(ObjectId(20))));
 
     // A bug in the worker itself: the thread dies.
-    h.state_mut().send(Command::DebugCrashWorker);
+    h.state_mut().send(Command::DebugCrash);
     step_until_within(&mut h, "the banner", Duration::from_secs(10), nap, |h| {
         !labels_starting(h, "Worker thread stopped: ").is_empty()
     });
@@ -223,7 +227,7 @@ fn a_driven_worker_that_dies_is_caught_and_restarted_the_same_way() {
         .as_ref()
         .expect("the load's recovery point")
         .tick();
-    h.state_mut().send(Command::DebugCrashWorker);
+    h.state_mut().send(Command::DebugCrash);
     h.step();
     assert_eq!(
         labels_starting(&h, "Worker thread stopped: ").len(),

@@ -13,6 +13,7 @@ mod game;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
 
 use stepframe_app::editor::protocol::{Command, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
@@ -235,12 +236,15 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None).with_behaviours(game::behaviours());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene()));
+    send(Command::Scene(SceneCommand::Load {
+        path: scene(),
+        play: true,
+    }));
     send(Command::Select(Some(PLAYER)));
     for _ in 0..30 {
         assert!(w.pump(DT));
     }
-    send(Command::ToggleFixedBreakpoint(PLAYER));
+    send(Command::Breakpoints(BreakpointCommand::ToggleFixed(PLAYER)));
     let mut stopped = None;
     for _ in 0..3 {
         assert!(w.pump(DT));

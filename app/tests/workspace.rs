@@ -5,6 +5,7 @@
 
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::Pane;
+use stepframe_app::editor::protocol::{Run, TimeSetting};
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
@@ -246,7 +247,9 @@ fn no_control_is_cut(size: egui::Vec2) {
     let mut h = editor_sized(demo(), size);
     // Four ticks a frame, to four-digit ticks quickly.
     h.state_mut()
-        .send(stepframe_app::editor::Command::SetTimeScale(4.0));
+        .send(stepframe_app::editor::Command::Run(Run::Set(
+            TimeSetting::TimeScale(4.0),
+        )));
     h.run_steps(300);
     click(&mut h, "⏸ Pause");
     assert!(

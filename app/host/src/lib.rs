@@ -19,6 +19,15 @@
 //!   (core, plugins, app, assets, tests) and the host is the editor's back
 //!   end: `app/host/` sits beside the editor that is its first front end,
 //!   as `core/macros/` sits beside the runtime it derives for.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`protocol`] | commands, events, views and the session journal: plain serde data |
+//! | [`worker`] | the session's only owner, split by feature, and the thread that paces it |
+//! | [`traced`] | a run's pose records by tick, and a tick of run A measured against run B |
 
-pub mod traced;
 pub mod protocol;
+pub mod traced;
+pub mod worker;
+
+pub use worker::{Registries, Worker};

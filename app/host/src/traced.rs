@@ -22,9 +22,9 @@ use serde::Deserialize;
 use stepframe_core::{FileError, World};
 
 /// The six traced numbers of one object: x, y, angle, vx, vy, w.
-pub type Fields = [f32; 6];
+pub type TracedFields = [f32; 6];
 
-/// The field names, in [`Fields`] order (the trace's member order).
+/// The field names, in [`TracedFields`] order (the trace's member order).
 pub const FIELD_NAMES: [&str; 6] = ["x", "y", "angle", "vx", "vy", "w"];
 
 /// One tick's pose records.
@@ -35,12 +35,12 @@ pub struct TracedTick {
     /// The outer frame that ran it (pacing-dependent, never compared).
     pub frame: u64,
     /// `(object id, fields)`, in id order.
-    pub objects: Vec<(u64, Fields)>,
+    pub objects: Vec<(u64, TracedFields)>,
 }
 
 impl TracedTick {
     /// The fields of object `id`, if it has a body at this tick.
-    pub fn object(&self, id: u64) -> Option<Fields> {
+    pub fn object(&self, id: u64) -> Option<TracedFields> {
         self.objects
             .binary_search_by_key(&id, |(i, _)| *i)
             .ok()
@@ -190,7 +190,7 @@ impl TracePoses {
                     format!("tick {} does not come after the line before it", l.tick),
                 ));
             }
-            let mut objects: Vec<(u64, Fields)> = l
+            let mut objects: Vec<(u64, TracedFields)> = l
                 .poses
                 .into_iter()
                 .map(|p| (p.id, [p.x, p.y, p.angle, p.vx, p.vy, p.w]))

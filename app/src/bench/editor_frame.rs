@@ -67,12 +67,16 @@ pub(super) fn editor_frame(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>
             .published()
             .live
             .as_ref()
-            .is_some_and(|v| v.objects.len() > 2_000);
+            .is_some_and(|v| v.world.objects.len() > 2_000);
         if (loaded && warm >= 120) || warm > 1_200 {
             break;
         }
     }
-    let objects = app.published().live.as_ref().map_or(0, |v| v.objects.len());
+    let objects = app
+        .published()
+        .live
+        .as_ref()
+        .map_or(0, |v| v.world.objects.len());
     anyhow::ensure!(objects > 2_000, "stress.ron never played in the editor");
     let frames = ((240.0 * scale) as usize).max(60);
     let (mut layout, mut tessellate) = (Vec::new(), Vec::new());
@@ -89,7 +93,7 @@ pub(super) fn editor_frame(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>
         .published()
         .live
         .as_ref()
-        .map_or(0, |v| v.clock.simulation_tick);
+        .map_or(0, |v| v.world.clock.simulation_tick);
     Ok(vec![
         Figure::value(
             "editor_frame_ms",

@@ -8,7 +8,7 @@
 
 use std::path::Path;
 
-use crate::editor::protocol::{Command, Pacing};
+use crate::editor::protocol::{BranchCommand, Command, DisplayRate, Run, SceneCommand};
 use crate::editor::worker::{self, Worker};
 
 use super::{Figure, alternate, time};
@@ -18,21 +18,23 @@ const DT: f64 = 1.0 / 60.0;
 /// Seconds per frame of `frames` worker frames on `scene`, forked or not.
 fn worker_run(scene: &Path, frames: u64, fork: bool) -> f64 {
     let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let drain = |ui: &worker::UiEnd| {
-        let _ = ui.views.try_iter().count();
-        let _ = ui.events.try_iter().count();
-        let _ = ui.past_views.try_iter().count();
+    let registries = crate::Behaviours::built_in().registries();
+    let mut w = Worker::new(end, DisplayRate::Hz(60), registries);
+    let drain = |ui: &worker::FrontEnd| {
+        let _ = ui.take();
     };
-    let _ = ui.commands.send(Command::LoadAndPlay(scene.to_path_buf()));
+    ui.send(Command::Scene(SceneCommand::Load {
+        path: scene.to_path_buf(),
+        play: true,
+    }));
     for _ in 0..60 {
         w.pump(DT);
         drain(&ui);
     }
     if fork {
-        let _ = ui.commands.send(Command::Pause);
-        let _ = ui.commands.send(Command::ForkHere(60));
-        let _ = ui.commands.send(Command::Play);
+        ui.send(Command::Run(Run::Pause));
+        ui.send(Command::BranchB(BranchCommand::ForkHere(60)));
+        ui.send(Command::Run(Run::Play));
     }
     let secs = time(|| {
         for _ in 0..frames {

@@ -16,6 +16,7 @@
 //! double click or Open (or Return) opens, and the folder opened from is
 //! where the next Open starts, in this run and the next.
 
+use crate::editor::protocol::{RecordingCommand, SceneCommand};
 use std::path::{Path, PathBuf};
 
 use super::protocol::{Command, SaveWhat};
@@ -324,10 +325,10 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
         if let Some(choice) = done {
             files.recording = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-                cmd.send(Command::SaveRecording {
-                    path: super::worker::absolute(&path),
+                cmd.send(Command::Recording(RecordingCommand::Save {
+                    path: crate::editor::shared::absolute(&path),
                     overwrite: false,
-                });
+                }));
             }
         }
     }
@@ -336,9 +337,12 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
     {
         files.open = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            let path = super::worker::absolute(&path);
+            let path = crate::editor::shared::absolute(&path);
             files.last_folder = Some(folder_of(&path.display().to_string()));
-            cmd.send(Command::Load(path));
+            cmd.send(Command::Scene(SceneCommand::Load {
+                path: path,
+                play: false,
+            }));
         }
     }
     if let Some(field) = files.save_as.as_mut() {
@@ -356,10 +360,10 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
         if let Some(choice) = done {
             files.save_as = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-                cmd.send(Command::SaveAs {
-                    path: super::worker::absolute(&path),
+                cmd.send(Command::Scene(SceneCommand::SaveAs {
+                    path: crate::editor::shared::absolute(&path),
                     overwrite: false,
-                });
+                }));
             }
         }
     }
@@ -389,15 +393,15 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             Some(Answer::Replace) => {
                 files.confirm = None;
                 cmd.send(match question.what {
-                    SaveWhat::SceneAs => Command::SaveAs {
+                    SaveWhat::SceneAs => Command::Scene(SceneCommand::SaveAs {
                         path: question.path,
                         overwrite: true,
-                    },
-                    SaveWhat::Scene => Command::Save { replace: true },
-                    SaveWhat::Recording => Command::SaveRecording {
+                    }),
+                    SaveWhat::Scene => Command::Scene(SceneCommand::Save { replace: true }),
+                    SaveWhat::Recording => Command::Recording(RecordingCommand::Save {
                         path: question.path,
                         overwrite: true,
-                    },
+                    }),
                 });
             }
             Some(Answer::SaveAs) => {

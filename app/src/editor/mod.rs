@@ -30,13 +30,16 @@ mod files;
 pub mod geometry;
 pub mod log_book;
 pub mod panels;
-pub mod protocol;
-mod scene_file;
 pub mod shared;
 mod tiles;
 pub mod timeline;
-pub mod worker;
+pub mod words;
 pub mod workspace;
+
+/// What the editor and its session host say to each other (the host's crate).
+pub use stepframe_host::protocol;
+/// The session host's worker (the host's crate).
+pub use stepframe_host::worker;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -44,7 +47,7 @@ use std::process::ExitCode;
 pub use app::{Driver, EditorApp, EditorConfig};
 pub use log_book::{LogBook, LogLine};
 pub use panels::Panels;
-pub use protocol::{Command, Event, Pacing, WorldView};
+pub use protocol::{Command, DisplayRate, Event, LiveView, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, StoredLayoutError, Workspace};
 

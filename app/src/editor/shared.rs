@@ -20,15 +20,18 @@
 //! the frame, in one place (Rerun's command habit on both sides).
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::Arc;
 
 use crossbeam_channel::Sender;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{LogLevel, ObjectId};
 
-use super::protocol::{Command, Pacing, RecoveryPoint, RunB, WorldView};
+use stepframe_core::Recording;
+use stepframe_host::protocol::{
+    Command, DisplayRate, JournalEntry, LiveView, RunB, ScriptsView, WorldView,
+};
+use stepframe_host::traced::{TickDivergence, TracedFields};
+
 use super::workspace::Pane;
-use crate::compare::poses::{Fields, TickDivergence, TracePoses};
 use crate::editor::log_book::LogBook;
 
 /// The rewind history's default byte budget, MiB (core's default).
@@ -51,8 +54,9 @@ pub const MAX_FORK_TICKS: usize = 36_000;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct Persisted {
-    /// The worker's display rate (sent at start; saved from the live view).
-    pub pacing: Pacing,
+    /// The host's display rate (sent at start; saved from the live view).
+    #[serde(alias = "pacing")]
+    pub display_rate: DisplayRate,
     /// Draw committed poses as outlines over the interpolated ones.
     pub show_committed: bool,
     /// Draw touching pairs.
@@ -71,7 +75,7 @@ pub struct Persisted {
 impl Default for Persisted {
     fn default() -> Persisted {
         Persisted {
-            pacing: Pacing::default(),
+            display_rate: DisplayRate::default(),
             show_committed: false,
             show_contacts: false,
             follow_camera: true,
@@ -82,39 +86,61 @@ impl Default for Persisted {
     }
 }
 
+/// Where a scene path given on the command line or typed in a dialog
+/// points, made absolute for display and for reload (as typed if the
+/// working folder cannot be read).
+pub fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
 /// A budget in MiB as bytes.
 pub fn budget_bytes(mib: u32) -> usize {
     (mib as usize) << 20
 }
 
-/// Run B's streams as they arrived: B's records and A's measured ticks.
-/// What B is (its name, the fork tick, the first parting) is in the view
-/// ([`WorldView::run_b`]).
-#[derive(Clone, Debug, Default)]
-pub struct RunBStreams {
-    /// B's records: a trace file's whole, or a fork's as B runs.
-    pub trace: Arc<TracePoses>,
-    /// The measured ticks of A, by tick.
-    pub samples: BTreeMap<u64, TickDivergence>,
-}
-
-/// What the worker last published (module docs). Written only by the app's
-/// drain of the worker's channels.
-#[derive(Debug, Default)]
+/// What the host last published (module docs). Written only by the app's
+/// drain of what the host sends.
+#[derive(Debug)]
 pub struct Published {
-    /// The newest view of the live session.
-    pub live: Option<WorldView>,
+    /// The newest view of the live session and what the host's features hold.
+    pub live: Option<LiveView>,
     /// The newest view of a past tick (shown only while it is the cursor's).
     pub past: Option<WorldView>,
-    /// The newest snapshot the worker sent: what "Restart from last
-    /// snapshot" continues from.
-    pub recovery: Option<RecoveryPoint>,
-    /// Why the worker stopped (its panic message), while it is dead.
+    /// The session's scripts as the code pane shows them.
+    pub scripts: ScriptsView,
+    /// The session recording (input and edits by tick), as it grew.
+    pub recording: Recording,
+    /// The input tape in force, if any.
+    pub tape_in_force: Option<Recording>,
+    /// The Input tab's draft tape, as the host keeps it.
+    pub tape_draft: Option<Recording>,
+    /// Ticks of A measured against run B, by tick, while there is a B.
+    pub samples: BTreeMap<u64, TickDivergence>,
+    /// What made the session, for a new host to do again after this one
+    /// died (`stepframe_host::protocol::journal`).
+    pub journal: Vec<JournalEntry>,
+    /// Why the host stopped (its panic message), while it is dead.
     pub worker_stopped: Option<String>,
-    /// The hook call the worker has been stuck in past the watchdog's limit.
+    /// The hook call the host has been stuck in past the watchdog's limit.
     pub worker_stuck: Option<StuckHook>,
-    /// Run B's streams, while there is a run B.
-    pub run_b: RunBStreams,
+}
+
+impl Default for Published {
+    fn default() -> Published {
+        Published {
+            live: None,
+            past: None,
+            scripts: ScriptsView::default(),
+            // Replaced by the host's at the first load.
+            recording: Recording::new(60),
+            tape_in_force: None,
+            tape_draft: None,
+            samples: BTreeMap::new(),
+            journal: Vec::new(),
+            worker_stopped: None,
+            worker_stuck: None,
+        }
+    }
 }
 
 /// Which tick the user looks at (UI state: the session does not change).
@@ -174,19 +200,22 @@ impl Feedback {
     }
 }
 
-/// Run B as a panel reads it: what the view says of it and its streams.
+/// Run B as a panel reads it: what the live view says of it, B at the tick
+/// shown, and A's measured ticks.
 #[derive(Clone, Copy, Debug)]
 pub struct RunBView<'a> {
-    /// What B is, from the worker.
+    /// What B is, from the host.
     pub about: &'a RunB,
-    /// Its records and the measured ticks.
-    pub streams: &'a RunBStreams,
+    /// B at the tick the panels show, if B holds it.
+    pub shown: Option<&'a stepframe_host::traced::TracedTick>,
+    /// The measured ticks, by tick.
+    pub samples: &'a BTreeMap<u64, TickDivergence>,
 }
 
 impl RunBView<'_> {
-    /// B's fields of object `id` at `tick`.
-    pub fn b_fields(&self, tick: u64, id: u64) -> Option<Fields> {
-        self.streams.trace.at(tick)?.object(id)
+    /// B's fields of object `id` at the tick shown.
+    pub fn b_fields(&self, id: u64) -> Option<TracedFields> {
+        self.shown?.object(id)
     }
 }
 
@@ -219,19 +248,24 @@ impl<'a> View<'a> {
         }
     }
 
-    /// The newest live view.
-    pub fn live(&self) -> Option<&'a WorldView> {
+    /// The newest live view and what the host's features hold.
+    pub fn live(&self) -> Option<&'a LiveView> {
         self.published.live.as_ref()
     }
 
     /// What the panels draw: the past view of the cursor's tick, else the
-    /// live view. A past view of another tick (one the user has left) is
+    /// live session. A past view of another tick (one the user has left) is
     /// never shown.
     pub fn shown(&self) -> Option<&'a WorldView> {
         match (self.cursor, &self.published.past) {
             (Some(t), Some(past)) if past.at_tick == Some(t) => Some(past),
-            _ => self.live(),
+            _ => self.live().map(|l| &l.world),
         }
+    }
+
+    /// Everything the host published.
+    pub fn published(&self) -> &'a Published {
+        self.published
     }
 
     /// The viewed tick, if not live.
@@ -246,7 +280,7 @@ impl<'a> View<'a> {
 
     /// True while the live session is suspended.
     pub fn is_suspended(&self) -> bool {
-        self.live().is_some_and(|v| v.suspension.is_some())
+        self.live().is_some_and(|v| v.world.suspension.is_some())
     }
 
     /// The worker's selection.
@@ -256,15 +290,16 @@ impl<'a> View<'a> {
 
     /// The tick a what-if fork was made at, while B runs.
     pub fn fork(&self) -> Option<u64> {
-        self.live()?.run_b.as_ref()?.forked_at
+        self.live()?.branch_b.as_ref()?.forked_at
     }
 
     /// Run B, while there is one.
     pub fn run_b(&self) -> Option<RunBView<'a>> {
-        let about = self.live()?.run_b.as_ref()?;
+        let about = self.live()?.branch_b.as_ref()?;
         Some(RunBView {
             about,
-            streams: &self.published.run_b,
+            shown: self.shown().and_then(|w| w.b.as_ref()),
+            samples: &self.published.samples,
         })
     }
 
@@ -297,9 +332,9 @@ impl<'a> View<'a> {
         self.published.worker_stuck.as_ref()
     }
 
-    /// The newest recovery point.
-    pub fn recovery(&self) -> Option<&'a RecoveryPoint> {
-        self.published.recovery.as_ref()
+    /// The session's journal (what a restart does again).
+    pub fn journal(&self) -> &'a [JournalEntry] {
+        &self.published.journal
     }
 }
 
@@ -313,6 +348,8 @@ pub enum Action {
     BackToLive,
     /// "Resume from here" at the viewed tick.
     ResumeFromCursor,
+    /// The selection changed: a past view on screen is asked for again.
+    Reselect,
     /// A short notice.
     Notify(LogLevel, String),
     /// A line in the log only.
@@ -323,18 +360,12 @@ pub enum Action {
     Error(String),
     /// Hide the error line.
     DismissError,
-    /// Start a new worker from the last recovery point.
+    /// Start a new host that does the session's journal again.
     RestartWorker,
-    /// Walk away from a worker stuck in a hook: detach its thread, restart
-    /// from the last recovery point.
+    /// Walk away from a host stuck in a hook: detach it, restart one.
     AbandonWorker,
     /// Bring a pane to the front.
     OpenPane(Pane),
-    /// Plot this expression on the timeline: a "show value" watch, added to
-    /// the Watches tab's list (an inspector plot button's `obj(20).y`).
-    PlotWatch(String),
-    /// Remove the "show value" watch of this expression (a lane's 🗙).
-    UnplotWatch(String),
 }
 
 /// How a panel asks for things: worker commands at once, UI actions after
@@ -380,10 +411,11 @@ impl Commands {
         self.actions.push(action);
     }
 
-    /// Selects an object (or none): the worker's selection, which the next
-    /// views show (a past view is rebuilt with it).
+    /// Selects an object (or none): the host's selection, which the next
+    /// views show (a past view on screen is asked for again, with it).
     pub fn select(&mut self, id: Option<ObjectId>) {
         self.send(Command::Select(id));
+        self.act(Action::Reselect);
     }
 
     /// Shows tick `tick` in every panel.

@@ -6,18 +6,17 @@
 //! ring, the no-progress guard and the way they close the summary.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
 use stepframe_core::{
-    History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry, finish_frame,
+    History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Session, Telemetry, finish_frame,
 };
 
 use super::meter::{Meter, ring_walked_after, telemetry_walked};
 use super::{Failure, SoakArgs, SoakSummary, bad};
-use crate::editor::protocol::{Command, Event, Pacing};
+use crate::editor::protocol::{Command, DisplayRate, Event, Run, SceneCommand};
 use crate::editor::worker::{self, Worker};
 
 /// Log lines printed to stderr as they arrive; the rest are only kept in
@@ -108,7 +107,6 @@ pub(super) fn soak_history(
         .map_err(|e| bad(e.to_string()))?;
     let dt = 1.0 / f64::from(scene.settings.time.fixed_hz);
     let mut telemetry = Telemetry::with_capacity(args.telemetry_frames.unwrap_or(DEFAULT_CAPACITY));
-    let mut history = History::new(args.keyframe_every, args.retention_frames);
     let max_keyframes = (args.retention_frames.max(args.keyframe_every.max(1))
         / args.keyframe_every.max(1))
     .max(1) as usize;
@@ -117,6 +115,10 @@ pub(super) fn soak_history(
         args.pose_budget_mib << 20,
     )));
     pipeline.set_tick_observer(Some(Box::new(poses.clone())));
+    let mut session = Session::new(
+        pipeline,
+        History::new(args.keyframe_every, args.retention_frames),
+    );
     let mut log = LogRing::new(args.log_lines);
     let mut meter = Meter::new(args.report_every);
     let lock = |m: &Mutex<PoseHistory>| {
@@ -125,17 +127,16 @@ pub(super) fn soak_history(
     };
 
     let mut progress = Progress::default();
-    while pipeline.stepper().completed_ticks() < args.ticks {
-        let first = history.step_frame(&mut pipeline, dt, &[]);
-        telemetry.record(&first, pipeline.clock());
+    while session.pipeline().stepper().completed_ticks() < args.ticks {
+        let first = session.step_frame(dt, &[]);
+        telemetry.record(&first, session.pipeline().clock());
         // A soak has no one at the controls: every suspension is resumed at
         // once, each call recorded as the editor's timeline records it.
         let resumed = finish_frame(
-            &mut pipeline,
             first,
-            |p| {
-                let more = history.resume(p, &[]);
-                telemetry.record(&more, p.clock());
+            || {
+                let more = session.resume(&[]);
+                telemetry.record(&more, session.pipeline().clock());
                 more
             },
             crate::player::MAX_RESUMES_PER_FRAME,
@@ -146,17 +147,17 @@ pub(super) fn soak_history(
         })?;
         summary.resumed += resumed.resumes;
         summary.frames += 1;
-        progress.frame(pipeline.stepper().completed_ticks())?;
-        for entry in pipeline.drain_log() {
+        progress.frame(session.pipeline().stepper().completed_ticks())?;
+        for entry in session.drain_log() {
             log.push(entry);
         }
-        let tick = pipeline.stepper().completed_ticks();
+        let tick = session.pipeline().stepper().completed_ticks();
         let (range, pose_bytes) = lock(&poses);
         let warm = match args.warmup {
             Some(w) => tick >= w,
             None => {
                 telemetry_walked(&telemetry)
-                    && history.keyframes() == max_keyframes
+                    && session.history().keyframes() == max_keyframes
                     && summary.frames >= history_walked
                     && range.is_some_and(|(first, last)| {
                         first > 1 && last >= ring_walked_after(last - first + 1)
@@ -168,7 +169,7 @@ pub(super) fn soak_history(
                 "telemetry {}/{} frames, keyframes {}/{max_keyframes}, poses {:.1}/{} MiB, log {}/{} lines",
                 telemetry.len(),
                 telemetry.capacity(),
-                history.keyframes(),
+                session.history().keyframes(),
                 pose_bytes as f64 / f64::from(1 << 20),
                 args.pose_budget_mib,
                 log.lines.len(),
@@ -176,9 +177,9 @@ pub(super) fn soak_history(
             )
         });
     }
-    summary.keyframes = history.keyframes();
+    summary.keyframes = session.history().keyframes();
     summary.pose_bytes = lock(&poses).1;
-    let ticks = pipeline.stepper().completed_ticks();
+    let ticks = session.pipeline().stepper().completed_ticks();
     close(
         summary,
         ticks,
@@ -199,14 +200,19 @@ pub(super) fn soak_worker(
 ) -> Result<(), Failure> {
     summary.mode = "worker".into();
     let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(fixed_hz), None);
+    let registries = crate::Behaviours::built_in().registries();
+    let mut w = Worker::new(end, DisplayRate::Hz(fixed_hz), registries);
     let dt = 1.0 / f64::from(fixed_hz);
     let send = |c: Command| {
         ui.commands
             .send(c)
             .map_err(|_| bad("the worker's command channel closed"))
     };
-    send(Command::LoadAndPlay(absolute(&args.scene)))?;
+    let scene = std::path::absolute(&args.scene).unwrap_or_else(|_| args.scene.clone());
+    send(Command::Scene(SceneCommand::Load {
+        path: scene,
+        play: true,
+    }))?;
     let capacity = args.telemetry_frames.unwrap_or(DEFAULT_CAPACITY).max(1);
     // The UI's one telemetry ring: the timeline's frame records.
     let mut telemetry = Telemetry::with_capacity(capacity);
@@ -222,9 +228,9 @@ pub(super) fn soak_worker(
             return Err(bad("the worker stopped"));
         }
         summary.frames += 1;
-        // Latest wins: the UI keeps only the newest view.
-        let _ = ui.views.try_iter().last();
-        for event in ui.events.try_iter() {
+        // Latest wins: the UI keeps only the newest view (and takes it, so
+        // the host sends the next).
+        for event in ui.take().events {
             match event {
                 Event::Frames(batch) => {
                     for frame in batch {
@@ -238,12 +244,16 @@ pub(super) fn soak_worker(
                     }
                 }
                 Event::Loaded { .. } => loaded = true,
-                Event::Error(message) if !loaded => return Err(bad(message)),
-                Event::Error(message) => eprintln!("worker error: {message}"),
+                Event::Error(error) if !loaded => {
+                    return Err(bad(crate::editor::words::error(&error)));
+                }
+                Event::Error(error) => {
+                    eprintln!("worker error: {}", crate::editor::words::error(&error))
+                }
                 Event::Suspended(_) => {
                     // Headless: nobody to press Play, so resume at once.
                     summary.resumed += 1;
-                    send(Command::Play)?;
+                    send(Command::Run(Run::Play))?;
                 }
                 // Resumed, saved, and what the UI draws (poses, rewinds).
                 _ => {}
@@ -291,8 +301,4 @@ fn close(
     summary.log_ring = log.lines.len();
     summary.telemetry_ring = telemetry.len();
     meter.finish(summary, max_growth_mib);
-}
-
-fn absolute(path: &Path) -> PathBuf {
-    worker::absolute(path)
 }

@@ -5,6 +5,7 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::protocol::RewindCommand;
 use stepframe_app::editor::{Command, EditorApp};
 
 use crate::support;
@@ -96,7 +97,8 @@ fn a_rewind_drops_what_the_watches_saw_after_its_tick() {
     let seen = format!("at tick {tick}");
     assert_eq!(labels_starting(&h, &format!("last held {seen}")).len(), 1);
     assert_eq!(labels_starting(&h, "= ").len(), 1);
-    h.state_mut().send(Command::RewindTo(tick - 5));
+    h.state_mut()
+        .send(Command::Rewind(RewindCommand::RewindTo(tick - 5)));
     h.run_steps(3);
     assert!(
         status(&h).starts_with(&format!("suspended at tick {}", tick - 5)),

@@ -6,6 +6,9 @@
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
+use stepframe_app::editor::protocol::{
+    EditCommand, RewindCommand, Run, SceneCommand, Target, TimeSetting,
+};
 
 use super::*;
 
@@ -120,9 +123,12 @@ fn a_previewed_scene_changed_on_disk_reloads_with_a_notice_keeping_time_settings
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // A preview (suspended at tick 0), at 30 Hz and 144 Hz pacing where the
     // file says 60 Hz.
-    send(Command::Load(scene.clone()));
-    send(Command::SetFixedRate(30));
-    send(Command::SetPacing(Pacing::Hz(144)));
+    send(Command::Scene(SceneCommand::Load {
+        path: scene.clone(),
+        play: false,
+    }));
+    send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
+    send(Command::Run(Run::SetDisplayRate(Pacing::Hz(144))));
     for _ in 0..3 {
         w.pump(DT);
     }
@@ -160,7 +166,10 @@ fn a_broken_or_half_written_change_keeps_the_running_session_and_reports_line_an
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene.clone()));
+    send(Command::Scene(SceneCommand::Load {
+        path: scene.clone(),
+        play: true,
+    }));
     for _ in 0..10 {
         w.pump(DT);
     }
@@ -241,8 +250,11 @@ fn the_editors_own_save_is_no_reload() {
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::LoadAndPlay(scene.clone()));
-    send(Command::SetTimeScale(0.5));
+    send(Command::Scene(SceneCommand::Load {
+        path: scene.clone(),
+        play: true,
+    }));
+    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
     for _ in 0..10 {
         w.pump(DT);
     }
@@ -250,7 +262,7 @@ fn the_editors_own_save_is_no_reload() {
     let tick_before = latest_view(&ui).expect("a view").clock.simulation_tick;
     let before = std::fs::read_to_string(&scene).expect("the scene");
     // Save over the file (hand-written: confirmed, as the dialog's Save anyway).
-    send(Command::Save { replace: true });
+    send(Command::Scene(SceneCommand::Save { replace: true }));
     let mut events = pump_until(&mut w, &ui, 2, |e| matches!(e, Event::Saved(_)));
     let after = std::fs::read_to_string(&scene).expect("the scene");
     assert_ne!(after, before, "Save wrote the file");
@@ -284,7 +296,10 @@ fn a_suspended_worker_thread_looks_at_the_file_without_being_asked() {
     let w = Worker::new(end, Pacing::Hz(60), None);
     let thread = worker::spawn(w, ui.commands.clone()).expect("a thread");
     ui.commands
-        .send(Command::Load(scene.clone()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: scene.clone(),
+            play: false,
+        }))
         .expect("the worker is alive");
     let wait_for = |what: &str, pick: &dyn Fn(&Event) -> bool| {
         let t0 = Instant::now();
@@ -341,10 +356,10 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
     let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // A move made in the editor, not saved.
-    send(Command::EditPose(
-        ObjectId(1),
-        stepframe_core::Pose::new(2.0, 1.0, 0.0),
-    ));
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(ObjectId(1), stepframe_core::Pose::new(2.0, 1.0, 0.0)),
+    });
     for _ in 0..3 {
         w.pump(DT);
     }
@@ -355,7 +370,7 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
     assert_eq!(edits, 1, "the move is still the session's");
 
     // Ctrl+R is the user's choice to drop it: the file's ball, no edits.
-    send(Command::Reload);
+    send(Command::Scene(SceneCommand::Reload));
     let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Loaded { .. }));
     assert_no_errors(&events);
     let (view, pose) = ball(&ui);
@@ -377,15 +392,18 @@ fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
     let scene = scene_in("save-undo");
     let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let move_to = |x: f32| Command::EditPose(ObjectId(1), stepframe_core::Pose::new(x, 1.0, 0.0));
+    let move_to = |x: f32| Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(ObjectId(1), stepframe_core::Pose::new(x, 1.0, 0.0)),
+    };
     send(move_to(2.0));
     w.pump(DT);
-    send(Command::Save { replace: true });
+    send(Command::Scene(SceneCommand::Save { replace: true }));
     let events = pump_until(&mut w, &ui, 3, |e| matches!(e, Event::Saved(_)));
     assert_no_errors(&events);
     let saved = std::fs::read_to_string(&scene).expect("the scene");
     assert!(saved.contains("x: 2.0"), "Save wrote the move: {saved}");
-    send(Command::Undo);
+    send(Command::Rewind(RewindCommand::Undo));
     w.pump(DT);
     send(move_to(3.0));
     for _ in 0..3 {

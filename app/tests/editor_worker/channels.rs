@@ -1,13 +1,17 @@
 //! the channels: telemetry, events and views in order.
 
 use super::*;
+use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
 
 #[test]
 fn an_unread_view_is_replaced_but_every_telemetry_frame_arrives() {
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     ui.commands
-        .send(Command::LoadAndPlay(demo()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: demo(),
+            play: true,
+        }))
         .expect("the worker end is alive");
     // A UI that does not read for 100 frames.
     for _ in 0..100 {
@@ -52,7 +56,7 @@ fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() 
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     let mut b = Breakpoint::on_hook(HookKind::FixedUpdate);
     b.condition.ticks = Some((3, 3));
-    send(Command::AddBreakpoint(b));
+    send(Command::Breakpoints(BreakpointCommand::Add(b)));
     pump(&mut w, 5);
     let events: Vec<Event> = ui.events.try_iter().collect();
     let mut seen_frames = 0u64;
@@ -96,9 +100,9 @@ fn suspension_and_resume_are_announced_once_each() {
     // The player is object 20 in the demo; break in its FixedUpdate from tick 5.
     let mut b = Breakpoint::on(HookKind::FixedUpdate, ObjectId(20));
     b.condition.ticks = Some((5, 5));
-    send(Command::AddBreakpoint(b));
+    send(Command::Breakpoints(BreakpointCommand::Add(b)));
     pump(&mut w, 10);
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     pump(&mut w, 3);
     let events: Vec<Event> = ui
         .events
@@ -127,7 +131,10 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
     let w = Worker::new(end, Pacing::Hz(60), None);
     let thread = worker::spawn(w, ui.commands.clone()).expect("a thread");
     ui.commands
-        .send(Command::LoadAndPlay(demo()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: demo(),
+            play: true,
+        }))
         .expect("the worker is alive");
     // A frozen UI: nothing is read until the worker has run 36 frames (0.6 s
     // at 60 Hz on an idle machine; a loaded one takes longer, which changes
@@ -163,7 +170,7 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
         frames.len() - 1
     );
     // Pause is applied promptly and no frame runs after it.
-    ui.commands.send(Command::Pause).expect("alive");
+    ui.commands.send(Command::Run(Run::Pause)).expect("alive");
     let t0 = Instant::now();
     let paused = loop {
         if let Ok(Event::Suspended(s)) = ui.events.recv_timeout(Duration::from_secs(30)) {

@@ -1,6 +1,10 @@
 //! forks and run B.
 
 use super::*;
+use stepframe_app::editor::protocol::{
+    BranchCommand, EditCommand, RecordingCommand, RewindCommand, Run, SceneCommand, Target,
+    TimeSetting,
+};
 
 /// The demo run headless at 60 Hz to `tick`, with `tape` as its tick input.
 fn headless_with(tape: Recording, tick: u64) -> stepframe_core::Pipeline {
@@ -68,17 +72,20 @@ fn fork_run(
     while tick(&ui, &mut last) < 130 {
         w.pump(dt);
     }
-    send(Command::Pause);
-    send(Command::ForkHere(100));
-    send(Command::ForkTape {
-        tape: tap_at(110),
-        recorded_to: 100,
+    send(Command::Run(Run::Pause));
+    send(Command::BranchB(BranchCommand::ForkHere(100)));
+    send(Command::Edit {
+        target: Target::B,
+        edit: EditCommand::Tape {
+            tape: tap_at(110),
+            recorded_to: 100,
+        },
     });
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     while tick(&ui, &mut last) < 160 {
         w.pump(dt);
     }
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(dt);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert!(
@@ -130,7 +137,9 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
             Some([p.x, p.y, p.angle]),
             "{pacing:?}"
         );
-        ui.commands.send(Command::ViewTick(160)).expect("alive");
+        ui.commands
+            .send(Command::Rewind(RewindCommand::ViewTick(160)))
+            .expect("alive");
         w.pump(dt);
         let past = ui.past_views.try_iter().last().expect("A at 160");
         assert_eq!(
@@ -140,7 +149,9 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
         );
         // Adopted, B is the live session: exactly the headless run with the
         // tap at the tick it stands at.
-        ui.commands.send(Command::AdoptFork).expect("alive");
+        ui.commands
+            .send(Command::BranchB(BranchCommand::Adopt))
+            .expect("alive");
         w.pump(dt);
         let live = latest_view(&ui).expect("a view");
         let at = live.clock.simulation_tick;
@@ -279,16 +290,16 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
             last
         };
         while tick(&mut w, &ui) < 120 {}
-        send(Command::Pause);
+        send(Command::Run(Run::Pause));
         // A's future gets the tap at 110; B forks at 100 and gets the same
         // input with the higher impulse.
-        send(Command::ApplyTape {
+        send(Command::Recording(RecordingCommand::Apply {
             tape: tap_at(110),
             from: 100,
-        });
+        }));
         fork_with_params(&send, 100, ObjectId(20), PLAYER_PARAMS_HIGH);
         while tick(&mut w, &ui) < 170 {}
-        send(Command::Pause);
+        send(Command::Run(Run::Pause));
         w.pump(dt);
         let events: Vec<Event> = ui.events.try_iter().collect();
         assert_no_errors(&events);
@@ -321,7 +332,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         );
         // A, tick for tick, is the unforked run.
         for t in 100..=170 {
-            send(Command::ViewTick(t));
+            send(Command::Rewind(RewindCommand::ViewTick(t)));
             w.pump(dt);
             let past = ui.past_views.try_iter().last().expect("a past view");
             assert_eq!(past.at_tick, Some(t));
@@ -390,20 +401,23 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
         }
     }
     let key = key.expect("the scene runs patrol.rhai");
-    send(Command::Pause);
-    send(Command::ForkHere(60));
-    send(Command::ForkScript {
-        key: key.clone(),
-        text: fast_patrol(&original),
+    send(Command::Run(Run::Pause));
+    send(Command::BranchB(BranchCommand::ForkHere(60)));
+    send(Command::Edit {
+        target: Target::B,
+        edit: EditCommand::Script {
+            key: key.clone(),
+            text: fast_patrol(&original),
+        },
     });
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     while last < 90 {
         w.pump(DT);
         if let Some(v) = latest_view(&ui) {
             last = v.clock.simulation_tick;
         }
     }
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert_no_errors(&events);
@@ -418,7 +432,7 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
         assert_eq!(*x, b_x[tick], "B's guard at tick {tick}");
     }
     for t in [61, 75, 90] {
-        send(Command::ViewTick(t));
+        send(Command::Rewind(RewindCommand::ViewTick(t)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.state_hash, a_hashes[&t], "A at tick {t}");
@@ -429,7 +443,7 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
         "the file is not written"
     );
     // Adopted, the session runs the fast text, and the code pane shows it.
-    send(Command::AdoptFork);
+    send(Command::BranchB(BranchCommand::Adopt));
     w.pump(DT);
     let v = latest_view(&ui).expect("a view");
     let shown = v
@@ -471,11 +485,11 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
         }
     };
     run_to(&mut w, 30);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     fork_with_params(&send, 10, ObjectId(2), fixed);
     run_to(&mut w, 40);
-    send(Command::Pause);
-    send(Command::AdoptFork);
+    send(Command::Run(Run::Pause));
+    send(Command::BranchB(BranchCommand::Adopt));
     w.pump(1.0 / 144.0);
     let events: Vec<Event> = ui.events.try_iter().collect();
     let first = first_parting(&events);
@@ -491,7 +505,7 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
     // the behaviour's `params` value is the only text that changes, and
     // every comment stays.
     let original = std::fs::read_to_string(&scene).expect("the copy");
-    send(Command::Save { replace: false });
+    send(Command::Scene(SceneCommand::Save { replace: false }));
     w.pump(1.0 / 144.0);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert!(
@@ -527,17 +541,23 @@ fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // Opened, shown at tick 0 and suspended: no frame has run, so the
     // history holds no keyframe yet.
-    send(Command::Load(scene));
+    send(Command::Scene(SceneCommand::Load {
+        path: scene,
+        play: false,
+    }));
     w.pump(1.0 / 144.0);
-    send(Command::RewindTo(0));
-    send(Command::ForkHere(0));
-    send(Command::ForkParams {
-        object: ObjectId(2),
-        index: 0,
-        params: r#"(path: "scripts/push.rhai", vars: {"force": 1.0, "per_frame": false})"#
-            .to_string(),
+    send(Command::Rewind(RewindCommand::RewindTo(0)));
+    send(Command::BranchB(BranchCommand::ForkHere(0)));
+    send(Command::Edit {
+        target: Target::B,
+        edit: EditCommand::Params {
+            object: ObjectId(2),
+            index: 0,
+            params: r#"(path: "scripts/push.rhai", vars: {"force": 1.0, "per_frame": false})"#
+                .to_string(),
+        },
     });
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     let mut last = 0;
     while last < 20 {
         w.pump(1.0 / 144.0);
@@ -560,36 +580,39 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     let space = |value| {
-        Command::Input(InputEvent {
+        Command::Run(Run::Input(InputEvent {
             source: InputSource::Key("Space".into()),
             value,
-        })
+        }))
     };
-    send(Command::LoadAndPlay(demo()));
+    send(Command::Scene(SceneCommand::Load {
+        path: demo(),
+        play: true,
+    }));
     pump(&mut w, 30);
     for command in [
         space(1.0),
-        Command::SetTimeScale(0.5),
-        Command::Pause,
-        Command::StepTick,
+        Command::Run(Run::Set(TimeSetting::TimeScale(0.5))),
+        Command::Run(Run::Pause),
+        Command::Run(Run::StepTick),
         space(0.0),
-        Command::StepFrame,
-        Command::SetFixedRate(30),
-        Command::Play,
+        Command::Run(Run::StepFrame),
+        Command::Run(Run::Set(TimeSetting::FixedRate(30))),
+        Command::Run(Run::Play),
     ] {
         send(command);
         pump(&mut w, 5);
     }
-    send(Command::Pause);
-    send(Command::RewindTo(20));
-    send(Command::ForkHere(15));
+    send(Command::Run(Run::Pause));
+    send(Command::Rewind(RewindCommand::RewindTo(20)));
+    send(Command::BranchB(BranchCommand::ForkHere(15)));
     pump(&mut w, 2);
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     pump(&mut w, 10);
-    send(Command::AdoptFork);
-    send(Command::Play);
+    send(Command::BranchB(BranchCommand::Adopt));
+    send(Command::Run(Run::Play));
     pump(&mut w, 10);
-    send(Command::Reload);
+    send(Command::Scene(SceneCommand::Reload));
     pump(&mut w, 10);
     let warnings: Vec<String> = ui
         .events
@@ -608,11 +631,14 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
 /// Forks B at `tick` with `params` for the first behaviour of `object`, and
 /// plays on.
 fn fork_with_params(send: &impl Fn(Command), tick: u64, object: ObjectId, params: &str) {
-    send(Command::ForkHere(tick));
-    send(Command::ForkParams {
-        object,
-        index: 0,
-        params: params.to_string(),
+    send(Command::BranchB(BranchCommand::ForkHere(tick)));
+    send(Command::Edit {
+        target: Target::B,
+        edit: EditCommand::Params {
+            object,
+            index: 0,
+            params: params.to_string(),
+        },
     });
-    send(Command::Play);
+    send(Command::Run(Run::Play));
 }

@@ -1,20 +1,21 @@
 //! input while suspended and edited tapes.
 
 use super::*;
+use stepframe_app::editor::protocol::{RecordingCommand, RewindCommand, Run};
 
 #[test]
 fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
     let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     pump(&mut w, 30);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     // Space typed in the viewport while suspended, then F10: a lone tick,
     // no outer frame begins, and yet tick 31 receives the press.
-    send(Command::Input(InputEvent::press(InputSource::Key(
-        "Space".into(),
+    send(Command::Run(Run::Input(InputEvent::press(
+        InputSource::Key("Space".into()),
     ))));
-    send(Command::StepTick);
+    send(Command::Run(Run::StepTick));
     w.pump(DT);
     let view = latest_view(&ui).expect("a view");
     assert_eq!(view.clock.simulation_tick, 31);
@@ -44,8 +45,11 @@ fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
             value,
         });
     }
-    send(Command::ApplyTape { tape, from: 411 });
-    send(Command::Play);
+    send(Command::Recording(RecordingCommand::Apply {
+        tape,
+        from: 411,
+    }));
+    send(Command::Run(Run::Play));
     let mut live = None;
     while live
         .as_ref()
@@ -55,7 +59,7 @@ fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
         live = latest_view(&ui).or(live);
     }
     let received = (*live.expect("a view").tape).clone();
-    send(Command::ViewTick(600));
+    send(Command::Rewind(RewindCommand::ViewTick(600)));
     w.pump(dt);
     let past = ui
         .past_views

@@ -25,6 +25,7 @@ mod lines;
 mod support;
 
 use std::time::{Duration, Instant};
+use stepframe_app::editor::protocol::SceneCommand;
 
 use stepframe_app::editor::protocol::FrameTelemetry;
 use stepframe_app::editor::protocol::{Command, Event, Pacing};
@@ -107,7 +108,10 @@ fn playing_paced(scene: std::path::PathBuf, pacing: Pacing) -> (worker::UiEnd, W
     let (ui, end) = worker::channels();
     let w = Worker::new(end, pacing, None);
     ui.commands
-        .send(Command::LoadAndPlay(scene))
+        .send(Command::Scene(SceneCommand::Load {
+            path: scene,
+            play: true,
+        }))
         .expect("the worker end is alive");
     (ui, w)
 }
@@ -124,7 +128,10 @@ fn preview(scene: &std::path::Path) -> (worker::UiEnd, Worker) {
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     ui.commands
-        .send(Command::Load(scene.to_path_buf()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: scene.to_path_buf(),
+            play: false,
+        }))
         .expect("the worker end is alive");
     w.pump(DT);
     (ui, w)

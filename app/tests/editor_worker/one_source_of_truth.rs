@@ -1,6 +1,9 @@
 //! One source of truth: what the worker shows happened.
 
 use super::*;
+use stepframe_app::editor::protocol::{
+    BranchCommand, EditCommand, RecordingCommand, RewindCommand, Run, Target, TimeSetting,
+};
 
 /// Pumps until the live view reaches `tick` (or `frames` pumps ran) and
 /// returns the newest live view.
@@ -35,8 +38,14 @@ fn edited_at_120() -> (worker::UiEnd, Worker, u64) {
     let edited_at = paused.clock.simulation_tick;
     let mut pose = paused.selected.as_ref().expect("the player").committed;
     pose.y = 3.0;
-    send(Command::EditPose(ObjectId(20), pose));
-    send(Command::SetEnabled(ObjectId(203), false));
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(ObjectId(20), pose),
+    });
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Enabled(ObjectId(203), false),
+    });
     (ui, w, edited_at)
 }
 
@@ -45,7 +54,10 @@ fn edited_at_120() -> (worker::UiEnd, Worker, u64) {
 fn paused_with_the_player_selected(tick: u64, frames: usize) -> (worker::UiEnd, Worker) {
     let (ui, mut w) = playing(demo());
     pump_to(&mut w, &ui, tick, frames);
-    for c in [Command::Pause, Command::Select(Some(ObjectId(20)))] {
+    for c in [
+        Command::Run(Run::Pause),
+        Command::Select(Some(ObjectId(20))),
+    ] {
         ui.commands.send(c).expect("the worker end is alive");
     }
     (ui, w)
@@ -53,10 +65,10 @@ fn paused_with_the_player_selected(tick: u64, frames: usize) -> (worker::UiEnd, 
 
 /// The session recording saved to `path` (one pump) and loaded back.
 fn saved_recording(w: &mut Worker, send: &impl Fn(Command), path: &std::path::Path) -> Recording {
-    send(Command::SaveRecording {
+    send(Command::Recording(RecordingCommand::Save {
         path: path.to_path_buf(),
         overwrite: false,
-    });
+    }));
     w.pump(DT);
     Recording::load(path).expect("the file loads")
 }
@@ -121,7 +133,7 @@ fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
     let at_600 = pump_to(&mut w, &ui, 600, 700);
     assert_eq!(at_600.clock.simulation_tick, 600);
     let frames_at_60 = at_600.clock.frame_index;
-    send(Command::SetFixedRate(50));
+    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
     let live = pump_to(&mut w, &ui, 900, 1000);
     assert_eq!(
         live.clock.simulation_tick, 900,
@@ -140,7 +152,7 @@ fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
     // the same frame has them.
     let headless = headless_rate_change(frames_at_60, 900);
     for tick in [300u64, 900, 700] {
-        send(Command::RewindTo(tick));
+        send(Command::Rewind(RewindCommand::RewindTo(tick)));
         w.pump(DT);
         let events: Vec<Event> = ui.events.try_iter().collect();
         assert!(
@@ -163,7 +175,7 @@ fn a_past_view_after_an_inspector_edit_shows_the_edit() {
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     let mut live_at = Vec::new();
     for _ in 0..5 {
-        send(Command::StepTick);
+        send(Command::Run(Run::StepTick));
         w.pump(DT);
         let v = latest_view(&ui).expect("a view");
         live_at.push((
@@ -176,7 +188,7 @@ fn a_past_view_after_an_inspector_edit_shows_the_edit() {
     assert!(last_pose.y > 2.9, "the player was lifted: {last_pose:?}");
     for (tick, committed, hash) in live_at {
         assert!(tick > edited_at);
-        send(Command::ViewTick(tick));
+        send(Command::Rewind(RewindCommand::ViewTick(tick)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.at_tick, Some(tick));
@@ -229,39 +241,48 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     let view = latest_view(&ui).expect("a view");
     let mut pose = view.selected.as_ref().expect("the player").committed;
     pose.y = 3.0;
-    send(Command::EditPose(ObjectId(20), pose));
-    send(Command::EditParams {
-        object: ObjectId(20),
-        index: 0,
-        params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
-                 charge_impulse_per_second: 6.0)"
-            .into(),
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(ObjectId(20), pose),
     });
-    send(Command::SetEnabled(ObjectId(203), false));
-    send(Command::Play);
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Params {
+            object: ObjectId(20),
+            index: 0,
+            params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
+                 charge_impulse_per_second: 6.0)"
+                .into(),
+        },
+    });
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Enabled(ObjectId(203), false),
+    });
+    send(Command::Run(Run::Play));
     pump_to(&mut w, &ui, 200, 200);
     // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
-    send(Command::Input(InputEvent::press(InputSource::Key(
-        "Space".into(),
+    send(Command::Run(Run::Input(InputEvent::press(
+        InputSource::Key("Space".into()),
     ))));
     w.pump(DT);
-    send(Command::Input(InputEvent::release(InputSource::Key(
-        "Space".into(),
+    send(Command::Run(Run::Input(InputEvent::release(
+        InputSource::Key("Space".into()),
     ))));
     // The rate change takes effect before tick 302: mid-frame at 30 Hz too.
     pump_to(&mut w, &ui, 301, 200);
-    send(Command::SetFixedRate(50));
+    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
     let last = pump_to(&mut w, &ui, 420, 300).clock.simulation_tick;
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
 
     let dir = std::env::temp_dir().join(format!("stepframe-session-rec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("bug.ron");
-    send(Command::SaveRecording {
+    send(Command::Recording(RecordingCommand::Save {
         path: path.clone(),
         overwrite: false,
-    });
+    }));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert!(
@@ -297,7 +318,7 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     let ticks = [121u64, 122, 123, 150, 210, 260, 301, 302, 303, 350, last];
     let mut editor = Vec::new();
     for tick in ticks {
-        send(Command::ViewTick(tick));
+        send(Command::Rewind(RewindCommand::ViewTick(tick)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.at_tick, Some(tick));
@@ -321,7 +342,7 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
 fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_there() {
     let (ui, mut w) = paused_with_the_player_selected(310, 400);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::ForkHere(303));
+    send(Command::BranchB(BranchCommand::ForkHere(303)));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert_no_errors(&events);
@@ -335,7 +356,7 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
     let fields = first.object(20).expect("the player in B");
     assert_eq!((fields[0], fields[1]), (player.x, player.y));
 
-    send(Command::AdoptFork);
+    send(Command::BranchB(BranchCommand::Adopt));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     let notice = events
@@ -417,7 +438,7 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
     std::fs::write(&patrol, fast_patrol(&original)).expect("patrol.rhai written");
     send(Command::ReloadScript(patrol.clone()));
     run_to(&mut w, &mut live, 100);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert_no_errors(&events);
@@ -442,7 +463,7 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
         100,
     ];
     for tick in ticks {
-        send(Command::ViewTick(tick));
+        send(Command::Rewind(RewindCommand::ViewTick(tick)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.at_tick, Some(tick));
@@ -489,15 +510,15 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
 fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
     let (ui, mut w, edited_at) = edited_at_120();
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     pump_to(&mut w, &ui, 200, 200);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     let _: Vec<Event> = ui.events.try_iter().collect();
 
     // Resume from a tick before the two edits: a new future without them.
     let from = edited_at - 20;
-    send(Command::ResumeFrom(from));
+    send(Command::Rewind(RewindCommand::ResumeFrom(from)));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     let notices: Vec<&String> = events
@@ -513,15 +534,15 @@ fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
             .any(|t| t.contains(&format!("resumed from tick {from}")) && t.contains("2 edits")),
         "{notices:?}"
     );
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     let ticks = edited_at + 30;
     pump_to(&mut w, &ui, ticks, 300);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     // The new future is the demo as authored: no lift, ball 203 enabled.
     let plain = headless_rate_change(u64::MAX, ticks);
     for tick in [from + 1, edited_at + 1, edited_at + 10, ticks] {
-        send(Command::ViewTick(tick));
+        send(Command::Rewind(RewindCommand::ViewTick(tick)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.at_tick, Some(tick));
@@ -547,14 +568,14 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
     let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     pump_to(&mut w, &ui, 120, 200);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     let at = latest_view(&ui).expect("a view").clock.simulation_tick;
     let _: Vec<Event> = ui.events.try_iter().collect();
-    send(Command::SetFixedRate(50));
+    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
     w.pump(DT);
     for _ in 0..3 {
-        send(Command::StepTick);
+        send(Command::Run(Run::StepTick));
         w.pump(DT);
     }
     let view = latest_view(&ui).expect("a view");
@@ -595,7 +616,7 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
     assert_eq!(recording.edits[0].tick, at + 1);
     let headless = replayed_hashes(&recording, 1.0 / 30.0, at + 3);
     for tick in [at, at + 1, at + 3] {
-        send(Command::ViewTick(tick));
+        send(Command::Rewind(RewindCommand::ViewTick(tick)));
         w.pump(DT);
         let past = ui.past_views.try_iter().last().expect("a past view");
         assert_eq!(past.state_hash, headless[&tick], "tick {tick}");

@@ -6,6 +6,7 @@
 //! from demo.ron by hand.
 
 use std::path::Path;
+use stepframe_app::editor::protocol::{EditCommand, Run, SceneCommand, Target};
 
 use stepframe_core::{Pose, Scene};
 
@@ -63,9 +64,15 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
         &ui,
         &mut w,
         vec![
-            Command::EditPose(ObjectId(20), player),
-            Command::EditPose(ObjectId(105), box_105),
-            Command::Save { replace: false },
+            Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Pose(ObjectId(20), player),
+            },
+            Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Pose(ObjectId(105), box_105),
+            },
+            Command::Scene(SceneCommand::Save { replace: false }),
         ],
     );
     let written = saved_without_asking(&events, &scene);
@@ -105,7 +112,7 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
     let mut hashes = Vec::new();
     for _ in 0..10 {
         let hash = |ui: &worker::UiEnd, w: &mut Worker| {
-            let events = run(ui, w, vec![Command::StepTick]);
+            let events = run(ui, w, vec![Command::Run(Run::StepTick)]);
             assert_no_errors(&events);
             let view = latest_view(ui).expect("a view");
             (view.clock.simulation_tick, view.state_hash)
@@ -135,9 +142,15 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
         &ui,
         &mut w,
         vec![
-            Command::Duplicate(ObjectId(61)),
-            Command::Remove(ObjectId(4)),
-            Command::Save { replace: false },
+            Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Duplicate(ObjectId(61)),
+            },
+            Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Remove(ObjectId(4)),
+            },
+            Command::Scene(SceneCommand::Save { replace: false }),
         ],
     );
     let written = saved_without_asking(&events, &scene);
@@ -180,7 +193,11 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
     );
 
     // A second Save has nothing new to write.
-    let events = run(&ui, &mut w, vec![Command::Save { replace: false }]);
+    let events = run(
+        &ui,
+        &mut w,
+        vec![Command::Scene(SceneCommand::Save { replace: false })],
+    );
     assert!(
         events
             .iter()
@@ -204,8 +221,11 @@ fn a_file_changed_on_disk_since_it_was_loaded_is_not_overwritten_without_asking(
         &ui,
         &mut w,
         vec![
-            Command::EditPose(ObjectId(20), Pose::new(-11.0, 1.0, 0.0)),
-            Command::Save { replace: false },
+            Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Pose(ObjectId(20), Pose::new(-11.0, 1.0, 0.0)),
+            },
+            Command::Scene(SceneCommand::Save { replace: false }),
         ],
     );
     let asked = events.iter().any(

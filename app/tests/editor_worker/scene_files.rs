@@ -1,6 +1,9 @@
 //! scene files: save, reload, a rewind across a scale change.
 
 use super::*;
+use stepframe_app::editor::protocol::{
+    EditCommand, RewindCommand, Run, SceneCommand, Target, TimeSetting,
+};
 
 #[test]
 fn save_writes_the_scene_with_the_toolbar_time_settings() {
@@ -9,11 +12,11 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
     let out = dir.join("saved.ron");
     let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::SetTimeScale(0.5));
-    send(Command::SaveAs {
+    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
+    send(Command::Scene(SceneCommand::SaveAs {
         path: out.clone(),
         overwrite: false,
-    });
+    }));
     w.pump(DT);
     let saved = ui
         .events
@@ -38,9 +41,9 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
 fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
     let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::SetFixedRate(30));
+    send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
     pump(&mut w, 20);
-    send(Command::Reload);
+    send(Command::Scene(SceneCommand::Reload));
     w.pump(1.0 / 30.0);
     // Simulation time restarted with the new session: one 1/30 s frame at the
     // kept 30 Hz is exactly one tick.
@@ -58,13 +61,13 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
     let (ui, mut w) = playing(demo());
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
     pump(&mut w, 30);
-    send(Command::SetTimeScale(0.5));
+    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
     pump(&mut w, 30);
-    send(Command::Pause);
+    send(Command::Run(Run::Pause));
     w.pump(DT);
     assert_eq!(latest_view(&ui).expect("a view").settings.time_scale, 0.5);
     // Tick 20 ran at scale 1, and the session rewound there runs on at it.
-    send(Command::RewindTo(20));
+    send(Command::Rewind(RewindCommand::RewindTo(20)));
     w.pump(DT);
     let view = latest_view(&ui).expect("a view");
     assert_eq!(view.clock.simulation_tick, 20);
@@ -72,7 +75,7 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
         view.settings.time_scale, 1.0,
         "the toolbar shows tick 20's scale"
     );
-    send(Command::Play);
+    send(Command::Run(Run::Play));
     pump(&mut w, 10);
     let view = latest_view(&ui).expect("a view");
     assert_eq!(
@@ -114,17 +117,17 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
 
     let (ui, mut w) = preview(&scene);
     let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::EditPose(
-        ObjectId(20),
-        stepframe_core::Pose::new(-12.0, 3.0, 0.0),
-    ));
+    send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(ObjectId(20), stepframe_core::Pose::new(-12.0, 3.0, 0.0)),
+    });
     w.pump(DT);
     let mut events = Vec::new();
     for path in [&beside, &moved] {
-        send(Command::SaveAs {
+        send(Command::Scene(SceneCommand::SaveAs {
             path: path.clone(),
             overwrite: false,
-        });
+        }));
         w.pump(DT);
         events.extend(ui.events.try_iter());
     }
@@ -172,7 +175,7 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
     assert_eq!(hash_after(&moved, 120), hash_after(&beside, 120));
     assert_ne!(hash_after(&moved, 120), hash_after(&scene, 120));
     // The session's file is the new one now, and Ctrl+R reloads it.
-    send(Command::Reload);
+    send(Command::Scene(SceneCommand::Reload));
     w.pump(DT);
     let events: Vec<Event> = ui.events.try_iter().collect();
     assert_no_errors(&events);

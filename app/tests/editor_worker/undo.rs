@@ -2,6 +2,9 @@
 //! editor's object edits, the session recording losing what was undone, and
 //! the refusal once the session ran on.
 
+use stepframe_app::editor::protocol::{
+    EditCommand, RecordingCommand, RewindCommand, Run, SceneCommand, Target,
+};
 use stepframe_core::{Edit, Pose, Vec2, Velocity};
 
 use super::*;
@@ -12,12 +15,15 @@ fn paused_at(tick: u64) -> (Worker, worker::UiEnd, stepframe_app::editor::WorldV
     let (ui, end) = worker::channels();
     let mut w = Worker::new(end, Pacing::Hz(60), None);
     ui.commands
-        .send(Command::LoadAndPlay(demo()))
+        .send(Command::Scene(SceneCommand::Load {
+            path: demo(),
+            play: true,
+        }))
         .expect("the worker end is alive");
     for _ in 0..tick {
         w.pump(DT);
     }
-    ui.commands.send(Command::Pause).expect("alive");
+    ui.commands.send(Command::Run(Run::Pause)).expect("alive");
     w.pump(DT);
     let view = latest_view(&ui).expect("a view");
     assert_eq!(view.clock.simulation_tick, tick, "one tick a frame");
@@ -53,24 +59,42 @@ fn said(events: &[Event]) -> Vec<String> {
 fn six_edits() -> [Command; 6] {
     let player = ObjectId(20);
     [
-        Command::EditPose(player, Pose::new(-12.0, 3.0, 0.0)),
-        Command::EditVelocity(
-            player,
-            Velocity {
-                linear: Vec2::new(2.0, 0.0),
-                angular: 0.0,
-            },
-        ),
-        Command::EditParams {
-            object: player,
-            index: 0,
-            params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
-                     charge_impulse_per_second: 6.0)"
-                .into(),
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Pose(player, Pose::new(-12.0, 3.0, 0.0)),
         },
-        Command::SetEnabled(ObjectId(203), false),
-        Command::Duplicate(ObjectId(204)),
-        Command::Remove(ObjectId(205)),
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Velocity(
+                player,
+                Velocity {
+                    linear: Vec2::new(2.0, 0.0),
+                    angular: 0.0,
+                },
+            ),
+        },
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Params {
+                object: player,
+                index: 0,
+                params: "(move_force: 25.0, max_speed: 7.0, jump_impulse: 9.0, \
+                     charge_impulse_per_second: 6.0)"
+                    .into(),
+            },
+        },
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Enabled(ObjectId(203), false),
+        },
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Duplicate(ObjectId(204)),
+        },
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Remove(ObjectId(205)),
+        },
     ]
 }
 
@@ -111,7 +135,7 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     ];
     for text in &expected {
         let events;
-        (events, view) = apply(&mut w, &ui, Command::Undo);
+        (events, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
         assert_no_errors(&events);
         assert!(
             said(&events).iter().any(|t| t.starts_with(text)),
@@ -138,7 +162,7 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     assert_eq!(view.undo.redo.as_deref(), Some("disabling Ball 203 (#203)"));
 
     // Redo the disable.
-    let (_, view) = apply(&mut w, &ui, Command::Redo);
+    let (_, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Redo));
     assert_eq!(ball_203(&view), Some(false));
     assert_eq!(
         view.undo.redo,
@@ -152,10 +176,10 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     let (events, _) = apply(
         &mut w,
         &ui,
-        Command::SaveRecording {
+        Command::Recording(RecordingCommand::Save {
             path: path.clone(),
             overwrite: true,
-        },
+        }),
     );
     assert_no_errors(&events);
     let saved = Recording::load(&path).expect("the recording reads");
@@ -178,12 +202,12 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
 
     // The next tick is, bit for bit, that of a session that only ever made
     // those four edits.
-    let (_, stepped) = apply(&mut w, &ui, Command::StepTick);
+    let (_, stepped) = apply(&mut w, &ui, Command::Run(Run::StepTick));
     let (mut w2, ui2, _) = paused_at(120);
     for command in six_edits().into_iter().take(4) {
         apply(&mut w2, &ui2, command);
     }
-    let (_, reference) = apply(&mut w2, &ui2, Command::StepTick);
+    let (_, reference) = apply(&mut w2, &ui2, Command::Run(Run::StepTick));
     assert_eq!(stepped.clock.simulation_tick, 121);
     assert_eq!(reference.clock.simulation_tick, 121);
     assert_eq!(stepped.state_hash, reference.state_hash);
@@ -193,11 +217,18 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
 #[test]
 fn undo_after_the_session_ran_on_changes_nothing_and_says_how_to_go_back() {
     let (mut w, ui, _) = paused_at(120);
-    apply(&mut w, &ui, Command::SetEnabled(ObjectId(203), false));
-    let (_, stepped) = apply(&mut w, &ui, Command::StepTick);
+    apply(
+        &mut w,
+        &ui,
+        Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Enabled(ObjectId(203), false),
+        },
+    );
+    let (_, stepped) = apply(&mut w, &ui, Command::Run(Run::StepTick));
     assert_eq!(stepped.clock.simulation_tick, 121);
     assert_eq!(stepped.undo.undo, None, "nothing the menu could undo");
-    let (events, view) = apply(&mut w, &ui, Command::Undo);
+    let (events, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
     assert_eq!(
         said(&events),
         vec![
@@ -215,8 +246,8 @@ fn undo_after_the_session_ran_on_changes_nothing_and_says_how_to_go_back() {
             .is_some_and(|o| !o.enabled)
     );
     // While running, Undo waits for a pause.
-    apply(&mut w, &ui, Command::Play);
-    let (events, _) = apply(&mut w, &ui, Command::Undo);
+    apply(&mut w, &ui, Command::Run(Run::Play));
+    let (events, _) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
     assert_eq!(
         said(&events),
         vec!["Undo works while suspended: pause (or stop at a breakpoint) first".to_string()]

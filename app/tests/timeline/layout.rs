@@ -7,6 +7,7 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use stepframe_app::editor::protocol::BranchCommand;
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
 use stepframe_app::editor::{Action, Command, EditorApp, Pane};
 
@@ -226,7 +227,8 @@ fn the_divergence_lanes_captions_lie_inside_their_label_column() {
     h.run_steps(20);
     click(&mut h, "⏸ Pause");
     let at = clock_tick(&h);
-    h.state_mut().send(Command::ForkHere(at));
+    h.state_mut()
+        .send(Command::BranchB(BranchCommand::ForkHere(at)));
     h.run_steps(2);
     click(&mut h, "▶ Play");
     step_until(&mut h, 60, "the divergence lanes", |h| {

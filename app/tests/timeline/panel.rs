@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use stepframe_app::editor::protocol::Run;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
@@ -451,7 +452,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
     let last = timeline(&h).telemetry.records().back().copied();
     assert_eq!(last.map(|r| r.simulation_tick), Some(t));
     // Play continues from t with the same (empty) input: same hashes.
-    h.state_mut().send(Command::Play);
+    h.state_mut().send(Command::Run(Run::Play));
     let mut continued = BTreeMap::new();
     hashes(&mut h, 60, &mut continued);
     let compared: Vec<u64> = continued.keys().copied().filter(|k| *k > t).collect();

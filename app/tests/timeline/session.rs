@@ -5,6 +5,7 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
+use stepframe_app::editor::protocol::Run;
 use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::{EditorApp, Pane};
 
@@ -238,7 +239,8 @@ fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
         // Back to 60 Hz: nothing already held goes.
         (Pacing::Hz(60), 240 * 3600),
     ] {
-        h.state_mut().send(Command::SetPacing(pacing));
+        h.state_mut()
+            .send(Command::Run(Run::SetDisplayRate(pacing)));
         h.run_steps(3);
         assert_eq!(
             h.state().panels().timeline.capacity(),

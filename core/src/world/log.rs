@@ -42,7 +42,9 @@ impl std::fmt::Display for LogEntry {
 }
 
 /// Severity of a [`LogEntry`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
+#[derive(
+    Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum LogLevel {
     /// Informational, from `log(...)`.
     Info,

@@ -263,6 +263,29 @@ impl Cache {
         Ok(entry.program.clone())
     }
 
+    /// Puts `text` in the cache as the program of the script file `key`, as
+    /// if the file held it when it was first loaded (a new host doing a
+    /// session's journal again uses the text the session compiled, not the
+    /// file as it is now). The file's stamp now is kept, so a later change
+    /// of the file still reloads it. A key already loaded is left alone.
+    pub(crate) fn preload(&self, key: &str, text: &str) -> Result<(), ScriptError> {
+        if self.lock().contains_key(key) {
+            return Ok(());
+        }
+        let stamp = stamp(Path::new(key));
+        let program = Arc::new(self.compile(key, text)?);
+        let mut cache = self.lock();
+        cache.entry(key.to_string()).or_insert(Entry {
+            program,
+            stamp,
+            polled_frame: None,
+            error: None,
+            error_logged: false,
+        });
+        self.changed();
+        Ok(())
+    }
+
     /// The program of source text that has no file (tests, benches, the
     /// editor's scratch scripts), registered under `key`. Registering different
     /// text under the same key compiles it as a new generation.

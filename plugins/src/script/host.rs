@@ -149,6 +149,15 @@ impl ScriptHost {
         self.cache().reload_text(&script_key(path.as_ref()), text)
     }
 
+    /// Compiles `text` as script file `path`'s program, as if the file held
+    /// it when a Script first loaded it (a new session host doing a
+    /// journal again uses the text the first session compiled, not the file
+    /// as it is now, which the user may have edited since). A script
+    /// already loaded keeps its program.
+    pub fn preload(&self, path: impl AsRef<Path>, text: &str) -> Result<(), ScriptError> {
+        self.cache().preload(&script_key(path.as_ref()), text)
+    }
+
     /// A host for a what-if branch of this session (the editor's fork):
     /// the same programs, no breakpoints, zero counts, and sharing nothing
     /// with this one from now on. Its scripts do not watch their files, so

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    Breakpoint, BreakpointId, ClockBreakpoint, InputEvent, ObjectId, Pose, Recording,
-    StepStrategy, Velocity,
+    Breakpoint, BreakpointId, ClockBreakpoint, InputEvent, ObjectId, Pose, Recording, StepStrategy,
+    Velocity,
 };
 use stepframe_plugins::WatchSpec;
 
@@ -43,6 +43,21 @@ pub enum Command {
     Flame(FlameCommand),
     /// The object the inspector shows (its data comes with every view).
     Select(Option<ObjectId>),
+    /// Does a journal again in this (new) host: the session it describes,
+    /// brought to `stop_after` (the end of that tick) or to the journal's
+    /// end, and left suspended there. What a front end sends a host it
+    /// started after the old one died, or one built from a new executable.
+    Restore {
+        /// The journal, from its last `Start` on (earlier entries only for
+        /// the breakpoints, watches and settings they left).
+        journal: Vec<super::JournalEntry>,
+        /// Stop at the end of this tick (the tick before a fault), if given.
+        stop_after: Option<u64>,
+        /// Read the scene and scripts from their files again instead of
+        /// the journal's texts (a new build: new parameters and defaults
+        /// take effect).
+        fresh_files: bool,
+    },
     /// The front end took the newest view: the host may send the next one.
     /// At most one view is in flight, so a UI that draws five times a
     /// second is sent five views a second, never a backlog

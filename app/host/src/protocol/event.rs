@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use stepframe_core::{
     BreakpointId, Clock, Edit, FrameReport, FrameZones, HookKind, InputEvent, LogEntry, ObjectId,
-    Recording, RecordedEdit, RewindReach, Suspension,
+    RecordedEdit, Recording, RewindReach, Suspension,
 };
 use stepframe_plugins::WatchEvent;
 
@@ -82,6 +82,18 @@ pub enum Event {
     TapeDraft(Option<Recording>),
     /// The session's scripts as the code pane shows them, when they changed.
     Scripts(super::ScriptsView),
+    /// What the host did to the session since the last batch, in order:
+    /// the front end keeps the journal, so a new host can do it again.
+    Journal(Vec<super::JournalEntry>),
+    /// A host replayed a journal ([`Command::Restore`](super::Command::Restore)) and stands,
+    /// suspended, at the end of `tick`.
+    Restored {
+        /// The completed tick it stands at.
+        tick: u64,
+        /// Why it stopped there: at the tick asked for, or where the
+        /// journal ran out first.
+        asked: Option<u64>,
+    },
 }
 
 /// What happened to branch B.

@@ -28,9 +28,11 @@
 //! | `command` | [`Command`] and its per-feature enums |
 //! | `event` | [`Event`], [`Notice`], [`HostError`] and what they carry |
 //! | `view` | [`WorldView`], [`LiveView`] and what they show |
+//! | `journal` | [`JournalEntry`]: what made the session, for a new host to do again |
 
 mod command;
 mod event;
+mod journal;
 mod view;
 
 use serde::{Deserialize, Serialize};
@@ -40,9 +42,10 @@ pub use command::{
     RewindCommand, Run, SceneCommand, ScriptCommand, Target, TimeSetting, WatchCommand,
 };
 pub use event::{
-    BName, BranchEvent, EditKind, EditLabel, Event, FrameTelemetry, HostError, Notice,
-    QueuedEdit, RecordingChange, ReplayedFrame, ReplayedZones, SaveRisk, SaveWhat, WatchFill,
+    BName, BranchEvent, EditKind, EditLabel, Event, FrameTelemetry, HostError, Notice, QueuedEdit,
+    RecordingChange, ReplayedFrame, ReplayedZones, SaveRisk, SaveWhat, WatchFill,
 };
+pub use journal::{JournalEntry, SessionStart};
 pub use view::{
     BodyView, BreakpointView, HitEntry, LiveView, LoadedScript, ObjectView, RunB, ScriptsView,
     SelectedView, SoftView, UndoView, WorldView,
@@ -52,8 +55,9 @@ pub use view::{
 /// latest-wins views between them.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Outbound {
-    /// An event (never dropped).
-    Event(Event),
+    /// An event (never dropped; boxed: most are small, a few carry a
+    /// notice's fields).
+    Event(Box<Event>),
     /// The newest live view.
     Live(Box<LiveView>),
     /// The newest past view asked for.

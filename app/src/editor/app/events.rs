@@ -1,105 +1,61 @@
-//! What the worker says, taken in stream order: each event updates what the
-//! UI keeps of it (run B's streams, the feedback, the time cursor) and the
-//! panels that keep their own state (timeline markers and lanes, the
-//! watches, bookmarks, the code pane).
-
-use std::sync::Arc;
+//! What the host says, taken in stream order: each event updates what the
+//! UI keeps of it ([`Published`](crate::editor::shared::Published): the
+//! scripts, the recording, the tapes, run B's measured ticks, the journal),
+//! the feedback, the time cursor, and the panels that keep their own state
+//! (timeline markers and lanes, the watches, bookmarks, the code pane).
 
 use stepframe_core::LogLevel;
+use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange};
 
 use super::EditorApp;
-use crate::compare::poses::TracePoses;
 use crate::editor::panels::tape::TapeState;
 use crate::editor::protocol::Event;
-use crate::editor::shared::{MAX_FORK_TICKS, RunBStreams};
+use crate::editor::words;
 use crate::editor::workspace::Pane;
 
 impl EditorApp {
-    /// Takes one worker event (after the timeline and the Watches tab saw it).
+    /// Takes one host event (after the timeline and the Watches tab saw it).
     pub(super) fn on_event(&mut self, event: Event) {
         let feedback = &mut self.feedback;
-        let run_b = &mut self.published.run_b;
+        let published = &mut self.published;
         match event {
             // The timeline and the Watches tab took these in `drain`.
             Event::Frames(_)
             | Event::Watch(_)
             | Event::WatchHistory(_)
             | Event::WatchFound { .. } => {}
+            Event::Journal(entries) => published.journal.extend(entries),
+            Event::Scripts(scripts) => published.scripts = scripts,
+            Event::TapeInForce(tape) => published.tape_in_force = tape,
+            Event::TapeDraft(tape) => published.tape_draft = tape,
+            Event::Recording(change) => apply_recording(&mut published.recording, change),
             Event::FrameReplayed(replayed) => self.panels.flame.on_replayed(*replayed),
             Event::Rewound(tick) => {
                 self.follow_live();
                 self.panels.flame.forget();
                 // What A measured after the tick is being run again.
-                let run_b = &mut self.published.run_b;
-                run_b.samples.split_off(&(tick + 1));
+                self.published.samples.split_off(&(tick + 1));
                 self.feedback
                     .log
                     .info(format!("rewound to tick {tick}: Play continues from here"));
             }
-            Event::Restarted { tick, frame } => {
+            Event::Restored { tick, asked } => {
                 self.follow_live();
-                self.feedback.log.info(format!(
-                    "worker restarted from the snapshot at tick {tick} (frame {frame}), paused \
-                     there: Play continues"
-                ));
-            }
-            Event::Comparing { name, trace } => {
-                let (first, last) = trace.range().unwrap_or_default();
-                feedback.notify(
-                    LogLevel::Info,
-                    format!(
-                        "comparing with {name} (ticks {first}–{last}): A is the live session, \
-                         B the trace"
+                let text = match asked {
+                    Some(t) if t == tick => format!(
+                        "a new session host did the session again up to tick {tick} and stands \
+                         there, suspended: Play continues"
                     ),
-                );
-                *run_b = RunBStreams {
-                    trace,
-                    ..RunBStreams::default()
-                };
-            }
-            Event::Divergence(batch) => {
-                let before = first_parting(run_b).map(|f| f.tick);
-                for d in &batch {
-                    run_b.samples.insert(d.tick, *d);
-                }
-                if let Some(f) = first_parting(run_b).filter(|f| Some(f.tick) != before) {
-                    feedback.log.info(format!(
-                        "A and B part at tick {}: {} objects differ (first {}), up to {:.6} m apart",
-                        f.tick,
-                        f.objects,
-                        f.first_object
-                            .map_or_else(String::new, |id| format!("#{id}")),
-                        f.distance
-                    ));
-                }
-            }
-            Event::CompareStopped => {
-                *run_b = RunBStreams::default();
-                feedback.log.info("comparison stopped".to_string());
-            }
-            Event::Forked(at) => {
-                *run_b = RunBStreams {
-                    trace: Arc::new(TracePoses::default()),
-                    ..RunBStreams::default()
-                };
-                feedback.notify(
-                    LogLevel::Info,
-                    format!(
-                        "forked at tick {at}: change B (Input tab: Apply to B; inspector: edit B, Set in \
-                         B; code pane: Run in B), then Play runs A and B side by side"
+                    _ => format!(
+                        "a new session host did the session again and stands at tick {tick}, \
+                         suspended: Play continues"
                     ),
-                );
-                self.follow_live();
+                };
+                self.feedback.notify(LogLevel::Info, text);
             }
-            Event::ForkTicks(batch) => {
-                let trace = Arc::make_mut(&mut run_b.trace);
-                for t in batch {
-                    trace.push(t);
-                }
-                trace.keep_last(MAX_FORK_TICKS);
-            }
+            Event::BranchB(b) => self.on_branch_event(b),
             Event::Suspended(s) => {
-                let live = self.published.live.as_ref();
+                let live = self.published.live.as_ref().map(|l| &l.world);
                 let text = crate::editor::panels::toolbar::suspension_text(&s, live);
                 self.feedback.log.info(text);
                 if self.panels.code.wants_to_show(&s) {
@@ -113,7 +69,7 @@ impl EditorApp {
                 self.panels.hierarchy.on_loaded(&path);
                 self.panels.flame.forget();
                 // Measured ticks belong to the old world; B stays.
-                self.published.run_b.samples.clear();
+                self.published.samples.clear();
                 self.panels.tape = TapeState::default();
                 if let Some(why) = self.panels.bookmarks.load_for(&path) {
                     self.feedback
@@ -125,7 +81,7 @@ impl EditorApp {
                     "loaded {} ({}): a new physics world, simulation time \
                      restarts at 0 while frame time continues",
                     path.display(),
-                    crate::editor::panels::count(objects as u64, "object", "objects")
+                    words::count(objects as u64, "object", "objects")
                 ));
             }
             Event::Saved(path) => {
@@ -134,21 +90,27 @@ impl EditorApp {
                 self.panels.bookmarks.follow_save_as(&path);
                 feedback.notify(LogLevel::Info, format!("saved {}", path.display()))
             }
-            Event::ConfirmSave { path, reason, what } => self.panels.files.ask(path, reason, what),
-            Event::Done(text) => feedback.notify(LogLevel::Info, text),
-            Event::Notice(text) => feedback.notify(LogLevel::Warning, text),
-            Event::ScriptReloaded(path) => {
-                let text = format!("reloaded {}", path.display());
-                if feedback
-                    .error
-                    .as_ref()
-                    .is_some_and(|e| e.contains(&path.display().to_string()))
+            Event::ConfirmSave { path, reason, what } => {
+                let reason = words::save_risk(&path, &reason);
+                self.panels.files.ask(path, reason, what)
+            }
+            Event::Notice(notice) => {
+                let level = notice_level(&notice);
+                if let Notice::ScriptReloaded(key) = &notice
+                    && feedback
+                        .error
+                        .as_ref()
+                        .is_some_and(|e| e.contains(key.as_str()))
                 {
                     feedback.error = None;
                 }
-                feedback.log.info(text);
+                let text = words::notice(&notice);
+                match notice {
+                    Notice::ScriptReloaded(_) => feedback.log.info(text),
+                    _ => feedback.notify(level, text),
+                }
             }
-            Event::Error(message) => feedback.error(message),
+            Event::Error(error) => feedback.error(words::error(&error)),
             Event::Log(entries) => {
                 for entry in entries {
                     feedback.log.entry(&entry);
@@ -156,9 +118,102 @@ impl EditorApp {
             }
         }
     }
+
+    /// What happened to branch B.
+    fn on_branch_event(&mut self, event: BranchEvent) {
+        let feedback = &mut self.feedback;
+        let samples = &mut self.published.samples;
+        match event {
+            BranchEvent::Comparing { name, ticks } => {
+                feedback.notify(
+                    LogLevel::Info,
+                    format!(
+                        "comparing with {} (ticks {}–{}): A is the live session, B the trace",
+                        words::b_name(&name),
+                        ticks.0,
+                        ticks.1
+                    ),
+                );
+                samples.clear();
+            }
+            BranchEvent::Measured(batch) => {
+                let before = first_parting(samples);
+                for d in &batch {
+                    samples.insert(d.tick, *d);
+                }
+                if let Some(f) =
+                    first_parting(samples).filter(|f| Some(f.tick) != before.map(|b| b.tick))
+                {
+                    feedback.log.info(format!(
+                        "A and B part at tick {}: {} objects differ (first {}), up to {:.6} m apart",
+                        f.tick,
+                        f.objects,
+                        f.first_object
+                            .map_or_else(String::new, |id| format!("#{id}")),
+                        f.distance
+                    ));
+                }
+            }
+            BranchEvent::Ended => {
+                samples.clear();
+                feedback.log.info("comparison stopped".to_string());
+            }
+            BranchEvent::Forked(at) => {
+                samples.clear();
+                feedback.notify(
+                    LogLevel::Info,
+                    format!(
+                        "forked at tick {at}: change B (Input tab: Apply to B; inspector: edit B, Set in \
+                         B; code pane: Run in B), then Play runs A and B side by side"
+                    ),
+                );
+                self.follow_live();
+            }
+            BranchEvent::Adopted { forked_at, .. } => {
+                samples.clear();
+                // The session is B's now: A's frames after the fork never
+                // happened in it, and every panel shows the live session.
+                self.panels.timeline.adopted(forked_at);
+                self.follow_live();
+            }
+        }
+    }
+}
+
+/// Applies a change of the session recording to the UI's copy.
+fn apply_recording(recording: &mut stepframe_core::Recording, change: RecordingChange) {
+    match change {
+        RecordingChange::Reset(all) => *recording = all,
+        RecordingChange::Ticks(ticks) => {
+            for (tick, inputs) in ticks {
+                recording.record_tick(tick, &inputs);
+            }
+        }
+        RecordingChange::Edit(e) => recording.record_edit(e.tick, e.edit),
+        RecordingChange::Unedit(e) => {
+            recording.remove_edit(e.tick, &e.edit);
+        }
+        RecordingChange::CutAfter(tick) => {
+            recording.truncate_after(tick);
+        }
+    }
+}
+
+/// How loud a notice is: a warning where something the user asked for did
+/// not happen as asked, information otherwise.
+fn notice_level(notice: &Notice) -> LogLevel {
+    match notice {
+        Notice::Undone { .. }
+        | Notice::Redone { .. }
+        | Notice::RecordingSaved { .. }
+        | Notice::ScriptReloaded(_) => LogLevel::Info,
+        _ => LogLevel::Warning,
+    }
 }
 
 /// The first measured tick where A and B differ.
-fn first_parting(run_b: &RunBStreams) -> Option<crate::compare::poses::TickDivergence> {
-    run_b.samples.values().find(|d| d.objects > 0).copied()
+fn first_parting(
+    samples: &std::collections::BTreeMap<u64, stepframe_host::traced::TickDivergence>,
+) -> Option<stepframe_host::traced::TickDivergence> {
+    samples.values().find(|d| d.objects > 0).copied()
 }

@@ -4,12 +4,12 @@
 //! state of its own (`shared`'s module docs): what the worker published, the
 //! time cursor, the feedback, and each panel's own state.
 //!
-//! It also watches the worker: each frame it asks whether the worker thread
-//! has ended (it only polls, never joins a live thread). A dead worker, which
-//! only a bug in the worker itself can cause since hook panics are caught in
-//! the pipeline, turns into a red banner with the panic message and a
-//! "Restart from last snapshot" button: a new worker continues from the newest
-//! [`RecoveryPoint`] the dead one sent, paused there.
+//! It also watches the host: each frame it asks whether the worker thread
+//! has ended (it only polls, never joins a live thread). A dead host turns
+//! into a red banner with why and a "Restart" button: a new host does the
+//! session's journal again (every frame, command and edit since the scene
+//! was loaded, which the editor keeps as the host sends it) and stands,
+//! suspended, where the dead one was.
 
 mod events;
 mod shortcuts;
@@ -24,20 +24,21 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use stepframe_core::LogLevel;
+use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchCommand};
+use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
+use stepframe_plugins::WatchSpec;
 
 use super::files::files_ui;
 use super::panels::Panels;
 use super::panels::hierarchy::HierarchySettings;
-use super::protocol::{Command, RecoveryPoint};
+use super::protocol::Command;
 use super::shared::{
     Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
 };
 use super::timeline::TimelineSettings;
-use super::worker::{self, UiEnd, Worker, WorkerThread};
 use super::workspace::Workspace;
 use crate::editor::panels::compare::compare_dialog_ui;
 use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
-use crate::editor::panels::watches::WatchesState;
 
 /// Who calls the worker's frame.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -69,9 +70,6 @@ pub struct EditorConfig {
     /// When a hook call that has not returned counts as stuck, on which
     /// clock (threaded workers; `stuck`'s module docs).
     pub watchdog: Watchdog,
-    /// The clock the worker's recovery cadence reads (the system's; a
-    /// manual one in tests).
-    pub recovery_clock: stepframe_core::WallClock,
 }
 
 impl EditorConfig {
@@ -84,20 +82,14 @@ impl EditorConfig {
             history_mib: None,
             behaviours: crate::Behaviours::built_in(),
             watchdog: Watchdog::default(),
-            recovery_clock: stepframe_core::WallClock::system(),
         }
     }
 
     /// The test editor: one worker frame of `dt` per UI frame, same code paths.
     pub fn driven(scene: PathBuf, dt: f64) -> EditorConfig {
         EditorConfig {
-            scene,
-            play_on_start: true,
             driver: Driver::Driven { dt },
-            history_mib: None,
-            behaviours: crate::Behaviours::built_in(),
-            watchdog: Watchdog::default(),
-            recovery_clock: stepframe_core::WallClock::system(),
+            ..EditorConfig::threaded(scene)
         }
     }
 }
@@ -122,28 +114,29 @@ enum Running {
 
 /// The editor. See the module docs.
 pub struct EditorApp {
-    /// Receiving ends of the worker's channels.
-    ui_end: UiEnd,
+    /// The host's channels: commands out, everything it sends in.
+    front: FrontEnd,
     /// The worker.
     running: Running,
     /// How workers are run (a restarted one is run the same way).
     driver: Driver,
-    /// The behaviours every worker's sessions can name.
-    behaviours: crate::Behaviours,
-    /// The UI's context, handed to a threaded worker to request repaints.
-    repaint: egui::Context,
-    /// What the worker last published (written only by `drain`).
+    /// How each scene's behaviour registry is made (the built-ins and a
+    /// game's own), for every host started.
+    registries: Registries,
+    /// Wakes the UI when a threaded host sends something.
+    waker: Waker,
+    /// What the host last published (written only by `drain`).
     published: Published,
     /// The tick the user views.
     cursor: TimeCursor,
     /// The error line, notices and the log book.
     feedback: Feedback,
-    /// The worker's command channel and the panels' UI actions.
+    /// The host's command channel and the panels' UI actions.
     commands: Commands,
-    /// The synchronous test driver runs the worker (the pacing choice does
+    /// The synchronous test driver runs the worker (the display rate does
     /// not apply).
     driven: bool,
-    /// What persists besides the panels: sent to the worker at start, saved
+    /// What persists besides the panels: sent to the host at start, saved
     /// from the live view.
     persisted: Persisted,
     /// Each panel's state.
@@ -152,12 +145,10 @@ pub struct EditorApp {
     workspace: Workspace,
     /// When a hook call counts as stuck.
     watchdog: Watchdog,
-    /// The recovery cadence's clock, for every worker started.
-    recovery_clock: stepframe_core::WallClock,
     /// The hook call the watchdog is timing.
     sighting: Option<stuck::Sighting>,
     /// Stored settings that did not read: not written back.
-    stored_kept: stored::Kept,
+    stored_unread: stored::Unread,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -177,6 +168,15 @@ const WATCHES_KEY: &str = "stepframe-watches";
 /// Key the hierarchy's folds (per scene file) are stored under.
 const HIERARCHY_KEY: &str = "stepframe-hierarchy";
 
+/// The watches as stored (the host owns the list while it runs; the
+/// editor keeps it between runs).
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
+struct StoredWatches {
+    /// The list, in order.
+    specs: Vec<WatchSpec>,
+}
+
 impl EditorApp {
     /// Starts the worker and opens `config.scene` (playing it, or showing its
     /// tick-0 preview). Settings and the layout come from `cc.storage` when
@@ -185,71 +185,56 @@ impl EditorApp {
         cc: &eframe::CreationContext<'_>,
         config: EditorConfig,
     ) -> anyhow::Result<EditorApp> {
-        let mut kept = stored::Kept::default();
-        let persisted: Persisted = kept.read(cc.storage, STORAGE_KEY);
-        let timeline_settings: TimelineSettings = kept.read(cc.storage, TIMELINE_KEY);
+        let mut unread = stored::Unread::default();
+        let persisted: Persisted = unread.read(cc.storage, STORAGE_KEY);
+        let timeline_settings: TimelineSettings = unread.read(cc.storage, TIMELINE_KEY);
         let workspace = Workspace::load(cc.storage);
-        let watches: WatchesState = kept.read(cc.storage, WATCHES_KEY);
-        let hierarchy: HierarchySettings = kept.read(cc.storage, HIERARCHY_KEY);
-        let (ui_end, worker_end) = worker::channels();
-        let running = match config.driver {
-            Driver::Thread => {
-                let worker = Worker::new(worker_end, persisted.pacing, Some(cc.egui_ctx.clone()))
-                    .with_behaviours(config.behaviours.clone())
-                    .with_wall_clock(config.recovery_clock.clone());
-                let thread = worker::spawn(worker, ui_end.commands.clone())
-                    .context("starting the worker thread")?;
-                Running::Thread { thread }
-            }
-            Driver::Driven { dt } => Running::Driven {
-                worker: Box::new(
-                    Worker::new(worker_end, persisted.pacing, None)
-                        .with_behaviours(config.behaviours.clone())
-                        .with_wall_clock(config.recovery_clock.clone()),
-                ),
-                dt,
-            },
-        };
+        let watches: StoredWatches = unread.read(cc.storage, WATCHES_KEY);
+        let hierarchy: HierarchySettings = unread.read(cc.storage, HIERARCHY_KEY);
+        let ctx = cc.egui_ctx.clone();
+        let waker: Waker = std::sync::Arc::new(move || ctx.request_repaint());
+        let registries = config.behaviours.registries();
+        let (front, running) =
+            start_host(config.driver, persisted.display_rate, &registries, &waker)
+                .context("starting the worker thread")?;
         let driven = matches!(config.driver, Driver::Driven { .. });
         let mut persisted = persisted;
         if let Some(mib) = config.history_mib {
             persisted.history_budget_mib = mib;
         }
-        let mut commands = Commands::new(ui_end.commands.clone());
+        let mut commands = Commands::new(front.commands.clone());
         let mut panels = Panels::default();
         panels.timeline.apply_settings(&timeline_settings);
         panels.hierarchy.apply_settings(hierarchy);
         panels.viewport.restore(&persisted);
         panels.log.errors_only = persisted.log_errors_only;
         panels.files.restore(cc.storage);
-        panels.watches = watches;
-        if !panels.watches.specs.is_empty() {
-            panels.watches.sync(&mut commands);
+        if !watches.specs.is_empty() {
+            commands.send(Command::Watches(WatchCommand::Set(watches.specs)));
         }
         if let Some(why) = &workspace.kept {
             commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
         }
-        for why in &kept.why {
+        for why in &unread.why {
             commands.notify(
                 LogLevel::Warning,
                 format!("settings not read (defaults used, the stored text kept): {why}"),
             );
         }
-        commands.send(Command::SetHistoryBudget(Some(budget_bytes(
-            persisted.history_budget_mib,
+        commands.send(Command::Rewind(RewindCommand::SetBudget(Some(
+            budget_bytes(persisted.history_budget_mib),
         ))));
-        let scene = worker::absolute(&config.scene);
-        commands.send(if config.play_on_start {
-            Command::LoadAndPlay(scene)
-        } else {
-            Command::Load(scene)
-        });
+        let scene = std::path::absolute(&config.scene).unwrap_or(config.scene);
+        commands.send(Command::Scene(SceneCommand::Load {
+            path: scene,
+            play: config.play_on_start,
+        }));
         Ok(EditorApp {
-            ui_end,
+            front,
             running,
             driver: config.driver,
-            behaviours: config.behaviours,
-            repaint: cc.egui_ctx.clone(),
+            registries,
+            waker,
             published: Published::default(),
             cursor: TimeCursor::default(),
             feedback: Feedback::default(),
@@ -259,13 +244,12 @@ impl EditorApp {
             panels,
             workspace,
             watchdog: config.watchdog,
-            recovery_clock: config.recovery_clock,
             sighting: None,
-            stored_kept: kept,
+            stored_unread: unread,
         })
     }
 
-    /// What the worker last published (tests read the views through it).
+    /// What the host last published (tests read the views through it).
     pub fn published(&self) -> &Published {
         &self.published
     }
@@ -290,7 +274,7 @@ impl EditorApp {
         )
     }
 
-    /// Sends a command to the worker, as a panel does (tests).
+    /// Sends a command to the host, as a panel does (tests).
     pub fn send(&mut self, command: Command) {
         self.commands.send(command);
         self.apply_actions();
@@ -322,28 +306,33 @@ impl EditorApp {
         &mut self.workspace
     }
 
-    /// Takes everything the worker published: every event in order, the
-    /// newest live view, the newest past view, the newest recovery point.
+    /// Takes everything the host sent, in order: every event, and the
+    /// newest live and past views between them. A live view taken is
+    /// acknowledged, so the host may send the next (one in flight).
     fn drain(&mut self) {
         // The timeline's lanes follow the Watches list as the last frame left
         // it, before any value for a watch added then arrives.
-        self.panels.sync_bookmarks();
-        while let Ok(event) = self.ui_end.events.try_recv() {
-            self.panels.timeline.on_event(&event);
-            self.panels.watches.on_event(&event, &mut self.commands);
-            self.on_event(event);
+        self.panels.sync_bookmarks(self.published.live.as_ref());
+        let mut took_view = false;
+        while let Ok(message) = self.front.inbound.try_recv() {
+            match message {
+                Outbound::Event(event) => {
+                    self.panels.timeline.on_event(&event);
+                    self.panels.watches.on_event(&event, &mut self.commands);
+                    self.on_event(*event);
+                }
+                Outbound::Live(view) => {
+                    self.published.live = Some(*view);
+                    took_view = true;
+                }
+                Outbound::Past(view) => self.published.past = Some(*view),
+            }
         }
-        while let Ok(view) = self.ui_end.views.try_recv() {
-            self.published.live = Some(view);
+        if took_view {
+            self.commands.send(Command::ViewTaken);
         }
         if let Some(live) = &self.published.live {
-            self.panels.timeline.hold_an_hour(live.pacing);
-        }
-        while let Ok(view) = self.ui_end.past_views.try_recv() {
-            self.published.past = Some(view);
-        }
-        while let Ok(point) = self.ui_end.recovery.try_recv() {
-            self.published.recovery = Some(point);
+            self.panels.timeline.hold_an_hour(live.display_rate);
         }
     }
 
@@ -358,7 +347,15 @@ impl EditorApp {
                         // Resume from here is a new start: no replay of the
                         // pause the visit made.
                         self.cursor.resume_on_leave = false;
-                        self.commands.send(Command::ResumeFrom(tick));
+                        self.commands
+                            .send(Command::Rewind(RewindCommand::ResumeFrom(tick)));
+                    }
+                }
+                Action::Reselect => {
+                    // The past view on screen shows the new object at its tick.
+                    if let Some(tick) = self.cursor.tick {
+                        self.commands
+                            .send(Command::Rewind(RewindCommand::ViewTick(tick)));
                     }
                 }
                 Action::Notify(level, text) => self.feedback.notify(level, text),
@@ -366,13 +363,9 @@ impl EditorApp {
                 Action::ClearLog => self.feedback.log.lines.clear(),
                 Action::Error(text) => self.feedback.error(text),
                 Action::DismissError => self.feedback.error = None,
-                Action::RestartWorker => self.restart_worker(),
+                Action::RestartWorker => self.restart_worker(None),
                 Action::AbandonWorker => self.abandon_worker(),
                 Action::OpenPane(pane) => self.workspace.set_open(pane, true),
-                Action::PlotWatch(expr) => self.panels.watches.plot(expr, &mut self.commands),
-                Action::UnplotWatch(expr) => {
-                    self.panels.watches.unplot(&expr, &mut self.commands);
-                }
             }
         }
     }
@@ -384,28 +377,29 @@ impl EditorApp {
             .published
             .live
             .as_ref()
-            .is_some_and(|v| v.suspension.is_none());
+            .is_some_and(|v| v.world.suspension.is_none());
         if playing {
-            self.commands.send(Command::Pause);
+            self.commands
+                .send(Command::Run(stepframe_host::protocol::Run::Pause));
             if self.cursor.tick.is_none() {
                 self.cursor.resume_on_leave = true;
             }
         }
         if self.cursor.tick != Some(tick) {
             self.cursor.tick = Some(tick);
-            self.commands.send(Command::ViewTick(tick));
+            self.commands
+                .send(Command::Rewind(RewindCommand::ViewTick(tick)));
         }
     }
 
     /// Every panel back to the live session: playing again if the visit to
     /// the past paused it.
     fn back_to_live(&mut self) {
-        if self.cursor.tick.take().is_some() {
-            self.commands.send(Command::ViewLive);
-        }
+        self.cursor.tick = None;
         self.published.past = None;
         if std::mem::take(&mut self.cursor.resume_on_leave) {
-            self.commands.send(Command::Play);
+            self.commands
+                .send(Command::Run(stepframe_host::protocol::Run::Play));
         }
     }
 
@@ -435,97 +429,60 @@ impl EditorApp {
     /// The worker died: show it, keep what it sent, and stop sending to it.
     fn on_worker_stopped(&mut self, message: String) {
         self.running = Running::Stopped;
-        let offer = match &self.published.recovery {
-            Some(p) => format!(
-                "Restart from last snapshot continues from tick {} (frame {})",
-                p.tick(),
-                p.frame()
-            ),
-            None => "no snapshot to restart from".to_string(),
-        };
         self.feedback.log.push(
             LogLevel::Error,
             None,
-            format!("worker thread stopped: {message}; {offer}"),
+            format!(
+                "the session host stopped: {message}; Restart starts a new one and does \
+                 the session's {} again",
+                super::words::count(self.published.journal.len() as u64, "step", "steps")
+            ),
         );
         self.published.worker_stopped = Some(message);
     }
 
-    /// Starts a new worker from the last recovery point, suspended (paused)
-    /// at its tick, run the way the first one was. The point carries the dead
-    /// worker's breakpoints, settings, selection and budget; the new worker
-    /// brings them back and says so with `Event::Restarted`.
-    fn restart_worker(&mut self) {
+    /// Starts a new host, run the way the first one was, which does the
+    /// session's journal again and stands, suspended, where the dead one
+    /// was, or at the end of tick `stop_after` (the journal's module docs).
+    fn restart_worker(&mut self, stop_after: Option<u64>) {
         if !matches!(self.running, Running::Stopped) {
             return;
         }
-        // The point moves to the new worker, which restores it on its own
-        // thread and sends it straight back as its first recovery point.
-        let Some(point): Option<RecoveryPoint> = self.published.recovery.take() else {
-            self.feedback
-                .error("no snapshot to restart the worker from");
-            return;
-        };
-        let (ui_end, worker_end) = worker::channels();
-        let pacing = self
+        let rate = self
             .published
             .live
             .as_ref()
-            .map_or(self.persisted.pacing, |v| v.pacing);
-        let running = match self.driver {
-            Driver::Thread => {
-                let ctx = self.repaint.clone();
-                let repaint = Some(ctx.clone());
-                let behaviours = self.behaviours.clone();
-                let clock = self.recovery_clock.clone();
-                let build = move || {
-                    Worker::restart(worker_end, pacing, Some(ctx), point)
-                        .with_behaviours(behaviours)
-                        .with_wall_clock(clock)
-                };
-                match worker::spawn_with(build, ui_end.commands.clone(), repaint) {
-                    Ok(thread) => Running::Thread { thread },
-                    Err(e) => {
-                        self.feedback
-                            .error(format!("cannot start a worker thread: {e}"));
-                        return;
-                    }
-                }
-            }
-            Driver::Driven { dt } => {
-                let behaviours = self.behaviours.clone();
-                let clock = self.recovery_clock.clone();
-                let build = || {
-                    Worker::restart(worker_end, pacing, None, point)
-                        .with_behaviours(behaviours)
-                        .with_wall_clock(clock)
-                };
-                match std::panic::catch_unwind(AssertUnwindSafe(build)) {
-                    Ok(worker) => Running::Driven {
-                        worker: Box::new(worker),
-                        dt,
-                    },
-                    Err(payload) => {
-                        self.on_worker_stopped(worker::panic_text(payload.as_ref()));
-                        return;
-                    }
-                }
+            .map_or(self.persisted.display_rate, |v| v.display_rate);
+        let (front, running) = match start_host(self.driver, rate, &self.registries, &self.waker) {
+            Ok(started) => started,
+            Err(e) => {
+                self.feedback
+                    .error(format!("cannot start a session host: {e}"));
+                return;
             }
         };
-        self.ui_end = ui_end;
+        self.front = front;
         self.running = running;
-        self.commands.reconnect(self.ui_end.commands.clone());
+        self.commands.reconnect(self.front.commands.clone());
+        // The new host journals what it does again: the editor's copy starts
+        // afresh with it.
+        let journal = std::mem::take(&mut self.published.journal);
+        self.commands.send(Command::Restore {
+            journal,
+            stop_after,
+            fresh_files: false,
+        });
         self.published.worker_stopped = None;
         self.feedback.error = None;
         self.follow_live();
     }
 
     /// The stored settings: the panels' and what the live view says of the
-    /// worker's pacing and budget.
+    /// host's display rate and budget.
     fn persisted_now(&self) -> Persisted {
         let mut p = self.persisted.clone();
         if let Some(live) = &self.published.live {
-            p.pacing = live.pacing;
+            p.display_rate = live.display_rate;
             if let Some(budget) = live.rewind.budget {
                 p.history_budget_mib = u32::try_from(budget >> 20).unwrap_or(u32::MAX);
             }
@@ -534,6 +491,31 @@ impl EditorApp {
         p.log_errors_only = self.panels.log.errors_only;
         p
     }
+}
+
+/// Starts a host run by `driver`, at `rate`, with `registries`: its
+/// channels and who runs it.
+fn start_host(
+    driver: Driver,
+    rate: stepframe_host::protocol::DisplayRate,
+    registries: &Registries,
+    waker: &Waker,
+) -> std::io::Result<(FrontEnd, Running)> {
+    let (front, end) = worker::channels();
+    let registries = registries.clone();
+    let running = match driver {
+        Driver::Thread => {
+            let end = end.with_waker(waker.clone());
+            let build = move || Worker::new(end, rate, registries);
+            let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
+            Running::Thread { thread }
+        }
+        Driver::Driven { dt } => Running::Driven {
+            worker: Box::new(Worker::new(end, rate, registries)),
+            dt,
+        },
+    };
+    Ok((front, running))
 }
 
 impl eframe::App for EditorApp {
@@ -564,7 +546,7 @@ impl eframe::App for EditorApp {
         });
         compare_dialog_ui(&ctx, &mut self.panels.files.compare, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
-        self.panels.sync_bookmarks();
+        self.panels.sync_bookmarks(view.live());
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
@@ -591,11 +573,16 @@ impl eframe::App for EditorApp {
     }
 
     fn save(&mut self, storage: &mut dyn eframe::Storage) {
-        let kept = &self.stored_kept;
-        kept.write(storage, STORAGE_KEY, &self.persisted_now());
-        kept.write(storage, TIMELINE_KEY, &self.panels.timeline.settings());
-        kept.write(storage, WATCHES_KEY, &self.panels.watches);
-        kept.write(storage, HIERARCHY_KEY, &self.panels.hierarchy.settings());
+        let unread = &self.stored_unread;
+        unread.write(storage, STORAGE_KEY, &self.persisted_now());
+        unread.write(storage, TIMELINE_KEY, &self.panels.timeline.settings());
+        if let Some(live) = &self.published.live {
+            let watches = StoredWatches {
+                specs: live.watches.clone(),
+            };
+            unread.write(storage, WATCHES_KEY, &watches);
+        }
+        unread.write(storage, HIERARCHY_KEY, &self.panels.hierarchy.settings());
         self.panels.files.save(storage);
         self.workspace.save(storage);
     }

@@ -1,5 +1,6 @@
 //! The editor's keyboard shortcuts (the table in docs/editor.md).
 
+use crate::editor::protocol::{BreakpointCommand, RewindCommand, Run, SceneCommand};
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::EditorApp;
@@ -56,19 +57,19 @@ impl EditorApp {
                 return;
             }
             if i.consume_shortcut(&shift_f10) {
-                commands.push(Command::StepFrame);
+                commands.push(Command::Run(Run::StepFrame));
             }
             if i.consume_key(Modifiers::NONE, Key::F10) {
-                commands.push(Command::StepTick);
+                commands.push(Command::Run(Run::StepTick));
             }
             if i.consume_key(Modifiers::NONE, Key::F5) {
-                commands.push(Command::Play);
+                commands.push(Command::Run(Run::Play));
             }
             if i.consume_key(Modifiers::NONE, Key::F9) {
                 toggle_bp = true;
             }
             if i.consume_key(Modifiers::COMMAND, Key::R) {
-                commands.push(Command::Reload);
+                commands.push(Command::Scene(SceneCommand::Reload));
             }
             if i.consume_shortcut(&save_as) {
                 saving_as = true;
@@ -87,18 +88,18 @@ impl EditorApp {
             }
             if !typing {
                 if i.consume_shortcut(&REDO) {
-                    commands.push(Command::Redo);
+                    commands.push(Command::Rewind(RewindCommand::Redo));
                 }
                 if i.consume_shortcut(&UNDO) {
-                    commands.push(Command::Undo);
+                    commands.push(Command::Rewind(RewindCommand::Undo));
                 }
             }
             if free {
                 if i.consume_key(Modifiers::NONE, Key::Space) {
-                    commands.push(Command::TogglePlay);
+                    commands.push(Command::Run(Run::TogglePlay));
                 }
                 if i.consume_key(Modifiers::NONE, Key::Period) {
-                    commands.push(Command::StepTick);
+                    commands.push(Command::Run(Run::StepTick));
                 }
                 if self.cursor.tick.is_some() && i.consume_key(Modifiers::NONE, Key::Escape) {
                     escape = true;
@@ -119,14 +120,17 @@ impl EditorApp {
         }
         if toggle_bp {
             match self.view().selection() {
-                Some(id) => self.commands.send(Command::ToggleFixedBreakpoint(id)),
+                Some(id) => self
+                    .commands
+                    .send(Command::Breakpoints(BreakpointCommand::ToggleFixed(id))),
                 None => self
                     .commands
                     .error("F9: select an object first (viewport or hierarchy)"),
             }
         }
         if save {
-            self.commands.send(Command::Save { replace: false });
+            self.commands
+                .send(Command::Scene(SceneCommand::Save { replace: false }));
         }
         let view = View::new(
             &self.published,

@@ -12,13 +12,13 @@ use serde::de::DeserializeOwned;
 
 /// The keys whose stored text did not read this run, and why.
 #[derive(Debug, Default)]
-pub(super) struct Kept {
+pub(super) struct Unread {
     keys: BTreeSet<&'static str>,
     /// One line per key that did not read, for the start-up notice.
     pub(super) why: Vec<String>,
 }
 
-impl Kept {
+impl Unread {
     /// Reads `key`: the stored value, or the default when there is none or
     /// when its text does not read (then `key` is kept, with why).
     pub(super) fn read<T: DeserializeOwned + Default>(

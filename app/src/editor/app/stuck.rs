@@ -68,7 +68,7 @@ impl EditorApp {
             .published
             .live
             .as_ref()
-            .is_some_and(|v| v.suspension.is_none());
+            .is_some_and(|v| v.world.suspension.is_none());
         if running || self.published.worker_stuck.is_some() {
             ctx.request_repaint_after(Duration::from_millis(500));
         }
@@ -101,19 +101,16 @@ impl EditorApp {
             (Some(a), Some(b)) if wall > 0.0 => Some(b.saturating_sub(a).as_secs_f64() / wall),
             _ => None,
         };
-        let object_name = self
+        let object = self
             .published
             .live
             .as_ref()
-            .and_then(|v| v.objects.iter().find(|o| o.id == call.object))
-            .map(|o| o.name.clone())
-            .unwrap_or_default();
-        let behaviour = self.published.recovery.as_ref().and_then(|p| {
-            p.snapshot
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .behaviour_name(call.object, call.seq)
+            .and_then(|v| v.world.objects.iter().find(|o| o.id == call.object));
+        let behaviour = object.and_then(|o| match o.behaviours.as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
         });
+        let object_name = object.map(|o| o.name.clone()).unwrap_or_default();
         let stuck = StuckHook {
             object: call.object,
             object_name,
@@ -136,18 +133,14 @@ impl EditorApp {
         self.published.worker_stuck = Some(stuck);
     }
 
-    /// Abandon and restart: the stuck thread is detached and a new worker
-    /// starts from the last recovery point, paused there.
+    /// Abandon and restart: the stuck thread is detached and a new host
+    /// does the session again up to the end of the last tick that
+    /// completed (the timeline's newest record), paused there, before the
+    /// frame whose hook never returned.
     pub(super) fn abandon_worker(&mut self) {
         let Some(stuck) = self.published.worker_stuck.take() else {
             return;
         };
-        if self.published.recovery.is_none() {
-            self.published.worker_stuck = Some(stuck);
-            self.feedback
-                .error("no snapshot to restart the worker from");
-            return;
-        }
         if let Running::Thread { thread } = std::mem::replace(&mut self.running, Running::Stopped) {
             thread.detach();
         }
@@ -163,6 +156,13 @@ impl EditorApp {
                 stuck.cpu_text()
             ),
         );
-        self.restart_worker();
+        let last_tick = self
+            .panels
+            .timeline
+            .telemetry
+            .records()
+            .back()
+            .map(|r| r.simulation_tick);
+        self.restart_worker(last_tick);
     }
 }

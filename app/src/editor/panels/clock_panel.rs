@@ -6,6 +6,7 @@
 //! the worker's own frame rate.
 
 use crate::editor::protocol::Command;
+use crate::editor::protocol::RewindCommand;
 use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
 use crate::editor::timeline::TimelineState;
 
@@ -103,7 +104,9 @@ fn rewind_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             }
         });
     if mib != current {
-        cmd.send(Command::SetHistoryBudget(Some(budget_bytes(mib))));
+        cmd.send(Command::Rewind(RewindCommand::SetBudget(Some(
+            budget_bytes(mib),
+        ))));
     }
 }
 
@@ -142,7 +145,7 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
         .on_hover_text(
             "Stable hash of the committed state after the tick: the trace's hash, equal hashes, equal runs",
         );
-    if let Some(fps) = view.worker_fps {
+    if let Some(fps) = shown.live().and_then(|l| l.host_fps) {
         ui.monospace(row("worker rate", format!("{fps:.1} fps")))
             .on_hover_text("Frames per second the worker ran over its last 60 frames (independent of this window's repaints)");
     }

@@ -18,9 +18,10 @@
 //! again); a new physics world (Open, Reload) drops them all and keeps B, so
 //! a reload after a code change compares the new run with the old one.
 
+use crate::editor::protocol::BranchCommand;
 use egui::{Color32, RichText};
 
-use crate::compare::poses::{FIELD_NAMES, Fields};
+use crate::compare::poses::{FIELD_NAMES, TracedFields};
 use crate::compare::tick::ulps_between;
 use crate::editor::protocol::{Command, WorldView};
 use crate::editor::shared::{Commands, View};
@@ -30,7 +31,7 @@ use crate::editor::shared::B_COLOUR;
 const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
 
 /// The traced fields of the selected object in a view (A's side).
-fn a_fields(view: &WorldView) -> Option<(u64, Fields)> {
+fn a_fields(view: &WorldView) -> Option<(u64, TracedFields)> {
     let sel = view.selected.as_ref()?;
     sel.body.as_ref()?;
     let (p, v) = (sel.committed, sel.velocity?);
@@ -51,8 +52,11 @@ pub fn compare_section_ui(ui: &mut egui::Ui, shown: &View<'_>) {
     };
     ui.separator();
     ui.label(RichText::new(format!("A / B at tick {tick}")).strong())
-        .on_hover_text(format!("A: the live session; B: {}", c.about.name));
-    let Some(b) = c.b_fields(tick, id) else {
+        .on_hover_text(format!(
+            "A: the live session; B: {}",
+            crate::editor::words::b_name(&c.about.name)
+        ));
+    let Some(b) = c.b_fields(id) else {
         ui.weak(format!("B has no record of this object at tick {tick}"));
         return;
     };
@@ -122,11 +126,11 @@ pub fn compare_menu_ui(
         )
         .clicked()
     {
-        cmd.send(Command::CompareWithRun);
+        cmd.send(Command::BranchB(BranchCommand::CompareWithRun));
         ui.close();
     }
     if view.run_b().is_some() && ui.button("Stop comparing").clicked() {
-        cmd.send(Command::StopCompare);
+        cmd.send(Command::BranchB(BranchCommand::Discard));
         ui.close();
     }
 }
@@ -150,7 +154,9 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, cmd: 
     if let Some(choice) = done {
         *dialog = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            cmd.send(Command::CompareWith(crate::editor::worker::absolute(&path)));
+            cmd.send(Command::BranchB(BranchCommand::CompareWith(
+                crate::editor::shared::absolute(&path),
+            )));
         }
     }
 }

@@ -1,10 +1,12 @@
 //! The menu bar's Edit menu: Undo and Redo of the editor's edits (Ctrl+Z,
 //! Ctrl+Shift+Z). The worker's history holds what can be undone; the menu
 //! shows it from the live view ([`crate::editor::protocol::UndoView`]) and
-//! sends [`Command::Undo`] or [`Command::Redo`].
+//! sends [`Command::Rewind(RewindCommand::Undo)`] or [`Command::Rewind(RewindCommand::Redo)`].
 
 use crate::editor::protocol::Command;
+use crate::editor::protocol::RewindCommand;
 use crate::editor::shared::{Commands, View};
+use crate::editor::words;
 
 /// What Help lists for these keys.
 pub const HELP_LINE: &str =
@@ -15,9 +17,13 @@ pub const HELP_LINE: &str =
 /// edit, or says why there is none.
 pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     let live = view.live();
-    let suspended = live.is_some_and(|v| v.suspension.is_some());
-    let undo = live.and_then(|v| v.undo.undo.clone());
-    let redo = live.and_then(|v| v.undo.redo.clone());
+    let suspended = live.is_some_and(|v| v.world.suspension.is_some());
+    let undo = live
+        .and_then(|v| v.undo.undo.as_ref())
+        .map(words::edit_label);
+    let redo = live
+        .and_then(|v| v.undo.redo.as_ref())
+        .map(words::edit_label);
     let why_not = if suspended {
         "no edit made at this tick since the session last ran"
     } else {
@@ -40,11 +46,11 @@ pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             .clicked()
     };
     if item(ui, "Ctrl+Z", undo, "Undo") {
-        cmd.send(Command::Undo);
+        cmd.send(Command::Rewind(RewindCommand::Undo));
         ui.close();
     }
     if item(ui, "Ctrl+Shift+Z", redo, "Redo") {
-        cmd.send(Command::Redo);
+        cmd.send(Command::Rewind(RewindCommand::Redo));
         ui.close();
     }
     ui.separator();

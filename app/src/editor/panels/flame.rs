@@ -17,6 +17,7 @@
 //!   labels every such zone and time "replayed": they are the replay's
 //!   times, not the live run's.
 
+use crate::editor::protocol::FlameCommand;
 use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, WidgetInfo};
 use stepframe_core::telemetry::FrameKindCode;
 use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};
@@ -72,7 +73,7 @@ impl FlameState {
         let kind = frame_kind(record.kind);
         let settled = view.cursor().is_some() || view.is_suspended();
         if settled && self.requested != Some(frame) {
-            cmd.send(Command::ReplayFrame(frame));
+            cmd.send(Command::Flame(FlameCommand::ReplayFrame(frame)));
             self.requested = Some(frame);
         }
         ui.label(format!(
@@ -82,7 +83,7 @@ impl FlameState {
                 FrameKind::LoneTick => " (lone tick)",
                 _ => "",
             },
-            crate::editor::panels::count(u64::from(record.ticks), "tick", "ticks"),
+            crate::editor::words::count(u64::from(record.ticks), "tick", "ticks"),
             record.total_ms(),
             if view.cursor().is_some() {
                 " · the time cursor's frame"

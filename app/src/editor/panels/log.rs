@@ -28,7 +28,11 @@ impl LogPanel {
             {
                 cmd.act(Action::ClearLog);
             }
-            ui.weak(super::count(log.lines.len() as u64, "line", "lines"));
+            ui.weak(crate::editor::words::count(
+                log.lines.len() as u64,
+                "line",
+                "lines",
+            ));
         });
         let errors_only = self.errors_only;
         let selection = view.selection();

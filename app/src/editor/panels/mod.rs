@@ -85,8 +85,8 @@ pub struct Panels {
 
 impl Panels {
     /// The timeline draws the Bookmarks tab's list on its marker lane, and
-    /// a lane for every plotted watch.
-    pub(crate) fn sync_bookmarks(&mut self) {
+    /// a lane for every plotted watch of the host's list (`live`).
+    pub(crate) fn sync_bookmarks(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
         let list = &self.bookmarks.list;
         let drawn = &mut self.timeline.bookmarks;
         let same = drawn.len() == list.len()
@@ -97,34 +97,16 @@ impl Panels {
         if !same {
             *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
         }
-        let plotted = self
+        let Some(live) = live else {
+            return;
+        };
+        let plotted = live
             .watches
-            .specs
             .iter()
             .enumerate()
             .filter(|(_, w)| w.enabled && w.action == stepframe_plugins::WatchAction::Plot)
             .map(|(i, w)| (i, w.expr.clone()))
             .collect();
         self.timeline.watch_lanes.set_plotted(plotted);
-    }
-}
-
-/// `n` things in words, the noun agreeing with the number: `1 match`,
-/// `3 matches`, `0 matches`. Every count the panels print goes through it,
-/// so no tab says "1 matches".
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_count_of_one_takes_the_singular_and_every_other_the_plural() {
-        assert_eq!(super::count(1, "match", "matches"), "1 match");
-        assert_eq!(super::count(0, "match", "matches"), "0 matches");
-        assert_eq!(
-            super::count(2, "earlier edge", "earlier edges"),
-            "2 earlier edges"
-        );
     }
 }

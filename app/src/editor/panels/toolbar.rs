@@ -3,14 +3,16 @@
 //! tick, a dead worker with its restart button, the last error, and short
 //! notices.
 
+use crate::editor::protocol::{Run, SceneCommand, TimeSetting};
 use egui::{Color32, RichText};
 use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSettings};
 
 use std::collections::VecDeque;
 
 use crate::editor::files::FilesState;
-use crate::editor::protocol::{Command, Pacing, WorldView};
+use crate::editor::protocol::{Command, DisplayRate, WorldView};
 use crate::editor::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
+use crate::editor::words;
 use crate::editor::workspace::{Pane, Workspace};
 
 /// Fixed rates offered; each divides 705,600,000 flicks per second, so every
@@ -98,7 +100,7 @@ pub fn menu_bar_ui(
                 .on_hover_text("Read the running scene's file again, keeping the time settings; a broken file changes nothing")
                 .clicked()
             {
-                cmd.send(Command::Reload);
+                cmd.send(Command::Scene(SceneCommand::Reload));
                 ui.close();
             }
             ui.separator();
@@ -107,7 +109,7 @@ pub fn menu_bar_ui(
                 .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
                 .clicked()
             {
-                cmd.send(Command::Save { replace: false });
+                cmd.send(Command::Scene(SceneCommand::Save { replace: false }));
                 ui.close();
             }
             if ui
@@ -232,7 +234,7 @@ fn status(view: &View<'_>, ui: &egui::Ui) -> (String, Color32) {
                 || " (building…)".to_string(),
                 |v| format!(" (frame {})", v.clock.frame_index),
             );
-        let live = match &live.suspension {
+        let live = match &live.world.suspension {
             Some(s) => format!("suspended at {}", s.tick),
             None => "running".to_string(),
         };
@@ -241,12 +243,12 @@ fn status(view: &View<'_>, ui: &egui::Ui) -> (String, Color32) {
             Color32::from_rgb(120, 180, 255),
         );
     }
-    let colour = if live.suspension.is_some() {
+    let colour = if live.world.suspension.is_some() {
         Color32::from_rgb(230, 160, 40)
     } else {
         Color32::from_rgb(90, 190, 90)
     };
-    (status_text(live), colour)
+    (status_text(&live.world), colour)
 }
 
 /// Dark red, readable under white text in both themes.
@@ -260,7 +262,7 @@ pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     if view.worker_stopped().is_some() {
         worker_stopped_ui(ui, view, cmd);
     } else if let Some(stuck) = view.worker_stuck() {
-        worker_stuck_ui(ui, view, stuck, cmd);
+        worker_stuck_ui(ui, stuck, cmd);
     }
 }
 
@@ -271,7 +273,6 @@ const STUCK_FILL: Color32 = Color32::from_rgb(160, 90, 10);
 /// CPU, and the way out (`app::stuck`).
 fn worker_stuck_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
     stuck: &crate::editor::shared::StuckHook,
     cmd: &mut Commands,
 ) {
@@ -294,16 +295,13 @@ fn worker_stuck_ui(
                          Abandoning leaves its thread running (it keeps its core busy until \
                          the editor exits) and continues in a new worker",
                     );
-                if let Some(p) = view.recovery()
-                    && ui
-                        .button(format!("Abandon and restart from tick {}", p.tick()))
-                        .on_hover_text(format!(
-                            "A new worker from the snapshot at tick {} (frame {}), paused \
-                             there; the stuck thread is detached",
-                            p.tick(),
-                            p.frame()
-                        ))
-                        .clicked()
+                if ui
+                    .button("Abandon and restart")
+                    .on_hover_text(
+                        "A new session host does the session again up to where this one \
+                         stands, paused there; the stuck one is walked away from",
+                    )
+                    .clicked()
                 {
                     cmd.act(Action::AbandonWorker);
                 }
@@ -384,7 +382,10 @@ pub fn toasts_ui(
 
 /// The viewed-tick banner (in the menu bar, right-aligned: right to left).
 fn viewing_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, tick: u64) {
-    let live = view.live().map(|v| v.clock.simulation_tick).unwrap_or(0);
+    let live = view
+        .live()
+        .map(|v| v.world.clock.simulation_tick)
+        .unwrap_or(0);
     if ui
         .small_button("Back to live")
         .on_hover_text(
@@ -433,27 +434,13 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                     "A bug in the worker itself ended its thread (hook panics are caught \
                      and logged instead); nothing runs until a restart",
                 );
-                let (enabled, hover) = match view.recovery() {
-                    Some(p) => (
-                        true,
-                        format!(
-                            "Start a new worker from the snapshot at tick {} (frame {}), \
-                             paused there; breakpoints, time settings and the selection are kept",
-                            p.tick(),
-                            p.frame()
-                        ),
-                    ),
-                    None => (
-                        false,
-                        "The worker sent no snapshot before it died".to_string(),
-                    ),
-                };
-                if ui
-                    .add_enabled(enabled, egui::Button::new("Restart from last snapshot"))
-                    .on_hover_text(hover.clone())
-                    .on_disabled_hover_text(hover)
-                    .clicked()
-                {
+                let hover = format!(
+                    "Start a new session host and do the session again ({}), up to where \
+                     this one stood, paused there: breakpoints, edits and the selection are \
+                     kept",
+                    crate::editor::words::count(view.journal().len() as u64, "step", "steps")
+                );
+                if ui.button("Restart").on_hover_text(hover).clicked() {
                     cmd.act(Action::RestartWorker);
                 }
             });
@@ -467,28 +454,28 @@ fn controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             .on_hover_text("Resume the session (Space, or F5 to continue from a breakpoint)")
             .clicked()
         {
-            cmd.send(Command::Play);
+            cmd.send(Command::Run(Run::Play));
         }
     } else if ui
         .button("⏸ Pause")
         .on_hover_text("Suspend between frames (Space)")
         .clicked()
     {
-        cmd.send(Command::Pause);
+        cmd.send(Command::Run(Run::Pause));
     }
     if ui
         .button("Step tick")
         .on_hover_text("Run exactly one fixed tick, then stay suspended (F10 or .)")
         .clicked()
     {
-        cmd.send(Command::StepTick);
+        cmd.send(Command::Run(Run::StepTick));
     }
     if ui
         .button("Step frame")
         .on_hover_text("Run one outer frame (or the rest of the interrupted one), then stay suspended (Shift+F10)")
         .clicked()
     {
-        cmd.send(Command::StepFrame);
+        cmd.send(Command::Run(Run::StepFrame));
     }
 }
 
@@ -506,7 +493,7 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
         .labelled_by(label.id)
         .on_hover_text("Multiplies the frame delta; 0 runs no fixed tick at all");
     if scale != settings.time_scale {
-        cmd.send(Command::SetTimeScale(scale));
+        cmd.send(Command::Run(Run::Set(TimeSetting::TimeScale(scale))));
     }
 
     let mut hz = settings.fixed_hz;
@@ -522,7 +509,7 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
         .labelled_by(label.id)
         .on_hover_text("Fixed ticks per second (applies at the next frame boundary)");
     if hz != settings.fixed_hz {
-        cmd.send(Command::SetFixedRate(hz));
+        cmd.send(Command::Run(Run::Set(TimeSetting::FixedRate(hz))));
     }
 
     let mut strategy = settings.strategy;
@@ -538,7 +525,7 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
         .labelled_by(label.id)
         .on_hover_text("Accumulator (Fiedler/Unity) or step counting (s&box): same tick sequence");
     if strategy != settings.strategy {
-        cmd.send(Command::SetStrategy(strategy));
+        cmd.send(Command::Run(Run::Set(TimeSetting::Strategy(strategy))));
     }
 
     let mut max_steps = settings.max_steps;
@@ -549,21 +536,21 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
         .labelled_by(label.id)
         .on_hover_text("Most ticks one frame may run; the backlog beyond is dropped and counted in dropped_time");
     if max_steps != settings.max_steps {
-        cmd.send(Command::SetMaxSteps(max_steps));
+        cmd.send(Command::Run(Run::Set(TimeSetting::MaxSteps(max_steps))));
     }
 
     if view.driven() {
         ui.label("Pacing: driven")
             .on_hover_text("Test driver: one worker frame per UI frame with a fixed dt");
     } else {
-        let current = view.live().map(|v| v.pacing).unwrap_or_default();
+        let current = view.live().map(|v| v.display_rate).unwrap_or_default();
         let mut pacing = current;
         let label = ui.label("Pacing");
         egui::ComboBox::from_id_salt("pacing")
-            .selected_text(pacing.label())
+            .selected_text(words::display_rate(pacing))
             .show_ui(ui, |ui| {
-                for p in Pacing::CHOICES {
-                    ui.selectable_value(&mut pacing, p, p.label());
+                for p in DisplayRate::CHOICES {
+                    ui.selectable_value(&mut pacing, p, words::display_rate(p));
                 }
             })
             .response
@@ -572,7 +559,7 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
                 "The worker's own display rate, independent of how often this window repaints",
             );
         if pacing != current {
-            cmd.send(Command::SetPacing(pacing));
+            cmd.send(Command::Run(Run::SetDisplayRate(pacing)));
         }
     }
 }

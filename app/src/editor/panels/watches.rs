@@ -7,6 +7,7 @@
 //! The inspector's plot buttons add "show value" watches here
 //! ([`WatchesState::plot`]): a plotted field is a watch like any other.
 
+use crate::editor::protocol::{Run, WatchCommand};
 use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
@@ -57,7 +58,7 @@ impl WatchesState {
     /// Sends the list to the worker (at start-up and after every change).
     pub fn sync(&mut self, cmd: &mut Commands) {
         self.status.resize(self.specs.len(), WatchStatus::default());
-        cmd.send(Command::SetWatches(self.specs.clone()));
+        cmd.send(Command::Watches(WatchCommand::Set(self.specs.clone())));
     }
 
     /// Takes a worker event: what the watches did, or a Find previous answer.
@@ -111,7 +112,7 @@ impl WatchesState {
             Event::Loaded { .. } => self.status.fill(WatchStatus::default()),
             // Ticks after `tick` are an abandoned future. A failure carries
             // no tick, so it goes too; the next tick asks again.
-            Event::Rewound(tick) | Event::Restarted { tick, .. } => {
+            Event::Rewound(tick) | Event::Restored { tick, .. } => {
                 for s in &mut self.status {
                     s.failed = None;
                     s.held = s.held.filter(|t| t <= tick);
@@ -227,7 +228,7 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
     }
     let before = view
         .cursor()
-        .or_else(|| view.live().map(|v| v.clock.simulation_tick));
+        .or_else(|| view.live().map(|v| v.world.clock.simulation_tick));
     let mut changed = false;
     let mut remove = None;
     let mut run_to_first = None;
@@ -260,10 +261,10 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
                     if find.clicked()
                         && let Some(b) = before
                     {
-                        cmd.send(Command::FindPrevious {
+                        cmd.send(Command::Watches(WatchCommand::FindPrevious {
                             watch: i,
                             before: b,
-                        });
+                        }));
                     }
                     if ui.small_button("Remove").clicked() {
                         remove = Some(i);
@@ -293,7 +294,7 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
         }
         state.sync(cmd);
         cmd.back_to_live();
-        cmd.send(Command::Play);
+        cmd.send(Command::Run(Run::Play));
         return;
     }
     if let Some(i) = remove {

@@ -2,6 +2,7 @@
 //! the budget line, the selection, export (a path field and a button per
 //! format), resume from here.
 
+use crate::editor::protocol::BranchCommand;
 use egui::containers::menu::{MenuButton, MenuConfig};
 use stepframe_core::LogLevel;
 
@@ -180,7 +181,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             .on_hover_text("Drop branch B; the live session goes on as it was")
             .clicked()
         {
-            cmd.send(Command::DiscardFork);
+            cmd.send(Command::BranchB(BranchCommand::Discard));
         }
         if ui
             .button("Adopt B")
@@ -189,7 +190,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             )
             .clicked()
         {
-            cmd.send(Command::AdoptFork);
+            cmd.send(Command::BranchB(BranchCommand::Adopt));
         }
         ui.label(
             egui::RichText::new(format!("B forked at tick {at}"))
@@ -212,7 +213,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         ),
     };
     if let (Some(at), true) = (at, button.clicked()) {
-        cmd.send(Command::ForkHere(at));
+        cmd.send(Command::BranchB(BranchCommand::ForkHere(at)));
     }
 }
 
@@ -222,7 +223,10 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
 fn fork_tick(view: &View<'_>) -> Option<u64> {
     view.cursor().or_else(|| {
         let live = view.live()?;
-        live.suspension.as_ref().map(|_| live.clock.simulation_tick)
+        live.world
+            .suspension
+            .as_ref()
+            .map(|_| live.world.clock.simulation_tick)
     })
 }
 
@@ -240,7 +244,7 @@ pub(crate) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
         return;
     }
     match fork_tick(view) {
-        Some(at) => cmd.send(Command::ForkHere(at)),
+        Some(at) => cmd.send(Command::BranchB(BranchCommand::ForkHere(at))),
         None => cmd.notify(
             LogLevel::Warning,
             "Ctrl+Shift+F: nothing to fork while the session runs; pause it, stop at a \

@@ -115,15 +115,15 @@ impl TimelineState {
                 frame_time,
                 ..
             } => self.new_session(path, *frame_index, *frame_time),
-            Event::Error(message) => {
+            Event::Error(error) => {
                 if let Some(r) = self.telemetry.records().back() {
                     let frame = r.frame_index;
-                    self.mark(frame, MarkerKind::Error, message.clone());
+                    let text = crate::editor::words::error(error);
+                    self.mark(frame, MarkerKind::Error, text);
                 }
             }
-            // Frames after the tick (or after a dead worker's last recovery
-            // point) belong to an abandoned branch.
-            Event::Rewound(tick) | Event::Restarted { tick, .. } => self.rewound(*tick),
+            // Frames after the tick belong to an abandoned branch.
+            Event::Rewound(tick) => self.rewound(*tick),
             _ => {}
         }
     }
@@ -154,6 +154,24 @@ impl TimelineState {
                 frame_index + 1
             ),
         );
+    }
+
+    /// Branch B, forked at `forked_at`, became the live session: A's frames
+    /// after the fork never happened in it (B ran those ticks beside A,
+    /// unrecorded here), so they go, as after a rewind, and a marker says
+    /// where the session became B's.
+    pub fn adopted(&mut self, forked_at: u64) {
+        self.rewound(forked_at);
+        if let Some(frame) = self.telemetry.records().back().map(|r| r.frame_index) {
+            self.mark(
+                frame,
+                MarkerKind::Session,
+                format!(
+                    "branch B (forked at tick {forked_at}) became the live session: its ticks \
+                     after {forked_at} ran beside A and are not recorded here"
+                ),
+            );
+        }
     }
 
     /// After a rewind to `tick`: later frames belong to an abandoned branch.

@@ -26,7 +26,8 @@ use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
-use crate::editor::shared::{Action, Commands, RunBView, View};
+use crate::editor::protocol::{Command, WatchCommand};
+use crate::editor::shared::{Commands, RunBView, View};
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
 pub const MIN_LANE_HEIGHT: f32 = 56.0;
@@ -72,14 +73,14 @@ pub fn timeline_ui(
     }
     if let Some(live) = view.live() {
         // Titles of the lanes that plot one object's field, after its name.
-        let by_id = |id| live.objects.iter().find(|o| o.id == id);
+        let by_id = |id| live.world.objects.iter().find(|o| o.id == id);
         state
             .watch_lanes
             .name_lanes(|id| by_id(id).map(|o| format!("{} {}", o.name, o.id)));
     }
     let out = lanes_ui(ui, state, view.cursor(), view.run_b());
     if let Some(expr) = out.remove {
-        cmd.act(Action::UnplotWatch(expr));
+        cmd.send(Command::Watches(WatchCommand::Unplot(expr)));
     }
     if let Some((tick, seq)) = out.clicked {
         cmd.view_tick(tick);
@@ -191,7 +192,10 @@ pub(super) fn lanes_ui(
             x_of_tick(f.tick)?,
             format!(
                 "A and B part at tick {}: {} objects differ, up to {:.6} m apart (B: {})",
-                f.tick, f.objects, f.distance, c.about.name
+                f.tick,
+                f.objects,
+                f.distance,
+                crate::editor::words::b_name(&c.about.name)
             ),
         ))
     });

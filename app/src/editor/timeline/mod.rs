@@ -395,7 +395,7 @@ impl TimelineState {
     /// Grows the ring (and the watch lanes' values) to hold the last hour of
     /// frames at `pacing`: 518,400 frames at 144 Hz, 864,000 uncapped. It
     /// never shrinks, so a switch to a slower pacing loses nothing.
-    pub fn hold_an_hour(&mut self, pacing: crate::editor::protocol::Pacing) {
+    pub fn hold_an_hour(&mut self, pacing: crate::editor::protocol::DisplayRate) {
         let frames = pacing.hour_of_frames();
         if frames > self.telemetry.capacity() {
             self.telemetry.grow_capacity(frames);

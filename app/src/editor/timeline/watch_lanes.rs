@@ -23,6 +23,7 @@ use super::draw::LABEL_HALF_HEIGHT;
 use crate::editor::protocol::WatchFill;
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::RunBView;
+use crate::editor::words;
 
 /// The text of a watch lane's remove button: egui's own close icon, in the
 /// default `emoji-icon-font` (✕, U+2715, is in none of the default fonts,
@@ -163,8 +164,16 @@ impl WatchLanes {
         if !self.plotted.iter().any(|p| p.1 == fill.expr) {
             return;
         }
+        // The last tick of each frame: what a live lane keeps.
+        let mut by_frame: Vec<(u64, f64)> = Vec::with_capacity(fill.values.len());
+        for &(_, frame, value) in &fill.values {
+            match by_frame.last_mut() {
+                Some(last) if last.0 == frame => last.1 = value,
+                _ => by_frame.push((frame, value)),
+            }
+        }
         let v = self.values.entry(fill.expr.clone()).or_default();
-        merge(v, &fill.values, self.max_values);
+        merge(v, &by_frame, self.max_values);
         self.fills.insert(
             fill.expr.clone(),
             FillProgress {
@@ -479,7 +488,6 @@ pub(super) fn divergence_lanes(
     };
     let (lo, hi) = (tick_at(range.0).unwrap_or(0), tick_at(range.1).unwrap_or(0));
     let samples: Vec<_> = c
-        .streams
         .samples
         .range(lo.saturating_sub(1)..=hi)
         .map(|(_, d)| *d)
@@ -495,8 +503,8 @@ pub(super) fn divergence_lanes(
         }
     }
     let detail = match c.about.first {
-        Some(_) => format!("B: {}", c.about.name),
-        None => format!("B: {}; no difference yet", c.about.name),
+        Some(_) => format!("B: {}", words::b_name(&c.about.name)),
+        None => format!("B: {}; no difference yet", words::b_name(&c.about.name)),
     };
     [
         ValueLane {

@@ -7,7 +7,7 @@ use stepframe_core::{
 };
 
 use super::clock_form::{ClockChoice, FormError};
-use crate::editor::protocol::Command;
+use crate::editor::protocol::{BreakpointCommand, Command};
 use crate::editor::shared::{Commands, View};
 
 /// Which object a new breakpoint filters on.
@@ -273,8 +273,12 @@ pub(super) fn form_ui(
             .clicked()
         {
             let command = match form.kind {
-                FormKind::Hook => form.build(selection).map(Command::AddBreakpoint),
-                FormKind::Clock => form.build_clock().map(Command::AddClockBreakpoint),
+                FormKind::Hook => form
+                    .build(selection)
+                    .map(|b| Command::Breakpoints(BreakpointCommand::Add(b))),
+                FormKind::Clock => form
+                    .build_clock()
+                    .map(|b| Command::Breakpoints(BreakpointCommand::AddClock(b))),
             };
             match command {
                 Ok(c) => {

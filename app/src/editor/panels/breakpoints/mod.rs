@@ -8,13 +8,14 @@
 pub(crate) mod clock_form;
 mod form;
 
+use crate::editor::protocol::BreakpointCommand;
 use stepframe_core::{Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, ObjectId};
 
 pub use form::BreakpointForm;
 use form::form_ui;
 
 use crate::editor::panels::breakpoints::clock_form::ClockChoice;
-use crate::editor::protocol::{Command, WorldView};
+use crate::editor::protocol::{Command, LiveView};
 use crate::editor::shared::{Commands, View};
 
 /// One line describing a breakpoint.
@@ -74,7 +75,7 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
     }
     s.push_str(&format!(
         " — {}",
-        crate::editor::panels::count(matches, "match", "matches")
+        crate::editor::words::count(matches, "match", "matches")
     ));
     s
 }
@@ -108,7 +109,7 @@ fn breakpoints_ui(
 }
 
 /// The breakpoints, then their hits (newest first).
-fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &WorldView) {
+fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &LiveView) {
     if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
         ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
     }
@@ -150,6 +151,7 @@ fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &World
         );
         // Selecting goes to the object only while it is the one that hit.
         let here = view
+            .world
             .objects
             .iter()
             .any(|o| o.id == *object && format!("{} {}", o.name, o.id) == *name);
@@ -184,7 +186,7 @@ fn breakpoint_row(
             )
             .changed()
         {
-            cmd.send(Command::EnableBreakpoint(id, on));
+            cmd.send(Command::Breakpoints(BreakpointCommand::Enable(id, on)));
         }
         // Remove before the text: a long description (or a match count
         // growing a digit) never pushes it off the tile or from under the
@@ -194,7 +196,7 @@ fn breakpoint_row(
             .on_hover_text("Delete this breakpoint")
             .clicked()
         {
-            cmd.send(Command::RemoveBreakpoint(id));
+            cmd.send(Command::Breakpoints(BreakpointCommand::Remove(id)));
         }
         ui.add(egui::Label::new(text).truncate())
             .on_hover_text(format!("{text}\n{hover}"));

@@ -110,7 +110,7 @@ pub(super) fn breakpoint_form_ui(
             {
                 let condition = code.condition_field.trim().to_string();
                 let message = code.message_field.trim().to_string();
-                cmd.send(Command::Script(ScriptCommand::Edit {
+                cmd.send(Command::Scripts(ScriptCommand::Edit {
                     key: entry.key.clone(),
                     line,
                     condition: (!condition.is_empty()).then_some(condition),
@@ -122,7 +122,7 @@ pub(super) fn breakpoint_form_ui(
                 .on_hover_text("Remove the breakpoint on this line")
                 .clicked()
             {
-                cmd.send(Command::Script(ScriptCommand::Remove {
+                cmd.send(Command::Scripts(ScriptCommand::Remove {
                     key: entry.key.clone(),
                     line,
                 }));
@@ -184,7 +184,7 @@ pub(super) fn hit_ui(
         cols[1].strong("Committed state");
         let committed = view
             .live()
-            .and_then(|v| v.objects.iter().find(|o| o.id == hit.object))
+            .and_then(|v| v.world.objects.iter().find(|o| o.id == hit.object))
             .map(|o| o.committed);
         match committed {
             Some(p) => {

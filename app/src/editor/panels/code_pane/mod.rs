@@ -11,6 +11,7 @@
 //! too, so a new version is compiled between two outer frames and adopted at
 //! the next frame boundary, as `docs/scripts.md` describes.
 
+use crate::editor::protocol::{EditCommand, Target};
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
@@ -166,8 +167,8 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
         code.editing = false;
         code.form_line = None;
     }
-    let last_hit = view.live().and_then(|v| v.scripts.last_hit.clone());
-    let suspension = view.live().and_then(|v| v.suspension.clone());
+    let last_hit = view.published().scripts.last_hit.clone();
+    let suspension = view.live().and_then(|v| v.world.suspension.clone());
     let script_stop = suspension.filter(is_script_stop);
     match script_stop {
         Some(s) => {
@@ -211,7 +212,7 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
 /// hit, edit mode.
 fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &mut CodePaneState) {
     sync(view, code);
-    let scripts = view.live().map(|v| v.scripts.clone()).unwrap_or_default();
+    let scripts = view.published().scripts.clone();
     ui.horizontal_wrapped(|ui| {
         ui.strong("Script");
         let mut chosen = None;
@@ -279,10 +280,10 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
                     )
                     .clicked()
             {
-                cmd.send(Command::ForkScript {
+                cmd.send(Command::Edit { target: Target::B, edit: EditCommand::Script {
                     key: entry.key.clone(),
                     text: code.buffer.clone(),
-                });
+                } });
                 code.save_status = Some("sent to branch B (the file is unchanged)".to_string());
             }
             if ui
@@ -475,7 +476,13 @@ fn save(cmd: &mut Commands, code: &mut CodePaneState, entry: &ScriptEntry) {
                 "saved {}: reloads at the next frame",
                 entry.path.display()
             ));
-            cmd.send(Command::ReloadScript(entry.path.clone()));
+            cmd.send(Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Script {
+                    key: stepframe_plugins::script::script_key(&entry.path),
+                    text: code.buffer.clone(),
+                },
+            });
         }
         Err(e) => {
             code.save_status = Some(format!("cannot write {}: {e}", entry.path.display()));
@@ -549,7 +556,7 @@ fn code_view_ui(
                 });
         });
     if let Some(line) = toggle {
-        cmd.send(Command::Script(ScriptCommand::Toggle {
+        cmd.send(Command::Scripts(ScriptCommand::Toggle {
             key: entry.key.clone(),
             line,
         }));

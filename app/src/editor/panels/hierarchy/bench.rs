@@ -28,7 +28,7 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
     let published = published_view(&scene);
     let _ = std::fs::remove_dir_all(&dir);
     let mut published = published?;
-    let loaded = published.live.as_ref().map_or(0, |v| v.objects.len());
+    let loaded = published.live.as_ref().map_or(0, |v| v.world.objects.len());
     anyhow::ensure!(loaded == objects, "{loaded} objects loaded, not {objects}");
     let mut panel = HierarchyPanel {
         filter: filter.to_string(),
@@ -42,7 +42,7 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
     for _ in 0..frames.max(1) {
         if let Some(live) = &mut published.live {
             // A new view, as while playing: nothing carries over.
-            live.revision += 1;
+            live.world.revision += 1;
         }
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(
@@ -103,14 +103,14 @@ fn published_view(scene: &Path) -> anyhow::Result<Published> {
             .published()
             .live
             .as_ref()
-            .is_some_and(|v| !v.objects.is_empty())
+            .is_some_and(|v| !v.world.objects.is_empty())
         {
             break;
         }
     }
     let live = app.published().live.clone();
     anyhow::ensure!(
-        live.as_ref().is_some_and(|v| !v.objects.is_empty()),
+        live.as_ref().is_some_and(|v| !v.world.objects.is_empty()),
         "the editor did not load {}: {}",
         scene.display(),
         app.feedback().error.as_deref().unwrap_or("no error shown")

@@ -20,6 +20,7 @@
 pub mod bench;
 mod rows;
 
+use crate::editor::protocol::{EditCommand, Target};
 use std::collections::BTreeMap;
 
 use std::path::Path;
@@ -160,7 +161,7 @@ impl HierarchyPanel {
         } else {
             rows::matching(objects, &filter)
         };
-        let total = super::count(objects.len() as u64, "object", "objects");
+        let total = crate::editor::words::count(objects.len() as u64, "object", "objects");
         let shown = if filter.is_empty() {
             total
         } else {
@@ -268,7 +269,10 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
         .on_disabled_hover_text("Showing a past tick: back to live (Esc) to enable or disable")
         .changed()
     {
-        row.cmd.send(Command::SetEnabled(object.id, enabled));
+        row.cmd.send(Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Enabled(object.id, enabled),
+        });
     }
     let selected = row.view.selection() == Some(object.id);
     let kind = match &object.body {
@@ -295,7 +299,10 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
             .on_hover_text("A copy half a metre to the right, with the next free id")
             .clicked()
         {
-            row.cmd.send(Command::Duplicate(object.id));
+            row.cmd.send(Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Duplicate(object.id),
+            });
             ui.close();
         }
         if ui
@@ -303,7 +310,10 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
             .on_hover_text("Remove the object and its children")
             .clicked()
         {
-            row.cmd.send(Command::Remove(object.id));
+            row.cmd.send(Command::Edit {
+                target: Target::Live,
+                edit: EditCommand::Remove(object.id),
+            });
             ui.close();
         }
     });

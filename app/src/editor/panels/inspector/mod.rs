@@ -24,8 +24,9 @@
 //! and the state of a behaviour without `Inspect` rows (its `Debug` text has
 //! no stable paths).
 
+use crate::editor::protocol::{EditCommand, Target};
 use egui::RichText;
-use stepframe_core::{Edit, HookKind, Hooks, ObjectId, Pose, Velocity};
+use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use crate::editor::protocol::{Command, SelectedView, SoftView};
 use crate::editor::shared::{Commands, View};
@@ -98,7 +99,7 @@ fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: 
     let at = view.at_tick;
     let tick = view.clock.simulation_tick;
     let Some(sel) = view.selected.clone() else {
-        match (view.selection, at) {
+        match (shown.selection(), at) {
             (Some(id), Some(t)) => ui.weak(format!("{id} is not alive at tick {t}.")),
             _ => ui.weak("Select an object in the viewport or the hierarchy."),
         };
@@ -215,7 +216,7 @@ fn soft_ui(
     ui.horizontal(|ui| {
         ui.label(format!(
             "soft body: {} of radius {} m",
-            super::count(s.committed.len() as u64, "particle", "particles"),
+            crate::editor::words::count(s.committed.len() as u64, "particle", "particles"),
             s.radius
         ))
         .on_hover_text("The committed pose above is the particle centroid plus the authored-origin offset, turned by the particles' best-fit rotation");
@@ -231,7 +232,7 @@ fn soft_ui(
         ui.label(if s.torn {
             format!(
                 "torn: yes, {}",
-                super::count(s.pieces as u64, "piece", "pieces")
+                crate::editor::words::count(s.pieces as u64, "piece", "pieces")
             )
         } else {
             "torn: no".to_string()
@@ -443,13 +444,13 @@ fn params_ui(
             .clicked()
         {
             let params = text.clone();
-            cmd.send(match run {
-                ParamsRun::Live => Command::EditParams {
-                    object,
-                    index,
-                    params,
-                },
-                ParamsRun::B => Command::ForkParams {
+            let target = match run {
+                ParamsRun::Live => Target::Live,
+                ParamsRun::B => Target::B,
+            };
+            cmd.send(Command::Edit {
+                target,
+                edit: EditCommand::Params {
                     object,
                     index,
                     params,
@@ -514,7 +515,11 @@ fn edit_ui(
             ui.checkbox(&mut edits.to_b, "edit B")
                 .on_hover_text("Apply to the what-if branch B instead of the live session");
         }
-        let to_b = edits.to_b && view.fork().is_some();
+        let target = if edits.to_b && view.fork().is_some() {
+            Target::B
+        } else {
+            Target::Live
+        };
         ui.horizontal(|ui| {
             if ui
                 .button("Apply pose")
@@ -524,13 +529,9 @@ fn edit_ui(
                 )
                 .clicked()
             {
-                cmd.send(if to_b {
-                    Command::ForkEdit(Edit::Pose {
-                        object: sel.id,
-                        pose: edits.pose,
-                    })
-                } else {
-                    Command::EditPose(sel.id, edits.pose)
+                cmd.send(Command::Edit {
+                    target,
+                    edit: EditCommand::Pose(sel.id, edits.pose),
                 });
             }
             if ui
@@ -538,13 +539,9 @@ fn edit_ui(
                 .on_hover_text("Queue a SetVelocity body command, reconciled before the next tick")
                 .clicked()
             {
-                cmd.send(if to_b {
-                    Command::ForkEdit(Edit::Velocity {
-                        object: sel.id,
-                        velocity: edits.velocity,
-                    })
-                } else {
-                    Command::EditVelocity(sel.id, edits.velocity)
+                cmd.send(Command::Edit {
+                    target,
+                    edit: EditCommand::Velocity(sel.id, edits.velocity),
                 });
             }
             if ui
@@ -556,8 +553,8 @@ fn edit_ui(
             }
         });
     });
-    for edit in &sel.pending_edits {
-        ui.label(format!("queued: {edit}"))
+    for edit in &sel.queued {
+        ui.label(format!("queued: {}", crate::editor::words::queued_edit(edit)))
             .on_hover_text("Applied by the physics reconcile of the next tick; the committed pose above is still the completed tick's");
     }
 }

@@ -1,13 +1,13 @@
 //! The inspector's plot buttons: each adds one field of the committed state
 //! to the timeline as a "show value" watch (see the inspector's module docs
-//! for which fields and why), through [`Action::PlotWatch`], so a plotted
+//! for which fields and why), through [`WatchCommand::Plot`], so a plotted
 //! field is an ordinary watch: listed in the Watches tab, persisted with it,
 //! filled from the history by the worker.
 
 use stepframe_core::ObjectId;
 
-use crate::editor::protocol::SelectedView;
-use crate::editor::shared::{Action, Commands};
+use crate::editor::protocol::{Command, SelectedView, WatchCommand};
+use crate::editor::shared::Commands;
 
 /// The plot buttons' text: egui's own line-chart icon (its demo labels its
 /// plot window with it), in the default `emoji-icon-font`; a glyph outside
@@ -34,7 +34,7 @@ pub(super) fn plot_button_ui(
         egui::WidgetInfo::labeled(egui::Role::Button, true, format!("plot {what}"))
     });
     if resp.clicked() {
-        cmd.act(Action::PlotWatch(expr));
+        cmd.send(Command::Watches(WatchCommand::Plot(expr)));
     }
 }
 

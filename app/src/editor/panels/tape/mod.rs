@@ -21,12 +21,13 @@
 //! before replacing a file takes the file row's place, and the list of
 //! edges gets what the fixed rows leave of the tile.
 
+use crate::editor::protocol::{EditCommand, RecordingCommand, Target};
 use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, RecordedEvent, Recording};
 
-use crate::editor::protocol::{Command, WorldView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::protocol::{Command, LiveView};
+use crate::editor::shared::{Commands, Published, View};
 
 mod rows;
 use rows::{file_row_ui, insert_row_ui, move_row_ui};
@@ -82,12 +83,11 @@ impl Default for TapeState {
 
 /// The tape the session is playing: what the ticks up to `live_tick`
 /// received, then the edges still to come of the tape in force.
-pub fn session_tape(view: &WorldView) -> Recording {
-    let live_tick = view.clock.simulation_tick;
-    let mut tape = (*view.tape).clone();
+pub fn session_tape(published: &Published, live_tick: u64) -> Recording {
+    let mut tape = published.recording.clone();
     tape.truncate_after(live_tick);
     tape.ticks = live_tick;
-    if let Some(in_force) = &view.tape_in_force {
+    if let Some(in_force) = &published.tape_in_force {
         for e in in_force.events.iter().filter(|e| e.tick > live_tick) {
             tape.insert(e.clone());
         }
@@ -133,7 +133,7 @@ fn edge_text(e: &RecordedEvent) -> String {
 
 /// The keys the scene's actions are bound to, with the action, for the
 /// insert form.
-fn bound_keys(view: &WorldView) -> Vec<(String, String)> {
+fn bound_keys(view: &LiveView) -> Vec<(String, String)> {
     let mut keys = Vec::new();
     for (action, bound) in &view.actions {
         for k in bound {
@@ -169,15 +169,16 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
         ui.weak("no session");
         return;
     };
-    let live_tick = live.clock.simulation_tick;
-    let suspended = live.suspension.is_some();
+    let published = view.published();
+    let live_tick = live.world.clock.simulation_tick;
+    let suspended = live.world.suspension.is_some();
     let cursor = view.cursor().unwrap_or(live_tick);
-    let draft = live.tape_draft.as_deref();
-    let playing = session_tape(live);
+    let draft = published.tape_draft.as_ref();
+    let playing = session_tape(published, live_tick);
     let keys = bound_keys(live);
     let scene = live.scene_path.clone();
     let fixed_hz = live.settings.fixed_hz;
-    let in_force = live.tape_in_force.is_some();
+    let in_force = published.tape_in_force.is_some();
     if st.path.is_empty() {
         st.path = default_tape_path(scene.as_deref()).display().to_string();
     }
@@ -208,15 +209,16 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
         ),
         (_, true) => format!(
             "{}; a tape is in force (edges to tick {})",
-            crate::editor::panels::count(shown.events.len() as u64, "edge", "edges"),
-            live.tape_in_force
+            crate::editor::words::count(shown.events.len() as u64, "edge", "edges"),
+            published
+                .tape_in_force
                 .as_ref()
                 .and_then(|t| t.events.last())
                 .map_or(0, |e| e.tick)
         ),
         _ => format!(
             "{}, recorded as the ticks ran",
-            crate::editor::panels::count(shown.events.len() as u64, "edge", "edges")
+            crate::editor::words::count(shown.events.len() as u64, "edge", "edges")
         ),
     };
     // One row whatever it says: running or not, long or short.
@@ -243,11 +245,14 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
             if apply.clicked()
                 && let Some(tape) = draft
             {
-                cmd.send(Command::ForkTape {
-                    tape: tape.clone(),
-                    recorded_to: live_tick,
+                cmd.send(Command::Edit {
+                    target: Target::B,
+                    edit: EditCommand::Tape {
+                        tape: tape.clone(),
+                        recorded_to: live_tick,
+                    },
                 });
-                cmd.send(Command::SetTapeDraft(None));
+                cmd.send(Command::Recording(RecordingCommand::SetDraft(None)));
                 st.selected = None;
             }
         } else {
@@ -260,11 +265,11 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
             if resume.clicked()
                 && let (Some((from, _)), Some(tape)) = (change, draft)
             {
-                cmd.send(Command::ApplyTape {
+                cmd.send(Command::Recording(RecordingCommand::Apply {
                     tape: tape.clone(),
                     from,
-                });
-                cmd.send(Command::SetTapeDraft(None));
+                }));
+                cmd.send(Command::Recording(RecordingCommand::SetDraft(None)));
                 cmd.back_to_live();
                 st.selected = None;
             }
@@ -274,7 +279,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
             .on_hover_text("Drop the edits: the list shows what the session plays again")
             .clicked()
         {
-            cmd.send(Command::SetTapeDraft(None));
+            cmd.send(Command::Recording(RecordingCommand::SetDraft(None)));
             st.selected = None;
         }
         if ui
@@ -282,7 +287,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
             .on_hover_text("Live input only from the current tick on")
             .clicked()
         {
-            cmd.send(Command::StopTape);
+            cmd.send(Command::Recording(RecordingCommand::StopTape));
         }
     });
 
@@ -326,7 +331,7 @@ fn list_ui(ui: &mut egui::Ui, st: &mut TapeState, shown: &Recording, cursor: u64
         .auto_shrink([false, false])
         .show(ui, |ui| {
             if before > 0 {
-                ui.weak(crate::editor::panels::count(
+                ui.weak(crate::editor::words::count(
                     before as u64,
                     "earlier edge",
                     "earlier edges",
@@ -350,7 +355,7 @@ fn list_ui(ui: &mut egui::Ui, st: &mut TapeState, shown: &Recording, cursor: u64
                 }
             }
             if after > 0 {
-                ui.weak(crate::editor::panels::count(
+                ui.weak(crate::editor::words::count(
                     after as u64,
                     "later edge",
                     "later edges",

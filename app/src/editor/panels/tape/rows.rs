@@ -5,6 +5,7 @@
 //! them or sits in a field of fixed width, so no button moves under the
 //! pointer when the selection, the key or the tick changes.
 
+use crate::editor::protocol::RecordingCommand;
 use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
@@ -60,7 +61,7 @@ pub(super) fn move_row_ui(
             } else {
                 draft.move_to(i, st.move_tick)
             };
-            cmd.send(Command::SetTapeDraft(Some(draft)));
+            cmd.send(Command::Recording(RecordingCommand::SetDraft(Some(draft))));
         }
         ui.label("to");
         ui.add_enabled_ui(some, |ui| {
@@ -102,7 +103,7 @@ pub(super) fn insert_row_ui(
                 value: if st.insert_press { 1.0 } else { 0.0 },
             }));
             st.move_tick = st.insert_tick;
-            cmd.send(Command::SetTapeDraft(Some(draft)));
+            cmd.send(Command::Recording(RecordingCommand::SetDraft(Some(draft))));
         }
         ui.selectable_value(&mut st.insert_press, true, "press");
         ui.selectable_value(&mut st.insert_press, false, "release");
@@ -191,11 +192,11 @@ pub(super) fn file_row_ui(
                         LogLevel::Info,
                         format!(
                             "loaded {} from {}: Resume from here replays them",
-                            crate::editor::panels::count(tape.events.len() as u64, "edge", "edges"),
+                            crate::editor::words::count(tape.events.len() as u64, "edge", "edges"),
                             path.display()
                         ),
                     );
-                    cmd.send(Command::SetTapeDraft(Some(tape)));
+                    cmd.send(Command::Recording(RecordingCommand::SetDraft(Some(tape))));
                     st.selected = None;
                 }
                 Err(e) => cmd.error(format!("tape not loaded: {e}")),
@@ -215,7 +216,7 @@ fn save(cmd: &mut Commands, tape: &Recording, path: &Path) {
             LogLevel::Info,
             format!(
                 "saved {} to {}",
-                crate::editor::panels::count(tape.events.len() as u64, "edge", "edges"),
+                crate::editor::words::count(tape.events.len() as u64, "edge", "edges"),
                 path.display()
             ),
         ),

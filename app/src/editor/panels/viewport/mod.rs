@@ -16,6 +16,7 @@
 mod readout;
 mod soft;
 
+use crate::editor::protocol::{EditCommand, Run, Target};
 use std::collections::BTreeSet;
 
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
@@ -264,10 +265,9 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     if let Some(c) = shown.run_b() {
         // Run B's bodies where they are not where A's are (a soft body's
         // record is its centroid pose, not its particles: not drawn).
-        let tick = view.clock.simulation_tick;
         let rigid = |o: &&ObjectView| o.body.as_ref().is_some_and(|b| b.soft.is_none());
         for object in view.objects.iter().filter(rigid) {
-            let Some(b) = c.b_fields(tick, object.id.0) else {
+            let Some(b) = c.b_fields(object.id.0) else {
                 continue;
             };
             let p = object.committed;
@@ -292,8 +292,8 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
             Color32::from_rgb(255, 220, 90),
         );
     }
-    let keys: Vec<String> = view
-        .actions
+    let actions = shown.live().map_or(&[][..], |l| l.actions.as_slice());
+    let keys: Vec<String> = actions
         .iter()
         .filter(|(_, keys)| !keys.is_empty())
         .map(|(name, keys)| format!("{} {name}", keys.join("/")))
@@ -385,7 +385,10 @@ fn drag_body(
         && let Some(d) = vp.dragging.take()
         && d.at != d.grab
     {
-        cmd.send(Command::EditPose(d.object, d.pose()));
+        cmd.send(Command::Edit {
+            target: Target::Live,
+            edit: EditCommand::Pose(d.object, d.pose()),
+        });
     }
 }
 
@@ -396,7 +399,9 @@ fn game_keys(ui: &egui::Ui, cmd: &mut Commands, vp: &mut ViewportState, focused:
     if !focused {
         let held = std::mem::take(&mut vp.held_keys);
         for name in held {
-            cmd.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+            cmd.send(Command::Run(Run::Input(InputEvent::release(
+                InputSource::Key(name),
+            ))));
         }
         return;
     }
@@ -418,10 +423,14 @@ fn game_keys(ui: &egui::Ui, cmd: &mut Commands, vp: &mut ViewportState, focused:
         let name = format!("{key:?}");
         if pressed {
             if vp.held_keys.insert(name.clone()) {
-                cmd.send(Command::Input(InputEvent::press(InputSource::Key(name))));
+                cmd.send(Command::Run(Run::Input(InputEvent::press(
+                    InputSource::Key(name),
+                ))));
             }
         } else if vp.held_keys.remove(&name) {
-            cmd.send(Command::Input(InputEvent::release(InputSource::Key(name))));
+            cmd.send(Command::Run(Run::Input(InputEvent::release(
+                InputSource::Key(name),
+            ))));
         }
     }
 }

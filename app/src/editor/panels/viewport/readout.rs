@@ -29,9 +29,9 @@ pub(super) fn readout_text(view: &View<'_>) -> Option<String> {
     let live = view.live()?;
     let mut text = format!(
         "{} · tick {} · frame {}",
-        play_state(live.suspension.as_ref()),
-        live.clock.simulation_tick,
-        live.clock.frame_index
+        play_state(live.world.suspension.as_ref()),
+        live.world.clock.simulation_tick,
+        live.world.clock.frame_index
     );
     if let Some(tick) = view.cursor() {
         text.push_str(&format!(" · viewing tick {tick}"));

@@ -30,8 +30,10 @@
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::{Edit, InPlace, Pipeline, Registry, Scene, SceneObject, TimeSettings};
+use stepframe_core::{Edit, InPlace, Registry, Scene, SceneObject, Session, TimeSettings};
 use stepframe_plugins::script::resolve_in;
+
+use crate::protocol::SaveRisk;
 
 /// The scene of a session, kept for save and reload.
 #[derive(Clone, Debug)]
@@ -70,7 +72,7 @@ pub enum SaveOutcome {
     /// The file already holds the running scene: nothing was written.
     Unchanged,
     /// Nothing was written: the user must confirm first, for this reason.
-    NeedsConfirmation(String),
+    NeedsConfirmation(SaveRisk),
 }
 
 /// Reads and parses a scene file, keeping its exact text.
@@ -81,33 +83,51 @@ fn read(path: &Path, registry: &Registry) -> Result<(Scene, String), String> {
     Ok((scene, text))
 }
 
-/// Opens `path` as a fresh session: its world, physics, time settings, actions
-/// and seed. Returns the scene's time settings (the pipeline applies them at the
-/// next frame boundary). On error the pipeline is untouched and the message
-/// says where (`path:line:col: what`).
-pub fn open(
-    pipeline: &mut Pipeline,
-    registry: &Registry,
+/// Reads `path`'s text, or takes `text` as its text (a journal's, which a
+/// new host uses instead of a file that may have changed since), and
+/// parses it.
+fn read_or(
     path: &Path,
-) -> Result<(LoadedScene, TimeSettings), String> {
-    let (scene, text) = read(path, registry)?;
-    pipeline
-        .load_scene(&scene, registry)
-        .map_err(|e| e.to_string())?;
-    let settings = scene.settings.time;
-    let loaded = LoadedScene::new(path.to_path_buf(), scene, text);
-    Ok((loaded, settings))
+    text: Option<String>,
+    registry: &Registry,
+) -> Result<(Scene, String), String> {
+    match text {
+        None => read(path, registry),
+        Some(text) => {
+            let scene = Scene::parse(&text, path, registry).map_err(|e| e.to_string())?;
+            Ok((scene, text))
+        }
+    }
 }
 
-/// Reloads `path` into the session, keeping the time settings in force. A
-/// broken file returns its error and changes nothing.
-pub fn reload(
-    pipeline: &mut Pipeline,
+/// Opens `path` (or `text` as its text) as a fresh session: its world,
+/// physics, time settings, actions and seed, with its rewind history
+/// starting there. On error the session is untouched and the message says
+/// where (`path:line:col: what`).
+pub fn open(
+    session: &mut Session,
     registry: &Registry,
     path: &Path,
+    text: Option<String>,
 ) -> Result<LoadedScene, String> {
-    let (scene, text) = read(path, registry)?;
-    pipeline
+    let (scene, text) = read_or(path, text, registry)?;
+    session
+        .load_scene(&scene, registry)
+        .map_err(|e| e.to_string())?;
+    Ok(LoadedScene::new(path.to_path_buf(), scene, text))
+}
+
+/// Reloads `path` (or `text` as its text) into the session, keeping the
+/// time settings in force; its rewind history starts again there. A broken
+/// file returns its error and changes nothing.
+pub fn reload(
+    session: &mut Session,
+    registry: &Registry,
+    path: &Path,
+    text: Option<String>,
+) -> Result<LoadedScene, String> {
+    let (scene, text) = read_or(path, text, registry)?;
+    session
         .reload_parsed(&scene, registry)
         .map_err(|e| e.to_string())?;
     Ok(LoadedScene::new(path.to_path_buf(), scene, text))
@@ -191,15 +211,11 @@ pub fn save(
 ) -> Result<SaveOutcome, String> {
     let (scene, notes) = edited(loaded, edits, settings);
     let on_disk = std::fs::read_to_string(&loaded.path).ok();
-    let file = name(&loaded.path);
     if !replace
         && let Some(text) = &on_disk
         && *text != loaded.text
     {
-        return Ok(SaveOutcome::NeedsConfirmation(format!(
-            "{file} changed on disk since it was loaded; saving replaces those changes \
-             with the running scene"
-        )));
+        return Ok(SaveOutcome::NeedsConfirmation(SaveRisk::ChangedOnDisk));
     }
     if on_disk.as_ref() == Some(&loaded.text) && scene == loaded.scene {
         return Ok(SaveOutcome::Unchanged);
@@ -216,16 +232,10 @@ pub fn save(
         Err(e) => format!("Save cannot rewrite it in place ({e})"),
     };
     if !replace {
-        let comments = comment_lines(&loaded.text);
-        let what = if comments > 0 {
-            format!("its {comments} comment line(s) and hand-written layout")
-        } else {
-            "its hand-written layout".to_string()
-        };
-        return Ok(SaveOutcome::NeedsConfirmation(format!(
-            "{file}: {why}. Saving anyway rewrites it in stepframe's own layout and drops \
-             {what} (Save As writes a new file instead)"
-        )));
+        return Ok(SaveOutcome::NeedsConfirmation(SaveRisk::Rewrite {
+            comments: comment_lines(&loaded.text),
+            why,
+        }));
     }
     write(loaded, scene, loaded.path.clone())?;
     Ok(SaveOutcome::Written(notes))
@@ -243,10 +253,7 @@ pub fn save_as(
     overwrite: bool,
 ) -> Result<SaveOutcome, String> {
     if !overwrite && path.exists() {
-        return Ok(SaveOutcome::NeedsConfirmation(format!(
-            "{} already exists; saving replaces it with the running scene",
-            path.display()
-        )));
+        return Ok(SaveOutcome::NeedsConfirmation(SaveRisk::Exists));
     }
     let (mut scene, mut notes) = edited(loaded, edits, settings);
     let old_dir = folder_of(&loaded.path);
@@ -437,9 +444,10 @@ mod tests {
         };
         assert_eq!(
             reason,
-            "s.ron: Save cannot place object 1 `A`: its name changed. Saving anyway \
-             rewrites it in stepframe's own layout and drops its 2 comment line(s) and \
-             hand-written layout (Save As writes a new file instead)"
+            SaveRisk::Rewrite {
+                comments: 2,
+                why: "Save cannot place object 1 `A`: its name changed".to_string()
+            }
         );
         assert_eq!(std::fs::read_to_string(&l.path).expect("read"), before);
         let outcome = save(&mut l, &[], TimeSettings::default(), &registry, true);

@@ -1,25 +1,36 @@
 //! The Flame tab's per-behaviour zones: the frame the user looks at,
 //! replayed from the rewind history in a scratch pipeline with a zone per
-//! hook call ([`stepframe_core::History::replay_frame`]). The live session
-//! records only coarse zones, so this costs the live run nothing: the
-//! replay runs on the worker between frames, once per request, like a past
-//! view (a burst of requests replays only the newest).
+//! hook call ([`Session::replay_frame`]). The live session records only
+//! coarse zones, so this costs the live run nothing: the replay runs
+//! between frames, once per request, like a past view (a burst of requests
+//! replays only the newest).
 
-use stepframe_core::{ObjectId, Pipeline, ZoneDetail, ZoneKind};
+use stepframe_core::{ObjectId, Pipeline, Session, TimeSettings, ZoneDetail, ZoneKind};
 
-use super::Worker;
-use crate::editor::protocol::{Event, ReplayedFrame, ReplayedZones};
+use super::outbox::Outbox;
+use crate::protocol::{Event, ReplayedFrame, ReplayedZones};
 
-impl Worker {
-    /// Replays the newest requested frame with fine zones and sends what
-    /// it measured (or why it could not) as [`Event::FrameReplayed`].
-    pub(super) fn answer_flame_request(&mut self) {
-        let Some(frame) = self.flame_request.take() else {
+/// A frame replay asked for.
+#[derive(Debug, Default)]
+pub(super) struct Flame {
+    /// The newest unanswered request.
+    request: Option<u64>,
+}
+
+impl Flame {
+    /// Asks for outer frame `frame` (latest wins).
+    pub(super) fn request(&mut self, frame: u64) {
+        self.request = Some(frame);
+    }
+
+    /// Replays the newest requested frame with fine zones and sends what it
+    /// measured (or why it could not).
+    pub(super) fn answer(&mut self, session: &Session, settings: TimeSettings, out: &mut Outbox) {
+        let Some(frame) = self.request.take() else {
             return;
         };
-        let mut scratch = Pipeline::new(self.settings());
-        let result = self
-            .history
+        let mut scratch = Pipeline::new(settings);
+        let result = session
             .replay_frame(&mut scratch, frame, ZoneDetail::Fine)
             .map(|_| {
                 let zones = scratch.zones().clone();
@@ -44,12 +55,10 @@ impl Worker {
                 ReplayedZones { zones, objects }
             })
             .map_err(|e| e.to_string());
-        self.send_event(Event::FrameReplayed(Box::new(ReplayedFrame {
+        out.event(Event::FrameReplayed(Box::new(ReplayedFrame {
             frame,
             result,
         })));
-        if let Some(ctx) = &self.repaint {
-            ctx.request_repaint();
-        }
+        out.wake();
     }
 }

@@ -11,7 +11,7 @@
 //! while a plotted watch is being filled from the history it fills one span
 //! a turn between commands until done), and the first frame after a resume
 //! measures from the resume, not from the pause.
-//! Uncapped pacing is the same loop at [`Pacing::UNCAPPED_MAX_HZ`] (240
+//! Uncapped pacing is the same loop at [`DisplayRate::UNCAPPED_MAX_HZ`] (240
 //! frames a second): every per-frame consumer (the timeline's ring, the
 //! rewind history's keyframe every 120 frames, the events the UI drains) is
 //! sized for a rate, and an unbounded one fills them all in seconds.
@@ -19,8 +19,8 @@
 //! Recovery: hook panics are caught inside the pipeline, but a bug in the
 //! worker itself would end its thread. [`spawn`] catches that unwind at the top
 //! of the thread, hands the panic message to [`WorkerThread::stopped`] and wakes
-//! the UI; the UI shows it and can start a new worker with
-//! [`super::Worker::restart`] from the newest recovery point the dead one sent.
+//! the front end; the front end shows it and can start a new worker that does
+//! the session's journal again ([`Command::Restore`]).
 //!
 //! A stuck hook: an endless loop in a behaviour never returns, so the thread
 //! neither dies nor answers. The thread announces every hook call on a
@@ -35,101 +35,13 @@ use std::panic::AssertUnwindSafe;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError, TrySendError};
-
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender, TryRecvError};
 use stepframe_core::{FramePacer, HookBeacon, HookCall};
 
 use super::Worker;
-use super::scene_watch::SUSPENDED_LOOK_EVERY;
-use crate::editor::protocol::{Command, Event, Pacing, RecoveryPoint, WorldView};
-
-/// The UI's ends of the channels.
-#[derive(Debug)]
-pub struct UiEnd {
-    /// Commands to the worker (unbounded: sending never blocks the UI).
-    pub commands: Sender<Command>,
-    /// Latest-wins views of the live session (capacity 1).
-    pub views: Receiver<WorldView>,
-    /// Latest-wins views of a past tick, answers to [`Command::ViewTick`].
-    pub past_views: Receiver<WorldView>,
-    /// Everything that must arrive in order: telemetry batches and events.
-    pub events: Receiver<Event>,
-    /// Latest-wins recovery points (capacity 1): what a restart starts from.
-    pub recovery: Receiver<RecoveryPoint>,
-}
-
-/// A sender on a capacity-1 channel whose unread value the newest replaces,
-/// through a receiver on the same channel kept only for that.
-#[derive(Debug)]
-pub(super) struct Latest<T> {
-    tx: Sender<T>,
-    stale: Receiver<T>,
-}
-
-impl<T> Latest<T> {
-    fn pair() -> (Latest<T>, Receiver<T>) {
-        let (tx, rx) = crossbeam_channel::bounded(1);
-        (
-            Latest {
-                tx,
-                stale: rx.clone(),
-            },
-            rx,
-        )
-    }
-
-    /// Sends `value`, dropping an unread older one. Never blocks; a closed
-    /// channel (the UI is gone) drops it.
-    pub(super) fn send(&self, value: T) {
-        match self.tx.try_send(value) {
-            Ok(()) | Err(TrySendError::Disconnected(_)) => {}
-            Err(TrySendError::Full(value)) => {
-                let _ = self.stale.try_recv();
-                let _ = self.tx.try_send(value);
-            }
-        }
-    }
-}
-
-/// The worker's ends of the channels.
-#[derive(Debug)]
-pub struct WorkerEnd {
-    /// Commands from the UI.
-    pub(super) commands: Receiver<Command>,
-    /// Where live views go.
-    pub(super) views: Latest<WorldView>,
-    /// Where views of past ticks go.
-    pub(super) past_views: Latest<WorldView>,
-    /// Where telemetry and events go, in order.
-    pub(super) events: Sender<Event>,
-    /// Where recovery points go.
-    pub(super) recovery: Latest<RecoveryPoint>,
-}
-
-/// Creates the channels between the UI and a worker.
-pub fn channels() -> (UiEnd, WorkerEnd) {
-    let (cmd_tx, cmd_rx) = crossbeam_channel::unbounded();
-    let (ev_tx, ev_rx) = crossbeam_channel::unbounded();
-    let (views, view_rx) = Latest::pair();
-    let (past_views, past_rx) = Latest::pair();
-    let (recovery, rec_rx) = Latest::pair();
-    (
-        UiEnd {
-            commands: cmd_tx,
-            views: view_rx,
-            past_views: past_rx,
-            events: ev_rx,
-            recovery: rec_rx,
-        },
-        WorkerEnd {
-            commands: cmd_rx,
-            views,
-            past_views,
-            events: ev_tx,
-            recovery,
-        },
-    )
-}
+use super::outbox::Waker;
+use super::scene::SUSPENDED_LOOK_EVERY;
+use crate::protocol::{Command, DisplayRate};
 
 /// A worker running on its own thread; dropping it stops the thread.
 #[derive(Debug)]
@@ -227,24 +139,17 @@ impl Drop for WorkerThread {
     }
 }
 
-/// Starts `worker` on a thread that paces itself (see the module docs).
-/// `commands` is a sender on the worker's command channel, kept for shutdown.
-/// A panic anywhere in the worker (outside the pipeline's own `catch_unwind`
-/// around hooks) is caught at the top of the thread, after the worker and its
-/// channels are dropped: its message goes to [`WorkerThread::stopped`] and the
-/// UI is asked to repaint so it notices at once.
-pub fn spawn(worker: Worker, commands: Sender<Command>) -> std::io::Result<WorkerThread> {
-    let repaint = worker.repaint.clone();
-    spawn_with(move || worker, commands, repaint)
-}
-
-/// [`spawn`], with the worker built by `build` on the new thread (a restart
-/// restores its snapshot there, under the same catch). `repaint` is woken when
-/// the thread ends.
-pub fn spawn_with(
+/// Starts the worker `build` makes on a thread that paces itself (see the
+/// module docs); it is built there, under the same catch. `commands` is a
+/// sender on the worker's command channel, kept for shutdown. A panic
+/// anywhere in the worker (outside the pipeline's own `catch_unwind` around
+/// hooks) is caught at the top of the thread, after the worker and its
+/// channels are dropped: its message goes to [`WorkerThread::stopped`] and
+/// `waker` is called so the front end notices at once.
+pub fn spawn(
     build: impl FnOnce() -> Worker + Send + 'static,
     commands: Sender<Command>,
-    repaint: Option<egui::Context>,
+    waker: Option<Waker>,
 ) -> std::io::Result<WorkerThread> {
     let (exit_tx, exit) = crossbeam_channel::bounded(1);
     let (tid_tx, tid) = crossbeam_channel::bounded(1);
@@ -267,8 +172,8 @@ pub fn spawn_with(
                 Err(payload) => panic_text(payload.as_ref()),
             };
             let _ = exit_tx.send(message);
-            if let Some(ctx) = repaint {
-                ctx.request_repaint();
+            if let Some(wake) = waker {
+                wake();
             }
         })?;
     Ok(WorkerThread {
@@ -297,7 +202,7 @@ pub fn panic_text(payload: &(dyn Any + Send)) -> String {
 /// every run).
 const IRREGULAR_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 
-/// Frame lengths for [`Pacing::Irregular`]: core's seeded irregular deltas
+/// Frame lengths for [`DisplayRate::Irregular`]: core's seeded irregular deltas
 /// (4 to 40 ms), with a 150 ms stall every 64 frames (longer than
 /// `max_delta` × 0.5, so the step cap and dropped time show up in the
 /// timeline).
@@ -305,11 +210,13 @@ fn irregular_pacer() -> FramePacer {
     FramePacer::irregular(IRREGULAR_SEED).with_stall_every(64, 0.150)
 }
 
-fn period(pacing: Pacing, irregular: &mut FramePacer) -> Duration {
+fn period(pacing: DisplayRate, irregular: &mut FramePacer) -> Duration {
     match pacing {
-        Pacing::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
-        Pacing::Uncapped => Duration::from_secs_f64(1.0 / f64::from(Pacing::UNCAPPED_MAX_HZ)),
-        Pacing::Irregular => Duration::from_secs_f64(irregular.next_dt()),
+        DisplayRate::Hz(hz) => Duration::from_secs_f64(1.0 / f64::from(hz.max(1))),
+        DisplayRate::Uncapped => {
+            Duration::from_secs_f64(1.0 / f64::from(DisplayRate::UNCAPPED_MAX_HZ))
+        }
+        DisplayRate::Irregular => Duration::from_secs_f64(irregular.next_dt()),
     }
 }
 
@@ -324,12 +231,12 @@ fn apply_batch(worker: &mut Worker, first: Command, commands: &Receiver<Command>
             return false;
         }
     }
-    worker.answer_view_request();
+    worker.answer_requests();
     true
 }
 
 fn run_paced(mut worker: Worker) {
-    let commands = worker.out.commands.clone();
+    let commands = worker.out.commands().clone();
     let mut irregular = irregular_pacer();
     let mut last = Instant::now();
     let mut deadline = last;
@@ -398,7 +305,7 @@ fn run_paced(mut worker: Worker) {
         let dt = now.duration_since(last).as_secs_f64();
         last = now;
         worker.frame(dt);
-        let p = period(worker.pacing(), &mut irregular);
+        let p = period(worker.display_rate(), &mut irregular);
         deadline += p;
         if deadline < now {
             deadline = now + p;
@@ -417,9 +324,9 @@ fn run_paced(mut worker: Worker) {
 
 /// When a playing worker runs a span of a plotted watch's history fill
 /// (`watches`): only in the slack before the next frame's deadline, so the
-/// live frames keep their cadence and the viewport stays smooth (issue 29:
-/// a span a frame, unconditionally, made every frame late by a span's replay
-/// for the ~10 s a fill took). A span that never fits (a heavy world, a busy
+/// live frames keep their cadence and the viewport stays smooth (a span a
+/// frame, unconditionally, made every frame late by a span's replay for the
+/// ~10 s a fill took). A span that never fits (a heavy world, a busy
 /// machine) still runs once a second, so the fill finishes, at the cost of
 /// one late frame a second rather than every frame.
 #[derive(Debug, Default)]
@@ -487,10 +394,10 @@ mod tests {
     #[test]
     fn the_timeline_ring_holds_an_hour_at_every_pacing() {
         let mut irregular = irregular_pacer();
-        for pacing in Pacing::CHOICES {
+        for pacing in DisplayRate::CHOICES {
             // The shortest period the loop waits, against the ring's size.
             let shortest = match pacing {
-                Pacing::Irregular => {
+                DisplayRate::Irregular => {
                     let dts: Vec<f64> = (0..6_400).map(|_| irregular.next_dt()).collect();
                     // Irregular frames vary: an hour of them is an hour of
                     // their mean.
@@ -502,7 +409,7 @@ mod tests {
             assert!(held >= 3_599.9, "{pacing:?}: the ring holds {held} s");
         }
         // Uncapped has a cap, and a frame is still shorter than a 60 Hz tick.
-        let p = period(Pacing::Uncapped, &mut irregular);
+        let p = period(DisplayRate::Uncapped, &mut irregular);
         assert!(p >= Duration::from_secs_f64(1.0 / 240.0), "{p:?}");
         assert!(p.as_secs_f64() <= 0.25 / 60.0 + 1e-6, "{p:?}");
     }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use crossbeam_channel::Sender;
 use stepframe_core::{InputEvent, TickObserver, TickRecord};
 
-use crate::compare::poses::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
+use crate::traced::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
 
 /// What one completed tick tells the worker: its hash and the raw input it
 /// received (empty for most ticks, so sending it allocates nothing then).

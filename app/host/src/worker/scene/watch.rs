@@ -68,9 +68,9 @@ use std::time::{Duration, SystemTime};
 
 use stepframe_core::{Edit, RecordedEdit};
 
-use super::Worker;
-use crate::editor::protocol::Event;
-use crate::editor::scene_file;
+use super::file as scene_file;
+use crate::protocol::{HostError, Notice};
+use crate::worker::Worker;
 
 /// How often a suspended worker looks at the scene's file. 500 ms: a file
 /// saved in another editor shows in the preview within about a second (a
@@ -79,10 +79,10 @@ use crate::editor::scene_file;
 pub const SUSPENDED_LOOK_EVERY: Duration = Duration::from_millis(500);
 
 /// A file's modification time and length.
-pub(super) type Stamp = (SystemTime, u64);
+pub(in crate::worker) type Stamp = (SystemTime, u64);
 
 /// The file's stamp now, `None` if it cannot be read.
-pub(super) fn stamp(path: &Path) -> Option<Stamp> {
+pub(in crate::worker) fn stamp(path: &Path) -> Option<Stamp> {
     let meta = std::fs::metadata(path).ok()?;
     Some((meta.modified().ok()?, meta.len()))
 }
@@ -103,7 +103,7 @@ pub(super) struct SceneWatch {
 
 /// The edits of a session a reload would lose: all but time settings
 /// (kept by a reload) and script reloads (the script file has them).
-pub(super) fn scene_edits(tape: &stepframe_core::Recording) -> Vec<RecordedEdit> {
+pub(in crate::worker) fn scene_edits(tape: &stepframe_core::Recording) -> Vec<RecordedEdit> {
     tape.edits
         .iter()
         .filter(|e| !matches!(e.edit, Edit::Settings(_) | Edit::Reload { .. }))
@@ -163,46 +163,35 @@ impl SceneWatch {
 
 impl Worker {
     /// Looks at the scene's file and reloads it if it changed (module docs).
-    pub(super) fn look_at_scene_file(&mut self) {
-        let Some(path) = self.scene.as_ref().map(|s| s.path.clone()) else {
+    pub(in crate::worker) fn look_at_scene_file(&mut self) {
+        let Some(path) = self.scene.path().map(Path::to_path_buf) else {
             return;
         };
-        let Look::Changed(now) = self.scene_watch.look(stamp(&path)) else {
+        let Look::Changed(now) = self.scene.watch.look(stamp(&path)) else {
             return;
         };
         // Whatever happens next, this version of the file has been seen.
-        self.scene_watch.knows(Some(now));
+        self.scene.watch.knows(Some(now));
         let Ok(text) = std::fs::read_to_string(&path) else {
             return;
         };
-        if self.scene.as_ref().is_some_and(|s| s.text == text) {
+        if self.scene.loaded.as_ref().is_some_and(|s| s.text == text) {
             return;
         }
         let file = scene_file::name(&path);
-        let n = unsaved_count(
-            &scene_edits(&self.shown_tape()),
-            &self.scene_watch.saved_edits,
+        let unsaved = unsaved_count(
+            &scene_edits(self.recording.shown()),
+            &self.scene.watch.saved_edits,
         );
-        if n > 0 {
-            self.send_event(Event::Notice(format!(
-                "{file} changed on disk: not reloaded, the session has {} the file does not \
-                 (Ctrl+R reloads and drops them; Save asks before writing over the file)",
-                crate::editor::panels::count(n as u64, "unsaved edit", "unsaved edits")
-            )));
+        if unsaved > 0 {
+            self.out.notice(Notice::SceneChangedKept { file, unsaved });
             return;
         }
-        match self.reload_scene(&path) {
-            Ok(()) => {
-                self.send_event(Event::Notice(format!(
-                    "{file} changed on disk: reloaded, keeping the time settings (as Ctrl+R)"
-                )));
-            }
+        match self.reload_scene(&path, Some(text)) {
+            Ok(()) => self.out.notice(Notice::SceneReloadedFromDisk(file)),
             Err(message) => {
-                self.error(message);
-                self.send_event(Event::Notice(format!(
-                    "{file} changed on disk and does not load (the error line says where): \
-                     the running session goes on, and the file reloads once it loads"
-                )));
+                self.out.error(HostError::Scene(message));
+                self.out.notice(Notice::SceneChangedBroken(file));
             }
         }
     }

@@ -1,0 +1,241 @@
+//! Watches: the host owns the list (the Watches tab and the timeline both
+//! read it from the live view, and an inspector's plot button asks for one
+//! more), installs it as the pipeline's tick watch, passes on what it did at
+//! every publish, answers "Find previous" from the history in a scratch
+//! pipeline (the live session is not touched), and fills a newly plotted
+//! watch's lane from the history.
+//!
+//! **The fill.** A "show value" watch gets its values live from the tick
+//! after it was added; the ticks already played come from the rewind
+//! history, one keyframe span at a time, newest first ([`plot_history`]),
+//! as [`Event::WatchHistory`], one value per tick. The work is spread over
+//! frames: at most one span (120 to 480 frames of replay, the history's
+//! keyframe spacing) per frame, run only in the slack before the next
+//! frame's deadline (a span that never fits runs once a second:
+//! `thread::FillPacer`), and, while the session is suspended, one span per
+//! turn of the pacing loop between commands. So adding a lane on a long
+//! session keeps the live frames' cadence, and the lane fills from the live
+//! edge backward. Measured on the demo (release, 2 shared cores):
+//! replaying one 120-frame span and evaluating the watch costs about 4 ms;
+//! the 10 minutes a 256 MiB history holds of the demo fill in under 300
+//! frames (5 s at 60 Hz) while the live session runs on.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use stepframe_core::{Pipeline, Session};
+use stepframe_plugins::watch::{find_previous, plot_history};
+use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
+
+use super::Worker;
+use super::outbox::Outbox;
+use crate::protocol::{Event, HostError, WatchCommand, WatchFill};
+
+/// The watch list, the installed set's reports, and the fills to do.
+#[derive(Debug, Default)]
+pub(super) struct Watches {
+    /// The list, in the order the front end shows it.
+    specs: Vec<WatchSpec>,
+    /// What the installed set reports.
+    events: Option<Arc<Mutex<Vec<WatchEvent>>>>,
+    /// Plotted expressions whose past ticks are still to be filled, oldest
+    /// request first.
+    fills: VecDeque<Fill>,
+}
+
+/// Filling newly plotted expressions from the history, newest span first.
+#[derive(Debug, Clone, PartialEq)]
+struct Fill {
+    /// The expressions (all added by one change of the list).
+    exprs: Vec<String>,
+    /// The newest tick still to fill.
+    next: u64,
+    /// The live tick when they were added: later ticks come live.
+    to_tick: u64,
+}
+
+/// The expressions of the enabled "show value" watches of a list.
+fn plotted(specs: &[WatchSpec]) -> impl Iterator<Item = &String> {
+    specs
+        .iter()
+        .filter(|s| s.enabled && s.action == WatchAction::Plot)
+        .map(|s| &s.expr)
+}
+
+impl Watches {
+    /// The list.
+    pub(super) fn specs(&self) -> &[WatchSpec] {
+        &self.specs
+    }
+
+    /// Replaces the list. One that does not compile leaves the installed
+    /// one as it was and reports why. A watch newly plotted gets its past
+    /// ticks filled from the history (module docs).
+    fn set(&mut self, specs: Vec<WatchSpec>, session: &mut Session, out: &mut Outbox) {
+        if specs.is_empty() {
+            session.set_tick_watch(None);
+            *self = Watches::default();
+            return;
+        }
+        let set = match WatchSet::new(&specs) {
+            Ok(set) => set,
+            Err(e) => {
+                out.error(HostError::Watches(e.to_string()));
+                return;
+            }
+        };
+        let before: Vec<&String> = plotted(&self.specs).collect();
+        let mut new: Vec<String> = Vec::new();
+        for e in plotted(&specs) {
+            if !before.contains(&e) && !new.contains(e) {
+                new.push(e.clone());
+            }
+        }
+        self.events = Some(set.events());
+        // A fill of a watch no longer plotted stops.
+        let now: Vec<&String> = plotted(&specs).collect();
+        for fill in &mut self.fills {
+            fill.exprs.retain(|e| now.contains(&e));
+        }
+        self.fills.retain(|f| !f.exprs.is_empty());
+        self.specs = specs;
+        session.set_tick_watch(Some(Box::new(set)));
+        if !new.is_empty() {
+            let tick = session.pipeline().clock().simulation_tick;
+            self.fills.push_back(Fill {
+                exprs: new,
+                next: tick,
+                to_tick: tick,
+            });
+        }
+    }
+
+    /// Sends what the watches did since the last publish.
+    pub(super) fn send_reports(&mut self, out: &mut Outbox) {
+        let Some(events) = &self.events else {
+            return;
+        };
+        let batch = std::mem::take(&mut *events.lock().unwrap_or_else(PoisonError::into_inner));
+        if !batch.is_empty() {
+            out.event(Event::Watch(batch));
+        }
+    }
+
+    /// True while some plotted watch still has past ticks to fill.
+    pub(super) fn is_filling(&self) -> bool {
+        !self.fills.is_empty()
+    }
+
+    /// The history is gone (a new world, an adopted branch): nothing older
+    /// than the live tick is left to fill from.
+    pub(super) fn stop_fills(&mut self, out: &mut Outbox) {
+        for fill in std::mem::take(&mut self.fills) {
+            for expr in fill.exprs {
+                out.event(Event::WatchHistory(WatchFill {
+                    expr,
+                    values: Vec::new(),
+                    from_tick: fill.next + 1,
+                    to_tick: fill.to_tick,
+                    done: true,
+                }));
+            }
+        }
+    }
+}
+
+impl Worker {
+    /// A watch command.
+    pub(super) fn watches_command(&mut self, command: WatchCommand) {
+        let session = &mut self.run.session;
+        match command {
+            WatchCommand::Set(specs) => self.watches.set(specs, session, &mut self.out),
+            WatchCommand::Plot(expr) => {
+                let mut specs = self.watches.specs.clone();
+                if specs
+                    .iter()
+                    .any(|w| w.action == WatchAction::Plot && w.expr == expr)
+                {
+                    return;
+                }
+                specs.push(WatchSpec {
+                    expr,
+                    action: WatchAction::Plot,
+                    enabled: true,
+                });
+                self.watches.set(specs, session, &mut self.out);
+            }
+            WatchCommand::Unplot(expr) => {
+                let mut specs = self.watches.specs.clone();
+                specs.retain(|w| !(w.action == WatchAction::Plot && w.expr == expr));
+                self.watches.set(specs, session, &mut self.out);
+            }
+            WatchCommand::FindPrevious { watch, before } => self.find_previous(watch, before),
+        }
+    }
+
+    /// The last tick before `before` where watch `watch` holds, searched in
+    /// the kept history.
+    fn find_previous(&mut self, watch: usize, before: u64) {
+        let Some(spec) = self.watches.specs.get(watch) else {
+            self.out.error(HostError::NoWatch(watch));
+            return;
+        };
+        let expr = spec.expr.clone();
+        let mut scratch = Pipeline::new(self.run.next_settings());
+        match find_previous(&self.run.session, &mut scratch, &expr, before) {
+            Ok(tick) => self.out.event(Event::WatchFound {
+                watch,
+                before,
+                tick,
+            }),
+            Err(e) => self.out.error(HostError::FindPrevious {
+                expr,
+                reason: e.to_string(),
+            }),
+        }
+    }
+
+    /// True while some plotted watch still has past ticks to fill.
+    pub fn is_filling(&self) -> bool {
+        self.watches.is_filling()
+    }
+
+    /// Fills one keyframe span of the oldest fill request (module docs).
+    /// Returns whether there is more to fill.
+    pub fn fill_step(&mut self) -> bool {
+        let live_tick = self.run.session.pipeline().clock().simulation_tick;
+        let Some(fill) = self.watches.fills.front_mut() else {
+            return false;
+        };
+        // A rewind since the request: the ticks after it run again, live.
+        fill.next = fill.next.min(live_tick);
+        fill.to_tick = fill.to_tick.min(live_tick);
+        let fill = fill.clone();
+        let mut scratch = Pipeline::new(self.run.next_settings());
+        let span = plot_history(&self.run.session, &mut scratch, &fill.exprs, fill.next);
+        let (from, done, values) = match span {
+            Ok(Some(span)) => (span.from, span.from == 0, span.values),
+            Ok(None) => (fill.next + 1, true, vec![Vec::new(); fill.exprs.len()]),
+            Err(e) => {
+                self.out.error(HostError::History(e.to_string()));
+                (fill.next + 1, true, vec![Vec::new(); fill.exprs.len()])
+            }
+        };
+        for (expr, values) in fill.exprs.iter().zip(values) {
+            self.out.event(Event::WatchHistory(WatchFill {
+                expr: expr.clone(),
+                values,
+                from_tick: from,
+                to_tick: fill.to_tick,
+                done,
+            }));
+        }
+        if done {
+            self.watches.fills.pop_front();
+        } else if let Some(f) = self.watches.fills.front_mut() {
+            f.next = from - 1;
+        }
+        self.out.wake();
+        self.is_filling()
+    }
+}
