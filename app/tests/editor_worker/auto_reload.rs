@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 use stepframe_app::editor::protocol::{
-    EditCommand, RewindCommand, Run, SceneCommand, Target, TimeSetting,
+    EditCommand, Notice, Outbound, RewindCommand, Run, SceneCommand, Target, TimeSetting,
 };
 
 use super::*;
@@ -55,16 +55,11 @@ fn write_elsewhere(path: &Path, text: &str, second: u64) {
 
 /// Pumps (at most `pumps` times) until an event satisfies `done`; returns
 /// every event seen.
-fn pump_until(
-    w: &mut Worker,
-    ui: &worker::UiEnd,
-    pumps: usize,
-    done: impl Fn(&Event) -> bool,
-) -> Vec<Event> {
+fn pump_until(h: &mut Host, pumps: usize, done: impl Fn(&Event) -> bool) -> Vec<Event> {
     let mut events = Vec::new();
     for _ in 0..pumps {
-        w.pump(DT);
-        let new: Vec<Event> = ui.events.try_iter().collect();
+        h.pump(DT);
+        let new: Vec<Event> = h.events();
         let found = new.iter().any(&done);
         events.extend(new);
         if found {
@@ -74,21 +69,12 @@ fn pump_until(
     panic!("nothing satisfied the wait in {pumps} pumps: {events:?}");
 }
 
-fn notices(events: &[Event]) -> Vec<&str> {
+/// The notices among `events`, as the host sent them.
+fn typed_notices(events: &[Event]) -> Vec<&Notice> {
     events
         .iter()
         .filter_map(|e| match e {
-            Event::Notice(t) => Some(t.as_str()),
-            _ => None,
-        })
-        .collect()
-}
-
-fn errors(events: &[Event]) -> Vec<&str> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Error(t) => Some(t.as_str()),
+            Event::Notice(n) => Some(n),
             _ => None,
         })
         .collect()
@@ -101,11 +87,17 @@ fn loads(events: &[Event]) -> usize {
         .count()
 }
 
+/// The notice of ball.ron reloaded because it changed on disk.
+fn reloaded() -> Notice {
+    Notice::SceneReloadedFromDisk("ball.ron".to_string())
+}
+
+/// What the editor says of it.
 const RELOADED: &str = "ball.ron changed on disk: reloaded, keeping the time settings (as Ctrl+R)";
 
 /// The ball's committed pose in the newest live view.
-fn ball(ui: &worker::UiEnd) -> (stepframe_app::editor::WorldView, stepframe_core::Pose) {
-    let view = latest_view(ui).expect("a view");
+fn ball(h: &Host) -> (stepframe_app::editor::WorldView, stepframe_core::Pose) {
+    let view = h.view().clone();
     let pose = view
         .objects
         .iter()
@@ -118,28 +110,21 @@ fn ball(ui: &worker::UiEnd) -> (stepframe_app::editor::WorldView, stepframe_core
 #[test]
 fn a_previewed_scene_changed_on_disk_reloads_with_a_notice_keeping_time_settings_and_pause() {
     let scene = scene_in("preview");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // A preview (suspended at tick 0), at 30 Hz and 144 Hz pacing where the
     // file says 60 Hz.
-    send(Command::Scene(SceneCommand::Load {
-        path: scene.clone(),
-        play: false,
-    }));
-    send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
-    send(Command::Run(Run::SetDisplayRate(Pacing::Hz(144))));
-    for _ in 0..3 {
-        w.pump(DT);
-    }
-    assert_no_errors(&ui.events.try_iter().collect::<Vec<_>>());
+    let mut h = Host::loading(DisplayRate::Hz(60), &scene, false);
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
+    h.send(Command::Run(Run::SetDisplayRate(DisplayRate::Hz(144))));
+    pump(&mut h, 3);
+    assert_no_errors(&h.events());
 
     write_elsewhere(&scene, &ball_scene("5.0"), 1);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(typed_notices(&events), vec![&reloaded()]);
     assert_eq!(notices(&events), vec![RELOADED]);
     assert_eq!(loads(&events), 1, "one reload");
     assert_no_errors(&events);
-    let (view, pose) = ball(&ui);
+    let (view, pose) = ball(&h);
     assert_eq!(pose.y, 5.0, "the ball where the file puts it now");
     assert_eq!(view.clock.simulation_tick, 0);
     assert!(view.suspension.is_some(), "still a preview");
@@ -147,15 +132,11 @@ fn a_previewed_scene_changed_on_disk_reloads_with_a_notice_keeping_time_settings
         view.settings.fixed_hz, 30,
         "the toolbar's rate, not the file's"
     );
-    assert_eq!(view.pacing, Pacing::Hz(144));
+    assert_eq!(h.live().display_rate, DisplayRate::Hz(144));
 
     // Nothing changed since: no second reload, however long it looks.
-    let later: Vec<Event> = (0..5)
-        .flat_map(|_| {
-            w.pump(DT);
-            ui.events.try_iter().collect::<Vec<_>>()
-        })
-        .collect();
+    pump(&mut h, 5);
+    let later = h.events();
     assert_eq!(loads(&later), 0, "{later:?}");
     assert!(notices(&later).is_empty(), "{later:?}");
 }
@@ -163,17 +144,9 @@ fn a_previewed_scene_changed_on_disk_reloads_with_a_notice_keeping_time_settings
 #[test]
 fn a_broken_or_half_written_change_keeps_the_running_session_and_reports_line_and_column() {
     let scene = scene_in("broken");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Scene(SceneCommand::Load {
-        path: scene.clone(),
-        play: true,
-    }));
-    for _ in 0..10 {
-        w.pump(DT);
-    }
-    let _: Vec<Event> = ui.events.try_iter().collect();
+    let mut h = playing(scene.clone());
+    pump(&mut h, 10);
+    h.events();
 
     // The object line lacks the comma after `id: 1`.
     let broken = ball_scene("5.0").replace("(id: 1, name:", "(id: 1 name:");
@@ -184,7 +157,7 @@ fn a_broken_or_half_written_change_keeps_the_running_session_and_reports_line_an
         .expect("the broken line");
     let column = text_of_line.find("name").expect("name") + 1;
     write_elsewhere(&scene, &broken, 1);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Error(_)));
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Error(_)));
     let error = errors(&events);
     assert_eq!(error.len(), 1, "{events:?}");
     let place = format!("{}:{}:{column}:", scene.display(), line + 1);
@@ -196,39 +169,39 @@ fn a_broken_or_half_written_change_keeps_the_running_session_and_reports_line_an
     assert!(error[0].ends_with("Expected comma"), "{:?}", error[0]);
     assert_eq!(loads(&events), 0, "nothing reloaded");
     assert!(
+        typed_notices(&events).contains(&&Notice::SceneChangedBroken("ball.ron".to_string())),
+        "{events:?}"
+    );
+    assert!(
         notices(&events)
             .iter()
             .any(|n| n.contains("does not load") && n.contains("the running session goes on")),
         "{events:?}"
     );
     // The session runs on from where it was, the ball still falling from 1 m.
-    let (view, pose) = ball(&ui);
+    let (view, pose) = ball(&h);
     assert!(view.suspension.is_none(), "still running");
     let tick = view.clock.simulation_tick;
     assert!(tick > 10, "tick {tick}: not restarted");
     assert!(pose.y < 1.0, "the old session's ball: y = {}", pose.y);
 
     // The broken version is reported once, not at every look.
-    let later: Vec<Event> = (0..5)
-        .flat_map(|_| {
-            w.pump(DT);
-            ui.events.try_iter().collect::<Vec<_>>()
-        })
-        .collect();
+    pump(&mut h, 5);
+    let later = h.events();
     assert!(errors(&later).is_empty(), "{later:?}");
 
     // A tool writing the fixed file in two pieces: the first half does not
     // load (the session goes on), the whole file reloads.
     let fixed = ball_scene("5.0");
     write_elsewhere(&scene, &fixed[..fixed.len() / 2], 2);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Error(_)));
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Error(_)));
     assert_eq!(loads(&events), 0);
-    assert!(ball(&ui).0.clock.simulation_tick > tick, "still running on");
+    assert!(ball(&h).0.clock.simulation_tick > tick, "still running on");
     write_elsewhere(&scene, &fixed, 3);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
-    assert_eq!(notices(&events), vec![RELOADED]);
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(typed_notices(&events), vec![&reloaded()]);
     assert_eq!(loads(&events), 1);
-    let (view, pose) = ball(&ui);
+    let (view, pose) = ball(&h);
     assert!(
         view.suspension.is_none(),
         "a running session runs on after a reload"
@@ -247,30 +220,20 @@ fn a_broken_or_half_written_change_keeps_the_running_session_and_reports_line_an
 #[test]
 fn the_editors_own_save_is_no_reload() {
     let scene = scene_in("save");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Scene(SceneCommand::Load {
-        path: scene.clone(),
-        play: true,
-    }));
-    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
-    for _ in 0..10 {
-        w.pump(DT);
-    }
-    let _: Vec<Event> = ui.events.try_iter().collect();
-    let tick_before = latest_view(&ui).expect("a view").clock.simulation_tick;
+    let mut h = playing(scene.clone());
+    h.send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
+    pump(&mut h, 10);
+    h.events();
+    let tick_before = h.tick();
     let before = std::fs::read_to_string(&scene).expect("the scene");
     // Save over the file (hand-written: confirmed, as the dialog's Save anyway).
-    send(Command::Scene(SceneCommand::Save { replace: true }));
-    let mut events = pump_until(&mut w, &ui, 2, |e| matches!(e, Event::Saved(_)));
+    h.send(Command::Scene(SceneCommand::Save { replace: true }));
+    let mut events = pump_until(&mut h, 2, |e| matches!(e, Event::Saved(_)));
     let after = std::fs::read_to_string(&scene).expect("the scene");
     assert_ne!(after, before, "Save wrote the file");
     assert!(after.contains("time_scale: 0.5"), "{after}");
-    for _ in 0..10 {
-        w.pump(DT);
-        events.extend(ui.events.try_iter());
-    }
+    pump(&mut h, 10);
+    events.extend(h.events());
     assert_eq!(loads(&events), 0, "{events:?}");
     assert!(
         notices(&events)
@@ -281,7 +244,7 @@ fn the_editors_own_save_is_no_reload() {
     assert_no_errors(&events);
     // Eleven frames at half speed since: five ticks or more on, not a new
     // session's first few.
-    let view = latest_view(&ui).expect("a view");
+    let view = h.view();
     assert!(
         view.clock.simulation_tick >= tick_before + 5,
         "the session was not restarted: tick {} after {tick_before}",
@@ -293,40 +256,49 @@ fn the_editors_own_save_is_no_reload() {
 fn a_suspended_worker_thread_looks_at_the_file_without_being_asked() {
     let scene = scene_in("thread");
     let (ui, end) = worker::channels();
-    let w = Worker::new(end, Pacing::Hz(60), None);
-    let thread = worker::spawn(w, ui.commands.clone()).expect("a thread");
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: scene.clone(),
-            play: false,
-        }))
-        .expect("the worker is alive");
+    let registries = stepframe_app::Behaviours::built_in().registries();
+    let build = move || Worker::new(end, DisplayRate::Hz(60), registries);
+    let thread = worker::spawn(build, ui.commands.clone(), None).expect("a thread");
+    ui.send(Command::Scene(SceneCommand::Load {
+        path: scene.clone(),
+        play: false,
+    }));
+    // What the host sends next, waiting at most a minute: an event, or a
+    // live view (taken, so the host may send the next).
+    let next = |what: &str, t0: Instant| {
+        let left = Duration::from_secs(60).saturating_sub(t0.elapsed());
+        let message = ui
+            .inbound
+            .recv_timeout(left)
+            .unwrap_or_else(|_| panic!("no {what} within 60 s"));
+        if matches!(message, Outbound::Live(_)) {
+            ui.send(Command::ViewTaken);
+        }
+        message
+    };
     let wait_for = |what: &str, pick: &dyn Fn(&Event) -> bool| {
         let t0 = Instant::now();
         loop {
-            let left = Duration::from_secs(60).saturating_sub(t0.elapsed());
-            match ui.events.recv_timeout(left) {
-                Ok(e) if pick(&e) => return e,
-                Ok(_) => {}
-                Err(_) => panic!("no {what} within 60 s"),
+            if let Outbound::Event(e) = next(what, t0)
+                && pick(&e)
+            {
+                return *e;
             }
         }
     };
     wait_for("load", &|e| matches!(e, Event::Loaded { .. }));
-    // The preview blocks on its command channel; no command comes.
+    // The preview blocks on its command channel; no command comes (but the
+    // acknowledgements of the views taken).
     write_elsewhere(&scene, &ball_scene("5.0"), 1);
     let notice = wait_for("notice", &|e| matches!(e, Event::Notice(_)));
-    assert!(
-        matches!(&notice, Event::Notice(t) if t == RELOADED),
-        "{notice:?}"
-    );
-    // The reload's view follows its events (latest wins: the newest one).
+    assert_eq!(notice, Event::Notice(reloaded()));
+    // The reload's view follows its events.
     let t0 = Instant::now();
     let view = loop {
-        let left = Duration::from_secs(60).saturating_sub(t0.elapsed());
-        let view = ui.views.recv_timeout(left).expect("a view of the reload");
-        if view.objects.iter().any(|o| o.committed.y == 5.0) {
-            break view;
+        if let Outbound::Live(view) = next("view of the reload", t0)
+            && view.world.objects.iter().any(|o| o.committed.y == 5.0)
+        {
+            break view.world;
         }
     };
     assert!(view.suspension.is_some(), "still a preview");
@@ -337,9 +309,16 @@ fn a_suspended_worker_thread_looks_at_the_file_without_being_asked() {
 /// Writes the ball at y = 5 over `scene` as another program would, and
 /// checks that the session, which has one unsaved edit, is not reloaded and
 /// says why.
-fn changed_elsewhere_and_kept(scene: &Path, w: &mut Worker, ui: &worker::UiEnd) {
+fn changed_elsewhere_and_kept(scene: &Path, h: &mut Host) {
     write_elsewhere(scene, &ball_scene("5.0"), 1);
-    let events = pump_until(w, ui, 5, |e| matches!(e, Event::Notice(_)));
+    let events = pump_until(h, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(
+        typed_notices(&events),
+        vec![&Notice::SceneChangedKept {
+            file: "ball.ron".to_string(),
+            unsaved: 1
+        }]
+    );
     assert_eq!(
         notices(&events),
         vec![
@@ -353,35 +332,32 @@ fn changed_elsewhere_and_kept(scene: &Path, w: &mut Worker, ui: &worker::UiEnd) 
 #[test]
 fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_saved() {
     let scene = scene_in("unsaved");
-    let (ui, mut w) = preview(&scene);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = preview(&scene);
     // A move made in the editor, not saved.
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Pose(ObjectId(1), stepframe_core::Pose::new(2.0, 1.0, 0.0)),
     });
-    for _ in 0..3 {
-        w.pump(DT);
-    }
-    let _: Vec<Event> = ui.events.try_iter().collect();
+    pump(&mut h, 3);
+    h.events();
 
-    changed_elsewhere_and_kept(&scene, &mut w, &ui);
-    let edits = latest_view(&ui).expect("a view").tape.edits.len();
+    changed_elsewhere_and_kept(&scene, &mut h);
+    let edits = h.recording.edits.len();
     assert_eq!(edits, 1, "the move is still the session's");
 
     // Ctrl+R is the user's choice to drop it: the file's ball, no edits.
-    send(Command::Scene(SceneCommand::Reload));
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Loaded { .. }));
+    h.send(Command::Scene(SceneCommand::Reload));
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Loaded { .. }));
     assert_no_errors(&events);
-    let (view, pose) = ball(&ui);
+    let (_, pose) = ball(&h);
     assert_eq!(pose.y, 5.0);
-    assert!(view.tape.edits.is_empty());
+    assert!(h.recording.edits.is_empty());
 
     // With nothing unsaved, the next change reloads by itself.
     write_elsewhere(&scene, &ball_scene("7.0"), 2);
-    let events = pump_until(&mut w, &ui, 5, |e| matches!(e, Event::Notice(_)));
-    assert_eq!(notices(&events), vec![RELOADED]);
-    assert_eq!(ball(&ui).1.y, 7.0);
+    let events = pump_until(&mut h, 5, |e| matches!(e, Event::Notice(_)));
+    assert_eq!(typed_notices(&events), vec![&reloaded()]);
+    assert_eq!(ball(&h).1.y, 7.0);
 }
 
 /// After Save, Undo and a new edit the session has as many edits as the
@@ -390,40 +366,37 @@ fn a_change_on_disk_never_drops_unsaved_edits_and_reloads_again_once_they_are_sa
 #[test]
 fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
     let scene = scene_in("save-undo");
-    let (ui, mut w) = preview(&scene);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = preview(&scene);
     let move_to = |x: f32| Command::Edit {
         target: Target::Live,
         edit: EditCommand::Pose(ObjectId(1), stepframe_core::Pose::new(x, 1.0, 0.0)),
     };
-    send(move_to(2.0));
-    w.pump(DT);
-    send(Command::Scene(SceneCommand::Save { replace: true }));
-    let events = pump_until(&mut w, &ui, 3, |e| matches!(e, Event::Saved(_)));
+    h.send(move_to(2.0));
+    h.pump(DT);
+    h.send(Command::Scene(SceneCommand::Save { replace: true }));
+    let events = pump_until(&mut h, 3, |e| matches!(e, Event::Saved(_)));
     assert_no_errors(&events);
     let saved = std::fs::read_to_string(&scene).expect("the scene");
     assert!(saved.contains("x: 2.0"), "Save wrote the move: {saved}");
-    send(Command::Rewind(RewindCommand::Undo));
-    w.pump(DT);
-    send(move_to(3.0));
-    for _ in 0..3 {
-        w.pump(DT);
-    }
-    let _: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Rewind(RewindCommand::Undo));
+    h.pump(DT);
+    h.send(move_to(3.0));
+    pump(&mut h, 3);
+    h.events();
     // One edit, as many as the file holds, but not the one it holds.
-    let moved_to = |ui: &worker::UiEnd| {
-        let edits = latest_view(ui).expect("a view").tape.edits.clone();
+    let moved_to = |h: &Host| {
+        let edits = h.recording.edits.clone();
         assert_eq!(edits.len(), 1, "{edits:?}");
         match &edits[0].edit {
             stepframe_core::Edit::Pose { pose, .. } => pose.x,
             other => panic!("a move, not {other:?}"),
         }
     };
-    assert_eq!(moved_to(&ui), 3.0, "the new move is the session's");
+    assert_eq!(moved_to(&h), 3.0, "the new move is the session's");
 
-    changed_elsewhere_and_kept(&scene, &mut w, &ui);
+    changed_elsewhere_and_kept(&scene, &mut h);
     // A suspended worker publishes after a command: any will do.
-    send(Command::Select(None));
-    w.pump(DT);
-    assert_eq!(moved_to(&ui), 3.0, "the new move is still the session's");
+    h.send(Command::Select(None));
+    h.pump(DT);
+    assert_eq!(moved_to(&h), 3.0, "the new move is still the session's");
 }

@@ -1,31 +1,52 @@
 //! the channels: telemetry, events and views in order.
 
 use super::*;
-use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
+use stepframe_app::editor::protocol::{BreakpointCommand, Outbound, Run, SceneCommand};
 
 #[test]
-fn an_unread_view_is_replaced_but_every_telemetry_frame_arrives() {
+fn an_unread_view_holds_back_the_next_but_every_telemetry_frame_arrives() {
     let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: demo(),
-            play: true,
-        }))
-        .expect("the worker end is alive");
+    let mut w = Worker::new(
+        end,
+        DisplayRate::Hz(60),
+        stepframe_app::Behaviours::built_in().registries(),
+    );
+    ui.send(Command::Scene(SceneCommand::Load {
+        path: demo(),
+        play: true,
+    }));
     // A UI that does not read for 100 frames.
     for _ in 0..100 {
         assert!(w.pump(DT));
     }
-    // One view waits: the newest (100 frames of 1/60 s at 60 Hz = tick 100).
-    let views: Vec<_> = ui.views.try_iter().collect();
-    assert_eq!(views.len(), 1);
-    assert_eq!(views[0].clock.frame_index, 100);
-    assert_eq!(views[0].clock.simulation_tick, 100);
+    // One view waits, never a backlog: at most one is in flight.
+    let mut held = Vec::new();
+    let waiting: Vec<_> = ui
+        .inbound
+        .try_iter()
+        .filter_map(|m| match m {
+            Outbound::Live(v) => Some(*v),
+            Outbound::Event(e) => {
+                held.push(*e);
+                None
+            }
+            Outbound::Past(_) => panic!("no past view was asked for"),
+        })
+        .collect();
+    assert_eq!(waiting.len(), 1);
+    // Once the UI takes it, the next one is the newest state (101 frames of
+    // 1/60 s at 60 Hz = tick 101), not the backlog's next.
+    ui.send(Command::ViewTaken);
+    assert!(w.pump(DT));
+    let taken = ui.take();
+    let newest = taken.live.expect("the next view");
+    assert_eq!(newest.world.clock.frame_index, 101);
+    assert_eq!(newest.world.clock.simulation_tick, 101);
     // Every frame's telemetry, in order, none lost, after the one load.
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let mut events = held;
+    events.extend(taken.events);
     let frames = frames_of(&events);
-    assert_eq!(frames.len(), 100);
+    assert_eq!(frames.len(), 101);
     for (i, f) in frames.iter().enumerate() {
         assert_eq!(f.clock.frame_index, i as u64 + 1);
         assert_eq!(f.report.ticks, 1);
@@ -52,13 +73,12 @@ fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() 
     // faults.ron's first fault panics in Start at frame 1: the error line
     // names frame 1, whose record must already have arrived.
     let faults = demo().parent().expect("scenes").join("faults.ron");
-    let (ui, mut w) = playing(faults);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = playing(faults);
     let mut b = Breakpoint::on_hook(HookKind::FixedUpdate);
     b.condition.ticks = Some((3, 3));
-    send(Command::Breakpoints(BreakpointCommand::Add(b)));
-    pump(&mut w, 5);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Breakpoints(BreakpointCommand::Add(b)));
+    pump(&mut h, 5);
+    let events: Vec<Event> = h.events();
     let mut seen_frames = 0u64;
     let mut checked = (0, 0);
     for e in &events {
@@ -94,19 +114,18 @@ fn a_frames_telemetry_comes_before_the_log_lines_and_the_suspension_it_caused() 
 
 #[test]
 fn suspension_and_resume_are_announced_once_each() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    w.pump(DT);
+    let mut h = playing(demo());
+    h.pump(DT);
     // The player is object 20 in the demo; break in its FixedUpdate from tick 5.
     let mut b = Breakpoint::on(HookKind::FixedUpdate, ObjectId(20));
     b.condition.ticks = Some((5, 5));
-    send(Command::Breakpoints(BreakpointCommand::Add(b)));
-    pump(&mut w, 10);
-    send(Command::Run(Run::Play));
-    pump(&mut w, 3);
-    let events: Vec<Event> = ui
-        .events
-        .try_iter()
+    h.send(Command::Breakpoints(BreakpointCommand::Add(b)));
+    pump(&mut h, 10);
+    h.send(Command::Run(Run::Play));
+    pump(&mut h, 3);
+    let events: Vec<Event> = h
+        .events()
+        .into_iter()
         .filter(|e| matches!(e, Event::Suspended(_) | Event::Resumed))
         .collect();
     // A new worker is paused with nothing loaded; playing the scene resumes
@@ -128,35 +147,42 @@ fn suspension_and_resume_are_announced_once_each() {
 #[test]
 fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
     let (ui, end) = worker::channels();
-    let w = Worker::new(end, Pacing::Hz(60), None);
-    let thread = worker::spawn(w, ui.commands.clone()).expect("a thread");
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: demo(),
-            play: true,
-        }))
-        .expect("the worker is alive");
-    // A frozen UI: nothing is read until the worker has run 36 frames (0.6 s
-    // at 60 Hz on an idle machine; a loaded one takes longer, which changes
-    // nothing here). The test only looks at how much is waiting in the
-    // ordered channel, so the worker is never answered meanwhile.
+    let registries = stepframe_app::Behaviours::built_in().registries();
+    let build = move || Worker::new(end, DisplayRate::Hz(60), registries);
+    let thread = worker::spawn(build, ui.commands.clone(), None).expect("a thread");
+    ui.send(Command::Scene(SceneCommand::Load {
+        path: demo(),
+        play: true,
+    }));
+    // A frozen UI: no view is taken until the worker has run 36 frames
+    // (0.6 s at 60 Hz on an idle machine; a loaded one takes longer, which
+    // changes nothing here). The test only collects what arrives on the
+    // ordered channel and never says it took the view, so the worker is
+    // never answered meanwhile.
     let t0 = Instant::now();
-    while ui.events.len() < 40 {
+    let (mut events, mut views) = (Vec::new(), Vec::new());
+    while frames_of(&events).len() < 36 {
         assert!(
             t0.elapsed() < Duration::from_secs(60),
-            "the worker stopped with {} messages waiting for the UI",
-            ui.events.len()
+            "the worker stopped after {} frames with nobody taking its view",
+            frames_of(&events).len()
         );
         std::thread::sleep(Duration::from_millis(5));
+        for message in ui.inbound.try_iter() {
+            match message {
+                Outbound::Event(e) => events.push(*e),
+                Outbound::Live(v) => views.push(*v),
+                Outbound::Past(_) => panic!("no past view was asked for"),
+            }
+        }
     }
-    let frames = frames_of(&ui.events.try_iter().collect::<Vec<_>>());
-    let views: Vec<_> = ui.views.try_iter().collect();
-    assert_eq!(views.len(), 1, "latest wins: one view waiting");
-    // Every frame so far is in the telemetry, and the last view is at most a
-    // frame or two older than the last telemetry frame.
+    let frames = frames_of(&events);
+    assert_eq!(views.len(), 1, "one view in flight, never a backlog");
+    // Every frame so far is in the telemetry, and the view is no newer than
+    // the last telemetry frame.
     let last = frames.last().map(|f| f.clock.frame_index).unwrap_or(0);
     assert_eq!(frames.len() as u64, last, "no frame lost");
-    assert!(views[0].clock.frame_index <= last);
+    assert!(views[0].world.clock.frame_index <= last);
     // A worker blocked on the UI would have run at most one frame.
     assert!(last >= 30, "only {last} frames");
     // Paced at 60 Hz, never faster: frame k runs no earlier than its
@@ -170,10 +196,12 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
         frames.len() - 1
     );
     // Pause is applied promptly and no frame runs after it.
-    ui.commands.send(Command::Run(Run::Pause)).expect("alive");
+    ui.send(Command::Run(Run::Pause));
     let t0 = Instant::now();
     let paused = loop {
-        if let Ok(Event::Suspended(s)) = ui.events.recv_timeout(Duration::from_secs(30)) {
+        if let Ok(Outbound::Event(e)) = ui.inbound.recv_timeout(Duration::from_secs(30))
+            && let Event::Suspended(s) = *e
+        {
             break s;
         }
         assert!(
@@ -185,7 +213,15 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
     // A negative check needs a window; a slow machine only makes it stricter
     // (no frame may run in it), so it cannot fail for want of speed.
     std::thread::sleep(Duration::from_millis(200));
-    let later = frames_of(&ui.events.try_iter().collect::<Vec<_>>()).len();
+    let later: Vec<Event> = ui
+        .inbound
+        .try_iter()
+        .filter_map(|m| match m {
+            Outbound::Event(e) => Some(*e),
+            _ => None,
+        })
+        .collect();
+    let later = frames_of(&later).len();
     assert_eq!(later, 0, "frames ran while paused");
     drop(thread);
 }

@@ -1,9 +1,11 @@
 //! forks and run B.
 
 use super::*;
+use stepframe_app::compare::poses::{TickDivergence, TracedTick};
+use stepframe_app::editor::WorldView;
 use stepframe_app::editor::protocol::{
-    BranchCommand, EditCommand, RecordingCommand, RewindCommand, Run, SceneCommand, Target,
-    TimeSetting,
+    BranchCommand, BranchEvent, EditCommand, Notice, RecordingCommand, RewindCommand, Run,
+    SceneCommand, Target, TimeSetting,
 };
 
 /// The demo run headless at 60 Hz to `tick`, with `tape` as its tick input.
@@ -33,66 +35,74 @@ fn tap_at(tick: u64) -> Recording {
 }
 
 /// Every divergence sample the worker sent among `events`, in order.
-fn divergences_in(events: &[Event]) -> Vec<stepframe_app::compare::poses::TickDivergence> {
+fn divergences_in(events: &[Event]) -> Vec<TickDivergence> {
     batches_in(events, |e| match e {
-        Event::Divergence(d) => Some(d),
+        Event::BranchB(BranchEvent::Measured(d)) => Some(d),
         _ => None,
     })
 }
 
 /// The first measured tick where A and B differ.
-fn first_parting(events: &[Event]) -> stepframe_app::compare::poses::TickDivergence {
+fn first_parting(events: &[Event]) -> TickDivergence {
     divergences_in(events)
         .into_iter()
         .find(|d| d.objects > 0)
         .expect("the branches part")
 }
 
+/// The past view of `tick`, asked for and answered in one pump of `dt`
+/// (the session is paused: the pump runs no frame).
+fn past_at(h: &mut Host, tick: u64, dt: f64) -> WorldView {
+    h.send(Command::Rewind(RewindCommand::ViewTick(tick)));
+    h.pump(dt);
+    let past = h.take_past().expect("a past view");
+    assert_eq!(past.at_tick, Some(tick));
+    past
+}
+
+/// B's record of `tick`, as the past view of that tick shows it.
+fn b_at(h: &mut Host, tick: u64, dt: f64) -> TracedTick {
+    let b = past_at(h, tick, dt)
+        .b
+        .unwrap_or_else(|| panic!("B holds tick {tick}"));
+    assert_eq!(b.tick, tick);
+    b
+}
+
+/// Pumps frames of `dt` until the live view is at `tick` or beyond.
+fn run_to(h: &mut Host, tick: u64, dt: f64) {
+    while h.tick() < tick {
+        h.pump(dt);
+    }
+}
+
 /// Forks the demo at tick 100 at one worker pacing, gives branch B a tap of
 /// Space at tick 110, plays A and B side by side to tick 160 or beyond, and
-/// returns the divergences, B's records and the worker.
-fn fork_run(
-    pacing: Pacing,
-    dt: f64,
-) -> (
-    Vec<stepframe_app::compare::poses::TickDivergence>,
-    Vec<stepframe_app::compare::poses::TracedTick>,
-    Worker,
-    worker::UiEnd,
-) {
-    let (ui, mut w) = playing_paced(demo(), pacing);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let tick = |ui: &worker::UiEnd, last: &mut u64| {
-        if let Some(v) = latest_view(ui) {
-            *last = v.clock.simulation_tick;
-        }
-        *last
-    };
-    let mut last = 0;
-    while tick(&ui, &mut last) < 130 {
-        w.pump(dt);
-    }
-    send(Command::Run(Run::Pause));
-    send(Command::BranchB(BranchCommand::ForkHere(100)));
-    send(Command::Edit {
+/// returns the divergences and the host, paused.
+fn fork_run(rate: DisplayRate, dt: f64) -> (Vec<TickDivergence>, Host) {
+    let mut h = playing_paced(demo(), rate);
+    run_to(&mut h, 130, dt);
+    h.send(Command::Run(Run::Pause));
+    h.send(Command::BranchB(BranchCommand::ForkHere(100)));
+    h.send(Command::Edit {
         target: Target::B,
         edit: EditCommand::Tape {
             tape: tap_at(110),
             recorded_to: 100,
         },
     });
-    send(Command::Run(Run::Play));
-    while tick(&ui, &mut last) < 160 {
-        w.pump(dt);
-    }
-    send(Command::Run(Run::Pause));
-    w.pump(dt);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Run(Run::Play));
+    run_to(&mut h, 160, dt);
+    h.send(Command::Run(Run::Pause));
+    h.pump(dt);
+    let events: Vec<Event> = h.events();
     assert!(
-        events.iter().any(|e| matches!(e, Event::Forked(100))),
+        events
+            .iter()
+            .any(|e| matches!(e, Event::BranchB(BranchEvent::Forked(100)))),
         "forked"
     );
-    (divergences_in(&events), fork_ticks_in(&events), w, ui)
+    (divergences_in(&events), h)
 }
 
 #[test]
@@ -109,8 +119,11 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
         player(&without),
         "the tap moves the player"
     );
-    for (pacing, dt) in [(Pacing::Hz(60), 1.0 / 60.0), (Pacing::Hz(144), 1.0 / 144.0)] {
-        let (divergences, b, mut w, ui) = fork_run(pacing, dt);
+    for (pacing, dt) in [
+        (DisplayRate::Hz(60), 1.0 / 60.0),
+        (DisplayRate::Hz(144), 1.0 / 144.0),
+    ] {
+        let (divergences, mut h) = fork_run(pacing, dt);
         // A and B agree up to tick 109; the player parts at 110.
         let first = divergences
             .iter()
@@ -130,18 +143,15 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
             "each tick once"
         );
         // B's tick 160 is a headless run's with the tap; A's, one without.
-        let b160 = b.iter().find(|t| t.tick == 160).expect("B ran tick 160");
+        let past = past_at(&mut h, 160, dt);
+        let b160 = past.b.as_ref().expect("B ran tick 160");
+        assert_eq!(b160.tick, 160);
         let p = player(&with_tap);
         assert_eq!(
             b160.object(20).map(|f| [f[0], f[1], f[2]]),
             Some([p.x, p.y, p.angle]),
             "{pacing:?}"
         );
-        ui.commands
-            .send(Command::Rewind(RewindCommand::ViewTick(160)))
-            .expect("alive");
-        w.pump(dt);
-        let past = ui.past_views.try_iter().last().expect("A at 160");
         assert_eq!(
             past.state_hash,
             without.state_hash(),
@@ -149,11 +159,9 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
         );
         // Adopted, B is the live session: exactly the headless run with the
         // tap at the tick it stands at.
-        ui.commands
-            .send(Command::BranchB(BranchCommand::Adopt))
-            .expect("alive");
-        w.pump(dt);
-        let live = latest_view(&ui).expect("a view");
+        h.send(Command::BranchB(BranchCommand::Adopt));
+        h.pump(dt);
+        let live = h.view();
         let at = live.clock.simulation_tick;
         assert_eq!(
             live.state_hash,
@@ -164,7 +172,7 @@ fn a_fork_given_a_jump_at_tick_110_parts_from_the_live_session_there_and_adopts_
 }
 
 /// Collects every tick's record of a headless run.
-struct Traced(std::sync::Arc<std::sync::Mutex<Vec<stepframe_app::compare::poses::TracedTick>>>);
+struct Traced(std::sync::Arc<std::sync::Mutex<Vec<TracedTick>>>);
 
 impl stepframe_core::TickObserver for Traced {
     fn on_tick(&mut self, record: &stepframe_core::TickRecord<'_>) {
@@ -195,10 +203,7 @@ const PLAYER_PARAMS_HIGH: &str =
 fn headless_jump(
     scene_text: &str,
     params_at_100: Option<&str>,
-) -> (
-    Vec<stepframe_app::compare::poses::TracedTick>,
-    std::collections::BTreeMap<u64, u64>,
-) {
+) -> (Vec<TracedTick>, std::collections::BTreeMap<u64, u64>) {
     let registry = stepframe_app::player::registry(&demo());
     let scene = stepframe_core::Scene::parse(scene_text, &demo(), &registry).expect("the demo");
     let mut p = stepframe_core::Pipeline::new(scene.settings.time);
@@ -235,7 +240,7 @@ fn run_to_end_of(p: &mut stepframe_core::Pipeline, tick: u64) {
 }
 
 /// A tick and its objects' fields.
-type TickFields = (u64, Vec<(u64, stepframe_app::compare::poses::Fields)>);
+type TickFields = (u64, Vec<(u64, stepframe_app::compare::poses::TracedFields)>);
 
 /// The first tick whose records differ, and how many objects differ there.
 fn first_difference(a: &[TickFields], b: &[TickFields]) -> Option<(u64, usize)> {
@@ -256,7 +261,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
     let (a_records, a_hashes) = headless_jump(&demo_text, None);
     let (b_records, _) = headless_jump(&edited, None);
     let (b_loaded_at_100, _) = headless_jump(&demo_text, Some(PLAYER_PARAMS_HIGH));
-    let from_101 = |r: &[stepframe_app::compare::poses::TracedTick]| -> Vec<_> {
+    let from_101 = |r: &[TracedTick]| -> Vec<_> {
         r.iter()
             .filter(|t| t.tick > 100)
             .map(|t| (t.tick, t.objects.clone()))
@@ -267,7 +272,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         None,
         "the parameters set at tick 100 are a run loaded with them"
     );
-    let player_y = |r: &[stepframe_app::compare::poses::TracedTick], tick: u64| {
+    let player_y = |r: &[TracedTick], tick: u64| {
         r.iter()
             .find(|t| t.tick == tick)
             .and_then(|t| t.object(20))
@@ -278,38 +283,42 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         "the higher impulse jumps higher"
     );
 
-    for (pacing, dt) in [(Pacing::Hz(60), 1.0 / 60.0), (Pacing::Hz(144), 1.0 / 144.0)] {
-        let (ui, mut w) = playing_paced(demo(), pacing);
-        let send = |c| ui.commands.send(c).expect("the worker end is alive");
-        let mut last = 0;
-        let mut tick = |w: &mut Worker, ui: &worker::UiEnd| {
-            w.pump(dt);
-            if let Some(v) = latest_view(ui) {
-                last = v.clock.simulation_tick;
-            }
-            last
-        };
-        while tick(&mut w, &ui) < 120 {}
-        send(Command::Run(Run::Pause));
+    for (pacing, dt) in [
+        (DisplayRate::Hz(60), 1.0 / 60.0),
+        (DisplayRate::Hz(144), 1.0 / 144.0),
+    ] {
+        let mut h = playing_paced(demo(), pacing);
+        run_to(&mut h, 120, dt);
+        h.send(Command::Run(Run::Pause));
         // A's future gets the tap at 110; B forks at 100 and gets the same
         // input with the higher impulse.
-        send(Command::Recording(RecordingCommand::Apply {
+        h.send(Command::Recording(RecordingCommand::Apply {
             tape: tap_at(110),
             from: 100,
         }));
-        fork_with_params(&send, 100, ObjectId(20), PLAYER_PARAMS_HIGH);
-        while tick(&mut w, &ui) < 170 {}
-        send(Command::Run(Run::Pause));
-        w.pump(dt);
-        let events: Vec<Event> = ui.events.try_iter().collect();
+        fork_with_params(&h, 100, ObjectId(20), PLAYER_PARAMS_HIGH);
+        run_to(&mut h, 170, dt);
+        h.send(Command::Run(Run::Pause));
+        h.pump(dt);
+        let events: Vec<Event> = h.events();
         assert_no_errors(&events);
-        let all = fork_ticks_in(&events);
-        // B's first record is the fork tick itself (A's state there).
-        assert_eq!(all.first().map(|t| t.tick), Some(100), "{pacing:?}");
-        let b: Vec<_> = all
-            .into_iter()
-            .filter(|t| t.tick > 100 && t.tick <= 170)
-            .collect();
+        // B's record of the fork tick itself is A's state there.
+        let (fork_tick, a_at_fork) = (b_at(&mut h, 100, dt), past_at(&mut h, 100, dt));
+        let a_player = a_at_fork
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(20))
+            .expect("A's player")
+            .committed;
+        assert_eq!(
+            fork_tick.object(20).map(|f| [f[0], f[1], f[2]]),
+            Some([a_player.x, a_player.y, a_player.angle]),
+            "{pacing:?}"
+        );
+        // B's records after the fork, as the past views of A's ticks show
+        // them, up to where the session stands.
+        let last = h.tick();
+        let b: Vec<TracedTick> = (101..=last).map(|t| b_at(&mut h, t, dt)).collect();
         // B, tick for tick, is the run loaded with the higher impulse.
         assert_eq!(b.first().map(|t| t.tick), Some(101), "{pacing:?}");
         let expected: Vec<_> = from_101(&b_records)
@@ -332,10 +341,7 @@ fn a_fork_with_a_higher_jump_impulse_parts_at_the_jump_and_leaves_the_live_sessi
         );
         // A, tick for tick, is the unforked run.
         for t in 100..=170 {
-            send(Command::Rewind(RewindCommand::ViewTick(t)));
-            w.pump(dt);
-            let past = ui.past_views.try_iter().last().expect("a past view");
-            assert_eq!(past.at_tick, Some(t));
+            let past = past_at(&mut h, t, dt);
             assert_eq!(past.state_hash, a_hashes[&t], "A at tick {t}, {pacing:?}");
         }
     }
@@ -383,58 +389,37 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
     assert!(((a_x[&80] - a_x[&60]) - 0.5).abs() < 1e-4, "{a_x:?}");
     assert!(((b_x[&80] - b_x[&60]) - 1.0).abs() < 1e-4, "{b_x:?}");
 
-    let (ui, mut w) = playing(scene.clone());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let mut last = 0;
-    let mut key = None;
-    while last < 70 {
-        w.pump(DT);
-        if let Some(v) = latest_view(&ui) {
-            last = v.clock.simulation_tick;
-            key = key.or_else(|| {
-                v.scripts
-                    .loaded
-                    .iter()
-                    .find(|s| s.key.ends_with("patrol.rhai"))
-                    .map(|s| s.key.clone())
-            });
-        }
-    }
-    let key = key.expect("the scene runs patrol.rhai");
-    send(Command::Run(Run::Pause));
-    send(Command::BranchB(BranchCommand::ForkHere(60)));
-    send(Command::Edit {
+    let mut h = playing(scene.clone());
+    run_to(&mut h, 70, DT);
+    let key = h
+        .scripts
+        .loaded
+        .iter()
+        .find(|s| s.key.ends_with("patrol.rhai"))
+        .map(|s| s.key.clone())
+        .expect("the scene runs patrol.rhai");
+    h.send(Command::Run(Run::Pause));
+    h.send(Command::BranchB(BranchCommand::ForkHere(60)));
+    h.send(Command::Edit {
         target: Target::B,
         edit: EditCommand::Script {
             key: key.clone(),
             text: fast_patrol(&original),
         },
     });
-    send(Command::Run(Run::Play));
-    while last < 90 {
-        w.pump(DT);
-        if let Some(v) = latest_view(&ui) {
-            last = v.clock.simulation_tick;
-        }
-    }
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Run(Run::Play));
+    run_to(&mut h, 90, DT);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert_no_errors(&events);
     // B's guard walks the fast text's path, A's the file's.
-    let b_guard: std::collections::BTreeMap<u64, f32> = fork_ticks_in(&events)
-        .into_iter()
-        .filter(|t| t.tick > 60 && t.tick <= 90)
-        .filter_map(|t| Some((t.tick, t.object(3)?[0])))
-        .collect();
-    assert_eq!(b_guard.keys().next(), Some(&61));
-    for (tick, x) in &b_guard {
-        assert_eq!(*x, b_x[tick], "B's guard at tick {tick}");
+    for tick in 61..=90 {
+        let x = b_at(&mut h, tick, DT).object(3).expect("B's guard")[0];
+        assert_eq!(x, b_x[&tick], "B's guard at tick {tick}");
     }
     for t in [61, 75, 90] {
-        send(Command::Rewind(RewindCommand::ViewTick(t)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
+        let past = past_at(&mut h, t, DT);
         assert_eq!(past.state_hash, a_hashes[&t], "A at tick {t}");
     }
     assert_eq!(
@@ -443,10 +428,9 @@ fn a_script_run_in_b_reaches_b_only_and_the_file_stays_as_it_was() {
         "the file is not written"
     );
     // Adopted, the session runs the fast text, and the code pane shows it.
-    send(Command::BranchB(BranchCommand::Adopt));
-    w.pump(DT);
-    let v = latest_view(&ui).expect("a view");
-    let shown = v
+    h.send(Command::BranchB(BranchCommand::Adopt));
+    h.pump(DT);
+    let shown = h
         .scripts
         .loaded
         .iter()
@@ -473,41 +457,36 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
 
     // At 144 Hz the authored script pushes 2.4 times a tick; B, set to push
     // once per tick, parts from A at the first tick after the fork.
-    let (ui, mut w) = playing_paced(scene.clone(), Pacing::Hz(144));
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let mut last = 0;
-    let mut run_to = |w: &mut Worker, tick: u64| {
-        while last < tick {
-            w.pump(1.0 / 144.0);
-            if let Some(v) = latest_view(&ui) {
-                last = v.clock.simulation_tick;
-            }
-        }
-    };
-    run_to(&mut w, 30);
-    send(Command::Run(Run::Pause));
-    fork_with_params(&send, 10, ObjectId(2), fixed);
-    run_to(&mut w, 40);
-    send(Command::Run(Run::Pause));
-    send(Command::BranchB(BranchCommand::Adopt));
-    w.pump(1.0 / 144.0);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let mut h = playing_paced(scene.clone(), DisplayRate::Hz(144));
+    run_to(&mut h, 30, 1.0 / 144.0);
+    h.send(Command::Run(Run::Pause));
+    fork_with_params(&h, 10, ObjectId(2), fixed);
+    run_to(&mut h, 40, 1.0 / 144.0);
+    h.send(Command::Run(Run::Pause));
+    h.send(Command::BranchB(BranchCommand::Adopt));
+    h.pump(1.0 / 144.0);
+    let events: Vec<Event> = h.events();
     let first = first_parting(&events);
     assert_eq!((first.tick, first.first_object), (11, Some(2)));
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::Notice(n) if n.contains("Save writes them"))),
+            .any(|e| matches!(e, Event::Notice(Notice::BParamsInScene))),
         "the user is told"
+    );
+    assert!(
+        notices(&events).iter().any(|n| n.contains("Save writes them")),
+        "{:?}",
+        notices(&events)
     );
 
     // Save writes B's parameters into push.ron in place, without asking:
     // the behaviour's `params` value is the only text that changes, and
     // every comment stays.
     let original = std::fs::read_to_string(&scene).expect("the copy");
-    send(Command::Scene(SceneCommand::Save { replace: false }));
-    w.pump(1.0 / 144.0);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Scene(SceneCommand::Save { replace: false }));
+    h.pump(1.0 / 144.0);
+    let events: Vec<Event> = h.events();
     assert!(
         !events
             .iter()
@@ -536,19 +515,13 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
 #[test]
 fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
     let scene = demo().with_file_name("push.ron");
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(144), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
     // Opened, shown at tick 0 and suspended: no frame has run, so the
     // history holds no keyframe yet.
-    send(Command::Scene(SceneCommand::Load {
-        path: scene,
-        play: false,
-    }));
-    w.pump(1.0 / 144.0);
-    send(Command::Rewind(RewindCommand::RewindTo(0)));
-    send(Command::BranchB(BranchCommand::ForkHere(0)));
-    send(Command::Edit {
+    let mut h = Host::loading(DisplayRate::Hz(144), &scene, false);
+    h.pump(1.0 / 144.0);
+    h.send(Command::Rewind(RewindCommand::RewindTo(0)));
+    h.send(Command::BranchB(BranchCommand::ForkHere(0)));
+    h.send(Command::Edit {
         target: Target::B,
         edit: EditCommand::Params {
             object: ObjectId(2),
@@ -557,18 +530,16 @@ fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
                 .to_string(),
         },
     });
-    send(Command::Run(Run::Play));
-    let mut last = 0;
-    while last < 20 {
-        w.pump(1.0 / 144.0);
-        if let Some(v) = latest_view(&ui) {
-            last = v.clock.simulation_tick;
-        }
-    }
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Run(Run::Play));
+    run_to(&mut h, 20, 1.0 / 144.0);
+    let events: Vec<Event> = h.events();
     assert_no_errors(&events);
     assert!(events.iter().any(|e| matches!(e, Event::Rewound(0))));
-    assert!(events.iter().any(|e| matches!(e, Event::Forked(0))));
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::BranchB(BranchEvent::Forked(0))))
+    );
     // Pushed per frame (A) against once per tick (B): apart from tick 1.
     let first = first_parting(&events);
     assert_eq!((first.tick, first.first_object), (1, Some(2)));
@@ -576,20 +547,14 @@ fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
 
 #[test]
 fn the_editors_own_commands_never_step_the_session_around_its_history() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = playing(demo());
     let space = |value| {
         Command::Run(Run::Input(InputEvent {
             source: InputSource::Key("Space".into()),
             value,
         }))
     };
-    send(Command::Scene(SceneCommand::Load {
-        path: demo(),
-        play: true,
-    }));
-    pump(&mut w, 30);
+    pump(&mut h, 30);
     for command in [
         space(1.0),
         Command::Run(Run::Set(TimeSetting::TimeScale(0.5))),
@@ -600,23 +565,23 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
         Command::Run(Run::Set(TimeSetting::FixedRate(30))),
         Command::Run(Run::Play),
     ] {
-        send(command);
-        pump(&mut w, 5);
+        h.send(command);
+        pump(&mut h, 5);
     }
-    send(Command::Run(Run::Pause));
-    send(Command::Rewind(RewindCommand::RewindTo(20)));
-    send(Command::BranchB(BranchCommand::ForkHere(15)));
-    pump(&mut w, 2);
-    send(Command::Run(Run::Play));
-    pump(&mut w, 10);
-    send(Command::BranchB(BranchCommand::Adopt));
-    send(Command::Run(Run::Play));
-    pump(&mut w, 10);
-    send(Command::Scene(SceneCommand::Reload));
-    pump(&mut w, 10);
-    let warnings: Vec<String> = ui
-        .events
-        .try_iter()
+    h.send(Command::Run(Run::Pause));
+    h.send(Command::Rewind(RewindCommand::RewindTo(20)));
+    h.send(Command::BranchB(BranchCommand::ForkHere(15)));
+    pump(&mut h, 2);
+    h.send(Command::Run(Run::Play));
+    pump(&mut h, 10);
+    h.send(Command::BranchB(BranchCommand::Adopt));
+    h.send(Command::Run(Run::Play));
+    pump(&mut h, 10);
+    h.send(Command::Scene(SceneCommand::Reload));
+    pump(&mut h, 10);
+    let warnings: Vec<String> = h
+        .events()
+        .into_iter()
         .filter_map(|e| match e {
             Event::Log(lines) => Some(lines),
             _ => None,
@@ -630,9 +595,9 @@ fn the_editors_own_commands_never_step_the_session_around_its_history() {
 
 /// Forks B at `tick` with `params` for the first behaviour of `object`, and
 /// plays on.
-fn fork_with_params(send: &impl Fn(Command), tick: u64, object: ObjectId, params: &str) {
-    send(Command::BranchB(BranchCommand::ForkHere(tick)));
-    send(Command::Edit {
+fn fork_with_params(h: &Host, tick: u64, object: ObjectId, params: &str) {
+    h.send(Command::BranchB(BranchCommand::ForkHere(tick)));
+    h.send(Command::Edit {
         target: Target::B,
         edit: EditCommand::Params {
             object,
@@ -640,5 +605,5 @@ fn fork_with_params(send: &impl Fn(Command), tick: u64, object: ObjectId, params
             params: params.to_string(),
         },
     });
-    send(Command::Run(Run::Play));
+    h.send(Command::Run(Run::Play));
 }

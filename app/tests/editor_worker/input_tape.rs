@@ -5,39 +5,36 @@ use stepframe_app::editor::protocol::{RecordingCommand, RewindCommand, Run};
 
 #[test]
 fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    pump(&mut w, 30);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
+    let mut h = playing(demo());
+    pump(&mut h, 30);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
     // Space typed in the viewport while suspended, then F10: a lone tick,
     // no outer frame begins, and yet tick 31 receives the press.
-    send(Command::Run(Run::Input(InputEvent::press(
-        InputSource::Key("Space".into()),
-    ))));
-    send(Command::Run(Run::StepTick));
-    w.pump(DT);
-    let view = latest_view(&ui).expect("a view");
-    assert_eq!(view.clock.simulation_tick, 31);
-    let at31: Vec<f32> = view.tape.events_at(31).iter().map(|e| e.value).collect();
+    h.send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    )))));
+    h.send(Command::Run(Run::StepTick));
+    h.pump(DT);
+    assert_eq!(h.view().clock.simulation_tick, 31);
+    let at31: Vec<f32> = h
+        .recording
+        .events_at(31)
+        .iter()
+        .map(|e| e.value)
+        .collect();
     assert_eq!(at31, vec![1.0], "tick 31 received the press");
 }
 
 /// The demo at one worker pacing: play to tick 500, then "Resume from here"
 /// with the recorded tape plus a tap of Space at tick 412 (the Input tab's
 /// `ApplyTape`), play on to tick 700 and ask for the past view of tick 600.
-fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
-    let (ui, mut w) = playing_paced(demo(), pacing);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let mut live = None;
-    while live
-        .as_ref()
-        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 500)
-    {
-        w.pump(dt);
-        live = latest_view(&ui).or(live);
+fn what_if_in_the_worker(rate: DisplayRate, dt: f64) -> (u64, Recording) {
+    let mut h = playing_paced(demo(), rate);
+    while h.tick() < 500 {
+        h.pump(dt);
     }
-    let mut tape = (*live.expect("a view").tape).clone();
+    let mut tape = h.recording.clone();
     for value in [1.0, 0.0] {
         tape.insert(RecordedEvent {
             tick: 412,
@@ -45,27 +42,20 @@ fn what_if_in_the_worker(pacing: Pacing, dt: f64) -> (u64, Recording) {
             value,
         });
     }
-    send(Command::Recording(RecordingCommand::Apply {
+    h.send(Command::Recording(RecordingCommand::Apply {
         tape,
         from: 411,
     }));
-    send(Command::Run(Run::Play));
-    let mut live = None;
-    while live
-        .as_ref()
-        .is_none_or(|v: &stepframe_app::editor::WorldView| v.clock.simulation_tick < 700)
-    {
-        w.pump(dt);
-        live = latest_view(&ui).or(live);
+    h.send(Command::Run(Run::Play));
+    // The rewind's view first (tick 411), then the replay's up to 700.
+    h.pump(dt);
+    while h.tick() < 700 {
+        h.pump(dt);
     }
-    let received = (*live.expect("a view").tape).clone();
-    send(Command::Rewind(RewindCommand::ViewTick(600)));
-    w.pump(dt);
-    let past = ui
-        .past_views
-        .try_iter()
-        .last()
-        .expect("the view of tick 600");
+    let received = h.recording.clone();
+    h.send(Command::Rewind(RewindCommand::ViewTick(600)));
+    h.pump(dt);
+    let past = h.take_past().expect("the view of tick 600");
     assert_eq!(past.at_tick, Some(600));
     (past.state_hash, received)
 }
@@ -76,7 +66,7 @@ fn an_edited_tape_applied_in_the_worker_replays_identically_at_30_60_and_144_hz(
     // pacing tick 412 gets press and release, and tick 600 is the same state.
     let runs: Vec<(u64, Recording)> = [(30, 1.0 / 30.0), (60, 1.0 / 60.0), (144, 1.0 / 144.0)]
         .into_iter()
-        .map(|(hz, dt)| what_if_in_the_worker(Pacing::Hz(hz), dt))
+        .map(|(hz, dt)| what_if_in_the_worker(DisplayRate::Hz(hz), dt))
         .collect();
     for (hash, received) in &runs {
         let stamps: Vec<(u64, f32)> = received.events.iter().map(|e| (e.tick, e.value)).collect();

@@ -25,15 +25,16 @@ mod lines;
 mod support;
 
 use std::time::{Duration, Instant};
-use stepframe_app::editor::protocol::SceneCommand;
 
 use stepframe_app::editor::protocol::FrameTelemetry;
-use stepframe_app::editor::protocol::{Command, Event, Pacing};
+use stepframe_app::editor::protocol::{Command, DisplayRate, Event};
 use stepframe_app::editor::worker::{self, Worker};
+use stepframe_app::editor::words;
 use stepframe_core::{
     Breakpoint, HookKind, InputEvent, InputSource, ObjectId, RecordedEvent, Recording,
     SuspendReason,
 };
+use support::host::Host;
 
 /// The telemetry frames among the events.
 fn frames_of(events: &[Event]) -> Vec<FrameTelemetry> {
@@ -53,11 +54,6 @@ fn demo() -> std::path::PathBuf {
     stepframe_app::default_scene()
 }
 
-/// The newest live view the worker published.
-fn latest_view(ui: &worker::UiEnd) -> Option<stepframe_app::editor::WorldView> {
-    ui.views.try_iter().last()
-}
-
 /// No request among them was refused.
 fn assert_no_errors(events: &[Event]) {
     let errors: Vec<&Event> = events
@@ -67,19 +63,33 @@ fn assert_no_errors(events: &[Event]) {
     assert!(errors.is_empty(), "{errors:?}");
 }
 
+/// What the host told the user among `events`, in the editor's words.
+fn notices(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Notice(n) => Some(words::notice(n)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The errors among `events`, in the editor's words.
+fn errors(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error(e) => Some(words::error(e)),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `patrol.rhai` walking at twice its speed.
 fn fast_patrol(text: &str) -> String {
     let line = "let next = x + dir * speed * dt;";
     assert!(text.contains(line), "patrol.rhai has its step line");
     text.replace(line, "let next = x + dir * speed * 2.0 * dt;")
-}
-
-/// Branch B's records among `events`, in order.
-fn fork_ticks_in(events: &[Event]) -> Vec<stepframe_app::compare::poses::TracedTick> {
-    batches_in(events, |e| match e {
-        Event::ForkTicks(t) => Some(t),
-        _ => None,
-    })
 }
 
 /// The bundled scripts scene: a guard (object 3) walks right at 1.5 m/s
@@ -97,42 +107,24 @@ fn batches_in<'e, T: Clone + 'e>(
     events.iter().filter_map(pick).flatten().cloned().collect()
 }
 
-/// A worker paced at 60 Hz that has been told to load and play `scene`, and
-/// the UI's end of its channels.
-fn playing(scene: std::path::PathBuf) -> (worker::UiEnd, Worker) {
-    playing_paced(scene, Pacing::Hz(60))
+/// A host at 60 Hz that has been told to load and play `scene`.
+fn playing(scene: std::path::PathBuf) -> Host {
+    playing_paced(scene, DisplayRate::Hz(60))
 }
 
-/// Like [`playing`], the worker paced by `pacing`.
-fn playing_paced(scene: std::path::PathBuf, pacing: Pacing) -> (worker::UiEnd, Worker) {
-    let (ui, end) = worker::channels();
-    let w = Worker::new(end, pacing, None);
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: scene,
-            play: true,
-        }))
-        .expect("the worker end is alive");
-    (ui, w)
+/// Like [`playing`], the host at `rate`.
+fn playing_paced(scene: std::path::PathBuf, rate: DisplayRate) -> Host {
+    Host::loading(rate, &scene, true)
 }
 
 /// Runs `frames` worker frames of [`DT`].
-fn pump(w: &mut Worker, frames: usize) {
-    for _ in 0..frames {
-        w.pump(DT);
-    }
+fn pump(h: &mut Host, frames: usize) {
+    h.pump_n(frames, DT);
 }
 
-/// A worker with `scene` open as a preview (suspended at tick 0).
-fn preview(scene: &std::path::Path) -> (worker::UiEnd, Worker) {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: scene.to_path_buf(),
-            play: false,
-        }))
-        .expect("the worker end is alive");
-    w.pump(DT);
-    (ui, w)
+/// A host with `scene` open as a preview (suspended at tick 0).
+fn preview(scene: &std::path::Path) -> Host {
+    let mut h = Host::loading(DisplayRate::Hz(60), scene, false);
+    h.pump(DT);
+    h
 }

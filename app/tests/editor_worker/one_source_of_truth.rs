@@ -1,75 +1,75 @@
 //! One source of truth: what the worker shows happened.
 
 use super::*;
+use stepframe_app::editor::WorldView;
 use stepframe_app::editor::protocol::{
-    BranchCommand, EditCommand, RecordingCommand, RewindCommand, Run, Target, TimeSetting,
+    BranchCommand, EditCommand, Notice, RecordingCommand, RewindCommand, Run, Target, TimeSetting,
 };
 
 /// Pumps until the live view reaches `tick` (or `frames` pumps ran) and
 /// returns the newest live view.
-fn pump_to(
-    w: &mut Worker,
-    ui: &worker::UiEnd,
-    tick: u64,
-    frames: usize,
-) -> stepframe_app::editor::WorldView {
-    let mut live = None;
+fn pump_to(h: &mut Host, tick: u64, frames: usize) -> WorldView {
     for _ in 0..frames {
-        w.pump(DT);
-        live = latest_view(ui).or(live);
-        if live
-            .as_ref()
-            .is_some_and(|v| v.clock.simulation_tick >= tick)
-        {
+        h.pump(DT);
+        if h.tick() >= tick {
             break;
         }
     }
-    live.expect("a view")
+    h.view().clone()
+}
+
+/// The past view of `tick`, asked for and answered in one pump (the
+/// session is paused: the pump runs no frame).
+fn past_at(h: &mut Host, tick: u64) -> WorldView {
+    h.send(Command::Rewind(RewindCommand::ViewTick(tick)));
+    h.pump(DT);
+    let past = h.take_past().expect("a past view");
+    assert_eq!(past.at_tick, Some(tick));
+    past
 }
 
 /// The demo played to tick 120 and paused, the player (object 20) selected
 /// and lifted to y = 3, and ball 203 disabled from the hierarchy at the same
-/// moment: the UI's end, the worker, and the tick the edits were made at.
-fn edited_at_120() -> (worker::UiEnd, Worker, u64) {
-    let (ui, mut w) = paused_with_the_player_selected(120, 200);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    w.pump(DT);
-    let paused = latest_view(&ui).expect("a view");
+/// moment: the host and the tick the edits were made at.
+fn edited_at_120() -> (Host, u64) {
+    let mut h = paused_with_the_player_selected(120, 200);
+    h.pump(DT);
+    let paused = h.view().clone();
     let edited_at = paused.clock.simulation_tick;
     let mut pose = paused.selected.as_ref().expect("the player").committed;
     pose.y = 3.0;
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Pose(ObjectId(20), pose),
     });
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Enabled(ObjectId(203), false),
     });
-    (ui, w, edited_at)
+    (h, edited_at)
 }
 
 /// The demo played to tick `tick` (at most `frames` pumps), then told to
 /// pause and select the player (object 20), not yet pumped.
-fn paused_with_the_player_selected(tick: u64, frames: usize) -> (worker::UiEnd, Worker) {
-    let (ui, mut w) = playing(demo());
-    pump_to(&mut w, &ui, tick, frames);
+fn paused_with_the_player_selected(tick: u64, frames: usize) -> Host {
+    let mut h = playing(demo());
+    pump_to(&mut h, tick, frames);
     for c in [
         Command::Run(Run::Pause),
         Command::Select(Some(ObjectId(20))),
     ] {
-        ui.commands.send(c).expect("the worker end is alive");
+        h.send(c);
     }
-    (ui, w)
+    h
 }
 
 /// The session recording saved to `path` (one pump) and loaded back.
-fn saved_recording(w: &mut Worker, send: &impl Fn(Command), path: &std::path::Path) -> Recording {
-    send(Command::Recording(RecordingCommand::Save {
+fn saved_recording(h: &mut Host, path: &std::path::Path) -> Recording {
+    h.send(Command::Recording(RecordingCommand::Save {
         path: path.to_path_buf(),
         overwrite: false,
     }));
-    w.pump(DT);
+    h.pump(DT);
     Recording::load(path).expect("the file loads")
 }
 
@@ -128,20 +128,19 @@ fn headless_rate_change(frames_at_60: u64, ticks: u64) -> std::collections::BTre
 
 #[test]
 fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let at_600 = pump_to(&mut w, &ui, 600, 700);
+    let mut h = playing(demo());
+    let at_600 = pump_to(&mut h, 600, 700);
     assert_eq!(at_600.clock.simulation_tick, 600);
     let frames_at_60 = at_600.clock.frame_index;
-    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
-    let live = pump_to(&mut w, &ui, 900, 1000);
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
+    let live = pump_to(&mut h, 900, 1000);
     assert_eq!(
         live.clock.simulation_tick, 900,
         "the tick counter goes on across the change"
     );
     // 600 ticks of 1/60 s and 300 of 1/50 s: 10 s + 6 s.
     assert_eq!(live.clock.simulation_time, 16.0);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let events: Vec<Event> = h.events();
     assert!(
         log_lines(&events).contains(&"fixed rate 60 → 50 Hz at tick 600".to_string()),
         "{:?}",
@@ -152,16 +151,16 @@ fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
     // the same frame has them.
     let headless = headless_rate_change(frames_at_60, 900);
     for tick in [300u64, 900, 700] {
-        send(Command::Rewind(RewindCommand::RewindTo(tick)));
-        w.pump(DT);
-        let events: Vec<Event> = ui.events.try_iter().collect();
+        h.send(Command::Rewind(RewindCommand::RewindTo(tick)));
+        h.pump(DT);
+        let events: Vec<Event> = h.events();
         assert!(
             events
                 .iter()
                 .any(|e| matches!(e, Event::Rewound(t) if *t == tick)),
             "rewound to {tick}: {events:?}"
         );
-        let view = latest_view(&ui).expect("a view");
+        let view = h.view();
         assert_eq!(view.clock.simulation_tick, tick);
         assert_eq!(view.state_hash, headless[&tick], "tick {tick}");
         let hz = if tick > 600 { 50.0 } else { 60.0 };
@@ -171,13 +170,12 @@ fn a_fixed_rate_change_keeps_the_tick_count_and_rewinds_work_on_both_sides() {
 
 #[test]
 fn a_past_view_after_an_inspector_edit_shows_the_edit() {
-    let (ui, mut w, edited_at) = edited_at_120();
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let (mut h, edited_at) = edited_at_120();
     let mut live_at = Vec::new();
     for _ in 0..5 {
-        send(Command::Run(Run::StepTick));
-        w.pump(DT);
-        let v = latest_view(&ui).expect("a view");
+        h.send(Command::Run(Run::StepTick));
+        h.pump(DT);
+        let v = h.view();
         live_at.push((
             v.clock.simulation_tick,
             v.selected.as_ref().expect("the player").committed,
@@ -188,10 +186,7 @@ fn a_past_view_after_an_inspector_edit_shows_the_edit() {
     assert!(last_pose.y > 2.9, "the player was lifted: {last_pose:?}");
     for (tick, committed, hash) in live_at {
         assert!(tick > edited_at);
-        send(Command::Rewind(RewindCommand::ViewTick(tick)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
-        assert_eq!(past.at_tick, Some(tick));
+        let past = past_at(&mut h, tick);
         let shown = past.selected.as_ref().expect("the player").committed;
         assert_eq!(
             shown, committed,
@@ -233,19 +228,18 @@ fn replayed_hashes(
 fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_144_hz() {
     // Paused at tick 121: the edits apply before tick 122, which a 30 Hz
     // replay runs second in its frame (mid-frame).
-    let (ui, mut w) = paused_with_the_player_selected(121, 200);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = paused_with_the_player_selected(121, 200);
     // Paused at tick 121: the player lifted to y = 3 and given a stronger
     // jump, ball 203 disabled.
-    w.pump(DT);
-    let view = latest_view(&ui).expect("a view");
+    h.pump(DT);
+    let view = h.view().clone();
     let mut pose = view.selected.as_ref().expect("the player").committed;
     pose.y = 3.0;
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Pose(ObjectId(20), pose),
     });
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Params {
             object: ObjectId(20),
@@ -255,40 +249,47 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
                 .into(),
         },
     });
-    send(Command::Edit {
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Enabled(ObjectId(203), false),
     });
-    send(Command::Run(Run::Play));
-    pump_to(&mut w, &ui, 200, 200);
+    h.send(Command::Run(Run::Play));
+    pump_to(&mut h, 200, 200);
     // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
-    send(Command::Run(Run::Input(InputEvent::press(
-        InputSource::Key("Space".into()),
-    ))));
-    w.pump(DT);
-    send(Command::Run(Run::Input(InputEvent::release(
+    h.send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    )))));
+    h.pump(DT);
+    h.send(Command::Run(Run::Input(InputEvent::release(
         InputSource::Key("Space".into()),
     ))));
     // The rate change takes effect before tick 302: mid-frame at 30 Hz too.
-    pump_to(&mut w, &ui, 301, 200);
-    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
-    let last = pump_to(&mut w, &ui, 420, 300).clock.simulation_tick;
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
+    pump_to(&mut h, 301, 200);
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
+    let last = pump_to(&mut h, 420, 300).clock.simulation_tick;
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
 
     let dir = std::env::temp_dir().join(format!("stepframe-session-rec-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("bug.ron");
-    send(Command::Recording(RecordingCommand::Save {
+    h.send(Command::Recording(RecordingCommand::Save {
         path: path.clone(),
         overwrite: false,
     }));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert!(
-        events
+        events.iter().any(|e| matches!(
+            e,
+            Event::Notice(Notice::RecordingSaved { path: p, .. }) if *p == path
+        )),
+        "{events:?}"
+    );
+    assert!(
+        notices(&events)
             .iter()
-            .any(|e| matches!(e, Event::Done(t) if t.contains("session recording"))),
+            .any(|t| t.contains("session recording")),
         "{events:?}"
     );
     let recording = Recording::load(&path).expect("the file loads");
@@ -318,11 +319,7 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     let ticks = [121u64, 122, 123, 150, 210, 260, 301, 302, 303, 350, last];
     let mut editor = Vec::new();
     for tick in ticks {
-        send(Command::Rewind(RewindCommand::ViewTick(tick)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
-        assert_eq!(past.at_tick, Some(tick));
-        editor.push(past.state_hash);
+        editor.push(past_at(&mut h, tick).state_hash);
     }
     // ... are what the recording gives headless, at every display rate.
     for dt in [1.0 / 30.0, 1.0 / 60.0, 1.0 / 144.0] {
@@ -340,39 +337,44 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
 
 #[test]
 fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_there() {
-    let (ui, mut w) = paused_with_the_player_selected(310, 400);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::BranchB(BranchCommand::ForkHere(303)));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let mut h = paused_with_the_player_selected(310, 400);
+    h.send(Command::BranchB(BranchCommand::ForkHere(303)));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert_no_errors(&events);
-    let b = fork_ticks_in(&events);
-    let first = b.first().expect("B's record of the fork tick");
+    // B at the live tick comes with the live view: right after the fork,
+    // its record of the fork tick.
+    let a = h.view().clone();
+    let first = a.b.as_ref().expect("B's record of the fork tick");
     assert_eq!(first.tick, 303);
     // It is A's state at 303: the inspector's B column equals A's.
-    let a = latest_view(&ui).expect("a view");
     assert_eq!(a.clock.simulation_tick, 303);
     let player = a.selected.as_ref().expect("the player").committed;
     let fields = first.object(20).expect("the player in B");
     assert_eq!((fields[0], fields[1]), (player.x, player.y));
 
-    send(Command::BranchB(BranchCommand::Adopt));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
-    let notice = events
+    h.send(Command::BranchB(BranchCommand::Adopt));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
+    let (forked_at, reach) = events
         .iter()
         .find_map(|e| match e {
-            Event::Notice(t) if t.contains("branch B") => Some(t.clone()),
+            Event::Notice(Notice::BAdopted { forked_at, reach }) => Some((*forked_at, reach.clone())),
             _ => None,
         })
         .expect("the adopt notice");
+    assert_eq!(forked_at, 303);
+    assert_eq!(reach.held_text(), "history holds 0 s (from tick 303)");
+    let notice = notices(&events)
+        .into_iter()
+        .find(|t| t.contains("branch B"))
+        .expect("the adopt notice in words");
     assert!(
         notice.contains("history holds 0 s (from tick 303)"),
         "{notice}"
     );
-    let view = latest_view(&ui).expect("a view");
     assert_eq!(
-        view.rewind.held_text(),
+        h.live().rewind.held_text(),
         "history holds 0 s (from tick 303)",
         "the Clock tab says what the notice says"
     );
@@ -409,41 +411,53 @@ fn scripts_scene_copy(tag: &str) -> (std::path::PathBuf, std::path::PathBuf, std
 fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tick() {
     let (scene, patrol, dir) = scripts_scene_copy("script-reload");
     let original = std::fs::read_to_string(&patrol).expect("patrol.rhai");
-    let (ui, mut w) = playing(scene.clone());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut h = playing(scene.clone());
     // Live hashes and guard positions of every tick, as the views show them.
     let mut live = std::collections::BTreeMap::new();
-    let run_to =
-        |w: &mut Worker, live: &mut std::collections::BTreeMap<u64, (u64, f32)>, tick: u64| {
-            for _ in 0..400 {
-                w.pump(DT);
-                if let Some(v) = latest_view(&ui) {
-                    let x = v
-                        .objects
-                        .iter()
-                        .find(|o| o.id == ObjectId(3))
-                        .expect("the guard")
-                        .committed
-                        .x;
-                    live.insert(v.clock.simulation_tick, (v.state_hash, x));
-                    if v.clock.simulation_tick >= tick {
-                        return;
-                    }
-                }
+    let run_to = |h: &mut Host, live: &mut std::collections::BTreeMap<u64, (u64, f32)>, tick| {
+        for _ in 0..400 {
+            h.pump(DT);
+            let v = h.view();
+            let x = v
+                .objects
+                .iter()
+                .find(|o| o.id == ObjectId(3))
+                .expect("the guard")
+                .committed
+                .x;
+            live.insert(v.clock.simulation_tick, (v.state_hash, x));
+            if v.clock.simulation_tick >= tick {
+                return;
             }
-            panic!("tick {tick} never came");
-        };
-    run_to(&mut w, &mut live, 60);
+        }
+        panic!("tick {tick} never came");
+    };
+    run_to(&mut h, &mut live, 60);
     let reloaded_after = *live.keys().last().expect("a tick");
+    // The code pane's Save: the file written, then its text sent as the
+    // script's new version.
+    let key = h
+        .scripts
+        .loaded
+        .iter()
+        .find(|s| s.key.ends_with("patrol.rhai"))
+        .map(|s| s.key.clone())
+        .expect("the scene runs patrol.rhai");
     std::fs::write(&patrol, fast_patrol(&original)).expect("patrol.rhai written");
-    send(Command::ReloadScript(patrol.clone()));
-    run_to(&mut w, &mut live, 100);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let text = std::fs::read_to_string(&patrol).expect("patrol.rhai read back");
+    h.send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Script { key, text },
+    });
+    run_to(&mut h, &mut live, 100);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert_no_errors(&events);
     assert!(
-        events.iter().any(|e| matches!(e, Event::ScriptReloaded(_))),
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(Notice::ScriptReloaded(_)))),
         "{events:?}"
     );
     // Live, the guard walks 0.025 m a tick before the reload and 0.05 after.
@@ -463,10 +477,7 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
         100,
     ];
     for tick in ticks {
-        send(Command::Rewind(RewindCommand::ViewTick(tick)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
-        assert_eq!(past.at_tick, Some(tick));
+        let past = past_at(&mut h, tick);
         assert_eq!(
             past.state_hash, live[&tick].0,
             "the past view of tick {tick}"
@@ -477,7 +488,7 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
     // (from the file's authored text, which is the session's start
     // version) it gives the same ticks at every display rate.
     let path = dir.join("bug.ron");
-    let recording = saved_recording(&mut w, &send, &path);
+    let recording = saved_recording(&mut h, &path);
     assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
     assert_eq!(recording.edits[0].tick, reloaded_after + 1);
     std::fs::write(&patrol, &original).expect("patrol.rhai as authored");
@@ -508,44 +519,40 @@ fn a_script_reload_is_an_edit_past_views_and_a_saved_recording_replay_at_its_tic
 
 #[test]
 fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
-    let (ui, mut w, edited_at) = edited_at_120();
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Run(Run::Play));
-    pump_to(&mut w, &ui, 200, 200);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
-    let _: Vec<Event> = ui.events.try_iter().collect();
+    let (mut h, edited_at) = edited_at_120();
+    h.send(Command::Run(Run::Play));
+    pump_to(&mut h, 200, 200);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    h.events();
 
     // Resume from a tick before the two edits: a new future without them.
     let from = edited_at - 20;
-    send(Command::Rewind(RewindCommand::ResumeFrom(from)));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
-    let notices: Vec<&String> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Notice(t) => Some(t),
-            _ => None,
-        })
-        .collect();
+    h.send(Command::Rewind(RewindCommand::ResumeFrom(from)));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert!(
-        notices
-            .iter()
-            .any(|t| t.contains(&format!("resumed from tick {from}")) && t.contains("2 edits")),
-        "{notices:?}"
+        events.iter().any(|e| matches!(
+            e,
+            Event::Notice(Notice::EditsDropped { tick, edits }) if *tick == from && edits.len() == 2
+        )),
+        "{events:?}"
     );
-    send(Command::Run(Run::Play));
+    let said = notices(&events);
+    assert!(
+        said.iter()
+            .any(|t| t.contains(&format!("resumed from tick {from}")) && t.contains("2 edits")),
+        "{said:?}"
+    );
+    h.send(Command::Run(Run::Play));
     let ticks = edited_at + 30;
-    pump_to(&mut w, &ui, ticks, 300);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
+    pump_to(&mut h, ticks, 300);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
     // The new future is the demo as authored: no lift, ball 203 enabled.
     let plain = headless_rate_change(u64::MAX, ticks);
     for tick in [from + 1, edited_at + 1, edited_at + 10, ticks] {
-        send(Command::Rewind(RewindCommand::ViewTick(tick)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
-        assert_eq!(past.at_tick, Some(tick));
+        let past = past_at(&mut h, tick);
         assert_eq!(past.state_hash, plain[&tick], "tick {tick} has no edit");
         let ball = past
             .objects
@@ -558,27 +565,26 @@ fn resume_from_a_tick_before_an_edit_drops_it_and_says_how_many() {
     let dir = std::env::temp_dir().join(format!("stepframe-resume-drop-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("after.ron");
-    let recording = saved_recording(&mut w, &send, &path);
+    let recording = saved_recording(&mut h, &path);
     assert!(recording.edits.is_empty(), "{:?}", recording.edits);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    pump_to(&mut w, &ui, 120, 200);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
-    let at = latest_view(&ui).expect("a view").clock.simulation_tick;
-    let _: Vec<Event> = ui.events.try_iter().collect();
-    send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
-    w.pump(DT);
+    let mut h = playing(demo());
+    pump_to(&mut h, 120, 200);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    let at = h.tick();
+    h.events();
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
+    h.pump(DT);
     for _ in 0..3 {
-        send(Command::Run(Run::StepTick));
-        w.pump(DT);
+        h.send(Command::Run(Run::StepTick));
+        h.pump(DT);
     }
-    let view = latest_view(&ui).expect("a view");
+    let view = h.view().clone();
     assert_eq!(view.clock.simulation_tick, at + 3);
     // The three stepped ticks ran at 20 ms: the toolbar's rate is the one
     // the clock shows.
@@ -589,7 +595,7 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
         "{} against {exact}",
         view.clock.simulation_time
     );
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    let events: Vec<Event> = h.events();
     let changes: Vec<String> = frames_of(&events)
         .iter()
         .filter_map(|f| f.report.clock_change.map(|c| c.to_string()))
@@ -611,14 +617,12 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
     let dir = std::env::temp_dir().join(format!("stepframe-rate-susp-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("rate.ron");
-    let recording = saved_recording(&mut w, &send, &path);
+    let recording = saved_recording(&mut h, &path);
     assert_eq!(recording.edits.len(), 1, "{:?}", recording.edits);
     assert_eq!(recording.edits[0].tick, at + 1);
     let headless = replayed_hashes(&recording, 1.0 / 30.0, at + 3);
     for tick in [at, at + 1, at + 3] {
-        send(Command::Rewind(RewindCommand::ViewTick(tick)));
-        w.pump(DT);
-        let past = ui.past_views.try_iter().last().expect("a past view");
+        let past = past_at(&mut h, tick);
         assert_eq!(past.state_hash, headless[&tick], "tick {tick}");
     }
     let _ = std::fs::remove_dir_all(&dir);

@@ -6,7 +6,7 @@
 //! from demo.ron by hand.
 
 use std::path::Path;
-use stepframe_app::editor::protocol::{EditCommand, Run, SceneCommand, Target};
+use stepframe_app::editor::protocol::{EditCommand, Notice, Run, SaveRisk, SceneCommand, Target};
 
 use stepframe_core::{Pose, Scene};
 
@@ -29,12 +29,12 @@ fn saved_without_asking(events: &[Event], scene: &Path) -> String {
 }
 
 /// Sends each command, pumps once, and returns the events.
-fn run(ui: &worker::UiEnd, w: &mut Worker, commands: Vec<Command>) -> Vec<Event> {
+fn run(h: &mut Host, commands: Vec<Command>) -> Vec<Event> {
     for c in commands {
-        ui.commands.send(c).expect("the worker end is alive");
+        h.send(c);
     }
-    w.pump(DT);
-    ui.events.try_iter().collect()
+    h.pump(DT);
+    h.events()
 }
 
 /// Every line of `original` holding a comment is in `written`, unchanged.
@@ -55,14 +55,13 @@ fn bits(p: Pose) -> [u32; 3] {
 fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() {
     let scene = demo_copy(&scratch("save-in-place-move"));
     let original = std::fs::read_to_string(&scene).expect("the copy");
-    let (ui, mut w) = preview(&scene);
+    let mut h = preview(&scene);
     // The player (a root object at -12, 1) and Box 105 (under Box Pyramid
     // at x -4, local 0.93, 0.301), each moved as a drag moves them.
     let player = Pose::new(-11.25, 1.75, 0.0);
     let box_105 = Pose::new(-3.5, 0.75, 0.0);
     let events = run(
-        &ui,
-        &mut w,
+        &mut h,
         vec![
             Command::Edit {
                 target: Target::Live,
@@ -106,20 +105,20 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
     }
     // The same worker machinery on the saved file, stepped alongside: the
     // same state hash at every tick. (And not the unedited demo's.)
-    let (ui_saved, mut w_saved) = preview(&scene);
+    let mut h_saved = preview(&scene);
     let unedited = demo_copy(&scratch("save-in-place-move-unedited"));
-    let (ui_unedited, mut w_unedited) = preview(&unedited);
+    let mut h_unedited = preview(&unedited);
     let mut hashes = Vec::new();
     for _ in 0..10 {
-        let hash = |ui: &worker::UiEnd, w: &mut Worker| {
-            let events = run(ui, w, vec![Command::Run(Run::StepTick)]);
+        let hash = |h: &mut Host| {
+            let events = run(h, vec![Command::Run(Run::StepTick)]);
             assert_no_errors(&events);
-            let view = latest_view(ui).expect("a view");
+            let view = h.view();
             (view.clock.simulation_tick, view.state_hash)
         };
-        let live = hash(&ui, &mut w);
-        let saved = hash(&ui_saved, &mut w_saved);
-        let plain = hash(&ui_unedited, &mut w_unedited);
+        let live = hash(&mut h);
+        let saved = hash(&mut h_saved);
+        let plain = hash(&mut h_unedited);
         hashes.push((live, saved, plain));
     }
     for (live, saved, plain) in &hashes {
@@ -135,12 +134,11 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
 fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line() {
     let scene = demo_copy(&scratch("save-in-place-duplicate"));
     let original = std::fs::read_to_string(&scene).expect("the copy");
-    let (ui, mut w) = preview(&scene);
+    let mut h = preview(&scene);
     // Coin A (61) duplicated: id 240 (the demo's highest is 239), half a
     // metre to the right; Wall West (4) deleted.
     let events = run(
-        &ui,
-        &mut w,
+        &mut h,
         vec![
             Command::Edit {
                 target: Target::Live,
@@ -194,14 +192,19 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
 
     // A second Save has nothing new to write.
     let events = run(
-        &ui,
-        &mut w,
+        &mut h,
         vec![Command::Scene(SceneCommand::Save { replace: false })],
     );
     assert!(
         events
             .iter()
-            .any(|e| matches!(e, Event::Notice(n) if n.starts_with("no changes to save"))),
+            .any(|e| matches!(e, Event::Notice(Notice::NoChangesToSave(p)) if *p == scene)),
+        "{events:?}"
+    );
+    assert!(
+        notices(&events)
+            .iter()
+            .any(|n| n.starts_with("no changes to save")),
         "{events:?}"
     );
     assert_eq!(std::fs::read_to_string(&scene).expect("read"), written);
@@ -211,15 +214,14 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
 #[test]
 fn a_file_changed_on_disk_since_it_was_loaded_is_not_overwritten_without_asking() {
     let scene = demo_copy(&scratch("save-in-place-changed"));
-    let (ui, mut w) = preview(&scene);
+    let mut h = preview(&scene);
     let elsewhere = format!(
         "// edited elsewhere\n{}",
         std::fs::read_to_string(&scene).expect("read")
     );
     std::fs::write(&scene, &elsewhere).expect("an edit from another program");
     let events = run(
-        &ui,
-        &mut w,
+        &mut h,
         vec![
             Command::Edit {
                 target: Target::Live,
@@ -228,9 +230,15 @@ fn a_file_changed_on_disk_since_it_was_loaded_is_not_overwritten_without_asking(
             Command::Scene(SceneCommand::Save { replace: false }),
         ],
     );
-    let asked = events.iter().any(
-        |e| matches!(e, Event::ConfirmSave { reason, .. } if reason.contains("changed on disk")),
-    );
+    let asked = events.iter().any(|e| {
+        matches!(
+            e,
+            Event::ConfirmSave {
+                reason: SaveRisk::ChangedOnDisk,
+                ..
+            }
+        )
+    });
     assert!(asked, "{events:?}");
     assert_eq!(std::fs::read_to_string(&scene).expect("read"), elsewhere);
     let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("dir"));

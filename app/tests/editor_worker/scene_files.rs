@@ -10,18 +10,17 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
     let dir = std::env::temp_dir().join(format!("stepframe-worker-save-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let out = dir.join("saved.ron");
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
-    send(Command::Scene(SceneCommand::SaveAs {
+    let mut h = playing(demo());
+    h.send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
+    h.send(Command::Scene(SceneCommand::SaveAs {
         path: out.clone(),
         overwrite: false,
     }));
-    w.pump(DT);
-    let saved = ui
-        .events
-        .try_iter()
-        .any(|e| matches!(&e, Event::Saved(p) if *p == out));
+    h.pump(DT);
+    let saved = h
+        .events()
+        .iter()
+        .any(|e| matches!(e, Event::Saved(p) if *p == out));
     assert!(saved, "a Saved event");
     let registry = stepframe_app::player::registry(&demo());
     let original = stepframe_core::Scene::load(&demo(), &registry).expect("the demo loads");
@@ -39,18 +38,15 @@ fn save_writes_the_scene_with_the_toolbar_time_settings() {
 
 #[test]
 fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
-    pump(&mut w, 20);
-    send(Command::Scene(SceneCommand::Reload));
-    w.pump(1.0 / 30.0);
+    let mut h = playing(demo());
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(30))));
+    pump(&mut h, 20);
+    h.send(Command::Scene(SceneCommand::Reload));
+    h.pump(1.0 / 30.0);
     // Simulation time restarted with the new session: one 1/30 s frame at the
     // kept 30 Hz is exactly one tick.
-    for _ in 0..9 {
-        w.pump(1.0 / 30.0);
-    }
-    let view = ui.views.try_iter().last().expect("a view");
+    h.pump_n(9, 1.0 / 30.0);
+    let view = h.view();
     assert_eq!(view.clock.simulation_tick, 10);
     assert_eq!(view.settings.fixed_hz, 30);
     assert!((view.clock.fixed_delta_time - 1.0 / 30.0).abs() < 1e-12);
@@ -58,26 +54,25 @@ fn reload_restarts_the_scene_but_keeps_the_chosen_fixed_rate() {
 
 #[test]
 fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar() {
-    let (ui, mut w) = playing(demo());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    pump(&mut w, 30);
-    send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
-    pump(&mut w, 30);
-    send(Command::Run(Run::Pause));
-    w.pump(DT);
-    assert_eq!(latest_view(&ui).expect("a view").settings.time_scale, 0.5);
+    let mut h = playing(demo());
+    pump(&mut h, 30);
+    h.send(Command::Run(Run::Set(TimeSetting::TimeScale(0.5))));
+    pump(&mut h, 30);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    assert_eq!(h.view().settings.time_scale, 0.5);
     // Tick 20 ran at scale 1, and the session rewound there runs on at it.
-    send(Command::Rewind(RewindCommand::RewindTo(20)));
-    w.pump(DT);
-    let view = latest_view(&ui).expect("a view");
+    h.send(Command::Rewind(RewindCommand::RewindTo(20)));
+    h.pump(DT);
+    let view = h.view();
     assert_eq!(view.clock.simulation_tick, 20);
     assert_eq!(
         view.settings.time_scale, 1.0,
         "the toolbar shows tick 20's scale"
     );
-    send(Command::Run(Run::Play));
-    pump(&mut w, 10);
-    let view = latest_view(&ui).expect("a view");
+    h.send(Command::Run(Run::Play));
+    pump(&mut h, 10);
+    let view = h.view();
     assert_eq!(
         view.clock.simulation_tick, 30,
         "ten frames at scale 1, ten ticks"
@@ -115,21 +110,20 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
     let moved = elsewhere.join("moved.ron");
     let beside = dir.join("game").join("scenes").join("beside.ron");
 
-    let (ui, mut w) = preview(&scene);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    send(Command::Edit {
+    let mut h = preview(&scene);
+    h.send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Pose(ObjectId(20), stepframe_core::Pose::new(-12.0, 3.0, 0.0)),
     });
-    w.pump(DT);
+    h.pump(DT);
     let mut events = Vec::new();
     for path in [&beside, &moved] {
-        send(Command::Scene(SceneCommand::SaveAs {
+        h.send(Command::Scene(SceneCommand::SaveAs {
             path: path.clone(),
             overwrite: false,
         }));
-        w.pump(DT);
-        events.extend(ui.events.try_iter());
+        h.pump(DT);
+        events.extend(h.events());
     }
     assert_no_errors(&events);
     for path in [&beside, &moved] {
@@ -158,12 +152,9 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
             .contains("../"),
         "beside the original, the paths stay as they were"
     );
-    let notes: Vec<&String> = events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Notice(t) if t.contains("script path") => Some(t),
-            _ => None,
-        })
+    let notes: Vec<String> = notices(&events)
+        .into_iter()
+        .filter(|t| t.contains("script path"))
         .collect();
     assert!(
         notes
@@ -175,9 +166,9 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
     assert_eq!(hash_after(&moved, 120), hash_after(&beside, 120));
     assert_ne!(hash_after(&moved, 120), hash_after(&scene, 120));
     // The session's file is the new one now, and Ctrl+R reloads it.
-    send(Command::Scene(SceneCommand::Reload));
-    w.pump(DT);
-    let events: Vec<Event> = ui.events.try_iter().collect();
+    h.send(Command::Scene(SceneCommand::Reload));
+    h.pump(DT);
+    let events: Vec<Event> = h.events();
     assert_no_errors(&events);
     assert!(
         events

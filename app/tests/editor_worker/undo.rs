@@ -2,56 +2,42 @@
 //! editor's object edits, the session recording losing what was undone, and
 //! the refusal once the session ran on.
 
+use stepframe_app::editor::LiveView;
 use stepframe_app::editor::protocol::{
-    EditCommand, RecordingCommand, RewindCommand, Run, SceneCommand, Target,
+    EditCommand, EditKind, EditLabel, Notice, RecordingCommand, RewindCommand, Run, Target,
 };
 use stepframe_core::{Edit, Pose, Vec2, Velocity};
 
 use super::*;
 
 /// Pumps until the live view reaches `tick`, then pauses there; returns the
-/// worker, the UI's end and the paused view.
-fn paused_at(tick: u64) -> (Worker, worker::UiEnd, stepframe_app::editor::WorldView) {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: demo(),
-            play: true,
-        }))
-        .expect("the worker end is alive");
-    for _ in 0..tick {
-        w.pump(DT);
-    }
-    ui.commands.send(Command::Run(Run::Pause)).expect("alive");
-    w.pump(DT);
-    let view = latest_view(&ui).expect("a view");
-    assert_eq!(view.clock.simulation_tick, tick, "one tick a frame");
-    let _: Vec<Event> = ui.events.try_iter().collect();
-    (w, ui, view)
+/// host and the paused view.
+fn paused_at(tick: u64) -> (Host, LiveView) {
+    let mut h = playing(demo());
+    pump(&mut h, tick as usize);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    let view = h.live().clone();
+    assert_eq!(view.world.clock.simulation_tick, tick, "one tick a frame");
+    h.events();
+    (h, view)
 }
 
 /// Sends `command`, pumps once, returns the events and the newest live view.
-fn apply(
-    w: &mut Worker,
-    ui: &worker::UiEnd,
-    command: Command,
-) -> (Vec<Event>, stepframe_app::editor::WorldView) {
-    ui.commands.send(command).expect("alive");
-    w.pump(DT);
-    let events = ui.events.try_iter().collect();
-    (events, latest_view(ui).expect("a view"))
+fn apply(h: &mut Host, command: Command) -> (Vec<Event>, LiveView) {
+    h.send(command);
+    h.pump(DT);
+    (h.events(), h.live().clone())
 }
 
-/// The texts of the Done and Notice events.
+/// The notices among `events`, in the editor's words.
 fn said(events: &[Event]) -> Vec<String> {
-    events
-        .iter()
-        .filter_map(|e| match e {
-            Event::Done(t) | Event::Notice(t) => Some(t.clone()),
-            _ => None,
-        })
-        .collect()
+    notices(events)
+}
+
+/// What the Edit menu names an edit by.
+fn label(edit: &Option<EditLabel>) -> Option<String> {
+    edit.as_ref().map(words::edit_label)
 }
 
 /// The player lifted, pushed, given new parameters, ball 203 disabled, ball
@@ -100,11 +86,12 @@ fn six_edits() -> [Command; 6] {
 
 #[test]
 fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_those_in_force() {
-    let (mut w, ui, before) = paused_at(120);
+    let (mut h, before) = paused_at(120);
     // The copy takes the next free id (the spawners' projectiles have ids
     // past the scene's).
     let copy = ObjectId(
         before
+            .world
             .objects
             .iter()
             .map(|o| o.id.0)
@@ -115,17 +102,24 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     let mut view = before.clone();
     for command in six_edits() {
         let events;
-        (events, view) = apply(&mut w, &ui, command);
+        (events, view) = apply(&mut h, command);
         assert_no_errors(&events);
     }
     // The duplicate added one object, the delete took one.
-    assert_eq!(view.objects.len(), before.objects.len());
-    assert!(view.objects.iter().any(|o| o.id == copy));
+    assert_eq!(view.world.objects.len(), before.world.objects.len());
+    assert!(view.world.objects.iter().any(|o| o.id == copy));
     assert_eq!(
-        view.undo.undo.as_deref(),
+        view.undo.undo,
+        Some(EditLabel {
+            kind: EditKind::Delete,
+            object: Some((ObjectId(205), "Ball 205".to_string()))
+        })
+    );
+    assert_eq!(
+        label(&view.undo.undo).as_deref(),
         Some("deletion of Ball 205 (#205)")
     );
-    assert_eq!(view.tape.edits.len(), 6, "six edits recorded");
+    assert_eq!(h.recording.edits.len(), 6, "six edits recorded");
 
     // Undo the last three, newest first.
     let expected = [
@@ -135,8 +129,14 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     ];
     for text in &expected {
         let events;
-        (events, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
+        (events, view) = apply(&mut h, Command::Rewind(RewindCommand::Undo));
         assert_no_errors(&events);
+        assert!(
+            events
+                .iter()
+                .any(|e| matches!(e, Event::Notice(Notice::Undone { before: 121, .. }))),
+            "{events:?}"
+        );
         assert!(
             said(&events).iter().any(|t| t.starts_with(text)),
             "{:?}",
@@ -144,28 +144,32 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
         );
     }
     assert!(
-        view.objects.iter().any(|o| o.id == ObjectId(205)),
+        view.world.objects.iter().any(|o| o.id == ObjectId(205)),
         "ball 205 back"
     );
-    assert!(view.objects.iter().all(|o| o.id != copy), "no copy");
-    let ball_203 = |v: &stepframe_app::editor::WorldView| {
-        v.objects
+    assert!(view.world.objects.iter().all(|o| o.id != copy), "no copy");
+    let ball_203 = |v: &LiveView| {
+        v.world
+            .objects
             .iter()
             .find(|o| o.id == ObjectId(203))
             .map(|o| o.enabled)
     };
     assert_eq!(ball_203(&view), Some(true));
     assert_eq!(
-        view.undo.undo.as_deref(),
+        label(&view.undo.undo).as_deref(),
         Some("PlayerController parameters of Player (#20)")
     );
-    assert_eq!(view.undo.redo.as_deref(), Some("disabling Ball 203 (#203)"));
+    assert_eq!(
+        label(&view.undo.redo).as_deref(),
+        Some("disabling Ball 203 (#203)")
+    );
 
     // Redo the disable.
-    let (_, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Redo));
+    let (_, view) = apply(&mut h, Command::Rewind(RewindCommand::Redo));
     assert_eq!(ball_203(&view), Some(false));
     assert_eq!(
-        view.undo.redo,
+        label(&view.undo.redo),
         Some(format!("duplicate Ball 204 copy ({copy})"))
     );
 
@@ -174,8 +178,7 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
     std::fs::create_dir_all(&dir).expect("a temp dir");
     let path = dir.join("undo.ron");
     let (events, _) = apply(
-        &mut w,
-        &ui,
+        &mut h,
         Command::Recording(RecordingCommand::Save {
             path: path.clone(),
             overwrite: true,
@@ -202,33 +205,32 @@ fn every_object_edit_undoes_and_redoes_and_the_session_recording_keeps_only_thos
 
     // The next tick is, bit for bit, that of a session that only ever made
     // those four edits.
-    let (_, stepped) = apply(&mut w, &ui, Command::Run(Run::StepTick));
-    let (mut w2, ui2, _) = paused_at(120);
+    let (_, stepped) = apply(&mut h, Command::Run(Run::StepTick));
+    let (mut h2, _) = paused_at(120);
     for command in six_edits().into_iter().take(4) {
-        apply(&mut w2, &ui2, command);
+        apply(&mut h2, command);
     }
-    let (_, reference) = apply(&mut w2, &ui2, Command::Run(Run::StepTick));
-    assert_eq!(stepped.clock.simulation_tick, 121);
-    assert_eq!(reference.clock.simulation_tick, 121);
-    assert_eq!(stepped.state_hash, reference.state_hash);
-    assert_eq!(stepped.objects, reference.objects);
+    let (_, reference) = apply(&mut h2, Command::Run(Run::StepTick));
+    assert_eq!(stepped.world.clock.simulation_tick, 121);
+    assert_eq!(reference.world.clock.simulation_tick, 121);
+    assert_eq!(stepped.world.state_hash, reference.world.state_hash);
+    assert_eq!(stepped.world.objects, reference.world.objects);
 }
 
 #[test]
 fn undo_after_the_session_ran_on_changes_nothing_and_says_how_to_go_back() {
-    let (mut w, ui, _) = paused_at(120);
+    let (mut h, _) = paused_at(120);
     apply(
-        &mut w,
-        &ui,
+        &mut h,
         Command::Edit {
             target: Target::Live,
             edit: EditCommand::Enabled(ObjectId(203), false),
         },
     );
-    let (_, stepped) = apply(&mut w, &ui, Command::Run(Run::StepTick));
-    assert_eq!(stepped.clock.simulation_tick, 121);
+    let (_, stepped) = apply(&mut h, Command::Run(Run::StepTick));
+    assert_eq!(stepped.world.clock.simulation_tick, 121);
     assert_eq!(stepped.undo.undo, None, "nothing the menu could undo");
-    let (events, view) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
+    let (events, view) = apply(&mut h, Command::Rewind(RewindCommand::Undo));
     assert_eq!(
         said(&events),
         vec![
@@ -238,16 +240,17 @@ fn undo_after_the_session_ran_on_changes_nothing_and_says_how_to_go_back() {
                 .to_string()
         ]
     );
-    assert_eq!(view.state_hash, stepped.state_hash, "unchanged");
+    assert_eq!(view.world.state_hash, stepped.world.state_hash, "unchanged");
     assert!(
-        view.objects
+        view.world
+            .objects
             .iter()
             .find(|o| o.id == ObjectId(203))
             .is_some_and(|o| !o.enabled)
     );
     // While running, Undo waits for a pause.
-    apply(&mut w, &ui, Command::Run(Run::Play));
-    let (events, _) = apply(&mut w, &ui, Command::Rewind(RewindCommand::Undo));
+    apply(&mut h, Command::Run(Run::Play));
+    let (events, _) = apply(&mut h, Command::Rewind(RewindCommand::Undo));
     assert_eq!(
         said(&events),
         vec!["Undo works while suspended: pause (or stop at a breakpoint) first".to_string()]

@@ -93,7 +93,7 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
 /// The live view the worker last sent (what every panel reads while the
 /// time cursor is live).
 pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h WorldView {
-    h.state().published().live.as_ref().expect("a live view")
+    &h.state().published().live.as_ref().expect("a live view").world
 }
 
 /// `simulation_tick` of the live view the worker last sent: for when a tab
@@ -395,7 +395,7 @@ pub fn harness_for(config: EditorConfig) -> Harness<'static, EditorApp> {
 pub fn latest_live<'h>(
     h: &'h Harness<'_, EditorApp>,
 ) -> Option<&'h stepframe_app::editor::WorldView> {
-    h.state().published().live.as_ref()
+    h.state().published().live.as_ref().map(|l| &l.world)
 }
 
 /// Runs UI frames (napping `nap` between them, as a display would) until

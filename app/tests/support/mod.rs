@@ -90,6 +90,7 @@ pub fn stepframe_within(args: &[&str], seconds: u64) -> Option<Output> {
 }
 
 pub mod editor;
+pub mod host;
 pub mod storage;
 
 /// What a run printed on stdout, as text.
