@@ -106,8 +106,8 @@ fn program_in_force(h: &Harness<'_, EditorApp>) -> Option<String> {
         .current_entry()
         .expect("a script")
         .key;
-    let view = h.state().published().live.as_ref().expect("a view");
-    view.scripts.script(key).map(|s| s.text.to_string())
+    let scripts = &h.state().published().scripts;
+    scripts.script(key).map(|s| s.text.to_string())
 }
 
 fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
@@ -158,8 +158,8 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         .expect("a script")
         .key
         .clone();
-    let view = h.state().published().live.clone().expect("a view");
-    let lines = view.scripts.lines(&key);
+    let scripts = h.state().published().scripts.clone();
+    let lines = scripts.lines(&key);
     assert_eq!(
         lines.iter().map(|b| b.line).collect::<Vec<_>>(),
         vec![PATROL_LINE],
@@ -272,7 +272,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         "the program in force is still the original"
     );
     let guard = |h: &Harness<'_, EditorApp>| {
-        let view = h.state().published().live.as_ref().expect("a view");
+        let view = &h.state().published().live.as_ref().expect("a view").world;
         let x = view
             .objects
             .iter()

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
 
-use stepframe_app::editor::protocol::{Command, Pacing};
+use stepframe_app::editor::protocol::{Command, DisplayRate};
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{
@@ -234,8 +234,8 @@ fn a_jump_pressed_within_120_ms_before_landing_jumps_on_landing_and_earlier_does
 fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed_pose_in_the_view()
 {
     let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None).with_behaviours(game::behaviours());
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    let mut w = Worker::new(end, DisplayRate::Hz(60), game::behaviours().registries());
+    let send = |c| ui.send(c);
     send(Command::Scene(SceneCommand::Load {
         path: scene(),
         play: true,
@@ -243,15 +243,17 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
     send(Command::Select(Some(PLAYER)));
     for _ in 0..30 {
         assert!(w.pump(DT));
+        ui.take();
     }
     send(Command::Breakpoints(BreakpointCommand::ToggleFixed(PLAYER)));
     let mut stopped = None;
     for _ in 0..3 {
         assert!(w.pump(DT));
-        if let Some(v) = ui.views.try_iter().last()
-            && v.suspension.is_some()
+        // Taking the view lets the host send the next: each pump's is new.
+        if let Some(v) = ui.take().live
+            && v.world.suspension.is_some()
         {
-            stopped = Some(v);
+            stopped = Some(v.world);
             break;
         }
     }
@@ -319,7 +321,7 @@ fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
         });
     h.run_steps(10);
     assert_eq!(h.state().feedback().error, None);
-    let live = h.state().published().live.as_ref().expect("a live view");
+    let live = &h.state().published().live.as_ref().expect("a live view").world;
     assert!(live.clock.simulation_tick >= 5, "playing: {:?}", live.clock);
     let player = live
         .objects
