@@ -321,7 +321,13 @@ fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
         });
     h.run_steps(10);
     assert_eq!(h.state().feedback().error, None);
-    let live = &h.state().published().live.as_ref().expect("a live view").world;
+    let live = &h
+        .state()
+        .published()
+        .live
+        .as_ref()
+        .expect("a live view")
+        .world;
     assert!(live.clock.simulation_tick >= 5, "playing: {:?}", live.clock);
     let player = live
         .objects

@@ -10,7 +10,7 @@ use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 mod support;
-use support::editor::{DEFAULT_SIZE, click, demo, editor_sized, log_line, show};
+use support::editor::{DEFAULT_SIZE, click, demo, editor_sized, log_line, show, type_into};
 use support::scratch;
 use support::storage::{editor_with_storage, save_settings, store};
 
@@ -133,6 +133,14 @@ fn the_code_pane_is_a_tile_of_its_own_and_pushes_no_controls_off_the_window() {
 fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     let file = scratch("layout").join("storage.json");
     let mut h = editor_with_storage(demo(), &file);
+    // A watch added in the Watches tab, as a user adds one (the host holds
+    // the list while it runs).
+    click(&mut h, "Watches");
+    type_into(&mut h, "Watch", "obj(20).y < 0");
+    h.get_by_label("Action").click();
+    h.run_steps(2);
+    click(&mut h, "mark");
+    click(&mut h, "Add watch");
     h.state_mut().workspace_mut().set_open(Pane::Log, false);
     h.state_mut().workspace_mut().set_open(Pane::Code, true);
     h.state_mut()
@@ -140,15 +148,6 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
         .timeline
         .lane_mut(LaneId::Physics)
         .expanded = true;
-    h.state_mut()
-        .panels_mut()
-        .watches
-        .specs
-        .push(stepframe_plugins::WatchSpec {
-            expr: "obj(20).y < 0".into(),
-            action: stepframe_plugins::WatchAction::Mark,
-            enabled: true,
-        });
     h.run_steps(2);
     let code_before = h.state().workspace().rect(Pane::Code).expect("open");
     save_settings(&mut h, &file);
@@ -168,6 +167,10 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     assert_eq!(watches.len(), 1, "watches persist with the layout");
     assert_eq!(watches[0].expr, "obj(20).y < 0");
     assert_eq!(watches[0].action, stepframe_plugins::WatchAction::Mark);
+    // The new host was given them, too: the list the Watches tab shows is
+    // the one the session evaluates.
+    let live = h.state().published().live.as_ref().expect("a live view");
+    assert_eq!(&live.watches, watches);
 }
 
 #[test]
@@ -258,6 +261,7 @@ fn no_control_is_cut(size: egui::Vec2) {
             .live
             .as_ref()
             .expect("a view")
+            .world
             .clock
             .simulation_tick
             >= 1000,

@@ -475,7 +475,9 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
         "the user is told"
     );
     assert!(
-        notices(&events).iter().any(|n| n.contains("Save writes them")),
+        notices(&events)
+            .iter()
+            .any(|n| n.contains("Save writes them")),
         "{:?}",
         notices(&events)
     );

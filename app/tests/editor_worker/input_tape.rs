@@ -11,18 +11,13 @@ fn keys_typed_while_suspended_reach_the_tick_f10_steps() {
     h.pump(DT);
     // Space typed in the viewport while suspended, then F10: a lone tick,
     // no outer frame begins, and yet tick 31 receives the press.
-    h.send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
-        "Space".into(),
-    )))));
+    h.send(Command::Run(Run::Input(InputEvent::press(
+        InputSource::Key("Space".into()),
+    ))));
     h.send(Command::Run(Run::StepTick));
     h.pump(DT);
     assert_eq!(h.view().clock.simulation_tick, 31);
-    let at31: Vec<f32> = h
-        .recording
-        .events_at(31)
-        .iter()
-        .map(|e| e.value)
-        .collect();
+    let at31: Vec<f32> = h.recording.events_at(31).iter().map(|e| e.value).collect();
     assert_eq!(at31, vec![1.0], "tick 31 received the press");
 }
 

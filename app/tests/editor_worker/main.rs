@@ -28,8 +28,8 @@ use std::time::{Duration, Instant};
 
 use stepframe_app::editor::protocol::FrameTelemetry;
 use stepframe_app::editor::protocol::{Command, DisplayRate, Event};
-use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::editor::words;
+use stepframe_app::editor::worker::{self, Worker};
 use stepframe_core::{
     Breakpoint, HookKind, InputEvent, InputSource, ObjectId, RecordedEvent, Recording,
     SuspendReason,

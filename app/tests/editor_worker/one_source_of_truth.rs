@@ -256,9 +256,9 @@ fn a_saved_session_recording_replays_the_editors_ticks_bit_for_bit_at_30_60_and_
     h.send(Command::Run(Run::Play));
     pump_to(&mut h, 200, 200);
     // A jump, to feel the new impulse; then the fixed rate goes to 50 Hz.
-    h.send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
-        "Space".into(),
-    )))));
+    h.send(Command::Run(Run::Input(InputEvent::press(
+        InputSource::Key("Space".into()),
+    ))));
     h.pump(DT);
     h.send(Command::Run(Run::Input(InputEvent::release(
         InputSource::Key("Space".into()),
@@ -359,7 +359,9 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
     let (forked_at, reach) = events
         .iter()
         .find_map(|e| match e {
-            Event::Notice(Notice::BAdopted { forked_at, reach }) => Some((*forked_at, reach.clone())),
+            Event::Notice(Notice::BAdopted { forked_at, reach }) => {
+                Some((*forked_at, reach.clone()))
+            }
             _ => None,
         })
         .expect("the adopt notice");

@@ -93,7 +93,12 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
 /// The live view the worker last sent (what every panel reads while the
 /// time cursor is live).
 pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h WorldView {
-    &h.state().published().live.as_ref().expect("a live view").world
+    &h.state()
+        .published()
+        .live
+        .as_ref()
+        .expect("a live view")
+        .world
 }
 
 /// `simulation_tick` of the live view the worker last sent: for when a tab

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use stepframe_core::LogLevel;
-use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchCommand};
+use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand};
 use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
 use stepframe_plugins::WatchSpec;
 
@@ -209,8 +209,10 @@ impl EditorApp {
         panels.viewport.restore(&persisted);
         panels.log.errors_only = persisted.log_errors_only;
         panels.files.restore(cc.storage);
-        if !watches.specs.is_empty() {
-            commands.send(Command::Watches(WatchCommand::Set(watches.specs)));
+        // The Watches tab lists (and sends the host) the stored list.
+        panels.watches.specs = watches.specs;
+        if !panels.watches.specs.is_empty() {
+            panels.watches.sync(&mut commands);
         }
         if let Some(why) = &workspace.kept {
             commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
