@@ -12,8 +12,10 @@ use std::path::Path;
 
 use serde_json::Value;
 use stepframe_app::editor::log_book::LOG_CAPACITY;
-use stepframe_app::editor::protocol::{Command as UiCommand, Event, Pacing};
-use stepframe_app::editor::worker::{self, Worker};
+use stepframe_app::editor::protocol::{
+    Command as UiCommand, DisplayRate, Event, Run, SceneCommand,
+};
+use stepframe_app::editor::worker::{self, FrontEnd, Worker};
 use stepframe_app::tools::{TraceDiff, diff_traces};
 use stepframe_core::{HookKind, LogEntry, LogLevel, Scene, SceneObject, SuspendReason};
 
@@ -294,12 +296,13 @@ struct Ui {
 }
 
 impl Ui {
-    fn drain(&mut self, ui: &worker::UiEnd) {
-        for view in ui.views.try_iter() {
+    fn drain(&mut self, ui: &FrontEnd) {
+        let taken = ui.take();
+        if let Some(view) = taken.live {
             self.views += 1;
-            self.objects = view.objects.len();
+            self.objects = view.world.objects.len();
         }
-        for event in ui.events.try_iter() {
+        for event in taken.events {
             match event {
                 Event::Frames(batch) => {
                     for f in batch {
@@ -335,11 +338,15 @@ impl Ui {
 #[test]
 fn a_ten_second_stall_in_the_worker_runs_max_steps_ticks_and_drops_the_rest() {
     let (ui_end, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui_end
-        .commands
-        .send(UiCommand::LoadAndPlay(stepframe_app::default_scene()))
-        .expect("worker alive");
+    let mut w = Worker::new(
+        end,
+        DisplayRate::Hz(60),
+        stepframe_app::Behaviours::built_in().registries(),
+    );
+    ui_end.send(UiCommand::Scene(SceneCommand::Load {
+        path: stepframe_app::default_scene(),
+        play: true,
+    }));
     let mut ui = Ui::default();
     for _ in 0..30 {
         assert!(w.pump(DT));
@@ -410,11 +417,15 @@ fn ten_thousand_hook_panics_through_the_worker_are_all_reported_and_it_keeps_run
     // 50 panics per tick: the last ones (tick 198) fire in frame 199.
     std::fs::write(&path, panic_scene(50)).expect("scene written");
     let (ui_end, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    ui_end
-        .commands
-        .send(UiCommand::LoadAndPlay(path.clone()))
-        .expect("worker alive");
+    let mut w = Worker::new(
+        end,
+        DisplayRate::Hz(60),
+        stepframe_app::Behaviours::built_in().registries(),
+    );
+    ui_end.send(UiCommand::Scene(SceneCommand::Load {
+        path: path.clone(),
+        play: true,
+    }));
     let mut ui = Ui::default();
     for _ in 0..220 {
         assert!(w.pump(DT), "the worker stopped");
@@ -458,9 +469,10 @@ fn ten_thousand_hook_panics_through_the_worker_are_all_reported_and_it_keeps_run
     assert_eq!(newest.object, ui.errors.last().and_then(|e| e.object));
 
     // Still responsive to commands after 10,000 panics.
-    ui_end.commands.send(UiCommand::Pause).expect("alive");
+    ui_end.send(UiCommand::Run(Run::Pause));
     assert!(w.pump(DT));
-    ui_end.commands.send(UiCommand::StepTick).expect("alive");
+    ui.drain(&ui_end);
+    ui_end.send(UiCommand::Run(Run::StepTick));
     assert!(w.pump(DT));
     ui.drain(&ui_end);
     let suspensions: Vec<&SuspendReason> = ui
