@@ -1,39 +1,62 @@
-//! The editor when its worker misbehaves (docs/reliability.md, "The editor's
-//! worker"): a worker that dies of a bug of its own is shown in a red banner
-//! and restarted from the last snapshot; a worker stuck in a slow tick never
-//! freezes the UI.
+//! The editor when its session host misbehaves (docs/reliability.md, "The
+//! editor's worker"): a host that dies of a bug of its own is shown in a red
+//! banner, and Restart starts a new host that does the session's journal
+//! again (every frame with its dt, every command and edit since the scene
+//! was loaded), so the session stands, suspended, exactly where the dead one
+//! was; a host stuck in a slow tick never freezes the UI.
 //!
-//! Most tests here run the real editor, worker thread included, through
+//! Most tests here run the real editor, host thread included, through
 //! egui_kittest without a display, and look widgets up by their labels. None
-//! waits on the wall clock: the recovery cadence reads a manual time, the
-//! slow tick lasts until the test lets it go, and every wait is for an event
-//! (with a timeout that only bounds a hang).
+//! waits on the wall clock: the slow tick lasts until the test lets it go,
+//! and every wait is for an event (with a timeout that only bounds a hang).
 
+use std::panic::AssertUnwindSafe;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use stepframe_app::editor::protocol::{Run, SceneCommand};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::protocol::{Command, Pacing};
-use stepframe_app::editor::worker::{self, RECOVERY_EVERY, Worker};
-use stepframe_app::editor::{EditorApp, EditorConfig};
-use stepframe_core::{ManualTime, ObjectId, SuspendReason};
+use stepframe_app::editor::protocol::{
+    Command, DisplayRate, EditCommand, Event, JournalEntry, Run, Target,
+};
+use stepframe_app::editor::worker;
+use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
+use stepframe_core::{Edit, ObjectId, Pose, SuspendReason};
 
 mod support;
-use support::editor::{harness_for, latest_live, step_until_within};
+use support::editor::{harness_for, headless_at, latest_live, step_until_within};
 use support::held::{self, HeldFlags, Release, Wait, held_scene};
+use support::host::Host;
 use support::{labels_starting, scratch};
 
-/// Seconds per frame of the driven editor and of the synchronous worker.
+/// Seconds per frame of the driven editor and of the synchronous host.
 const DT: f64 = 1.0 / 60.0;
 
-/// The tick whose FixedUpdate the `Hold` behaviour holds the worker in.
+/// The tick whose FixedUpdate the `Hold` behaviour holds the host in.
 const HOLD_TICK: u64 = 60;
 
-/// UI frames drawn while the worker is held.
+/// UI frames drawn while the host is held.
 const HELD_FRAMES: usize = 30;
+
+/// The player of the demo.
+const PLAYER: ObjectId = ObjectId(20);
+
+/// Where the tests lift the player to, while suspended.
+fn lifted() -> Pose {
+    Pose::new(-12.0, 3.0, 0.0)
+}
+
+/// The pose edit that lifts the player.
+fn lift() -> Command {
+    Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(PLAYER, lifted()),
+    }
+}
+
+/// What the dead host's banner says (`DebugCrash`'s panic message).
+const CRASH: &str = "DebugCrash: deliberate fault injection (a bug in the host itself)";
 
 fn demo() -> PathBuf {
     stepframe_app::default_scene()
@@ -43,214 +66,319 @@ fn log_has(h: &Harness<'_, EditorApp>, text: &str) -> bool {
     h.state().feedback().log.contains(text)
 }
 
-#[test]
-fn a_worker_restarted_from_a_recovery_point_continues_bit_for_bit() {
-    let (ui, end) = worker::channels();
-    let time = ManualTime::new();
-    let mut w = Worker::new(end, Pacing::Hz(60), None).with_wall_clock(time.clock());
-    ui.commands
-        .send(Command::Scene(SceneCommand::Load {
-            path: demo(),
-            play: true,
-        }))
-        .expect("the worker end is alive");
-    // The load sends a point at tick 0; running frames send one once
-    // RECOVERY_EVERY of wall time has passed (here: once the test says so).
-    for _ in 0..30 {
-        assert!(w.pump(DT));
-    }
-    time.advance(RECOVERY_EVERY - Duration::from_millis(1));
-    assert!(w.pump(DT));
-    assert_eq!(
-        ui.recovery.try_iter().last().map(|p| p.tick()),
-        Some(0),
-        "a point before RECOVERY_EVERY"
-    );
-    time.advance(Duration::from_millis(1));
-    for _ in 0..30 {
-        assert!(w.pump(DT));
-    }
-    let point = ui.recovery.try_iter().last().expect("a recovery point");
-    assert_eq!((point.tick(), point.frame()), (32, 32));
-    assert_eq!(point.scene_path(), Some(demo().as_path()));
-    for _ in 61..120 {
-        assert!(w.pump(DT));
-    }
-    let original = ui.views.try_iter().last().expect("a view");
-    assert_eq!(original.clock.simulation_tick, 120);
+/// The pose edits in a session recording, by object.
+fn pose_edits(recording: &stepframe_core::Recording) -> Vec<(ObjectId, Pose)> {
+    recording
+        .edits
+        .iter()
+        .filter_map(|e| match &e.edit {
+            Edit::Pose { object, pose } => Some((*object, *pose)),
+            _ => None,
+        })
+        .collect()
+}
 
-    // A new worker from the point: paused at tick 32, then the same 88 frames.
-    let (ui2, end2) = worker::channels();
-    let mut w2 = Worker::restart(end2, Pacing::Hz(60), None, point);
-    assert!(w2.pump(DT));
-    let paused = ui2.views.try_iter().last().expect("a view");
-    assert_eq!(paused.clock.simulation_tick, 32);
-    assert!(matches!(
-        paused.suspension.as_ref().map(|s| &s.reason),
-        Some(SuspendReason::Pause)
-    ));
-    assert_eq!(paused.scene_path, Some(demo()));
-    ui2.commands.send(Command::Run(Run::Play)).expect("alive");
-    for _ in 32..120 {
-        assert!(w2.pump(DT));
-    }
-    let restarted = ui2.views.try_iter().last().expect("a view");
-    assert_eq!(restarted.clock.simulation_tick, 120);
-    assert_ne!(original.state_hash, 0);
-    assert_eq!(restarted.state_hash, original.state_hash);
-    assert_eq!(restarted.objects.len(), original.objects.len());
-    for (a, b) in restarted.objects.iter().zip(&original.objects) {
-        assert_eq!(a.id, b.id);
-        assert_eq!(
-            (a.committed.x.to_bits(), a.committed.y.to_bits()),
-            (b.committed.x.to_bits(), b.committed.y.to_bits()),
-            "{} at tick 120",
-            a.name
-        );
-    }
+/// Every object's committed pose, bit for bit, by id.
+fn committed_bits(view: &WorldView) -> Vec<(ObjectId, [u32; 3])> {
+    view.objects
+        .iter()
+        .map(|o| {
+            let p = o.committed;
+            (o.id, [p.x.to_bits(), p.y.to_bits(), p.angle.to_bits()])
+        })
+        .collect()
+}
+
+/// Loads the demo playing, runs 30 frames, pauses, selects and lifts the
+/// player, and plays 30 frames more: the session both hosts of the
+/// bit-for-bit test are given.
+fn lifted_session(h: &mut Host) {
+    h.pump_n(30, DT);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    h.send(Command::Select(Some(PLAYER)));
+    h.send(lift());
+    h.send(Command::Run(Run::Play));
+    h.pump_n(30, DT);
 }
 
 #[test]
-fn a_dead_worker_thread_shows_a_banner_and_restarts_from_the_last_snapshot() {
-    let time = ManualTime::new();
-    let mut config = EditorConfig::threaded(demo());
-    config.recovery_clock = time.clock();
-    let mut h = harness_for(config);
-    let nap = Duration::from_millis(10);
-    // Once the session runs, a second passes for the recovery cadence; run
-    // until the worker has sent the point taken then (past tick 0).
-    step_until_within(
-        &mut h,
-        "the first ticks",
-        Duration::from_secs(30),
-        nap,
-        |h| latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0),
-    );
-    time.advance(RECOVERY_EVERY);
-    step_until_within(
-        &mut h,
-        "a recovery point past tick 0",
-        Duration::from_secs(30),
-        nap,
-        |h| {
-            h.state()
-                .published()
-                .recovery
-                .as_ref()
-                .is_some_and(|p| p.tick() > 0)
-        },
-    );
-    assert_eq!(labels_starting(&h, "running"), vec!["running".to_string()]);
-    h.state_mut().send(Command::Select(Some(ObjectId(20))));
+fn a_new_host_doing_the_journal_of_a_crashed_one_continues_bit_for_bit_with_its_edits() {
+    // Two hosts given the same session: one dies of a bug of its own, the
+    // other runs on uninterrupted.
+    let mut crashed = Host::loading(DisplayRate::Hz(60), &demo(), true);
+    let mut uninterrupted = Host::loading(DisplayRate::Hz(60), &demo(), true);
+    lifted_session(&mut crashed);
+    lifted_session(&mut uninterrupted);
+    let at = uninterrupted.tick();
+    assert_eq!(at, 60, "one tick a frame, none while paused");
+    assert_eq!(crashed.tick(), at);
 
-    // A bug in the worker itself: the thread dies.
+    // A bug in the host itself: its command handling panics (the thread
+    // or the driven editor catches it at the top).
+    crashed.send(Command::DebugCrash);
+    let died = std::panic::catch_unwind(AssertUnwindSafe(|| crashed.pump(DT)));
+    let payload = died.expect_err("the host died");
+    assert_eq!(worker::panic_text(payload.as_ref()), CRASH);
+    // What it sent before it died is what a front end has: the journal.
+    crashed.take();
+    let journal = crashed.journal.clone();
+    drop(crashed);
+    assert!(
+        matches!(journal.first(), Some(JournalEntry::Start(s)) if s.path == demo() && s.play),
+        "the journal starts with the scene as loaded"
+    );
+    let frames = journal
+        .iter()
+        .filter(|e| matches!(e, JournalEntry::Frame { .. }))
+        .count();
+    assert_eq!(frames, 60, "every frame the dead host ran");
+
+    // A new host does it again and stands, suspended, where the dead one was.
+    let mut restarted = Host::new(DisplayRate::Hz(60));
+    restarted.send(Command::Restore {
+        journal,
+        stop_after: None,
+        fresh_files: false,
+    });
+    restarted.pump(DT);
+    // The views built while the journal was done again went one at a time;
+    // the newest comes once the front end took the last one.
+    restarted.pump(DT);
+    let events = restarted.events();
+    assert!(
+        events.contains(&Event::Restored {
+            tick: at,
+            asked: None
+        }),
+        "{:?}",
+        events
+            .iter()
+            .filter(|e| matches!(e, Event::Restored { .. } | Event::Error(_)))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        events.iter().all(|e| !matches!(e, Event::Error(_))),
+        "no step of the journal was refused"
+    );
+    let view = restarted.view().clone();
+    assert_eq!(view.clock.simulation_tick, at);
+    assert!(matches!(
+        view.suspension.as_ref().map(|s| &s.reason),
+        Some(SuspendReason::Pause)
+    ));
+    assert_eq!(
+        restarted.live().scene_path,
+        Some(demo()),
+        "the same scene file"
+    );
+    // Bit for bit the uninterrupted session at that tick, the selection and
+    // the edit made before the crash included.
+    let reference = uninterrupted.view().clone();
+    assert_ne!(reference.state_hash, 0);
+    assert_eq!(view.state_hash, reference.state_hash);
+    assert_eq!(committed_bits(&view), committed_bits(&reference));
+    assert_eq!(view.selected.as_ref().map(|s| s.id), Some(PLAYER));
+    assert_eq!(pose_edits(&restarted.recording), vec![(PLAYER, lifted())]);
+    assert_eq!(restarted.recording.edits, uninterrupted.recording.edits);
+
+    // Both play on: the same ticks, bit for bit.
+    restarted.send(Command::Run(Run::Play));
+    restarted.pump_n(60, DT);
+    uninterrupted.pump_n(60, DT);
+    let (a, b) = (restarted.view(), uninterrupted.view());
+    assert_eq!(a.clock.simulation_tick, 120);
+    assert_eq!(b.clock.simulation_tick, 120);
+    assert_eq!(a.state_hash, b.state_hash);
+    assert_eq!(committed_bits(a), committed_bits(b));
+    // And the edit is what made them what they are: without it, tick 120
+    // is another state.
+    assert_ne!(headless_at(&demo(), 120).state_hash(), a.state_hash);
+}
+
+#[test]
+fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_where_it_died() {
+    let mut h = harness_for(EditorConfig::threaded(demo()));
+    let nap = Duration::from_millis(10);
+    let wait = Duration::from_secs(30);
+    step_until_within(&mut h, "the first ticks", wait, nap, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0)
+    });
+    assert_eq!(labels_starting(&h, "running"), vec!["running".to_string()]);
+    // The player selected and lifted while paused, then the session plays
+    // on: the restart must bring back both, and every frame since.
+    h.state_mut().send(Command::Select(Some(PLAYER)));
+    h.get_by_label("⏸ Pause").click();
+    step_until_within(&mut h, "the pause", wait, nap, |h| {
+        latest_live(h).is_some_and(|v| v.suspension.is_some())
+    });
+    h.state_mut().send(lift());
+    h.get_by_label("▶ Play").click();
+    let lifted_at = latest_live(&h).expect("a view").clock.simulation_tick;
+    step_until_within(&mut h, "ten ticks after the lift", wait, nap, |h| {
+        latest_live(h)
+            .is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > lifted_at + 10)
+    });
+
+    // A bug in the host itself: the thread dies.
     h.state_mut().send(Command::DebugCrash);
     step_until_within(&mut h, "the banner", Duration::from_secs(10), nap, |h| {
         !labels_starting(h, "Worker thread stopped: ").is_empty()
     });
-    let banner = labels_starting(&h, "Worker thread stopped: ");
     assert_eq!(
-        banner,
-        vec![
-            "Worker thread stopped: DebugCrashWorker: deliberate fault injection (a bug in the worker itself)"
-                .to_string()
-        ]
+        labels_starting(&h, "Worker thread stopped: "),
+        vec![format!("Worker thread stopped: {CRASH}")]
     );
     assert_eq!(labels_starting(&h, "worker stopped").len(), 1, "status");
-    let point = h
-        .state()
-        .published()
-        .recovery
-        .clone()
-        .expect("a recovery point");
-    let tick = point.tick();
-    assert!(log_has(&h, "worker thread stopped: DebugCrashWorker"));
-    // Nothing runs: the view stays where the dead worker left it.
+    assert!(log_has(&h, &format!("the session host stopped: {CRASH}")));
+    // Nothing runs: the view stays where the dead host left it.
     let last = latest_live(&h).expect("a view").clock.simulation_tick;
-    assert!(last >= tick);
     for _ in 0..5 {
         h.step();
         std::thread::sleep(nap);
     }
     assert_eq!(latest_live(&h).expect("a view").clock.simulation_tick, last);
+    // Where it died: the end of the last frame it ran (the timeline's
+    // newest record; every frame's record arrived before it died).
+    let died_at = h
+        .state()
+        .panels()
+        .timeline
+        .telemetry
+        .records()
+        .back()
+        .expect("frames ran")
+        .simulation_tick;
+    assert!(died_at >= last && died_at > lifted_at + 10);
 
-    h.get_by_label("Restart from last snapshot").click();
-    step_until_within(
-        &mut h,
-        "the restarted worker's view",
-        Duration::from_secs(10),
-        nap,
-        |h| {
-            latest_live(h).is_some_and(|v| {
-                v.suspension.is_some()
-                    && v.clock.simulation_tick == tick
-                    && v.selected.as_ref().is_some_and(|s| s.id == ObjectId(20))
-            })
-        },
-    );
+    h.get_by_label("Restart").click();
+    step_until_within(&mut h, "the new host's view", wait, nap, |h| {
+        latest_live(h).is_some_and(|v| {
+            v.suspension.is_some()
+                && v.clock.simulation_tick == died_at
+                && v.selected.as_ref().is_some_and(|s| s.id == PLAYER)
+        })
+    });
     assert!(labels_starting(&h, "Worker thread stopped").is_empty());
     assert_eq!(
         labels_starting(&h, "suspended at tick "),
-        vec![format!("suspended at tick {tick}: paused")]
+        vec![format!("suspended at tick {died_at}: paused")]
     );
     assert!(log_has(
         &h,
-        &format!("worker restarted from the snapshot at tick {tick} ")
+        &format!(
+            "a new session host did the session again and stands at tick {died_at}, \
+             suspended: Play continues"
+        )
     ));
     assert!(h.state().feedback().error.is_none());
-    // The new worker sent its starting point back: a second death restarts here.
+    // The edit made before the crash is the new session's too.
     assert_eq!(
-        h.state().published().recovery.as_ref().map(|p| p.tick()),
-        Some(tick)
+        pose_edits(&h.state().published().recording),
+        vec![(PLAYER, lifted())]
     );
+    // The new host journals what it did again: a second death restarts
+    // from there, to the same tick.
+    assert!(
+        h.state()
+            .published()
+            .journal
+            .iter()
+            .any(|e| matches!(e, JournalEntry::Start(s) if s.path == demo()))
+    );
+    let hash = latest_live(&h).expect("a view").state_hash;
+    h.state_mut().send(Command::DebugCrash);
+    step_until_within(&mut h, "the second banner", wait, nap, |h| {
+        !labels_starting(h, "Worker thread stopped: ").is_empty()
+    });
+    h.get_by_label("Restart").click();
+    step_until_within(&mut h, "the third host's view", wait, nap, |h| {
+        latest_live(h).is_some_and(|v| {
+            labels_starting(h, "Worker thread stopped").is_empty()
+                && v.suspension.is_some()
+                && v.clock.simulation_tick == died_at
+        })
+    });
+    assert_eq!(latest_live(&h).expect("a view").state_hash, hash);
 
-    // The new worker steps and plays.
+    // The new host steps and plays.
     h.get_by_label("Step tick").click();
-    step_until_within(&mut h, "a step", Duration::from_secs(10), nap, |h| {
-        latest_live(h).is_some_and(|v| v.clock.simulation_tick == tick + 1)
+    step_until_within(&mut h, "a step", wait, nap, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick == died_at + 1)
     });
     h.get_by_label("▶ Play").click();
     step_until_within(&mut h, "play", Duration::from_secs(20), nap, |h| {
         latest_live(h)
-            .is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > tick + 10)
+            .is_some_and(|v| v.suspension.is_none() && v.clock.simulation_tick > died_at + 10)
     });
 }
 
-#[test]
-fn a_driven_worker_that_dies_is_caught_and_restarted_the_same_way() {
+/// The driven editor on the demo, 10 frames in, paused, the player selected
+/// and lifted, then 5 frames of play: the session both editors of the
+/// driven test run.
+fn driven_lifted() -> Harness<'static, EditorApp> {
     let mut h = harness_for(EditorConfig::driven(demo(), DT));
     h.run_steps(10);
-    let tick = h
-        .state()
-        .published()
-        .recovery
-        .as_ref()
-        .expect("the load's recovery point")
-        .tick();
+    h.state_mut().send(Command::Run(Run::Pause));
+    h.step();
+    h.state_mut().send(Command::Select(Some(PLAYER)));
+    h.state_mut().send(lift());
+    h.state_mut().send(Command::Run(Run::Play));
+    h.run_steps(5);
+    h
+}
+
+#[test]
+fn a_driven_host_that_dies_is_caught_and_restarted_the_same_way() {
+    let mut h = driven_lifted();
+    let mut uninterrupted = driven_lifted();
+    let before = latest_live(&h).expect("a view").clone();
+    let tick = before.clock.simulation_tick;
+    assert_eq!(
+        latest_live(&uninterrupted).map(|v| (v.clock.simulation_tick, v.state_hash)),
+        Some((tick, before.state_hash))
+    );
     h.state_mut().send(Command::DebugCrash);
     h.step();
     assert_eq!(
-        labels_starting(&h, "Worker thread stopped: ").len(),
-        1,
+        labels_starting(&h, "Worker thread stopped: "),
+        vec![format!("Worker thread stopped: {CRASH}")],
         "the banner"
     );
-    h.get_by_label("Restart from last snapshot").click();
-    h.run_steps(2);
+    h.run_steps(3);
+    assert_eq!(
+        latest_live(&h).expect("a view").clock.simulation_tick,
+        tick,
+        "nothing runs"
+    );
+    h.get_by_label("Restart").click();
+    // A frame for the click, one for the new host to do the journal again,
+    // one for its newest view (views go one at a time).
+    h.run_steps(3);
     assert_eq!(
         labels_starting(&h, "suspended at tick "),
         vec![format!("suspended at tick {tick}: paused")]
     );
+    // Where the dead host stood, bit for bit, with the selection and the edit.
+    let restored = latest_live(&h).expect("a view").clone();
+    assert_eq!(restored.state_hash, before.state_hash);
+    assert_eq!(committed_bits(&restored), committed_bits(&before));
+    assert_eq!(restored.selected.as_ref().map(|s| s.id), Some(PLAYER));
     assert_eq!(
-        h.state().published().recovery.as_ref().map(|p| p.tick()),
-        Some(tick)
+        pose_edits(&h.state().published().recording),
+        vec![(PLAYER, lifted())]
     );
+    // One step on, it is the uninterrupted session's next tick.
     h.get_by_label("Step tick").click();
     h.run_steps(2);
-    assert_eq!(
-        latest_live(&h).expect("a view").clock.simulation_tick,
-        tick + 1,
-        "one driven step"
+    uninterrupted.step();
+    let (a, b) = (
+        latest_live(&h).expect("a view"),
+        latest_live(&uninterrupted).expect("a view"),
     );
+    assert_eq!(a.clock.simulation_tick, tick + 1, "one driven step");
+    assert_eq!(b.clock.simulation_tick, tick + 1);
+    assert_eq!(a.state_hash, b.state_hash);
 }
 
 #[test]
