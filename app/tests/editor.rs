@@ -344,7 +344,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     h.run_steps(30);
     click(&mut h, "⏸ Pause");
     h.run_steps(2);
-    let view = h.state().published().live.clone().expect("a view");
+    let view = h.state().published().live.clone().expect("a view").world;
     let (id, soft) = view
         .objects
         .iter()
@@ -479,11 +479,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 
     click_enabled(&mut h, "Resume from here");
     assert!(
-        h.state()
-            .published()
-            .live
-            .as_ref()
-            .is_some_and(|v| v.tape_draft.is_none()),
+        h.state().published().tape_draft.is_none(),
         "the draft was replayed and dropped"
     );
     click(&mut h, "▶ Play");
@@ -491,14 +487,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
         clock_tick(h) > press_at + 3
     });
     click(&mut h, "⏸ Pause");
-    let tape = h
-        .state()
-        .published()
-        .live
-        .as_ref()
-        .expect("a view")
-        .tape
-        .clone();
+    let tape = h.state().published().recording.clone();
     let received: Vec<(u64, f32)> = tape.events.iter().map(|e| (e.tick, e.value)).collect();
     assert_eq!(received, stamps, "the ticks received the edited tape");
     assert_eq!(
@@ -519,10 +508,9 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     );
     assert!((first.distance - 0.25).abs() < 1e-6, "{}", first.distance);
     assert!(
-        c.streams.samples[&199].objects == 0,
+        c.samples[&199].objects == 0,
         "tick 199 is the same in A and B"
     );
-    let b_trace = c.streams.trace.clone();
     // The marker lane holds the divergence marker at tick 200's frame (one
     // tick per frame at 60 Hz: frame 200 of the lanes' x axis). A click on
     // it puts the cursor on tick 200.
@@ -549,8 +537,13 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
         .shown()
         .and_then(|v| v.selected.clone())
         .expect("the player at 200");
-    let b = b_trace
-        .at(200)
+    // B at the tick shown comes with the past view of tick 200.
+    let b = h
+        .state()
+        .view()
+        .shown()
+        .and_then(|v| v.b.as_ref())
+        .filter(|t| t.tick == 200)
         .and_then(|t| t.object(20))
         .expect("B has the player");
     assert_eq!(b[0], a.committed.x + 0.25);
@@ -599,8 +592,8 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     assert_eq!((first.tick, first.first_object), (at + 5, Some(20)));
     assert!(h.query_by_label("divergence: objects").is_some());
     // The live session received no jump: its tape is still empty.
-    let live = h.state().published().live.as_ref().expect("a view");
-    assert!(live.tape.events.is_empty(), "A kept its own input");
+    let recording = &h.state().published().recording;
+    assert!(recording.events.is_empty(), "A kept its own input");
     click_shown(&mut h, "Discard B");
     h.run_steps(2);
     assert_eq!(h.state().view().fork(), None);
