@@ -82,7 +82,8 @@ fn the_ab_inspector_gives_the_ulps_of_every_differing_field() {
         .state()
         .view()
         .run_b()
-        .and_then(|c| c.streams.trace.at(205).and_then(|t| t.object(20)))
+        .and_then(|c| c.shown.filter(|t| t.tick == 205))
+        .and_then(|t| t.object(20))
         .expect("B has the player at tick 205");
     // x differs by 0.25 m: a real count of f32 steps, not an empty cell.
     assert_ne!(a.committed.x, b[0]);

@@ -6,12 +6,12 @@
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::protocol::BName;
 use stepframe_app::editor::{Action, EditorApp, Pane};
 
 use crate::support;
 use crate::support::editor::{
-    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, live_view, show,
-    status,
+    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, show, status,
 };
 use crate::support::labels_starting;
 
@@ -22,12 +22,12 @@ fn fork_key(h: &mut Harness<'_, EditorApp>) {
 }
 
 /// The live view's state hash and tick, and branch B's name.
-fn session(h: &Harness<'_, EditorApp>) -> (u64, u64, Option<String>) {
-    let live = live_view(h);
+fn session(h: &Harness<'_, EditorApp>) -> (u64, u64, Option<BName>) {
+    let live = h.state().published().live.as_ref().expect("a live view");
     (
-        live.state_hash,
-        live.clock.simulation_tick,
-        live.run_b.as_ref().map(|b| b.name.clone()),
+        live.world.state_hash,
+        live.world.clock.simulation_tick,
+        live.branch_b.as_ref().map(|b| b.name.clone()),
     )
 }
 

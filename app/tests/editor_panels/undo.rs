@@ -95,6 +95,7 @@ fn hash(h: &Harness<'_, EditorApp>) -> u64 {
         .live
         .as_ref()
         .expect("a view")
+        .world
         .state_hash
 }
 

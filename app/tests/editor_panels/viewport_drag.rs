@@ -22,7 +22,8 @@ fn player_pose(h: &Harness<'_, EditorApp>) -> Pose {
 fn live_player(h: &Harness<'_, EditorApp>) -> ObjectView {
     let view = h.state().view();
     let live = view.live().expect("a live view");
-    live.objects
+    live.world
+        .objects
         .iter()
         .find(|o| o.id == PLAYER)
         .cloned()
@@ -31,9 +32,8 @@ fn live_player(h: &Harness<'_, EditorApp>) -> ObjectView {
 
 /// The editor's edits recorded so far.
 fn edits(h: &Harness<'_, EditorApp>) -> Vec<Edit> {
-    let view = h.state().view();
-    let live = view.live().expect("a live view");
-    live.tape.edits.iter().map(|e| e.edit.clone()).collect()
+    let recording = &h.state().published().recording;
+    recording.edits.iter().map(|e| e.edit.clone()).collect()
 }
 
 /// Presses at `from`, moves to `to` in four steps, releases there.

@@ -325,6 +325,9 @@ impl EditorApp {
                 }
                 Outbound::Live(view) => {
                     self.published.live = Some(*view);
+                    // The lanes follow the host's list in stream order: a
+                    // newly plotted watch's history fill comes after it.
+                    self.panels.sync_bookmarks(self.published.live.as_ref());
                     took_view = true;
                 }
                 Outbound::Past(view) => self.published.past = Some(*view),
