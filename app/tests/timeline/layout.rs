@@ -7,9 +7,9 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::protocol::BranchCommand;
+use stepframe_app::editor::protocol::{BranchCommand, WatchCommand};
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
-use stepframe_app::editor::{Action, Command, EditorApp, Pane};
+use stepframe_app::editor::{Command, EditorApp, Pane};
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, press_release, step_until,
@@ -69,8 +69,9 @@ fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
         click(&mut h, "⏸ Pause");
         open_only(&mut h, &LaneId::ALL);
         // A plotted field, as the inspector's "plot y" adds it.
-        h.state_mut()
-            .act(Action::PlotWatch("obj(20).y".to_string()));
+        h.state_mut().send(Command::Watches(WatchCommand::Plot(
+            "obj(20).y".to_string(),
+        )));
         h.run_steps(3);
         let dt = lane_rect(&h, LaneId::Dt);
         let mut rects: Vec<(String, egui::Rect)> = LaneId::ALL
@@ -359,7 +360,8 @@ fn a_lane_just_plotted_is_scrolled_into_view() {
             ("obj(20).x", "lane Player #20 · x"),
             ("obj(60).angle", "lane Guard #60 · angle"),
         ] {
-            h.state_mut().act(Action::PlotWatch(expr.to_string()));
+            h.state_mut()
+                .send(Command::Watches(WatchCommand::Plot(expr.to_string())));
             // Scrolling is animated: let it settle.
             h.run_steps(12);
             let tile = tile(&h);

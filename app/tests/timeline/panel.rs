@@ -280,7 +280,7 @@ fn clicking_a_frame_shows_that_tick_in_every_panel_exactly_as_a_headless_run_has
         .published()
         .live
         .as_ref()
-        .map(|v| v.clock.simulation_tick);
+        .map(|v| v.world.clock.simulation_tick);
     assert!(
         banner.contains(&format!("live is at tick {}", live_now.unwrap_or(0))),
         "{banner}"
@@ -422,7 +422,7 @@ fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
 fn hashes(h: &mut Harness<'static, EditorApp>, steps: usize, out: &mut BTreeMap<u64, u64>) {
     for _ in 0..steps {
         h.step();
-        if let Some(v) = h.state().published().live.as_ref()
+        if let Some(v) = h.state().published().live.as_ref().map(|l| &l.world)
             && v.clock.simulation_tick > 0
         {
             out.insert(v.clock.simulation_tick, v.state_hash);
@@ -440,7 +440,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
     // Enter: resume from here.
     h.key_press(egui::Key::Enter);
     h.run_steps(3);
-    let view = h.state().published().live.as_ref().expect("a view");
+    let view = &h.state().published().live.as_ref().expect("a view").world;
     assert!(view.suspension.is_some(), "left suspended at the tick");
     assert_eq!(view.clock.simulation_tick, t);
     assert_eq!(view.state_hash, original[&t]);
@@ -610,7 +610,7 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
         .published()
         .live
         .as_ref()
-        .map(|v| v.clock.frame_index)
+        .map(|v| v.world.clock.frame_index)
         .unwrap_or(0);
     open_scene(&mut h, &demo().canonicalize().expect("demo"));
     click(&mut h, "▶ Play");

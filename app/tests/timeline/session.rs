@@ -229,15 +229,15 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
 /// and the worker caps uncapped at 240 frames a second.
 #[test]
 fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
-    use stepframe_app::editor::protocol::{Command, Pacing};
+    use stepframe_app::editor::protocol::{Command, DisplayRate};
     let mut h = editor();
     h.run_steps(2);
     assert_eq!(h.state().panels().timeline.capacity(), 216_000, "60 Hz");
     for (pacing, frames) in [
-        (Pacing::Hz(144), 144 * 3600),
-        (Pacing::Uncapped, 240 * 3600),
+        (DisplayRate::Hz(144), 144 * 3600),
+        (DisplayRate::Uncapped, 240 * 3600),
         // Back to 60 Hz: nothing already held goes.
-        (Pacing::Hz(60), 240 * 3600),
+        (DisplayRate::Hz(60), 240 * 3600),
     ] {
         h.state_mut()
             .send(Command::Run(Run::SetDisplayRate(pacing)));
