@@ -1,15 +1,15 @@
 //! A hook that never returns (docs/reliability.md, "A stuck hook"): the
-//! editor names it in a banner and walks away from it, into a new worker
-//! from the last recovery point, which plays on.
+//! editor names it in a banner and walks away from it, into a new session
+//! host that does the session's journal again up to the last tick that
+//! completed (before the frame that got stuck), and plays on from there.
 //!
 //! The spinning behaviour is the test's own (a game's behaviour, registered
 //! through `Behaviours`), so it shares flags with the test: it says when it
 //! has started spinning, spins only once (the restarted session's copy runs
 //! on), and stops when the test ends, so a failing test never leaves the
-//! harness joining a thread that spins for ever. Both clocks the editor reads
-//! here are manual: the watchdog's (when a call counts as stuck) and the
-//! recovery cadence's (when a point is taken). The test waits on what it
-//! expects, never on a duration.
+//! harness joining a thread that spins for ever. The watchdog's clock (when
+//! a call counts as stuck) is manual. The test waits on what it expects,
+//! never on a duration.
 //!
 //! In its own test binary: the abandoned thread keeps a core busy until the
 //! test releases it.
@@ -48,7 +48,6 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     let flags = HeldFlags::armed();
     let behaviours = held::behaviours("Spinner", Wait::Spin, &flags);
     let watch_time = ManualTime::new();
-    let recovery_time = ManualTime::new();
     let scene = held_scene(&dir, "spin.ron", "Endless Loop", "Spinner", 120);
     let mut config = EditorConfig::threaded(scene);
     config.behaviours = behaviours;
@@ -56,17 +55,12 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
         after: STUCK_AFTER,
         clock: watch_time.clock(),
     };
-    config.recovery_clock = recovery_time.clock();
     let mut h = harness_for(config);
     let _release = Release(flags.clone());
 
-    // A second of running has passed for the recovery cadence: the next
-    // frame that ends sends a point (before tick 120 unless the worker got
-    // there first; either point is a valid one to restart from).
     step_until(&mut h, "the first ticks", |h| {
         latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0)
     });
-    recovery_time.advance(Duration::from_secs(1));
     step_until(&mut h, "the spin", |_| flags.entered.load(Ordering::SeqCst));
     // The UI sees the call; for the watchdog no time has passed yet.
     h.step();
@@ -112,17 +106,20 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
             .is_some_and(|share| share > 0.25)
     });
 
+    // The last tick that completed: the timeline's newest record. The
+    // stuck frame never ended, so its ticks are not in it.
     let tick = h
         .state()
-        .published()
-        .recovery
-        .as_ref()
-        .expect("a recovery point")
-        .tick();
-    assert!(tick < 120, "the point {tick} predates the stuck tick");
-    h.get_by_label(&format!("Abandon and restart from tick {tick}"))
-        .click();
-    step_until(&mut h, "the new worker at the point's tick", |h| {
+        .panels()
+        .timeline
+        .telemetry
+        .records()
+        .back()
+        .expect("frames ran")
+        .simulation_tick;
+    assert!(tick < 120, "tick {tick} predates the stuck tick");
+    h.get_by_label("Abandon and restart").click();
+    step_until(&mut h, "the new host at the last completed tick", |h| {
         latest_live(h).is_some_and(|v| v.suspension.is_some() && v.clock.simulation_tick == tick)
     });
     assert!(h.state().published().worker_stuck.is_none());
@@ -135,7 +132,8 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
         "abandoned the worker stuck in FixedUpdate of #3 `Endless Loop` (Spinner) after 5.0 s"
     ));
     assert!(log.contains(&format!(
-        "worker restarted from the snapshot at tick {tick} "
+        "a new session host did the session again up to tick {tick} and stands there, \
+         suspended: Play continues"
     )));
 
     // The new worker plays on, through the tick the old one is stuck in
