@@ -359,9 +359,7 @@ fn right_after_fork_here_b_has_the_fork_tick_and_after_adopt_the_history_starts_
     let (forked_at, reach) = events
         .iter()
         .find_map(|e| match e {
-            Event::Notice(Notice::BAdopted { forked_at, reach }) => {
-                Some((*forked_at, reach.clone()))
-            }
+            Event::Notice(Notice::BAdopted { forked_at, reach }) => Some((*forked_at, *reach)),
             _ => None,
         })
         .expect("the adopt notice");
