@@ -4,9 +4,12 @@
 //! Keeping it here, beside both, is what makes "differs" mean the same in a
 //! report and on screen: a field differs when its bits differ.
 //!
+//! [`poses`] (the session host's `traced`, which Compare with… and forks
+//! measure with) holds a trace's pose records as numbers, the live
+//! session's tick in the same form, and a tick of A against B.
+//!
 //! | module | what |
 //! |---|---|
-//! | [`poses`] | a trace's pose records as numbers, the live session's tick in the same form, and a tick of A against B (objects differing, the largest distance) |
 //! | [`tick`] | one tick's two records taken apart: objects, fields and ULPs, inputs, contacts, subsystems |
 
 pub mod tick;

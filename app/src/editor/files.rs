@@ -339,10 +339,7 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
             let path = crate::editor::shared::absolute(&path);
             files.last_folder = Some(folder_of(&path.display().to_string()));
-            cmd.send(Command::Scene(SceneCommand::Load {
-                path: path,
-                play: false,
-            }));
+            cmd.send(Command::Scene(SceneCommand::Load { path, play: false }));
         }
     }
     if let Some(field) = files.save_as.as_mut() {

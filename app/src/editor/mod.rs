@@ -3,22 +3,23 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`app`] | the shell: the eframe app, draining the channels, shortcuts, the menu bar, applying UI actions in one place |
+//! | [`app`] | the shell: the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
 //! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
-//! | [`worker`] | the session owner, its pacing thread, the views it builds (live and past ticks) |
-//! | [`protocol`] | commands UI → worker; the ordered event stream and (`protocol/view`) the latest-wins views worker → UI |
-//! | [`shared`] | what every panel reads ([`View`]: the worker's published views, the time cursor) and how it asks ([`Commands`]: worker commands, UI actions); no session state |
+//! | [`shared`] | what every panel reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
+//! | [`words`] | the sentences for what the host says (its notices and errors are data) |
 //! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
-//! | `files`, `scene_file` | Open, Save, Save As dialogs; scene files in and out, and what they may write |
+//! | `files` | Open, Save, Save As dialogs |
 //! | [`geometry`] | shape outlines, hit tests, the world ↔ screen camera |
 //! | [`log_book`] | every line the Log tab shows, below the panels and the shared state that write it |
 //!
-//! The worker thread owns the pipeline and the world; the UI thread never
-//! touches them (Rerun's time-control habit: the UI pushes commands that are
-//! applied in one place). The worker paces itself to a display rate of its
-//! own, so a slow UI never slows the simulation and a busy worker never
-//! freezes the UI: the UI only ever `try_recv`s.
+//! The session host (`stepframe_host`: its worker owns the pipeline and
+//! the world; re-exported here as [`worker`] and [`protocol`]) runs on a
+//! thread of its own; the UI never touches the session (Rerun's
+//! time-control habit: the UI pushes commands that are applied in one
+//! place). The host paces itself to a display rate of its own, so a slow
+//! UI never slows the simulation and a busy host never freezes the UI: the
+//! UI only ever `try_recv`s.
 //!
 //! Start-up choice: launched from the command line the editor **plays** the
 //! scene at once (the README's `cargo run --release` should show the demo

@@ -119,6 +119,9 @@ pub struct Published {
     /// What made the session, for a new host to do again after this one
     /// died (`stepframe_host::protocol::journal`).
     pub journal: Vec<JournalEntry>,
+    /// How far a new host doing the journal again has got: entries done,
+    /// entries in all, the tick reached (a progress bar), while it runs.
+    pub replaying: Option<(usize, usize, u64)>,
     /// Why the host stopped (its panic message), while it is dead.
     pub worker_stopped: Option<String>,
     /// The hook call the host has been stuck in past the watchdog's limit.
@@ -137,6 +140,7 @@ impl Default for Published {
             tape_draft: None,
             samples: BTreeMap::new(),
             journal: Vec::new(),
+            replaying: None,
             worker_stopped: None,
             worker_stuck: None,
         }

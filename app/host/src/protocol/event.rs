@@ -85,6 +85,16 @@ pub enum Event {
     /// What the host did to the session since the last batch, in order:
     /// the front end keeps the journal, so a new host can do it again.
     Journal(Vec<super::JournalEntry>),
+    /// How far a host doing a journal again has got (sent a few times a
+    /// second while it runs flat out: a progress bar's figures).
+    Replaying {
+        /// Journal entries done.
+        done: usize,
+        /// Journal entries in all.
+        of: usize,
+        /// The completed tick it has reached.
+        tick: u64,
+    },
     /// A host replayed a journal ([`Command::Restore`](super::Command::Restore)) and stands,
     /// suspended, at the end of `tick`.
     Restored {

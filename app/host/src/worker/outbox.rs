@@ -130,6 +130,10 @@ pub(super) struct Outbox {
     credit: bool,
     /// The suspension last announced, to send suspended/resumed once.
     last_suspension: Option<Suspension>,
+    /// A journal is being done again: no live view goes out (the front end
+    /// would show a moment the replay passes through) and no notice (the
+    /// user was told each once, live); progress goes instead.
+    replaying: bool,
 }
 
 impl Outbox {
@@ -144,6 +148,7 @@ impl Outbox {
             dirty: true,
             credit: true,
             last_suspension: initial,
+            replaying: false,
         }
     }
 
@@ -214,9 +219,17 @@ impl Outbox {
         self.dirty = true;
     }
 
-    /// A notice.
+    /// A notice (none while a journal is done again).
     pub(super) fn notice(&mut self, notice: Notice) {
-        self.event(Event::Notice(notice));
+        if !self.replaying {
+            self.event(Event::Notice(notice));
+        }
+    }
+
+    /// A journal is being done again (`true`) or is done.
+    pub(super) fn set_replaying(&mut self, replaying: bool) {
+        self.replaying = replaying;
+        self.dirty = true;
     }
 
     /// An error (the session goes on unchanged).
@@ -239,7 +252,7 @@ impl Outbox {
     /// Whether a live view should be built now: something changed and the
     /// front end took the last one.
     pub(super) fn wants_view(&self) -> bool {
-        self.dirty && self.credit
+        self.dirty && self.credit && !self.replaying
     }
 
     /// The next view's revision.

@@ -26,6 +26,11 @@ use crate::protocol::{
     BreakpointCommand, Command, Event, JournalEntry, RewindCommand, Run, SessionStart,
 };
 
+/// How often a replay says how far it has got: four times a second, so a
+/// progress bar moves smoothly and the events cost nothing next to the
+/// replay.
+const REPLAY_PROGRESS_EVERY: std::time::Duration = std::time::Duration::from_millis(250);
+
 impl Worker {
     /// Does `journal` again (module docs).
     pub(super) fn restore(
@@ -37,6 +42,9 @@ impl Worker {
         let last_start = journal
             .iter()
             .rposition(|e| matches!(e, JournalEntry::Start(_)));
+        let of = journal.len();
+        self.out.set_replaying(true);
+        let mut told = std::time::Instant::now();
         let mut entries = journal.into_iter().enumerate();
         for (_, entry) in entries.by_ref().take(last_start.unwrap_or(0)) {
             if let JournalEntry::Command(command) = entry
@@ -46,9 +54,17 @@ impl Worker {
             }
         }
         self.run.session.set_stop_after_tick(stop_after);
-        for (_, entry) in entries {
+        for (done, entry) in entries {
             if stop_after.is_some_and(|t| self.run.completed_ticks() >= t) && self.is_suspended() {
                 break;
+            }
+            if told.elapsed() >= REPLAY_PROGRESS_EVERY {
+                told = std::time::Instant::now();
+                self.out.event(Event::Replaying {
+                    done,
+                    of,
+                    tick: self.run.completed_ticks(),
+                });
             }
             match entry {
                 JournalEntry::Start(start) => self.start_again(start, fresh_files),
@@ -78,6 +94,7 @@ impl Worker {
         if !self.is_suspended() {
             self.run.session.pause();
         }
+        self.out.set_replaying(false);
         let tick = self.run.completed_ticks();
         self.out.event(Event::Restored {
             tick,

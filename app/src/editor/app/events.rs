@@ -39,7 +39,11 @@ impl EditorApp {
                     .log
                     .info(format!("rewound to tick {tick}: Play continues from here"));
             }
+            Event::Replaying { done, of, tick } => {
+                self.published.replaying = Some((done, of, tick));
+            }
             Event::Restored { tick, asked } => {
+                self.published.replaying = None;
                 self.follow_live();
                 let text = match asked {
                     Some(t) if t == tick => format!(

@@ -24,7 +24,7 @@ use std::path::PathBuf;
 
 use anyhow::Context as _;
 use stepframe_core::LogLevel;
-use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand};
+use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchCommand};
 use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
 use stepframe_plugins::WatchSpec;
 
@@ -209,10 +209,9 @@ impl EditorApp {
         panels.viewport.restore(&persisted);
         panels.log.errors_only = persisted.log_errors_only;
         panels.files.restore(cc.storage);
-        // The Watches tab lists (and sends the host) the stored list.
-        panels.watches.specs = watches.specs;
-        if !panels.watches.specs.is_empty() {
-            panels.watches.sync(&mut commands);
+        // The stored list becomes the host's, which the Watches tab shows.
+        if !watches.specs.is_empty() {
+            commands.send(Command::Watches(WatchCommand::Set(watches.specs)));
         }
         if let Some(why) = &workspace.kept {
             commands.notify(LogLevel::Warning, format!("layout not read: {why}"));
@@ -320,7 +319,10 @@ impl EditorApp {
             match message {
                 Outbound::Event(event) => {
                     self.panels.timeline.on_event(&event);
-                    self.panels.watches.on_event(&event, &mut self.commands);
+                    let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
+                    self.panels
+                        .watches
+                        .on_event(&event, specs, &mut self.commands);
                     self.on_event(*event);
                 }
                 Outbound::Live(view) => {

@@ -69,7 +69,7 @@ pub struct Panels {
     pub breakpoint_form: BreakpointForm,
     /// The open scene's bookmarks and the tab's note field.
     pub bookmarks: BookmarksState,
-    /// The watches (persisted) and what they last reported.
+    /// The Watches tab: the fields being typed, what each watch reported.
     pub watches: WatchesState,
     /// The timeline: frame records, lanes, markers.
     pub timeline: TimelineState,

@@ -259,6 +259,17 @@ const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
 /// The banner under the toolbar when the worker has died (the editor's one
 /// mode where nothing runs until the user acts).
 pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    if let Some((done, of, tick)) = view.published().replaying {
+        // A new host doing the session again: how far it has got.
+        ui.horizontal(|ui| {
+            ui.label(format!("Doing the session again: tick {tick}"));
+            ui.add(
+                egui::ProgressBar::new(done as f32 / of.max(1) as f32)
+                    .desired_width(240.0)
+                    .text(format!("{done} of {of} steps")),
+            );
+        });
+    }
     if view.worker_stopped().is_some() {
         worker_stopped_ui(ui, view, cmd);
     } else if let Some(stuck) = view.worker_stuck() {

@@ -8,30 +8,26 @@
 //! ([`WatchesState::plot`]): a plotted field is a watch like any other.
 
 use crate::editor::protocol::{Run, WatchCommand};
-use serde::{Deserialize, Serialize};
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
 use crate::editor::protocol::{Command, Event};
 use crate::editor::shared::{Action, Commands, View};
 
-/// The tab's state: the watches (persisted) and what they last reported.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(default)]
+/// The tab's own state: the fields being typed and what each watch last
+/// reported. The list itself is the host's (the live view's `watches`):
+/// the tab shows it and every change is a command, so the tab, the
+/// timeline's lanes and the host never hold two lists.
+#[derive(Debug, Default)]
 pub struct WatchesState {
-    /// The watches, in the worker's order.
-    pub specs: Vec<WatchSpec>,
     /// The expression field.
-    #[serde(skip)]
     pub expr: String,
     /// The action for the next Add.
-    #[serde(skip)]
     pub action: WatchAction,
     /// Why the last Add was refused.
-    #[serde(skip)]
     pub error: Option<String>,
-    /// Per watch: the last failure, the last tick it held, the last value.
-    #[serde(skip)]
+    /// Per watch of the host's list: the last failure, the last tick it
+    /// held, the last value.
     pub status: Vec<WatchStatus>,
 }
 
@@ -55,14 +51,10 @@ fn action_label(a: WatchAction) -> &'static str {
 }
 
 impl WatchesState {
-    /// Sends the list to the worker (at start-up and after every change).
-    pub fn sync(&mut self, cmd: &mut Commands) {
-        self.status.resize(self.specs.len(), WatchStatus::default());
-        cmd.send(Command::Watches(WatchCommand::Set(self.specs.clone())));
-    }
-
-    /// Takes a worker event: what the watches did, or a Find previous answer.
-    pub fn on_event(&mut self, event: &Event, cmd: &mut Commands) {
+    /// Takes a host event: what the watches of the host's list `specs`
+    /// did, or a Find previous answer.
+    pub fn on_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
+        self.status.resize(specs.len(), WatchStatus::default());
         match event {
             Event::Watch(batch) => {
                 for e in batch {
@@ -92,7 +84,7 @@ impl WatchesState {
                 before,
                 tick,
             } => {
-                let expr = self.specs.get(*watch).map_or("?", |s| s.expr.as_str());
+                let expr = specs.get(*watch).map_or("?", |s| s.expr.as_str());
                 match tick {
                     Some(t) => {
                         cmd.act(Action::Log(
@@ -125,45 +117,6 @@ impl WatchesState {
 }
 
 impl WatchesState {
-    /// Plots `expr` on the timeline (an inspector plot button): a new
-    /// "show value" watch at the end of the list, or the one already there
-    /// enabled, so one field never gets two lanes. The worker fills its past
-    /// ticks from the history.
-    pub fn plot(&mut self, expr: String, cmd: &mut Commands) {
-        let existing = self
-            .specs
-            .iter_mut()
-            .find(|s| s.expr == expr && s.action == WatchAction::Plot);
-        match existing {
-            Some(spec) if spec.enabled => return,
-            Some(spec) => spec.enabled = true,
-            None => self.specs.push(WatchSpec {
-                expr,
-                action: WatchAction::Plot,
-                enabled: true,
-            }),
-        }
-        self.sync(cmd);
-    }
-
-    /// Removes the "show value" watches of `expr` (a lane's 🗙).
-    pub fn unplot(&mut self, expr: &str, cmd: &mut Commands) {
-        let before = self.specs.len();
-        let mut i = 0;
-        self.specs.retain(|s| {
-            let keep = !(s.expr == expr && s.action == WatchAction::Plot);
-            if !keep && i < self.status.len() {
-                self.status.remove(i);
-            } else {
-                i += 1;
-            }
-            keep
-        });
-        if self.specs.len() != before {
-            self.sync(cmd);
-        }
-    }
-
     /// Draws the Watches tab.
     pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         watches_ui(ui, view, cmd, self);
@@ -171,6 +124,12 @@ impl WatchesState {
 }
 
 fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mut WatchesState) {
+    // The host's list, edited as a copy that goes back as one command.
+    let mut specs: Vec<WatchSpec> = view.live().map(|l| l.watches.clone()).unwrap_or_default();
+    state.status.resize(specs.len(), WatchStatus::default());
+    let set = |specs: Vec<WatchSpec>, cmd: &mut Commands| {
+        cmd.send(Command::Watches(WatchCommand::Set(specs)));
+    };
     // Two rows, so the tab's default width (a third of the right column)
     // holds them whole.
     ui.horizontal(|ui| {
@@ -203,14 +162,15 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
             let expr = state.expr.trim().to_string();
             match WatchSet::check(&expr) {
                 Ok(()) => {
-                    state.specs.push(WatchSpec {
+                    let mut with = specs.clone();
+                    with.push(WatchSpec {
                         expr,
                         action: state.action,
                         enabled: true,
                     });
                     state.expr.clear();
                     state.error = None;
-                    state.sync(cmd);
+                    set(with, cmd);
                 }
                 Err(e) => state.error = Some(e.to_string()),
             }
@@ -220,7 +180,7 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
         ui.colored_label(ui.visuals().error_fg_color, e);
     }
     ui.separator();
-    if state.specs.is_empty() {
+    if specs.is_empty() {
         ui.weak(
             "No watches. Try obj(20).y < 0 (the player below 0) with break, then Run to first.",
         );
@@ -236,7 +196,7 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
         .id_salt("watches_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            for (i, spec) in state.specs.iter_mut().enumerate() {
+            for (i, spec) in specs.iter_mut().enumerate() {
                 let status = state.status.get(i).cloned().unwrap_or_default();
                 ui.horizontal(|ui| {
                     changed |= ui
@@ -288,23 +248,23 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
             }
         });
     if let Some(i) = run_to_first {
-        if let Some(spec) = state.specs.get_mut(i) {
+        if let Some(spec) = specs.get_mut(i) {
             spec.action = WatchAction::Break;
             spec.enabled = true;
         }
-        state.sync(cmd);
+        set(specs, cmd);
         cmd.back_to_live();
         cmd.send(Command::Run(Run::Play));
         return;
     }
     if let Some(i) = remove {
-        state.specs.remove(i);
+        specs.remove(i);
         if i < state.status.len() {
             state.status.remove(i);
         }
         changed = true;
     }
     if changed {
-        state.sync(cmd);
+        set(specs, cmd);
     }
 }
