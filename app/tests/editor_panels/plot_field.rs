@@ -138,17 +138,41 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
         f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").y)
     });
     assert_lane(&lane, now, &want, "Player y");
-    // The Watches tab lists it as the "show value" watch it is.
-    let specs = &h.state().panels().watches.specs;
+    // The session's list has it as the "show value" watch it is, and the
+    // Watches tab lists that one list.
+    let specs = live_watches(&h);
     assert_eq!(specs.len(), 1);
     assert_eq!(specs[0].expr, "obj(20).y");
     assert_eq!(specs[0].action, stepframe_plugins::WatchAction::Plot);
+    let shown = |h: &egui_kittest::Harness<'_, _>| h.query_all_by_label("obj(20).y").count();
+    let before = shown(&h);
+    h.state_mut()
+        .workspace_mut()
+        .set_open(stepframe_app::editor::Pane::Watches, true);
+    h.run_steps(2);
+    assert_eq!(
+        shown(&h),
+        before + 1,
+        "the Watches tab lists the plotted watch once"
+    );
 
     // Its 🗙 removes it: lane and watch.
     click_shown(&mut h, "remove lane Player #20 · y");
     h.run_steps(2);
     assert!(h.query_by_label("lane Player #20 · y").is_none());
-    assert!(h.state().panels().watches.specs.is_empty());
+    assert!(live_watches(&h).is_empty());
+}
+
+/// The session's watch list, as the live view publishes it.
+fn live_watches(
+    h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+) -> Vec<stepframe_plugins::WatchSpec> {
+    h.state()
+        .published()
+        .live
+        .as_ref()
+        .map(|l| l.watches.clone())
+        .unwrap_or_default()
 }
 
 #[test]
