@@ -627,3 +627,11 @@ impl std::fmt::Debug for RecoveryPoint {
             .finish_non_exhaustive()
     }
 }
+
+/// Where a file a command names (a scene or trace given on the command line
+/// or typed in a dialog) points, made absolute so the worker shows, watches
+/// and reloads the file the user meant whatever its own working directory;
+/// the path as given if there is no working directory to resolve it from.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
+}
