@@ -127,7 +127,7 @@ mod reach;
 mod rewind;
 mod undo;
 use calls::{Call, Logged};
-pub use compact::ANCHOR_EVERY;
+pub use compact::{ANCHOR_EVERY, KeyframeError};
 pub use frame_replay::FrameReplayError;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
@@ -173,8 +173,8 @@ pub enum RewindError {
     Corrupt {
         /// The keyframe's tick.
         tick: u64,
-        /// What the decoder said.
-        error: String,
+        /// Which step of the decoding failed.
+        error: KeyframeError,
     },
     /// The replay did not reach the target (history inconsistent with the session).
     #[error("the replay ended at tick {reached} before reaching tick {target}")]

@@ -93,7 +93,7 @@ use crate::geometry::{Pose, Vec2};
 use crate::hash::StableHasher;
 use crate::ids::ObjectId;
 use crate::limits::{BodyError, command_overflow};
-use crate::physics::PhysicsStage;
+use crate::physics::{EngineBytesError, PhysicsStage};
 use crate::world::{LogLevel, QueuedCommand, World};
 
 mod bodies;
@@ -493,7 +493,7 @@ impl PhysicsStage for RapierStage {
         ))
     }
 
-    fn load_engine(&mut self, engine: &[u8]) -> Result<(), String> {
+    fn load_engine(&mut self, engine: &[u8]) -> Result<(), EngineBytesError> {
         engine_bytes::read(&mut self.physics, engine)
     }
 
