@@ -192,8 +192,9 @@ pub enum RewindError {
 pub const DEFAULT_KEYFRAME_EVERY: u64 = 120;
 /// Default retention: 10 minutes at 60 frames per second.
 pub const DEFAULT_RETENTION_FRAMES: u64 = 36_000;
-/// Default byte budget of [`History::default`]: 256 MiB (issue 17's target:
-/// at least 10 min of demo.ron within it).
+/// Default byte budget of [`History::default`]: 256 MiB (the target: at
+/// least 10 min of demo.ron within it; `rewind_reach_min` in
+/// docs/performance.md).
 pub const DEFAULT_BUDGET_BYTES: usize = 256 << 20;
 /// How many times a byte-bounded history may double its keyframe spacing
 /// before it drops its oldest keyframes instead: the spacing, and so the

@@ -341,7 +341,7 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     );
 }
 
-/// Issue 28: a plot button's lane landed below the fold at the default
+/// A plot button's lane once landed below the fold at the default
 /// size, so the user had to scroll to find what they just added. The lane
 /// area now scrolls each new lane into view, at both sizes, with every clock
 /// lane open above it.

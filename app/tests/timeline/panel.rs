@@ -21,7 +21,7 @@ use crate::support::editor::{
 };
 use crate::support::{labels_starting, scratch};
 
-/// The smallest plot height an expanded lane may have (issue #13).
+/// The smallest plot height an expanded lane may have.
 const MIN_LANE: f32 = 56.0;
 
 fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
@@ -485,7 +485,7 @@ fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
 
 #[test]
 fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
-    // Issue #8: a caught hook panic or a rejected non-finite write goes to
+    // A caught hook panic or a rejected non-finite write goes to
     // the log and to the timeline. faults.ron injects 11 (see its header and
     // app/tests/reliability.rs): panics in every hook kind at frames 1, 6,
     // 10, 15, 21, 25, 70 and on the first contact, NaN force, pose and

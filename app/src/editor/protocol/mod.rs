@@ -58,7 +58,7 @@ impl Default for Pacing {
 
 impl Pacing {
     /// Most frames a second [`Pacing::Uncapped`] runs. Unbounded, the demo
-    /// ran about 22,700 frames a second (issue 28): an hour of those is 82
+    /// ran about 22,700 frames a second (docs/timeline.md): an hour of those is 82
     /// million frame records (13 GiB). 240 is the fastest common display
     /// rate, and a frame (4.2 ms) is still a quarter of a 60 Hz tick, which
     /// is what uncapped pacing is for: most frames run no tick, and
