@@ -81,9 +81,9 @@
 //!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
 //!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
 //!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
-//!   docs/performance.md): 10 min of demo.ron hold 58 MiB (300 keyframes and the
-//!   call log, ~0.2 MiB a keyframe), so 256 MiB reach ≈ 2 h 55 min once
-//!   the spacing has doubled twice; [`History::reach`] says how far back
+//!   docs/performance.md): 10 min of demo.ron hold 51.5 MiB (300 keyframes
+//!   and the call log, ~0.17 MiB a keyframe), so 256 MiB reach ≈ 3 h 19 min
+//!   once the spacing has doubled twice; [`History::reach`] says how far back
 //!   rewind reaches now and how far the budget reaches at this rate,
 //!   "history holds 26 s; budget reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
