@@ -79,8 +79,8 @@ const PART_NAMES: [&str; PARTS] = [
 /// some sets read and some not: the caller loads into a copy it drops then
 /// ([`crate::Pipeline::restore_detached`]).
 pub(super) fn read(p: &mut PhysicsWorld, bytes: &[u8]) -> Result<(), EngineBytesError> {
-    let ranges =
-        crate::physics::engine_parts(bytes).ok_or(EngineBytesError::BadHeader { len: bytes.len() })?;
+    let ranges = crate::physics::engine_parts(bytes)
+        .ok_or(EngineBytesError::BadHeader { len: bytes.len() })?;
     if ranges.len() != PARTS {
         return Err(EngineBytesError::PartCount {
             found: ranges.len(),
