@@ -1,5 +1,4 @@
-//! The editor's panels as a user meets them (issue 28, "The editor, round
-//! 2"): what the A/B inspector, the breakpoints tab, the Input tab and the
+//! The editor's panels as a user meets them: what the A/B inspector, the breakpoints tab, the Input tab and the
 //! code pane say, and that their widgets stay where the pointer is. Driven
 //! headless through egui_kittest in the synchronous driver (one worker frame
 //! of 1/60 s per UI frame, one fixed tick at 60 Hz); what a panel shows is

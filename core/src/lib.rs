@@ -132,7 +132,7 @@ pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, Inp
 pub use limits::BodyError;
 pub use object::{BehaviourInfo, Object};
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
-pub use physics::{NoPhysics, PhysicsStage};
+pub use physics::{EngineBytesError, NoPhysics, PhysicsStage};
 pub use pipeline::{
     ClockChange, FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes,
     SettingsError, Snapshot, TickInputSource, TickWatch, TimeSettings,

@@ -169,7 +169,7 @@ const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
         9,
         "radius must be positive",
     ),
-    // Finite sizes whose derived quantities do not fit in f32 (issue 16): each
+    // Finite sizes whose derived quantities do not fit in f32: each
     // used to load and freeze the body or put NaN into the trace.
     (
         "circle whose inertia overflows f32 (r = 1e10: ½ m r² = 1.6e40)",
@@ -269,7 +269,7 @@ const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
         9,
         "reserved",
     ),
-    // Soft bodies (issue 14): strict like the rest of a body.
+    // Soft bodies: strict like the rest of a body.
     (
         "soft: a spring damping that puts NaN into rapier (found by the fuzzer in soft.ron)",
         "(\n    objects: [\n        (id: 2, name: \"J\", body: (kind: Soft, soft: (shape: Disk(radius: 0.8, particles: 24), material: (edge: (frequency: 40.0, damping: 1e19))))),\n    ],\n)",

@@ -1,4 +1,4 @@
-//! Undo and redo of edits through the history (issue 29, item 5): an undone
+//! Undo and redo of edits through the history: an undone
 //! edit is gone from the log, so the session, a past view, a rewind and the
 //! future are bit for bit those of a session that never had it.
 

@@ -325,7 +325,7 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             files.recording = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
                 cmd.send(Command::SaveRecording {
-                    path: super::worker::absolute(&path),
+                    path: super::protocol::absolute(&path),
                     overwrite: false,
                 });
             }
@@ -336,7 +336,7 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
     {
         files.open = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            let path = super::worker::absolute(&path);
+            let path = super::protocol::absolute(&path);
             files.last_folder = Some(folder_of(&path.display().to_string()));
             cmd.send(Command::Load(path));
         }
@@ -357,7 +357,7 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             files.save_as = None;
             if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
                 cmd.send(Command::SaveAs {
-                    path: super::worker::absolute(&path),
+                    path: super::protocol::absolute(&path),
                     overwrite: false,
                 });
             }

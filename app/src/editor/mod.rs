@@ -13,6 +13,7 @@
 //! | `files`, `scene_file` | Open, Save, Save As dialogs; scene files in and out, and what they may write |
 //! | [`geometry`] | shape outlines, hit tests, the world ↔ screen camera |
 //! | [`log_book`] | every line the Log tab shows, below the panels and the shared state that write it |
+//! | `words` | counts in words (`1 match`, `3 matches`), for the panels and the worker alike |
 //!
 //! The worker thread owns the pipeline and the world; the UI thread never
 //! touches them (Rerun's time-control habit: the UI pushes commands that are
@@ -35,6 +36,7 @@ mod scene_file;
 pub mod shared;
 mod tiles;
 pub mod timeline;
+mod words;
 pub mod worker;
 pub mod workspace;
 

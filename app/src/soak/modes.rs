@@ -6,7 +6,6 @@
 //! ring, the no-progress guard and the way they close the summary.
 
 use std::collections::VecDeque;
-use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
@@ -17,7 +16,7 @@ use stepframe_core::{
 
 use super::meter::{Meter, ring_walked_after, telemetry_walked};
 use super::{Failure, SoakArgs, SoakSummary, bad};
-use crate::editor::protocol::{Command, Event, Pacing};
+use crate::editor::protocol::{Command, Event, Pacing, absolute};
 use crate::editor::worker::{self, Worker};
 
 /// Log lines printed to stderr as they arrive; the rest are only kept in
@@ -291,8 +290,4 @@ fn close(
     summary.log_ring = log.lines.len();
     summary.telemetry_ring = telemetry.len();
     meter.finish(summary, max_growth_mib);
-}
-
-fn absolute(path: &Path) -> PathBuf {
-    worker::absolute(path)
 }

@@ -238,7 +238,7 @@ impl EditorApp {
         commands.send(Command::SetHistoryBudget(Some(budget_bytes(
             persisted.history_budget_mib,
         ))));
-        let scene = worker::absolute(&config.scene);
+        let scene = super::protocol::absolute(&config.scene);
         commands.send(if config.play_on_start {
             Command::LoadAndPlay(scene)
         } else {

@@ -150,7 +150,9 @@ pub fn compare_dialog_ui(ctx: &egui::Context, dialog: &mut Option<String>, cmd: 
     if let Some(choice) = done {
         *dialog = None;
         if let Some(path) = choice.filter(|p| !p.as_os_str().is_empty()) {
-            cmd.send(Command::CompareWith(crate::editor::worker::absolute(&path)));
+            cmd.send(Command::CompareWith(crate::editor::protocol::absolute(
+                &path,
+            )));
         }
     }
 }

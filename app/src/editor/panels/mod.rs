@@ -43,6 +43,7 @@ pub mod watches;
 
 use crate::editor::files::FilesState;
 use crate::editor::timeline::TimelineState;
+pub use crate::editor::words::count;
 use bookmarks::BookmarksState;
 use breakpoints::BreakpointForm;
 use code_pane::CodePaneState;
@@ -106,25 +107,5 @@ impl Panels {
             .map(|(i, w)| (i, w.expr.clone()))
             .collect();
         self.timeline.watch_lanes.set_plotted(plotted);
-    }
-}
-
-/// `n` things in words, the noun agreeing with the number: `1 match`,
-/// `3 matches`, `0 matches`. Every count the panels print goes through it,
-/// so no tab says "1 matches".
-pub fn count(n: u64, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_count_of_one_takes_the_singular_and_every_other_the_plural() {
-        assert_eq!(super::count(1, "match", "matches"), "1 match");
-        assert_eq!(super::count(0, "match", "matches"), "0 matches");
-        assert_eq!(
-            super::count(2, "earlier edge", "earlier edges"),
-            "2 earlier edges"
-        );
     }
 }

@@ -58,7 +58,7 @@ impl Default for Pacing {
 
 impl Pacing {
     /// Most frames a second [`Pacing::Uncapped`] runs. Unbounded, the demo
-    /// ran about 22,700 frames a second (issue 28): an hour of those is 82
+    /// ran about 22,700 frames a second (docs/timeline.md): an hour of those is 82
     /// million frame records (13 GiB). 240 is the fastest common display
     /// rate, and a frame (4.2 ms) is still a quarter of a 60 Hz tick, which
     /// is what uncapped pacing is for: most frames run no tick, and
@@ -626,4 +626,12 @@ impl std::fmt::Debug for RecoveryPoint {
             .field("scene", &self.scene_path())
             .finish_non_exhaustive()
     }
+}
+
+/// Where a file a command names (a scene or trace given on the command line
+/// or typed in a dialog) points, made absolute so the worker shows, watches
+/// and reloads the file the user meant whatever its own working directory;
+/// the path as given if there is no working directory to resolve it from.
+pub fn absolute(path: &Path) -> PathBuf {
+    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
 }

@@ -534,9 +534,3 @@ impl Worker {
         })));
     }
 }
-
-/// Where a scene path given on the command line or typed in a dialog points,
-/// made absolute for display and for reload.
-pub fn absolute(path: &Path) -> std::path::PathBuf {
-    std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf())
-}

@@ -6,9 +6,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use super::{Worker, scene_watch};
-use crate::editor::panels::count;
 use crate::editor::protocol::{Event, SaveWhat};
 use crate::editor::scene_file::{self, LoadedScene, SaveOutcome};
+use crate::editor::words::count;
 
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {

@@ -187,7 +187,7 @@ impl Worker {
             self.send_event(Event::Notice(format!(
                 "{file} changed on disk: not reloaded, the session has {} the file does not \
                  (Ctrl+R reloads and drops them; Save asks before writing over the file)",
-                crate::editor::panels::count(n as u64, "unsaved edit", "unsaved edits")
+                crate::editor::words::count(n as u64, "unsaved edit", "unsaved edits")
             )));
             return;
         }

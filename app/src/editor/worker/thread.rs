@@ -417,9 +417,9 @@ fn run_paced(mut worker: Worker) {
 
 /// When a playing worker runs a span of a plotted watch's history fill
 /// (`watches`): only in the slack before the next frame's deadline, so the
-/// live frames keep their cadence and the viewport stays smooth (issue 29:
-/// a span a frame, unconditionally, made every frame late by a span's replay
-/// for the ~10 s a fill took). A span that never fits (a heavy world, a busy
+/// live frames keep their cadence and the viewport stays smooth (a span a
+/// frame, unconditionally, made every frame late by a span's replay for the
+/// ~10 s a fill took). A span that never fits (a heavy world, a busy
 /// machine) still runs once a second, so the fill finishes, at the cost of
 /// one late frame a second rather than every frame.
 #[derive(Debug, Default)]
