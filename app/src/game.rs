@@ -11,12 +11,11 @@
 //! # struct Hop { #[inspect(params)] params: HopParams }
 //! # #[stepframe_core::behaviour]
 //! # impl Behaviour for Hop {
-//! #     fn name(&self) -> &str { "Hop" }
 //! #     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 //! # }
 //! fn main() -> std::process::ExitCode {
 //!     let behaviours = stepframe_app::Behaviours::built_in()
-//!         .behaviour("Hop", |params: HopParams| Ok::<_, ParamsError>(Hop { params }));
+//!         .behaviour(|params: HopParams| Ok::<_, ParamsError>(Hop { params }));
 //!     stepframe_app::App::new("hopper")
 //!         .behaviours(behaviours)
 //!         .scene("assets/scenes/hop.ron")
@@ -38,10 +37,13 @@
 //!
 //! # Names
 //!
-//! A game's behaviour is registered after the built-ins, so one of the
-//! same name replaces the built-in (a game's own `PlayerController`). A
-//! scene naming a behaviour nobody registered is refused with the list of
-//! every registered name, the game's included.
+//! A behaviour is registered under its type's name (`Hop` is `"Hop"`,
+//! derived by `#[stepframe_core::behaviour]`), written nowhere else, so the
+//! name a scene uses, the registry's and `name()` cannot disagree. A game's
+//! behaviour is registered after the built-ins, so one of the same name
+//! replaces the built-in (a game's own `PlayerController`). A scene naming
+//! a behaviour nobody registered is refused with the list of every
+//! registered name, the game's included.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use stepframe_core::{Behaviour, Registry};
+use stepframe_core::{Behaviour, Named, Registry};
 use stepframe_plugins::ScriptHost;
 
 /// Adds a game's behaviours to a registry built for a scene directory.
@@ -98,11 +100,37 @@ impl Behaviours {
         Behaviours::default()
     }
 
-    /// Adds a behaviour with a typed parameter struct `P` (RON in the
-    /// scene, `P::default()` for a new one): `build` checks the values and
-    /// makes the behaviour, or says what is wrong (the loader places the
-    /// message at the behaviour's parameters in the scene file).
+    /// Adds the behaviour type `B` with a typed parameter struct `P` (RON
+    /// in the scene, `P::default()` for a new one), under `B`'s own name
+    /// ([`Named`], which `#[stepframe_core::behaviour]` derives from the
+    /// type: `Jumper` is `"Jumper"`): `build` checks the values and makes
+    /// the behaviour, or says what is wrong (the loader places the message
+    /// at the behaviour's parameters in the scene file). The name is written
+    /// nowhere else, so the scene's name, the registry's and the
+    /// behaviour's `name()` cannot disagree.
     pub fn behaviour<P, B, E>(
+        self,
+        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
+    ) -> Behaviours
+    where
+        P: DeserializeOwned + Serialize + Default + 'static,
+        B: Behaviour + Named + 'static,
+        E: std::error::Error + 'static,
+    {
+        let build = Arc::new(build);
+        self.with(move |registry, _| {
+            let build = build.clone();
+            registry.register_behaviour(move |p: P| build(p));
+        })
+    }
+
+    /// [`Behaviours::behaviour`] under a name chosen at run time, for a
+    /// type without a fixed name ([`Named`]): one type registered under
+    /// several names, or a hand-written `name()` that returns a field. The
+    /// registry refuses a behaviour whose `name()` is not `name` when it is
+    /// made, so a mismatch is an error at the scene's behaviour name, not a
+    /// parameter edit that later finds another behaviour.
+    pub fn behaviour_named<P, B, E>(
         self,
         name: &str,
         build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,

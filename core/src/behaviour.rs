@@ -82,10 +82,12 @@
 //! routines, the log and break requests.
 
 mod ctx;
+mod derived;
 mod fields;
 
 pub use ctx::Ctx;
 pub(crate) use ctx::{Caller, HookRequests};
+pub use derived::{AdoptParams, HashState, Named, adopt_derived_params};
 pub use fields::{DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS};
 pub use stepframe_macros::{Inspect, behaviour};
 
@@ -129,6 +131,10 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
     }
 
     /// Registered name, shown in the editor and in error reports.
+    /// [`macro@behaviour`] writes it from [`Named`] (the type's name), so
+    /// the name a scene uses and the one this returns are one fact; the
+    /// registry refuses a behaviour whose `name()` is not the name it was
+    /// made under.
     fn name(&self) -> &str;
 
     /// A copy of this behaviour with its current state (for snapshots). The
@@ -195,8 +201,12 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
         Reload::NotMine
     }
 
-    /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
-    /// with state that affects the simulation should write it here.
+    /// Feeds behaviour state into the tick hash (traces, sync test).
+    /// [`macro@behaviour`] derives it from every field ([`HashState`], the
+    /// `behaviour/derived` module docs say what is left out and why), so a
+    /// field added later is covered without anyone remembering it. Write it
+    /// by hand only for state that is not plain fields (a script's
+    /// variables); the default, without the attribute, feeds nothing.
     fn hash_state(&self, _hasher: &mut crate::hash::StableHasher) {}
 
     /// The behaviour's state as the editor's inspector shows it, one
@@ -223,9 +233,12 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
     /// ([`crate::Pipeline::set_behaviour_params`]), so the behaviour goes on
     /// as if it had been loaded with the new parameters and lived the same
     /// past. Returns false when it cannot (the default, and whenever `fresh`
-    /// is another type): the edit is refused and nothing changes. A
-    /// behaviour whose parameters are plain values implements it in one
-    /// line: `fresh.downcast_ref::<Self>().map(|f| self.params = f.params.clone()).is_some()`.
+    /// is another type): the edit is refused and nothing changes.
+    /// [`macro@behaviour`] derives it from the fields `#[derive(Inspect)]`
+    /// marks `#[inspect(params)]` or `#[inspect(param)]` ([`AdoptParams`]):
+    /// they are copied from `fresh`, every other field stays. Write it by
+    /// hand when parameters must be carried into other state (a script's
+    /// variables).
     fn adopt_params(&mut self, _fresh: &dyn Behaviour) -> bool {
         false
     }

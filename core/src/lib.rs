@@ -107,7 +107,7 @@ pub mod world;
 
 pub use behaviour::{
     Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
-    Inspect, Reload, Rng, Routine, Wait,
+    Inspect, Named, Reload, Rng, Routine, Wait,
 };
 pub use body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Shape};
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};

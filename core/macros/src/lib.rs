@@ -77,8 +77,11 @@ pub fn behaviour(attr: TokenStream, item: TokenStream) -> TokenStream {
             .into();
     }
     let mut block = parse_macro_input!(item as ItemImpl);
-    match derive_behaviour(&mut block) {
-        Ok(()) => quote!(#block).into(),
+    let derived = derive_behaviour(&mut block)
+        .and_then(|()| derive_state_methods(&mut block))
+        .and_then(|()| derive_name(&mut block));
+    match derived {
+        Ok(named) => quote!(#block #named).into(),
         Err(e) => e.to_compile_error().into(),
     }
 }
@@ -133,6 +136,89 @@ fn derive_behaviour(block: &mut ItemImpl) -> syn::Result<()> {
     Ok(())
 }
 
+/// Whether the `impl` block defines a method called `name`.
+fn block_defines(block: &ItemImpl, name: &str) -> bool {
+    block
+        .items
+        .iter()
+        .any(|item| matches!(item, ImplItem::Fn(f) if f.sig.ident == name))
+}
+
+/// `hash_state` and `adopt_params` from what `#[derive(Inspect)]` derived
+/// (`HashState`, `AdoptParams`), each unless the block writes its own.
+fn derive_state_methods(block: &mut ItemImpl) -> syn::Result<()> {
+    if !block_defines(block, "hash_state") {
+        block.items.push(syn::parse_quote! {
+            fn hash_state(&self, hasher: &mut ::stepframe_core::hash::StableHasher) {
+                ::stepframe_core::behaviour::HashState::hash_into(self, hasher)
+            }
+        });
+    }
+    if !block_defines(block, "adopt_params") {
+        block.items.push(syn::parse_quote! {
+            fn adopt_params(&mut self, fresh: &dyn ::stepframe_core::Behaviour) -> bool {
+                ::stepframe_core::behaviour::adopt_derived_params(self, fresh)
+            }
+        });
+    }
+    Ok(())
+}
+
+/// The registered name: `impl Named for T` with the type's name, or with the
+/// string literal a hand-written `fn name` returns; and `fn name` from it
+/// when the block has none. A `fn name` that computes its name (one type
+/// registered under names chosen at run time) gets no `Named`: the type is
+/// then registered by name, and the registry checks the two agree when it
+/// makes one.
+fn derive_name(block: &mut ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
+    let self_ty = &block.self_ty;
+    let written = block.items.iter().find_map(|item| match item {
+        ImplItem::Fn(f) if f.sig.ident == "name" => Some(f),
+        _ => None,
+    });
+    let name = match written {
+        None => {
+            let type_name = match &**self_ty {
+                syn::Type::Path(p) => p.path.segments.last().map(|s| s.ident.to_string()),
+                _ => None,
+            }
+            .ok_or_else(|| {
+                syn::Error::new(
+                    self_ty.span(),
+                    "`#[behaviour]` names the behaviour after its type: implement it for a \
+                     named type, or write `fn name`",
+                )
+            })?;
+            LitStr::new(&type_name, Span::call_site())
+        }
+        Some(f) => match f.block.stmts.as_slice() {
+            [
+                syn::Stmt::Expr(
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }),
+                    None,
+                ),
+            ] => s.clone(),
+            _ => return Ok(quote!()),
+        },
+    };
+    if written.is_none() {
+        block.items.push(syn::parse_quote! {
+            fn name(&self) -> &str {
+                <Self as ::stepframe_core::behaviour::Named>::NAME
+            }
+        });
+    }
+    let (impl_generics, _, where_clause) = block.generics.split_for_impl();
+    Ok(quote! {
+        impl #impl_generics ::stepframe_core::behaviour::Named for #self_ty #where_clause {
+            const NAME: &'static str = #name;
+        }
+    })
+}
+
 /// The inspector's table for a struct (one row per field, nested structs
 /// as dotted paths) or an enum (its variant as text, through `Debug`).
 ///
@@ -153,7 +239,13 @@ fn derive_behaviour(block: &mut ItemImpl) -> syn::Result<()> {
 #[proc_macro_derive(Inspect, attributes(inspect))]
 pub fn derive_inspect(item: TokenStream) -> TokenStream {
     let input = parse_macro_input!(item as DeriveInput);
-    match inspect_impl(&input) {
+    let derived = (|| {
+        let table = inspect_impl(&input)?;
+        let hash = hash_impl(&input)?;
+        let adopt = adopt_impl(&input)?;
+        Ok::<_, syn::Error>(quote! { #table #hash #adopt })
+    })();
+    match derived {
         Ok(tokens) => tokens.into(),
         Err(e) => e.to_compile_error().into(),
     }
@@ -168,6 +260,8 @@ struct FieldAttrs {
     flatten: bool,
     debug: bool,
     skip: bool,
+    /// `skip_hash = "why"`: shown, but left out of the state hash.
+    skip_hash: Option<LitStr>,
 }
 
 fn field_attrs(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
@@ -186,9 +280,24 @@ fn field_attrs(attrs: &[Attribute]) -> syn::Result<FieldAttrs> {
                 out.debug = true;
             } else if meta.path.is_ident("skip") {
                 out.skip = true;
+            } else if meta.path.is_ident("skip_hash") {
+                let why: LitStr = meta
+                    .value()
+                    .map_err(|_| {
+                        meta.error("say why the field is left out: `skip_hash = \"why\"`")
+                    })?
+                    .parse()?;
+                if why.value().trim().is_empty() {
+                    return Err(syn::Error::new(
+                        why.span(),
+                        "say why the field is left out of the state hash",
+                    ));
+                }
+                out.skip_hash = Some(why);
             } else {
                 return Err(meta.error(
-                    "expected one of `unit = \"...\"`, `param`, `params`, `flatten`, `debug`, `skip`",
+                    "expected one of `unit = \"...\"`, `param`, `params`, `flatten`, `debug`, \
+                     `skip`, `skip_hash = \"why\"`",
                 ));
             }
             Ok(())
@@ -288,6 +397,143 @@ fn inspect_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
         impl #impl_generics ::stepframe_core::behaviour::Inspect for #name #ty_generics #where_clause {
             fn inspect_into(&self, out: &mut ::stepframe_core::behaviour::Fields) {
                 #body
+            }
+        }
+    })
+}
+
+/// A field's place in `self`: its name, or its index in a tuple struct.
+fn member(field: &syn::Field, i: usize) -> proc_macro2::TokenStream {
+    match &field.ident {
+        Some(ident) => quote!(#ident),
+        None => {
+            let index = syn::Index::from(i);
+            quote!(#index)
+        }
+    }
+}
+
+/// Whether a field is fed to the state hash: all but `skip` (not state) and
+/// `skip_hash = "why"` ones.
+fn hashed(attrs: &FieldAttrs) -> bool {
+    !attrs.skip && attrs.skip_hash.is_none()
+}
+
+/// How one hashed value is fed: a `debug` field by its `Debug` text (its
+/// type has no `HashState`), any other through its own `HashState`.
+fn hash_value(attrs: &FieldAttrs, value: proc_macro2::TokenStream) -> proc_macro2::TokenStream {
+    if attrs.debug {
+        quote! {
+            ::stepframe_core::behaviour::HashState::hash_into(
+                &::stepframe_core::behaviour::DebugText(#value), hasher);
+        }
+    } else {
+        quote! { ::stepframe_core::behaviour::HashState::hash_into(#value, hasher); }
+    }
+}
+
+/// `HashState` for the type: a struct's fields in declaration order; an
+/// enum's variant index, then that variant's fields.
+fn hash_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let name = &input.ident;
+    let mut generics = input.generics.clone();
+    for param in generics.type_params_mut() {
+        param
+            .bounds
+            .push(syn::parse_quote!(::stepframe_core::behaviour::HashState));
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let body = match &input.data {
+        Data::Struct(s) => {
+            let mut feeds = Vec::new();
+            for (i, field) in s.fields.iter().enumerate() {
+                let attrs = field_attrs(&field.attrs)?;
+                if hashed(&attrs) {
+                    let m = member(field, i);
+                    feeds.push(hash_value(&attrs, quote!(&self.#m)));
+                }
+            }
+            quote! { #(#feeds)* }
+        }
+        Data::Enum(e) => {
+            let mut arms = Vec::new();
+            for (index, variant) in e.variants.iter().enumerate() {
+                let ident = &variant.ident;
+                let index = index as u64;
+                let mut binds = Vec::new();
+                let mut feeds = Vec::new();
+                for (i, field) in variant.fields.iter().enumerate() {
+                    let attrs = field_attrs(&field.attrs)?;
+                    let bind = format_ident!("field_{i}");
+                    let m = member(field, i);
+                    binds.push(quote!(#m: #bind));
+                    if hashed(&attrs) {
+                        feeds.push(hash_value(&attrs, quote!(#bind)));
+                    }
+                }
+                arms.push(quote! {
+                    #[allow(unused_variables)]
+                    Self::#ident { #(#binds),* } => {
+                        hasher.write_u64(#index);
+                        #(#feeds)*
+                    }
+                });
+            }
+            quote! {
+                match self {
+                    #(#arms)*
+                }
+            }
+        }
+        Data::Union(_) => {
+            return Err(syn::Error::new(
+                name.span(),
+                "`Inspect` cannot read a union: implement it by hand",
+            ));
+        }
+    };
+    Ok(quote! {
+        impl #impl_generics ::stepframe_core::behaviour::HashState for #name #ty_generics #where_clause {
+            #[allow(unused_variables)]
+            fn hash_into(&self, hasher: &mut ::stepframe_core::hash::StableHasher) {
+                #body
+            }
+        }
+    })
+}
+
+/// `AdoptParams` for the type: copies every field marked `params` or
+/// `param` from the fresh instance; false when none is marked (an enum has
+/// no marked fields).
+fn adopt_impl(input: &DeriveInput) -> syn::Result<proc_macro2::TokenStream> {
+    let name = &input.ident;
+    let mut copies = Vec::new();
+    let mut bounds: Vec<syn::WherePredicate> = Vec::new();
+    if let Data::Struct(s) = &input.data {
+        for (i, field) in s.fields.iter().enumerate() {
+            let attrs = field_attrs(&field.attrs)?;
+            if attrs.params || attrs.param {
+                let m = member(field, i);
+                let ty = &field.ty;
+                copies.push(quote! {
+                    self.#m = ::core::clone::Clone::clone(&fresh.#m);
+                });
+                bounds.push(syn::parse_quote!(#ty: ::core::clone::Clone));
+            }
+        }
+    }
+    let mut generics = input.generics.clone();
+    if !copies.is_empty() {
+        generics.make_where_clause().predicates.extend(bounds);
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    let adopted = !copies.is_empty();
+    Ok(quote! {
+        impl #impl_generics ::stepframe_core::behaviour::AdoptParams for #name #ty_generics #where_clause {
+            #[allow(unused_variables)]
+            fn adopt_params_from(&mut self, fresh: &Self) -> bool {
+                #(#copies)*
+                #adopted
             }
         }
     })

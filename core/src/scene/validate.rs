@@ -203,6 +203,9 @@ pub(super) fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc
                 .create(&spec.name, &spec.params)
                 .map_err(|e| match e {
                     CreateError::UnknownName(m) => fault(Site::BehaviourName(i, b), m),
+                    e @ CreateError::Misnamed { .. } => {
+                        fault(Site::BehaviourName(i, b), e.to_string())
+                    }
                     CreateError::Params(p) => fault(
                         Site::Params(i, b, p.position),
                         format!("parameters of `{}`: {}", spec.name, p.message),
