@@ -196,7 +196,9 @@ impl Behaviours {
 /// default. See the module docs.
 #[derive(Clone, Debug)]
 pub struct App {
-    /// The binary's name, in `--help` and usage lines.
+    /// The game's name: in `--help` and usage lines, the editor window's
+    /// title, and its app id, which names the folder its layout and
+    /// settings are saved in (so two games never share one).
     name: &'static str,
     /// Built-ins and the game's.
     behaviours: Behaviours,
@@ -206,7 +208,10 @@ pub struct App {
 
 impl App {
     /// A binary called `name` with the built-in behaviours, opening the
-    /// bundled demo by default.
+    /// bundled demo by default. `name` is the game's everywhere a person
+    /// sees one: `--help`, the editor window's title, and the app id its
+    /// saved layout and settings are kept under (`~/.local/share/<name>` on
+    /// Linux), so each game keeps its own.
     pub fn new(name: &'static str) -> App {
         App {
             name,
@@ -224,7 +229,12 @@ impl App {
         self
     }
 
-    /// The scene `edit` opens when none is given.
+    /// The scene `edit` opens when none is given. A relative path is looked
+    /// up when the binary runs, not when it is built: under the working
+    /// folder first, then next to the executable ([`find_scene`]), so a
+    /// game started from its crate (`cargo run`) and one shipped as a
+    /// folder beside its binary both find it, and no path of the machine
+    /// that built it is baked in.
     pub fn scene(mut self, scene: impl Into<PathBuf>) -> App {
         self.scene = Some(scene.into());
         self
@@ -255,11 +265,20 @@ impl App {
             .bin_name(self.name)
             .get_matches_from(args);
         let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-        let default_scene = || self.scene.clone().unwrap_or_else(crate::default_scene);
+        let default_scene = || {
+            self.scene
+                .as_deref()
+                .map_or_else(crate::default_scene, |scene| {
+                    let exe = std::env::current_exe().ok();
+                    let exe_dir = exe.as_deref().and_then(Path::parent);
+                    find_scene(scene, Path::new("."), exe_dir)
+                })
+        };
         let behaviours = &self.behaviours;
         match cli.command {
-            None => crate::editor::run(default_scene(), None, behaviours.clone()),
+            None => crate::editor::run(self.name, default_scene(), None, behaviours.clone()),
             Some(Command::Edit { scene, history_mib }) => crate::editor::run(
+                self.name,
                 scene.unwrap_or_else(default_scene),
                 history_mib,
                 behaviours.clone(),
@@ -272,6 +291,29 @@ impl App {
             Some(Command::Bench(args)) => crate::bench::run(args),
             Some(Command::Soak(args)) => crate::soak::run(args, behaviours),
         }
+    }
+}
+
+/// Where a game's default scene is: `scene` itself when absolute; else
+/// under `working` (the working folder) if it is there, else next to the
+/// executable (in `exe_dir`) if it is there, else under `working`, so the
+/// error that follows names the path a person expects.
+///
+/// `assets/scenes/level.ron` run from the game's crate with `cargo run`
+/// is found under the crate (the working folder); the same binary copied
+/// to `dist/` beside `dist/assets/` finds `dist/assets/scenes/level.ron`
+/// from any working folder.
+pub fn find_scene(scene: &Path, working: &Path, exe_dir: Option<&Path>) -> PathBuf {
+    if scene.is_absolute() {
+        return scene.to_path_buf();
+    }
+    let under_working = working.join(scene);
+    if under_working.exists() {
+        return under_working;
+    }
+    match exe_dir.map(|dir| dir.join(scene)) {
+        Some(beside) if beside.exists() => beside,
+        _ => under_working,
     }
 }
 
