@@ -88,7 +88,10 @@ mod fields;
 pub use ctx::Ctx;
 pub(crate) use ctx::{Caller, HookRequests};
 pub use derived::{AdoptParams, HashState, Named, adopt_derived_params};
-pub use fields::{DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS};
+pub use fields::{
+    DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS, readable_f32,
+    readable_f64,
+};
 pub use stepframe_macros::{Inspect, behaviour};
 
 use serde::{Deserialize, Serialize};
