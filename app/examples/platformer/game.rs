@@ -7,8 +7,9 @@
 //! | [`Shuttle`] | a hazard | a kinematic path that is a function of simulation time |
 //! | [`Collector`] | the player | a pickup counted in the fixed phase, on contact |
 //!
-//! docs/embedding.md walks through this file; a test checks that the code
-//! it quotes is this code.
+//! Built the way docs/embedding.md builds its one-behaviour game
+//! (app/examples/guide.rs): the behaviours' name, hooks, state hash and
+//! parameter adoption are derived, none written by hand.
 
 use serde::{Deserialize, Serialize};
 use stepframe_app::{App, Behaviours};
