@@ -350,3 +350,46 @@ enum Command {
     /// Run a scene for many ticks with the editor's buffers and check memory stays flat.
     Soak(crate::soak::SoakArgs),
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder with `assets/scenes/level.ron` in it when `with_scene`.
+    fn folder(tag: &str, with_scene: bool) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stepframe-find-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("assets/scenes")).expect("a temp folder");
+        if with_scene {
+            std::fs::write(dir.join("assets/scenes/level.ron"), "()").expect("a scene");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_relative_scene_is_found_under_the_working_folder_then_beside_the_executable() {
+        let scene = Path::new("assets/scenes/level.ron");
+        let crate_dir = folder("crate", true);
+        let dist = folder("dist", true);
+        let elsewhere = folder("elsewhere", false);
+        // `cargo run` in the game's crate: found there first.
+        assert_eq!(
+            find_scene(scene, &crate_dir, Some(&dist)),
+            crate_dir.join(scene)
+        );
+        // The shipped binary started from another folder: beside it.
+        assert_eq!(find_scene(scene, &elsewhere, Some(&dist)), dist.join(scene));
+        // Nowhere: the working folder's path, which the error then names.
+        assert_eq!(
+            find_scene(scene, &elsewhere, Some(&elsewhere)),
+            elsewhere.join(scene)
+        );
+        assert_eq!(find_scene(scene, &elsewhere, None), elsewhere.join(scene));
+        // An absolute path is taken as it is.
+        let absolute = dist.join(scene);
+        assert_eq!(find_scene(&absolute, &elsewhere, None), absolute);
+        for dir in [crate_dir, dist, elsewhere] {
+            std::fs::remove_dir_all(dir).ok();
+        }
+    }
+}
