@@ -36,7 +36,6 @@
 //!
 //! #[stepframe_core::behaviour]
 //! impl Behaviour for Thruster {
-//!     fn name(&self) -> &str { "Thruster" }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         if ctx.input().pressed("right") {
 //!             ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
@@ -53,6 +52,8 @@
 //! let rows = table.into_rows();
 //! assert_eq!(rows[0].path, "Thruster.force");
 //! assert_eq!(rows[0].unit, Some("N"));
+//! // ...and its name from the type.
+//! assert_eq!(thruster.name(), "Thruster");
 //! ```
 //!
 //! # Which hooks a behaviour has
@@ -74,6 +75,16 @@
 //! paths, units and doc lines ([`Fields`], see `behaviour/fields`); the
 //! attribute fills it from `#[derive(Inspect)]` on the struct.
 //! [`Behaviour::state_text`] stays the plain-text view of the same state.
+//!
+//! # Its name, its hash and its parameters
+//!
+//! The attribute derives three more facts the struct already states (see
+//! `behaviour/derived`): the registered name ([`Named`], the type's name),
+//! [`Behaviour::hash_state`] over every field ([`HashState`];
+//! `#[inspect(skip_hash = "why")]` leaves one out), and
+//! [`Behaviour::adopt_params`] from the fields marked `#[inspect(params)]`
+//! ([`AdoptParams`]). Each is written by hand only when the fact is not
+//! in the fields: a script's variables, a name chosen at run time.
 //!
 //! # The context
 //!

@@ -5,15 +5,18 @@
 //!
 //! | macro | on | derives |
 //! |---|---|---|
-//! | [`macro@behaviour`] | an `impl Behaviour for T` block | `hooks()` from the hook methods the block defines, and `inspect()` from `T`'s [`Inspect`](derive@Inspect) |
-//! | [`Inspect`](derive@Inspect) | a struct or an enum | the inspector's field table: one row per field, with a stable path, a unit and the field's doc line |
+//! | [`macro@behaviour`] | an `impl Behaviour for T` block | `hooks()` from the hook methods the block defines; `name()` and `Named` from `T`'s name; `inspect()`, `hash_state()` and `adopt_params()` from what `T`'s [`Inspect`](derive@Inspect) derives |
+//! | [`Inspect`](derive@Inspect) | a struct or an enum | the inspector's field table (one row per field, with a stable path, a unit and the field's doc line), `HashState` over every field, and `AdoptParams` from the fields marked as parameters |
 //!
 //! Why derive the hook set: a hand-written `hooks()` is a second statement
 //! of a fact the methods already make, and the two drift. A set that says
 //! too much puts the behaviour in hook lists it has no code for: it is
 //! called, timed and hit by breakpoints there (phantom hits); one that says
 //! too little silently skips a hook the behaviour does define. Reading the
-//! method names cannot drift.
+//! method names cannot drift. The same holds for the name (written once,
+//! in the type), the state hash (a field added later is hashed without
+//! anyone remembering it) and parameter adoption (the field marked
+//! `params` is the one an edit replaces).
 
 #![warn(missing_docs)]
 
@@ -41,8 +44,18 @@ const HOOK_METHODS: [(&str, &str); 7] = [
 
 /// On an `impl Behaviour for T` block: fills in `hooks()` with exactly the
 /// hooks the block defines (`fixed_update` and `on_contact` give
-/// `FIXED_UPDATE | CONTACT`), and `inspect()` with `T`'s
-/// [`Inspect`](derive@Inspect) table unless the block writes its own.
+/// `FIXED_UPDATE | CONTACT`), and, unless the block writes its own:
+///
+/// - `inspect()` with `T`'s [`Inspect`](derive@Inspect) table;
+/// - `hash_state()` with `T`'s derived `HashState` (every field but those
+///   marked `skip` or `skip_hash`);
+/// - `adopt_params()` with `T`'s derived `AdoptParams` (the fields marked
+///   `params` or `param` are taken from the fresh instance);
+/// - `name()` and `impl Named for T` with `T`'s name (`"Thruster"`). A
+///   `fn name` that returns a string literal names it instead; one that
+///   computes its name gets no `Named` (the type is then registered by
+///   name, and the registry checks the two agree).
+///
 /// (The example is text here: a proc-macro crate cannot run it, since the
 /// crate it expands into depends on this one. `core/tests/derived_behaviours.rs`
 /// compiles and checks this use.)
@@ -57,11 +70,11 @@ const HOOK_METHODS: [(&str, &str); 7] = [
 ///
 /// #[stepframe_core::behaviour]
 /// impl Behaviour for Thruster {
-///     fn name(&self) -> &str { "Thruster" }
 ///     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) { /* ... */ }
 /// }
 /// // hooks() == Hooks::FIXED_UPDATE: no Update, Present or contact call,
-/// // timing row or breakpoint hit can come from it.
+/// // timing row or breakpoint hit can come from it. name() == "Thruster",
+/// // the name it is registered under; hash_state() feeds `force`.
 /// ```
 ///
 /// A block that also writes `hooks()` is refused: the attribute's point is
@@ -230,8 +243,17 @@ fn derive_name(block: &mut ItemImpl) -> syn::Result<proc_macro2::TokenStream> {
 /// | `param` | the field is a parameter (set by the scene), not state the behaviour keeps |
 /// | `params` | the field is the behaviour's parameter struct: its fields are listed at this level (`Jumper.jump_speed`, not `Jumper.params.jump_speed`) and marked as parameters |
 /// | `flatten` | the same without the parameter mark |
-/// | `debug` | the field's `Debug` text (a type with no `Inspect`) |
-/// | `skip` | no row (a cache, a handle) |
+/// | `debug` | the field's `Debug` text (a type with no `Inspect`); hashed by that text |
+/// | `skip` | no row, and not hashed: not state (a cache, a handle, scratch) |
+/// | `skip_hash = "why"` | a row, but not hashed; the reason is required, for the next reader |
+///
+/// Every field not marked `skip` or `skip_hash` is fed to the state hash
+/// (`HashState`, in declaration order; an enum feeds its variant's index
+/// and fields), so its type must implement `HashState` (the derive does;
+/// numbers, text, lists, `Option`, `BTreeMap`, core's geometry do). The
+/// fields marked `params` or `param` are what `AdoptParams` copies from a
+/// fresh instance when the parameters are edited; with none, an edit is
+/// refused.
 ///
 /// A field's first doc line travels with its row, so the inspector can say
 /// what a number means. Paths are the field names, so they stay stable while

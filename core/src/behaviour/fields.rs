@@ -88,10 +88,10 @@ const F64_DIGITS: usize = 12;
 /// (`1e-7`, `2.5e15`): written out, it is a row of zeros to count.
 const PLAIN_RANGE: (f64, f64) = (1e-6, 1e15);
 
-/// An `f64` as a person reads it: rounded to [`F64_DIGITS`] significant
+/// An `f64` as a person reads it: rounded to 12 significant
 /// digits, then written as the shortest text of that rounded value, so
 /// `150.00000000000043` shows as `150`, `0.30000000000000004` as `0.3`,
-/// and `16.666666666666668` as `16.6666666667`. Outside [`PLAIN_RANGE`]
+/// and `16.666666666666668` as `16.6666666667`. Outside 1e-6 to 1e15
 /// with an exponent; NaN and the infinities as Rust writes them.
 pub fn readable_f64(x: f64) -> String {
     if !x.is_finite() {
@@ -103,22 +103,18 @@ pub fn readable_f64(x: f64) -> String {
 
 /// An `f32` as a person reads it: its shortest round-trip text (`0.1`,
 /// not the widened `0.10000000149011612`), with an exponent outside
-/// [`PLAIN_RANGE`].
+/// 1e-6 to 1e15.
 pub fn readable_f32(x: f32) -> String {
     if !x.is_finite() {
         return x.to_string();
     }
-    let magnitude = f64::from(x.abs());
-    if x == 0.0 || (PLAIN_RANGE.0..PLAIN_RANGE.1).contains(&magnitude) {
-        x.to_string()
-    } else {
-        format!("{x:e}")
-    }
+    plain_or_exponent(x, f64::from(x.abs()))
 }
 
-/// Rust's shortest text of `x`, or with an exponent outside [`PLAIN_RANGE`].
-fn plain_or_exponent(x: f64, magnitude: f64) -> String {
-    if x == 0.0 || (PLAIN_RANGE.0..PLAIN_RANGE.1).contains(&magnitude) {
+/// Rust's shortest text of `x`, or with an exponent when its `magnitude`
+/// is outside [`PLAIN_RANGE`] (zero is plain).
+fn plain_or_exponent<T: std::fmt::Display + std::fmt::LowerExp>(x: T, magnitude: f64) -> String {
+    if magnitude == 0.0 || (PLAIN_RANGE.0..PLAIN_RANGE.1).contains(&magnitude) {
         x.to_string()
     } else {
         format!("{x:e}")

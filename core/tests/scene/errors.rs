@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// (what, text, line, column, substring of the message)
 const BROKEN: &[(&str, &str, usize, usize, &str)] = &[
     (
         "syntax: missing comma",

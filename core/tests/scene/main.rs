@@ -62,8 +62,6 @@ fn temp_dir(tag: &str) -> PathBuf {
     dir
 }
 
-/// (what, text, line, column, substring of the message)
-
 /// A scene with every feature of the format once (`round_trip`, `sessions`).
 const FULL: &str = r#"// Every feature of the format once.
 #![enable(implicit_some)]
