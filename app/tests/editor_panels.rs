@@ -389,13 +389,14 @@ fn a_behaviours_state_without_fields_is_a_table_of_its_fields() {
 "#,
     )
     .expect("the scene");
-    let behaviours = stepframe_app::Behaviours::built_in().behaviour("Tally", |p: TallyParams| {
-        Ok::<_, std::io::Error>(Tally {
-            count: 0,
-            step: p.step,
-            last: Some((1.5, 2.0)),
-        })
-    });
+    let behaviours =
+        stepframe_app::Behaviours::built_in().behaviour_named("Tally", |p: TallyParams| {
+            Ok::<_, std::io::Error>(Tally {
+                count: 0,
+                step: p.step,
+                last: Some((1.5, 2.0)),
+            })
+        });
     let mut h = Harness::builder()
         .with_size(DEFAULT_SIZE)
         .with_step_dt(support::editor::DT as f32)

@@ -92,19 +92,25 @@ impl Worker {
     /// Pose, velocity and parameter edits wait for a suspension: the values
     /// they start from are the committed ones of the tick shown.
     pub(super) fn edit(&mut self, edit: Edit) {
+        self.edit_applied(edit);
+    }
+
+    /// [`Worker::edit`], saying whether the edit applied (a refusal has
+    /// already been reported): what a notice that it applied waits on.
+    fn edit_applied(&mut self, edit: Edit) -> bool {
         let needs_suspension = matches!(
             edit,
             Edit::Pose { .. } | Edit::Velocity { .. } | Edit::Params { .. }
         );
         if needs_suspension && !self.is_suspended() {
             self.error("edits apply while suspended: pause first".to_string());
-            return;
+            return false;
         }
         let prepared = match edit.clone().prepare(&self.registry) {
             Ok(prepared) => prepared,
             Err(e) => {
                 self.error(format!("edit not applied: {e}"));
-                return;
+                return false;
             }
         };
         // The user's edits of objects can be undone while suspended
@@ -119,10 +125,11 @@ impl Worker {
         };
         if let Err(e) = applied {
             self.error(format!("edit not applied: {e}"));
-            return;
+            return false;
         }
         self.queue(&edit);
         self.record_edit(edit);
+        true
     }
 
     /// Lists a pose or velocity edit just applied under the inspector's
@@ -161,12 +168,16 @@ impl Worker {
             return;
         };
         let name = behaviour.clone();
-        self.edit(Edit::Params {
+        let applied = self.edit_applied(Edit::Params {
             object,
             index,
             behaviour,
             params: params.clone(),
         });
+        // A refusal was reported; saying it runs would contradict it.
+        if !applied {
+            return;
+        }
         self.send_event(Event::Notice(format!(
             "{name} of {} runs with {} from tick {} on",
             self.object_label(object),
