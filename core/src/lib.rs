@@ -59,7 +59,7 @@
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings; folding them into a scene for Save | `fold` |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
 //! | [`history`] | the session that owns a pipeline and its history, the only way to drive one that rewinds; keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `session`, `undo` |
-//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
+//! | [`sync_test`] | a session that rolls back and re-simulates as it advances, as GGRS's does: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
 //! Each item has one path: the module that owns it (and, for the items
