@@ -3,7 +3,7 @@
 //! The bundled demo plays its recording (assets/recordings/demo.ron) through
 //! the rewind history. At tick 500 the session is rewound to the end of tick
 //! 411 and the recording with one more tap of Space at tick 412 is installed
-//! as the tape ([`History::set_tape`]); the run goes on to tick 700. At 30, 60
+//! as the tape ([`Session::set_tape`]); the run goes on to tick 700. At 30, 60
 //! and 144 Hz the ticks must be the same, tick for tick, as a straight replay
 //! of the edited recording from tick 0 (no rewind at all), and the edit must
 //! change the future (else the comparison proves nothing). Later rewinds and
@@ -16,7 +16,7 @@ use std::sync::{Arc, Mutex};
 
 use stepframe_core::{
     History, InputSource, Pipeline, RecordedEvent, Recorder, Recording, Registry, Replay, Scene,
-    TickObserver, TickRecord,
+    Session, TickObserver, TickRecord,
 };
 
 /// The tick whose input the what-if changes.
@@ -70,16 +70,19 @@ impl TickObserver for Hashes {
 }
 
 /// A demo session observed by a hash table and a recorder.
-struct Session {
-    p: Pipeline,
-    history: History,
+struct Demo {
+    /// The session and its rewind history.
+    s: Session,
+    /// Every tick's hash.
     hashes: Arc<Mutex<Hashes>>,
+    /// What every tick received.
     recorder: Arc<Mutex<Recorder>>,
+    /// The display rate's frame length.
     dt: f64,
 }
 
-impl Session {
-    fn new(hz: f64) -> Session {
+impl Demo {
+    fn new(hz: f64) -> Demo {
         let (scene, registry) = demo();
         let mut p = Pipeline::new(scene.settings.time);
         p.load_scene(&scene, &registry).expect("session");
@@ -88,11 +91,10 @@ impl Session {
         let observers: Vec<Box<dyn TickObserver>> =
             vec![Box::new(hashes.clone()), Box::new(recorder.clone())];
         p.set_tick_observer(Some(Box::new(observers)));
-        Session {
-            p,
+        Demo {
             // A keyframe every 30 frames, so rewinds start from keyframes
             // taken on both sides of the tape's installation.
-            history: History::new(30, 36_000),
+            s: Session::new(p, History::new(30, 36_000)),
             hashes,
             recorder,
             dt: 1.0 / hz,
@@ -100,18 +102,18 @@ impl Session {
     }
 
     fn tick(&self) -> u64 {
-        self.p.stepper().completed_ticks()
+        self.s.pipeline().stepper().completed_ticks()
     }
 
     /// Frames until `tick` is complete (resuming first if suspended).
     fn run_to(&mut self, tick: u64) {
-        if self.p.suspension().is_some() {
-            self.history.resume(&mut self.p, &[]);
+        if self.s.pipeline().suspension().is_some() {
+            self.s.resume(&[]);
         }
         while self.tick() < tick {
-            self.history.step_frame(&mut self.p, self.dt, &[]);
-            while self.p.suspension().is_some() {
-                self.history.resume(&mut self.p, &[]);
+            self.s.step_frame(self.dt, &[]);
+            while self.s.pipeline().suspension().is_some() {
+                self.s.resume(&[]);
             }
         }
     }
@@ -128,25 +130,23 @@ impl Session {
 
 /// The what-if at one display rate: play the recording to tick 500, go back
 /// to the end of tick 411, install the edited tape, play to tick 700.
-fn what_if(hz: f64) -> Session {
-    let mut s = Session::new(hz);
-    s.history.set_tape(&mut s.p, Some(Replay::new(recorded())));
-    s.run_to(LIVE);
-    s.history
-        .rewind_to_tick(&mut s.p, EDIT - 1)
-        .expect("tick 411 is kept");
-    assert_eq!(s.tick(), EDIT - 1);
-    s.history.set_tape(&mut s.p, Some(Replay::new(edited())));
-    s.run_to(END);
-    s
+fn what_if(hz: f64) -> Demo {
+    let mut d = Demo::new(hz);
+    d.s.set_tape(Some(Replay::new(recorded())));
+    d.run_to(LIVE);
+    d.s.rewind_to_tick(EDIT - 1).expect("tick 411 is kept");
+    assert_eq!(d.tick(), EDIT - 1);
+    d.s.set_tape(Some(Replay::new(edited())));
+    d.run_to(END);
+    d
 }
 
 /// A straight replay of `tape` from tick 0, at 60 Hz, no rewind.
-fn straight(tape: Recording) -> Session {
-    let mut s = Session::new(60.0);
-    s.p.set_tick_input(Some(Box::new(Replay::new(tape))));
-    s.run_to(END);
-    s
+fn straight(tape: Recording) -> Demo {
+    let mut d = Demo::new(60.0);
+    d.s.set_tape(Some(Replay::new(tape)));
+    d.run_to(END);
+    d
 }
 
 fn first_difference(a: &[(u64, u64)], b: &[(u64, u64)]) -> Option<u64> {
@@ -161,8 +161,8 @@ fn an_edited_tape_replays_identically_at_30_60_and_144_hz() {
     let parted = first_difference(&reference, &unedited).expect("the tap at 412 changes the run");
     assert!(parted >= EDIT, "ticks before the edit changed: {parted}");
     for hz in [30.0, 60.0, 144.0] {
-        let s = what_if(hz);
-        let ticks = s.hashes(1..=END);
+        let d = what_if(hz);
+        let ticks = d.hashes(1..=END);
         assert_eq!(
             first_difference(&ticks, &reference),
             None,
@@ -171,23 +171,21 @@ fn an_edited_tape_replays_identically_at_30_60_and_144_hz() {
         // What the ticks received is the edited tape, edge for edge.
         let mut expected = edited();
         expected.truncate_after(END);
-        assert_eq!(s.recording().events, expected.events, "{hz} Hz");
+        assert_eq!(d.recording().events, expected.events, "{hz} Hz");
     }
 }
 
 #[test]
 fn rewinds_and_past_views_after_the_edit_replay_the_tape() {
-    let mut s = what_if(144.0);
+    let mut d = what_if(144.0);
     let reference = straight(edited()).hashes(1..=END);
     let hash_at = |t: u64| reference[t as usize - 1].1;
 
     // A past view starts from a fresh pipeline: only the keyframe's tape (or
     // the logged installation) can give it the tap.
     for target in [EDIT + 5, 450, 650] {
-        let mut scratch = Pipeline::new(*s.p.settings());
-        s.history
-            .replay_into(&mut scratch, s.tick(), target)
-            .expect("kept");
+        let mut scratch = Pipeline::new(*d.s.pipeline().settings());
+        d.s.replay_into(&mut scratch, target).expect("kept");
         assert_eq!(
             scratch.state_hash(),
             hash_at(target),
@@ -196,43 +194,47 @@ fn rewinds_and_past_views_after_the_edit_replay_the_tape() {
     }
 
     // Back into the edited future and on again: the same ticks.
-    s.history.rewind_to_tick(&mut s.p, 650).expect("kept");
-    assert_eq!(s.p.state_hash(), hash_at(650));
-    s.run_to(END);
-    assert_eq!(first_difference(&s.hashes(1..=END), &reference), None);
+    d.s.rewind_to_tick(650).expect("kept");
+    assert_eq!(d.s.pipeline().state_hash(), hash_at(650));
+    d.run_to(END);
+    assert_eq!(first_difference(&d.hashes(1..=END), &reference), None);
 
     // Back before the installation: the recording is in force again there,
     // so without another edit the run is the unedited one.
     let unedited = straight(recorded()).hashes(1..=END);
-    s.history.rewind_to_tick(&mut s.p, 300).expect("kept");
+    d.s.rewind_to_tick(300).expect("kept");
     assert_eq!(
-        s.history.tape().map(|t| t.recording().clone()),
+        d.s.history().tape().map(|t| t.recording().clone()),
         Some(recorded())
     );
-    s.run_to(END);
-    assert_eq!(first_difference(&s.hashes(1..=END), &unedited), None);
+    d.run_to(END);
+    assert_eq!(first_difference(&d.hashes(1..=END), &unedited), None);
 }
 
 #[test]
 fn input_given_with_a_single_tick_reaches_that_tick_and_its_replays() {
-    let mut s = Session::new(60.0);
-    s.run_to(100);
-    s.history.pause(&mut s.p);
+    let mut d = Demo::new(60.0);
+    d.run_to(100);
+    d.s.pause();
     // The user types Space while suspended, then F10.
     let press = stepframe_core::InputEvent::press(InputSource::Key("Space".into()));
-    let report = s.history.step_tick(&mut s.p, &[press]);
+    let report = d.s.step_tick(&[press]);
     assert_eq!(report.ticks, 1);
-    let r = s.recording();
+    let r = d.recording();
     assert_eq!(
         r.events_at(101).iter().map(|e| e.value).collect::<Vec<_>>(),
         vec![1.0],
         "tick 101, the stepped one, received the press"
     );
-    s.run_to(160);
-    let before = s.hashes(101..=160);
+    d.run_to(160);
+    let before = d.hashes(101..=160);
     // A rewind past the stepped tick replays its input on the way.
-    s.history.rewind_to_tick(&mut s.p, 130).expect("kept");
-    assert_eq!(s.p.state_hash(), before[130 - 101].1, "tick 130 rebuilt");
-    s.run_to(160);
-    assert_eq!(first_difference(&s.hashes(101..=160), &before), None);
+    d.s.rewind_to_tick(130).expect("kept");
+    assert_eq!(
+        d.s.pipeline().state_hash(),
+        before[130 - 101].1,
+        "tick 130 rebuilt"
+    );
+    d.run_to(160);
+    assert_eq!(first_difference(&d.hashes(101..=160), &before), None);
 }

@@ -429,8 +429,8 @@ fn the_wall_clock_behaviour(s: &SubsystemDiff) {
 #[test]
 fn the_sync_test_names_the_object_and_subsystem_that_read_the_wall_clock() {
     let registry = registry();
-    let mut p = wall_clock_session(&registry);
-    let err = run_plan(&mut p, plan(20, Some(2)), &mut |_, _| Ok(()), &mut |_| {})
+    let p = wall_clock_session(&registry);
+    let err = run_plan(p, plan(20, Some(2)), &mut |_, _| Ok(()), &mut |_| {})
         .expect_err("wall-clock state must be caught");
     let RunFailure::SyncMismatch { tick, report, .. } = &err else {
         panic!("expected a mismatch, got {err}");
@@ -467,8 +467,7 @@ fn trace_diff_names_the_object_and_subsystem_that_read_the_wall_clock() {
             TraceWriter::new(Vec::<u8>::new()).with_subsystem_hashes(),
         ));
         p.set_tick_observer(Some(Box::new(writer.clone())));
-        run_plan(&mut p, plan(10, None), &mut |_, _| Ok(()), &mut |_| {}).expect("runs");
-        p.set_tick_observer(None);
+        run_plan(p, plan(10, None), &mut |_, _| Ok(()), &mut |_| {}).expect("runs");
         let trace =
             String::from_utf8(writer.lock().expect("lock").get_ref().clone()).expect("UTF-8");
         let path = dir.join(format!("{run}.jsonl"));

@@ -302,19 +302,10 @@ impl From<Edit> for PreparedEdit {
 
 impl Pipeline {
     /// Applies an edit to the session now (see the module docs for when each
-    /// kind takes effect). Counted as a drive ([`Pipeline::drives`]) when it
-    /// changed something: a [`History`](crate::History) that did not make
-    /// the call sees that the session moved without it. On an error nothing
-    /// changes.
+    /// kind takes effect). On an error nothing changes. A session that keeps
+    /// a rewind history makes its edits through [`Session::edit`](crate::Session::edit),
+    /// which logs them so rewinds and past views repeat them.
     pub fn apply_edit(&mut self, edit: &PreparedEdit) -> Result<(), EditError> {
-        let result = self.apply_edit_uncounted(edit);
-        if result.is_ok() {
-            self.count_drive();
-        }
-        result
-    }
-
-    fn apply_edit_uncounted(&mut self, edit: &PreparedEdit) -> Result<(), EditError> {
         let clock = *self.clock();
         let body_edit = |p: &mut Pipeline, object: ObjectId, command: BodyCommand| {
             let has_body = p

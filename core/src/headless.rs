@@ -28,22 +28,22 @@ pub struct WholeFrame {
 }
 
 /// Takes the report of the call that started a frame, then resumes with
-/// `resume` while `p` is suspended, at most `max_resumes` times (module
-/// docs). `resume` is the call a host makes: straight on the pipeline, or
-/// through the rewind history so it is logged.
+/// `resume` while the last call ended suspended (its report's
+/// `suspended`), at most `max_resumes` times (module docs). `resume` is
+/// the call a host makes: straight on the pipeline, or through a
+/// [`Session`](crate::Session) so it is logged.
 pub fn finish_frame(
-    p: &mut Pipeline,
     mut report: FrameReport,
-    mut resume: impl FnMut(&mut Pipeline) -> FrameReport,
+    mut resume: impl FnMut() -> FrameReport,
     max_resumes: u64,
 ) -> Result<WholeFrame, FrameNeverEnds> {
     let mut resumes = 0;
-    while p.suspension().is_some() {
+    while report.suspended.is_some() {
         if resumes == max_resumes {
             return Err(FrameNeverEnds { resumes });
         }
         resumes += 1;
-        let more = resume(p);
+        let more = resume();
         report.absorb(&more);
     }
     Ok(WholeFrame { report, resumes })
@@ -56,7 +56,7 @@ pub fn run_frame(
     max_resumes: u64,
 ) -> Result<WholeFrame, FrameNeverEnds> {
     let first = p.step_frame(dt);
-    finish_frame(p, first, Pipeline::resume, max_resumes)
+    finish_frame(first, || p.resume(), max_resumes)
 }
 
 /// Runs `p` in whole outer frames of `dt` seconds until tick `target` is

@@ -1,46 +1,61 @@
 //! Rewind to any recent tick: keyframe snapshots plus exact re-simulation.
 //!
-//! [`History`] sits between a host (the editor's worker, the player) and its
-//! [`Pipeline`]: every call that advances the session (`step_frame`, `resume`,
-//! `step_tick`, `step_one_frame`, and `pause`, a tape, new time settings)
-//! goes through it and is logged with what it
-//! needs to be repeated: the frame's raw dt, the input events pushed before it
-//! (with a frame, a single tick or a resume alike), and the debugger the call
-//! ran with (so the same breakpoints suspend at the same places, before-hook
-//! ones included). Every `keyframe_every` frames it also keeps a [`Snapshot`]
-//! taken between frames.
+//! A [`Session`] owns a [`Pipeline`] and its [`History`]. Every call that
+//! advances the session (`step_frame`, `resume`, `step_tick`,
+//! `step_one_frame`, and `pause`, a tape, new time settings, an edit) is a
+//! method of the session, which runs it on its pipeline and logs it in the
+//! history with what it needs to be repeated: the frame's raw dt, the input
+//! events pushed before it (with a frame, a single tick or a resume alike),
+//! and the debugger the call ran with (so the same breakpoints suspend at
+//! the same places, before-hook ones included). Every `keyframe_every`
+//! frames the history also keeps a [`Snapshot`] taken between frames.
 //!
 //! # One driver
 //!
 //! A history can only repeat the calls it logged, so it must be the only
-//! driver of its session. The choice made here is to *detect* a call that
-//! went around it rather than to forbid the pipeline's own stepping API
-//! (which every session without a history, the player's and the sync
-//! test's, keeps using): the pipeline counts every call that steps it or
-//! feeds it state ([`Pipeline::drives`]: frames, resumes, single ticks,
-//! pauses, input, tick input, time settings, edits, restores, new
-//! sessions), and
-//! the history keeps
-//! that count as of its own last call. At its next call (a frame, a resume,
-//! a tick, a pause, a tape, new settings, a rewind) a different count means the session
-//! moved without it: the history drops what it can no longer repeat (its
-//! calls and keyframes), starts again from the session as it stands, takes
-//! a keyframe at the next frame it runs between frames, and logs a warning
-//! in the session's log. A rewind is therefore always exact: to a tick
-//! after that keyframe it replays only calls the history saw; to a tick
-//! before, it is refused ([`RewindError::TooOld`]) instead of landing on a
-//! state the session never had. Worked example: 10 frames through the
-//! history, 5 straight on the pipeline, 10 more through the history, then a
-//! rewind to tick 20: the history restored the keyframe of tick 15 and
-//! replays 5 frames; a rewind to tick 12 is refused. Until that next call
-//! the history has not seen the bypass: [`History::replay_into`] (a past
-//! view on a scratch pipeline) and [`History::reach`] read the log as of
-//! its last call, so a host that steps around it shows past views from
-//! before the bypass until its next history call.
+//! driver of its session, and the types see to it. A [`Session`] lends its
+//! pipeline out as `&Pipeline` only, for reading; what changes state a
+//! replay must repeat (frames, resumes, single ticks, pauses, input, tapes,
+//! time settings, edits, a new world) exists only as the session's own
+//! methods, each of which logs its call. What the host may still change is
+//! not state a replay repeats, and has narrow methods of its own: the tick
+//! observer and the tick watch (a replay runs without them), breakpoints
+//! (each logged call carries the debugger it ran with), the hook beacon,
+//! flame zones, the log. A call that would go around the history does not
+//! compile:
+//!
+//! ```compile_fail,E0596
+//! use stepframe_core::{History, Pipeline, Session, TimeSettings};
+//! let mut session = Session::new(Pipeline::new(TimeSettings::default()), History::default());
+//! // `pipeline()` is `&Pipeline`: stepping it is a type error, not a warning at run time.
+//! session.pipeline().step_frame(1.0 / 60.0);
+//! ```
+//!
+//! while the same frame through the session is logged:
+//!
+//! ```
+//! use stepframe_core::{History, Pipeline, Session, TimeSettings};
+//! let mut session = Session::new(Pipeline::new(TimeSettings::default()), History::new(30, 100_000));
+//! for _ in 0..200 {
+//!     session.step_frame(1.0 / 60.0, &[]);
+//! }
+//! // A keyframe before frames 1, 31, ..., 181: ticks 0, 30, ..., 180.
+//! assert_eq!(session.history().keyframes(), 7);
+//! // The keyframe of tick 150, then 25 frames replayed.
+//! session.rewind_to_tick(175).expect("kept");
+//! assert_eq!(session.pipeline().stepper().completed_ticks(), 175);
+//! ```
+//!
+//! A new world (a scene loaded or reloaded, a snapshot restored, another
+//! pipeline adopted: [`Session::load_scene`], [`Session::restore`],
+//! [`Session::start_over`]) starts the history again from the session as it
+//! stands: what came before cannot be replayed onto it. A session that keeps
+//! no history (the player's, the sync test's, the editor's branch B) drives
+//! its [`Pipeline`] directly.
 //!
 //! # Input tapes
 //!
-//! [`History::set_tape`] installs a tick-stamped input tape (a [`Replay`], the
+//! [`Session::set_tape`] installs a tick-stamped input tape (a [`Replay`], the
 //! editor's edited input) as the session's tick input, and logs it like any
 //! other call; every keyframe keeps the tape in force when it was taken. So a
 //! rewind or a past view that replays across the installation installs it at
@@ -50,7 +65,7 @@
 //! install the recorded tape with the press added at 412, and run on; tick
 //! 412 receives the press whatever the display rate (tests/tape.rs).
 //!
-//! [`History::rewind_to_tick`] restores the newest keyframe at or before the
+//! [`Session::rewind_to_tick`] restores the newest keyframe at or before the
 //! target, replays the logged calls with their recorded debuggers, and stops at
 //! the end of the target tick (a tick a frame ran among others is reached
 //! exactly, through [`Pipeline::set_stop_after_tick`]). The session is left
@@ -62,9 +77,9 @@
 //!
 //! # Undo
 //!
-//! [`History::edit_undoable`] logs an edit that [`History::undo`] takes out
+//! [`Session::edit_undoable`] logs an edit that [`Session::undo`] takes out
 //! of the log again, putting the session back bit for bit, while the session
-//! still stands where it was made; [`History::redo`] applies it again. An
+//! still stands where it was made; [`Session::redo`] applies it again. An
 //! edit the session has run past is refused rather than re-simulated around
 //! (`undo`'s module docs: the stand, its base snapshot, and why).
 //!
@@ -83,7 +98,7 @@
 //!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
 //!   docs/performance.md): 10 min of demo.ron hold 51.5 MiB (300 keyframes
 //!   and the call log, ~0.17 MiB a keyframe), so 256 MiB reach ≈ 3 h 19 min
-//!   once the spacing has doubled twice; [`History::reach`] says how far back
+//!   once the spacing has doubled twice; [`Session::reach`] says how far back
 //!   rewind reaches now and how far the budget reaches at this rate,
 //!   "history holds 26 s; budget reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
@@ -116,7 +131,6 @@ use crate::pipeline::{
     FrameReport, Pipeline, SettingsError, Snapshot, TickInputSource, TimeSettings,
 };
 use crate::recording::Replay;
-use crate::world::LogLevel;
 
 mod bounds;
 mod calls;
@@ -125,6 +139,7 @@ mod frame_replay;
 mod poses;
 mod reach;
 mod rewind;
+mod session;
 mod undo;
 use calls::{Call, Logged};
 pub use compact::{ANCHOR_EVERY, KeyframeError};
@@ -132,6 +147,7 @@ pub use frame_replay::FrameReplayError;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
 use rewind::{replay, same_breakpoints};
+pub use session::Session;
 pub use undo::UndoError;
 
 /// A snapshot and the index of the call it precedes.
@@ -201,7 +217,11 @@ pub const DEFAULT_BUDGET_BYTES: usize = 256 << 20;
 /// longest replay a rewind runs, stays within 4x the initial one.
 pub const MAX_SPACING_DOUBLINGS: u32 = 2;
 
-/// The call log and keyframes of one session.
+/// The call log and keyframes of one session: what a [`Session`] keeps
+/// of every call it makes on its pipeline (module docs). A history is made
+/// with its bounds ([`History::new`], [`History::with_budget`]) and handed
+/// to [`Session::new`]; from then on it is read through
+/// [`Session::history`] and changed only by the session's calls.
 #[derive(Debug)]
 pub struct History {
     calls: VecDeque<Logged>,
@@ -234,14 +254,10 @@ pub struct History {
     latest_tick: u64,
     /// The tape in force at `position`.
     tape: Option<Replay>,
-    /// Whether this history installs tapes: until [`History::set_tape`] is
+    /// Whether this history installs tapes: until [`Session::set_tape`] is
     /// first called it leaves the pipeline's tick input alone (a player may
     /// have installed its own replay).
     manages_tape: bool,
-    /// The pipeline's [`Pipeline::drives`] at the end of this history's last
-    /// call (`None` before the first): a different count at the next call
-    /// means the session was driven around the history.
-    driven: Option<u64>,
     /// Undo and redo of the edits made where the session stands (`undo`).
     undo: undo::Undo,
 }
@@ -275,7 +291,6 @@ impl History {
             latest_tick: 0,
             tape: None,
             manages_tape: false,
-            driven: None,
             undo: undo::Undo::default(),
         }
     }
@@ -312,11 +327,9 @@ impl History {
         self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes() + self.undo.bytes()
     }
 
-    /// How far back rewind reaches from the live session `live`, in
-    /// simulated time, what it costs, and how far the budget would reach
-    /// at this rate: the editor's "history holds 26 s; budget reaches ≈ 9
-    /// min at this rate" (`RewindReach`'s `Display`).
-    pub fn reach(&self, live: &Pipeline) -> RewindReach {
+    /// How far back rewind reaches from the live session `live`
+    /// ([`Session::reach`]).
+    fn reach(&self, live: &Pipeline) -> RewindReach {
         let now = live.stepper().simulation_time().as_secs_f64();
         let oldest = self
             .keyframes
@@ -337,9 +350,9 @@ impl History {
         }
     }
 
-    /// Forgets everything (a new session); the bounds stay, the spacing
-    /// starts again from the initial one.
-    pub fn clear(&mut self) {
+    /// Forgets everything (a new world: [`Session::start_over`]); the
+    /// bounds stay, the spacing starts again from the initial one.
+    fn clear(&mut self) {
         let budget = self.budget;
         *self = History::new(self.base_every, self.retention_frames);
         self.budget = budget;
@@ -361,67 +374,14 @@ impl History {
         self.keyframes.iter().map(|k| k.snapshot.tick())
     }
 
-    /// `Pipeline::step_frame` with its inputs, logged (and a keyframe when due).
-    pub fn step_frame(&mut self, p: &mut Pipeline, dt: f64, inputs: &[InputEvent]) -> FrameReport {
-        self.live(
-            p,
-            Call::Frame {
-                dt,
-                inputs: inputs.to_vec(),
-            },
-        )
-    }
-
-    /// `Pipeline::step_one_frame`, logged.
-    pub fn step_one_frame(
-        &mut self,
-        p: &mut Pipeline,
-        dt: f64,
-        inputs: &[InputEvent],
-    ) -> FrameReport {
-        self.live(
-            p,
-            Call::StepOneFrame {
-                dt,
-                inputs: inputs.to_vec(),
-            },
-        )
-    }
-
-    /// `Pipeline::resume`, logged, with the inputs given while suspended:
-    /// they reach the next tick that begins.
-    pub fn resume(&mut self, p: &mut Pipeline, inputs: &[InputEvent]) -> FrameReport {
-        self.live(
-            p,
-            Call::Resume {
-                inputs: inputs.to_vec(),
-            },
-        )
-    }
-
-    /// `Pipeline::step_tick`, logged, with the inputs given while suspended:
-    /// the stepped tick receives them (a lone tick begins no frame).
-    pub fn step_tick(&mut self, p: &mut Pipeline, inputs: &[InputEvent]) -> FrameReport {
-        self.live(
-            p,
-            Call::StepTick {
-                inputs: inputs.to_vec(),
-            },
-        )
-    }
-
-    /// Installs `tape` as the session's tick input from here on (none: live
-    /// input only), logged so every replay installs it at the same point
-    /// (module docs). Rewind first to make it start at an earlier tick.
-    pub fn set_tape(&mut self, p: &mut Pipeline, tape: Option<Replay>) {
+    /// [`Session::set_tape`].
+    fn set_tape(&mut self, p: &mut Pipeline, tape: Option<Replay>) {
         self.manages_tape = true;
         self.live(p, Call::SetTape(tape));
     }
 
-    /// `Pipeline::set_settings`, logged: a rewind across the change replays
-    /// it at the same point, so the frames after it run with the new
-    /// settings again. Settings that cannot run are refused and not logged.
-    pub fn set_settings(
+    /// [`Session::set_settings`].
+    fn set_settings(
         &mut self,
         p: &mut Pipeline,
         settings: TimeSettings,
@@ -431,38 +391,26 @@ impl History {
         Ok(())
     }
 
-    /// [`Pipeline::apply_edit`], logged: a past view of any later tick, a
-    /// rewind across it and its replay all repeat it at the same point (the
-    /// editor's inspector edits, enable toggles, spawns and removals). An
-    /// edit the session refuses changes nothing and is not logged. A new
-    /// edit clears the redo stack (`undo`); [`History::edit_undoable`]
-    /// makes one that can be undone.
-    pub fn edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
+    /// [`Session::edit`]: a new edit also clears the redo stack (`undo`).
+    fn edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
         self.log_edit(p, edit)?;
         self.undo.forget_redo();
         Ok(())
     }
 
-    /// [`History::edit`] without touching the redo stack (a redo is no new edit).
+    /// `History::edit` without touching the redo stack (a redo is no new edit).
     fn log_edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
-        self.notice_bypass(p);
         p.apply_edit(&edit)?;
         self.branch_here();
         self.log(p, Call::Edit(Box::new(edit)));
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();
-        self.driven = Some(p.drives());
         Ok(())
     }
 
-    /// The tape in force, if [`History::set_tape`] installed one.
+    /// The tape in force, if [`Session::set_tape`] installed one.
     pub fn tape(&self) -> Option<&Replay> {
         self.tape.as_ref()
-    }
-
-    /// `Pipeline::pause`, logged.
-    pub fn pause(&mut self, p: &mut Pipeline) {
-        self.live(p, Call::Pause);
     }
 
     /// Every logged call made live, the frame case included: it branches
@@ -470,7 +418,6 @@ impl History {
     /// frames, logs the call and runs it the way a replay of the log will
     /// (the same [`replay`] arm), so live and replayed calls cannot differ.
     fn live(&mut self, p: &mut Pipeline, call: Call) -> FrameReport {
-        self.notice_bypass(p);
         if call.runs_hooks() {
             self.end_stand();
         }
@@ -486,35 +433,7 @@ impl History {
         self.note_wall_clock_stop(p);
         self.position = self.calls.len();
         self.latest_tick = p.stepper().completed_ticks();
-        self.driven = Some(p.drives());
         report
-    }
-
-    /// Starts the history afresh from the session as it stands if a call
-    /// went around it since its last one (module docs, "One driver"): the
-    /// log cannot repeat what it never saw, so the calls and keyframes
-    /// before are dropped, the next frame between frames is a keyframe, and
-    /// the session's log says so. The budget and the tape in force stay.
-    fn notice_bypass(&mut self, p: &mut Pipeline) {
-        let Some(seen) = self.driven else {
-            return;
-        };
-        if p.drives() == seen {
-            return;
-        }
-        let tape = self.tape.take();
-        let manages_tape = self.manages_tape;
-        self.clear();
-        self.tape = tape;
-        self.manages_tape = manages_tape;
-        let tick = p.stepper().completed_ticks();
-        p.log_line(
-            LogLevel::Warning,
-            format!(
-                "the session was stepped or fed input around its history before tick {tick}: \
-                 rewind reaches back to the next keyframe from here only"
-            ),
-        );
     }
 
     /// Cuts the log where a rewind left the session: what followed is another

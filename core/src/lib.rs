@@ -58,8 +58,8 @@
 //! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings; folding them into a scene for Save | `fold` |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
-//! | [`history`] | keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `undo` |
-//! | [`sync_test`] | rollback and re-simulation after every frame: proof a snapshot holds all state | |
+//! | [`history`] | the session that owns a pipeline and its history, the only way to drive one that rewinds; keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `session`, `undo` |
+//! | [`sync_test`] | a session that rolls back and re-simulates as it advances, as GGRS's does: proof a snapshot holds all state | |
 //! | [`export`] | a telemetry range as a Chrome trace (Perfetto) or CSV | `chrome`, `csv` |
 //!
 //! Each item has one path: the module that owns it (and, for the items
@@ -123,7 +123,7 @@ pub use flame::{FrameZones, Zone, ZoneDetail, ZoneKind, ZoneRing};
 pub use geometry::{Pose, Vec2, Velocity};
 pub use hash::StableHasher;
 pub use headless::{FrameNeverEnds, WholeFrame, finish_frame, run_frame, run_to_tick};
-pub use history::{History, PoseHistory, RewindError, RewindReach, TickPoses, UndoError};
+pub use history::{History, PoseHistory, RewindError, RewindReach, Session, TickPoses, UndoError};
 pub use hook_beacon::{HookBeacon, HookCall};
 pub use ids::ObjectId;
 pub use ids::{HookKind, Hooks, TimeGroup};

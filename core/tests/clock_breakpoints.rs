@@ -329,14 +329,14 @@ fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
     // Every tick's hash at its end, as the run had it.
     let hashes = std::sync::Arc::new(std::sync::Mutex::new(std::collections::BTreeMap::new()));
     p.set_tick_observer(Some(Box::new(HashLog(hashes.clone()))));
-    let mut history = stepframe_core::History::new(2, 10_000);
+    let mut history = stepframe_core::Session::new(p, stepframe_core::History::new(2, 10_000));
     let mut stopped = 0;
     for _ in 0..12 {
-        let report = history.step_frame(&mut p, 2.0 * TICK, &[]);
+        let report = history.step_frame(2.0 * TICK, &[]);
         if let Some(s) = report.suspended {
             assert_eq!(s.tick, 9, "the slow tick stops the run");
             stopped += 1;
-            history.resume(&mut p, &[]);
+            history.resume(&[]);
         }
     }
     assert_eq!(stopped, 1);
@@ -346,9 +346,9 @@ fn a_rewind_past_a_slow_tick_stop_replays_the_run_as_it_happened() {
     // Flow Tick, which this counter sees (the history's landing rule, not
     // the stop's).
     for tick in (5..=24).filter(|t| t % 4 != 0) {
-        history.rewind_to_tick(&mut p, tick).expect("kept");
+        history.rewind_to_tick(tick).expect("kept");
         assert_eq!(
-            p.state_hash(),
+            history.pipeline().state_hash(),
             hashes[&tick],
             "tick {tick} as the run had it"
         );

@@ -11,7 +11,7 @@ use stepframe_core::flame::{FrameZones, ZoneDetail, ZoneKind};
 use stepframe_core::{
     Behaviour, BodyDesc, BodyKind, ContactEvent, ContactKind, Ctx, FrameKind, History, HookKind,
     ManualTime, NoPhysics, ObjectDesc, ObjectId, PhysicsStage, Pipeline, Pose, Priority,
-    RapierStage, Shape, TimeSettings, Vec2, World,
+    RapierStage, Session, Shape, TimeSettings, Vec2, World,
 };
 
 /// Advances a manual wall clock by a set number of microseconds in each
@@ -266,13 +266,13 @@ fn zones_off_coarse_or_fine_leave_the_state_hash_the_same_after_every_frame() {
 fn a_frame_replayed_from_the_history_with_fine_zones_names_each_call_and_lands_on_the_same_state() {
     let mut p = rapier_pipeline();
     p.set_zone_detail(ZoneDetail::Coarse);
-    let mut history = History::new(10, 10_000);
+    let mut history = Session::new(p, History::new(10, 10_000));
     let dts = [TICK, 2.0 * TICK, TICK / 2.0];
     let mut hash_after = Vec::new();
     let mut ticks_of = Vec::new();
     for i in 0..30 {
-        let report = history.step_frame(&mut p, dts[i % 3], &[]);
-        hash_after.push(p.state_hash());
+        let report = history.step_frame(dts[i % 3], &[]);
+        hash_after.push(history.pipeline().state_hash());
         ticks_of.push(report.ticks);
     }
     // Frame 26 is a two-tick frame (index 25: 25 % 3 == 1).

@@ -8,7 +8,7 @@ mod support;
 use stepframe_core::{
     ActionBinding, ActionMap, Behaviour, BodyDesc, Breakpoint, Condition, Ctx, Edit, History,
     HookKind, InputEvent, InputSource, ObjectDesc, ObjectId, Pipeline, Pose, PoseHistory, Priority,
-    RapierStage, RewindError, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
+    RapierStage, RewindError, Session, Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 use support::Hashes;
 
@@ -105,18 +105,18 @@ impl TickObserver for Ticks {
     }
 }
 
-fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, first_call: usize) {
-    for (i, s) in steps.iter().enumerate() {
+fn run(s: &mut Session, steps: &[HostCall], ticks: &Ticks, first_call: usize) {
+    for (i, step) in steps.iter().enumerate() {
         *ticks.1.lock().expect("lock") = first_call + i;
-        match s {
+        match step {
             HostCall::Frame(dt, inputs) => {
-                h.step_frame(p, *dt, inputs);
+                s.step_frame(*dt, inputs);
             }
             HostCall::StepTick => {
-                h.step_tick(p, &[]);
+                s.step_tick(&[]);
             }
             HostCall::Resume => {
-                h.resume(p, &[]);
+                s.resume(&[]);
             }
         }
     }
@@ -125,27 +125,21 @@ fn run(h: &mut History, p: &mut Pipeline, steps: &[HostCall], ticks: &Ticks, fir
 /// Makes the calls of `steps` from index `first` on, as the original host
 /// does: a breakpoint suspends mid-frame, and the host resumes on the next
 /// call unless that call is a step or a resume of its own.
-fn run_as_a_host(
-    h: &mut History,
-    p: &mut Pipeline,
-    steps: &[HostCall],
-    ticks: &Ticks,
-    first: usize,
-) {
+fn run_as_a_host(s: &mut Session, steps: &[HostCall], ticks: &Ticks, first: usize) {
     for i in first..steps.len() {
-        run(h, p, &steps[i..i + 1], ticks, i);
-        if p.suspension().is_some()
+        run(s, &steps[i..i + 1], ticks, i);
+        if s.pipeline().suspension().is_some()
             && !matches!(
                 steps.get(i + 1),
                 Some(HostCall::StepTick | HostCall::Resume)
             )
         {
-            h.resume(p, &[]);
+            s.resume(&[]);
         }
     }
 }
 
-fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
+fn original() -> (Vec<(u64, u64, usize)>, Session) {
     let mut p = pipeline();
     let ticks = Ticks::default();
     p.set_tick_observer(Some(Box::new(ticks.clone())));
@@ -157,47 +151,48 @@ fn original() -> (Vec<(u64, u64, usize)>, Pipeline, History) {
         },
         ..Breakpoint::on(HookKind::FixedUpdate, ObjectId(14))
     });
-    let mut h = History::new(30, 100_000);
+    let mut s = Session::new(p, History::new(30, 100_000));
     let steps = script();
-    run_as_a_host(&mut h, &mut p, &steps, &ticks, 0);
+    run_as_a_host(&mut s, &steps, &ticks, 0);
     let out = ticks.0.lock().expect("lock").clone();
-    (out, p, h)
+    (out, s)
 }
 
 #[test]
 fn rewinding_lands_bit_identically_on_any_kept_tick() {
-    let (reference, mut p, mut h) = original();
+    let (reference, mut s) = original();
     let last = reference.last().expect("ticks ran").0;
     assert!(last > 900, "{last} ticks");
     for target in [1u64, 149, 150, 151, 302, 303, 517, last - 1, last] {
-        h.rewind_to_tick(&mut p, target).expect("rewind");
+        s.rewind_to_tick(target).expect("rewind");
         let expected = reference.iter().find(|t| t.0 == target).expect("tick").1;
+        let p = s.pipeline();
         assert_eq!(p.stepper().completed_ticks(), target);
         assert_eq!(p.state_hash(), expected, "state at tick {target}");
         assert!(p.suspension().is_some(), "left suspended at the target");
     }
     assert!(matches!(
-        h.rewind_to_tick(&mut p, last + 10),
+        s.rewind_to_tick(last + 10),
         Err(RewindError::InTheFuture { .. })
     ));
 }
 
 #[test]
 fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
-    let (reference, _, _) = original();
+    let (reference, _) = original();
     let steps = script();
     for target in [77u64, 149, 151, 420] {
-        let (_, mut p, mut h) = original();
-        h.rewind_to_tick(&mut p, target).expect("rewind");
+        let (_, mut s) = original();
+        s.rewind_to_tick(target).expect("rewind");
         let call = reference.iter().find(|t| t.0 == target).expect("tick").2;
         let ticks = Ticks::default();
-        p.set_tick_observer(Some(Box::new(ticks.clone())));
+        s.set_tick_observer(Some(Box::new(ticks.clone())));
         // Finish the interrupted call (as the original host did, through any
         // breakpoint it meets), then make the same calls as the original.
-        while p.suspension().is_some() {
-            h.resume(&mut p, &[]);
+        while s.pipeline().suspension().is_some() {
+            s.resume(&[]);
         }
-        run_as_a_host(&mut h, &mut p, &steps, &ticks, call + 1);
+        run_as_a_host(&mut s, &steps, &ticks, call + 1);
         let continued: Vec<(u64, u64)> = ticks
             .0
             .lock()
@@ -217,19 +212,18 @@ fn the_rewound_continuation_with_the_same_input_is_bit_identical() {
 
 #[test]
 fn old_ticks_leave_the_history_and_memory_stays_bounded() {
-    let mut p = pipeline();
-    let mut h = History::new(10, 50);
+    let mut s = Session::new(pipeline(), History::new(10, 50));
     for _ in 0..500 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+        s.step_frame(1.0 / 60.0, &[]);
     }
-    assert_eq!(h.keyframes(), 5);
-    let oldest = h.oldest_tick().expect("keyframes");
+    assert_eq!(s.history().keyframes(), 5);
+    let oldest = s.history().oldest_tick().expect("keyframes");
     assert!(oldest >= 440, "oldest kept {oldest}");
     assert!(matches!(
-        h.rewind_to_tick(&mut p, 10),
+        s.rewind_to_tick(10),
         Err(RewindError::TooOld { .. })
     ));
-    h.rewind_to_tick(&mut p, oldest + 3).expect("recent tick");
+    s.rewind_to_tick(oldest + 3).expect("recent tick");
 }
 
 #[test]
@@ -276,63 +270,6 @@ fn pose_history_keeps_committed_poses_per_tick_within_its_budget() {
     );
 }
 
-/// The history must be its session's only driver (module docs, "One
-/// driver"): frames run straight on the pipeline, with a jump pushed straight
-/// into it, are not in the call log. The history notices at its next call,
-/// starts again from the session as it stands, and a rewind is then exact
-/// (a target after its new keyframe) or refused (a target it can no longer
-/// repeat), never a state the session did not have.
-#[test]
-fn a_session_stepped_around_its_history_rewinds_exactly_or_refuses() {
-    let dt = 1.0 / 60.0;
-    let jump = || InputEvent::press(InputSource::Key("Space".into()));
-    // The run as it really happened, one tick a frame: its hash at every tick.
-    let mut reference = pipeline();
-    let mut hash_at = vec![reference.state_hash()];
-    for frame in 1..=25u64 {
-        if frame == 13 {
-            reference.push_input(jump());
-        }
-        reference.step_frame(dt);
-        assert_eq!(reference.stepper().completed_ticks(), frame);
-        hash_at.push(reference.state_hash());
-    }
-
-    // The same run, frames 11 to 15 (and the jump at 13) around the history.
-    let mut p = pipeline();
-    let mut history = History::new(8, 10_000);
-    for frame in 1..=25u64 {
-        if (11..=15).contains(&frame) {
-            if frame == 13 {
-                p.push_input(jump());
-            }
-            p.step_frame(dt);
-        } else {
-            history.step_frame(&mut p, dt, &[]);
-        }
-    }
-    assert_eq!(p.state_hash(), hash_at[25]);
-    let warned = p
-        .drain_log()
-        .iter()
-        .any(|l| l.message.contains("around its history"));
-    assert!(warned, "the session's log says the history started again");
-
-    // Tick 18 is after the bypass: replayed from the keyframe the history
-    // took when it saw the session again (tick 15), it is the real tick 18.
-    history
-        .rewind_to_tick(&mut p, 18)
-        .expect("tick 18 is reachable");
-    assert_eq!(p.stepper().completed_ticks(), 18);
-    assert_eq!(p.state_hash(), hash_at[18], "the rewind is exact");
-
-    // Tick 14 needs the frames the history never saw: refused.
-    assert!(matches!(
-        history.rewind_to_tick(&mut p, 14),
-        Err(RewindError::TooOld { target: 14, .. })
-    ));
-}
-
 /// New time settings are a call like any other: a rewind across the change
 /// replays it at the same point, so the ticks after it run at the new pace
 /// again (the toolbar's time scale 2 from frame 11 on: two ticks a frame).
@@ -362,27 +299,24 @@ fn a_rewind_across_a_settings_change_runs_the_new_settings_again() {
     // and 26 (every 25): the first has one right after the change, before
     // the frame that applies it; the second replays across the change.
     for every in [10, 25] {
-        let mut p = pipeline();
-        let mut history = History::new(every, 10_000);
+        let mut s = Session::new(pipeline(), History::new(every, 10_000));
         for frame in 1..=30u64 {
             if frame == 11 {
-                history
-                    .set_settings(&mut p, faster)
-                    .expect("valid settings");
+                s.set_settings(faster).expect("valid settings");
             }
-            history.step_frame(&mut p, dt, &[]);
+            s.step_frame(dt, &[]);
         }
-        assert_eq!(p.state_hash(), frame_end[30].1);
+        assert_eq!(s.pipeline().state_hash(), frame_end[30].1);
         for (frame, scale) in [(29, 2.0), (20, 2.0), (13, 2.0), (11, 2.0), (6, 1.0)] {
             let (tick, hash) = frame_end[frame];
-            history.rewind_to_tick(&mut p, tick).expect("reachable");
+            s.rewind_to_tick(tick).expect("reachable");
             assert_eq!(
-                p.settings().time_scale,
+                s.pipeline().settings().time_scale,
                 scale,
                 "every {every}, frame {frame}"
             );
             assert_eq!(
-                p.state_hash(),
+                s.pipeline().state_hash(),
                 hash,
                 "every {every}, frame {frame}, tick {tick}"
             );
@@ -395,30 +329,30 @@ fn an_edit_is_a_call_of_the_history_that_past_views_and_rewinds_repeat() {
     let mut p = pipeline();
     let live = Hashes::default();
     p.set_tick_observer(Some(Box::new(live.clone())));
-    let mut h = History::new(30, 100_000);
+    let mut s = Session::new(p, History::new(30, 100_000));
     for _ in 0..200 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+        s.step_frame(1.0 / 60.0, &[]);
     }
     // Paused at the end of tick 200, ball 10 is lifted to y = 8 and ball 14
     // (a pusher) disabled; then the session plays on.
-    h.pause(&mut p);
+    s.pause();
     let lift = Edit::Pose {
         object: ObjectId(10),
         pose: Pose::new(-3.0, 8.0, 0.0),
     };
-    h.edit(&mut p, lift.into()).expect("ball 10 has a body");
+    s.edit(lift.into()).expect("ball 10 has a body");
     let disable = Edit::Enabled {
         object: ObjectId(14),
         enabled: false,
     };
-    h.edit(&mut p, disable.into()).expect("ball 14 is alive");
+    s.edit(disable.into()).expect("ball 14 is alive");
     // An edit the session refuses is an error and changes nothing.
     let bodiless = Edit::Pose {
         object: ObjectId(999),
         pose: Pose::new(0.0, 0.0, 0.0),
     };
-    assert!(h.edit(&mut p, bodiless.into()).is_err());
-    h.resume(&mut p, &[]);
+    assert!(s.edit(bodiless.into()).is_err());
+    s.resume(&[]);
     let y_of = |p: &Pipeline| {
         p.world()
             .physics_simulation_pose(ObjectId(10))
@@ -426,19 +360,22 @@ fn an_edit_is_a_call_of_the_history_that_past_views_and_rewinds_repeat() {
             .y
     };
     for _ in 0..5 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+        s.step_frame(1.0 / 60.0, &[]);
     }
     // Five ticks of free fall from 8 m: about 2 cm lower.
-    assert!(y_of(&p) > 7.9, "the lift took effect: y = {}", y_of(&p));
+    assert!(
+        y_of(s.pipeline()) > 7.9,
+        "the lift took effect: y = {}",
+        y_of(s.pipeline())
+    );
     for _ in 0..95 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+        s.step_frame(1.0 / 60.0, &[]);
     }
 
     // A past view of any tick after the edit shows it, bit for bit.
     for tick in [201u64, 202, 250, 300] {
         let mut scratch = Pipeline::new(TimeSettings::default());
-        h.replay_into(&mut scratch, p.stepper().completed_ticks(), tick)
-            .expect("a kept tick");
+        s.replay_into(&mut scratch, tick).expect("a kept tick");
         assert_eq!(
             scratch.state_hash(),
             live.at(tick),
@@ -446,48 +383,29 @@ fn an_edit_is_a_call_of_the_history_that_past_views_and_rewinds_repeat() {
         );
     }
     // So does a rewind to after it.
-    h.rewind_to_tick(&mut p, 205).expect("rewind");
-    assert_eq!(p.state_hash(), live.at(205));
-    assert!(y_of(&p) > 7.9, "rewound after the lift: y = {}", y_of(&p));
-    h.rewind_to_tick(&mut p, 260).expect("rewind");
-    assert_eq!(p.state_hash(), live.at(260));
+    s.rewind_to_tick(205).expect("rewind");
+    assert_eq!(s.pipeline().state_hash(), live.at(205));
+    assert!(
+        y_of(s.pipeline()) > 7.9,
+        "rewound after the lift: y = {}",
+        y_of(s.pipeline())
+    );
+    s.rewind_to_tick(260).expect("rewind");
+    assert_eq!(s.pipeline().state_hash(), live.at(260));
 
     // A rewind to before the edit and a new future leaves it out: at tick
     // 205 the ball is where the scene put it, on the others.
-    h.rewind_to_tick(&mut p, 150).expect("rewind");
-    p.set_tick_observer(Some(Box::new(Hashes::default())));
+    s.rewind_to_tick(150).expect("rewind");
+    s.set_tick_observer(Some(Box::new(Hashes::default())));
     // The rewind leaves the session suspended at tick 150.
-    h.resume(&mut p, &[]);
-    while p.stepper().completed_ticks() < 205 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
+    s.resume(&[]);
+    while s.pipeline().stepper().completed_ticks() < 205 {
+        s.step_frame(1.0 / 60.0, &[]);
     }
     assert!(
-        y_of(&p) < 3.0,
+        y_of(s.pipeline()) < 3.0,
         "the new future has no lift: y = {}",
-        y_of(&p)
+        y_of(s.pipeline())
     );
-    assert_ne!(p.state_hash(), live.at(205));
-}
-
-#[test]
-fn a_session_changed_around_its_history_by_an_edit_is_noticed() {
-    let mut p = pipeline();
-    let mut h = History::new(30, 100_000);
-    for _ in 0..60 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
-    }
-    // An edit straight on the pipeline: the history cannot repeat it, so it
-    // starts again from here instead of rewinding onto a world without it.
-    let lift = Edit::Pose {
-        object: ObjectId(10),
-        pose: Pose::new(-3.0, 8.0, 0.0),
-    };
-    p.apply_edit(&lift.into()).expect("a body");
-    for _ in 0..60 {
-        h.step_frame(&mut p, 1.0 / 60.0, &[]);
-    }
-    assert!(matches!(
-        h.rewind_to_tick(&mut p, 30),
-        Err(RewindError::TooOld { .. })
-    ));
+    assert_ne!(s.pipeline().state_hash(), live.at(205));
 }

@@ -3,8 +3,8 @@
 //! rewinds bit-identically, and says how far back it reaches.
 
 use stepframe_core::{
-    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, RewindReach, Shape,
-    TimeSettings, Vec2, World,
+    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, RewindReach, Session,
+    Shape, TimeSettings, Vec2, World,
 };
 
 /// Twenty balls dropping onto a floor: a world whose keyframes cost bytes.
@@ -60,17 +60,16 @@ fn eight_settled_keyframes_bytes() -> usize {
     for _ in 0..120 {
         p.step_frame(DT);
     }
-    let mut h = History::with_budget(10, usize::MAX);
+    let mut h = Session::new(p, History::with_budget(10, usize::MAX));
     for _ in 0..80 {
-        h.step_frame(&mut p, DT, &[]);
+        h.step_frame(DT, &[]);
     }
-    assert_eq!(h.keyframes(), 8);
-    h.memory_bytes()
+    assert_eq!(h.history().keyframes(), 8);
+    h.history().memory_bytes()
 }
 
 #[test]
 fn a_history_over_its_budget_doubles_its_spacing_keeps_its_reach_and_stays_under_it() {
-    let mut p = session();
     let keyframe = settled_keyframe_bytes();
     assert!(
         keyframe > 20 * 100,
@@ -78,86 +77,91 @@ fn a_history_over_its_budget_doubles_its_spacing_keeps_its_reach_and_stays_under
     );
     // Room for about eight keyframes (and the call log).
     let budget = eight_settled_keyframes_bytes() + 16 * 1024;
-    let mut h = History::with_budget(10, budget);
+    let mut h = Session::new(session(), History::with_budget(10, budget));
     // The same run without a history: the state hash of every tick.
     let mut twin = session();
     let mut hashes = vec![twin.state_hash()];
-    let mut spacings = vec![h.keyframe_every()];
+    let mut spacings = vec![h.history().keyframe_every()];
     for _ in 0..600 {
-        h.step_frame(&mut p, DT, &[]);
+        h.step_frame(DT, &[]);
         twin.step_frame(DT);
         hashes.push(twin.state_hash());
         assert!(
-            h.memory_bytes() <= budget,
+            h.history().memory_bytes() <= budget,
             "{} > {budget}",
-            h.memory_bytes()
+            h.history().memory_bytes()
         );
-        if spacings.last() != Some(&h.keyframe_every()) {
-            spacings.push(h.keyframe_every());
+        if spacings.last() != Some(&h.history().keyframe_every()) {
+            spacings.push(h.history().keyframe_every());
         }
     }
     // 600 frames at 10 apart would be 60 keyframes: the spacing doubled
     // twice (the limit), then old keyframes went.
     assert_eq!(spacings, vec![10, 20, 40]);
-    let oldest = h.oldest_tick().unwrap_or(u64::MAX);
+    let oldest = h.history().oldest_tick().unwrap_or(u64::MAX);
     assert!(oldest > 0, "after the doublings, the oldest keyframes go");
-    assert!(h.keyframes() >= 4, "{} keyframes", h.keyframes());
+    assert!(
+        h.history().keyframes() >= 4,
+        "{} keyframes",
+        h.history().keyframes()
+    );
     // Rewinds anywhere in reach land on the very state of that tick.
     for target in [oldest, oldest + 17, 555, 599] {
-        h.rewind_to_tick(&mut p, target).expect("in reach");
-        assert_eq!(p.state_hash(), hashes[target as usize], "tick {target}");
+        h.rewind_to_tick(target).expect("in reach");
+        assert_eq!(
+            h.pipeline().state_hash(),
+            hashes[target as usize],
+            "tick {target}"
+        );
     }
 }
 
 #[test]
 fn while_doubling_the_oldest_keyframe_stays_so_rewind_reaches_the_start() {
-    let mut p = session();
     let budget = eight_settled_keyframes_bytes() + 16 * 1024;
-    let mut h = History::with_budget(10, budget);
+    let mut h = Session::new(session(), History::with_budget(10, budget));
     let mut twin = session();
     let mut hashes = vec![twin.state_hash()];
     let mut frames = 0;
-    while h.keyframe_every() < 40 {
-        h.step_frame(&mut p, DT, &[]);
+    while h.history().keyframe_every() < 40 {
+        h.step_frame(DT, &[]);
         twin.step_frame(DT);
         hashes.push(twin.state_hash());
         frames += 1;
         assert!(frames < 2000, "the spacing never doubled twice");
-        assert_eq!(h.oldest_tick(), Some(0), "frame {frames}");
+        assert_eq!(h.history().oldest_tick(), Some(0), "frame {frames}");
     }
-    h.rewind_to_tick(&mut p, 3).expect("the start is in reach");
-    assert_eq!(p.state_hash(), hashes[3]);
+    h.rewind_to_tick(3).expect("the start is in reach");
+    assert_eq!(h.pipeline().state_hash(), hashes[3]);
 }
 
 #[test]
 fn a_lower_budget_applies_at_once_by_doubling_first() {
-    let mut p = session();
-    let mut h = History::with_budget(10, usize::MAX);
+    let mut h = Session::new(session(), History::with_budget(10, usize::MAX));
     for _ in 0..200 {
-        h.step_frame(&mut p, DT, &[]);
+        h.step_frame(DT, &[]);
     }
-    assert_eq!(h.keyframes(), 20);
+    assert_eq!(h.history().keyframes(), 20);
     // Two thirds of the bytes: one doubling (half the keyframes) fits.
-    let lower = h.memory_bytes() * 2 / 3;
-    h.set_budget(Some(lower));
-    assert!(h.memory_bytes() <= lower);
-    assert_eq!(h.keyframe_every(), 20);
-    assert_eq!(h.keyframes(), 10);
-    assert_eq!(h.oldest_tick(), Some(0));
+    let lower = h.history().memory_bytes() * 2 / 3;
+    h.set_history_budget(Some(lower));
+    assert!(h.history().memory_bytes() <= lower);
+    assert_eq!(h.history().keyframe_every(), 20);
+    assert_eq!(h.history().keyframes(), 10);
+    assert_eq!(h.history().oldest_tick(), Some(0));
 }
 
 #[test]
 fn reach_is_the_simulated_time_back_to_the_oldest_keyframe() {
-    let mut p = session();
-    let mut h = History::with_budget(10, 256 << 20);
+    let mut h = Session::new(session(), History::with_budget(10, 256 << 20));
     for _ in 0..125 {
-        h.step_frame(&mut p, DT, &[]);
+        h.step_frame(DT, &[]);
     }
-    let reach = h.reach(&p);
+    let reach = h.reach();
     // Keyframes at frames 0, 10, ... (ticks 0, 10, ...), live at tick 125.
     assert!((reach.seconds - 125.0 / 60.0).abs() < 1e-9, "{reach:?}");
     assert_eq!(reach.budget, Some(256 << 20));
-    assert_eq!(reach.bytes, h.memory_bytes());
+    assert_eq!(reach.bytes, h.history().memory_bytes());
 }
 
 #[test]
@@ -201,15 +205,15 @@ fn keyframes_are_packed_to_a_fraction_of_a_plain_copy_and_still_rewind_exactly()
         hashes.push(twin.state_hash());
     }
     let plain = p.snapshot().memory_bytes();
-    let mut h = History::with_budget(10, usize::MAX);
-    let before = h.memory_bytes();
+    let mut h = Session::new(p, History::with_budget(10, usize::MAX));
+    let before = h.history().memory_bytes();
     for _ in 0..160 {
-        h.step_frame(&mut p, DT, &[]);
+        h.step_frame(DT, &[]);
         twin.step_frame(DT);
         hashes.push(twin.state_hash());
     }
-    assert_eq!(h.keyframes(), 16);
-    let per_keyframe = (h.memory_bytes() - before) / 16;
+    assert_eq!(h.history().keyframes(), 16);
+    let per_keyframe = (h.history().memory_bytes() - before) / 16;
     assert!(
         per_keyframe * 2 < plain,
         "a packed keyframe ({per_keyframe} B with its share of the log and the packer) is not under half a plain copy ({plain} B)"
@@ -217,7 +221,11 @@ fn keyframes_are_packed_to_a_fraction_of_a_plain_copy_and_still_rewind_exactly()
     // A tick after a delta (135 is 5 past the keyframe at 130) and one after
     // the second anchor (201, after the keyframe at 200).
     for target in [135, 201, 279] {
-        h.rewind_to_tick(&mut p, target).expect("in reach");
-        assert_eq!(p.state_hash(), hashes[target as usize], "tick {target}");
+        h.rewind_to_tick(target).expect("in reach");
+        assert_eq!(
+            h.pipeline().state_hash(),
+            hashes[target as usize],
+            "tick {target}"
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! `History::replay_into`: the state of any kept tick, rebuilt in a scratch
+//! `Session::replay_into`: the state of any kept tick, rebuilt in a scratch
 //! pipeline (what the editor's time cursor shows), equals the live session's
 //! state at that tick, and leaves the live session and the log untouched.
 
@@ -8,8 +8,8 @@ mod support;
 use support::Nudger;
 
 use stepframe_core::{
-    BodyDesc, Clock, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority, RapierStage, Shape,
-    TickObserver, TickRecord, TimeSettings, Vec2, World,
+    BodyDesc, Clock, History, ObjectDesc, ObjectId, Pipeline, Pose, Priority, RapierStage, Session,
+    Shape, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
 fn pipeline() -> Pipeline {
@@ -47,19 +47,19 @@ fn a_replayed_tick_equals_the_live_tick_and_leaves_the_live_session_alone() {
     live.set_tick_observer(Some(Box::new(seen.clone())));
     // Short keyframe spacing so targets land both on and between keyframes;
     // irregular frames so ticks fall in the middle of multi-tick frames.
-    let mut history = History::new(10, 10_000);
+    let mut history = Session::new(live, History::new(10, 10_000));
     let dts = [0.004, 0.05, 0.016, 0.033, 0.0, 0.07, 0.011];
     for i in 0..120 {
-        history.step_frame(&mut live, dts[i % dts.len()], &[]);
+        history.step_frame(dts[i % dts.len()], &[]);
     }
-    let live_tick = live.clock().simulation_tick;
-    let live_hash = live.state_hash();
+    let live_tick = history.pipeline().clock().simulation_tick;
+    let live_hash = history.pipeline().state_hash();
     let seen = seen.0.lock().expect("lock").clone();
     assert_eq!(seen.len() as u64, live_tick);
     for target in [1, 2, 9, 10, 11, 37, 64, live_tick - 1, live_tick] {
         let mut scratch = Pipeline::new(TimeSettings::default());
         history
-            .replay_into(&mut scratch, live_tick, target)
+            .replay_into(&mut scratch, target)
             .expect("a kept tick replays");
         let (clock, hash) = seen[target as usize - 1];
         assert_eq!(scratch.clock().simulation_tick, target);
@@ -71,21 +71,23 @@ fn a_replayed_tick_equals_the_live_tick_and_leaves_the_live_session_alone() {
         assert!(scratch.suspension().is_some(), "left suspended at {target}");
     }
     // The live session and the log are as they were: it goes on exactly.
-    assert_eq!(live.clock().simulation_tick, live_tick);
-    assert_eq!(live.state_hash(), live_hash);
-    assert!(live.suspension().is_none());
-    let mut twin = pipeline();
-    let mut twin_history = History::new(10, 10_000);
+    assert_eq!(history.pipeline().clock().simulation_tick, live_tick);
+    assert_eq!(history.pipeline().state_hash(), live_hash);
+    assert!(history.pipeline().suspension().is_none());
+    let mut twin_history = Session::new(pipeline(), History::new(10, 10_000));
     for i in 0..150 {
-        twin_history.step_frame(&mut twin, dts[i % dts.len()], &[]);
+        twin_history.step_frame(dts[i % dts.len()], &[]);
         if i >= 120 {
-            history.step_frame(&mut live, dts[i % dts.len()], &[]);
+            history.step_frame(dts[i % dts.len()], &[]);
         }
     }
-    assert_eq!(live.state_hash(), twin.state_hash());
+    assert_eq!(
+        history.pipeline().state_hash(),
+        twin_history.pipeline().state_hash()
+    );
     assert!(
         history
-            .replay_into(&mut Pipeline::new(TimeSettings::default()), 0, 10_000)
+            .replay_into(&mut Pipeline::new(TimeSettings::default()), 10_000)
             .is_err(),
         "a tick in the future is refused"
     );

@@ -6,7 +6,7 @@ mod support;
 
 use stepframe_core::{
     BodyDesc, Breakpoint, Condition, Edit, History, HookKind, ObjectDesc, ObjectId, Pipeline, Pose,
-    Priority, RapierStage, Shape, SuspendReason, TimeSettings, UndoError, Vec2, World,
+    Priority, RapierStage, Session, Shape, SuspendReason, TimeSettings, UndoError, Vec2, World,
 };
 use support::{Hashes, Nudger};
 
@@ -39,23 +39,23 @@ const KEYFRAME_EVERY: u64 = 10_000;
 
 /// A session with an observer, run `frames` frames of 1/60 s (one tick
 /// each) through its history, then paused.
-fn paused_after(frames: usize) -> (Pipeline, History, Hashes) {
+fn paused_after(frames: usize) -> (Session, Hashes) {
     let mut p = pipeline();
     let seen = Hashes::default();
     p.set_tick_observer(Some(Box::new(seen.clone())));
-    let mut h = History::new(KEYFRAME_EVERY, 100_000);
+    let mut s = Session::new(p, History::new(KEYFRAME_EVERY, 100_000));
     for _ in 0..frames {
-        h.step_frame(&mut p, DT, &[]);
+        s.step_frame(DT, &[]);
     }
-    h.pause(&mut p);
-    (p, h, seen)
+    s.pause();
+    (s, seen)
 }
 
 /// Resumes and runs `frames` more frames.
-fn play_on(p: &mut Pipeline, h: &mut History, frames: usize) {
-    h.resume(p, &[]);
+fn play_on(s: &mut Session, frames: usize) {
+    s.resume(&[]);
     for _ in 0..frames {
-        h.step_frame(p, DT, &[]);
+        s.step_frame(DT, &[]);
     }
 }
 
@@ -85,50 +85,55 @@ fn delete() -> Edit {
 #[test]
 fn an_undone_edit_is_gone_from_the_session_its_past_views_rewinds_and_future() {
     // The reference never had an edit: 120 ticks, a pause, 60 more.
-    let (mut reference, mut ref_history, ref_seen) = paused_after(120);
-    play_on(&mut reference, &mut ref_history, 60);
+    let (mut reference, ref_seen) = paused_after(120);
+    play_on(&mut reference, 60);
 
-    let (mut p, mut h, seen) = paused_after(120);
-    let before = p.state_hash();
+    let (mut s, seen) = paused_after(120);
+    let before = s.pipeline().state_hash();
     assert_eq!(
         before,
         ref_seen.at(120),
         "the two runs agree up to the edit"
     );
     for edit in [lift(), disable(), delete()] {
-        h.edit_undoable(&mut p, edit.into())
-            .expect("the edit applies");
+        s.edit_undoable(edit.into()).expect("the edit applies");
     }
-    assert_ne!(p.state_hash(), before, "the edits changed the session");
-    assert_eq!(h.next_undo(), Some(&delete()));
+    assert_ne!(
+        s.pipeline().state_hash(),
+        before,
+        "the edits changed the session"
+    );
+    assert_eq!(s.history().next_undo(), Some(&delete()));
 
     // Newest first, each one out of the log.
-    assert_eq!(h.undo(&mut p).expect("undo the delete"), delete());
-    assert!(p.world().get(ObjectId(15)).is_some(), "ball 15 is back");
-    assert_eq!(h.undo(&mut p).expect("undo the disable"), disable());
-    assert_eq!(h.undo(&mut p).expect("undo the lift"), lift());
+    assert_eq!(s.undo().expect("undo the delete"), delete());
+    assert!(
+        s.pipeline().world().get(ObjectId(15)).is_some(),
+        "ball 15 is back"
+    );
+    assert_eq!(s.undo().expect("undo the disable"), disable());
+    assert_eq!(s.undo().expect("undo the lift"), lift());
     assert_eq!(
-        p.state_hash(),
+        s.pipeline().state_hash(),
         before,
         "bit for bit the session before the edits"
     );
-    assert!(matches!(h.undo(&mut p), Err(UndoError::NothingToUndo)));
+    assert!(matches!(s.undo(), Err(UndoError::NothingToUndo)));
     assert_eq!(
-        p.suspension().map(|s| &s.reason),
+        s.pipeline().suspension().map(|x| &x.reason),
         Some(&SuspendReason::Pause),
         "still paused where the edits were made"
     );
 
     // The future is the reference's, tick for tick.
-    play_on(&mut p, &mut h, 60);
+    play_on(&mut s, 60);
     for tick in 121..=180 {
         assert_eq!(seen.at(tick), ref_seen.at(tick), "live tick {tick}");
     }
     // A past view of a tick after the edits replays the log: they are not in it.
     for tick in [121u64, 122, 150, 180] {
         let mut scratch = Pipeline::new(TimeSettings::default());
-        h.replay_into(&mut scratch, p.stepper().completed_ticks(), tick)
-            .expect("a kept tick");
+        s.replay_into(&mut scratch, tick).expect("a kept tick");
         assert_eq!(
             scratch.state_hash(),
             ref_seen.at(tick),
@@ -136,63 +141,59 @@ fn an_undone_edit_is_gone_from_the_session_its_past_views_rewinds_and_future() {
         );
     }
     // Nor in a rewind to before them and forward again across their tick.
-    h.rewind_to_tick(&mut p, 100).expect("rewind back");
-    assert_eq!(p.state_hash(), ref_seen.at(100));
-    h.rewind_to_tick(&mut p, 170).expect("rewind forward");
-    assert_eq!(p.state_hash(), ref_seen.at(170));
+    s.rewind_to_tick(100).expect("rewind back");
+    assert_eq!(s.pipeline().state_hash(), ref_seen.at(100));
+    s.rewind_to_tick(170).expect("rewind forward");
+    assert_eq!(s.pipeline().state_hash(), ref_seen.at(170));
 }
 
 #[test]
 fn redo_applies_the_undone_edit_again_and_a_new_edit_clears_the_redo_stack() {
     // What the lift does when it stays: the run to compare against.
-    let (mut kept, mut kept_history, kept_seen) = paused_after(120);
-    kept_history
-        .edit_undoable(&mut kept, lift().into())
-        .expect("the lift applies");
-    let lifted = kept.state_hash();
-    play_on(&mut kept, &mut kept_history, 30);
-    let (mut plain, mut plain_history, plain_seen) = paused_after(120);
-    play_on(&mut plain, &mut plain_history, 30);
+    let (mut kept, kept_seen) = paused_after(120);
+    kept.edit_undoable(lift().into()).expect("the lift applies");
+    let lifted = kept.pipeline().state_hash();
+    play_on(&mut kept, 30);
+    let (mut plain, plain_seen) = paused_after(120);
+    play_on(&mut plain, 30);
     assert_ne!(
         kept_seen.at(150),
         plain_seen.at(150),
         "the lift changes the future"
     );
 
-    let (mut p, mut h, seen) = paused_after(120);
-    h.edit_undoable(&mut p, lift().into())
-        .expect("the lift applies");
-    h.undo(&mut p).expect("undo");
-    assert_eq!(h.next_redo(), Some(&lift()));
-    assert_eq!(h.redo(&mut p).expect("redo"), lift());
-    assert_eq!(p.state_hash(), lifted, "as after the first lift");
-    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
+    let (mut s, seen) = paused_after(120);
+    s.edit_undoable(lift().into()).expect("the lift applies");
+    s.undo().expect("undo");
+    assert_eq!(s.history().next_redo(), Some(&lift()));
+    assert_eq!(s.redo().expect("redo"), lift());
+    assert_eq!(s.pipeline().state_hash(), lifted, "as after the first lift");
+    assert!(matches!(s.redo(), Err(UndoError::NothingToRedo)));
     // Undone and redone, the lift is in the log once: the future is the kept run's.
-    play_on(&mut p, &mut h, 30);
+    play_on(&mut s, 30);
     for tick in 121..=150 {
         assert_eq!(seen.at(tick), kept_seen.at(tick), "tick {tick}");
     }
 
     // Paused again: undo the disable, then a new edit; the disable can no
     // longer be redone.
-    h.pause(&mut p);
-    h.edit_undoable(&mut p, disable().into()).expect("disable");
-    h.undo(&mut p).expect("undo the disable");
-    assert_eq!(h.next_redo(), Some(&disable()));
-    h.edit_undoable(&mut p, delete().into()).expect("delete");
-    assert_eq!(h.next_redo(), None);
-    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
-    assert_eq!(h.next_undo(), Some(&delete()));
+    s.pause();
+    s.edit_undoable(disable().into()).expect("disable");
+    s.undo().expect("undo the disable");
+    assert_eq!(s.history().next_redo(), Some(&disable()));
+    s.edit_undoable(delete().into()).expect("delete");
+    assert_eq!(s.history().next_redo(), None);
+    assert!(matches!(s.redo(), Err(UndoError::NothingToRedo)));
+    assert_eq!(s.history().next_undo(), Some(&delete()));
 }
 
 #[test]
 fn undo_refuses_an_edit_the_session_ran_past_and_changes_nothing() {
-    let (mut p, mut h, _) = paused_after(120);
-    h.edit_undoable(&mut p, lift().into())
-        .expect("the lift applies");
-    h.step_tick(&mut p, &[]);
-    let now = p.state_hash();
-    match h.undo(&mut p) {
+    let (mut s, _) = paused_after(120);
+    s.edit_undoable(lift().into()).expect("the lift applies");
+    s.step_tick(&[]);
+    let now = s.pipeline().state_hash();
+    match s.undo() {
         Err(UndoError::RanOn {
             edit,
             made_at,
@@ -202,9 +203,13 @@ fn undo_refuses_an_edit_the_session_ran_past_and_changes_nothing() {
         }
         other => panic!("expected RanOn, got {other:?}"),
     }
-    assert_eq!(p.state_hash(), now, "a refused undo changes nothing");
-    assert_eq!(p.stepper().completed_ticks(), 121);
-    assert!(matches!(h.redo(&mut p), Err(UndoError::NothingToRedo)));
+    assert_eq!(
+        s.pipeline().state_hash(),
+        now,
+        "a refused undo changes nothing"
+    );
+    assert_eq!(s.pipeline().stepper().completed_ticks(), 121);
+    assert!(matches!(s.redo(), Err(UndoError::NothingToRedo)));
 }
 
 #[test]
@@ -222,13 +227,17 @@ fn an_edit_undone_at_a_breakpoint_inside_a_frame_resumes_that_frame_as_without_i
             },
             ..Breakpoint::on(HookKind::FixedUpdate, ObjectId(10))
         });
-        let mut h = History::new(KEYFRAME_EVERY, 100_000);
-        while p.suspension().is_none() {
-            h.step_frame(&mut p, 1.0 / 20.0, &[]);
+        let mut s = Session::new(p, History::new(KEYFRAME_EVERY, 100_000));
+        while s.pipeline().suspension().is_none() {
+            s.step_frame(1.0 / 20.0, &[]);
         }
-        assert_eq!(p.stepper().completed_ticks(), 149, "stopped mid-frame");
-        let before = p.state_hash();
-        let stop = p.suspension().cloned();
+        assert_eq!(
+            s.pipeline().stepper().completed_ticks(),
+            149,
+            "stopped mid-frame"
+        );
+        let before = s.pipeline().state_hash();
+        let stop = s.pipeline().suspension().cloned();
         assert!(
             matches!(
                 stop.as_ref().map(|s| &s.reason),
@@ -237,18 +246,22 @@ fn an_edit_undone_at_a_breakpoint_inside_a_frame_resumes_that_frame_as_without_i
             "{stop:?}"
         );
         if edit_and_undo {
-            h.edit_undoable(&mut p, disable().into()).expect("disable");
-            assert_ne!(p.state_hash(), before);
-            h.undo(&mut p).expect("undo");
-            assert_eq!(p.state_hash(), before);
+            s.edit_undoable(disable().into()).expect("disable");
+            assert_ne!(s.pipeline().state_hash(), before);
+            s.undo().expect("undo");
+            assert_eq!(s.pipeline().state_hash(), before);
             // Still stopped at the breakpoint, not turned into a pause.
-            assert_eq!(p.suspension(), stop.as_ref());
+            assert_eq!(s.pipeline().suspension(), stop.as_ref());
         }
         // Resume finishes the frame (tick 150), then on to tick 180.
-        h.resume(&mut p, &[]);
-        assert_eq!(p.stepper().completed_ticks(), 150, "the frame's last tick");
-        while p.stepper().completed_ticks() < 180 {
-            h.step_frame(&mut p, 1.0 / 20.0, &[]);
+        s.resume(&[]);
+        assert_eq!(
+            s.pipeline().stepper().completed_ticks(),
+            150,
+            "the frame's last tick"
+        );
+        while s.pipeline().stepper().completed_ticks() < 180 {
+            s.step_frame(1.0 / 20.0, &[]);
         }
         seen
     };

@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use stepframe_core::{
-    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Shape,
+    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Session, Shape,
     SuspendReason, TimeSettings, Vec2, World,
 };
 use stepframe_plugins::watch::{find_previous, plot_history};
@@ -115,15 +115,14 @@ fn find_previous_lands_on_the_tick_a_forward_scan_finds() {
     // well outside). Then look back through a history with a keyframe every
     // 10 frames, from inside the run, at its edges and past it.
     let expr = "obj(20).vy < -2.05 && obj(20).vy > -2.95";
-    let mut p = falling_ball();
     let forward = WatchSet::new(&[spec(expr, WatchAction::Mark)]).expect("compiles");
     let events = forward.events();
-    let mut history = History::new(10, 10_000);
-    p.set_tick_watch(Some(Box::new(forward)));
+    let mut history = Session::new(falling_ball(), History::new(10, 10_000));
+    history.set_tick_watch(Some(Box::new(forward)));
     for _ in 0..100 {
-        history.step_frame(&mut p, 1.0 / 60.0, &[]);
+        history.step_frame(1.0 / 60.0, &[]);
     }
-    p.set_tick_watch(None);
+    history.set_tick_watch(None);
     let held: Vec<u64> = events
         .lock()
         .expect("not poisoned")
@@ -134,15 +133,14 @@ fn find_previous_lands_on_the_tick_a_forward_scan_finds() {
         })
         .collect();
     assert_eq!(held, (13..=17).collect::<Vec<u64>>(), "by hand: v = -m/6");
-    let live = p.stepper().completed_ticks();
     let mut scratch = Pipeline::new(TimeSettings::default());
     for before in [100, 20, 18, 16, 14, 13, 11] {
-        let found = find_previous(&history, &mut scratch, live, expr, before).expect("replays");
+        let found = find_previous(&history, &mut scratch, expr, before).expect("replays");
         let expected = held.iter().copied().filter(|&t| t < before).max();
         assert_eq!(found, expected, "before {before}");
     }
     assert_eq!(
-        find_previous(&history, &mut scratch, live, "obj(20).y > 5.0", 100).expect("replays"),
+        find_previous(&history, &mut scratch, "obj(20).y > 5.0", 100).expect("replays"),
         None
     );
 }
@@ -151,27 +149,26 @@ fn find_previous_lands_on_the_tick_a_forward_scan_finds() {
 fn plot_history_gives_every_kept_tick_newest_span_first_as_the_run_had_it() {
     // A history with a keyframe every 10 frames over 35 one-tick frames:
     // spans 30..=35, 20..=29, 10..=19, 0..=9, then nothing older.
-    let mut p = falling_ball();
-    let mut history = History::new(10, 10_000);
+    let mut history = Session::new(falling_ball(), History::new(10, 10_000));
     let mut y_after = vec![1.0f32];
     for _ in 0..35 {
-        history.step_frame(&mut p, 1.0 / 60.0, &[]);
+        history.step_frame(1.0 / 60.0, &[]);
         y_after.push(
-            p.world()
+            history
+                .pipeline()
+                .world()
                 .physics_simulation_pose(ObjectId(20))
                 .expect("a body")
                 .y,
         );
     }
-    let live = p.stepper().completed_ticks();
+    let live = history.pipeline().stepper().completed_ticks();
     assert_eq!(live, 35);
     let exprs = vec!["obj(20).y".to_string(), "obj(20).vy".to_string()];
     let mut scratch = Pipeline::new(TimeSettings::default());
     let mut newest = live;
     let mut spans = Vec::new();
-    while let Some(span) =
-        plot_history(&history, &mut scratch, live, &exprs, newest).expect("replays")
-    {
+    while let Some(span) = plot_history(&history, &mut scratch, &exprs, newest).expect("replays") {
         assert_eq!(span.to, newest);
         spans.push((span.from, span.to));
         // Every tick of the span, in order, y as the run committed it.

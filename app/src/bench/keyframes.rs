@@ -13,8 +13,8 @@
 
 use std::time::Instant;
 
-use stepframe_core::History;
 use stepframe_core::history::ANCHOR_EVERY;
+use stepframe_core::{History, Session};
 
 use super::Figure;
 use super::physics::awake_pipeline;
@@ -30,19 +30,22 @@ pub(super) fn keyframes_10k(scale: f64, _: &std::path::Path) -> anyhow::Result<V
         p.step_frame(1.0 / 60.0);
     }
     let plain = p.snapshot().memory_bytes();
-    let mut history = History::default();
+    let mut history = Session::new(p, History::default());
     let frames = ((120.0 * f64::from(ANCHOR_EVERY) * 2.0 + 1.0) * scale).max(130.0) as u64;
     let mut plain_frames = Vec::new();
     let mut keyframe_frames = Vec::new();
     let mut keyframe_bytes = Vec::new();
     for _ in 0..frames {
-        let (kf, bytes) = (history.keyframes(), history.memory_bytes());
+        let (kf, bytes) = (
+            history.history().keyframes(),
+            history.history().memory_bytes(),
+        );
         let t = Instant::now();
-        history.step_frame(&mut p, 1.0 / 60.0, &[]);
+        history.step_frame(1.0 / 60.0, &[]);
         let secs = t.elapsed().as_secs_f64();
-        if history.keyframes() > kf {
+        if history.history().keyframes() > kf {
             keyframe_frames.push(secs);
-            keyframe_bytes.push(history.memory_bytes().saturating_sub(bytes));
+            keyframe_bytes.push(history.history().memory_bytes().saturating_sub(bytes));
         } else {
             plain_frames.push(secs);
         }
@@ -55,17 +58,17 @@ pub(super) fn keyframes_10k(scale: f64, _: &std::path::Path) -> anyhow::Result<V
     let total: f64 = plain_frames.iter().chain(&keyframe_frames).sum();
     let extra: f64 = keyframe_frames.iter().map(|t| (t - median).max(0.0)).sum();
     let share = extra / total.max(f64::MIN_POSITIVE);
-    let reach = history.reach(&p);
+    let reach = history.reach();
     let reach_min = reach.projected_seconds().unwrap_or(reach.seconds) / 60.0;
     // Rewinds to the tick before three keyframes (each a whole spacing of
     // replay from the one before), the newest first.
-    let ticks: Vec<u64> = history.keyframe_ticks().collect();
+    let ticks: Vec<u64> = history.history().keyframe_ticks().collect();
     let mut worst: f64 = 0.0;
     for &next in ticks.iter().rev().take(3) {
         let target = next.saturating_sub(1).max(ticks[0]);
         let t = Instant::now();
         history
-            .rewind_to_tick(&mut p, target)
+            .rewind_to_tick(target)
             .map_err(|e| anyhow::anyhow!("{e}"))?;
         worst = worst.max(t.elapsed().as_secs_f64() * 1000.0);
     }
@@ -75,8 +78,8 @@ pub(super) fn keyframes_10k(scale: f64, _: &std::path::Path) -> anyhow::Result<V
     let delta_avg = deltas.iter().sum::<usize>() / deltas.len().max(1);
     let detail = format!(
         "{BALLS} awake balls, {frames} frames through the default history: {} keyframes {} frames apart; a plain copy {:.0} KiB ({:.0} B a body), packed: first anchor {:.0} KiB, deltas {:.0} KiB on average ({:.0} B a body); {}",
-        history.keyframes(),
-        history.keyframe_every(),
+        history.history().keyframes(),
+        history.history().keyframe_every(),
         kib(plain),
         plain as f64 / BALLS as f64,
         kib(anchor),
@@ -92,7 +95,7 @@ pub(super) fn keyframes_10k(scale: f64, _: &std::path::Path) -> anyhow::Result<V
             "ms (worst of 3)",
             format!(
                 "{BALLS} awake balls, rewinds to the tick before a keyframe {} frames after the one before (median frame {:.2} ms)",
-                history.keyframe_every(),
+                history.history().keyframe_every(),
                 median * 1000.0
             ),
         )

@@ -6,28 +6,27 @@
 
 use std::path::Path;
 
-use stepframe_core::{History, Pipeline};
+use stepframe_core::{History, Pipeline, Session};
 use stepframe_plugins::watch::plot_history;
 
 use super::{Figure, load, time};
 
 pub(super) fn plot_fill(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     let frames = ((36_000.0 * scale) as u64).max(600);
-    let mut p = load(dir, "demo.ron")?;
-    let mut history = History::default();
+    let mut history = Session::new(load(dir, "demo.ron")?, History::default());
     for _ in 0..frames {
-        history.step_frame(&mut p, 1.0 / 60.0, &[]);
+        history.step_frame(1.0 / 60.0, &[]);
     }
-    let live = p.stepper().completed_ticks();
+    let live = history.pipeline().stepper().completed_ticks();
     // What the inspector's "plot y" on the player writes.
     let exprs = vec!["obj(20).y".to_string()];
-    let mut scratch = Pipeline::new(*p.settings());
+    let mut scratch = Pipeline::new(*history.pipeline().settings());
     let (mut worst, mut total, mut spans, mut values) = (0.0f64, 0.0, 0usize, 0usize);
     let mut newest = live;
     loop {
         let mut span = None;
         let secs = time(|| {
-            span = plot_history(&history, &mut scratch, live, &exprs, newest)
+            span = plot_history(&history, &mut scratch, &exprs, newest)
                 .ok()
                 .flatten();
         });
@@ -50,7 +49,7 @@ pub(super) fn plot_fill(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     let detail = format!(
         "demo.ron after {frames} frames ({:.1} min) under the default history: {spans} spans of {} frames, {values} values of obj(20).y",
         frames as f64 / 3600.0,
-        history.keyframe_every()
+        history.history().keyframe_every()
     );
     Ok(vec![
         // A rewind's bound: one span's replay is what a click on the

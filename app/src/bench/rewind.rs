@@ -6,7 +6,7 @@
 use std::path::Path;
 
 use stepframe_core::history::DEFAULT_BUDGET_BYTES;
-use stepframe_core::{History, NoPhysics, Pipeline, TimeSettings};
+use stepframe_core::{History, NoPhysics, Pipeline, Session, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};
 use super::{Figure, load, time};
@@ -39,17 +39,17 @@ struct Run {
 
 /// Plays `frames` 60 Hz frames of `p` through a default (256 MiB) history,
 /// then rewinds to 8 points across its reach.
-fn run(p: &mut Pipeline, frames: u64) -> Run {
-    let mut history = History::default();
+fn run(p: Pipeline, frames: u64) -> Run {
     let before = rss_bytes().unwrap_or(0);
+    let mut history = Session::new(p, History::default());
     for _ in 0..frames {
-        history.step_frame(p, 1.0 / 60.0, &[]);
+        history.step_frame(1.0 / 60.0, &[]);
     }
     let after = rss_bytes().unwrap_or(0);
-    let reach = history.reach(p);
+    let reach = history.reach();
     // The tick just before each of 8 keyframes spread over the reach (the
     // longest replays: a whole spacing from the keyframe before).
-    let ticks: Vec<u64> = history.keyframe_ticks().collect();
+    let ticks: Vec<u64> = history.history().keyframe_ticks().collect();
     let mut worst: f64 = 0.0;
     for k in 1..=8usize {
         let Some(&next) = ticks.get(k * (ticks.len() - 1) / 8) else {
@@ -57,14 +57,14 @@ fn run(p: &mut Pipeline, frames: u64) -> Run {
         };
         let target = next.saturating_sub(1).max(ticks[0]);
         let secs = time(|| {
-            let _ = history.rewind_to_tick(p, target);
+            let _ = history.rewind_to_tick(target);
         });
         worst = worst.max(secs * 1000.0);
     }
     Run {
         frames,
         rss_mib: after.saturating_sub(before) as f64 / MIB,
-        estimate_mib: history.memory_bytes() as f64 / MIB,
+        estimate_mib: history.history().memory_bytes() as f64 / MIB,
         worst_rewind_ms: worst,
         reach: reach.to_string(),
         // How far back the budget reaches at this rate (the editor's
@@ -75,8 +75,8 @@ fn run(p: &mut Pipeline, frames: u64) -> Run {
             .unwrap_or(reach.seconds)
             .max(reach.seconds)
             / 60.0,
-        keyframes: history.keyframes(),
-        keyframe_every: history.keyframe_every(),
+        keyframes: history.history().keyframes(),
+        keyframe_every: history.history().keyframe_every(),
     }
 }
 
@@ -122,9 +122,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     let mut out = Vec::new();
 
     let frames = ((36_000.0 * scale) as u64).max(600);
-    let mut p = load(dir, "demo.ron")?;
-    let demo = run(&mut p, frames);
-    drop(p);
+    let demo = run(load(dir, "demo.ron")?, frames);
     out.push(rewind_figure("rewind_ms", "demo.ron", &demo, 100.0));
     out.push(mib_figure("history_mib", "demo.ron", &demo));
     out.push(
@@ -138,9 +136,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     );
 
     let frames = ((18_000.0 * scale) as u64).max(600);
-    let mut p = load(dir, "stress.ron")?;
-    let stress = run(&mut p, frames);
-    drop(p);
+    let stress = run(load(dir, "stress.ron")?, frames);
     out.push(rewind_figure(
         "rewind_ms_stress",
         "stress.ron",
@@ -152,7 +148,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     let frames = ((36_000.0 * scale) as u64).max(600);
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
-    let behaviours = run(&mut p, frames);
+    let behaviours = run(p, frames);
     out.push(mib_figure(
         "history_mib_10k_behaviours",
         "10,000 FixedUpdate behaviours",

@@ -30,7 +30,7 @@
 
 use std::path::{Path, PathBuf};
 
-use stepframe_core::{Edit, InPlace, Pipeline, Registry, Scene, SceneObject, TimeSettings};
+use stepframe_core::{Edit, InPlace, Registry, Scene, SceneObject, Session, TimeSettings};
 use stepframe_plugins::script::resolve_in;
 
 /// The scene of a session, kept for save and reload.
@@ -82,16 +82,17 @@ fn read(path: &Path, registry: &Registry) -> Result<(Scene, String), String> {
 }
 
 /// Opens `path` as a fresh session: its world, physics, time settings, actions
-/// and seed. Returns the scene's time settings (the pipeline applies them at the
-/// next frame boundary). On error the pipeline is untouched and the message
-/// says where (`path:line:col: what`).
+/// and seed, with its rewind history starting there. Returns the scene's time
+/// settings (the pipeline applies them at the next frame boundary). On error
+/// the session is untouched and the message says where (`path:line:col:
+/// what`).
 pub fn open(
-    pipeline: &mut Pipeline,
+    session: &mut Session,
     registry: &Registry,
     path: &Path,
 ) -> Result<(LoadedScene, TimeSettings), String> {
     let (scene, text) = read(path, registry)?;
-    pipeline
+    session
         .load_scene(&scene, registry)
         .map_err(|e| e.to_string())?;
     let settings = scene.settings.time;
@@ -99,15 +100,16 @@ pub fn open(
     Ok((loaded, settings))
 }
 
-/// Reloads `path` into the session, keeping the time settings in force. A
-/// broken file returns its error and changes nothing.
+/// Reloads `path` into the session, keeping the time settings in force; its
+/// rewind history starts again there. A broken file returns its error and
+/// changes nothing.
 pub fn reload(
-    pipeline: &mut Pipeline,
+    session: &mut Session,
     registry: &Registry,
     path: &Path,
 ) -> Result<LoadedScene, String> {
     let (scene, text) = read(path, registry)?;
-    pipeline
+    session
         .reload_parsed(&scene, registry)
         .map_err(|e| e.to_string())?;
     Ok(LoadedScene::new(path.to_path_buf(), scene, text))

@@ -17,10 +17,11 @@
 //!
 //! # The sync test (`--sync-test N`)
 //!
-//! GGRS's `SyncTestSession`: every frame that completes a tick, the player rolls
-//! the session back at least `N` ticks, re-simulates up to the present and
-//! compares the state hash of every re-simulated tick with the hash the tick had
-//! the first time. Snapshots exist between frames, so the rollback target is the
+//! GGRS's `SyncTestSession`: the run hands the session to a
+//! [`SyncTest`](stepframe_core::SyncTest), which owns it and, after every
+//! frame that completes a tick, rolls it back at least `N` ticks, re-simulates
+//! up to the present and compares the state hash of every re-simulated tick
+//! with the hash the tick had the first time. Snapshots exist between frames, so the rollback target is the
 //! latest frame boundary at least `N` ticks back (or the session start), and the
 //! frames after it are replayed with the same deltas. The re-simulated state is
 //! kept, as in GGRS. Any hidden state a snapshot misses (a behaviour field left
@@ -283,8 +284,8 @@ fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
             eprintln!("{entry}");
         }
     };
-    let result = run_plan(&mut pipeline, plan, &mut on_frame, &mut on_log);
-    pipeline.set_tick_observer(None);
+    // The pipeline and its observers go with the run.
+    let result = run_plan(pipeline, plan, &mut on_frame, &mut on_log);
 
     // Outputs are flushed even after a failure: a trace up to a sync mismatch
     // is what a user wants to look at.

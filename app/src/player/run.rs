@@ -1,7 +1,9 @@
 //! Driving a prepared pipeline through a run: [`RunPlan`] says how (pacing,
 //! length, realtime, sync test), [`run_plan`] does it, one frame at a time
 //! through the same `run_frame` the editor's worker calls, resuming every
-//! suspension at once (a headless run has no one at the controls). The
+//! suspension at once (a headless run has no one at the controls). Under
+//! the sync test the run hands the pipeline to a [`SyncTest`], which owns
+//! it and checks every frame as it advances it. The
 //! no-progress guard lives here: a run refused before it starts
 //! ([`RunPlan::never_ends`]), or stopped after [`MAX_FRAMES_WITHOUT_PROGRESS`]
 //! empty frames or [`MAX_RESUMES_PER_FRAME`] resumes of one frame.
@@ -9,7 +11,8 @@
 use std::time::{Duration, Instant};
 
 use stepframe_core::{
-    Flicks, FrameReport, LogEntry, LogLevel, Pipeline, SyncTest, TimeSettings, run_frame,
+    Flicks, FrameReport, LogEntry, LogLevel, Pipeline, SyncTest, TimeSettings, WholeFrame,
+    run_frame,
 };
 
 use super::FramePacer;
@@ -93,28 +96,55 @@ impl RunPlan {
     }
 }
 
-/// One frame through the shared pipeline. A headless run has no one to resume a
-/// suspension (a `request_break`, a fault under the `Break` policy), so it
-/// resumes at once and counts it; the report covers the whole frame.
-fn advance_frame(
-    pipeline: &mut Pipeline,
-    dt: f64,
-    resumed: &mut u64,
-) -> Result<FrameReport, RunFailure> {
-    let frame = run_frame(pipeline, dt, MAX_RESUMES_PER_FRAME).map_err(|e| RunFailure::Stuck {
-        frames: e.resumes,
-        waiting_for: "the end of a frame that suspends on every resume",
-    })?;
-    *resumed += frame.resumes;
-    Ok(frame.report)
+/// What a run drives: the pipeline itself, or a sync test that owns it.
+enum Driven {
+    /// Frames straight on the pipeline.
+    Plain(Pipeline),
+    /// Frames through the sync test, which owns the pipeline and checks
+    /// each frame.
+    Synced(SyncTest),
+}
+
+impl Driven {
+    /// The session, to read between frames.
+    fn pipeline(&self) -> &Pipeline {
+        match self {
+            Driven::Plain(p) => p,
+            Driven::Synced(sync) => sync.pipeline(),
+        }
+    }
+
+    /// One frame, run to its end. A headless run has no one to resume a
+    /// suspension (a `request_break`, a fault under the `Break` policy), so
+    /// it resumes at once and counts it; the report covers the whole frame.
+    fn frame(&mut self, dt: f64) -> Result<WholeFrame, RunFailure> {
+        match self {
+            Driven::Plain(p) => {
+                run_frame(p, dt, MAX_RESUMES_PER_FRAME).map_err(|e| RunFailure::Stuck {
+                    frames: e.resumes,
+                    waiting_for: "the end of a frame that suspends on every resume",
+                })
+            }
+            Driven::Synced(sync) => Ok(sync.advance_frame(dt)?),
+        }
+    }
+
+    /// The log lines written since the last drain.
+    fn drain_log(&mut self) -> Vec<LogEntry> {
+        match self {
+            Driven::Plain(p) => p.drain_log(),
+            Driven::Synced(sync) => sync.drain_log(),
+        }
+    }
 }
 
 /// Drives a prepared pipeline (scene loaded, replay and observers installed)
-/// through a run. `on_frame` sees every frame's report and the pipeline
-/// after it (its clock for telemetry, its flame zones for a Chrome trace);
-/// `on_log` every log line as it is drained.
+/// through a run, and drops it at the end (its observers with it).
+/// `on_frame` sees every frame's report and the pipeline after it (its
+/// clock for telemetry, its flame zones for a Chrome trace); `on_log` every
+/// log line as it is drained.
 pub fn run_plan(
-    pipeline: &mut Pipeline,
+    mut pipeline: Pipeline,
     mut plan: RunPlan,
     on_frame: &mut dyn FnMut(&FrameReport, &Pipeline) -> std::io::Result<()>,
     on_log: &mut dyn FnMut(&LogEntry),
@@ -127,16 +157,15 @@ pub fn run_plan(
         .set_settings(settings)
         .map_err(|m| RunFailure::Output(format!("settings: {m}")))?;
     let mut summary = RunSummary::default();
-    let mut sync = plan.sync_test.map(|distance| {
-        let sync = SyncTest::new(distance, MAX_RESUMES_PER_FRAME);
-        sync.attach(pipeline);
-        sync
-    });
+    let mut driven = match plan.sync_test {
+        Some(distance) => Driven::Synced(SyncTest::new(pipeline, distance, MAX_RESUMES_PER_FRAME)),
+        None => Driven::Plain(pipeline),
+    };
     let started = Instant::now();
     let mut display = Flicks::ZERO;
     let mut frames_without_progress = 0;
     loop {
-        let ticks = pipeline.stepper().completed_ticks();
+        let ticks = driven.pipeline().stepper().completed_ticks();
         let done = match plan.length {
             RunLength::Frames(n) => summary.frames >= n,
             RunLength::Seconds(s) => display >= Flicks::from_secs_f64(s),
@@ -152,24 +181,18 @@ pub fn run_plan(
                 std::thread::sleep(wait);
             }
         }
-        if let Some(sync) = sync.as_mut() {
-            sync.before_frame(pipeline, dt);
-        }
-        let report = advance_frame(pipeline, dt, &mut summary.resumed_suspensions)?;
+        let frame = driven.frame(dt)?;
+        summary.resumed_suspensions += frame.resumes;
+        let report = frame.report;
         summary.frames += 1;
         let shown = Flicks::from_secs_f64(dt);
         display += shown;
-        on_frame(&report, pipeline).map_err(|e| RunFailure::Output(e.to_string()))?;
-        for entry in pipeline.drain_log() {
+        on_frame(&report, driven.pipeline()).map_err(|e| RunFailure::Output(e.to_string()))?;
+        for entry in driven.drain_log() {
             on_log(&entry);
             if entry.level == LogLevel::Error {
                 summary.errors.push(entry);
             }
-        }
-        if report.ticks > 0
-            && let Some(sync) = sync.as_mut()
-        {
-            sync.after_frame(pipeline, settings)?;
         }
         let (progress, waiting_for) = match plan.length {
             RunLength::Frames(_) => (true, ""),
@@ -188,10 +211,13 @@ pub fn run_plan(
             }
         }
     }
-    if let Some(sync) = sync {
+    if let Driven::Synced(sync) = &mut driven {
+        // The last frame's check (each other frame's ran before the next).
+        sync.finish()?;
         summary.sync_checks = sync.checks();
         summary.resumed_suspensions += sync.resumes();
     }
+    let pipeline = driven.pipeline();
     let clock = pipeline.clock();
     summary.ticks = pipeline.stepper().completed_ticks();
     summary.simulation_time = clock.simulation_time;
@@ -237,8 +263,8 @@ mod tests {
             realtime: false,
             sync_test: None,
         };
-        let err = run_plan(&mut p, plan, &mut |_, _| Ok(()), &mut |_| {})
-            .expect_err("the frame never ends");
+        let err =
+            run_plan(p, plan, &mut |_, _| Ok(()), &mut |_| {}).expect_err("the frame never ends");
         match err {
             RunFailure::Stuck { frames, .. } => assert_eq!(frames, MAX_RESUMES_PER_FRAME),
             other => panic!("expected Stuck, got {other}"),

@@ -130,6 +130,10 @@ impl From<SyncFailure> for RunFailure {
                 frames: e.resumes,
                 waiting_for: "the end of a re-simulated frame that suspends on every resume",
             },
+            SyncFailure::Stuck(e) => RunFailure::Stuck {
+                frames: e.resumes,
+                waiting_for: "the end of a frame that suspends on every resume",
+            },
         }
     }
 }

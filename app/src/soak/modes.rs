@@ -1,6 +1,6 @@
 //! The two ways a soak drives a session, each keeping what a live editor
 //! keeps in its bounded buffers: [`soak_history`] runs the player's loop
-//! through a rewind [`History`] with a telemetry ring, a pose history and a
+//! through a [`Session`] and its rewind [`History`] with a telemetry ring, a pose history and a
 //! log ring; [`soak_worker`] runs the editor's own worker and plays the UI's
 //! part, draining its channels into the editor's rings. Both share the log
 //! ring, the no-progress guard and the way they close the summary.
@@ -11,7 +11,7 @@ use std::sync::{Arc, Mutex};
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
 use stepframe_core::{
-    History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Telemetry, finish_frame,
+    History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Session, Telemetry, finish_frame,
 };
 
 use super::meter::{Meter, ring_walked_after, telemetry_walked};
@@ -107,7 +107,6 @@ pub(super) fn soak_history(
         .map_err(|e| bad(e.to_string()))?;
     let dt = 1.0 / f64::from(scene.settings.time.fixed_hz);
     let mut telemetry = Telemetry::with_capacity(args.telemetry_frames.unwrap_or(DEFAULT_CAPACITY));
-    let mut history = History::new(args.keyframe_every, args.retention_frames);
     let max_keyframes = (args.retention_frames.max(args.keyframe_every.max(1))
         / args.keyframe_every.max(1))
     .max(1) as usize;
@@ -116,6 +115,10 @@ pub(super) fn soak_history(
         args.pose_budget_mib << 20,
     )));
     pipeline.set_tick_observer(Some(Box::new(poses.clone())));
+    let mut session = Session::new(
+        pipeline,
+        History::new(args.keyframe_every, args.retention_frames),
+    );
     let mut log = LogRing::new(args.log_lines);
     let mut meter = Meter::new(args.report_every);
     let lock = |m: &Mutex<PoseHistory>| {
@@ -124,17 +127,16 @@ pub(super) fn soak_history(
     };
 
     let mut progress = Progress::default();
-    while pipeline.stepper().completed_ticks() < args.ticks {
-        let first = history.step_frame(&mut pipeline, dt, &[]);
-        telemetry.record(&first, pipeline.clock());
+    while session.pipeline().stepper().completed_ticks() < args.ticks {
+        let first = session.step_frame(dt, &[]);
+        telemetry.record(&first, session.pipeline().clock());
         // A soak has no one at the controls: every suspension is resumed at
         // once, each call recorded as the editor's timeline records it.
         let resumed = finish_frame(
-            &mut pipeline,
             first,
-            |p| {
-                let more = history.resume(p, &[]);
-                telemetry.record(&more, p.clock());
+            || {
+                let more = session.resume(&[]);
+                telemetry.record(&more, session.pipeline().clock());
                 more
             },
             crate::player::MAX_RESUMES_PER_FRAME,
@@ -145,17 +147,17 @@ pub(super) fn soak_history(
         })?;
         summary.resumed += resumed.resumes;
         summary.frames += 1;
-        progress.frame(pipeline.stepper().completed_ticks())?;
-        for entry in pipeline.drain_log() {
+        progress.frame(session.pipeline().stepper().completed_ticks())?;
+        for entry in session.drain_log() {
             log.push(entry);
         }
-        let tick = pipeline.stepper().completed_ticks();
+        let tick = session.pipeline().stepper().completed_ticks();
         let (range, pose_bytes) = lock(&poses);
         let warm = match args.warmup {
             Some(w) => tick >= w,
             None => {
                 telemetry_walked(&telemetry)
-                    && history.keyframes() == max_keyframes
+                    && session.history().keyframes() == max_keyframes
                     && summary.frames >= history_walked
                     && range.is_some_and(|(first, last)| {
                         first > 1 && last >= ring_walked_after(last - first + 1)
@@ -167,7 +169,7 @@ pub(super) fn soak_history(
                 "telemetry {}/{} frames, keyframes {}/{max_keyframes}, poses {:.1}/{} MiB, log {}/{} lines",
                 telemetry.len(),
                 telemetry.capacity(),
-                history.keyframes(),
+                session.history().keyframes(),
                 pose_bytes as f64 / f64::from(1 << 20),
                 args.pose_budget_mib,
                 log.lines.len(),
@@ -175,9 +177,9 @@ pub(super) fn soak_history(
             )
         });
     }
-    summary.keyframes = history.keyframes();
+    summary.keyframes = session.history().keyframes();
     summary.pose_bytes = lock(&poses).1;
-    let ticks = pipeline.stepper().completed_ticks();
+    let ticks = session.pipeline().stepper().completed_ticks();
     close(
         summary,
         ticks,

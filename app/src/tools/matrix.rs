@@ -198,9 +198,8 @@ pub fn run_case(
         realtime: false,
         sync_test: None,
     };
-    let summary = run_plan(&mut pipeline, plan, &mut |_, _| Ok(()), &mut |_| {})
-        .map_err(|e| e.to_string())?;
-    pipeline.set_tick_observer(None);
+    let summary =
+        run_plan(pipeline, plan, &mut |_, _| Ok(()), &mut |_| {}).map_err(|e| e.to_string())?;
     let bytes = {
         let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
         w.flush().map_err(|e| e.to_string())?;

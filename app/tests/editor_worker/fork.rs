@@ -554,57 +554,6 @@ fn a_scene_just_opened_can_be_forked_and_resumed_from_tick_0() {
     assert_eq!((first.tick, first.first_object), (1, Some(2)));
 }
 
-#[test]
-fn the_editors_own_commands_never_step_the_session_around_its_history() {
-    let (ui, end) = worker::channels();
-    let mut w = Worker::new(end, Pacing::Hz(60), None);
-    let send = |c| ui.commands.send(c).expect("the worker end is alive");
-    let space = |value| {
-        Command::Input(InputEvent {
-            source: InputSource::Key("Space".into()),
-            value,
-        })
-    };
-    send(Command::LoadAndPlay(demo()));
-    pump(&mut w, 30);
-    for command in [
-        space(1.0),
-        Command::SetTimeScale(0.5),
-        Command::Pause,
-        Command::StepTick,
-        space(0.0),
-        Command::StepFrame,
-        Command::SetFixedRate(30),
-        Command::Play,
-    ] {
-        send(command);
-        pump(&mut w, 5);
-    }
-    send(Command::Pause);
-    send(Command::RewindTo(20));
-    send(Command::ForkHere(15));
-    pump(&mut w, 2);
-    send(Command::Play);
-    pump(&mut w, 10);
-    send(Command::AdoptFork);
-    send(Command::Play);
-    pump(&mut w, 10);
-    send(Command::Reload);
-    pump(&mut w, 10);
-    let warnings: Vec<String> = ui
-        .events
-        .try_iter()
-        .filter_map(|e| match e {
-            Event::Log(lines) => Some(lines),
-            _ => None,
-        })
-        .flatten()
-        .map(|l| l.message)
-        .filter(|m| m.contains("around its history"))
-        .collect();
-    assert!(warnings.is_empty(), "{warnings:?}");
-}
-
 /// Forks B at `tick` with `params` for the first behaviour of `object`, and
 /// plays on.
 fn fork_with_params(send: &impl Fn(Command), tick: u64, object: ObjectId, params: &str) {

@@ -1,4 +1,4 @@
-//! One past frame again, instrumented: [`History::replay_frame`] restores
+//! One past frame again, instrumented: [`Session::replay_frame`] restores
 //! the newest keyframe taken before an outer frame, replays the logged
 //! calls up to the frame's boundary as a rewind would, then runs the call
 //! that began the frame with flame zones at the detail asked for (fine:
@@ -49,14 +49,8 @@ pub enum FrameReplayError {
 }
 
 impl History {
-    /// Puts `scratch` just before outer frame `frame` of the session's
-    /// branch and runs the call that began it with zones at `detail`
-    /// (see the module docs); returns that call's report, and
-    /// [`Pipeline::zones`] of `scratch` holds its zones. A frame a
-    /// breakpoint interrupted is replayed up to the same suspension (the
-    /// recorded debugger is put back, as a rewind does). The live session
-    /// and the log are not touched.
-    pub fn replay_frame(
+    /// [`Session::replay_frame`].
+    pub(super) fn replay_frame(
         &self,
         scratch: &mut Pipeline,
         frame: u64,

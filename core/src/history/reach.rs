@@ -14,7 +14,7 @@
 
 use super::MAX_SPACING_DOUBLINGS;
 
-/// How far back rewind reaches and what that costs (see [`super::History::reach`]).
+/// How far back rewind reaches and what that costs (see [`super::Session::reach`]).
 #[derive(Clone, Copy, Debug, Default, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct RewindReach {
     /// Simulated seconds between the oldest keyframe and the live tick.

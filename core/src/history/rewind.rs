@@ -1,4 +1,4 @@
-//! Going back: [`History::rewind_to_tick`] restores the latest keyframe at
+//! Going back: [`Session::rewind_to_tick`] restores the latest keyframe at
 //! or before the target and replays the logged calls from it, with the
 //! user's breakpoints set aside and a stop at the target's end, so the
 //! session lands suspended at exactly the committed state it had then.
@@ -9,12 +9,12 @@
 use super::*;
 
 impl History {
-    /// Rewinds the session to the end of `target` (a completed tick) and leaves
-    /// it suspended there. The user's current breakpoints are kept. The log is
-    /// kept too, so another rewind can go forward again; the next live call
-    /// makes the new branch.
-    pub fn rewind_to_tick(&mut self, p: &mut Pipeline, target: u64) -> Result<(), RewindError> {
-        self.notice_bypass(p);
+    /// [`Session::rewind_to_tick`] on the session's pipeline `p`.
+    pub(super) fn rewind_to_tick(
+        &mut self,
+        p: &mut Pipeline,
+        target: u64,
+    ) -> Result<(), RewindError> {
         let latest = self.latest_for(p.stepper().completed_ticks());
         let user_debugger = p.debugger().clone();
         let observer = p.take_tick_observer();
@@ -23,7 +23,6 @@ impl History {
         p.set_debugger(user_debugger);
         p.set_tick_observer(observer);
         p.set_tick_watch(watch);
-        self.driven = Some(p.drives());
         // The session stands somewhere else now (unless the rewind was
         // refused before touching it): no edit was made there yet.
         if !matches!(
@@ -42,14 +41,9 @@ impl History {
         Ok(())
     }
 
-    /// Puts `scratch` in the exact state the session had at the end of
-    /// `target`, suspended there, without touching the live session or the
-    /// log: what the editor shows when the user views a past tick (every panel
-    /// reads the same state a headless run has at that tick). `live_tick` is
-    /// the live session's completed ticks. `scratch` is any pipeline: its
-    /// state is replaced by a keyframe's; its observer and debugger are left
-    /// as they were after the replay's (none for a fresh pipeline).
-    pub fn replay_into(
+    /// [`Session::replay_into`]; `live_tick` is the live session's
+    /// completed ticks.
+    pub(super) fn replay_into(
         &self,
         scratch: &mut Pipeline,
         live_tick: u64,

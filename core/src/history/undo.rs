@@ -8,7 +8,7 @@
 //! replays both, a session recording carries both, and rapier's state after
 //! two teleports is not the state after none (a body woken, contact
 //! caches invalidated). The user asked for the edit not to have happened,
-//! so [`History::undo`] takes its call out of the log and puts the session
+//! so [`Session::undo`] takes its call out of the log and puts the session
 //! back, bit for bit, in the state it had without it.
 //!
 //! # The stand
@@ -18,7 +18,7 @@
 //! single tick, a frame step), a rewind or a new session, until the next
 //! such call. Inside a stand nothing runs: the calls there (edits, pauses,
 //! time settings, a tape) only change state between two ticks. So the
-//! stand's first undoable edit ([`History::edit_undoable`]) snapshots the
+//! stand's first undoable edit ([`Session::edit_undoable`]) snapshots the
 //! session just before it (the *base*: one per stand, whatever the number of
 //! edits; `Pipeline::snapshot` of demo.ron costs ~0.35 ms and ~300 KiB,
 //! measured for the editor's recovery points), and an undo:
@@ -33,12 +33,12 @@
 //! 413) and disables ball 14 (call 414). Undo removes call 414, restores
 //! the base and replays 412 and 413; Undo again removes 412 and replays
 //! 413: the session is the one that only had the rate change, hash for
-//! hash. [`History::redo`] applies the newest undone edit again as a new
+//! hash. [`Session::redo`] applies the newest undone edit again as a new
 //! call at the end of the stand; any other new edit clears the redo stack.
 //!
 //! # After the session ran on
 //!
-//! Once a call has run hooks after the edit, [`History::undo`] refuses it
+//! Once a call has run hooks after the edit, [`Session::undo`] refuses it
 //! ([`UndoError::RanOn`], naming the edit and its tick) and the stand's
 //! undo and redo stacks go. Undoing it then could only mean one of two
 //! things, both what a rewind does, and neither something a key press
@@ -122,24 +122,20 @@ impl Undo {
 }
 
 impl History {
-    /// [`History::edit`], undoable while the session stands where it is
-    /// (module docs of `undo`): the editor's pose, velocity, parameter,
-    /// enable, duplicate and delete edits. The first of a stand takes a
-    /// snapshot of the session before it; the others cost nothing more.
-    pub fn edit_undoable(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
-        self.notice_bypass(p);
+    /// [`Session::edit_undoable`] on the session's pipeline `p`.
+    pub(super) fn edit_undoable(
+        &mut self,
+        p: &mut Pipeline,
+        edit: PreparedEdit,
+    ) -> Result<(), EditError> {
         let snapshot = self.undo.base.is_none().then(|| p.snapshot());
         self.edit(p, edit)?;
         self.push_done(p, snapshot);
         Ok(())
     }
 
-    /// Takes the newest undoable edit of the stand out of the log and puts
-    /// the session back as it would be without it, bit for bit (module
-    /// docs). Returns the edit. Refused, with the session unchanged, when
-    /// there is none or the session ran on since ([`UndoError::RanOn`]).
-    pub fn undo(&mut self, p: &mut Pipeline) -> Result<Edit, UndoError> {
-        self.notice_bypass(p);
+    /// [`Session::undo`] on the session's pipeline `p`.
+    pub(super) fn undo(&mut self, p: &mut Pipeline) -> Result<Edit, UndoError> {
         let now = p.stepper().completed_ticks();
         let (Some(&index), Some(base_call)) = (
             self.undo.done.last(),
@@ -208,16 +204,13 @@ impl History {
         }
         self.position = self.calls.len();
         self.latest_tick = now;
-        self.driven = Some(p.drives());
         let data = edit.edit().clone();
         self.undo.undone.push(*edit);
         Ok(data)
     }
 
-    /// Applies the newest undone edit again, as a new call at the end of
-    /// the stand (undoable again). Returns it.
-    pub fn redo(&mut self, p: &mut Pipeline) -> Result<Edit, UndoError> {
-        self.notice_bypass(p);
+    /// [`Session::redo`] on the session's pipeline `p`.
+    pub(super) fn redo(&mut self, p: &mut Pipeline) -> Result<Edit, UndoError> {
         let Some(edit) = self.undo.undone.pop() else {
             return Err(UndoError::NothingToRedo);
         };
@@ -228,7 +221,7 @@ impl History {
         Ok(data)
     }
 
-    /// The edit [`History::undo`] would take out now, if any.
+    /// The edit [`Session::undo`] would take out now, if any.
     pub fn next_undo(&self) -> Option<&Edit> {
         let index = *self.undo.done.last()?;
         let i = usize::try_from(index.checked_sub(self.first_call)?).ok()?;
@@ -238,7 +231,7 @@ impl History {
         }
     }
 
-    /// The edit [`History::redo`] would apply again now, if any.
+    /// The edit [`Session::redo`] would apply again now, if any.
     pub fn next_redo(&self) -> Option<&Edit> {
         self.undo.undone.last().map(PreparedEdit::edit)
     }

@@ -174,8 +174,6 @@ pub trait TickWatch: Send {
 pub struct Pipeline {
     /// Everything a snapshot copies and a restore puts back.
     sim: SimulationState,
-    /// Calls that stepped the session or fed it state ([`Pipeline::drives`]).
-    drives: u64,
     debugger: Debugger,
     fault_policy: FaultPolicy,
     suspended: Option<Suspension>,
@@ -241,7 +239,6 @@ impl Pipeline {
     pub fn new(settings: TimeSettings) -> Pipeline {
         let mut p = Pipeline {
             sim: SimulationState::new(settings),
-            drives: 0,
             debugger: Debugger::default(),
             fault_policy: FaultPolicy::default(),
             suspended: None,
@@ -274,7 +271,6 @@ impl Pipeline {
     /// on (the contract: simulation time restarts with its physics world, frame
     /// time does not). Any suspension is cleared.
     pub fn load_session(&mut self, world: World, physics: Box<dyn PhysicsStage>, seed: u64) {
-        self.drives = self.drives.wrapping_add(1);
         self.sim.world = world;
         self.sim.physics = physics;
         self.sim.scheduler = Scheduler::default();
@@ -300,8 +296,8 @@ impl Pipeline {
     /// Records each call's flame zones at `detail` from the next call on
     /// (see [`crate::flame`]): coarse zones cost a few clock reads a tick
     /// and no allocation, so a host that shows them (the editor) keeps them
-    /// on; fine zones time every hook call and are meant for replays. Not a
-    /// drive: zones are telemetry and change nothing a replay must repeat.
+    /// on; fine zones time every hook call and are meant for replays. Zones
+    /// are telemetry and change nothing a replay must repeat.
     pub fn set_zone_detail(&mut self, detail: ZoneDetail) {
         if self.zones.detail() != detail {
             self.zones = FrameZones::with_detail(detail);
@@ -316,7 +312,6 @@ impl Pipeline {
 
     /// Replaces the action map (the input state restarts).
     pub fn set_action_map(&mut self, map: ActionMap) {
-        self.drives = self.drives.wrapping_add(1);
         self.sim.input = Input::new(map);
     }
 
@@ -363,7 +358,6 @@ impl Pipeline {
     /// Installs (or removes) a source of tick-stamped input (replay). Its events
     /// are delivered to the simulation snapshot at the start of their tick.
     pub fn set_tick_input(&mut self, source: Option<Box<dyn TickInputSource>>) {
-        self.drives = self.drives.wrapping_add(1);
         self.tick_input = source;
     }
 
@@ -375,7 +369,6 @@ impl Pipeline {
     /// New timing settings, applied at the next frame boundary.
     pub fn set_settings(&mut self, settings: TimeSettings) -> Result<(), SettingsError> {
         settings.validate()?;
-        self.drives = self.drives.wrapping_add(1);
         self.sim.pending_settings = Some(settings);
         Ok(())
     }
@@ -407,31 +400,25 @@ impl Pipeline {
 
     /// The world, mutably, inside the crate. Nothing outside it changes the
     /// world but hooks (through their [`Ctx`]) and edits
-    /// ([`Pipeline::apply_edit`], counted as drives), so a
-    /// [`History`](crate::History) sees every change it must repeat.
+    /// ([`Pipeline::apply_edit`]), so a [`Session`](crate::Session), which
+    /// makes every edit of its pipeline, logs every change it must repeat.
     pub(crate) fn world_mut(&mut self) -> &mut World {
         &mut self.sim.world
     }
 
     /// The world, mutably, for tests that tamper with state on purpose (one
     /// soft-body particle moved by one ulp, to show the hash sees it).
-    /// Counted as a drive. Only with the `test-hooks` feature, which the
-    /// shipped crates never turn on.
+    /// Only with the `test-hooks` feature, which the shipped crates never
+    /// turn on.
     #[cfg(feature = "test-hooks")]
     pub fn world_mut_for_tests(&mut self) -> &mut World {
-        self.count_drive();
         &mut self.sim.world
     }
 
-    /// Counts one call that changed the session ([`Pipeline::drives`]).
-    pub(crate) fn count_drive(&mut self) {
-        self.drives = self.drives.wrapping_add(1);
-    }
-
     /// Appends a line to the session's log, stamped with the tick and frame
-    /// the session is at: for hosts (the history, the editor's worker) that
-    /// have something to tell the user. Not a drive: the log is not state a
-    /// replay must repeat.
+    /// the session is at: for hosts (the editor's worker) that have
+    /// something to tell the user. The log is not state a replay must
+    /// repeat.
     pub fn log_line(&mut self, level: LogLevel, message: String) {
         self.sim.world.log_now(level, None, None, message);
     }
@@ -478,7 +465,6 @@ impl Pipeline {
 
     /// Queues a device event: Update sees it next frame, fixed code next tick.
     pub fn push_input(&mut self, event: InputEvent) {
-        self.drives = self.drives.wrapping_add(1);
         self.sim.input.push(event);
     }
 
@@ -486,7 +472,6 @@ impl Pipeline {
     /// outer frame precedes (a single step while suspended): see
     /// [`crate::input::Input::push_to_next_tick`]. Update sees it next frame.
     pub fn push_input_to_next_tick(&mut self, event: InputEvent) {
-        self.drives = self.drives.wrapping_add(1);
         self.sim.input.push_to_next_tick(event);
     }
 
@@ -505,18 +490,6 @@ impl Pipeline {
         self.suspended.as_ref()
     }
 
-    /// How many calls have stepped this session or fed it simulated state
-    /// since it was made: every `step_frame`, `step_one_frame`, `resume`,
-    /// `step_tick`, `pause`, `push_input`, `push_input_to_next_tick`,
-    /// `set_tick_input`, `set_settings`, `set_action_map`, `load_session`,
-    /// `restore`, `apply_edit` and `set_behaviour_params`. A
-    /// recorder that must see every one of them ([`crate::History`]) keeps
-    /// the count as of its own last call: a different count at its next one
-    /// means a call went around it (see the history's module docs).
-    pub fn drives(&self) -> u64 {
-        self.drives
-    }
-
     /// Takes the log lines written since the last drain.
     pub fn drain_log(&mut self) -> Vec<LogEntry> {
         self.sim.world.drain_log()
@@ -525,7 +498,6 @@ impl Pipeline {
     /// One active outer frame of `raw_dt` seconds (see the module docs). Returns
     /// at once, running nothing, while suspended.
     pub fn step_frame(&mut self, raw_dt: f64) -> FrameReport {
-        self.drives = self.drives.wrapping_add(1);
         if self.suspended.is_some() {
             return FrameReport {
                 kind: FrameKind::NotRun,
@@ -542,7 +514,6 @@ impl Pipeline {
     /// Suspends between frames (the pause button). A pause requested while a
     /// frame is interrupted keeps the existing suspension.
     pub fn pause(&mut self) {
-        self.drives = self.drives.wrapping_add(1);
         if self.suspended.is_none() {
             self.suspend(SuspendReason::Pause);
         }
@@ -552,7 +523,6 @@ impl Pipeline {
     /// ticks run, a fixed-interrupted frame skips its presentation, an
     /// update-interrupted frame runs the hook it stopped before and goes on.
     pub fn resume(&mut self) -> FrameReport {
-        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.start_continuation();
         self.drive(Stop::FrameEnd);
@@ -561,7 +531,6 @@ impl Pipeline {
 
     /// Runs exactly one fixed tick, then suspends (see [`crate::debugger`]).
     pub fn step_tick(&mut self) -> FrameReport {
-        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.start_continuation();
         let ran_frame_part = self.sim.cursor != Cursor::Idle;
@@ -588,7 +557,6 @@ impl Pipeline {
 
     /// Runs one outer frame (or the rest of the interrupted one), then suspends.
     pub fn step_one_frame(&mut self, raw_dt: f64) -> FrameReport {
-        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         if self.sim.cursor == Cursor::Idle {
             self.begin_frame(raw_dt);

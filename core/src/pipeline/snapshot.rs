@@ -227,7 +227,6 @@ impl Pipeline {
 
     /// What every restore does after the state is back.
     fn after_restore(&mut self) {
-        self.drives = self.drives.wrapping_add(1);
         self.suspended = None;
         self.pending_suspend = None;
         // A snapshot taken at the end of a tick may be in the middle of a

@@ -52,9 +52,10 @@ pub enum ParamsEditError {
 impl Pipeline {
     /// Gives behaviour `index` of `object` (in [`Pipeline::behaviour_states`]'s
     /// order) the parameters `params`, made through `registry`, keeping its
-    /// state (module docs). On an error nothing changes. Counted as a drive
-    /// ([`Pipeline::drives`]); an editor logs it through its history as an
-    /// [`Edit::Params`](crate::Edit::Params) instead, so rewinds repeat it.
+    /// state (module docs). On an error nothing changes. A session that
+    /// keeps a rewind history makes it an [`Edit::Params`](crate::Edit::Params)
+    /// through [`Session::edit`](crate::Session::edit) instead, so rewinds
+    /// repeat it.
     pub fn set_behaviour_params(
         &mut self,
         object: ObjectId,
@@ -93,7 +94,6 @@ impl Pipeline {
         if !behaviour.adopt_params(fresh) {
             return Err(ParamsEditError::NotAdjustable(name));
         }
-        self.count_drive();
         // The authored text: the same-named behaviour at the same place
         // among its namesakes (the inspector's lookup).
         let namesake = self

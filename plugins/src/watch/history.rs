@@ -11,30 +11,34 @@
 
 use std::sync::PoisonError;
 
-use stepframe_core::{History, Pipeline};
+use stepframe_core::{Pipeline, Session};
 
 use super::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
 
 /// The last tick before `before` at which `expr` holds, searched backward
-/// through `history` (the editor's "Find previous"): one keyframe's span at a
-/// time, newest first, each replayed into `scratch` with the watch asked
-/// after every tick, so a find near the cursor costs one span's replay, not
-/// the whole history's. `live_tick` is the live session's completed ticks.
-/// `Ok(None)` when it holds nowhere in the kept history; an error only for an
-/// expression that does not compile or a history that cannot be replayed.
+/// through `session`'s history (the editor's "Find previous"): one
+/// keyframe's span at a time, newest first, each replayed into `scratch`
+/// with the watch asked after every tick, so a find near the cursor costs
+/// one span's replay, not the whole history's. `Ok(None)` when it holds
+/// nowhere in the kept history; an error only for an expression that does
+/// not compile or a history that cannot be replayed.
 pub fn find_previous(
-    history: &History,
+    session: &Session,
     scratch: &mut Pipeline,
-    live_tick: u64,
     expr: &str,
     before: u64,
 ) -> Result<Option<u64>, WatchError> {
+    let live_tick = session.pipeline().stepper().completed_ticks();
     let spec = WatchSpec {
         expr: expr.to_string(),
         action: WatchAction::Mark,
         enabled: true,
     };
-    let keyframes: Vec<u64> = history.keyframe_ticks().filter(|&t| t < before).collect();
+    let keyframes: Vec<u64> = session
+        .history()
+        .keyframe_ticks()
+        .filter(|&t| t < before)
+        .collect();
     let last = before.saturating_sub(1).min(live_tick);
     for (i, &start) in keyframes.iter().enumerate().rev() {
         // This span: the keyframe's own tick, then the ticks replayed after
@@ -46,8 +50,8 @@ pub fn find_previous(
         let mut set = WatchSet::new(std::slice::from_ref(&spec))?;
         let events = set.events();
         scratch.set_tick_watch(None);
-        history
-            .replay_into(scratch, live_tick, start)
+        session
+            .replay_into(scratch, start)
             .map_err(|e| WatchError::Replay(e.to_string()))?;
         // A tick where the watch fails (its object not yet spawned) is one
         // where it does not hold.
@@ -55,7 +59,7 @@ pub fn find_previous(
         let mut found = at_start.then_some(start);
         if end > start {
             scratch.set_tick_watch(Some(Box::new(set)));
-            let replayed = history.replay_into(scratch, live_tick, end);
+            let replayed = session.replay_into(scratch, end);
             scratch.set_tick_watch(None);
             replayed.map_err(|e| WatchError::Replay(e.to_string()))?;
             let events = events.lock().unwrap_or_else(PoisonError::into_inner);
@@ -90,21 +94,25 @@ pub struct PlotSpan {
 }
 
 /// The values of the plotted expressions `exprs` over one keyframe span of
-/// `history`: from the newest keyframe at or before `newest` to `newest`
-/// itself, replayed into `scratch` (`live_tick` is the live session's
-/// completed ticks). Call it again with the tick before the span's `from` for
-/// the span before, until it gives `None`: no kept keyframe reaches that far
-/// back. Each call costs one keyframe restore twice and at most one span's
-/// replay, so a caller can spread a long history over many frames.
+/// `session`'s history: from the newest keyframe at or before `newest` to
+/// `newest` itself (at most the live tick), replayed into `scratch`. Call it
+/// again with the tick before the span's `from` for the span before, until
+/// it gives `None`: no kept keyframe reaches that far back. Each call costs
+/// one keyframe restore twice and at most one span's replay, so a caller
+/// can spread a long history over many frames.
 pub fn plot_history(
-    history: &History,
+    session: &Session,
     scratch: &mut Pipeline,
-    live_tick: u64,
     exprs: &[String],
     newest: u64,
 ) -> Result<Option<PlotSpan>, WatchError> {
-    let newest = newest.min(live_tick);
-    let Some(start) = history.keyframe_ticks().rev().find(|&t| t <= newest) else {
+    let newest = newest.min(session.pipeline().stepper().completed_ticks());
+    let Some(start) = session
+        .history()
+        .keyframe_ticks()
+        .rev()
+        .find(|&t| t <= newest)
+    else {
         return Ok(None);
     };
     let specs: Vec<WatchSpec> = exprs
@@ -118,8 +126,8 @@ pub fn plot_history(
     let mut set = WatchSet::new(&specs)?;
     let events = set.events();
     scratch.set_tick_watch(None);
-    history
-        .replay_into(scratch, live_tick, start)
+    session
+        .replay_into(scratch, start)
         .map_err(|e| WatchError::Replay(e.to_string()))?;
     let frame = scratch.clock().frame_index;
     let mut values: Vec<Vec<(u64, u64, f64)>> = (0..exprs.len())
@@ -133,7 +141,7 @@ pub fn plot_history(
         .collect();
     if newest > start {
         scratch.set_tick_watch(Some(Box::new(set)));
-        let replayed = history.replay_into(scratch, live_tick, newest);
+        let replayed = session.replay_into(scratch, newest);
         scratch.set_tick_watch(None);
         replayed.map_err(|e| WatchError::Replay(e.to_string()))?;
         let events = events.lock().unwrap_or_else(PoisonError::into_inner);

@@ -20,7 +20,7 @@
 //! `HostState`); what it does is here.
 
 use stepframe_core::debugger::MAX_HITS;
-use stepframe_core::{BreakpointId, ObjectId, Pipeline, SuspendReason};
+use stepframe_core::{BreakpointId, ObjectId, Pipeline, Session, SuspendReason};
 
 use crate::editor::protocol::{BreakpointBook, BreakpointView, HitEntry};
 
@@ -89,8 +89,9 @@ impl BreakpointBook {
     /// After a load: disables every enabled breakpoint whose (id, name) pair
     /// the new world lacks, and says so, one sentence each, naming the scene
     /// file (`scene`).
-    pub(super) fn check_scene(&mut self, pipeline: &mut Pipeline, scene: &str) -> Vec<String> {
+    pub(super) fn check_scene(&mut self, session: &mut Session, scene: &str) -> Vec<String> {
         let mut notices = Vec::new();
+        let pipeline = session.pipeline();
         let missing: Vec<_> = pipeline
             .debugger()
             .breakpoints()
@@ -100,9 +101,9 @@ impl BreakpointBook {
             .filter(|(id, object, _)| !self.present(pipeline, *id, *object))
             .collect();
         for (id, object, hook) in missing {
-            pipeline.set_breakpoint_enabled(id, false);
+            session.set_breakpoint_enabled(id, false);
             let name = self.names.get(&id).map_or("?", String::as_str);
-            let there = pipeline.world().get(object).map_or_else(
+            let there = session.pipeline().world().get(object).map_or_else(
                 || "no such object".to_string(),
                 |o| format!("{} there is {}", object, o.name),
             );

@@ -108,16 +108,16 @@ impl Worker {
     /// each keyframe's own tick, then the ticks replayed after it up to the
     /// next keyframe (or the live tick), in a scratch pipeline.
     fn kept_ticks(&self, mut each: impl FnMut(TracedTick)) -> Result<(), String> {
-        let live = self.pipeline.clock().simulation_tick;
-        let keyframes: Vec<u64> = self.history.keyframe_ticks().collect();
+        let live = self.session.pipeline().clock().simulation_tick;
+        let keyframes: Vec<u64> = self.session.history().keyframe_ticks().collect();
         for (i, &start) in keyframes.iter().enumerate() {
             let end = keyframes
                 .get(i + 1)
                 .map_or(live, |&next| next - 1)
                 .min(live);
             let mut scratch = Pipeline::new(self.settings());
-            self.history
-                .replay_into(&mut scratch, live, start)
+            self.session
+                .replay_into(&mut scratch, start)
                 .map_err(|e| e.to_string())?;
             if start > 0 {
                 each(traced_tick(
@@ -133,8 +133,8 @@ impl Worker {
                     compare: None,
                     trace: true,
                 })));
-                self.history
-                    .replay_into(&mut scratch, live, end)
+                self.session
+                    .replay_into(&mut scratch, end)
                     .map_err(|e| e.to_string())?;
                 scratch.set_tick_observer(None);
                 for t in rx

@@ -17,7 +17,8 @@ impl Worker {
     /// another object that has its id here.
     pub(super) fn enable_breakpoint(&mut self, id: BreakpointId, enabled: bool) {
         let object = self
-            .pipeline
+            .session
+            .pipeline()
             .debugger()
             .breakpoints()
             .iter()
@@ -25,7 +26,7 @@ impl Worker {
             .and_then(|b| b.object);
         if enabled
             && let Some(object) = object
-            && !self.book.present(&self.pipeline, id, object)
+            && !self.book.present(self.session.pipeline(), id, object)
         {
             self.send_event(Event::Notice(format!(
                 "breakpoint {} stays disabled: its object is not in this scene",
@@ -33,7 +34,7 @@ impl Worker {
             )));
             return;
         }
-        self.pipeline.set_breakpoint_enabled(id, enabled);
+        self.session.set_breakpoint_enabled(id, enabled);
     }
 
     /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
@@ -41,7 +42,8 @@ impl Worker {
     /// breakpoint there could never fire).
     pub(super) fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
         let existing = self
-            .pipeline
+            .session
+            .pipeline()
             .debugger()
             .breakpoints()
             .iter()
@@ -49,29 +51,36 @@ impl Worker {
                 b.hook == Some(HookKind::FixedUpdate)
                     && b.object == Some(object)
                     // Another scene's object of this id keeps its breakpoint.
-                    && self.book.present(&self.pipeline, b.id, object)
+                    && self.book.present(self.session.pipeline(), b.id, object)
                     && b.priority.is_none()
                     && b.condition == Default::default()
                     && b.hit_count == Default::default()
             })
             .map(|b| b.id);
         if let Some(id) = existing {
-            self.pipeline.remove_breakpoint(id);
+            self.session.remove_breakpoint(id);
             return;
         }
-        if self.pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
-            self.pipeline
+        if self
+            .session
+            .pipeline()
+            .hooks_of(object)
+            .contains(Hooks::FIXED_UPDATE)
+        {
+            self.session
                 .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
             return;
         }
         let name = self
-            .pipeline
+            .session
+            .pipeline()
             .world()
             .get(object)
             .map(|o| format!("{} {object}", o.name))
             .unwrap_or_else(|| object.to_string());
         let behaviours: Vec<String> = self
-            .pipeline
+            .session
+            .pipeline()
             .behaviour_states(object)
             .iter()
             .map(|b| b.name.clone())
@@ -119,9 +128,9 @@ impl Worker {
         // undoing at the next frame, so it costs the history no snapshot.
         let undoable = self.is_suspended() && !matches!(edit, Edit::Settings(_));
         let applied = if undoable {
-            self.history.edit_undoable(&mut self.pipeline, prepared)
+            self.session.edit_undoable(prepared)
         } else {
-            self.history.edit(&mut self.pipeline, prepared)
+            self.session.edit(prepared)
         };
         if let Err(e) = applied {
             self.error(format!("edit not applied: {e}"));
@@ -135,7 +144,7 @@ impl Worker {
     /// Lists a pose or velocity edit just applied under the inspector's
     /// fields until the next tick reconciles it.
     pub(super) fn queue(&mut self, edit: &Edit) {
-        let tick = self.pipeline.stepper().completed_ticks();
+        let tick = self.session.pipeline().stepper().completed_ticks();
         if let Some(text) = queued_text(edit, tick) {
             if self.pending_edits.is_empty() {
                 self.pending_edits_tick = tick;
@@ -146,7 +155,7 @@ impl Worker {
 
     /// Takes an undone pose or velocity edit off the inspector's list.
     pub(super) fn unqueue(&mut self, edit: &Edit) {
-        let tick = self.pipeline.stepper().completed_ticks();
+        let tick = self.session.pipeline().stepper().completed_ticks();
         if let Some(text) = queued_text(edit, tick)
             && let Some(i) = self.pending_edits.iter().rposition(|t| *t == text)
         {
@@ -159,7 +168,8 @@ impl Worker {
     /// its state.
     pub(super) fn edit_params(&mut self, object: ObjectId, index: usize, params: String) {
         let Some(behaviour) = self
-            .pipeline
+            .session
+            .pipeline()
             .behaviour_states(object)
             .get(index)
             .map(|b| b.name.clone())
@@ -182,7 +192,7 @@ impl Worker {
             "{name} of {} runs with {} from tick {} on",
             self.object_label(object),
             params.trim(),
-            self.pipeline.stepper().completed_ticks() + 1
+            self.session.pipeline().stepper().completed_ticks() + 1
         )));
     }
 
@@ -191,7 +201,7 @@ impl Worker {
     /// next free id: an edit like any other, so past views and rewinds
     /// repeat it.
     pub(super) fn duplicate(&mut self, object: ObjectId) {
-        let world = self.pipeline.world();
+        let world = self.session.pipeline().world();
         let Some(o) = world.get(object) else {
             self.error(format!("object {object} does not exist"));
             return;
@@ -217,7 +227,8 @@ impl Worker {
 
     /// `Name #id`, or `#id` for an object that is gone.
     pub(super) fn object_label(&self, object: ObjectId) -> String {
-        self.pipeline
+        self.session
+            .pipeline()
             .world()
             .get(object)
             .map(|o| format!("{} ({object})", o.name))

@@ -1,6 +1,6 @@
 //! The Flame tab's per-behaviour zones: the frame the user looks at,
 //! replayed from the rewind history in a scratch pipeline with a zone per
-//! hook call ([`stepframe_core::History::replay_frame`]). The live session
+//! hook call ([`stepframe_core::Session::replay_frame`]). The live session
 //! records only coarse zones, so this costs the live run nothing: the
 //! replay runs on the worker between frames, once per request, like a past
 //! view (a burst of requests replays only the newest).
@@ -19,7 +19,7 @@ impl Worker {
         };
         let mut scratch = Pipeline::new(self.settings());
         let result = self
-            .history
+            .session
             .replay_frame(&mut scratch, frame, ZoneDetail::Fine)
             .map(|_| {
                 let zones = scratch.zones().clone();

@@ -166,13 +166,11 @@ impl Worker {
         if !self.rewind(at) {
             return;
         }
-        self.history
-            .set_tape(&mut self.pipeline, Some(Replay::new(future)));
+        self.session.set_tape(Some(Replay::new(future)));
         let mut b = Pipeline::new(self.settings());
-        let live = self.pipeline.stepper().completed_ticks();
         if self.at_untouched_start(at) {
-            b.restore(&self.pipeline.snapshot());
-        } else if let Err(e) = self.history.replay_into(&mut b, live, at) {
+            b.restore(&self.session.pipeline().snapshot());
+        } else if let Err(e) = self.session.replay_into(&mut b, at) {
             self.error(format!("cannot fork at tick {at}: {e}"));
             return;
         }
@@ -223,8 +221,8 @@ impl Worker {
             return;
         }
         self.drain_ticks();
-        let target = self.pipeline.stepper().completed_ticks();
-        let fixed_dt = self.pipeline.clock().fixed_delta_time;
+        let target = self.session.pipeline().stepper().completed_ticks();
+        let fixed_dt = self.session.pipeline().clock().fixed_delta_time;
         let mut out = (Vec::new(), Vec::new());
         let mut stuck = None;
         if let Some(f) = self.fork.as_mut() {
@@ -372,30 +370,28 @@ impl Worker {
         // B goes on with what A would have received from here, as changed.
         let tape = edited
             .map(|(t, _)| t)
-            .or_else(|| self.history.tape().map(|r| r.recording().clone()));
+            .or_else(|| self.session.history().tape().map(|r| r.recording().clone()));
         b.set_tick_input(None);
-        b.set_debugger(self.pipeline.debugger().clone());
-        b.set_tick_watch(self.pipeline.take_tick_watch());
-        std::mem::swap(&mut self.pipeline, &mut b);
-        self.history.clear();
+        b.set_debugger(self.session.pipeline().debugger().clone());
+        b.set_tick_watch(self.session.take_tick_watch());
+        self.session.start_over(b);
         self.stop_fills();
-        if self.pipeline.suspension().is_none() {
-            self.pipeline.pause();
+        if self.session.pipeline().suspension().is_none() {
+            self.session.pause();
         }
         // B's recording (A's up to the fork, then B's) is the session's now.
         self.tape = Arc::new(b_tape);
         self.rewound_to = None;
         self.rewound_tape = None;
-        self.settings_in_force = *self.pipeline.settings();
-        self.history
-            .set_tape(&mut self.pipeline, tape.map(Replay::new));
+        self.settings_in_force = *self.session.pipeline().settings();
+        self.session.set_tape(tape.map(Replay::new));
         self.take_params_into_scene();
         self.install_observer();
-        self.state_hash = self.pipeline.state_hash();
+        self.state_hash = self.session.pipeline().state_hash();
         self.send_event(Event::CompareStopped);
         // In the Clock tab's own words (its "history holds" line), so the
         // two never disagree.
-        let held = self.history.reach(&self.pipeline).held_text();
+        let held = self.session.reach().held_text();
         self.send_event(Event::Notice(format!(
             "branch B (forked at tick {from}) is the live session now: its rewind history \
              starts afresh, {held}"
@@ -410,7 +406,7 @@ impl Worker {
         let Some(loaded) = self.scene.as_ref() else {
             return;
         };
-        let world = self.pipeline.world();
+        let world = self.session.pipeline().world();
         let mut scene = loaded.session.clone();
         fn visit(objects: &mut [stepframe_core::SceneObject], world: &stepframe_core::World) {
             for o in objects {

@@ -65,8 +65,8 @@ use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, TryRecvError};
 use stepframe_core::{
-    Edit, History, HookBeacon, InputEvent, ObjectId, Pipeline, Recording, Registry, Suspension,
-    TimeSettings, WallClock,
+    Edit, History, HookBeacon, InputEvent, ObjectId, Pipeline, Recording, Registry, Session,
+    Suspension, TimeSettings, WallClock,
 };
 use stepframe_plugins::ScriptHost;
 
@@ -88,8 +88,10 @@ const RATE_WINDOW: usize = 60;
 
 /// The session owner. See the module docs.
 pub struct Worker {
-    /// The runtime; nobody else touches it.
-    pipeline: Pipeline,
+    /// The runtime and every call that advanced it, with keyframes: "resume
+    /// from here" rewinds through it and the time cursor replays it; nobody
+    /// else touches it.
+    session: Session,
     /// Behaviour factories scenes name, for the current scene's directory.
     registry: Registry,
     /// Where `registry` comes from: the built-ins and a game's own.
@@ -150,9 +152,6 @@ pub struct Worker {
     batch: Vec<FrameTelemetry>,
     /// Real dt of the last frames, for the worker's rate in the view.
     rates: VecDeque<f64>,
-    /// Every call that advanced the session, with keyframes: "resume from
-    /// here" rewinds through it and the time cursor replays it.
-    history: History,
     /// The tick the UI views, as it last asked ([`Command::ViewTick`], until
     /// [`Command::ViewLive`]): a selection change rebuilds its view.
     viewing: Option<u64>,
@@ -186,7 +185,7 @@ pub struct Worker {
 impl std::fmt::Debug for Worker {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Worker")
-            .field("pipeline", &self.pipeline)
+            .field("pipeline", self.session.pipeline())
             .field("pacing", &self.pacing)
             .finish_non_exhaustive()
     }
@@ -215,7 +214,7 @@ impl Worker {
         let scripts = ScriptHost::new();
         scripts.set_managed(true);
         Worker {
-            pipeline,
+            session: Session::new(pipeline, History::default()),
             registry: stepframe_plugins::registry_for(&scripts, Path::new(".")),
             behaviours: crate::Behaviours::built_in(),
             scripts,
@@ -244,7 +243,6 @@ impl Worker {
             dirty: true,
             batch: Vec::new(),
             rates: VecDeque::with_capacity(RATE_WINDOW),
-            history: History::default(),
             view_request: None,
             flame_request: None,
             viewing: None,
@@ -272,7 +270,7 @@ impl Worker {
     /// Announces every hook call of the session on `beacon`, for a watcher
     /// on another thread ([`WorkerThread::hook_running`]).
     pub fn set_hook_beacon(&mut self, beacon: HookBeacon) {
-        self.pipeline.set_hook_beacon(Some(beacon));
+        self.session.set_hook_beacon(Some(beacon));
     }
 
     /// The display rate the thread wrapper paces to.
@@ -282,7 +280,7 @@ impl Worker {
 
     /// True while the session is suspended (paused, stepped, at a breakpoint).
     pub fn is_suspended(&self) -> bool {
-        self.pipeline.suspension().is_some()
+        self.session.pipeline().suspension().is_some()
     }
 
     /// Applies every command waiting in the channel, answers the newest view
@@ -314,25 +312,25 @@ impl Worker {
         self.dirty = true;
         match command {
             Command::Play => self.play(),
-            Command::Pause => self.history.pause(&mut self.pipeline),
+            Command::Pause => self.session.pause(),
             Command::TogglePlay => {
                 if self.is_suspended() {
                     self.play();
                 } else {
-                    self.history.pause(&mut self.pipeline);
+                    self.session.pause();
                 }
             }
             Command::StepTick => {
                 let t0 = Instant::now();
                 let inputs = std::mem::take(&mut self.pending_inputs);
-                let report = self.history.step_tick(&mut self.pipeline, &inputs);
+                let report = self.session.step_tick(&inputs);
                 self.record(report, 0.0, t0);
             }
             Command::StepFrame => {
                 let t0 = Instant::now();
                 let dt = self.pacing.nominal_dt();
                 let inputs = std::mem::take(&mut self.pending_inputs);
-                let report = self.history.step_one_frame(&mut self.pipeline, dt, &inputs);
+                let report = self.session.step_one_frame(dt, &inputs);
                 self.record(report, dt, t0);
             }
             Command::ViewTick(tick) => {
@@ -371,15 +369,15 @@ impl Worker {
             Command::SetStrategy(strategy) => self.change_settings(|s| s.strategy = strategy),
             Command::SetPacing(pacing) => self.pacing = pacing,
             Command::AddBreakpoint(breakpoint) => {
-                self.pipeline.add_breakpoint(breakpoint);
+                self.session.add_breakpoint(breakpoint);
             }
             Command::AddClockBreakpoint(breakpoint) => {
-                if let Err(e) = self.pipeline.add_clock_breakpoint(breakpoint) {
+                if let Err(e) = self.session.add_clock_breakpoint(breakpoint) {
                     self.error(format!("clock breakpoint not added: {e}"));
                 }
             }
             Command::RemoveBreakpoint(id) => {
-                self.pipeline.remove_breakpoint(id);
+                self.session.remove_breakpoint(id);
             }
             Command::EnableBreakpoint(id, enabled) => self.enable_breakpoint(id, enabled),
             Command::ToggleFixedBreakpoint(object) => self.toggle_fixed_breakpoint(object),
@@ -415,7 +413,7 @@ impl Worker {
             Command::Script(command) => self.script_command(command),
             Command::ReloadScript(path) => self.reload_script_file(&path),
             Command::SaveRecording { path, overwrite } => self.save_recording(&path, overwrite),
-            Command::SetHistoryBudget(bytes) => self.history.set_budget(bytes),
+            Command::SetHistoryBudget(bytes) => self.session.set_history_budget(bytes),
             Command::Shutdown => return false,
             #[cfg(feature = "test-hooks")]
             Command::DebugCrashWorker => {
@@ -423,7 +421,7 @@ impl Worker {
             }
         }
         // A new breakpoint names its object as the world has it now.
-        self.book.take(&self.pipeline);
+        self.book.take(self.session.pipeline());
         // A worker that dies at its next command restarts with this one's
         // breakpoints, settings and selection.
         self.refresh_recovery_point();
@@ -438,7 +436,7 @@ impl Worker {
             self.reload_changed_scripts();
             let t0 = Instant::now();
             let inputs = std::mem::take(&mut self.pending_inputs);
-            let report = self.history.step_frame(&mut self.pipeline, raw_dt, &inputs);
+            let report = self.session.step_frame(raw_dt, &inputs);
             self.record(report, raw_dt, t0);
             if self.rates.len() == RATE_WINDOW {
                 self.rates.pop_front();
@@ -465,8 +463,7 @@ impl Worker {
             return;
         };
         let mut scratch = Pipeline::new(self.settings());
-        let live_tick = self.pipeline.clock().simulation_tick;
-        match self.history.replay_into(&mut scratch, live_tick, tick) {
+        match self.session.replay_into(&mut scratch, tick) {
             Ok(()) => {
                 let tape = self.shown_tape();
                 let facts = self.view_facts(Some(tick), scratch.state_hash(), tape);
@@ -486,7 +483,7 @@ impl Worker {
             // Input typed while suspended reaches the next tick, through the
             // history (a rewind replays it).
             let inputs = std::mem::take(&mut self.pending_inputs);
-            let report = self.history.resume(&mut self.pipeline, &inputs);
+            let report = self.session.resume(&inputs);
             self.record(report, 0.0, t0);
         }
     }
@@ -494,7 +491,7 @@ impl Worker {
     /// Time settings as chosen: the ones the next frame runs with (a change
     /// waits for the frame boundary).
     fn settings(&self) -> TimeSettings {
-        *self.pipeline.next_settings()
+        *self.session.pipeline().next_settings()
     }
 
     /// A toolbar change of the time settings. Running, it waits for the
@@ -510,16 +507,16 @@ impl Worker {
             return;
         }
         if !self.is_suspended() {
-            if let Err(reason) = self.history.set_settings(&mut self.pipeline, next) {
+            if let Err(reason) = self.session.set_settings(next) {
                 self.error(format!("time settings rejected: {reason}"));
             }
             return;
         }
-        if next == *self.pipeline.settings() {
+        if next == *self.session.pipeline().settings() {
             return;
         }
         self.edit(stepframe_core::Edit::Settings(next));
-        self.settings_in_force = *self.pipeline.settings();
+        self.settings_in_force = *self.session.pipeline().settings();
     }
 }
 
@@ -527,7 +524,7 @@ impl Worker {
     /// Installs the tick observer: hashes and input for the view, and run B
     /// of a comparison if one is going on.
     fn install_observer(&mut self) {
-        self.pipeline.set_tick_observer(Some(Box::new(TickTap {
+        self.session.set_tick_observer(Some(Box::new(TickTap {
             tx: self.hash_tx.clone(),
             compare: self.comparing.clone(),
             trace: self.fork.is_some(),

@@ -31,17 +31,17 @@ impl Worker {
 
     pub(super) fn record(&mut self, report: FrameReport, real_dt: f64, t0: Instant) {
         // Hits are labelled in the world they happened in.
-        self.book.take(&self.pipeline);
+        self.book.take(self.session.pipeline());
         if report.kind == FrameKind::NotRun {
             return;
         }
         self.record_settings_change(report.ticks);
-        let zones = self.pipeline.zones();
+        let zones = self.session.pipeline().zones();
         let zones = (!zones.is_empty() && zones.frame_index() == report.frame_index)
             .then(|| Box::new(zones.clone()));
         self.batch.push(FrameTelemetry {
             report,
-            clock: *self.pipeline.clock(),
+            clock: *self.session.pipeline().clock(),
             real_dt,
             call_ms: t0.elapsed().as_secs_f64() * 1000.0,
             zones,
@@ -74,14 +74,14 @@ impl Worker {
             self.send_divergences(batch);
         }
         self.send_watch_events();
-        let mut log = self.pipeline.drain_log();
+        let mut log = self.session.drain_log();
         if !log.is_empty() {
             if log.len() > MAX_LOG_BATCH {
                 log.drain(..log.len() - MAX_LOG_BATCH);
             }
             self.send_event(Event::Log(log));
         }
-        let now = self.pipeline.suspension().cloned();
+        let now = self.session.pipeline().suspension().cloned();
         if now != self.last_suspension {
             match &now {
                 Some(s) => self.send_event(Event::Suspended(s.clone())),
@@ -104,13 +104,13 @@ impl Worker {
 
     /// The view of the live session now.
     pub(super) fn live_view(&mut self) -> WorldView {
-        let clock = self.pipeline.clock();
+        let clock = self.session.pipeline().clock();
         if clock.simulation_tick != self.pending_edits_tick {
             self.pending_edits.clear();
         }
         let tape = self.shown_tape();
         let facts = self.view_facts(None, self.state_hash, tape);
-        view::build(&self.pipeline, facts)
+        view::build(self.session.pipeline(), facts)
     }
 
     /// What a view says besides the world: of the live session (`at_tick`

@@ -42,15 +42,15 @@ impl Worker {
         if let Some(scene) = point.scene_path() {
             worker.registry = worker.registry_for_scene(scene);
         }
-        worker.pipeline.restore(
+        worker.session.restore(
             &point
                 .snapshot
                 .lock()
                 .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
-        worker.pipeline.pause();
-        worker.settings_in_force = *worker.pipeline.settings();
-        worker.state_hash = worker.pipeline.state_hash();
+        worker.session.pause();
+        worker.settings_in_force = *worker.session.pipeline().settings();
+        worker.state_hash = worker.session.pipeline().state_hash();
         worker.scene = point.scene.clone();
         // Changes from here on reload (one made while no worker ran is not seen).
         if let Some(scene) = point.scene_path() {
@@ -58,15 +58,13 @@ impl Worker {
         }
         // The dead worker's own state, as of its newest point.
         let host = point.host.clone();
-        worker.pipeline.set_debugger(host.debugger);
+        worker.session.set_debugger(host.debugger);
         worker.book = host.book;
-        worker.history.set_budget(host.budget);
+        worker.session.set_history_budget(host.budget);
         worker.selected = host.selected;
-        if host.settings != *worker.pipeline.settings() {
+        if host.settings != *worker.session.pipeline().settings() {
             // Applied at the next frame boundary, as the toolbar's are.
-            let _ = worker
-                .history
-                .set_settings(&mut worker.pipeline, host.settings);
+            let _ = worker.session.set_settings(host.settings);
         }
         worker.send_recovery_point();
         let (tick, frame) = (point.tick(), point.frame());
@@ -89,10 +87,10 @@ impl Worker {
     pub(super) fn send_recovery_point(&mut self) {
         self.last_recovery = self.wall.now();
         let point = RecoveryPoint {
-            snapshot: Arc::new(std::sync::Mutex::new(self.pipeline.snapshot())),
+            snapshot: Arc::new(std::sync::Mutex::new(self.session.pipeline().snapshot())),
             at: (
-                self.pipeline.stepper().completed_ticks(),
-                self.pipeline.clock().frame_index,
+                self.session.pipeline().stepper().completed_ticks(),
+                self.session.pipeline().clock().frame_index,
             ),
             host: self.host_state(),
             scene: self.scene.clone(),
@@ -105,10 +103,10 @@ impl Worker {
     /// The worker's own state beside the session, for recovery points.
     fn host_state(&self) -> HostState {
         HostState {
-            debugger: self.pipeline.debugger().clone(),
+            debugger: self.session.pipeline().debugger().clone(),
             settings: self.settings(),
             selected: self.selected,
-            budget: self.history.budget(),
+            budget: self.session.history().budget(),
             book: self.book.clone(),
         }
     }
@@ -121,12 +119,12 @@ impl Worker {
             return;
         };
         let host = &point.host;
-        let debugger = self.pipeline.debugger();
+        let debugger = self.session.pipeline().debugger();
         let same = host.debugger.breakpoints() == debugger.breakpoints()
             && host.debugger.clock_breakpoints() == debugger.clock_breakpoints()
             && host.settings == self.settings()
             && host.selected == self.selected
-            && host.budget == self.history.budget();
+            && host.budget == self.session.history().budget();
         if same {
             return;
         }

@@ -17,15 +17,15 @@ impl Worker {
             // fork just adopted): it already stands at the end of `tick`.
             Ok(())
         } else {
-            self.history.rewind_to_tick(&mut self.pipeline, tick)
+            self.session.rewind_to_tick(tick)
         };
         match result {
             Ok(()) => {
                 // The replay runs without the tick observer: the hash comes
                 // from the pipeline. The recording keeps the rewound branch
                 // until the session runs on from here (`tape`).
-                self.state_hash = self.pipeline.state_hash();
-                self.settings_in_force = *self.pipeline.settings();
+                self.state_hash = self.session.pipeline().state_hash();
+                self.settings_in_force = *self.session.pipeline().settings();
                 self.rewound_to = Some(tick);
                 self.rewound_tape = None;
                 self.viewing = None;
@@ -59,6 +59,7 @@ impl Worker {
     /// first is taken by the first frame), and the state to go back to, or
     /// to fork from, is the session as it is.
     pub(super) fn at_untouched_start(&self, tick: u64) -> bool {
-        self.history.oldest_tick().is_none() && self.pipeline.stepper().completed_ticks() == tick
+        self.session.history().oldest_tick().is_none()
+            && self.session.pipeline().stepper().completed_ticks() == tick
     }
 }

@@ -13,18 +13,18 @@ use crate::editor::words::count;
 impl Worker {
     pub(super) fn load(&mut self, path: &Path, play: bool) {
         // Hits so far are labelled in the world they happened in.
-        self.book.take(&self.pipeline);
+        self.book.take(self.session.pipeline());
         let registry = self.registry_for_scene(path);
         // Taken before the read: a change after it is news (`scene_watch`).
         let stamp = scene_watch::stamp(path);
-        match scene_file::open(&mut self.pipeline, &registry, path) {
+        match scene_file::open(&mut self.session, &registry, path) {
             Ok((scene, _settings)) => {
                 self.registry = registry;
                 self.scene_watch.knows(stamp);
                 self.after_new_session(scene, path);
                 if !play {
                     // The preview: the world at tick 0, poses shown, nothing run.
-                    self.pipeline.pause();
+                    self.session.pause();
                 }
             }
             Err(message) => self.error(message),
@@ -47,13 +47,13 @@ impl Worker {
     /// changes nothing and returns its error (`file:line:column: what`).
     pub(super) fn reload_scene(&mut self, path: &Path) -> Result<(), String> {
         let was_suspended = self.is_suspended();
-        self.book.take(&self.pipeline);
+        self.book.take(self.session.pipeline());
         let stamp = scene_watch::stamp(path);
-        let scene = scene_file::reload(&mut self.pipeline, &self.registry, path)?;
+        let scene = scene_file::reload(&mut self.session, &self.registry, path)?;
         self.scene_watch.knows(stamp);
         self.after_new_session(scene, path);
         if was_suspended {
-            self.pipeline.pause();
+            self.session.pause();
         }
         // Auto-reload runs outside any command: the new world is news.
         self.dirty = true;
@@ -64,7 +64,6 @@ impl Worker {
         self.install_observer();
         self.discard_fork(true);
         while self.ticks.try_recv().is_ok() {}
-        self.history.clear();
         self.stop_fills();
         self.reset_tape();
         // A new session: the file holds all of its (no) edits.
@@ -81,7 +80,7 @@ impl Worker {
         self.state_hash = 0;
         self.pending_edits.clear();
         if let Some(id) = self.selected
-            && self.pipeline.world().get(id).is_none()
+            && self.session.pipeline().world().get(id).is_none()
         {
             self.selected = None;
         }
@@ -91,13 +90,13 @@ impl Worker {
             || path.display().to_string(),
             |n| n.to_string_lossy().into_owned(),
         );
-        for notice in self.book.check_scene(&mut self.pipeline, &file) {
+        for notice in self.book.check_scene(&mut self.session, &file) {
             self.send_event(Event::Notice(notice));
         }
         // A new session is at tick 0 between frames: its first recovery point.
         self.send_recovery_point();
-        let objects = self.pipeline.world().len();
-        let clock = *self.pipeline.clock();
+        let objects = self.session.pipeline().world().len();
+        let clock = *self.session.pipeline().clock();
         self.send_event(Event::Loaded {
             path: path.to_path_buf(),
             objects,
@@ -197,7 +196,7 @@ impl Worker {
         let mut recording = (*self.shown_tape()).clone();
         recording.ticks = recording
             .ticks
-            .max(self.pipeline.stepper().completed_ticks());
+            .max(self.session.pipeline().stepper().completed_ticks());
         match recording.save(path) {
             Ok(()) => self.send_event(Event::Done(format!(
                 "saved the session recording to {}: {} and {} over {} \

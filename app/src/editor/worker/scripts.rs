@@ -107,11 +107,11 @@ impl Worker {
             resource: key.clone(),
             text,
         };
-        match self.history.edit(&mut self.pipeline, edit.clone().into()) {
+        match self.session.edit(edit.clone().into()) {
             Ok(()) => {
                 self.record_edit(edit);
-                let at = self.pipeline.stepper().completed_ticks() + 1;
-                self.pipeline.log_line(
+                let at = self.session.pipeline().stepper().completed_ticks() + 1;
+                self.session.log_line(
                     stepframe_core::LogLevel::Info,
                     format!("{key}: reloaded before tick {at}"),
                 );

@@ -36,7 +36,7 @@ impl Worker {
     /// Records an edit the history just applied, stamped with the tick it
     /// applies before (the session stands at the end of the tick before).
     pub(super) fn record_edit(&mut self, edit: Edit) {
-        let before = self.pipeline.stepper().completed_ticks() + 1;
+        let before = self.session.pipeline().stepper().completed_ticks() + 1;
         self.record_edit_at(before, edit);
     }
 
@@ -52,12 +52,12 @@ impl Worker {
     /// settings apply at a frame boundary, before any tick of the frame,
     /// so that is the tick after the ticks before the call.
     pub(super) fn record_settings_change(&mut self, ticks_of_call: u32) {
-        let now = *self.pipeline.settings();
+        let now = *self.session.pipeline().settings();
         if now == self.settings_in_force {
             return;
         }
         self.settings_in_force = now;
-        let completed = self.pipeline.stepper().completed_ticks();
+        let completed = self.session.pipeline().stepper().completed_ticks();
         let first = completed.saturating_sub(u64::from(ticks_of_call)) + 1;
         self.record_edit_at(first, Edit::Settings(now));
     }
@@ -70,7 +70,7 @@ impl Worker {
         let Some(tick) = self.rewound_to else {
             return;
         };
-        if self.history.rewound() {
+        if self.session.history().rewound() {
             return;
         }
         self.rewound_to = None;
@@ -112,8 +112,8 @@ impl Worker {
         self.tape = Arc::new(Recording::new(self.settings().fixed_hz));
         self.rewound_to = None;
         self.rewound_tape = None;
-        self.settings_in_force = *self.pipeline.settings();
-        self.pipeline.set_tick_input(None);
+        self.settings_in_force = *self.session.pipeline().settings();
+        self.session.set_tape(None);
     }
 
     /// "Resume from here" with an edited tape: rewinds to the end of `from`
@@ -135,8 +135,7 @@ impl Worker {
             )));
         }
         let edges = tape.events.iter().filter(|e| e.tick > from).count();
-        self.history
-            .set_tape(&mut self.pipeline, Some(Replay::new(tape)));
+        self.session.set_tape(Some(Replay::new(tape)));
         self.send_event(Event::Notice(format!(
             "input tape in force: {edges} {} from tick {}",
             if edges == 1 {
@@ -151,11 +150,11 @@ impl Worker {
     /// The tape the session plays: what the ticks up to now received, then
     /// the edges still to come of a tape in force.
     pub(super) fn playing_tape(&mut self) -> Recording {
-        let live = self.pipeline.stepper().completed_ticks();
+        let live = self.session.pipeline().stepper().completed_ticks();
         let mut tape = (*self.shown_tape()).clone();
         tape.truncate_after(live);
         tape.ticks = live;
-        if let Some(in_force) = self.history.tape() {
+        if let Some(in_force) = self.session.history().tape() {
             for e in in_force.recording().events.iter().filter(|e| e.tick > live) {
                 tape.insert(e.clone());
             }
@@ -183,8 +182,8 @@ impl Worker {
 
     /// Live input only from here on.
     pub(super) fn stop_tape(&mut self) {
-        if self.history.tape().is_some() {
-            self.history.set_tape(&mut self.pipeline, None);
+        if self.session.history().tape().is_some() {
+            self.session.set_tape(None);
             self.send_event(Event::Notice(
                 "input tape stopped: live input only from here".to_string(),
             ));

@@ -2,7 +2,7 @@
 //! objects: pose, velocity, parameters, enabling, duplicate (and a moved
 //! body, which is a pose edit) and delete. Each is a call of the session's
 //! history, and an undo takes that call out of it
-//! ([`stepframe_core::History::undo`]): the session is then bit for bit the
+//! ([`stepframe_core::Session::undo`]): the session is then bit for bit the
 //! one that never had the edit, and so is every past view, rewind and saved
 //! session recording (the recording loses the edit too). Redo applies it
 //! again; any new edit clears what could be redone.
@@ -31,9 +31,9 @@ impl Worker {
             ));
             return;
         }
-        match self.history.undo(&mut self.pipeline) {
+        match self.session.undo() {
             Ok(edit) => {
-                let before = self.pipeline.stepper().completed_ticks() + 1;
+                let before = self.session.pipeline().stepper().completed_ticks() + 1;
                 self.forget_recorded(before, &edit);
                 self.unqueue(&edit);
                 self.after_undo_or_redo();
@@ -53,7 +53,7 @@ impl Worker {
                 )));
             }
             Err(UndoError::NothingToUndo) => {
-                let tick = self.pipeline.stepper().completed_ticks();
+                let tick = self.session.pipeline().stepper().completed_ticks();
                 self.send_event(Event::Notice(format!(
                     "nothing to undo at tick {tick}: no edit was made here since the session \
                      last ran"
@@ -71,13 +71,13 @@ impl Worker {
             ));
             return;
         }
-        match self.history.redo(&mut self.pipeline) {
+        match self.session.redo() {
             Ok(edit) => {
                 self.queue(&edit);
                 self.record_edit(edit.clone());
                 self.after_undo_or_redo();
                 let what = self.describe(&edit);
-                let before = self.pipeline.stepper().completed_ticks() + 1;
+                let before = self.session.pipeline().stepper().completed_ticks() + 1;
                 self.send_event(Event::Done(format!("redid {what} (before tick {before})")));
             }
             Err(UndoError::NothingToRedo) => self.send_event(Event::Notice(
@@ -90,8 +90,8 @@ impl Worker {
     /// What the Edit menu shows of the next undo and redo.
     pub(super) fn undo_view(&self) -> UndoView {
         UndoView {
-            undo: self.history.next_undo().map(|e| self.describe(e)),
-            redo: self.history.next_redo().map(|e| self.describe(e)),
+            undo: self.session.history().next_undo().map(|e| self.describe(e)),
+            redo: self.session.history().next_redo().map(|e| self.describe(e)),
         }
     }
 
@@ -108,7 +108,7 @@ impl Worker {
     /// view's hash stays the last tick's, as after any edit).
     fn after_undo_or_redo(&mut self) {
         if let Some(id) = self.selected
-            && self.pipeline.world().get(id).is_none()
+            && self.session.pipeline().world().get(id).is_none()
         {
             // The undone duplicate was selected.
             self.selected = None;
@@ -123,7 +123,7 @@ impl Worker {
             let o = self.scene.as_ref()?.session.find(object.0)?;
             Some(format!("{} ({object})", o.name))
         };
-        let label = |object| match (self.pipeline.world().get(object), edit) {
+        let label = |object| match (self.session.pipeline().world().get(object), edit) {
             (Some(_), _) => self.object_label(object),
             (None, Edit::Spawn(o)) => format!("{} ({object})", o.name),
             (None, _) => authored(object).unwrap_or_else(|| object.to_string()),

@@ -141,10 +141,10 @@ pub(super) fn build(pipeline: &Pipeline, facts: ViewFacts<'_>) -> WorldView {
         actions,
         worker_fps: w.worker_fps(),
         tape: facts.tape,
-        tape_in_force: w.history.tape().map(Replay::shared),
+        tape_in_force: w.session.history().tape().map(Replay::shared),
         scripts: w.scripts_view(),
         // The live session's reach, also in a past tick's view.
-        rewind: w.history.reach(&w.pipeline),
+        rewind: w.session.reach(),
         run_b: w.run_b.clone(),
         tape_draft: w.tape_draft.clone(),
         undo: w.undo_view(),

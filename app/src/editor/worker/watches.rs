@@ -67,7 +67,7 @@ impl Worker {
     /// past ticks filled from the history (module docs).
     pub(super) fn set_watches(&mut self, specs: Vec<WatchSpec>) {
         if specs.is_empty() {
-            self.pipeline.set_tick_watch(None);
+            self.session.set_tick_watch(None);
             self.watches = Watches::default();
             return;
         }
@@ -91,9 +91,9 @@ impl Worker {
                 }
                 self.watches.fills.retain(|f| !f.exprs.is_empty());
                 self.watches.specs = specs;
-                self.pipeline.set_tick_watch(Some(Box::new(set)));
+                self.session.set_tick_watch(Some(Box::new(set)));
                 if !new.is_empty() {
-                    let tick = self.pipeline.clock().simulation_tick;
+                    let tick = self.session.pipeline().clock().simulation_tick;
                     self.watches.fills.push_back(Fill {
                         exprs: new,
                         next: tick,
@@ -125,8 +125,7 @@ impl Worker {
         };
         let expr = spec.expr.clone();
         let mut scratch = Pipeline::new(self.settings());
-        let live_tick = self.pipeline.clock().simulation_tick;
-        match find_previous(&self.history, &mut scratch, live_tick, &expr, before) {
+        match find_previous(&self.session, &mut scratch, &expr, before) {
             Ok(tick) => self.send_event(Event::WatchFound {
                 watch,
                 before,
@@ -160,7 +159,7 @@ impl Worker {
     /// Fills one keyframe span of the oldest fill request (module docs).
     /// Returns whether there is more to fill.
     pub fn fill_step(&mut self) -> bool {
-        let live_tick = self.pipeline.clock().simulation_tick;
+        let live_tick = self.session.pipeline().clock().simulation_tick;
         let Some(fill) = self.watches.fills.front_mut() else {
             return false;
         };
@@ -169,13 +168,7 @@ impl Worker {
         fill.to_tick = fill.to_tick.min(live_tick);
         let fill = fill.clone();
         let mut scratch = Pipeline::new(self.settings());
-        let span = plot_history(
-            &self.history,
-            &mut scratch,
-            live_tick,
-            &fill.exprs,
-            fill.next,
-        );
+        let span = plot_history(&self.session, &mut scratch, &fill.exprs, fill.next);
         let (from, done, values) = match span {
             Ok(Some(span)) => (span.from, span.from == 0, span.values),
             Ok(None) => (fill.next + 1, true, vec![Vec::new(); fill.exprs.len()]),
