@@ -11,12 +11,11 @@
 //! # struct Hop { #[inspect(params)] params: HopParams }
 //! # #[stepframe_core::behaviour]
 //! # impl Behaviour for Hop {
-//! #     fn name(&self) -> &str { "Hop" }
 //! #     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
 //! # }
 //! fn main() -> std::process::ExitCode {
 //!     let behaviours = stepframe_app::Behaviours::built_in()
-//!         .behaviour("Hop", |params: HopParams| Ok::<_, ParamsError>(Hop { params }));
+//!         .behaviour(|params: HopParams| Ok::<_, ParamsError>(Hop { params }));
 //!     stepframe_app::App::new("hopper")
 //!         .behaviours(behaviours)
 //!         .scene("assets/scenes/hop.ron")
@@ -38,10 +37,13 @@
 //!
 //! # Names
 //!
-//! A game's behaviour is registered after the built-ins, so one of the
-//! same name replaces the built-in (a game's own `PlayerController`). A
-//! scene naming a behaviour nobody registered is refused with the list of
-//! every registered name, the game's included.
+//! A behaviour is registered under its type's name (`Hop` is `"Hop"`,
+//! derived by `#[stepframe_core::behaviour]`), written nowhere else, so the
+//! name a scene uses, the registry's and `name()` cannot disagree. A game's
+//! behaviour is registered after the built-ins, so one of the same name
+//! replaces the built-in (a game's own `PlayerController`). A scene naming
+//! a behaviour nobody registered is refused with the list of every
+//! registered name, the game's included.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -51,7 +53,7 @@ use std::sync::Arc;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use stepframe_core::{Behaviour, Registry};
+use stepframe_core::{Behaviour, Named, Registry};
 use stepframe_plugins::ScriptHost;
 
 /// Adds a game's behaviours to a registry built for a scene directory.
@@ -98,11 +100,37 @@ impl Behaviours {
         Behaviours::default()
     }
 
-    /// Adds a behaviour with a typed parameter struct `P` (RON in the
-    /// scene, `P::default()` for a new one): `build` checks the values and
-    /// makes the behaviour, or says what is wrong (the loader places the
-    /// message at the behaviour's parameters in the scene file).
+    /// Adds the behaviour type `B` with a typed parameter struct `P` (RON
+    /// in the scene, `P::default()` for a new one), under `B`'s own name
+    /// ([`Named`], which `#[stepframe_core::behaviour]` derives from the
+    /// type: `Jumper` is `"Jumper"`): `build` checks the values and makes
+    /// the behaviour, or says what is wrong (the loader places the message
+    /// at the behaviour's parameters in the scene file). The name is written
+    /// nowhere else, so the scene's name, the registry's and the
+    /// behaviour's `name()` cannot disagree.
     pub fn behaviour<P, B, E>(
+        self,
+        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
+    ) -> Behaviours
+    where
+        P: DeserializeOwned + Serialize + Default + 'static,
+        B: Behaviour + Named + 'static,
+        E: std::error::Error + 'static,
+    {
+        let build = Arc::new(build);
+        self.with(move |registry, _| {
+            let build = build.clone();
+            registry.register_behaviour(move |p: P| build(p));
+        })
+    }
+
+    /// [`Behaviours::behaviour`] under a name chosen at run time, for a
+    /// type without a fixed name ([`Named`]): one type registered under
+    /// several names, or a hand-written `name()` that returns a field. The
+    /// registry refuses a behaviour whose `name()` is not `name` when it is
+    /// made, so a mismatch is an error at the scene's behaviour name, not a
+    /// parameter edit that later finds another behaviour.
+    pub fn behaviour_named<P, B, E>(
         self,
         name: &str,
         build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
@@ -175,7 +203,9 @@ impl Behaviours {
 /// default. See the module docs.
 #[derive(Clone, Debug)]
 pub struct App {
-    /// The binary's name, in `--help` and usage lines.
+    /// The game's name: in `--help` and usage lines, the editor window's
+    /// title, and its app id, which names the folder its layout and
+    /// settings are saved in (so two games never share one).
     name: &'static str,
     /// Built-ins and the game's.
     behaviours: Behaviours,
@@ -185,7 +215,10 @@ pub struct App {
 
 impl App {
     /// A binary called `name` with the built-in behaviours, opening the
-    /// bundled demo by default.
+    /// bundled demo by default. `name` is the game's everywhere a person
+    /// sees one: `--help`, the editor window's title, and the app id its
+    /// saved layout and settings are kept under (`~/.local/share/<name>` on
+    /// Linux), so each game keeps its own.
     pub fn new(name: &'static str) -> App {
         App {
             name,
@@ -203,7 +236,12 @@ impl App {
         self
     }
 
-    /// The scene `edit` opens when none is given.
+    /// The scene `edit` opens when none is given. A relative path is looked
+    /// up when the binary runs, not when it is built: under the working
+    /// folder first, then next to the executable ([`find_scene`]), so a
+    /// game started from its crate (`cargo run`) and one shipped as a
+    /// folder beside its binary both find it, and no path of the machine
+    /// that built it is baked in.
     pub fn scene(mut self, scene: impl Into<PathBuf>) -> App {
         self.scene = Some(scene.into());
         self
@@ -234,11 +272,20 @@ impl App {
             .bin_name(self.name)
             .get_matches_from(args);
         let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
-        let default_scene = || self.scene.clone().unwrap_or_else(crate::default_scene);
+        let default_scene = || {
+            self.scene
+                .as_deref()
+                .map_or_else(crate::default_scene, |scene| {
+                    let exe = std::env::current_exe().ok();
+                    let exe_dir = exe.as_deref().and_then(Path::parent);
+                    find_scene(scene, Path::new("."), exe_dir)
+                })
+        };
         let behaviours = &self.behaviours;
         match cli.command {
-            None => crate::editor::run(default_scene(), None, behaviours.clone()),
+            None => crate::editor::run(self.name, default_scene(), None, behaviours.clone()),
             Some(Command::Edit { scene, history_mib }) => crate::editor::run(
+                self.name,
                 scene.unwrap_or_else(default_scene),
                 history_mib,
                 behaviours.clone(),
@@ -251,6 +298,29 @@ impl App {
             Some(Command::Bench(args)) => crate::bench::run(args),
             Some(Command::Soak(args)) => crate::soak::run(args, behaviours),
         }
+    }
+}
+
+/// Where a game's default scene is: `scene` itself when absolute; else
+/// under `working` (the working folder) if it is there, else next to the
+/// executable (in `exe_dir`) if it is there, else under `working`, so the
+/// error that follows names the path a person expects.
+///
+/// `assets/scenes/level.ron` run from the game's crate with `cargo run`
+/// is found under the crate (the working folder); the same binary copied
+/// to `dist/` beside `dist/assets/` finds `dist/assets/scenes/level.ron`
+/// from any working folder.
+pub fn find_scene(scene: &Path, working: &Path, exe_dir: Option<&Path>) -> PathBuf {
+    if scene.is_absolute() {
+        return scene.to_path_buf();
+    }
+    let under_working = working.join(scene);
+    if under_working.exists() {
+        return under_working;
+    }
+    match exe_dir.map(|dir| dir.join(scene)) {
+        Some(beside) if beside.exists() => beside,
+        _ => under_working,
     }
 }
 
@@ -286,4 +356,47 @@ enum Command {
     Bench(crate::bench::BenchArgs),
     /// Run a scene for many ticks with the editor's buffers and check memory stays flat.
     Soak(crate::soak::SoakArgs),
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A fresh folder with `assets/scenes/level.ron` in it when `with_scene`.
+    fn folder(tag: &str, with_scene: bool) -> PathBuf {
+        let dir = std::env::temp_dir().join(format!("stepframe-find-{tag}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("assets/scenes")).expect("a temp folder");
+        if with_scene {
+            std::fs::write(dir.join("assets/scenes/level.ron"), "()").expect("a scene");
+        }
+        dir
+    }
+
+    #[test]
+    fn a_relative_scene_is_found_under_the_working_folder_then_beside_the_executable() {
+        let scene = Path::new("assets/scenes/level.ron");
+        let crate_dir = folder("crate", true);
+        let dist = folder("dist", true);
+        let elsewhere = folder("elsewhere", false);
+        // `cargo run` in the game's crate: found there first.
+        assert_eq!(
+            find_scene(scene, &crate_dir, Some(&dist)),
+            crate_dir.join(scene)
+        );
+        // The shipped binary started from another folder: beside it.
+        assert_eq!(find_scene(scene, &elsewhere, Some(&dist)), dist.join(scene));
+        // Nowhere: the working folder's path, which the error then names.
+        assert_eq!(
+            find_scene(scene, &elsewhere, Some(&elsewhere)),
+            elsewhere.join(scene)
+        );
+        assert_eq!(find_scene(scene, &elsewhere, None), elsewhere.join(scene));
+        // An absolute path is taken as it is.
+        let absolute = dist.join(scene);
+        assert_eq!(find_scene(&absolute, &elsewhere, None), absolute);
+        for dir in [crate_dir, dist, elsewhere] {
+            std::fs::remove_dir_all(dir).ok();
+        }
+    }
 }

@@ -65,7 +65,7 @@ const PUSH_PER_FRAME: &str =
 #[test]
 fn check_passes_on_the_soft_body_scene() {
     // Two jellies and a rope bridge hitting posts, the ground, a ball and
-    // each other (issue 14): identical traces at 30, 60, 144 Hz, irregular
+    // each other: identical traces at 30, 60, 144 Hz, irregular
     // pacing and stalls, with both strategies.
     let out = stepframe(&["check", "assets/scenes/soft.ron", "--ticks", "300"]);
     assert_eq!(code(&out), 0, "{}{}", stdout(&out), stderr(&out));

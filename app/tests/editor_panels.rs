@@ -1,5 +1,4 @@
-//! The editor's panels as a user meets them (issue 28, "The editor, round
-//! 2"): what the A/B inspector, the breakpoints tab, the Input tab and the
+//! The editor's panels as a user meets them: what the A/B inspector, the breakpoints tab, the Input tab and the
 //! code pane say, and that their widgets stay where the pointer is. Driven
 //! headless through egui_kittest in the synchronous driver (one worker frame
 //! of 1/60 s per UI frame, one fixed tick at 60 Hz); what a panel shows is
@@ -391,13 +390,14 @@ fn a_behaviours_state_without_fields_is_a_table_of_its_fields() {
 "#,
     )
     .expect("the scene");
-    let behaviours = stepframe_app::Behaviours::built_in().behaviour("Tally", |p: TallyParams| {
-        Ok::<_, std::io::Error>(Tally {
-            count: 0,
-            step: p.step,
-            last: Some((1.5, 2.0)),
-        })
-    });
+    let behaviours =
+        stepframe_app::Behaviours::built_in().behaviour_named("Tally", |p: TallyParams| {
+            Ok::<_, std::io::Error>(Tally {
+                count: 0,
+                step: p.step,
+                last: Some((1.5, 2.0)),
+            })
+        });
     let mut h = Harness::builder()
         .with_size(DEFAULT_SIZE)
         .with_step_dt(support::editor::DT as f32)

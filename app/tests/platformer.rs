@@ -3,24 +3,34 @@
 //! concerns (coyote time and the jump buffer in simulation milliseconds),
 //! an unknown behaviour's error listing the game's names, and a FixedUpdate
 //! breakpoint in its own behaviour through the editor's worker, with the
-//! committed pose and the behaviour's rows in the view. docs/embedding.md
-//! quotes the example's code and scene; the last test checks that it still
-//! does.
+//! committed pose and the behaviour's rows in the view.
+//!
+//! The guide's game (app/examples/guide.rs, a dasher): docs/embedding.md
+//! is that file word for word, and a behaviour written as the page shows
+//! takes a parameter edit at the next tick, while a refused edit is
+//! reported as refused and nothing else.
 
 #[path = "../examples/platformer/game.rs"]
 #[allow(dead_code)]
 mod game;
 
+#[path = "../examples/guide.rs"]
+#[allow(dead_code)]
+mod guide;
+
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
 
-use stepframe_app::editor::protocol::{Command, DisplayRate};
+use stepframe_app::editor::protocol::{
+    Command, DisplayRate, EditCommand, Event, Notice, Run, Target,
+};
+use stepframe_app::editor::words;
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{
-    FieldValue, HookKind, InputSource, ObjectId, Pipeline, RecordedEvent, Recording, Replay, Scene,
-    SuspendReason,
+    Edit, FieldValue, History, HookKind, InputEvent, InputSource, ObjectId, Pipeline,
+    RecordedEvent, Recording, Registry, Replay, Scene, Session, SuspendReason,
 };
 
 const DT: f64 = 1.0 / 60.0;
@@ -337,37 +347,196 @@ fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
     assert_eq!(player.name, "Player");
 }
 
-// ----- the guide ---------------------------------------------------------------
+// ----- the guide --------------------------------------------------------------
+
+fn repository() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The text of every fenced block of `language` in the guide, in order.
+fn guide_blocks(language: &str) -> Vec<String> {
+    let guide = std::fs::read_to_string(repository().join("docs/embedding.md")).expect("the guide");
+    guide
+        .split(&format!("```{language}\n"))
+        .skip(1)
+        .map(|rest| {
+            rest.split("```")
+                .next()
+                .expect("a closed block")
+                .to_string()
+        })
+        .collect()
+}
 
 #[test]
-fn every_rust_block_of_the_embedding_guide_is_the_examples_code() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let guide = std::fs::read_to_string(root.join("docs/embedding.md")).expect("the guide");
-    let sources: String = [
-        "app/examples/platformer/game.rs",
-        "app/examples/platformer/main.rs",
-    ]
-    .iter()
-    .map(|f| std::fs::read_to_string(root.join(f)).expect("an example file"))
-    .collect();
-    let blocks: Vec<&str> = guide
-        .split("```rust\n")
-        .skip(1)
-        .map(|rest| rest.split("```").next().expect("a closed block"))
+fn the_embedding_guide_is_the_guide_example_word_for_word() {
+    // The page's Rust blocks, one after the other, are the whole file a
+    // reader ends up with; `cargo test` builds that file as the example
+    // `guide`, so the page is what compiles.
+    let example =
+        std::fs::read_to_string(repository().join("app/examples/guide.rs")).expect("the example");
+    let blocks = guide_blocks("rust");
+    assert!(blocks.len() >= 5, "the guide shows the code in parts");
+    assert_eq!(
+        blocks.join("\n"),
+        example,
+        "docs/embedding.md's rust blocks, joined, are not app/examples/guide.rs"
+    );
+    let scene = std::fs::read_to_string(guide_scene()).expect("the scene");
+    assert_eq!(
+        guide_blocks("ron").concat(),
+        scene,
+        "docs/embedding.md's scene is not assets/scenes/dasher.ron"
+    );
+}
+
+// ----- the guide's game ----------------------------------------------------------
+
+/// The player of dasher.ron.
+const DASHER: ObjectId = ObjectId(3);
+
+fn guide_scene() -> PathBuf {
+    repository().join("assets/scenes/dasher.ron")
+}
+
+/// The guide's scene loaded with the guide's behaviours, and that registry.
+fn dasher_session() -> (Pipeline, Registry) {
+    let registry = guide::behaviours().registry_for_scene(&guide_scene());
+    let scene = Scene::load(&guide_scene(), &registry).expect("the guide's scene loads");
+    let mut p = Pipeline::new(scene.settings.time);
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    (p, registry)
+}
+
+fn dasher_field(p: &Pipeline, name: &str) -> FieldValue {
+    let path = format!("Dasher.{name}");
+    p.behaviour_field(DASHER, &path)
+        .unwrap_or_else(|| panic!("no {path}"))
+}
+
+/// A tap of the left shift key: the scene binds `dash` to `Key("Shift")`.
+fn shift(pressed: bool) -> Vec<InputEvent> {
+    let key = InputSource::Key("ShiftLeft".into());
+    vec![if pressed {
+        InputEvent::press(key)
+    } else {
+        InputEvent::release(key)
+    }]
+}
+
+#[test]
+fn a_parameter_edit_of_the_guides_dasher_applies_at_the_next_tick_and_keeps_its_state() {
+    let (p, registry) = dasher_session();
+    let mut h = Session::new(p, History::new(10_000, 100_000));
+    for _ in 0..10 {
+        h.step_frame(DT, &[]);
+    }
+    // Dash at tick 11: 800 ms of cooldown (the scene's).
+    h.step_frame(DT, &shift(true));
+    h.step_frame(DT, &shift(false));
+    assert_eq!(dasher_field(h.pipeline(), "dashes"), FieldValue::UInt(1));
+    for _ in 0..8 {
+        h.step_frame(DT, &[]);
+    }
+    h.pause();
+    let tick = h.pipeline().clock().simulation_tick;
+    let left_before = dasher_field(h.pipeline(), "cooldown_left_ms");
+
+    // The inspector's Apply: an edit of the whole parameter text through
+    // the history, as the editor's worker makes it.
+    let edit = Edit::Params {
+        object: DASHER,
+        index: 0,
+        behaviour: "Dasher".into(),
+        params: "(dash_speed: 14.0, cooldown_ms: 300.0)".into(),
+    };
+    let prepared = edit.prepare(&registry).expect("the text is valid");
+    h.edit(prepared)
+        .expect("a behaviour written as the guide shows takes new parameters");
+    // It runs with them from the next tick; what it keeps is untouched.
+    assert_eq!(
+        dasher_field(h.pipeline(), "cooldown_ms"),
+        FieldValue::F64(300.0)
+    );
+    assert_eq!(dasher_field(h.pipeline(), "cooldown_left_ms"), left_before);
+    assert_eq!(dasher_field(h.pipeline(), "dashes"), FieldValue::UInt(1));
+
+    // The next dash (once the cooldown under way has run out) is held off
+    // for 300 ms, not the 800 it started with.
+    h.resume(&[]);
+    while dasher_field(h.pipeline(), "cooldown_left_ms") != FieldValue::F64(0.0) {
+        h.step_frame(DT, &[]);
+        assert!(
+            h.pipeline().clock().simulation_tick < tick + 60,
+            "the cooldown runs out"
+        );
+    }
+    h.step_frame(DT, &shift(true));
+    assert_eq!(dasher_field(h.pipeline(), "dashes"), FieldValue::UInt(2));
+    assert_eq!(
+        dasher_field(h.pipeline(), "cooldown_left_ms"),
+        FieldValue::F64(300.0)
+    );
+}
+
+#[test]
+fn a_refused_parameter_edit_is_reported_and_never_said_to_run() {
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, DisplayRate::Hz(60), guide::behaviours().registries());
+    let send = |c| ui.send(c);
+    send(Command::Scene(SceneCommand::Load {
+        path: guide_scene(),
+        play: true,
+    }));
+    for _ in 0..10 {
+        assert!(w.pump(DT));
+    }
+    send(Command::Run(Run::Pause));
+    assert!(w.pump(DT));
+    let _ = ui.take();
+    let edit = |params: &str| Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Params {
+            object: DASHER,
+            index: 0,
+            params: params.to_string(),
+        },
+    };
+
+    // The constructor refuses a negative cooldown: an error, and no notice.
+    send(edit("(cooldown_ms: -5.0)"));
+    assert!(w.pump(DT));
+    let events: Vec<Event> = ui.take().events;
+    let errors: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Error(m) => Some(words::error(m)),
+            _ => None,
+        })
         .collect();
-    assert!(blocks.len() >= 4, "the guide quotes the example");
-    for block in blocks {
-        assert!(
-            sources.contains(block),
-            "this block of docs/embedding.md is not in the example any more:\n{block}"
-        );
-    }
-    let scene = std::fs::read_to_string(scene()).expect("the scene");
-    for block in guide.split("```ron\n").skip(1) {
-        let block = block.split("```").next().expect("a closed block");
-        assert!(
-            scene.contains(block),
-            "this scene block of docs/embedding.md is not in platformer.ron:\n{block}"
-        );
-    }
+    assert!(
+        errors
+            .iter()
+            .any(|m| m.contains("cooldown_ms must be >= 0 ms")),
+        "the refusal says why: {errors:?}"
+    );
+    let said_to_run = |events: &[Event]| {
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(Notice::ParamsApplied { .. })))
+    };
+    assert!(
+        !said_to_run(&events),
+        "a refused edit is followed by a notice that it runs: {events:?}"
+    );
+
+    // An accepted one says so, and only that.
+    send(edit("(cooldown_ms: 300.0)"));
+    assert!(w.pump(DT));
+    let events: Vec<Event> = ui.take().events;
+    assert!(said_to_run(&events), "{events:?}");
+    assert!(
+        !events.iter().any(|e| matches!(e, Event::Error(_))),
+        "{events:?}"
+    );
 }

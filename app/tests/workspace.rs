@@ -233,7 +233,7 @@ fn unreadable_stored_settings_are_reported_and_kept_byte_for_byte() {
     );
 }
 
-/// Issue 28, item 7: at the default size, with each tab brought to the
+/// At the default size, with each tab brought to the
 /// front in turn, no button, field, box or link is cut at its tile's side
 /// (a cut one is half a control, or none). Ticks in the thousands: a
 /// "Bookmark tick 1281" ran past the Bookmarks tile's right edge.

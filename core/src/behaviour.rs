@@ -36,7 +36,6 @@
 //!
 //! #[stepframe_core::behaviour]
 //! impl Behaviour for Thruster {
-//!     fn name(&self) -> &str { "Thruster" }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         if ctx.input().pressed("right") {
 //!             ctx.apply_force(ctx.me(), Vec2::new(self.force, 0.0));
@@ -53,6 +52,8 @@
 //! let rows = table.into_rows();
 //! assert_eq!(rows[0].path, "Thruster.force");
 //! assert_eq!(rows[0].unit.as_deref(), Some("N"));
+//! // ...and its name from the type.
+//! assert_eq!(thruster.name(), "Thruster");
 //! ```
 //!
 //! # Which hooks a behaviour has
@@ -75,6 +76,16 @@
 //! attribute fills it from `#[derive(Inspect)]` on the struct.
 //! [`Behaviour::state_text`] stays the plain-text view of the same state.
 //!
+//! # Its name, its hash and its parameters
+//!
+//! The attribute derives three more facts the struct already states (see
+//! `behaviour/derived`): the registered name ([`Named`], the type's name),
+//! [`Behaviour::hash_state`] over every field ([`HashState`];
+//! `#[inspect(skip_hash = "why")]` leaves one out), and
+//! [`Behaviour::adopt_params`] from the fields marked `#[inspect(params)]`
+//! ([`AdoptParams`]). Each is written by hand only when the fact is not
+//! in the fields: a script's variables, a name chosen at run time.
+//!
 //! # The context
 //!
 //! Every hook gets a [`Ctx`] (see `behaviour/ctx`): its object, the clock,
@@ -82,11 +93,16 @@
 //! routines, the log and break requests.
 
 mod ctx;
+mod derived;
 mod fields;
 
 pub use ctx::Ctx;
 pub(crate) use ctx::{Caller, HookRequests};
-pub use fields::{DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS};
+pub use derived::{AdoptParams, HashState, Named, adopt_derived_params};
+pub use fields::{
+    DebugText, Field, FieldMeta, FieldValue, Fields, Inspect, MAX_LIST_ROWS, readable_f32,
+    readable_f64,
+};
 pub use stepframe_macros::{Inspect, behaviour};
 
 use serde::{Deserialize, Serialize};
@@ -129,6 +145,10 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
     }
 
     /// Registered name, shown in the editor and in error reports.
+    /// [`macro@behaviour`] writes it from [`Named`] (the type's name), so
+    /// the name a scene uses and the one this returns are one fact; the
+    /// registry refuses a behaviour whose `name()` is not the name it was
+    /// made under.
     fn name(&self) -> &str;
 
     /// A copy of this behaviour with its current state (for snapshots). The
@@ -195,8 +215,12 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
         Reload::NotMine
     }
 
-    /// Feeds behaviour state into the tick hash (traces, sync test). Behaviours
-    /// with state that affects the simulation should write it here.
+    /// Feeds behaviour state into the tick hash (traces, sync test).
+    /// [`macro@behaviour`] derives it from every field ([`HashState`], the
+    /// `behaviour/derived` module docs say what is left out and why), so a
+    /// field added later is covered without anyone remembering it. Write it
+    /// by hand only for state that is not plain fields (a script's
+    /// variables); the default, without the attribute, feeds nothing.
     fn hash_state(&self, _hasher: &mut crate::hash::StableHasher) {}
 
     /// The behaviour's state as the editor's inspector shows it, one
@@ -223,9 +247,12 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
     /// ([`crate::Pipeline::set_behaviour_params`]), so the behaviour goes on
     /// as if it had been loaded with the new parameters and lived the same
     /// past. Returns false when it cannot (the default, and whenever `fresh`
-    /// is another type): the edit is refused and nothing changes. A
-    /// behaviour whose parameters are plain values implements it in one
-    /// line: `fresh.downcast_ref::<Self>().map(|f| self.params = f.params.clone()).is_some()`.
+    /// is another type): the edit is refused and nothing changes.
+    /// [`macro@behaviour`] derives it from the fields `#[derive(Inspect)]`
+    /// marks `#[inspect(params)]` or `#[inspect(param)]` ([`AdoptParams`]):
+    /// they are copied from `fresh`, every other field stays. Write it by
+    /// hand when parameters must be carried into other state (a script's
+    /// variables).
     fn adopt_params(&mut self, _fresh: &dyn Behaviour) -> bool {
         false
     }

@@ -28,7 +28,7 @@
 //!   FixedUpdate take its per-call loop, so nothing turns them on in a live
 //!   run: the editor replays the one frame the user asks about from the
 //!   rewind history in a scratch pipeline with them on
-//!   ([`History::replay_frame`](crate::History::replay_frame)), and labels
+//!   ([`Session::replay_frame`](crate::Session::replay_frame)), and labels
 //!   those timings "replayed".
 //!
 //! Zones are telemetry: they never feed back into the simulation, so a run

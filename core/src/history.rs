@@ -24,7 +24,7 @@
 //! flame zones, the log. A call that would go around the history does not
 //! compile:
 //!
-//! ```compile_fail
+//! ```compile_fail,E0596
 //! use stepframe_core::{History, Pipeline, Session, TimeSettings};
 //! let mut session = Session::new(Pipeline::new(TimeSettings::default()), History::default());
 //! // `pipeline()` is `&Pipeline`: stepping it is a type error, not a warning at run time.
@@ -96,9 +96,9 @@
 //!   apart. After [`MAX_SPACING_DOUBLINGS`] doublings (4x the spacing: 480
 //!   frames, 8 s at 60 Hz by default, the longest replay a rewind then runs)
 //!   the oldest keyframes go instead. Worked numbers (`stepframe bench`,
-//!   docs/performance.md): 10 min of demo.ron hold 58 MiB (300 keyframes and the
-//!   call log, ~0.2 MiB a keyframe), so 256 MiB reach ≈ 2 h 55 min once
-//!   the spacing has doubled twice; [`Session::reach`] says how far back
+//!   docs/performance.md): 10 min of demo.ron hold 51.5 MiB (300 keyframes
+//!   and the call log, ~0.17 MiB a keyframe), so 256 MiB reach ≈ 3 h 19 min
+//!   once the spacing has doubled twice; [`Session::reach`] says how far back
 //!   rewind reaches now and how far the budget reaches at this rate,
 //!   "history holds 26 s; budget reaches ≈ 9 min at this rate".
 //! - **By frames** ([`History::new`]): keyframes older than `retention_frames`
@@ -142,7 +142,7 @@ mod rewind;
 mod session;
 mod undo;
 use calls::{Call, Logged};
-pub use compact::ANCHOR_EVERY;
+pub use compact::{ANCHOR_EVERY, KeyframeError};
 pub use frame_replay::FrameReplayError;
 pub use poses::{DEFAULT_POSE_BUDGET, PoseHistory, TickPoses};
 pub use reach::RewindReach;
@@ -189,8 +189,8 @@ pub enum RewindError {
     Corrupt {
         /// The keyframe's tick.
         tick: u64,
-        /// What the decoder said.
-        error: String,
+        /// Which step of the decoding failed.
+        error: KeyframeError,
     },
     /// The replay did not reach the target (history inconsistent with the session).
     #[error("the replay ended at tick {reached} before reaching tick {target}")]
@@ -209,7 +209,8 @@ pub const DEFAULT_KEYFRAME_EVERY: u64 = 120;
 /// Default retention: 10 minutes at 60 frames per second.
 pub const DEFAULT_RETENTION_FRAMES: u64 = 36_000;
 /// Default byte budget of [`History::default`]: 256 MiB (the target: at
-/// least 10 min of demo.ron within it).
+/// least 10 min of demo.ron within it; `rewind_reach_min` in
+/// docs/performance.md).
 pub const DEFAULT_BUDGET_BYTES: usize = 256 << 20;
 /// How many times a byte-bounded history may double its keyframe spacing
 /// before it drops its oldest keyframes instead: the spacing, and so the
@@ -397,7 +398,7 @@ impl History {
         Ok(())
     }
 
-    /// [`History::edit`] without touching the redo stack (a redo is no new edit).
+    /// `History::edit` without touching the redo stack (a redo is no new edit).
     fn log_edit(&mut self, p: &mut Pipeline, edit: PreparedEdit) -> Result<(), EditError> {
         p.apply_edit(&edit)?;
         self.branch_here();

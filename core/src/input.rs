@@ -23,16 +23,22 @@ use serde::{Deserialize, Serialize};
 
 use crate::hash::StableHasher;
 
+pub mod keys;
+
 /// One physical input, device-agnostic.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum InputSource {
-    /// A keyboard key by name: `"Space"`, `"A"`, `"ArrowLeft"` (egui's key names).
+    /// A keyboard key by name: `"Space"`, `"A"`, `"ArrowLeft"`,
+    /// `"ShiftLeft"` (egui's key names, [`keys::KEYS`]); in a binding also
+    /// `"Shift"`, `"Ctrl"` or `"Alt"`, either side ([`keys::EITHER_SIDE`]).
     Key(String),
     /// A mouse button: 0 primary, 1 secondary, 2 middle.
     MouseButton(u8),
     /// A gamepad button by name: `"South"`, `"East"`, `"Start"`...
+    /// ([`keys::GAMEPAD_BUTTONS`]).
     GamepadButton(String),
-    /// A gamepad axis by name: `"LeftStickX"`, `"RightTrigger"`... (-1 to 1).
+    /// A gamepad axis by name: `"LeftStickX"`, `"RightZ"`... (-1 to 1,
+    /// [`keys::GAMEPAD_AXES`]).
     GamepadAxis(String),
 }
 
@@ -164,10 +170,11 @@ impl ActionSnapshot {
         }
     }
 
-    /// Applies one source change to every action bound to it.
+    /// Applies one source change to every action bound to it (a side of
+    /// `Shift` drives a `Shift` binding).
     fn apply(&mut self, map: &ActionMap, raw: &RawDevices, source: &InputSource) {
         for (binding, state) in map.actions.iter().zip(&mut self.states) {
-            if !binding.sources.contains(source) {
+            if !binding.sources.iter().any(|b| keys::covers(b, source)) {
                 continue;
             }
             let value = binding
@@ -196,7 +203,20 @@ struct RawDevices {
 }
 
 impl RawDevices {
+    /// The value of a bound source: a side-less modifier (`Shift`) is the
+    /// stronger of its two sides.
     fn value(&self, source: &InputSource) -> f32 {
+        if let InputSource::Key(name) = source
+            && let Some([left, right]) = keys::sides(name)
+        {
+            let side = |s: &str| self.device_value(&InputSource::Key(s.to_string()));
+            let (l, r) = (side(left), side(right));
+            return if r.abs() > l.abs() { r } else { l };
+        }
+        self.device_value(source)
+    }
+
+    fn device_value(&self, source: &InputSource) -> f32 {
         self.values
             .binary_search_by(|(s, _)| s.cmp(source))
             .map_or(0.0, |i| self.values[i].1)
@@ -422,5 +442,37 @@ mod tests {
             (s.just_pressed("jump"), s.just_released("jump")),
             (true, false)
         );
+    }
+
+    #[test]
+    fn a_shift_binding_is_held_while_either_shift_key_is() {
+        let key = |k: &str| InputSource::Key(k.to_string());
+        let mut input = Input::new(ActionMap {
+            actions: vec![ActionBinding {
+                name: "dash".into(),
+                sources: vec![key("Shift")],
+            }],
+        });
+        // Left down, right down, left up: still held; right up: released.
+        // One press edge and one release edge for the whole hold.
+        input.push(InputEvent::press(key("ShiftLeft")));
+        input.begin_frame(0.0);
+        assert!(input.frame_snapshot().just_pressed("dash"));
+        input.push(InputEvent::press(key("ShiftRight")));
+        input.push(InputEvent::release(key("ShiftLeft")));
+        input.begin_frame(16.0);
+        let s = input.frame_snapshot();
+        assert_eq!(
+            (
+                s.pressed("dash"),
+                s.just_pressed("dash"),
+                s.just_released("dash")
+            ),
+            (true, false, false)
+        );
+        input.push(InputEvent::release(key("ShiftRight")));
+        input.begin_frame(32.0);
+        let s = input.frame_snapshot();
+        assert_eq!((s.pressed("dash"), s.just_released("dash")), (false, true));
     }
 }

@@ -27,7 +27,7 @@
 //! | [`file_error`] | why a recording or a trace file could not be read, written or understood | |
 //! | **1: descriptions and rules** | | |
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap | |
-//! | [`input`] | devices, action maps, frame and simulation snapshots | |
+//! | [`input`] | devices, action maps, frame and simulation snapshots; the key and button names a scene may bind | `keys` |
 //! | [`condition`] | what every breakpoint shares: id, clock condition, hit count | |
 //! | [`clock_breakpoint`] | breakpoints on the shape of a frame or a tick | |
 //! | [`debugger`] | breakpoints and where the session suspends | |
@@ -43,7 +43,7 @@
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
 //! | [`trace`] | tick records and the stable state hash | |
 //! | **3: user code and physics on the world** | | |
-//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table | `ctx`, `fields` |
+//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table; the derived name, state hash and parameter adoption | `ctx`, `derived`, `fields` |
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
@@ -107,7 +107,7 @@ pub mod world;
 
 pub use behaviour::{
     Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
-    Inspect, Reload, Rng, Routine, Wait,
+    Inspect, Named, Reload, Rng, Routine, Wait,
 };
 pub use body::{BodyCommand, BodyDesc, BodyKind, ContactEvent, ContactKind, Interpolation, Shape};
 pub use clock::{Clock, FLICKS_PER_SECOND, Flicks, Phase};
@@ -132,7 +132,7 @@ pub use input::{ActionBinding, ActionMap, ActionSnapshot, Input, InputEvent, Inp
 pub use limits::BodyError;
 pub use object::{BehaviourInfo, Object};
 pub use pacing::{FramePacer, Pacing, PacingError, PacingSyntax, Stall};
-pub use physics::{NoPhysics, PhysicsStage};
+pub use physics::{EngineBytesError, NoPhysics, PhysicsStage};
 pub use pipeline::{
     ClockChange, FaultPolicy, FrameKind, FrameReport, PhaseTiming, Pipeline, PriorityTimes,
     SettingsError, Snapshot, TickInputSource, TickWatch, TimeSettings,

@@ -40,9 +40,10 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     }
 
     /// Puts back the engine state [`Self::clone_to_bytes`] wrote, into the
-    /// copy it returned.
-    fn load_engine(&mut self, _engine: &[u8]) -> Result<(), String> {
-        Err("this physics stage has no byte form".to_string())
+    /// copy it returned. A stage with no byte form refuses with
+    /// [`EngineBytesError::NoByteForm`].
+    fn load_engine(&mut self, _engine: &[u8]) -> Result<(), EngineBytesError> {
+        Err(EngineBytesError::NoByteForm)
     }
 
     /// Feeds engine state not visible in committed poses into the tick hash.
@@ -105,6 +106,42 @@ impl PhysicsStage for NoPhysics {
     fn clone_box(&self) -> Box<dyn PhysicsStage> {
         Box::new(self.clone())
     }
+}
+
+/// Why engine bytes ([`PhysicsStage::clone_to_bytes`]) could not be put
+/// back into a stage ([`PhysicsStage::load_engine`]). The bytes never leave
+/// the process (the rewind history packs and unpacks them), so any of
+/// these is a bug in the packing or a stage loading bytes it did not write;
+/// the variants say which check caught it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum EngineBytesError {
+    /// The stage has no byte form: its [`PhysicsStage::clone_to_bytes`]
+    /// returns `None`, so no bytes can be its own.
+    #[error("this physics stage has no byte form")]
+    NoByteForm,
+    /// The header (a count of parts and a length for each, see
+    /// [`engine_parts`]) does not fit the bytes.
+    #[error("engine bytes: the header does not fit the {len} bytes")]
+    BadHeader {
+        /// How many bytes there were.
+        len: usize,
+    },
+    /// The header names a different number of parts than the stage writes.
+    #[error("engine bytes: {found} parts, expected {expected}")]
+    PartCount {
+        /// Parts the header names.
+        found: usize,
+        /// Parts the stage writes.
+        expected: usize,
+    },
+    /// One part did not decode into the engine's state.
+    #[error("engine bytes: the {part} part did not decode: {reason}")]
+    Part {
+        /// The part's name, as the stage's layout calls it (`bodies`).
+        part: &'static str,
+        /// What the decoder said.
+        reason: String,
+    },
 }
 
 /// The parts of engine bytes ([`PhysicsStage::clone_to_bytes`]), as

@@ -2,7 +2,7 @@
 //!
 //! # Where it runs in a tick
 //!
-//! The pipeline drives one fixed tick as (DESIGN.md, "The outer frame", step 3):
+//! The pipeline drives one fixed tick as (docs/contract.md, "The timing contract", step 3):
 //!
 //! 1. FixedUpdate for the whole cohort, in priority order: hooks read committed
 //!    poses and queue [`BodyCommand`]s, spawn and remove objects;
@@ -24,7 +24,7 @@
 //!
 //! # Force versus impulse
 //!
-//! Following s&box (`seeds/step-counting-fixedupdate.txt`): a force is a rate, an
+//! As in s&box's step-counting FixedUpdate, a force is a rate and an
 //! impulse is not. `BodyCommand::Force { force: F }` acts for the whole tick: it is
 //! added before the step and cleared after it (rapier keeps user forces until told
 //! otherwise), so a body of mass `m` gains `Δv = F / m × fixed_dt`. At 60 Hz a
@@ -35,10 +35,9 @@
 //!
 //! # Substeps
 //!
-//! Following `seeds/mid-step-pipeline-substeps.txt`, a tick with `substeps = n`
-//! runs `n` rapier steps of `fixed_dt / n` (rapier's `IntegrationParameters::dt`),
-//! so the tick still advances exactly `fixed_dt` of simulated time; only the
-//! resolution changes. A force stays applied through all `n` steps, so its total
+//! A tick with `substeps = n` runs `n` rapier steps of `fixed_dt / n`
+//! (rapier's `IntegrationParameters::dt`), so the tick still advances exactly
+//! `fixed_dt` of simulated time; only the resolution changes. A force stays applied through all `n` steps, so its total
 //! impulse is still `F × fixed_dt`; an impulse is applied once, before the first.
 //! A kinematic target is where the body must be at the END of the tick: each
 //! substep `k` aims at `lerp(start, target, k / n)` (angle on the shortest arc), so
@@ -93,7 +92,7 @@ use crate::geometry::{Pose, Vec2};
 use crate::hash::StableHasher;
 use crate::ids::ObjectId;
 use crate::limits::{BodyError, command_overflow};
-use crate::physics::PhysicsStage;
+use crate::physics::{EngineBytesError, PhysicsStage};
 use crate::world::{LogLevel, QueuedCommand, World};
 
 mod bodies;
@@ -493,7 +492,7 @@ impl PhysicsStage for RapierStage {
         ))
     }
 
-    fn load_engine(&mut self, engine: &[u8]) -> Result<(), String> {
+    fn load_engine(&mut self, engine: &[u8]) -> Result<(), EngineBytesError> {
         engine_bytes::read(&mut self.physics, engine)
     }
 

@@ -35,7 +35,7 @@ use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use crate::headless::{FrameNeverEnds, WholeFrame, run_frame};
-use crate::pipeline::{Pipeline, Snapshot, TimeSettings};
+use crate::pipeline::{Pipeline, Snapshot};
 use crate::trace::{SubsystemHashes, TickObserver, TickRecord};
 use crate::trace_writer::write_trace_line_with_subsystems;
 use crate::world::LogEntry;
@@ -85,11 +85,6 @@ struct Checkpoint {
     ticks_before: u64,
     /// The frame's raw delta.
     dt: f64,
-    /// The settings the frame ran with ([`Pipeline::next_settings`] before
-    /// it): a restore brings back the ones in force at the snapshot, not a
-    /// change still waiting for the frame boundary, so a re-simulation sets
-    /// them again.
-    settings: TimeSettings,
 }
 
 /// Why the sync test failed.
@@ -188,7 +183,6 @@ impl SyncTest {
             snapshot: p.snapshot(),
             ticks_before: p.stepper().completed_ticks(),
             dt,
-            settings: *p.next_settings(),
         });
         let frame = run_frame(p, dt, self.max_resumes).map_err(SyncFailure::Stuck)?;
         self.unchecked = frame.report.ticks > 0;
@@ -245,10 +239,9 @@ impl SyncTest {
         let main_observer = p.take_tick_observer();
         let resim = Arc::new(Mutex::new(HashLog::default()));
         p.set_tick_observer(Some(Box::new(resim.clone())));
+        // The snapshot holds the time settings with any change still waiting
+        // for the frame boundary: the re-simulation runs with what ran.
         p.restore(&first.snapshot);
-        // A restore keeps the settings in force at the snapshot, not pending
-        // ones; these ran (they are valid).
-        let _ = p.set_settings(first.settings);
         let mut replayed = Ok(());
         for c in &self.checkpoints {
             match run_frame(p, c.dt, self.max_resumes) {

@@ -1,4 +1,4 @@
-//! Flame zones (issue 29, item 2): a frame's coarse zones nest as the
+//! Flame zones: a frame's coarse zones nest as the
 //! pipeline runs them, with the times a manual wall clock says each piece
 //! of work took (worked out here by hand, nothing sleeps); zones on or off
 //! leave the simulation bit for bit the same; a frame replayed from the

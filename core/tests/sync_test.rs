@@ -212,10 +212,9 @@ fn between_frames_the_log_is_the_first_runs_whole_and_once() {
 #[test]
 fn a_settings_change_waiting_for_the_first_frame_runs_again_in_every_rollback() {
     // 120 Hz set before the first frame, pending: frame 1 runs two ticks.
-    // Its check restores the boundary before it, which brings back the 60 Hz
-    // in force there (a snapshot holds no pending change), so the test sets
-    // the change again: re-simulated, frame 1 runs the same two ticks.
-    // Twenty 1/60 s frames run forty 120 Hz ticks.
+    // Its check restores the boundary before it, where the change is still
+    // pending (a snapshot holds it), so re-simulated, frame 1 runs the same
+    // two ticks. Twenty 1/60 s frames run forty 120 Hz ticks.
     let mut p = counter_session(false);
     p.set_settings(TimeSettings {
         fixed_hz: 120,

@@ -68,12 +68,6 @@ const DEAD_ZONE: f32 = 0.01;
 
 #[stepframe_core::behaviour]
 impl Behaviour for Attractor {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "Attractor"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let me = ctx.me();
         let Some(centre) = ctx.physics_simulation_pose(me) else {

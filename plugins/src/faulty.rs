@@ -19,6 +19,7 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
+use stepframe_core::behaviour::{HashState, Named, adopt_derived_params};
 use stepframe_core::hash::StableHasher;
 use stepframe_core::{
     Behaviour, ContactKind, Ctx, Fields, Hooks, Inspect, ObjectId, Pose, Routine, TimeGroup, Vec2,
@@ -142,8 +143,16 @@ fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
 /// any one can carry the fault, but its parameters choose the one that
 /// does, so its hook set is a function of its parameters, not of its
 /// methods, and is written by hand.
+impl Named for Faulty {
+    const NAME: &'static str = "Faulty";
+}
+
 impl Behaviour for Faulty {
-    adopt_params_field!();
+    /// The derived adoption (`#[derive(Inspect)]`'s, from the `params`
+    /// field), called by hand since the attribute is not on this block.
+    fn adopt_params(&mut self, fresh: &dyn Behaviour) -> bool {
+        adopt_derived_params(self, fresh)
+    }
 
     /// The one hook the fault goes into (Start for a routine fault, which
     /// Start launches): the others would be empty calls.
@@ -159,7 +168,7 @@ impl Behaviour for Faulty {
     }
 
     fn name(&self) -> &str {
-        "Faulty"
+        Self::NAME
     }
 
     fn start(&mut self, ctx: &mut Ctx) {
@@ -196,7 +205,7 @@ impl Behaviour for Faulty {
     }
 
     fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_u64(self.fired);
+        HashState::hash_into(self, hasher);
     }
 
     fn inspect(&self, out: &mut Fields) {

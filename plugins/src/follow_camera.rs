@@ -42,12 +42,6 @@ impl FollowCamera {
 
 #[stepframe_core::behaviour]
 impl Behaviour for FollowCamera {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "FollowCamera"
-    }
-
     fn present(&mut self, ctx: &mut Ctx) {
         let target = self.params.target.map_or(ctx.me(), ObjectId);
         if let Some(pose) = ctx.presentation_pose(target) {

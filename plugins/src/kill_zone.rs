@@ -12,7 +12,6 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::hash::StableHasher;
 use stepframe_core::{
     Behaviour, BodyKind, ContactKind, Ctx, Inspect, ObjectId, Pose, Vec2, Velocity,
 };
@@ -49,12 +48,6 @@ impl KillZone {
 
 #[stepframe_core::behaviour]
 impl Behaviour for KillZone {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "KillZone"
-    }
-
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
         if kind != ContactKind::Started {
             return;
@@ -75,9 +68,5 @@ impl Behaviour for KillZone {
         }
         ctx.remove(other);
         self.removed += 1;
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_u64(self.removed);
     }
 }

@@ -12,7 +12,6 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::hash::StableHasher;
 use stepframe_core::{Behaviour, Ctx, Inspect, Pose, Vec2};
 
 /// What happens at the last waypoint.
@@ -144,12 +143,6 @@ impl KinematicMover {
 
 #[stepframe_core::behaviour]
 impl Behaviour for KinematicMover {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "KinematicMover"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let me = ctx.me();
         let mut at = match self.at {
@@ -184,13 +177,5 @@ impl Behaviour for KinematicMover {
         }
         self.at = Some(at);
         ctx.set_kinematic_target(me, Pose::new(at.x, at.y, self.angle));
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        let at = self.at.unwrap_or(Vec2::ZERO);
-        hasher.write_f32(at.x);
-        hasher.write_f32(at.y);
-        hasher.write_u64(self.next as u64);
-        hasher.write(&[u8::from(self.forward), u8::from(self.done)]);
     }
 }

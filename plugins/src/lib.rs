@@ -73,11 +73,13 @@
 //! with `#[stepframe_core::behaviour]` on the `impl` block (its hook set is
 //! then the methods the block defines, so it is never called, timed or hit
 //! in a hook it has no code for) and derive `Clone` (snapshots) and
-//! `Inspect` (the inspector's table); feed simulation state to `hash_state`,
-//! take randomness only from `ctx.rng()`, no wall clock, no hash-map
-//! iteration. Give it a `Serialize + Deserialize + Default` parameter
-//! struct, and register it with a factory whose error is a typed error of
-//! your own (here core's [`ParamsError`](stepframe_core::scene::ParamsError)).
+//! `Inspect` (the inspector's table, and with the attribute the state hash
+//! over every field, the adoption of edited parameters and the registered
+//! name, the type's); take randomness only from `ctx.rng()`, no wall clock,
+//! no hash-map iteration. Give it a `Serialize + Deserialize + Default`
+//! parameter struct, and register it by type with a factory whose error is
+//! a typed error of your own (here core's
+//! [`ParamsError`](stepframe_core::scene::ParamsError)).
 //! A game's own binary registers it through `stepframe_app::App` and gets
 //! the editor and every sub-command with it (docs/embedding.md):
 //!
@@ -104,41 +106,29 @@
 //!
 //! #[stepframe_core::behaviour]
 //! impl Behaviour for Wind {
-//!     fn name(&self) -> &str { "Wind" }
 //!     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
 //!         ctx.apply_force(ctx.me(), Vec2::new(self.params.force, 0.0));
 //!     }
 //! }
 //!
 //! let mut registry = stepframe_plugins::registry();
-//! registry.register_typed::<WindParams, _>("Wind", |params| {
+//! registry.register_behaviour(|params: WindParams| {
 //!     if !params.force.is_finite() {
 //!         return Err(ParamsError::new("force must be finite"));
 //!     }
-//!     Ok(Box::new(Wind { params }))
+//!     Ok(Wind { params })
 //! });
+//! // Registered under the type's name, which is also what `name()` says.
 //! assert!(registry.names().contains(&"Wind"));
-//! let wind = registry.create("Wind", "(force: 2.0)")?;
-//! assert_eq!(wind.hooks(), Hooks::FIXED_UPDATE);
+//! let mut wind = registry.create("Wind", "(force: 2.0)")?;
+//! assert_eq!((wind.name(), wind.hooks()), ("Wind", Hooks::FIXED_UPDATE));
+//! // An edit of its parameters is taken with no code of its own.
+//! let stronger = registry.create("Wind", "(force: 5.0)")?;
+//! assert!(wind.adopt_params(stronger.as_ref()));
 //! # Ok::<(), stepframe_core::scene::CreateError>(())
 //! ```
 
 #![warn(missing_docs)]
-
-/// [`Behaviour::adopt_params`](stepframe_core::Behaviour::adopt_params) for
-/// a built-in behaviour whose parameters are its `params` field: it takes the
-/// fresh instance's `params` and keeps the rest of its state. One line in
-/// each behaviour's `impl Behaviour` instead of the same five.
-macro_rules! adopt_params_field {
-    () => {
-        fn adopt_params(&mut self, fresh: &dyn stepframe_core::Behaviour) -> bool {
-            fresh
-                .downcast_ref::<Self>()
-                .map(|f| self.params = f.params.clone())
-                .is_some()
-        }
-    };
-}
 
 pub mod attractor;
 pub mod faulty;
@@ -162,7 +152,6 @@ pub use watch::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
 
 use std::path::Path;
 
-use stepframe_core::Behaviour;
 use stepframe_core::scene::Registry;
 
 /// Why a built-in behaviour rejected parameters that parsed: a value out of
@@ -183,13 +172,6 @@ impl InvalidParams {
     }
 }
 
-/// Boxes a behaviour for the registry, keeping the constructor's own error.
-fn boxed<B: Behaviour + 'static, E: std::error::Error>(
-    b: Result<B, E>,
-) -> Result<Box<dyn Behaviour>, E> {
-    b.map(|b| Box::new(b) as Box<dyn Behaviour>)
-}
-
 /// Every built-in behaviour, by the name scenes use, for a session with its
 /// own fresh [`ScriptHost`] and scenes in the working directory: enough for
 /// scenes without scripts, or whose script paths are absolute. A session that
@@ -206,19 +188,15 @@ pub fn registry() -> Registry {
 /// compiled scripts outlive a scene reload).
 pub fn registry_for(host: &ScriptHost, scene_dir: &Path) -> Registry {
     let mut r = Registry::new();
-    r.register_typed::<AttractorParams, _>("Attractor", |p| boxed(Attractor::new(p)));
-    r.register_typed::<FaultyParams, _>("Faulty", |p| boxed(Faulty::new(p)));
-    r.register_typed::<FollowCameraParams, _>("FollowCamera", |p| boxed(FollowCamera::new(p)));
-    r.register_typed::<KillZoneParams, _>("KillZone", |p| boxed(KillZone::new(p)));
-    r.register_typed::<KinematicMoverParams, _>("KinematicMover", |p| {
-        boxed(KinematicMover::new(p))
-    });
-    r.register_typed::<PlayerControllerParams, _>("PlayerController", |p| {
-        boxed(PlayerController::new(p))
-    });
-    r.register_typed::<ProjectileParams, _>("Projectile", |p| boxed(Projectile::new(p)));
+    r.register_behaviour(Attractor::new);
+    r.register_behaviour(Faulty::new);
+    r.register_behaviour(FollowCamera::new);
+    r.register_behaviour(KillZone::new);
+    r.register_behaviour(KinematicMover::new);
+    r.register_behaviour(PlayerController::new);
+    r.register_behaviour(Projectile::new);
     let cx = ScriptContext::new(host, scene_dir);
-    r.register_typed::<ScriptParams, _>("Script", move |p| boxed(Script::new(p, &cx)));
-    r.register_typed::<SpawnerParams, _>("Spawner", |p| boxed(Spawner::new(p)));
+    r.register_behaviour(move |p| Script::new(p, &cx));
+    r.register_behaviour(Spawner::new);
     r
 }

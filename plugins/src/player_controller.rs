@@ -25,7 +25,6 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::hash::StableHasher;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Vec2};
 
 /// Fastest vertical speed, m/s, at which a touching body still counts as
@@ -130,12 +129,6 @@ impl PlayerController {
 
 #[stepframe_core::behaviour]
 impl Behaviour for PlayerController {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "PlayerController"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let p = &self.params;
         let me = ctx.me();
@@ -184,14 +177,6 @@ impl Behaviour for PlayerController {
                 self.touching.remove(at);
             }
             _ => {}
-        }
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_f64(self.charge_ms);
-        hasher.write_u64(self.jumps);
-        for id in &self.touching {
-            hasher.write_u64(id.0);
         }
     }
 }

@@ -19,7 +19,6 @@
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
-use stepframe_core::hash::StableHasher;
 use stepframe_core::{
     Behaviour, BodyDesc, Ctx, Inspect, ObjectDesc, ObjectId, Pose, Priority, Routine, Shape,
     TimeGroup, Vec2, Velocity, Wait,
@@ -145,12 +144,6 @@ fn projectile_body(p: &SpawnerParams, shape: usize) -> BodyDesc {
 
 #[stepframe_core::behaviour]
 impl Behaviour for Spawner {
-    adopt_params_field!();
-
-    fn name(&self) -> &str {
-        "Spawner"
-    }
-
     fn start(&mut self, ctx: &mut Ctx) {
         ctx.start_routine(
             TimeGroup::Fixed,
@@ -264,19 +257,11 @@ impl Projectile {
 
 #[stepframe_core::behaviour]
 impl Behaviour for Projectile {
-    fn name(&self) -> &str {
-        "Projectile"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, _dt: f64) {
         let now = ctx.clock().simulation_time;
         let born = *self.born.get_or_insert(now);
         if self.lifetime > 0.0 && now - born >= self.lifetime {
             ctx.remove(ctx.me());
         }
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_f64(self.born.unwrap_or(-1.0));
     }
 }

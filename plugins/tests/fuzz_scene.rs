@@ -11,8 +11,8 @@
 //! negative, NaN or infinite values or arbitrary `f64`/`i64`, identifiers swapped for other fields,
 //! variants, behaviour names or junk, extension headers, and deep nesting.
 //!
-//! Three classes aim at input that is finite but that physics cannot take
-//! (issue 16): numbers swapped for *huge finite* values (sizes, densities,
+//! Three classes aim at input that is finite but that physics cannot
+//! take: numbers swapped for *huge finite* values (sizes, densities,
 //! transforms, velocities, gravity whose derived quantities overflow f32),
 //! and *hostile objects* inserted into the scene: a body too large for
 //! physics, a body whose pose composed with its parent's is infinite (an

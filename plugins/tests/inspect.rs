@@ -1,7 +1,8 @@
 //! The built-in behaviours as the inspector reads them: every one has a
-//! derived hook set narrower than "every hook", and a table of rows with
-//! stable paths, units and parameter marks; a script's variables are rows
-//! too, with their live values.
+//! derived hook set narrower than "every hook", a table of rows with
+//! stable paths, units and parameter marks, the name it is registered
+//! under, and takes an edit of its parameters; a script's variables are
+//! rows too, with their live values.
 
 use std::path::{Path, PathBuf};
 
@@ -53,6 +54,24 @@ fn every_built_in_has_rows_and_none_is_in_every_hook_list() {
                 r.path
             );
         }
+    }
+}
+
+#[test]
+fn every_built_in_is_named_as_registered_and_takes_an_edit_of_its_parameters() {
+    let registry =
+        stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes_dir());
+    for name in registry.names() {
+        let params = registry.default_params(name).expect("a default");
+        let mut running = registry
+            .create(name, params)
+            .unwrap_or_else(|e| panic!("{name} from its defaults: {e}"));
+        assert_eq!(running.name(), name);
+        let fresh = registry.create(name, params).expect("again");
+        assert!(
+            running.adopt_params(fresh.as_ref()),
+            "{name} refuses new parameters"
+        );
     }
 }
 

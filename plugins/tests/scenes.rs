@@ -10,10 +10,11 @@ fn scenes_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes")
 }
 
-/// Scenes of the example game (app/examples/platformer): they name the
-/// game's own behaviours, which only its binary registers, so its tests
-/// (app/tests/platformer.rs) load and run them, not these.
-const GAME_SCENES: [&str; 1] = ["platformer.ron"];
+/// Scenes of the example games (app/examples/platformer, and guide, the
+/// game of docs/embedding.md): they name the games' own behaviours, which
+/// only their binaries register, so their tests (app/tests/platformer.rs)
+/// load and run them, not these.
+const GAME_SCENES: [&str; 2] = ["platformer.ron", "dasher.ron"];
 
 /// The bundled scenes of the built-in behaviours.
 fn bundled() -> Vec<PathBuf> {

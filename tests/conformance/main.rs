@@ -1,5 +1,4 @@
-//! Conformance to the gameplay time and phase contract
-//! (`shared/seeds/gameplay-time-and-phase-contract.txt`, restated in DESIGN.md).
+//! Conformance to the timing and debugger contracts (docs/contract.md).
 //! One test per sentence, named after it. Physics is the stand-in stage of
 //! `support.rs`, which logs its calls and integrates velocities, so every number
 //! here can be checked by hand.

@@ -2,23 +2,33 @@
 //! a reader can learn each crate file by file, bottom up, and a change to a
 //! low file never needs the files above it to build. (`layering` checks
 //! core's top-level modules against the module map in its docs; this one
-//! checks every file of core, plugins and the app.)
+//! checks every file of core and its macros, plugins, the host and the app.)
 //!
 //! A file's imports are the paths it writes from `crate::`, `super::` or
 //! `self::`, outside comments, resolved to the file that defines the longest
 //! prefix of the path (`crate::editor::panels::log::LogPanel` is
 //! `editor/panels/log.rs`; `super::Worker` in `worker/tape.rs` is
-//! `worker/mod.rs`). A parent naming a child by its bare name (`mod tape;
-//! use tape::X;`) is how Rust declares a module, not an import, and is not
-//! counted. Worked example: were `editor/shared.rs` to say
+//! `worker/mod.rs`). A parent also depends on each child it declares
+//! (`mod tape;`): the parent's items are built from the child's, whether it
+//! names them (`use tape::X;`) or only calls the methods the child adds to
+//! its types. A child using its ancestors' items (`super::Worker`) is not
+//! counted, or every split `impl` would be a circle.
+//!
+//! Worked examples: were `editor/shared.rs` to say
 //! `crate::editor::panels::log::LogBook` while `panels/log.rs` says
 //! `crate::editor::shared::View`, the test fails naming
-//! `editor/shared.rs -> editor/panels/log.rs -> editor/shared.rs`.
+//! `editor/shared.rs -> editor/panels/log.rs -> editor/shared.rs`. Were
+//! `editor/files.rs` to call `crate::editor::worker::absolute` (defined in
+//! `worker/mod.rs`, which says `mod scene_watch;`) while
+//! `worker/scene_watch.rs` says `crate::editor::files::open`, the test fails
+//! naming `editor/files.rs -> editor/worker/mod.rs ->
+//! editor/worker/scene_watch.rs -> editor/files.rs`: the middle edge is a
+//! `mod` line, with no path in it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-use crate::source::{code_lines, find_cycle, first_cycle, rust_files, src_of};
+use crate::source::{code_lines, declared, find_cycle, first_cycle, rust_files, src_of};
 
 /// The module path of a file under `src` (`editor/panels/log.rs` ->
 /// `[editor, panels, log]`; `worker/mod.rs` -> `[worker]`; `lib.rs` -> `[]`).
@@ -99,8 +109,9 @@ fn paths_in(line: &str, module: &[String]) -> Vec<Vec<String>> {
     out
 }
 
-/// File -> the files it imports (itself and its own ancestors' module
-/// files left out: a child may use its parent's items).
+/// File -> the files it imports and the child module files it declares
+/// (itself and its own ancestors' module files left out: a child may use
+/// its parent's items).
 fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     let mut list = Vec::new();
     rust_files(src, &mut list);
@@ -113,6 +124,11 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
     for (module, file) in &files {
         let text = std::fs::read_to_string(file).expect("a readable source file");
         let imports = graph.entry(file.clone()).or_default();
+        for child in declared(&text) {
+            let mut path = module.clone();
+            path.push(child);
+            imports.extend(file_of(&files, &path));
+        }
         for line in code_lines(&text) {
             for path in paths_in(line, module) {
                 let target = (0..=path.len())
@@ -131,13 +147,32 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
 
 /// The first import circle among `crate`'s files, as `a -> b -> a`.
 fn first_circle(krate: &str) -> Option<String> {
-    let src = src_of(krate);
-    let cycle = first_cycle(&import_graph(&src))?;
+    circle_in(&src_of(krate))
+}
+
+/// The first import circle among the files under `src`, as `a -> b -> a`,
+/// each named from `src`.
+fn circle_in(src: &Path) -> Option<String> {
+    let cycle = first_cycle(&import_graph(src))?;
     let names: Vec<String> = cycle
         .iter()
-        .map(|f| f.strip_prefix(&src).unwrap_or(f).display().to_string())
+        .map(|f| f.strip_prefix(src).unwrap_or(f).display().to_string())
         .collect();
     Some(names.join(" -> "))
+}
+
+/// A scratch `src` folder holding `files` (path from `src`, text), in a
+/// temp folder named for `test` so tests running at once do not share one.
+fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("stepframe-imports-{test}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let src = dir.join("src");
+    for (path, text) in files {
+        let file = src.join(path);
+        std::fs::create_dir_all(file.parent().expect("a folder")).expect("a temp dir");
+        std::fs::write(file, text).expect("write");
+    }
+    src
 }
 
 #[test]
@@ -153,6 +188,16 @@ fn no_file_of_plugins_imports_one_that_imports_it_back() {
 #[test]
 fn no_file_of_core_imports_one_that_imports_it_back() {
     assert_eq!(first_circle("core"), None);
+}
+
+#[test]
+fn no_file_of_the_session_host_imports_one_that_imports_it_back() {
+    assert_eq!(first_circle("app/host"), None);
+}
+
+#[test]
+fn no_file_of_cores_derive_macros_imports_one_that_imports_it_back() {
+    assert_eq!(first_circle("core/macros"), None);
 }
 
 #[test]
@@ -213,4 +258,40 @@ fn a_circle_written_into_a_copy_of_the_sources_is_found() {
         ]
     );
     let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn a_circle_through_a_parent_and_its_child_module_is_found() {
+    // The circle the editor once had: `files.rs` used `worker::absolute`
+    // (in `worker/mod.rs`), the worker declares `scene_watch`, and
+    // `scene_watch.rs` reached back to a file that needs `files.rs`. The
+    // middle edge is a `mod` line, not a path; a check that skips it sees
+    // two unrelated imports.
+    let src = scratch(
+        "parent-child",
+        &[
+            ("lib.rs", "pub mod editor;\n"),
+            ("editor/mod.rs", "pub mod files;\npub mod worker;\n"),
+            (
+                "editor/files.rs",
+                "pub fn open() -> std::path::PathBuf {\n    crate::editor::worker::absolute()\n}\n",
+            ),
+            (
+                "editor/worker/mod.rs",
+                "mod scene_watch;\n\npub fn absolute() -> std::path::PathBuf {\n    scene_watch::start()\n}\n",
+            ),
+            (
+                "editor/worker/scene_watch.rs",
+                "use crate::editor::files;\n\npub fn start() -> std::path::PathBuf {\n    files::open()\n}\n",
+            ),
+        ],
+    );
+    let found = circle_in(&src);
+    let _ = std::fs::remove_dir_all(src.parent().expect("the scratch folder"));
+    assert_eq!(
+        found.as_deref(),
+        Some(
+            "editor/files.rs -> editor/worker/mod.rs -> editor/worker/scene_watch.rs -> editor/files.rs"
+        )
+    );
 }

@@ -11,21 +11,7 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::source::{code_lines, rust_files, src_of};
-
-/// The child modules a file declares.
-fn declared(text: &str) -> BTreeSet<String> {
-    code_lines(text)
-        .filter_map(|l| {
-            let l = l.trim_start();
-            let rest = ["pub mod ", "pub(crate) mod ", "pub(super) mod ", "mod "]
-                .into_iter()
-                .find_map(|p| l.strip_prefix(p))?;
-            let name = rest.strip_suffix(';')?;
-            Some(name.trim().to_string())
-        })
-        .collect()
-}
+use crate::source::{declared, rust_files, src_of};
 
 /// The names the file's module map gives, if it has one.
 fn mapped(text: &str) -> Option<BTreeSet<String>> {

@@ -1,6 +1,6 @@
 //! Reading the crates' sources as text: their files, their code lines
-//! (comments left out: a doc link is not a dependency) and cycles in a
-//! graph of them.
+//! (comments left out: a doc link is not a dependency), the child modules
+//! a file declares, and cycles in a graph of them.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -32,6 +32,21 @@ pub fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 /// The lines of `text` that are code, not comments.
 pub fn code_lines(text: &str) -> impl Iterator<Item = &str> {
     text.lines().filter(|l| !l.trim_start().starts_with("//"))
+}
+
+/// The child modules a file declares: each `mod name;` line, with any
+/// visibility (inline `mod tests { ... }` is not a file).
+pub fn declared(text: &str) -> BTreeSet<String> {
+    code_lines(text)
+        .filter_map(|l| {
+            let l = l.trim_start();
+            let rest = ["pub mod ", "pub(crate) mod ", "pub(super) mod ", "mod "]
+                .into_iter()
+                .find_map(|p| l.strip_prefix(p))?;
+            let name = rest.strip_suffix(';')?;
+            Some(name.trim().to_string())
+        })
+        .collect()
 }
 
 /// A cycle through `at`, if the depth-first walk from it finds one. Nodes

@@ -7,12 +7,12 @@
 //! | [`Shuttle`] | a hazard | a kinematic path that is a function of simulation time |
 //! | [`Collector`] | the player | a pickup counted in the fixed phase, on contact |
 //!
-//! docs/embedding.md walks through this file; a test checks that the code
-//! it quotes is this code.
+//! Built the way docs/embedding.md builds its one-behaviour game
+//! (app/examples/guide.rs): the behaviours' name, hooks, state hash and
+//! parameter adoption are derived, none written by hand.
 
 use serde::{Deserialize, Serialize};
 use stepframe_app::{App, Behaviours};
-use stepframe_core::hash::StableHasher;
 use stepframe_core::scene::ParamsError;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Pose, Vec2, Velocity};
 
@@ -26,9 +26,9 @@ pub const SCENE: &str = concat!(
 /// the three below.
 pub fn behaviours() -> Behaviours {
     Behaviours::built_in()
-        .behaviour("Jumper", Jumper::new)
-        .behaviour("Shuttle", Shuttle::new)
-        .behaviour("Collector", Collector::new)
+        .behaviour(Jumper::new)
+        .behaviour(Shuttle::new)
+        .behaviour(Collector::new)
 }
 
 /// The game's binary: `run()` it from `main`.
@@ -128,10 +128,6 @@ impl Jumper {
 
 #[stepframe_core::behaviour]
 impl Behaviour for Jumper {
-    fn name(&self) -> &str {
-        "Jumper"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let me = ctx.me();
         let Some(pose) = ctx.physics_simulation_pose(me) else {
@@ -187,15 +183,6 @@ impl Behaviour for Jumper {
                 self.touching.remove(at);
             }
             _ => {}
-        }
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_f64(self.coyote_left_ms);
-        hasher.write_f64(self.buffer_left_ms);
-        hasher.write_u64(self.jumps);
-        for id in &self.touching {
-            hasher.write_u64(id.0);
         }
     }
 }
@@ -261,10 +248,6 @@ impl Shuttle {
 
 #[stepframe_core::behaviour]
 impl Behaviour for Shuttle {
-    fn name(&self) -> &str {
-        "Shuttle"
-    }
-
     fn fixed_update(&mut self, ctx: &mut Ctx, dt: f64) {
         let me = ctx.me();
         let Some(pose) = ctx.physics_simulation_pose(me) else {
@@ -286,10 +269,6 @@ impl Behaviour for Shuttle {
         ctx.set_velocity(other, Velocity::default());
         self.hits += 1;
         ctx.log(format!("hazard: back to the start ({} so far)", self.hits));
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_u64(self.hits);
     }
 }
 
@@ -336,10 +315,6 @@ impl Collector {
 
 #[stepframe_core::behaviour]
 impl Behaviour for Collector {
-    fn name(&self) -> &str {
-        "Collector"
-    }
-
     fn on_contact(&mut self, ctx: &mut Ctx, other: ObjectId, kind: ContactKind) {
         let Some(object) = ctx.world().get(other) else {
             return;
@@ -352,9 +327,5 @@ impl Behaviour for Collector {
             ctx.remove(other);
             ctx.log(format!("picked up {name}: {} so far", self.collected));
         }
-    }
-
-    fn hash_state(&self, hasher: &mut StableHasher) {
-        hasher.write_u64(self.collected);
     }
 }

@@ -242,7 +242,7 @@ pub(super) fn timeline_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
     ])
 }
 
-/// The hierarchy's UI CPU per frame at 10,000 objects (issue 29: at most
+/// The hierarchy's UI CPU per frame at 10,000 objects (target: at most
 /// 1 ms), the whole tree and a filter matching about a third of them.
 pub(super) fn hierarchy_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
     use crate::editor::panels::hierarchy::bench::bench_hierarchy_ms;

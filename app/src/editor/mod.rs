@@ -12,6 +12,7 @@
 //! | `files` | Open, Save, Save As dialogs |
 //! | [`geometry`] | shape outlines, hit tests, the world ↔ screen camera |
 //! | [`log_book`] | every line the Log tab shows, below the panels and the shared state that write it |
+//! | `words` | counts in words (`1 match`, `3 matches`), for the panels and the worker alike |
 //!
 //! The session host (`stepframe_host`: its worker owns the pipeline and
 //! the world; re-exported here as [`worker`] and [`protocol`]) runs on a
@@ -52,19 +53,18 @@ pub use protocol::{Command, DisplayRate, Event, LiveView, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, StoredLayoutError, Workspace};
 
-/// Opens the editor window on a scene, playing it, with the rewind history's
-/// byte budget `history_mib` if given and the scenes' behaviours from
-/// `behaviours`. Returns when the window closes.
-pub fn run(scene: PathBuf, history_mib: Option<u32>, behaviours: crate::Behaviours) -> ExitCode {
-    let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title("stepframe")
-            .with_inner_size([1280.0, 800.0]),
-        ..eframe::NativeOptions::default()
-    };
+/// Opens the editor window of the game `name` on a scene, playing it,
+/// with the rewind history's byte budget `history_mib` if given and the
+/// scenes' behaviours from `behaviours`. Returns when the window closes.
+pub fn run(
+    name: &str,
+    scene: PathBuf,
+    history_mib: Option<u32>,
+    behaviours: crate::Behaviours,
+) -> ExitCode {
     let result = eframe::run_native(
-        "stepframe",
-        options,
+        name,
+        native_options(name),
         Box::new(move |cc| {
             let config = EditorConfig {
                 history_mib,
@@ -78,8 +78,38 @@ pub fn run(scene: PathBuf, history_mib: Option<u32>, behaviours: crate::Behaviou
     match result {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("stepframe: cannot open the editor window: {e}");
+            eprintln!("{name}: cannot open the editor window: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The editor window of the game `name`: its title, and its app id, from
+/// which eframe picks the folder the layout and settings are saved in
+/// ([`eframe::storage_dir`]), so each game keeps its own.
+fn native_options(name: &str) -> eframe::NativeOptions {
+    eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(name)
+            .with_app_id(name)
+            .with_inner_size([1280.0, 800.0]),
+        ..eframe::NativeOptions::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_games_window_carries_its_name_and_keeps_its_own_settings() {
+        let options = native_options("platformer");
+        assert_eq!(options.viewport.title.as_deref(), Some("platformer"));
+        assert_eq!(options.viewport.app_id.as_deref(), Some("platformer"));
+        // The folder eframe saves into follows the app id: another game's
+        // layout and settings are not stepframe's.
+        let ours = eframe::storage_dir("platformer");
+        assert!(ours.is_some(), "a storage folder on this platform");
+        assert_ne!(ours, eframe::storage_dir("stepframe"));
     }
 }

@@ -1,8 +1,8 @@
 //! What every panel reads and how every panel asks: the UI side of "one
 //! source of truth".
 //!
-//! The worker owns everything that describes the session (DESIGN.md, "One
-//! source of truth"). The UI keeps three kinds of things and nothing else:
+//! The worker owns everything that describes the session. The UI keeps
+//! three kinds of things and nothing else:
 //!
 //! - [`Published`]: what the worker last published, written only by the
 //!   app's drain: the newest live [`WorldView`], the newest past view, the

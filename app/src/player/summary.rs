@@ -11,7 +11,7 @@ use std::path::Path;
 use stepframe_core::{LogEntry, ObjectId, Scene, SyncFailure};
 
 use crate::compare::tick::TickDiff;
-use crate::tools::Sides;
+use crate::tools::report::Sides;
 use crate::tools::trace_diff::diff_trace_lines;
 
 /// What a run did.

@@ -1,6 +1,6 @@
 //! The two ways a soak drives a session, each keeping what a live editor
 //! keeps in its bounded buffers: [`soak_history`] runs the player's loop
-//! through a rewind [`History`] with a telemetry ring, a pose history and a
+//! through a [`Session`] and its rewind [`History`] with a telemetry ring, a pose history and a
 //! log ring; [`soak_worker`] runs the editor's own worker and plays the UI's
 //! part, draining its channels into the editor's rings. Both share the log
 //! ring, the no-progress guard and the way they close the summary.

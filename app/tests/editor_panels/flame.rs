@@ -1,4 +1,4 @@
-//! Issue 29, item 2: the Flame tab. A click on a frame of the timeline
+//! The Flame tab. A click on a frame of the timeline
 //! pauses there; the Flame tab then shows that frame's live zones (Update,
 //! the tick the frame ran, FixedUpdate by priority, physics) with their
 //! milliseconds on hover, and the same frame replayed from the history
@@ -187,7 +187,7 @@ fn wheel(h: &mut Harness<'_, EditorApp>, at: egui::Pos2, lines: f32) {
     h.run_steps(20);
 }
 
-/// Tracy's zoom (issue 29, item 2's gaps): the wheel over a flame zooms it
+/// Tracy's zoom: the wheel over a flame zooms it
 /// around the pointer, so a zone under the pointer grows and stays under
 /// it; a drag pans; a double click shows the whole frame again.
 #[test]

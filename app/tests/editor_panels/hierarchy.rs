@@ -1,4 +1,4 @@
-//! Issue 29, item 6: a hierarchy that scales. The Filter field narrows the
+//! A hierarchy that scales. The Filter field narrows the
 //! tree to the objects whose name, id or behaviour name contains the text;
 //! only the rows on screen are laid out, so at 10,000 objects a row far down
 //! is not there until it is scrolled to or filtered for. Expected rows come
@@ -210,7 +210,7 @@ fn at_ten_thousand_objects_only_a_screenful_of_rows_is_laid_out() {
     assert_eq!(label_starting(&h, "1 of "), "1 of 10000 objects");
 }
 
-/// Issue 29's gaps: folds were forgotten on restart, and one scene's folds
+/// Two faults once found here: folds were forgotten on restart, and one scene's folds
 /// (by object id) applied to another scene's objects. Each scene now opens
 /// folded as the user left it, this session or the last.
 #[test]

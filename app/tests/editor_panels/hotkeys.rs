@@ -1,4 +1,4 @@
-//! Issue 29, item 7: the keys for "Fork here" (Ctrl+Shift+F) and "Add
+//! The keys for "Fork here" (Ctrl+Shift+F) and "Add
 //! bookmark" (Ctrl+B). Each does what its button does, compared side by side
 //! with a second editor that clicks the button at the same moment; Fork here
 //! with nothing stopped forks nothing and says why.

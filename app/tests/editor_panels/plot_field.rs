@@ -1,4 +1,4 @@
-//! Issue 29, item 1: plot any field. A click on an inspector plot button
+//! Plot any field. A click on an inspector plot button
 //! adds a lane to the timeline, titled after the object and the field; the
 //! lane is filled from the rewind history back to the ticks already played,
 //! then follows live; its 🗙 removes it; a restart on the stored layout brings

@@ -1,4 +1,4 @@
-//! Issue 29, item 8: the time readout in the viewport's corner. Its text is
+//! The time readout in the viewport's corner. Its text is
 //! checked against the Clock tab's rows (what a user reads there) and the
 //! status line, for a running, a paused and a breakpoint-stopped session and
 //! for a time cursor in the past; and it sits in the scene's top-left corner,

@@ -1,4 +1,4 @@
-//! Issue 29, item 5: Ctrl+Z undoes an inspector pose edit and Ctrl+Shift+Z
+//! Ctrl+Z undoes an inspector pose edit and Ctrl+Shift+Z
 //! redoes it, through the real panels. What the session does after each is
 //! compared with a run that never had the edit (a plain headless run) and
 //! with one that made it once (a second editor), bit for bit.

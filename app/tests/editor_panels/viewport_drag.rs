@@ -1,4 +1,4 @@
-//! Issue 29, item 3: moving a body by dragging it in the viewport. While
+//! Moving a body by dragging it in the viewport. While
 //! the session is suspended, a drag that starts on a body moves it by the
 //! dragged world distance (screen points over the zoom, y up), as one pose
 //! edit of the session's history; while it runs, the same drag pans.

@@ -1,4 +1,4 @@
-//! Auto-reload (issue 29, item 4): the open scene's file changed on disk
+//! Auto-reload: the open scene's file changed on disk
 //! reloads as Ctrl+R does, with a notice; a change that does not load keeps
 //! the running session and reports where; the editor's own Save is no
 //! reload. Each change sets the file's modification time explicitly, so

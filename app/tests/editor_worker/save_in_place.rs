@@ -1,4 +1,4 @@
-//! Issue 29, item 3: Save writes the session's scene edits into the scene
+//! Save writes the session's scene edits into the scene
 //! file in place. Driven through the worker's commands (the ones the
 //! viewport's drag and the hierarchy's Duplicate and Delete send) on a copy
 //! of demo.ron, which is full of comments; each test compares the written

@@ -1,4 +1,4 @@
-//! Undo and redo through the worker (issue 29, item 5): every kind of the
+//! Undo and redo through the worker: every kind of the
 //! editor's object edits, the session recording losing what was undone, and
 //! the refusal once the session ran on.
 

@@ -139,7 +139,7 @@ impl Behaviour for Held {
 /// The built-in behaviours and the held one as `name`, sharing `flags`.
 pub fn behaviours(name: &'static str, wait: Wait, flags: &Arc<HeldFlags>) -> Behaviours {
     let flags = flags.clone();
-    Behaviours::built_in().behaviour(name, move |p: HeldParams| {
+    Behaviours::built_in().behaviour_named(name, move |p: HeldParams| {
         Ok::<_, std::io::Error>(Held {
             name,
             tick: p.tick,

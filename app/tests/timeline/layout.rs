@@ -8,25 +8,17 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::{BranchCommand, WatchCommand};
-use stepframe_app::editor::timeline::{LaneId, TimelineState};
+use stepframe_app::editor::timeline::LaneId;
 use stepframe_app::editor::{Command, EditorApp, Pane};
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, press_release, step_until,
 };
 use crate::support::scratch;
+use crate::{lane_rect, timeline};
 
 /// The editor maximised on a 1920×1080 screen.
 const MAXIMISED: egui::Vec2 = egui::vec2(1920.0, 1040.0);
-
-fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
-    &h.state().panels().timeline
-}
-
-/// The data rectangle of a lane's plot.
-fn lane_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
-    h.get_by_label(&format!("lane {}", lane.title())).rect()
-}
 
 fn tile(h: &Harness<'_, EditorApp>) -> egui::Rect {
     h.state()
@@ -344,7 +336,7 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     );
 }
 
-/// Issue 28: a plot button's lane landed below the fold at the default
+/// A plot button's lane once landed below the fold at the default
 /// size, so the user had to scroll to find what they just added. The lane
 /// area now scrolls each new lane into view, at both sizes, with every clock
 /// lane open above it.

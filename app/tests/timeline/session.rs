@@ -224,7 +224,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
     );
 }
 
-/// Issue 28: uncapped pacing filled the one-hour ring (216,000 frames) in
+/// Uncapped pacing once filled the one-hour ring (216,000 frames) in
 /// seconds. The ring now grows to hold the last hour at the pacing's rate,
 /// and the worker caps uncapped at 240 frames a second.
 #[test]

@@ -64,9 +64,69 @@ impl FieldValue {
     }
 }
 
+impl FieldValue {
+    /// The value as a person reads it: an `f32` as its shortest round-trip
+    /// text (what [`Display`](std::fmt::Display) writes), an `f64` with the
+    /// noise of its last digits trimmed ([`readable_f64`]), anything else as
+    /// `Display` writes it. The exact value is `Display`'s text: an
+    /// inspector shows this and offers that on hover.
+    pub fn readable(&self) -> String {
+        match *self {
+            FieldValue::F32(x) => readable_f32(x),
+            FieldValue::F64(x) => readable_f64(x),
+            _ => self.to_string(),
+        }
+    }
+}
+
+/// Significant digits an `f64` is shown with: 12 of its 15.9. A value a
+/// few operations from a round one carries error in its last 2 or 3 digits
+/// (150 ms counted down in steps of 1/60 s ends as 150.00000000000043);
+/// 12 digits drop that and keep far more than a display can use (a
+/// millisecond count to a picosecond).
+const F64_DIGITS: usize = 12;
+
+/// Beyond these magnitudes a number is written with an exponent
+/// (`1e-7`, `2.5e15`): written out, it is a row of zeros to count.
+const PLAIN_RANGE: (f64, f64) = (1e-6, 1e15);
+
+/// An `f64` as a person reads it: rounded to 12 significant
+/// digits, then written as the shortest text of that rounded value, so
+/// `150.00000000000043` shows as `150`, `0.30000000000000004` as `0.3`,
+/// and `16.666666666666668` as `16.6666666667`. Outside 1e-6 to 1e15
+/// with an exponent; NaN and the infinities as Rust writes them.
+pub fn readable_f64(x: f64) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    let rounded: f64 = format!("{:.*e}", F64_DIGITS - 1, x).parse().unwrap_or(x);
+    plain_or_exponent(rounded, rounded.abs())
+}
+
+/// An `f32` as a person reads it: its shortest round-trip text (`0.1`,
+/// not the widened `0.10000000149011612`), with an exponent outside
+/// 1e-6 to 1e15.
+pub fn readable_f32(x: f32) -> String {
+    if !x.is_finite() {
+        return x.to_string();
+    }
+    plain_or_exponent(x, f64::from(x.abs()))
+}
+
+/// Rust's shortest text of `x`, or with an exponent when its `magnitude`
+/// is outside [`PLAIN_RANGE`] (zero is plain).
+fn plain_or_exponent<T: std::fmt::Display + std::fmt::LowerExp>(x: T, magnitude: f64) -> String {
+    if magnitude == 0.0 || (PLAIN_RANGE.0..PLAIN_RANGE.1).contains(&magnitude) {
+        x.to_string()
+    } else {
+        format!("{x:e}")
+    }
+}
+
 impl std::fmt::Display for FieldValue {
     /// Shortest text that reads back as the same value (`0.1` for the `f32`
-    /// 0.1, not its widened `0.10000000149011612`).
+    /// 0.1, not its widened `0.10000000149011612`): the exact value.
+    /// [`FieldValue::readable`] is the one to show.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             FieldValue::Bool(b) => write!(f, "{b}"),
@@ -390,5 +450,53 @@ impl Inspect for Shape {
 impl Inspect for FieldValue {
     fn inspect_into(&self, out: &mut Fields) {
         out.value(self.clone());
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_f64_drops_the_noise_of_its_last_digits() {
+        // 300 ms counted down by 1/60 s ticks: what the inspector showed.
+        assert_eq!(readable_f64(150.00000000000043), "150");
+        assert_eq!(readable_f64(0.1 + 0.2), "0.3");
+        assert_eq!(readable_f64(1000.0 / 60.0), "16.6666666667");
+        assert_eq!(readable_f64(-2.5), "-2.5");
+        assert_eq!(readable_f64(0.0), "0");
+        assert_eq!(readable_f64(123_456.789), "123456.789");
+    }
+
+    #[test]
+    fn an_f32_is_its_shortest_round_trip_text() {
+        assert_eq!(readable_f32(0.1), "0.1");
+        assert_eq!(readable_f32(1.0 / 3.0), "0.33333334");
+        assert_eq!(readable_f32(6.5), "6.5");
+        // The shortest text reads back as the same f32, bit for bit.
+        let x = 0.1f32 + 0.2f32;
+        assert_eq!(
+            readable_f32(x).parse::<f32>().map(f32::to_bits),
+            Ok(x.to_bits())
+        );
+    }
+
+    #[test]
+    fn far_from_one_a_number_gets_an_exponent_and_oddities_stay_themselves() {
+        assert_eq!(readable_f64(1e-9), "1e-9");
+        assert_eq!(readable_f64(2.5e20), "2.5e20");
+        assert_eq!(readable_f32(3e-10), "3e-10");
+        assert_eq!(readable_f64(f64::NAN), "NaN");
+        assert_eq!(readable_f64(f64::NEG_INFINITY), "-inf");
+        assert_eq!(readable_f32(f32::INFINITY), "inf");
+    }
+
+    #[test]
+    fn a_row_reads_readable_and_keeps_its_exact_text() {
+        let v = FieldValue::F64(150.00000000000043);
+        assert_eq!(v.readable(), "150");
+        assert_eq!(v.to_string(), "150.00000000000043");
+        assert_eq!(FieldValue::UInt(7).readable(), "7");
+        assert_eq!(FieldValue::Text("Idle".into()).readable(), "Idle");
     }
 }

@@ -33,7 +33,7 @@
 use std::sync::Arc;
 
 use super::*;
-use crate::physics::engine_parts;
+use crate::physics::{EngineBytesError, engine_parts};
 
 /// Every this many keyframes one is an anchor, packed on its own; the
 /// others are deltas against it. Only the body and collider sets gain from
@@ -42,6 +42,27 @@ use crate::physics::engine_parts;
 /// measured (docs/performance.md). While an anchor is current, the packer
 /// keeps its bytes unpacked for the next deltas.
 pub const ANCHOR_EVERY: u32 = 8;
+
+/// Why a keyframe's packed engine state did not come back. The bytes
+/// never leave the process, so each of these is a bug in the packing; the
+/// variant says which step caught it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeyframeError {
+    /// zstd refused the compressed bytes (its message).
+    #[error("zstd: {0}")]
+    Decompress(String),
+    /// The unpacked bytes of the keyframe (`of: "keyframe"`) or of the
+    /// anchor it is a delta against (`of: "anchor"`) do not split into
+    /// parts, so the delta cannot be undone.
+    #[error("the {of}'s engine bytes do not split into parts")]
+    BadParts {
+        /// Whose bytes: `"keyframe"` or `"anchor"`.
+        of: &'static str,
+    },
+    /// The bytes came back but the physics stage did not load them.
+    #[error(transparent)]
+    Engine(#[from] EngineBytesError),
+}
 
 /// A keyframe's engine bytes, packed.
 #[derive(Debug)]
@@ -67,7 +88,7 @@ impl Packed {
     }
 
     /// The engine bytes back.
-    pub(super) fn unpack(&self) -> Result<Vec<u8>, String> {
+    pub(super) fn unpack(&self) -> Result<Vec<u8>, KeyframeError> {
         let mut bytes = decompress(self)?;
         if let Some(anchor) = &self.anchor {
             let base = decompress(anchor)?;
@@ -110,8 +131,9 @@ struct Packing {
     raw_len: usize,
 }
 
-fn decompress(packed: &Packed) -> Result<Vec<u8>, String> {
-    zstd::bulk::decompress(&packed.compressed, packed.raw_len).map_err(|e| e.to_string())
+fn decompress(packed: &Packed) -> Result<Vec<u8>, KeyframeError> {
+    zstd::bulk::decompress(&packed.compressed, packed.raw_len)
+        .map_err(|e| KeyframeError::Decompress(e.to_string()))
 }
 
 /// XORs each part of `bytes` with the same part of `base` when both have
@@ -122,9 +144,9 @@ fn decompress(packed: &Packed) -> Result<Vec<u8>, String> {
 /// 10,000-ball pile its XOR packed 1.6x larger than the part alone. The
 /// header stays as it is, so the parts can be found again, and decoding
 /// applies the same rule to the same lengths.
-fn xor_parts(bytes: &mut [u8], base: &[u8]) -> Result<(), String> {
-    let ours = engine_parts(bytes).ok_or("keyframe: bad engine bytes")?;
-    let theirs = engine_parts(base).ok_or("keyframe: bad anchor bytes")?;
+fn xor_parts(bytes: &mut [u8], base: &[u8]) -> Result<(), KeyframeError> {
+    let ours = engine_parts(bytes).ok_or(KeyframeError::BadParts { of: "keyframe" })?;
+    let theirs = engine_parts(base).ok_or(KeyframeError::BadParts { of: "anchor" })?;
     for (&(s, e), &(bs, be)) in ours.iter().zip(&theirs) {
         if e - s != be - bs {
             continue;
@@ -222,9 +244,9 @@ impl Packer {
 
 impl Keyframe {
     /// Restores this keyframe into `p`.
-    pub(super) fn restore_into(&self, p: &mut Pipeline) -> Result<(), String> {
+    pub(super) fn restore_into(&self, p: &mut Pipeline) -> Result<(), KeyframeError> {
         match &self.engine {
-            Some(packed) => p.restore_detached(&self.snapshot, &packed.unpack()?),
+            Some(packed) => Ok(p.restore_detached(&self.snapshot, &packed.unpack()?)?),
             None => {
                 p.restore(&self.snapshot);
                 Ok(())

@@ -43,8 +43,8 @@ pub enum FrameReplayError {
     Corrupt {
         /// The keyframe's tick.
         tick: u64,
-        /// What the decoder said.
-        error: String,
+        /// Which step of the decoding failed.
+        error: KeyframeError,
     },
 }
 

@@ -302,7 +302,7 @@ impl Pipeline {
                     self.zones.end(zone, t1);
                     // The accumulator is drained: alpha is final for this
                     // frame, so Flow Tick reads the value presentation will
-                    // (DESIGN.md), not the previous frame's.
+                    // (docs/contract.md, steps 4-5), not the previous frame's.
                     self.settle_alpha();
                     let interrupted = matches!(
                         self.sim.cursor,

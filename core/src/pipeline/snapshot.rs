@@ -2,6 +2,7 @@
 //! rewinds, the sync test and the editor's recovery points stand on.
 
 use super::*;
+use crate::physics::EngineBytesError;
 
 /// The whole simulated state of a session: what a [`Snapshot`] holds and a
 /// restore puts back, in one place, so a new piece of simulated state is one
@@ -171,8 +172,14 @@ impl Pipeline {
 
     /// Restores a snapshot from [`Pipeline::snapshot_detached`] with the
     /// engine bytes it wrote (a plain snapshot ignores `engine`). On an
-    /// error (bytes that do not decode) the session is left as it was.
-    pub fn restore_detached(&mut self, snapshot: &Snapshot, engine: &[u8]) -> Result<(), String> {
+    /// error (bytes that do not decode, [`EngineBytesError`]) the session
+    /// is left as it was: the bytes load into a copy of the stage, which
+    /// replaces the session's only once they all decoded.
+    pub fn restore_detached(
+        &mut self,
+        snapshot: &Snapshot,
+        engine: &[u8],
+    ) -> Result<(), EngineBytesError> {
         if !snapshot.detached {
             self.restore(snapshot);
             return Ok(());

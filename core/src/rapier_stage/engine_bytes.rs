@@ -17,6 +17,8 @@
 use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 use rapier2d::prelude::PhysicsWorld;
 
+use crate::physics::EngineBytesError;
+
 /// How many sets [`write`] writes.
 const PARTS: usize = 8;
 
@@ -60,28 +62,51 @@ pub(super) fn emptied(p: &PhysicsWorld) -> PhysicsWorld {
     }
 }
 
-/// Reads the sets [`write`] wrote back into `p`.
-pub(super) fn read(p: &mut PhysicsWorld, bytes: &[u8]) -> Result<(), String> {
-    let ranges = crate::physics::engine_parts(bytes).ok_or("engine bytes: bad header")?;
+/// The parts' names, in the order [`write`] writes them: what an
+/// [`EngineBytesError::Part`] calls the part that did not decode.
+const PART_NAMES: [&str; PARTS] = [
+    "islands",
+    "broad phase",
+    "narrow phase",
+    "bodies",
+    "colliders",
+    "impulse joints",
+    "multibody joints",
+    "soft bodies",
+];
+
+/// Reads the sets [`write`] wrote back into `p`. On an error `p` may hold
+/// some sets read and some not: the caller loads into a copy it drops then
+/// ([`crate::Pipeline::restore_detached`]).
+pub(super) fn read(p: &mut PhysicsWorld, bytes: &[u8]) -> Result<(), EngineBytesError> {
+    let ranges = crate::physics::engine_parts(bytes)
+        .ok_or(EngineBytesError::BadHeader { len: bytes.len() })?;
     if ranges.len() != PARTS {
-        return Err(format!(
-            "engine bytes: {} parts, expected {PARTS}",
-            ranges.len()
-        ));
+        return Err(EngineBytesError::PartCount {
+            found: ranges.len(),
+            expected: PARTS,
+        });
     }
-    fn dec<T: serde::de::DeserializeOwned>(b: &[u8]) -> Result<T, String> {
-        bincode::serde::decode_from_slice(b, config())
+    fn dec<T: serde::de::DeserializeOwned>(
+        bytes: &[u8],
+        ranges: &[(usize, usize)],
+        i: usize,
+    ) -> Result<T, EngineBytesError> {
+        let (start, end) = ranges[i];
+        bincode::serde::decode_from_slice(&bytes[start..end], config())
             .map(|(v, _)| v)
-            .map_err(|e| e.to_string())
+            .map_err(|e| EngineBytesError::Part {
+                part: PART_NAMES[i],
+                reason: e.to_string(),
+            })
     }
-    let at = |i: usize| &bytes[ranges[i].0..ranges[i].1];
-    p.islands = dec(at(0))?;
-    p.broad_phase = dec(at(1))?;
-    p.narrow_phase = dec(at(2))?;
-    p.bodies = dec(at(3))?;
-    p.colliders = dec(at(4))?;
-    p.impulse_joints = dec(at(5))?;
-    p.multibody_joints = dec(at(6))?;
-    p.soft_bodies = dec(at(7))?;
+    p.islands = dec(bytes, &ranges, 0)?;
+    p.broad_phase = dec(bytes, &ranges, 1)?;
+    p.narrow_phase = dec(bytes, &ranges, 2)?;
+    p.bodies = dec(bytes, &ranges, 3)?;
+    p.colliders = dec(bytes, &ranges, 4)?;
+    p.impulse_joints = dec(bytes, &ranges, 5)?;
+    p.multibody_joints = dec(bytes, &ranges, 6)?;
+    p.soft_bodies = dec(bytes, &ranges, 7)?;
     Ok(())
 }

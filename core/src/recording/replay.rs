@@ -15,7 +15,7 @@ use crate::trace::{TickObserver, TickRecord};
 /// it is stamped with. Install it with [`crate::Pipeline::set_tick_input`].
 ///
 /// Cloning is cheap (the recording is shared): the rewind history keeps the
-/// tape in force with every keyframe ([`crate::History::set_tape`]).
+/// tape in force with every keyframe ([`crate::Session::set_tape`]).
 #[derive(Clone, Debug)]
 pub struct Replay {
     /// The recording, events sorted by tick (stably: delivery order kept).

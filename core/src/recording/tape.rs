@@ -58,7 +58,7 @@ impl Recording {
     }
 
     /// Takes out the newest edit stamped with `tick` that equals `edit`
-    /// (one undone through [`History::undo`](crate::History::undo): a saved
+    /// (one undone through [`Session::undo`](crate::Session::undo): a saved
     /// session must not replay it either). Returns whether one was there.
     pub fn remove_edit(&mut self, tick: u64, edit: &Edit) -> bool {
         let tick = tick.max(1);

@@ -111,7 +111,7 @@ impl Scene {
         };
         let message = match f.site {
             Site::Time | Site::Settings => format!("settings: {}", f.message),
-            Site::Actions => format!("actions: {}", f.message),
+            Site::Actions | Site::ActionSource(..) => format!("actions: {}", f.message),
             Site::Object(_) => f.message,
             Site::BehaviourName(i, _) => format!("{}: {}", object(i), f.message),
             Site::Params(i, _, at) => match at {

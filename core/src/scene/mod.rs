@@ -78,7 +78,7 @@ use ron::value::RawValue;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
-use crate::behaviour::Behaviour;
+use crate::behaviour::{Behaviour, Named};
 use crate::body::BodyDesc;
 use crate::geometry::{Pose, Vec2};
 use crate::ids::{ObjectId, Priority, TimeGroup};

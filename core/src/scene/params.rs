@@ -12,9 +12,11 @@
 //! text, so an inspector shows what runs (and the editor, adopting a fork,
 //! carries it into the scene it saves).
 //!
-//! The edit is between ticks and applies from the next hook call on; it is
-//! not in the tick hash by itself (parameters are not state), only through
-//! what the behaviour then does.
+//! The edit is between ticks and applies from the next hook call on. A
+//! behaviour whose hash is derived feeds its parameters into the tick hash
+//! with the rest of its fields (`behaviour/derived`), so the hash changes
+//! at the tick of the edit; a history replays the edit at that tick, so
+//! every replay of it agrees.
 
 use crate::ids::ObjectId;
 use crate::pipeline::Pipeline;

@@ -115,13 +115,42 @@ impl Registry {
         });
     }
 
-    /// Makes a behaviour from its name and parameter text.
+    /// Registers the behaviour type `B` under its own name ([`Named::NAME`],
+    /// which `#[behaviour]` derives from the type), with a typed parameter
+    /// struct `P` as [`Registry::register_typed`] reads it. The name is
+    /// written nowhere else, so a scene's name, the registry's and
+    /// [`Behaviour::name`] are one fact.
+    pub fn register_behaviour<B, P, E>(
+        &mut self,
+        build: impl Fn(P) -> Result<B, E> + Send + Sync + 'static,
+    ) where
+        B: Behaviour + Named + 'static,
+        P: DeserializeOwned + Serialize + Default + 'static,
+        E: std::error::Error,
+    {
+        self.register_typed::<P, E>(B::NAME, move |p| {
+            build(p).map(|b| Box::new(b) as Box<dyn Behaviour>)
+        });
+    }
+
+    /// Makes a behaviour from its name and parameter text. A behaviour
+    /// whose [`Behaviour::name`] is not the name it was made under is
+    /// refused ([`CreateError::Misnamed`]): every later lookup by name (a
+    /// parameter edit making a fresh instance, the inspector's paths) would
+    /// find another behaviour or none.
     pub fn create(&self, name: &str, params: &str) -> Result<Box<dyn Behaviour>, CreateError> {
         let entry = self
             .entries
             .get(name)
             .ok_or_else(|| CreateError::UnknownName(self.unknown_message(name)))?;
-        (entry.factory)(params).map_err(CreateError::Params)
+        let made = (entry.factory)(params).map_err(CreateError::Params)?;
+        if made.name() != name {
+            return Err(CreateError::Misnamed {
+                registered: name.to_string(),
+                says: made.name().to_string(),
+            });
+        }
+        Ok(made)
     }
 
     /// Every registered name, sorted.
@@ -165,6 +194,18 @@ pub enum CreateError {
     /// The factory rejected the parameters.
     #[error("{0}")]
     Params(ParamsError),
+    /// The factory registered under `registered` made a behaviour whose
+    /// `name()` says `says`.
+    #[error(
+        "the behaviour registered as `{registered}` calls itself `{says}` (its `fn name`): \
+         register it by type (`register_behaviour`), or make the two names agree"
+    )]
+    Misnamed {
+        /// The name it was registered and made under.
+        registered: String,
+        /// What its [`Behaviour::name`] returns.
+        says: String,
+    },
 }
 
 // ----- checking and building --------------------------------------------------

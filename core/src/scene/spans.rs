@@ -242,11 +242,29 @@ impl<'t> Reader<'t> {
         })
     }
 
+    /// Where source `s` of action `a` names its key or button: the quote
+    /// that opens the name (`Key("Shift")` points at `"Shift"`). Read from
+    /// the text's spans, only when a fault needs it.
+    fn action_source_at(&self, a: usize, s: usize) -> Option<usize> {
+        let root = super::text::parse(self.text).ok()?;
+        let source = root
+            .field("actions")?
+            .field("actions")?
+            .items()
+            .get(a)?
+            .field("sources")?
+            .items()
+            .get(s)?;
+        let written = self.text.get(source.start..source.end)?;
+        Some(source.start + written.find('"').unwrap_or(0))
+    }
+
     pub(super) fn place(&self, f: Fault) -> SceneError {
         let at = match f.site {
             Site::Time => self.time_at.or(self.settings_at),
             Site::Settings => self.settings_at,
             Site::Actions => self.actions_at,
+            Site::ActionSource(a, s) => self.action_source_at(a, s).or(self.actions_at),
             Site::Object(i) => self.objects.get(i).map(|s| s.start),
             Site::BehaviourName(i, b) => self
                 .objects

@@ -16,6 +16,8 @@ pub(super) enum Site {
     Settings,
     /// The action map.
     Actions,
+    /// Source `.1` of action `.0` in the action map (a name nothing sends).
+    ActionSource(usize, usize),
     /// The object with this pre-order index.
     Object(usize),
     /// The name of behaviour `.1` of object `.0`.
@@ -31,7 +33,7 @@ impl Site {
     fn kind(self) -> SceneErrorKind {
         match self {
             Site::Time | Site::Settings => SceneErrorKind::WorldSettings,
-            Site::Actions => SceneErrorKind::Actions,
+            Site::Actions | Site::ActionSource(..) => SceneErrorKind::Actions,
             Site::Object(_) => SceneErrorKind::Object,
             Site::BehaviourName(..) => SceneErrorKind::UnknownBehaviour,
             Site::Params(..) => SceneErrorKind::Params,
@@ -96,6 +98,22 @@ pub(super) fn check_actions(actions: &ActionMap) -> Result<(), Fault> {
                 Site::Actions,
                 format!("action `{}` is defined twice", a.name),
             ));
+        }
+    }
+    check_source_names(actions)
+}
+
+/// Every key, gamepad button and axis name of the map is one something
+/// sends (`input/keys`): a misspelt name would bind nothing, silently.
+fn check_source_names(actions: &ActionMap) -> Result<(), Fault> {
+    for (a, action) in actions.actions.iter().enumerate() {
+        for (s, source) in action.sources.iter().enumerate() {
+            crate::input::keys::check_source(source).map_err(|e| {
+                fault(
+                    Site::ActionSource(a, s),
+                    format!("action `{}`: {e}", action.name),
+                )
+            })?;
         }
     }
     Ok(())
@@ -203,6 +221,9 @@ pub(super) fn build(scene: &Scene, registry: &Registry) -> Result<Vec<ObjectDesc
                 .create(&spec.name, &spec.params)
                 .map_err(|e| match e {
                     CreateError::UnknownName(m) => fault(Site::BehaviourName(i, b), m),
+                    e @ CreateError::Misnamed { .. } => {
+                        fault(Site::BehaviourName(i, b), e.to_string())
+                    }
                     CreateError::Params(p) => fault(
                         Site::Params(i, b, p.position),
                         format!("parameters of `{}`: {}", spec.name, p.message),

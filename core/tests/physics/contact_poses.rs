@@ -1,4 +1,4 @@
-//! Contact hooks read the live pose of their tick (issue 16).
+//! Contact hooks read the live pose of their tick.
 
 use super::*;
 

@@ -194,3 +194,70 @@ fn the_rapier_state_feeds_the_state_hash() {
     assert_eq!(asleep_velocity, awake_velocity);
     assert_ne!(asleep_hash, awake_hash, "sleeping and awake hash alike");
 }
+
+#[test]
+fn damaged_engine_bytes_are_refused_by_what_is_wrong_and_leave_the_session_as_it_was() {
+    use stepframe_core::{EngineBytesError, NoPhysics};
+
+    let mut pipeline = session(pile_world(), Vec2::new(0.0, -9.81), TimeSettings::default());
+    run_to(&mut pipeline, 30);
+    let at_30 = pipeline.state_hash();
+    let mut engine = Vec::new();
+    let snapshot = pipeline
+        .snapshot_detached(&mut engine)
+        .expect("the rapier stage has a byte form");
+    run_to(&mut pipeline, 40);
+    let now = (pipeline.clock().simulation_tick, pipeline.state_hash());
+
+    // The layout: a u32 count of parts, a u32 length for each, the parts.
+    let word = |i: usize| u32::from_le_bytes(engine[i..i + 4].try_into().expect("4 bytes"));
+    assert_eq!(word(0), 8, "the rapier stage writes eight parts");
+    let header = 4 + 4 * 8;
+
+    // No header at all.
+    assert_eq!(
+        pipeline.restore_detached(&snapshot, &[]),
+        Err(EngineBytesError::BadHeader { len: 0 })
+    );
+    // A header that promises more bytes than follow.
+    assert_eq!(
+        pipeline.restore_detached(&snapshot, &engine[..engine.len() - 1]),
+        Err(EngineBytesError::BadHeader {
+            len: engine.len() - 1
+        })
+    );
+    // One empty part where the stage writes eight.
+    assert_eq!(
+        pipeline.restore_detached(&snapshot, &[1, 0, 0, 0, 0, 0, 0, 0]),
+        Err(EngineBytesError::PartCount {
+            found: 1,
+            expected: 8
+        })
+    );
+    // Eight parts, the first (islands) emptied: it cannot decode.
+    let mut cut = engine[..header].to_vec();
+    cut[4..8].copy_from_slice(&0u32.to_le_bytes());
+    cut.extend_from_slice(&engine[header + word(4) as usize..]);
+    match pipeline.restore_detached(&snapshot, &cut) {
+        Err(EngineBytesError::Part { part, .. }) => assert_eq!(part, "islands"),
+        other => panic!("expected the islands part refused, got {other:?}"),
+    }
+    // None of those touched the session.
+    assert_eq!(
+        (pipeline.clock().simulation_tick, pipeline.state_hash()),
+        now
+    );
+
+    // The bytes as written restore tick 30 exactly.
+    assert_eq!(pipeline.restore_detached(&snapshot, &engine), Ok(()));
+    assert_eq!(
+        (pipeline.clock().simulation_tick, pipeline.state_hash()),
+        (30, at_30)
+    );
+
+    // A stage with no byte form refuses any bytes.
+    assert_eq!(
+        NoPhysics.load_engine(&engine),
+        Err(EngineBytesError::NoByteForm)
+    );
+}

@@ -6,10 +6,14 @@
 use rhai::INT;
 use stepframe_core::behaviour::FieldMeta;
 use stepframe_core::hash::StableHasher;
-use stepframe_core::{Behaviour, ContactKind, Ctx, Fields, HookKind, Hooks, ObjectId, Wait};
+use stepframe_core::{Behaviour, ContactKind, Ctx, Fields, HookKind, Hooks, Named, ObjectId, Wait};
 
 use super::ir::Val;
 use super::{Script, value};
+
+impl Named for Script {
+    const NAME: &'static str = "Script";
+}
 
 impl Behaviour for Script {
     /// A Script's parameters are its file and its scene `vars`: the vars of
@@ -62,7 +66,7 @@ impl Behaviour for Script {
     }
 
     fn name(&self) -> &str {
-        "Script"
+        Self::NAME
     }
 
     /// A reload edit of this script's file: the new text's program runs from

@@ -50,7 +50,7 @@
 //! body commands are kept aside until the call ends, the random generator is a
 //! copy), and the caller runs the same call on rhai, which produces rhai's own
 //! result or error message. `plugins/tests/script_paths.rs` compares both
-//! paths on generated expressions, and `plugins/tests/script.rs` compares whole
+//! paths on generated expressions, and `plugins/tests/script/` compares whole
 //! sessions.
 //!
 //! A call runs on the compiled path only when no line breakpoint is set in the

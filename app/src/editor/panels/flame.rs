@@ -1,4 +1,4 @@
-//! The Flame tab (issue 29, item 2; Tracy's zones): the frame under the
+//! The Flame tab (Tracy's zones): the frame under the
 //! time cursor (the newest frame while live) as nested zones on a time
 //! axis: Update, each fixed tick and inside it FixedUpdate by priority,
 //! physics and contacts, then Flow Tick and presentation. Hovering a zone

@@ -43,6 +43,7 @@ pub mod watches;
 
 use crate::editor::files::FilesState;
 use crate::editor::timeline::TimelineState;
+pub use crate::editor::words::count;
 use bookmarks::BookmarksState;
 use breakpoints::BreakpointForm;
 use code_pane::CodePaneState;

@@ -341,7 +341,12 @@ fn fields_ui(
                     }
                 }
                 ui.label(label).on_hover_text(hover);
-                ui.label(RichText::new(f.value.to_string()).monospace());
+                // Readable (`150`), the exact value (`150.00000000000043`) on hover.
+                let (shown, exact) = (f.value.readable(), f.value.to_string());
+                let value = ui.label(RichText::new(&shown).monospace());
+                if shown != exact {
+                    value.on_hover_text(format!("exactly {exact}"));
+                }
                 ui.weak(f.unit.as_deref().unwrap_or(""));
                 ui.end_row();
             }

@@ -13,6 +13,7 @@
 //! ([`ObjectView::moved_to`]) and the body is drawn there. A drag on empty
 //! space, or while running, pans.
 
+mod keys;
 mod readout;
 mod soft;
 
@@ -295,8 +296,16 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     let actions = shown.live().map_or(&[][..], |l| l.actions.as_slice());
     let keys: Vec<String> = actions
         .iter()
-        .filter(|(_, keys)| !keys.is_empty())
-        .map(|(name, keys)| format!("{} {name}", keys.join("/")))
+        .map(|(name, bound)| {
+            let fires: Vec<&str> = bound
+                .iter()
+                .map(String::as_str)
+                .filter(|k| keys::binding_fires(k))
+                .collect();
+            (name, fires)
+        })
+        .filter(|(_, fires)| !fires.is_empty())
+        .map(|(name, fires)| format!("{} {name}", fires.join("/")))
         .collect();
     let hint = if focused {
         format!(
@@ -417,10 +426,10 @@ fn game_keys(ui: &egui::Ui, cmd: &mut Commands, vp: &mut ViewportState, focused:
         else {
             continue;
         };
-        if repeat || modifiers.command || key == egui::Key::Escape {
+        if !keys::reaches_game(key, repeat, modifiers) {
             continue;
         }
-        let name = format!("{key:?}");
+        let name = keys::key_name(key);
         if pressed {
             if vp.held_keys.insert(name.clone()) {
                 cmd.send(Command::Run(Run::Input(InputEvent::press(

@@ -6,6 +6,11 @@
 //! Each defect test runs the same code without the attribute too (the
 //! default `Hooks::ALL`), and checks that the defect then shows: the test
 //! can tell the two apart.
+//!
+//! `state` holds the other derived facts: the state hash over every field,
+//! the adoption of edited parameters and the registered name.
+
+mod state;
 
 use stepframe_core::{
     Behaviour, BodyDesc, BodyKind, Breakpoint, Ctx, FieldValue, Fields, HookKind, Hooks, Inspect,

@@ -1,0 +1,178 @@
+//! Markers on the frames they belong to (kittest, headless): every fault of
+//! faults.ron is an error marker on its frame, a new physics world starts a
+//! new ring whose first frame is marked, and after Open the timeline follows
+//! the new session and marks where it began.
+
+use std::path::PathBuf;
+
+use stepframe_app::editor::Event;
+use stepframe_app::editor::timeline::{MarkerKind, TimelineState, synthetic_record};
+use stepframe_core::{LogEntry, LogLevel, ObjectId};
+
+use crate::support::editor::{
+    DEFAULT_SIZE, click, clock_tick, demo, editor, editor_sized, open_scene,
+};
+use crate::timeline;
+
+/// `(frame_index, text)` of every marker of a kind whose frame is kept.
+fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
+    t.markers
+        .iter()
+        .filter(|m| m.kind == kind)
+        .map(|m| (m.frame, m.text.clone()))
+        .collect()
+}
+
+#[test]
+fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
+    // A caught hook panic or a rejected non-finite write goes to
+    // the log and to the timeline. faults.ron injects 11 (see its header and
+    // app/tests/reliability.rs): panics in every hook kind at frames 1, 6,
+    // 10, 15, 21, 25, 70 and on the first contact, NaN force, pose and
+    // velocity at frames 30, 40, 51.
+    let scene = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/faults.ron");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(90);
+    // The log's error lines: "error: tick T (frame F) #id Hook: message".
+    let logged: Vec<(u64, String)> = h
+        .state()
+        .feedback()
+        .log
+        .lines
+        .iter()
+        .filter(|l| l.level == LogLevel::Error)
+        .map(|l| {
+            let frame = l
+                .text
+                .split("(frame ")
+                .nth(1)
+                .and_then(|f| f.split(')').next())
+                .and_then(|f| f.parse().ok())
+                .unwrap_or_else(|| panic!("a frame number in {}", l.text));
+            let message = l.text.splitn(3, ": ").nth(2).expect("a message");
+            (frame, message.to_string())
+        })
+        .collect();
+    assert_eq!(logged.len(), 11, "{logged:#?}");
+    for frame in [1, 6, 10, 15, 21, 25, 30, 40, 51, 70] {
+        assert!(
+            logged.iter().any(|(f, _)| *f == frame),
+            "frame {frame}: {logged:#?}"
+        );
+    }
+    let marked = markers_of(timeline(&h), MarkerKind::Error);
+    assert_eq!(marked.len(), logged.len(), "{marked:#?}");
+    for (frame, message) in &logged {
+        assert!(
+            marked
+                .iter()
+                .any(|(f, text)| f == frame && text.ends_with(message.as_str())),
+            "no error marker on frame {frame} for `{message}` in {marked:#?}"
+        );
+    }
+}
+
+fn log_entry(level: LogLevel, frame: u64, message: &str) -> LogEntry {
+    LogEntry {
+        level,
+        object: Some(ObjectId(7)),
+        hook: None,
+        tick: frame,
+        frame,
+        message: message.to_string(),
+    }
+}
+
+#[test]
+fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
+    let loaded = |frame_index| Event::Loaded {
+        path: PathBuf::from("faults.ron"),
+        objects: 1,
+        frame_index,
+        frame_time: frame_index as f64 / 60.0,
+    };
+    let frames = |t: &TimelineState| -> Vec<u64> {
+        t.telemetry
+            .records()
+            .iter()
+            .map(|r| r.frame_index)
+            .collect()
+    };
+    let mut t = TimelineState::with_capacity(100);
+    t.on_event(&loaded(0));
+    for i in 1..=50 {
+        t.ingest(synthetic_record(i));
+    }
+    // Errors are marked on the frame they name, warnings are not.
+    t.on_event(&Event::Log(vec![
+        log_entry(LogLevel::Error, 4, "an earlier frame"),
+        log_entry(LogLevel::Warning, 5, "a warning is no marker"),
+    ]));
+    assert_eq!(
+        markers_of(&t, MarkerKind::Error),
+        vec![(4, "tick 4: an earlier frame".to_string())]
+    );
+    // Reload after frame 50: the old frames go, the marker waits for frame 51.
+    t.follow_live = false;
+    t.range = Some((3.0, 9.0));
+    t.on_event(&loaded(50));
+    assert!(frames(&t).is_empty());
+    assert!(
+        t.follow_live && t.range.is_none(),
+        "the view follows the new session"
+    );
+    let session = markers_of(&t, MarkerKind::Session);
+    assert_eq!(session.len(), 1);
+    assert_eq!(session[0].0, 51);
+    assert!(
+        session[0].1.contains("simulation time restarts at 0")
+            && session[0].1.contains("frame time continues"),
+        "{}",
+        session[0].1
+    );
+    t.ingest(synthetic_record(51));
+    assert_eq!(frames(&t), vec![51]);
+}
+
+#[test]
+fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
+    let mut h = editor();
+    h.run_steps(120);
+    // The user looks at an old stretch, not following live.
+    {
+        let t = &mut h.state_mut().panels_mut().timeline;
+        t.follow_live = false;
+        t.range = Some((10.0, 30.0));
+    }
+    let frame_before = h
+        .state()
+        .published()
+        .live
+        .as_ref()
+        .map(|v| v.world.clock.frame_index)
+        .unwrap_or(0);
+    open_scene(&mut h, &demo().canonicalize().expect("demo"));
+    click(&mut h, "▶ Play");
+    h.run_steps(20);
+    let t = timeline(&h);
+    assert!(t.follow_live, "the view follows the new session");
+    let first = t
+        .telemetry
+        .records()
+        .front()
+        .expect("new frames")
+        .frame_index;
+    assert!(
+        first > frame_before,
+        "only the new session's frames: {first} > {frame_before}"
+    );
+    let session = markers_of(t, MarkerKind::Session);
+    assert_eq!(session.len(), 1, "{session:?}");
+    assert!(
+        session[0].1.starts_with("new physics world (demo.ron)"),
+        "{}",
+        session[0].1
+    );
+    // Simulation time restarted with the new world.
+    assert!(clock_tick(&h) < 40, "{}", clock_tick(&h));
+}
