@@ -19,3 +19,5 @@
 //!   (core, plugins, app, assets, tests) and the host is the editor's back
 //!   end: `app/host/` sits beside the editor that is its first front end,
 //!   as `core/macros/` sits beside the runtime it derives for.
+
+pub mod wire;
