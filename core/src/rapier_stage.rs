@@ -106,9 +106,11 @@ use events::EventCollector;
 use link::BodyLink;
 use soft::{SoftLink, soft_key};
 
-/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their postcard
-/// serialisation (bincode's varint form, measured first, is within 1% of
-/// postcard's size on these sets: docs/protocol.md): padding, spare capacity, allocator blocks. Measured with
+/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their
+/// serialisation: padding, spare capacity, allocator blocks. Measured on
+/// bincode's varint form, which is within 1% of postcard's size on
+/// demo.ron and 6% above it on the 10,000-ball pile (docs/protocol.md; after
+/// the switch to postcard the figure below read 1.04, 1.06, 0.97). Measured with
 /// the counting allocator (`stepframe bench`, `snapshot_heap_vs_estimate`,
 /// docs/performance.md): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
 /// counting the sets at 1.0 on demo.ron, stress.ron and soft.ron, and

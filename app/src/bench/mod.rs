@@ -39,7 +39,6 @@ use stepframe_core::{Pipeline, TimeSettings};
 
 mod alloc_count;
 mod check_jobs;
-mod codec_compare;
 mod dispatch;
 mod editor_frame;
 mod figure;
@@ -126,7 +125,6 @@ pub fn run(args: BenchArgs) -> ExitCode {
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
-        ("codec_compare", codec_compare::codec_compare),
     ];
     for &(names, f) in figures {
         if args
