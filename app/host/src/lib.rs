@@ -20,5 +20,6 @@
 //!   end: `app/host/` sits beside the editor that is its first front end,
 //!   as `core/macros/` sits beside the runtime it derives for.
 
-pub mod traced;
 pub mod protocol;
+pub mod traced;
+pub mod wire;
