@@ -105,8 +105,11 @@ use events::EventCollector;
 use link::BodyLink;
 use soft::{SoftLink, soft_key};
 
-/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their bincode
-/// serialisation: padding, spare capacity, allocator blocks. Measured with
+/// Heap bytes a copy of rapier 0.36.1's sets takes per byte of their
+/// serialisation: padding, spare capacity, allocator blocks. Measured on
+/// bincode's varint form, which is within 1% of postcard's size on
+/// demo.ron and 6% above it on the 10,000-ball pile (docs/protocol.md; after
+/// the switch to postcard the figure below read 1.04, 1.06, 0.97). Measured with
 /// the counting allocator (`stepframe bench`, `snapshot_heap_vs_estimate`,
 /// docs/performance.md): a snapshot's heap was 1.88x, 2.06x and 1.94x the estimate
 /// counting the sets at 1.0 on demo.ron, stress.ron and soft.ron, and
@@ -532,17 +535,14 @@ impl PhysicsStage for RapierStage {
         self.last_step_ms
     }
 
-    /// The rapier sets measured by their bincode size (the bytes their
-    /// serialisation writes, counted without writing them: ~0.2 ms for 200
-    /// bodies, measured) times `RAPIER_HEAP_PER_SERIALISED_BYTE`, plus
+    /// The rapier sets measured by their postcard size (the bytes their
+    /// serialisation writes, counted without writing them) times
+    /// `RAPIER_HEAP_PER_SERIALISED_BYTE`, plus
     /// the stage's maps at their element sizes. `stepframe bench`
     /// (`snapshot_heap_vs_estimate`) checks the sum against the heap a
     /// snapshot really allocates.
     fn memory_bytes(&self) -> usize {
-        use bincode::enc::write::SizeWriter;
         let p = &self.physics;
-        let mut size = SizeWriter::default();
-        let config = bincode::config::standard();
         let parts = (
             &p.islands,
             &p.broad_phase,
@@ -554,8 +554,10 @@ impl PhysicsStage for RapierStage {
             &p.soft_bodies,
             &p.ccd_solver,
         );
-        // A set that cannot serialise counts as what was written before it.
-        let _ = bincode::serde::encode_into_writer(parts, &mut size, config);
+        // Sets that cannot serialise count as nothing (none of rapier's
+        // fail; the estimate then undercounts, which the bench would show).
+        let size = postcard::ser_flavors::Size::default();
+        let serialised = postcard::serialize_with_flavor::<_, _, usize>(&parts, size).unwrap_or(0);
         let entry = |k: usize, v: usize| k + v + 16;
         let maps = self.links.len() * entry(8, std::mem::size_of::<BodyLink>())
             + self
@@ -569,7 +571,7 @@ impl PhysicsStage for RapierStage {
             + self.soft_owner.len() * entry(8, 8)
             // The sparse commit's lists, copied with the stage.
             + (self.unsettled.len() + self.touched.len()) * std::mem::size_of::<ObjectId>();
-        let sets = size.bytes_written as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;
+        let sets = serialised as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;
         std::mem::size_of::<RapierStage>() + sets as usize + maps
     }
 

@@ -25,9 +25,11 @@
 //! | [`protocol`] | commands, events, views and the session journal: plain serde data |
 //! | [`worker`] | the session's only owner, split by feature, and the thread that paces it |
 //! | [`traced`] | a run's pose records by tick, and a tick of run A measured against run B |
+//! | [`wire`] | frames, the handshake and the transports (a child's socket, one in this process, loopback) that carry the protocol |
 
 pub mod protocol;
 pub mod traced;
+pub mod wire;
 pub mod worker;
 
 pub use worker::{Registries, Worker};

@@ -2,7 +2,7 @@
 //! against an anchor keyframe where that pays, and compressed with zstd.
 //!
 //! A keyframe's bulk is the physics engine: of the ~4.1 KB an awake ball in
-//! a pile costs as a plain copy, rapier's sets are ~1.5 KB of bincode (the
+//! a pile costs as a plain copy, rapier's sets are ~1.5 KB serialised (the
 //! rest is the heap overhead of copying them as structs). A history
 //! keyframe keeps the rest of the session as a copy
 //! ([`Pipeline::snapshot_detached`]) and the engine as bytes

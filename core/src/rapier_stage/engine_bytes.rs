@@ -3,27 +3,32 @@
 //!
 //! Layout: a `u32` count of parts, a `u32` length for each, then the parts:
 //! islands, broad phase, narrow phase, bodies, colliders, impulse joints,
-//! multibody joints, soft bodies, each bincode with fixed-width integers.
-//! Fixed widths keep a set's layout still while its values change (a body
-//! set of the same bodies has the same length from tick to tick, a field at
-//! the same offset), which is what lets the history XOR one keyframe's part
-//! against the same part of another and find mostly zeros; separate parts
-//! keep a narrow phase that grew by one contact from shifting the bodies
-//! after it. A set restored from these bytes continues bit-identically (the
+//! multibody joints, soft bodies, each in postcard, the codec of the
+//! host's wire too (docs/protocol.md says why, with measurements).
+//! Floats are fixed-width there and integers varints; a body set of the
+//! same bodies keeps its length from tick to tick unless a counter crosses
+//! a varint's 7-bit step, so the history can still XOR one keyframe's part
+//! against the same part of another and find mostly zeros (a part whose
+//! length changed is packed as it is); separate parts keep a narrow phase
+//! that grew by one contact from shifting the bodies after it. A set restored from these bytes continues bit-identically (the
 //! rewind tests, `core/tests/physics/`; measurements showed the same for
 //! a whole `PhysicsWorld`). Integration parameters, gravity and the CCD
 //! solver are copied, not written: they are small.
 
-use bincode::config::{Configuration, Fixint, LittleEndian, NoLimit};
 use rapier2d::prelude::PhysicsWorld;
+use serde::Serialize;
 
 use crate::physics::EngineBytesError;
 
 /// How many sets [`write`] writes.
 const PARTS: usize = 8;
 
-fn config() -> Configuration<LittleEndian, Fixint, NoLimit> {
-    bincode::config::standard().with_fixed_int_encoding()
+/// Appends `value` in postcard to `out`; returns the bytes it took.
+fn append<T: Serialize>(out: &mut Vec<u8>, value: &T) -> Result<u32, String> {
+    let start = out.len();
+    let mut buf = postcard::to_extend(value, std::mem::take(out)).map_err(|e| e.to_string())?;
+    std::mem::swap(out, &mut buf);
+    u32::try_from(out.len() - start).map_err(|_| "engine bytes: a set over 4 GiB".to_string())
 }
 
 /// Appends the sets of `p` to `out` (emptied first) in the layout above.
@@ -32,20 +37,16 @@ pub(super) fn write(p: &PhysicsWorld, out: &mut Vec<u8>) -> Result<(), String> {
     let header = 4 + 4 * PARTS;
     out.resize(header, 0);
     out[..4].copy_from_slice(&(PARTS as u32).to_le_bytes());
-    let mut lengths = [0u32; PARTS];
-    let mut part = |i: usize, r: Result<usize, bincode::error::EncodeError>| {
-        r.map(|n| lengths[i] = n as u32).map_err(|e| e.to_string())
-    };
-    let c = config();
-    use bincode::serde::encode_into_std_write as enc;
-    part(0, enc(&p.islands, out, c))?;
-    part(1, enc(&p.broad_phase, out, c))?;
-    part(2, enc(&p.narrow_phase, out, c))?;
-    part(3, enc(&p.bodies, out, c))?;
-    part(4, enc(&p.colliders, out, c))?;
-    part(5, enc(&p.impulse_joints, out, c))?;
-    part(6, enc(&p.multibody_joints, out, c))?;
-    part(7, enc(&p.soft_bodies, out, c))?;
+    let lengths = [
+        append(out, &p.islands)?,
+        append(out, &p.broad_phase)?,
+        append(out, &p.narrow_phase)?,
+        append(out, &p.bodies)?,
+        append(out, &p.colliders)?,
+        append(out, &p.impulse_joints)?,
+        append(out, &p.multibody_joints)?,
+        append(out, &p.soft_bodies)?,
+    ];
     for (i, n) in lengths.iter().enumerate() {
         out[4 + 4 * i..8 + 4 * i].copy_from_slice(&n.to_le_bytes());
     }
@@ -87,18 +88,23 @@ pub(super) fn read(p: &mut PhysicsWorld, bytes: &[u8]) -> Result<(), EngineBytes
             expected: PARTS,
         });
     }
+    /// Set `i` from the whole of its part: bytes left over mean the part
+    /// is not what [`write`] wrote.
     fn dec<T: serde::de::DeserializeOwned>(
         bytes: &[u8],
         ranges: &[(usize, usize)],
         i: usize,
     ) -> Result<T, EngineBytesError> {
         let (start, end) = ranges[i];
-        bincode::serde::decode_from_slice(&bytes[start..end], config())
-            .map(|(v, _)| v)
-            .map_err(|e| EngineBytesError::Part {
-                part: PART_NAMES[i],
-                reason: e.to_string(),
-            })
+        let part = |reason: String| EngineBytesError::Part {
+            part: PART_NAMES[i],
+            reason,
+        };
+        match postcard::take_from_bytes(&bytes[start..end]) {
+            Ok((v, [])) => Ok(v),
+            Ok((_, rest)) => Err(part(format!("{} bytes left in the part", rest.len()))),
+            Err(e) => Err(part(e.to_string())),
+        }
     }
     p.islands = dec(bytes, &ranges, 0)?;
     p.broad_phase = dec(bytes, &ranges, 1)?;

@@ -1,0 +1,18 @@
+//! The wire (`stepframe_host::wire`) from outside: frames, the handshake,
+//! the three transports, and the fuzzer. One test binary.
+//!
+//! | module | what |
+//! |---|---|
+//! | `support` | a test message of every serde shape, its proptest strategy, bounded waits |
+//! | `alloc_probe` | this binary's allocator: the largest single allocation a thread made |
+//! | `frames` | frame layout, the cap at both ends, truncation, timeouts, two threads |
+//! | `handshake` | version, build, role and token checks, over a pair and a loopback port |
+//! | `child` | a real child process on an inherited socket (this binary re-executed) |
+//! | `fuzz` | random and damaged input never panics, allocates within the cap, and says what was wrong |
+
+mod alloc_probe;
+mod child;
+mod frames;
+mod fuzz;
+mod handshake;
+mod support;
