@@ -25,8 +25,10 @@
 //! | [`protocol`] | commands, events, views and the session journal: plain serde data |
 //! | [`worker`] | the session's only owner, split by feature, and the thread that paces it |
 //! | [`traced`] | a run's pose records by tick, and a tick of run A measured against run B |
+//! | [`link`] | a worker's channels carried over a wire connection (the host's side and the front end's) |
 //! | [`wire`] | frames, the handshake and the transports (a child's socket, one in this process, loopback) that carry the protocol |
 
+pub mod link;
 pub mod protocol;
 pub mod traced;
 pub mod wire;

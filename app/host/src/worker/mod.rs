@@ -56,7 +56,7 @@ use crate::protocol::{Command, DisplayRate, EditCommand, HostError, JournalEntry
 
 pub use outbox::{FrontEnd, HostEnd, Taken, Waker, channels};
 pub use scene::SUSPENDED_LOOK_EVERY;
-pub use thread::{WorkerThread, panic_text, spawn};
+pub use thread::{WorkerThread, panic_text, run_here, spawn};
 
 /// How a host makes the behaviour registry of a scene: the built-ins and a
 /// game's own, with the session's script host and the scene's folder

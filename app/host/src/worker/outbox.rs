@@ -38,6 +38,15 @@ impl std::fmt::Debug for HostEnd {
 }
 
 impl HostEnd {
+    /// An end on channels a transport fills and drains (`crate::link`).
+    pub fn new(commands: Receiver<Command>, out: Sender<Outbound>) -> HostEnd {
+        HostEnd {
+            commands,
+            out,
+            waker: None,
+        }
+    }
+
     /// This end, waking `waker` after each send.
     pub fn with_waker(mut self, waker: Waker) -> HostEnd {
         self.waker = Some(waker);

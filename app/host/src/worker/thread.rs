@@ -235,6 +235,13 @@ fn apply_batch(worker: &mut Worker, first: Command, commands: &Receiver<Command>
     true
 }
 
+/// Runs `worker` on the calling thread, paced to its display rate (the
+/// module docs' loop), until a [`Command::Shutdown`] or until its front end
+/// is gone: what a host process's main thread does.
+pub fn run_here(worker: Worker) {
+    run_paced(worker);
+}
+
 fn run_paced(mut worker: Worker) {
     let commands = worker.out.commands().clone();
     let mut irregular = irregular_pacer();

@@ -1,0 +1,359 @@
+//! Where the editor's session host runs, and how the editor watches it.
+//!
+//! | [`Driver`] | the host | reached through |
+//! |---|---|---|
+//! | `Process` (the editor's default) | a child process of the host program (this executable, or a game's), `stepframe host` | an inherited socket pair, the wire's frames |
+//! | `Thread` (`edit --in-process`) | a thread of the editor's own process (one process, for a native debugger) | a socket pair inside the process: the same frames and codec |
+//! | `Driven { dt }` (tests) | the UI thread, one host frame per UI frame | the channels directly, each message through the codec once |
+//!
+//! User code is not trusted to stay up: an abort, a stack overflow or
+//! memory exhausted ends the process it runs in, and nothing stops a thread
+//! in an endless loop. In a child process all four end the child, never the
+//! editor: its window, its last published state and the session's journal
+//! stay, and a banner names the fault (kind, object, hook, tick) from the
+//! child's fault marker, a shared page the child's pipeline writes at
+//! every hook call (`stepframe_host::supervise`). Restart starts a new
+//! child that does the journal again up to the tick before the fault,
+//! suspended there.
+//!
+//! What the child prints (a user's `println!`, a panic message) is read
+//! from its stdout and stderr and goes to the Log, stamped with the tick.
+
+use std::io::BufRead;
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use crossbeam_channel::Receiver;
+use stepframe_core::HookCall;
+use stepframe_host::link::{self, Bridge};
+use stepframe_host::protocol::{DisplayRate, Outbound};
+use stepframe_host::supervise::{ChildSaid, Fault, FaultKind, FaultMarker, Limits};
+use stepframe_host::wire::{Handshake, Role, child};
+use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
+
+/// Who runs the session host (module docs).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Driver {
+    /// A child process of `program` (`None`: this executable), started as
+    /// `program host`, under `limits` (memory, stuck hook).
+    Process {
+        /// The host program: this executable, or in tests the binary cargo
+        /// built.
+        program: Option<PathBuf>,
+        /// Its memory limit and stuck-hook limit.
+        limits: Limits,
+    },
+    /// A thread of this process, through the same codec.
+    Thread,
+    /// The UI thread runs exactly one host frame of `dt` seconds per UI
+    /// frame (deterministic tests: `Harness::step` = one outer frame).
+    Driven {
+        /// Real seconds per frame handed to the pipeline.
+        dt: f64,
+    },
+}
+
+/// A line the host process printed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(super) struct Printed {
+    /// On stderr (else stdout).
+    pub(super) stderr: bool,
+    /// The line, without its end.
+    pub(super) text: String,
+}
+
+/// A host started by the editor.
+pub(super) enum Running {
+    /// A child process.
+    Process {
+        /// The process.
+        child: Child,
+        /// The bridge threads to its socket.
+        bridge: Bridge,
+        /// The page its pipeline announces every hook call in.
+        marker: FaultMarker,
+        /// Its limits.
+        limits: Limits,
+        /// What it printed, line by line, in the order it printed it.
+        printed: Receiver<Printed>,
+        /// What it said on stderr that names the way it died.
+        said: ChildSaid,
+    },
+    /// A thread of this process (stopped and joined when dropped).
+    Thread {
+        /// Asked every frame whether it has ended.
+        thread: WorkerThread,
+        /// The bridge threads.
+        bridges: [Bridge; 2],
+    },
+    /// Here, one frame per UI frame.
+    Driven {
+        /// The worker.
+        worker: Box<Worker>,
+        /// Seconds per frame.
+        dt: f64,
+    },
+    /// The host died; nothing runs until a restart.
+    Stopped,
+}
+
+/// Why a host stopped, as the banner shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostStopped {
+    /// A fault in user code ended the host process: what, where and when.
+    Fault(Fault),
+    /// The host ended otherwise (a bug in the host itself: its panic
+    /// message, or how the process exited).
+    Ended(String),
+}
+
+impl HostStopped {
+    /// The tick the host was at: a restart stops before it (a fault's tick
+    /// is its hook's; a fixed hook's is the pending tick).
+    pub fn tick(&self) -> Option<u64> {
+        match self {
+            HostStopped::Fault(f) => Some(f.tick),
+            HostStopped::Ended(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for HostStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostStopped::Fault(fault) => write!(f, "{fault}"),
+            HostStopped::Ended(why) => f.write_str(why),
+        }
+    }
+}
+
+/// Starts a host run by `driver` at `rate`, with `registries`: its
+/// channels and who runs it.
+pub(super) fn start(
+    driver: &Driver,
+    rate: DisplayRate,
+    registries: &Registries,
+    waker: &Waker,
+) -> anyhow::Result<(FrontEnd, Running)> {
+    use anyhow::Context as _;
+    let registries = registries.clone();
+    Ok(match driver {
+        Driver::Process { program, limits } => {
+            let program = match program {
+                Some(p) => p.clone(),
+                None => std::env::current_exe().context("finding this executable")?,
+            };
+            let marker = FaultMarker::create().context("creating the fault marker")?;
+            let mut cmd = Command::new(&program);
+            cmd.arg("host")
+                .stdin(Stdio::null())
+                .stdout(Stdio::piped());
+            stepframe_host::supervise::configure(&mut cmd, &marker, limits);
+            let (mut child, connection) = child::spawn_host(cmd, &Handshake::new(Role::Editor))
+                .with_context(|| format!("starting {} host", program.display()))?;
+            let printed = relay_output(&mut child)?;
+            let (front, bridge) = link::connect(connection, Some(waker.clone()))?;
+            front.send(stepframe_host::protocol::Command::Run(
+                stepframe_host::protocol::Run::SetDisplayRate(rate),
+            ));
+            let running = Running::Process {
+                child,
+                bridge,
+                marker,
+                limits: *limits,
+                printed,
+                said: ChildSaid::default(),
+            };
+            (front, running)
+        }
+        Driver::Thread => {
+            let (front, end, bridges) = link::in_process(Some(waker.clone()))?;
+            let end = end.with_waker(waker.clone());
+            let build = move || Worker::new(end, rate, registries);
+            let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
+            (front, Running::Thread { thread, bridges })
+        }
+        Driver::Driven { dt } => {
+            let (front, end) = worker::channels();
+            let running = Running::Driven {
+                worker: Box::new(Worker::new(end, rate, registries)),
+                dt: *dt,
+            };
+            (front, running)
+        }
+    })
+}
+
+/// Reads the child's stdout and stderr, line by line, on two threads.
+fn relay_output(child: &mut Child) -> std::io::Result<Receiver<Printed>> {
+    let (tx, rx) = crossbeam_channel::unbounded();
+    let streams: [(bool, Option<Box<dyn std::io::Read + Send>>); 2] = [
+        (
+            false,
+            child
+                .stdout
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ),
+        (
+            true,
+            child
+                .stderr
+                .take()
+                .map(|s| Box::new(s) as Box<dyn std::io::Read + Send>),
+        ),
+    ];
+    for (stderr, stream) in streams {
+        let Some(stream) = stream else { continue };
+        let tx = tx.clone();
+        std::thread::Builder::new()
+            .name("stepframe-host-output".into())
+            .spawn(move || {
+                for line in std::io::BufReader::new(stream).lines() {
+                    let Ok(text) = line else { break };
+                    if tx.send(Printed { stderr, text }).is_err() {
+                        break;
+                    }
+                }
+            })?;
+    }
+    Ok(rx)
+}
+
+impl Running {
+    /// Runs the driven host's frame, or asks whether the host has ended.
+    /// Returns why it stopped, if it just did. Never waits. `names` names
+    /// a fault's object and behaviour (the editor's last view).
+    pub(super) fn poll(&mut self, names: &dyn stepframe_host::supervise::Names) -> Option<HostStopped> {
+        match self {
+            Running::Driven { worker, dt } => {
+                let dt = *dt;
+                // A host bug must not take the UI down.
+                std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.pump(dt)))
+                    .err()
+                    .map(|payload| HostStopped::Ended(worker::panic_text(payload.as_ref())))
+            }
+            Running::Thread { thread, .. } => thread.stopped().map(HostStopped::Ended),
+            Running::Process {
+                child,
+                marker,
+                limits,
+                said,
+                ..
+            } => {
+                let status = child.try_wait().ok().flatten()?;
+                let kind = said.fault_kind(status, limits);
+                let last_tick = marker.beacon().tick();
+                Some(match kind {
+                    Some(kind) => {
+                        let call = marker.beacon().current();
+                        let mut fault = Fault::at(kind, call, last_tick).with_detail(said.detail_line());
+                        fault.name_with(names);
+                        HostStopped::Fault(fault)
+                    }
+                    None => HostStopped::Ended(format!(
+                        "the session host exited ({status}) without a fault the editor knows"
+                    )),
+                })
+            }
+            Running::Stopped => None,
+        }
+    }
+
+    /// The lines the host printed since the last call (a child's; none
+    /// for a host in this process, whose prints go to the editor's own).
+    pub(super) fn printed(&mut self) -> Vec<Printed> {
+        let Running::Process { printed, said, .. } = self else {
+            return Vec::new();
+        };
+        let lines: Vec<Printed> = printed.try_iter().collect();
+        for line in lines.iter().filter(|l| l.stderr) {
+            said.scan(&line.text);
+        }
+        lines
+    }
+
+    /// The hook call the host's session is inside right now, if any.
+    pub(super) fn hook_running(&self) -> Option<HookCall> {
+        match self {
+            Running::Thread { thread, .. } => thread.hook_running(),
+            Running::Process { marker, .. } => marker.beacon().current(),
+            _ => None,
+        }
+    }
+
+    /// CPU time the host (its thread, or its process) has used so far.
+    pub(super) fn cpu_time(&self) -> Option<Duration> {
+        match self {
+            Running::Thread { thread, .. } => thread.cpu_time(),
+            Running::Process { child, .. } => process_cpu_time(child.id()),
+            _ => None,
+        }
+    }
+
+    /// Whether a host runs that a watchdog can look at.
+    pub(super) fn watchable(&self) -> bool {
+        matches!(self, Running::Thread { .. } | Running::Process { .. })
+    }
+
+    /// Walks away from a stuck host: a child is killed (an endless loop in
+    /// a process of its own can be stopped); a thread is detached and left
+    /// running, since nothing in a process stops a Rust loop.
+    pub(super) fn abandon(self) {
+        match self {
+            Running::Process { mut child, .. } => {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            Running::Thread { thread, .. } => thread.detach(),
+            Running::Driven { .. } | Running::Stopped => {}
+        }
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Running::Process { child, .. } = self {
+            // The host ends when its socket closes; one that does not (stuck
+            // in a hook) is not waited for.
+            if child.try_wait().ok().flatten().is_none() {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
+/// CPU time of process `pid` (user and system), from `/proc/<pid>/stat`
+/// at 100 ticks a second; `None` off Linux.
+fn process_cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    let mut fields = rest.split_whitespace().skip(11);
+    let utime: u64 = fields.next()?.parse().ok()?;
+    let stime: u64 = fields.next()?.parse().ok()?;
+    Some(Duration::from_millis((utime + stime) * 10))
+}
+
+/// Every message of a driven host once through the codec, as it would
+/// cross a process: what a test editor checks of the protocol at every
+/// frame, so nothing that cannot cross the wire reaches the panels.
+pub(super) fn through_codec(message: Outbound) -> Outbound {
+    let bytes = stepframe_host::wire::encode(&message, Vec::new());
+    match bytes.and_then(|b| stepframe_host::wire::decode::<Outbound>(&b)) {
+        Ok(message) => message,
+        Err(e) => panic!("a host message does not cross the wire: {e}"),
+    }
+}
+
+/// The fault kinds' words for the banner's first clause.
+pub(super) fn fault_kind_words(kind: &FaultKind) -> &'static str {
+    match kind {
+        FaultKind::Stuck { .. } => "stuck in a hook",
+        FaultKind::Abort => "aborted",
+        FaultKind::StackOverflow => "overflowed its stack",
+        FaultKind::OutOfMemory { .. } => "ran out of memory",
+        FaultKind::Signal(_) => "was killed by a signal",
+    }
+}
