@@ -75,6 +75,7 @@
 mod args;
 mod run;
 mod summary;
+pub mod supervise;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -91,8 +92,10 @@ use stepframe_core::{
 pub use args::{LogThreshold, PlayArgs, settings_with_overrides};
 pub use run::{MAX_FRAMES_WITHOUT_PROGRESS, MAX_RESUMES_PER_FRAME, RunLength, RunPlan, run_plan};
 pub use stepframe_core::pacing::{FramePacer, Pacing, Stall};
+pub(crate) use summary::fault_injectors;
+use summary::print_summary;
 pub use summary::{RunFailure, RunSummary};
-use summary::{fault_injectors, print_summary};
+pub use supervise::{EXIT_DIED, EXIT_STUCK, Isolation, Launch};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -129,9 +132,17 @@ pub fn registry(scene: &Path) -> Registry {
 }
 
 /// Runs the player on a scene whose behaviours come from `behaviours`:
-/// exit 0 on success, 1 on a runtime failure, 2 on bad input.
-pub fn run(args: PlayArgs, behaviours: &Behaviours) -> ExitCode {
-    match play(&args, behaviours) {
+/// exit 0 on success, 1 on a runtime failure, 2 on bad input, 3 or 4 when
+/// its supervisor stopped it or it died ([`supervise`]). `launch` says
+/// whether this process supervises a child that plays, or plays.
+pub fn run(args: PlayArgs, behaviours: &Behaviours, launch: &Launch) -> ExitCode {
+    let beacon = match launch.resolve(&args.isolation) {
+        Launch::Supervise(line) => {
+            return supervise::run_supervised("play", &line, &args.isolation, behaviours);
+        }
+        Launch::Here(beacon) => beacon,
+    };
+    match play(&args, behaviours, beacon.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(exit) => {
             eprintln!("stepframe play: {}", exit.message);
@@ -146,7 +157,11 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
         .map_err(|e| failed(format!("cannot create {}: {e}", path.display())))
 }
 
-fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
+fn play(
+    args: &PlayArgs,
+    behaviours: &Behaviours,
+    beacon: Option<&stepframe_core::HookBeacon>,
+) -> Result<(), Exit> {
     let registry = if args.realtime {
         behaviours.registry_for_live_scene(&args.scene)
     } else {
@@ -209,6 +224,7 @@ fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
     pipeline
         .load_scene(&scene, &registry)
         .map_err(|e| bad(e.to_string()))?;
+    supervise::watch_session(&mut pipeline, beacon, Some(&args.scene));
     if let Some(r) = recording {
         // A session recording's edits are made once, with the scene's
         // registry, and applied at the start of their ticks.

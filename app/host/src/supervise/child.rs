@@ -33,25 +33,33 @@ const RELAY_GRACE: Duration = Duration::from_secs(1);
 /// between fork and exec, so it holds from the child's first instruction;
 /// the module docs say why DATA and not AS), and stderr piped, for
 /// [`supervise`] to relay and scan. Stdout is left as the caller set it.
+///
+/// On Linux the child is also killed when the thread that starts it ends
+/// (`PR_SET_PDEATHSIG`): a supervisor that is itself killed (a CI job's
+/// timeout, a test's) takes its child with it instead of leaving a stuck
+/// hook spinning with nobody watching. So start the child from a thread
+/// that lives until the child is done, as [`supervise`] does.
 pub fn configure(cmd: &mut Command, marker: &FaultMarker, limits: &Limits) {
+    use std::os::unix::process::CommandExt;
     cmd.env(MARKER_ENV, marker.env_value());
     cmd.stderr(Stdio::piped());
-    if let Some(bytes) = limits.memory_bytes {
-        use std::os::unix::process::CommandExt;
-        let limit = rustix::process::Rlimit {
-            current: Some(bytes),
-            maximum: Some(bytes),
-        };
-        // SAFETY: the closure runs in the forked child before exec, where
-        // only async-signal-safe calls are allowed: it makes one system
-        // call (setrlimit) on a value computed before the fork, and
-        // allocates nothing.
-        unsafe {
-            cmd.pre_exec(move || {
-                rustix::process::setrlimit(rustix::process::Resource::Data, limit)
-                    .map_err(std::io::Error::from)
-            });
-        }
+    let limit = limits.memory_bytes.map(|bytes| rustix::process::Rlimit {
+        current: Some(bytes),
+        maximum: Some(bytes),
+    });
+    // SAFETY: the closure runs in the forked child before exec, where only
+    // async-signal-safe calls are allowed: it makes at most two system
+    // calls (prctl, setrlimit) on values computed before the fork, and
+    // allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            #[cfg(target_os = "linux")]
+            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            if let Some(limit) = limit.clone() {
+                rustix::process::setrlimit(rustix::process::Resource::Data, limit)?;
+            }
+            Ok(())
+        });
     }
 }
 
@@ -67,15 +75,18 @@ pub struct ChildSaid {
 }
 
 impl ChildSaid {
-    /// Takes note of one line of the child's stderr.
+    /// Takes note of one line of the child's stderr. The first of each
+    /// kind is kept: with `RUST_BACKTRACE` set, printing the backtrace of a
+    /// failed allocation allocates too, and fails again with another size.
     pub fn scan(&mut self, line: &str) {
         let line = line.trim_end();
         if line.contains("has overflowed its stack") {
-            self.overflow = Some(line.to_string());
+            self.overflow.get_or_insert_with(|| line.to_string());
         } else if let Some(rest) = line.strip_prefix("memory allocation of ")
             && let Some(n) = rest.strip_suffix(" bytes failed")
         {
-            self.allocation_failed = Some((line.to_string(), n.parse().ok()));
+            self.allocation_failed
+                .get_or_insert_with(|| (line.to_string(), n.parse().ok()));
         }
     }
 
@@ -237,6 +248,8 @@ mod tests {
         said.scan("error: tick 4 (frame 4): something else\n");
         assert_eq!(said.fault_kind(aborted, &limits(1)), Some(FaultKind::Abort));
         said.scan("memory allocation of 16777216 bytes failed\n");
+        // The backtrace's own allocation failing after it is not the fault.
+        said.scan("memory allocation of 5795635 bytes failed\n");
         let oom = Limits {
             memory_bytes: Some(256 << 20),
             ..limits(1)
