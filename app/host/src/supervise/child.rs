@@ -47,14 +47,24 @@ pub fn configure(cmd: &mut Command, marker: &FaultMarker, limits: &Limits) {
         current: Some(bytes),
         maximum: Some(bytes),
     });
+    #[cfg(target_os = "linux")]
+    let supervisor = rustix::process::getpid();
     // SAFETY: the closure runs in the forked child before exec, where only
-    // async-signal-safe calls are allowed: it makes at most two system
-    // calls (prctl, setrlimit) on values computed before the fork, and
-    // allocates nothing.
+    // async-signal-safe calls are allowed: it makes at most three system
+    // calls (prctl, getppid, setrlimit) on values computed before the fork,
+    // and allocates nothing (the error it may return is a plain errno).
     unsafe {
         cmd.pre_exec(move || {
             #[cfg(target_os = "linux")]
-            rustix::process::set_parent_process_death_signal(Some(rustix::process::Signal::KILL))?;
+            {
+                let kill = rustix::process::Signal::KILL;
+                rustix::process::set_parent_process_death_signal(Some(kill))?;
+                // A supervisor that died between the fork and the line
+                // above sent no signal: the child has a new parent by now.
+                if rustix::process::getppid() != Some(supervisor) {
+                    return Err(std::io::Error::from(rustix::io::Errno::SRCH));
+                }
+            }
             if let Some(limit) = limit.clone() {
                 rustix::process::setrlimit(rustix::process::Resource::Data, limit)?;
             }
