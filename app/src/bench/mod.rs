@@ -11,6 +11,12 @@
 //! bench -- bench` (about 45 s on 2 cores). Without it those figures say so
 //! and fail rather than report zero.
 //!
+//! The figures run in a supervised child, as every headless run does
+//! ([`crate::player::supervise`]): their pipelines mark each hook call in the
+//! fault marker ([`Scenes`]), so a bundled scene whose hook never returns is
+//! stopped and named, and the figures include what the marking costs.
+//! `--in-process` measures them without it: the same binary, marker off.
+//!
 //! | module | what |
 //! |---|---|
 //! | this one | [`BenchArgs`], [`run`]: the list of figures, the timing helpers they share |

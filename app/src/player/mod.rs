@@ -62,6 +62,10 @@
 //! 2: bad arguments, a run that could never end (the message says why), or a
 //! scene, recording or pacing file that does not load (the message gives
 //! file, line and column).
+//! 3: a hook did not return within `--stuck-hook-limit`, and 4: the run
+//! died (an abort, a stack overflow, an allocation past `--memory-limit-mib`,
+//! another signal): the supervisor stopped it or saw it die, and named the
+//! object, behaviour, hook and tick ([`supervise`]).
 //!
 //! # Where things are
 //!
@@ -71,6 +75,7 @@
 //! | `args` | [`PlayArgs`], [`LogThreshold`], [`settings_with_overrides`]: the command line |
 //! | `run` | [`RunPlan`], [`RunLength`], [`run_plan`]: driving a prepared pipeline through a run, the sync test and the no-progress guard (also `stepframe check`'s loop) |
 //! | `summary` | [`RunSummary`], [`RunFailure`]: what a run did or why it stopped, and the summary `play` prints |
+//! | [`supervise`] | [`Launch`], [`Isolation`]: a headless run in a supervised child, its options, and the line that names a fault (`play`, `check`, `soak`, `bench`) |
 
 mod args;
 mod run;

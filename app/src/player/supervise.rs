@@ -87,7 +87,8 @@ impl Isolation {
     pub fn limits(&self) -> Limits {
         Limits {
             stuck_after: Duration::from_secs_f64(self.stuck_hook_limit),
-            memory_bytes: (self.memory_limit_mib > 0).then(|| self.memory_limit_mib << 20),
+            memory_bytes: (self.memory_limit_mib > 0)
+                .then_some(self.memory_limit_mib.saturating_mul(1 << 20)),
         }
     }
 }

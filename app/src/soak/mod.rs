@@ -70,7 +70,10 @@
 //!
 //! Exit codes: 0 flat, 1 growth beyond the bound (or warm-up never reached, or
 //! panics missing, or no progress), 2 bad arguments, a scene that does not
-//! load, or one that can never reach `--ticks`.
+//! load, or one that can never reach `--ticks`, 3 a hook stuck past
+//! `--stuck-hook-limit`, 4 an abort, a stack overflow or an allocation
+//! failure: the soak runs in a supervised child, as `play` does
+//! ([`crate::player::supervise`]), so both are named.
 //!
 //! ```text
 //! stepframe soak assets/scenes/demo.ron --ticks 1000000

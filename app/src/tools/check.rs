@@ -24,9 +24,21 @@
 //! test case ([`super::junit`]). On a terminal, stderr shows a progress line;
 //! piped or in CI, nothing is drawn.
 //!
-//! Exit 0 when every run matches its reference, 1 when one does not (or could
-//! not run, or the JUnit file could not be written), 2 for bad arguments or a
-//! scene or recording that does not load.
+//! **Errors fail a run.** A run that logged an error (a hook panic, a script
+//! error, a rejected write) fails, with its lines in the report and its JUnit
+//! case a failure: a game whose FixedUpdate panics in every run is not
+//! "frame-rate independent" because every run panics alike. Errors of objects
+//! that carry a `Faulty` behaviour are injected on purpose and fail nothing,
+//! the rule of `stepframe play` ([`super::verdict`]).
+//!
+//! **Each run in a process of its own** ([`super::isolated`]), so one run that
+//! aborts, overflows its stack, runs out of memory or sticks in a hook fails
+//! alone, named, and the others report; `--in-process` runs them on threads.
+//!
+//! Exit 0 when every run matches its reference and logged no error, 1 when
+//! one does not (or logged one, or could not run, or the JUnit file could not
+//! be written), 2 for bad arguments or a scene or recording that does not
+//! load.
 
 use std::path::PathBuf;
 use std::process::ExitCode;

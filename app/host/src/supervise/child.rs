@@ -65,7 +65,7 @@ pub fn configure(cmd: &mut Command, marker: &FaultMarker, limits: &Limits) {
                     return Err(std::io::Error::from(rustix::io::Errno::SRCH));
                 }
             }
-            if let Some(limit) = limit.clone() {
+            if let Some(limit) = limit {
                 rustix::process::setrlimit(rustix::process::Resource::Data, limit)?;
             }
             Ok(())
