@@ -19,7 +19,13 @@
 //!   (core, plugins, app, assets, tests) and the host is the editor's back
 //!   end: `app/host/` sits beside the editor that is its first front end,
 //!   as `core/macros/` sits beside the runtime it derives for.
+//!
+//! | module | what |
+//! |---|---|
+//! | [`supervise`] | a session in a child process: the fault marker, the memory and stuck-hook limits, and an abort, a stack overflow, an allocation failure or a stuck hook named from outside |
+
 
 pub mod protocol;
+pub mod supervise;
 pub mod traced;
 pub mod wire;
