@@ -56,6 +56,8 @@ use serde::de::DeserializeOwned;
 use stepframe_core::{Behaviour, Named, Registry};
 use stepframe_plugins::ScriptHost;
 
+use crate::player::Launch;
+
 /// Adds a game's behaviours to a registry built for a scene directory.
 type Recipe = Arc<dyn Fn(&mut Registry, &Path) + Send + Sync>;
 
@@ -253,16 +255,39 @@ impl App {
     }
 
     /// Parses the process's command line and runs the sub-command; the
-    /// editor when there is none.
+    /// editor when there is none. The headless sub-commands run their
+    /// session in a supervised child of this executable, which names an
+    /// abort, a stack overflow, an allocation failure or a stuck hook
+    /// (`crate::player::supervise`); in that child, this call finds its
+    /// supervisor's fault marker and runs the session itself.
     pub fn run(self) -> ExitCode {
-        self.run_from(std::env::args_os())
+        let args: Vec<OsString> = std::env::args_os().collect();
+        let launch = match stepframe_host::supervise::child_beacon() {
+            Ok(Some(beacon)) => Launch::Here(Some(beacon)),
+            Ok(None) => Launch::Supervise(args.clone()),
+            Err(e) => {
+                eprintln!("{}: {e}", self.name);
+                return ExitCode::from(1);
+            }
+        };
+        self.run_as(args, &launch)
     }
 
     /// [`App::run`] on the given command line (its first item is the
     /// program name): how tests drive a game's binary without spawning it.
-    /// `--help`, `--version` and bad arguments print and exit the process,
-    /// as clap does.
+    /// Everything runs in this process, as with `--in-process` (this
+    /// process's executable is the caller's, a test harness, which has no
+    /// sub-commands to run in a child). `--help`, `--version` and bad
+    /// arguments print and exit the process, as clap does.
     pub fn run_from<I, T>(self, args: I) -> ExitCode
+    where
+        I: IntoIterator<Item = T>,
+        T: Into<OsString> + Clone,
+    {
+        self.run_as(args, &Launch::Here(None))
+    }
+
+    fn run_as<I, T>(self, args: I, launch: &Launch) -> ExitCode
     where
         I: IntoIterator<Item = T>,
         T: Into<OsString> + Clone,
@@ -290,13 +315,16 @@ impl App {
                 history_mib,
                 behaviours.clone(),
             ),
-            Some(Command::Play(args)) => crate::player::run(args, behaviours),
+            Some(Command::Play(args)) => crate::player::run(args, behaviours, launch),
             Some(Command::TraceDiff(args)) => crate::tools::trace_diff(args),
-            Some(Command::Check(args)) => {
-                crate::tools::check(args, matches.subcommand_matches("check"), behaviours)
-            }
-            Some(Command::Bench(args)) => crate::bench::run(args),
-            Some(Command::Soak(args)) => crate::soak::run(args, behaviours),
+            Some(Command::Check(args)) => crate::tools::check(
+                args,
+                matches.subcommand_matches("check"),
+                behaviours,
+                launch,
+            ),
+            Some(Command::Bench(args)) => crate::bench::run(args, behaviours, launch),
+            Some(Command::Soak(args)) => crate::soak::run(args, behaviours, launch),
         }
     }
 }

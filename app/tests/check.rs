@@ -529,3 +529,126 @@ fn a_session_recording_edit_that_does_not_fit_names_its_place() {
     let err = stderr(&out);
     assert_contains(&err, "bad.ron:3:4: edit 0: the pose must be finite");
 }
+
+/// Each `<failure type="logged-error">` of a JUnit file: case name and
+/// message.
+fn logged_errors(path: &Path) -> Vec<(String, String)> {
+    let text = std::fs::read_to_string(path).expect("JUnit written");
+    let doc = roxmltree::Document::parse(&text).expect("well-formed XML");
+    doc.descendants()
+        .filter(|n| n.has_tag_name("testcase"))
+        .filter_map(|case| {
+            let failure = case.children().find(|c| {
+                c.has_tag_name("failure") && c.attribute("type") == Some("logged-error")
+            })?;
+            Some((
+                case.attribute("name").unwrap_or_default().to_string(),
+                failure.attribute("message").unwrap_or_default().to_string(),
+            ))
+        })
+        .collect()
+}
+
+#[test]
+fn a_run_that_logs_an_error_fails_check_with_the_line_in_the_report_and_junit() {
+    // A script whose FixedUpdate throws at tick 10: every run logs it, every
+    // run's trace still matches (the script's hooks stop in all of them).
+    let dir = scratch("check-logged");
+    let scene = script_scene(
+        &dir,
+        "boom",
+        "fn fixed_update(dt) { if clock().simulation_tick == 10 { throw \"boom\"; } }\n",
+    );
+    let junit = dir.join("junit.xml");
+    let out = stepframe(&[
+        "check",
+        path_str(&scene),
+        "--ticks",
+        "20",
+        "--junit",
+        path_str(&junit),
+    ]);
+    assert_eq!(code(&out), 1, "{}{}", stdout(&out), stderr(&out));
+    let s = stdout(&out);
+    let line = "error: tick 10 (frame 10) #2 FixedUpdate: ";
+    let report: Vec<&str> = s
+        .lines()
+        .skip_while(|l| !l.starts_with("first run that logged errors: "))
+        .collect();
+    assert!(
+        report
+            .first()
+            .is_some_and(|l| l.ends_with("60 Hz / accumulator")),
+        "{s}"
+    );
+    assert_eq!(report.get(1).copied(), Some("logged 1 error(s):"), "{s}");
+    assert!(
+        report
+            .get(2)
+            .is_some_and(|l| l.starts_with(&format!("  {line}"))),
+        "{s}"
+    );
+    assert_contains(&s, "18 run(s) logged errors");
+    assert!(!s.contains("do not match"), "the traces match: {s}");
+    let failures = logged_errors(&junit);
+    assert_eq!(failures.len(), 18, "{failures:?}");
+    for (case, message) in failures {
+        assert!(message.contains("#2 FixedUpdate: "), "{case}: {message}");
+        assert!(message.contains("boom"), "{case}: {message}");
+    }
+}
+
+/// A game's own behaviour whose FixedUpdate panics on every call, written
+/// as docs/embedding.md shows one.
+#[derive(Clone, Debug, stepframe_core::Inspect)]
+struct Boom {
+    /// Calls so far (it panics in the first).
+    calls: u64,
+}
+
+#[stepframe_core::behaviour]
+impl stepframe_core::Behaviour for Boom {
+    fn name(&self) -> &str {
+        "Boom"
+    }
+    fn fixed_update(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
+        self.calls += 1;
+        panic!("boom in FixedUpdate");
+    }
+}
+
+#[test]
+fn check_fails_a_game_whose_fixed_update_panics_in_every_run() {
+    // The game's binary through `App::run_from`, as a new user's would run.
+    let dir = scratch("check-game-panics");
+    let scene = dir.join("boom.ron");
+    std::fs::write(
+        &scene,
+        "(objects: [(id: 7, name: \"Bomb\", behaviours: [(name: \"Boom\")])])\n",
+    )
+    .expect("write");
+    let junit = dir.join("junit.xml");
+    let behaviours = stepframe_app::Behaviours::built_in().behaviour("Boom", |(): ()| {
+        Ok::<_, stepframe_core::scene::ParamsError>(Boom { calls: 0 })
+    });
+    let code = stepframe_app::App::new("boomgame")
+        .behaviours(behaviours)
+        .run_from([
+            "boomgame",
+            "check",
+            path_str(&scene),
+            "--ticks",
+            "20",
+            "--junit",
+            path_str(&junit),
+        ]);
+    assert_eq!(code, std::process::ExitCode::from(1));
+    let failures = logged_errors(&junit);
+    assert_eq!(failures.len(), 18, "{failures:?}");
+    for (case, message) in failures {
+        assert!(
+            message.contains("FixedUpdate of #7 `Bomb` panicked: boom in FixedUpdate"),
+            "{case}: {message}"
+        );
+    }
+}

@@ -16,6 +16,25 @@
 //! - `BusyWait(ms)`: the hook spins for that many wall-clock milliseconds, to
 //!   exercise frame budgets, the step cap and a UI that must not freeze. The wait
 //!   only costs time: it changes no simulation state, so runs stay deterministic.
+//!
+//! Four faults nothing in the process survives, for the supervisor of a
+//! headless run (and the editor's session host) to name from outside
+//! (docs/reliability.md says what the user sees for each):
+//!
+//! - `Abort`: `std::process::abort()`, no unwinding, no message;
+//! - `StackOverflow`: unbounded recursion, 512 bytes of stack a frame, until
+//!   the guard page: Rust's handler prints "thread '…' has overflowed its
+//!   stack" and aborts. Each frame's array goes through `black_box` and the
+//!   call's result is used after it returns, so the optimiser can neither
+//!   drop the frames nor turn the recursion into a loop;
+//! - `Allocate`: 16 MiB blocks, each written through (one byte a 4 KiB page,
+//!   so every page is really resident) and kept, until an allocation fails:
+//!   Rust prints "memory allocation of 16777216 bytes failed" and aborts.
+//!   Under a supervisor's memory limit that happens at the limit; without
+//!   one, at whatever the system allows (or its out-of-memory killer ends the
+//!   process first);
+//! - `Spin`: an endless loop, the hook never returns (a `BusyWait` with no
+//!   end): only a supervisor that kills the process ends it.
 
 use crate::InvalidParams;
 use serde::{Deserialize, Serialize};
@@ -60,6 +79,14 @@ pub enum Fault {
     NanVelocity,
     /// The hook busy-waits this many wall-clock milliseconds.
     BusyWait(f64),
+    /// The process aborts (`std::process::abort`).
+    Abort,
+    /// The hook recurses until its thread's stack overflows.
+    StackOverflow,
+    /// The hook allocates and touches memory until an allocation fails.
+    Allocate,
+    /// The hook never returns.
+    Spin,
 }
 
 /// Parameters of [`Faulty`].
@@ -136,6 +163,50 @@ fn fire(p: &FaultyParams, fired: &mut u64, ctx: &mut Ctx, hook: FaultHook) {
                 std::hint::spin_loop();
             }
         }
+        Fault::Abort => std::process::abort(),
+        Fault::StackOverflow => {
+            std::hint::black_box(recurse(0));
+        }
+        Fault::Allocate => allocate_until_it_fails(),
+        Fault::Spin => loop {
+            std::hint::spin_loop();
+        },
+    }
+}
+
+/// Bytes of one stack frame of [`recurse`] (its array).
+const FRAME_WORDS: usize = 64;
+
+/// Recurses until the stack overflows (module docs): a frame holds an array
+/// the optimiser must keep (`black_box`), and the sum after the call keeps
+/// the call from being a tail call. The depth test never holds at run time
+/// (`black_box` hides that), so the function is not unconditionally
+/// recursive in the compiler's eyes.
+#[inline(never)]
+fn recurse(depth: u64) -> u64 {
+    let frame = std::hint::black_box([depth; FRAME_WORDS]);
+    if std::hint::black_box(depth) == u64::MAX {
+        return frame[0];
+    }
+    recurse(depth + 1).wrapping_add(frame[(depth % FRAME_WORDS as u64) as usize])
+}
+
+/// Bytes of one block of `Allocate`.
+const BLOCK_BYTES: usize = 16 << 20;
+
+/// Allocates [`BLOCK_BYTES`] blocks, writes one byte per 4 KiB page of each
+/// (so the pages are resident, not just promised) and keeps them, until the
+/// allocator fails and Rust's allocation-error handler aborts.
+fn allocate_until_it_fails() -> ! {
+    let mut kept: Vec<Vec<u8>> = Vec::new();
+    loop {
+        // Zeroed memory can be promised without being touched (calloc):
+        // the write per page makes it resident.
+        let mut block = vec![0u8; BLOCK_BYTES];
+        for page in block.chunks_mut(4096) {
+            page[0] = 1;
+        }
+        kept.push(std::hint::black_box(block));
     }
 }
 

@@ -534,12 +534,16 @@ fn check(text: &str, path: &Path) -> Result<Outcome, String> {
                 .set_settings(capped)
                 .map_err(|e| format!("valid settings refused after capping: {e}"))?;
             // A few frames of one tick each, then a slow one that hits the cap.
-            // A Faulty behaviour may busy-wait up to 60 s by design: such a scene
-            // is loaded but not run.
+            // A Faulty behaviour may busy-wait up to 60 s by design, or end the
+            // process (abort, stack overflow, allocation, an endless loop):
+            // such a scene is loaded but not run.
             let slow = scene.all_objects().iter().any(|o| {
-                o.behaviours
-                    .iter()
-                    .any(|b| b.name == "Faulty" && b.params.contains("BusyWait"))
+                o.behaviours.iter().any(|b| {
+                    b.name == "Faulty"
+                        && ["BusyWait", "Abort", "StackOverflow", "Allocate", "Spin"]
+                            .iter()
+                            .any(|f| b.params.contains(f))
+                })
             });
             if !slow {
                 let trace = Arc::new(Mutex::new(TraceWriter::new(Vec::<u8>::new())));

@@ -5,14 +5,14 @@
 //! in Rust (`script_vs_rust`, in `script_vs_rust.rs`).
 
 use std::hint::black_box;
-use std::path::Path;
 
 use super::alloc_count::count_allocations;
 use stepframe_core::{
-    Behaviour, Ctx, NoPhysics, ObjectDesc, ObjectId, Pipeline, Pose, Priority, TimeSettings, World,
+    Behaviour, Ctx, HookBeacon, NoPhysics, ObjectDesc, ObjectId, Pipeline, Pose, Priority,
+    TimeSettings, World,
 };
 
-use super::{Figure, alternate, counting_allocator, time};
+use super::{Figure, Scenes, alternate, counting_allocator, time};
 
 /// Behaviours in the dispatch, allocation and snapshot figures.
 pub(super) const CALLBACKS: usize = 10_000;
@@ -71,9 +71,16 @@ pub(super) fn integrator_world(callbacks: usize) -> World {
 /// ticks (at least 10): the same ticks as five rounds of `ticks`, in rounds
 /// short enough that some of them miss the neighbours on this shared VM
 /// (the reasoning of `physics::race`).
-pub(super) fn dispatch_and_bare_ns(callbacks: usize, ticks: usize) -> (f64, f64) {
+/// With `beacon`, the pipeline announces its calls on it (a supervised
+/// bench: the marker's cost is in the figure).
+pub(super) fn dispatch_and_bare_ns(
+    callbacks: usize,
+    ticks: usize,
+    beacon: Option<&HookBeacon>,
+) -> (f64, f64) {
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(callbacks), Box::new(NoPhysics), 1);
+    crate::player::supervise::watch_session(&mut p, beacon, None);
     p.step_frame(1.0 / 60.0);
     let mut bare: Vec<Box<dyn FnMut(f32)>> = (0..callbacks)
         .map(|i| {
@@ -106,9 +113,9 @@ pub(super) fn dispatch_and_bare_ns(callbacks: usize, ticks: usize) -> (f64, f64)
     (ours / calls, theirs / calls)
 }
 
-pub(super) fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn dispatch_vs_bare_loop(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let ticks = ((400.0 * scale) as usize).max(40);
-    let (ours, theirs) = dispatch_and_bare_ns(CALLBACKS, ticks);
+    let (ours, theirs) = dispatch_and_bare_ns(CALLBACKS, ticks, scenes.beacon.as_ref());
     Ok(vec![
         Figure::ratio(
             "dispatch_vs_bare_loop",
@@ -123,11 +130,12 @@ pub(super) fn dispatch_vs_bare_loop(scale: f64, _: &Path) -> anyhow::Result<Vec<
     ])
 }
 
-pub(super) fn allocations_per_tick(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn allocations_per_tick(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     counting_allocator()?;
     let frames = ((2000.0 * scale) as usize).max(200);
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
+    scenes.watch(&mut p, None);
     let dts = [1.0 / 60.0, 2.0 / 60.0, 0.5 / 60.0];
     for i in 0..100 {
         p.step_frame(dts[i % 3]);

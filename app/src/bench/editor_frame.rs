@@ -12,12 +12,11 @@
 //! other core does not count; the frame's CPU is split between `run_ui`
 //! (our panels and egui's layout) and tessellation.
 
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::editor::{EditorApp, EditorConfig};
 
-use super::Figure;
+use super::{Figure, Scenes};
 
 /// CPU seconds this thread has run (Linux schedstat: its first field, ns).
 fn thread_cpu() -> Option<f64> {
@@ -26,8 +25,8 @@ fn thread_cpu() -> Option<f64> {
     Some(ns as f64 / 1e9)
 }
 
-pub(super) fn editor_frame(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
-    let scene = dir.join("stress.ron");
+pub(super) fn editor_frame(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
+    let scene = scenes.join("stress.ron");
     let ctx = egui::Context::default();
     let cc = eframe::CreationContext::_new_kittest(ctx.clone());
     let mut frame = eframe::Frame::_new_kittest();

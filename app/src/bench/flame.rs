@@ -10,18 +10,17 @@
 //! end, its end) and a buffer write per zone to the ~30 µs the 10,000
 //! callbacks take, so the target is a ratio of at most 1.03.
 
-use std::path::Path;
-
 use stepframe_core::flame::ZoneDetail;
 use stepframe_core::{NoPhysics, Pipeline, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};
-use super::{Figure, time};
+use super::{Figure, Scenes, time};
 
-pub(super) fn flame_overhead(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn flame_overhead(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let round = ((100.0 * scale) as usize).max(10);
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
+    scenes.watch(&mut p, None);
     p.step_frame(1.0 / 60.0);
     let mut run = |detail: ZoneDetail| {
         p.set_zone_detail(detail);

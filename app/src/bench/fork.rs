@@ -11,15 +11,18 @@ use std::path::Path;
 use crate::editor::protocol::{BranchCommand, Command, DisplayRate, Run, SceneCommand};
 use crate::editor::worker::{self, Worker};
 
-use super::{Figure, alternate, time};
+use super::{Figure, Scenes, alternate, time};
 
 const DT: f64 = 1.0 / 60.0;
 
 /// Seconds per frame of `frames` worker frames on `scene`, forked or not.
-fn worker_run(scene: &Path, frames: u64, fork: bool) -> f64 {
+fn worker_run(scene: &Path, frames: u64, fork: bool, scenes: &Scenes) -> f64 {
     let (ui, end) = worker::channels();
     let registries = crate::Behaviours::built_in().registries();
     let mut w = Worker::new(end, DisplayRate::Hz(60), registries);
+    if let Some(b) = &scenes.beacon {
+        w.set_hook_beacon(b.clone());
+    }
     let drain = |ui: &worker::FrontEnd| {
         let _ = ui.take();
     };
@@ -30,6 +33,10 @@ fn worker_run(scene: &Path, frames: u64, fork: bool) -> f64 {
     for _ in 0..60 {
         w.pump(DT);
         drain(&ui);
+    }
+    if let Some(b) = &scenes.beacon {
+        // The worker's load cleared the session's name.
+        b.announce_session(&scene.to_string_lossy());
     }
     if fork {
         ui.send(Command::Run(Run::Pause));
@@ -46,13 +53,13 @@ fn worker_run(scene: &Path, frames: u64, fork: bool) -> f64 {
 }
 
 /// The `fork_overhead` figure.
-pub(super) fn fork_overhead(scale: f64, scenes: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn fork_overhead(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let demo = scenes.join("demo.ron");
     let frames = ((600.0 * scale) as u64).max(30);
     let (forked, plain) = alternate(
         3,
-        || worker_run(&demo, frames, true),
-        || worker_run(&demo, frames, false),
+        || worker_run(&demo, frames, true, scenes),
+        || worker_run(&demo, frames, false, scenes),
     );
     Ok(vec![
         Figure::ratio(

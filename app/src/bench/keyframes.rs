@@ -16,14 +16,15 @@ use std::time::Instant;
 use stepframe_core::history::ANCHOR_EVERY;
 use stepframe_core::{History, Session};
 
-use super::Figure;
 use super::physics::awake_pipeline;
+use super::{Figure, Scenes};
 
 /// Balls in the big world.
 const BALLS: usize = 10_000;
 
-pub(super) fn keyframes_10k(scale: f64, _: &std::path::Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn keyframes_10k(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let mut p = awake_pipeline(BALLS);
+    scenes.watch(&mut p, None);
     // Let the balls land first: a pile's contacts are what a long session
     // keeps (the fall's first ticks have none).
     for _ in 0..((240.0 * scale) as usize).max(30) {

@@ -11,6 +11,12 @@
 //! bench -- bench` (about 45 s on 2 cores). Without it those figures say so
 //! and fail rather than report zero.
 //!
+//! The figures run in a supervised child, as every headless run does
+//! ([`crate::player::supervise`]): their pipelines mark each hook call in the
+//! fault marker ([`Scenes`]), so a bundled scene whose hook never returns is
+//! stopped and named, and the figures include what the marking costs.
+//! `--in-process` measures them without it: the same binary, marker off.
+//!
 //! | module | what |
 //! |---|---|
 //! | this one | [`BenchArgs`], [`run`]: the list of figures, the timing helpers they share |
@@ -35,7 +41,7 @@ use std::time::Instant;
 
 use serde_json::json;
 use stepframe_core::scene::Scene;
-use stepframe_core::{Pipeline, TimeSettings};
+use stepframe_core::{HookBeacon, Pipeline, TimeSettings};
 
 mod alloc_count;
 mod check_jobs;
@@ -72,20 +78,84 @@ pub struct BenchArgs {
     /// line per size, with whether the row grows linearly.
     #[arg(long)]
     pub scaling: bool,
+    /// The supervisor's limits, or none (`--in-process`: the figures are
+    /// then measured without the fault marker, which is how its cost is
+    /// read: the same binary with the marker on and off).
+    #[command(flatten)]
+    pub isolation: crate::player::Isolation,
+}
+
+/// Where the figures find the bundled scenes, and the hook beacon of a
+/// supervised bench (`crate::player::supervise`): every pipeline a figure
+/// builds announces its hook calls on it, so a scene whose hook never
+/// returns is named and stopped, and the figures measure the runtime as a
+/// supervised headless run has it.
+#[derive(Clone, Debug, Default)]
+pub struct Scenes {
+    /// The directory (`--scenes`).
+    dir: PathBuf,
+    /// The beacon, in a supervised child; `None` with `--in-process`.
+    beacon: Option<HookBeacon>,
+}
+
+impl Scenes {
+    /// The bundled scene `name`'s path.
+    fn join(&self, name: &str) -> PathBuf {
+        self.dir.join(name)
+    }
+
+    /// Installs the beacon (if any) in `p`, which runs `scene` (a file) or
+    /// a world built in code (`None`).
+    fn watch(&self, p: &mut Pipeline, scene: Option<&Path>) {
+        crate::player::supervise::watch_session(p, self.beacon.as_ref(), scene);
+    }
+
+    /// A pipeline with the bundled scene `name` loaded and watched.
+    fn load(&self, name: &str) -> anyhow::Result<Pipeline> {
+        let path = self.join(name);
+        let registry = crate::player::registry(&path);
+        let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut p = Pipeline::new(TimeSettings::default());
+        p.load_scene(&scene, &registry)
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        self.watch(&mut p, Some(&path));
+        Ok(p)
+    }
 }
 
 /// The counting allocator the `stepframe` binary installs (see
 /// `allocations_per_tick`).
 pub use alloc_count::CountingAllocator;
 
-/// Runs every figure; exit 0 when every target is met.
-pub fn run(args: BenchArgs) -> ExitCode {
+/// Runs every figure; exit 0 when every target is met. In a supervised
+/// child of this executable unless `launch` says this is that child, or
+/// `--in-process` ([`crate::player::supervise`]).
+pub fn run(
+    args: BenchArgs,
+    behaviours: &crate::Behaviours,
+    launch: &crate::player::Launch,
+) -> ExitCode {
+    let beacon = match launch.resolve(&args.isolation) {
+        crate::player::Launch::Supervise(line) => {
+            return crate::player::supervise::run_supervised(
+                "bench",
+                &line,
+                &args.isolation,
+                behaviours,
+            );
+        }
+        crate::player::Launch::Here(beacon) => beacon,
+    };
+    let scenes = Scenes {
+        dir: args.scenes.clone(),
+        beacon,
+    };
     let scale = if args.quick { 0.1 } else { 1.0 };
     if args.scaling {
         return scaling::run(scale);
     }
     let mut all_pass = true;
-    type FigureFn = fn(f64, &Path) -> anyhow::Result<Vec<Figure>>;
+    type FigureFn = fn(f64, &Scenes) -> anyhow::Result<Vec<Figure>>;
     // The dispatch figure runs first, on a heap no figure has used yet: it
     // boxes its behaviours and then the bare loop's closures back to back,
     // and after another figure the first set fills that figure's freed holes
@@ -134,7 +204,7 @@ pub fn run(args: BenchArgs) -> ExitCode {
         {
             continue;
         }
-        match f(scale, &args.scenes) {
+        match f(scale, &scenes) {
             Ok(figs) => {
                 for fig in figs {
                     all_pass &= fig.print();
@@ -179,15 +249,4 @@ fn counting_allocator() -> anyhow::Result<()> {
             "allocation figures need the counting allocator: cargo run --release --features bench -- bench"
         )
     }
-}
-
-/// A pipeline with the bundled scene `name` of `dir` loaded.
-fn load(dir: &Path, name: &str) -> anyhow::Result<Pipeline> {
-    let path = dir.join(name);
-    let registry = crate::player::registry(&path);
-    let scene = Scene::load(&path, &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
-    let mut p = Pipeline::new(TimeSettings::default());
-    p.load_scene(&scene, &registry)
-        .map_err(|e| anyhow::anyhow!("{e}"))?;
-    Ok(p)
 }

@@ -5,7 +5,6 @@
 //! stepping the same world through the same states.
 
 use std::hint::black_box;
-use std::path::Path;
 
 use rapier2d::prelude as rp;
 use stepframe_core::scene::Scene;
@@ -14,7 +13,7 @@ use stepframe_core::{
     Telemetry, TickObserver, TickRecord, TimeSettings, Vec2, World,
 };
 
-use super::{Figure, alternate, time};
+use super::{Figure, Scenes, alternate, time};
 
 const BALLS: usize = 1000;
 
@@ -184,13 +183,18 @@ const RACE_ROUNDS: usize = 24;
 /// Pipeline and bare-rapier ms per tick on `balls` awake balls, each the
 /// fastest of [`RACE_ROUNDS`] alternating rounds of `ticks / 6` ticks ([`race`]).
 pub(super) fn pipeline_and_raw_ms(balls: usize, ticks: usize) -> (f64, f64) {
-    let (_, _, ours, theirs) = race_awake(balls, ticks);
+    let (_, _, ours, theirs) = race_awake(balls, ticks, &Scenes::default());
     (ours, theirs)
 }
 
-/// [`pipeline_and_raw_ms`], and both worlds as the race left them.
-fn race_awake(balls: usize, ticks: usize) -> (Pipeline, rp::PhysicsWorld, f64, f64) {
-    race_awake_with(balls, ticks, true)
+/// [`pipeline_and_raw_ms`], and both worlds as the race left them; the
+/// pipeline watched as `scenes` says (the fault marker of a supervised bench).
+fn race_awake(
+    balls: usize,
+    ticks: usize,
+    scenes: &Scenes,
+) -> (Pipeline, rp::PhysicsWorld, f64, f64) {
+    race_awake_with(balls, ticks, true, scenes)
 }
 
 /// [`race_awake`], traced (a hashing tick observer) or not.
@@ -198,8 +202,10 @@ fn race_awake_with(
     balls: usize,
     ticks: usize,
     traced: bool,
+    scenes: &Scenes,
 ) -> (Pipeline, rp::PhysicsWorld, f64, f64) {
     let mut p = awake_pipeline(balls);
+    scenes.watch(&mut p, None);
     let mut raw = raw_rapier(balls);
     let (ours, theirs) = race_with(
         &mut p,
@@ -216,9 +222,9 @@ fn race_round(ticks: usize) -> usize {
     (ticks / 6).max(5)
 }
 
-pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn pipeline_vs_raw_rapier(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let ticks = ((300.0 * scale) as usize).max(30);
-    let (p, mut raw, ours, theirs) = race_awake(BALLS, ticks);
+    let (p, mut raw, ours, theirs) = race_awake(BALLS, ticks, scenes);
     let round = race_round(ticks);
     // What the trace fixes, with the race's estimator so it compares with
     // the bare tick: the tick's state hash (on the world the
@@ -252,7 +258,7 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
     let floor = fixed_ms / theirs;
     // The same race on a fresh pair of worlds with no tick observer, so no
     // hash: what stepframe adds to rapier's step when nothing is traced.
-    let (_, _, untraced, untraced_raw) = race_awake_with(BALLS, ticks, false);
+    let (_, _, untraced, untraced_raw) = race_awake_with(BALLS, ticks, false, scenes);
     Ok(vec![
         Figure::ratio(
             "pipeline_untraced_vs_raw_rapier",
@@ -310,15 +316,18 @@ pub(super) fn pipeline_vs_raw_rapier(scale: f64, _: &Path) -> anyhow::Result<Vec
 /// world: what the pipeline adds per tick on top of rapier's soft-body solver
 /// (reconcile, copying every particle out, the centroid pose and its best-fit
 /// rotation, hashing every particle, contact counting).
-pub(super) fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn soft_pipeline_vs_raw_rapier(
+    scale: f64,
+    scenes: &Scenes,
+) -> anyhow::Result<Vec<Figure>> {
     let ticks = ((300.0 * scale) as usize).max(30);
     let dt = 1.0 / 60.0;
     // Without the scene's behaviours (the jelly's squash.rhai reads its
     // particles every tick): the figure is what the pipeline adds, not what
     // a script costs.
-    let registry = crate::player::registry(&dir.join("soft.ron"));
+    let registry = crate::player::registry(&scenes.join("soft.ron"));
     let mut scene =
-        Scene::load(&dir.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
+        Scene::load(&scenes.join("soft.ron"), &registry).map_err(|e| anyhow::anyhow!("{e}"))?;
     fn strip(objects: &mut [stepframe_core::SceneObject]) {
         for o in objects {
             o.behaviours.clear();
@@ -329,6 +338,8 @@ pub(super) fn soft_pipeline_vs_raw_rapier(scale: f64, dir: &Path) -> anyhow::Res
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_scene(&scene, &registry)
         .map_err(|e| anyhow::anyhow!("{e}"))?;
+    // Its behaviours stripped: nothing of the file's runs, nothing to name.
+    scenes.watch(&mut p, None);
     // The same world for the bare loop: a stage that has taken in the
     // scene's bodies, its rapier world copied out.
     let mut world = scene

@@ -4,16 +4,14 @@
 //! span is the longest the live run can be held up by a fill, and the whole
 //! is how much CPU a lane added after ten minutes of play costs.
 
-use std::path::Path;
-
 use stepframe_core::{History, Pipeline, Session};
 use stepframe_plugins::watch::plot_history;
 
-use super::{Figure, load, time};
+use super::{Figure, Scenes, time};
 
-pub(super) fn plot_fill(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn plot_fill(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let frames = ((36_000.0 * scale) as u64).max(600);
-    let mut history = Session::new(load(dir, "demo.ron")?, History::default());
+    let mut history = Session::new(scenes.load("demo.ron")?, History::default());
     for _ in 0..frames {
         history.step_frame(1.0 / 60.0, &[]);
     }

@@ -3,13 +3,11 @@
 //! resident memory it really grows by set against its own estimate, and the
 //! worst rewind on demo.ron and stress.ron.
 
-use std::path::Path;
-
 use stepframe_core::history::DEFAULT_BUDGET_BYTES;
 use stepframe_core::{History, NoPhysics, Pipeline, Session, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};
-use super::{Figure, load, time};
+use super::{Figure, Scenes, time};
 
 /// Resident memory of this process, bytes (Linux `/proc/self/statm`).
 pub(super) fn rss_bytes() -> Option<u64> {
@@ -118,11 +116,11 @@ fn rewind_figure(name: &'static str, scene: &str, r: &Run, bound: f64) -> Figure
     .at_most(bound)
 }
 
-pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn rewind_and_history(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let mut out = Vec::new();
 
     let frames = ((36_000.0 * scale) as u64).max(600);
-    let demo = run(load(dir, "demo.ron")?, frames);
+    let demo = run(scenes.load("demo.ron")?, frames);
     out.push(rewind_figure("rewind_ms", "demo.ron", &demo, 100.0));
     out.push(mib_figure("history_mib", "demo.ron", &demo));
     out.push(
@@ -136,7 +134,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     );
 
     let frames = ((18_000.0 * scale) as u64).max(600);
-    let stress = run(load(dir, "stress.ron")?, frames);
+    let stress = run(scenes.load("stress.ron")?, frames);
     out.push(rewind_figure(
         "rewind_ms_stress",
         "stress.ron",
@@ -148,6 +146,7 @@ pub(super) fn rewind_and_history(scale: f64, dir: &Path) -> anyhow::Result<Vec<F
     let frames = ((36_000.0 * scale) as u64).max(600);
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
+    scenes.watch(&mut p, None);
     let behaviours = run(p, frames);
     out.push(mib_figure(
         "history_mib_10k_behaviours",

@@ -78,7 +78,7 @@ fn dispatch_rows(scale: f64) {
     let mut first = None;
     for callbacks in [1_000, 10_000, 100_000] {
         let ticks = ((4_000_000.0 * scale / callbacks as f64) as usize).clamp(10, 4_000);
-        let (ours, bare) = dispatch_and_bare_ns(callbacks, ticks);
+        let (ours, bare) = dispatch_and_bare_ns(callbacks, ticks, None);
         let first_unit = *first.get_or_insert(ours);
         row(
             "dispatch_ns_per_callback",

@@ -10,17 +10,17 @@
 //! timed unit test on a shared machine).
 
 use std::hint::black_box;
-use std::path::Path;
 
 use super::alloc_count::count_allocated_bytes;
 use stepframe_core::{NoPhysics, Pipeline, Scene, Telemetry, TimeSettings};
 
 use super::dispatch::{CALLBACKS, integrator_world};
-use super::{Figure, counting_allocator, load, time};
+use super::{Figure, Scenes, counting_allocator, time};
 
-pub(super) fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn telemetry_record(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let n = ((1_000_000.0 * scale) as usize).max(10_000);
     let mut p = Pipeline::new(TimeSettings::default());
+    scenes.watch(&mut p, None);
     let report = p.step_frame(1.0 / 60.0);
     let clock = *p.clock();
     let mut t = Telemetry::with_capacity(216_000);
@@ -40,8 +40,8 @@ pub(super) fn telemetry_record(scale: f64, _: &Path) -> anyhow::Result<Vec<Figur
     ])
 }
 
-pub(super) fn stress_load(_: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
-    let path = dir.join("stress.ron");
+pub(super) fn stress_load(_: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
+    let path = scenes.join("stress.ron");
     let registry = crate::player::registry(&path);
     // The fastest of five: the first one also warms the file cache.
     let mut best = f64::INFINITY;
@@ -66,7 +66,7 @@ pub(super) fn stress_load(_: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     ])
 }
 
-pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn headless_realtime_factor(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let mut out = Vec::new();
     for (name, ceiling, share, scene) in [
         (
@@ -91,7 +91,7 @@ pub(super) fn headless_realtime_factor(scale: f64, dir: &Path) -> anyhow::Result
         let (mut wall, mut stepping) = (f64::MAX, f64::MAX);
         let mut objects = 0;
         for _ in 0..3 {
-            let mut p = load(dir, scene)?;
+            let mut p = scenes.load(scene)?;
             let mut telemetry = Telemetry::default();
             // The stage's own timing of each tick's step (rapier's step and
             // the stage's event collection around it), read per frame.
@@ -166,7 +166,7 @@ fn snapshot_bytes(name: &str, p: &Pipeline) -> Figure {
     .at_most(1.25)
 }
 
-pub(super) fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn snapshots(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>> {
     counting_allocator()?;
     let mut out = Vec::new();
     for (name, fig_s, fig_r) in [
@@ -174,7 +174,7 @@ pub(super) fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
         ("stress.ron", "snapshot_us_stress", "restore_us_stress"),
         ("soft.ron", "snapshot_us_soft", "restore_us_soft"),
     ] {
-        let mut p = load(dir, name)?;
+        let mut p = scenes.load(name)?;
         for _ in 0..((120.0 * scale) as usize).max(10) {
             p.step_frame(1.0 / 60.0);
         }
@@ -201,12 +201,13 @@ pub(super) fn snapshots(scale: f64, dir: &Path) -> anyhow::Result<Vec<Figure>> {
     }
     let mut p = Pipeline::new(TimeSettings::default());
     p.load_session(integrator_world(CALLBACKS), Box::new(NoPhysics), 1);
+    scenes.watch(&mut p, None);
     p.step_frame(1.0 / 60.0);
     out.push(snapshot_bytes("10,000 behaviours", &p));
     Ok(out)
 }
 
-pub(super) fn timeline_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn timeline_ui(scale: f64, _: &Scenes) -> anyhow::Result<Vec<Figure>> {
     use crate::editor::timeline::{bench_timeline_ms, bench_timeline_ms_with};
     let frames = ((216_000.0 * scale) as usize).max(21_600);
     // 53 minutes into the hour: the ring is not full yet and the view grows.
@@ -244,7 +245,7 @@ pub(super) fn timeline_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
 
 /// The hierarchy's UI CPU per frame at 10,000 objects (target: at most
 /// 1 ms), the whole tree and a filter matching about a third of them.
-pub(super) fn hierarchy_ui(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn hierarchy_ui(scale: f64, _: &Scenes) -> anyhow::Result<Vec<Figure>> {
     use crate::editor::panels::hierarchy::bench::bench_hierarchy_ms;
     const OBJECTS: usize = 10_000;
     let frames = ((600.0 * scale) as usize).max(60);

@@ -21,10 +21,9 @@ use stepframe_core::{
     Shape, TimeSettings, Vec2, World,
 };
 
-use std::path::Path;
-
 use stepframe_plugins::script::{Script, ScriptError, ScriptHost, ScriptValue};
 
+use super::Scenes;
 use super::figure::Figure;
 
 /// The patrol script the bench runs (the asset itself, built in).
@@ -188,7 +187,7 @@ fn bench_script_vs_rust(objects: usize, ticks: u64) -> Result<ScriptVsRust, Scri
 }
 
 /// The `script_vs_rust` figures.
-pub(super) fn script_vs_rust(scale: f64, _: &Path) -> anyhow::Result<Vec<Figure>> {
+pub(super) fn script_vs_rust(scale: f64, _: &Scenes) -> anyhow::Result<Vec<Figure>> {
     let ticks = ((600.0 * scale) as u64).max(60);
     let r = bench_script_vs_rust(100, ticks).map_err(|e| anyhow::anyhow!("{e}"))?;
     let mut figures = vec![

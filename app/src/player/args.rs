@@ -82,6 +82,9 @@ pub struct PlayArgs {
     /// behaviours). Errors are always in the summary.
     #[arg(long, value_enum, default_value = "warn")]
     pub log: LogThreshold,
+    /// The supervisor's limits, or none (`--in-process`).
+    #[command(flatten)]
+    pub isolation: super::Isolation,
 }
 
 /// The lowest level of log line `play` prints as it runs.

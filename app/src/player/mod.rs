@@ -63,6 +63,10 @@
 //! 2: bad arguments, a run that could never end (the message says why), or a
 //! scene, recording or pacing file that does not load (the message gives
 //! file, line and column).
+//! 3: a hook did not return within `--stuck-hook-limit`, and 4: the run
+//! died (an abort, a stack overflow, an allocation past `--memory-limit-mib`,
+//! another signal): the supervisor stopped it or saw it die, and named the
+//! object, behaviour, hook and tick ([`supervise`]).
 //!
 //! # Where things are
 //!
@@ -72,10 +76,12 @@
 //! | `args` | [`PlayArgs`], [`LogThreshold`], [`settings_with_overrides`]: the command line |
 //! | `run` | [`RunPlan`], [`RunLength`], [`run_plan`]: driving a prepared pipeline through a run, the sync test and the no-progress guard (also `stepframe check`'s loop) |
 //! | `summary` | [`RunSummary`], [`RunFailure`]: what a run did or why it stopped, and the summary `play` prints |
+//! | [`supervise`] | [`Launch`], [`Isolation`]: a headless run in a supervised child, its options, and the line that names a fault (`play`, `check`, `soak`, `bench`) |
 
 mod args;
 mod run;
 mod summary;
+pub mod supervise;
 
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -92,8 +98,10 @@ use stepframe_core::{
 pub use args::{LogThreshold, PlayArgs, settings_with_overrides};
 pub use run::{MAX_FRAMES_WITHOUT_PROGRESS, MAX_RESUMES_PER_FRAME, RunLength, RunPlan, run_plan};
 pub use stepframe_core::pacing::{FramePacer, Pacing, Stall};
+pub(crate) use summary::fault_injectors;
+use summary::print_summary;
 pub use summary::{RunFailure, RunSummary};
-use summary::{fault_injectors, print_summary};
+pub use supervise::{EXIT_DIED, EXIT_STUCK, Isolation, Launch};
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|p| p.into_inner())
@@ -130,9 +138,17 @@ pub fn registry(scene: &Path) -> Registry {
 }
 
 /// Runs the player on a scene whose behaviours come from `behaviours`:
-/// exit 0 on success, 1 on a runtime failure, 2 on bad input.
-pub fn run(args: PlayArgs, behaviours: &Behaviours) -> ExitCode {
-    match play(&args, behaviours) {
+/// exit 0 on success, 1 on a runtime failure, 2 on bad input, 3 or 4 when
+/// its supervisor stopped it or it died ([`supervise`]). `launch` says
+/// whether this process supervises a child that plays, or plays.
+pub fn run(args: PlayArgs, behaviours: &Behaviours, launch: &Launch) -> ExitCode {
+    let beacon = match launch.resolve(&args.isolation) {
+        Launch::Supervise(line) => {
+            return supervise::run_supervised("play", &line, &args.isolation, behaviours);
+        }
+        Launch::Here(beacon) => beacon,
+    };
+    match play(&args, behaviours, beacon.as_ref()) {
         Ok(()) => ExitCode::SUCCESS,
         Err(exit) => {
             eprintln!("stepframe play: {}", exit.message);
@@ -147,7 +163,11 @@ fn create_output(path: &Path) -> Result<BufWriter<File>, Exit> {
         .map_err(|e| failed(format!("cannot create {}: {e}", path.display())))
 }
 
-fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
+fn play(
+    args: &PlayArgs,
+    behaviours: &Behaviours,
+    beacon: Option<&stepframe_core::HookBeacon>,
+) -> Result<(), Exit> {
     let registry = if args.realtime {
         behaviours.registry_for_live_scene(&args.scene)
     } else {
@@ -210,6 +230,7 @@ fn play(args: &PlayArgs, behaviours: &Behaviours) -> Result<(), Exit> {
     pipeline
         .load_scene(&scene, &registry)
         .map_err(|e| bad(e.to_string()))?;
+    supervise::watch_session(&mut pipeline, beacon, Some(&args.scene));
     if let Some(r) = recording {
         // A session recording's edits are made once, with the scene's
         // registry, and applied at the start of their ticks.

@@ -140,7 +140,7 @@ impl From<SyncFailure> for RunFailure {
 
 /// Objects of the scene that carry a `Faulty` behaviour: their errors are
 /// injected on purpose (see the module docs, exit codes).
-pub(super) fn fault_injectors(scene: &Scene) -> BTreeSet<ObjectId> {
+pub(crate) fn fault_injectors(scene: &Scene) -> BTreeSet<ObjectId> {
     scene
         .all_objects()
         .into_iter()

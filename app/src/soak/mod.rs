@@ -70,7 +70,10 @@
 //!
 //! Exit codes: 0 flat, 1 growth beyond the bound (or warm-up never reached, or
 //! panics missing, or no progress), 2 bad arguments, a scene that does not
-//! load, or one that can never reach `--ticks`.
+//! load, or one that can never reach `--ticks`, 3 a hook stuck past
+//! `--stuck-hook-limit`, 4 an abort, a stack overflow or an allocation
+//! failure: the soak runs in a supervised child, as `play` does
+//! ([`crate::player::supervise`]), so both are named.
 //!
 //! ```text
 //! stepframe soak assets/scenes/demo.ron --ticks 1000000
@@ -152,6 +155,9 @@ pub struct SoakArgs {
     /// With `--generate-panics`: the tick of the first panic.
     #[arg(long, default_value_t = 1)]
     pub panic_from: u64,
+    /// The supervisor's limits, or none (`--in-process`).
+    #[command(flatten)]
+    pub isolation: crate::player::Isolation,
 }
 
 /// The figures of a soak, printed as the last line (`summary {json}`).
@@ -213,10 +219,27 @@ fn bad(message: impl Into<String>) -> Failure {
 }
 
 /// Runs `stepframe soak` (see the module docs) on a scene whose behaviours
-/// come from `behaviours`.
-pub fn run(args: SoakArgs, behaviours: &crate::Behaviours) -> ExitCode {
+/// come from `behaviours`: in a supervised child of this executable unless
+/// `launch` says this is that child, or `--in-process`
+/// ([`crate::player::supervise`]).
+pub fn run(
+    args: SoakArgs,
+    behaviours: &crate::Behaviours,
+    launch: &crate::player::Launch,
+) -> ExitCode {
+    let beacon = match launch.resolve(&args.isolation) {
+        crate::player::Launch::Supervise(line) => {
+            return crate::player::supervise::run_supervised(
+                "soak",
+                &line,
+                &args.isolation,
+                behaviours,
+            );
+        }
+        crate::player::Launch::Here(beacon) => beacon,
+    };
     let panics_seen = install_quiet_panic_hook();
-    match soak(&args, &panics_seen, behaviours) {
+    match soak(&args, &panics_seen, behaviours, beacon.as_ref()) {
         Ok(summary) => {
             let verdict = verdict(&args, &summary);
             let line = serde_json::to_string(&summary).unwrap_or_default();
@@ -271,6 +294,7 @@ fn soak(
     args: &SoakArgs,
     panics_seen: &AtomicU64,
     behaviours: &crate::Behaviours,
+    beacon: Option<&stepframe_core::HookBeacon>,
 ) -> Result<SoakSummary, Failure> {
     if resident_kib().is_none() {
         return Err(bad(
@@ -320,9 +344,9 @@ fn soak(
         if args.worker { "worker" } else { "history" }
     );
     if args.worker {
-        modes::soak_worker(args, fixed_hz, &mut summary)?;
+        modes::soak_worker(args, fixed_hz, beacon, &mut summary)?;
     } else {
-        modes::soak_history(args, &scene, &registry, &mut summary)?;
+        modes::soak_history(args, &scene, &registry, beacon, &mut summary)?;
     }
     let seen = panics_seen.load(Ordering::Relaxed);
     if seen > PRINTED_PANICS {

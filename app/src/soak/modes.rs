@@ -11,7 +11,8 @@ use std::sync::{Arc, Mutex};
 use stepframe_core::history::{DEFAULT_KEYFRAME_EVERY, DEFAULT_RETENTION_FRAMES};
 use stepframe_core::telemetry::DEFAULT_CAPACITY;
 use stepframe_core::{
-    History, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Session, Telemetry, finish_frame,
+    History, HookBeacon, LogEntry, LogLevel, Pipeline, PoseHistory, Scene, Session, Telemetry,
+    finish_frame,
 };
 
 use super::meter::{Meter, ring_walked_after, telemetry_walked};
@@ -98,6 +99,7 @@ pub(super) fn soak_history(
     args: &SoakArgs,
     scene: &Scene,
     registry: &stepframe_core::Registry,
+    beacon: Option<&HookBeacon>,
     summary: &mut SoakSummary,
 ) -> Result<(), Failure> {
     summary.mode = "history".into();
@@ -105,6 +107,7 @@ pub(super) fn soak_history(
     pipeline
         .load_scene(scene, registry)
         .map_err(|e| bad(e.to_string()))?;
+    crate::player::supervise::watch_session(&mut pipeline, beacon, Some(&args.scene));
     let dt = 1.0 / f64::from(scene.settings.time.fixed_hz);
     let mut telemetry = Telemetry::with_capacity(args.telemetry_frames.unwrap_or(DEFAULT_CAPACITY));
     let max_keyframes = (args.retention_frames.max(args.keyframe_every.max(1))
@@ -196,12 +199,16 @@ pub(super) fn soak_history(
 pub(super) fn soak_worker(
     args: &SoakArgs,
     fixed_hz: u32,
+    beacon: Option<&HookBeacon>,
     summary: &mut SoakSummary,
 ) -> Result<(), Failure> {
     summary.mode = "worker".into();
     let (ui, end) = worker::channels();
     let registries = crate::Behaviours::built_in().registries();
     let mut w = Worker::new(end, DisplayRate::Hz(fixed_hz), registries);
+    if let Some(b) = beacon {
+        w.set_hook_beacon(b.clone());
+    }
     let dt = 1.0 / f64::from(fixed_hz);
     let send = |c: Command| {
         ui.commands
@@ -243,7 +250,14 @@ pub(super) fn soak_worker(
                         log.push(line);
                     }
                 }
-                Event::Loaded { .. } => loaded = true,
+                Event::Loaded { .. } => {
+                    loaded = true;
+                    // The worker's load cleared the session's name: the
+                    // supervisor names a fault's objects from this scene.
+                    if let Some(b) = beacon {
+                        b.announce_session(&args.scene.to_string_lossy());
+                    }
+                }
                 Event::Error(error) if !loaded => {
                     return Err(bad(crate::editor::words::error(&error)));
                 }

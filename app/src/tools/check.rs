@@ -24,9 +24,21 @@
 //! test case ([`super::junit`]). On a terminal, stderr shows a progress line;
 //! piped or in CI, nothing is drawn.
 //!
-//! Exit 0 when every run matches its reference, 1 when one does not (or could
-//! not run, or the JUnit file could not be written), 2 for bad arguments or a
-//! scene or recording that does not load.
+//! **Errors fail a run.** A run that logged an error (a hook panic, a script
+//! error, a rejected write) fails, with its lines in the report and its JUnit
+//! case a failure: a game whose FixedUpdate panics in every run is not
+//! "frame-rate independent" because every run panics alike. Errors of objects
+//! that carry a `Faulty` behaviour are injected on purpose and fail nothing,
+//! the rule of `stepframe play` ([`super::verdict`]).
+//!
+//! **Each run in a process of its own** ([`super::isolated`]), so one run that
+//! aborts, overflows its stack, runs out of memory or sticks in a hook fails
+//! alone, named, and the others report; `--in-process` runs them on threads.
+//!
+//! Exit 0 when every run matches its reference and logged no error, 1 when
+//! one does not (or logged one, or could not run, or the JUnit file could not
+//! be written), 2 for bad arguments or a scene or recording that does not
+//! load.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -36,12 +48,12 @@ use std::time::Instant;
 
 use stepframe_core::{Recording, Registry, Scene};
 
-use super::junit;
 use super::matrix::{CaseRun, CheckCase, MatrixRun, Shard, check_matrix, run_case};
-use super::report::Sides;
 use super::trace_diff::{DiffOptions, Divergence, TraceDiff, diff_traces, diff_traces_with};
+use super::{isolated, junit, verdict};
 use crate::Behaviours;
 use crate::compare::tick::{FieldDiff, TickDiff};
+use crate::player::Launch;
 
 /// Arguments of `stepframe check`.
 #[derive(clap::Args, Debug)]
@@ -67,6 +79,17 @@ pub struct CheckArgs {
     /// Run only the i-th of n slices of the scene × pacing matrix (`1/4` to `4/4`).
     #[arg(long, value_name = "I/N")]
     pub shard: Option<Shard>,
+    /// The supervisor's limits for each run's process, or none
+    /// (`--in-process`: every run on a thread of this process).
+    #[command(flatten)]
+    pub isolation: crate::player::Isolation,
+    /// A run's child process: the one run of the matrix to make,
+    /// `<scene>:<case>` ([`super::isolated`]).
+    #[arg(long, hide = true, value_name = "SCENE:CASE", requires = "run_out")]
+    pub matrix_run: Option<MatrixRun>,
+    /// A run's child process: where its result goes.
+    #[arg(long, hide = true, value_name = "PATH", requires = "matrix_run")]
+    pub run_out: Option<PathBuf>,
 }
 
 /// A scene to check and its recording.
@@ -183,13 +206,26 @@ pub struct CaseOutcome {
 }
 
 impl CaseOutcome {
-    /// Whether this run fails the check.
+    /// Whether this run fails the check: it could not run, it does not
+    /// match its reference, or it logged an error the scene did not inject
+    /// on purpose.
     pub fn failed(&self) -> bool {
-        self.run.is_err()
-            || self
-                .diff
-                .as_ref()
-                .is_some_and(|d| !matches!(d, TraceDiff::Identical { .. }))
+        self.run.is_err() || self.diverged() || !self.errors().is_empty()
+    }
+
+    /// Whether it ran and does not match its reference.
+    pub fn diverged(&self) -> bool {
+        self.diff
+            .as_ref()
+            .is_some_and(|d| !matches!(d, TraceDiff::Identical { .. }))
+    }
+
+    /// The error lines that fail it (none for a run that could not run).
+    pub fn errors(&self) -> Vec<&str> {
+        match &self.run {
+            Ok(r) => r.unexpected_errors().map(|e| e.line.as_str()).collect(),
+            Err(_) => Vec::new(),
+        }
     }
 }
 
@@ -255,32 +291,43 @@ fn timed(f: impl FnOnce() -> Result<CaseRun, String>) -> TimedRun {
     (run, t0.elapsed().as_secs_f64())
 }
 
-/// Runs the given runs of the matrix: first the references of every scene
-/// they touch, then the other runs on `jobs` threads, each compared with its
-/// reference as soon as it finishes (so only `jobs` traces are in memory at
-/// once besides the references). `done` is called once per finished run of
-/// `runs`. Outcomes come in `runs` order.
-pub fn run_matrix(
+/// How one run of the matrix is made: on this thread
+/// ([`run_in_this_process`]), or in a child process ([`super::isolated`]).
+pub type Runner<'a> = dyn Fn(MatrixRun) -> Result<CaseRun, String> + Sync + 'a;
+
+/// A runner that makes each run on the calling thread, with no beacon.
+pub fn run_in_this_process(
     scenes: &[SceneCheck],
+) -> impl Fn(MatrixRun) -> Result<CaseRun, String> + Sync + '_ {
+    let cases = check_matrix();
+    move |at: MatrixRun| {
+        let s = &scenes[at.scene];
+        run_case(
+            &s.scene,
+            &s.registry,
+            s.recording.as_ref(),
+            &cases[at.case],
+            s.ticks,
+            None,
+        )
+    }
+}
+
+/// Runs the given runs of the matrix with `runner`: first the references
+/// of every scene they touch, then the other runs on `jobs` threads, each
+/// compared with its reference as soon as it finishes (so only `jobs`
+/// traces are in memory at once besides the references). `done` is called
+/// once per finished run of `runs`. Outcomes come in `runs` order.
+pub fn run_matrix(
     runs: &[MatrixRun],
     jobs: usize,
+    runner: &Runner<'_>,
     done: &(dyn Fn(&CaseOutcome) + Sync),
 ) -> Vec<CaseOutcome> {
     let cases = check_matrix();
     let mut touched: Vec<usize> = runs.iter().map(|r| r.scene).collect();
     touched.dedup();
-    let run = |scene: usize, case: usize| {
-        let s = &scenes[scene];
-        timed(|| {
-            run_case(
-                &s.scene,
-                &s.registry,
-                s.recording.as_ref(),
-                &cases[case],
-                s.ticks,
-            )
-        })
-    };
+    let run = |scene: usize, case: usize| timed(|| runner(MatrixRun { scene, case }));
     let references: Vec<(usize, TimedRun)> =
         parallel(&touched, jobs, |&scene| (scene, run(scene, 0)));
     let reference_of = |scene: usize| references.iter().find(|(s, _)| *s == scene).map(|(_, r)| r);
@@ -289,6 +336,7 @@ pub fn run_matrix(
             // Reported without its trace, which the other runs still read.
             let without_trace = |r: &CaseRun| CaseRun {
                 trace: String::new(),
+                errors: r.errors.clone(),
                 ..*r
             };
             let (result, seconds) = match reference_of(at.scene) {
@@ -338,7 +386,7 @@ pub fn run_matrix(
 }
 
 /// Loads every scene and recording; an error is a bad argument (exit 2).
-fn load_scenes(
+pub(super) fn load_scenes(
     targets: Vec<CheckTarget>,
     ticks: Option<u64>,
     behaviours: &Behaviours,
@@ -367,129 +415,21 @@ fn load_scenes(
         .collect()
 }
 
-/// The progress line: drawn on stderr only when it is a terminal.
-fn progress_bar(total: usize) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::with_draw_target(
-        Some(total as u64),
-        indicatif::ProgressDrawTarget::stderr(),
-    );
-    if let Ok(style) =
-        indicatif::ProgressStyle::with_template("check [{bar:30}] {pos}/{len} runs {elapsed} {msg}")
-    {
-        bar.set_style(style.progress_chars("=> "));
-    }
-    bar
-}
-
-/// The table cell of a run.
-fn result_cell(o: &CaseOutcome) -> String {
-    match (&o.run, &o.diff) {
-        (Err(e), _) => format!("FAILED: {e}"),
-        (Ok(_), None) => "reference".to_string(),
-        (Ok(_), Some(TraceDiff::Identical { .. })) => "match".to_string(),
-        (Ok(_), Some(TraceDiff::Differs(d))) => {
-            format!("DIFFERS: {}", d.first.headline(Sides::CHECK))
-        }
-        (Ok(_), Some(d)) => format!("DIFFERS: {d}"),
-    }
-}
-
-/// The full report of a failing run (its JUnit failure text too).
-fn full_report(o: &CaseOutcome) -> Option<String> {
-    match (&o.run, &o.diff) {
-        (Err(e), _) => Some(format!("could not run: {e}")),
-        (Ok(_), Some(TraceDiff::Differs(d))) => Some(d.first.report(Sides::CHECK)),
-        (Ok(_), Some(d @ TraceDiff::Length { .. })) => Some(d.to_string()),
-        _ => None,
-    }
-}
-
-fn print_tables(
-    scenes: &[SceneCheck],
-    outcomes: &[CaseOutcome],
-    shard: Option<Shard>,
-    jobs: usize,
-) {
-    for (k, scene) in scenes.iter().enumerate() {
-        let rows: Vec<&CaseOutcome> = outcomes.iter().filter(|o| o.at.scene == k).collect();
-        if rows.is_empty() {
-            continue;
-        }
-        if k > 0 && outcomes.iter().any(|o| o.at.scene < k) {
-            println!();
-        }
-        let shard = shard.map(|s| format!(", shard {s}")).unwrap_or_default();
-        println!(
-            "check {}: {} runs, ticks 1..={} compared with 60 Hz / accumulator ({jobs} jobs{shard})",
-            scene.label(),
-            rows.len(),
-            scene.ticks
-        );
-        println!(
-            "{:<36} {:<14} {:>7} {:>9} {:>6}  result",
-            "pacing", "strategy", "frames", "dropped", "errors"
-        );
-        for o in rows {
-            let (frames, dropped, errors) = match &o.run {
-                Ok(r) => (
-                    r.frames.to_string(),
-                    format!("{:.3}", r.dropped_time),
-                    r.errors.to_string(),
-                ),
-                Err(_) => ("-".into(), "-".into(), "-".into()),
-            };
-            println!(
-                "{:<36} {:<14} {:>7} {:>9} {:>6}  {}",
-                o.case.label(),
-                o.case.strategy.name(),
-                frames,
-                dropped,
-                errors,
-                result_cell(o)
-            );
-        }
-    }
-}
-
-/// The JUnit suites: one per scene the shard touched.
-fn junit_suites(scenes: &[SceneCheck], outcomes: &[CaseOutcome]) -> Vec<junit::Suite> {
-    let mut suites: Vec<junit::Suite> = Vec::new();
-    for o in outcomes {
-        let name = scenes[o.at.scene].label();
-        if suites.last().is_none_or(|s| s.name != name) {
-            suites.push(junit::Suite {
-                name: name.clone(),
-                cases: Vec::new(),
-            });
-        }
-        let result = match (&o.run, full_report(o)) {
-            (Err(e), _) => junit::CaseResult::Error { message: e.clone() },
-            (Ok(_), Some(report)) => junit::CaseResult::Failure {
-                message: report.lines().next().unwrap_or_default().to_string(),
-                report,
-            },
-            (Ok(_), None) => junit::CaseResult::Passed,
-        };
-        if let Some(suite) = suites.last_mut() {
-            suite.cases.push(junit::Case {
-                name: o.case.name(),
-                classname: name,
-                seconds: o.seconds,
-                result,
-            });
-        }
-    }
-    suites
-}
-
 /// Runs check (module docs) on scenes whose behaviours come from
 /// `behaviours`. `matches` are the sub-command's own, to pair each
-/// `--input` with its scene.
+/// `--input` with its scene. Each run goes in a child process of its own
+/// unless `launch` runs everything here ([`super::isolated`]); a child made
+/// for one run (`--matrix-run`) makes it and writes it out.
 pub fn check(
     args: CheckArgs,
     matches: Option<&clap::ArgMatches>,
     behaviours: &Behaviours,
+    launch: &Launch,
 ) -> ExitCode {
+    let launch = launch.resolve(&args.isolation);
+    if let (Some(at), Some(out)) = (args.matrix_run, &args.run_out) {
+        return isolated::run_one(&args, matches, behaviours, at, out, launch.beacon());
+    }
     let bad = |e: String| {
         eprintln!("stepframe check: {e}");
         ExitCode::from(2)
@@ -514,47 +454,36 @@ pub fn check(
             .unwrap_or(1)
     });
     let runs = args.shard.unwrap_or(Shard::ALL).runs(scenes.len());
-    let bar = progress_bar(runs.len());
-    let outcomes = run_matrix(&scenes, &runs, jobs, &|o| {
+    let bar = verdict::progress_bar(runs.len());
+    let here = run_in_this_process(&scenes);
+    let children = match &launch {
+        Launch::Supervise(line) => {
+            match isolated::Children::new(line, &args.isolation, &scenes, bar.clone()) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    eprintln!(
+                        "stepframe check: cannot supervise the runs ({e}); --in-process runs them without a supervisor"
+                    );
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        Launch::Here(_) => None,
+    };
+    let in_child = |at: MatrixRun| match &children {
+        Some(c) => c.run(at),
+        None => here(at),
+    };
+    let outcomes = run_matrix(&runs, jobs, &in_child, &|o| {
         bar.set_message(o.case.name());
         bar.inc(1);
     });
     bar.finish_and_clear();
 
-    print_tables(&scenes, &outcomes, args.shard, jobs);
-    let failures: Vec<&CaseOutcome> = outcomes.iter().filter(|o| o.failed()).collect();
-    // The run that parts from its reference earliest says most; ties go to
-    // matrix order.
-    let earliest = failures.iter().min_by_key(|o| match &o.diff {
-        Some(TraceDiff::Differs(d)) => d.first.tick,
-        Some(TraceDiff::Length { common, .. }) => *common as u64 + 1,
-        _ => 0,
-    });
-    if let Some(o) = earliest
-        && let Some(report) = full_report(o)
-    {
-        println!(
-            "\nfirst divergence: {}, {}\n{report}",
-            scenes[o.at.scene].label(),
-            o.case.name()
-        );
-    }
-    let mut code = if failures.is_empty() {
-        let compared = outcomes.iter().filter(|o| o.at.case != 0).count();
-        if compared == 0 {
-            println!("no run to compare with its reference in this shard");
-        } else {
-            println!(
-                "all {compared} runs match the reference: the fixed logic is frame-rate independent"
-            );
-        }
-        ExitCode::SUCCESS
-    } else {
-        println!("{} run(s) do not match the reference", failures.len());
-        ExitCode::from(1)
-    };
+    verdict::print_tables(&scenes, &outcomes, args.shard, jobs);
+    let mut code = verdict::print_verdict(&scenes, &outcomes);
     if let (Some(out), Some(path)) = (junit_file, &args.junit)
-        && let Err(e) = junit::write_junit(out, &junit_suites(&scenes, &outcomes))
+        && let Err(e) = junit::write_junit(out, &verdict::junit_suites(&scenes, &outcomes))
     {
         eprintln!("stepframe check: {}: {e}", path.display());
         code = ExitCode::from(1);

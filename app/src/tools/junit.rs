@@ -15,9 +15,13 @@
 //!
 //! One `<testsuite>` per scene (named after the scene and its recording), one
 //! `<testcase>` per run of the shard, named after its pacing and strategy. A
-//! run that does not match its reference is a `<failure>` whose message is the
-//! report's headline and whose text is the whole report; a run that could not
-//! run at all is an `<error>`. Times are wall-clock seconds.
+//! run that does not match its reference is a `<failure type="divergence">`
+//! whose message is the report's headline and whose text is the whole report;
+//! a run that matched but logged errors is a `<failure type="logged-error">`
+//! whose message is the first error line and whose text is every one; a run
+//! that could not run at all (no progress, or its process aborted, overflowed
+//! its stack, ran out of memory or was stopped stuck in a hook) is an
+//! `<error>` whose message says why. Times are wall-clock seconds.
 
 use std::io::{self, Write};
 
@@ -34,6 +38,14 @@ pub enum CaseResult {
         /// One line: the report's headline.
         message: String,
         /// The whole report.
+        report: String,
+    },
+    /// It ran, matched, and logged errors (a hook panic, a rejected
+    /// write): a `<failure type="logged-error">`.
+    Logged {
+        /// One line: the first error line.
+        message: String,
+        /// Every error line.
         report: String,
     },
     /// It could not run.
@@ -71,7 +83,7 @@ impl Suite {
     }
 
     fn failures(&self) -> usize {
-        self.count(|r| matches!(r, CaseResult::Failure { .. }))
+        self.count(|r| matches!(r, CaseResult::Failure { .. } | CaseResult::Logged { .. }))
     }
 
     fn errors(&self) -> usize {
@@ -162,15 +174,17 @@ fn write_suite<W: Write>(w: &mut Writer<W>, suite: &Suite) -> io::Result<()> {
                     CaseResult::Passed => {
                         element.write_empty()?;
                     }
-                    CaseResult::Failure { message, report } => {
+                    CaseResult::Failure { message, report }
+                    | CaseResult::Logged { message, report } => {
+                        let kind = match &case.result {
+                            CaseResult::Logged { .. } => "logged-error",
+                            _ => "divergence",
+                        };
                         let message = xml_text(message);
                         let report = xml_text(report);
                         element.write_inner_content(|w| {
                             w.create_element("failure")
-                                .with_attributes([
-                                    ("message", message.as_str()),
-                                    ("type", "divergence"),
-                                ])
+                                .with_attributes([("message", message.as_str()), ("type", kind)])
                                 .write_text_content(BytesText::new(&report))?;
                             Ok(())
                         })?;

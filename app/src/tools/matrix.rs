@@ -17,11 +17,14 @@
 //! reporting it: the shard that owns it does).
 
 use std::ops::Range;
+use std::path::Path;
 use std::str::FromStr;
 use std::sync::{Arc, Mutex};
 
+use serde::{Deserialize, Serialize};
 use stepframe_core::{
-    Pipeline, Recording, Registry, Replay, Scene, StepStrategy, TimeSettings, TraceWriter,
+    HookBeacon, LogEntry, LogLevel, Pipeline, Recording, Registry, Replay, Scene, StepStrategy,
+    TimeSettings, TraceWriter,
 };
 
 use crate::player::{FramePacer, Pacing, RunLength, RunPlan, Stall, run_plan};
@@ -101,6 +104,25 @@ pub struct MatrixRun {
     pub case: usize,
 }
 
+/// `0:3`: how a `check` child is told which run is its own.
+impl FromStr for MatrixRun {
+    type Err = String;
+    fn from_str(s: &str) -> Result<MatrixRun, String> {
+        let bad = || format!("`{s}`: expected <scene>:<case>, as in 0:3");
+        let (scene, case) = s.split_once(':').ok_or_else(bad)?;
+        Ok(MatrixRun {
+            scene: scene.trim().parse().map_err(|_| bad())?,
+            case: case.trim().parse().map_err(|_| bad())?,
+        })
+    }
+}
+
+impl std::fmt::Display for MatrixRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.scene, self.case)
+    }
+}
+
 /// The i-th of n slices of the matrix (module docs), `i` counting from 1.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
@@ -152,27 +174,50 @@ impl Shard {
 }
 
 /// What one run produced.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct CaseRun {
     /// Frames it took to reach the tick count.
     pub frames: u64,
     /// Dropped time, seconds.
     pub dropped_time: f64,
-    /// Errors logged.
-    pub errors: usize,
+    /// Error lines logged (hook panics, rejected writes), in order.
+    pub errors: Vec<LoggedError>,
     /// The trace of ticks `1..=T`, with subsystem hashes.
     pub trace: String,
+}
+
+impl CaseRun {
+    /// The errors that fail the run: all but those of objects that carry a
+    /// `Faulty` behaviour, which are injected on purpose (the rule of
+    /// `stepframe play`'s exit codes).
+    pub fn unexpected_errors(&self) -> impl Iterator<Item = &LoggedError> {
+        self.errors.iter().filter(|e| !e.injected)
+    }
+}
+
+/// One error line of a run's log.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LoggedError {
+    /// The line as the log prints it (tick, frame, object, hook, message).
+    pub line: String,
+    /// Whether its object carries a `Faulty` behaviour (an injected fault).
+    pub injected: bool,
 }
 
 /// Runs one case in memory until `ticks` ticks are complete and keeps the trace
 /// of exactly those ticks, with subsystem hashes (for the report; the verdict
 /// leaves them out).
+///
+/// `watch` is the hook beacon of a supervised child and its scene file
+/// (`crate::player::supervise`); `None` for a run among others in one
+/// process (a beacon has one writer).
 pub fn run_case(
     scene: &Scene,
     registry: &Registry,
     recording: Option<&Recording>,
     case: &CheckCase,
     ticks: u64,
+    watch: Option<(&HookBeacon, &Path)>,
 ) -> Result<CaseRun, String> {
     let settings = TimeSettings {
         strategy: case.strategy,
@@ -182,6 +227,9 @@ pub fn run_case(
     pipeline
         .load_scene(scene, registry)
         .map_err(|e| e.to_string())?;
+    if let Some((beacon, path)) = watch {
+        crate::player::supervise::watch_session(&mut pipeline, Some(beacon), Some(path));
+    }
     if let Some(r) = recording {
         let replay = Replay::with_registry(r.clone(), registry)
             .map_err(|e| format!("an edit of the recording does not fit the scene: {e}"))?;
@@ -198,8 +246,20 @@ pub fn run_case(
         realtime: false,
         sync_test: None,
     };
+    let injectors = crate::player::fault_injectors(scene);
+    let mut errors = Vec::new();
+    let mut on_log = |entry: &LogEntry| {
+        if entry.level == LogLevel::Error {
+            errors.push(LoggedError {
+                line: entry.to_string(),
+                injected: entry.object.is_some_and(|o| injectors.contains(&o)),
+            });
+        }
+    };
+    // The run takes the pipeline (its observer's handle on the writer goes
+    // with it when the run ends).
     let summary =
-        run_plan(pipeline, plan, &mut |_, _| Ok(()), &mut |_| {}).map_err(|e| e.to_string())?;
+        run_plan(pipeline, plan, &mut |_, _| Ok(()), &mut on_log).map_err(|e| e.to_string())?;
     let bytes = {
         let mut w = writer.lock().unwrap_or_else(|p| p.into_inner());
         w.flush().map_err(|e| e.to_string())?;
@@ -213,7 +273,7 @@ pub fn run_case(
     Ok(CaseRun {
         frames: summary.frames,
         dropped_time: summary.dropped_time,
-        errors: summary.errors.len(),
+        errors,
         trace: text[..keep].to_string(),
     })
 }

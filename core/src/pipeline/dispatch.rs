@@ -67,6 +67,20 @@ impl Pipeline {
             let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
             // Hooks cannot arm breakpoints, so this holds for the pass.
             let breakpoints = debugger.armed();
+            // The pass is announced once; the fast loop then stores each
+            // call's object and behaviour (hook_beacon's module docs).
+            let tick = ctx.clock.simulation_tick;
+            let pass = beacon.map(|b| {
+                let first = calls.get(from).map_or(
+                    Caller {
+                        object: ObjectId(0),
+                        seq: 0,
+                    },
+                    |c| c.caller,
+                );
+                b.enter(first.object, first.seq, HookKind::FixedUpdate, tick);
+                b.calls()
+            });
             catch_unwind(AssertUnwindSafe(|| {
                 for group in &groups[first_group..] {
                     let t0 = wall.now();
@@ -76,14 +90,14 @@ impl Pipeline {
                         // The gates read before the pass hold until a hook
                         // changes one (a removal, a disable): from then on,
                         // every call checks its own (module docs of `schedule`).
-                        if gates_read
-                            && !breakpoints
-                            && beacon.is_none()
-                            && !fine
-                            && !ctx.world.gates_changed.0
-                        {
-                            let (stop, called) =
-                                fixed_run(&calls[k..group.end], behaviours, &mut ctx, dt);
+                        if gates_read && !breakpoints && !fine && !ctx.world.gates_changed.0 {
+                            let run = &calls[k..group.end];
+                            let (stop, called) = match pass {
+                                None => fixed_run(run, behaviours, &mut ctx, dt, |_| {}),
+                                Some(pass) => fixed_run(run, behaviours, &mut ctx, dt, |c| {
+                                    pass.call(c.object, c.seq)
+                                }),
+                            };
                             if called && timing.is_none() {
                                 timing = Some((group.priority, t0));
                             }
@@ -118,7 +132,12 @@ impl Pipeline {
                         }
                         ctx.caller = call.caller;
                         if let Some(b) = beacon {
-                            b.enter(call.caller.object, call.caller.seq, HookKind::FixedUpdate);
+                            b.enter(
+                                call.caller.object,
+                                call.caller.seq,
+                                HookKind::FixedUpdate,
+                                tick,
+                            );
                         }
                         let call_zone = if fine {
                             let kind = ZoneKind::Call {
@@ -333,7 +352,12 @@ impl Pipeline {
             let hook = HookKind::Routine;
             let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
             if let Some(b) = &self.beacon {
-                b.enter(owner, ctx.caller.seq, HookKind::Routine);
+                b.enter(
+                    owner,
+                    ctx.caller.seq,
+                    HookKind::Routine,
+                    clock.simulation_tick,
+                );
             }
             let result = match (&mut list[k].routine, target) {
                 (RoutineBody::Named { name, .. }, Some(i)) => {
@@ -406,7 +430,7 @@ impl Pipeline {
         let mut ctx = Ctx::new(world, clock, input, rng, requests, caller, hook);
         let behaviour = self.sim.scheduler.behaviours[i].as_mut();
         if let Some(b) = &self.beacon {
-            b.enter(object, ctx.caller.seq, hook);
+            b.enter(object, ctx.caller.seq, hook, clock.simulation_tick);
         }
         let zones = &mut self.zones;
         let call_zone = if zones.fine() {
@@ -522,12 +546,17 @@ impl Pipeline {
 /// the flag, sets the context and calls. It stops after a call whose hook
 /// asked for something or changed a gate, returning that call's position in
 /// `calls`, and says whether it called anything (the group is timed only then).
+///
+/// `announce` tells the hook beacon of each call: nothing without one (the
+/// closure is empty and compiles away), the call's object and behaviour
+/// with one.
 #[inline(always)]
 fn fixed_run(
     calls: &[FixedCall],
     behaviours: &mut [Box<dyn Behaviour>],
     ctx: &mut Ctx,
     dt: f64,
+    announce: impl Fn(Caller),
 ) -> (Option<usize>, bool) {
     let mut called = false;
     for (j, call) in calls.iter().enumerate() {
@@ -536,6 +565,7 @@ fn fixed_run(
         }
         called = true;
         ctx.caller = call.caller;
+        announce(call.caller);
         behaviours[call.entry as usize].fixed_update(ctx, dt);
         if ctx.requests.any || ctx.world.gates_changed.0 {
             return (Some(j), true);

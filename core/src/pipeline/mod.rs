@@ -291,6 +291,11 @@ impl Pipeline {
         self.pending_suspend = None;
         self.sim.scheduler.rebuild(&mut self.sim.world);
         self.sync_clock(Phase::Idle, false);
+        if let Some(b) = &self.beacon {
+            // A new world: whichever scene file the beacon named is not it
+            // (whoever loaded a scene announces it after this).
+            b.announce_session("");
+        }
     }
 
     /// Records each call's flame zones at `detail` from the next call on
