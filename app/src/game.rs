@@ -308,11 +308,22 @@ impl App {
         };
         let behaviours = &self.behaviours;
         match cli.command {
-            None => crate::editor::run(self.name, default_scene(), None, behaviours.clone()),
-            Some(Command::Edit { scene, history_mib }) => crate::editor::run(
+            None => crate::editor::run(
+                self.name,
+                default_scene(),
+                None,
+                false,
+                behaviours.clone(),
+            ),
+            Some(Command::Edit {
+                scene,
+                history_mib,
+                in_process,
+            }) => crate::editor::run(
                 self.name,
                 scene.unwrap_or_else(default_scene),
                 history_mib,
+                in_process,
                 behaviours.clone(),
             ),
             Some(Command::Play(args)) => crate::player::run(args, behaviours, launch),
@@ -325,6 +336,7 @@ impl App {
             ),
             Some(Command::Bench(args)) => crate::bench::run(args, behaviours, launch),
             Some(Command::Soak(args)) => crate::soak::run(args, behaviours, launch),
+            Some(Command::Host) => crate::host_process::run(behaviours, launch.beacon()),
         }
     }
 }
@@ -370,6 +382,12 @@ enum Command {
         /// the Clock tab last time, 256 at first).
         #[arg(long, value_name = "MIB", value_parser = clap::value_parser!(u32).range(1..=65536))]
         history_mib: Option<u32>,
+        /// Keep the session host on a thread of the editor's own process
+        /// (one process, for a native debugger such as CodeLLDB) instead of
+        /// a child process: a fault no process survives then takes the
+        /// editor down with it.
+        #[arg(long)]
+        in_process: bool,
     },
     /// Run a scene headless through the same step_frame as the editor.
     Play(crate::player::PlayArgs),
@@ -384,6 +402,10 @@ enum Command {
     Bench(crate::bench::BenchArgs),
     /// Run a scene for many ticks with the editor's buffers and check memory stays flat.
     Soak(crate::soak::SoakArgs),
+    /// The editor's session host, in a process of its own (the editor
+    /// starts it; not for use by hand).
+    #[command(hide = true)]
+    Host,
 }
 
 #[cfg(test)]

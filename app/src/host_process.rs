@@ -17,7 +17,7 @@ use stepframe_host::wire::{Handshake, Role, child};
 use stepframe_host::{Worker, link, worker};
 
 /// Runs the session host on the socket the editor left this process.
-pub fn run(behaviours: &crate::Behaviours) -> ExitCode {
+pub fn run(behaviours: &crate::Behaviours, beacon: Option<&stepframe_core::HookBeacon>) -> ExitCode {
     let connection = match child::join_parent(&Handshake::new(Role::Host)) {
         Ok(Some(connection)) => connection,
         Ok(None) => {
@@ -41,8 +41,10 @@ pub fn run(behaviours: &crate::Behaviours) -> ExitCode {
     };
     // The editor sends the display rate it wants before anything else.
     let mut host = Worker::new(end, DisplayRate::default(), behaviours.registries());
-    if let Some(beacon) = crate::fault_beacon() {
-        host.set_hook_beacon(beacon);
+    // The editor's fault marker: every hook call announced where the editor
+    // reads it after this process is gone.
+    if let Some(beacon) = beacon {
+        host.set_hook_beacon(beacon.clone());
     }
     worker::run_here(host);
     bridge.join();

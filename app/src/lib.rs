@@ -17,6 +17,7 @@ pub mod bench;
 pub mod compare;
 pub mod editor;
 pub mod game;
+pub mod host_process;
 pub mod player;
 pub mod soak;
 pub mod tools;

@@ -60,16 +60,22 @@ pub fn run(
     name: &str,
     scene: PathBuf,
     history_mib: Option<u32>,
+    in_process: bool,
     behaviours: crate::Behaviours,
 ) -> ExitCode {
     let result = eframe::run_native(
         name,
         native_options(name),
         Box::new(move |cc| {
+            let base = if in_process {
+                EditorConfig::threaded(scene)
+            } else {
+                EditorConfig::new(scene)
+            };
             let config = EditorConfig {
                 history_mib,
                 behaviours,
-                ..EditorConfig::threaded(scene)
+                ..base
             };
             let app = EditorApp::new(cc, config)?;
             Ok(Box::new(app))

@@ -122,8 +122,8 @@ pub struct Published {
     /// How far a new host doing the journal again has got: entries done,
     /// entries in all, the tick reached (a progress bar), while it runs.
     pub replaying: Option<(usize, usize, u64)>,
-    /// Why the host stopped (its panic message), while it is dead.
-    pub worker_stopped: Option<String>,
+    /// Why the host stopped, while it is dead.
+    pub worker_stopped: Option<crate::editor::app::HostStopped>,
     /// The hook call the host has been stuck in past the watchdog's limit.
     pub worker_stuck: Option<StuckHook>,
 }
@@ -326,9 +326,9 @@ impl<'a> View<'a> {
         self.driven
     }
 
-    /// Why the worker stopped, while it is dead.
-    pub fn worker_stopped(&self) -> Option<&'a str> {
-        self.published.worker_stopped.as_deref()
+    /// Why the host stopped, while it is dead.
+    pub fn worker_stopped(&self) -> Option<&'a crate::editor::app::HostStopped> {
+        self.published.worker_stopped.as_ref()
     }
 
     /// The hook the worker is stuck in, past the watchdog's limit.

@@ -112,6 +112,21 @@ impl Pipeline {
         cohort.chain(joining)
     }
 
+    /// `object`'s behaviours in the cohort, in dispatch order, by their
+    /// registration number (what a [`crate::HookBeacon`]'s call names a
+    /// behaviour by) with their names: a front end that outlives the
+    /// session's process names the behaviour a fault struck in from these.
+    pub fn cohort_behaviours(&self, object: ObjectId) -> Vec<(u64, String)> {
+        let s = &self.sim.scheduler;
+        s.entries_of(object)
+            .iter()
+            .map(|&(_, i)| {
+                let i = i as usize;
+                (s.entries[i].seq, s.behaviours[i].name().to_string())
+            })
+            .collect()
+    }
+
     /// The union of the hooks `object`'s behaviours implement (F9 on an object
     /// with no FixedUpdate says so instead of arming a breakpoint that never
     /// fires).

@@ -76,6 +76,10 @@ pub struct ObjectView {
     /// hierarchy's filter finds "every Script" without asking for each
     /// object's inspector data).
     pub behaviours: Vec<String>,
+    /// Its behaviours in the cohort by registration number, with their
+    /// names: what a fault marker names a behaviour by, so the editor can
+    /// name the behaviour a fault struck in after the host is gone.
+    pub cohort: Vec<(u64, String)>,
 }
 
 /// What the viewport draws of a body.

@@ -117,7 +117,7 @@ impl ChildSaid {
     }
 
     /// The line that goes with `kind` as the fault's detail.
-    fn detail(&self, kind: &FaultKind) -> Option<String> {
+    pub fn detail(&self, kind: &FaultKind) -> Option<String> {
         match kind {
             FaultKind::StackOverflow => self.overflow.clone(),
             FaultKind::OutOfMemory { .. } => self.allocation_failed.as_ref().map(|a| a.0.clone()),

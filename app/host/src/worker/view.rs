@@ -72,6 +72,7 @@ pub(super) fn world(pipeline: &Pipeline, moment: Moment) -> WorldView {
                         .map(|s| soft_view(s, suspended, clock.interpolation_alpha)),
                 }),
                 behaviours: o.behaviours.iter().map(|b| b.name.clone()).collect(),
+                cohort: pipeline.cohort_behaviours(o.id),
             }
         })
         .collect();

@@ -28,7 +28,7 @@ use crossbeam_channel::Receiver;
 use stepframe_core::HookCall;
 use stepframe_host::link::{self, Bridge};
 use stepframe_host::protocol::{DisplayRate, Outbound};
-use stepframe_host::supervise::{ChildSaid, Fault, FaultKind, FaultMarker, Limits};
+use stepframe_host::supervise::{ChildSaid, Fault, FaultMarker, Limits};
 use stepframe_host::wire::{Handshake, Role, child};
 use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
 
@@ -68,9 +68,9 @@ pub(super) enum Running {
     /// A child process.
     Process {
         /// The process.
-        child: Child,
-        /// The bridge threads to its socket.
-        bridge: Bridge,
+        child: HostChild,
+        /// The bridge threads to its socket (held: they end with it).
+        _bridge: Bridge,
         /// The page its pipeline announces every hook call in.
         marker: FaultMarker,
         /// Its limits.
@@ -84,8 +84,8 @@ pub(super) enum Running {
     Thread {
         /// Asked every frame whether it has ended.
         thread: WorkerThread,
-        /// The bridge threads.
-        bridges: [Bridge; 2],
+        /// The bridge threads (held: they end with it).
+        _bridges: [Bridge; 2],
     },
     /// Here, one frame per UI frame.
     Driven {
@@ -158,8 +158,8 @@ pub(super) fn start(
                 stepframe_host::protocol::Run::SetDisplayRate(rate),
             ));
             let running = Running::Process {
-                child,
-                bridge,
+                child: HostChild(child),
+                _bridge: bridge,
                 marker,
                 limits: *limits,
                 printed,
@@ -172,7 +172,11 @@ pub(super) fn start(
             let end = end.with_waker(waker.clone());
             let build = move || Worker::new(end, rate, registries);
             let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
-            (front, Running::Thread { thread, bridges })
+            let running = Running::Thread {
+                thread,
+                _bridges: bridges,
+            };
+            (front, running)
         }
         Driver::Driven { dt } => {
             let (front, end) = worker::channels();
@@ -242,13 +246,14 @@ impl Running {
                 said,
                 ..
             } => {
-                let status = child.try_wait().ok().flatten()?;
+                let status = child.0.try_wait().ok().flatten()?;
                 let kind = said.fault_kind(status, limits);
-                let last_tick = marker.beacon().tick();
+                let last_tick = marker.beacon().last_tick();
                 Some(match kind {
                     Some(kind) => {
                         let call = marker.beacon().current();
-                        let mut fault = Fault::at(kind, call, last_tick).with_detail(said.detail_line());
+                        let detail = said.detail(&kind);
+                        let mut fault = Fault::at(kind, call, last_tick).with_detail(detail);
                         fault.name_with(names);
                         HostStopped::Fault(fault)
                     }
@@ -287,7 +292,7 @@ impl Running {
     pub(super) fn cpu_time(&self) -> Option<Duration> {
         match self {
             Running::Thread { thread, .. } => thread.cpu_time(),
-            Running::Process { child, .. } => process_cpu_time(child.id()),
+            Running::Process { child, .. } => process_cpu_time(child.0.id()),
             _ => None,
         }
     }
@@ -300,27 +305,25 @@ impl Running {
     /// Walks away from a stuck host: a child is killed (an endless loop in
     /// a process of its own can be stopped); a thread is detached and left
     /// running, since nothing in a process stops a Rust loop.
-    pub(super) fn abandon(self) {
-        match self {
-            Running::Process { mut child, .. } => {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
+    pub(super) fn abandon(&mut self) {
+        match std::mem::replace(self, Running::Stopped) {
+            // Dropping a process kills it (`Drop`).
+            Running::Process { .. } | Running::Driven { .. } | Running::Stopped => {}
             Running::Thread { thread, .. } => thread.detach(),
-            Running::Driven { .. } | Running::Stopped => {}
         }
     }
 }
 
-impl Drop for Running {
+/// A host process that is killed when the editor lets go of it: one that
+/// ended by itself (its socket closed) is only reaped; one stuck in a hook
+/// is not waited for.
+pub(super) struct HostChild(Child);
+
+impl Drop for HostChild {
     fn drop(&mut self) {
-        if let Running::Process { child, .. } = self {
-            // The host ends when its socket closes; one that does not (stuck
-            // in a hook) is not waited for.
-            if child.try_wait().ok().flatten().is_none() {
-                let _ = child.kill();
-                let _ = child.wait();
-            }
+        if self.0.try_wait().ok().flatten().is_none() {
+            let _ = self.0.kill();
+            let _ = self.0.wait();
         }
     }
 }
@@ -336,24 +339,12 @@ fn process_cpu_time(pid: u32) -> Option<Duration> {
     Some(Duration::from_millis((utime + stime) * 10))
 }
 
-/// Every message of a driven host once through the codec, as it would
-/// cross a process: what a test editor checks of the protocol at every
-/// frame, so nothing that cannot cross the wire reaches the panels.
-pub(super) fn through_codec(message: Outbound) -> Outbound {
-    let bytes = stepframe_host::wire::encode(&message, Vec::new());
-    match bytes.and_then(|b| stepframe_host::wire::decode::<Outbound>(&b)) {
-        Ok(message) => message,
-        Err(e) => panic!("a host message does not cross the wire: {e}"),
-    }
-}
-
-/// The fault kinds' words for the banner's first clause.
-pub(super) fn fault_kind_words(kind: &FaultKind) -> &'static str {
-    match kind {
-        FaultKind::Stuck { .. } => "stuck in a hook",
-        FaultKind::Abort => "aborted",
-        FaultKind::StackOverflow => "overflowed its stack",
-        FaultKind::OutOfMemory { .. } => "ran out of memory",
-        FaultKind::Signal(_) => "was killed by a signal",
-    }
+/// A message of a driven host once through the codec, as it would cross
+/// a process: what a test editor checks of the protocol at every frame,
+/// so nothing that cannot cross the wire reaches the panels.
+pub(super) fn through_codec(
+    message: Outbound,
+) -> Result<Outbound, stepframe_host::wire::WireError> {
+    let bytes = stepframe_host::wire::encode(&message, Vec::new())?;
+    stepframe_host::wire::decode::<Outbound>(&bytes)
 }

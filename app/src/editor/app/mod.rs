@@ -12,20 +12,23 @@
 //! suspended, where the dead one was.
 
 mod events;
+mod host;
 mod shortcuts;
 mod stored;
 mod stuck;
 
 pub use crate::editor::shared::StuckHook;
+pub use host::{Driver, HostStopped};
 pub use stuck::{STUCK_AFTER, Watchdog};
 
-use std::panic::AssertUnwindSafe;
+use host::Running;
+
 use std::path::PathBuf;
 
 use anyhow::Context as _;
 use stepframe_core::LogLevel;
 use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchCommand};
-use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
+use stepframe_host::worker::{FrontEnd, Registries, Waker};
 use stepframe_plugins::WatchSpec;
 
 use super::files::files_ui;
@@ -39,19 +42,6 @@ use super::timeline::TimelineSettings;
 use super::workspace::Workspace;
 use crate::editor::panels::compare::compare_dialog_ui;
 use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
-
-/// Who calls the worker's frame.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Driver {
-    /// A worker thread paced to its own display rate (the real editor).
-    Thread,
-    /// The UI thread runs exactly one worker frame of `dt` seconds per UI frame
-    /// (deterministic tests: `Harness::step` = one outer frame).
-    Driven {
-        /// Real seconds per frame handed to the pipeline.
-        dt: f64,
-    },
-}
 
 /// How to start the editor.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,15 +63,40 @@ pub struct EditorConfig {
 }
 
 impl EditorConfig {
-    /// The real editor: worker thread, scene playing at start-up.
-    pub fn threaded(scene: PathBuf) -> EditorConfig {
+    /// The real editor: the session host in a child process of this
+    /// executable, the scene playing at start-up.
+    pub fn new(scene: PathBuf) -> EditorConfig {
         EditorConfig {
             scene,
             play_on_start: true,
-            driver: Driver::Thread,
+            driver: Driver::Process {
+                program: None,
+                limits: stepframe_host::supervise::Limits::default(),
+            },
             history_mib: None,
             behaviours: crate::Behaviours::built_in(),
             watchdog: Watchdog::default(),
+        }
+    }
+
+    /// The host on a thread of this process, through the same codec
+    /// (`edit --in-process`: one process for a native debugger).
+    pub fn threaded(scene: PathBuf) -> EditorConfig {
+        EditorConfig {
+            driver: Driver::Thread,
+            ..EditorConfig::new(scene)
+        }
+    }
+
+    /// The host in a child process of `program` (tests: the binary cargo
+    /// built for them).
+    pub fn process(scene: PathBuf, program: PathBuf) -> EditorConfig {
+        EditorConfig {
+            driver: Driver::Process {
+                program: Some(program),
+                limits: stepframe_host::supervise::Limits::default(),
+            },
+            ..EditorConfig::new(scene)
         }
     }
 
@@ -94,22 +109,21 @@ impl EditorConfig {
     }
 }
 
-/// Who runs the worker.
-enum Running {
-    /// On its own thread (stopped and joined when this is dropped).
-    Thread {
-        /// Asked every frame whether it has ended; joined on drop.
-        thread: WorkerThread,
-    },
-    /// Here, one frame per UI frame.
-    Driven {
-        /// The worker.
-        worker: Box<Worker>,
-        /// Seconds per frame.
-        dt: f64,
-    },
-    /// The worker died; nothing runs until a restart.
-    Stopped,
+/// Names of objects and behaviours from the newest live view: what names
+/// a fault after its host is gone.
+struct ViewNames<'a>(Option<&'a stepframe_host::protocol::LiveView>);
+
+impl stepframe_host::supervise::Names for ViewNames<'_> {
+    fn object_name(&self, object: stepframe_core::ObjectId) -> Option<String> {
+        let o = self.0?.world.objects.iter().find(|o| o.id == object)?;
+        Some(o.name.clone())
+    }
+
+    fn behaviour_name(&self, object: stepframe_core::ObjectId, seq: u64) -> Option<String> {
+        let o = self.0?.world.objects.iter().find(|o| o.id == object)?;
+        let (_, name) = o.cohort.iter().find(|(s, _)| *s == seq)?;
+        Some(name.clone())
+    }
 }
 
 /// The editor. See the module docs.
@@ -194,9 +208,13 @@ impl EditorApp {
         let ctx = cc.egui_ctx.clone();
         let waker: Waker = std::sync::Arc::new(move || ctx.request_repaint());
         let registries = config.behaviours.registries();
-        let (front, running) =
-            start_host(config.driver, persisted.display_rate, &registries, &waker)
-                .context("starting the worker thread")?;
+        let (front, running) = host::start(
+            &config.driver,
+            persisted.display_rate,
+            &registries,
+            &waker,
+        )
+        .context("starting the session host")?;
         let driven = matches!(config.driver, Driver::Driven { .. });
         let mut persisted = persisted;
         if let Some(mib) = config.history_mib {
@@ -316,6 +334,20 @@ impl EditorApp {
         self.panels.sync_bookmarks(self.published.live.as_ref());
         let mut took_view = false;
         while let Ok(message) = self.front.inbound.try_recv() {
+            // A driven host's messages never crossed a wire: they cross
+            // the codec here, so nothing that cannot reaches the panels.
+            let message = if self.driven {
+                match host::through_codec(message) {
+                    Ok(message) => message,
+                    Err(e) => {
+                        self.feedback
+                            .error(format!("a host message does not cross the wire: {e}"));
+                        continue;
+                    }
+                }
+            } else {
+                message
+            };
             match message {
                 Outbound::Event(event) => {
                     self.panels.timeline.on_event(&event);
@@ -417,35 +449,46 @@ impl EditorApp {
         self.back_to_live();
     }
 
-    /// Runs the driven worker's frame, or asks the worker thread whether it
-    /// has ended. Returns why the worker died, if it just did. Never waits.
-    fn poll_worker(&mut self) -> Option<String> {
-        match &mut self.running {
-            Running::Driven { worker, dt } => {
-                let dt = *dt;
-                // Same catch as the thread's: a worker bug must not take the UI down.
-                std::panic::catch_unwind(AssertUnwindSafe(|| worker.pump(dt)))
-                    .err()
-                    .map(|payload| worker::panic_text(payload.as_ref()))
-            }
-            Running::Thread { thread } => thread.stopped(),
-            Running::Stopped => None,
+    /// Runs the driven host's frame, or asks the host whether it has
+    /// ended, and takes what a host process printed into the log. Returns
+    /// why the host stopped, if it just did. Never waits.
+    fn poll_worker(&mut self) -> Option<HostStopped> {
+        let names = ViewNames(self.published.live.as_ref());
+        let stopped = self.running.poll(&names);
+        let tick = self
+            .published
+            .live
+            .as_ref()
+            .map_or(0, |l| l.world.clock.simulation_tick);
+        for line in self.running.printed() {
+            let level = if line.stderr {
+                LogLevel::Warning
+            } else {
+                LogLevel::Info
+            };
+            let stream = if line.stderr { "stderr" } else { "stdout" };
+            self.feedback.log.push(
+                level,
+                None,
+                format!("host {stream}, tick {tick}: {}", line.text),
+            );
         }
+        stopped
     }
 
-    /// The worker died: show it, keep what it sent, and stop sending to it.
-    fn on_worker_stopped(&mut self, message: String) {
+    /// The host died: show it, keep what it sent, and stop sending to it.
+    fn on_worker_stopped(&mut self, stopped: HostStopped) {
         self.running = Running::Stopped;
         self.feedback.log.push(
             LogLevel::Error,
             None,
             format!(
-                "the session host stopped: {message}; Restart starts a new one and does \
+                "the session host stopped: {stopped}; Restart starts a new one and does \
                  the session's {} again",
                 super::words::count(self.published.journal.len() as u64, "step", "steps")
             ),
         );
-        self.published.worker_stopped = Some(message);
+        self.published.worker_stopped = Some(stopped);
     }
 
     /// Starts a new host, run the way the first one was, which does the
@@ -455,12 +498,19 @@ impl EditorApp {
         if !matches!(self.running, Running::Stopped) {
             return;
         }
+        // Never straight back into a fault: stop at the end of the tick
+        // before the one it struck in.
+        let stop_after = stop_after.or_else(|| {
+            let tick = self.published.worker_stopped.as_ref()?.tick()?;
+            Some(tick.saturating_sub(1))
+        });
         let rate = self
             .published
             .live
             .as_ref()
             .map_or(self.persisted.display_rate, |v| v.display_rate);
-        let (front, running) = match start_host(self.driver, rate, &self.registries, &self.waker) {
+        let (front, running) = match host::start(&self.driver, rate, &self.registries, &self.waker)
+        {
             Ok(started) => started,
             Err(e) => {
                 self.feedback
@@ -498,31 +548,6 @@ impl EditorApp {
         p.log_errors_only = self.panels.log.errors_only;
         p
     }
-}
-
-/// Starts a host run by `driver`, at `rate`, with `registries`: its
-/// channels and who runs it.
-fn start_host(
-    driver: Driver,
-    rate: stepframe_host::protocol::DisplayRate,
-    registries: &Registries,
-    waker: &Waker,
-) -> std::io::Result<(FrontEnd, Running)> {
-    let (front, end) = worker::channels();
-    let registries = registries.clone();
-    let running = match driver {
-        Driver::Thread => {
-            let end = end.with_waker(waker.clone());
-            let build = move || Worker::new(end, rate, registries);
-            let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
-            Running::Thread { thread }
-        }
-        Driver::Driven { dt } => Running::Driven {
-            worker: Box::new(Worker::new(end, rate, registries)),
-            dt,
-        },
-    };
-    Ok((front, running))
 }
 
 impl eframe::App for EditorApp {

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use stepframe_core::{HookCall, LogLevel, WallClock};
 
-use super::{EditorApp, Running};
+use super::EditorApp;
 use crate::editor::shared::StuckHook;
 
 /// Default time one hook call may run before it is called stuck. A frame of
@@ -59,11 +59,12 @@ impl EditorApp {
     /// `published.worker_stuck` and keeps the UI repainting while a session
     /// runs. Never waits.
     pub(super) fn watch_hooks(&mut self, ctx: &egui::Context) {
-        let Running::Thread { thread } = &self.running else {
+        if !self.running.watchable() {
             self.sighting = None;
             self.published.worker_stuck = None;
             return;
-        };
+        }
+        let host = &self.running;
         let running = self
             .published
             .live
@@ -73,7 +74,7 @@ impl EditorApp {
             ctx.request_repaint_after(Duration::from_millis(500));
         }
         let now = self.watchdog.clock.now();
-        let Some(call) = thread.hook_running() else {
+        let Some(call) = host.hook_running() else {
             self.sighting = None;
             self.published.worker_stuck = None;
             return;
@@ -84,7 +85,7 @@ impl EditorApp {
                 let s = Sighting {
                     call,
                     since: now,
-                    cpu_from: (Instant::now(), thread.cpu_time()),
+                    cpu_from: (Instant::now(), host.cpu_time()),
                 };
                 self.sighting = Some(s.clone());
                 self.published.worker_stuck = None;
@@ -97,7 +98,7 @@ impl EditorApp {
         }
         let (t0, cpu0) = sighting.cpu_from;
         let wall = t0.elapsed().as_secs_f64();
-        let cpu_share = match (cpu0, thread.cpu_time()) {
+        let cpu_share = match (cpu0, host.cpu_time()) {
             (Some(a), Some(b)) if wall > 0.0 => Some(b.saturating_sub(a).as_secs_f64() / wall),
             _ => None,
         };
@@ -141,9 +142,8 @@ impl EditorApp {
         let Some(stuck) = self.published.worker_stuck.take() else {
             return;
         };
-        if let Running::Thread { thread } = std::mem::replace(&mut self.running, Running::Stopped) {
-            thread.detach();
-        }
+        // A child process is killed; a thread is detached and left running.
+        self.running.abandon();
         self.sighting = None;
         self.feedback.log.push(
             LogLevel::Warning,

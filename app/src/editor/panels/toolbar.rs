@@ -426,9 +426,27 @@ fn viewing_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, tick: u64)
         });
 }
 
-/// The dead worker's banner: its panic message and the restart button.
+/// The dead host's banner: the fault that ended it (kind, object, hook,
+/// tick) or its panic message, and the restart button.
 fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    let message = view.worker_stopped().unwrap_or_default();
+    let Some(stopped) = view.worker_stopped() else {
+        return;
+    };
+    let (title, why, restart) = match stopped {
+        crate::editor::app::HostStopped::Fault(fault) => (
+            format!("Your code took the session host down: {fault}"),
+            "A fault no process survives (an abort, a stack overflow, memory exhausted, a hook \
+             that never returned) ended the session's process; the editor, its panels and \
+             your unsaved edits are here",
+            format!("Restart at tick {}", fault.tick.saturating_sub(1)),
+        ),
+        crate::editor::app::HostStopped::Ended(why) => (
+            format!("The session host stopped: {why}"),
+            "A bug in the host itself ended it (hook panics are caught and logged instead); \
+             nothing runs until a restart",
+            "Restart".to_string(),
+        ),
+    };
     egui::Frame::new()
         .fill(BANNER_FILL)
         .inner_margin(egui::Margin::symmetric(8, 6))
@@ -437,21 +455,16 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             ui.set_width(ui.available_width());
             ui.horizontal_wrapped(|ui| {
                 ui.label(
-                    RichText::new(format!("Worker thread stopped: {message}"))
-                        .color(Color32::WHITE)
-                        .strong(),
+                    RichText::new(title).color(Color32::WHITE).strong(),
                 )
-                .on_hover_text(
-                    "A bug in the worker itself ended its thread (hook panics are caught \
-                     and logged instead); nothing runs until a restart",
-                );
+                .on_hover_text(why);
                 let hover = format!(
                     "Start a new session host and do the session again ({}), up to where \
-                     this one stood, paused there: breakpoints, edits and the selection are \
-                     kept",
+                     this one stood (before the tick that faulted), paused there: \
+                     breakpoints, edits and the selection are kept, and Save writes the edits",
                     crate::editor::words::count(view.journal().len() as u64, "step", "steps")
                 );
-                if ui.button("Restart").on_hover_text(hover).clicked() {
+                if ui.button(restart).on_hover_text(hover).clicked() {
                     cmd.act(Action::RestartWorker);
                 }
             });

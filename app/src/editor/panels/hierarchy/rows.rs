@@ -191,6 +191,7 @@ mod tests {
             moved_to: None,
             body: None,
             behaviours: behaviours.iter().map(|b| b.to_string()).collect(),
+            cohort: Vec::new(),
         }
     }
 

@@ -24,7 +24,10 @@ use stepframe_app::editor::worker;
 use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
 use stepframe_core::{Edit, ObjectId, Pose, SuspendReason};
 
+#[path = "../support/mod.rs"]
 mod support;
+
+mod process;
 use support::editor::{harness_for, headless_at, latest_live, step_until_within};
 use support::held::{self, HeldFlags, Release, Wait, held_scene};
 use support::host::Host;
