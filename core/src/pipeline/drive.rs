@@ -494,7 +494,7 @@ impl Pipeline {
         let t0 = self.wall.now();
         self.sim.physics.reconcile(&mut self.sim.world, dt);
         self.contacts.clear();
-        let mid_step_times = self.step_physics(dt);
+        let called_back = self.step_physics(dt);
 
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
@@ -503,7 +503,9 @@ impl Pipeline {
         let physics_ms = ms_between(t0, t1);
         self.report.timing.physics_ms += physics_ms;
         let zone = self.zones.begin(ZoneKind::Physics, t0);
-        self.record_mid_step_zones(&mid_step_times, t0, t1);
+        if called_back {
+            self.record_mid_step_zones(t0, t1);
+        }
         self.zones.end(zone, t1);
         self.sim.stepper.expend();
         self.sync_clock(Phase::Fixed, false);

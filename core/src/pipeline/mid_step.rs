@@ -13,19 +13,21 @@
 //! pending tick) and the fault policy applies, as for any hook.
 
 use super::*;
-use crate::behaviour::mid_step::{MidStepCalls, MidStepEntry, MidStepSetup, MidStepTimes};
+use crate::behaviour::mid_step::{MidStepCalls, MidStepEntry, MidStepSetup};
 
 impl Pipeline {
     /// Steps the engine for one tick, with the mid-step hooks when any
-    /// behaviour has them. Returns their time per priority (for the flame
-    /// zones inside the tick's physics zone).
-    pub(super) fn step_physics(&mut self, dt: f64) -> MidStepTimes {
+    /// behaviour has them. Returns whether it called them back (their time
+    /// per priority is then in `mid_times`, for the flame zones inside the
+    /// tick's physics zone).
+    pub(super) fn step_physics(&mut self, dt: f64) -> bool {
         let substeps = self.sim.settings.substeps;
-        let idle = self.sim.scheduler.list(HookKind::MidStep).is_empty()
-            && !self.sim.physics.has_mid_step_objects();
-        if idle || self.mid_step_bypass {
+        if self.mid_step_bypass
+            || (self.sim.scheduler.list(HookKind::MidStep).is_empty()
+                && !self.sim.physics.has_mid_step_objects())
+        {
             self.sim.physics.step(dt, substeps, &mut self.contacts);
-            return MidStepTimes::default();
+            return false;
         }
         self.list_mid_step_entries();
         let mut clock = self.sim.clock;
@@ -71,7 +73,8 @@ impl Pipeline {
                 .mid_step_by_priority
                 .add(priority, took.as_secs_f64() * 1000.0);
         }
-        outcome.times
+        self.mid_times = outcome.times;
+        true
     }
 
     /// The behaviours with the mid-step hook that may run now (their object
@@ -103,12 +106,11 @@ impl Pipeline {
         self.mid_objects.dedup();
     }
 
-    /// The mid-step zones of one tick inside its physics zone (begun at
+    /// The last step's mid-step zones inside its physics zone (begun at
     /// `start`, ending at `end`): each priority's total from where its first
     /// call began, laid end to end (see [`ZoneKind::MidStep`]).
     pub(super) fn record_mid_step_zones(
         &mut self,
-        times: &MidStepTimes,
         start: std::time::Duration,
         end: std::time::Duration,
     ) {
@@ -116,7 +118,7 @@ impl Pipeline {
             return;
         }
         let mut cursor = start;
-        for (priority, first, took) in times.by_priority() {
+        for (priority, first, took) in self.mid_times.by_priority() {
             let from = first.max(cursor).min(end.saturating_sub(took));
             let to = (from + took).min(end);
             self.zones.record(ZoneKind::MidStep(priority), from, to);

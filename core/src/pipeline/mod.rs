@@ -224,6 +224,8 @@ pub struct Pipeline {
     mid_entries: Vec<crate::behaviour::mid_step::MidStepEntry>,
     /// Scratch: their objects, in id order.
     mid_objects: Vec<ObjectId>,
+    /// The last step's mid-step hook time per priority (for its zones).
+    mid_times: crate::behaviour::mid_step::MidStepTimes,
     /// The mechanism is off (`set_mid_step_bypass`, for one bench figure).
     mid_step_bypass: bool,
 }
@@ -274,6 +276,7 @@ impl Pipeline {
             zones: FrameZones::default(),
             mid_entries: Vec::new(),
             mid_objects: Vec::new(),
+            mid_times: Default::default(),
             mid_step_bypass: false,
         };
         p.sync_clock(Phase::Idle, false);
