@@ -16,12 +16,13 @@ mod game;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::protocol::{Command, Pacing};
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{
-    FieldValue, HookKind, InputSource, ObjectId, Pipeline, RecordedEvent, Recording, Replay, Scene,
-    SuspendReason,
+    FieldValue, HookKind, Hooks, InputEvent, InputSource, ObjectId, Pipeline, RecordedEvent,
+    Recording, Replay, Scene, SuspendReason,
 };
 
 const DT: f64 = 1.0 / 60.0;
@@ -33,6 +34,8 @@ const COINS: [u64; 3] = [5, 6, 7];
 const RADIUS: f64 = 0.4;
 /// The one-way platform ("Cloud", object 8): x span, bottom and top faces.
 const CLOUD: (f64, f64, f64, f64) = (-10.5, -6.5, 1.5, 1.7);
+/// The one-way platform's id.
+const CLOUD_ID: ObjectId = ObjectId(8);
 /// The conveyor ("Belt", object 9): x span and top face; 2 m/s (default).
 const BELT: (f64, f64, f64) = (-11.5, -9.0, 0.05);
 
@@ -395,6 +398,78 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
         (&coyote.value, coyote.unit, coyote.param),
         (&FieldValue::F64(100.0), Some("ms"), true)
     );
+}
+
+#[test]
+fn f9_on_the_one_way_platform_arms_its_mid_step_hook_and_a_jump_through_it_stops_at_the_end_of_the_tick()
+ {
+    // The Cloud has only a mid-step hook, so F9 arms that one. The player
+    // stands under it; a jump takes it up through the platform, and the
+    // first mid-step call stops the session at the end of that tick.
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, Pacing::Hz(60), None).with_behaviours(game::behaviours());
+    let send = |c| ui.commands.send(c).expect("the worker end is alive");
+    send(Command::LoadAndPlay(scene()));
+    for _ in 0..30 {
+        assert!(w.pump(DT));
+    }
+    send(Command::ToggleFixedBreakpoint(CLOUD_ID));
+    send(Command::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    ))));
+    let mut stopped = None;
+    for _ in 0..60 {
+        assert!(w.pump(DT));
+        if let Some(v) = ui.views.try_iter().last()
+            && v.suspension.is_some()
+        {
+            stopped = Some(v);
+            break;
+        }
+    }
+    let view = stopped.expect("the mid-step breakpoint stopped the session");
+    let s = view.suspension.as_ref().expect("suspended");
+    let SuspendReason::Breakpoint(hit) = &s.reason else {
+        panic!("not a breakpoint: {:?}", s.reason);
+    };
+    assert_eq!(
+        (hit.object, hit.hook, hit.behaviour.as_str()),
+        (CLOUD_ID, HookKind::MidStep, "OneWayPlatform")
+    );
+    assert!(
+        s.end_of_tick,
+        "a mid-step breakpoint stops at the end of its tick"
+    );
+    assert_eq!((hit.tick, view.clock.simulation_tick), (s.tick, s.tick));
+    // Its behaviour lists the hook, as the inspector shows it.
+    let cloud = view
+        .objects
+        .iter()
+        .find(|o| o.id == CLOUD_ID)
+        .expect("the platform is in the view");
+    assert_eq!(cloud.name, "Cloud");
+    let mut p = session(Recording::new(60));
+    p.step_frame(DT);
+    assert_eq!(p.hooks_of(CLOUD_ID), Hooks::MID_STEP);
+}
+
+#[test]
+fn the_inspector_lists_the_platforms_mid_step_hook() {
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_step_dt(DT as f32)
+        .with_accessibility_check(false)
+        .build_eframe(|cc| {
+            let config = EditorConfig {
+                behaviours: game::behaviours(),
+                ..EditorConfig::driven(scene(), DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h.get_by_label("Cloud").click();
+    h.run_steps(3);
+    h.get_by_label("hooks: MidStep");
 }
 
 #[test]

@@ -156,7 +156,8 @@ pub enum Command {
     RemoveBreakpoint(BreakpointId),
     /// Enables or disables a breakpoint.
     EnableBreakpoint(BreakpointId, bool),
-    /// F9: removes the plain FixedUpdate breakpoint on this object, or adds one.
+    /// F9: removes the plain FixedUpdate (or MidStep) breakpoint on this
+    /// object, or adds one on the first of those hooks it has.
     ToggleFixedBreakpoint(ObjectId),
     /// A device event from the viewport, for the game.
     Input(InputEvent),

@@ -36,17 +36,19 @@ impl Worker {
         self.pipeline.set_breakpoint_enabled(id, enabled);
     }
 
-    /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
-    /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
+    /// F9: removes the object's plain FixedUpdate (or MidStep) breakpoint,
+    /// or adds one on the first of those hooks one of its behaviours has (a
+    /// one-way platform has only the mid-step hook); otherwise says so (a
     /// breakpoint there could never fire).
     pub(super) fn toggle_fixed_breakpoint(&mut self, object: ObjectId) {
+        const F9_HOOKS: [HookKind; 2] = [HookKind::FixedUpdate, HookKind::MidStep];
         let existing = self
             .pipeline
             .debugger()
             .breakpoints()
             .iter()
             .find(|b| {
-                b.hook == Some(HookKind::FixedUpdate)
+                b.hook.is_some_and(|h| F9_HOOKS.contains(&h))
                     && b.object == Some(object)
                     // Another scene's object of this id keeps its breakpoint.
                     && self.book.present(&self.pipeline, b.id, object)
@@ -59,9 +61,9 @@ impl Worker {
             self.pipeline.remove_breakpoint(id);
             return;
         }
-        if self.pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
-            self.pipeline
-                .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
+        let hooks = self.pipeline.hooks_of(object);
+        if let Some(hook) = F9_HOOKS.into_iter().find(|h| hooks.contains(Hooks::of(*h))) {
+            self.pipeline.add_breakpoint(Breakpoint::on(hook, object));
             return;
         }
         let name = self
@@ -82,8 +84,8 @@ impl Worker {
             format!("behaviours {}", behaviours.join(", "))
         };
         self.send_event(Event::Notice(format!(
-            "F9: {name} has no FixedUpdate hook ({has}), so a FixedUpdate breakpoint there \
-             could never fire; none was set"
+            "F9: {name} has no FixedUpdate hook ({has}) and no MidStep hook, so a breakpoint \
+             there could never fire; none was set"
         )));
     }
 
