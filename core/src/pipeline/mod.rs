@@ -14,8 +14,8 @@
 //!    frame owes (at most `max_steps`; the excess is dropped and reported). Each
 //!    tick: clock set to the pending tick, simulation input snapshot delivered,
 //!    FixedUpdate across the cohort, fixed-clock routines, physics reconcile and
-//!    step, clock set to the completed tick, commit, contact callbacks in pair
-//!    order, tick observer.
+//!    step (the mid-step hooks run inside it, see `mid_step`), clock set to the
+//!    completed tick, commit, contact callbacks in pair order, tick observer.
 //! 5. **Flow Tick** across the cohort in priority order, once, on the frame
 //!    clock with the frame's clamped delta (the update phase's clock: the clock
 //!    reads `Phase::Update`). It comes after the fixed phase because the
