@@ -608,9 +608,6 @@ struct Boom {
 
 #[stepframe_core::behaviour]
 impl stepframe_core::Behaviour for Boom {
-    fn name(&self) -> &str {
-        "Boom"
-    }
     fn fixed_update(&mut self, _ctx: &mut stepframe_core::Ctx, _dt: f64) {
         self.calls += 1;
         panic!("boom in FixedUpdate");
@@ -628,7 +625,7 @@ fn check_fails_a_game_whose_fixed_update_panics_in_every_run() {
     )
     .expect("write");
     let junit = dir.join("junit.xml");
-    let behaviours = stepframe_app::Behaviours::built_in().behaviour("Boom", |(): ()| {
+    let behaviours = stepframe_app::Behaviours::built_in().behaviour(|(): ()| {
         Ok::<_, stepframe_core::scene::ParamsError>(Boom { calls: 0 })
     });
     let code = stepframe_app::App::new("boomgame")

@@ -1,9 +1,11 @@
 //! The example game (app/examples/platformer) through its own entry point:
 //! `play` and `check` of its scene through `App::run_from`, its timing
 //! concerns (coyote time and the jump buffer in simulation milliseconds),
-//! an unknown behaviour's error listing the game's names, and a FixedUpdate
+//! an unknown behaviour's error listing the game's names, a FixedUpdate
 //! breakpoint in its own behaviour through the editor's worker, with the
-//! committed pose and the behaviour's rows in the view.
+//! committed pose and the behaviour's rows in the view, and the level's
+//! mid-step built-ins (a one-way platform, a conveyor) as the recording
+//! uses them, read from the trace.
 //!
 //! The guide's game (app/examples/guide.rs, a dasher): docs/embedding.md
 //! is that file word for word, and a behaviour written as the page shows
@@ -22,6 +24,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use stepframe_app::editor::protocol::{BreakpointCommand, SceneCommand};
 
+use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::protocol::{
     Command, DisplayRate, EditCommand, Event, Notice, Run, Target,
 };
@@ -29,7 +32,7 @@ use stepframe_app::editor::words;
 use stepframe_app::editor::worker::{self, Worker};
 use stepframe_app::editor::{EditorApp, EditorConfig};
 use stepframe_core::{
-    Edit, FieldValue, History, HookKind, InputEvent, InputSource, ObjectId, Pipeline,
+    Edit, FieldValue, History, HookKind, Hooks, InputEvent, InputSource, ObjectId, Pipeline,
     RecordedEvent, Recording, Registry, Replay, Scene, Session, SuspendReason,
 };
 
@@ -38,6 +41,14 @@ const DT: f64 = 1.0 / 60.0;
 /// The player is object 2 of platformer.ron; the hazard 4; coins 5, 6, 7.
 const PLAYER: ObjectId = ObjectId(2);
 const COINS: [u64; 3] = [5, 6, 7];
+/// The player's radius, m.
+const RADIUS: f64 = 0.4;
+/// The one-way platform ("Cloud", object 8): x span, bottom and top faces.
+const CLOUD: (f64, f64, f64, f64) = (-10.5, -6.5, 1.5, 1.7);
+/// The one-way platform's id.
+const CLOUD_ID: ObjectId = ObjectId(8);
+/// The conveyor ("Belt", object 9): x span and top face; 2 m/s (default).
+const BELT: (f64, f64, f64) = (-11.5, -9.0, 0.05);
 
 fn scene() -> PathBuf {
     PathBuf::from(game::SCENE)
@@ -76,7 +87,9 @@ fn play_runs_the_game_headless_and_its_recording_picks_up_every_coin() {
         serde_json::from_str(text.lines().last().expect("a tick")).expect("a JSON line");
     // 600 ticks (the recording's length); the Collector removed every coin,
     // and the hazard's respawn put the player back near x = -8 (the
-    // recording walks it left into the hazard's swing from tick 360).
+    // recording walks it left into the hazard's swing from tick 360; from
+    // there it rides the belt and jumps onto the one-way platform above the
+    // start, at x = -7.4).
     assert_eq!(last["tick"], 600);
     let poses = last["poses"].as_array().expect("poses");
     let ids: Vec<u64> = poses.iter().filter_map(|p| p["id"].as_u64()).collect();
@@ -89,6 +102,95 @@ fn play_runs_the_game_headless_and_its_recording_picks_up_every_coin() {
         .expect("the player");
     let x = player["x"].as_f64().expect("x");
     assert!(x < -7.0, "sent back to the start, x = {x}");
+}
+
+/// The player's `(tick, x, y, vx)` of every tick of a traced `play` of the
+/// scene with its recording.
+fn player_track() -> Vec<(u64, f64, f64, f64)> {
+    let trace = temp("track.jsonl");
+    let code = run(&[
+        "play",
+        game::SCENE,
+        "--input",
+        recording_path().to_str().expect("utf-8"),
+        "--trace",
+        trace.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code, ExitCode::SUCCESS);
+    let text = std::fs::read_to_string(&trace).expect("the trace was written");
+    text.lines()
+        .map(|line| {
+            let v: serde_json::Value = serde_json::from_str(line).expect("a JSON line");
+            let p = v["poses"]
+                .as_array()
+                .expect("poses")
+                .iter()
+                .find(|p| p["id"] == PLAYER.0)
+                .expect("the player");
+            let f = |k: &str| p[k].as_f64().expect("a number");
+            (v["tick"].as_u64().expect("a tick"), f("x"), f("y"), f("vx"))
+        })
+        .collect()
+}
+
+#[test]
+fn the_recording_rides_the_belt_jumps_up_through_the_one_way_platform_and_lands_on_it() {
+    let track = player_track();
+    let over = |x: f64, (from, to): (f64, f64)| x > from && x < to;
+    let on_belt = |&(_, x, y, _): &(u64, f64, f64, f64)| {
+        over(x, (BELT.0, BELT.1)) && (y - (BELT.2 + RADIUS)).abs() < 0.01
+    };
+    // Riding: ticks the player stands on the belt with no key held (the
+    // recording lets go of left at 480) and is carried right, up to the
+    // belt's 2 m/s.
+    let ride: Vec<_> = track
+        .iter()
+        .filter(|t| t.0 > 481 && on_belt(t))
+        .copied()
+        .collect();
+    assert!(ride.len() >= 10, "rode the belt: {ride:?}");
+    let (first, last) = (ride[0], ride[ride.len() - 1]);
+    assert!(
+        last.1 - first.1 > 0.3,
+        "carried right: {first:?} -> {last:?}"
+    );
+    assert!(last.3 > 1.5, "near the belt's 2 m/s: {last:?}");
+
+    // Up through the platform from below: under its bottom face, then with
+    // its feet above its top face, over the platform all along.
+    let under = track
+        .iter()
+        .position(|&(t, x, y, _)| t > last.0 && over(x, (CLOUD.0, CLOUD.1)) && y + RADIUS < CLOUD.2)
+        .expect("under the platform after the ride");
+    let above = track[under..]
+        .iter()
+        .position(|&(_, x, y, _)| over(x, (CLOUD.0, CLOUD.1)) && y - RADIUS > CLOUD.3)
+        .map(|k| under + k)
+        .expect("then above it");
+    let climb = &track[under..=above];
+    assert!(
+        climb
+            .iter()
+            .all(|&(_, x, _, _)| over(x, (CLOUD.0, CLOUD.1))),
+        "it went through the platform, not round it: {climb:?}"
+    );
+    // Then it stands on it: the last 30 ticks at one radius above the top
+    // face (friction stops the belt's speed it kept in the air: at rest for
+    // the last 10).
+    let rest = &track[track.len() - 30..];
+    for &(t, x, y, _) in rest {
+        assert!(
+            over(x, (CLOUD.0, CLOUD.1)),
+            "tick {t}: on the platform, x = {x}"
+        );
+        assert!(
+            (y - (CLOUD.3 + RADIUS)).abs() < 0.01,
+            "tick {t}: standing on its top, y = {y}"
+        );
+    }
+    for &(t, _, _, vx) in &rest[20..] {
+        assert!(vx.abs() < 0.01, "tick {t}: at rest, vx = {vx}");
+    }
 }
 
 #[test]
@@ -312,6 +414,82 @@ fn f9_on_the_player_stops_at_the_end_of_its_fixed_update_tick_with_the_committed
         (&coyote.value, coyote.unit.as_deref(), coyote.param),
         (&FieldValue::F64(100.0), Some("ms"), true)
     );
+}
+
+#[test]
+fn f9_on_the_one_way_platform_arms_its_mid_step_hook_and_a_jump_through_it_stops_at_the_end_of_the_tick()
+ {
+    // The Cloud has only a mid-step hook, so F9 arms that one. The player
+    // stands under it; a jump takes it up through the platform, and the
+    // first mid-step call stops the session at the end of that tick.
+    let (ui, end) = worker::channels();
+    let mut w = Worker::new(end, DisplayRate::Hz(60), game::behaviours().registries());
+    let send = |c| ui.send(c);
+    send(Command::Scene(SceneCommand::Load {
+        path: scene(),
+        play: true,
+    }));
+    for _ in 0..30 {
+        assert!(w.pump(DT));
+        ui.take();
+    }
+    send(Command::Breakpoints(BreakpointCommand::ToggleFixed(CLOUD_ID)));
+    send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
+        "Space".into(),
+    )))));
+    let mut stopped = None;
+    for _ in 0..60 {
+        assert!(w.pump(DT));
+        if let Some(v) = ui.take().live
+            && v.world.suspension.is_some()
+        {
+            stopped = Some(v.world);
+            break;
+        }
+    }
+let view = stopped.expect("the mid-step breakpoint stopped the session");
+    let s = view.suspension.as_ref().expect("suspended");
+    let SuspendReason::Breakpoint(hit) = &s.reason else {
+        panic!("not a breakpoint: {:?}", s.reason);
+    };
+    assert_eq!(
+        (hit.object, hit.hook, hit.behaviour.as_str()),
+        (CLOUD_ID, HookKind::MidStep, "OneWayPlatform")
+    );
+    assert!(
+        s.end_of_tick,
+        "a mid-step breakpoint stops at the end of its tick"
+    );
+    assert_eq!((hit.tick, view.clock.simulation_tick), (s.tick, s.tick));
+    // Its behaviour lists the hook, as the inspector shows it.
+    let cloud = view
+        .objects
+        .iter()
+        .find(|o| o.id == CLOUD_ID)
+        .expect("the platform is in the view");
+    assert_eq!(cloud.name, "Cloud");
+    let mut p = session(Recording::new(60));
+    p.step_frame(DT);
+    assert_eq!(p.hooks_of(CLOUD_ID), Hooks::MID_STEP);
+}
+
+#[test]
+fn the_inspector_lists_the_platforms_mid_step_hook() {
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(egui::vec2(1600.0, 1000.0))
+        .with_step_dt(DT as f32)
+        .with_accessibility_check(false)
+        .build_eframe(|cc| {
+            let config = EditorConfig {
+                behaviours: game::behaviours(),
+                ..EditorConfig::driven(scene(), DT)
+            };
+            EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h.get_by_label("Cloud").click();
+    h.run_steps(3);
+    h.get_by_label("hooks: MidStep");
 }
 
 #[test]

@@ -9,6 +9,7 @@
 //! | [`Behaviour::start`] | update, first frame the object is in the cohort, before its first Update | frame |
 //! | [`Behaviour::update`] | update, once per outer frame | frame (`dt` = `delta_time`) |
 //! | [`Behaviour::fixed_update`] | fixed, once per tick, right before the physics step | pending tick |
+//! | [`Behaviour::mid_step`] | fixed, inside the physics step: per contact pair of its object and substep, after collision detection, before the solver | pending tick, `delta_time` = the substep's dt |
 //! | [`Behaviour::on_contact`] | fixed, after the physics step and its commit | completed tick, its live poses |
 //! | [`Behaviour::flow_tick`] | update clock, once per frame, after the fixed phase; skipped with the rest of a frame a fixed breakpoint interrupted | frame (`dt` = `delta_time`) |
 //! | [`Behaviour::present`] | presentation, once per frame | frame, interpolated poses |
@@ -90,11 +91,15 @@
 //!
 //! Every hook gets a [`Ctx`] (see `behaviour/ctx`): its object, the clock,
 //! the input, the world's poses, body commands, the session's [`Rng`],
-//! routines, the log and break requests.
+//! routines, the log and break requests. The mid-step hook is the
+//! exception: it runs while the engine holds the world, so it gets one
+//! contact pair as plain data instead ([`MidStepPair`], see
+//! `behaviour/mid_step` for what it sees and when).
 
 mod ctx;
 mod derived;
 mod fields;
+pub mod mid_step;
 
 pub use ctx::Ctx;
 pub(crate) use ctx::{Caller, HookRequests};
@@ -111,6 +116,7 @@ use crate::body::ContactKind;
 use crate::clock::Flicks;
 use crate::ids::{Hooks, TimeGroup};
 use crate::ids::{ObjectId, Priority};
+use mid_step::MidStepPair;
 
 /// How a behaviour is copied into a snapshot. Implemented for every `Clone`
 /// behaviour by the blanket impl below, so a behaviour derives `Clone` and
@@ -171,6 +177,23 @@ pub trait Behaviour: std::any::Any + Send + std::fmt::Debug + CloneBehaviour {
 
     /// Once per fixed tick, immediately before the physics step.
     fn fixed_update(&mut self, _ctx: &mut Ctx, _dt: f64) {}
+
+    /// Inside the physics step, for each contact pair this object is part
+    /// of, in every substep: after the engine found the pair's contacts and
+    /// before its solver uses them. Drop the pair or single points, set the
+    /// pair's friction and restitution, or give this object's surface a
+    /// speed (a conveyor); see [`MidStepPair`] and the `behaviour/mid_step`
+    /// docs for the order of the substep and what the pair holds.
+    ///
+    /// Named for when it runs, like `fixed_update` and `flow_tick`: it is
+    /// the one hook between the engine's collision detection and its solver,
+    /// where [`Behaviour::on_contact`] runs after the whole step. It takes
+    /// `&self`: a call is a function of the behaviour's state as the step
+    /// began and of the pair, so the calls' order (the engine's) can change
+    /// nothing but the pair. Its [`HookKind`](crate::ids::HookKind) is
+    /// `MidStep` and its bit [`Hooks::MID_STEP`], which only a behaviour
+    /// that defines it has.
+    fn mid_step(&self, _pair: &mut MidStepPair) {}
 
     /// A contact involving this object started or stopped during the tick.
     /// Runs after the tick's physics step and commit: poses and velocities read

@@ -2,11 +2,14 @@
 //!
 //! # Where a session suspends
 //!
-//! - A breakpoint on a **FixedUpdate** or **contact** hook records its hit when the
-//!   hook is reached, lets the hook run, and suspends at the **end of that fixed
-//!   tick**: every object's FixedUpdate, the physics step and the contact callbacks
-//!   of the tick finish first, so what the debugger shows is committed state and a
-//!   fixed callback is never separated from its physics integration.
+//! - A breakpoint on a **FixedUpdate**, **mid-step** or **contact** hook records
+//!   its hit when the hook is reached, lets the hook run, and suspends at the
+//!   **end of that fixed tick**: every object's FixedUpdate, the physics step
+//!   (with every other mid-step call of the tick, which run inside it) and the
+//!   contact callbacks of the tick finish first, so what the debugger shows is
+//!   committed state and a fixed callback is never separated from its physics
+//!   integration. Each mid-step call (one per contact pair and substep) counts
+//!   as a match.
 //! - A breakpoint on **Start**, **Update**, **Flow Tick**, a routine or a
 //!   presentation hook suspends **before** the hook runs. Resume runs that hook
 //!   (the breakpoint does not fire again for the same call) and finishes the frame.

@@ -1,8 +1,8 @@
 //! Flame zones: where one pipeline call's wall time went, as nested zones on
 //! a time axis (Tracy's zones), so the editor's Flame tab and the Chrome
 //! trace can show a slow frame's Update, each fixed tick and inside it
-//! FixedUpdate by priority, physics and contacts, then Flow Tick and
-//! presentation.
+//! FixedUpdate by priority, physics (with the mid-step hooks by priority
+//! inside it) and contacts, then Flow Tick and presentation.
 //!
 //! # Two tiers, because a timestamp costs more than a callback
 //!
@@ -58,7 +58,8 @@ use crate::report::FrameKind;
 /// Zones reserved when coarse zones are switched on: a frame of the default
 /// cap of 4 ticks with 16 priorities (the most [`PriorityTimes`] keeps
 /// apart) takes 4 phases + 4 × (1 tick + 16 groups + physics + contacts) =
-/// 80 zones; 256 leaves room for a step cap of 12.
+/// 80 zones, 144 if every priority also has mid-step hooks; 256 leaves room
+/// for a step cap of 12 without them.
 ///
 /// [`PriorityTimes`]: crate::PriorityTimes
 pub const COARSE_CAPACITY: usize = 256;
@@ -92,6 +93,12 @@ pub enum ZoneKind {
     FixedUpdate(Priority),
     /// Reconcile, physics step and commit of one tick.
     Physics,
+    /// The mid-step hook calls of one priority in one tick's physics step.
+    /// The calls interleave with the engine's own work (one per contact pair
+    /// and substep), so the zone is their total: it begins where the first
+    /// began and lasts as long as all of them took, the priorities' zones
+    /// laid end to end, lowest priority first.
+    MidStep(Priority),
     /// The contact and tear callbacks of one tick.
     Contacts,
     /// Flow Tick, after the fixed phase.
@@ -120,6 +127,7 @@ impl ZoneKind {
             ZoneKind::Tick(n) => format!("tick {n}"),
             ZoneKind::FixedUpdate(p) => format!("FixedUpdate priority {}", p.0),
             ZoneKind::Physics => "physics".to_string(),
+            ZoneKind::MidStep(p) => format!("MidStep priority {}", p.0),
             ZoneKind::Contacts => "contacts".to_string(),
             ZoneKind::Flow => "Flow Tick".to_string(),
             ZoneKind::Present => "presentation".to_string(),
@@ -428,6 +436,18 @@ impl FrameZones {
                 self.zones.pop();
             }
         }
+    }
+
+    /// A zone of known extent, `start..end`, inside the innermost open one
+    /// (a total laid out after the fact: [`ZoneKind::MidStep`]).
+    pub(crate) fn record(
+        &mut self,
+        kind: ZoneKind,
+        start: std::time::Duration,
+        end: std::time::Duration,
+    ) {
+        let id = self.begin(kind, start);
+        self.end(id, end);
     }
 
     /// The index of behaviour `name` in [`FrameZones::names`] (added if new).

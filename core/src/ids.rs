@@ -142,6 +142,9 @@ pub enum HookKind {
     FlowTick,
     /// Once per fixed tick, before physics.
     FixedUpdate,
+    /// Inside the physics step, per contact pair and substep, after collision
+    /// detection and before the solver ([`crate::Behaviour::mid_step`]).
+    MidStep,
     /// Contact started/stopped, after physics.
     Contact,
     /// A timed routine resuming.
@@ -154,11 +157,12 @@ impl HookKind {
     /// Every hook kind, in declaration order (an index of per-hook tables; the
     /// order hooks run in is the module docs' table: Flow Tick runs after the
     /// fixed phase).
-    pub const ALL: [HookKind; 7] = [
+    pub const ALL: [HookKind; 8] = [
         HookKind::Start,
         HookKind::Update,
         HookKind::FlowTick,
         HookKind::FixedUpdate,
+        HookKind::MidStep,
         HookKind::Contact,
         HookKind::Routine,
         HookKind::Present,
@@ -166,7 +170,10 @@ impl HookKind {
 
     /// Fixed-phase hooks suspend at the end of the tick; the others before the hook.
     pub fn is_fixed(self) -> bool {
-        matches!(self, HookKind::FixedUpdate | HookKind::Contact)
+        matches!(
+            self,
+            HookKind::FixedUpdate | HookKind::MidStep | HookKind::Contact
+        )
     }
 
     /// Display name.
@@ -176,6 +183,7 @@ impl HookKind {
             HookKind::Update => "Update",
             HookKind::FlowTick => "FlowTick",
             HookKind::FixedUpdate => "FixedUpdate",
+            HookKind::MidStep => "MidStep",
             HookKind::Contact => "Contact",
             HookKind::Routine => "Routine",
             HookKind::Present => "Present",
@@ -206,7 +214,16 @@ impl Hooks {
     pub const CONTACT: Hooks = Hooks(1 << 4);
     /// Presentation.
     pub const PRESENT: Hooks = Hooks(1 << 5);
-    /// Every hook (the default: always correct, never skipped).
+    /// The mid-step hook ([`crate::Behaviour::mid_step`]), called from inside
+    /// the physics step. Not in [`Hooks::ALL`]: an object with it has the
+    /// engine call back for every contact pair it is in, and rapier then
+    /// treats those pairs differently (it recomputes their contacts every
+    /// step instead of reusing them), so an empty default would not be free
+    /// or invisible. A behaviour has it only when it defines the method.
+    pub const MID_STEP: Hooks = Hooks(1 << 6);
+    /// Every hook the pipeline calls itself, which is the default set: always
+    /// correct, never skipped. It leaves out [`Hooks::MID_STEP`], which only
+    /// a behaviour that defines `mid_step` has (see there why).
     pub const ALL: Hooks = Hooks(0x3f);
     /// No hook.
     pub const NONE: Hooks = Hooks(0);
@@ -228,6 +245,7 @@ impl Hooks {
             HookKind::Update => Hooks::UPDATE,
             HookKind::FlowTick => Hooks::FLOW_TICK,
             HookKind::FixedUpdate => Hooks::FIXED_UPDATE,
+            HookKind::MidStep => Hooks::MID_STEP,
             HookKind::Contact => Hooks::CONTACT,
             HookKind::Routine => Hooks::NONE,
             HookKind::Present => Hooks::PRESENT,

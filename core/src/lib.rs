@@ -43,11 +43,11 @@
 //! | [`world`] | objects, the hierarchy, committed poses, the queues hooks write into | `log` |
 //! | [`trace`] | tick records and the stable state hash | |
 //! | **3: user code and physics on the world** | | |
-//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table; the derived name, state hash and parameter adoption | `ctx`, `derived`, `fields` |
+//! | [`behaviour`](mod@behaviour) | the hooks user code implements and their context; the inspector's field table; the derived name, state hash and parameter adoption; the mid-step hook's pair and its dispatcher | `ctx`, `derived`, `fields`, `mid_step` |
 //! | [`physics`] | the physics stage slot of the fixed tick | |
 //! | [`spawn`] | object descriptions and spawning: the world's data, the scheduler's behaviours | |
 //! | [`schedule`] | the frozen cohort, dispatch lists, registration handles | |
-//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, the commit, snapshots | `bodies`, `commit`, `engine_bytes`, `events`, `link`, `soft` |
+//! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, the mid-step hooks, the commit, snapshots | `bodies`, `commit`, `engine_bytes`, `events`, `link`, `mid_step`, `soft`, `step` |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls | |
 //! | **4: the pipeline** | | |
 //! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
@@ -105,6 +105,7 @@ pub mod trace;
 pub mod trace_writer;
 pub mod world;
 
+pub use behaviour::mid_step::{MidStepPair, MidStepPoint};
 pub use behaviour::{
     Behaviour, BehaviourState, CloneBehaviour, CloneRoutine, Ctx, Field, FieldValue, Fields,
     Inspect, Named, Reload, Rng, Routine, Wait,

@@ -2,11 +2,14 @@
 //!
 //! The pipeline runs each tick as: FixedUpdate (cohort, priority order) →
 //! [`PhysicsStage::reconcile`] (authored commands, added and removed bodies) →
-//! [`PhysicsStage::step`] (with substeps) → [`PhysicsStage::commit`] → contact
-//! callbacks (which so read the tick's live poses).
+//! [`PhysicsStage::step`] (with substeps; [`PhysicsStage::step_mid_step`]
+//! when objects have mid-step hooks, which run inside it) →
+//! [`PhysicsStage::commit`] → contact callbacks (which so read the tick's
+//! live poses).
 //! Anything implementing the trait slots in there: [`NoPhysics`] for worlds
 //! without bodies and for timing tests, the rapier stage for real scenes.
 
+use crate::behaviour::mid_step::MidStepCalls;
 use crate::body::ContactEvent;
 use crate::world::World;
 
@@ -20,6 +23,34 @@ pub trait PhysicsStage: Send + std::fmt::Debug {
     /// Advances the simulation by `fixed_dt` in `substeps` equal steps and
     /// appends the tick's contact events (any order: the pipeline sorts them).
     fn step(&mut self, fixed_dt: f64, substeps: u32, contacts: &mut Vec<ContactEvent>);
+
+    /// [`Self::step`] with mid-step hooks: the engine calls back
+    /// [`MidStepCalls::run`] for each contact pair of an object in
+    /// `calls.objects()`, in every substep, after its collision detection
+    /// and before its solver, and solves what the hooks left (see
+    /// `behaviour/mid_step`). The pipeline calls this instead of `step`
+    /// whenever a behaviour of the cohort has the hook, or
+    /// [`Self::has_mid_step_objects`] says the engine still calls back for
+    /// objects that no longer have it (then `calls.objects()` is what is
+    /// left). The default steps without calling back: a stage without an
+    /// engine has no contacts to hand over.
+    fn step_mid_step(
+        &mut self,
+        fixed_dt: f64,
+        substeps: u32,
+        contacts: &mut Vec<ContactEvent>,
+        _calls: &MidStepCalls<'_>,
+    ) {
+        self.step(fixed_dt, substeps, contacts);
+    }
+
+    /// Whether the engine is set to call back for some object's contacts
+    /// (its last [`Self::step_mid_step`] had objects): the next step must
+    /// go through `step_mid_step` to stop that if they no longer have the
+    /// hook. The default, false, suits a stage that never calls back.
+    fn has_mid_step_objects(&self) -> bool {
+        false
+    }
 
     /// Publishes the new state: each body's committed pose becomes its previous
     /// pose and the engine's pose becomes the committed one.

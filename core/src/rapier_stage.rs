@@ -10,7 +10,10 @@
 //!    at the world pose `World::spawn` composed), bodies of removed objects leave it,
 //!    then the queued commands are applied in the order they were written;
 //! 3. [`PhysicsStage::step`]: `substeps` rapier steps of `fixed_dt / substeps` each;
-//!    collision events are collected while rapier runs;
+//!    collision events are collected while rapier runs; when objects have
+//!    mid-step hooks, [`PhysicsStage::step_mid_step`] instead, in which rapier
+//!    calls them back for their contact pairs inside each of those steps,
+//!    between its collision detection and its solver (see `mid_step`);
 //! 4. [`PhysicsStage::commit`]: for every body, in id order, the committed pose
 //!    becomes the previous pose and rapier's pose becomes the committed one
 //!    (the stage visits only the bodies for which that changes something:
@@ -87,6 +90,7 @@ use rapier2d::prelude::{
     PhysicsPipeline, PhysicsWorld, Real, RigidBodyBuilder, RigidBodyHandle,
 };
 
+use crate::behaviour::mid_step::MidStepCalls;
 use crate::body::{BodyCommand, BodyKind, ContactEvent, ContactKind, Shape};
 use crate::geometry::{Pose, Vec2};
 use crate::hash::StableHasher;
@@ -100,7 +104,9 @@ mod commit;
 mod engine_bytes;
 mod events;
 mod link;
+mod mid_step;
 mod soft;
+mod step;
 use events::EventCollector;
 use link::BodyLink;
 use soft::{SoftLink, soft_key};
@@ -191,6 +197,9 @@ pub struct RapierStage {
     /// Ticks whose commit visited only the bodies that could change (shown
     /// by `Debug`, so a test can see the sparse path ran).
     sparse_ticks: u64,
+    /// Objects whose colliders have rapier call the mid-step hooks back
+    /// (see `mid_step`), in id order; empty in a scene without such hooks.
+    mid_step: BTreeSet<ObjectId>,
 }
 
 impl std::fmt::Debug for RapierStage {
@@ -238,6 +247,7 @@ impl RapierStage {
             due: Vec::new(),
             sparse_commits: self.sparse_commits,
             sparse_ticks: self.sparse_ticks,
+            mid_step: self.mid_step.clone(),
         }
     }
 }
@@ -272,6 +282,7 @@ impl RapierStage {
             due: Vec::new(),
             sparse_commits: true,
             sparse_ticks: 0,
+            mid_step: BTreeSet::new(),
         }
     }
 
@@ -408,75 +419,22 @@ impl PhysicsStage for RapierStage {
     }
 
     fn step(&mut self, fixed_dt: f64, substeps: u32, contacts: &mut Vec<ContactEvent>) {
-        let t0 = Instant::now();
-        let n = substeps.max(1);
-        self.physics.integration_parameters.dt = (fixed_dt / f64::from(n)) as Real;
+        self.step_with(fixed_dt, substeps, contacts, None);
+    }
 
-        // Kinematic moves: where each body starts this tick.
-        let moves: Vec<(RigidBodyHandle, Pose, Pose)> = self
-            .kinematic_targets
-            .iter()
-            .filter_map(|(id, target)| {
-                let link = self.links.get(id)?;
-                let start = from_rapier_pose(self.physics.bodies.get(link.body)?.position());
-                Some((link.body, start, *target))
-            })
-            .collect();
-        self.kinematic_targets.clear();
+    fn step_mid_step(
+        &mut self,
+        fixed_dt: f64,
+        substeps: u32,
+        contacts: &mut Vec<ContactEvent>,
+        calls: &MidStepCalls<'_>,
+    ) {
+        self.sync_mid_step(calls.objects());
+        self.step_with(fixed_dt, substeps, contacts, Some(calls));
+    }
 
-        let collector = EventCollector::default();
-        for k in 1..=n {
-            for (handle, start, target) in &moves {
-                let aim = if k == n {
-                    *target
-                } else {
-                    start.lerp(*target, k as f32 / n as f32)
-                };
-                if let Some(body) = self.physics.bodies.get_mut(*handle) {
-                    body.set_next_kinematic_position(to_rapier_pose(aim));
-                }
-            }
-            self.physics.step_with_events(&(), &collector);
-        }
-
-        // Forces act for exactly this tick.
-        for id in std::mem::take(&mut self.forced) {
-            self.reset_soft_forces(id);
-            if let Some(body) = self
-                .links
-                .get(&id)
-                .and_then(|l| self.physics.bodies.get_mut(l.body))
-            {
-                body.reset_forces(false);
-            }
-        }
-
-        for tear in collector.take_tears() {
-            self.record_tear(&tear);
-        }
-
-        let mut events = std::mem::take(&mut self.events);
-        collector.take(&mut events);
-        for event in events.drain(..) {
-            self.count_event(event, contacts);
-        }
-        self.events = events;
-
-        // The removed colliders have had their step: forget them, and any count
-        // still involving an object that no longer has a body.
-        // Only a removal can leave such a count, so the (costly) scan only runs
-        // after one: it was 10% of a 1,000-body tick when done every tick.
-        let removed_any = !self.retired_colliders.is_empty();
-        for key in self.retired_colliders.drain(..) {
-            self.collider_owner.remove(&key);
-        }
-        if removed_any {
-            let (links, soft) = (&self.links, &self.soft_links);
-            let has = |id: &ObjectId| links.contains_key(id) || soft.contains_key(id);
-            self.touching.retain(|(a, b), _| has(a) && has(b));
-        }
-
-        self.last_step_ms = t0.elapsed().as_secs_f64() * 1000.0;
+    fn has_mid_step_objects(&self) -> bool {
+        !self.mid_step.is_empty()
     }
 
     fn commit(&mut self, world: &mut World) {
@@ -529,6 +487,14 @@ impl PhysicsStage for RapierStage {
             hasher.write_u64(b.0);
             hasher.write_u64(u64::from(*count));
         }
+        // Only a scene with mid-step hooks writes this, so every other
+        // scene's hash is what it was before they existed.
+        if !self.mid_step.is_empty() {
+            hasher.write_u64(self.mid_step.len() as u64);
+            for id in &self.mid_step {
+                hasher.write_u64(id.0);
+            }
+        }
     }
 
     fn last_step_ms(&self) -> f64 {
@@ -569,6 +535,7 @@ impl PhysicsStage for RapierStage {
             + self.touching.len() * entry(16, 4)
             + self.soft_links.len() * entry(8, std::mem::size_of::<SoftLink>())
             + self.soft_owner.len() * entry(8, 8)
+            + self.mid_step.len() * entry(8, 0)
             // The sparse commit's lists, copied with the stage.
             + (self.unsettled.len() + self.touched.len()) * std::mem::size_of::<ObjectId>();
         let sets = serialised as f64 * RAPIER_HEAP_PER_SERIALISED_BYTE;

@@ -46,13 +46,19 @@ pub struct PhaseTiming {
     pub present_ms: f64,
     /// FixedUpdate time per priority, summed over the call's ticks.
     pub fixed_by_priority: PriorityTimes,
+    /// Mid-step hook time per priority, summed over every call of the
+    /// call's ticks. The hooks run inside the physics step, so this is
+    /// part of `physics_ms`; empty when no object has the hook.
+    #[serde(default)]
+    pub mid_step_by_priority: PriorityTimes,
 }
 
 /// Most distinct priorities timed separately; later ones share the last slot.
 pub const MAX_TIMED_PRIORITIES: usize = 16;
 
-/// FixedUpdate wall time per priority, in dispatch order. A fixed-size array, so
-/// reporting a frame never allocates (the zero-allocation tick budget).
+/// Hook wall time per priority (FixedUpdate's, the mid-step hooks'), in the
+/// order the priorities were first timed. A fixed-size array, so reporting a
+/// frame never allocates (the zero-allocation tick budget).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct PriorityTimes {
     /// `(priority, ms)` pairs; only the first `len` are meaningful.
@@ -67,7 +73,7 @@ impl PriorityTimes {
         self.slots[..self.len].iter().copied()
     }
 
-    /// Total FixedUpdate time across priorities, ms.
+    /// Total time across priorities, ms.
     pub fn total_ms(&self) -> f64 {
         self.iter().map(|(_, ms)| ms).sum()
     }

@@ -134,7 +134,7 @@ pub struct Scheduler {
     pub(crate) unstarted: usize,
     /// Per hook kind (by `HookKind as usize`), the indices of the entries that
     /// implement it, in dispatch order: each pass walks only its own callers.
-    pub(crate) lists: [Vec<u32>; 7],
+    pub(crate) lists: [Vec<u32>; HookKind::ALL.len()],
     /// Host registrations in the cohort: only then can an entry retire without
     /// a world change, so only then must a boundary scan for dropped handles.
     handles: usize,

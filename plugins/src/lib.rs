@@ -11,6 +11,8 @@
 //! | [`Attractor`] | FixedUpdate | per-tick forces over the world in id order |
 //! | [`KinematicMover`] | FixedUpdate | kinematic targets reconciled before the step |
 //! | [`FollowCamera`] | Present | presentation phase only, interpolated poses |
+//! | [`OneWayPlatform`] | MidStep | inside the physics step: pass through from below, land from above |
+//! | [`Conveyor`] | MidStep | inside the physics step: a surface speed along the contact tangent |
 //! | [`Faulty`] | any | fault isolation: panics, NaN writes, slow hooks |
 //! | [`Script`] | any | rhai scripts: line breakpoints with the contract's timing, state in snapshots, hot reload |
 //!
@@ -27,6 +29,8 @@
 //! | [`attractor`] | [`Attractor`] |
 //! | [`kinematic_mover`] | [`KinematicMover`] |
 //! | [`follow_camera`] | [`FollowCamera`] |
+//! | [`one_way_platform`] | [`OneWayPlatform`] |
+//! | [`conveyor`] | [`Conveyor`] |
 //! | [`faulty`] | [`Faulty`], the fault-isolation probe |
 //! | [`script`] | [`Script`] and the rhai host: compile cache, typed calls, line breakpoints, the sandbox |
 //! | [`watch`] | the editor's watch expressions |
@@ -131,20 +135,24 @@
 #![warn(missing_docs)]
 
 pub mod attractor;
+pub mod conveyor;
 pub mod faulty;
 pub mod follow_camera;
 pub mod kill_zone;
 pub mod kinematic_mover;
+pub mod one_way_platform;
 pub mod player_controller;
 pub mod script;
 pub mod spawner;
 pub mod watch;
 
 pub use attractor::{Attractor, AttractorParams};
+pub use conveyor::{Conveyor, ConveyorParams};
 pub use faulty::{Fault, FaultHook, Faulty, FaultyParams};
 pub use follow_camera::{FollowCamera, FollowCameraParams};
 pub use kill_zone::{KillZone, KillZoneParams};
 pub use kinematic_mover::{KinematicMover, KinematicMoverParams, PathMode};
+pub use one_way_platform::{OneWayPlatform, OneWayPlatformParams};
 pub use player_controller::{PlayerController, PlayerControllerParams};
 pub use script::{Script, ScriptContext, ScriptHost, ScriptParams};
 pub use spawner::{Projectile, ProjectileParams, Spawner, SpawnerParams};
@@ -189,10 +197,12 @@ pub fn registry() -> Registry {
 pub fn registry_for(host: &ScriptHost, scene_dir: &Path) -> Registry {
     let mut r = Registry::new();
     r.register_behaviour(Attractor::new);
+    r.register_behaviour(Conveyor::new);
     r.register_behaviour(Faulty::new);
     r.register_behaviour(FollowCamera::new);
     r.register_behaviour(KillZone::new);
     r.register_behaviour(KinematicMover::new);
+    r.register_behaviour(OneWayPlatform::new);
     r.register_behaviour(PlayerController::new);
     r.register_behaviour(Projectile::new);
     let cx = ScriptContext::new(host, scene_dir);

@@ -616,6 +616,8 @@ fn the_registry_has_every_built_in_and_rejects_unknown_names_with_the_list() {
         "FollowCamera",
         "KillZone",
         "KinematicMover",
+        "OneWayPlatform",
+        "Conveyor",
         "PlayerController",
         "Projectile",
         "Spawner",
@@ -631,7 +633,7 @@ fn the_registry_has_every_built_in_and_rejects_unknown_names_with_the_list() {
     }
     let err = registry.create("Spawnr", "()").unwrap_err().to_string();
     assert!(
-        err.contains("Spawnr") && err.contains("Attractor, Faulty"),
+        err.contains("Spawnr") && err.contains("Attractor, Conveyor, Faulty"),
         "{err}"
     );
 }

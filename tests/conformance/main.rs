@@ -6,12 +6,15 @@
 //! One file per part of the contract: `outer_frame` (the phases, the clocks,
 //! exact time), `cohort_lifecycle` (who gets called when objects come and
 //! go), `scheduler` (priority order), `routines` (time groups), `debugger`
-//! (where a breakpoint stops, stepping, resuming), `faults` and
-//! `physics_world_time` (simulation time restarts only with its world).
+//! (where a breakpoint stops, stepping, resuming), `faults`,
+//! `physics_world_time` (simulation time restarts only with its world) and
+//! `mid_step` (hooks inside the physics step keep the trace independent of
+//! the display; on rapier, with the built-in one-way platform and conveyor).
 
 mod cohort_lifecycle;
 mod debugger;
 mod faults;
+mod mid_step;
 mod outer_frame;
 mod physics_world_time;
 mod routines;

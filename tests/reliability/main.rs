@@ -346,7 +346,9 @@ impl HookCase {
             HookKind::Update | HookKind::Routine => (5, 6),
             // Flow Tick runs after the fixed phase: frame 5 has completed tick 5.
             HookKind::FlowTick | HookKind::FixedUpdate | HookKind::Present => (5, 5),
-            HookKind::Contact => {
+            // A mid-step hook runs in the step that finds the contact: the
+            // same pending tick.
+            HookKind::Contact | HookKind::MidStep => {
                 let t = first_contact(&control.rows, FAULTY);
                 (t, t)
             }

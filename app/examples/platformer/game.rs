@@ -10,6 +10,13 @@
 //! Built the way docs/embedding.md builds its one-behaviour game
 //! (app/examples/guide.rs): the behaviours' name, hooks, state hash and
 //! parameter adoption are derived, none written by hand.
+//!
+//! The level also uses two of stepframe's built-ins that run inside the
+//! physics step (mid-step hooks): a `OneWayPlatform` above the start, which
+//! the player jumps up through and lands on, and a `Conveyor` set into the
+//! floor at the far left, which carries a player who stands still on it
+//! (the [`Jumper`] leaves the horizontal speed alone while no direction is
+//! held).
 
 use serde::{Deserialize, Serialize};
 use stepframe_app::{App, Behaviours};
@@ -155,7 +162,13 @@ impl Behaviour for Jumper {
         let input = ctx.input();
         let dir = f32::from(i8::from(input.pressed(&p.right)) - i8::from(input.pressed(&p.left)));
         let mut velocity = ctx.velocity(me).map_or(Vec2::ZERO, |v| v.linear);
-        velocity.x = dir * p.run_speed;
+        // Running sets the speed and letting go stops the player dead; while
+        // no direction is held the horizontal speed is what the world gives
+        // (a conveyor carries a player who stands on it).
+        let let_go = input.just_released(&p.left) || input.just_released(&p.right);
+        if dir != 0.0 || let_go {
+            velocity.x = dir * p.run_speed;
+        }
         if self.buffer_left_ms > 0.0 && self.coyote_left_ms > 0.0 {
             velocity.y = p.jump_speed;
             self.buffer_left_ms = 0.0;

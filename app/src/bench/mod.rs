@@ -25,6 +25,7 @@
 //! | `physics` | `pipeline_vs_raw_rapier`, `soft_pipeline_vs_raw_rapier`: the pipeline raced against bare rapier; `pipeline_trace_floor`: the part of that the trace format fixes |
 //! | `dispatch` | `dispatch_vs_bare_loop`, `allocations_per_tick`: what calling hooks costs |
 //! | `flame` | `flame_overhead`: the live coarse flame zones on against off in the dispatch world |
+//! | `mid_step` | `midstep_hook_ns`: what a mid-step hook costs per pair-call; `midstep_idle_overhead`: what the mechanism costs a scene without one |
 //! | `script_vs_rust` | `script_vs_rust`: a scripted patrol against the same patrol in Rust |
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame, a hierarchy frame at 10,000 objects |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
@@ -51,6 +52,7 @@ mod figure;
 mod flame;
 mod fork;
 mod keyframes;
+mod mid_step;
 mod physics;
 mod plot_fill;
 mod rewind;
@@ -164,6 +166,10 @@ pub fn run(
     let figures: &[(&str, FigureFn)] = &[
         ("dispatch_vs_bare_loop", dispatch::dispatch_vs_bare_loop),
         ("flame_overhead", flame::flame_overhead),
+        (
+            "midstep_hook_ns midstep_idle_overhead",
+            mid_step::midstep_figures,
+        ),
         (
             "pipeline_vs_raw_rapier pipeline_untraced_vs_raw_rapier pipeline_trace_floor pipeline_share_beyond_trace",
             physics::pipeline_vs_raw_rapier,

@@ -134,8 +134,8 @@ pub fn notice(notice: &Notice) -> String {
                 format!("behaviours {}", behaviours.join(", "))
             };
             format!(
-                "F9: {} {} has no FixedUpdate hook ({has}), so a FixedUpdate breakpoint there \
-                 could never fire; none was set",
+                "F9: {} {} has no FixedUpdate hook ({has}) and no MidStep hook, so a breakpoint \
+                 there could never fire; none was set",
                 object.1, object.0
             )
         }

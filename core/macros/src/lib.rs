@@ -32,11 +32,14 @@ use syn::{
 /// Which hook bit each `Behaviour` method stands for. `on_tear` runs as a
 /// contact hook (core's `Behaviour::on_tear` docs), and `routine` is called
 /// through the scheduler, not a hook list, so it has no bit.
-const HOOK_METHODS: [(&str, &str); 7] = [
+const HOOK_METHODS: [(&str, &str); 8] = [
     ("start", "START"),
     ("update", "UPDATE"),
     ("flow_tick", "FLOW_TICK"),
     ("fixed_update", "FIXED_UPDATE"),
+    // Only a behaviour that defines it has it: the engine calls it back
+    // from inside the step (core's `Hooks::MID_STEP` says why).
+    ("mid_step", "MID_STEP"),
     ("on_contact", "CONTACT"),
     ("on_tear", "CONTACT"),
     ("present", "PRESENT"),

@@ -480,6 +480,11 @@ fn write_zones<W: Write>(
                 t.slice(name, "fixed", start, len, recorded(Some(p.0)))?;
             }
             ZoneKind::Physics => t.slice("physics", "fixed", start, len, recorded(None))?,
+            ZoneKind::MidStep(p) => {
+                name.clear();
+                let _ = write!(name, "MidStep priority {}", p.0);
+                t.slice(name, "fixed", start, len, recorded(Some(p.0)))?;
+            }
             ZoneKind::Contacts => t.slice("contacts", "fixed", start, len, recorded(None))?,
             ZoneKind::Call { hook, object, .. } => {
                 let behaviour = z.behaviour(zone).unwrap_or("");

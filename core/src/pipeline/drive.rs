@@ -79,6 +79,7 @@ impl Pipeline {
         r.timing.flow_ms = 0.0;
         r.timing.present_ms = 0.0;
         r.timing.fixed_by_priority.clear();
+        r.timing.mid_step_by_priority.clear();
         r.clock_change = self.carried_clock_change.take();
         self.zones.reset(self.sim.frame_index, kind);
     }
@@ -488,13 +489,12 @@ impl Pipeline {
         }
         self.run_routines(TimeGroup::Fixed, tick_start);
 
-        // Physics: reconcile what hooks wrote, then step.
+        // Physics: reconcile what hooks wrote, then step (with the
+        // mid-step hooks inside, if any behaviour has them).
         let t0 = self.wall.now();
         self.sim.physics.reconcile(&mut self.sim.world, dt);
         self.contacts.clear();
-        self.sim
-            .physics
-            .step(dt, self.sim.settings.substeps, &mut self.contacts);
+        let called_back = self.step_physics(dt);
 
         // After physics the clock describes the completed tick, and the
         // committed poses are the tick's: contact hooks read both (module docs).
@@ -503,6 +503,9 @@ impl Pipeline {
         let physics_ms = ms_between(t0, t1);
         self.report.timing.physics_ms += physics_ms;
         let zone = self.zones.begin(ZoneKind::Physics, t0);
+        if called_back {
+            self.record_mid_step_zones(t0, t1);
+        }
         self.zones.end(zone, t1);
         self.sim.stepper.expend();
         self.sync_clock(Phase::Fixed, false);

@@ -14,8 +14,8 @@
 //!    frame owes (at most `max_steps`; the excess is dropped and reported). Each
 //!    tick: clock set to the pending tick, simulation input snapshot delivered,
 //!    FixedUpdate across the cohort, fixed-clock routines, physics reconcile and
-//!    step, clock set to the completed tick, commit, contact callbacks in pair
-//!    order, tick observer.
+//!    step (the mid-step hooks run inside it, see `mid_step`), clock set to the
+//!    completed tick, commit, contact callbacks in pair order, tick observer.
 //! 5. **Flow Tick** across the cohort in priority order, once, on the frame
 //!    clock with the frame's clamped delta (the update phase's clock: the clock
 //!    reads `Phase::Update`). It comes after the fixed phase because the
@@ -60,12 +60,14 @@
 //! | `snapshot` | [`Snapshot`], [`Pipeline::snapshot`] and [`Pipeline::restore`] |
 //! | `drive` | one frame's walk: boundary, update phase, ticks, end of frame, where it stops |
 //! | `dispatch` | calling behaviours: FixedUpdate batches, contacts, tears, presentation, routines, the guarded call |
+//! | `mid_step` | the tick's physics step, and the mid-step hooks inside it: who is called back, what their calls leave |
 //! | `inspect` | reading a session without stepping it: the state hash and its subsystems, the inspector's view of behaviours |
 //! | `params` | reaching into running behaviours: all of them, or one by its place (a parameter edit) |
 
 mod dispatch;
 mod drive;
 mod inspect;
+mod mid_step;
 mod params;
 mod settings;
 mod snapshot;
@@ -216,6 +218,14 @@ pub struct Pipeline {
     beacon: Option<crate::hook_beacon::HookBeacon>,
     /// The last call's flame zones ([`Pipeline::set_zone_detail`]).
     zones: FrameZones,
+    /// Scratch: the behaviours the tick's mid-step hooks call, by object.
+    mid_entries: Vec<crate::behaviour::mid_step::MidStepEntry>,
+    /// Scratch: their objects, in id order.
+    mid_objects: Vec<ObjectId>,
+    /// The last step's mid-step hook time per priority (for its zones).
+    mid_times: crate::behaviour::mid_step::MidStepTimes,
+    /// The mechanism is off (`set_mid_step_bypass`, for one bench figure).
+    mid_step_bypass: bool,
 }
 
 impl SubsystemState for Pipeline {
@@ -261,6 +271,10 @@ impl Pipeline {
             wall: crate::clock_breakpoint::WallClock::system(),
             beacon: None,
             zones: FrameZones::default(),
+            mid_entries: Vec::new(),
+            mid_objects: Vec::new(),
+            mid_times: Default::default(),
+            mid_step_bypass: false,
         };
         p.sync_clock(Phase::Idle, false);
         p

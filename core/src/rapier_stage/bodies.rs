@@ -126,6 +126,7 @@ impl RapierStage {
             .extend(link.colliders.iter().map(|c| collider_key(*c)));
         self.kinematic_targets.remove(&id);
         self.forced.remove(&id);
+        self.mid_step.remove(&id);
     }
 
     /// Applies one command; commands for objects without a body are ignored.

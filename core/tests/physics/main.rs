@@ -15,6 +15,7 @@ mod contacts;
 mod fixed_before_step;
 mod force_scaling;
 mod hierarchy;
+mod mid_step;
 mod non_finite;
 mod simulation_pose;
 mod sleeping_commits;

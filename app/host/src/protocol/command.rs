@@ -178,7 +178,8 @@ pub enum BreakpointCommand {
     Remove(BreakpointId),
     /// Enables or disables a breakpoint.
     Enable(BreakpointId, bool),
-    /// F9: removes the plain FixedUpdate breakpoint on this object, or adds one.
+    /// F9: removes the plain FixedUpdate (or MidStep) breakpoint on this
+    /// object, or adds one on the first of those hooks it has.
     ToggleFixed(ObjectId),
 }
 

@@ -289,7 +289,8 @@ pub enum Notice {
     },
     /// A breakpoint whose object is not in this scene stays disabled.
     BreakpointStaysDisabled(BreakpointId),
-    /// F9 on an object with no FixedUpdate: no breakpoint was set.
+    /// F9 on an object with neither a FixedUpdate nor a MidStep hook: no
+    /// breakpoint was set.
     NoFixedUpdate {
         /// The object and its name.
         object: (ObjectId, String),

@@ -93,17 +93,19 @@ impl BreakpointBook {
         run.session.set_breakpoint_enabled(id, enabled);
     }
 
-    /// F9: removes the object's plain FixedUpdate breakpoint, or adds one if
-    /// one of its behaviours has a FixedUpdate hook; otherwise says so (a
+    /// F9: removes the object's plain FixedUpdate (or MidStep) breakpoint,
+    /// or adds one on the first of those hooks one of its behaviours has (a
+    /// one-way platform has only the mid-step hook); otherwise says so (a
     /// breakpoint there could never fire).
     fn toggle_fixed(&mut self, object: ObjectId, run: &mut Stepping, out: &mut Outbox) {
+        const F9_HOOKS: [HookKind; 2] = [HookKind::FixedUpdate, HookKind::MidStep];
         let pipeline = run.session.pipeline();
         let existing = pipeline
             .debugger()
             .breakpoints()
             .iter()
             .find(|b| {
-                b.hook == Some(HookKind::FixedUpdate)
+                b.hook.is_some_and(|h| F9_HOOKS.contains(&h))
                     && b.object == Some(object)
                     // Another scene's object of this id keeps its breakpoint.
                     && self.present(pipeline, b.id, object)
@@ -116,9 +118,9 @@ impl BreakpointBook {
             run.session.remove_breakpoint(id);
             return;
         }
-        if pipeline.hooks_of(object).contains(Hooks::FIXED_UPDATE) {
-            run.session
-                .add_breakpoint(Breakpoint::on(HookKind::FixedUpdate, object));
+        let hooks = pipeline.hooks_of(object);
+        if let Some(hook) = F9_HOOKS.into_iter().find(|h| hooks.contains(Hooks::of(*h))) {
+            run.session.add_breakpoint(Breakpoint::on(hook, object));
             return;
         }
         let name = pipeline

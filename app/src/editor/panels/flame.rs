@@ -218,6 +218,12 @@ impl Labels<'_> {
             ZoneKind::Present => lines.push("hook: Present".into()),
             ZoneKind::Contacts => lines.push("hooks: contacts and tears".into()),
             ZoneKind::Physics => lines.push("reconcile, physics step, commit".into()),
+            ZoneKind::MidStep(p) => {
+                lines.push(format!(
+                    "hook: MidStep, every call of priority {} in the step (their total)",
+                    p.0
+                ));
+            }
             ZoneKind::Tick(_) | ZoneKind::Fixed => {}
         }
         lines
@@ -225,7 +231,8 @@ impl Labels<'_> {
 }
 
 /// A zone's fill: phases blue, ticks grey, FixedUpdate orange, physics
-/// green, contacts violet, single calls by their hook.
+/// green with its mid-step hooks light orange, contacts violet, single
+/// calls by their hook.
 fn colour(kind: ZoneKind) -> Color32 {
     match kind {
         ZoneKind::Update | ZoneKind::Flow | ZoneKind::Present | ZoneKind::Fixed => {
@@ -234,6 +241,7 @@ fn colour(kind: ZoneKind) -> Color32 {
         ZoneKind::Tick(_) => Color32::from_rgb(95, 95, 105),
         ZoneKind::FixedUpdate(_) => Color32::from_rgb(200, 130, 50),
         ZoneKind::Physics => Color32::from_rgb(70, 150, 90),
+        ZoneKind::MidStep(_) => Color32::from_rgb(220, 165, 80),
         ZoneKind::Contacts => Color32::from_rgb(140, 90, 170),
         ZoneKind::Call { hook, .. } if hook.is_fixed() => Color32::from_rgb(220, 165, 80),
         ZoneKind::Call { .. } => Color32::from_rgb(110, 150, 210),

@@ -333,7 +333,9 @@ fn hook_rows(ui: &mut egui::Ui, form: &mut BreakpointForm, selected_name: Option
         })
         .response
         .labelled_by(label.id)
-        .on_hover_text("Which hook kind; FixedUpdate and Contact suspend at the end of the tick");
+        .on_hover_text(
+            "Which hook kind; FixedUpdate, MidStep and Contact suspend at the end of the tick",
+        );
     ui.end_row();
     let selected_text = match (&form.target, selected_name) {
         (TargetChoice::Selected, Some(n)) => format!("selected: {n}"),
