@@ -13,7 +13,7 @@
 use std::process::ExitCode;
 
 use stepframe_host::protocol::DisplayRate;
-use stepframe_host::wire::{Handshake, Role, child};
+use stepframe_host::wire::{Handshake, Role, WireError, child};
 use stepframe_host::{Worker, link, worker};
 
 /// Runs the session host on the socket the editor left this process.
@@ -47,6 +47,16 @@ pub fn run(behaviours: &crate::Behaviours, beacon: Option<&stepframe_core::HookB
         host.set_hook_beacon(beacon.clone());
     }
     worker::run_here(host);
+    // The worker ends when its commands do: the editor closed the link (an
+    // orderly end), or the link broke, which the editor is told through
+    // this process's stderr and exit status.
+    let why = bridge.ended();
     bridge.join();
-    ExitCode::SUCCESS
+    match why {
+        Some(e) if !matches!(e, WireError::Closed) => {
+            eprintln!("stepframe host: the link to the editor broke: {e}");
+            ExitCode::FAILURE
+        }
+        _ => ExitCode::SUCCESS,
+    }
 }

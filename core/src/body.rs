@@ -117,7 +117,7 @@ pub struct BodyDesc {
     #[serde(default)]
     pub interpolation: Interpolation,
     /// The particles and material of a `Soft` body (absent for the others).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub soft: Option<SoftBodyDesc>,
 }
 

@@ -29,11 +29,32 @@ impl std::fmt::Display for ObjectId {
 /// Dispatch order: lower runs first. Named levels with room between them, like
 /// Unity's script execution order: `Priority(-50)` runs after `Early`
 /// (-100) and before `Default` (0).
-#[derive(
-    Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize,
-)]
-#[serde(from = "PriorityRepr", into = "PriorityRepr")]
+///
+/// A file writes a named level by its name; a binary frame (the editor's
+/// wire) writes the number, since "a name or a number" needs a reader that
+/// can look ahead ([`crate::binary_form`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Priority(pub i32);
+
+impl Serialize for Priority {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        if s.is_human_readable() {
+            PriorityRepr::from(*self).serialize(s)
+        } else {
+            s.serialize_i32(self.0)
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Priority {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Priority, D::Error> {
+        if d.is_human_readable() {
+            PriorityRepr::deserialize(d).map(Priority::from)
+        } else {
+            i32::deserialize(d).map(Priority)
+        }
+    }
+}
 
 /// The named priority levels, in their explicit order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

@@ -24,6 +24,7 @@
 //! | [`clock`] | exact integer time ([`Flicks`]) and the eight clock fields | |
 //! | [`hash`] | the fixed-seed hasher behind every state hash | |
 //! | [`atomic_file`] | writing a file so it is always the old or the new one | |
+//! | [`binary_form`] | which form a value is serialized in: a file a person reads, or a binary frame that keeps every field | |
 //! | [`file_error`] | why a recording or a trace file could not be read, written or understood | |
 //! | **1: descriptions and rules** | | |
 //! | [`stepper`] | accumulator and step-counting strategies, the step cap | |
@@ -69,6 +70,7 @@
 
 pub mod atomic_file;
 pub mod behaviour;
+pub mod binary_form;
 pub mod body;
 pub mod clock;
 pub mod clock_breakpoint;

@@ -149,7 +149,7 @@ pub struct Recording {
     pub events: Vec<RecordedEvent>,
     /// A session recording's edits, in tick order; within a tick, in the
     /// order they were made (module docs).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_empty")]
     pub edits: Vec<RecordedEdit>,
 }
 

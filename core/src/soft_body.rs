@@ -185,10 +185,10 @@ pub struct SoftMaterial {
     pub edge_plastic_max: f32,
     /// Stretch (fraction of rest length) past which an element tears; none
     /// if absent (rapier `tear_strain`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub tear_strain: Option<f32>,
     /// Force, N, past which an edge tears; none if absent (rapier `tear_force`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub tear_force: Option<f32>,
     /// Smoothing of the load before the tear test, seconds (rapier `tear_smoothing`).
     #[serde(default)]
@@ -197,11 +197,11 @@ pub struct SoftMaterial {
     #[serde(default = "one")]
     pub interior_strength: f32,
     /// Edges torn per step at most; no limit if absent (rapier `max_tears_per_step`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub max_tears_per_step: Option<u32>,
     /// The smallest piece a tear may split off, in elements; rapier's default
     /// if absent (rapier `min_piece`).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub min_piece: Option<u32>,
 }
 

@@ -226,13 +226,13 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
     // A bug in the host itself: the thread dies.
     h.state_mut().send(Command::DebugCrash);
     step_until_within(&mut h, "the banner", Duration::from_secs(10), nap, |h| {
-        !labels_starting(h, "Worker thread stopped: ").is_empty()
+        !labels_starting(h, "The session host stopped: ").is_empty()
     });
     assert_eq!(
-        labels_starting(&h, "Worker thread stopped: "),
-        vec![format!("Worker thread stopped: {CRASH}")]
+        labels_starting(&h, "The session host stopped: "),
+        vec![format!("The session host stopped: {CRASH}")]
     );
-    assert_eq!(labels_starting(&h, "worker stopped").len(), 1, "status");
+    assert_eq!(labels_starting(&h, "host stopped").len(), 1, "status");
     assert!(log_has(&h, &format!("the session host stopped: {CRASH}")));
     // Nothing runs: the view stays where the dead host left it.
     let last = latest_live(&h).expect("a view").clock.simulation_tick;
@@ -262,7 +262,7 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
                 && v.selected.as_ref().is_some_and(|s| s.id == PLAYER)
         })
     });
-    assert!(labels_starting(&h, "Worker thread stopped").is_empty());
+    assert!(labels_starting(&h, "The session host stopped").is_empty());
     assert_eq!(
         labels_starting(&h, "suspended at tick "),
         vec![format!("suspended at tick {died_at}: paused")]
@@ -292,12 +292,12 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
     let hash = latest_live(&h).expect("a view").state_hash;
     h.state_mut().send(Command::DebugCrash);
     step_until_within(&mut h, "the second banner", wait, nap, |h| {
-        !labels_starting(h, "Worker thread stopped: ").is_empty()
+        !labels_starting(h, "The session host stopped: ").is_empty()
     });
     h.get_by_label("Restart").click();
     step_until_within(&mut h, "the third host's view", wait, nap, |h| {
         latest_live(h).is_some_and(|v| {
-            labels_starting(h, "Worker thread stopped").is_empty()
+            labels_starting(h, "The session host stopped").is_empty()
                 && v.suspension.is_some()
                 && v.clock.simulation_tick == died_at
         })
@@ -344,8 +344,8 @@ fn a_driven_host_that_dies_is_caught_and_restarted_the_same_way() {
     h.state_mut().send(Command::DebugCrash);
     h.step();
     assert_eq!(
-        labels_starting(&h, "Worker thread stopped: "),
-        vec![format!("Worker thread stopped: {CRASH}")],
+        labels_starting(&h, "The session host stopped: "),
+        vec![format!("The session host stopped: {CRASH}")],
         "the banner"
     );
     h.run_steps(3);

@@ -119,7 +119,7 @@ fn default_true() -> bool {
 }
 
 fn is_true(b: &bool) -> bool {
-    *b
+    crate::binary_form::skip_when(*b)
 }
 
 fn default_params() -> String {
@@ -127,11 +127,11 @@ fn default_params() -> String {
 }
 
 fn is_empty_params(p: &str) -> bool {
-    p == EMPTY_PARAMS
+    crate::binary_form::skip_when(p == EMPTY_PARAMS)
 }
 
 fn is_default_priority(p: &Priority) -> bool {
-    *p == Priority::DEFAULT
+    crate::binary_form::skip_when(*p == Priority::DEFAULT)
 }
 
 /// The RON options every scene is read with: `Some(..)` may be left out of
@@ -197,16 +197,16 @@ pub struct SceneObject {
     pub enabled: bool,
     /// The parent's id. Set by the loader for nested children; a root object may
     /// name any other object of the scene.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub parent: Option<u64>,
     /// The rigid body, if any.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_none")]
     pub body: Option<BodyDesc>,
     /// Behaviours, by registered name.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_empty")]
     pub behaviours: Vec<SceneBehaviour>,
     /// Children, nested.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "crate::binary_form::skip_empty")]
     pub children: Vec<SceneObject>,
     /// The clock the object's timed routines wait on: `Frame` (the default,
     /// the outer frame clock, even for routines started from FixedUpdate) or
@@ -216,7 +216,7 @@ pub struct SceneObject {
 }
 
 fn is_frame_group(g: &TimeGroup) -> bool {
-    *g == TimeGroup::Frame
+    crate::binary_form::skip_when(*g == TimeGroup::Frame)
 }
 
 impl SceneObject {

@@ -31,10 +31,13 @@ const HEADER: usize = 4;
 /// pin its size for the rest of the session.
 const KEEP_BYTES: usize = 1 << 20;
 
-/// `msg` in the wire's codec, appended to `out`.
+/// `msg` in the wire's codec, appended to `out`: every field written, the
+/// ones a file leaves out too (`stepframe_core::binary_form`).
 pub fn encode<T: Serialize + ?Sized>(msg: &T, out: Vec<u8>) -> Result<Vec<u8>, WireError> {
-    postcard::to_extend(msg, out).map_err(|e| WireError::Encode {
-        reason: e.to_string(),
+    stepframe_core::binary_form::binary(|| postcard::to_extend(msg, out)).map_err(|e| {
+        WireError::Encode {
+            reason: e.to_string(),
+        }
     })
 }
 

@@ -29,6 +29,14 @@
 //! restart), or an id made at compile time by a build script (it changes
 //! only when that one crate is rebuilt, not when the editor's sources do,
 //! and a random one defeats reproducible builds).
+//!
+//! The editor that starts a host expects the build of the file it started
+//! ([`Handshake::expecting`] with [`BuildId::of_executable`]), which is its
+//! own file unless it was told to start another: a game's tests run the
+//! editor inside a test binary and start the game's binary, built by the
+//! same `cargo` run from the same sources. What is checked is then what
+//! matters: the host that answered is the file that was started, not one
+//! rebuilt between the start and the handshake.
 
 use std::fmt;
 use std::io::{self, Read, Write};
@@ -96,6 +104,16 @@ impl BuildId {
     pub fn of_this_process() -> BuildId {
         let meta = std::fs::metadata("/proc/self/exe")
             .or_else(|_| std::env::current_exe().and_then(std::fs::metadata));
+        BuildId::of_metadata(meta)
+    }
+
+    /// The build in the executable file `path`, as a process started from
+    /// it now reports it ([`BuildId::of_this_process`]).
+    pub fn of_executable(path: &std::path::Path) -> BuildId {
+        BuildId::of_metadata(std::fs::metadata(path))
+    }
+
+    fn of_metadata(meta: io::Result<std::fs::Metadata>) -> BuildId {
         let (exe_bytes, exe_modified_ns) = meta.map_or((0, 0), |m| {
             let ns = m
                 .modified()
@@ -269,6 +287,17 @@ impl Handshake {
             build: BuildId::of_this_process(),
             token: None,
             timeout: HANDSHAKE_TIMEOUT,
+        }
+    }
+
+    /// `role`'s handshake with a peer of build `build`, the one this side
+    /// speaks for (see "Build identity" in the module docs): an editor that
+    /// started the executable at `path` expects
+    /// [`BuildId::of_executable`]`(path)`.
+    pub fn expecting(role: Role, build: BuildId) -> Handshake {
+        Handshake {
+            build,
+            ..Handshake::new(role)
         }
     }
 

@@ -21,15 +21,15 @@
 
 use std::io::BufRead;
 use std::path::PathBuf;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Stdio};
 use std::time::Duration;
 
-use crossbeam_channel::Receiver;
+use crossbeam_channel::{Receiver, Sender};
 use stepframe_core::HookCall;
 use stepframe_host::link::{self, Bridge};
-use stepframe_host::protocol::{DisplayRate, Outbound};
+use stepframe_host::protocol::{Command, DisplayRate};
 use stepframe_host::supervise::{ChildSaid, Fault, FaultMarker, Limits};
-use stepframe_host::wire::{Handshake, Role, child};
+use stepframe_host::wire::{BuildId, Handshake, Role, WireError, child};
 use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
 
 /// Who runs the session host (module docs).
@@ -70,7 +70,7 @@ pub(super) enum Running {
         /// The process.
         child: HostChild,
         /// The bridge threads to its socket (held: they end with it).
-        _bridge: Bridge,
+        bridge: Bridge,
         /// The page its pipeline announces every hook call in.
         marker: FaultMarker,
         /// Its limits.
@@ -79,13 +79,16 @@ pub(super) enum Running {
         printed: Receiver<Printed>,
         /// What it said on stderr that names the way it died.
         said: ChildSaid,
+        /// Lines read (and scanned) while its exit was being classified,
+        /// not yet in the Log.
+        held: Vec<Printed>,
     },
     /// A thread of this process (stopped and joined when dropped).
     Thread {
         /// Asked every frame whether it has ended.
         thread: WorkerThread,
         /// The bridge threads (held: they end with it).
-        _bridges: [Bridge; 2],
+        bridges: [Bridge; 2],
     },
     /// Here, one frame per UI frame.
     Driven {
@@ -93,6 +96,9 @@ pub(super) enum Running {
         worker: Box<Worker>,
         /// Seconds per frame.
         dt: f64,
+        /// The front end's commands, passed on to the worker each frame
+        /// once through the codec, as they would cross a process.
+        relay: (Receiver<Command>, Sender<Command>),
     },
     /// The host died; nothing runs until a restart.
     Stopped,
@@ -145,12 +151,12 @@ pub(super) fn start(
                 None => std::env::current_exe().context("finding this executable")?,
             };
             let marker = FaultMarker::create().context("creating the fault marker")?;
-            let mut cmd = Command::new(&program);
+            let mut cmd = std::process::Command::new(&program);
             cmd.arg("host")
                 .stdin(Stdio::null())
                 .stdout(Stdio::piped());
             stepframe_host::supervise::configure(&mut cmd, &marker, limits);
-            let (mut child, connection) = child::spawn_host(cmd, &Handshake::new(Role::Editor))
+            let (mut child, connection) = child::spawn_host(cmd, &Handshake::expecting(Role::Editor, BuildId::of_executable(&program)))
                 .with_context(|| format!("starting {} host", program.display()))?;
             let printed = relay_output(&mut child)?;
             let (front, bridge) = link::connect(connection, Some(waker.clone()))?;
@@ -159,11 +165,12 @@ pub(super) fn start(
             ));
             let running = Running::Process {
                 child: HostChild(child),
-                _bridge: bridge,
+                bridge,
                 marker,
                 limits: *limits,
                 printed,
                 said: ChildSaid::default(),
+                held: Vec::new(),
             };
             (front, running)
         }
@@ -174,15 +181,21 @@ pub(super) fn start(
             let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
             let running = Running::Thread {
                 thread,
-                _bridges: bridges,
+                bridges,
             };
             (front, running)
         }
         Driver::Driven { dt } => {
             let (front, end) = worker::channels();
+            let (ui_commands, relayed) = crossbeam_channel::unbounded();
             let running = Running::Driven {
                 worker: Box::new(Worker::new(end, rate, registries)),
                 dt: *dt,
+                relay: (relayed, front.commands),
+            };
+            let front = FrontEnd {
+                commands: ui_commands,
+                inbound: front.inbound,
             };
             (front, running)
         }
@@ -231,22 +244,53 @@ impl Running {
     /// a fault's object and behaviour (the editor's last view).
     pub(super) fn poll(&mut self, names: &dyn stepframe_host::supervise::Names) -> Option<HostStopped> {
         match self {
-            Running::Driven { worker, dt } => {
+            Running::Driven { worker, dt, relay } => {
+                for command in relay.0.try_iter() {
+                    match through_codec(command) {
+                        Ok(command) => {
+                            let _ = relay.1.send(command);
+                        }
+                        Err(e) => {
+                            return Some(HostStopped::Ended(format!(
+                                "a command does not cross the wire: {e}"
+                            )));
+                        }
+                    }
+                }
                 let dt = *dt;
                 // A host bug must not take the UI down.
                 std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| worker.pump(dt)))
                     .err()
                     .map(|payload| HostStopped::Ended(worker::panic_text(payload.as_ref())))
             }
-            Running::Thread { thread, .. } => thread.stopped().map(HostStopped::Ended),
+            Running::Thread { thread, bridges } => broken(bridges)
+                .or_else(|| thread.stopped().map(HostStopped::Ended)),
             Running::Process {
                 child,
                 marker,
                 limits,
                 said,
-                ..
+                bridge,
+                printed,
+                held,
             } => {
-                let status = child.0.try_wait().ok().flatten()?;
+                let Some(status) = child.0.try_wait().ok().flatten() else {
+                    // A child that sent what cannot be read is stopped (a
+                    // connection that ended is the child's exit, read next).
+                    return broken(std::slice::from_ref(bridge));
+                };
+                // What it printed last names how it died (a stack overflow
+                // is a SIGABRT like an abort; only its message tells them
+                // apart), and may still be in the pipe: read to its end,
+                // which comes with the exit (bounded, in case a process it
+                // started holds the pipe open).
+                let deadline = std::time::Instant::now() + EXIT_WORDS_WAIT;
+                while let Ok(line) = printed.recv_deadline(deadline) {
+                    if line.stderr {
+                        said.scan(&line.text);
+                    }
+                    held.push(line);
+                }
                 let kind = said.fault_kind(status, limits);
                 let last_tick = marker.beacon().last_tick();
                 Some(match kind {
@@ -269,13 +313,21 @@ impl Running {
     /// The lines the host printed since the last call (a child's; none
     /// for a host in this process, whose prints go to the editor's own).
     pub(super) fn printed(&mut self) -> Vec<Printed> {
-        let Running::Process { printed, said, .. } = self else {
+        let Running::Process {
+            printed,
+            said,
+            held,
+            ..
+        } = self
+        else {
             return Vec::new();
         };
-        let lines: Vec<Printed> = printed.try_iter().collect();
-        for line in lines.iter().filter(|l| l.stderr) {
+        let fresh: Vec<Printed> = printed.try_iter().collect();
+        for line in fresh.iter().filter(|l| l.stderr) {
             said.scan(&line.text);
         }
+        let mut lines = std::mem::take(held);
+        lines.extend(fresh);
         lines
     }
 
@@ -314,6 +366,10 @@ impl Running {
     }
 }
 
+/// How long a host process's last words may take to arrive after its
+/// exit was seen.
+const EXIT_WORDS_WAIT: Duration = Duration::from_millis(500);
+
 /// A host process that is killed when the editor lets go of it: one that
 /// ended by itself (its socket closed) is only reaped; one stuck in a hook
 /// is not waited for.
@@ -339,12 +395,25 @@ fn process_cpu_time(pid: u32) -> Option<Duration> {
     Some(Duration::from_millis((utime + stime) * 10))
 }
 
-/// A message of a driven host once through the codec, as it would cross
-/// a process: what a test editor checks of the protocol at every frame,
-/// so nothing that cannot cross the wire reaches the panels.
-pub(super) fn through_codec(
-    message: Outbound,
-) -> Result<Outbound, stepframe_host::wire::WireError> {
+/// A message of a driven host, or a command to it, once through the
+/// codec, as it would cross a process: what a test editor checks of the
+/// protocol at every frame, so nothing that cannot cross the wire reaches
+/// the panels or the host.
+pub(super) fn through_codec<T: serde::Serialize + serde::de::DeserializeOwned>(
+    message: T,
+) -> Result<T, WireError> {
     let bytes = stepframe_host::wire::encode(&message, Vec::new())?;
-    stepframe_host::wire::decode::<Outbound>(&bytes)
+    stepframe_host::wire::decode::<T>(&bytes)
+}
+
+/// Why the host stopped, if one of `bridges` met a message it could not
+/// carry (not a connection that ended: that is the host's own end, which
+/// the host's exit or thread says more about).
+fn broken(bridges: &[Bridge]) -> Option<HostStopped> {
+    bridges.iter().find_map(|b| match b.ended()? {
+        WireError::Closed | WireError::Io(_) | WireError::Truncated { .. } => None,
+        e => Some(HostStopped::Ended(format!(
+            "the link to the session host broke: {e}"
+        ))),
+    })
 }

@@ -221,7 +221,7 @@ pub fn toolbar_ui(
 /// The status line and its colour.
 fn status(view: &View<'_>, ui: &egui::Ui) -> (String, Color32) {
     if view.worker_stopped().is_some() {
-        return ("worker stopped".to_string(), ui.visuals().error_fg_color);
+        return ("host stopped".to_string(), ui.visuals().error_fg_color);
     }
     let Some(live) = view.live() else {
         return ("starting".to_string(), ui.visuals().weak_text_color());
