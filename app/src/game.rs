@@ -308,13 +308,7 @@ impl App {
         };
         let behaviours = &self.behaviours;
         match cli.command {
-            None => crate::editor::run(
-                self.name,
-                default_scene(),
-                None,
-                false,
-                behaviours.clone(),
-            ),
+            None => crate::editor::run(self.name, default_scene(), None, false, behaviours.clone()),
             Some(Command::Edit {
                 scene,
                 history_mib,

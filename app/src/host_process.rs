@@ -17,7 +17,10 @@ use stepframe_host::wire::{Handshake, Role, WireError, child};
 use stepframe_host::{Worker, link, worker};
 
 /// Runs the session host on the socket the editor left this process.
-pub fn run(behaviours: &crate::Behaviours, beacon: Option<&stepframe_core::HookBeacon>) -> ExitCode {
+pub fn run(
+    behaviours: &crate::Behaviours,
+    beacon: Option<&stepframe_core::HookBeacon>,
+) -> ExitCode {
     let connection = match child::join_parent(&Handshake::new(Role::Host)) {
         Ok(Some(connection)) => connection,
         Ok(None) => {

@@ -625,9 +625,8 @@ fn check_fails_a_game_whose_fixed_update_panics_in_every_run() {
     )
     .expect("write");
     let junit = dir.join("junit.xml");
-    let behaviours = stepframe_app::Behaviours::built_in().behaviour(|(): ()| {
-        Ok::<_, stepframe_core::scene::ParamsError>(Boom { calls: 0 })
-    });
+    let behaviours = stepframe_app::Behaviours::built_in()
+        .behaviour(|(): ()| Ok::<_, stepframe_core::scene::ParamsError>(Boom { calls: 0 }));
     let code = stepframe_app::App::new("boomgame")
         .behaviours(behaviours)
         .run_from([

@@ -433,10 +433,12 @@ fn f9_on_the_one_way_platform_arms_its_mid_step_hook_and_a_jump_through_it_stops
         assert!(w.pump(DT));
         ui.take();
     }
-    send(Command::Breakpoints(BreakpointCommand::ToggleFixed(CLOUD_ID)));
-    send(Command::Run(Run::Input(InputEvent::press(InputSource::Key(
-        "Space".into(),
-    )))));
+    send(Command::Breakpoints(BreakpointCommand::ToggleFixed(
+        CLOUD_ID,
+    )));
+    send(Command::Run(Run::Input(InputEvent::press(
+        InputSource::Key("Space".into()),
+    ))));
     let mut stopped = None;
     for _ in 0..60 {
         assert!(w.pump(DT));
@@ -447,7 +449,7 @@ fn f9_on_the_one_way_platform_arms_its_mid_step_hook_and_a_jump_through_it_stops
             break;
         }
     }
-let view = stopped.expect("the mid-step breakpoint stopped the session");
+    let view = stopped.expect("the mid-step breakpoint stopped the session");
     let s = view.suspension.as_ref().expect("suspended");
     let SuspendReason::Breakpoint(hit) = &s.reason else {
         panic!("not a breakpoint: {:?}", s.reason);

@@ -52,7 +52,11 @@ fn fault_scene(dir: &Path, fault: &str) -> PathBuf {
 }
 
 /// The editor with its host in a child process of the stepframe binary.
-fn editor_with_host(scene: PathBuf, limits: Limits, watchdog: Watchdog) -> Harness<'static, EditorApp> {
+fn editor_with_host(
+    scene: PathBuf,
+    limits: Limits,
+    watchdog: Watchdog,
+) -> Harness<'static, EditorApp> {
     let config = EditorConfig {
         driver: Driver::Process {
             program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),

@@ -72,9 +72,10 @@ impl Host {
         host
     }
 
-    /// Sends a command (applied at the next pump).
+    /// Sends a command (applied at the next pump), once through the wire's
+    /// codec as it would cross to a host process.
     pub fn send(&self, command: Command) {
-        self.front.send(command);
+        self.front.send(crossed(command));
     }
 
     /// One worker frame of `dt`, then takes what the host sent. False once
@@ -96,14 +97,15 @@ impl Host {
     pub fn take(&mut self) {
         let taken = self.front.take();
         for event in taken.events {
+            let event = crossed(event);
             self.keep(&event);
             self.unread.push(event);
         }
         if let Some(live) = taken.live {
-            self.live = Some(live);
+            self.live = Some(crossed(live));
         }
         if let Some(past) = taken.past {
-            self.past = Some(past);
+            self.past = Some(crossed(past));
         }
     }
 
@@ -160,4 +162,21 @@ impl Host {
     pub fn take_past(&mut self) -> Option<WorldView> {
         self.past.take()
     }
+}
+
+/// `message` once through the wire's codec, as it crosses between the
+/// editor and a host process: every worker test is also a test that what
+/// it sends and receives can cross. Panics naming the message otherwise.
+pub fn crossed<T>(message: T) -> T
+where
+    T: serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
+    let what = || {
+        let text = format!("{message:?}");
+        text.chars().take(400).collect::<String>()
+    };
+    let bytes = stepframe_host::wire::encode(&message, Vec::new())
+        .unwrap_or_else(|e| panic!("does not encode: {e}: {}", what()));
+    stepframe_host::wire::decode(&bytes)
+        .unwrap_or_else(|e| panic!("does not cross the wire: {e}: {}", what()))
 }

@@ -26,9 +26,8 @@ const PARTS: usize = 8;
 /// Appends `value` in postcard to `out`; returns the bytes it took.
 fn append<T: Serialize>(out: &mut Vec<u8>, value: &T) -> Result<u32, String> {
     let start = out.len();
-    let mut buf =
-        crate::binary_form::binary(|| postcard::to_extend(value, std::mem::take(out)))
-            .map_err(|e| e.to_string())?;
+    let mut buf = crate::binary_form::binary(|| postcard::to_extend(value, std::mem::take(out)))
+        .map_err(|e| e.to_string())?;
     std::mem::swap(out, &mut buf);
     u32::try_from(out.len() - start).map_err(|_| "engine bytes: a set over 4 GiB".to_string())
 }

@@ -203,3 +203,31 @@ fn a_recovery_point_sized_message_crosses_in_one_frame() {
         "the cap leaves room for it"
     );
 }
+
+/// Values a file writes with fields left out (an empty list, an absent
+/// option, a named priority) cross the wire whole: postcard reads fields
+/// by position, so a field left out would make the reader take the next
+/// one's bytes (a host once died on the first `Recording` it sent).
+#[test]
+fn what_a_file_leaves_out_still_crosses_the_wire_and_reads_back_the_same() {
+    use stepframe_core::{BodyDesc, Priority, Recording, Shape};
+    fn round_trip<T>(value: &T) -> T
+    where
+        T: serde::Serialize + serde::de::DeserializeOwned,
+    {
+        let bytes = encode(value, Vec::new()).expect("encodes");
+        stepframe_host::wire::decode(&bytes).expect("reads back")
+    }
+    let recording = Recording::new(60);
+    assert!(recording.edits.is_empty(), "the field a file leaves out");
+    assert_eq!(round_trip(&(recording.clone(), 7u8)), (recording, 7u8));
+    let body = BodyDesc::dynamic(Shape::Circle { radius: 0.5 });
+    assert!(body.soft.is_none(), "the field a file leaves out");
+    assert_eq!(round_trip(&(body.clone(), 7u8)), (body, 7u8));
+    let named = [Priority(-100), Priority(-50), Priority::DEFAULT];
+    assert_eq!(round_trip(&named), named);
+    // A file still leaves them out, and still names a priority.
+    let text = ron::to_string(&Recording::new(60)).expect("RON");
+    assert!(!text.contains("edits"), "{text}");
+    assert_eq!(ron::to_string(&Priority(-100)).expect("RON"), "Early");
+}

@@ -152,12 +152,13 @@ pub(super) fn start(
             };
             let marker = FaultMarker::create().context("creating the fault marker")?;
             let mut cmd = std::process::Command::new(&program);
-            cmd.arg("host")
-                .stdin(Stdio::null())
-                .stdout(Stdio::piped());
+            cmd.arg("host").stdin(Stdio::null()).stdout(Stdio::piped());
             stepframe_host::supervise::configure(&mut cmd, &marker, limits);
-            let (mut child, connection) = child::spawn_host(cmd, &Handshake::expecting(Role::Editor, BuildId::of_executable(&program)))
-                .with_context(|| format!("starting {} host", program.display()))?;
+            let (mut child, connection) = child::spawn_host(
+                cmd,
+                &Handshake::expecting(Role::Editor, BuildId::of_executable(&program)),
+            )
+            .with_context(|| format!("starting {} host", program.display()))?;
             let printed = relay_output(&mut child)?;
             let (front, bridge) = link::connect(connection, Some(waker.clone()))?;
             front.send(stepframe_host::protocol::Command::Run(
@@ -179,10 +180,7 @@ pub(super) fn start(
             let end = end.with_waker(waker.clone());
             let build = move || Worker::new(end, rate, registries);
             let thread = worker::spawn(build, front.commands.clone(), Some(waker.clone()))?;
-            let running = Running::Thread {
-                thread,
-                bridges,
-            };
+            let running = Running::Thread { thread, bridges };
             (front, running)
         }
         Driver::Driven { dt } => {
@@ -242,7 +240,10 @@ impl Running {
     /// Runs the driven host's frame, or asks whether the host has ended.
     /// Returns why it stopped, if it just did. Never waits. `names` names
     /// a fault's object and behaviour (the editor's last view).
-    pub(super) fn poll(&mut self, names: &dyn stepframe_host::supervise::Names) -> Option<HostStopped> {
+    pub(super) fn poll(
+        &mut self,
+        names: &dyn stepframe_host::supervise::Names,
+    ) -> Option<HostStopped> {
         match self {
             Running::Driven { worker, dt, relay } => {
                 for command in relay.0.try_iter() {
@@ -263,8 +264,9 @@ impl Running {
                     .err()
                     .map(|payload| HostStopped::Ended(worker::panic_text(payload.as_ref())))
             }
-            Running::Thread { thread, bridges } => broken(bridges)
-                .or_else(|| thread.stopped().map(HostStopped::Ended)),
+            Running::Thread { thread, bridges } => {
+                broken(bridges).or_else(|| thread.stopped().map(HostStopped::Ended))
+            }
             Running::Process {
                 child,
                 marker,

@@ -208,13 +208,9 @@ impl EditorApp {
         let ctx = cc.egui_ctx.clone();
         let waker: Waker = std::sync::Arc::new(move || ctx.request_repaint());
         let registries = config.behaviours.registries();
-        let (front, running) = host::start(
-            &config.driver,
-            persisted.display_rate,
-            &registries,
-            &waker,
-        )
-        .context("starting the session host")?;
+        let (front, running) =
+            host::start(&config.driver, persisted.display_rate, &registries, &waker)
+                .context("starting the session host")?;
         let driven = matches!(config.driver, Driver::Driven { .. });
         let mut persisted = persisted;
         if let Some(mib) = config.history_mib {

@@ -454,10 +454,8 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         .show(ui, |ui| {
             ui.set_width(ui.available_width());
             ui.horizontal_wrapped(|ui| {
-                ui.label(
-                    RichText::new(title).color(Color32::WHITE).strong(),
-                )
-                .on_hover_text(why);
+                ui.label(RichText::new(title).color(Color32::WHITE).strong())
+                    .on_hover_text(why);
                 let hover = format!(
                     "Start a new session host and do the session again ({}), up to where \
                      this one stood (before the tick that faulted), paused there: \
