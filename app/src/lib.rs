@@ -6,7 +6,8 @@
 //! | module | sub-command | inside (each opens with its own map) |
 //! |---|---|---|
 //! | [`game`] | every sub-command as one call, [`App`]; the behaviours a binary's sessions name, [`Behaviours`] | |
-//! | [`editor`] | (default) the eframe editor, pipeline on a worker thread | `protocol`, `worker`, `app`, `timeline` and one file per panel |
+//! | [`editor`] | (default) the eframe editor; its session host in a child process (or a thread) | `protocol`, `worker`, `app`, `timeline` and one file per panel |
+//! | [`host_process`] | `stepframe host`: the editor's session host in a child process of this executable | |
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
 //! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `report`, `matrix`, `check`, `junit` |
 //! | [`compare`] | (shared) two runs' ticks compared: what `trace-diff`, `check` and the editor's Compare with… all report | `poses`, `tick` |

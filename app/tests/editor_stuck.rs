@@ -70,7 +70,7 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
         h.state().published().worker_stuck.is_none(),
         "flagged before its time"
     );
-    assert!(labels_starting(&h, "Worker stuck").is_empty());
+    assert!(labels_starting(&h, "Session host stuck").is_empty());
     watch_time.advance(Duration::from_millis(100));
     h.step();
 
@@ -85,12 +85,12 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     assert_eq!(stuck.behaviour.as_deref(), Some("Spinner"));
     assert_eq!(stuck.hook, HookKind::FixedUpdate);
     assert_eq!(stuck.running_for, STUCK_AFTER);
-    let banner = labels_starting(&h, "Worker stuck for ");
+    let banner = labels_starting(&h, "Session host stuck for ");
     assert_eq!(banner.len(), 1, "{banner:?}");
     assert!(
         banner[0].starts_with(
-            "Worker stuck for 5 s in FixedUpdate of #3 `Endless Loop` (Spinner): the hook has \
-             not returned; its thread keeps "
+            "Session host stuck for 5 s in FixedUpdate of #3 `Endless Loop` (Spinner) at tick 120: the \
+             hook has not returned; its thread keeps "
         ),
         "{}",
         banner[0]
@@ -123,13 +123,15 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
         latest_live(h).is_some_and(|v| v.suspension.is_some() && v.clock.simulation_tick == tick)
     });
     assert!(h.state().published().worker_stuck.is_none());
-    assert!(labels_starting(&h, "Worker stuck").is_empty());
+    assert!(labels_starting(&h, "Session host stuck").is_empty());
     let log = &h.state().feedback().log;
     assert!(log.contains(
-        "worker stuck: FixedUpdate of #3 `Endless Loop` (Spinner) has not returned for 5.0 s"
+        "session host stuck: FixedUpdate of #3 `Endless Loop` (Spinner) at tick 120 has not returned \
+         for 5.0 s"
     ));
     assert!(log.contains(
-        "abandoned the worker stuck in FixedUpdate of #3 `Endless Loop` (Spinner) after 5.0 s"
+        "abandoned the session host stuck in FixedUpdate of #3 `Endless Loop` (Spinner) at tick 120 \
+         after 5.0 s: its thread is left running"
     ));
     assert!(log.contains(&format!(
         "a new session host did the session again up to tick {tick} and stands there, \

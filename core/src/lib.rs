@@ -51,7 +51,7 @@
 //! | [`rapier_stage`] | the rapier2d engine in that slot: bodies, substeps, contacts, the mid-step hooks, the commit, snapshots | `bodies`, `commit`, `engine_bytes`, `events`, `link`, `mid_step`, `soft`, `step` |
 //! | [`pacing`] | frame deltas for headless runs: a rate, a seeded irregular sequence, a file, stalls | |
 //! | **4: the pipeline** | | |
-//! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `params`, `settings`, `snapshot` |
+//! | [`pipeline`] | `step_frame`, suspension, snapshots, reading and reaching into behaviours | `dispatch`, `drive`, `inspect`, `mid_step`, `params`, `settings`, `snapshot` |
 //! | **5: what drives, records and reads a pipeline** | | |
 //! | [`headless`] | a frame with nobody at the controls, run to its end (resumed as needed, its reports merged); a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |

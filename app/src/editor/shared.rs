@@ -123,7 +123,7 @@ pub struct Published {
     /// entries in all, the tick reached (a progress bar), while it runs.
     pub replaying: Option<(usize, usize, u64)>,
     /// Why the host stopped, while it is dead.
-    pub worker_stopped: Option<crate::editor::app::HostStopped>,
+    pub worker_stopped: Option<HostStopped>,
     /// The hook call the host has been stuck in past the watchdog's limit.
     pub worker_stuck: Option<StuckHook>,
 }
@@ -327,7 +327,7 @@ impl<'a> View<'a> {
     }
 
     /// Why the host stopped, while it is dead.
-    pub fn worker_stopped(&self) -> Option<&'a crate::editor::app::HostStopped> {
+    pub fn worker_stopped(&self) -> Option<&'a HostStopped> {
         self.published.worker_stopped.as_ref()
     }
 
@@ -458,11 +458,16 @@ pub struct StuckHook {
     pub object: stepframe_core::ObjectId,
     /// Its name, from the last view (empty if it had none).
     pub object_name: String,
-    /// The behaviour's registered name, from the last recovery point (`None`
-    /// for a behaviour added since).
+    /// The behaviour's registered name, from the last view (`None` for a
+    /// behaviour added since).
     pub behaviour: Option<String>,
     /// The hook.
     pub hook: stepframe_core::HookKind,
+    /// The tick it runs in (the pending tick of a fixed hook).
+    pub tick: u64,
+    /// The host is a child process, which Abandon kills (else a thread of
+    /// the editor's, which nothing can stop).
+    pub process: bool,
     /// How long the call has run, on the watchdog's clock.
     pub running_for: std::time::Duration,
     /// The stuck thread's share of one core since the call was first seen
@@ -472,23 +477,76 @@ pub struct StuckHook {
 }
 
 impl StuckHook {
-    /// "FixedUpdate of #3 `Spinner` (Spinner)": the call as the log names hooks.
+    /// "FixedUpdate of #3 `Spinner` (Spinner) at tick 120": the call as
+    /// the log names hooks.
     pub fn call_text(&self) -> String {
         let behaviour = self
             .behaviour
             .clone()
-            .unwrap_or_else(|| "a behaviour added since the last snapshot".to_string());
+            .unwrap_or_else(|| "a behaviour added since the last view".to_string());
         format!(
-            "{:?} of #{} `{}` ({behaviour})",
-            self.hook, self.object.0, self.object_name
+            "{:?} of #{} `{}` ({behaviour}) at tick {}",
+            self.hook, self.object.0, self.object_name, self.tick
         )
     }
 
-    /// "keeps 98% of a core busy", or why no figure.
+    /// What runs the hook: "its process" or "its thread".
+    fn runner(&self) -> &'static str {
+        if self.process {
+            "its process"
+        } else {
+            "its thread"
+        }
+    }
+
+    /// "its process keeps 98% of a core busy", or why no figure.
     pub fn cpu_text(&self) -> String {
         match self.cpu_share {
-            Some(share) => format!("its thread keeps {:.0}% of a core busy", share * 100.0),
-            None => "its thread's CPU time cannot be read here".to_string(),
+            Some(share) => format!(
+                "{} keeps {:.0}% of a core busy",
+                self.runner(),
+                share * 100.0
+            ),
+            None => format!("{}'s CPU time cannot be read here", self.runner()),
+        }
+    }
+
+    /// What Abandon does to the stuck host, for the log.
+    pub fn abandon_text(&self) -> &'static str {
+        if self.process {
+            "its process was killed"
+        } else {
+            "its thread is left running (nothing in a process can stop a hook)"
+        }
+    }
+}
+
+/// Why a host stopped, as the banner shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum HostStopped {
+    /// A fault in user code ended the host process: what, where and when.
+    Fault(stepframe_host::supervise::Fault),
+    /// The host ended otherwise (a bug in the host itself: its panic
+    /// message, or how the process exited).
+    Ended(String),
+}
+
+impl HostStopped {
+    /// The tick the host was at: a restart stops before it (a fault's tick
+    /// is its hook's; a fixed hook's is the pending tick).
+    pub fn tick(&self) -> Option<u64> {
+        match self {
+            HostStopped::Fault(f) => Some(f.tick),
+            HostStopped::Ended(_) => None,
+        }
+    }
+}
+
+impl std::fmt::Display for HostStopped {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            HostStopped::Fault(fault) => write!(f, "{fault}"),
+            HostStopped::Ended(why) => f.write_str(why),
         }
     }
 }

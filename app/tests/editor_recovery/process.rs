@@ -218,7 +218,7 @@ fn an_endless_loop_in_a_fixed_update_is_abandoned_the_host_killed_and_restarted_
         h.state().published().worker_stuck.is_none()
             && h.state().published().replaying.is_none()
             && suspended(h)
-            && live_tick(h).is_some_and(|t| t < 40 && t >= 30)
+            && live_tick(h).is_some_and(|t| (30..40).contains(&t))
     });
     assert!(
         !h.state().published().recording.edits.is_empty(),

@@ -32,6 +32,8 @@ use stepframe_host::supervise::{ChildSaid, Fault, FaultMarker, Limits};
 use stepframe_host::wire::{BuildId, Handshake, Role, WireError, child};
 use stepframe_host::worker::{self, FrontEnd, Registries, Waker, Worker, WorkerThread};
 
+pub use crate::editor::shared::HostStopped;
+
 /// Who runs the session host (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Driver {
@@ -102,36 +104,6 @@ pub(super) enum Running {
     },
     /// The host died; nothing runs until a restart.
     Stopped,
-}
-
-/// Why a host stopped, as the banner shows it.
-#[derive(Clone, Debug, PartialEq)]
-pub enum HostStopped {
-    /// A fault in user code ended the host process: what, where and when.
-    Fault(Fault),
-    /// The host ended otherwise (a bug in the host itself: its panic
-    /// message, or how the process exited).
-    Ended(String),
-}
-
-impl HostStopped {
-    /// The tick the host was at: a restart stops before it (a fault's tick
-    /// is its hook's; a fixed hook's is the pending tick).
-    pub fn tick(&self) -> Option<u64> {
-        match self {
-            HostStopped::Fault(f) => Some(f.tick),
-            HostStopped::Ended(_) => None,
-        }
-    }
-}
-
-impl std::fmt::Display for HostStopped {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            HostStopped::Fault(fault) => write!(f, "{fault}"),
-            HostStopped::Ended(why) => f.write_str(why),
-        }
-    }
 }
 
 /// Starts a host run by `driver` at `rate`, with `registries`: its
@@ -349,6 +321,11 @@ impl Running {
             Running::Process { child, .. } => process_cpu_time(child.0.id()),
             _ => None,
         }
+    }
+
+    /// Whether the host is a child process (which can be killed).
+    pub(super) fn is_process(&self) -> bool {
+        matches!(self, Running::Process { .. })
     }
 
     /// Whether a host runs that a watchdog can look at.

@@ -107,9 +107,17 @@ impl EditorApp {
             .live
             .as_ref()
             .and_then(|v| v.world.objects.iter().find(|o| o.id == call.object));
-        let behaviour = object.and_then(|o| match o.behaviours.as_slice() {
-            [only] => Some(only.clone()),
-            _ => None,
+        // By its registration number, as the marker names it; an object
+        // with one behaviour names it even if the view predates it.
+        let behaviour = object.and_then(|o| {
+            o.cohort
+                .iter()
+                .find(|(seq, _)| *seq == call.seq)
+                .map(|(_, name)| name.clone())
+                .or_else(|| match o.behaviours.as_slice() {
+                    [only] => Some(only.clone()),
+                    _ => None,
+                })
         });
         let object_name = object.map(|o| o.name.clone()).unwrap_or_default();
         let stuck = StuckHook {
@@ -117,6 +125,8 @@ impl EditorApp {
             object_name,
             behaviour,
             hook: call.hook,
+            tick: call.tick,
+            process: host.is_process(),
             running_for,
             cpu_share,
         };
@@ -125,7 +135,7 @@ impl EditorApp {
                 LogLevel::Warning,
                 None,
                 format!(
-                    "worker stuck: {} has not returned for {:.1} s",
+                    "session host stuck: {} has not returned for {:.1} s",
                     stuck.call_text(),
                     running_for.as_secs_f64()
                 ),
@@ -134,7 +144,8 @@ impl EditorApp {
         self.published.worker_stuck = Some(stuck);
     }
 
-    /// Abandon and restart: the stuck thread is detached and a new host
+    /// Abandon and restart: the stuck host is killed (a process) or
+    /// detached (a thread), and a new host
     /// does the session again up to the end of the last tick that
     /// completed (the timeline's newest record), paused there, before the
     /// frame whose hook never returned.
@@ -149,11 +160,10 @@ impl EditorApp {
             LogLevel::Warning,
             None,
             format!(
-                "abandoned the worker stuck in {} after {:.1} s: its thread is left running \
-                 (nothing can stop a hook) and {}",
+                "abandoned the session host stuck in {} after {:.1} s: {}",
                 stuck.call_text(),
                 stuck.running_for.as_secs_f64(),
-                stuck.cpu_text()
+                stuck.abandon_text()
             ),
         );
         let last_tick = self

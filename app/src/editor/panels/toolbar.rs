@@ -295,17 +295,20 @@ fn worker_stuck_ui(
             ui.set_width(ui.available_width());
             ui.horizontal_wrapped(|ui| {
                 let text = format!(
-                    "Worker stuck for {:.0} s in {}: the hook has not returned; {}",
+                    "Session host stuck for {:.0} s in {}: the hook has not returned; {}",
                     stuck.running_for.as_secs_f64(),
                     stuck.call_text(),
                     stuck.cpu_text()
                 );
                 ui.label(RichText::new(text).color(Color32::WHITE).strong())
-                    .on_hover_text(
+                    .on_hover_text(if stuck.process {
+                        "An endless loop in a behaviour never returns. Abandoning kills the \
+                         session host's process and continues in a new one"
+                    } else {
                         "An endless loop in a behaviour cannot be stopped from outside it. \
                          Abandoning leaves its thread running (it keeps its core busy until \
-                         the editor exits) and continues in a new worker",
-                    );
+                         the editor exits) and continues in a new host"
+                    });
                 if ui
                     .button("Abandon and restart")
                     .on_hover_text(
@@ -433,14 +436,14 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         return;
     };
     let (title, why, restart) = match stopped {
-        crate::editor::app::HostStopped::Fault(fault) => (
+        crate::editor::shared::HostStopped::Fault(fault) => (
             format!("Your code took the session host down: {fault}"),
             "A fault no process survives (an abort, a stack overflow, memory exhausted, a hook \
              that never returned) ended the session's process; the editor, its panels and \
              your unsaved edits are here",
             format!("Restart at tick {}", fault.tick.saturating_sub(1)),
         ),
-        crate::editor::app::HostStopped::Ended(why) => (
+        crate::editor::shared::HostStopped::Ended(why) => (
             format!("The session host stopped: {why}"),
             "A bug in the host itself ended it (hook panics are caught and logged instead); \
              nothing runs until a restart",
