@@ -7,7 +7,7 @@
 //! neither can change what the solver does with a contact it is solving:
 //! a one-way platform (jump up through it, land on it), a conveyor belt (a
 //! surface that moves), ice or a trampoline for one pair of objects. The
-//! mid-step hook ([`Behaviour::mid_step`]) can. It is rapier's
+//! mid-step hook ([`Behaviour::mid_step`](crate::Behaviour::mid_step)) can. It is rapier's
 //! `modify_solver_contacts`, enabled only on the colliders of objects that
 //! have the hook, and given to the behaviour as plain data.
 //!
@@ -82,7 +82,7 @@
 //! inside its `physics_ms`, and a `MidStep` flame zone per priority inside
 //! the tick's physics zone.
 //!
-//! A breakpoint on [`HookKind::MidStep`] counts each call and suspends at the
+//! A breakpoint on [`HookKind::MidStep`](crate::HookKind::MidStep) counts each call and suspends at the
 //! end of the tick, like a contact breakpoint: the step, every other hook
 //! call of the tick and its contact callbacks complete first. A panic is
 //! caught: its edits are discarded (the pair goes on as it was before that

@@ -8,7 +8,7 @@
 //!
 //! | feature | file | owns |
 //! |---|---|---|
-//! | stepping | `stepping` | the [`Session`] (pipeline and rewind history), the display rate, input waiting for the next call, the state hash, the journal |
+//! | stepping | `stepping` | the [`Session`](stepframe_core::Session) (pipeline and rewind history), the display rate, input waiting for the next call, the state hash, the journal |
 //! | breakpoints | `breakpoints` | each breakpoint's object by id and name, the hits labelled as they happened |
 //! | watches | `watches` | the watch list, what it reported, the history fills of plotted watches |
 //! | branch B | `branch_b/` | a what-if fork (its own pipeline) or a run compared with the live one |

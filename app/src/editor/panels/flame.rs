@@ -13,7 +13,7 @@
 //!   behaviour. The live run never records those (a clock read costs more
 //!   than a FixedUpdate call); while the cursor is on a past frame or the
 //!   session is suspended, the tab asks the worker to replay that frame
-//!   from the rewind history with them on ([`Command::ReplayFrame`]), and
+//!   from the rewind history with them on ([`FlameCommand::ReplayFrame`]), and
 //!   labels every such zone and time "replayed": they are the replay's
 //!   times, not the live run's.
 

@@ -5,7 +5,7 @@
 //! **Find previous** searches the rewind history backward from the tick on
 //! screen and puts the time cursor there. The list persists with the layout.
 //! The inspector's plot buttons add "show value" watches here
-//! ([`WatchesState::plot`]): a plotted field is a watch like any other.
+//! ([`WatchCommand::Plot`]): a plotted field is a watch like any other.
 
 use crate::editor::protocol::{Run, WatchCommand};
 use stepframe_core::LogLevel;
