@@ -70,6 +70,9 @@ pub struct Persisted {
     /// The rewind history's byte budget, MiB (sent at start; saved from the
     /// live view).
     pub history_budget_mib: u32,
+    /// Replay the session with a new build of the host program as soon as
+    /// one is noticed, without asking.
+    pub replay_new_builds: bool,
 }
 
 impl Default for Persisted {
@@ -82,6 +85,7 @@ impl Default for Persisted {
             zoom: 40.0,
             log_errors_only: false,
             history_budget_mib: DEFAULT_HISTORY_MIB,
+            replay_new_builds: false,
         }
     }
 }
@@ -126,6 +130,31 @@ pub struct Published {
     pub worker_stopped: Option<HostStopped>,
     /// The hook call the host has been stuck in past the watchdog's limit.
     pub worker_stuck: Option<StuckHook>,
+    /// A new build of the host program, noticed on disk and not yet used.
+    pub new_build: Option<NewBuild>,
+    /// How far a replay with a new build has got, while it runs.
+    pub rebuild: Option<RebuildProgress>,
+}
+
+/// A new build of the host program (a `cargo build` rewrote it), as the
+/// bar that offers it shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NewBuild {
+    /// The program's file name (`mygame`).
+    pub program: String,
+    /// Whether new builds are replayed without asking (the setting).
+    pub automatic: bool,
+}
+
+/// A replay of the session with a new build, while it runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RebuildProgress {
+    /// The completed tick the new host has reached.
+    pub tick: u64,
+    /// The tick it replays to (where the user was).
+    pub target: u64,
+    /// Ticks replayed per second of real time so far.
+    pub ticks_per_s: f64,
 }
 
 impl Default for Published {
@@ -143,6 +172,8 @@ impl Default for Published {
             replaying: None,
             worker_stopped: None,
             worker_stuck: None,
+            new_build: None,
+            rebuild: None,
         }
     }
 }
@@ -326,6 +357,16 @@ impl<'a> View<'a> {
         self.driven
     }
 
+    /// A new build of the host program, if one is waiting.
+    pub fn new_build(&self) -> Option<&'a NewBuild> {
+        self.published.new_build.as_ref()
+    }
+
+    /// A replay with a new build, while it runs.
+    pub fn rebuild(&self) -> Option<&'a RebuildProgress> {
+        self.published.rebuild.as_ref()
+    }
+
     /// Why the host stopped, while it is dead.
     pub fn worker_stopped(&self) -> Option<&'a HostStopped> {
         self.published.worker_stopped.as_ref()
@@ -370,6 +411,12 @@ pub enum Action {
     AbandonWorker,
     /// Bring a pane to the front.
     OpenPane(Pane),
+    /// Replay the session with the new build of the host program.
+    ReplayNewBuild,
+    /// Stop a replay with a new build: the old session stays.
+    CancelRebuild,
+    /// Replay new builds as soon as they are noticed (the setting).
+    ReplayNewBuildsAutomatically(bool),
 }
 
 /// How a panel asks for things: worker commands at once, UI actions after

@@ -64,6 +64,7 @@ pub fn b_name(name: &BName) -> String {
         BName::Trace(file) => file.clone(),
         BName::ThisRun(first, last) => format!("this run, ticks {first}–{last}"),
         BName::Fork(at) => format!("branch B, forked at tick {at}"),
+        BName::OldBuild(name) => name.clone(),
     }
 }
 

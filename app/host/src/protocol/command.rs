@@ -242,6 +242,26 @@ pub enum BranchCommand {
     Adopt,
     /// B is dropped (a comparison ends).
     Discard,
+    /// Sends the run so far, up to the end of tick `upto` and as far back
+    /// as rewind reaches, as [`BranchEvent::Run`](super::BranchEvent::Run)
+    /// batches: what a front end keeps of an old build's session, to
+    /// compare a new build's with. Reads only.
+    SendRun {
+        /// The last tick sent.
+        upto: u64,
+    },
+    /// One batch of a run kept elsewhere (an old build's, sent as
+    /// [`BranchEvent::Run`](super::BranchEvent::Run)); with `last`, the
+    /// batches so far become run B, named `name`, measured against the live
+    /// session at every tick, the kept history included.
+    CompareWithTicks {
+        /// What B is called: the old build, as the front end names it.
+        name: String,
+        /// The batch's ticks, in order.
+        ticks: Vec<crate::traced::TracedTick>,
+        /// The last batch.
+        last: bool,
+    },
 }
 
 /// The input tape and the session recording (the recording feature).

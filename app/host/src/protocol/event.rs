@@ -95,6 +95,16 @@ pub enum Event {
         /// The completed tick it has reached.
         tick: u64,
     },
+    /// What went wrong while a journal was done again
+    /// ([`Command::Restore`](super::Command::Restore)): the scene no longer
+    /// loads, an edit no longer applies. `tick`: the completed tick the
+    /// replay had reached.
+    ReplayError {
+        /// The tick.
+        tick: u64,
+        /// What went wrong.
+        error: HostError,
+    },
     /// A host replayed a journal ([`Command::Restore`](super::Command::Restore)) and stands,
     /// suspended, at the end of `tick`.
     Restored {
@@ -131,7 +141,21 @@ pub enum BranchEvent {
     },
     /// B is gone (discarded, a new scene, a rewind).
     Ended,
+    /// A batch of the run so far, as [`BranchCommand::SendRun`](super::BranchCommand::SendRun)
+    /// asked (oldest first; batches of at most [`RUN_BATCH_TICKS`] ticks,
+    /// well under a frame's cap).
+    Run {
+        /// The batch's ticks.
+        ticks: Vec<crate::traced::TracedTick>,
+        /// The last batch.
+        last: bool,
+    },
 }
+
+/// Ticks in one [`BranchEvent::Run`] batch: 2,000 ticks of 1,000 bodies
+/// are ~56 MB at most (six f32s and an id a body), under the wire's 64 MiB
+/// frame; a scene of 100 bodies sends ~6 MB a batch.
+pub const RUN_BATCH_TICKS: usize = 2_000;
 
 /// What run B is called.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -142,6 +166,9 @@ pub enum BName {
     ThisRun(u64, u64),
     /// A what-if branch forked at this tick.
     Fork(u64),
+    /// The session as the previous build of the game ran it, by the name
+    /// the front end gave it.
+    OldBuild(String),
 }
 
 /// A change of the session recording (what every tick received and every

@@ -347,8 +347,14 @@ fn journaled(command: &Command) -> bool {
         | Command::Select(_) => true,
         Command::Watches(w) => !matches!(w, crate::protocol::WatchCommand::FindPrevious { .. }),
         Command::Rewind(r) => !matches!(r, RewindCommand::ViewTick(_)),
-        // A comparison replaces a fork, so it is journaled with the rest.
-        Command::BranchB(_) => true,
+        // A comparison replaces a fork, so it is journaled with the rest;
+        // sending the run only reads, and a run from another build is
+        // another process's, not this session's input.
+        Command::BranchB(b) => !matches!(
+            b,
+            crate::protocol::BranchCommand::SendRun { .. }
+                | crate::protocol::BranchCommand::CompareWithTicks { .. }
+        ),
         Command::Recording(r) => !matches!(r, RecordingCommand::Save { .. }),
         // A load or reload is journaled as the `Start` it makes; a save
         // changes files, not the session.

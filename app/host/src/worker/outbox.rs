@@ -143,6 +143,8 @@ pub(super) struct Outbox {
     /// would show a moment the replay passes through) and no notice (the
     /// user was told each once, live); progress goes instead.
     replaying: bool,
+    /// The completed tick a journal being done again has reached.
+    replay_tick: u64,
 }
 
 impl Outbox {
@@ -158,6 +160,7 @@ impl Outbox {
             credit: true,
             last_suspension: initial,
             replaying: false,
+            replay_tick: 0,
         }
     }
 
@@ -241,9 +244,22 @@ impl Outbox {
         self.dirty = true;
     }
 
-    /// An error (the session goes on unchanged).
+    /// An error (the session goes on unchanged). While a journal is done
+    /// again it is a [`Event::ReplayError`], stamped with the tick the
+    /// replay had reached: a front end replaying for a new build refuses
+    /// the build on it.
     pub(super) fn error(&mut self, error: HostError) {
-        self.event(Event::Error(error));
+        if self.replaying {
+            let tick = self.replay_tick;
+            self.event(Event::ReplayError { tick, error });
+        } else {
+            self.event(Event::Error(error));
+        }
+    }
+
+    /// The completed tick a journal being done again has reached.
+    pub(super) fn replay_at(&mut self, tick: u64) {
+        self.replay_tick = tick;
     }
 
     /// Sends suspended or resumed when the suspension changed.

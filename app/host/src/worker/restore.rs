@@ -13,9 +13,11 @@
 //!   dt. The pipeline is deterministic, so the session ends bit for bit
 //!   where the old one was.
 //! - `stop_after`: every call is capped at the end of that tick, and the
-//!   replay stops once the session is there, suspended: a restart after a
-//!   fault at tick N stops at the end of tick N − 1, before the hook that
-//!   took the old host down runs again.
+//!   session is left there, suspended: a restart after a fault at tick N
+//!   stops at the end of tick N − 1, before the hook that took the old host
+//!   down runs again. The whole journal is still done: what the user did
+//!   while the session stood at that tick (an edit, a breakpoint, the
+//!   selection) is kept.
 //!
 //! What the new host does is journaled again as it goes, so its own journal
 //! is the one it was given (up to where it stopped): the front end takes
@@ -54,10 +56,12 @@ impl Worker {
             }
         }
         self.run.session.set_stop_after_tick(stop_after);
+        // Every entry is done, even once the session stands at
+        // `stop_after`: what the user did while it stood there (an edit, a
+        // breakpoint, a selection) belongs to that tick, and the cap keeps
+        // every later frame and step from running a tick past it.
         for (done, entry) in entries {
-            if stop_after.is_some_and(|t| self.run.completed_ticks() >= t) && self.is_suspended() {
-                break;
-            }
+            self.out.replay_at(self.run.completed_ticks());
             if told.elapsed() >= REPLAY_PROGRESS_EVERY {
                 told = std::time::Instant::now();
                 self.out.event(Event::Replaying {

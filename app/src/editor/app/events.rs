@@ -42,6 +42,10 @@ impl EditorApp {
             Event::Replaying { done, of, tick } => {
                 self.published.replaying = Some((done, of, tick));
             }
+            Event::ReplayError { tick, error } => feedback.error(format!(
+                "doing the session again, at tick {tick}: {}",
+                words::error(&error)
+            )),
             Event::Restored { tick, asked } => {
                 self.published.replaying = None;
                 self.follow_live();
@@ -125,9 +129,14 @@ impl EditorApp {
 
     /// What happened to branch B.
     fn on_branch_event(&mut self, event: BranchEvent) {
+        if let BranchEvent::Run { ticks, last } = event {
+            // The run this host sent for a replay with a new build.
+            return self.on_old_run(ticks, last);
+        }
         let feedback = &mut self.feedback;
         let samples = &mut self.published.samples;
         match event {
+            BranchEvent::Run { .. } => {}
             BranchEvent::Comparing { name, ticks } => {
                 feedback.notify(
                     LogLevel::Info,

@@ -13,6 +13,7 @@
 
 mod events;
 mod host;
+mod rebuild;
 mod shortcuts;
 mod stored;
 mod stuck;
@@ -163,6 +164,11 @@ pub struct EditorApp {
     sighting: Option<stuck::Sighting>,
     /// Stored settings that did not read: not written back.
     stored_unread: stored::Unread,
+    /// The host program's file, looked at for a new build (a host process
+    /// only).
+    build_watch: Option<rebuild::BuildWatch>,
+    /// A replay of the session with a new build, while it runs.
+    rebuild: Option<rebuild::Rebuild>,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -208,6 +214,21 @@ impl EditorApp {
         let ctx = cc.egui_ctx.clone();
         let waker: Waker = std::sync::Arc::new(move || ctx.request_repaint());
         let registries = config.behaviours.registries();
+        let mut config = config;
+        // The program is named once, now: after a `cargo build` replaces
+        // this executable, `current_exe` names a deleted file.
+        if let Driver::Process { program, .. } = &mut config.driver
+            && program.is_none()
+        {
+            *program = Some(std::env::current_exe().context("finding this executable")?);
+        }
+        let build_watch = match &config.driver {
+            Driver::Process {
+                program: Some(program),
+                ..
+            } => Some(rebuild::BuildWatch::new(program.clone())),
+            _ => None,
+        };
         let (front, running) =
             host::start(&config.driver, persisted.display_rate, &registries, &waker)
                 .context("starting the session host")?;
@@ -261,6 +282,8 @@ impl EditorApp {
             watchdog: config.watchdog,
             sighting: None,
             stored_unread: unread,
+            build_watch,
+            rebuild: None,
         })
     }
 
@@ -344,30 +367,40 @@ impl EditorApp {
             } else {
                 message
             };
-            match message {
-                Outbound::Event(event) => {
-                    self.panels.timeline.on_event(&event);
-                    let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
-                    self.panels
-                        .watches
-                        .on_event(&event, specs, &mut self.commands);
-                    self.on_event(*event);
-                }
-                Outbound::Live(view) => {
-                    self.published.live = Some(*view);
-                    // The lanes follow the host's list in stream order: a
-                    // newly plotted watch's history fill comes after it.
-                    self.panels.sync_bookmarks(self.published.live.as_ref());
-                    took_view = true;
-                }
-                Outbound::Past(view) => self.published.past = Some(*view),
-            }
+            took_view |= self.take(message);
         }
         if took_view {
             self.commands.send(Command::ViewTaken);
         }
         if let Some(live) = &self.published.live {
             self.panels.timeline.hold_an_hour(live.display_rate);
+        }
+    }
+
+    /// Takes one message of the host's, in stream order. True for a live
+    /// view (which the host waits to hear was taken).
+    fn take(&mut self, message: Outbound) -> bool {
+        match message {
+            Outbound::Event(event) => {
+                self.panels.timeline.on_event(&event);
+                let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
+                self.panels
+                    .watches
+                    .on_event(&event, specs, &mut self.commands);
+                self.on_event(*event);
+                false
+            }
+            Outbound::Live(view) => {
+                self.published.live = Some(*view);
+                // The lanes follow the host's list in stream order: a
+                // newly plotted watch's history fill comes after it.
+                self.panels.sync_bookmarks(self.published.live.as_ref());
+                true
+            }
+            Outbound::Past(view) => {
+                self.published.past = Some(*view);
+                false
+            }
         }
     }
 
@@ -401,6 +434,14 @@ impl EditorApp {
                 Action::RestartWorker => self.restart_worker(None),
                 Action::AbandonWorker => self.abandon_worker(),
                 Action::OpenPane(pane) => self.workspace.set_open(pane, true),
+                Action::ReplayNewBuild => self.replay_new_build(),
+                Action::CancelRebuild => self.cancel_rebuild("cancelled"),
+                Action::ReplayNewBuildsAutomatically(on) => {
+                    self.persisted.replay_new_builds = on;
+                    if on {
+                        self.replay_new_build();
+                    }
+                }
             }
         }
     }
@@ -556,6 +597,7 @@ impl eframe::App for EditorApp {
         }
         let ctx = ui.ctx().clone();
         self.watch_hooks(&ctx);
+        self.watch_build(&ctx);
         self.shortcuts(&ctx);
         self.apply_actions();
 

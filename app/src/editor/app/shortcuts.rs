@@ -52,6 +52,8 @@ impl EditorApp {
         let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape, mut resume) =
             (false, false, false, false, false, false);
         let (mut bookmark, mut fork) = (false, false);
+        let (mut replay_new_build, mut cancel_rebuild) = (false, false);
+        let rebuilding = self.rebuild.is_some();
         ctx.input_mut(|i| {
             if modal {
                 return;
@@ -67,6 +69,12 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::NONE, Key::F9) {
                 toggle_bp = true;
+            }
+            if i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::R) {
+                replay_new_build = true;
+            }
+            if rebuilding && i.consume_key(Modifiers::NONE, Key::Escape) {
+                cancel_rebuild = true;
             }
             if i.consume_key(Modifiers::COMMAND, Key::R) {
                 commands.push(Command::Scene(SceneCommand::Reload));
@@ -111,6 +119,12 @@ impl EditorApp {
         });
         for command in commands {
             self.commands.send(command);
+        }
+        if replay_new_build {
+            self.commands.act(Action::ReplayNewBuild);
+        }
+        if cancel_rebuild {
+            self.commands.act(Action::CancelRebuild);
         }
         if escape {
             self.commands.act(Action::BackToLive);

@@ -270,11 +270,80 @@ pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             );
         });
     }
+    if let Some(progress) = view.rebuild() {
+        rebuild_ui(ui, progress, cmd);
+    } else if let Some(build) = view.new_build() {
+        new_build_ui(ui, build, cmd);
+    }
     if view.worker_stopped().is_some() {
         worker_stopped_ui(ui, view, cmd);
     } else if let Some(stuck) = view.worker_stuck() {
         worker_stuck_ui(ui, stuck, cmd);
     }
+}
+
+/// Green: a new build of the game is ready to replay the session with.
+const NEW_BUILD_FILL: Color32 = Color32::from_rgb(30, 100, 55);
+
+/// The bar that offers a new build (`app::rebuild`).
+fn new_build_ui(ui: &mut egui::Ui, build: &crate::editor::shared::NewBuild, cmd: &mut Commands) {
+    egui::Frame::new()
+        .fill(NEW_BUILD_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(format!("A new build of {} is ready", build.program))
+                        .color(Color32::WHITE)
+                        .strong(),
+                );
+                if ui
+                    .button("Replay with the new build (Ctrl+Shift+R)")
+                    .on_hover_text(
+                        "Start the new build beside this one and do the session again with it,                          to the tick shown now, paused there; the scene is read again from its                          file. This build's run becomes B, so the timeline shows where the two                          first differ. Breakpoints, watches and the layout stay",
+                    )
+                    .clicked()
+                {
+                    cmd.act(Action::ReplayNewBuild);
+                }
+                let mut automatic = build.automatic;
+                if ui
+                    .checkbox(&mut automatic, "Replay new builds automatically")
+                    .changed()
+                {
+                    cmd.act(Action::ReplayNewBuildsAutomatically(automatic));
+                }
+            });
+        });
+}
+
+/// The replay with a new build, while it runs: a bar in ticks and ticks
+/// per second, and the way out.
+fn rebuild_ui(
+    ui: &mut egui::Ui,
+    progress: &crate::editor::shared::RebuildProgress,
+    cmd: &mut Commands,
+) {
+    ui.horizontal(|ui| {
+        ui.label(format!(
+            "Replaying with the new build: tick {} of {}",
+            progress.tick, progress.target
+        ));
+        ui.add(
+            egui::ProgressBar::new(progress.tick as f32 / progress.target.max(1) as f32)
+                .desired_width(240.0)
+                .text(format!("{:.0} ticks/s", progress.ticks_per_s)),
+        );
+        if ui
+            .button("Cancel (Esc)")
+            .on_hover_text("Stop the new build's host; this session stays as it is")
+            .clicked()
+        {
+            cmd.act(Action::CancelRebuild);
+        }
+    });
 }
 
 /// Orange: the worker is alive but has not come back from one hook.

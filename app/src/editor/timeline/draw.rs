@@ -64,6 +64,7 @@ pub(super) fn marker_colour(kind: MarkerKind) -> Color32 {
         MarkerKind::Rate => Color32::from_rgb(180, 140, 255),
         MarkerKind::Stall => DROPPED,
         MarkerKind::Divergence => B_COLOUR,
+        MarkerKind::Build => Color32::from_rgb(250, 230, 90),
     }
 }
 

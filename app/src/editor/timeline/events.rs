@@ -174,6 +174,14 @@ impl TimelineState {
         }
     }
 
+    /// The session was replayed with a new build of the game: a marker on
+    /// the newest frame, which the new build's host ran.
+    pub fn mark_new_build(&mut self, text: String) {
+        if let Some(frame) = self.telemetry.records().back().map(|r| r.frame_index) {
+            self.mark(frame, MarkerKind::Build, text);
+        }
+    }
+
     /// After a rewind to `tick`: later frames belong to an abandoned branch.
     fn rewound(&mut self, tick: u64) {
         let mut kept = Telemetry::with_capacity(self.telemetry.capacity());

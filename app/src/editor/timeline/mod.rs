@@ -127,11 +127,14 @@ pub enum MarkerKind {
     /// The first tick where run A and run B of a comparison differ (drawn
     /// from the comparison, not kept here).
     Divergence,
+    /// The session was replayed with a new build of the game: from here on
+    /// the live session runs the new code.
+    Build,
 }
 
 impl MarkerKind {
     /// Every kind, in the marker lane's row order (top first).
-    pub const ALL: [MarkerKind; 9] = [
+    pub const ALL: [MarkerKind; 10] = [
         MarkerKind::Bookmark,
         MarkerKind::Breakpoint,
         MarkerKind::Clock,
@@ -141,6 +144,7 @@ impl MarkerKind {
         MarkerKind::Rate,
         MarkerKind::Stall,
         MarkerKind::Divergence,
+        MarkerKind::Build,
     ];
 
     /// Legend name.
@@ -155,6 +159,7 @@ impl MarkerKind {
             MarkerKind::Rate => "fixed rate change",
             MarkerKind::Stall => "stall",
             MarkerKind::Divergence => "first divergence from B",
+            MarkerKind::Build => "new build",
         }
     }
 }

@@ -14,7 +14,7 @@ use stepframe_core::Pipeline;
 use super::super::Worker;
 use super::super::tap::TickTap;
 use super::Kind;
-use crate::protocol::{BName, BranchEvent, Event, HostError};
+use crate::protocol::{BName, BranchEvent, Event, HostError, RUN_BATCH_TICKS};
 use crate::traced::{TickDivergence, TracePoses, TracedTick, compare, traced_tick};
 
 impl Worker {
@@ -47,6 +47,47 @@ impl Worker {
         }
         let ticks = b.range().unwrap_or_default();
         self.start_comparing(BName::Trace(name), ticks, b, past);
+    }
+
+    /// Compares the live session with `b`, a run another host sent (an old
+    /// build's), from now on, and measures the kept history against it.
+    pub(in crate::worker) fn compare_with_ticks(&mut self, name: String, b: TracePoses) {
+        let Some(ticks) = b.range() else {
+            self.out.error(HostError::CompareEmpty(name.into()));
+            return;
+        };
+        let mut past = Vec::new();
+        if let Err(e) = self.kept_ticks(|a| {
+            if let Some(theirs) = b.at(a.tick) {
+                past.push(compare(&a, theirs));
+            }
+        }) {
+            self.out.error(HostError::History(e));
+        }
+        self.start_comparing(BName::OldBuild(name), ticks, Arc::new(b), past);
+    }
+
+    /// Sends the run so far, up to the end of tick `upto`, in batches.
+    pub(in crate::worker) fn send_run(&mut self, upto: u64) {
+        let mut kept = Vec::new();
+        let scanned = self.kept_ticks(|t| {
+            if t.tick <= upto {
+                kept.push(t);
+            }
+        });
+        if let Err(e) = scanned {
+            self.out.error(HostError::History(e));
+        }
+        let mut rest = kept.into_iter().peekable();
+        loop {
+            let ticks: Vec<TracedTick> = rest.by_ref().take(RUN_BATCH_TICKS).collect();
+            let last = rest.peek().is_none();
+            self.out
+                .event(Event::BranchB(BranchEvent::Run { ticks, last }));
+            if last {
+                break;
+            }
+        }
     }
 
     /// Keeps the run so far (as far back as the rewind history reaches) as

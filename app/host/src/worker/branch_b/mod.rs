@@ -54,6 +54,8 @@ pub(super) struct BranchB {
     run: Option<Run>,
     /// Ticks measured since the last publish.
     measured: Vec<TickDivergence>,
+    /// Batches of a run sent from elsewhere, until the last one comes.
+    incoming: TracePoses,
 }
 
 impl BranchB {
@@ -181,6 +183,16 @@ impl Worker {
             BranchCommand::CompareWithRun => self.compare_with_run(),
             BranchCommand::Adopt => self.adopt_fork(),
             BranchCommand::Discard => self.end_branch(true),
+            BranchCommand::SendRun { upto } => self.send_run(upto),
+            BranchCommand::CompareWithTicks { name, ticks, last } => {
+                for tick in ticks {
+                    self.branch.incoming.push(tick);
+                }
+                if last {
+                    let b = std::mem::take(&mut self.branch.incoming);
+                    self.compare_with_ticks(name, b);
+                }
+            }
         }
     }
 
