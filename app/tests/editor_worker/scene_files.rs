@@ -178,3 +178,60 @@ fn save_as_keeps_comments_and_points_script_paths_at_the_same_scripts() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_selection_stays_with_its_object_and_never_moves_to_another_scenes_object_of_that_id() {
+    // demo.ron's #2 is Ground West; push.ron's #2 is another object.
+    let push = demo().with_file_name("push.ron");
+    let mut h = playing(demo());
+    h.send(Command::Select(Some(ObjectId(2))));
+    pump(&mut h, 5);
+    assert_eq!(h.live().selection, Some(ObjectId(2)));
+    // A reload of the same scene: the same object, still selected.
+    h.send(Command::Scene(SceneCommand::Reload));
+    pump(&mut h, 2);
+    assert_eq!(h.live().selection, Some(ObjectId(2)));
+    assert_eq!(
+        h.view().selected.as_ref().map(|s| s.name.as_str()),
+        Some("Ground West")
+    );
+    // Another scene: its #2 is not Ground West, so nothing is selected.
+    h.send(Command::Scene(SceneCommand::Load {
+        path: push,
+        play: true,
+    }));
+    pump(&mut h, 2);
+    let live = h.live();
+    assert_ne!(
+        live.world
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(2))
+            .map(|o| o.name.as_str()),
+        Some("Ground West"),
+        "push.ron's #2 is another object"
+    );
+    assert_eq!(live.selection, None);
+    assert!(live.world.selected.is_none());
+}
+
+#[test]
+fn opening_another_scene_ends_a_comparison() {
+    let mut h = playing(demo());
+    pump(&mut h, 20);
+    h.send(Command::BranchB(
+        stepframe_app::editor::protocol::BranchCommand::CompareWithRun,
+    ));
+    pump(&mut h, 2);
+    assert!(h.live().branch_b.is_some(), "comparing with the run so far");
+    h.send(Command::Scene(SceneCommand::Load {
+        path: demo().with_file_name("push.ron"),
+        play: true,
+    }));
+    pump(&mut h, 2);
+    assert!(h.live().branch_b.is_none(), "B belonged to the old scene");
+    assert!(h.events().iter().any(|e| matches!(
+        e,
+        Event::BranchB(stepframe_app::editor::protocol::BranchEvent::Ended)
+    )));
+}

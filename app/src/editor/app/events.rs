@@ -76,7 +76,8 @@ impl EditorApp {
                 self.follow_live();
                 self.panels.hierarchy.on_loaded(&path);
                 self.panels.flame.forget();
-                // Measured ticks belong to the old world; B stays.
+                // Measured ticks belong to the old world (and B, which the
+                // host ended with it).
                 self.published.samples.clear();
                 self.panels.tape = TapeState::default();
                 if let Some(why) = self.panels.bookmarks.load_for(&path) {

@@ -370,6 +370,12 @@ impl EditorApp {
         self.follow_live();
         let mut took_view = false;
         for message in r.held {
+            // The notice below says where it stands, with the build.
+            if let Outbound::Event(e) = &message
+                && matches!(**e, Event::Restored { .. })
+            {
+                continue;
+            }
             took_view |= self.take(message);
         }
         if took_view {

@@ -131,6 +131,7 @@ impl Worker {
     pub(super) fn load(&mut self, path: &Path, text: Option<String>, play: bool) {
         // Hits so far are labelled in the world they happened in.
         self.breakpoints.take(self.run.session.pipeline());
+        let selected = self.selected_by_name();
         let registry = self.scene.registry_for(&self.scripts.host, path);
         // Taken before the read: a change after it is news (`watch`).
         let stamp = watch::stamp(path);
@@ -142,7 +143,7 @@ impl Worker {
                     // The preview: the world at tick 0, poses shown, nothing run.
                     self.run.session.pause();
                 }
-                self.after_new_session(scene, None, play);
+                self.after_new_session(scene, None, play, selected);
             }
             Err(message) => self.out.error(HostError::Scene(message)),
         }
@@ -156,6 +157,7 @@ impl Worker {
         let was_suspended = self.is_suspended();
         let settings = self.run.settings();
         self.breakpoints.take(self.run.session.pipeline());
+        let selected = self.selected_by_name();
         let stamp = watch::stamp(path);
         let registry = self.scene.registry.clone();
         let scene = file::reload(&mut self.run.session, &registry, path, text)?;
@@ -163,16 +165,27 @@ impl Worker {
         if was_suspended {
             self.run.session.pause();
         }
-        self.after_new_session(scene, Some(settings), !was_suspended);
+        self.after_new_session(scene, Some(settings), !was_suspended, selected);
         Ok(())
     }
 
-    /// Every feature's share of a new world (a load, a reload).
+    /// The selected object and its name, before a new world replaces it.
+    fn selected_by_name(&self) -> Option<(ObjectId, String)> {
+        let id = self.selection?;
+        let name = self.run.session.pipeline().world().get(id)?.name.clone();
+        Some((id, name))
+    }
+
+    /// Every feature's share of a new world (a load, a reload). `selected`:
+    /// the selection in the old world, kept only where the new world has
+    /// the same object (its id and its name): ids are per scene, and
+    /// another scene's #2 is another object.
     fn after_new_session(
         &mut self,
         scene: LoadedScene,
         reload: Option<stepframe_core::TimeSettings>,
         play: bool,
+        selected: Option<(ObjectId, String)>,
     ) {
         self.out.journal(JournalEntry::Start(SessionStart {
             path: scene.path.clone(),
@@ -191,9 +204,9 @@ impl Worker {
         // A new session: the file holds all of its (no) edits.
         self.scene.watch.saved(Vec::new());
         self.rewind.forget();
-        if let Some(id) = self.selection
-            && self.run.session.pipeline().world().get(id).is_none()
-        {
+        let world = self.run.session.pipeline().world();
+        let same = selected.is_some_and(|(id, name)| world.get(id).is_some_and(|o| o.name == name));
+        if !same {
             self.selection = None;
         }
         let path = scene.path.clone();
