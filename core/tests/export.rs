@@ -373,9 +373,9 @@ fn chrome_trace_slices_nest_frame_phase_tick_work() {
             assert_eq!(
                 names,
                 [
-                    "FixedUpdate priority -100",
-                    "FixedUpdate priority 0",
-                    "FixedUpdate priority 100",
+                    "FixedUpdate priority Early",
+                    "FixedUpdate priority Default",
+                    "FixedUpdate priority Late",
                     "physics"
                 ]
             );
@@ -523,11 +523,11 @@ fn overrunning_frames_stretch_and_rounded_children_are_cut_at_the_parent() {
     assert_eq!(find("tick 1"), [(2 * MS, 1_500_000)]);
     assert_eq!(find("tick 2"), [(3_500_000, 1_500_000)]);
     assert_eq!(
-        find("FixedUpdate priority -100"),
+        find("FixedUpdate priority Early"),
         [(2 * MS, 750_000), (3_500_000, 750_000)]
     );
     assert_eq!(
-        find("FixedUpdate priority 0"),
+        find("FixedUpdate priority Default"),
         [(2_750_000, 500_000), (4_250_000, 500_000)]
     );
     assert_eq!(

@@ -148,7 +148,12 @@ fn a_frame_of_three_ticks_nests_each_tick_in_the_fixed_phase_and_its_groups_in_p
         want.extend([
             (1, format!("tick {tick}"), t, t + 6_250),
             (2, "FixedUpdate priority -10".into(), t, t + 1_000),
-            (2, "FixedUpdate priority 0".into(), t + 1_000, t + 3_000),
+            (
+                2,
+                "FixedUpdate priority Default".into(),
+                t + 1_000,
+                t + 3_000,
+            ),
             (2, "physics".into(), t + 3_000, t + 6_000),
             (2, "contacts".into(), t + 6_000, t + 6_250),
         ]);
@@ -357,7 +362,7 @@ fn the_chrome_trace_writes_the_recorded_zones_at_their_offsets() {
     for (name, nth, start_us, dur_us) in [
         ("tick 3", 0, 500.0 + 6_250.0, 6_250.0),
         (
-            "FixedUpdate priority 0",
+            "FixedUpdate priority Default",
             2,
             500.0 + 6_250.0 + 1_000.0,
             2_000.0,

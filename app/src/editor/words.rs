@@ -15,6 +15,19 @@ pub fn count(n: u64, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A duration given in milliseconds, at a precision a person reads: one
+/// hook call often takes under a microsecond, which `{:.3} ms` shows as
+/// `0.000 ms`. `12.345 ms`, `0.250 ms`, `3.4 µs`, `850 ns`.
+pub fn duration_ms(ms: f64) -> String {
+    if ms >= 0.1 {
+        format!("{ms:.3} ms")
+    } else if ms >= 0.001 {
+        format!("{:.1} µs", ms * 1e3)
+    } else {
+        format!("{:.0} ns", ms * 1e6)
+    }
+}
+
 /// An object as the log and the notices name it: `Ball (#3)`.
 fn object_label((id, name): &(stepframe_core::ObjectId, String)) -> String {
     if name.is_empty() {

@@ -40,6 +40,23 @@ fn click_frame_at(h: &mut Harness<'_, EditorApp>, fraction: f32) -> u64 {
         .expect("the click put the cursor on a tick")
 }
 
+/// Milliseconds from a duration as the flame writes it: `0.123 ms`,
+/// `4.5 µs`, `850 ns`.
+fn ms_of(text: &str) -> f64 {
+    let (number, unit) = text
+        .split_once(' ')
+        .unwrap_or_else(|| panic!("a duration: {text:?}"));
+    let value: f64 = number
+        .parse()
+        .unwrap_or_else(|_| panic!("a number in {text:?}"));
+    match unit {
+        "ms" => value,
+        "µs" => value / 1e3,
+        "ns" => value / 1e6,
+        other => panic!("a unit of time, not {other:?}"),
+    }
+}
+
 /// The milliseconds a zone's hover text gives: "physics: 0.123 ms (live)".
 fn hover_ms(h: &mut Harness<'_, EditorApp>, zone: &str, source: &str) -> f64 {
     let at = h.get_by_label(zone).rect().center();
@@ -50,11 +67,9 @@ fn hover_ms(h: &mut Harness<'_, EditorApp>, zone: &str, source: &str) -> f64 {
         !labels_starting(h, &head).is_empty()
     });
     let tip = label_starting(h, &head);
-    let suffix = format!(" ms ({source})");
+    let suffix = format!(" ({source})");
     assert!(tip.ends_with(&suffix), "{tip}");
-    tip[zone.len() + 2..tip.len() - suffix.len()]
-        .parse()
-        .unwrap_or_else(|_| panic!("a number of ms in {tip:?}"))
+    ms_of(&tip[zone.len() + 2..tip.len() - suffix.len()])
 }
 
 #[test]
@@ -85,7 +100,7 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
         "Update".to_string(),
         "Fixed".into(),
         format!("tick {tick}"),
-        "FixedUpdate priority -100".into(),
+        "FixedUpdate priority Early".into(),
         "physics".into(),
         "contacts".into(),
         "Flow Tick".into(),
@@ -107,13 +122,13 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
         "fixed {fixed} ms, the frame's record {} ms",
         record.fixed_ms
     );
-    let player_group = hover_ms(&mut h, "FixedUpdate priority -100", "live");
+    let player_group = hover_ms(&mut h, "FixedUpdate priority Early", "live");
     let recorded = record
         .priorities()
         .iter()
         .find(|(p, _)| *p == -100)
         .map(|(_, ms)| f64::from(*ms))
-        .expect("the record times priority -100");
+        .expect("the record times priority Early (-100)");
     assert!(
         (player_group - recorded).abs() <= 0.0015,
         "{player_group} vs {recorded}"
@@ -156,7 +171,11 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
         !labels_starting(h, &head).is_empty()
     });
     let tip = label_starting(&h, &head);
-    assert!(tip.ends_with(" ms (replayed)"), "{tip}");
+    assert!(tip.ends_with(" (replayed)"), "{tip}");
+    // One call takes well under a millisecond: its time is still read in
+    // digits that are not all zero (µs or ns).
+    let took = ms_of(&tip[head.len()..tip.len() - " (replayed)".len()]);
+    assert!(took > 0.0, "a call's own time: {tip}");
     for line in [
         "hook: FixedUpdate",
         "object: Player #20",
@@ -168,7 +187,7 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
     assert_eq!(h.get_all_by_label("Slowest zones").count(), 2);
     let listed = labels_starting(&h, "");
     assert!(
-        listed.iter().any(|l| l.contains(" ms · replayed ")),
+        listed.iter().any(|l| l.contains(" · replayed ")),
         "replayed zones are listed: {listed:?}"
     );
 }
@@ -198,11 +217,11 @@ fn the_wheel_zooms_a_flame_around_the_pointer_a_drag_pans_a_double_click_resets(
     show(&mut h, Pane::Flame);
     h.run_steps(3);
     let flame = h.get_by_label("flame flame-live").rect();
-    let before = h.get_by_label("FixedUpdate priority -100").rect();
+    let before = h.get_by_label("FixedUpdate priority Early").rect();
     assert!(flame.contains_rect(before), "{before:?} in {flame:?}");
     let at = before.center();
     wheel(&mut h, at, 3.0);
-    let zoomed = h.get_by_label("FixedUpdate priority -100").rect();
+    let zoomed = h.get_by_label("FixedUpdate priority Early").rect();
     assert!(
         zoomed.width() > before.width() * 1.5,
         "zoomed in: {} → {} wide",
@@ -231,7 +250,7 @@ fn the_wheel_zooms_a_flame_around_the_pointer_a_drag_pans_a_double_click_resets(
     h.run_steps(1);
     h.drop_at(end);
     h.run_steps(2);
-    let panned = h.get_by_label("FixedUpdate priority -100").rect();
+    let panned = h.get_by_label("FixedUpdate priority Early").rect();
     assert!(
         // Its right end: zoomed in, its start may lie left of the tab.
         (zoomed.right() - panned.right() - d).abs() <= 2.0,
@@ -248,7 +267,7 @@ fn the_wheel_zooms_a_flame_around_the_pointer_a_drag_pans_a_double_click_resets(
         h.run_steps(1);
     }
     h.run_steps(2);
-    let reset = h.get_by_label("FixedUpdate priority -100").rect();
+    let reset = h.get_by_label("FixedUpdate priority Early").rect();
     assert!(
         (reset.width() - before.width()).abs() <= 0.5
             && (reset.left() - before.left()).abs() <= 0.5,

@@ -476,13 +476,13 @@ fn write_zones<W: Write>(
             }
             ZoneKind::FixedUpdate(p) => {
                 name.clear();
-                let _ = write!(name, "FixedUpdate priority {}", p.0);
+                let _ = write!(name, "FixedUpdate priority {p}");
                 t.slice(name, "fixed", start, len, recorded(Some(p.0)))?;
             }
             ZoneKind::Physics => t.slice("physics", "fixed", start, len, recorded(None))?,
             ZoneKind::MidStep(p) => {
                 name.clear();
-                let _ = write!(name, "MidStep priority {}", p.0);
+                let _ = write!(name, "MidStep priority {p}");
                 t.slice(name, "fixed", start, len, recorded(Some(p.0)))?;
             }
             ZoneKind::Contacts => t.slice("contacts", "fixed", start, len, recorded(None))?,
@@ -592,7 +592,7 @@ fn write_tick_work<W: Write>(
     for &(priority, ms) in r.priorities() {
         let (s, l) = work.take(share(ms_to_ns(ms), parts, i));
         name.clear();
-        let _ = write!(name, "FixedUpdate priority {priority}");
+        let _ = write!(name, "FixedUpdate priority {}", Priority(priority));
         t.slice(
             name,
             "fixed",

@@ -24,7 +24,7 @@
 //!   after the fixed phase), `present`, each lasting its recorded wall time.
 //! - Inside `fixed`, each completed tick gets a `tick N` slice (N is its
 //!   one-based `simulation_tick`), and inside each tick the FixedUpdate work of
-//!   each priority, in dispatch order (`FixedUpdate priority -100`, ...), then
+//!   each priority, in dispatch order (`FixedUpdate priority Early`, `FixedUpdate priority -50`, ...: a named level by its name, as scenes write it), then
 //!   `physics`, as the pipeline runs them. The record keeps only the frame's
 //!   sums over its ticks, so the exporter splits each sum evenly across the
 //!   ticks: the tick slices show how the work was laid out, the `args` of every
@@ -56,7 +56,7 @@
 //! | `frame 12` (`frame 12 (continuation)`, `frame 12 (lone tick)`) | `X` | one per record; args: every clock field of the record |
 //! | `update`, `fixed`, `flow`, `present` | `X` | inside the frame |
 //! | `tick 34` | `X` | inside `fixed`, one per tick the frame completed |
-//! | `FixedUpdate priority -100`, `physics` | `X` | inside each tick (directly inside `fixed` if a record has work but no tick) |
+//! | `FixedUpdate priority Early`, `physics` | `X` | inside each tick (directly inside `fixed` if a record has work but no tick) |
 //! | `contacts` | `X` | inside each tick, after `physics` (recorded zones only) |
 //! | `FixedUpdate Pusher #12` | `X` | inside its priority group: one hook call (fine zones of a replayed frame only) |
 //! | `backlog dropped` | `i` | at the start of `fixed`, when the step cap dropped time in the frame |

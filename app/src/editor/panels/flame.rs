@@ -156,7 +156,7 @@ enum Labels<'a> {
 }
 
 impl Labels<'_> {
-    /// The zone's name: "FixedUpdate priority -100", or for a replay
+    /// The zone's name: "FixedUpdate priority Early", or for a replay
     /// "replayed FixedUpdate PlayerController on Player #20".
     fn name(&self, zones: &FrameZones, zone: &Zone) -> String {
         let what = match zone.kind {
@@ -190,9 +190,9 @@ impl Labels<'_> {
     /// The hover text: what ran (hook, object, behaviour) and how long.
     fn details(&self, zones: &FrameZones, zone: &Zone) -> Vec<String> {
         let mut lines = vec![format!(
-            "{}: {:.3} ms{}",
+            "{}: {}{}",
             self.name(zones, zone),
-            zone.ms(),
+            crate::editor::words::duration_ms(zone.ms()),
             match self {
                 Labels::Live => " (live)",
                 Labels::Replayed(_) => " (replayed)",
@@ -209,8 +209,7 @@ impl Labels<'_> {
             }
             ZoneKind::FixedUpdate(p) => {
                 lines.push(format!(
-                    "hook: FixedUpdate, every behaviour of priority {}",
-                    p.0
+                    "hook: FixedUpdate, every behaviour of priority {p}"
                 ));
             }
             ZoneKind::Update => lines.push("hooks: Start, Update, frame routines".into()),
@@ -220,8 +219,7 @@ impl Labels<'_> {
             ZoneKind::Physics => lines.push("reconcile, physics step, commit".into()),
             ZoneKind::MidStep(p) => {
                 lines.push(format!(
-                    "hook: MidStep, every call of priority {} in the step (their total)",
-                    p.0
+                    "hook: MidStep, every call of priority {p} in the step (their total)"
                 ));
             }
             ZoneKind::Tick(_) | ZoneKind::Fixed => {}
@@ -261,8 +259,8 @@ fn flame_with_list_ui(ui: &mut Ui, zones: &FrameZones, labels: &Labels<'_>, salt
             for i in slowest(zones) {
                 let zone = &zones.zones()[i];
                 ui.small(format!(
-                    "{:.3} ms · {}",
-                    zone.ms(),
+                    "{} · {}",
+                    crate::editor::words::duration_ms(zone.ms()),
                     labels.name(zones, zone)
                 ));
             }
