@@ -383,3 +383,30 @@ fn the_open_dialog_starts_in_the_folder_last_opened_from_even_after_a_restart() 
     let field = h.get_by_label("Scene file").value().expect("a path");
     assert_eq!(Path::new(&field), other, "remembered across a restart");
 }
+
+#[test]
+fn the_open_dialog_lists_scenes_and_not_the_files_written_beside_them() {
+    let dir = scratch("open-sidecars");
+    let scene = demo_copy(&dir);
+    let scenes = scene.parent().expect("scenes/").to_path_buf();
+    // What the editor writes beside a scene: bookmarks, a saved session.
+    std::fs::write(scenes.join("demo.bookmarks.ron"), "(bookmarks: [])\n").expect("write");
+    std::fs::write(scenes.join("demo.session.ron"), "()\n").expect("write");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    h.run_steps(3);
+    start_open(&mut h);
+    type_path(
+        &mut h,
+        &format!("{}{}", scenes.display(), std::path::MAIN_SEPARATOR),
+    );
+    h.run_steps(2);
+    assert!(h.query_by_label("push.ron").is_some(), "a scene is listed");
+    assert!(
+        h.query_by_label("demo.bookmarks.ron").is_none(),
+        "bookmarks are not a scene"
+    );
+    assert!(
+        h.query_by_label("demo.session.ron").is_none(),
+        "a session is not a scene"
+    );
+}

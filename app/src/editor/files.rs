@@ -156,8 +156,11 @@ fn folder_of(field: &str) -> PathBuf {
     }
 }
 
-/// The sub-folders, then the `.ron` files, of the folder a path field
-/// points into, each sorted by name; hidden entries left out.
+/// The sub-folders, then the scene files, of the folder a path field
+/// points into, each sorted by name; hidden entries left out. A scene is a
+/// `.ron` file that is not one of the files the editor writes beside a
+/// scene (its bookmarks, a saved session): those are RON too, but opening
+/// one as a scene only gives an error.
 fn entries_near(field: &str) -> Vec<Entry> {
     let mut out: Vec<Entry> = std::fs::read_dir(folder_of(field))
         .map(|entries| {
@@ -170,8 +173,7 @@ fn entries_near(field: &str) -> Vec<Entry> {
                 })
                 .filter_map(|p| {
                     let folder = p.is_dir();
-                    (folder || p.extension().is_some_and(|x| x == "ron"))
-                        .then_some(Entry { path: p, folder })
+                    (folder || is_scene_file(&p)).then_some(Entry { path: p, folder })
                 })
                 .collect()
         })
@@ -179,6 +181,19 @@ fn entries_near(field: &str) -> Vec<Entry> {
     out.sort_by(|a, b| b.folder.cmp(&a.folder).then_with(|| a.path.cmp(&b.path)));
     out
 }
+
+/// Whether `path` names a scene: `.ron`, and not a sidecar the editor
+/// writes beside one (`demo.bookmarks.ron`, `demo.session.ron`).
+fn is_scene_file(path: &Path) -> bool {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.ends_with(".ron") && !SIDECARS.iter().any(|s| name.ends_with(s))
+}
+
+/// The endings of the files the editor writes beside a scene.
+const SIDECARS: [&str; 2] = [".bookmarks.ron", ".session.ron"];
 
 /// A folder as the path field holds it: with a trailing separator, so the
 /// list shows what is inside.
