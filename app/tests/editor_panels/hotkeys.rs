@@ -1,4 +1,4 @@
-//! The keys for "Fork here" (Ctrl+Shift+F) and "Add
+//! F1 (the shortcut list), and the keys for "Fork here" (Ctrl+Shift+F) and "Add
 //! bookmark" (Ctrl+B). Each does what its button does, compared side by side
 //! with a second editor that clicks the button at the same moment; Fork here
 //! with nothing stopped forks nothing and says why.
@@ -189,4 +189,26 @@ fn the_help_menu_lists_both_keys() {
         labels_starting(&h, "Ctrl+Shift+F "),
         vec!["Ctrl+Shift+F  fork here (while suspended or viewing a past tick)".to_string()]
     );
+}
+
+#[test]
+fn f1_opens_the_shortcut_list_and_f1_closes_it() {
+    let mut h = editor();
+    h.run_steps(3);
+    let line = "F10 or .  step one fixed tick";
+    assert!(h.query_by_label(line).is_none(), "no list before F1");
+    h.key_press(Key::F1);
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Shortcuts").is_some(),
+        "the window's title"
+    );
+    assert!(h.query_by_label(line).is_some(), "the list, in a window");
+    assert!(
+        h.query_by_label("Ctrl+Shift+R  replay the session with a new build of the game")
+            .is_some()
+    );
+    h.key_press(Key::F1);
+    h.run_steps(2);
+    assert!(h.query_by_label(line).is_none(), "F1 again closes it");
 }

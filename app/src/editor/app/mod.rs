@@ -169,6 +169,8 @@ pub struct EditorApp {
     build_watch: Option<rebuild::BuildWatch>,
     /// A replay of the session with a new build, while it runs.
     rebuild: Option<rebuild::Rebuild>,
+    /// The shortcut list's window (F1) is open.
+    help_open: bool,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -284,6 +286,7 @@ impl EditorApp {
             stored_unread: unread,
             build_watch,
             rebuild: None,
+            help_open: false,
         })
     }
 
@@ -615,6 +618,11 @@ impl eframe::App for EditorApp {
             banners_ui(ui, &view, cmd);
         });
         compare_dialog_ui(&ctx, &mut self.panels.files.compare, cmd);
+        egui::Window::new("Shortcuts")
+            .open(&mut self.help_open)
+            .collapsible(false)
+            .resizable(false)
+            .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
         self.panels.sync_bookmarks(view.live());
         egui::CentralPanel::default()

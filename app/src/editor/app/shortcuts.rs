@@ -52,7 +52,7 @@ impl EditorApp {
         let (mut toggle_bp, mut save, mut open, mut saving_as, mut escape, mut resume) =
             (false, false, false, false, false, false);
         let (mut bookmark, mut fork) = (false, false);
-        let (mut replay_new_build, mut cancel_rebuild) = (false, false);
+        let (mut replay_new_build, mut cancel_rebuild, mut help) = (false, false, false);
         let rebuilding = self.rebuild.is_some();
         ctx.input_mut(|i| {
             if modal {
@@ -69,6 +69,9 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::NONE, Key::F9) {
                 toggle_bp = true;
+            }
+            if i.consume_key(Modifiers::NONE, Key::F1) {
+                help = true;
             }
             if i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::R) {
                 replay_new_build = true;
@@ -119,6 +122,9 @@ impl EditorApp {
         });
         for command in commands {
             self.commands.send(command);
+        }
+        if help {
+            self.help_open = !self.help_open;
         }
         if replay_new_build {
             self.commands.act(Action::ReplayNewBuild);

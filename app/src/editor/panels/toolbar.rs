@@ -81,6 +81,30 @@ fn reason_text(s: &Suspension, view: &WorldView) -> String {
     }
 }
 
+/// Every shortcut, one per line: the Help menu and the F1 window.
+pub fn shortcuts_ui(ui: &mut egui::Ui) {
+    for line in [
+        "Space  play / pause (not while the viewport has the keyboard)",
+        "F10 or .  step one fixed tick",
+        "Shift+F10  step one outer frame",
+        "F5  resume",
+        "F9  FixedUpdate breakpoint on the selection",
+        "Click the timeline  view that tick in every panel",
+        // Words, not arrows: the default fonts have no "←" glyph.
+        "Left/Right on the timeline  one frame or tick back or on",
+        "Esc  back to live · Enter  resume from the viewed tick",
+        "Ctrl+B  bookmark the tick shown",
+        "Ctrl+Shift+F  fork here (while suspended or viewing a past tick)",
+        "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
+        "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
+        "Ctrl+Shift+R  replay the session with a new build of the game",
+        crate::editor::panels::edit_menu::HELP_LINE,
+        "F1  this list",
+    ] {
+        ui.label(line);
+    }
+}
+
 /// The menu bar: File, Edit, View, Help, and the running scene's file.
 pub fn menu_bar_ui(
     ui: &mut egui::Ui,
@@ -140,24 +164,9 @@ pub fn menu_bar_ui(
         });
         ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {
-            for line in [
-                "Space  play / pause (not while the viewport has the keyboard)",
-                "F10 or .  step one fixed tick",
-                "Shift+F10  step one outer frame",
-                "F5  resume",
-                "F9  FixedUpdate breakpoint on the selection",
-                "Click the timeline  view that tick in every panel",
-                // Words, not arrows: the default fonts have no "←" glyph.
-                "Left/Right on the timeline  one frame or tick back or on",
-                "Esc  back to live · Enter  resume from the viewed tick",
-                "Ctrl+B  bookmark the tick shown",
-                "Ctrl+Shift+F  fork here (while suspended or viewing a past tick)",
-                "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
-                "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
-                crate::editor::panels::edit_menu::HELP_LINE,
-            ] {
-                ui.label(line);
-            }
+            shortcuts_ui(ui);
+            ui.separator();
+            ui.weak("F1 shows this list in a window");
         });
         ui.separator();
         // Right to left: the viewed-tick banner, then the scene's file in
