@@ -1,4 +1,4 @@
-//! The editor's panels as a user meets them: what the A/B inspector, the breakpoints tab, the Input tab and the
+//! The editor's panels as a user meets them: what the A/B inspector, the breakpoints tab, the Input tab, the notices and the
 //! code pane say, and that their widgets stay where the pointer is. Driven
 //! headless through egui_kittest in the synchronous driver (one worker frame
 //! of 1/60 s per UI frame, one fixed tick at 60 Hz); what a panel shows is
@@ -20,6 +20,8 @@ mod flame;
 mod hierarchy;
 #[path = "editor_panels/hotkeys.rs"]
 mod hotkeys;
+#[path = "editor_panels/notices.rs"]
+mod notices;
 #[path = "editor_panels/plot_field.rs"]
 mod plot_field;
 #[path = "editor_panels/time_readout.rs"]

@@ -417,6 +417,16 @@ pub fn toasts_ui(
         notice.since.get_or_insert(time);
     }
     notices.retain(|n| n.since.is_none_or(|t| time - t < NOTICE_SECONDS));
+    // A paused session asks for no frames: without one when the oldest
+    // notice is due, it would stay (over a panel) until the mouse moved.
+    if let Some(due) = notices
+        .iter()
+        .filter_map(|n| n.since)
+        .map(|t| t + NOTICE_SECONDS - time)
+        .reduce(f64::min)
+    {
+        ctx.request_repaint_after(std::time::Duration::from_secs_f64(due.max(0.0)));
+    }
     if error.is_none() && notices.is_empty() {
         return;
     }
