@@ -454,3 +454,80 @@ fn after_adopt_b_the_notice_says_what_the_clock_tab_says_the_history_holds() {
         "the notice {notice:?} says what the Clock tab says: {held:?}"
     );
 }
+
+/// After *Adopt B* the session is one history: the timeline holds one
+/// record per frame (A's frames after the fork are gone, a marker says
+/// where B took over), every panel is on the live tick, and the live flame
+/// zones go on arriving.
+#[test]
+fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
+    let mut h = editor();
+    h.run_steps(120);
+    click(&mut h, "⏸ Pause");
+    h.state_mut().act(Action::ViewTick(60));
+    h.run_steps(3);
+    support::editor::click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    click(&mut h, "▶ Play");
+    h.run_steps(30);
+    support::editor::click_shown(&mut h, "Adopt B");
+    h.run_steps(2);
+    let flames_at_adoption = h
+        .state()
+        .panels()
+        .timeline
+        .zones
+        .newest()
+        .map(|z| z.frame_index());
+
+    // The cursor is on live, and the status and the clock agree on it.
+    assert_eq!(h.state().cursor(), None, "every panel on the live session");
+    let live = support::editor::live_tick(&h);
+    show(&mut h, Pane::Clock);
+    assert_eq!(clock_tick(&h), live, "the clock shows the live tick");
+    assert!(
+        labels_starting(&h, "viewing tick").is_empty(),
+        "no banner of a viewed tick"
+    );
+
+    // It plays on as one session.
+    click(&mut h, "▶ Play");
+    h.run_steps(30);
+    let timeline = &h.state().panels().timeline;
+    let records: Vec<_> = timeline.telemetry.records().iter().copied().collect();
+    for pair in records.windows(2) {
+        // A frame interrupted (by the pause, the fork) has its rest as a
+        // continuation record of the same frame; otherwise one a frame.
+        let continued = pair[1].kind == stepframe_core::telemetry::FrameKindCode::Continuation;
+        assert!(
+            pair[0].frame_index < pair[1].frame_index
+                || (continued && pair[0].frame_index == pair[1].frame_index),
+            "one record a frame: {:?} then {:?}",
+            (pair[0].frame_index, pair[0].kind),
+            (pair[1].frame_index, pair[1].kind)
+        );
+        assert!(
+            pair[0].simulation_tick <= pair[1].simulation_tick,
+            "one history: tick {} then {} (frames {}, {})",
+            pair[0].simulation_tick,
+            pair[1].simulation_tick,
+            pair[0].frame_index,
+            pair[1].frame_index
+        );
+    }
+    assert!(
+        timeline
+            .markers
+            .iter()
+            .any(|m| m.text.contains("became the live session")),
+        "a marker where B took over"
+    );
+    // The flame records the frames after the adoption too.
+    let newest_flame = timeline.zones.newest().map(|z| z.frame_index());
+    let newest_frame = records.last().map(|r| r.frame_index);
+    assert!(
+        newest_flame > flames_at_adoption,
+        "flame zones after the adoption"
+    );
+    assert_eq!(newest_flame, newest_frame, "the newest frame has its zones");
+}
