@@ -42,7 +42,7 @@ fn cases() -> u32 {
         .unwrap_or(256)
 }
 
-fn runner() -> TestRunner {
+pub(crate) fn runner() -> TestRunner {
     TestRunner::new(Config {
         cases: cases(),
         failure_persistence: None,

@@ -1,5 +1,6 @@
 //! The wire (`stepframe_host::wire`) from outside: frames, the handshake,
-//! the three transports, and the fuzzer. One test binary.
+//! the three transports, the fuzzer, and the protocol's messages through
+//! the codec. One test binary.
 //!
 //! | module | what |
 //! |---|---|
@@ -9,10 +10,12 @@
 //! | `handshake` | version, build, role and token checks, over a pair and a loopback port |
 //! | `child` | a real child process on an inherited socket (this binary re-executed) |
 //! | `fuzz` | random and damaged input never panics, allocates within the cap, and says what was wrong |
+//! | `protocol` | random commands and events (every shape of field they hold) round-trip through the codec |
 
 mod alloc_probe;
 mod child;
 mod frames;
 mod fuzz;
 mod handshake;
+mod protocol;
 mod support;
