@@ -32,6 +32,7 @@
 //! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
 //! | `plot_fill` | `plot_fill_span_ms`, `plot_fill_s`: a plotted field's lane filled from ten minutes of demo history |
 //! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
+//! | `host` | `editor_frame_ms_child`, `step_latency_ms`, `host_stream_share`, `host_restart_ms`, `host_rss_ratio`: the session host in a child process against one on a thread |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
 //! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
@@ -51,6 +52,7 @@ mod editor_frame;
 mod figure;
 mod flame;
 mod fork;
+mod host;
 mod keyframes;
 mod mid_step;
 mod physics;
@@ -198,6 +200,11 @@ pub fn run(
             scenes::hierarchy_ui,
         ),
         ("editor_frame_ms", editor_frame::editor_frame),
+        ("editor_frame_ms_child", host::editor_frame_child),
+        ("step_latency_ms", host::step_latency),
+        ("host_stream_share", host::stream_share),
+        ("host_restart_ms", host::restart),
+        ("host_rss_ratio", host::rss_ratio),
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
