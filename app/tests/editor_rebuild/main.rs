@@ -309,6 +309,11 @@ fn a_new_build_replays_the_session_to_the_same_tick_beside_the_old_one() {
         "no error: {:?}",
         h.state().feedback().error
     );
+    // No progress bar is left behind.
+    h.run_steps(2);
+    assert!(h.state().published().replaying.is_none());
+    assert!(support::labels_starting(&h, "Doing the session again").is_empty());
+    assert!(support::labels_starting(&h, "Replaying with the new build").is_empty());
     // B is the old build's run, measured against the new one.
     step_until_within(&mut h, "B, the previous build", BOUND, NAP, |h| {
         latest_live(h).is_some_and(|v| v.b.is_some())

@@ -381,6 +381,8 @@ impl EditorApp {
         if took_view {
             self.commands.send(Command::ViewTaken);
         }
+        // Its progress events are taken, its end is said below.
+        self.published.replaying = None;
         if let Some(tick) = r.viewing {
             self.view_tick(tick);
         }
