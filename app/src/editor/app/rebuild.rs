@@ -153,6 +153,9 @@ pub(super) struct Rebuild {
     problems: Vec<String>,
     /// It stands at the tick.
     restored: bool,
+    /// A live view of where it stands came after that (the one shown at
+    /// the swap, so no panel shows its empty start for a frame).
+    shown: bool,
     /// The old build's run, as the old host sent it.
     old_run: Vec<TracedTick>,
     /// All of the old build's run has come (or none will: its host is gone).
@@ -253,6 +256,7 @@ impl EditorApp {
             reached: 0,
             problems: Vec::new(),
             restored: false,
+            shown: false,
             old_run: Vec::new(),
             old_run_complete: !old_alive,
         });
@@ -288,6 +292,12 @@ impl EditorApp {
             );
         }
         while let Ok(message) = r.front.inbound.try_recv() {
+            if let Outbound::Live(_) = &message {
+                // Held views are taken: the host may send the next, so the
+                // view of where it stands is here at the swap.
+                r.front.send(Command::ViewTaken);
+                r.shown |= r.restored;
+            }
             if let Outbound::Event(event) = &message {
                 match &**event {
                     Event::Replaying { tick, .. } => r.reached = *tick,
@@ -319,7 +329,10 @@ impl EditorApp {
             ));
         } else if let Some(stopped) = stopped {
             self.cancel_rebuild(&format!("the new build's session host stopped: {stopped}"));
-        } else if r.restored && (r.old_run_complete || matches!(self.running, Running::Stopped)) {
+        } else if r.restored
+            && r.shown
+            && (r.old_run_complete || matches!(self.running, Running::Stopped))
+        {
             self.finish_rebuild();
         }
     }
@@ -368,7 +381,6 @@ impl EditorApp {
         // The new host's journal is the session's from now on.
         self.published.journal.clear();
         self.follow_live();
-        let mut took_view = false;
         for message in r.held {
             // The notice below says where it stands, with the build.
             if let Outbound::Event(e) = &message
@@ -376,10 +388,8 @@ impl EditorApp {
             {
                 continue;
             }
-            took_view |= self.take(message);
-        }
-        if took_view {
-            self.commands.send(Command::ViewTaken);
+            // Its views were taken as they came (`poll_rebuild`).
+            let _ = self.take(message);
         }
         // Its progress events are taken, its end is said below.
         self.published.replaying = None;
