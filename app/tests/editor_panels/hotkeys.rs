@@ -212,3 +212,41 @@ fn f1_opens_the_shortcut_list_and_f1_closes_it() {
     h.run_steps(2);
     assert!(h.query_by_label(line).is_none(), "F1 again closes it");
 }
+
+#[test]
+fn ctrl_f_types_into_the_hierarchy_filter_at_once() {
+    let mut h = editor();
+    h.run_steps(3);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::F);
+    h.run_steps(2);
+    // Typed with no click: the filter has the keyboard.
+    h.input_mut().events.push(egui::Event::Text("play".into()));
+    h.run_steps(2);
+    assert_eq!(
+        h.get_by_label("Filter").value().as_deref(),
+        Some("play"),
+        "the keys went to the filter"
+    );
+    assert!(
+        h.query_by_label("Player").is_some(),
+        "the tree narrowed to the player"
+    );
+    assert!(h.query_by_label("Ground West").is_none());
+}
+
+#[test]
+fn ctrl_t_gives_the_timeline_the_keyboard_so_left_moves_the_cursor() {
+    let mut h = editor();
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    assert_eq!(h.state().cursor(), None);
+    h.key_press_modifiers(Modifiers::COMMAND, Key::T);
+    h.run_steps(2);
+    h.key_press(Key::ArrowLeft);
+    h.run_steps(3);
+    assert!(
+        h.state().cursor().is_some(),
+        "Left moved the time cursor with no click on the timeline"
+    );
+}

@@ -6,6 +6,7 @@ use egui::{Key, KeyboardShortcut, Modifiers};
 use super::EditorApp;
 use crate::editor::protocol::Command;
 use crate::editor::shared::{Action, View};
+use crate::editor::workspace::Pane;
 
 /// Ctrl+B (⌘B on a Mac): bookmark the tick every panel shows, as the
 /// Bookmarks tab's button does. B for bookmark. A Ctrl combination, so like
@@ -53,6 +54,7 @@ impl EditorApp {
             (false, false, false, false, false, false);
         let (mut bookmark, mut fork) = (false, false);
         let (mut replay_new_build, mut cancel_rebuild, mut help) = (false, false, false);
+        let (mut find, mut to_timeline) = (false, false);
         let rebuilding = self.rebuild.is_some();
         ctx.input_mut(|i| {
             if modal {
@@ -72,6 +74,13 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::NONE, Key::F1) {
                 help = true;
+            }
+            // Not Ctrl+Shift+F (fork here), nor Ctrl+Shift+T.
+            if !i.modifiers.shift && i.consume_key(Modifiers::COMMAND, Key::F) {
+                find = true;
+            }
+            if !i.modifiers.shift && i.consume_key(Modifiers::COMMAND, Key::T) {
+                to_timeline = true;
             }
             if i.consume_key(Modifiers::COMMAND | Modifiers::SHIFT, Key::R) {
                 replay_new_build = true;
@@ -125,6 +134,14 @@ impl EditorApp {
         }
         if help {
             self.help_open = !self.help_open;
+        }
+        if find {
+            self.workspace.set_open(Pane::Hierarchy, true);
+            self.panels.hierarchy.focus_filter();
+        }
+        if to_timeline {
+            self.workspace.set_open(Pane::Timeline, true);
+            self.panels.timeline.focus_requested = true;
         }
         if replay_new_build {
             self.commands.act(Action::ReplayNewBuild);

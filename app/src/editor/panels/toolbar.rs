@@ -91,7 +91,8 @@ pub fn shortcuts_ui(ui: &mut egui::Ui) {
         "F9  FixedUpdate breakpoint on the selection",
         "Click the timeline  view that tick in every panel",
         // Words, not arrows: the default fonts have no "←" glyph.
-        "Left/Right on the timeline  one frame or tick back or on",
+        "Left/Right on the timeline  one frame or tick back or on (Ctrl+T gives it the keyboard)",
+        "Ctrl+F  find an object (the hierarchy's filter)",
         "Esc  back to live · Enter  resume from the viewed tick",
         "Ctrl+B  bookmark the tick shown",
         "Ctrl+Shift+F  fork here (while suspended or viewing a past tick)",

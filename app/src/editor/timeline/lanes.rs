@@ -132,6 +132,8 @@ pub(super) fn lanes_ui(
     compare: Option<RunBView<'_>>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
+    // Ctrl+T: the first lane drawn takes the keyboard.
+    let mut focus_first = std::mem::take(&mut state.focus_requested);
     let Some(range) = shown_range(state) else {
         ui.weak("no frames yet");
         return out;
@@ -384,6 +386,9 @@ pub(super) fn lanes_ui(
             plot_width = Some(plot_width.map_or(w, |p: f32| p.max(w)));
             let r = &resp.response;
             let x_at = |p: egui::Pos2| resp.transform.value_from_position(p).x;
+            if std::mem::take(&mut focus_first) {
+                r.request_focus();
+            }
             if r.has_focus() {
                 any_focus = true;
             }

@@ -350,6 +350,9 @@ pub struct TimelineState {
     pub hover_seq: Option<u64>,
     /// The timeline had keyboard focus last frame (←/→ move the cursor).
     pub focused: bool,
+    /// Ctrl+T asked for the keyboard (the first lane takes it at the next
+    /// draw).
+    pub focus_requested: bool,
     /// The export controls.
     pub export: ExportState,
     /// The live coarse flame zones of the newest frames (the Flame tab and
@@ -434,6 +437,7 @@ impl TimelineState {
             cursor_seq: None,
             hover_seq: None,
             focused: false,
+            focus_requested: false,
             export: ExportState::default(),
             zones: stepframe_core::ZoneRing::default(),
             reduced: Reduced::default(),

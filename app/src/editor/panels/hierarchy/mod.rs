@@ -51,6 +51,16 @@ pub struct HierarchyPanel {
     /// as the user left it, this session or the last (they persist with the
     /// layout), and one scene's ids never fold another's objects.
     others: BTreeMap<String, Vec<(u64, bool)>>,
+    /// Ctrl+F asked for the Filter field's keyboard focus (taken at the
+    /// next draw).
+    focus_filter: bool,
+}
+
+impl HierarchyPanel {
+    /// Gives the Filter field the keyboard at the next draw (Ctrl+F).
+    pub fn focus_filter(&mut self) {
+        self.focus_filter = true;
+    }
 }
 
 /// What the hierarchy keeps across runs: each scene's folds, by scene file.
@@ -129,16 +139,21 @@ impl HierarchyPanel {
         };
         let typed = ui.horizontal(|ui| {
             let label = ui.label("Filter");
-            ui.add(
-                egui::TextEdit::singleline(&mut self.filter)
-                    .hint_text("name, #id or behaviour")
-                    .desired_width(f32::INFINITY),
-            )
-            .labelled_by(label.id)
-            .on_hover_text(
-                "Show only the objects whose name, id or behaviour name contains this (any case)",
-            )
-            .changed()
+            let field = ui
+                .add(
+                    egui::TextEdit::singleline(&mut self.filter)
+                        .hint_text("name, #id or behaviour")
+                        .desired_width(f32::INFINITY),
+                )
+                .labelled_by(label.id)
+                .on_hover_text(
+                    "Show only the objects whose name, id or behaviour name contains this \
+                     (any case); Ctrl+F",
+                );
+            if std::mem::take(&mut self.focus_filter) {
+                field.request_focus();
+            }
+            field.changed()
         });
         let objects = &world.objects;
         if objects.is_empty() {
