@@ -261,6 +261,7 @@ impl App {
     /// (`crate::player::supervise`); in that child, this call finds its
     /// supervisor's fault marker and runs the session itself.
     pub fn run(self) -> ExitCode {
+        crate::editor::mark_start();
         let args: Vec<OsString> = std::env::args_os().collect();
         let launch = match stepframe_host::supervise::child_beacon() {
             Ok(Some(beacon)) => Launch::Here(Some(beacon)),
@@ -308,17 +309,26 @@ impl App {
         };
         let behaviours = &self.behaviours;
         match cli.command {
-            None => crate::editor::run(self.name, default_scene(), None, false, behaviours.clone()),
+            None => crate::editor::run(
+                self.name,
+                default_scene(),
+                None,
+                false,
+                behaviours.clone(),
+                false,
+            ),
             Some(Command::Edit {
                 scene,
                 history_mib,
                 in_process,
+                exit_after_first_frame,
             }) => crate::editor::run(
                 self.name,
                 scene.unwrap_or_else(default_scene),
                 history_mib,
                 in_process,
                 behaviours.clone(),
+                exit_after_first_frame,
             ),
             Some(Command::Play(args)) => crate::player::run(args, behaviours, launch),
             Some(Command::TraceDiff(args)) => crate::tools::trace_diff(args),
@@ -382,6 +392,11 @@ enum Command {
         /// editor down with it.
         #[arg(long)]
         in_process: bool,
+        /// Close after the first drawn frame, printing `first_frame_ms` and
+        /// the milliseconds since the start (the `startup_first_frame_ms`
+        /// bench figure).
+        #[arg(long, hide = true)]
+        exit_after_first_frame: bool,
     },
     /// Run a scene headless through the same step_frame as the editor.
     Play(crate::player::PlayArgs),

@@ -46,11 +46,11 @@ use crate::editor::EditorConfig;
 
 /// A bound on every wait, not a speed: a start, a load or a step takes
 /// well under a second on an idle machine.
-const BOUND: Duration = Duration::from_secs(60);
+pub(super) const BOUND: Duration = Duration::from_secs(60);
 
 /// Where a [`Host`] runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Place {
+pub(super) enum Place {
     /// A child process of this executable (`stepframe host`).
     Child,
     /// A worker thread of this process.
@@ -79,9 +79,9 @@ enum Runner {
 }
 
 /// A session host and a front end with no UI (module docs).
-struct Host {
+pub(super) struct Host {
     /// Commands out, everything the host sends in.
-    front: FrontEnd,
+    pub(super) front: FrontEnd,
     /// A message arrived (the front end's waker, the editor's repaint).
     woke: Receiver<()>,
     /// Who runs the host.
@@ -91,7 +91,7 @@ struct Host {
 impl Host {
     /// A host at `place`, running frames at `rate`, started as the editor
     /// starts its own (module docs).
-    fn start(place: Place, rate: DisplayRate) -> anyhow::Result<Host> {
+    pub(super) fn start(place: Place, rate: DisplayRate) -> anyhow::Result<Host> {
         let (wake, woke) = crossbeam_channel::bounded(1);
         let waker: Waker = std::sync::Arc::new(move || {
             let _ = wake.try_send(());
@@ -143,7 +143,11 @@ impl Host {
     /// Takes what the host sends ([`FrontEnd::take`]: each live view is
     /// acknowledged, so the host may send the next), waking when a message
     /// arrives, until `done` is true of a take.
-    fn take_until(&self, what: &str, mut done: impl FnMut(Taken) -> bool) -> anyhow::Result<()> {
+    pub(super) fn take_until(
+        &self,
+        what: &str,
+        mut done: impl FnMut(Taken) -> bool,
+    ) -> anyhow::Result<()> {
         let deadline = Instant::now() + BOUND;
         loop {
             if done(self.front.take()) {
@@ -165,7 +169,7 @@ impl Host {
 
     /// Opens `scene`, playing or suspended at tick 0 (the preview), and
     /// returns the first live view of it that says so.
-    fn load(&self, scene: &Path, play: bool) -> anyhow::Result<LiveView> {
+    pub(super) fn load(&self, scene: &Path, play: bool) -> anyhow::Result<LiveView> {
         let path = std::path::absolute(scene).unwrap_or_else(|_| scene.to_path_buf());
         self.front
             .send(Command::Scene(SceneCommand::Load { path, play }));
@@ -206,6 +210,29 @@ impl Host {
         })?;
         Ok(sent.elapsed())
     }
+}
+
+impl Host {
+    /// The CPU seconds (user and system) the child host has used so far;
+    /// `None` for a host on a thread.
+    pub(super) fn child_cpu_s(&self) -> Option<f64> {
+        match &self.runner {
+            Runner::Child { child, .. } => cpu_s(&child.id().to_string()),
+            Runner::Thread { .. } => None,
+        }
+    }
+}
+
+/// The CPU seconds (user and system, every thread) process `pid` ("self"
+/// for this one) has used, from `/proc/<pid>/stat` (clock ticks of 10 ms).
+pub(super) fn cpu_s(pid: &str) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // utime and stime are the 12th and 13th fields after the name, which
+    // may hold spaces.
+    let mut after = stat[stat.rfind(')')? + 1..].split_whitespace().skip(11);
+    let user: f64 = after.next()?.parse().ok()?;
+    let system: f64 = after.next()?.parse().ok()?;
+    Some((user + system) / 100.0)
 }
 
 impl Drop for Host {
@@ -413,7 +440,7 @@ pub(super) fn stream_share(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Fi
 }
 
 /// Journal entries in the events of `taken`, appended to `journal`.
-fn keep_journal(journal: &mut Vec<JournalEntry>, events: Vec<Event>) {
+pub(super) fn keep_journal(journal: &mut Vec<JournalEntry>, events: Vec<Event>) {
     for e in events {
         if let Event::Journal(entries) = e {
             journal.extend(entries);
@@ -421,19 +448,21 @@ fn keep_journal(journal: &mut Vec<JournalEntry>, events: Vec<Event>) {
     }
 }
 
-/// Sends `journal` to `host` as a restart does and waits for the session
-/// restored, suspended, at the tick `Restored` names: the time of its
-/// `Restored` event and of that live view, from now.
-fn restore(
+/// Sends `journal` to `host` as a restart does (or a rebuild, with
+/// `fresh_files`) and waits for the session restored, suspended, at the
+/// tick `Restored` names: the time of its `Restored` event and of that live
+/// view, from now.
+pub(super) fn restore(
     host: &Host,
     journal: Vec<JournalEntry>,
     stop_after: Option<u64>,
+    fresh_files: bool,
 ) -> anyhow::Result<(Duration, Duration, u64)> {
     let start = Instant::now();
     host.front.send(Command::Restore {
         journal,
         stop_after,
-        fresh_files: false,
+        fresh_files,
     });
     let (mut restored, mut at) = (None, None);
     host.take_until("the session restored", |taken| {
@@ -509,13 +538,13 @@ pub(super) fn restart(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec<Figure>
         .count();
     let new = Host::start(Place::Child, rate)?;
     let up = killed.elapsed();
-    let (event, view, at) = restore(&new, journal.clone(), stop_after)?;
+    let (event, view, at) = restore(&new, journal.clone(), stop_after, false)?;
     let total = up + view;
     drop(new);
     let thread_start = Instant::now();
     let reference = Host::start(Place::Thread, rate)?;
     let thread_up = thread_start.elapsed();
-    let (_, thread_view, thread_at) = restore(&reference, journal, stop_after)?;
+    let (_, thread_view, thread_at) = restore(&reference, journal, stop_after, false)?;
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     Ok(vec![
         Figure::value(

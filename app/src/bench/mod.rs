@@ -30,9 +30,11 @@
 //! | `scenes` | `headless_realtime_factor` and the `headless_rapier_ceiling` rapier's step alone puts on it, snapshots and restores, a telemetry record, a timeline frame, a hierarchy frame at 10,000 objects |
 //! | `rewind` | `rewind_ms`, `history_mib`: the default history's reach, memory and worst rewind |
 //! | `keyframes` | `rewind_reach_min_10k_bodies`, `rewind_ms_10k_bodies`, `keyframe_cost_share_10k_bodies`: packed keyframes in a 10,000-ball world |
-//! | `plot_fill` | `plot_fill_span_ms`, `plot_fill_s`: a plotted field's lane filled from ten minutes of demo history |
+//! | `plot_fill` | `plot_fill_span_ms`, `plot_fill_s`: a plotted field's lane filled from ten minutes of demo history; `plot_fill_ticks_per_s`: the same fill in a child host, end to end |
 //! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
 //! | `host` | `editor_frame_ms_child`, `step_latency_ms`, `host_stream_share`, `host_restart_ms`, `host_rss_ratio`: the session host in a child process against one on a thread |
+//! | `rebuild` | `rebuild_replay_ticks_per_s`, `rebuild_replay_s`: fix, rebuild, replay: ten minutes of demo.ron's journal done again in a new child host |
+//! | `startup` | `startup_first_frame_ms`: `stepframe edit` from its start to its first drawn frame, in a child with a display |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
 //! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
@@ -57,10 +59,12 @@ mod keyframes;
 mod mid_step;
 mod physics;
 mod plot_fill;
+mod rebuild;
 mod rewind;
 mod scaling;
 mod scenes;
 mod script_vs_rust;
+mod startup;
 
 use figure::{Figure, round};
 
@@ -188,6 +192,7 @@ pub fn run(
         ),
         ("rewind_ms history_mib", rewind::rewind_and_history),
         ("plot_fill_span_ms plot_fill_s", plot_fill::plot_fill),
+        ("plot_fill_ticks_per_s", plot_fill::plot_fill_ticks),
         (
             "rewind_reach_min_10k_bodies rewind_ms_10k_bodies keyframe_cost_share_10k_bodies",
             keyframes::keyframes_10k,
@@ -205,6 +210,11 @@ pub fn run(
         ("host_stream_share", host::stream_share),
         ("host_restart_ms", host::restart),
         ("host_rss_ratio", host::rss_ratio),
+        (
+            "rebuild_replay_ticks_per_s rebuild_replay_s",
+            rebuild::rebuild_replay,
+        ),
+        ("startup_first_frame_ms", startup::first_frame),
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),

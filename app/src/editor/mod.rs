@@ -55,13 +55,16 @@ pub use workspace::{Pane, StoredLayoutError, Workspace};
 
 /// Opens the editor window of the game `name` on a scene, playing it,
 /// with the rewind history's byte budget `history_mib` if given and the
-/// scenes' behaviours from `behaviours`. Returns when the window closes.
+/// scenes' behaviours from `behaviours`. Returns when the window closes,
+/// or after the first drawn frame with `exit_after_first_frame` (the start-up
+/// figure: the editor closes after that frame and prints `first_frame_ms`).
 pub fn run(
     name: &str,
     scene: PathBuf,
     history_mib: Option<u32>,
     in_process: bool,
     behaviours: crate::Behaviours,
+    exit_after_first_frame: bool,
 ) -> ExitCode {
     let result = eframe::run_native(
         name,
@@ -78,6 +81,13 @@ pub fn run(
                 ..base
             };
             let app = EditorApp::new(cc, config)?;
+            if exit_after_first_frame {
+                return Ok(Box::new(FirstFrame {
+                    app,
+                    drawn: false,
+                    printed: false,
+                }));
+            }
             Ok(Box::new(app))
         }),
     );
@@ -87,6 +97,56 @@ pub fn run(
             eprintln!("{name}: cannot open the editor window: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// When the process started, as near as the program can tell: the first
+/// thing [`crate::App::run`] does is [`mark_start`].
+static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
+
+/// Notes the process's start for `--exit-after-first-frame` (the first
+/// call counts).
+pub fn mark_start() {
+    STARTED.get_or_init(std::time::Instant::now);
+}
+
+/// `edit --exit-after-first-frame`: the editor, closed right after its
+/// first frame is drawn, with `first_frame_ms <ms>` printed on stdout, the
+/// milliseconds from [`mark_start`] to then (the `startup_first_frame_ms`
+/// bench figure reads it). The first frame is drawn once its `ui` call has
+/// returned (eframe paints and presents between calls), so the time is
+/// taken at the start of the second call, which a repaint asks for at once.
+/// Nothing is saved: a measuring run leaves the layout and settings alone.
+struct FirstFrame {
+    /// The editor.
+    app: EditorApp,
+    /// Its first frame has been laid out (and is drawn by the next call).
+    drawn: bool,
+    /// The time was printed (the close takes a frame or two more).
+    printed: bool,
+}
+
+impl eframe::App for FirstFrame {
+    fn ui(&mut self, ui: &mut egui::Ui, frame: &mut eframe::Frame) {
+        if self.printed {
+            return;
+        }
+        if self.drawn {
+            self.printed = true;
+            let ms = STARTED
+                .get()
+                .map_or(f64::NAN, |t| t.elapsed().as_secs_f64() * 1000.0);
+            println!("first_frame_ms {ms:.1}");
+            ui.ctx().send_viewport_cmd(egui::ViewportCommand::Close);
+            return;
+        }
+        eframe::App::ui(&mut self.app, ui, frame);
+        self.drawn = true;
+        ui.ctx().request_repaint();
+    }
+
+    fn persist_egui_memory(&self) -> bool {
+        false
     }
 }
 
