@@ -676,3 +676,55 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
         "A's platform is the unforked run's"
     );
 }
+
+/// The editor a new user starts (the first-run hint on), on `storage`.
+fn first_run_editor(
+    storage: &std::path::Path,
+) -> egui_kittest::Harness<'static, stepframe_app::editor::EditorApp> {
+    let file: &'static support::storage::FileStorage =
+        Box::leak(Box::new(support::storage::FileStorage::open(storage)));
+    let mut h = egui_kittest::Harness::builder()
+        .with_size(support::editor::DEFAULT_SIZE)
+        .with_step_dt(support::editor::DT as f32)
+        .build_eframe(move |cc| {
+            cc.storage = Some(file);
+            let config = stepframe_app::editor::EditorConfig {
+                welcome: true,
+                ..stepframe_app::editor::EditorConfig::driven(
+                    support::editor::demo(),
+                    support::editor::DT,
+                )
+            };
+            stepframe_app::editor::EditorApp::new(cc, config).expect("the editor starts")
+        });
+    h.run_steps(3);
+    h
+}
+
+#[test]
+fn the_demo_tells_a_new_user_what_to_try_until_dismissed_and_the_dismissal_persists() {
+    let dir = support::scratch("first-run");
+    let storage = dir.join("storage.ron");
+    let mut h = first_run_editor(&storage);
+    assert!(
+        h.query_by_label("Welcome to stepframe").is_some(),
+        "the hint"
+    );
+    assert_eq!(
+        labels_starting(&h, "1. Click the Player (the labelled circle) and press F9").len(),
+        1
+    );
+    click(&mut h, "Got it");
+    h.run_steps(2);
+    assert!(
+        h.query_by_label("Welcome to stepframe").is_none(),
+        "dismissed"
+    );
+    support::storage::save_settings(&mut h, &storage);
+    // The next start remembers.
+    let h = first_run_editor(&storage);
+    assert!(
+        h.query_by_label("Welcome to stepframe").is_none(),
+        "not shown again after a dismissal"
+    );
+}

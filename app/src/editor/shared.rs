@@ -73,6 +73,8 @@ pub struct Persisted {
     /// Replay the session with a new build of the host program as soon as
     /// one is noticed, without asking.
     pub replay_new_builds: bool,
+    /// The first-run hint was dismissed.
+    pub welcomed: bool,
 }
 
 impl Default for Persisted {
@@ -86,6 +88,7 @@ impl Default for Persisted {
             log_errors_only: false,
             history_budget_mib: DEFAULT_HISTORY_MIB,
             replay_new_builds: false,
+            welcomed: false,
         }
     }
 }

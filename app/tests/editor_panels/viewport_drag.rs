@@ -136,3 +136,27 @@ fn dragging_while_running_pans_and_edits_nothing() {
     assert!(!vp.follow_camera, "panning turns following off");
     assert_ne!(vp.center, center_before, "the view panned");
 }
+
+#[test]
+fn hovering_a_body_names_it() {
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    let (at, _) = player_on_screen(&h);
+    h.hover_at(at);
+    // A tooltip shows once the pointer has rested a moment.
+    let mut named = Vec::new();
+    for _ in 0..120 {
+        h.run_steps(1);
+        named = crate::support::labels_starting(&h, "Player #20: click to select it");
+        if !named.is_empty() {
+            break;
+        }
+    }
+    assert_eq!(
+        named.len(),
+        1,
+        "the tooltip names the body under the pointer"
+    );
+}

@@ -61,6 +61,10 @@ pub struct EditorConfig {
     /// When a hook call that has not returned counts as stuck, on which
     /// clock (threaded workers; `stuck`'s module docs).
     pub watchdog: Watchdog,
+    /// Offer the first-run hint on the bundled demo until it is dismissed
+    /// (the test driver starts without it, as after a dismissal, so no
+    /// test's click lands on it by chance).
+    pub welcome: bool,
 }
 
 impl EditorConfig {
@@ -77,6 +81,7 @@ impl EditorConfig {
             history_mib: None,
             behaviours: crate::Behaviours::built_in(),
             watchdog: Watchdog::default(),
+            welcome: true,
         }
     }
 
@@ -105,6 +110,7 @@ impl EditorConfig {
     pub fn driven(scene: PathBuf, dt: f64) -> EditorConfig {
         EditorConfig {
             driver: Driver::Driven { dt },
+            welcome: false,
             ..EditorConfig::threaded(scene)
         }
     }
@@ -171,6 +177,8 @@ pub struct EditorApp {
     rebuild: Option<rebuild::Rebuild>,
     /// The shortcut list's window (F1) is open.
     help_open: bool,
+    /// Offer the first-run hint (`EditorConfig::welcome`).
+    welcome: bool,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -287,6 +295,7 @@ impl EditorApp {
             build_watch,
             rebuild: None,
             help_open: false,
+            welcome: config.welcome,
         })
     }
 
@@ -574,6 +583,48 @@ impl EditorApp {
         self.follow_live();
     }
 
+    /// The first-run hint, on the bundled demo until dismissed (the
+    /// dismissal persists): what stepframe is for and three things to try.
+    fn welcome_ui(&mut self, ctx: &egui::Context) {
+        let on_demo = self
+            .published
+            .live
+            .as_ref()
+            .and_then(|l| l.scene_path.as_ref())
+            .and_then(|p| p.file_name())
+            .is_some_and(|n| n == "demo.ron");
+        if !self.welcome || self.persisted.welcomed || !on_demo {
+            return;
+        }
+        egui::Window::new("Welcome to stepframe")
+            .anchor(egui::Align2::CENTER_TOP, [0.0, 120.0])
+            .collapsible(false)
+            .resizable(false)
+            .show(ctx, |ui| {
+                ui.set_max_width(460.0);
+                ui.label(
+                    "stepframe runs a game's loop (update, fixed ticks with their physics \
+                     step, presentation) and shows every tick of it, exactly. The demo is \
+                     playing. Three things to try:",
+                );
+                ui.label(
+                    "1. Click the Player (the labelled circle) and press F9: the session \
+                     stops at the end of the next tick in which its FixedUpdate ran.",
+                );
+                ui.label(
+                    "2. Press F10 to step exactly one fixed tick, and read the committed \
+                     pose in the Inspector.",
+                );
+                ui.label(
+                    "3. Click the timeline: every panel shows that tick. Esc returns to live.",
+                );
+                ui.weak("F1 lists every shortcut; docs/editor.md walks through the rest.");
+                if ui.button("Got it").clicked() {
+                    self.persisted.welcomed = true;
+                }
+            });
+    }
+
     /// The stored settings: the panels' and what the live view says of the
     /// host's display rate and budget.
     fn persisted_now(&self) -> Persisted {
@@ -604,6 +655,7 @@ impl eframe::App for EditorApp {
         self.shortcuts(&ctx);
         self.apply_actions();
 
+        self.welcome_ui(&ctx);
         let time = ctx.input(|i| i.time);
         let view = View::new(
             &self.published,

@@ -29,6 +29,9 @@ use crate::editor::protocol::{Command, ObjectView, WorldView};
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::{Commands, Persisted, View};
 
+/// What the viewport's tooltip says away from any body.
+const VIEWPORT_TIP: &str = "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; while paused, drag a body to move it (one edit, Ctrl+S saves it into the scene); Esc or a click elsewhere gives the keyboard back";
+
 /// Viewport camera and keyboard state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ViewportState {
@@ -151,9 +154,8 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     let size = ui.available_size().max(egui::vec2(64.0, 64.0));
     let (response, painter) = ui.allocate_painter(size, Sense::click_and_drag());
     response.widget_info(|| egui::WidgetInfo::labeled(egui::Role::Canvas, true, "Viewport"));
-    let response = response.on_hover_text(
-        "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; while paused, drag a body to move it (one edit, Ctrl+S saves it into the scene); Esc or a click elsewhere gives the keyboard back",
-    );
+    // Its tooltip (the body under the pointer, or what a click does) is
+    // given once the bodies are known, below.
     let rect = response.rect;
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
 
@@ -281,18 +283,40 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     if vp.show_contacts {
         draw_contacts(&painter, &camera, view);
     }
-    if let Some(selected) = selection
-        && let Some(o) = view.objects.iter().find(|o| o.id == selected)
-    {
+    // Names over bodies: the selection (gold), the body under the pointer,
+    // and the player, whom a new user looks for first among ~150 bodies.
+    let hovered = response
+        .hover_pos()
+        .and_then(|p| pick(view, &camera, p, Pick::Any));
+    for o in &view.objects {
+        let selected = selection == Some(o.id);
+        let player = o.body.is_some() && o.name.eq_ignore_ascii_case("player");
+        if !(selected || hovered == Some(o.id) || player) {
+            continue;
+        }
         let (x, y) = camera.to_screen(o.presentation.position());
         painter.text(
             Pos2::new(x, y - 14.0),
             egui::Align2::CENTER_BOTTOM,
             &o.name,
             egui::FontId::proportional(13.0),
-            Color32::from_rgb(255, 220, 90),
+            if selected {
+                Color32::from_rgb(255, 220, 90)
+            } else {
+                Color32::from_rgb(225, 225, 225)
+            },
         );
     }
+    // The pointer's body by name in the tooltip too (where a reader of the
+    // accessibility tree, or a test, finds it).
+    let tip = match hovered.and_then(|id| view.objects.iter().find(|o| o.id == id)) {
+        Some(o) => format!(
+            "{} {}: click to select it; while paused, drag it to move it",
+            o.name, o.id
+        ),
+        None => VIEWPORT_TIP.to_string(),
+    };
+    response.clone().on_hover_text(tip);
     let actions = shown.live().map_or(&[][..], |l| l.actions.as_slice());
     let keys: Vec<String> = actions
         .iter()
@@ -490,6 +514,19 @@ enum Pick {
 
 /// The topmost (last drawn) object under the pointer.
 fn pick(view: &WorldView, camera: &Camera, pointer: Pos2, what: Pick) -> Option<ObjectId> {
+    // A body under the pointer wins over a bodiless object's point near it:
+    // a marker parented to the player sits over the player at a small zoom,
+    // and a click on the player's circle means the player.
+    let bodies = pick_in(view, camera, pointer, Pick::Bodies);
+    match what {
+        Pick::Bodies => bodies,
+        Pick::Any => bodies.or_else(|| pick_in(view, camera, pointer, Pick::Any)),
+    }
+}
+
+/// The topmost (last drawn) object under the pointer: bodies by their
+/// shapes, bodiless objects (with `Pick::Any`) within 8 px of their point.
+fn pick_in(view: &WorldView, camera: &Camera, pointer: Pos2, what: Pick) -> Option<ObjectId> {
     let world = camera.to_world((pointer.x, pointer.y));
     view.objects.iter().rev().find_map(|o| {
         let hit = match &o.body {
