@@ -3,7 +3,7 @@
 //! (completed-tick values), or the end of the tick the user is viewing. While
 //! suspended, interpolation alpha is the accumulator over the fixed dt of the
 //! state it stopped in, so the two agree. Also the state hash of that tick and
-//! the worker's own frame rate.
+//! the session host's own frame rate.
 
 use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
@@ -146,8 +146,8 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
             "Stable hash of the committed state after the tick: the trace's hash, equal hashes, equal runs",
         );
     if let Some(fps) = shown.live().and_then(|l| l.host_fps) {
-        ui.monospace(row("worker rate", format!("{fps:.1} fps")))
-            .on_hover_text("Frames per second the worker ran over its last 60 frames (independent of this window's repaints)");
+        ui.monospace(row("host rate", format!("{fps:.1} fps")))
+            .on_hover_text("Frames per second the session host ran over its last 60 frames (independent of this window's repaints)");
     }
     if view.at_tick.is_some()
         && let Some(r) = timeline.cursor_record()
