@@ -230,6 +230,48 @@ pub fn notice(notice: &Notice) -> String {
                 if n == 1 { "drops" } else { "drop" },
             )
         }
+        Notice::SettingsBack { tick, from, to } => {
+            let mut back = Vec::new();
+            if from.time_scale != to.time_scale {
+                back.push(format!(
+                    "time scale {}× (was {}×)",
+                    to.time_scale, from.time_scale
+                ));
+            }
+            if from.fixed_hz != to.fixed_hz {
+                back.push(format!(
+                    "fixed rate {} Hz (was {} Hz)",
+                    to.fixed_hz, from.fixed_hz
+                ));
+            }
+            if from.max_steps != to.max_steps {
+                back.push(format!(
+                    "max steps {} (was {})",
+                    to.max_steps, from.max_steps
+                ));
+            }
+            if from.strategy != to.strategy {
+                back.push(format!(
+                    "strategy {} (was {})",
+                    to.strategy.name(),
+                    from.strategy.name()
+                ));
+            }
+            if from.substeps != to.substeps {
+                back.push(format!("substeps {} (was {})", to.substeps, from.substeps));
+            }
+            if from.max_delta != to.max_delta {
+                back.push(format!(
+                    "max delta {} s (was {} s)",
+                    to.max_delta, from.max_delta
+                ));
+            }
+            format!(
+                "back at tick {tick} with its settings: {}; a change made later is undone with the \
+                 rest of that future",
+                back.join(", ")
+            )
+        }
         Notice::NoChangesToSave(path) => format!(
             "no changes to save: {} already holds the running scene",
             path.display()

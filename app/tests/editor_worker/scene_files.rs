@@ -62,8 +62,16 @@ fn a_rewind_before_a_time_scale_change_brings_the_old_scale_back_to_the_toolbar(
     h.pump(DT);
     assert_eq!(h.view().settings.time_scale, 0.5);
     // Tick 20 ran at scale 1, and the session rewound there runs on at it.
+    h.events();
     h.send(Command::Rewind(RewindCommand::RewindTo(20)));
     h.pump(DT);
+    // Said, not done silently.
+    let said = notices(&h.events());
+    assert!(
+        said.iter()
+            .any(|n| n.starts_with("back at tick 20 with its settings: time scale 1× (was 0.5×)")),
+        "{said:?}"
+    );
     let view = h.view();
     assert_eq!(view.clock.simulation_tick, 20);
     assert_eq!(

@@ -412,6 +412,16 @@ pub enum Notice {
         /// The edits that are no longer in the new future.
         edits: Vec<EditLabel>,
     },
+    /// A rewind (Resume from here) brought back the time settings the
+    /// session had at that tick.
+    SettingsBack {
+        /// The tick rewound to.
+        tick: u64,
+        /// The settings before the rewind.
+        from: stepframe_core::TimeSettings,
+        /// The tick's settings, in force again.
+        to: stepframe_core::TimeSettings,
+    },
     /// Save found nothing to write.
     NoChangesToSave(PathBuf),
     /// A save left these edits out (a scene cannot hold them).

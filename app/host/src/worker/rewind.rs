@@ -90,6 +90,7 @@ impl Worker {
         }
         self.drain_ticks();
         self.run.drop_inputs();
+        let settings_before = self.run.settings();
         let result = if self.at_untouched_start(tick) {
             // Nothing ran since the session began (a scene just opened or a
             // fork just adopted): it already stands at the end of `tick`.
@@ -115,6 +116,16 @@ impl Worker {
                     self.out.notice(Notice::EditsDropped {
                         tick,
                         edits: dropped,
+                    });
+                }
+                // The settings are the tick's too: a change made after it
+                // is undone with the rest, and said, not done silently.
+                let settings_after = self.run.settings();
+                if settings_after != settings_before {
+                    self.out.notice(Notice::SettingsBack {
+                        tick,
+                        from: settings_before,
+                        to: settings_after,
                     });
                 }
                 true
