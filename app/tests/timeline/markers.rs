@@ -176,3 +176,25 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     // Simulation time restarted with the new world.
     assert!(clock_tick(&h) < 40, "{}", clock_tick(&h));
 }
+
+#[test]
+fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
+    let mut t = TimelineState::default();
+    let held = |tick: u64| stepframe_plugins::WatchEvent::Held {
+        watch: 0,
+        tick,
+        frame: tick,
+    };
+    // Ticks 10 to 69 in a row, then 80 on its own.
+    let run: Vec<_> = (10..70).map(held).collect();
+    t.on_event(&Event::Watch(run));
+    t.on_event(&Event::Watch(vec![held(80)]));
+    let marks = markers_of(&t, MarkerKind::Watch);
+    assert_eq!(
+        marks,
+        vec![
+            (10, "watch #1 held at ticks 10–69 (60 ticks)".to_string()),
+            (80, "watch #1 held at tick 80".to_string()),
+        ]
+    );
+}

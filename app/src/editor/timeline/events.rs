@@ -31,11 +31,47 @@ impl TimelineState {
         self.telemetry.push(record);
     }
 
+    /// A watch held at `tick`: a marker at the first tick of each run of
+    /// consecutive ticks it holds, its text saying how long the run is. A
+    /// mark watch that holds for a second puts one marker, not sixty.
+    fn watch_held(&mut self, watch: usize, tick: u64, frame: u64) {
+        if let Some((first, last)) = self.watch_runs.get_mut(&watch)
+            && tick == *last + 1
+            && let Some(m) = self
+                .markers
+                .iter_mut()
+                .rev()
+                .find(|m| m.kind == MarkerKind::Watch && m.watch_run == Some((watch, *first)))
+        {
+            *last = tick;
+            m.text = format!(
+                "watch #{} held at ticks {first}–{tick} ({} ticks)",
+                watch + 1,
+                tick - *first + 1
+            );
+            return;
+        }
+        self.watch_runs.insert(watch, (tick, tick));
+        self.mark(
+            frame,
+            MarkerKind::Watch,
+            format!("watch #{} held at tick {tick}", watch + 1),
+        );
+        if let Some(m) = self.markers.back_mut() {
+            m.watch_run = Some((watch, tick));
+        }
+    }
+
     fn mark(&mut self, frame: u64, kind: MarkerKind, text: String) {
         if self.markers.len() == MAX_MARKERS {
             self.markers.pop_front();
         }
-        self.markers.push_back(Marker { frame, kind, text });
+        self.markers.push_back(Marker {
+            frame,
+            kind,
+            text,
+            watch_run: None,
+        });
     }
 
     /// Takes an event from the worker, in stream order: records, markers on
@@ -84,11 +120,9 @@ impl TimelineState {
             Event::Watch(batch) => {
                 for e in batch {
                     match e {
-                        stepframe_plugins::WatchEvent::Held { watch, tick, frame } => self.mark(
-                            *frame,
-                            MarkerKind::Watch,
-                            format!("watch #{} held at tick {tick}", watch + 1),
-                        ),
+                        stepframe_plugins::WatchEvent::Held { watch, tick, frame } => {
+                            self.watch_held(*watch, *tick, *frame)
+                        }
                         stepframe_plugins::WatchEvent::Value {
                             watch,
                             frame,
@@ -114,7 +148,11 @@ impl TimelineState {
                 frame_index,
                 frame_time,
                 ..
-            } => self.new_session(path, *frame_index, *frame_time),
+            } => {
+                // Ticks restart with the new world: no run goes on.
+                self.watch_runs.clear();
+                self.new_session(path, *frame_index, *frame_time)
+            }
             Event::Error(error) => {
                 if let Some(r) = self.telemetry.records().back() {
                     let frame = r.frame_index;
@@ -184,6 +222,8 @@ impl TimelineState {
 
     /// After a rewind to `tick`: later frames belong to an abandoned branch.
     fn rewound(&mut self, tick: u64) {
+        // A run of held ticks does not go on across a rewind.
+        self.watch_runs.clear();
         let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
         for r in self.telemetry.records() {
             if r.simulation_tick <= tick {

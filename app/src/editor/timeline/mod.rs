@@ -173,6 +173,9 @@ pub struct Marker {
     pub kind: MarkerKind,
     /// Hover text.
     pub text: String,
+    /// For a watch marker: the watch and the first tick of the run of
+    /// ticks it marks.
+    pub watch_run: Option<(usize, u64)>,
 }
 
 /// The lanes, top to bottom.
@@ -338,6 +341,8 @@ pub struct TimelineState {
     pub lanes: [LaneState; 8],
     /// Markers, oldest first.
     pub markers: VecDeque<Marker>,
+    /// Each watch's newest run of consecutive held ticks (first, last).
+    pub watch_runs: std::collections::BTreeMap<usize, (u64, u64)>,
     /// The open scene's bookmarks, `(tick, note)`: drawn on the marker lane
     /// at the frame that completed the tick (copied from the Bookmarks tab).
     pub bookmarks: Vec<(u64, String)>,
@@ -432,6 +437,7 @@ impl TimelineState {
                 shown_y: None,
             }; 8],
             markers: VecDeque::new(),
+            watch_runs: std::collections::BTreeMap::new(),
             bookmarks: Vec::new(),
             watch_lanes: WatchLanes::default(),
             cursor_seq: None,
