@@ -213,9 +213,17 @@ impl Worker {
     /// Runs one outer frame of `raw_dt` real seconds unless suspended,
     /// then publishes what changed.
     pub fn frame(&mut self, raw_dt: f64) {
-        self.look_at_scene_file();
+        // A journal done again reads no file by itself: what the session
+        // read from disk is in the journal (`FileChanged`), and a file
+        // changed since must not slip into the replay.
+        let replaying = self.out.replaying();
+        if !replaying {
+            self.look_at_scene_file();
+        }
         if !self.is_suspended() {
-            self.reload_changed_scripts();
+            if !replaying {
+                self.reload_changed_scripts();
+            }
             self.out.journal(JournalEntry::Frame { dt: raw_dt });
             let (report, t0) = self.run.step_frame(raw_dt);
             self.after_call(report, raw_dt, t0);

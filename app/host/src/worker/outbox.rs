@@ -257,6 +257,11 @@ impl Outbox {
         }
     }
 
+    /// Whether a journal is being done again.
+    pub(super) fn replaying(&self) -> bool {
+        self.replaying
+    }
+
     /// The completed tick a journal being done again has reached.
     pub(super) fn replay_at(&mut self, tick: u64) {
         self.replay_tick = tick;

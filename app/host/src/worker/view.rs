@@ -221,7 +221,11 @@ impl Worker {
             }
             self.out.event(crate::protocol::Event::Log(log));
         }
-        self.scripts.publish(&mut self.out);
+        // The scripts' view is built (texts copied, keys resolved) only when
+        // it can be shown: not at every frame of a journal done again.
+        if !self.out.replaying() {
+            self.scripts.publish(&mut self.out);
+        }
         let now = self.run.session.pipeline().suspension().cloned();
         self.out.suspension(now.as_ref());
         self.out.flush();
