@@ -53,6 +53,7 @@ impl EditorApp {
             (false, false, false, false, false, false);
         let (mut bookmark, mut fork) = (false, false);
         let (mut replay_new_build, mut cancel_rebuild) = (false, false);
+        let mut run_in_player = false;
         let rebuilding = self.rebuild.is_some();
         ctx.input_mut(|i| {
             if modal {
@@ -63,6 +64,9 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::NONE, Key::F10) {
                 commands.push(Command::Run(Run::StepTick));
+            }
+            if i.consume_key(Modifiers::COMMAND, Key::F5) {
+                run_in_player = true;
             }
             if i.consume_key(Modifiers::NONE, Key::F5) {
                 commands.push(Command::Run(Run::Play));
@@ -119,6 +123,9 @@ impl EditorApp {
         });
         for command in commands {
             self.commands.send(command);
+        }
+        if run_in_player {
+            self.commands.act(Action::RunInPlayer);
         }
         if replay_new_build {
             self.commands.act(Action::ReplayNewBuild);

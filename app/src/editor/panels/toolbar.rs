@@ -134,6 +134,7 @@ pub fn menu_bar_ui(
             }
             ui.separator();
             crate::editor::panels::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
+            crate::editor::panels::attach::attach_menu_ui(ui, view, cmd, &mut files.attach);
         });
         ui.menu_button("Edit", |ui| {
             crate::editor::panels::edit_menu::edit_menu_ui(ui, view, cmd)
@@ -518,6 +519,10 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
              nothing runs until a restart",
             "Restart".to_string(),
         ),
+        crate::editor::shared::HostStopped::GameGone(why) => {
+            game_gone_ui(ui, why, cmd);
+            return;
+        }
     };
     egui::Frame::new()
         .fill(BANNER_FILL)
@@ -536,6 +541,36 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                 );
                 if ui.button(restart).on_hover_text(hover).clicked() {
                     cmd.act(Action::RestartWorker);
+                }
+            });
+        });
+}
+
+/// The attached game's banner: why it is gone, and Detach (Restart does
+/// not apply: the game is another program, started by someone else).
+fn game_gone_ui(ui: &mut egui::Ui, why: &str, cmd: &mut Commands) {
+    egui::Frame::new()
+        .fill(BANNER_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(format!("The game you attached to is gone: {why}"))
+                        .color(Color32::WHITE)
+                        .strong(),
+                )
+                .on_hover_text(
+                    "Restart does not apply to a game you attached to: start it again and \
+                     attach, or Detach to open the scene in a session of the editor's own",
+                );
+                if ui
+                    .button("Detach")
+                    .on_hover_text("Open the scene in a session host of the editor's own")
+                    .clicked()
+                {
+                    cmd.act(Action::Detach);
                 }
             });
         });
