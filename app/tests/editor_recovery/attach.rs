@@ -330,3 +330,46 @@ fn a_game_that_dies_while_attached_is_named_and_restart_does_not_apply() {
         h.state().published().worker_stopped.is_none() && suspended(h) && tick(h) == 0
     });
 }
+
+/// The own-loop example (app/examples/own_loop.rs), which `cargo test`
+/// builds next to this binary's `stepframe`.
+fn own_loop_example() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_stepframe"));
+    let dir = bin.parent().expect("the binary's folder");
+    dir.join("examples")
+        .join(format!("own_loop{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[test]
+fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
+    let example = own_loop_example();
+    assert!(
+        example.is_file(),
+        "no {}: `cargo test -p stepframe-app` (or `--examples`) builds the example; \
+         a single `--test` does not",
+        example.display()
+    );
+    let scene = demo();
+    let game = Game::start(
+        &example,
+        &[
+            scene.to_str().expect("a UTF-8 path"),
+            "--headless",
+            "--seconds",
+            "600",
+        ],
+    );
+    let mut h = editor();
+    attach(&mut h, &game);
+    h.state_mut().send(Command::Run(Run::Pause));
+    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
+    let at = tick(&h);
+    h.key_press(Key::F10);
+    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == at + 1
+    });
+    h.key_press(Key::F5);
+    step_until_within(&mut h, "the resume", BOUND, NAP, |h| {
+        !suspended(h) && tick(h) > at + 5
+    });
+}
