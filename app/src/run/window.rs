@@ -244,7 +244,10 @@ fn draw_world(ui: &egui::Ui, world: &WorldView) {
 /// A line at the top: paused or suspended, and whether an editor is attached.
 fn status_ui(ui: &egui::Ui, world: &WorldView, attached: bool) {
     let mut text = match &world.suspension {
-        Some(s) => format!("suspended at tick {} ({:?}) · F6 resumes", s.tick, s.reason),
+        Some(_) => format!(
+            "{} · F6 resumes",
+            crate::editor::panels::toolbar::status_text(world)
+        ),
         None => String::new(),
     };
     if attached {

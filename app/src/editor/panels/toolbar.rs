@@ -181,6 +181,14 @@ pub fn menu_bar_ui(
                     .on_hover_text(format!(
                         "{full}\n\nThe running scene's file: what Save writes and Reload reads"
                     ));
+                if let Some(addr) = view.attached() {
+                    ui.separator();
+                    ui.label(RichText::new(format!("attached to {addr}")).strong())
+                        .on_hover_text(
+                            "Every panel reads a game running in a process of its own; \
+                             File → Detach lets it go on by itself",
+                        );
+                }
                 ui.separator();
                 let (text, colour) = status(view, ui);
                 // One line: a long reason is cut, in full on hover.
