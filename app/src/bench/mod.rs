@@ -33,6 +33,7 @@
 //! | `plot_fill` | `plot_fill_span_ms`, `plot_fill_s`: a plotted field's lane filled from ten minutes of demo history |
 //! | `editor_frame` | `editor_frame_ms`: the whole default workspace drawn headless while stress.ron plays |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
+//! | `attach` | `listening_overhead`, `attached_overhead`: what letting an editor in costs a game's own loop |
 //! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
 
@@ -45,6 +46,7 @@ use stepframe_core::scene::Scene;
 use stepframe_core::{HookBeacon, Pipeline, TimeSettings};
 
 mod alloc_count;
+mod attach;
 mod check_jobs;
 mod dispatch;
 mod editor_frame;
@@ -200,6 +202,10 @@ pub fn run(
         ("editor_frame_ms", editor_frame::editor_frame),
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
+        (
+            "listening_overhead attached_overhead",
+            attach::attach_overhead,
+        ),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
     ];
     for &(names, f) in figures {

@@ -196,7 +196,8 @@ fn attached_to_a_player_f9_breaks_f10_steps_f5_resumes_and_detach_leaves_it_runn
     step_until_within(&mut h, "the game's ticks", BOUND, NAP, |h| {
         latest_live(h).is_some_and(|v| v.clock.simulation_tick > 5)
     });
-    let shown = labels_starting(&h, "attached to ");
+    // The menu bar says where the panels' session runs.
+    let shown = labels_starting(&h, "attached to 127.0.0.1");
     assert_eq!(shown, [format!("attached to {}", game.line.addr)]);
 
     // Select the player, F9: a break at the end of its FixedUpdate tick.
