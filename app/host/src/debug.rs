@@ -46,8 +46,8 @@
 //!
 //! Not attached, a frame costs what the worker's pump costs plus one
 //! `try_recv` on the listener's channel: nothing is cloned, encoded or
-//! sent. Attached, each live view is cloned once for the editor (when it
-//! has credit) and each event once.
+//! sent. Attached, each event is moved to the editor, and the newest live
+//! view is cloned only when the editor has credit for it.
 //!
 //! # Listening
 //!
@@ -140,8 +140,10 @@ struct Attached {
     _bridge: Bridge,
     /// It took the last live view sent to it.
     credit: bool,
-    /// The newest live view it has not been sent.
-    pending: Option<Box<LiveView>>,
+    /// The newest live view is one it has not been sent (copied only when
+    /// it has credit: an editor slower than the game costs one copy per
+    /// view it draws, not one per game frame).
+    stale: bool,
 }
 
 impl Debugger {
@@ -260,7 +262,7 @@ impl Debugger {
             out,
             _bridge: bridge,
             credit: true,
-            pending: self.live.clone().map(Box::new),
+            stale: self.live.is_some(),
         });
     }
 
@@ -333,7 +335,7 @@ impl Debugger {
                 Outbound::Live(view) => {
                     took_view = true;
                     if let Some(editor) = &mut editor {
-                        editor.pending = Some(view.clone());
+                        editor.stale = true;
                     }
                     self.live = Some(*view);
                 }
@@ -346,10 +348,15 @@ impl Debugger {
         }
         if let Some(editor) = &mut editor
             && editor.credit
-            && let Some(view) = editor.pending.take()
+            && editor.stale
+            && let Some(view) = &self.live
         {
-            broken |= editor.out.send(Outbound::Live(view)).is_err();
+            broken |= editor
+                .out
+                .send(Outbound::Live(Box::new(view.clone())))
+                .is_err();
             editor.credit = false;
+            editor.stale = false;
         }
         if took_view {
             self.send(Command::ViewTaken);
