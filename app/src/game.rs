@@ -331,6 +331,7 @@ impl App {
                 exit_after_first_frame,
             ),
             Some(Command::Play(args)) => crate::player::run(args, behaviours, launch),
+            Some(Command::Run(args)) => crate::run::run(args, behaviours),
             Some(Command::TraceDiff(args)) => crate::tools::trace_diff(args),
             Some(Command::Check(args)) => crate::tools::check(
                 args,
@@ -400,6 +401,9 @@ enum Command {
     },
     /// Run a scene headless through the same step_frame as the editor.
     Play(crate::player::PlayArgs),
+    /// Play a scene in a window of its own (F3 clock overlay, F6 pause);
+    /// `--debug` lets the editor attach.
+    Run(crate::run::RunArgs),
     /// Compare two traces, ignoring the pacing-dependent `frame` field, and
     /// name every object, field and subsystem that differs.
     TraceDiff(crate::tools::TraceDiffArgs),

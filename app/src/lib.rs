@@ -9,6 +9,7 @@
 //! | [`editor`] | (default) the eframe editor; its session host in a child process (or a thread) | `protocol`, `worker`, `app`, `timeline` and one file per panel |
 //! | [`host_process`] | `stepframe host`: the editor's session host in a child process of this executable | |
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
+//! | [`run`](mod@run) | `run`: the scene in a window of its own (or `--headless`); `--debug` lets an editor attach | `window` |
 //! | [`tools`] | `trace-diff`, `check` | `trace_diff`, `report`, `matrix`, `check`, `junit` |
 //! | [`compare`] | (shared) two runs' ticks compared: what `trace-diff`, `check` and the editor's Compare with… all report | `poses`, `tick` |
 //! | [`bench`](mod@bench) | `bench`: the performance figures | `figure`, `physics`, `dispatch`, `scenes`, `rewind`, `fork`, `scaling` |
@@ -20,6 +21,7 @@ pub mod editor;
 pub mod game;
 pub mod host_process;
 pub mod player;
+pub mod run;
 pub mod soak;
 pub mod tools;
 

@@ -26,9 +26,11 @@
 //! | [`worker`] | the session's only owner, split by feature, and the thread that paces it |
 //! | [`traced`] | a run's pose records by tick, and a tick of run A measured against run B |
 //! | [`supervise`] | a session in a child process: the fault marker, the memory and stuck-hook limits, and an abort, a stack overflow, an allocation failure or a stuck hook named from outside |
+//! | [`debug`] | a session driven once per frame by a game's own loop (or the player's), that an editor attaches to over loopback |
 //! | [`link`] | a worker's channels carried over a wire connection (the host's side and the front end's) |
 //! | [`wire`] | frames, the handshake and the transports (a child's socket, one in this process, loopback) that carry the protocol |
 
+pub mod debug;
 pub mod link;
 pub mod protocol;
 pub mod supervise;

@@ -36,6 +36,7 @@
 //! | `rebuild` | `rebuild_replay_ticks_per_s`, `rebuild_replay_s`: fix, rebuild, replay: ten minutes of demo.ron's journal done again in a new child host |
 //! | `startup` | `startup_first_frame_ms`: `stepframe edit` from its start to its first drawn frame, in a child with a display |
 //! | `fork` | `fork_overhead`: what a what-if branch costs the editor's worker |
+//! | `attach` | `listening_overhead`, `attached_overhead`: what letting an editor in costs a game's own loop |
 //! | `check_jobs` | `check_parallel_speedup`: `check --jobs 2` against `--jobs 1` |
 //! | `scaling` | `--scaling`: how each cost grows with the size of the world |
 
@@ -48,6 +49,7 @@ use stepframe_core::scene::Scene;
 use stepframe_core::{HookBeacon, Pipeline, TimeSettings};
 
 mod alloc_count;
+mod attach;
 mod check_jobs;
 mod dispatch;
 mod editor_frame;
@@ -217,6 +219,10 @@ pub fn run(
         ("startup_first_frame_ms", startup::first_frame),
         ("script_vs_rust", script_vs_rust::script_vs_rust),
         ("fork_overhead", fork::fork_overhead),
+        (
+            "listening_overhead attached_overhead",
+            attach::attach_overhead,
+        ),
         ("check_parallel_speedup", check_jobs::check_parallel_speedup),
     ];
     for &(names, f) in figures {

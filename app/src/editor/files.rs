@@ -51,6 +51,8 @@ pub struct FilesState {
     pub compare: Option<String>,
     /// The Save session recording dialog's path field, while it is open.
     pub recording: Option<String>,
+    /// The Attach… dialog's fields, while it is open.
+    pub attach: Option<crate::editor::panels::attach::AttachFields>,
 }
 
 /// The running scene's file, if any.
@@ -80,6 +82,7 @@ impl FilesState {
             || self.confirm.is_some()
             || self.compare.is_some()
             || self.recording.is_some()
+            || self.attach.is_some()
     }
 
     /// The remembered folder from an earlier run's storage.

@@ -137,6 +137,9 @@ pub struct Published {
     pub new_build: Option<NewBuild>,
     /// How far a replay with a new build has got, while it runs.
     pub rebuild: Option<RebuildProgress>,
+    /// The address of the game the editor is attached to, while it is
+    /// (File → Attach…, Run in player).
+    pub attached: Option<String>,
 }
 
 /// A new build of the host program (a `cargo build` rewrote it), as the
@@ -177,6 +180,7 @@ impl Default for Published {
             worker_stuck: None,
             new_build: None,
             rebuild: None,
+            attached: None,
         }
     }
 }
@@ -370,6 +374,11 @@ impl<'a> View<'a> {
         self.published.rebuild.as_ref()
     }
 
+    /// The address of the game the editor is attached to, while it is.
+    pub fn attached(&self) -> Option<&'a str> {
+        self.published.attached.as_deref()
+    }
+
     /// Why the host stopped, while it is dead.
     pub fn worker_stopped(&self) -> Option<&'a HostStopped> {
         self.published.worker_stopped.as_ref()
@@ -420,6 +429,20 @@ pub enum Action {
     CancelRebuild,
     /// Replay new builds as soon as they are noticed (the setting).
     ReplayNewBuildsAutomatically(bool),
+    /// File → Attach…: attach to a listening game (`run --debug`, or a
+    /// game's own loop) at this address with this token, as typed.
+    Attach {
+        /// `127.0.0.1:PORT`.
+        addr: String,
+        /// 32 hex digits.
+        token: String,
+    },
+    /// File → Run in player (Ctrl+F5): start the scene in a player window
+    /// and attach to it.
+    RunInPlayer,
+    /// File → Detach: let the attached game go on by itself; the editor
+    /// opens the scene in a session host of its own.
+    Detach,
 }
 
 /// How a panel asks for things: worker commands at once, UI actions after
@@ -579,6 +602,11 @@ pub enum HostStopped {
     /// The host ended otherwise (a bug in the host itself: its panic
     /// message, or how the process exited).
     Ended(String),
+    /// The game the editor attached to is gone (it exited, was killed,
+    /// or closed the connection): why, as far as the editor can tell.
+    /// Restart does not apply; Detach opens the scene in a session of the
+    /// editor's own.
+    GameGone(String),
 }
 
 impl HostStopped {
@@ -587,7 +615,7 @@ impl HostStopped {
     pub fn tick(&self) -> Option<u64> {
         match self {
             HostStopped::Fault(f) => Some(f.tick),
-            HostStopped::Ended(_) => None,
+            HostStopped::Ended(_) | HostStopped::GameGone(_) => None,
         }
     }
 }
@@ -597,6 +625,7 @@ impl std::fmt::Display for HostStopped {
         match self {
             HostStopped::Fault(fault) => write!(f, "{fault}"),
             HostStopped::Ended(why) => f.write_str(why),
+            HostStopped::GameGone(why) => write!(f, "the game you attached to is gone: {why}"),
         }
     }
 }

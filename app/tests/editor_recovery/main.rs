@@ -27,6 +27,7 @@ use stepframe_core::{Edit, ObjectId, Pose, SuspendReason};
 #[path = "../support/mod.rs"]
 mod support;
 
+mod attach;
 mod process;
 use support::editor::{harness_for, headless_at, latest_live, step_until_within};
 use support::held::{self, HeldFlags, Release, Wait, held_scene};

@@ -276,6 +276,12 @@ pub struct Handshake {
     pub token: Option<Token>,
     /// How long to wait for the peer's handshake frame.
     pub timeout: Duration,
+    /// Compare the whole [`BuildId`] (the default), or only its crate
+    /// version (`false`): an attach over loopback, where the peer is
+    /// another executable built from the same sources (a game with its own
+    /// loop, attached by the `stepframe` editor). The token says the user
+    /// chose the peer; the version still refuses a peer of another release.
+    pub same_executable: bool,
 }
 
 impl Handshake {
@@ -287,6 +293,7 @@ impl Handshake {
             build: BuildId::of_this_process(),
             token: None,
             timeout: HANDSHAKE_TIMEOUT,
+            same_executable: true,
         }
     }
 
@@ -327,7 +334,12 @@ impl Handshake {
                 found: peer.role,
             });
         }
-        if peer.build != self.build {
+        let same = if self.same_executable {
+            peer.build == self.build
+        } else {
+            peer.build.version == self.build.version
+        };
+        if !same {
             return Err(Refusal::Build {
                 ours: self.build.clone(),
                 theirs: peer.build.clone(),

@@ -53,6 +53,12 @@ impl HostEnd {
         self
     }
 
+    /// The command receiver and the sender of everything sent: a relay
+    /// that stands between a worker and this end (`crate::debug`).
+    pub(crate) fn into_parts(self) -> (Receiver<Command>, Sender<Outbound>) {
+        (self.commands, self.out)
+    }
+
     /// The command receiver (the paced thread waits on it).
     pub(super) fn commands(&self) -> &Receiver<Command> {
         &self.commands

@@ -8,12 +8,14 @@
 //! | `alloc_probe` | this binary's allocator: the largest single allocation a thread made |
 //! | `frames` | frame layout, the cap at both ends, truncation, timeouts, two threads |
 //! | `handshake` | version, build, role and token checks, over a pair and a loopback port |
+//! | `debug` | a session driven by the caller's loop, an editor attached over loopback |
 //! | `child` | a real child process on an inherited socket (this binary re-executed) |
 //! | `fuzz` | random and damaged input never panics, allocates within the cap, and says what was wrong |
 //! | `protocol` | random commands and events (every shape of field they hold) round-trip through the codec |
 
 mod alloc_probe;
 mod child;
+mod debug;
 mod frames;
 mod fuzz;
 mod handshake;

@@ -5,6 +5,12 @@
 //! | `Process` (the editor's default) | a child process of the host program (this executable, or a game's), `stepframe host` | an inherited socket pair, the wire's frames |
 //! | `Thread` (`edit --in-process`) | a thread of the editor's own process (one process, for a native debugger) | a socket pair inside the process: the same frames and codec |
 //! | `Driven { dt }` (tests) | the UI thread, one host frame per UI frame | the channels directly, each message through the codec once |
+//! | `Attach { addr, token }` (File → Attach…, Run in player) | a game in a process of its own, driving its session once per frame (`stepframe run --debug`, or its own loop with `stepframe_host::debug`) | loopback TCP with the game's per-run token |
+//!
+//! An attached game is not the editor's: the editor neither restarts it
+//! nor names a fault from a marker (it has none). When its connection ends
+//! the banner says the game is gone and why (its exit status, if the editor
+//! started it with Run in player).
 //!
 //! User code is not trusted to stay up: an abort, a stack overflow or
 //! memory exhausted ends the process it runs in, and nothing stops a thread
@@ -54,6 +60,13 @@ pub enum Driver {
         /// Real seconds per frame handed to the pipeline.
         dt: f64,
     },
+    /// A game listening on loopback (`run --debug`, a game's own loop).
+    Attach {
+        /// Its address (127.0.0.1).
+        addr: std::net::SocketAddr,
+        /// Its per-run token.
+        token: stepframe_host::wire::Token,
+    },
 }
 
 /// A line the host process printed.
@@ -101,6 +114,17 @@ pub(super) enum Running {
         /// The front end's commands, passed on to the worker each frame
         /// once through the codec, as they would cross a process.
         relay: (Receiver<Command>, Sender<Command>),
+    },
+    /// A game the editor attached to.
+    Attached {
+        /// The bridge threads to its connection (held: they end with it).
+        bridge: Bridge,
+        /// The player the editor started for it (Run in player), if it did.
+        player: Option<Child>,
+        /// What that player printed, line by line.
+        printed: Option<Receiver<Printed>>,
+        /// Lines it printed before its attach line, not yet in the Log.
+        held: Vec<Printed>,
     },
     /// The host died; nothing runs until a restart.
     Stopped,
@@ -169,7 +193,101 @@ pub(super) fn start(
             };
             (front, running)
         }
+        Driver::Attach { addr, token } => attach(*addr, token.clone(), None, waker)?,
     })
+}
+
+/// Attaches to the game at `addr` with `token`: `player` is the process
+/// the editor started for it (Run in player) with what it printed so far.
+pub(super) fn attach(
+    addr: std::net::SocketAddr,
+    token: stepframe_host::wire::Token,
+    player: Option<(Child, Receiver<Printed>, Vec<Printed>)>,
+    waker: &Waker,
+) -> anyhow::Result<(FrontEnd, Running)> {
+    use anyhow::Context as _;
+    // Another executable of the same version (the `stepframe` editor and a
+    // game's own binary): the handshake compares versions, the token says
+    // the user chose this game.
+    let ours = Handshake {
+        same_executable: false,
+        ..Handshake::new(Role::Editor)
+    };
+    let connected = stepframe_host::wire::loopback::connect_loopback(addr, token, &ours)
+        .with_context(|| format!("attaching to {addr}"))
+        .and_then(|c| Ok(link::connect(c, Some(waker.clone()))?));
+    let (front, bridge) = match connected {
+        Ok(connected) => connected,
+        Err(e) => {
+            // A player started for this attach is not left running alone.
+            if let Some((mut child, ..)) = player {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+            return Err(e);
+        }
+    };
+    let (player, printed, held) = match player {
+        Some((child, printed, held)) => (Some(child), Some(printed), held),
+        None => (None, None, Vec::new()),
+    };
+    let running = Running::Attached {
+        bridge,
+        player,
+        printed,
+        held,
+    };
+    Ok((front, running))
+}
+
+/// Starts `program run SCENE --debug` and reads its attach line (waiting
+/// at most `within`): the player, its attach line, what it printed.
+pub(super) fn start_player(
+    program: &std::path::Path,
+    scene: &std::path::Path,
+    within: Duration,
+) -> anyhow::Result<(
+    Child,
+    stepframe_host::debug::AttachLine,
+    Receiver<Printed>,
+    Vec<Printed>,
+)> {
+    use anyhow::Context as _;
+    let mut child = std::process::Command::new(program)
+        .arg("run")
+        .arg(scene)
+        .arg("--debug")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("starting {} run", program.display()))?;
+    let printed = relay_output(&mut child)?;
+    let deadline = std::time::Instant::now() + within;
+    let mut held = Vec::new();
+    loop {
+        match printed.recv_deadline(deadline) {
+            Ok(line) => {
+                if !line.stderr
+                    && let Ok(attach) = line.text.parse::<stepframe_host::debug::AttachLine>()
+                {
+                    return Ok((child, attach, printed, held));
+                }
+                held.push(line);
+            }
+            Err(_) => {
+                let _ = child.kill();
+                let status = child.wait().ok();
+                let said: Vec<&str> = held.iter().map(|l| l.text.as_str()).collect();
+                anyhow::bail!(
+                    "the player printed no attach line within {} s ({}): {}",
+                    within.as_secs(),
+                    status.map_or_else(|| "still running".to_string(), |s| s.to_string()),
+                    said.join(" / ")
+                );
+            }
+        }
+    }
 }
 
 /// Reads the child's stdout and stderr, line by line, on two threads.
@@ -280,13 +398,54 @@ impl Running {
                     )),
                 })
             }
+            Running::Attached { bridge, player, .. } => {
+                if let Some(status) = player.as_mut().and_then(|p| p.try_wait().ok().flatten()) {
+                    return Some(HostStopped::GameGone(format!(
+                        "the player exited ({status})"
+                    )));
+                }
+                let why = bridge.ended()?;
+                Some(HostStopped::GameGone(match why {
+                    WireError::Closed => {
+                        "it closed the connection (it ended, or was stopped)".to_string()
+                    }
+                    e => format!("the connection broke: {e}"),
+                }))
+            }
             Running::Stopped => None,
+        }
+    }
+
+    /// Lets an attached game go on by itself: its connection closes when
+    /// the editor drops its front end; a player the editor started is
+    /// reaped on a thread of its own when it ends, never killed.
+    pub(super) fn let_go(&mut self) {
+        if let Running::Attached {
+            player: Some(mut child),
+            ..
+        } = std::mem::replace(self, Running::Stopped)
+        {
+            let _ = std::thread::Builder::new()
+                .name("stepframe-player-reaper".into())
+                .spawn(move || {
+                    let _ = child.wait();
+                });
         }
     }
 
     /// The lines the host printed since the last call (a child's; none
     /// for a host in this process, whose prints go to the editor's own).
     pub(super) fn printed(&mut self) -> Vec<Printed> {
+        if let Running::Attached {
+            printed: Some(printed),
+            held,
+            ..
+        } = self
+        {
+            let mut lines = std::mem::take(held);
+            lines.extend(printed.try_iter());
+            return lines;
+        }
         let Running::Process {
             printed,
             said,
@@ -339,7 +498,10 @@ impl Running {
     pub(super) fn abandon(&mut self) {
         match std::mem::replace(self, Running::Stopped) {
             // Dropping a process kills it (`Drop`).
-            Running::Process { .. } | Running::Driven { .. } | Running::Stopped => {}
+            Running::Process { .. }
+            | Running::Driven { .. }
+            | Running::Attached { .. }
+            | Running::Stopped => {}
             Running::Thread { thread, .. } => thread.detach(),
         }
     }

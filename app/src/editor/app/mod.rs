@@ -11,6 +11,7 @@
 //! was loaded, which the editor keeps as the host sends it) and stands,
 //! suspended, where the dead one was.
 
+mod attach;
 mod events;
 mod host;
 mod rebuild;
@@ -141,6 +142,9 @@ pub struct EditorApp {
     running: Running,
     /// How workers are run (a restarted one is run the same way).
     driver: Driver,
+    /// How the editor's own session host is run: `driver`, or after an
+    /// attach, what Detach goes back to (`attach`).
+    home: Driver,
     /// How each scene's behaviour registry is made (the built-ins and a
     /// game's own), for every host started.
     registries: Registries,
@@ -243,6 +247,17 @@ impl EditorApp {
             host::start(&config.driver, persisted.display_rate, &registries, &waker)
                 .context("starting the session host")?;
         let driven = matches!(config.driver, Driver::Driven { .. });
+        let attached = match &config.driver {
+            Driver::Attach { addr, .. } => Some(addr.to_string()),
+            _ => None,
+        };
+        let home = match &config.driver {
+            Driver::Attach { .. } => Driver::Process {
+                program: Some(std::env::current_exe().context("finding this executable")?),
+                limits: stepframe_host::supervise::Limits::default(),
+            },
+            driver => driver.clone(),
+        };
         let mut persisted = persisted;
         if let Some(mib) = config.history_mib {
             persisted.history_budget_mib = mib;
@@ -271,17 +286,24 @@ impl EditorApp {
             budget_bytes(persisted.history_budget_mib),
         ))));
         let scene = std::path::absolute(&config.scene).unwrap_or(config.scene);
-        commands.send(Command::Scene(SceneCommand::Load {
-            path: scene,
-            play: config.play_on_start,
-        }));
+        // An attached game has its scene already.
+        if attached.is_none() {
+            commands.send(Command::Scene(SceneCommand::Load {
+                path: scene,
+                play: config.play_on_start,
+            }));
+        }
         Ok(EditorApp {
             front,
             running,
             driver: config.driver,
+            home,
             registries,
             waker,
-            published: Published::default(),
+            published: Published {
+                attached,
+                ..Published::default()
+            },
             cursor: TimeCursor::default(),
             feedback: Feedback::default(),
             commands,
@@ -448,6 +470,9 @@ impl EditorApp {
                 Action::OpenPane(pane) => self.workspace.set_open(pane, true),
                 Action::ReplayNewBuild => self.replay_new_build(),
                 Action::CancelRebuild => self.cancel_rebuild("cancelled"),
+                Action::Attach { addr, token } => self.attach_typed(&addr, &token),
+                Action::RunInPlayer => self.run_in_player(),
+                Action::Detach => self.detach(),
                 Action::ReplayNewBuildsAutomatically(on) => {
                     self.persisted.replay_new_builds = on;
                     if on {
@@ -527,7 +552,15 @@ impl EditorApp {
 
     /// The host died: show it, keep what it sent, and stop sending to it.
     fn on_worker_stopped(&mut self, stopped: HostStopped) {
+        self.running.let_go();
         self.running = Running::Stopped;
+        if matches!(stopped, HostStopped::GameGone(_)) {
+            self.feedback
+                .log
+                .push(LogLevel::Error, None, format!("{stopped}"));
+            self.published.worker_stopped = Some(stopped);
+            return;
+        }
         self.feedback.log.push(
             LogLevel::Error,
             None,
@@ -544,6 +577,13 @@ impl EditorApp {
     /// session's journal again and stands, suspended, where the dead one
     /// was, or at the end of tick `stop_after` (the journal's module docs).
     fn restart_worker(&mut self, stop_after: Option<u64>) {
+        if matches!(self.driver, Driver::Attach { .. }) {
+            self.feedback.error(
+                "Restart does not apply to a game you attached to: start the game again and \
+                 attach, or Detach to open its scene in a session of the editor's own",
+            );
+            return;
+        }
         if !matches!(self.running, Running::Stopped) {
             return;
         }
@@ -675,6 +715,7 @@ impl eframe::App for EditorApp {
             .collapsible(false)
             .resizable(false)
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
+        crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.files.attach, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
         self.panels.sync_bookmarks(view.live());
         egui::CentralPanel::default()

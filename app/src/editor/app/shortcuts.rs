@@ -55,6 +55,7 @@ impl EditorApp {
         let (mut bookmark, mut fork) = (false, false);
         let (mut replay_new_build, mut cancel_rebuild, mut help) = (false, false, false);
         let (mut find, mut to_timeline) = (false, false);
+        let mut run_in_player = false;
         let rebuilding = self.rebuild.is_some();
         ctx.input_mut(|i| {
             if modal {
@@ -65,6 +66,9 @@ impl EditorApp {
             }
             if i.consume_key(Modifiers::NONE, Key::F10) {
                 commands.push(Command::Run(Run::StepTick));
+            }
+            if i.consume_key(Modifiers::COMMAND, Key::F5) {
+                run_in_player = true;
             }
             if i.consume_key(Modifiers::NONE, Key::F5) {
                 commands.push(Command::Run(Run::Play));
@@ -142,6 +146,9 @@ impl EditorApp {
         if to_timeline {
             self.workspace.set_open(Pane::Timeline, true);
             self.panels.timeline.focus_requested = true;
+        }
+        if run_in_player {
+            self.commands.act(Action::RunInPlayer);
         }
         if replay_new_build {
             self.commands.act(Action::ReplayNewBuild);

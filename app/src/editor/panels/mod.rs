@@ -14,6 +14,7 @@
 //! | `clock_panel` | the Clock tab: every clock field, the history's reach and budget |
 //! | [`log`] | the session log |
 //! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
+//! | [`attach`] | File → Attach…, Run in player, Detach: the editor on a game in a process of its own |
 //! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
 //! | [`watches`] | watch expressions and what they do when they hold |
 //! | [`bookmarks`] | named ticks, kept beside the scene |
@@ -26,6 +27,7 @@
 //! [`View`]: crate::editor::View
 //! [`Commands`]: crate::editor::Commands
 
+pub mod attach;
 pub mod bookmarks;
 pub(crate) mod breakpoints;
 pub(crate) mod clock_panel;

@@ -99,6 +99,7 @@ pub fn shortcuts_ui(ui: &mut egui::Ui) {
         "Ctrl+wheel  zoom time · Alt+wheel  zoom a lane's y · Shift+drag  select",
         "Ctrl+O open · Ctrl+R reload · Ctrl+S save · Ctrl+Shift+S save as",
         "Ctrl+Shift+R  replay the session with a new build of the game",
+        "Ctrl+F5  run the scene in a player window, attached",
         crate::editor::panels::edit_menu::HELP_LINE,
         "F1  this list",
     ] {
@@ -159,6 +160,7 @@ pub fn menu_bar_ui(
             }
             ui.separator();
             crate::editor::panels::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
+            crate::editor::panels::attach::attach_menu_ui(ui, view, cmd, &mut files.attach);
         });
         ui.menu_button("Edit", |ui| {
             crate::editor::panels::edit_menu::edit_menu_ui(ui, view, cmd)
@@ -190,6 +192,14 @@ pub fn menu_bar_ui(
                     .on_hover_text(format!(
                         "{full}\n\nThe running scene's file: what Save writes and Reload reads"
                     ));
+                if let Some(addr) = view.attached() {
+                    ui.separator();
+                    ui.label(RichText::new(format!("attached to {addr}")).strong())
+                        .on_hover_text(
+                            "Every panel reads a game running in a process of its own; \
+                             File → Detach lets it go on by itself",
+                        );
+                }
                 ui.separator();
                 let (text, colour) = status(view, ui);
                 // One line: a long reason is cut, in full on hover.
@@ -538,6 +548,10 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
              nothing runs until a restart",
             "Restart".to_string(),
         ),
+        crate::editor::shared::HostStopped::GameGone(why) => {
+            game_gone_ui(ui, why, cmd);
+            return;
+        }
     };
     egui::Frame::new()
         .fill(BANNER_FILL)
@@ -556,6 +570,36 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                 );
                 if ui.button(restart).on_hover_text(hover).clicked() {
                     cmd.act(Action::RestartWorker);
+                }
+            });
+        });
+}
+
+/// The attached game's banner: why it is gone, and Detach (Restart does
+/// not apply: the game is another program, started by someone else).
+fn game_gone_ui(ui: &mut egui::Ui, why: &str, cmd: &mut Commands) {
+    egui::Frame::new()
+        .fill(BANNER_FILL)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(|ui| {
+                ui.label(
+                    RichText::new(format!("The game you attached to is gone: {why}"))
+                        .color(Color32::WHITE)
+                        .strong(),
+                )
+                .on_hover_text(
+                    "Restart does not apply to a game you attached to: start it again and \
+                     attach, or Detach to open the scene in a session of the editor's own",
+                );
+                if ui
+                    .button("Detach")
+                    .on_hover_text("Open the scene in a session host of the editor's own")
+                    .clicked()
+                {
+                    cmd.act(Action::Detach);
                 }
             });
         });

@@ -1,0 +1,153 @@
+//! The editor on a game in a process of its own: File → Attach…, Run in
+//! player and Detach (docs/editor.md, "Attach to a running game").
+//!
+//! Attaching replaces the editor's own session (its host is stopped, as a
+//! File → Open replaces a scene): every panel then reads the game's
+//! session, streamed from the moment of the attach. Detach closes the
+//! connection, so the game goes on by itself (`stepframe_host::debug`
+//! removes the editor's breakpoints and plays), and the editor opens the
+//! game's scene in a session host of its own, at tick 0, paused, run the
+//! way its first host was ([`EditorApp::home`](super::EditorApp)).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use stepframe_core::LogLevel;
+use stepframe_host::protocol::{Command, SceneCommand};
+use stepframe_host::wire::Token;
+
+use super::host::{self, Driver, Printed};
+use super::{EditorApp, Running};
+use crossbeam_channel::Receiver;
+
+/// How long Run in player waits for the player to print its attach line:
+/// a bound on a hang (a debug build starts in well under a second).
+const PLAYER_START_WITHIN: Duration = Duration::from_secs(20);
+
+impl EditorApp {
+    /// File → Attach…: the address and token as typed.
+    pub(super) fn attach_typed(&mut self, addr: &str, token: &str) {
+        let addr: SocketAddr = match addr.parse() {
+            Ok(addr) => addr,
+            Err(e) => {
+                self.feedback.error(format!(
+                    "Attach: the address {addr:?} is not 127.0.0.1:PORT ({e})"
+                ));
+                return;
+            }
+        };
+        let token: Token = match token.parse() {
+            Ok(token) => token,
+            Err(e) => {
+                self.feedback.error(format!("Attach: {e}"));
+                return;
+            }
+        };
+        self.attach_with(addr, token, None);
+    }
+
+    /// File → Run in player: the scene in a player window, attached.
+    pub(super) fn run_in_player(&mut self) {
+        let Some(scene) = self
+            .published
+            .live
+            .as_ref()
+            .and_then(|l| l.scene_path.clone())
+        else {
+            self.feedback
+                .error("Run in player: the session has no scene file to run");
+            return;
+        };
+        let program = match &self.home {
+            Driver::Process {
+                program: Some(program),
+                ..
+            } => program.clone(),
+            _ => match std::env::current_exe() {
+                Ok(exe) => exe,
+                Err(e) => {
+                    self.feedback
+                        .error(format!("Run in player: cannot find this executable: {e}"));
+                    return;
+                }
+            },
+        };
+        match host::start_player(&program, &scene, PLAYER_START_WITHIN) {
+            Ok((child, line, printed, held)) => {
+                self.attach_with(line.addr, line.token, Some((child, printed, held)));
+            }
+            Err(e) => self.feedback.error(format!("Run in player: {e:#}")),
+        }
+    }
+
+    /// Attaches to the game at `addr`; on success every panel reads its
+    /// session from now on.
+    fn attach_with(
+        &mut self,
+        addr: SocketAddr,
+        token: Token,
+        player: Option<(std::process::Child, Receiver<Printed>, Vec<Printed>)>,
+    ) {
+        match host::attach(addr, token.clone(), player, &self.waker) {
+            Ok((front, running)) => {
+                let mut old = std::mem::replace(&mut self.running, running);
+                old.let_go();
+                self.front = front;
+                self.commands.reconnect(self.front.commands.clone());
+                self.driver = Driver::Attach { addr, token };
+                self.published.attached = Some(addr.to_string());
+                self.published.worker_stopped = None;
+                self.published.journal.clear();
+                self.feedback
+                    .notify(LogLevel::Info, format!("attached to the game at {addr}"));
+                self.follow_live();
+            }
+            Err(e) => self.feedback.error(format!("cannot attach: {e:#}")),
+        }
+    }
+
+    /// File → Detach (module docs).
+    pub(super) fn detach(&mut self) {
+        if self.published.attached.is_none() {
+            return;
+        }
+        let scene = self
+            .published
+            .live
+            .as_ref()
+            .and_then(|l| l.scene_path.clone());
+        let started = host::start(
+            &self.home,
+            self.persisted.display_rate,
+            &self.registries,
+            &self.waker,
+        );
+        let (front, running) = match started {
+            Ok(started) => started,
+            Err(e) => {
+                self.feedback
+                    .error(format!("Detach: cannot start a session host: {e:#}"));
+                return;
+            }
+        };
+        let mut old: Running = std::mem::replace(&mut self.running, running);
+        old.let_go();
+        // The old front end goes with its last command sender: the
+        // connection closes, which is the detach the game sees.
+        self.front = front;
+        self.commands.reconnect(self.front.commands.clone());
+        self.driver = self.home.clone();
+        self.published.attached = None;
+        self.published.worker_stopped = None;
+        self.published.journal.clear();
+        if let Some(path) = scene {
+            self.commands
+                .send(Command::Scene(SceneCommand::Load { path, play: false }));
+        }
+        self.feedback.notify(
+            LogLevel::Info,
+            "detached: the game goes on by itself; its scene is open here, paused at tick 0",
+        );
+        self.follow_live();
+    }
+}

@@ -1,0 +1,378 @@
+//! The editor attached to a game in a process of its own, over loopback
+//! (docs/editor.md, "Attach to a running game"): a player started as
+//! `stepframe run SCENE --debug --headless` (the binary cargo built), and
+//! the real editor driven headless. F9 breaks at the end of the player's
+//! FixedUpdate tick, F10 steps one tick, F5 resumes, Detach leaves the
+//! game running; a wrong token is refused; a player that dies while
+//! attached is named in a banner; paused frames of the player do not call
+//! the pipeline. Every wait is bounded.
+
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::Receiver;
+use egui::Key;
+use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable;
+use stepframe_app::editor::app::{Driver, HostStopped};
+use stepframe_app::editor::protocol::Run;
+use stepframe_app::editor::shared::Action;
+use stepframe_app::editor::{Command, EditorApp, EditorConfig};
+use stepframe_core::ObjectId;
+use stepframe_host::debug::AttachLine;
+use stepframe_host::supervise::Limits;
+
+use crate::support::editor::{harness_for, latest_live, step_until_within};
+use crate::support::labels_starting;
+
+/// A bound on a hang, not on speed.
+const BOUND: Duration = Duration::from_secs(120);
+/// Between UI frames, as a display would.
+const NAP: Duration = Duration::from_millis(5);
+/// The demo's player, whose PlayerController has a FixedUpdate.
+const PLAYER: ObjectId = ObjectId(20);
+
+fn demo() -> PathBuf {
+    std::path::absolute(stepframe_app::default_scene()).expect("an absolute path")
+}
+
+/// A listening game: its process, where to attach, and its stderr lines.
+pub struct Game {
+    /// The process (killed when dropped).
+    pub child: Child,
+    /// What it printed.
+    pub line: AttachLine,
+    /// Its stderr, line by line.
+    pub stderr: Receiver<String>,
+}
+
+impl Drop for Game {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Game {
+    /// Starts `program args…` and reads its attach line from stdout.
+    pub fn start(program: &Path, args: &[&str]) -> Game {
+        let mut child = std::process::Command::new(program)
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("the game starts");
+        let (out_tx, out) = crossbeam_channel::unbounded();
+        let (err_tx, stderr) = crossbeam_channel::unbounded();
+        let stdout = child.stdout.take().expect("stdout");
+        let err = child.stderr.take().expect("stderr");
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(stdout)
+                .lines()
+                .map_while(Result::ok)
+            {
+                let _ = out_tx.send(line);
+            }
+        });
+        std::thread::spawn(move || {
+            for line in std::io::BufReader::new(err).lines().map_while(Result::ok) {
+                let _ = err_tx.send(line);
+            }
+        });
+        let deadline = Instant::now() + BOUND;
+        let line = loop {
+            let text = out
+                .recv_deadline(deadline)
+                .expect("the game prints its attach line");
+            if let Ok(line) = text.parse::<AttachLine>() {
+                break line;
+            }
+        };
+        Game {
+            child,
+            line,
+            stderr,
+        }
+    }
+
+    /// The player on the demo, headless, listening.
+    pub fn player() -> Game {
+        let scene = demo();
+        Game::start(
+            Path::new(env!("CARGO_BIN_EXE_stepframe")),
+            &[
+                "run",
+                scene.to_str().expect("a UTF-8 path"),
+                "--debug",
+                "--headless",
+                "--seconds",
+                "600",
+            ],
+        )
+    }
+
+    /// Waits for a stderr line containing `text` (bounded).
+    pub fn said(&self, text: &str) -> String {
+        let deadline = Instant::now() + BOUND;
+        loop {
+            let line = self
+                .stderr
+                .recv_deadline(deadline)
+                .unwrap_or_else(|_| panic!("the game never said {text:?}"));
+            if line.contains(text) {
+                return line;
+            }
+        }
+    }
+}
+
+/// The editor with its own session host (the binary cargo built) on the
+/// demo, playing.
+pub fn editor() -> Harness<'static, EditorApp> {
+    let config = EditorConfig {
+        driver: Driver::Process {
+            program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),
+            limits: Limits::default(),
+        },
+        ..EditorConfig::new(demo())
+    };
+    let mut h = harness_for(config);
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0)
+    });
+    h
+}
+
+/// Attaches the editor to `game` as File → Attach… does, and waits for
+/// the game's views.
+pub fn attach(h: &mut Harness<'_, EditorApp>, game: &Game) {
+    h.state_mut().act(Action::Attach {
+        addr: game.line.addr.to_string(),
+        token: game.line.token.to_string(),
+    });
+    assert_eq!(
+        h.state().published().attached.as_deref(),
+        Some(game.line.addr.to_string().as_str()),
+        "attached: {:?}",
+        h.state().feedback().error
+    );
+    step_until_within(h, "the game's ticks", BOUND, NAP, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 5)
+    });
+}
+
+fn suspended(h: &Harness<'_, EditorApp>) -> bool {
+    latest_live(h).is_some_and(|v| v.suspension.is_some())
+}
+
+fn tick(h: &Harness<'_, EditorApp>) -> u64 {
+    latest_live(h).expect("a live view").clock.simulation_tick
+}
+
+#[test]
+fn attached_to_a_player_f9_breaks_f10_steps_f5_resumes_and_detach_leaves_it_running() {
+    let game = Game::player();
+    let mut h = editor();
+    // File → Attach…, the whole printed line pasted into Address.
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Attach…").click();
+    h.run_steps(2);
+    h.get_by_label("Address").click();
+    h.run_steps(1);
+    h.get_by_label("Address").type_text(&game.line.to_string());
+    h.run_steps(1);
+    h.get_by_label("Attach").click();
+    h.run_steps(2);
+    assert!(
+        h.state().published().attached.is_some(),
+        "attached: {:?}",
+        h.state().feedback().error
+    );
+    game.said("an editor attached");
+    step_until_within(&mut h, "the game's ticks", BOUND, NAP, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 5)
+    });
+    // The menu bar says where the panels' session runs.
+    let shown = labels_starting(&h, "attached to 127.0.0.1");
+    assert_eq!(shown, [format!("attached to {}", game.line.addr)]);
+
+    // Select the player, F9: a break at the end of its FixedUpdate tick.
+    h.state_mut().send(Command::Select(Some(PLAYER)));
+    step_until_within(&mut h, "the selection", BOUND, NAP, |h| {
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .and_then(|l| l.selection)
+            == Some(PLAYER)
+    });
+    h.key_press(Key::F9);
+    step_until_within(&mut h, "the break", BOUND, NAP, suspended);
+    let stop = latest_live(&h).unwrap().suspension.clone().unwrap();
+    assert!(stop.end_of_tick, "at the end of the tick: {stop:?}");
+    let at = tick(&h);
+
+    // F10: one physics tick.
+    h.key_press(Key::F10);
+    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == at + 1
+    });
+
+    // F9 off, F5: the game plays on.
+    h.key_press(Key::F9);
+    step_until_within(&mut h, "the breakpoint removed", BOUND, NAP, |h| {
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .is_some_and(|l| l.breakpoints.is_empty())
+    });
+    h.key_press(Key::F5);
+    step_until_within(&mut h, "the resume", BOUND, NAP, |h| {
+        !suspended(h) && tick(h) > at + 5
+    });
+
+    // File → Detach: the game goes on; the editor has the scene in a
+    // session of its own, paused at tick 0.
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Detach").click();
+    h.run_steps(2);
+    assert!(h.state().published().attached.is_none());
+    game.said("the editor detached; the game goes on");
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == 0
+    });
+    let mut game = game;
+    assert!(
+        game.child.try_wait().expect("a status").is_none(),
+        "the player runs on after the detach"
+    );
+}
+
+#[test]
+fn paused_player_frames_do_not_call_the_shared_pipeline() {
+    let game = Game::player();
+    let mut h = editor();
+    attach(&mut h, &game);
+    h.state_mut().send(Command::Run(Run::Pause));
+    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
+    let paused = latest_live(&h).unwrap().clock;
+    // Each selection is applied at a frame boundary of the player's loop,
+    // which then runs its frame (suspended: no pipeline call) and
+    // publishes: every view that shows it comes after such a frame.
+    for (n, id) in [ObjectId(2), ObjectId(3), ObjectId(4), ObjectId(5)]
+        .into_iter()
+        .enumerate()
+    {
+        h.state_mut().send(Command::Select(Some(id)));
+        step_until_within(&mut h, "the selection", BOUND, NAP, |h| {
+            h.state()
+                .published()
+                .live
+                .as_ref()
+                .and_then(|l| l.selection)
+                == Some(id)
+        });
+        let now = latest_live(&h).unwrap().clock;
+        assert_eq!(now.frame_index, paused.frame_index, "frame {n}");
+        assert_eq!(now.frame_time, paused.frame_time, "frame {n}");
+        assert_eq!(now.simulation_tick, paused.simulation_tick, "frame {n}");
+        assert_eq!(now.simulation_time, paused.simulation_time, "frame {n}");
+    }
+}
+
+#[test]
+fn a_wrong_token_is_refused_and_the_editor_keeps_its_own_session() {
+    let game = Game::player();
+    let mut h = editor();
+    let wrong = "00000000000000000000000000000000";
+    h.state_mut().act(Action::Attach {
+        addr: game.line.addr.to_string(),
+        token: wrong.to_string(),
+    });
+    let error = h.state().feedback().error.clone().expect("an error");
+    assert!(error.contains("token"), "{error}");
+    assert!(h.state().published().attached.is_none());
+    game.said("a connection was refused");
+    // The editor's own session runs on.
+    let before = tick(&h);
+    step_until_within(&mut h, "the own session to go on", BOUND, NAP, |h| {
+        tick(h) > before
+    });
+    // The game kept listening: the right token gets in.
+    attach(&mut h, &game);
+}
+
+#[test]
+fn a_game_that_dies_while_attached_is_named_and_restart_does_not_apply() {
+    let mut game = Game::player();
+    let mut h = editor();
+    attach(&mut h, &game);
+    game.child.kill().expect("kill the player");
+    step_until_within(&mut h, "the game's death", BOUND, NAP, |h| {
+        h.state().published().worker_stopped.is_some()
+    });
+    let stopped = h.state().published().worker_stopped.clone().unwrap();
+    assert!(matches!(stopped, HostStopped::GameGone(_)), "{stopped:?}");
+    h.run_steps(1);
+    let banner = labels_starting(&h, "The game you attached to is gone: ");
+    assert_eq!(banner.len(), 1, "one banner: {banner:?}");
+    assert!(labels_starting(&h, "Restart").is_empty(), "no Restart");
+    h.state_mut().act(Action::RestartWorker);
+    let error = h.state().feedback().error.clone().expect("an error");
+    assert!(error.starts_with("Restart does not apply"), "{error}");
+    // Detach: the scene in a session of the editor's own.
+    h.get_by_label("Detach").click();
+    h.run_steps(2);
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        h.state().published().worker_stopped.is_none() && suspended(h) && tick(h) == 0
+    });
+}
+
+/// The own-loop example (app/examples/own_loop.rs), which `cargo test`
+/// builds next to this binary's `stepframe`.
+fn own_loop_example() -> PathBuf {
+    let bin = Path::new(env!("CARGO_BIN_EXE_stepframe"));
+    let dir = bin.parent().expect("the binary's folder");
+    dir.join("examples")
+        .join(format!("own_loop{}", std::env::consts::EXE_SUFFIX))
+}
+
+#[test]
+fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
+    let example = own_loop_example();
+    assert!(
+        example.is_file(),
+        "no {}: `cargo test -p stepframe-app` (or `--examples`) builds the example; \
+         a single `--test` does not",
+        example.display()
+    );
+    let scene = demo();
+    let game = Game::start(
+        &example,
+        &[
+            scene.to_str().expect("a UTF-8 path"),
+            "--headless",
+            "--seconds",
+            "600",
+        ],
+    );
+    let mut h = editor();
+    attach(&mut h, &game);
+    h.state_mut().send(Command::Run(Run::Pause));
+    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
+    let at = tick(&h);
+    h.key_press(Key::F10);
+    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == at + 1
+    });
+    h.key_press(Key::F5);
+    step_until_within(&mut h, "the resume", BOUND, NAP, |h| {
+        !suspended(h) && tick(h) > at + 5
+    });
+}
