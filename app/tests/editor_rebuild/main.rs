@@ -439,6 +439,17 @@ fn a_new_build_that_cannot_load_the_scene_is_refused_with_the_file_line_and_colu
         h.state().published().rebuild.is_none() && h.state().feedback().error.is_some()
     });
     let error = h.state().feedback().error.clone().expect("an error");
+    // The refused build is not offered again (the editor looks twice a
+    // second and offers a file that stood still for one).
+    let t0 = std::time::Instant::now();
+    while t0.elapsed() < Duration::from_millis(2_500) {
+        h.step();
+        std::thread::sleep(NAP);
+    }
+    assert!(
+        h.state().published().new_build.is_none(),
+        "a refused build is not offered again"
+    );
     // The scene's behaviour line: line 4, where `Kick` is named.
     assert!(
         error.contains("kick.ron:4:") && error.contains("Kick"),

@@ -25,7 +25,8 @@
 //!    version), a scene that no longer loads, an edit that no longer applies
 //!    (its object or parameter gone) or a host that dies on the way: the
 //!    new host is stopped, the error names the file and line or the tick,
-//!    and the old session stays as it was.
+//!    and the old session stays as it was. That build is not offered (nor
+//!    replayed automatically) again; the next one is.
 //! 4. **Swapping.** Once the new host stands at the tick, it becomes the
 //!    session (the old process ends), its held messages are taken in order
 //!    (the timeline is rebuilt from its frames and marked "new build"), and
@@ -72,6 +73,9 @@ pub(super) struct BuildWatch {
     looked: Option<Instant>,
     /// A settled new build, not yet used.
     ready: Option<BuildId>,
+    /// A build that could not do the session: not offered again (nor
+    /// tried again automatically) until the file changes once more.
+    refused: Option<BuildId>,
 }
 
 impl BuildWatch {
@@ -84,6 +88,7 @@ impl BuildWatch {
             seen: None,
             looked: None,
             ready: None,
+            refused: None,
         }
     }
 
@@ -111,7 +116,7 @@ impl BuildWatch {
             self.seen = None;
             return false;
         }
-        if self.ready.as_ref() == Some(&on_disk) {
+        if self.ready.as_ref() == Some(&on_disk) || self.refused.as_ref() == Some(&on_disk) {
             return false;
         }
         match &self.seen {
@@ -219,7 +224,7 @@ impl EditorApp {
                      build it runs"
                 ));
                 if let Some(w) = &mut self.build_watch {
-                    w.ready = None;
+                    w.refused = w.ready.take();
                 }
                 return;
             }
@@ -343,6 +348,14 @@ impl EditorApp {
         let Some(r) = self.rebuild.take() else {
             return;
         };
+        // A build that failed is not offered again until the next one; a
+        // replay the user cancelled can be asked for again.
+        if why != "cancelled"
+            && let Some(w) = &mut self.build_watch
+            && w.ready.as_ref() == Some(&r.build)
+        {
+            w.refused = w.ready.take();
+        }
         drop(r);
         self.published.rebuild = None;
         let text =
