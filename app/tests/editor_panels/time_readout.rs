@@ -101,3 +101,57 @@ fn the_readout_sits_in_the_scenes_top_left_corner_clear_of_the_viewport_controls
         );
     }
 }
+
+/// The Clock tab's row of `field`, as a user reads it.
+fn clock_row(h: &Harness<'_, EditorApp>, field: &str) -> String {
+    let rows = crate::support::labels_starting(h, &format!("{field} "));
+    assert_eq!(rows.len(), 1, "one {field} row: {rows:?}");
+    rows[0].clone()
+}
+
+#[test]
+fn a_freshly_opened_scene_shows_no_frame_delta_of_the_old_world() {
+    let mut h = editor();
+    h.run_steps(30);
+    crate::support::editor::open_scene(
+        &mut h,
+        &crate::support::editor::demo().with_file_name("push.ron"),
+    );
+    crate::support::editor::show(&mut h, Pane::Clock);
+    h.run_steps(2);
+    assert_eq!(clock_tick(&h), 0, "the preview at tick 0");
+    assert_eq!(
+        clock_row(&h, "delta_time"),
+        "delta_time          — no frame of this world has run yet"
+    );
+}
+
+#[test]
+fn a_frame_stopped_after_one_of_its_ticks_shows_no_alpha_no_frame_had() {
+    let mut h = editor();
+    // Four ticks a 1/60 s frame: a breakpoint after the first leaves three.
+    h.state_mut().send(stepframe_app::editor::Command::Run(
+        stepframe_app::editor::protocol::Run::Set(
+            stepframe_app::editor::protocol::TimeSetting::FixedRate(240),
+        ),
+    ));
+    h.run_steps(10);
+    h.state_mut()
+        .send(stepframe_app::editor::Command::Breakpoints(
+            stepframe_app::editor::protocol::BreakpointCommand::ToggleFixed(
+                stepframe_core::ObjectId(20),
+            ),
+        ));
+    crate::support::editor::step_until(&mut h, 30, "the breakpoint", |h| {
+        crate::support::editor::latest_live(h).is_some_and(|v| v.suspension.is_some())
+    });
+    crate::support::editor::show(&mut h, Pane::Clock);
+    h.run_steps(2);
+    let frame = clock_frame(&h);
+    assert_eq!(
+        clock_row(&h, "interpolation_alpha"),
+        format!(
+            "interpolation_alpha — frame {frame} interrupted: 3 ticks still to run, nothing presented"
+        )
+    );
+}

@@ -126,15 +126,37 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
         }
         None => ui.weak("live, after the last frame"),
     };
+    // Every value shown belongs to the moment the panel says it shows
+    // (docs/timeline.md): a world no frame has run in yet has no frame
+    // delta of its own (the last frame was the old world's), and a frame
+    // stopped by a breakpoint after one of its ticks has no presentation:
+    // its accumulator still holds the ticks it has yet to run, so no
+    // presented frame ever had the alpha `accumulator / fixed dt` gives.
+    let fresh_world = c.simulation_tick == 0 && view.suspension.is_some();
+    let delta = if fresh_world {
+        "— no frame of this world has run yet".to_string()
+    } else {
+        ms(c.delta_time)
+    };
+    let alpha = if c.interpolation_alpha >= 1.0 {
+        let to_run = (c.interpolation_alpha.floor() as u64).max(1);
+        format!(
+            "— frame {} interrupted: {} still to run, nothing presented",
+            c.frame_index,
+            crate::editor::words::count(to_run, "tick", "ticks")
+        )
+    } else {
+        format!("{:.4} (of a tick)", c.interpolation_alpha)
+    };
     // In `CLOCK_FIELDS` order.
     let values: [String; 9] = [
-        ms(c.delta_time),
+        delta,
         format!("{:.6} s", c.frame_time),
         format!("{} frames", c.frame_index),
         format!("{:.6} s", c.simulation_time),
         format!("{} ticks", c.simulation_tick),
         ms(c.fixed_delta_time),
-        format!("{:.4} (of a tick)", c.interpolation_alpha),
+        alpha,
         format!("{:.6} s", c.dropped_time),
         ms(c.accumulator),
     ];
