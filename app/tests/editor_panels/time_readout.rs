@@ -155,3 +155,29 @@ fn a_frame_stopped_after_one_of_its_ticks_shows_no_alpha_no_frame_had() {
         )
     );
 }
+
+#[test]
+fn after_stepped_ticks_the_frame_fields_say_whose_they_are() {
+    let mut h = editor();
+    h.run_steps(20);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    crate::support::editor::show(&mut h, Pane::Clock);
+    h.run_steps(1);
+    let frame = clock_frame(&h);
+    for _ in 0..5 {
+        h.key_press(egui::Key::F10);
+        h.run_steps(2);
+    }
+    assert_eq!(clock_frame(&h), frame, "stepped ticks run no frame");
+    let delta = clock_row(&h, "delta_time");
+    assert!(
+        delta.ends_with(&format!("(frame {frame}'s; 5 ticks stepped since)")),
+        "{delta}"
+    );
+    let accumulator = clock_row(&h, "accumulator");
+    assert!(
+        accumulator.ends_with(&format!("(frame {frame}'s; 5 ticks stepped since)")),
+        "{accumulator}"
+    );
+}

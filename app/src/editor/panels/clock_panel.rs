@@ -9,6 +9,7 @@ use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
 use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
 use crate::editor::timeline::TimelineState;
+use stepframe_core::telemetry::FrameKindCode;
 
 /// One row: a field name padded so the values line up in monospace.
 fn row(name: &str, value: String) -> String {
@@ -133,10 +134,43 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
     // its accumulator still holds the ticks it has yet to run, so no
     // presented frame ever had the alpha `accumulator / fixed dt` gives.
     let fresh_world = c.simulation_tick == 0 && view.suspension.is_some();
+    // Ticks stepped by themselves (F10) since the last frame: the frame's
+    // fields are still that frame's, and say so.
+    // The records since the last whole frame: a step (a lone tick) and the
+    // steps after it, which continue the stepped frame. A frame a
+    // breakpoint interrupted continues too, but with no lone tick: its
+    // fields are its own.
+    let stepped = if view.at_tick.is_none() {
+        let since: Vec<_> = timeline
+            .telemetry
+            .records()
+            .iter()
+            .rev()
+            .take_while(|r| r.kind != FrameKindCode::Frame)
+            .collect();
+        if since.iter().any(|r| r.kind == FrameKindCode::LoneTick) {
+            since.iter().map(|r| u64::from(r.ticks)).sum()
+        } else {
+            0
+        }
+    } else {
+        0
+    };
+    let of_frame = |value: String| {
+        if stepped > 0 {
+            format!(
+                "{value} (frame {}'s; {} stepped since)",
+                c.frame_index,
+                crate::editor::words::count(stepped, "tick", "ticks")
+            )
+        } else {
+            value
+        }
+    };
     let delta = if fresh_world {
         "— no frame of this world has run yet".to_string()
     } else {
-        ms(c.delta_time)
+        of_frame(ms(c.delta_time))
     };
     let alpha = if c.interpolation_alpha >= 1.0 {
         let to_run = (c.interpolation_alpha.floor() as u64).max(1);
@@ -158,7 +192,7 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
         ms(c.fixed_delta_time),
         alpha,
         format!("{:.6} s", c.dropped_time),
-        ms(c.accumulator),
+        of_frame(ms(c.accumulator)),
     ];
     for ((name, hover), value) in CLOCK_FIELDS.into_iter().zip(values) {
         ui.monospace(row(name, value)).on_hover_text(hover);
