@@ -181,3 +181,32 @@ fn after_stepped_ticks_the_frame_fields_say_whose_they_are() {
         "{accumulator}"
     );
 }
+
+#[test]
+fn a_past_tick_run_at_60_hz_shows_its_own_fixed_dt_after_the_rate_changed() {
+    let mut h = editor();
+    h.run_steps(30);
+    h.state_mut().send(stepframe_app::editor::Command::Run(
+        stepframe_app::editor::protocol::Run::Set(
+            stepframe_app::editor::protocol::TimeSetting::FixedRate(50),
+        ),
+    ));
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    crate::support::editor::show(&mut h, Pane::Clock);
+    h.run_steps(1);
+    assert_eq!(
+        clock_row(&h, "fixed_delta_time"),
+        "fixed_delta_time    20.000 ms",
+        "live: 50 Hz"
+    );
+    h.state_mut().act(Action::ViewTick(10));
+    h.run_steps(4);
+    assert_eq!(clock_tick(&h), 10);
+    assert_eq!(
+        clock_row(&h, "fixed_delta_time"),
+        "fixed_delta_time    16.667 ms",
+        "tick 10 ran at 60 Hz"
+    );
+}

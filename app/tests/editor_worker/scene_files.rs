@@ -243,3 +243,23 @@ fn opening_another_scene_ends_a_comparison() {
         Event::BranchB(stepframe_app::editor::protocol::BranchEvent::Ended)
     )));
 }
+
+#[test]
+fn a_past_view_of_a_tick_run_at_60_hz_shows_60_hz_after_the_rate_changed() {
+    let mut h = playing(demo());
+    pump(&mut h, 30);
+    h.send(Command::Run(Run::Set(TimeSetting::FixedRate(50))));
+    pump(&mut h, 30);
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    assert_eq!(h.live().settings.fixed_hz, 50);
+    h.send(Command::Rewind(RewindCommand::ViewTick(10)));
+    h.pump(DT);
+    let past = h.past.clone().expect("a past view");
+    assert_eq!(past.clock.simulation_tick, 10);
+    assert!(
+        (past.clock.fixed_delta_time - 1.0 / 60.0).abs() < 1e-12,
+        "tick 10 ran at 60 Hz: {}",
+        past.clock.fixed_delta_time
+    );
+}
