@@ -198,3 +198,44 @@ fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
         ]
     );
 }
+
+#[test]
+fn a_plotted_lane_starts_again_with_a_reloaded_world() {
+    let mut h = editor();
+    h.state_mut().send(stepframe_app::editor::Command::Watches(
+        stepframe_app::editor::protocol::WatchCommand::Plot("obj(20).y".to_string()),
+    ));
+    h.run_steps(60);
+    let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
+        h.state()
+            .panels()
+            .timeline
+            .watch_lanes
+            .values
+            .get("obj(20).y")
+            .cloned()
+            .unwrap_or_default()
+    };
+    assert!(lane(&h).len() > 30, "the lane filled as the demo played");
+    let reloaded_at = clock_frame_index(&h);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::R);
+    h.run_steps(10);
+    let values = lane(&h);
+    assert!(!values.is_empty(), "values of the new world");
+    assert!(
+        values.iter().all(|(frame, _)| *frame > reloaded_at),
+        "no value of the old world: {:?} (reloaded after frame {reloaded_at})",
+        values.iter().take(3).collect::<Vec<_>>()
+    );
+}
+
+/// The newest frame the timeline holds.
+fn clock_frame_index(h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>) -> u64 {
+    h.state()
+        .panels()
+        .timeline
+        .telemetry
+        .records()
+        .back()
+        .map_or(0, |r| r.frame_index)
+}

@@ -174,6 +174,10 @@ impl TimelineState {
         self.blocks = Blocks::default();
         self.reduced.key = None;
         self.markers.clear();
+        // A plotted lane starts again with its world: no value, and no
+        // history fill's caption, of the old one.
+        self.watch_lanes.values.clear();
+        self.watch_lanes.fills.clear();
         self.cursor_seq = None;
         self.hover_seq = None;
         self.selection = None;
