@@ -595,3 +595,35 @@ fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
         let _ = std::fs::remove_dir_all(scene.parent().and_then(Path::parent).expect("root"));
     }
 }
+
+#[test]
+fn a_script_that_fails_at_run_time_is_an_error_on_screen_naming_its_object_and_line() {
+    let scene = scene_copy("runtime_error");
+    let script = scene
+        .parent()
+        .expect("scenes/")
+        .join("../scripts/patrol.rhai");
+    let text = std::fs::read_to_string(&script).expect("patrol.rhai");
+    // A division by zero from tick 6 on: rhai reports it at run time.
+    let failing = text.replacen(
+        "fn fixed_update(dt) {",
+        "fn fixed_update(dt) {\n    if tick() > 5 { let z = 1 / (tick() - tick()); }",
+        1,
+    );
+    assert_ne!(failing, text, "the hook was found");
+    std::fs::write(&script, failing).expect("write the script");
+    let mut h = editor(scene, true);
+    h.run_steps(20);
+    let error = h
+        .state()
+        .feedback()
+        .error
+        .clone()
+        .expect("an error on screen");
+    assert!(error.contains("patrol.rhai:"), "{error}");
+    assert!(error.contains("fixed_update failed"), "{error}");
+    assert!(
+        error.contains("Guard #"),
+        "the object by name and id: {error}"
+    );
+}

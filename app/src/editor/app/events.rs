@@ -13,6 +13,10 @@ use crate::editor::protocol::Event;
 use crate::editor::words;
 use crate::editor::workspace::Pane;
 
+/// How a script's run-time failure ends its log line
+/// (`stepframe_plugins`' script behaviour writes it).
+const SCRIPT_STOPPED: &str = "the script's hooks stop until it is reloaded";
+
 impl EditorApp {
     /// Takes one host event (after the timeline and the Watches tab saw it).
     pub(super) fn on_event(&mut self, event: Event) {
@@ -123,6 +127,25 @@ impl EditorApp {
             Event::Log(entries) => {
                 for entry in entries {
                     feedback.log.entry(&entry);
+                    // A script that failed at run time stops its hooks: as
+                    // visible as a syntax error, its object named.
+                    if entry.level == LogLevel::Error && entry.message.ends_with(SCRIPT_STOPPED) {
+                        let object = entry.object.map(|id| {
+                            let name = published
+                                .live
+                                .as_ref()
+                                .and_then(|l| l.world.objects.iter().find(|o| o.id == id))
+                                .map(|o| o.name.clone())
+                                .unwrap_or_default();
+                            format!("{name} {id}")
+                        });
+                        feedback.error(format!(
+                            "{}, tick {}: {}",
+                            object.unwrap_or_else(|| "a script".to_string()),
+                            entry.tick,
+                            entry.message
+                        ));
+                    }
                 }
             }
         }
