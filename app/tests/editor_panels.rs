@@ -531,3 +531,29 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     );
     assert_eq!(newest_flame, newest_frame, "the newest frame has its zones");
 }
+
+#[test]
+fn the_breakpoint_forms_rows_hold_still_when_the_clock_rule_changes() {
+    let mut h = editor();
+    h.run_steps(3);
+    show(&mut h, Pane::Breakpoints);
+    click(&mut h, "the clock");
+    let add = |h: &Harness<'_, EditorApp>| h.get_by_label("Add breakpoint").rect();
+    let mut seen = Vec::new();
+    for rule in [
+        "frame delta > X ms",
+        "frame dropped time",
+        "alpha crosses a threshold",
+        "frame dropped time",
+    ] {
+        h.get_by_label("Rule").click();
+        h.run_steps(2);
+        click(&mut h, rule);
+        h.run_steps(2);
+        seen.push((rule, add(&h)));
+    }
+    let first = seen[0].1;
+    for (rule, rect) in &seen {
+        assert_eq!(*rect, first, "Add breakpoint moved with the rule {rule:?}");
+    }
+}

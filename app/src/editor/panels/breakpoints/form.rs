@@ -309,15 +309,28 @@ fn clock_rows(ui: &mut egui::Ui, form: &mut BreakpointForm) {
         .labelled_by(label.id)
         .on_hover_text(form.clock.hint());
     ui.end_row();
-    if let Some(what) = form.clock.value_label() {
-        Field {
+    // The value's row is always there (greyed out for a rule without
+    // one), so the rows below never jump when the rule changes.
+    match form.clock.value_label() {
+        Some(what) => Field {
             name: what,
             text: &mut form.clock_value,
             hover: form.clock.hint(),
         }
-        .ui(ui);
-        ui.end_row();
+        .ui(ui),
+        None => {
+            let label = ui.weak("Value");
+            let mut none = String::new();
+            ui.add_enabled(
+                false,
+                egui::TextEdit::singleline(&mut none)
+                    .hint_text("none for this rule")
+                    .desired_width(FIELD_WIDTH),
+            )
+            .labelled_by(label.id);
+        }
     }
+    ui.end_row();
 }
 
 /// The hook kind and the object filter.
