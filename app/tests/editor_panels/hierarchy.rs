@@ -249,3 +249,33 @@ fn folds_belong_to_their_scene_and_come_back_after_a_restart() {
     );
     assert!(h.query_by_label("Ground West").is_none());
 }
+
+#[test]
+fn at_the_default_size_every_visible_rows_id_lies_inside_the_hierarchy() {
+    let h = editor_sized(demo(), DEFAULT_SIZE);
+    let tile = h
+        .state()
+        .workspace()
+        .rect(stepframe_app::editor::Pane::Hierarchy)
+        .expect("the hierarchy is laid out");
+    let field = h.get_by_label("Filter").rect();
+    let ids: Vec<egui::Rect> = h
+        .query_all_by(|n| {
+            n.role() == Role::Label
+                && n.value().is_some_and(|v| v.starts_with('#'))
+                && n.bounding_box().is_some_and(|b| {
+                    (b.x0 as f32) < tile.right()
+                        && (b.y0 as f32) > field.bottom()
+                        && (b.y1 as f32) < tile.bottom()
+                })
+        })
+        .map(|n| n.rect())
+        .collect();
+    assert!(ids.len() > 10, "rows are shown: {}", ids.len());
+    for id in ids {
+        assert!(
+            id.right() <= tile.right() + 0.5,
+            "an id cut at the hierarchy's edge: {id:?} in {tile:?}"
+        );
+    }
+}

@@ -289,13 +289,17 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
             edit: EditCommand::Enabled(object.id, enabled),
         });
     }
+    // The id before the name: a long name at the panel's edge is cut, never
+    // the id that tells two objects of one name apart.
+    ui.weak(object.id.to_string());
     let selected = row.view.selection() == Some(object.id);
     let kind = match &object.body {
         Some(b) => format!("{:?} body", b.kind),
         None => "no body".to_string(),
     };
+    // The name takes what is left of the row and is cut with "…" there.
     let response = ui
-        .selectable_label(selected, &object.name)
+        .add(egui::Button::selectable(selected, object.name.as_str()).truncate())
         .on_hover_text(format!(
             "{} {}: {kind}; click to inspect, right-click to duplicate or delete",
             object.name, object.id
@@ -332,5 +336,4 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
             ui.close();
         }
     });
-    ui.weak(object.id.to_string());
 }
