@@ -302,41 +302,52 @@ pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     }
 }
 
+/// A banner under the toolbar: the full width, `fill` behind one wrapped
+/// row of what `add` draws (the new-build, stuck-hook and stopped-host
+/// banners share it).
+fn banner_ui(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) {
+    egui::Frame::new()
+        .fill(fill)
+        .inner_margin(egui::Margin::symmetric(8, 6))
+        .corner_radius(4.0)
+        .show(ui, |ui| {
+            ui.set_width(ui.available_width());
+            ui.horizontal_wrapped(add);
+        });
+}
+
 /// Green: a new build of the game is ready to replay the session with.
 const NEW_BUILD_FILL: Color32 = Color32::from_rgb(30, 100, 55);
 
 /// The bar that offers a new build (`app::rebuild`).
 fn new_build_ui(ui: &mut egui::Ui, build: &crate::editor::shared::NewBuild, cmd: &mut Commands) {
-    egui::Frame::new()
-        .fill(NEW_BUILD_FILL)
-        .inner_margin(egui::Margin::symmetric(8, 6))
-        .corner_radius(4.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.horizontal_wrapped(|ui| {
-                ui.label(
-                    RichText::new(format!("A new build of {} is ready", build.program))
-                        .color(Color32::WHITE)
-                        .strong(),
-                );
-                if ui
-                    .button("Replay with the new build (Ctrl+Shift+R)")
-                    .on_hover_text(
-                        "Start the new build beside this one and do the session again with it,                          to the tick shown now, paused there; the scene is read again from its                          file. This build's run becomes B, so the timeline shows where the two                          first differ. Breakpoints, watches and the layout stay",
-                    )
-                    .clicked()
-                {
-                    cmd.act(Action::ReplayNewBuild);
-                }
-                let mut automatic = build.automatic;
-                if ui
-                    .checkbox(&mut automatic, "Replay new builds automatically")
-                    .changed()
-                {
-                    cmd.act(Action::ReplayNewBuildsAutomatically(automatic));
-                }
-            });
-        });
+    banner_ui(ui, NEW_BUILD_FILL, |ui| {
+        ui.label(
+            RichText::new(format!("A new build of {} is ready", build.program))
+                .color(Color32::WHITE)
+                .strong(),
+        );
+        if ui
+            .button("Replay with the new build (Ctrl+Shift+R)")
+            .on_hover_text(
+                "Start the new build beside this one and do the session again with it, \
+                 to where this one stands, paused there (a past tick on screen stays on \
+                 screen); the scene is read again from its \
+                 file. This build's run becomes B, so the timeline shows where the two \
+                 first differ. Breakpoints, watches and the layout stay",
+            )
+            .clicked()
+        {
+            cmd.act(Action::ReplayNewBuild);
+        }
+        let mut automatic = build.automatic;
+        if ui
+            .checkbox(&mut automatic, "Replay new builds automatically")
+            .changed()
+        {
+            cmd.act(Action::ReplayNewBuildsAutomatically(automatic));
+        }
+    });
 }
 
 /// The replay with a new build, while it runs: a bar in ticks and ticks
@@ -376,40 +387,33 @@ fn worker_stuck_ui(
     stuck: &crate::editor::shared::StuckHook,
     cmd: &mut Commands,
 ) {
-    egui::Frame::new()
-        .fill(STUCK_FILL)
-        .inner_margin(egui::Margin::symmetric(8, 6))
-        .corner_radius(4.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.horizontal_wrapped(|ui| {
-                let text = format!(
-                    "Session host stuck for {:.0} s in {}: the hook has not returned; {}",
-                    stuck.running_for.as_secs_f64(),
-                    stuck.call_text(),
-                    stuck.cpu_text()
-                );
-                ui.label(RichText::new(text).color(Color32::WHITE).strong())
-                    .on_hover_text(if stuck.process {
-                        "An endless loop in a behaviour never returns. Abandoning kills the \
-                         session host's process and continues in a new one"
-                    } else {
-                        "An endless loop in a behaviour cannot be stopped from outside it. \
-                         Abandoning leaves its thread running (it keeps its core busy until \
-                         the editor exits) and continues in a new host"
-                    });
-                if ui
-                    .button("Abandon and restart")
-                    .on_hover_text(
-                        "A new session host does the session again up to where this one \
-                         stands, paused there; the stuck one is walked away from",
-                    )
-                    .clicked()
-                {
-                    cmd.act(Action::AbandonWorker);
-                }
+    banner_ui(ui, STUCK_FILL, |ui| {
+        let text = format!(
+            "Session host stuck for {:.0} s in {}: the hook has not returned; {}",
+            stuck.running_for.as_secs_f64(),
+            stuck.call_text(),
+            stuck.cpu_text()
+        );
+        ui.label(RichText::new(text).color(Color32::WHITE).strong())
+            .on_hover_text(if stuck.process {
+                "An endless loop in a behaviour never returns. Abandoning kills the \
+                 session host's process and continues in a new one"
+            } else {
+                "An endless loop in a behaviour cannot be stopped from outside it. \
+                 Abandoning leaves its thread running (it keeps its core busy until \
+                 the editor exits) and continues in a new host"
             });
-        });
+        if ui
+            .button("Abandon and restart")
+            .on_hover_text(
+                "A new session host does the session again up to where this one \
+                 stands, paused there; the stuck one is walked away from",
+            )
+            .clicked()
+        {
+            cmd.act(Action::AbandonWorker);
+        }
+    });
 }
 
 /// The last error (until dismissed) and recent notices (for
@@ -553,56 +557,42 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             return;
         }
     };
-    egui::Frame::new()
-        .fill(BANNER_FILL)
-        .inner_margin(egui::Margin::symmetric(8, 6))
-        .corner_radius(4.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.horizontal_wrapped(|ui| {
-                ui.label(RichText::new(title).color(Color32::WHITE).strong())
-                    .on_hover_text(why);
-                let hover = format!(
-                    "Start a new session host and do the session again ({}), up to where \
-                     this one stood (before the tick that faulted), paused there: \
-                     breakpoints, edits and the selection are kept, and Save writes the edits",
-                    crate::editor::words::count(view.journal().len() as u64, "step", "steps")
-                );
-                if ui.button(restart).on_hover_text(hover).clicked() {
-                    cmd.act(Action::RestartWorker);
-                }
-            });
-        });
+    banner_ui(ui, BANNER_FILL, |ui| {
+        ui.label(RichText::new(title).color(Color32::WHITE).strong())
+            .on_hover_text(why);
+        let hover = format!(
+            "Start a new session host and do the session again ({}), up to where \
+             this one stood (before the tick that faulted), paused there: \
+             breakpoints, edits and the selection are kept, and Save writes the edits",
+            crate::editor::words::count(view.journal().len() as u64, "step", "steps")
+        );
+        if ui.button(restart).on_hover_text(hover).clicked() {
+            cmd.act(Action::RestartWorker);
+        }
+    });
 }
 
 /// The attached game's banner: why it is gone, and Detach (Restart does
 /// not apply: the game is another program, started by someone else).
 fn game_gone_ui(ui: &mut egui::Ui, why: &str, cmd: &mut Commands) {
-    egui::Frame::new()
-        .fill(BANNER_FILL)
-        .inner_margin(egui::Margin::symmetric(8, 6))
-        .corner_radius(4.0)
-        .show(ui, |ui| {
-            ui.set_width(ui.available_width());
-            ui.horizontal_wrapped(|ui| {
-                ui.label(
-                    RichText::new(format!("The game you attached to is gone: {why}"))
-                        .color(Color32::WHITE)
-                        .strong(),
-                )
-                .on_hover_text(
-                    "Restart does not apply to a game you attached to: start it again and \
-                     attach, or Detach to open the scene in a session of the editor's own",
-                );
-                if ui
-                    .button("Detach")
-                    .on_hover_text("Open the scene in a session host of the editor's own")
-                    .clicked()
-                {
-                    cmd.act(Action::Detach);
-                }
-            });
-        });
+    banner_ui(ui, BANNER_FILL, |ui| {
+        ui.label(
+            RichText::new(format!("The game you attached to is gone: {why}"))
+                .color(Color32::WHITE)
+                .strong(),
+        )
+        .on_hover_text(
+            "Restart does not apply to a game you attached to: start it again and \
+             attach, or Detach to open the scene in a session of the editor's own",
+        );
+        if ui
+            .button("Detach")
+            .on_hover_text("Open the scene in a session host of the editor's own")
+            .clicked()
+        {
+            cmd.act(Action::Detach);
+        }
+    });
 }
 
 fn controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
