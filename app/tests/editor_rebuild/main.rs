@@ -32,7 +32,7 @@ use stepframe_core::scene::ParamsError;
 use stepframe_core::{Breakpoint, HookKind, ObjectId};
 use stepframe_host::supervise::Limits;
 
-use support::editor::{harness_for, latest_live, step_until_within};
+use support::editor::{harness_for, latest_live, latest_suspended, latest_tick, step_until_within};
 use support::scratch;
 
 /// A bound on a hang, not on speed.
@@ -230,27 +230,19 @@ fn editor(scene: PathBuf, program: &Path) -> Harness<'static, EditorApp> {
     harness_for(config)
 }
 
-fn live_tick(h: &Harness<'_, EditorApp>) -> Option<u64> {
-    latest_live(h).map(|v| v.clock.simulation_tick)
-}
-
-fn suspended(h: &Harness<'_, EditorApp>) -> bool {
-    latest_live(h).is_some_and(|v| v.suspension.is_some())
-}
-
 /// Plays to about tick 20, then steps to exactly `AT`, paused there.
 fn play_to_at(h: &mut Harness<'_, EditorApp>) {
     step_until_within(h, "the session to play", BOUND, NAP, |h| {
-        live_tick(h).is_some_and(|t| t >= 20)
+        latest_tick(h).is_some_and(|t| t >= 20)
     });
     h.state_mut().send(Command::Run(Run::Pause));
-    step_until_within(h, "the pause", BOUND, NAP, suspended);
-    let now = live_tick(h).expect("a tick");
+    step_until_within(h, "the pause", BOUND, NAP, latest_suspended);
+    let now = latest_tick(h).expect("a tick");
     assert!(now < AT, "paused before {AT}: {now}");
     for _ in now..AT {
         h.state_mut().send(Command::Run(Run::StepTick));
     }
-    step_until_within(h, "the steps", BOUND, NAP, |h| live_tick(h) == Some(AT));
+    step_until_within(h, "the steps", BOUND, NAP, |h| latest_tick(h) == Some(AT));
 }
 
 /// Waits for the editor to offer the new build, and takes it.
@@ -302,7 +294,7 @@ fn a_new_build_replays_the_session_to_the_same_tick_beside_the_old_one() {
     build_game(&program, Build::V1(6.0));
     replay_with_the_new_build(&mut h);
     step_until_within(&mut h, "the new build at the same tick", BOUND, NAP, |h| {
-        h.state().published().rebuild.is_none() && live_tick(h) == Some(AT) && suspended(h)
+        h.state().published().rebuild.is_none() && latest_tick(h) == Some(AT) && latest_suspended(h)
     });
     assert!(
         h.state().feedback().error.is_none(),
@@ -378,11 +370,11 @@ fn a_new_build_whose_parameter_is_gone_is_refused_at_the_edit_and_the_old_sessio
     build_game(&program, Build::V1(4.0));
     let mut h = editor(scene(&dir), &program);
     step_until_within(&mut h, "the session to play", BOUND, NAP, |h| {
-        live_tick(h).is_some_and(|t| t >= 20)
+        latest_tick(h).is_some_and(|t| t >= 20)
     });
     h.state_mut().send(Command::Run(Run::Pause));
-    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
-    let edited_at = live_tick(&h).expect("a tick");
+    step_until_within(&mut h, "the pause", BOUND, NAP, latest_suspended);
+    let edited_at = latest_tick(&h).expect("a tick");
     h.state_mut().send(Command::Edit {
         target: Target::Live,
         edit: EditCommand::Params {

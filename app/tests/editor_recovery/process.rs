@@ -21,7 +21,9 @@ use stepframe_app::editor::{Command, EditorApp, EditorConfig};
 use stepframe_core::{ManualTime, ObjectId, Pose};
 use stepframe_host::supervise::Limits;
 
-use crate::support::editor::{harness_for, latest_live, step_until_within};
+use crate::support::editor::{
+    harness_for, latest_live, latest_suspended, latest_tick, step_until_within,
+};
 use crate::support::{labels_starting, scratch};
 
 /// A bound on a hang, not on speed: a child's start, a load and 40 ticks
@@ -68,23 +70,15 @@ fn editor_with_host(
     harness_for(config)
 }
 
-fn live_tick(h: &Harness<'_, EditorApp>) -> Option<u64> {
-    latest_live(h).map(|v| v.clock.simulation_tick)
-}
-
-fn suspended(h: &Harness<'_, EditorApp>) -> bool {
-    latest_live(h).is_some_and(|v| v.suspension.is_some())
-}
-
 /// Plays to tick 10 or so, pauses, moves the ball, and plays on: the edit
 /// is in the session (and its journal) before the fault.
 fn edit_before_the_fault(h: &mut Harness<'_, EditorApp>) {
     step_until_within(h, "the session to play", BOUND, NAP, |h| {
-        live_tick(h).is_some_and(|t| t >= 10)
+        latest_tick(h).is_some_and(|t| t >= 10)
     });
     h.state_mut().send(Command::Run(Run::Pause));
-    step_until_within(h, "the pause", BOUND, NAP, suspended);
-    let at = live_tick(h).expect("a tick");
+    step_until_within(h, "the pause", BOUND, NAP, latest_suspended);
+    let at = latest_tick(h).expect("a tick");
     assert!(at < 40, "paused before the fault: {at}");
     h.state_mut().send(Command::Edit {
         target: Target::Live,
@@ -116,8 +110,8 @@ fn restart_keeps_the_edit_and_save_writes_it(h: &mut Harness<'_, EditorApp>, sce
     step_until_within(h, "the restarted host at tick 39", BOUND, NAP, |h| {
         h.state().published().worker_stopped.is_none()
             && h.state().published().replaying.is_none()
-            && live_tick(h) == Some(39)
-            && suspended(h)
+            && latest_tick(h) == Some(39)
+            && latest_suspended(h)
     });
     let recorded = &h.state().published().recording.edits;
     assert!(
@@ -217,8 +211,8 @@ fn an_endless_loop_in_a_fixed_update_is_abandoned_the_host_killed_and_restarted_
     step_until_within(&mut h, "the restarted host", BOUND, NAP, |h| {
         h.state().published().worker_stuck.is_none()
             && h.state().published().replaying.is_none()
-            && suspended(h)
-            && live_tick(h).is_some_and(|t| (30..40).contains(&t))
+            && latest_suspended(h)
+            && latest_tick(h).is_some_and(|t| (30..40).contains(&t))
     });
     assert!(
         !h.state().published().recording.edits.is_empty(),

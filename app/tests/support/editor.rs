@@ -403,6 +403,16 @@ pub fn latest_live<'h>(
     h.state().published().live.as_ref().map(|l| &l.world)
 }
 
+/// The tick of the live view the host last sent, if it sent one.
+pub fn latest_tick(h: &Harness<'_, EditorApp>) -> Option<u64> {
+    latest_live(h).map(|v| v.clock.simulation_tick)
+}
+
+/// Whether the live view the host last sent is suspended.
+pub fn latest_suspended(h: &Harness<'_, EditorApp>) -> bool {
+    latest_live(h).is_some_and(|v| v.suspension.is_some())
+}
+
 /// Runs UI frames (napping `nap` between them, as a display would) until
 /// `done` holds; panics naming `what` after `timeout` of real time (a bound
 /// on a hang, not on speed).
