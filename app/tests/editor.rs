@@ -423,7 +423,7 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     );
     // It reads one field of one object: titled after them, as the
     // inspector's plot buttons' lanes are.
-    let lane = h.get_by_label("lane Ball #1 · vy").rect();
+    let lane = h.get_by_label("lane Ball #1 · vy (m/s)").rect();
     assert!(lane.height() >= 56.0, "{lane:?}");
     assert_eq!(label_starting(&h, "= "), format!("= {last} at tick {tick}"));
 }

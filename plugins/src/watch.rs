@@ -40,8 +40,10 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::{FieldValue, ObjectId, Pipeline, Pose, TickWatch};
 
 mod history;
+mod plot;
 
 pub use history::{PlotSpan, find_previous, plot_history};
+pub use plot::{field_of, plotted_unit};
 
 /// Most rhai operations one evaluation may take (the size limits are the
 /// scripts' own, see `script/limits.rs`).

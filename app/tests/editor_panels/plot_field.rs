@@ -48,22 +48,14 @@ fn field(p: &Pipeline, id: ObjectId, path: &str) -> f64 {
     }
 }
 
-/// The lane of `expr`: its values by tick (through the timeline's frame
-/// records: which tick each frame completed) and its fill's progress.
+/// The lane of `expr`: its values by tick and its fill's progress.
 fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
-    let timeline = &h.state().panels().timeline;
-    let tick_of: BTreeMap<u64, u64> = timeline
-        .telemetry
-        .records()
-        .iter()
-        .map(|r| (r.frame_index, r.simulation_tick))
-        .collect();
-    let lanes = &timeline.watch_lanes;
+    let lanes = &h.state().panels().timeline.watch_lanes;
     let values = lanes
         .values_of(expr)
         .unwrap_or_else(|| panic!("no values for {expr}"))
         .iter()
-        .filter_map(|(frame, v)| Some((*tick_of.get(frame)?, *v)))
+        .copied()
         .collect();
     let fill = *lanes
         .fills
@@ -115,12 +107,12 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
     let mut h = editor();
     inspect_after(&mut h, 150, "Player");
     assert!(
-        h.query_by_label("lane Player #20 · y").is_none(),
+        h.query_by_label("lane Player #20 · y (m)").is_none(),
         "no lane before the click"
     );
     click(&mut h, "plot y");
     let added_at = live_tick(&h);
-    h.get_by_label("lane Player #20 · y");
+    h.get_by_label("lane Player #20 · y (m)");
     fill_done(&mut h, "obj(20).y");
     // Then live: the ticks after the one it was added at.
     click(&mut h, "▶ Play");
@@ -157,9 +149,9 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
     );
 
     // Its 🗙 removes it: lane and watch.
-    click_shown(&mut h, "remove lane Player #20 · y");
+    click_shown(&mut h, "remove lane Player #20 · y (m)");
     h.run_steps(2);
-    assert!(h.query_by_label("lane Player #20 · y").is_none());
+    assert!(h.query_by_label("lane Player #20 · y (m)").is_none());
     assert!(live_watches(&h).is_empty());
 }
 
@@ -181,28 +173,24 @@ fn a_plotted_field_comes_back_with_the_stored_layout() {
     let mut h = editor_with_storage(demo(), &file);
     inspect_after(&mut h, 10, "Player");
     click(&mut h, "plot x");
-    h.get_by_label("lane Player #20 · x");
+    h.get_by_label("lane Player #20 · x (m)");
     save(&mut h, &file);
     drop(h);
 
     let mut h = editor_with_storage(demo(), &file);
     h.run_steps(30);
-    h.get_by_label("lane Player #20 · x");
+    h.get_by_label("lane Player #20 · x (m)");
     // The new session plays from tick 0: the lane follows it live.
     let now = live_tick(&h);
-    let timeline = &h.state().panels().timeline;
-    let tick_of: BTreeMap<u64, u64> = timeline
-        .telemetry
-        .records()
-        .iter()
-        .map(|r| (r.frame_index, r.simulation_tick))
-        .collect();
-    let lane: BTreeMap<u64, f64> = timeline
+    let lane: BTreeMap<u64, f64> = h
+        .state()
+        .panels()
+        .timeline
         .watch_lanes
         .values_of("obj(20).x")
         .expect("values")
         .iter()
-        .filter_map(|(f, v)| Some((*tick_of.get(f)?, *v)))
+        .copied()
         .collect();
     let want = headless_series(&demo(), now, |p| {
         f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").x)
@@ -224,7 +212,7 @@ fn a_behaviour_parameter_and_a_script_variable_plot_by_their_paths() {
     click_shown(&mut h, "plot PlayerController.jump_impulse");
     let param = "field(20, \"PlayerController.jump_impulse\")";
     fill_done(&mut h, param);
-    h.get_by_label("lane Player #20 · PlayerController.jump_impulse");
+    h.get_by_label("lane Player #20 · PlayerController.jump_impulse (N·s)");
     let now = live_tick(&h);
     let (lane, fill) = lane_by_tick(&h, param);
     assert_eq!(fill.from_tick, 0);
@@ -267,4 +255,33 @@ fn a_soft_bodys_particle_count_plots_as_the_scene_authors_it() {
         &vec![17.0; now as usize + 1],
         "Bridge particles",
     );
+}
+
+/// Ticks stepped with F10 run inside one outer frame (the frame index does
+/// not move). A lane kept one value a frame, so twelve stepped ticks were
+/// one point: the lane drew a straight line over what the player did in
+/// them. It keeps one value a tick.
+#[test]
+fn every_tick_stepped_with_f10_has_its_own_value_in_a_plotted_lane() {
+    let mut h = editor();
+    inspect_after(&mut h, 60, "Player");
+    click(&mut h, "plot y");
+    fill_done(&mut h, "obj(20).y");
+    let from = live_tick(&h);
+    for _ in 0..12 {
+        h.key_press(egui::Key::F10);
+        h.run_steps(2);
+    }
+    let to = live_tick(&h);
+    assert_eq!(to, from + 12, "twelve ticks stepped");
+    let (lane, _) = lane_by_tick(&h, "obj(20).y");
+    let want = headless_series(&demo(), to, |p| {
+        f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").y)
+    });
+    for tick in from + 1..=to {
+        let got = lane
+            .get(&tick)
+            .unwrap_or_else(|| panic!("no value at stepped tick {tick}: {lane:?}"));
+        assert_eq!(got.to_bits(), want[tick as usize].to_bits(), "tick {tick}");
+    }
 }

@@ -51,7 +51,11 @@ fn hovered_at(h: &mut Harness<'_, EditorApp>, p: egui::Pos2) -> Option<u64> {
 }
 
 /// The lane of a plotted field (an inspector plot button's watch).
-const PLOTTED: &str = "lane Player #20 · y";
+const PLOTTED: &str = "lane Player #20 · y (m)";
+/// A plotted behaviour field with a long path.
+const LONG_EXPR: &str = "field(20, \"PlayerController.charge_impulse_per_second\")";
+/// Its lane.
+const LONG: &str = "lane Player #20 · PlayerController.charge_impulse_per_second (N·s/s)";
 
 #[test]
 fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
@@ -64,6 +68,10 @@ fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
         h.state_mut().send(Command::Watches(WatchCommand::Plot(
             "obj(20).y".to_string(),
         )));
+        // And a behaviour field, whose title is wider than the label column
+        // and whose values (hundreds of milliseconds) need wide y labels.
+        h.state_mut()
+            .send(Command::Watches(WatchCommand::Plot(LONG_EXPR.to_string())));
         h.run_steps(3);
         let dt = lane_rect(&h, LaneId::Dt);
         let mut rects: Vec<(String, egui::Rect)> = LaneId::ALL
@@ -71,6 +79,7 @@ fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
             .map(|l| (format!("{l:?}"), lane_rect(&h, l)))
             .collect();
         rects.push((PLOTTED.to_string(), h.get_by_label(PLOTTED).rect()));
+        rects.push((LONG.to_string(), h.get_by_label(LONG).rect()));
         for (lane, r) in rects {
             assert!(
                 (r.left() - dt.left()).abs() <= 0.5 && (r.right() - dt.right()).abs() <= 0.5,
@@ -348,9 +357,9 @@ fn a_lane_just_plotted_is_scrolled_into_view() {
         click(&mut h, "⏸ Pause");
         open_only(&mut h, &LaneId::ALL);
         for (expr, lane) in [
-            ("obj(20).y", "lane Player #20 · y"),
-            ("obj(20).x", "lane Player #20 · x"),
-            ("obj(60).angle", "lane Guard #60 · angle"),
+            ("obj(20).y", "lane Player #20 · y (m)"),
+            ("obj(20).x", "lane Player #20 · x (m)"),
+            ("obj(60).angle", "lane Guard #60 · angle (rad)"),
         ] {
             h.state_mut()
                 .send(Command::Watches(WatchCommand::Plot(expr.to_string())));

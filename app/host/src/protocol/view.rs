@@ -4,6 +4,7 @@
 //! host's features hold (settings, breakpoints, watches, scripts, branch B,
 //! the rewind history's reach).
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
@@ -173,6 +174,9 @@ pub struct LiveView {
     pub hits: Vec<HitEntry>,
     /// The watches, in list order.
     pub watches: Vec<WatchSpec>,
+    /// The unit of each plotted watch that reads one field with a unit, by
+    /// expression (`obj(20).y` → `m`): what its timeline lane's title says.
+    pub plot_units: BTreeMap<String, String>,
     /// How far back rewind reaches now and how far its budget reaches.
     pub rewind: RewindReach,
     /// What Edit → Undo and Redo would do now.

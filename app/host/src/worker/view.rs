@@ -201,6 +201,7 @@ impl Worker {
             clock_breakpoints: pipeline.debugger().clock_breakpoints().to_vec(),
             hits: self.breakpoints.hits(),
             watches: self.watches.specs().to_vec(),
+            plot_units: self.watches.units(pipeline),
             rewind: self.run.session.reach(),
             undo: self.undo_view(),
             branch_b: self.branch.about(),

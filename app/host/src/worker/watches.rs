@@ -20,11 +20,11 @@
 //! the 10 minutes a 256 MiB history holds of the demo fill in under 300
 //! frames (5 s at 60 Hz) while the live session runs on.
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use stepframe_core::{Pipeline, Session};
-use stepframe_plugins::watch::{find_previous, plot_history};
+use stepframe_plugins::watch::{find_previous, plot_history, plotted_unit};
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
 use super::Worker;
@@ -41,6 +41,10 @@ pub(super) struct Watches {
     /// Plotted expressions whose past ticks are still to be filled, oldest
     /// request first.
     fills: VecDeque<Fill>,
+    /// The unit of each plotted expression asked so far (`None`: it has
+    /// none), for its lane's title ([`plotted_unit`]): a field's unit is
+    /// its type's, so it is asked once, not at every publish.
+    units: BTreeMap<String, Option<String>>,
 }
 
 /// Filling newly plotted expressions from the history, newest span first.
@@ -98,6 +102,7 @@ impl Watches {
             fill.exprs.retain(|e| now.contains(&e));
         }
         self.fills.retain(|f| !f.exprs.is_empty());
+        self.units.retain(|e, _| now.contains(&e));
         self.specs = specs;
         session.set_tick_watch(Some(Box::new(set)));
         if !new.is_empty() {
@@ -126,9 +131,28 @@ impl Watches {
         !self.fills.is_empty()
     }
 
+    /// The unit of each plotted expression that has one (`obj(20).y` → m),
+    /// asked of `pipeline` for the expressions not asked yet, or whose
+    /// object it did not have when asked.
+    pub(super) fn units(&mut self, pipeline: &Pipeline) -> BTreeMap<String, String> {
+        for expr in plotted(&self.specs) {
+            if !self.units.contains_key(expr)
+                && let Some(unit) = plotted_unit(expr, pipeline)
+            {
+                self.units.insert(expr.clone(), unit);
+            }
+        }
+        self.units
+            .iter()
+            .filter_map(|(e, u)| Some((e.clone(), u.clone()?)))
+            .collect()
+    }
+
     /// The history is gone (a new world, an adopted branch): nothing older
     /// than the live tick is left to fill from.
     pub(super) fn stop_fills(&mut self, out: &mut Outbox) {
+        // A new world's ids may name objects of other types.
+        self.units.clear();
         for fill in std::mem::take(&mut self.fills) {
             for expr in fill.exprs {
                 out.event(Event::WatchHistory(WatchFill {

@@ -38,6 +38,16 @@ impl TimelineState {
         (i < records.len()).then(|| self.first_seq() + i as u64)
     }
 
+    /// The x of tick `tick` on the current axis: the tick itself on the
+    /// ticks axis, else the x of the frame that ran it (`None` when that
+    /// frame is no longer kept).
+    pub(super) fn x_of_tick(&self, tick: u64) -> Option<f64> {
+        match self.axis {
+            XAxis::Tick => Some(tick as f64),
+            axis => self.record(self.seq_of_tick(tick)?).map(|r| axis.of(r)),
+        }
+    }
+
     /// Sequence number of the last record of outer frame `frame`.
     pub(in crate::editor) fn seq_of_frame(&self, frame: u64) -> Option<u64> {
         let records = self.telemetry.records();

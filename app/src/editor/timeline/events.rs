@@ -124,11 +124,8 @@ impl TimelineState {
                             self.watch_held(*watch, *tick, *frame)
                         }
                         stepframe_plugins::WatchEvent::Value {
-                            watch,
-                            frame,
-                            value,
-                            ..
-                        } => self.watch_lanes.push(*watch, *frame, *value),
+                            watch, tick, value, ..
+                        } => self.watch_lanes.push(*watch, *tick, *value),
                         stepframe_plugins::WatchEvent::Failed { .. } => {}
                     }
                 }
@@ -241,9 +238,9 @@ impl TimelineState {
         self.reduced.key = None;
         self.markers
             .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
-        // Watch values of the abandoned branch go too (the frames run again).
+        // Watch values of the abandoned branch go too (the ticks run again).
         for values in self.watch_lanes.values.values_mut() {
-            let keep = values.partition_point(|(f, _)| last_frame.is_some_and(|l| *f <= l));
+            let keep = values.partition_point(|(t, _)| *t <= tick);
             values.truncate(keep);
         }
         self.cursor_seq = None;

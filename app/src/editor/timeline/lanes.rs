@@ -74,9 +74,10 @@ pub fn timeline_ui(
     if let Some(live) = view.live() {
         // Titles of the lanes that plot one object's field, after its name.
         let by_id = |id| live.world.objects.iter().find(|o| o.id == id);
-        state
-            .watch_lanes
-            .name_lanes(|id| by_id(id).map(|o| format!("{} {}", o.name, o.id)));
+        state.watch_lanes.name_lanes(
+            |id| by_id(id).map(|o| format!("{} {}", o.name, o.id)),
+            &live.plot_units,
+        );
     }
     let out = lanes_ui(ui, state, view.cursor(), view.run_b());
     if let Some(expr) = out.remove {
@@ -182,10 +183,7 @@ pub(super) fn lanes_ui(
         _ => None,
     };
     let hover_x = x_of_seq(state.hover_seq);
-    let x_of_tick = |tick: u64| match axis {
-        XAxis::Tick => Some(tick as f64),
-        _ => x_of_seq(state.seq_of_tick(tick)),
-    };
+    let x_of_tick = |tick: u64| state.x_of_tick(tick);
     // The first divergence of a comparison: its x, and the tick a click on it
     // goes to (that very tick, not its frame's last).
     let divergence_marker: Option<(f64, String)> = compare.and_then(|c| {
@@ -461,6 +459,7 @@ pub(super) fn lanes_ui(
             bounds_x,
             (LABEL_WIDTH, MIN_LANE_HEIGHT),
             (cursor_x, hover_x),
+            &x_of_tick,
         );
         hovered = hovered.or(watched.hovered);
         clicked = clicked.or(watched.clicked);

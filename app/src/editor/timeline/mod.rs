@@ -412,7 +412,7 @@ impl TimelineState {
         let frames = pacing.hour_of_frames();
         if frames > self.telemetry.capacity() {
             self.telemetry.grow_capacity(frames);
-            self.watch_lanes.max_values = self.watch_lanes.max_values.max(frames);
+            self.watch_lanes.max_values = self.watch_lanes.max_values.max(2 * frames);
         }
     }
 

@@ -1,17 +1,27 @@
 //! Value lanes under the clock lanes: plotted watches ("show value" in the
 //! Watches tab, or an inspector plot button), one per watch, and a
 //! comparison's divergence lanes. Each watch lane shows, under the clock
-//! lanes, the watch's value after the last tick of each frame, on the same x
-//! range and cursor as every other lane. A click on one moves the time cursor
-//! like a click on any lane; its 🗙 removes the watch.
+//! lanes, the watch's value after every tick, on the same x range and
+//! cursor as every other lane. A click on one moves the time cursor like a
+//! click on any lane; its 🗙 removes the watch.
+//!
+//! **One value per tick.** A lane keeps `(tick, value)`, not a value per
+//! frame: 50 ticks stepped with F10 inside one frame are 50 points, and on
+//! the ticks axis a point sits at its own tick, so frames that share a tick
+//! (a 144 Hz display over 60 Hz ticks) never draw back and forth over one
+//! x. On the frames and seconds axes a tick is drawn at the x of the frame
+//! that ran it, as the clock lanes draw that frame.
 //!
 //! A lane belongs to its expression, not to its place in the Watches list:
 //! removing the watch above it keeps its values. Its values come live after
 //! every tick and, for the ticks played before it was added, from the
-//! worker's history fill ([`WatchFill`]), merged in frame order. A lane whose
+//! worker's history fill ([`WatchFill`]), merged in tick order. A lane whose
 //! expression reads one field of one object (`obj(20).y`,
 //! `field(20, "PlayerController.charge_ms")`, what the plot buttons write) is
-//! titled by that object and field: `Player #20 · y`.
+//! titled by that object and field, with the field's unit as the host
+//! reports it: `Player #20 · y (m)`. A title wider than the label column is
+//! cut short (whole on hover), never pushed into the plot: the plot's left
+//! edge is every lane's.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -33,8 +43,10 @@ pub(crate) const REMOVE_ICON: &str = "🗙";
 /// The plotted watches and their values.
 #[derive(Debug)]
 pub struct WatchLanes {
-    /// Values kept per watch: as many frames as the telemetry ring keeps
-    /// (it grows with the ring, [`super::TimelineState::hold_an_hour`]).
+    /// Values kept per watch: twice as many ticks as the telemetry ring
+    /// keeps frames (it grows with the ring,
+    /// [`super::TimelineState::hold_an_hour`]), so the ring's hour at two
+    /// ticks a frame still has its values.
     pub max_values: usize,
     /// The lane just added, which the lane area scrolls into view on its
     /// next draw: a plot button's lane otherwise lands below the fold at the
@@ -46,7 +58,7 @@ pub struct WatchLanes {
     /// `(watch index, expression)` of each plotted watch, in list order
     /// (copied from the Watches tab).
     pub plotted: Vec<(usize, String)>,
-    /// Per expression: `(frame, value)`, oldest first, one per frame.
+    /// Per expression: `(tick, value)`, oldest first, one per tick.
     pub values: BTreeMap<String, VecDeque<(u64, f64)>>,
     /// Per expression: how far the history fill has got.
     pub fills: BTreeMap<String, FillProgress>,
@@ -58,7 +70,7 @@ pub struct WatchLanes {
 impl Default for WatchLanes {
     fn default() -> WatchLanes {
         WatchLanes {
-            max_values: stepframe_core::telemetry::DEFAULT_CAPACITY,
+            max_values: 2 * stepframe_core::telemetry::DEFAULT_CAPACITY,
             reveal: None,
             synced: false,
             plotted: Vec::new(),
@@ -80,19 +92,7 @@ pub struct FillProgress {
     pub done: bool,
 }
 
-/// What a plot button's expression reads: the object, and the field's name
-/// in a lane title (`obj(20).y` → `(20, "y")`, `field(20, "Mover.speed")` →
-/// `(20, "Mover.speed")`). `None` for any other expression.
-pub fn field_of(expr: &str) -> Option<(ObjectId, String)> {
-    if let Some(rest) = expr.strip_prefix("obj(") {
-        let (id, field) = rest.split_once(").")?;
-        let ok = !field.is_empty() && field.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-        return ok.then(|| Some((ObjectId(id.parse().ok()?), field.to_string())))?;
-    }
-    let rest = expr.strip_prefix("field(")?.strip_suffix("\")")?;
-    let (id, path) = rest.split_once(", \"")?;
-    (!path.contains('"')).then(|| Some((ObjectId(id.parse().ok()?), path.to_string())))?
-}
+pub use stepframe_plugins::watch::field_of;
 
 impl WatchLanes {
     /// Takes the Watches tab's plotted list; values of expressions no longer
@@ -118,13 +118,21 @@ impl WatchLanes {
     }
 
     /// Names the lanes that read one object's field after that object
-    /// (`name` gives its display name, `None` if it is gone).
-    pub fn name_lanes(&mut self, name: impl Fn(ObjectId) -> Option<String>) {
+    /// (`name` gives its display name, `None` if it is gone) and the
+    /// field's unit (`units`: the host's, by expression).
+    pub fn name_lanes(
+        &mut self,
+        name: impl Fn(ObjectId) -> Option<String>,
+        units: &BTreeMap<String, String>,
+    ) {
         for (_, expr) in &self.plotted {
             let Some((id, field)) = field_of(expr) else {
                 continue;
             };
-            let title = format!("{} · {field}", name(id).unwrap_or_else(|| id.to_string()));
+            let mut title = format!("{} · {field}", name(id).unwrap_or_else(|| id.to_string()));
+            if let Some(unit) = units.get(expr) {
+                title.push_str(&format!(" ({unit})"));
+            }
             if self.titles.get(expr) != Some(&title) {
                 self.titles.insert(expr.clone(), title);
             }
@@ -139,41 +147,34 @@ impl WatchLanes {
             .unwrap_or_else(|| format!("watch #{}", index + 1))
     }
 
-    /// A value of watch `watch` (its index in the plotted list's numbering)
-    /// after a tick of `frame` (the frame's last tick wins).
-    pub fn push(&mut self, watch: usize, frame: u64, value: f64) {
+    /// The value of watch `watch` (its index in the plotted list's
+    /// numbering) after tick `tick`.
+    pub fn push(&mut self, watch: usize, tick: u64, value: f64) {
         let Some((_, expr)) = self.plotted.iter().find(|p| p.0 == watch) else {
             return;
         };
         let v = self.values.entry(expr.clone()).or_default();
         match v.back_mut() {
-            Some(last) if last.0 == frame => last.1 = value,
-            Some(last) if last.0 > frame => merge(v, &[(frame, value)], self.max_values),
+            Some(last) if last.0 == tick => last.1 = value,
+            Some(last) if last.0 > tick => merge(v, &[(tick, value)], self.max_values),
             _ => {
                 if v.len() >= self.max_values {
                     v.pop_front();
                 }
-                v.push_back((frame, value));
+                v.push_back((tick, value));
             }
         }
     }
 
-    /// Merges one span of a history fill. A frame that already has a value
-    /// keeps it: it came live, or from a newer span, so from a later tick.
+    /// Merges one span of a history fill. A tick that already has a value
+    /// keeps it: it came live, so after the history was taken.
     pub fn fill(&mut self, fill: &WatchFill) {
         if !self.plotted.iter().any(|p| p.1 == fill.expr) {
             return;
         }
-        // The last tick of each frame: what a live lane keeps.
-        let mut by_frame: Vec<(u64, f64)> = Vec::with_capacity(fill.values.len());
-        for &(_, frame, value) in &fill.values {
-            match by_frame.last_mut() {
-                Some(last) if last.0 == frame => last.1 = value,
-                _ => by_frame.push((frame, value)),
-            }
-        }
+        let by_tick: Vec<(u64, f64)> = fill.values.iter().map(|&(t, _, v)| (t, v)).collect();
         let v = self.values.entry(fill.expr.clone()).or_default();
-        merge(v, &by_frame, self.max_values);
+        merge(v, &by_tick, self.max_values);
         self.fills.insert(
             fill.expr.clone(),
             FillProgress {
@@ -184,14 +185,15 @@ impl WatchLanes {
         );
     }
 
-    /// The values of the plotted expression `expr`, oldest frame first.
+    /// The values of the plotted expression `expr`, `(tick, value)`, oldest
+    /// first.
     pub fn values_of(&self, expr: &str) -> Option<&VecDeque<(u64, f64)>> {
         self.values.get(expr)
     }
 }
 
-/// Merges `older` (frame order) into `values` (frame order), keeping
-/// `values`' own at a frame both have, and at most `max` (the oldest go).
+/// Merges `older` (tick order) into `values` (tick order), keeping
+/// `values`' own at a tick both have, and at most `max` (the oldest go).
 fn merge(values: &mut VecDeque<(u64, f64)>, older: &[(u64, f64)], max: usize) {
     let Some(last) = older.last() else {
         return;
@@ -240,13 +242,14 @@ pub struct LaneInput {
 }
 
 /// Draws every plotted watch's lane; `label_width` and `height` as the clock
-/// lanes, `range` the shared x range.
+/// lanes, `range` the shared x range, `x_of_tick` where a tick is on it.
 pub fn watch_lanes_ui(
     ui: &mut egui::Ui,
     state: &TimelineState,
     range: (f64, f64),
     dims: (f32, f32),
     xs: (Option<f64>, Option<f64>),
+    x_of_tick: &dyn Fn(u64) -> Option<f64>,
 ) -> LaneInput {
     let mut input = LaneInput::default();
     let lanes = &state.watch_lanes;
@@ -267,7 +270,7 @@ pub fn watch_lanes_ui(
             id: ("timeline_watch", stable_id(expr)),
             title: lanes.title(*watch, expr),
             detail,
-            points: visible_points(state, expr, range),
+            points: visible_points(state, expr, range, x_of_tick),
             colour: None,
             goto: None,
             y_floor: 0.0,
@@ -327,6 +330,14 @@ impl LaneInput {
     }
 }
 
+/// A lane's title on one line, cut short to the label column (whole on
+/// hover): a long field path never widens the column and so never moves
+/// the plot off the x every other lane's plot starts at.
+fn title_ui(ui: &mut egui::Ui, title: &str) {
+    ui.add(egui::Label::new(title).truncate())
+        .on_hover_text(title);
+}
+
 /// Draws one value lane; `label_width` and `height` as the clock lanes,
 /// `range` the shared x range, the cursor's and the hover's x.
 pub fn value_lane_ui(
@@ -359,12 +370,10 @@ pub fn value_lane_ui(
                             if x.clicked() {
                                 input.remove = Some(expr.clone());
                             }
-                            ui.label(&lane.title);
+                            title_ui(ui, &lane.title);
                         });
                     }
-                    None => {
-                        ui.label(&lane.title);
-                    }
+                    None => title_ui(ui, &lane.title),
                 }
                 if let Some((text, tick)) = &lane.goto
                     && ui
@@ -440,34 +449,33 @@ pub fn value_lane_ui(
     input
 }
 
-/// The watch's values inside `range`, at their frames' x on the current
-/// axis, at most two per point of width.
-fn visible_points(state: &TimelineState, expr: &str, range: (f64, f64)) -> Vec<[f64; 2]> {
+/// The watch's values inside `range`, each at its tick's x
+/// (`x_of_tick`), at most two per point of width.
+fn visible_points(
+    state: &TimelineState,
+    expr: &str,
+    range: (f64, f64),
+    x_of_tick: &dyn Fn(u64) -> Option<f64>,
+) -> Vec<[f64; 2]> {
     let Some(values) = state.watch_lanes.values.get(expr) else {
         return Vec::new();
     };
-    let frame_at = |x: f64| {
-        state
-            .nearest(x)
-            .and_then(|s| state.record(s))
-            .map(|r| r.frame_index)
-    };
-    let (Some(lo), Some(hi)) = (frame_at(range.0), frame_at(range.1)) else {
+    let record_at = |x: f64| state.nearest(x).and_then(|s| state.record(s));
+    let (Some(lo), Some(hi)) = (record_at(range.0), record_at(range.1)) else {
         return Vec::new();
     };
-    let first = values.partition_point(|(f, _)| *f < lo);
-    let last = values.partition_point(|(f, _)| *f <= hi);
+    // From the first tick of the first frame in view to the last one's.
+    let lo = lo.simulation_tick.saturating_sub(u64::from(lo.ticks));
+    let hi = hi.simulation_tick;
+    let first = values.partition_point(|(t, _)| *t < lo);
+    let last = values.partition_point(|(t, _)| *t <= hi);
     let n = last.saturating_sub(first);
     let budget = (2.0 * state.plot_width.unwrap_or(1600.0)) as usize;
     let step = n.div_ceil(budget.max(1)).max(1);
     values
         .range(first..last)
         .step_by(step)
-        .filter_map(|(frame, v)| {
-            let seq = state.seq_of_frame(*frame)?;
-            let r = state.record(seq)?;
-            Some([state.axis.of(r), *v])
-        })
+        .filter_map(|(tick, v)| Some([x_of_tick(*tick)?, *v]))
         .collect()
 }
 
@@ -532,4 +540,113 @@ pub(super) fn divergence_lanes(
             remove: None,
         },
     ]
+}
+
+#[cfg(test)]
+mod tests {
+    use stepframe_core::FrameRecord;
+
+    use super::*;
+    use crate::editor::timeline::XAxis;
+
+    /// A frame record: outer frame `frame`, `ticks` run in it, `tick` done.
+    fn rec(frame: u64, tick: u64, ticks: u16) -> FrameRecord {
+        FrameRecord {
+            frame_index: frame,
+            simulation_tick: tick,
+            ticks,
+            frame_time: frame as f64 / 144.0,
+            ..FrameRecord::default()
+        }
+    }
+
+    /// A 144 Hz display over 60 Hz ticks (frames 1-5: ticks 1, -, 2, -, -),
+    /// then ticks 3-5 stepped inside frame 5 (one record each, no new frame).
+    fn state() -> TimelineState {
+        let mut s = TimelineState::default();
+        for r in [
+            rec(1, 1, 1),
+            rec(2, 1, 0),
+            rec(3, 2, 1),
+            rec(4, 2, 0),
+            rec(5, 2, 0),
+            rec(5, 3, 1),
+            rec(5, 4, 1),
+            rec(5, 5, 1),
+        ] {
+            s.telemetry.push(r);
+        }
+        s.watch_lanes
+            .set_plotted(vec![(0, "obj(20).y".to_string())]);
+        for tick in 1..=5 {
+            s.watch_lanes.push(0, tick, tick as f64 * 10.0);
+        }
+        s
+    }
+
+    fn points(s: &TimelineState) -> Vec<[f64; 2]> {
+        visible_points(s, "obj(20).y", (0.0, 10.0), &|tick| s.x_of_tick(tick))
+    }
+
+    #[test]
+    fn on_the_ticks_axis_a_lane_has_one_point_a_tick_at_its_tick() {
+        let mut s = state();
+        s.axis = XAxis::Tick;
+        assert_eq!(
+            points(&s),
+            vec![
+                [1.0, 10.0],
+                [2.0, 20.0],
+                [3.0, 30.0],
+                [4.0, 40.0],
+                [5.0, 50.0]
+            ]
+        );
+    }
+
+    #[test]
+    fn on_the_frames_axis_a_tick_sits_at_the_frame_that_ran_it_stepped_ones_too() {
+        let mut s = state();
+        s.axis = XAxis::FrameIndex;
+        assert_eq!(
+            points(&s),
+            vec![
+                [1.0, 10.0],
+                [3.0, 20.0],
+                [5.0, 30.0],
+                [5.0, 40.0],
+                [5.0, 50.0]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_fill_keeps_every_tick_and_a_live_value_wins_over_the_history() {
+        let mut s = state();
+        s.watch_lanes.fill(&WatchFill {
+            expr: "obj(20).y".to_string(),
+            values: vec![(0, 1, -1.0), (1, 1, -2.0), (2, 3, -3.0)],
+            from_tick: 0,
+            to_tick: 2,
+            done: true,
+        });
+        let values: Vec<(u64, f64)> = s
+            .watch_lanes
+            .values_of("obj(20).y")
+            .into_iter()
+            .flatten()
+            .copied()
+            .collect();
+        assert_eq!(
+            values,
+            vec![
+                (0, -1.0),
+                (1, 10.0),
+                (2, 20.0),
+                (3, 30.0),
+                (4, 40.0),
+                (5, 50.0)
+            ]
+        );
+    }
 }
