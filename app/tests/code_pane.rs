@@ -611,7 +611,7 @@ fn a_script_that_fails_at_run_time_is_an_error_on_screen_naming_its_object_and_l
         1,
     );
     assert_ne!(failing, text, "the hook was found");
-    std::fs::write(&script, failing).expect("write the script");
+    std::fs::write(&script, &failing).expect("write the script");
     let mut h = editor(scene, true);
     h.run_steps(20);
     let error = h
@@ -626,4 +626,53 @@ fn a_script_that_fails_at_run_time_is_an_error_on_screen_naming_its_object_and_l
         error.contains("Guard #"),
         "the object by name and id: {error}"
     );
+    // The code pane marks it as it marks a syntax error: the status in
+    // place of "saved … reloads", and the line that failed.
+    let line = failing
+        .lines()
+        .position(|l| l.contains("let z = 1 /"))
+        .expect("the failing line")
+        + 1;
+    open_pane_on_patrol(&mut h);
+    let failed = labels_starting(&h, "fixed_update failed at ");
+    assert_eq!(failed.len(), 1, "{failed:?}");
+    assert!(
+        failed[0].starts_with(&format!("fixed_update failed at {line}:")),
+        "{failed:?}"
+    );
+    assert!(failed[0].contains("on Guard #"), "{failed:?}");
+    assert_eq!(
+        labels_starting(&h, &format!("failed line {line}: ")).len(),
+        1,
+        "the failing line is marked"
+    );
+    // The error floats over the game's picture, never over a panel's
+    // controls: its Dismiss button once sat on the code pane's Edit button
+    // and took the click meant for it.
+    let canvas = h
+        .get_by(|n| n.role() == Role::Canvas && n.label().as_deref() == Some("Viewport"))
+        .rect();
+    let toast = h
+        .query_all_by(|n| n.value().is_some_and(|v| v.starts_with("error: ")))
+        .map(|n| n.rect())
+        .reduce(|a, b| a.union(b))
+        .expect("the error on screen");
+    assert!(
+        canvas.contains_rect(toast),
+        "the error at {toast:?} is not over the viewport's picture {canvas:?}"
+    );
+    let dismiss = h.get_by_label("Dismiss").rect();
+    assert!(!dismiss.intersects(h.get_by_label("✏ Edit").rect()));
+    // Saving the script again (fixed) clears both.
+    h.get_by_label("✏ Edit").click();
+    h.run();
+    type_script(&mut h, &text);
+    h.get_by_label("💾 Save").click();
+    h.run();
+    h.step();
+    h.run();
+    h.get_by_label("✏ Edit").click();
+    h.run();
+    assert!(labels_starting(&h, "fixed_update failed at ").is_empty());
+    assert!(labels_starting(&h, "failed line ").is_empty());
 }

@@ -114,6 +114,9 @@ struct Entry {
     error: Option<ScriptError>,
     /// Whether that error went to a session log already.
     error_logged: bool,
+    /// The first run-time failure of a hook, with the generation of the
+    /// program that failed: it stands only while that program is in force.
+    failure: Option<(u64, super::ScriptFailure)>,
 }
 
 /// The compiled programs of one host, by key.
@@ -258,6 +261,7 @@ impl Cache {
             polled_frame: None,
             error: None,
             error_logged: false,
+            failure: None,
         });
         self.changed();
         Ok(entry.program.clone())
@@ -281,6 +285,7 @@ impl Cache {
             polled_frame: None,
             error: None,
             error_logged: false,
+            failure: None,
         });
         self.changed();
         Ok(())
@@ -308,6 +313,7 @@ impl Cache {
                 polled_frame: None,
                 error: None,
                 error_logged: false,
+                failure: None,
             },
         );
         Ok(program)
@@ -469,6 +475,26 @@ impl Cache {
     /// The program in force for a script, if it is loaded (never loads it).
     pub(crate) fn loaded(&self, key: &str) -> Option<Arc<Program>> {
         self.lock().get(key).map(|e| e.program.clone())
+    }
+
+    /// See [`super::ScriptHost::failure`]: the first failure of the
+    /// program in force, if `generation` is still it.
+    pub(crate) fn record_failure(&self, key: &str, generation: u64, failure: super::ScriptFailure) {
+        let mut cache = self.lock();
+        if let Some(entry) = cache.get_mut(key)
+            && entry.program.generation == generation
+            && entry.failure.as_ref().is_none_or(|(g, _)| *g != generation)
+        {
+            entry.failure = Some((generation, failure));
+        }
+    }
+
+    /// See [`super::ScriptHost::failure`].
+    pub(crate) fn failure(&self, key: &str) -> Option<super::ScriptFailure> {
+        let cache = self.lock();
+        let entry = cache.get(key)?;
+        let (generation, failure) = entry.failure.as_ref()?;
+        (*generation == entry.program.generation).then(|| failure.clone())
     }
 
     /// See [`super::ScriptHost::compile_error`].

@@ -263,6 +263,17 @@ impl ScriptHost {
         self.cache().reload_changed()
     }
 
+    /// The first run-time failure of a hook of the program in force for a
+    /// script, if any: a reload (a new program) clears it.
+    pub fn failure(&self, path: impl AsRef<Path>) -> Option<super::ScriptFailure> {
+        self.cache().failure(&script_key(path.as_ref()))
+    }
+
+    /// A hook of program `generation` of script `key` failed at run time.
+    pub(crate) fn record_failure(&self, key: &str, generation: u64, failure: super::ScriptFailure) {
+        self.cache().record_failure(key, generation, failure);
+    }
+
     /// The last failed compile of a script, if no good one came after it.
     pub fn compile_error(&self, path: impl AsRef<Path>) -> Option<ScriptError> {
         self.cache().compile_error(&script_key(path.as_ref()))

@@ -229,6 +229,27 @@ pub struct ScriptError {
     pub message: String,
 }
 
+/// A hook of a script that failed at run time (a division by zero, an
+/// unknown function, a limit), as [`ScriptHost::failure`] keeps it for the
+/// program in force: what a code pane marks, as it marks a syntax error.
+/// The script's hooks stop on that object until the script is reloaded;
+/// the log has the same failure as a line.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct ScriptFailure {
+    /// The hook function that failed (`fixed_update`, a routine's name).
+    pub function: String,
+    /// 1-based line of the failure in the program's text.
+    pub line: usize,
+    /// 1-based column.
+    pub column: usize,
+    /// rhai's words for it.
+    pub message: String,
+    /// The object whose Script failed.
+    pub object: stepframe_core::ObjectId,
+    /// The tick it failed in (completed ticks when the hook ran).
+    pub tick: u64,
+}
+
 /// What a [`ScriptError`] is about.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum ScriptErrorKind {

@@ -167,6 +167,18 @@ impl Script {
                 self.program.source,
             );
             ctx.log_at(LogLevel::Error, message.clone());
+            self.host.record_failure(
+                &self.program.source,
+                self.program.generation,
+                super::ScriptFailure {
+                    function: function.to_string(),
+                    line,
+                    column,
+                    message: e.to_string(),
+                    object: ctx.me(),
+                    tick: ctx.clock().simulation_tick,
+                },
+            );
             self.failed = Some(message);
             return None;
         }

@@ -13,7 +13,9 @@ use stepframe_core::{
     ClockBreakpoint, ObjectId, Pose, RewindReach, Shape, Suspension, TimeSettings, Vec2, Velocity,
 };
 use stepframe_plugins::WatchSpec;
-use stepframe_plugins::script::{HookEngine, LineBreakpoint, ScriptError, ScriptHit};
+use stepframe_plugins::script::{
+    HookEngine, LineBreakpoint, ScriptError, ScriptFailure, ScriptHit,
+};
 
 use super::DisplayRate;
 use super::event::{BName, EditLabel, QueuedEdit};
@@ -275,6 +277,8 @@ pub struct LoadedScript {
     pub text: String,
     /// The last failed compile, if no good one came after it.
     pub compile_error: Option<ScriptError>,
+    /// The first hook of the program in force that failed at run time.
+    pub failure: Option<ScriptFailure>,
     /// Which engine each hook function runs on.
     pub engines: Vec<HookEngine>,
 }

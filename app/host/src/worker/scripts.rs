@@ -87,6 +87,7 @@ impl Scripts {
                 Some(LoadedScript {
                     text: host.loaded_text(&key)?.to_string(),
                     compile_error: host.compile_error(&key),
+                    failure: host.failure(&key),
                     engines: host.hook_engines(&key),
                     key,
                 })

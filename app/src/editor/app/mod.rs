@@ -721,12 +721,27 @@ impl eframe::App for EditorApp {
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
+                // Over the game's picture when it is shown (no panel's
+                // controls under them), else under the tab bars.
+                let over = match self.panels.viewport.canvas {
+                    Some(r)
+                        if self.workspace.is_open(crate::editor::Pane::Viewport)
+                            && r.width() >= 240.0 =>
+                    {
+                        r
+                    }
+                    _ => {
+                        let mut r = ui.max_rect();
+                        r.min.y += 20.0;
+                        r
+                    }
+                };
                 toasts_ui(
                     &ctx,
                     &mut self.feedback.notices,
                     self.feedback.error.as_deref(),
                     cmd,
-                    ui.max_rect(),
+                    over,
                     time,
                 );
                 let mut tiles = super::tiles::TileUi {

@@ -417,8 +417,9 @@ fn worker_stuck_ui(
 }
 
 /// The last error (until dismissed) and recent notices (for
-/// [`NOTICE_SECONDS`]), floating at the top right of `area` so that showing
-/// or hiding them never moves a panel under the pointer. `time` is the UI's
+/// [`NOTICE_SECONDS`]), floating at the top right of `area` (the viewport's
+/// picture, where no panel control is under them) so that showing or
+/// hiding them never moves a panel under the pointer. `time` is the UI's
 /// clock.
 pub fn toasts_ui(
     ctx: &egui::Context,
@@ -446,7 +447,7 @@ pub fn toasts_ui(
         return;
     }
     let width = (area.width() * 0.6).max(240.0);
-    let mut top = area.right_top() + egui::vec2(-12.0, 28.0);
+    let mut top = area.right_top() + egui::vec2(-12.0, 8.0);
     if let Some(error) = error {
         let shown = egui::Area::new(egui::Id::unique("stepframe_error_toast"))
             .order(egui::Order::Foreground)

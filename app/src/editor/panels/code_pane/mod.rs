@@ -31,6 +31,8 @@ const GREEN: Color32 = Color32::from_rgb(90, 190, 90);
 const LOGPOINT: Color32 = Color32::from_rgb(230, 160, 40);
 /// Background of the line the session stopped at.
 const HIT_BACKGROUND: Color32 = Color32::from_rgb(110, 95, 20);
+/// Behind the line a hook failed at (run time), as a compiler marks an error.
+const FAILED_BACKGROUND: Color32 = Color32::from_rgb(120, 30, 30);
 
 /// A script the pane offers.
 #[derive(Clone, Debug, PartialEq)]
@@ -295,7 +297,11 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
             }
         }
         // What the last Save or reload says, in the rest of this row.
-        status_ui(ui, code, &scripts, &entry);
+        let failure = scripts
+            .script(&entry.key)
+            .and_then(|s| s.failure.as_ref())
+            .map(|f| failure_text(f, view));
+        status_ui(ui, code, &scripts, &entry, failure.as_deref());
     });
 
     // Rows that are there whatever they say, so the code below them never
@@ -327,7 +333,18 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
             None => std::fs::read_to_string(&entry.path)
                 .unwrap_or_else(|e| format!("// cannot read {}: {e}", entry.path.display())),
         };
-        form_anchor = code_view_ui(ui, cmd, code, scripts.lines(&entry.key), &entry, &source);
+        let failed = scripts
+            .script(&entry.key)
+            .and_then(|s| s.failure.as_ref())
+            .map(|f| (f.line, failure_text(f, view)));
+        form_anchor = code_view_ui(
+            ui,
+            cmd,
+            code,
+            (scripts.lines(&entry.key), failed),
+            &entry,
+            &source,
+        );
     }
     // The form floats over the code just under its line (over it when
     // there is no room below): opening it moves no line, and the line it is
@@ -408,25 +425,52 @@ fn edit_ui(ui: &mut egui::Ui, code: &mut CodePaneState, label: egui::Id) {
 const GUTTER_DIGITS: f32 = 5.0;
 
 /// What the last Save or reload says, cut to the room left in its row
-/// (whole on hover): a syntax error (red) over the save's outcome. It has a
-/// row of its own to share, so it never pushes the code down.
-fn status_ui(ui: &mut egui::Ui, code: &CodePaneState, scripts: &ScriptsView, entry: &ScriptEntry) {
+/// (whole on hover): a syntax error (red), else a hook that failed at run
+/// time (`failure`, red: the program in force failed, whatever the last
+/// save said), over the save's outcome. It has a row of its own to share,
+/// so it never pushes the code down.
+fn status_ui(
+    ui: &mut egui::Ui,
+    code: &CodePaneState,
+    scripts: &ScriptsView,
+    entry: &ScriptEntry,
+    failure: Option<&str>,
+) {
     let compile_error = scripts
         .script(&entry.key)
         .and_then(|s| s.compile_error.clone());
     let saved = code.save_status.clone().unwrap_or_default();
-    match &compile_error {
-        Some(e) => {
+    match (&compile_error, failure) {
+        (Some(e), _) => {
             let text = syntax_error_text(e);
             ui.add(egui::Label::new(RichText::new(&text).color(RED)).truncate())
                 .on_hover_text(format!("{text}\n{}\n{saved}", e.path));
         }
-        None if !saved.is_empty() => {
+        (None, Some(text)) => {
+            ui.add(egui::Label::new(RichText::new(text).color(RED)).truncate())
+                .on_hover_text(format!("{text}\n{saved}"));
+        }
+        (None, None) if !saved.is_empty() => {
             ui.add(egui::Label::new(&saved).truncate())
                 .on_hover_text(&saved);
         }
-        None => {}
+        (None, None) => {}
     }
+}
+
+/// `fixed_update failed at 7:20 on Guard #60, tick 6: …; its hooks stop
+/// until the script is saved again` for the pane: where, on which object
+/// (named as the live world names it), and what brings it back.
+fn failure_text(f: &script::ScriptFailure, view: &View<'_>) -> String {
+    let name = view
+        .live()
+        .and_then(|l| l.world.objects.iter().find(|o| o.id == f.object))
+        .map(|o| format!("{} {}", o.name, o.id))
+        .unwrap_or_else(|| f.object.to_string());
+    format!(
+        "{} failed at {}:{} on {name}, tick {}: {}; its hooks stop until the script is saved again",
+        f.function, f.line, f.column, f.tick, f.message
+    )
 }
 
 /// Which engine each hook function runs on: `⚡ fixed_update` (compiled), or
@@ -492,11 +536,14 @@ fn save(cmd: &mut Commands, code: &mut CodePaneState, entry: &ScriptEntry) {
 
 /// The read-only code with its gutter; returns where the breakpoint form's
 /// line is on screen, if it is.
+/// The program's lines with their gutter; `(lines, failed)`: its line
+/// breakpoints, and the line a hook failed at with what the status says of
+/// it (marked in red, the words on hover).
 fn code_view_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
     code: &mut CodePaneState,
-    lines: &[LineBreakpoint],
+    (lines, failed): (&[LineBreakpoint], Option<(usize, String)>),
     entry: &ScriptEntry,
     source: &str,
 ) -> Option<egui::Rect> {
@@ -544,10 +591,23 @@ fn code_view_ui(
                             form_row = Some(gutter.rect);
                         }
                         let mut rich = RichText::new(text).monospace();
+                        let failed_here = failed.as_ref().filter(|(l, _)| *l == line);
                         if highlight == Some(line) {
                             rich = rich.background_color(HIT_BACKGROUND).color(Color32::WHITE);
+                        } else if failed_here.is_some() {
+                            rich = rich.background_color(FAILED_BACKGROUND).color(Color32::WHITE);
                         }
-                        let row = ui.label(rich);
+                        let mut row = ui.label(rich);
+                        if let Some((_, why)) = failed_here {
+                            row = row.on_hover_text(why);
+                            row.widget_info(|| {
+                                egui::WidgetInfo::labeled(
+                                    egui::Role::Label,
+                                    true,
+                                    format!("failed line {line}: {text}"),
+                                )
+                            });
+                        }
                         if scroll && highlight == Some(line) {
                             row.scroll_to_me(Some(egui::Align::Center));
                         }

@@ -56,6 +56,11 @@ pub struct ViewportState {
     pub zoom: f32,
     /// A body being dragged, while the pointer is down.
     pub dragging: Option<BodyDrag>,
+    /// The picture's rectangle on the last frame drawn: where the error and
+    /// the notices float, over the game and never over a panel's controls
+    /// (an error's Dismiss button once sat on the code pane's Edit button
+    /// and took its click).
+    pub canvas: Option<egui::Rect>,
 }
 
 /// A drag of one body in progress: gesture state of the panel, sent as one
@@ -98,6 +103,7 @@ impl Default for ViewportState {
             follow_camera: true,
             zoom: 40.0,
             dragging: None,
+            canvas: None,
         }
     }
 }
@@ -157,6 +163,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
     // Its tooltip (the body under the pointer, or what a click does) is
     // given once the bodies are known, below.
     let rect = response.rect;
+    vp.canvas = Some(rect);
     painter.rect_filled(rect, 0.0, Color32::from_rgb(24, 26, 30));
 
     let selection = shown.selection();
