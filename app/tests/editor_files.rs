@@ -63,6 +63,7 @@ fn after_a_failed_open_the_editor_names_and_saves_the_running_scene_never_the_br
     let original = std::fs::read_to_string(&scene).expect("the scene is there");
     set_time_scale_half(&mut h);
     save(&mut h);
+    review_then_save(&mut h, &scene, &original);
     assert!(labels_starting(&h, "Replace the file?").is_empty());
     assert_eq!(
         std::fs::read_to_string(&broken).expect("the broken file is there"),
@@ -71,6 +72,36 @@ fn after_a_failed_open_the_editor_names_and_saves_the_running_scene_never_the_br
     );
     let written = std::fs::read_to_string(&scene).expect("the scene is there");
     assert_eq!(written, in_place_half(&original));
+}
+
+/// Ctrl+S's first save into `scene`: the editor shows what it writes (the
+/// toolbar's time scale, which a user once did not expect in the file) and
+/// writes nothing until "Save" is clicked.
+fn review_then_save(h: &mut Harness<'_, EditorApp>, scene: &Path, before: &str) {
+    let file = scene.file_name().expect("a file").to_string_lossy();
+    assert_eq!(
+        labels_starting(h, &format!("Save into {file}?")).len(),
+        1,
+        "the first save shows what it writes"
+    );
+    let what = label_starting(h, "The first save into ");
+    assert!(
+        what.contains("• time setting time_scale: 1 in the file, 0.5 saved"),
+        "{what}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(scene).expect("read"),
+        before,
+        "nothing written before the user says so"
+    );
+    click(h, "Save");
+    h.run_steps(3);
+}
+
+fn click_time_scale(h: &mut Harness<'_, EditorApp>, scale: &str) {
+    h.get_by_label("Time scale").click();
+    h.run_steps(2);
+    click(h, scale);
 }
 
 /// demo.ron with its time scale changed to 0.5, as written by hand: line 11
@@ -99,13 +130,27 @@ fn save_writes_a_change_into_a_hand_written_scene_in_place_and_save_as_writes_a_
     );
     assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
 
-    // Change a time setting: Save writes it where it stands, without asking,
-    // and every comment stays.
+    // Change a time setting: the first Save shows what it writes, then
+    // writes it where it stands, every comment kept.
     set_time_scale_half(&mut h);
     save(&mut h);
+    review_then_save(&mut h, &scene, &original);
     assert!(labels_starting(&h, "Replace the file?").is_empty());
     let saved = std::fs::read_to_string(&scene).expect("read");
     assert_eq!(saved, in_place_half(&original));
+    // The file is the editor's now: the next save writes without asking.
+    click_time_scale(&mut h, "2×");
+    save(&mut h);
+    assert!(labels_starting(&h, "Save into ").is_empty());
+    assert!(
+        std::fs::read_to_string(&scene)
+            .expect("read")
+            .contains("time_scale: 2.0"),
+        "the second save wrote at once"
+    );
+    click_time_scale(&mut h, "0.5×");
+    save(&mut h);
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), saved);
 
     // Save As writes a fresh file instead; the scene's file stays as saved.
     h.key_press_modifiers(
@@ -409,4 +454,50 @@ fn the_open_dialog_lists_scenes_and_not_the_files_written_beside_them() {
         h.query_by_label("demo.session.ron").is_none(),
         "a session is not a scene"
     );
+}
+
+/// Ctrl+S once wrote the toolbar's experiments (30 Hz, ×2, max steps 1)
+/// into the scene without a word. The first save into a file shows every
+/// edit and setting it writes, and writes nothing when cancelled.
+#[test]
+fn the_first_save_into_a_file_lists_its_edits_and_settings_and_cancel_writes_nothing() {
+    use stepframe_app::editor::Command;
+    use stepframe_app::editor::protocol::{EditCommand, Target};
+    let dir = scratch("review");
+    let scene = demo_copy(&dir);
+    let original = std::fs::read_to_string(&scene).expect("the copy");
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(3);
+    click(&mut h, "⏸ Pause");
+    h.state_mut().send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Pose(
+            stepframe_core::ObjectId(20),
+            stepframe_core::Pose {
+                x: 1.5,
+                y: 2.0,
+                angle: 0.0,
+            },
+        ),
+    });
+    h.run_steps(3);
+    click_time_scale(&mut h, "2×");
+    save(&mut h);
+    let what = label_starting(&h, "The first save into ");
+    assert!(what.contains("• pose of Player (#20)"), "{what}");
+    assert!(
+        what.contains("• time setting time_scale: 1 in the file, 2 saved"),
+        "{what}"
+    );
+    click(&mut h, "Cancel");
+    h.run_steps(2);
+    assert!(labels_starting(&h, "Save into ").is_empty());
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+    // Asked again, yes writes both.
+    save(&mut h);
+    click(&mut h, "Save");
+    h.run_steps(3);
+    let written = std::fs::read_to_string(&scene).expect("read");
+    assert!(written.contains("time_scale: 2.0"), "{written}");
+    assert_ne!(written, original);
 }

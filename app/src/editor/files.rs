@@ -31,6 +31,9 @@ pub struct Confirmation {
     pub reason: String,
     /// Which save asked (its confirmation re-sends that one).
     pub what: SaveWhat,
+    /// It shows what a first save into the file writes (not a risk to
+    /// the file's text): its yes sends the save on, to any other question.
+    pub review: bool,
 }
 
 /// Which dialog is open, and its fields.
@@ -131,8 +134,13 @@ impl FilesState {
     }
 
     /// Shows a question from the worker.
-    pub fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat) {
-        self.confirm = Some(Confirmation { path, reason, what });
+    pub fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat, review: bool) {
+        self.confirm = Some(Confirmation {
+            path,
+            reason,
+            what,
+            review,
+        });
     }
 }
 
@@ -385,10 +393,20 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
     if let Some(question) = files.confirm.clone() {
         let mut answer: Option<Answer> = None;
         egui::Modal::new(egui::Id::unique("confirm_save")).show(ctx, |ui| {
-            ui.heading("Replace the file?");
+            if question.review {
+                let file = question.path.file_name().map_or_else(
+                    || question.path.display().to_string(),
+                    |n| n.to_string_lossy().into_owned(),
+                );
+                ui.heading(format!("Save into {file}?"));
+            } else {
+                ui.heading("Replace the file?");
+            }
             ui.label(&question.reason);
             ui.horizontal(|ui| {
-                let yes = if question.what == SaveWhat::Scene {
+                let yes = if question.review {
+                    "Save"
+                } else if question.what == SaveWhat::Scene {
                     "Save anyway"
                 } else {
                     "Replace it"
@@ -412,7 +430,12 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
                         path: question.path,
                         overwrite: true,
                     }),
-                    SaveWhat::Scene => Command::Scene(SceneCommand::Save { replace: true }),
+                    // A review's yes lets the save go on to any question
+                    // about the file's text; that one's yes replaces it.
+                    SaveWhat::Scene => Command::Scene(SceneCommand::Save {
+                        replace: !question.review,
+                        reviewed: true,
+                    }),
                     SaveWhat::Recording => Command::Recording(RecordingCommand::Save {
                         path: question.path,
                         overwrite: true,

@@ -113,6 +113,26 @@ pub fn save_risk(path: &std::path::Path, risk: &SaveRisk) -> String {
                  {what} (Save As writes a new file instead)"
             )
         }
+        SaveRisk::Review { edits, settings } => {
+            let mut text = format!(
+                "The first save into {file} from this session writes what the session \
+                 changed into the scene:"
+            );
+            for edit in edits {
+                text.push_str(&format!("\n• {}", edit_label(edit)));
+            }
+            for s in settings {
+                text.push_str(&format!(
+                    "\n• time setting {}: {} in the file, {} saved (the toolbar's)",
+                    s.setting, s.from, s.to
+                ));
+            }
+            text.push_str(&format!(
+                "\nLater saves into {file} write without asking. Save As writes a new file \
+                 instead."
+            ));
+            text
+        }
     }
 }
 

@@ -122,8 +122,10 @@ fn restart_keeps_the_edit_and_save_writes_it(h: &mut Harness<'_, EditorApp>, sce
         "the new host's session has the edit made before the fault: {recorded:?}"
     );
     let before = std::fs::read_to_string(scene).expect("read");
-    h.state_mut()
-        .send(Command::Scene(SceneCommand::Save { replace: true }));
+    h.state_mut().send(Command::Scene(SceneCommand::Save {
+        replace: true,
+        reviewed: true,
+    }));
     step_until_within(h, "the save", BOUND, NAP, |_| {
         std::fs::read_to_string(scene).is_ok_and(|now| now != before)
     });

@@ -227,7 +227,10 @@ fn the_editors_own_save_is_no_reload() {
     let tick_before = h.tick();
     let before = std::fs::read_to_string(&scene).expect("the scene");
     // Save over the file (hand-written: confirmed, as the dialog's Save anyway).
-    h.send(Command::Scene(SceneCommand::Save { replace: true }));
+    h.send(Command::Scene(SceneCommand::Save {
+        replace: true,
+        reviewed: true,
+    }));
     let mut events = pump_until(&mut h, 2, |e| matches!(e, Event::Saved(_)));
     let after = std::fs::read_to_string(&scene).expect("the scene");
     assert_ne!(after, before, "Save wrote the file");
@@ -373,7 +376,10 @@ fn a_new_edit_after_save_and_undo_is_unsaved_though_the_count_is_the_same() {
     };
     h.send(move_to(2.0));
     h.pump(DT);
-    h.send(Command::Scene(SceneCommand::Save { replace: true }));
+    h.send(Command::Scene(SceneCommand::Save {
+        replace: true,
+        reviewed: true,
+    }));
     let events = pump_until(&mut h, 3, |e| matches!(e, Event::Saved(_)));
     assert_no_errors(&events);
     let saved = std::fs::read_to_string(&scene).expect("the scene");

@@ -486,7 +486,10 @@ fn parameters_set_in_b_and_adopted_are_what_save_writes() {
     // the behaviour's `params` value is the only text that changes, and
     // every comment stays.
     let original = std::fs::read_to_string(&scene).expect("the copy");
-    h.send(Command::Scene(SceneCommand::Save { replace: false }));
+    h.send(Command::Scene(SceneCommand::Save {
+        replace: false,
+        reviewed: true,
+    }));
     h.pump(1.0 / 144.0);
     let events: Vec<Event> = h.events();
     assert!(

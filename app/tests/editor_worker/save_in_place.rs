@@ -71,7 +71,10 @@ fn a_moved_body_is_saved_as_its_changed_literals_only_and_reloads_bit_for_bit() 
                 target: Target::Live,
                 edit: EditCommand::Pose(ObjectId(105), box_105),
             },
-            Command::Scene(SceneCommand::Save { replace: false }),
+            Command::Scene(SceneCommand::Save {
+                replace: false,
+                reviewed: true,
+            }),
         ],
     );
     let written = saved_without_asking(&events, &scene);
@@ -148,7 +151,10 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
                 target: Target::Live,
                 edit: EditCommand::Remove(ObjectId(4)),
             },
-            Command::Scene(SceneCommand::Save { replace: false }),
+            Command::Scene(SceneCommand::Save {
+                replace: false,
+                reviewed: true,
+            }),
         ],
     );
     let written = saved_without_asking(&events, &scene);
@@ -193,7 +199,10 @@ fn a_duplicate_is_appended_in_the_file_style_and_a_delete_takes_exactly_its_line
     // A second Save has nothing new to write.
     let events = run(
         &mut h,
-        vec![Command::Scene(SceneCommand::Save { replace: false })],
+        vec![Command::Scene(SceneCommand::Save {
+            replace: false,
+            reviewed: true,
+        })],
     );
     assert!(
         events
@@ -227,7 +236,10 @@ fn a_file_changed_on_disk_since_it_was_loaded_is_not_overwritten_without_asking(
                 target: Target::Live,
                 edit: EditCommand::Pose(ObjectId(20), Pose::new(-11.0, 1.0, 0.0)),
             },
-            Command::Scene(SceneCommand::Save { replace: false }),
+            Command::Scene(SceneCommand::Save {
+                replace: false,
+                reviewed: true,
+            }),
         ],
     );
     let asked = events.iter().any(|e| {

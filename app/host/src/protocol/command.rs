@@ -311,6 +311,11 @@ pub enum SceneCommand {
     Save {
         /// The user confirmed losing the file's comments or changes.
         replace: bool,
+        /// The user saw what the save writes ([`SaveRisk::Review`]): the
+        /// first save into a file this host has not written asks first.
+        ///
+        /// [`SaveRisk::Review`]: super::SaveRisk::Review
+        reviewed: bool,
     },
     /// Writes the running scene to another file, which becomes the
     /// session's own; an existing one is replaced only when `overwrite` is

@@ -264,6 +264,26 @@ pub enum SaveRisk {
         /// Why the changes cannot be placed in its text.
         why: String,
     },
+    /// The first save into a file this host has not written: what it
+    /// writes into the scene, for the user to see before it does (the
+    /// toolbar's experiments go in too, which surprised a user once).
+    Review {
+        /// The edits that go into the file, oldest first.
+        edits: Vec<EditLabel>,
+        /// The time settings that change: `(setting, in the file, saved)`.
+        settings: Vec<SettingChange>,
+    },
+}
+
+/// A time setting whose value a save changes in the file.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SettingChange {
+    /// The setting, as the scene's `time` section names it (`fixed_hz`).
+    pub setting: String,
+    /// Its value in the file now.
+    pub from: String,
+    /// The value the save writes.
+    pub to: String,
 }
 
 /// An edit as the user made it, for a menu item or a notice: what it did

@@ -43,7 +43,8 @@ pub use command::{
 };
 pub use event::{
     BName, BranchEvent, EditKind, EditLabel, Event, FrameTelemetry, HostError, Notice, QueuedEdit,
-    RUN_BATCH_TICKS, RecordingChange, ReplayedFrame, ReplayedZones, SaveRisk, SaveWhat, WatchFill,
+    RUN_BATCH_TICKS, RecordingChange, ReplayedFrame, ReplayedZones, SaveRisk, SaveWhat,
+    SettingChange, WatchFill,
 };
 pub use journal::{JournalEntry, SessionStart};
 pub use view::{

@@ -5,7 +5,7 @@
 //! (timeline markers and lanes, the watches, bookmarks, the code pane).
 
 use stepframe_core::LogLevel;
-use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange};
+use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange, SaveRisk};
 
 use super::EditorApp;
 use crate::editor::panels::tape::TapeState;
@@ -104,8 +104,9 @@ impl EditorApp {
                 feedback.notify(LogLevel::Info, format!("saved {}", path.display()))
             }
             Event::ConfirmSave { path, reason, what } => {
+                let review = matches!(reason, SaveRisk::Review { .. });
                 let reason = words::save_risk(&path, &reason);
-                self.panels.files.ask(path, reason, what)
+                self.panels.files.ask(path, reason, what, review)
             }
             Event::Notice(notice) => {
                 let level = notice_level(&notice);

@@ -173,8 +173,10 @@ impl EditorApp {
             }
         }
         if save {
-            self.commands
-                .send(Command::Scene(SceneCommand::Save { replace: false }));
+            self.commands.send(Command::Scene(SceneCommand::Save {
+                replace: false,
+                reviewed: false,
+            }));
         }
         let view = View::new(
             &self.published,

@@ -135,7 +135,10 @@ pub fn menu_bar_ui(
                 .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
                 .clicked()
             {
-                cmd.send(Command::Scene(SceneCommand::Save { replace: false }));
+                cmd.send(Command::Scene(SceneCommand::Save {
+                    replace: false,
+                    reviewed: false,
+                }));
                 ui.close();
             }
             if ui

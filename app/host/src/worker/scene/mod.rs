@@ -7,13 +7,14 @@ mod watch;
 
 use std::path::Path;
 
-use stepframe_core::{ObjectId, Pipeline, Registry, SceneObject, World};
+use stepframe_core::{Edit, ObjectId, Pipeline, Registry, SceneObject, World};
 use stepframe_plugins::ScriptHost;
 
 use super::outbox::Outbox;
 use super::{Registries, Worker};
 use crate::protocol::{
-    Event, HostError, JournalEntry, Notice, SaveWhat, SceneCommand, SessionStart,
+    EditLabel, Event, HostError, JournalEntry, Notice, SaveRisk, SaveWhat, SceneCommand,
+    SessionStart, SettingChange,
 };
 pub(super) use file::LoadedScene;
 use file::SaveOutcome;
@@ -29,6 +30,9 @@ pub(super) struct SceneFiles {
     registry: Registry,
     /// How registries are made.
     registries: Registries,
+    /// The files this host wrote (a Save or Save As): a save into any other
+    /// shows what it writes first ([`SaveRisk::Review`]).
+    written: std::collections::BTreeSet<std::path::PathBuf>,
 }
 
 /// The directory a scene's scripts resolve from.
@@ -44,6 +48,7 @@ impl SceneFiles {
             watch: watch::SceneWatch::default(),
             registry: registries(host, Path::new(".")),
             registries,
+            written: Default::default(),
         }
     }
 
@@ -121,7 +126,18 @@ impl Worker {
                     self.out.error(HostError::Scene(message));
                 }
             }
-            SceneCommand::Save { replace } => self.save(None, replace),
+            SceneCommand::Save { replace, reviewed } => {
+                if !reviewed && let Some(risk) = self.review() {
+                    let path = self.scene.path().map(Path::to_path_buf).unwrap_or_default();
+                    self.out.event(Event::ConfirmSave {
+                        path,
+                        reason: risk,
+                        what: SaveWhat::Scene,
+                    });
+                    return;
+                }
+                self.save(None, replace)
+            }
             SceneCommand::SaveAs { path, overwrite } => self.save(Some(&path), overwrite),
         }
     }
@@ -230,6 +246,67 @@ impl Worker {
     /// the session's edits (as far as the session stands: a rewound future
     /// is not saved) made of its scene, following the rules of `file`:
     /// nothing is written that the user did not mean to write.
+    /// What a Save into the scene's own file writes, when this host has
+    /// not written that file yet and the save changes it: the edits that go
+    /// in, and the time settings (the toolbar's) that differ from the
+    /// file's. `None` when there is nothing to ask.
+    fn review(&mut self) -> Option<SaveRisk> {
+        let loaded = self.scene.loaded.as_ref()?;
+        if self.scene.written.contains(&loaded.path) {
+            return None;
+        }
+        let from = loaded.scene.settings.time;
+        let to = self.run.settings();
+        let mut settings = Vec::new();
+        let mut differ = |setting: &str, a: String, b: String| {
+            if a != b {
+                settings.push(SettingChange {
+                    setting: setting.to_string(),
+                    from: a,
+                    to: b,
+                });
+            }
+        };
+        differ(
+            "fixed_hz",
+            from.fixed_hz.to_string(),
+            to.fixed_hz.to_string(),
+        );
+        differ(
+            "time_scale",
+            from.time_scale.to_string(),
+            to.time_scale.to_string(),
+        );
+        differ(
+            "max_steps",
+            from.max_steps.to_string(),
+            to.max_steps.to_string(),
+        );
+        differ(
+            "max_delta",
+            from.max_delta.to_string(),
+            to.max_delta.to_string(),
+        );
+        differ(
+            "substeps",
+            from.substeps.to_string(),
+            to.substeps.to_string(),
+        );
+        differ(
+            "strategy",
+            format!("{:?}", from.strategy),
+            format!("{:?}", to.strategy),
+        );
+        let edits: Vec<EditLabel> = self
+            .recording
+            .edits()
+            .iter()
+            .filter(|e| !matches!(e, Edit::Settings(_) | Edit::Reload { .. }))
+            .map(|e| self.label(e))
+            .collect();
+        (!edits.is_empty() || !settings.is_empty()).then_some(SaveRisk::Review { edits, settings })
+    }
+
     fn save(&mut self, to: Option<&Path>, confirmed: bool) {
         let Some(mut loaded) = self.scene.loaded.clone() else {
             self.out.error(HostError::NoScene);
@@ -261,6 +338,7 @@ impl Worker {
         match outcome {
             Ok(SaveOutcome::Written(notes)) => {
                 let path = loaded.path.clone();
+                self.scene.written.insert(path.clone());
                 // The editor's own write is no change to reload, and it
                 // holds the session's edits (`watch`).
                 self.scene.watch.knows(watch::stamp(&path));
