@@ -43,7 +43,7 @@ mod history;
 mod plot;
 
 pub use history::{PlotSpan, find_previous, plot_history};
-pub use plot::{field_of, plotted_unit};
+pub use plot::{field_of, known_unit, plotted_unit};
 
 /// Most rhai operations one evaluation may take (the size limits are the
 /// scripts' own, see `script/limits.rs`).

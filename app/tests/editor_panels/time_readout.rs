@@ -210,3 +210,58 @@ fn a_past_tick_run_at_60_hz_shows_its_own_fixed_dt_after_the_rate_changed() {
         "tick 10 ran at 60 Hz"
     );
 }
+
+/// At the default window (1280×800) the Clock tab's last rows were cut by
+/// the tile's bottom edge: the clock is what a user opens the tool for, so
+/// every one of its rows is whole in the tile without scrolling (the rewind
+/// section under them may scroll), at both window sizes.
+#[test]
+fn every_clock_row_is_whole_in_the_clock_tile_at_the_default_size() {
+    use crate::support::editor::{DEFAULT_SIZE, demo, editor_sized};
+    for size in [DEFAULT_SIZE, egui::vec2(1920.0, 1040.0)] {
+        let mut h = editor_sized(demo(), size);
+        h.run_steps(10);
+        show(&mut h, Pane::Clock);
+        let tile = h
+            .state()
+            .workspace()
+            .rect(Pane::Clock)
+            .expect("the clock tile is laid out");
+        let (mut last, mut gap) = (None, 0.0);
+        for name in [
+            "delta_time",
+            "frame_time",
+            "frame_index",
+            "simulation_time",
+            "simulation_tick",
+            "fixed_delta_time",
+            "interpolation_alpha",
+            "dropped_time",
+            "accumulator",
+            "state hash",
+        ] {
+            let row = h
+                .query_all_by(|n| {
+                    n.value()
+                        .is_some_and(|v| v.starts_with(&format!("{name} ")))
+                })
+                .map(|n| n.rect())
+                .reduce(|a, b| a.union(b))
+                .unwrap_or_else(|| panic!("no {name} row"));
+            assert!(
+                tile.contains_rect(row),
+                "{size:?}: the {name} row at {row:?} is cut by the clock tile {tile:?}"
+            );
+            gap = last.map_or(0.0, |l: egui::Rect| row.top() - l.bottom());
+            last = Some(row);
+        }
+        // A session host running on its own clock adds one more row under
+        // these ("host rate", which the driven editor here has no use for):
+        // there is room for it too.
+        let last = last.expect("rows");
+        assert!(
+            tile.bottom() - last.bottom() >= gap + last.height(),
+            "{size:?}: no room under the state hash at {last:?} for the host rate row in {tile:?}"
+        );
+    }
+}

@@ -38,18 +38,28 @@ fn obj_unit(field: &str) -> Option<&'static str> {
     }
 }
 
+/// The unit of what `expr` reads when the expression alone says it: `obj`'s
+/// fields (`obj(20).y` → `Some(Some("m"))`), and `Some(None)` for an
+/// expression that is not one field's read; `None` for a behaviour field,
+/// whose unit only its object's pipeline knows ([`plotted_unit`]). A front
+/// end titles a lane with it before the host has said.
+pub fn known_unit(expr: &str) -> Option<Option<&'static str>> {
+    let Some((_, field)) = field_of(expr) else {
+        return Some(None);
+    };
+    expr.starts_with("obj(").then(|| obj_unit(&field))
+}
+
 /// The unit of what `expr` reads, asked of `pipeline`:
 /// `Some(Some("m"))` for `obj(20).y`; `Some(None)` when it reads a field
 /// without a unit, or is not one field's read (an expression of its own
 /// has no unit to claim); `None` when the object it reads is not in
 /// `pipeline` to ask (a later tick may have it).
 pub fn plotted_unit(expr: &str, pipeline: &Pipeline) -> Option<Option<String>> {
-    let Some((id, field)) = field_of(expr) else {
-        return Some(None);
-    };
-    if expr.starts_with("obj(") {
-        return Some(obj_unit(&field).map(str::to_string));
+    if let Some(known) = known_unit(expr) {
+        return Some(known.map(str::to_string));
     }
+    let (id, field) = field_of(expr)?;
     let states = pipeline.behaviour_states(id);
     if states.is_empty() {
         return None;

@@ -69,7 +69,13 @@ pub fn clock_panel_ui(
         .id_salt("clock_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            clock_rows_ui(ui, view, timeline);
+            ui.scope(|ui| {
+                // Monospace rows a table's distance apart, not a
+                // paragraph's: all of them (host rate too) fit whole in the
+                // tab at 1280×800.
+                ui.spacing_mut().item_spacing.y = 1.0;
+                clock_rows_ui(ui, view, timeline);
+            });
             rewind_ui(ui, view, cmd);
         });
 }

@@ -130,7 +130,11 @@ impl WatchLanes {
                 continue;
             };
             let mut title = format!("{} · {field}", name(id).unwrap_or_else(|| id.to_string()));
-            if let Some(unit) = units.get(expr) {
+            let unit = units
+                .get(expr)
+                .map(String::as_str)
+                .or_else(|| stepframe_plugins::watch::known_unit(expr).flatten());
+            if let Some(unit) = unit {
                 title.push_str(&format!(" ({unit})"));
             }
             if self.titles.get(expr) != Some(&title) {
