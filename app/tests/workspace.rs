@@ -300,3 +300,62 @@ fn no_control_is_cut(size: egui::Vec2) {
         }
     }
 }
+
+/// Drags the tab at `from` to `to` as a hand does: press, a few moves, let go.
+fn drag_tab(
+    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+    from: egui::Pos2,
+    to: egui::Pos2,
+) {
+    h.event(egui::Event::PointerMoved(from));
+    h.run_steps(2);
+    h.event(egui::Event::PointerButton {
+        pos: from,
+        button: egui::PointerButton::Primary,
+        pressed: true,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(2);
+    for i in 1..=12 {
+        let p = from + (to - from) * (i as f32 / 12.0);
+        h.event(egui::Event::PointerMoved(p));
+        h.run_steps(1);
+    }
+    h.run_steps(3);
+    h.event(egui::Event::PointerButton {
+        pos: to,
+        button: egui::PointerButton::Primary,
+        pressed: false,
+        modifiers: egui::Modifiers::NONE,
+    });
+    h.run_steps(3);
+}
+
+/// The first tab dragged after start-up once landed in the bottom tile
+/// (the timeline's), not the one under the pointer. Dropped on the middle
+/// of the viewport, the Bookmarks tab joins the viewport's tabs, the first
+/// time and every time.
+#[test]
+fn the_first_tab_dragged_lands_in_the_tile_under_the_pointer() {
+    let mut h = editor_sized(demo(), DEFAULT_SIZE);
+    h.run_steps(5);
+    let tab = h
+        .query_all_by_label("Bookmarks")
+        .next()
+        .expect("the Bookmarks tab")
+        .rect()
+        .center();
+    let viewport = h
+        .state()
+        .workspace()
+        .rect(Pane::Viewport)
+        .expect("the viewport's tile");
+    drag_tab(&mut h, tab, viewport.center());
+    let ws = h.state().workspace();
+    assert_eq!(
+        ws.rect(Pane::Bookmarks),
+        ws.rect(Pane::Viewport),
+        "Bookmarks dropped on the viewport is one of its tabs (timeline's tile: {:?})",
+        ws.rect(Pane::Timeline)
+    );
+}
