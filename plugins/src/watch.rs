@@ -42,7 +42,7 @@ use stepframe_core::{FieldValue, ObjectId, Pipeline, Pose, TickWatch};
 mod history;
 mod plot;
 
-pub use history::{PlotSpan, find_previous, plot_history};
+pub use history::{PlotSpan, find_previous, plot_history, plot_history_spans};
 pub use plot::{field_of, known_unit, plotted_unit};
 
 /// Most rhai operations one evaluation may take (the size limits are the

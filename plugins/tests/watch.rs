@@ -9,7 +9,7 @@ use stepframe_core::{
     BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Session, Shape,
     SuspendReason, TimeSettings, Vec2, World,
 };
-use stepframe_plugins::watch::{find_previous, plot_history};
+use stepframe_plugins::watch::{PlotSpan, find_previous, plot_history, plot_history_spans};
 use stepframe_plugins::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
 
 /// Gravity, m/s² (a round number, so the hand arithmetic below is exact).
@@ -188,6 +188,80 @@ fn plot_history_gives_every_kept_tick_newest_span_first_as_the_run_had_it() {
         newest = span.from - 1;
     }
     assert_eq!(spans, vec![(30, 35), (20, 29), (10, 19), (0, 9)]);
+}
+
+#[test]
+fn spans_replayed_at_once_give_the_values_one_span_at_a_time_gives() {
+    // The same 35 one-tick frames with a keyframe every 10; the demo's
+    // player for a world with behaviours, contacts and a script.
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes");
+    let registry = stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &dir);
+    let scene = Scene::load(&dir.join("demo.ron"), &registry).expect("demo loads");
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_scene(&scene, &registry).expect("it instantiates");
+    let mut history = Session::new(p, History::new(10, 10_000));
+    let y = |h: &Session| {
+        f64::from(
+            h.pipeline()
+                .world()
+                .physics_simulation_pose(ObjectId(20))
+                .expect("the player")
+                .y,
+        )
+    };
+    let mut y_after = vec![y(&history)];
+    for _ in 0..35 {
+        history.step_frame(1.0 / 60.0, &[]);
+        y_after.push(y(&history));
+    }
+    let exprs = vec![
+        "obj(20).y".to_string(),
+        "obj(60).x".to_string(),
+        "field(60, \"Script.vars.x\")".to_string(),
+    ];
+    let mut one = Pipeline::new(TimeSettings::default());
+    let mut singly = Vec::new();
+    let mut newest = 35;
+    while let Some(span) = plot_history(&history, &mut one, &exprs, newest).expect("replays") {
+        let from = span.from;
+        singly.push(span);
+        if from == 0 {
+            break;
+        }
+        newest = from - 1;
+    }
+    let mut scratches: Vec<Pipeline> = (0..3)
+        .map(|_| Pipeline::new(TimeSettings::default()))
+        .collect();
+    let first = plot_history_spans(&history, &mut scratches, &exprs, 35).expect("replays");
+    assert_eq!(
+        first.iter().map(|s| (s.from, s.to)).collect::<Vec<_>>(),
+        vec![(30, 35), (20, 29), (10, 19)]
+    );
+    let rest = plot_history_spans(&history, &mut scratches, &exprs, 9).expect("replays");
+    assert_eq!(
+        rest.iter().map(|s| (s.from, s.to)).collect::<Vec<_>>(),
+        vec![(0, 9)],
+        "fewer spans where the history ends"
+    );
+    let at_once: Vec<PlotSpan> = first.into_iter().chain(rest).collect();
+    assert_eq!(at_once, singly);
+    // And both as the run committed them.
+    for span in &at_once {
+        for &(tick, _, v) in &span.values[0] {
+            assert_eq!(
+                v.to_bits(),
+                y_after[tick as usize].to_bits(),
+                "y at tick {tick}"
+            );
+        }
+    }
+    assert!(
+        at_once
+            .iter()
+            .all(|s| s.values.iter().all(|v| !v.is_empty())),
+        "every expression has values in every span"
+    );
 }
 
 #[test]

@@ -72,6 +72,19 @@ impl History {
         latest: u64,
         target: u64,
     ) -> Result<(usize, usize, Option<Replay>), RewindError> {
+        let begun = self.begin(p, latest, target)?;
+        run_calls(&self.calls, p, begun)
+    }
+
+    /// The first half of a replay: the newest keyframe at or before
+    /// `target` restored into `p` (with its tape), and where the calls to
+    /// replay from it start.
+    pub(super) fn begin(
+        &self,
+        p: &mut Pipeline,
+        latest: u64,
+        target: u64,
+    ) -> Result<Begun, RewindError> {
         if target > latest {
             return Err(RewindError::InTheFuture { target, latest });
         }
@@ -92,48 +105,78 @@ impl History {
                 tick: keyframe.snapshot.tick(),
                 error,
             })?;
-        let mut tape = keyframe.tape.clone();
+        let tape = keyframe.tape.clone();
         if self.manages_tape {
             install(p, &tape);
         }
-        let start = (keyframe.call - self.first_call) as usize;
-        let mut end = start;
-        let mut reached = p.stepper().completed_ticks() == target;
-        // The debugger in force at the keyframe is the one logged with the first
-        // call after it (logging restarts at every keyframe).
-        for (i, logged) in self.calls.iter().enumerate().skip(start) {
-            if reached {
-                break;
-            }
-            if let Some(d) = &logged.debugger {
-                p.set_debugger(d.for_replay());
-            }
-            let stop = logged.stop_after.map_or(target, |s| s.min(target));
-            p.set_stop_after_tick(Some(stop));
-            if let Call::SetTape(t) = &logged.call {
-                tape = t.clone();
-            }
-            replay(p, &logged.call);
-            end = i + 1;
-            // The first stop at the end of the target tick: the requested one, or
-            // a recorded breakpoint that fired on that very tick.
-            reached = p
-                .suspension()
-                .is_some_and(|s| s.end_of_tick && s.tick == target);
-        }
-        p.set_stop_after_tick(None);
-        let now = p.stepper().completed_ticks();
-        if now != target {
-            return Err(RewindError::NotReached {
-                target,
-                reached: now,
-            });
-        }
-        if p.suspension().is_none() {
-            // Landed exactly on a keyframe, between frames: suspend there too.
-            p.pause();
-        }
-        Ok((start, end, tape))
+        Ok(Begun {
+            start: (keyframe.call - self.first_call) as usize,
+            tape,
+            target,
+        })
+    }
+
+    /// [`Session::replay_into_each`]: the keyframes restored here one after
+    /// the other (`at_keyframe` sees each pipeline there), then every
+    /// replay's calls run at once, a thread each.
+    pub(super) fn replay_into_each(
+        &self,
+        live_tick: u64,
+        jobs: &mut [(&mut Pipeline, u64)],
+        mut at_keyframe: impl FnMut(usize, &mut Pipeline),
+    ) -> Vec<Result<(), RewindError>> {
+        let latest = self.latest_for(live_tick);
+        let begun: Vec<Result<Begun, RewindError>> = jobs
+            .iter_mut()
+            .enumerate()
+            .map(|(i, (p, target))| {
+                let b = self.begin(p, latest, *target);
+                if b.is_ok() {
+                    at_keyframe(i, p);
+                }
+                b
+            })
+            .collect();
+        // Each thread gets its own copy of the calls it replays: a logged
+        // call may hold a made behaviour (a spawn), which is `Send` but not
+        // `Sync`. A job's calls end at the next keyframe past its target
+        // (the log's end without one): a span's worth, copied in microseconds.
+        let owned: Vec<Result<(VecDeque<Logged>, Begun), RewindError>> = begun
+            .into_iter()
+            .map(|b| {
+                let b = b?;
+                let end = self
+                    .keyframes
+                    .iter()
+                    .find(|k| k.snapshot.tick() > b.target)
+                    .map_or(self.calls.len(), |k| (k.call - self.first_call) as usize);
+                let calls: VecDeque<Logged> = self
+                    .calls
+                    .range(b.start..end.max(b.start))
+                    .cloned()
+                    .collect();
+                Ok((calls, Begun { start: 0, ..b }))
+            })
+            .collect();
+        std::thread::scope(|scope| {
+            let runs: Vec<_> = jobs
+                .iter_mut()
+                .zip(owned)
+                .map(|((p, _), job)| {
+                    let p: &mut Pipeline = p;
+                    scope.spawn(move || {
+                        let (calls, b) = job?;
+                        run_calls(&calls, p, b).map(|_| ())
+                    })
+                })
+                .collect();
+            runs.into_iter()
+                .map(|run| {
+                    run.join()
+                        .unwrap_or_else(|payload| std::panic::resume_unwind(payload))
+                })
+                .collect()
+        })
     }
 
     /// Whether the session stands where a rewind left it, with the rewound
@@ -147,6 +190,72 @@ impl History {
     pub fn latest_tick(&self) -> u64 {
         self.latest_tick
     }
+}
+
+/// A replay whose keyframe is restored: where its calls start, the tape
+/// in force there, and the tick it ends at.
+#[derive(Debug)]
+pub(super) struct Begun {
+    /// Index in the log of the keyframe's first call.
+    start: usize,
+    /// The tape in force at the keyframe.
+    tape: Option<Replay>,
+    /// The tick the replay ends at.
+    target: u64,
+}
+
+/// The second half of a replay ([`History::begin`]): the logged calls from
+/// the keyframe (with their recorded debuggers) until the end of the
+/// target tick, leaving `p` suspended there. Needs only the log, so a
+/// replay can run on a thread of its own. Returns the range of calls
+/// replayed and the tape in force at its end.
+fn run_calls(
+    calls: &VecDeque<Logged>,
+    p: &mut Pipeline,
+    begun: Begun,
+) -> Result<(usize, usize, Option<Replay>), RewindError> {
+    let Begun {
+        start,
+        mut tape,
+        target,
+    } = begun;
+    let mut end = start;
+    let mut reached = p.stepper().completed_ticks() == target;
+    // The debugger in force at the keyframe is the one logged with the first
+    // call after it (logging restarts at every keyframe).
+    for (i, logged) in calls.iter().enumerate().skip(start) {
+        if reached {
+            break;
+        }
+        if let Some(d) = &logged.debugger {
+            p.set_debugger(d.for_replay());
+        }
+        let stop = logged.stop_after.map_or(target, |s| s.min(target));
+        p.set_stop_after_tick(Some(stop));
+        if let Call::SetTape(t) = &logged.call {
+            tape = t.clone();
+        }
+        replay(p, &logged.call);
+        end = i + 1;
+        // The first stop at the end of the target tick: the requested one, or
+        // a recorded breakpoint that fired on that very tick.
+        reached = p
+            .suspension()
+            .is_some_and(|s| s.end_of_tick && s.tick == target);
+    }
+    p.set_stop_after_tick(None);
+    let now = p.stepper().completed_ticks();
+    if now != target {
+        return Err(RewindError::NotReached {
+            target,
+            reached: now,
+        });
+    }
+    if p.suspension().is_none() {
+        // Landed exactly on a keyframe, between frames: suspend there too.
+        p.pause();
+    }
+    Ok((start, end, tape))
 }
 
 pub(super) fn replay(p: &mut Pipeline, call: &Call) -> FrameReport {

@@ -128,6 +128,23 @@ impl Session {
         self.history.replay_into(scratch, live, target)
     }
 
+    /// [`Session::replay_into`] for several scratch pipelines at once, each
+    /// to its own target (a fill of a plotted lane does two keyframe spans
+    /// at a time): the keyframes are restored one after the other, then
+    /// `at_keyframe` sees each pipeline at its keyframe (job index and
+    /// pipeline: install a watch there, read the keyframe's tick), then the
+    /// replays run at once, a thread each, and each lands as
+    /// [`Session::replay_into`] lands it. A job's error is its own; the
+    /// others still run.
+    pub fn replay_into_each(
+        &self,
+        jobs: &mut [(&mut Pipeline, u64)],
+        at_keyframe: impl FnMut(usize, &mut Pipeline),
+    ) -> Vec<Result<(), RewindError>> {
+        let live = self.pipeline.stepper().completed_ticks();
+        self.history.replay_into_each(live, jobs, at_keyframe)
+    }
+
     /// Puts `scratch` just before outer frame `frame` of the session's
     /// branch and runs the call that began it with zones at `detail` (see
     /// `frame_replay`'s module docs); returns that call's report, and

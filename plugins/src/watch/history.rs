@@ -98,23 +98,49 @@ pub struct PlotSpan {
 /// `newest` itself (at most the live tick), replayed into `scratch`. Call it
 /// again with the tick before the span's `from` for the span before, until
 /// it gives `None`: no kept keyframe reaches that far back. Each call costs
-/// one keyframe restore twice and at most one span's replay, so a caller
-/// can spread a long history over many frames.
+/// one keyframe restore and at most one span's replay, so a caller can
+/// spread a long history over many frames.
 pub fn plot_history(
     session: &Session,
     scratch: &mut Pipeline,
     exprs: &[String],
     newest: u64,
 ) -> Result<Option<PlotSpan>, WatchError> {
+    Ok(
+        plot_history_spans(session, std::slice::from_mut(scratch), exprs, newest)?
+            .into_iter()
+            .next(),
+    )
+}
+
+/// [`plot_history`] for as many consecutive spans as there are
+/// `scratches`, newest first, replayed at once (a thread each,
+/// [`Session::replay_into_each`]): on two free cores a suspended session's
+/// lane fills about twice as fast, and the values are the very ones one
+/// span at a time gives. Fewer spans when the kept history ends sooner;
+/// none when no kept keyframe reaches `newest`.
+pub fn plot_history_spans(
+    session: &Session,
+    scratches: &mut [Pipeline],
+    exprs: &[String],
+    newest: u64,
+) -> Result<Vec<PlotSpan>, WatchError> {
     let newest = newest.min(session.pipeline().stepper().completed_ticks());
-    let Some(start) = session
-        .history()
-        .keyframe_ticks()
-        .rev()
-        .find(|&t| t <= newest)
-    else {
-        return Ok(None);
-    };
+    // Each span: its keyframe's tick and its last tick, newest first.
+    let mut spans: Vec<(u64, u64)> = Vec::new();
+    let mut end = newest;
+    for k in session.history().keyframe_ticks().rev() {
+        if spans.len() == scratches.len() {
+            break;
+        }
+        if k <= end {
+            spans.push((k, end));
+            match k.checked_sub(1) {
+                Some(e) => end = e,
+                None => break,
+            }
+        }
+    }
     let specs: Vec<WatchSpec> = exprs
         .iter()
         .map(|expr| WatchSpec {
@@ -123,28 +149,47 @@ pub fn plot_history(
             enabled: true,
         })
         .collect();
-    let mut set = WatchSet::new(&specs)?;
-    let events = set.events();
-    scratch.set_tick_watch(None);
-    session
-        .replay_into(scratch, start)
-        .map_err(|e| WatchError::Replay(e.to_string()))?;
-    let frame = scratch.clock().frame_index;
-    let mut values: Vec<Vec<(u64, u64, f64)>> = (0..exprs.len())
-        .map(|i| {
-            set.value(i, scratch)
-                .ok()
-                .map(|v| (start, frame, v))
-                .into_iter()
-                .collect()
+    let mut sets: Vec<Option<WatchSet>> = Vec::with_capacity(spans.len());
+    for _ in &spans {
+        sets.push(Some(WatchSet::new(&specs)?));
+    }
+    let events: Vec<_> = sets.iter().flatten().map(WatchSet::events).collect();
+    // The value at each span's keyframe tick, read where the replay begins.
+    let mut values: Vec<Vec<Vec<(u64, u64, f64)>>> = vec![Vec::new(); spans.len()];
+    let mut jobs: Vec<(&mut Pipeline, u64)> = scratches
+        .iter_mut()
+        .zip(&spans)
+        .map(|(p, &(_, end))| {
+            p.set_tick_watch(None);
+            (p, end)
         })
         .collect();
-    if newest > start {
-        scratch.set_tick_watch(Some(Box::new(set)));
-        let replayed = session.replay_into(scratch, newest);
-        scratch.set_tick_watch(None);
-        replayed.map_err(|e| WatchError::Replay(e.to_string()))?;
-        let events = events.lock().unwrap_or_else(PoisonError::into_inner);
+    let results = session.replay_into_each(&mut jobs, |i, p| {
+        let Some(mut set) = sets[i].take() else {
+            return;
+        };
+        let (tick, frame) = (p.clock().simulation_tick, p.clock().frame_index);
+        values[i] = (0..exprs.len())
+            .map(|e| {
+                set.value(e, p)
+                    .ok()
+                    .map(|v| (tick, frame, v))
+                    .into_iter()
+                    .collect()
+            })
+            .collect();
+        p.set_tick_watch(Some(Box::new(set)));
+    });
+    for (p, _) in &mut jobs {
+        p.set_tick_watch(None);
+    }
+    let mut out = Vec::with_capacity(spans.len());
+    for (i, result) in results.into_iter().enumerate() {
+        result.map_err(|e| WatchError::Replay(e.to_string()))?;
+        let (from, to) = spans[i];
+        let mut span_values = std::mem::take(&mut values[i]);
+        span_values.resize(exprs.len(), Vec::new());
+        let events = events[i].lock().unwrap_or_else(PoisonError::into_inner);
         for e in events.iter() {
             if let WatchEvent::Value {
                 watch,
@@ -152,17 +197,18 @@ pub fn plot_history(
                 frame,
                 value,
             } = e
-                && *tick > start
-                && *tick <= newest
-                && let Some(v) = values.get_mut(*watch)
+                && *tick > from
+                && *tick <= to
+                && let Some(v) = span_values.get_mut(*watch)
             {
                 v.push((*tick, *frame, *value));
             }
         }
+        out.push(PlotSpan {
+            from,
+            to,
+            values: span_values,
+        });
     }
-    Ok(Some(PlotSpan {
-        from: start,
-        to: newest,
-        values,
-    }))
+    Ok(out)
 }

@@ -259,7 +259,7 @@ fn run_paced(mut worker: Worker) {
                     }
                 }
                 Err(TryRecvError::Empty) => {
-                    worker.fill_step();
+                    worker.fill_step_wide();
                 }
                 Err(TryRecvError::Disconnected) => return,
             }
