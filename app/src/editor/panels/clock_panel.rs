@@ -58,6 +58,33 @@ const CLOCK_FIELDS: [(&str, &str); 9] = [
     ),
 ];
 
+/// What marks a frame field that belongs to a frame ticks were stepped
+/// after (the note under the rows says which frame, and how many).
+const STEPPED_MARK: &str = "*";
+
+/// The ticks stepped on their own (F10) since the newest outer frame, from
+/// the telemetry records (oldest first).
+///
+/// The records after the newest whole frame are its continuations: the
+/// rest of a frame a breakpoint interrupted, then (or at once, for a
+/// frame that ended before the first F10) lone ticks, each F10 after the
+/// first continuing the last. The frame's own ticks end at the first
+/// record whose interpolation alpha is below one tick (the accumulator no
+/// longer holds a tick the frame owes); every tick after that record was
+/// stepped on its own. Worked example: a three-tick frame stopped by a
+/// breakpoint after its first tick (alpha 2.4), five F10s: two owed ticks
+/// (alpha 1.4, then 0.4), three stepped: "3 ticks stepped since".
+fn stepped_since_frame(records: &std::collections::VecDeque<stepframe_core::FrameRecord>) -> u64 {
+    let Some(frame) = records.iter().rposition(|r| r.kind == FrameKindCode::Frame) else {
+        return 0;
+    };
+    let chain: Vec<_> = records.iter().skip(frame).collect();
+    match chain.iter().position(|r| r.interpolation_alpha < 1.0) {
+        Some(own) => chain[own + 1..].iter().map(|r| u64::from(r.ticks)).sum(),
+        None => 0,
+    }
+}
+
 /// Draws the clock panel.
 pub fn clock_panel_ui(
     ui: &mut egui::Ui,
@@ -142,33 +169,16 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
     let fresh_world = c.simulation_tick == 0 && view.suspension.is_some();
     // Ticks stepped by themselves (F10) since the last frame: the frame's
     // fields are still that frame's, and say so.
-    // The records since the last whole frame: a step (a lone tick) and the
-    // steps after it, which continue the stepped frame. A frame a
-    // breakpoint interrupted continues too, but with no lone tick: its
-    // fields are its own.
     let stepped = if view.at_tick.is_none() {
-        let since: Vec<_> = timeline
-            .telemetry
-            .records()
-            .iter()
-            .rev()
-            .take_while(|r| r.kind != FrameKindCode::Frame)
-            .collect();
-        if since.iter().any(|r| r.kind == FrameKindCode::LoneTick) {
-            since.iter().map(|r| u64::from(r.ticks)).sum()
-        } else {
-            0
-        }
+        stepped_since_frame(timeline.telemetry.records())
     } else {
         0
     };
+    // Marked, and said once under the rows: a note on each row made it
+    // too long for the tab at 1280×800, and the rows wrapped.
     let of_frame = |value: String| {
         if stepped > 0 {
-            format!(
-                "{value} (frame {}'s; {} stepped since)",
-                c.frame_index,
-                crate::editor::words::count(stepped, "tick", "ticks")
-            )
+            format!("{value} {STEPPED_MARK}")
         } else {
             value
         }
@@ -210,6 +220,17 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
     if let Some(fps) = shown.live().and_then(|l| l.host_fps) {
         ui.monospace(row("host rate", format!("{fps:.1} fps")))
             .on_hover_text("Frames per second the session host ran over its last 60 frames (independent of this window's repaints)");
+    }
+    if stepped > 0 {
+        ui.weak(format!(
+            "{STEPPED_MARK} frame {}'s; {} stepped since",
+            c.frame_index,
+            crate::editor::words::count(stepped, "tick", "ticks")
+        ))
+        .on_hover_text(
+            "Ticks stepped on their own (F10) run no outer frame: the frame fields marked are \
+             still the last frame's",
+        );
     }
     if view.at_tick.is_some()
         && let Some(r) = timeline.cursor_record()
