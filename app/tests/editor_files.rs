@@ -437,6 +437,8 @@ fn the_open_dialog_lists_scenes_and_not_the_files_written_beside_them() {
     // What the editor writes beside a scene: bookmarks, a saved session.
     std::fs::write(scenes.join("demo.bookmarks.ron"), "(bookmarks: [])\n").expect("write");
     std::fs::write(scenes.join("demo.session.ron"), "()\n").expect("write");
+    // And the Input tab's tape (a session recording).
+    std::fs::write(scenes.join("demo.tape.ron"), "()\n").expect("write");
     let mut h = editor_sized(scene, DEFAULT_SIZE);
     h.run_steps(3);
     start_open(&mut h);
@@ -453,6 +455,10 @@ fn the_open_dialog_lists_scenes_and_not_the_files_written_beside_them() {
     assert!(
         h.query_by_label("demo.session.ron").is_none(),
         "a session is not a scene"
+    );
+    assert!(
+        h.query_by_label("demo.tape.ron").is_none(),
+        "an input tape is not a scene"
     );
 }
 

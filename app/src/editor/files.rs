@@ -194,7 +194,8 @@ fn entries_near(field: &str) -> Vec<Entry> {
 }
 
 /// Whether `path` names a scene: `.ron`, and not a sidecar the editor
-/// writes beside one (`demo.bookmarks.ron`, `demo.session.ron`).
+/// writes beside one (`demo.bookmarks.ron`, `demo.session.ron`,
+/// `demo.tape.ron`).
 fn is_scene_file(path: &Path) -> bool {
     let name = path
         .file_name()
@@ -203,8 +204,9 @@ fn is_scene_file(path: &Path) -> bool {
     name.ends_with(".ron") && !SIDECARS.iter().any(|s| name.ends_with(s))
 }
 
-/// The endings of the files the editor writes beside a scene.
-const SIDECARS: [&str; 2] = [".bookmarks.ron", ".session.ron"];
+/// The endings of the files the editor writes beside a scene: bookmarks,
+/// a saved session recording, the Input tab's tape.
+const SIDECARS: [&str; 3] = [".bookmarks.ron", ".session.ron", ".tape.ron"];
 
 /// A folder as the path field holds it: with a trailing separator, so the
 /// list shows what is inside.
