@@ -487,10 +487,24 @@ fn the_first_save_into_a_file_lists_its_edits_and_settings_and_cancel_writes_not
         ),
     });
     h.run_steps(3);
+    // A velocity is no part of a scene: the review says it stays out.
+    h.state_mut().send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Velocity(
+            stepframe_core::ObjectId(20),
+            stepframe_core::Velocity::default(),
+        ),
+    });
+    h.run_steps(3);
     click_time_scale(&mut h, "2×");
     save(&mut h);
     let what = label_starting(&h, "The first save into ");
     assert!(what.contains("• pose of Player (#20)"), "{what}");
+    let (writes, leaves) = what
+        .split_once("It leaves out what a scene cannot hold:")
+        .expect("the left-out edits are named");
+    assert!(!writes.contains("velocity"), "{what}");
+    assert!(leaves.contains("• velocity of Player (#20)"), "{what}");
     assert!(
         what.contains("• time setting time_scale: 1 in the file, 2 saved"),
         "{what}"
@@ -506,4 +520,49 @@ fn the_first_save_into_a_file_lists_its_edits_and_settings_and_cancel_writes_not
     let written = std::fs::read_to_string(&scene).expect("read");
     assert!(written.contains("time_scale: 2.0"), "{written}");
     assert_ne!(written, original);
+}
+
+/// After *Adopt B* the session's recording starts again, so the first save
+/// found no edit to show and wrote B's parameters without a word. It shows
+/// them.
+#[test]
+fn the_first_save_after_adopting_b_shows_bs_parameters() {
+    use stepframe_app::editor::protocol::{EditCommand, Target};
+    use stepframe_app::editor::{Action, Command};
+    let dir = scratch("review-adopt");
+    let scene = demo_copy(&dir);
+    let original = std::fs::read_to_string(&scene).expect("the copy");
+    let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
+    h.run_steps(30);
+    click(&mut h, "⏸ Pause");
+    h.state_mut().act(Action::ViewTick(10));
+    h.run_steps(3);
+    support::editor::click_shown(&mut h, "Fork here");
+    h.run_steps(2);
+    h.state_mut().send(Command::Edit {
+        target: Target::B,
+        edit: EditCommand::Params {
+            object: stepframe_core::ObjectId(20),
+            index: 0,
+            params: "(jump_impulse: 9.0)".to_string(),
+        },
+    });
+    h.run_steps(3);
+    support::editor::click_shown(&mut h, "Adopt B");
+    h.run_steps(3);
+    save(&mut h);
+    let what = label_starting(&h, "The first save into ");
+    assert!(
+        what.contains("• the behaviour parameters of the adopted branch B"),
+        "{what}"
+    );
+    assert_eq!(std::fs::read_to_string(&scene).expect("read"), original);
+    click(&mut h, "Save");
+    h.run_steps(3);
+    assert!(
+        std::fs::read_to_string(&scene)
+            .expect("read")
+            .contains("jump_impulse: 9.0"),
+        "B's parameters saved"
+    );
 }

@@ -330,3 +330,36 @@ fn moving_a_parent_body_keeps_its_body_child_where_it_was() {
     let child = folded.scene.find(2).expect("the child");
     assert_eq!(bits(child.transform), bits(Pose::new(-1.5, 0.0, 0.0)));
 }
+
+#[test]
+fn the_fold_says_which_edits_the_scene_holds_so_a_save_can_say_it_first() {
+    let velocity = stepframe_core::Velocity::default();
+    let folded = odd().with_edits(&[
+        Edit::Pose {
+            object: ObjectId(2),
+            pose: Pose::new(1.0, 2.0, 0.0),
+        },
+        Edit::Velocity {
+            object: ObjectId(2),
+            velocity,
+        },
+        // An object the scene never had: spawned at run time.
+        Edit::Pose {
+            object: ObjectId(999),
+            pose: Pose::new(0.0, 0.0, 0.0),
+        },
+        Edit::Enabled {
+            object: ObjectId(4),
+            enabled: false,
+        },
+        Edit::Remove {
+            object: ObjectId(3),
+        },
+        // Gone with its parent a moment ago.
+        Edit::Enabled {
+            object: ObjectId(4),
+            enabled: true,
+        },
+    ]);
+    assert_eq!(folded.placed, vec![true, false, false, true, true, false]);
+}

@@ -113,11 +113,19 @@ pub fn save_risk(path: &std::path::Path, risk: &SaveRisk) -> String {
                  {what} (Save As writes a new file instead)"
             )
         }
-        SaveRisk::Review { edits, settings } => {
+        SaveRisk::Review {
+            edits,
+            settings,
+            adopted,
+            left_out,
+        } => {
             let mut text = format!(
                 "The first save into {file} from this session writes what the session \
                  changed into the scene:"
             );
+            if *adopted {
+                text.push_str("\n• the behaviour parameters of the adopted branch B");
+            }
             for edit in edits {
                 text.push_str(&format!("\n• {}", edit_label(edit)));
             }
@@ -126,6 +134,12 @@ pub fn save_risk(path: &std::path::Path, risk: &SaveRisk) -> String {
                     "\n• time setting {}: {} in the file, {} saved (the toolbar's)",
                     s.setting, s.from, s.to
                 ));
+            }
+            if !left_out.is_empty() {
+                text.push_str("\nIt leaves out what a scene cannot hold:");
+                for edit in left_out {
+                    text.push_str(&format!("\n• {}", edit_label(edit)));
+                }
             }
             text.push_str(&format!(
                 "\nLater saves into {file} write without asking. Save As writes a new file \

@@ -52,6 +52,10 @@ pub struct Folded {
     /// Objects whose transform could not be made to land on the pose they
     /// were moved to bit for bit (one line each; off by an ulp or two).
     pub inexact: Vec<String>,
+    /// For each edit given, in order: whether the scene holds it (a velocity,
+    /// a script reload, an edit of an object spawned at run time do not), so
+    /// a save can say beforehand what it writes and what it leaves out.
+    pub placed: Vec<bool>,
 }
 
 impl Scene {
@@ -61,6 +65,7 @@ impl Scene {
         let mut left_out = Vec::new();
         let mut inexact = Vec::new();
         let mut velocities = 0usize;
+        let mut placed = Vec::new();
         let not_in = |what: &str, id: &ObjectId| {
             format!(
                 "{what} of object {}: not in the scene (spawned at run time)",
@@ -68,6 +73,7 @@ impl Scene {
             )
         };
         for edit in edits {
+            let (before_out, before_velocities) = (left_out.len(), velocities);
             match edit {
                 Edit::Pose { object, pose } => {
                     if scene.find(object.0).is_none() {
@@ -122,6 +128,11 @@ impl Scene {
                 Edit::Settings(settings) => scene.settings.time = *settings,
                 Edit::Reload { .. } => {}
             }
+            placed.push(
+                left_out.len() == before_out
+                    && velocities == before_velocities
+                    && !matches!(edit, Edit::Reload { .. }),
+            );
         }
         if velocities > 0 {
             left_out.push(format!(
@@ -133,6 +144,7 @@ impl Scene {
             scene,
             left_out,
             inexact,
+            placed,
         }
     }
 }

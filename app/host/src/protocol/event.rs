@@ -272,6 +272,11 @@ pub enum SaveRisk {
         edits: Vec<EditLabel>,
         /// The time settings that change: `(setting, in the file, saved)`.
         settings: Vec<SettingChange>,
+        /// An adopted branch B's parameters go in too (they are not edits).
+        adopted: bool,
+        /// Edits a scene cannot hold, which the save leaves out (a
+        /// velocity, an edit of an object spawned at run time).
+        left_out: Vec<EditLabel>,
     },
 }
 

@@ -13,8 +13,8 @@ use stepframe_plugins::ScriptHost;
 use super::outbox::Outbox;
 use super::{Registries, Worker};
 use crate::protocol::{
-    EditLabel, Event, HostError, JournalEntry, Notice, SaveRisk, SaveWhat, SceneCommand,
-    SessionStart, SettingChange,
+    Event, HostError, JournalEntry, Notice, SaveRisk, SaveWhat, SceneCommand, SessionStart,
+    SettingChange,
 };
 pub(super) use file::LoadedScene;
 use file::SaveOutcome;
@@ -248,13 +248,22 @@ impl Worker {
     /// nothing is written that the user did not mean to write.
     /// What a Save into the scene's own file writes, when this host has
     /// not written that file yet and the save changes it: the edits that go
-    /// in, and the time settings (the toolbar's) that differ from the
-    /// file's. `None` when there is nothing to ask.
+    /// in (and those it leaves out), an adopted branch's parameters, and the
+    /// time settings (the toolbar's) that differ from the file's. `None`
+    /// when there is nothing to ask.
     fn review(&mut self) -> Option<SaveRisk> {
         let loaded = self.scene.loaded.as_ref()?;
         if self.scene.written.contains(&loaded.path) {
             return None;
         }
+        let all_edits = self.recording.edits();
+        let folded = loaded.session.with_edits(all_edits.iter());
+        let mut written = folded.scene.clone();
+        written.settings.time = self.run.settings();
+        if written == loaded.scene {
+            return None;
+        }
+        let adopted = loaded.session.objects != loaded.scene.objects;
         let from = loaded.scene.settings.time;
         let to = self.run.settings();
         let mut settings = Vec::new();
@@ -297,14 +306,23 @@ impl Worker {
             format!("{:?}", from.strategy),
             format!("{:?}", to.strategy),
         );
-        let edits: Vec<EditLabel> = self
-            .recording
-            .edits()
-            .iter()
-            .filter(|e| !matches!(e, Edit::Settings(_) | Edit::Reload { .. }))
-            .map(|e| self.label(e))
-            .collect();
-        (!edits.is_empty() || !settings.is_empty()).then_some(SaveRisk::Review { edits, settings })
+        let (mut edits, mut left_out) = (Vec::new(), Vec::new());
+        for (e, placed) in all_edits.iter().zip(&folded.placed) {
+            if matches!(e, Edit::Settings(_) | Edit::Reload { .. }) {
+                continue;
+            }
+            if *placed {
+                edits.push(self.label(e));
+            } else {
+                left_out.push(self.label(e));
+            }
+        }
+        Some(SaveRisk::Review {
+            edits,
+            settings,
+            adopted,
+            left_out,
+        })
     }
 
     fn save(&mut self, to: Option<&Path>, confirmed: bool) {
