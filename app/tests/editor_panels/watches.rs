@@ -109,3 +109,31 @@ fn a_rewind_drops_what_the_watches_saw_after_its_tick() {
     assert_eq!(labels_starting(&h, "last held").len(), 0);
     assert_eq!(labels_starting(&h, "= ").len(), 0);
 }
+
+/// A "show value" watch added while paused showed nothing until a tick
+/// ran. It shows the value now: the ball at rest at y = 1 before any tick
+/// (tick 0), written by hand.
+#[test]
+fn a_value_watch_added_while_paused_shows_its_value_at_once() {
+    let dir = support::scratch("watch-at-once");
+    let scene = dir.join("falling.ron");
+    std::fs::write(&scene, FALLING_BALL).expect("write the scene");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    click(&mut h, "⏸ Pause");
+    let tick = suspended_tick(&status(&h)).expect("paused");
+    click(&mut h, "Watches");
+    type_into(&mut h, "Watch", "obj(1).y * 2.0");
+    h.get_by_label("Action").click();
+    h.run_steps(2);
+    click(&mut h, "show value");
+    click(&mut h, "Add watch");
+    h.run_steps(3);
+    assert_eq!(suspended_tick(&status(&h)), Some(tick), "no tick ran");
+    let shown = labels_starting(&h, "= ");
+    assert_eq!(shown.len(), 1, "{shown:?}");
+    if tick == 0 {
+        assert_eq!(shown[0], "= 2 at tick 0");
+    } else {
+        assert!(shown[0].ends_with(&format!(" at tick {tick}")), "{shown:?}");
+    }
+}

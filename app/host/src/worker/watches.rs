@@ -66,6 +66,36 @@ struct Fill {
     to_tick: u64,
 }
 
+/// Queues the value of every enabled "show value" watch of `specs` in
+/// `pipeline` now (at its completed tick) on `events`, as the installed set
+/// reports one after a tick: a watch just added shows its value at once,
+/// not after the next tick (a paused session runs none).
+fn report_now(
+    set: &mut WatchSet,
+    specs: &[WatchSpec],
+    pipeline: &Pipeline,
+    events: &Mutex<Vec<WatchEvent>>,
+) {
+    let (tick, frame) = (
+        pipeline.clock().simulation_tick,
+        pipeline.clock().frame_index,
+    );
+    let mut batch = events.lock().unwrap_or_else(PoisonError::into_inner);
+    for (watch, spec) in specs.iter().enumerate() {
+        if spec.enabled
+            && spec.action == WatchAction::Plot
+            && let Ok(value) = set.value(watch, pipeline)
+        {
+            batch.push(WatchEvent::Value {
+                watch,
+                tick,
+                frame,
+                value,
+            });
+        }
+    }
+}
+
 /// The expressions of the enabled "show value" watches of a list.
 fn plotted(specs: &[WatchSpec]) -> impl Iterator<Item = &String> {
     specs
@@ -89,7 +119,7 @@ impl Watches {
             *self = Watches::default();
             return;
         }
-        let set = match WatchSet::new(&specs) {
+        let mut set = match WatchSet::new(&specs) {
             Ok(set) => set,
             Err(e) => {
                 out.error(HostError::Watches(e.to_string()));
@@ -103,7 +133,9 @@ impl Watches {
                 new.push(e.clone());
             }
         }
-        self.events = Some(set.events());
+        let events = set.events();
+        report_now(&mut set, &specs, session.pipeline(), &events);
+        self.events = Some(events);
         // A fill of a watch no longer plotted stops.
         let now: Vec<&String> = plotted(&specs).collect();
         for fill in &mut self.fills {
@@ -137,6 +169,18 @@ impl Watches {
     /// True while some plotted watch still has past ticks to fill.
     pub(super) fn is_filling(&self) -> bool {
         !self.fills.is_empty()
+    }
+
+    /// The plotted watches' values in `pipeline` now, reported with the
+    /// next publish: a session replaced under them (Adopt B) shows B's
+    /// values at once, not A's until the next tick.
+    pub(super) fn report_values_now(&mut self, pipeline: &Pipeline) {
+        let Some(events) = &self.events else {
+            return;
+        };
+        if let Ok(mut set) = WatchSet::new(&self.specs) {
+            report_now(&mut set, &self.specs, pipeline, events);
+        }
     }
 
     /// The unit of each plotted expression that has one (`obj(20).y` → m),

@@ -7,7 +7,7 @@
 //! The inspector's plot buttons add "show value" watches here
 //! ([`WatchCommand::Plot`]): a plotted field is a watch like any other.
 
-use crate::editor::protocol::{Run, WatchCommand};
+use crate::editor::protocol::{BranchEvent, Run, WatchCommand};
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
@@ -54,7 +54,9 @@ impl WatchesState {
     /// Takes a host event: what the watches of the host's list `specs`
     /// did, or a Find previous answer.
     pub fn on_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
-        self.status.resize(specs.len(), WatchStatus::default());
+        if self.status.len() < specs.len() {
+            self.status.resize(specs.len(), WatchStatus::default());
+        }
         match event {
             Event::Watch(batch) => {
                 for e in batch {
@@ -63,6 +65,11 @@ impl WatchesState {
                         | WatchEvent::Value { watch, .. }
                         | WatchEvent::Failed { watch, .. } => *watch,
                     };
+                    // A watch just added reports before the view that
+                    // lists it arrives (the ordered stream comes first).
+                    if i >= self.status.len() {
+                        self.status.resize(i + 1, WatchStatus::default());
+                    }
                     let Some(s) = self.status.get_mut(i) else {
                         continue;
                     };
@@ -102,9 +109,14 @@ impl WatchesState {
             // What the watches saw belongs to a world that is gone: a new
             // one has asked them nothing yet.
             Event::Loaded { .. } => self.status.fill(WatchStatus::default()),
-            // Ticks after `tick` are an abandoned future. A failure carries
-            // no tick, so it goes too; the next tick asks again.
-            Event::Rewound(tick) | Event::Restored { tick, .. } => {
+            // Ticks after `tick` are an abandoned future (after Adopt B, A's
+            // ticks after the fork: B's are the session's now). A failure
+            // carries no tick, so it goes too; the next tick asks again.
+            Event::Rewound(tick)
+            | Event::Restored { tick, .. }
+            | Event::BranchB(BranchEvent::Adopted {
+                forked_at: tick, ..
+            }) => {
                 for s in &mut self.status {
                     s.failed = None;
                     s.held = s.held.filter(|t| t <= tick);
@@ -126,7 +138,11 @@ impl WatchesState {
 fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mut WatchesState) {
     // The host's list, edited as a copy that goes back as one command.
     let mut specs: Vec<WatchSpec> = view.live().map(|l| l.watches.clone()).unwrap_or_default();
-    state.status.resize(specs.len(), WatchStatus::default());
+    // Grown, never cut here: a watch just added reports its value before
+    // the view that lists it arrives (Remove drops its own entry).
+    if state.status.len() < specs.len() {
+        state.status.resize(specs.len(), WatchStatus::default());
+    }
     let set = |specs: Vec<WatchSpec>, cmd: &mut Commands| {
         cmd.send(Command::Watches(WatchCommand::Set(specs)));
     };

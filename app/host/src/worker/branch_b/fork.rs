@@ -371,6 +371,7 @@ impl Worker {
         self.run.replaced();
         self.reobserve();
         self.watches.stop_fills(&mut self.out);
+        self.watches.report_values_now(self.run.session.pipeline());
         // B's recording (A's up to the fork, then B's) is the session's now.
         self.recording.reset_to(b_tape, &mut self.out);
         self.run.session.set_tape(tape.map(Replay::new));
