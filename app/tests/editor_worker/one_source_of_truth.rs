@@ -627,3 +627,49 @@ fn a_rate_change_while_suspended_applies_to_the_next_stepped_tick_and_is_marked(
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A script changed on disk while the session was paused ran its next F10
+/// tick with the old text: the file was looked at only when frames ran.
+/// A step (a tick, a frame) or Play reloads it first, as a frame does.
+#[test]
+fn a_script_changed_on_disk_while_paused_is_reloaded_before_the_next_step() {
+    let (scene, patrol, dir) = scripts_scene_copy("script-step");
+    let original = std::fs::read_to_string(&patrol).expect("patrol.rhai");
+    let mut h = playing(scene);
+    for _ in 0..30 {
+        h.pump(DT);
+    }
+    h.send(Command::Run(Run::Pause));
+    h.pump(DT);
+    let guard_x = |h: &Host| {
+        h.view()
+            .objects
+            .iter()
+            .find(|o| o.id == ObjectId(3))
+            .expect("the guard")
+            .committed
+            .x
+    };
+    let before = guard_x(&h);
+    // Written with a later modification time than the file had.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&patrol, fast_patrol(&original)).expect("patrol.rhai written");
+    h.send(Command::Run(Run::StepTick));
+    h.pump(DT);
+    let events = h.events();
+    assert_no_errors(&events);
+    assert!(
+        events
+            .iter()
+            .any(|e| matches!(e, Event::Notice(Notice::ScriptReloaded(_)))),
+        "the step reloaded the script ({} events)",
+        events.len()
+    );
+    // 1.5 m/s × 2 (the new text) × 1/60 s.
+    let step = guard_x(&h) - before;
+    assert!(
+        (step - 0.05).abs() < 1e-4,
+        "the stepped tick walked {step} m"
+    );
+    let _ = std::fs::remove_dir_all(dir);
+}

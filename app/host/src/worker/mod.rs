@@ -169,6 +169,16 @@ impl Worker {
         if command != Command::ViewTaken {
             self.out.touch();
         }
+        // Before the command's own journal entry, so a replay meets the
+        // file's new text (`FileChanged`) before the step that ran it.
+        if self.is_suspended()
+            && matches!(
+                command,
+                Command::Run(Run::Play | Run::TogglePlay | Run::StepTick | Run::StepFrame)
+            )
+        {
+            self.reload_before_a_call();
+        }
         if journaled(&command) {
             self.out.journal(JournalEntry::Command(command.clone()));
         }
@@ -269,6 +279,17 @@ impl Worker {
             }
             Run::SetDisplayRate(rate) => self.run.set_display_rate(rate),
             Run::Input(event) => self.run.push_input(event),
+        }
+    }
+
+    /// Scripts changed on disk while suspended become reloads before the
+    /// call that runs the next tick (a step or Play), as they do before a
+    /// frame: a stepped tick never runs a script's old text after its file
+    /// changed. A replay of the journal reads no file (its `FileChanged`
+    /// entries come in order, before the step's own entry, instead).
+    fn reload_before_a_call(&mut self) {
+        if !self.out.replaying() {
+            self.reload_changed_scripts();
         }
     }
 
