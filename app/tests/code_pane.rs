@@ -676,3 +676,77 @@ fn a_script_that_fails_at_run_time_is_an_error_on_screen_naming_its_object_and_l
     assert!(labels_starting(&h, "fixed_update failed at ").is_empty());
     assert!(labels_starting(&h, "failed line ").is_empty());
 }
+
+/// The gutter button of line `n`, if it is drawn.
+fn gutter_rect(h: &Harness<'_, EditorApp>, n: usize) -> Option<egui::Rect> {
+    let want = n.to_string();
+    h.query_all_by(|node| {
+        node.role() == Role::Button
+            && node.label().is_some_and(|l| {
+                l.trim_start_matches(|c: char| c == ' ' || "●○◆".contains(c)) == want
+            })
+    })
+    .next()
+    .map(|node| node.rect())
+}
+
+/// At 1280×800 a line hit's panel (where, locals, stack) took the code
+/// pane's height and was drawn over the code: the stopped line could not be
+/// seen. The hit gets at most half the pane, scrolls inside it, and the
+/// stopped line is in view above it.
+#[test]
+fn at_1280x800_a_line_hit_leaves_the_stopped_line_in_view_above_it() {
+    let scene = scene_copy("hit-1280");
+    let mut h = editor_sized(scene, false, egui::vec2(1280.0, 800.0));
+    open_pane_on_patrol(&mut h);
+    // Scrolled to first, as a hand does: at this size it is below the fold.
+    let want = PATROL_LINE.to_string();
+    h.get_by(|n| {
+        n.role() == Role::Button
+            && n.label().is_some_and(|l| {
+                l.trim_start_matches(|c: char| c == ' ' || "●○◆".contains(c)) == want
+            })
+    })
+    .scroll_to_me();
+    h.run_steps(10);
+    click_gutter(&mut h, PATROL_LINE);
+    h.get_by_label("▶ Play").click();
+    let mut frames = 0;
+    while !status(&h).starts_with("suspended at tick 1:") {
+        h.step();
+        frames += 1;
+        assert!(
+            frames < 60,
+            "the breakpoint never suspended: {}",
+            status(&h)
+        );
+    }
+    h.run();
+    let header = h
+        .query_all_by(|n| support::shown_text(n).is_some_and(|t| t.starts_with("stopped at line ")))
+        .map(|n| n.rect())
+        .reduce(|a, b| a.union(b))
+        .expect("the hit's header");
+    let line = gutter_rect(&h, PATROL_LINE).expect("the stopped line is drawn");
+    assert!(
+        line.bottom() <= header.top(),
+        "the stopped line {line:?} is above the hit {header:?}, not under it"
+    );
+    let pane = h
+        .state()
+        .workspace()
+        .rect(stepframe_app::editor::Pane::Code)
+        .expect("the code pane");
+    assert!(pane.contains_rect(line), "{line:?} in {pane:?}");
+    // Every code line drawn whole above the hit is clear of it.
+    for n in 1..=40 {
+        if let Some(r) = gutter_rect(&h, n)
+            && r.bottom() <= header.top() + 1.0
+        {
+            assert!(
+                !r.intersects(header.shrink(1.0)),
+                "line {n} {r:?} under {header:?}"
+            );
+        }
+    }
+}

@@ -310,10 +310,21 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
     breakpoint_row_ui(ui, code, &scripts, &entry);
     // The hit goes under the code, which gives up rows at its bottom for
     // it, never at its top.
+    // At most half the pane, its own rows scrolling, resizable by its
+    // edge: at 1280×800 a hit's locals and stack once took the pane's
+    // height and covered the very line it stopped at.
     if code.hit.is_some() {
+        let half = (ui.available_height() * 0.5).max(80.0);
         egui::Panel::bottom("code_pane_hit")
-            .resizable(false)
-            .show(ui, |ui| hit_ui(ui, view, cmd, code));
+            .resizable(true)
+            .default_size(half)
+            .max_size(half)
+            .show(ui, |ui| {
+                egui::ScrollArea::vertical()
+                    .id_salt("code_pane_hit_scroll")
+                    .auto_shrink([false, true])
+                    .show(ui, |ui| hit_ui(ui, view, cmd, code));
+            });
     }
     // Where the code starts: the breakpoint form's place when its line is
     // not on screen.
