@@ -261,3 +261,31 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
         }
     }
 }
+
+/// Find previous (or a bookmark, or any panel) put the cursor on a tick far
+/// outside the frames the lanes showed, and the lanes stayed where they
+/// were: no cursor in sight. A cursor set from elsewhere is brought into
+/// view; one set inside the view moves nothing.
+#[test]
+fn a_cursor_set_from_elsewhere_outside_the_view_is_brought_into_it() {
+    let mut h = crate::support::editor::editor();
+    h.run_steps(700);
+    click(&mut h, "⏸ Pause");
+    h.run_steps(2);
+    assert!(
+        timeline(&h).follow_live,
+        "following live: the last 600 frames"
+    );
+    h.state_mut()
+        .act(stepframe_app::editor::Action::ViewTick(20));
+    h.run_steps(3);
+    let t = timeline(&h);
+    let (lo, hi) = t.range.expect("a range");
+    // One tick a frame here: tick 20 ran in frame 20.
+    assert!((lo..=hi).contains(&20.0), "frame 20 in the view {lo}..{hi}");
+    // A second cursor inside that view leaves it where it is.
+    h.state_mut()
+        .act(stepframe_app::editor::Action::ViewTick(25));
+    h.run_steps(3);
+    assert_eq!(timeline(&h).range, Some((lo, hi)));
+}

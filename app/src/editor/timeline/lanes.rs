@@ -68,6 +68,15 @@ pub fn timeline_ui(
     cmd: &mut Commands,
 ) {
     state.sync_cursor(view.cursor());
+    // A cursor put on a tick from elsewhere (Find previous, a bookmark, the
+    // inspector) is brought into view: the lanes once kept showing frames
+    // around it with no cursor in sight.
+    if view.cursor() != state.seen_cursor {
+        state.seen_cursor = view.cursor();
+        if let Some(tick) = view.cursor() {
+            bring_into_view(state, tick);
+        }
+    }
     if let Some(live) = view.live() {
         state.max_delta = live.settings.max_delta;
     }
@@ -108,6 +117,20 @@ pub fn timeline_ui(
             }
         }
     }
+}
+
+/// Centres the lanes on `tick` when it is outside the x range they show,
+/// keeping the range's width (a tick already in view moves nothing).
+fn bring_into_view(state: &mut TimelineState, tick: u64) {
+    let (Some((lo, hi)), Some(x)) = (shown_range(state), state.x_of_tick(tick)) else {
+        return;
+    };
+    if (lo..=hi).contains(&x) {
+        return;
+    }
+    let half = (hi - lo) / 2.0;
+    state.follow_live = false;
+    state.range = Some((x - half, x + half));
 }
 
 /// The x range the lanes show now.

@@ -351,6 +351,9 @@ pub struct TimelineState {
     /// The record the user put the cursor on (its tick is the session's
     /// cursor), if any.
     pub cursor_seq: Option<u64>,
+    /// The session's cursor as the lanes last saw it: a new one outside
+    /// the range shown is brought into view.
+    pub seen_cursor: Option<u64>,
     /// The record under the pointer, if any.
     pub hover_seq: Option<u64>,
     /// The timeline had keyboard focus last frame (←/→ move the cursor).
@@ -441,6 +444,7 @@ impl TimelineState {
             bookmarks: Vec::new(),
             watch_lanes: WatchLanes::default(),
             cursor_seq: None,
+            seen_cursor: None,
             hover_seq: None,
             focused: false,
             focus_requested: false,
