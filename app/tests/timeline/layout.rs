@@ -374,3 +374,25 @@ fn a_lane_just_plotted_is_scrolled_into_view() {
         }
     }
 }
+
+/// A fork made while the lane area was scrolled down put its divergence
+/// lanes (first in the area) and their "first at tick" link above the
+/// fold. A new comparison or fork starts the area at its top.
+#[test]
+fn a_fork_shows_its_divergence_lanes_even_from_a_lane_area_scrolled_down() {
+    let mut h = editor_sized(demo(), DEFAULT_SIZE);
+    h.run_steps(40);
+    click(&mut h, "⏸ Pause");
+    open_only(&mut h, &LaneId::ALL);
+    scroll_to(&mut h, LaneId::Markers);
+    let tick = crate::support::editor::live_tick(&h);
+    h.state_mut()
+        .send(Command::BranchB(BranchCommand::ForkHere(tick)));
+    h.run_steps(12);
+    let lane = h.get_by_label("lane divergence: objects").rect();
+    let tile = tile(&h);
+    assert!(
+        tile.contains_rect(lane),
+        "the divergence lane {lane:?} in the timeline tile {tile:?}"
+    );
+}

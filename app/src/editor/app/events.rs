@@ -173,6 +173,8 @@ impl EditorApp {
                     ),
                 );
                 samples.clear();
+                // The divergence lanes come first: in view, not above it.
+                self.panels.timeline.scroll_lanes_to_top();
             }
             BranchEvent::Measured(batch) => {
                 let before = first_parting(samples);
@@ -205,6 +207,7 @@ impl EditorApp {
                          B; code pane: Run in B), then Play runs A and B side by side"
                     ),
                 );
+                self.panels.timeline.scroll_lanes_to_top();
                 self.follow_live();
             }
             BranchEvent::Adopted { forked_at, .. } => {

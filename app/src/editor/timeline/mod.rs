@@ -419,6 +419,13 @@ impl TimelineState {
         }
     }
 
+    /// The lane area starts again at its top at the next draw: where a
+    /// comparison's divergence lanes and their "first at tick" link are
+    /// (they came into a lane area scrolled down, out of sight).
+    pub fn scroll_lanes_to_top(&mut self) {
+        self.lanes_drawn = false;
+    }
+
     /// Most frames the ring keeps.
     pub fn capacity(&self) -> usize {
         self.telemetry.capacity()
