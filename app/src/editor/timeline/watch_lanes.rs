@@ -311,8 +311,11 @@ pub struct ValueLane {
     pub title: String,
     /// The small lines under the title, wrapped to the label column.
     pub detail: String,
-    /// `[x, value]`, in x order.
-    pub points: Vec<[f64; 2]>,
+    /// `[x, value]`, in x order, in runs with no tick missing: a line
+    /// joins the points of one run only, so ticks the lane has no value for
+    /// (A's after a fork B was adopted from, which B ran unrecorded) are a
+    /// gap, not a straight line across.
+    pub points: Vec<Vec<[f64; 2]>>,
     /// The line's colour, if not the plot's first.
     pub colour: Option<egui::Color32>,
     /// A link under the title that puts the cursor on a tick.
@@ -425,11 +428,13 @@ pub fn value_lane_ui(
             .show(ui, |pui| {
                 pui.set_plot_bounds_x(range.0..=range.1);
                 pui.set_auto_bounds([false, true]);
-                let mut line = Line::new(lane.title.clone(), PlotPoints::new(lane.points.clone()));
-                if let Some(c) = lane.colour {
-                    line = line.color(c);
+                for run in &lane.points {
+                    let mut line = Line::new(lane.title.clone(), PlotPoints::new(run.clone()));
+                    if let Some(c) = lane.colour {
+                        line = line.color(c);
+                    }
+                    pui.line(line);
                 }
-                pui.line(line);
                 if let Some(x) = hover_x {
                     pui.vline(VLine::new("hover", x));
                 }
@@ -454,13 +459,14 @@ pub fn value_lane_ui(
 }
 
 /// The watch's values inside `range`, each at its tick's x
-/// (`x_of_tick`), at most two per point of width.
+/// (`x_of_tick`), at most two per point of width, in runs without a
+/// missing tick ([`ValueLane::points`]).
 fn visible_points(
     state: &TimelineState,
     expr: &str,
     range: (f64, f64),
     x_of_tick: &dyn Fn(u64) -> Option<f64>,
-) -> Vec<[f64; 2]> {
+) -> Vec<Vec<[f64; 2]>> {
     let Some(values) = state.watch_lanes.values.get(expr) else {
         return Vec::new();
     };
@@ -476,11 +482,21 @@ fn visible_points(
     let n = last.saturating_sub(first);
     let budget = (2.0 * state.plot_width.unwrap_or(1600.0)) as usize;
     let step = n.div_ceil(budget.max(1)).max(1);
-    values
-        .range(first..last)
-        .step_by(step)
-        .filter_map(|(tick, v)| Some([x_of_tick(*tick)?, *v]))
-        .collect()
+    let mut runs: Vec<Vec<[f64; 2]>> = Vec::new();
+    let mut previous: Option<u64> = None;
+    for &(tick, v) in values.range(first..last).step_by(step) {
+        let Some(x) = x_of_tick(tick) else {
+            continue;
+        };
+        // `step` ticks apart in a run; farther, some ticks have no value.
+        let joined = previous.is_some_and(|p| tick - p <= step as u64 * 2);
+        match runs.last_mut() {
+            Some(run) if joined => run.push([x, v]),
+            _ => runs.push(vec![[x, v]]),
+        }
+        previous = Some(tick);
+    }
+    runs
 }
 
 /// A comparison's two lanes: how many objects differ, and how far apart the
@@ -523,7 +539,7 @@ pub(super) fn divergence_lanes(
             id: ("timeline_divergence", 0),
             title: "divergence: objects".to_string(),
             detail: detail.clone(),
-            points: objects,
+            points: vec![objects],
             colour: Some(B_COLOUR),
             goto: c
                 .about
@@ -536,7 +552,7 @@ pub(super) fn divergence_lanes(
             id: ("timeline_divergence", 1),
             title: "divergence: distance (m)".to_string(),
             detail: "largest A–B distance of an object".to_string(),
-            points: distance,
+            points: vec![distance],
             colour: Some(B_COLOUR),
             goto: None,
             // A centimetre: below it, a distance is a rounding matter.
@@ -589,7 +605,9 @@ mod tests {
     }
 
     fn points(s: &TimelineState) -> Vec<[f64; 2]> {
-        visible_points(s, "obj(20).y", (0.0, 10.0), &|tick| s.x_of_tick(tick))
+        let runs = visible_points(s, "obj(20).y", (0.0, 10.0), &|tick| s.x_of_tick(tick));
+        assert_eq!(runs.len(), 1, "no tick missing: one run");
+        runs.concat()
     }
 
     #[test]
@@ -622,6 +640,23 @@ mod tests {
                 [5.0, 50.0]
             ]
         );
+    }
+
+    #[test]
+    fn ticks_with_no_value_are_a_gap_not_a_line_across() {
+        // Ticks 1-2, then (after Adopt B) 5: B's 3 and 4 ran unrecorded.
+        let mut s = TimelineState::default();
+        for r in [rec(1, 1, 1), rec(2, 2, 1), rec(3, 5, 1)] {
+            s.telemetry.push(r);
+        }
+        s.watch_lanes
+            .set_plotted(vec![(0, "obj(20).y".to_string())]);
+        for tick in [1, 2, 5] {
+            s.watch_lanes.push(0, tick, tick as f64);
+        }
+        s.axis = XAxis::Tick;
+        let runs = visible_points(&s, "obj(20).y", (0.0, 10.0), &|t| s.x_of_tick(t));
+        assert_eq!(runs, vec![vec![[1.0, 1.0], [2.0, 2.0]], vec![[5.0, 5.0]]]);
     }
 
     #[test]
