@@ -301,7 +301,9 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut
         if !(selected || hovered == Some(o.id) || player) {
             continue;
         }
-        let (x, y) = camera.to_screen(o.presentation.position());
+        // Where the body is drawn: under the pointer while dragged, at a
+        // move waiting for the next tick (the name once stayed behind).
+        let (x, y) = camera.to_screen(shown_pose(o, vp.dragging.as_ref()).position());
         painter.text(
             Pos2::new(x, y - 14.0),
             egui::Align2::CENTER_BOTTOM,
