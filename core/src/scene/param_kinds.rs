@@ -70,13 +70,13 @@ pub fn param_kinds<P: de::DeserializeOwned>() -> Result<ParamKinds, String> {
     let mut kinds = first.kinds;
     for (path, (variants, mut unit)) in first.enums {
         // Variant 0 was read by the first pass; read each other one.
-        for index in 1..variants.len() {
+        for (index, is_unit) in unit.iter_mut().enumerate().skip(1) {
             let mut pass = Trace {
                 pick: Some((path.clone(), index)),
                 ..Trace::default()
             };
             P::deserialize(Recorder::new(&mut pass)).map_err(|e| e.0)?;
-            unit[index] = pass.picked_unit;
+            *is_unit = pass.picked_unit;
         }
         if unit.iter().all(|&u| u) {
             let names = variants.iter().map(|v| v.to_string()).collect();
