@@ -646,6 +646,8 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
     assert_eq!(h.state().view().fork(), Some(at));
     click(&mut h, "Sliding Platform");
     h.run_steps(3);
+    // The RON field, folded under the typed widgets.
+    click_shown(&mut h, "Edit B as RON");
     let field = "B params of KinematicMover";
     h.get_by_label(field).scroll_to_me();
     h.run_steps(3);

@@ -22,6 +22,8 @@ mod hierarchy;
 mod hotkeys;
 #[path = "editor_panels/notices.rs"]
 mod notices;
+#[path = "editor_panels/param_widgets.rs"]
+mod param_widgets;
 #[path = "editor_panels/plot_field.rs"]
 mod plot_field;
 #[path = "editor_panels/time_readout.rs"]

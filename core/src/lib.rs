@@ -56,7 +56,7 @@
 //! | [`headless`] | a frame with nobody at the controls, run to its end (resumed as needed, its reports merged); a run to a tick | |
 //! | [`telemetry`] | per-frame records in a bounded ring (the timeline's data) | |
 //! | [`trace_writer`] | the JSON Lines trace and the per-frame telemetry (JSONL, CSV) | `telemetry_file` |
-//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits, saving edits into the file in place | `io`, `params`, `registry`, `spans`, `text`, `rewrite`, `validate` |
+//! | [`scene`] | RON scenes, the behaviour registry, loading a session, parameter edits and what each parameter is, saving edits into the file in place | `io`, `params`, `param_kinds`, `registry`, `spans`, `text`, `rewrite`, `validate` |
 //! | [`edit`] | changes made from outside the hooks, as data: poses, velocities, enabling, parameters, spawns, removals, settings; folding them into a scene for Save | `fold` |
 //! | [`recording`] | tick-stamped input recordings and session recordings (input and edits): record, save, load, replay, edit as a tape | `file`, `replay`, `tape` |
 //! | [`history`] | the session that owns a pipeline and its history, the only way to drive one that rewinds; keyframes, the call log and exact rewind; undo and redo of edits; a past frame replayed with flame zones; per-tick pose history | `bounds`, `calls`, `compact`, `frame_replay`, `poses`, `reach`, `rewind`, `session`, `undo` |

@@ -150,3 +150,57 @@ fn a_scripts_variables_are_rows_with_live_values_and_scene_vars_marked_as_parame
         Some(FieldValue::Int(0))
     );
 }
+
+#[test]
+fn every_built_in_says_what_each_parameter_is_for_typed_widgets() {
+    use stepframe_core::scene::ParamKind;
+    let registry =
+        stepframe_plugins::registry_for(&stepframe_plugins::ScriptHost::new(), &scenes_dir());
+    for name in registry.names() {
+        assert!(
+            registry.param_kinds(name).is_some(),
+            "{name}'s parameter type cannot be read for kinds"
+        );
+    }
+    let kinds = |name: &str| registry.param_kinds(name).expect("kinds").clone();
+    let expected: stepframe_core::scene::ParamKinds = [
+        ("waypoints[].x", ParamKind::F32),
+        ("waypoints[].y", ParamKind::F32),
+        ("speed", ParamKind::F32),
+        (
+            "mode",
+            ParamKind::Choice(vec!["Loop".into(), "PingPong".into(), "Once".into()]),
+        ),
+        ("relative", ParamKind::Bool),
+    ]
+    .into_iter()
+    .map(|(p, k)| (p.to_string(), k))
+    .collect();
+    assert_eq!(kinds("KinematicMover"), expected);
+    let player = kinds("PlayerController");
+    assert_eq!(player.get("left"), Some(&ParamKind::Text));
+    assert_eq!(player.get("max_charge_ms"), Some(&ParamKind::F64));
+    assert_eq!(player.get("require_ground"), Some(&ParamKind::Bool));
+    let hooks = [
+        "Start",
+        "Update",
+        "FlowTick",
+        "FixedUpdate",
+        "Contact",
+        "Routine",
+        "Present",
+    ];
+    assert_eq!(
+        kinds("Faulty").get("hook"),
+        Some(&ParamKind::Choice(hooks.map(String::from).to_vec()))
+    );
+    assert_eq!(
+        kinds("Spawner").get("burst"),
+        Some(&ParamKind::Int {
+            min: 0,
+            max: u64::from(u32::MAX)
+        })
+    );
+    // A list of shapes with content is no choice: its RON is what edits it.
+    assert!(!kinds("Spawner").keys().any(|p| p.starts_with("shapes")));
+}

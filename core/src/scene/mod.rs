@@ -66,6 +66,7 @@
 //! | `scene/spans.rs` | where each object, behaviour and parameter block is in the text: sites to line and column |
 //! | `scene/io.rs` | load, parse, save, and loading a scene into a [`Pipeline`] |
 //! | `scene/params.rs` | a running behaviour given new parameters ([`Pipeline::set_behaviour_params`]) |
+//! | `scene/param_kinds.rs` | what each parameter of a registered type is ([`ParamKind`]: a number, a flag, text, a choice of variants), for typed widgets |
 //! | `scene/text.rs` | the text as spans: where each field's value and each list item is |
 //! | `scene/rewrite/` | saving into the file in place, comments and layout kept ([`Scene::rewrite_in_place`]): literals in place (`literals.rs`), new objects appended (`append.rs`), removed ones cut (`remove.rs`) |
 
@@ -90,6 +91,7 @@ use crate::spawn::ObjectDesc;
 use crate::world::World;
 
 mod io;
+mod param_kinds;
 mod params;
 mod registry;
 mod rewrite;
@@ -97,9 +99,10 @@ mod spans;
 mod text;
 mod validate;
 
+pub use param_kinds::{ParamKind, ParamKinds, param_kinds};
 pub use params::ParamsEditError;
 pub use registry::{BehaviourFactory, CreateError, ParamsError, Registry, parse_params};
-pub use rewrite::InPlace;
+pub use rewrite::{InPlace, ParamsText, ParamsTextError};
 use spans::Reader;
 use validate::{Fault, Site, build, flatten};
 

@@ -43,6 +43,9 @@ pub type BehaviourFactory =
 pub(super) struct RegistryEntry {
     pub(super) factory: BehaviourFactory,
     pub(super) default_params: String,
+    /// What each parameter is, for a typed parameter struct its
+    /// deserializer can be read from (`param_kinds.rs`).
+    pub(super) kinds: Option<Arc<ParamKinds>>,
 }
 
 /// Behaviour factories by name: how a scene's `name: "Spawner"` becomes code.
@@ -80,6 +83,7 @@ impl Registry {
             RegistryEntry {
                 factory: Arc::new(factory),
                 default_params: default_params.into(),
+                kinds: None,
             },
         );
     }
@@ -109,10 +113,14 @@ impl Registry {
         let default_params = scene_options(Extensions::empty())
             .to_string_pretty(&P::default(), compact)
             .unwrap_or_else(|_| EMPTY_PARAMS.to_string());
-        self.register(name, default_params, move |text: &str| {
+        let name = name.into();
+        self.register(name.clone(), default_params, move |text: &str| {
             let params: P = parse_params(text)?;
             build(params).map_err(|e| ParamsError::new(e.to_string()))
         });
+        if let (Some(entry), Ok(kinds)) = (self.entries.get_mut(&name), param_kinds::<P>()) {
+            entry.kinds = Some(Arc::new(kinds));
+        }
     }
 
     /// Registers the behaviour type `B` under its own name ([`Named::NAME`],
@@ -161,6 +169,14 @@ impl Registry {
     /// Whether a name is registered.
     pub fn contains(&self, name: &str) -> bool {
         self.entries.contains_key(name)
+    }
+
+    /// What each parameter of the behaviour `name` is, by path
+    /// (`param_kinds.rs`): `None` for a behaviour registered with raw text
+    /// ([`Registry::register`]) or whose parameter type cannot be read
+    /// without input.
+    pub fn param_kinds(&self, name: &str) -> Option<&ParamKinds> {
+        self.entries.get(name)?.kinds.as_deref()
     }
 
     /// The parameter text proposed for a new behaviour of this name.

@@ -146,6 +146,11 @@ pub struct SelectedView {
     /// Pose and velocity edits queued for the next tick's reconcile (live
     /// session only).
     pub queued: Vec<QueuedEdit>,
+    /// What each parameter of its behaviours is (a number, a flag, text, a
+    /// choice of variants), by behaviour name: from the host's registry,
+    /// which holds the parameter types, so the inspector can give each a
+    /// typed widget. A behaviour whose type cannot say has no entry.
+    pub param_kinds: std::collections::BTreeMap<String, stepframe_core::scene::ParamKinds>,
 }
 
 /// What the host's features hold beside the live world: published with

@@ -70,6 +70,7 @@ impl Worker {
                         state_hash: scratch.state_hash(),
                         selection: self.selection,
                         b: self.branch.at(tick),
+                        registry: self.scene.registry(),
                     },
                 );
                 self.out.past(past);

@@ -14,7 +14,7 @@ use crate::protocol::{
 use crate::traced::TracedTick;
 
 /// What a world view says besides the pipeline's own state.
-pub(super) struct Moment {
+pub(super) struct Moment<'r> {
     /// The view's revision.
     pub revision: u64,
     /// `Some(T)` for the end of past tick T; `None` for the live session.
@@ -25,13 +25,15 @@ pub(super) struct Moment {
     pub selection: Option<ObjectId>,
     /// Branch B at this tick, if B holds it.
     pub b: Option<TracedTick>,
+    /// The session's behaviour registry: what each parameter is.
+    pub registry: &'r stepframe_core::Registry,
 }
 
 /// The view of `pipeline` now. While suspended every pose shown is the
 /// committed pose of the completed tick, exactly, and interpolation alpha is
 /// the accumulator over the fixed dt of the state it stopped in (what the
 /// next presentation would use).
-pub(super) fn world(pipeline: &Pipeline, moment: Moment) -> WorldView {
+pub(super) fn world(pipeline: &Pipeline, moment: Moment<'_>) -> WorldView {
     let world = pipeline.world();
     let clock = *pipeline.clock();
     let suspended = pipeline.suspension().is_some();
@@ -91,6 +93,14 @@ pub(super) fn world(pipeline: &Pipeline, moment: Moment) -> WorldView {
             behaviours: o.behaviours.clone(),
             states: pipeline.behaviour_states(id),
             queued: queued_edits(world, id, clock.simulation_tick + 1),
+            param_kinds: o
+                .behaviours
+                .iter()
+                .filter_map(|b| {
+                    let kinds = moment.registry.param_kinds(&b.name)?;
+                    Some((b.name.clone(), kinds.clone()))
+                })
+                .collect(),
         })
     });
     let mut contacts = Vec::new();
@@ -170,6 +180,7 @@ impl Worker {
                 state_hash: self.run.state_hash(),
                 selection: self.selection,
                 b: self.branch.at(live_tick),
+                registry: self.scene.registry(),
             },
         );
         let actions = pipeline

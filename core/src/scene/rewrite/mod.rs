@@ -32,13 +32,17 @@
 //! | `literals` | changed values where they stand: the time settings, a transform, `enabled`, parameters |
 //! | `append` | a new object, in the style of the list's last item |
 //! | `remove` | a removed object, its comments kept |
+//! | `param_text` | one value of a behaviour's parameter text, read or set by its path ([`ParamsText`]): what the inspector's typed widgets edit |
 
 use super::text::{self, Kind, Node};
 use super::*;
 
 mod append;
 mod literals;
+mod param_text;
 mod remove;
+
+pub use param_text::{ParamsText, ParamsTextError};
 
 /// What [`Scene::rewrite_in_place`] made of the text.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,6 +6,16 @@
 //! reconciled before the next tick, so the committed pose shown stays the
 //! completed tick's until that tick runs.
 //!
+//! **Parameters** (`params`): while suspended, and for a what-if branch B,
+//! each behaviour's parameters are typed widgets (drag values in their
+//! units, checkboxes, combo boxes of an enum's variants, text) over the
+//! parameter text it runs with; a widget rewrites its one value in that
+//! text, and Apply sends the text as the same parameter edit a RON field
+//! sent, so the history, the journal and Save see nothing new. The RON
+//! stays, folded under "Edit as RON", and is all that shows where no
+//! widget can hold a value. `params`' module docs say why one text, and
+//! which parameter gets which widget.
+//!
 //! Numbers print with Rust's shortest round-trip formatting of `f32` (`{:?}`,
 //! which switches to an exponent for tiny values such as `1e-45`): the text
 //! parses back to the exact committed bits, so what you read is the state.
@@ -31,9 +41,11 @@ use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 use crate::editor::protocol::{Command, SelectedView, SoftView};
 use crate::editor::shared::{Commands, View};
 
+mod params;
 mod plot;
 mod state;
 
+use params::{ParamsRun, ParamsSource, params_ui};
 use plot::{field_expr, plot_button_ui, plot_row_ui};
 
 /// Inspector edit fields, refreshed from the committed state when the
@@ -286,12 +298,17 @@ fn behaviours_ui(
                     ui.label(RichText::new(format!("params: {authored}")).monospace())
                         .on_hover_text("Parameters as the session runs them (RON)");
                 }
-                let key = (sel.id, k);
+                let source = ParamsSource {
+                    key: (sel.id, k),
+                    state,
+                    kinds: sel.param_kinds.get(&state.name),
+                    authored,
+                };
                 if editable && !authored.is_empty() {
-                    params_ui(ui, cmd, edits, key, &state.name, authored, ParamsRun::Live);
+                    params_ui(ui, cmd, edits, &source, ParamsRun::Live);
                 }
                 if b_editable {
-                    params_ui(ui, cmd, edits, key, &state.name, authored, ParamsRun::B);
+                    params_ui(ui, cmd, edits, &source, ParamsRun::B);
                 }
                 if state.fields.is_empty() {
                     state_text_ui(ui, sel.id, k, &state.state);
@@ -373,108 +390,6 @@ fn state_text_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, text: &str) 
                 ui.end_row();
             }
         });
-}
-
-/// Whose parameters a field edits: the live session's, or a what-if fork's
-/// branch B's.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ParamsRun {
-    /// The live session: Apply is an edit through the history, from the
-    /// next hook call on.
-    Live,
-    /// Branch B: Set in B changes B's copy only, from B's next tick.
-    B,
-}
-
-/// The words of a parameters field: all that tells one run's from the
-/// other's.
-struct ParamsField {
-    /// The label on the button's row, which names the field.
-    label: String,
-    /// The button's text.
-    button: &'static str,
-    /// Whether the button can be clicked.
-    enabled: bool,
-    /// What the button does, on hover.
-    button_hover: &'static str,
-    /// What the field holds, on hover.
-    field_hover: &'static str,
-    /// The field's id, with the object and the behaviour's index.
-    salt: &'static str,
-}
-
-/// One behaviour's parameters (`key`: the object and the behaviour's index)
-/// for `run`: a label and a button on one row, then a RON field, kept in
-/// `edits` between frames; the button sends the field's text.
-fn params_ui(
-    ui: &mut egui::Ui,
-    cmd: &mut Commands,
-    edits: &mut EditBuffers,
-    key: (ObjectId, usize),
-    name: &str,
-    authored: &str,
-    run: ParamsRun,
-) {
-    let buffers = match run {
-        ParamsRun::Live => &mut edits.params,
-        ParamsRun::B => &mut edits.params_b,
-    };
-    let text = buffers.entry(key).or_insert_with(|| authored.to_string());
-    let field = match run {
-        ParamsRun::Live => ParamsField {
-            label: "edit params".to_string(),
-            button: "Apply parameters",
-            enabled: text.trim() != authored,
-            button_hover: "The behaviour runs with these parameters from its next hook call and \
-                           keeps its state; an edit the rewind history repeats",
-            field_hover: "The parameters, RON, checked as a scene load checks them",
-            salt: "params",
-        },
-        ParamsRun::B => ParamsField {
-            label: format!("B params of {name}"),
-            button: "Set in B",
-            enabled: true,
-            button_hover: "B runs with these parameters from its next tick; A is unchanged",
-            field_hover: "What-if: the parameters branch B's copy of this behaviour runs with \
-                          (RON, checked as a scene load checks it); its state carries over",
-            salt: "params_b",
-        },
-    };
-    let (object, index) = key;
-    let label = ui.horizontal(|ui| {
-        let label = ui.label(field.label);
-        if ui
-            .add_enabled(field.enabled, egui::Button::new(field.button))
-            .on_hover_text(field.button_hover)
-            .clicked()
-        {
-            let params = text.clone();
-            let target = match run {
-                ParamsRun::Live => Target::Live,
-                ParamsRun::B => Target::B,
-            };
-            cmd.send(Command::Edit {
-                target,
-                edit: EditCommand::Params {
-                    object,
-                    index,
-                    params,
-                },
-            });
-        }
-        label
-    });
-    // Multi-line and wrapped: a behaviour's parameters are often longer
-    // than the inspector is wide.
-    ui.add(
-        egui::TextEdit::multiline(text)
-            .code_editor()
-            .desired_rows(2)
-            .desired_width(f32::INFINITY)
-            .id_salt((field.salt, object, index)),
-    )
-    .labelled_by(label.inner.id)
-    .on_hover_text(field.field_hover);
 }
 
 fn edit_ui(
