@@ -7,14 +7,16 @@
 //! file changed on disk), `input_tape` (keys while
 //! suspended, edited tapes), `fork` (run B, adopt, scripts and parameters in
 //! B), `one_source_of_truth` (what the worker shows happened: edits,
-//! rate changes, reloads and recordings through the history) and `undo`
-//! (undo and redo of those edits).
+//! rate changes, reloads and recordings through the history), `undo`
+//! (undo and redo of those edits) and `restore` (a journal done again:
+//! every frame's record, in a few messages).
 
 mod auto_reload;
 mod channels;
 mod fork;
 mod input_tape;
 mod one_source_of_truth;
+mod restore;
 mod save_in_place;
 mod scene_files;
 mod undo;

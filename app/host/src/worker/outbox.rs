@@ -16,6 +16,20 @@ use crate::protocol::{
 /// drops the oldest of them (a runaway hook must not flood the front end).
 pub(super) const MAX_LOG_BATCH: usize = 4096;
 
+/// Most frames of telemetry a journal done again keeps before sending
+/// them. Live, a publish sends its frame's telemetry and journal entry at
+/// once, two messages a frame, which a front end drawing at 60 Hz takes
+/// in stride. A replay runs flat out, ~4,500 frames a second of demo.ron:
+/// two messages a frame there were ~9,000 encodes, socket writes, reads,
+/// decodes and wake-ups a second, across two processes on two cores
+/// (docs/performance.md, "Fix, rebuild, replay"). Held back, they go out
+/// with the next event (the progress, four times a second, so about
+/// 1,100 frames a message) or at this many, whichever comes first: 1,024
+/// frames of demo.ron's telemetry are ~0.3 MB of postcard, far inside a
+/// frame's 64 MiB cap, and the front end holds a replay's messages until
+/// it ends anyway.
+pub(super) const REPLAY_BATCH_FRAMES: usize = 1024;
+
 /// Called after something is sent, so a front end that sleeps until there
 /// is news (an egui app between repaints) wakes. The host knows no UI: a
 /// front end hands it whatever wakes it.
@@ -151,6 +165,8 @@ pub(super) struct Outbox {
     replaying: bool,
     /// The completed tick a journal being done again has reached.
     replay_tick: u64,
+    /// Something was sent since the front end was last woken.
+    unwoken: bool,
 }
 
 impl Outbox {
@@ -167,6 +183,7 @@ impl Outbox {
             last_suspension: initial,
             replaying: false,
             replay_tick: 0,
+            unwoken: false,
         }
     }
 
@@ -204,16 +221,31 @@ impl Outbox {
         self.batch.push(telemetry);
     }
 
-    fn send(&self, message: Outbound) {
+    fn send(&mut self, message: Outbound) {
         // A closed channel means the front end is gone; the worker ends at
         // its next receive.
         let _ = self.end.out.send(message);
+        self.unwoken = true;
     }
 
     /// Wakes the front end.
-    pub(super) fn wake(&self) {
+    pub(super) fn wake(&mut self) {
+        self.unwoken = false;
         if let Some(waker) = &self.end.waker {
             waker();
+        }
+    }
+
+    /// The end of a publish: sends the journal and the telemetry queued and
+    /// wakes the front end. While a journal is done again they wait for
+    /// [`REPLAY_BATCH_FRAMES`] frames or the next event, and a publish that
+    /// sent nothing wakes nobody.
+    pub(super) fn end_publish(&mut self) {
+        if !self.replaying || self.batch.len() >= REPLAY_BATCH_FRAMES {
+            self.flush();
+        }
+        if !self.replaying || self.unwoken {
+            self.wake();
         }
     }
 

@@ -240,12 +240,11 @@ impl Worker {
         }
         let now = self.run.session.pipeline().suspension().cloned();
         self.out.suspension(now.as_ref());
-        self.out.flush();
         if self.out.wants_view() {
             let view = self.live_view();
             self.out.live(view);
         } else {
-            self.out.wake();
+            self.out.end_publish();
         }
     }
 }
