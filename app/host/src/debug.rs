@@ -263,14 +263,16 @@ impl Debugger {
             return;
         };
         if l.editor.is_some() {
-            eprintln!("stepframe debug: an editor is attached already; a second one was closed");
+            say(format_args!(
+                "an editor is attached already; a second one was closed"
+            ));
             return;
         }
         let (commands, out) = end.into_parts();
         if let Some(loaded) = &self.loaded {
             let _ = out.send(Outbound::Event(Box::new(loaded.clone())));
         }
-        eprintln!("stepframe debug: an editor attached");
+        say(format_args!("an editor attached"));
         l.editor = Some(Attached {
             commands,
             out,
@@ -314,7 +316,7 @@ impl Debugger {
         if l.editor.take().is_none() {
             return;
         }
-        eprintln!("stepframe debug: the editor detached; the game goes on");
+        say(format_args!("the editor detached; the game goes on"));
         if let Some(live) = &self.live {
             for b in &live.breakpoints {
                 self.send(Command::Breakpoints(BreakpointCommand::Remove(
@@ -418,6 +420,15 @@ impl Attached {
     }
 }
 
+/// A line on stderr (`stepframe debug: …`) that cannot stop the game: a
+/// player the editor started (Run in player) writes to a pipe the editor
+/// reads, which is closed once the editor quits, and `eprintln!` panics on
+/// a failed write.
+fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "stepframe debug: {line}");
+}
+
 /// Accepts editors until the Debugger is gone: a refused one is logged
 /// and the listener goes on.
 fn accept_loop(listener: &LoopbackListener, to: &Sender<(HostEnd, Bridge)>) {
@@ -429,9 +440,9 @@ fn accept_loop(listener: &LoopbackListener, to: &Sender<(HostEnd, Bridge)>) {
                         return;
                     }
                 }
-                Err(e) => eprintln!("stepframe debug: cannot serve an editor: {e}"),
+                Err(e) => say(format_args!("cannot serve an editor: {e}")),
             },
-            Err(e) => eprintln!("stepframe debug: a connection was refused: {e}"),
+            Err(e) => say(format_args!("a connection was refused: {e}")),
         }
     }
 }

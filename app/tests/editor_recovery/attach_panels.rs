@@ -51,7 +51,7 @@ fn suspended(h: &Harness<'_, EditorApp>) -> bool {
 fn attached_past(past: u64) -> (Game, Harness<'static, EditorApp>) {
     let game = Game::player();
     let mut h = editor();
-    attach(&mut h, &game);
+    attach(&mut h, &game.line);
     h.state_mut().send(Command::Select(Some(PLAYER)));
     step_until_within(&mut h, "the selection and the ticks", BOUND, NAP, |h| {
         latest_live(h).is_some_and(|v| {
