@@ -37,6 +37,17 @@
 //! | a live view | kept as the newest ([`Debugger::live`]) | the newest, one in flight |
 //! | a past view | dropped | forwarded |
 //!
+//! The editor reads them in the worker's order, as it reads its own
+//! host's: no event reaches it before the live view the worker sent ahead
+//! of it. Some events only make sense after that view: a newly plotted
+//! watch's values and history fill follow the view whose watch list
+//! first names the watch, and the editor's lanes drop values of a watch
+//! their list does not have (sent ahead of their view, a lane missed its
+//! first live tick or never filled). So a view the editor has credit for
+//! goes in its place among the events; one it has no credit for holds
+//! back what follows it until the editor takes the view before, and then
+//! goes, the newest, ahead of what was held.
+//!
 //! The Debugger acknowledges each live view to the worker itself (so the
 //! caller gets one every frame), and keeps the editor's one-in-flight
 //! credit apart: the editor's [`Command::ViewTaken`] updates that credit
@@ -144,6 +155,9 @@ struct Attached {
     /// it has credit: an editor slower than the game costs one copy per
     /// view it draws, not one per game frame).
     stale: bool,
+    /// What the worker sent after a view the editor has not been sent,
+    /// in order: sent after the newest view once it has credit.
+    held: Vec<Outbound>,
 }
 
 impl Debugger {
@@ -249,20 +263,23 @@ impl Debugger {
             return;
         };
         if l.editor.is_some() {
-            eprintln!("stepframe debug: an editor is attached already; a second one was closed");
+            say(format_args!(
+                "an editor is attached already; a second one was closed"
+            ));
             return;
         }
         let (commands, out) = end.into_parts();
         if let Some(loaded) = &self.loaded {
             let _ = out.send(Outbound::Event(Box::new(loaded.clone())));
         }
-        eprintln!("stepframe debug: an editor attached");
+        say(format_args!("an editor attached"));
         l.editor = Some(Attached {
             commands,
             out,
             _bridge: bridge,
             credit: true,
             stale: self.live.is_some(),
+            held: Vec::new(),
         });
     }
 
@@ -299,7 +316,7 @@ impl Debugger {
         if l.editor.take().is_none() {
             return;
         }
-        eprintln!("stepframe debug: the editor detached; the game goes on");
+        say(format_args!("the editor detached; the game goes on"));
         if let Some(live) = &self.live {
             for b in &live.breakpoints {
                 self.send(Command::Breakpoints(BreakpointCommand::Remove(
@@ -318,6 +335,9 @@ impl Debugger {
         let mut editor = self.listening.as_mut().and_then(|l| l.editor.as_mut());
         let mut took_view = false;
         let mut broken = false;
+        if let Some(editor) = &mut editor {
+            broken |= editor.catch_up(self.live.as_ref());
+        }
         for message in self.outbound.try_iter() {
             match message {
                 Outbound::Event(event) => {
@@ -329,34 +349,26 @@ impl Debugger {
                         _ => {}
                     }
                     if let Some(editor) = &mut editor {
-                        broken |= editor.out.send(Outbound::Event(event)).is_err();
+                        broken |= editor.relay(Outbound::Event(event));
                     }
                 }
                 Outbound::Live(view) => {
                     took_view = true;
                     if let Some(editor) = &mut editor {
-                        editor.stale = true;
+                        broken |= editor.offer(&view);
                     }
                     self.live = Some(*view);
                 }
                 Outbound::Past(view) => {
                     if let Some(editor) = &mut editor {
-                        broken |= editor.out.send(Outbound::Past(view)).is_err();
+                        broken |= editor.relay(Outbound::Past(view));
                     }
                 }
             }
         }
-        if let Some(editor) = &mut editor
-            && editor.credit
-            && editor.stale
-            && let Some(view) = &self.live
-        {
-            broken |= editor
-                .out
-                .send(Outbound::Live(Box::new(view.clone())))
-                .is_err();
-            editor.credit = false;
-            editor.stale = false;
+        // An editor let in this frame gets the newest view now.
+        if let Some(editor) = &mut editor {
+            broken |= editor.catch_up(self.live.as_ref());
         }
         if took_view {
             self.send(Command::ViewTaken);
@@ -365,6 +377,56 @@ impl Debugger {
             self.detach();
         }
     }
+}
+
+impl Attached {
+    /// Sends `message` to the editor, or holds it behind a live view the
+    /// editor has not been sent yet (module docs). True if the connection
+    /// is gone.
+    fn relay(&mut self, message: Outbound) -> bool {
+        if self.stale {
+            self.held.push(message);
+            return false;
+        }
+        self.out.send(message).is_err()
+    }
+
+    /// A live view from the worker: sent in its place if the editor has
+    /// credit, else it is the one to send when the editor has.
+    fn offer(&mut self, view: &LiveView) -> bool {
+        if !self.credit {
+            self.stale = true;
+            return false;
+        }
+        self.credit = false;
+        self.stale = false;
+        self.out
+            .send(Outbound::Live(Box::new(view.clone())))
+            .is_err()
+    }
+
+    /// Once the editor has credit again: the newest view, then what was
+    /// held behind the views it was not sent.
+    fn catch_up(&mut self, newest: Option<&LiveView>) -> bool {
+        let Some(view) = newest else { return false };
+        if !(self.credit && self.stale) {
+            return false;
+        }
+        let mut broken = self.offer(view);
+        for message in self.held.drain(..) {
+            broken |= self.out.send(message).is_err();
+        }
+        broken
+    }
+}
+
+/// A line on stderr (`stepframe debug: …`) that cannot stop the game: a
+/// player the editor started (Run in player) writes to a pipe the editor
+/// reads, which is closed once the editor quits, and `eprintln!` panics on
+/// a failed write.
+fn say(line: std::fmt::Arguments<'_>) {
+    use std::io::Write as _;
+    let _ = writeln!(std::io::stderr(), "stepframe debug: {line}");
 }
 
 /// Accepts editors until the Debugger is gone: a refused one is logged
@@ -378,9 +440,9 @@ fn accept_loop(listener: &LoopbackListener, to: &Sender<(HostEnd, Bridge)>) {
                         return;
                     }
                 }
-                Err(e) => eprintln!("stepframe debug: cannot serve an editor: {e}"),
+                Err(e) => say(format_args!("cannot serve an editor: {e}")),
             },
-            Err(e) => eprintln!("stepframe debug: a connection was refused: {e}"),
+            Err(e) => say(format_args!("a connection was refused: {e}")),
         }
     }
 }

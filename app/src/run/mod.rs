@@ -110,7 +110,14 @@ fn start(
 fn report_errors(debugger: &mut Debugger) -> bool {
     let mut fatal = false;
     for error in debugger.take_errors() {
-        eprintln!("stepframe run: {}", crate::editor::words::error(&error));
+        // Not `eprintln!`, which panics on a failed write: the editor that
+        // started this player (Run in player) may have quit and closed
+        // the pipe.
+        let _ = writeln!(
+            std::io::stderr(),
+            "stepframe run: {}",
+            crate::editor::words::error(&error)
+        );
         fatal |= debugger.live().is_none_or(|l| l.scene_path.is_none());
     }
     fatal

@@ -285,3 +285,31 @@ fn every_tick_stepped_with_f10_has_its_own_value_in_a_plotted_lane() {
         assert_eq!(got.to_bits(), want[tick as usize].to_bits(), "tick {tick}");
     }
 }
+
+#[test]
+fn a_field_plotted_while_the_session_plays_has_a_value_at_every_tick() {
+    let mut h = editor();
+    h.run_steps(60);
+    // What a plot button sends, while the session plays: the watch joins
+    // between two frames, and the next frame's tick is its first live
+    // value (it used to reach the editor ahead of the view that lists the
+    // watch, and the lane had a gap there).
+    let expr = "obj(20).y";
+    h.state_mut().send(stepframe_app::editor::Command::Watches(
+        stepframe_app::editor::protocol::WatchCommand::Plot(expr.to_string()),
+    ));
+    h.run_steps(30);
+    fill_done(&mut h, expr);
+    click(&mut h, "⏸ Pause");
+    let now = live_tick(&h);
+    let (lane, fill) = lane_by_tick(&h, expr);
+    assert_eq!(fill.from_tick, 0);
+    assert!(
+        fill.to_tick > 0 && fill.to_tick + 20 < now,
+        "{fill:?}, live {now}"
+    );
+    let want = headless_series(&demo(), now, |p| {
+        f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").y)
+    });
+    assert_lane(&lane, now, &want, "Player y");
+}

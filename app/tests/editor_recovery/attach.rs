@@ -5,7 +5,10 @@
 //! FixedUpdate tick, F10 steps one tick, F5 resumes, Detach leaves the
 //! game running; a wrong token is refused; a player that dies while
 //! attached is named in a banner; paused frames of the player do not call
-//! the pipeline. Every wait is bounded.
+//! the pipeline. Run in player (Ctrl+F5) starts the scene in a player
+//! already attached (headless here, through `EditorConfig::player_args`);
+//! Detach leaves it running and reachable again, and a player that ends is
+//! named with its exit status. Every wait is bounded.
 
 use std::io::BufRead;
 use std::path::{Path, PathBuf};
@@ -146,16 +149,16 @@ pub fn editor() -> Harness<'static, EditorApp> {
     h
 }
 
-/// Attaches the editor to `game` as File → Attach… does, and waits for
-/// the game's views.
-pub fn attach(h: &mut Harness<'_, EditorApp>, game: &Game) {
+/// Attaches the editor to the game at `line` as File → Attach… does, and
+/// waits for the game's views.
+pub fn attach(h: &mut Harness<'_, EditorApp>, line: &AttachLine) {
     h.state_mut().act(Action::Attach {
-        addr: game.line.addr.to_string(),
-        token: game.line.token.to_string(),
+        addr: line.addr.to_string(),
+        token: line.token.to_string(),
     });
     assert_eq!(
         h.state().published().attached.as_deref(),
-        Some(game.line.addr.to_string().as_str()),
+        Some(line.addr.to_string().as_str()),
         "attached: {:?}",
         h.state().feedback().error
     );
@@ -258,7 +261,7 @@ fn attached_to_a_player_f9_breaks_f10_steps_f5_resumes_and_detach_leaves_it_runn
 fn paused_player_frames_do_not_call_the_shared_pipeline() {
     let game = Game::player();
     let mut h = editor();
-    attach(&mut h, &game);
+    attach(&mut h, &game.line);
     h.state_mut().send(Command::Run(Run::Pause));
     step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
     let paused = latest_live(&h).unwrap().clock;
@@ -305,14 +308,14 @@ fn a_wrong_token_is_refused_and_the_editor_keeps_its_own_session() {
         tick(h) > before
     });
     // The game kept listening: the right token gets in.
-    attach(&mut h, &game);
+    attach(&mut h, &game.line);
 }
 
 #[test]
 fn a_game_that_dies_while_attached_is_named_and_restart_does_not_apply() {
     let mut game = Game::player();
     let mut h = editor();
-    attach(&mut h, &game);
+    attach(&mut h, &game.line);
     game.child.kill().expect("kill the player");
     step_until_within(&mut h, "the game's death", BOUND, NAP, |h| {
         h.state().published().worker_stopped.is_some()
@@ -363,7 +366,7 @@ fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
         ],
     );
     let mut h = editor();
-    attach(&mut h, &game);
+    attach(&mut h, &game.line);
     h.state_mut().send(Command::Run(Run::Pause));
     step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
     let at = tick(&h);
@@ -375,4 +378,141 @@ fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
     step_until_within(&mut h, "the resume", BOUND, NAP, |h| {
         !suspended(h) && tick(h) > at + 5
     });
+}
+
+/// The editor of [`editor`], whose Run in player starts the player with
+/// `args` after `run SCENE --debug`.
+fn editor_running_players_with(args: &[&str]) -> Harness<'static, EditorApp> {
+    let config = EditorConfig {
+        driver: Driver::Process {
+            program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),
+            limits: Limits::default(),
+        },
+        player_args: args.iter().map(|a| a.to_string()).collect(),
+        ..EditorConfig::new(demo())
+    };
+    let mut h = harness_for(config);
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 0)
+    });
+    h
+}
+
+/// Ctrl+F5: Run in player, and the player's process id and attach line as
+/// the Log keeps them.
+fn run_in_player(h: &mut Harness<'_, EditorApp>) -> (u32, AttachLine) {
+    h.key_press_modifiers(egui::Modifiers::COMMAND, Key::F5);
+    // The action waits (bounded) for the player's attach line.
+    h.run_steps(2);
+    let attached = h.state().published().attached.clone();
+    let attached = attached.unwrap_or_else(|| panic!("attached: {:?}", h.state().feedback().error));
+    let started = h
+        .state()
+        .feedback()
+        .log
+        .lines
+        .iter()
+        .find(|l| l.text.starts_with("Run in player started "))
+        .map(|l| l.text.clone())
+        .expect("the Log names the player");
+    let (head, line) = started.split_once("): ").expect("(process N): attach …");
+    let pid = head
+        .rsplit_once("(process ")
+        .and_then(|(_, pid)| pid.parse().ok())
+        .unwrap_or_else(|| panic!("{started}"));
+    let line: AttachLine = line.parse().expect("an attach line");
+    assert_eq!(line.addr.to_string(), attached);
+    step_until_within(h, "the player's ticks", BOUND, NAP, |h| {
+        latest_live(h).is_some_and(|v| v.clock.simulation_tick > 5)
+    });
+    (pid, line)
+}
+
+/// Kills process `pid` when dropped (a player the test started through
+/// the editor, which the editor lets go on).
+struct KillOnDrop(u32);
+
+impl Drop for KillOnDrop {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("kill")
+            .arg(self.0.to_string())
+            .stderr(Stdio::null())
+            .status();
+    }
+}
+
+#[test]
+fn run_in_player_starts_the_scene_in_a_player_attached_and_detach_leaves_it_running() {
+    let mut h = editor_running_players_with(&["--headless", "--seconds", "600"]);
+    let (pid, line) = run_in_player(&mut h);
+    let _player = KillOnDrop(pid);
+    assert_eq!(
+        h.state()
+            .published()
+            .live
+            .as_ref()
+            .and_then(|l| l.scene_path.clone()),
+        Some(demo()),
+        "the editor's scene"
+    );
+    // The panels drive the player: a pause and a step.
+    h.state_mut().send(Command::Run(Run::Pause));
+    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
+    let at = tick(&h);
+    h.key_press(Key::F10);
+    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == at + 1
+    });
+
+    // File → Detach: the player goes on by itself, playing again, and
+    // still prints (its stderr, now read by nobody, must not fail it).
+    h.get_by_label("File").click();
+    h.run_steps(2);
+    h.get_by_label("Detach").click();
+    h.run_steps(2);
+    assert!(h.state().published().attached.is_none());
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == 0
+    });
+    let wrong = stepframe_host::wire::Token::random().expect("a token");
+    let editor_side = stepframe_host::wire::Handshake {
+        same_executable: false,
+        ..stepframe_host::wire::Handshake::new(stepframe_host::wire::Role::Editor)
+    };
+    for _ in 0..2 {
+        // Each refusal is a line on the player's stderr.
+        assert!(matches!(
+            stepframe_host::wire::loopback::connect_loopback(
+                line.addr,
+                wrong.clone(),
+                &editor_side
+            ),
+            Err(stepframe_host::wire::WireError::Token)
+        ));
+    }
+    // Attach… with the line the Log kept: the same player, on past the
+    // step, playing.
+    attach(&mut h, &line);
+    step_until_within(&mut h, "the player played on", BOUND, NAP, |h| {
+        !suspended(h) && tick(h) > at + 5
+    });
+}
+
+#[test]
+fn a_player_started_by_run_in_player_that_ends_is_named_with_its_exit_status() {
+    let mut h = editor_running_players_with(&["--headless", "--seconds", "3"]);
+    run_in_player(&mut h);
+    step_until_within(&mut h, "the player's end", BOUND, NAP, |h| {
+        h.state().published().worker_stopped.is_some()
+    });
+    let stopped = h.state().published().worker_stopped.clone().unwrap();
+    assert_eq!(
+        stopped,
+        HostStopped::GameGone("the player exited (exit status: 0)".to_string())
+    );
+    h.run_steps(1);
+    assert_eq!(
+        labels_starting(&h, "The game you attached to is gone: "),
+        ["The game you attached to is gone: the player exited (exit status: 0)"]
+    );
 }

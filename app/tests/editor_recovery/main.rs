@@ -28,6 +28,7 @@ use stepframe_core::{Edit, ObjectId, Pose, SuspendReason};
 mod support;
 
 mod attach;
+mod attach_panels;
 mod process;
 use support::editor::{harness_for, headless_at, latest_live, step_until_within};
 use support::held::{self, HeldFlags, Release, Wait, held_scene};

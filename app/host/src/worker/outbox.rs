@@ -269,6 +269,13 @@ impl Outbox {
         self.dirty = true;
     }
 
+    /// Sends an event about the live view just sent (what the watches did
+    /// in its ticks): unlike [`Outbox::event`], it asks for no new view.
+    pub(super) fn report(&mut self, event: Event) {
+        self.flush();
+        self.send(Outbound::Event(Box::new(event)));
+    }
+
     /// A notice (none while a journal is done again).
     pub(super) fn notice(&mut self, notice: Notice) {
         if !self.replaying {

@@ -220,12 +220,20 @@ impl Worker {
         }
     }
 
-    /// Sends the log lines, watch reports, suspension changes and (one in
-    /// flight) the live view, if anything changed since the last publish.
+    /// Sends the log lines, suspension changes, (one in flight) the live
+    /// view, if anything changed since the last publish, and the watch
+    /// reports.
+    ///
+    /// The reports come after the view: a report names its watch by its
+    /// place in the list, and the front end reads the list from the view
+    /// before it. A watch plotted while the session plays is added between
+    /// two frames; the next frame's tick is its first live value, and a
+    /// report of it read before the view that lists the watch was dropped
+    /// (a lane with a gap at that tick, between the history fill and the
+    /// live values).
     pub fn publish(&mut self) {
         self.drain_ticks();
         self.drain_branch();
-        self.watches.send_reports(&mut self.out);
         let mut log = self.run.session.drain_log();
         if !log.is_empty() {
             if log.len() > super::outbox::MAX_LOG_BATCH {
@@ -240,11 +248,18 @@ impl Worker {
         }
         let now = self.run.session.pipeline().suspension().cloned();
         self.out.suspension(now.as_ref());
-        if self.out.wants_view() {
+        let viewed = self.out.wants_view();
+        if viewed {
             let view = self.live_view();
             self.out.live(view);
-        } else {
+            self.watches.list_shown();
+        }
+        let reported = self.watches.send_reports(&mut self.out);
+        if !viewed {
+            // Batched while a journal is done again (`Outbox::end_publish`).
             self.out.end_publish();
+        } else if reported {
+            self.out.wake();
         }
     }
 }

@@ -46,6 +46,9 @@ pub(super) struct Watches {
     specs: Vec<WatchSpec>,
     /// What the installed set reports.
     events: Option<Arc<Mutex<Vec<WatchEvent>>>>,
+    /// A live view has carried the list since it last changed: reports
+    /// made under it can be read (they wait until then; `publish`).
+    shown: bool,
     /// Plotted expressions whose past ticks are still to be filled, oldest
     /// request first.
     fills: VecDeque<Fill>,
@@ -143,6 +146,7 @@ impl Watches {
         }
         self.fills.retain(|f| !f.exprs.is_empty());
         self.units.retain(|e, _| now.contains(&e));
+        self.shown = self.shown && self.specs == specs;
         self.specs = specs;
         session.set_tick_watch(Some(Box::new(set)));
         if !new.is_empty() {
@@ -155,15 +159,27 @@ impl Watches {
         }
     }
 
-    /// Sends what the watches did since the last publish.
-    pub(super) fn send_reports(&mut self, out: &mut Outbox) {
+    /// A live view carrying the list went to the front end.
+    pub(super) fn list_shown(&mut self) {
+        self.shown = true;
+    }
+
+    /// Sends what the watches did since the last publish, once the front
+    /// end has the list they name watches in (a journal done again sends
+    /// no view, and holds nothing back). Returns whether it sent any.
+    pub(super) fn send_reports(&mut self, out: &mut Outbox) -> bool {
         let Some(events) = &self.events else {
-            return;
+            return false;
         };
-        let batch = std::mem::take(&mut *events.lock().unwrap_or_else(PoisonError::into_inner));
-        if !batch.is_empty() {
-            out.event(Event::Watch(batch));
+        if !self.shown && !out.replaying() {
+            return false;
         }
+        let batch = std::mem::take(&mut *events.lock().unwrap_or_else(PoisonError::into_inner));
+        if batch.is_empty() {
+            return false;
+        }
+        out.report(Event::Watch(batch));
+        true
     }
 
     /// True while some plotted watch still has past ticks to fill.

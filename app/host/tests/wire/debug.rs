@@ -2,7 +2,10 @@
 //! editor attached to it over loopback: it breaks at the end of a tick in
 //! the player's FixedUpdate, steps one tick, resumes and detaches, and the
 //! game plays on; paused frames do not call the pipeline; a wrong token is
-//! refused and the listener keeps listening.
+//! refused and the listener keeps listening; an editor reads what the
+//! game's worker sent in the worker's order, so a plotted watch's values
+//! come after the view that lists the watch, even when the editor is slow
+//! to take its views.
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -198,4 +201,120 @@ fn the_attach_line_reads_back_what_it_prints() {
             .parse::<AttachLine>()
             .is_err()
     );
+}
+
+/// What an editor reads of a plotted watch, in stream order.
+#[derive(Debug, PartialEq)]
+enum Read {
+    /// A live view, and whether its watch list has the watch.
+    View { lists: bool },
+    /// A live value of the watch at this tick.
+    Value(u64),
+    /// A span of its history fill, and whether it is the last.
+    Fill { ticks: Vec<u64>, done: bool },
+}
+
+/// What the editor's end has received so far of the watch `expr`,
+/// acknowledging each live view if `ack`.
+fn read(editor: &stepframe_host::worker::FrontEnd, expr: &str, ack: bool) -> Vec<Read> {
+    use stepframe_host::protocol::{Event, Outbound};
+    let mut out = Vec::new();
+    for message in editor.inbound.try_iter() {
+        match message {
+            Outbound::Live(v) => {
+                out.push(Read::View {
+                    lists: v.watches.iter().any(|w| w.expr == expr),
+                });
+                if ack {
+                    editor.send(Command::ViewTaken);
+                }
+            }
+            Outbound::Event(e) => match *e {
+                Event::Watch(batch) => out.extend(batch.iter().filter_map(|w| match w {
+                    stepframe_plugins::WatchEvent::Value { tick, .. } => Some(Read::Value(*tick)),
+                    _ => None,
+                })),
+                Event::WatchHistory(fill) if fill.expr == expr => out.push(Read::Fill {
+                    ticks: fill.values.iter().map(|v| v.0).collect(),
+                    done: fill.done,
+                }),
+                _ => {}
+            },
+            Outbound::Past(_) => {}
+        }
+    }
+    out
+}
+
+#[test]
+fn an_editor_reads_a_plotted_watchs_values_only_after_the_view_that_lists_it() {
+    let (mut game, line) = game();
+    let (editor, _bridge) = attach(&line);
+    // The editor takes no view: once it has been sent one, the game has no
+    // credit to send the next, and the watch plotted then is listed only
+    // by views the editor has not been sent.
+    let expr = "obj(20).y";
+    let mut stream = Vec::new();
+    let deadline = Instant::now() + BOUND;
+    while stream.is_empty() {
+        assert!(game.frame(DT));
+        std::thread::yield_now();
+        stream.extend(read(&editor, expr, false));
+        assert!(Instant::now() < deadline, "timed out waiting for a view");
+    }
+    editor.send(Command::Watches(
+        stepframe_host::protocol::WatchCommand::Plot(expr.to_string()),
+    ));
+    for _ in 0..30 {
+        assert!(game.frame(DT));
+        std::thread::yield_now();
+        stream.extend(read(&editor, expr, false));
+    }
+    assert_eq!(
+        stream,
+        [Read::View { lists: false }],
+        "nothing of the watch before a view that lists it"
+    );
+    // The editor takes the view it was sent, and every view from now on:
+    // the newest comes, then what was held, in order, then the rest live.
+    editor.send(Command::ViewTaken);
+    let deadline = Instant::now() + BOUND;
+    loop {
+        assert!(game.frame(DT));
+        std::thread::yield_now();
+        stream.extend(read(&editor, expr, true));
+        let done = stream
+            .iter()
+            .any(|r| matches!(r, Read::Fill { done: true, .. }));
+        let live = stream
+            .iter()
+            .filter(|r| matches!(r, Read::Value(_)))
+            .count();
+        if done && live >= 30 {
+            break;
+        }
+        assert!(Instant::now() < deadline, "timed out: {stream:?}");
+    }
+    let listed = stream
+        .iter()
+        .position(|r| *r == Read::View { lists: true })
+        .expect("a view lists the watch");
+    let first_of_watch = stream
+        .iter()
+        .position(|r| !matches!(r, Read::View { .. }))
+        .expect("values");
+    assert!(listed < first_of_watch, "{stream:?}");
+    // Every tick from the session's start has a value: the fill's up to
+    // where the watch was added, live ones after, none missing.
+    let mut ticks: Vec<u64> = stream
+        .iter()
+        .flat_map(|r| match r {
+            Read::Value(t) => vec![*t],
+            Read::Fill { ticks, .. } => ticks.clone(),
+            Read::View { .. } => Vec::new(),
+        })
+        .collect();
+    ticks.sort_unstable();
+    let last = *ticks.last().expect("ticks");
+    assert_eq!(ticks, (0..=last).collect::<Vec<_>>());
 }

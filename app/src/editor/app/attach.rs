@@ -72,8 +72,20 @@ impl EditorApp {
                 }
             },
         };
-        match host::start_player(&program, &scene, PLAYER_START_WITHIN) {
+        match host::start_player(&program, &scene, &self.player_args, PLAYER_START_WITHIN) {
             Ok((child, line, printed, held)) => {
+                // The line the player printed, for an Attach… after a
+                // Detach (the token is nowhere else to be seen), and its
+                // process.
+                self.feedback.log.push(
+                    LogLevel::Info,
+                    None,
+                    format!(
+                        "Run in player started {} (process {}): {line}",
+                        scene.display(),
+                        child.id()
+                    ),
+                );
                 self.attach_with(line.addr, line.token, Some((child, printed, held)));
             }
             Err(e) => self.feedback.error(format!("Run in player: {e:#}")),

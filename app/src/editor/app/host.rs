@@ -240,11 +240,13 @@ pub(super) fn attach(
     Ok((front, running))
 }
 
-/// Starts `program run SCENE --debug` and reads its attach line (waiting
-/// at most `within`): the player, its attach line, what it printed.
+/// Starts `program run SCENE --debug ARGS…` and reads its attach line
+/// (waiting at most `within`): the player, its attach line, what it
+/// printed.
 pub(super) fn start_player(
     program: &std::path::Path,
     scene: &std::path::Path,
+    args: &[String],
     within: Duration,
 ) -> anyhow::Result<(
     Child,
@@ -257,6 +259,7 @@ pub(super) fn start_player(
         .arg("run")
         .arg(scene)
         .arg("--debug")
+        .args(args)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -405,6 +408,19 @@ impl Running {
                     )));
                 }
                 let why = bridge.ended()?;
+                // A player that closed its connection is usually exiting:
+                // its status says more than the connection (bounded).
+                if let Some(player) = player {
+                    let deadline = std::time::Instant::now() + EXIT_WORDS_WAIT;
+                    while std::time::Instant::now() < deadline {
+                        if let Ok(Some(status)) = player.try_wait() {
+                            return Some(HostStopped::GameGone(format!(
+                                "the player exited ({status})"
+                            )));
+                        }
+                        std::thread::sleep(Duration::from_millis(5));
+                    }
+                }
                 Some(HostStopped::GameGone(match why {
                     WireError::Closed => {
                         "it closed the connection (it ended, or was stopped)".to_string()
@@ -418,16 +434,23 @@ impl Running {
 
     /// Lets an attached game go on by itself: its connection closes when
     /// the editor drops its front end; a player the editor started is
-    /// reaped on a thread of its own when it ends, never killed.
+    /// reaped on a thread of its own when it ends, never killed. What it
+    /// prints until then is read and dropped: a pipe nobody reads would
+    /// fill, or close and fail the player's next line.
     pub(super) fn let_go(&mut self) {
         if let Running::Attached {
             player: Some(mut child),
+            printed,
             ..
         } = std::mem::replace(self, Running::Stopped)
         {
             let _ = std::thread::Builder::new()
                 .name("stepframe-player-reaper".into())
                 .spawn(move || {
+                    if let Some(printed) = printed {
+                        // Ends when the player's output does: at its exit.
+                        for _ in printed.iter() {}
+                    }
                     let _ = child.wait();
                 });
         }

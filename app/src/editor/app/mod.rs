@@ -66,6 +66,10 @@ pub struct EditorConfig {
     /// (the test driver starts without it, as after a dismissal, so no
     /// test's click lands on it by chance).
     pub welcome: bool,
+    /// Arguments File → Run in player adds after `run SCENE --debug`
+    /// (none for a user; tests pass `--headless`: a player with no window,
+    /// on a machine without a display).
+    pub player_args: Vec<String>,
 }
 
 impl EditorConfig {
@@ -83,6 +87,7 @@ impl EditorConfig {
             behaviours: crate::Behaviours::built_in(),
             watchdog: Watchdog::default(),
             welcome: true,
+            player_args: Vec::new(),
         }
     }
 
@@ -183,6 +188,9 @@ pub struct EditorApp {
     help_open: bool,
     /// Offer the first-run hint (`EditorConfig::welcome`).
     welcome: bool,
+    /// What Run in player adds to the player's arguments
+    /// (`EditorConfig::player_args`).
+    player_args: Vec<String>,
 }
 
 impl std::fmt::Debug for EditorApp {
@@ -318,6 +326,7 @@ impl EditorApp {
             rebuild: None,
             help_open: false,
             welcome: config.welcome,
+            player_args: config.player_args,
         })
     }
 
