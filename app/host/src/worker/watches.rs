@@ -150,10 +150,13 @@ impl Watches {
         self.specs = specs;
         session.set_tick_watch(Some(Box::new(set)));
         if !new.is_empty() {
+            // The tick it stands at came with `report_now`: the history
+            // fills the ticks before it, each tick's value sent once.
+            // (Added at tick 0, there is none: the fill only says so.)
             let tick = session.pipeline().clock().simulation_tick;
             self.fills.push_back(Fill {
                 exprs: new,
-                next: tick,
+                next: tick.saturating_sub(1),
                 to_tick: tick,
             });
         }
@@ -318,6 +321,21 @@ impl Worker {
         fill.next = fill.next.min(live_tick);
         fill.to_tick = fill.to_tick.min(live_tick);
         let fill = fill.clone();
+        if fill.to_tick == 0 {
+            // Added at tick 0: its one value came live, nothing is older.
+            for expr in &fill.exprs {
+                self.out.event(Event::WatchHistory(WatchFill {
+                    expr: expr.clone(),
+                    values: Vec::new(),
+                    from_tick: 0,
+                    to_tick: 0,
+                    done: true,
+                }));
+            }
+            self.watches.fills.pop_front();
+            self.out.wake();
+            return self.is_filling();
+        }
         let mut scratches: Vec<Pipeline> = (0..spans.max(1))
             .map(|_| Pipeline::new(self.run.next_settings()))
             .collect();
