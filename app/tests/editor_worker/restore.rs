@@ -19,12 +19,7 @@ const FRAMES: usize = 2_500;
 fn simulated(f: &FrameTelemetry) -> impl PartialEq + std::fmt::Debug + use<> {
     let r = &f.report;
     (
-        (
-            r.kind.clone(),
-            r.frame_index,
-            r.ticks,
-            r.delta_time.to_bits(),
-        ),
+        (r.kind, r.frame_index, r.ticks, r.delta_time.to_bits()),
         (
             r.dropped_time.to_bits(),
             r.accumulator_before.to_bits(),
