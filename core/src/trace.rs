@@ -52,7 +52,8 @@ pub struct TickRecord<'a> {
     pub contacts: &'a [ContactEvent],
     /// The world with the tick's committed poses.
     pub world: &'a World,
-    /// Stable hash of the committed state after the tick.
+    /// Stable hash of the committed state after the tick; 0 when the
+    /// observer does not want it ([`TickObserver::wants_hash`]).
     pub hash: u64,
     /// The session after the tick, for observers that want its
     /// [`SubsystemHashes`] (computed only on request: they cost a pass over
@@ -88,6 +89,17 @@ pub trait SubsystemState: std::fmt::Debug {
 pub trait TickObserver: Send {
     /// Called once per completed tick, at its end, in the fixed phase.
     fn on_tick(&mut self, record: &TickRecord<'_>);
+
+    /// Whether the next tick's [`TickRecord::hash`] is wanted, asked at its
+    /// end before [`TickObserver::on_tick`]. The hash is a pass over the
+    /// whole committed state, world, behaviours and engine: about 4% of a
+    /// tick of demo.ron in a sampling profile of the editor's host
+    /// (docs/performance.md, "Fix, rebuild, replay"). An observer that
+    /// reads only the tick's input or poses says no, and its record's hash
+    /// is 0.
+    fn wants_hash(&self) -> bool {
+        true
+    }
 }
 
 /// Hashes the committed state of every live object, in id order: id, enabled,

@@ -355,6 +355,11 @@ impl<T: TickObserver> TickObserver for Arc<Mutex<T>> {
         let mut inner = self.lock().unwrap_or_else(|p| p.into_inner());
         inner.on_tick(record);
     }
+
+    fn wants_hash(&self) -> bool {
+        let inner = self.lock().unwrap_or_else(|p| p.into_inner());
+        inner.wants_hash()
+    }
 }
 
 /// Several observers in one slot (trace writer, recorder, sync-test checker),
@@ -364,6 +369,10 @@ impl TickObserver for Vec<Box<dyn TickObserver>> {
         for observer in self.iter_mut() {
             observer.on_tick(record);
         }
+    }
+
+    fn wants_hash(&self) -> bool {
+        self.iter().any(|o| o.wants_hash())
     }
 }
 

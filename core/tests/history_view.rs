@@ -92,3 +92,49 @@ fn a_replayed_tick_equals_the_live_tick_and_leaves_the_live_session_alone() {
         "a tick in the future is refused"
     );
 }
+
+/// Every completed tick's hash, from an observer that says it does not
+/// want it.
+#[derive(Clone, Default)]
+struct Blind(Arc<Mutex<Vec<u64>>>);
+
+impl TickObserver for Blind {
+    fn on_tick(&mut self, record: &TickRecord<'_>) {
+        if let Ok(mut v) = self.0.lock() {
+            v.push(record.hash);
+        }
+    }
+
+    fn wants_hash(&self) -> bool {
+        false
+    }
+}
+
+#[test]
+fn an_observer_that_wants_no_hash_gets_0_and_one_beside_it_that_does_gets_it() {
+    let blind = Blind::default();
+    let seen = Seen::default();
+    let mut p = pipeline();
+    p.set_tick_observer(Some(Box::new(blind.clone())));
+    for _ in 0..20 {
+        p.step_frame(1.0 / 60.0);
+    }
+    let hashes = blind.0.lock().expect("lock").clone();
+    assert_eq!(hashes, vec![0; 20]);
+
+    // In one slot with an observer that wants it, both get the real hash.
+    let both = Blind::default();
+    let mut q = pipeline();
+    let slot: Vec<Box<dyn TickObserver>> = vec![Box::new(both.clone()), Box::new(seen.clone())];
+    q.set_tick_observer(Some(Box::new(slot)));
+    let mut ends = Vec::new();
+    for _ in 0..20 {
+        q.step_frame(1.0 / 60.0);
+        ends.push(q.state_hash());
+    }
+    let seen: Vec<u64> = seen.0.lock().expect("lock").iter().map(|s| s.1).collect();
+    // One tick a frame of 1/60 s at 60 Hz, so the end of each tick is the
+    // end of its frame (Nudger changes nothing in the variable update).
+    assert_eq!(seen, ends);
+    assert_eq!(*both.0.lock().expect("lock"), ends);
+}

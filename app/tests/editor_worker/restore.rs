@@ -108,10 +108,73 @@ fn a_journal_done_again_sends_every_frames_record_and_entry_in_a_few_messages() 
         frame_batches.iter().all(|&n| n <= 1024),
         "{frame_batches:?}"
     );
+    // A batch is a small message (~540 bytes a frame of demo.ron): under
+    // the 1 MiB a wire reader keeps its buffer at between frames.
+    for e in &sent {
+        if let Event::Frames(b) = e {
+            let bytes = stepframe_host::wire::encode(e, Vec::new()).expect("encodes");
+            assert!(
+                bytes.len() < 1 << 20,
+                "{} frames in {} bytes",
+                b.len(),
+                bytes.len()
+            );
+        }
+    }
 
     // And the session stands where the live one stood, bit for bit.
     live.send(Command::Run(stepframe_app::editor::protocol::Run::Pause));
     live.pump(DT);
     assert_eq!(again.view().clock.simulation_tick, FRAMES as u64);
     assert_eq!(again.view().state_hash, live.view().state_hash);
+}
+
+#[test]
+fn a_journal_done_again_shows_the_hash_of_its_last_tick_not_of_an_edit_made_after_it() {
+    use stepframe_app::editor::protocol::{EditCommand, Run, Target};
+    use stepframe_core::ObjectId;
+    // The live session hashes every tick; its view shows the last tick's
+    // hash, which an edit made while it stands there does not change (the
+    // edit applies before the next tick).
+    let mut live = Host::loading(DisplayRate::Hz(60), &demo(), true);
+    live.pump_n(300, DT);
+    live.send(Command::Run(Run::Pause));
+    live.pump(DT);
+    let before_edit = live.view().state_hash;
+    live.send(Command::Edit {
+        target: Target::Live,
+        edit: EditCommand::Enabled(ObjectId(203), false),
+    });
+    live.pump(DT);
+    assert_no_errors(&live.events());
+    let shown = live.view().state_hash;
+    assert_eq!(shown, before_edit);
+    assert_eq!(live.view().clock.simulation_tick, 300);
+    assert!(
+        !live
+            .view()
+            .objects
+            .iter()
+            .any(|o| o.id == ObjectId(203) && o.enabled)
+    );
+
+    // Done again, the session runs its ticks unhashed and ends standing
+    // after the edit: it shows the same hash, that of the end of tick 300.
+    let mut again = Host::new(DisplayRate::Hz(60));
+    again.send(Command::Restore {
+        journal: live.journal.clone(),
+        stop_after: None,
+        fresh_files: false,
+    });
+    again.pump(DT);
+    assert_no_errors(&again.events());
+    assert_eq!(again.view().clock.simulation_tick, 300);
+    assert!(
+        !again
+            .view()
+            .objects
+            .iter()
+            .any(|o| o.id == ObjectId(203) && o.enabled)
+    );
+    assert_eq!(again.view().state_hash, shown);
 }

@@ -25,9 +25,10 @@ pub(super) const MAX_LOG_BATCH: usize = 4096;
 /// (docs/performance.md, "Fix, rebuild, replay"). Held back, they go out
 /// with the next event (the progress, four times a second, so about
 /// 1,100 frames a message) or at this many, whichever comes first: 1,024
-/// frames of demo.ron's telemetry are ~0.3 MB of postcard, far inside a
-/// frame's 64 MiB cap, and the front end holds a replay's messages until
-/// it ends anyway.
+/// frames of demo.ron's telemetry are ~0.55 MB of postcard (~540 bytes a
+/// frame with its flame zones), under the 1 MiB a wire reader keeps its
+/// buffer at and far inside a frame's 64 MiB cap, and the front end holds
+/// a replay's messages until it ends anyway.
 pub(super) const REPLAY_BATCH_FRAMES: usize = 1024;
 
 /// Called after something is sent, so a front end that sleeps until there

@@ -22,6 +22,14 @@
 //! What the new host does is journaled again as it goes, so its own journal
 //! is the one it was given (up to where it stopped): the front end takes
 //! it as the session's from then on.
+//!
+//! A replay runs flat out, so it does only what its end needs: no live view
+//! until it stands there (progress four times a second instead), its
+//! telemetry and journal sent in batches rather than two messages a frame
+//! (`outbox`'s `REPLAY_BATCH_FRAMES`), and no state hash of each tick,
+//! which only the view reads: the last tick's is made once, at the end
+//! (`Stepping::hash_ticks`). The front end still gets every frame's
+//! record and every journal entry, in order.
 
 use super::Worker;
 use crate::protocol::{
@@ -46,6 +54,8 @@ impl Worker {
             .rposition(|e| matches!(e, JournalEntry::Start(_)));
         let of = journal.len();
         self.out.set_replaying(true);
+        // No view is shown until the end: only the last tick's hash is.
+        self.run.hash_ticks(false);
         let mut told = std::time::Instant::now();
         let mut entries = journal.into_iter().enumerate();
         for (_, entry) in entries.by_ref().take(last_start.unwrap_or(0)) {
@@ -98,6 +108,8 @@ impl Worker {
         if !self.is_suspended() {
             self.run.session.pause();
         }
+        self.drain_ticks();
+        self.run.hash_ticks(true);
         self.out.set_replaying(false);
         let tick = self.run.completed_ticks();
         self.out.event(Event::Restored {

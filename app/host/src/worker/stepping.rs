@@ -9,6 +9,7 @@
 
 use std::collections::VecDeque;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Instant;
 
 use crossbeam_channel::{Receiver, Sender};
@@ -38,6 +39,12 @@ pub(super) struct Stepping {
     settings_in_force: TimeSettings,
     /// Hash after the last tick.
     state_hash: u64,
+    /// Whether the live tap hashes each tick (off while a journal is done
+    /// again: [`Stepping::hash_ticks`]).
+    hashing: Arc<AtomicBool>,
+    /// A tick ran whose hash was not taken: `state_hash` is an older tick's
+    /// until [`Stepping::hash_ticks`] makes it again.
+    hash_behind: bool,
     /// Real dt of the last frames, for the host's rate in the view.
     rates: VecDeque<f64>,
     /// Tick hashes and inputs from the observer, drained after each call.
@@ -65,6 +72,8 @@ impl Stepping {
             pending_inputs: Vec::new(),
             settings_in_force: settings,
             state_hash: 0,
+            hashing: Arc::new(AtomicBool::new(true)),
+            hash_behind: false,
             rates: VecDeque::with_capacity(RATE_WINDOW),
             ticks,
             tick_tx,
@@ -82,6 +91,7 @@ impl Stepping {
             tx: self.tick_tx.clone(),
             compare,
             trace,
+            hashing: Some(self.hashing.clone()),
         })));
     }
 
@@ -104,9 +114,36 @@ impl Stepping {
     pub(super) fn tick_news(&mut self) -> Vec<TickNews> {
         let news: Vec<TickNews> = self.ticks.try_iter().collect();
         if let Some(last) = news.last() {
-            self.state_hash = last.hash;
+            if let Some(hash) = last.hash {
+                self.state_hash = hash;
+            }
+            self.hash_behind = last.hash.is_none();
         }
         news
+    }
+
+    /// Turns the hash of every live tick on or off. Off, a tick costs a
+    /// pass over the state less (`TickObserver::wants_hash`), which only
+    /// the view reads, and only the last tick's: a journal done again runs
+    /// thousands of ticks between two views. Turned on again after ticks
+    /// ran unhashed, the last tick's hash is made from the history (its
+    /// state rebuilt from the newest keyframe before it, as a past view
+    /// is), since the live pipeline may have moved on from the end of that
+    /// tick (the frame's variable update, an edit while suspended). Drain
+    /// the tick news first.
+    pub(super) fn hash_ticks(&mut self, on: bool) {
+        self.hashing.store(on, Ordering::Relaxed);
+        if on && self.hash_behind {
+            self.hash_behind = false;
+            let tick = self.completed_ticks();
+            let mut scratch = Pipeline::new(self.settings());
+            self.state_hash = match self.session.replay_into(&mut scratch, tick) {
+                Ok(()) => scratch.state_hash(),
+                // The live tick is always within the history's reach; were
+                // it not, the session's own state is the nearest there is.
+                Err(_) => self.session.pipeline().state_hash(),
+            };
+        }
     }
 
     /// A new world: nothing waits, no hash yet, the settings it runs with
@@ -115,6 +152,7 @@ impl Stepping {
         while self.ticks.try_recv().is_ok() {}
         self.pending_inputs.clear();
         self.state_hash = 0;
+        self.hash_behind = false;
         self.settings_in_force = *self.session.pipeline().settings();
     }
 
@@ -123,6 +161,7 @@ impl Stepping {
     pub(super) fn resync(&mut self) {
         while self.ticks.try_recv().is_ok() {}
         self.state_hash = self.session.pipeline().state_hash();
+        self.hash_behind = false;
         self.settings_in_force = *self.session.pipeline().settings();
     }
 

@@ -3,6 +3,7 @@
 //! measure of one tick against a run B that it applies while comparing.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crossbeam_channel::Sender;
 use stepframe_core::{InputEvent, TickObserver, TickRecord};
@@ -14,7 +15,8 @@ use crate::traced::{TickDivergence, TracePoses, TracedTick, compare, traced_tick
 #[derive(Debug)]
 pub(super) struct TickNews {
     pub tick: u64,
-    pub hash: u64,
+    /// The state hash after the tick, if the tap took it.
+    pub hash: Option<u64>,
     pub inputs: Vec<InputEvent>,
     /// The tick against run B, while comparing.
     pub divergence: Option<TickDivergence>,
@@ -36,6 +38,12 @@ pub(super) struct TickTap {
     pub compare: Option<Arc<TracePoses>>,
     /// Every tick's traced poses (a fork pairs A's and B's, a scan keeps them).
     pub trace: bool,
+    /// Whether each tick's state hash is taken: while the switch is on, for
+    /// the live session, whose view shows the hash of its last tick (its
+    /// worker turns it off while a journal is done again, when no view is
+    /// shown until the end); never for branch B and scans, which read
+    /// poses only (`None`).
+    pub hashing: Option<Arc<AtomicBool>>,
 }
 
 impl TickObserver for TickTap {
@@ -44,7 +52,7 @@ impl TickObserver for TickTap {
         // fails while the worker is being dropped, when nobody needs the news.
         let _ = self.tx.send(TickNews {
             tick: record.clock.simulation_tick,
-            hash: record.hash,
+            hash: self.wants_hash().then_some(record.hash),
             inputs: record.inputs.to_vec(),
             divergence: self.compare.as_deref().and_then(|b| measure(b, record)),
             traced: self.trace.then(|| {
@@ -55,6 +63,12 @@ impl TickObserver for TickTap {
                 )
             }),
         });
+    }
+
+    fn wants_hash(&self) -> bool {
+        self.hashing
+            .as_ref()
+            .is_some_and(|on| on.load(Ordering::Relaxed))
     }
 }
 

@@ -162,6 +162,7 @@ impl Worker {
                     tx,
                     compare: None,
                     trace: true,
+                    hashing: None,
                 })));
                 session
                     .replay_into(&mut scratch, end)

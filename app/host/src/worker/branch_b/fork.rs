@@ -300,6 +300,7 @@ impl Worker {
             tx,
             compare: None,
             trace: true,
+            hashing: None,
         })));
         // B's record of the fork tick itself is A's: the inspector's B
         // column shows it from the first moment.
