@@ -12,7 +12,7 @@
 //!
 //! | key (window) | does |
 //! |---|---|
-//! | the scene's bindings | the scene's actions (input through its action map) |
+//! | the scene's bindings | the scene's actions (input through its action map; gamepads too, module `gamepad`) |
 //! | F3 | the clock overlay: clock fields, accumulator, dropped time |
 //! | F6 | pause or resume: a paused frame does not call the pipeline, so neither clock advances |
 //!
@@ -25,6 +25,7 @@
 //! token is new each run; a connection without it is refused and logged
 //! on stderr (`stepframe_host::debug`).
 
+mod gamepad;
 mod window;
 
 use std::io::Write as _;

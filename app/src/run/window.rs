@@ -1,7 +1,7 @@
 //! The player's window: one [`Debugger::frame`] per eframe frame (eframe
 //! waits for vsync between them), the scene drawn with its presentation
-//! poses, keys to the scene's action map, F3's clock overlay and F6's
-//! pause (module docs of `run`).
+//! poses, keys and gamepads to the scene's action map, F3's clock overlay
+//! and F6's pause (module docs of `run`).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -43,6 +43,7 @@ pub(super) fn run(debugger: Debugger, scene: &Path, end: Option<Instant>) -> Exi
         last: None,
         overlay: false,
         held: BTreeSet::new(),
+        gamepads: super::gamepad::Gamepads::start(),
         end,
         failed: false,
     };
@@ -95,6 +96,8 @@ pub struct PlayerWindow {
     overlay: bool,
     /// Keys held down (released when the window loses focus).
     held: BTreeSet<String>,
+    /// The gamepads, read once a frame.
+    gamepads: super::gamepad::Gamepads,
     /// When the run ends, if bounded.
     end: Option<Instant>,
     /// The scene did not load.
@@ -115,6 +118,9 @@ impl PlayerWindow {
             .map_or(1.0 / 60.0, |last| now.duration_since(last).as_secs_f64());
         self.last = Some(now);
         self.keys(&ctx);
+        for input in self.gamepads.poll() {
+            self.debugger.send(Command::Run(Run::Input(input)));
+        }
         if !self.debugger.frame(raw_dt) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
