@@ -12,7 +12,7 @@
 //!
 //! | key (window) | does |
 //! |---|---|
-//! | the scene's bindings | the scene's actions (input through its action map) |
+//! | the scene's bindings | the scene's actions (input through its action map; gamepads too, module `gamepad`) |
 //! | F3 | the clock overlay: clock fields, accumulator, dropped time |
 //! | F6 | pause or resume: a paused frame does not call the pipeline, so neither clock advances |
 //!
@@ -25,15 +25,21 @@
 //! token is new each run; a connection without it is refused and logged
 //! on stderr (`stepframe_host::debug`).
 
+mod gamepad;
+mod pacing;
 mod window;
 
+use std::cell::RefCell;
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 use stepframe_host::debug::{AttachLine, Debugger};
 use stepframe_host::protocol::DisplayRate;
+
+use pacing::FramePacing;
 
 /// `stepframe run`'s arguments.
 #[derive(clap::Args, Debug, Clone)]
@@ -48,12 +54,17 @@ pub struct RunArgs {
     /// without a display.
     #[arg(long)]
     pub headless: bool,
-    /// Frames a second of `--headless` (the window follows the display).
+    /// Frames a second of `--headless` (the window follows the display);
+    /// the display rate `--pacing-report` counts dropped frames against.
     #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u32).range(1..=1000))]
     pub hz: u32,
     /// End after this many seconds of real time.
     #[arg(long, value_name = "N")]
     pub seconds: Option<f64>,
+    /// At the end, print how evenly the frames came: the mean and 99th
+    /// percentile frame time, and the frames dropped against `--hz`.
+    #[arg(long)]
+    pub pacing_report: bool,
 }
 
 /// Runs `stepframe run` (module docs).
@@ -74,11 +85,21 @@ pub fn run(args: RunArgs, behaviours: &crate::Behaviours) -> ExitCode {
     let end = args
         .seconds
         .map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-    if args.headless {
-        headless(debugger, args.hz, end)
+    let pacing = args
+        .pacing_report
+        .then(|| Rc::new(RefCell::new(FramePacing::default())));
+    let status = if args.headless {
+        headless(debugger, args.hz, end, pacing.clone())
     } else {
-        window::run(debugger, &args.scene, end)
+        window::run(debugger, &args.scene, end, pacing.clone())
+    };
+    if let Some(pacing) = pacing {
+        let report = pacing.borrow().report(1.0 / f64::from(args.hz));
+        let mut out = std::io::stdout().lock();
+        let _ = writeln!(out, "{report}");
+        let _ = out.flush();
     }
+    status
 }
 
 /// The session on `args.scene`, playing, listening if `--debug`.
@@ -124,17 +145,29 @@ fn report_errors(debugger: &mut Debugger) -> bool {
 }
 
 /// The loop without a window: a frame every `1/hz` s of real time, each
-/// handed the real time since the last.
-fn headless(mut debugger: Debugger, hz: u32, end: Option<Instant>) -> ExitCode {
+/// handed the real time since the last (and recorded in `pacing`).
+fn headless(
+    mut debugger: Debugger,
+    hz: u32,
+    end: Option<Instant>,
+    pacing: Option<Rc<RefCell<FramePacing>>>,
+) -> ExitCode {
     let period = Duration::from_secs_f64(1.0 / f64::from(hz));
     let mut last = Instant::now();
     let mut next = last + period;
+    let mut first = true;
     loop {
         let now = Instant::now();
         if end.is_some_and(|end| now >= end) {
             return ExitCode::SUCCESS;
         }
         let raw_dt = now.duration_since(last).as_secs_f64();
+        if let Some(pacing) = &pacing
+            && !first
+        {
+            pacing.borrow_mut().record(raw_dt);
+        }
+        first = false;
         last = now;
         if !debugger.frame(raw_dt) {
             return ExitCode::SUCCESS;

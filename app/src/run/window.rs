@@ -1,11 +1,13 @@
 //! The player's window: one [`Debugger::frame`] per eframe frame (eframe
 //! waits for vsync between them), the scene drawn with its presentation
-//! poses, keys to the scene's action map, F3's clock overlay and F6's
-//! pause (module docs of `run`).
+//! poses, keys and gamepads to the scene's action map, F3's clock overlay
+//! and F6's pause (module docs of `run`).
 
+use std::cell::RefCell;
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
+use std::rc::Rc;
 use std::time::Instant;
 
 use egui::{Color32, Pos2, Stroke};
@@ -13,6 +15,7 @@ use stepframe_core::{BodyKind, InputEvent, InputSource, Shape, Vec2};
 use stepframe_host::debug::Debugger;
 use stepframe_host::protocol::{Command, Run, WorldView};
 
+use super::pacing::FramePacing;
 use crate::editor::geometry::{self, Camera};
 
 /// Metres of the world the window's height shows.
@@ -22,7 +25,12 @@ const DEFAULT_CENTRE: Vec2 = Vec2::new(0.0, 5.0);
 
 /// Opens the player window on `debugger`'s session until it closes (or
 /// `end` passes).
-pub(super) fn run(debugger: Debugger, scene: &Path, end: Option<Instant>) -> ExitCode {
+pub(super) fn run(
+    debugger: Debugger,
+    scene: &Path,
+    end: Option<Instant>,
+    pacing: Option<Rc<RefCell<FramePacing>>>,
+) -> ExitCode {
     let title = format!(
         "stepframe run: {}",
         scene.file_name().map_or_else(
@@ -43,7 +51,9 @@ pub(super) fn run(debugger: Debugger, scene: &Path, end: Option<Instant>) -> Exi
         last: None,
         overlay: false,
         held: BTreeSet::new(),
+        gamepads: super::gamepad::Gamepads::start(),
         end,
+        pacing,
         failed: false,
     };
     let failed = std::rc::Rc::new(std::cell::Cell::new(false));
@@ -95,8 +105,12 @@ pub struct PlayerWindow {
     overlay: bool,
     /// Keys held down (released when the window loses focus).
     held: BTreeSet<String>,
+    /// The gamepads, read once a frame.
+    gamepads: super::gamepad::Gamepads,
     /// When the run ends, if bounded.
     end: Option<Instant>,
+    /// Every frame's interval, for `--pacing-report`.
+    pacing: Option<Rc<RefCell<FramePacing>>>,
     /// The scene did not load.
     failed: bool,
 }
@@ -113,8 +127,16 @@ impl PlayerWindow {
         let raw_dt = self
             .last
             .map_or(1.0 / 60.0, |last| now.duration_since(last).as_secs_f64());
+        if let Some(pacing) = &self.pacing
+            && self.last.is_some()
+        {
+            pacing.borrow_mut().record(raw_dt);
+        }
         self.last = Some(now);
         self.keys(&ctx);
+        for input in self.gamepads.poll() {
+            self.debugger.send(Command::Run(Run::Input(input)));
+        }
         if !self.debugger.frame(raw_dt) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
