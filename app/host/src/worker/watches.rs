@@ -255,7 +255,7 @@ impl Worker {
     }
 
     /// Fills as many keyframe spans of the oldest fill request as the
-    /// machine has cores, at most [`MAX_FILL_SPANS`], replayed at once: what
+    /// machine has cores, at most `MAX_FILL_SPANS`, replayed at once: what
     /// a suspended session does, nothing else wanting the cores (module
     /// docs). Returns whether there is more to fill.
     pub fn fill_step_wide(&mut self) -> bool {
