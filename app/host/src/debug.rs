@@ -52,8 +52,10 @@
 //! caller gets one every frame), and keeps the editor's one-in-flight
 //! credit apart: the editor's [`Command::ViewTaken`] updates that credit
 //! and is not forwarded. An editor that draws at 20 frames a second while
-//! the game runs at 144 gets a view each time it asks, the newest one,
-//! and no queue builds up.
+//! the game runs at 144 gets a view each time it asks, the newest one:
+//! no queue of views builds up, and about 7 game frames' events (144 /
+//! 20) wait behind each view, in order, as they would have in the
+//! connection.
 //!
 //! Not attached, a frame costs what the worker's pump costs plus one
 //! `try_recv` on the listener's channel: nothing is cloned, encoded or
