@@ -20,14 +20,14 @@ use egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::app::{Driver, HostStopped};
-use stepframe_app::editor::protocol::Run;
+use stepframe_app::editor::protocol::{BreakpointCommand, Run, WatchCommand};
 use stepframe_app::editor::shared::Action;
-use stepframe_app::editor::{Command, EditorApp, EditorConfig};
-use stepframe_core::ObjectId;
+use stepframe_app::editor::{Command, EditorApp, EditorConfig, Pane};
+use stepframe_core::{HookKind, ObjectId};
 use stepframe_host::debug::AttachLine;
 use stepframe_host::supervise::Limits;
 
-use crate::support::editor::{harness_for, latest_live, step_until_within};
+use crate::support::editor::{harness_for, latest_live, show, step_until_within};
 use crate::support::labels_starting;
 
 /// A bound on a hang, not on speed.
@@ -254,6 +254,83 @@ fn attached_to_a_player_f9_breaks_f10_steps_f5_resumes_and_detach_leaves_it_runn
     assert!(
         game.child.try_wait().expect("a status").is_none(),
         "the player runs on after the detach"
+    );
+}
+
+/// The newest live view with what the host's features hold.
+fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> Option<&'h stepframe_app::editor::LiveView> {
+    h.state().published().live.as_ref()
+}
+
+#[test]
+fn detach_brings_the_breakpoints_and_watches_into_the_editors_own_session() {
+    let game = Game::player();
+    let mut h = editor();
+    attach(&mut h, &game.line);
+    // A breakpoint on the player (F9), disabled so the game plays on, and
+    // a plotted watch, both set in the game's session.
+    h.state_mut().send(Command::Select(Some(PLAYER)));
+    step_until_within(&mut h, "the selection", BOUND, NAP, |h| {
+        live_view(h).is_some_and(|l| l.selection == Some(PLAYER))
+    });
+    h.key_press(Key::F9);
+    step_until_within(&mut h, "the breakpoint", BOUND, NAP, |h| {
+        live_view(h).is_some_and(|l| l.breakpoints.len() == 1)
+    });
+    let id = live_view(&h).unwrap().breakpoints[0].breakpoint.id;
+    h.state_mut()
+        .send(Command::Breakpoints(BreakpointCommand::Enable(id, false)));
+    h.state_mut().send(Command::Watches(WatchCommand::Plot(
+        "obj(20).y".to_string(),
+    )));
+    step_until_within(&mut h, "the watch", BOUND, NAP, |h| {
+        live_view(h).is_some_and(|l| {
+            l.watches.len() == 1 && l.breakpoints.iter().all(|b| !b.breakpoint.enabled)
+        })
+    });
+    let watches = live_view(&h).unwrap().watches.clone();
+    // The Input tab open: its file field names the tape beside the scene.
+    show(&mut h, Pane::Input);
+    h.run_steps(2);
+    let tape_path = |h: &Harness<'_, EditorApp>| h.state().panels().tape.path.clone();
+    assert!(
+        tape_path(&h).ends_with("demo.tape.ron"),
+        "{}",
+        tape_path(&h)
+    );
+
+    // File → Detach (the Input tab has a "File" label of its own).
+    h.state_mut().act(Action::Detach);
+    h.run_steps(2);
+    assert!(h.state().published().attached.is_none());
+    step_until_within(&mut h, "the editor's own session", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == 0 && live_view(h).is_some_and(|l| l.watches == watches)
+    });
+    let live = live_view(&h).unwrap();
+    let carried: Vec<_> = live
+        .breakpoints
+        .iter()
+        .map(|b| (b.breakpoint.hook, b.breakpoint.object, b.breakpoint.enabled))
+        .collect();
+    assert_eq!(
+        carried,
+        [(Some(HookKind::FixedUpdate), Some(PLAYER), false)],
+        "the player's breakpoint, still disabled"
+    );
+    // The Input tab's file is still the scene's tape, not a bare tape.ron
+    // from the new session's first view, which had no scene yet.
+    h.run_steps(2);
+    assert!(
+        tape_path(&h).ends_with("demo.tape.ron"),
+        "{}",
+        tape_path(&h)
+    );
+    // The notice says what came along.
+    let said = labels_starting(&h, "detached:");
+    assert!(
+        said.iter()
+            .any(|s| s.ends_with("with 1 breakpoint and 1 watch")),
+        "the notice names them: {said:?}"
     );
 }
 
@@ -496,6 +573,50 @@ fn run_in_player_starts_the_scene_in_a_player_attached_and_detach_leaves_it_runn
     step_until_within(&mut h, "the player played on", BOUND, NAP, |h| {
         !suspended(h) && tick(h) > at + 5
     });
+}
+
+#[test]
+fn a_line_the_player_prints_is_never_stamped_with_the_editors_old_tick() {
+    let mut h = editor_running_players_with(&["--headless", "--seconds", "600"]);
+    // The editor's own session far ahead of any fresh player.
+    step_until_within(&mut h, "the editor's own ticks", BOUND, NAP, |h| {
+        tick(h) >= 150
+    });
+    let own = tick(&h);
+    let (pid, _) = run_in_player(&mut h);
+    let _player = KillOnDrop(pid);
+    let player_now = tick(&h);
+    assert!(
+        player_now < own,
+        "the player just started: {player_now} < {own}"
+    );
+    // Its "an editor attached" line is relayed into the Log.
+    step_until_within(&mut h, "the player's line in the Log", BOUND, NAP, |h| {
+        h.state()
+            .feedback()
+            .log
+            .lines
+            .iter()
+            .any(|l| l.text.contains("an editor attached"))
+    });
+    for line in &h.state().feedback().log.lines {
+        let rest = ["host stderr, tick ", "host stdout, tick "]
+            .iter()
+            .find_map(|p| line.text.strip_prefix(p));
+        let Some(rest) = rest else {
+            continue;
+        };
+        let stamped: u64 = rest
+            .split(':')
+            .next()
+            .and_then(|t| t.parse().ok())
+            .unwrap_or_else(|| panic!("a tick: {}", line.text));
+        assert!(
+            stamped <= tick(&h),
+            "a tick of the player's, not of the editor's old session ({own}): {}",
+            line.text
+        );
+    }
 }
 
 #[test]

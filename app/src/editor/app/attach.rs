@@ -13,8 +13,10 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use stepframe_core::LogLevel;
-use stepframe_host::protocol::{Command, SceneCommand};
+use stepframe_core::{Breakpoint, ClockBreakpoint};
+use stepframe_host::protocol::{BreakpointCommand, Command, SceneCommand, WatchCommand};
 use stepframe_host::wire::Token;
+use stepframe_plugins::WatchSpec;
 
 use super::host::{self, Driver, Printed};
 use super::{EditorApp, Running};
@@ -107,9 +109,8 @@ impl EditorApp {
                 self.front = front;
                 self.commands.reconnect(self.front.commands.clone());
                 self.driver = Driver::Attach { addr, token };
+                self.forget_the_old_session();
                 self.published.attached = Some(addr.to_string());
-                self.published.worker_stopped = None;
-                self.published.journal.clear();
                 self.feedback
                     .notify(LogLevel::Info, format!("attached to the game at {addr}"));
                 self.follow_live();
@@ -118,16 +119,31 @@ impl EditorApp {
         }
     }
 
+    /// What the panels held of the session before an attach or a detach:
+    /// none of it is the new one's (the first view of the new session
+    /// comes on its own; until then a line the game prints names no tick).
+    fn forget_the_old_session(&mut self) {
+        self.published.attached = None;
+        self.published.worker_stopped = None;
+        self.published.journal.clear();
+        self.published.live = None;
+        self.published.past = None;
+    }
+
     /// File → Detach (module docs).
     pub(super) fn detach(&mut self) {
         if self.published.attached.is_none() {
             return;
         }
-        let scene = self
-            .published
-            .live
-            .as_ref()
-            .and_then(|l| l.scene_path.clone());
+        let live = self.published.live.as_ref();
+        let scene = live.and_then(|l| l.scene_path.clone());
+        // The user's breakpoints and watches come along: they were set on
+        // this scene's objects, which the editor's own session opens.
+        let carried = live.map(|l| Carried {
+            breakpoints: l.breakpoints.iter().map(|b| b.breakpoint.clone()).collect(),
+            clock: l.clock_breakpoints.clone(),
+            watches: l.watches.clone(),
+        });
         let started = host::start(
             &self.home,
             self.persisted.display_rate,
@@ -149,17 +165,68 @@ impl EditorApp {
         self.front = front;
         self.commands.reconnect(self.front.commands.clone());
         self.driver = self.home.clone();
-        self.published.attached = None;
-        self.published.worker_stopped = None;
-        self.published.journal.clear();
+        self.forget_the_old_session();
+        let mut said = String::from(
+            "detached: the game goes on by itself; its scene is open here, paused at tick 0",
+        );
         if let Some(path) = scene {
             self.commands
                 .send(Command::Scene(SceneCommand::Load { path, play: false }));
+            if let Some(carried) = carried.filter(|c| !c.is_empty()) {
+                said.push_str(&format!(", with {}", carried.counted()));
+                carried.send(|command| self.commands.send(command));
+            }
         }
-        self.feedback.notify(
-            LogLevel::Info,
-            "detached: the game goes on by itself; its scene is open here, paused at tick 0",
-        );
+        self.feedback.notify(LogLevel::Info, said);
         self.follow_live();
+    }
+}
+
+/// The breakpoints and watches a Detach takes from the game's session to
+/// the editor's own: the game removes the editor's breakpoints when it is
+/// let go, and a new host starts with none.
+struct Carried {
+    breakpoints: Vec<Breakpoint>,
+    clock: Vec<ClockBreakpoint>,
+    watches: Vec<WatchSpec>,
+}
+
+impl Carried {
+    fn is_empty(&self) -> bool {
+        self.breakpoints.is_empty() && self.clock.is_empty() && self.watches.is_empty()
+    }
+
+    /// "2 breakpoints and 1 watch", for the notice.
+    fn counted(&self) -> String {
+        let count = |n: usize, one: &str, many: &str| match n {
+            0 => None,
+            1 => Some(format!("1 {one}")),
+            n => Some(format!("{n} {many}")),
+        };
+        let breakpoints = self.breakpoints.len() + self.clock.len();
+        [
+            count(breakpoints, "breakpoint", "breakpoints"),
+            count(self.watches.len(), "watch", "watches"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect::<Vec<_>>()
+        .join(" and ")
+    }
+
+    /// The commands that set them in a session that has the scene open:
+    /// each keeps whether it is enabled (the ids are the new session's).
+    fn send(self, mut send: impl FnMut(Command)) {
+        for breakpoint in self.breakpoints {
+            send(Command::Breakpoints(BreakpointCommand::Add(breakpoint)));
+        }
+        for breakpoint in self.clock {
+            send(Command::Breakpoints(BreakpointCommand::AddClock(
+                breakpoint,
+            )));
+        }
+        if !self.watches.is_empty() {
+            send(Command::Watches(WatchCommand::Set(self.watches)));
+        }
     }
 }

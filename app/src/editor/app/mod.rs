@@ -538,11 +538,13 @@ impl EditorApp {
     fn poll_worker(&mut self) -> Option<HostStopped> {
         let names = ViewNames(self.published.live.as_ref());
         let stopped = self.running.poll(&names);
+        // The tick the newest view shows: a line printed before the
+        // session's first view (a game just attached) names none.
         let tick = self
             .published
             .live
             .as_ref()
-            .map_or(0, |l| l.world.clock.simulation_tick);
+            .map(|l| l.world.clock.simulation_tick);
         for line in self.running.printed() {
             let level = if line.stderr {
                 LogLevel::Warning
@@ -550,11 +552,10 @@ impl EditorApp {
                 LogLevel::Info
             };
             let stream = if line.stderr { "stderr" } else { "stdout" };
-            self.feedback.log.push(
-                level,
-                None,
-                format!("host {stream}, tick {tick}: {}", line.text),
-            );
+            let at = tick.map_or_else(String::new, |t| format!(", tick {t}"));
+            self.feedback
+                .log
+                .push(level, None, format!("host {stream}{at}: {}", line.text));
         }
         stopped
     }

@@ -120,17 +120,21 @@ pub(super) fn draw_lane<'a>(
     budget_ms: f64,
     fixed_ms: f64,
 ) {
-    let series = |i: usize| PlotPoints::Borrowed(reduced.series[i].as_slice());
+    // A series is drawn as one line per run between gaps (frames never
+    // recorded here): no line joins the two sides of a gap.
+    let runs = |i: usize| reduced.runs(reduced.series[i].as_slice());
     match lane {
         LaneId::FixedUpdate => {
             // Stacked: the sums, drawn from the top down, each filled to 0.
             for (name, i, colour) in lines.iter().rev() {
-                pui.line(
-                    Line::new(name.clone(), series(*i))
-                        .color(*colour)
-                        .fill(0.0)
-                        .fill_alpha(0.35),
-                );
+                for run in runs(*i) {
+                    pui.line(
+                        Line::new(name.clone(), PlotPoints::Borrowed(run))
+                            .color(*colour)
+                            .fill(0.0)
+                            .fill_alpha(0.35),
+                    );
+                }
             }
         }
         LaneId::Markers => {
@@ -159,7 +163,9 @@ pub(super) fn draw_lane<'a>(
         }
         _ => {
             for (name, i, colour) in lines {
-                pui.line(Line::new(name.clone(), series(*i)).color(*colour));
+                for run in runs(*i) {
+                    pui.line(Line::new(name.clone(), PlotPoints::Borrowed(run)).color(*colour));
+                }
             }
         }
     }

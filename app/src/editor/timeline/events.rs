@@ -28,7 +28,16 @@ impl TimelineState {
                 ),
             );
         }
+        if let Some(last) = self.telemetry.records().back()
+            && record.frame_index > last.frame_index + 1
+        {
+            self.breaks.push_back(self.telemetry.pushed());
+        }
         self.telemetry.push(record);
+        let first = self.telemetry.pushed() - self.telemetry.len() as u64;
+        while self.breaks.front().is_some_and(|b| *b < first) {
+            self.breaks.pop_front();
+        }
     }
 
     /// A watch held at `tick`: a marker at the first tick of each run of
@@ -167,6 +176,7 @@ impl TimelineState {
     fn new_session(&mut self, path: &std::path::Path, frame_index: u64, frame_time: f64) {
         let capacity = self.telemetry.capacity();
         self.telemetry = Telemetry::with_capacity(capacity);
+        self.breaks.clear();
         self.zones.clear();
         self.blocks = Blocks::default();
         self.reduced.key = None;
@@ -233,6 +243,15 @@ impl TimelineState {
         }
         let last_frame = kept.records().back().map(|r| r.frame_index);
         self.telemetry = kept;
+        self.breaks = self
+            .telemetry
+            .records()
+            .iter()
+            .zip(self.telemetry.records().iter().skip(1))
+            .zip(0u64..)
+            .filter(|((a, b), _)| b.frame_index > a.frame_index + 1)
+            .map(|(_, i)| i + 1)
+            .collect();
         self.zones.retain_before(last_frame.map_or(0, |f| f + 1));
         self.blocks = Blocks::default();
         self.reduced.key = None;

@@ -197,7 +197,7 @@ pub(super) fn lanes_ui(
     if state.reduced.key != Some(key) {
         state
             .reduced
-            .refill(key, &state.telemetry, &state.blocks, range);
+            .refill(key, &state.telemetry, &state.blocks, &state.breaks, range);
     }
     let x_of_seq = |seq: Option<u64>| seq.and_then(|s| state.record(s)).map(|r| axis.of(r));
     let cursor_x = match (axis, cursor) {

@@ -367,6 +367,11 @@ pub struct TimelineState {
     /// the Chrome export read them): at most a minute's worth at 60 Hz,
     /// about 1.6 MiB (`stepframe_core::flame::ZoneRing`).
     pub zones: stepframe_core::ZoneRing,
+    /// The records (by ring sequence number, oldest first) that come after
+    /// frames the ring never got (branch B's, run beside A and adopted;
+    /// an abandoned branch's): the clock lanes break their lines there, as
+    /// the plotted lanes do, instead of drawing straight across.
+    breaks: VecDeque<u64>,
     /// The decimated lanes of the last draw and what they were computed for.
     reduced: Reduced,
     /// Min/max summaries of blocks of records, for zoomed-out decimation.
@@ -457,6 +462,7 @@ impl TimelineState {
             focus_requested: false,
             export: ExportState::default(),
             zones: stepframe_core::ZoneRing::default(),
+            breaks: VecDeque::new(),
             reduced: Reduced::default(),
             blocks: Blocks::default(),
             plot_width: None,

@@ -9,6 +9,8 @@
 //! to egui_plot, not copied, and reduced again only when the records in view
 //! change ([`Reduced`], keyed by [`SeriesKey`]).
 
+use std::collections::VecDeque;
+
 use egui_plot::PlotPoint;
 use stepframe_core::Telemetry;
 
@@ -344,6 +346,9 @@ pub(super) struct Reduced {
     pub(super) worst: Vec<PlotPoint>,
     /// Frames where the step cap dropped backlog, at their `ticks`.
     pub(super) dropped_marks: Vec<PlotPoint>,
+    /// The x of each record in view that comes after frames the ring never
+    /// got, in x order: a line does not join the points either side.
+    pub(super) gaps: Vec<f64>,
 }
 
 impl Reduced {
@@ -353,8 +358,18 @@ impl Reduced {
         key: SeriesKey,
         telemetry: &Telemetry,
         blocks: &Blocks,
+        breaks: &VecDeque<u64>,
         range: (f64, f64),
     ) {
+        let first_seq = telemetry.pushed() - telemetry.len() as u64;
+        self.gaps.clear();
+        self.gaps.extend(
+            breaks
+                .iter()
+                .filter(|b| (key.span.0..key.span.1).contains(b))
+                .filter_map(|b| telemetry.records().get((b - first_seq) as usize))
+                .map(|r| key.axis.of(r)),
+        );
         self.series.resize_with(SERIES, Vec::new);
         let used = SERIES_FIRST_PRIORITY + key.slots.min(SERIES - SERIES_FIRST_PRIORITY);
         lane_series(
@@ -379,6 +394,24 @@ impl Reduced {
                 .filter(|p| p.y >= 0.0),
         );
         self.key = Some(key);
+    }
+
+    /// `points` (one series, in x order) cut at the gaps: the runs a line
+    /// may join.
+    pub(super) fn runs<'p>(&self, points: &'p [PlotPoint]) -> Vec<&'p [PlotPoint]> {
+        let mut runs = Vec::with_capacity(self.gaps.len() + 1);
+        let mut from = 0;
+        for gap in &self.gaps {
+            let at = from + points[from..].partition_point(|p| p.x < *gap);
+            if at > from {
+                runs.push(&points[from..at]);
+            }
+            from = at;
+        }
+        if from < points.len() {
+            runs.push(&points[from..]);
+        }
+        runs
     }
 }
 
@@ -431,6 +464,69 @@ mod tests {
             );
             assert!(dt.windows(2).all(|w| w[0].x <= w[1].x));
         }
+    }
+
+    /// The dt series of the whole ring, refilled as the lanes do.
+    fn reduced(state: &super::super::TimelineState, axis: XAxis) -> Reduced {
+        let t = &state.telemetry;
+        let records = t.records();
+        let range = (
+            axis.of(records.front().unwrap()),
+            axis.of(records.back().unwrap()),
+        );
+        let first = t.pushed() - t.len() as u64;
+        let key = SeriesKey {
+            span: (first, t.pushed()),
+            neighbours: (false, false),
+            range: (range.0.to_bits(), range.1.to_bits()),
+            columns: 1000,
+            axis,
+            slots: 1,
+        };
+        let mut blocks = Blocks::default();
+        blocks.update(t, axis);
+        let mut reduced = Reduced::default();
+        reduced.refill(key, t, &blocks, &state.breaks, range);
+        reduced
+    }
+
+    #[test]
+    fn the_clock_lanes_break_where_an_adopted_branch_ran_unrecorded() {
+        let mut state = super::super::TimelineState::default();
+        // A's frames 1-10, ticks 1-10; then tick 11 stepped in frame 10.
+        for i in 1..=10 {
+            state.ingest(synthetic_record(i));
+        }
+        let mut stepped = synthetic_record(10);
+        stepped.simulation_tick = 11;
+        state.ingest(stepped);
+        let whole = reduced(&state, XAxis::FrameIndex);
+        assert!(whole.gaps.is_empty(), "{:?}", whole.gaps);
+        assert_eq!(whole.runs(&whole.series[SERIES_DT]).len(), 1);
+        // B, forked at tick 5, ran its ticks beside A and is adopted: its
+        // frames come from frame 20 (tick 30) on.
+        state.adopted(5);
+        for i in 20..=25 {
+            let mut r = synthetic_record(i);
+            r.simulation_tick = i + 10;
+            state.ingest(r);
+        }
+        for (axis, gap) in [(XAxis::FrameIndex, 20.0), (XAxis::Tick, 30.0)] {
+            let r = reduced(&state, axis);
+            assert_eq!(r.gaps, [gap], "{axis:?}");
+            let runs = r.runs(&r.series[SERIES_DT]);
+            assert_eq!(runs.len(), 2, "{axis:?}: {runs:?}");
+            assert_eq!(
+                runs[0].last().unwrap().x,
+                5.0,
+                "{axis:?}: A's last kept frame"
+            );
+            assert_eq!(runs[1].first().unwrap().x, gap, "{axis:?}: B's first frame");
+        }
+        // A rewind before the gap drops it with B's frames.
+        state.on_event(&crate::editor::protocol::Event::Rewound(3));
+        let r = reduced(&state, XAxis::FrameIndex);
+        assert!(r.gaps.is_empty(), "{:?}", r.gaps);
     }
 
     #[test]

@@ -61,6 +61,11 @@ pub struct TapeState {
     pub insert_press: bool,
     /// The file field (empty until first shown: then beside the scene).
     pub path: String,
+    /// The default the file field was last given: while the field still
+    /// holds it (the user typed no path of their own), it follows the
+    /// session's scene (a File → Open, a Detach whose first view had no
+    /// scene yet).
+    pub path_default: String,
     /// A Save that would replace this existing file, waiting for the user.
     pub confirm_replace: Option<PathBuf>,
 }
@@ -76,6 +81,7 @@ impl Default for TapeState {
             insert_key: String::new(),
             insert_press: true,
             path: String::new(),
+            path_default: String::new(),
             confirm_replace: None,
         }
     }
@@ -146,6 +152,15 @@ fn bound_keys(view: &LiveView) -> Vec<(String, String)> {
 }
 
 impl TapeState {
+    /// The file field beside `scene`, unless the user typed a path of
+    /// their own (see [`TapeState::path_default`]).
+    fn default_path_for(&mut self, scene: Option<&Path>) {
+        if self.path.is_empty() || self.path == self.path_default {
+            self.path = default_tape_path(scene).display().to_string();
+            self.path_default.clone_from(&self.path);
+        }
+    }
+
     /// Draws the Input tab: its rows fill the tile, the list of edges in
     /// the middle; a tile too short for them scrolls as a whole.
     pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
@@ -179,9 +194,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
     let scene = live.scene_path.clone();
     let fixed_hz = live.settings.fixed_hz;
     let in_force = published.tape_in_force.is_some();
-    if st.path.is_empty() {
-        st.path = default_tape_path(scene.as_deref()).display().to_string();
-    }
+    st.default_path_for(scene.as_deref());
     if st.insert_key.is_empty() {
         st.insert_key = keys
             .iter()
@@ -409,5 +422,18 @@ mod tests {
             PathBuf::from("/p/assets/scenes/demo.tape.ron")
         );
         assert_eq!(default_tape_path(None), PathBuf::from("tape.ron"));
+    }
+
+    #[test]
+    fn the_file_field_follows_the_scene_until_the_user_types_a_path() {
+        let mut st = TapeState::default();
+        // A new host's first view has no scene yet (after a Detach).
+        st.default_path_for(None);
+        assert_eq!(st.path, "tape.ron");
+        st.default_path_for(Some(Path::new("/p/scenes/demo.ron")));
+        assert_eq!(st.path, "/p/scenes/demo.tape.ron");
+        st.path = "mine.tape.ron".to_string();
+        st.default_path_for(Some(Path::new("/p/scenes/push.ron")));
+        assert_eq!(st.path, "mine.tape.ron");
     }
 }
