@@ -37,16 +37,18 @@
 //! | a live view | kept as the newest ([`Debugger::live`]) | the newest, one in flight |
 //! | a past view | dropped | forwarded |
 //!
-//! The editor reads them in the worker's order, as it reads its own
-//! host's: no event reaches it before the live view the worker sent ahead
-//! of it. Some events only make sense after that view: a newly plotted
-//! watch's values and history fill follow the view whose watch list
-//! first names the watch, and the editor's lanes drop values of a watch
-//! their list does not have (sent ahead of their view, a lane missed its
-//! first live tick or never filled). So a view the editor has credit for
-//! goes in its place among the events; one it has no credit for holds
-//! back what follows it until the editor takes the view before, and then
-//! goes, the newest, ahead of what was held.
+//! The editor reads no event before the live view the worker sent ahead
+//! of it, as it reads its own host's. Some events only make sense after
+//! that view: a newly plotted watch's values and history fill follow the
+//! view whose watch list first names the watch, and the editor's lanes
+//! drop values of a watch their list does not have (sent ahead of their
+//! view, a lane missed its first live tick or never filled). So what the
+//! worker sends goes to the editor in bursts: the newest live view first
+//! (newer than everything else in the burst), then the events and past
+//! views since the last burst, in the worker's order. A burst goes at the
+//! first frame after [`SEND_INTERVAL`] (4 ms) has passed since the last;
+//! one with a view the editor has no credit for waits until the editor
+//! takes the view before.
 //!
 //! The Debugger acknowledges each live view to the worker itself (so the
 //! caller gets one every frame), and keeps the editor's one-in-flight
@@ -59,9 +61,12 @@
 //!
 //! Not attached, a frame costs what the worker's pump costs plus one
 //! `try_recv` on the listener's channel: nothing is cloned, encoded or
-//! sent. Attached, each event is moved to the editor, and the newest live
-//! view is cloned only when the editor has credit for it.
-//!
+//! sent. Attached, each event is moved into the waiting burst, and a
+//! burst (one wake-up of the connection's writer, one copy of the newest
+//! view) goes at most 250 times a second: a game running flat out,
+//! thousands of frames a second, to an editor that acknowledges at once
+//! pays for a burst every dozen frames or so, not for a view every frame.
+
 //! # Listening
 //!
 //! [`Debugger::listen`] binds 127.0.0.1 on a free port with a fresh random
@@ -102,6 +107,14 @@ use crate::worker::{HostEnd, Registries, Worker};
 /// Most errors kept for [`Debugger::take_errors`] between two calls: a
 /// game that never reads them does not grow without bound.
 const MAX_ERRORS: usize = 256;
+
+/// The shortest time between two sends to an editor: 250 a second, more
+/// often than any display draws. A game that runs flat out (thousands of
+/// frames a second) would otherwise wake the connection's writer for
+/// every frame's telemetry, and copy, encode and send a view every frame
+/// to an editor that acknowledges at once; what waits goes in one burst
+/// at the first frame after the time is up, the newest view first.
+const SEND_INTERVAL: std::time::Duration = std::time::Duration::from_millis(4);
 
 /// A session driven once per frame by the caller's loop, that an editor
 /// can attach to (module docs).
@@ -157,9 +170,11 @@ struct Attached {
     /// it has credit: an editor slower than the game costs one copy per
     /// view it draws, not one per game frame).
     stale: bool,
-    /// What the worker sent after a view the editor has not been sent,
-    /// in order: sent after the newest view once it has credit.
+    /// What the worker sent since the last send, in order: sent after the
+    /// newest view, once the editor has credit for it ([`SEND_INTERVAL`]).
     held: Vec<Outbound>,
+    /// When something was last sent to it.
+    last_sent: Option<std::time::Instant>,
 }
 
 impl Debugger {
@@ -250,8 +265,11 @@ impl Debugger {
     /// (module docs: the frame boundary). Returns false once the session
     /// ended (a [`Command::Shutdown`] the caller sent).
     pub fn frame(&mut self, raw_dt: f64) -> bool {
-        self.let_editor_in();
+        // The attached editor's commands first: one that left (its
+        // connection closed) is detached before a new one is let in, which
+        // would otherwise be refused as a second editor.
         self.relay_editor_commands();
+        self.let_editor_in();
         let going = self.worker.pump(raw_dt);
         self.take_outbound();
         going
@@ -282,6 +300,7 @@ impl Debugger {
             credit: true,
             stale: self.live.is_some(),
             held: Vec::new(),
+            last_sent: None,
         });
     }
 
@@ -336,10 +355,6 @@ impl Debugger {
     fn take_outbound(&mut self) {
         let mut editor = self.listening.as_mut().and_then(|l| l.editor.as_mut());
         let mut took_view = false;
-        let mut broken = false;
-        if let Some(editor) = &mut editor {
-            broken |= editor.catch_up(self.live.as_ref());
-        }
         for message in self.outbound.try_iter() {
             match message {
                 Outbound::Event(event) => {
@@ -351,27 +366,24 @@ impl Debugger {
                         _ => {}
                     }
                     if let Some(editor) = &mut editor {
-                        broken |= editor.relay(Outbound::Event(event));
+                        editor.held.push(Outbound::Event(event));
                     }
                 }
                 Outbound::Live(view) => {
                     took_view = true;
                     if let Some(editor) = &mut editor {
-                        broken |= editor.offer(&view);
+                        editor.stale = true;
                     }
                     self.live = Some(*view);
                 }
                 Outbound::Past(view) => {
                     if let Some(editor) = &mut editor {
-                        broken |= editor.relay(Outbound::Past(view));
+                        editor.held.push(Outbound::Past(view));
                     }
                 }
             }
         }
-        // An editor let in this frame gets the newest view now.
-        if let Some(editor) = &mut editor {
-            broken |= editor.catch_up(self.live.as_ref());
-        }
+        let broken = editor.is_some_and(|editor| editor.flush(self.live.as_ref()));
         if took_view {
             self.send(Command::ViewTaken);
         }
@@ -382,39 +394,36 @@ impl Debugger {
 }
 
 impl Attached {
-    /// Sends `message` to the editor, or holds it behind a live view the
-    /// editor has not been sent yet (module docs). True if the connection
-    /// is gone.
-    fn relay(&mut self, message: Outbound) -> bool {
-        if self.stale {
-            self.held.push(message);
+    /// Sends what waits for the editor, at most every [`SEND_INTERVAL`]:
+    /// the newest live view if it has one it was not sent and credit for
+    /// it, then what the worker sent, in order (which waits while a view
+    /// it has no credit for is the newest: module docs). True if the
+    /// connection is gone.
+    fn flush(&mut self, newest: Option<&LiveView>) -> bool {
+        if self
+            .last_sent
+            .is_some_and(|at| at.elapsed() < SEND_INTERVAL)
+        {
             return false;
         }
-        self.out.send(message).is_err()
-    }
-
-    /// A live view from the worker: sent in its place if the editor has
-    /// credit, else it is the one to send when the editor has.
-    fn offer(&mut self, view: &LiveView) -> bool {
-        if !self.credit {
-            self.stale = true;
-            return false;
+        let mut broken = false;
+        if self.stale
+            && let Some(view) = newest
+        {
+            if !self.credit {
+                return false;
+            }
+            self.credit = false;
+            self.stale = false;
+            broken |= self
+                .out
+                .send(Outbound::Live(Box::new(view.clone())))
+                .is_err();
+            self.last_sent = Some(std::time::Instant::now());
         }
-        self.credit = false;
-        self.stale = false;
-        self.out
-            .send(Outbound::Live(Box::new(view.clone())))
-            .is_err()
-    }
-
-    /// Once the editor has credit again: the newest view, then what was
-    /// held behind the views it was not sent.
-    fn catch_up(&mut self, newest: Option<&LiveView>) -> bool {
-        let Some(view) = newest else { return false };
-        if !(self.credit && self.stale) {
-            return false;
+        if !self.held.is_empty() {
+            self.last_sent = Some(std::time::Instant::now());
         }
-        let mut broken = self.offer(view);
         for message in self.held.drain(..) {
             broken |= self.out.send(message).is_err();
         }

@@ -429,7 +429,20 @@ pub fn step_until_within(
         if done(h) {
             return;
         }
-        assert!(t0.elapsed() < timeout, "timed out waiting for {what}");
+        if t0.elapsed() >= timeout {
+            // What the editor logged says why (a host that died, a refusal).
+            let log: Vec<String> = h
+                .state()
+                .feedback()
+                .log
+                .lines
+                .iter()
+                .rev()
+                .take(12)
+                .map(|l| l.text.clone())
+                .collect();
+            panic!("timed out waiting for {what}; the Log's newest lines: {log:#?}");
+        }
         std::thread::sleep(nap);
     }
 }

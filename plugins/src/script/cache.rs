@@ -467,6 +467,11 @@ impl Cache {
         out
     }
 
+    /// Whether `key` is a loaded script's key.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.lock().contains_key(key)
+    }
+
     /// Every key loaded, in order.
     pub(crate) fn keys(&self) -> Vec<String> {
         self.lock().keys().cloned().collect()

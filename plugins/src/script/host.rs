@@ -113,6 +113,19 @@ impl ScriptHost {
         &self.inner.cache
     }
 
+    /// [`script_key`] of `path`, without asking the file system when `path`
+    /// is a loaded script's key already: the editor's worker names scripts
+    /// by their keys several times a frame (the code pane's view), and
+    /// canonicalising walks every component of the path with a system call
+    /// (3.6% of a flat-out game loop's time in `readlink` alone).
+    fn key(&self, path: &Path) -> String {
+        let text = path.to_string_lossy();
+        if self.cache().has(&text) {
+            return text.into_owned();
+        }
+        script_key(path)
+    }
+
     /// Counts one hook call on `engine`. A load and a store, not an atomic
     /// add: this runs on every hook call, a session's hooks run on one thread
     /// at a time, and the counts are diagnostics (two threads sharing a host,
@@ -138,7 +151,7 @@ impl ScriptHost {
     /// old program keeps running and the error is returned, kept for
     /// [`ScriptHost::compile_error`] and logged once.
     pub fn reload(&self, path: impl AsRef<Path>) -> Result<(), ScriptError> {
-        self.cache().reload(&script_key(path.as_ref()))
+        self.cache().reload(&self.key(path.as_ref()))
     }
 
     /// Compiles `text` as the new version of a loaded script, without
@@ -146,7 +159,7 @@ impl ScriptHost {
     /// does to a fork's host. Adopted as [`ScriptHost::reload`]'s program is;
     /// a syntax error keeps the old program, as there.
     pub fn reload_text(&self, path: impl AsRef<Path>, text: &str) -> Result<(), ScriptError> {
-        self.cache().reload_text(&script_key(path.as_ref()), text)
+        self.cache().reload_text(&self.key(path.as_ref()), text)
     }
 
     /// Compiles `text` as script file `path`'s program, as if the file held
@@ -155,7 +168,7 @@ impl ScriptHost {
     /// as it is now, which the user may have edited since). A script
     /// already loaded keeps its program.
     pub fn preload(&self, path: impl AsRef<Path>, text: &str) -> Result<(), ScriptError> {
-        self.cache().preload(&script_key(path.as_ref()), text)
+        self.cache().preload(&self.key(path.as_ref()), text)
     }
 
     /// A host for a what-if branch of this session (the editor's fork):
@@ -266,7 +279,7 @@ impl ScriptHost {
     /// The first run-time failure of a hook of the program in force for a
     /// script, if any: a reload (a new program) clears it.
     pub fn failure(&self, path: impl AsRef<Path>) -> Option<super::ScriptFailure> {
-        self.cache().failure(&script_key(path.as_ref()))
+        self.cache().failure(&self.key(path.as_ref()))
     }
 
     /// A hook of program `generation` of script `key` failed at run time.
@@ -276,14 +289,14 @@ impl ScriptHost {
 
     /// The last failed compile of a script, if no good one came after it.
     pub fn compile_error(&self, path: impl AsRef<Path>) -> Option<ScriptError> {
-        self.cache().compile_error(&script_key(path.as_ref()))
+        self.cache().compile_error(&self.key(path.as_ref()))
     }
 
     /// The text of the program in force for a script (what its line numbers
     /// refer to), or the file's text if it was never loaded: what a code pane
     /// shows.
     pub fn source(&self, path: impl AsRef<Path>) -> Result<String, ScriptError> {
-        self.cache().source(&script_key(path.as_ref()))
+        self.cache().source(&self.key(path.as_ref()))
     }
 
     /// The keys of every script loaded in this host, in key order.
@@ -294,14 +307,14 @@ impl ScriptHost {
     /// The text of the program in force for a loaded script (shared, not
     /// copied); `None` when the script is not loaded (never reads the file).
     pub fn loaded_text(&self, path: impl AsRef<Path>) -> Option<Arc<str>> {
-        let program = self.cache().loaded(&script_key(path.as_ref()))?;
+        let program = self.cache().loaded(&self.key(path.as_ref()))?;
         Some(program.text.clone())
     }
 
     /// The engines the hook functions of a loaded script run on, in hook
     /// order; empty when the script is not loaded.
     pub fn hook_engines(&self, path: impl AsRef<Path>) -> Vec<HookEngine> {
-        let Some(program) = self.cache().loaded(&script_key(path.as_ref())) else {
+        let Some(program) = self.cache().loaded(&self.key(path.as_ref())) else {
             return Vec::new();
         };
         let h = &program.hooks;
