@@ -46,7 +46,7 @@
 //! worker sends goes to the editor in bursts: the newest live view first
 //! (newer than everything else in the burst), then the events and past
 //! views since the last burst, in the worker's order. A burst goes at the
-//! first frame after [`SEND_INTERVAL`] (4 ms) has passed since the last;
+//! first frame after `SEND_INTERVAL` (4 ms) has passed since the last;
 //! one with a view the editor has no credit for waits until the editor
 //! takes the view before.
 //!
