@@ -1,7 +1,9 @@
 //! The player's window: one [`Debugger::frame`] per eframe frame (eframe
-//! waits for vsync between them), the scene drawn with its presentation
-//! poses, keys and gamepads to the scene's action map, F3's clock overlay
-//! and F6's pause (module docs of `run`).
+//! waits for vsync between them; while the window is covered or
+//! minimised, one every 60 Hz period, so the game plays on behind the
+//! editor), the scene drawn with its presentation poses, keys and
+//! gamepads to the scene's action map, F3's clock overlay and F6's pause
+//! (module docs of `run`).
 
 use std::cell::RefCell;
 use std::collections::BTreeSet;
@@ -22,6 +24,8 @@ use crate::editor::geometry::{self, Camera};
 const VIEW_HEIGHT_M: f32 = 22.0;
 /// Where the camera looks when the scene has no camera hook.
 const DEFAULT_CENTRE: Vec2 = Vec2::new(0.0, 5.0);
+/// A frame's period while the window is hidden and no vsync paces it.
+const HIDDEN_FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
 
 /// Opens the player window on `debugger`'s session until it closes (or
 /// `end` passes).
@@ -87,11 +91,19 @@ struct Reporting {
 }
 
 impl eframe::App for Reporting {
-    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
-        self.player.ui(ui);
+    // The session runs here, not in `ui`: eframe calls `logic` while the
+    // window is covered or minimised too (and `ui` only when it draws), so
+    // a game behind the editor's window plays on and the editor attached
+    // to it sees it move.
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        self.player.logic(ctx);
         if self.player.failed {
             self.failed.set(true);
         }
+    }
+
+    fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
+        self.player.ui(ui);
     }
 }
 
@@ -116,9 +128,15 @@ pub struct PlayerWindow {
 }
 
 impl PlayerWindow {
-    /// One frame: keys, the session's frame, the drawing.
-    fn ui(&mut self, ui: &mut egui::Ui) {
-        let ctx = ui.ctx().clone();
+    /// One frame of the game: keys, gamepads, the session's frame. While
+    /// the window is hidden (covered, minimised) nothing presents with
+    /// vsync, so the next frame is asked for one 60 Hz period on; its keys
+    /// are released (egui's input then is the last shown frame's).
+    fn logic(&mut self, ctx: &egui::Context) {
+        let hidden = ctx.input(|i| {
+            let v = i.viewport();
+            v.occluded == Some(true) || v.minimized == Some(true)
+        });
         let now = Instant::now();
         if self.end.is_some_and(|end| now >= end) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
@@ -133,7 +151,11 @@ impl PlayerWindow {
             pacing.borrow_mut().record(raw_dt);
         }
         self.last = Some(now);
-        self.keys(&ctx);
+        if hidden {
+            self.release_keys();
+        } else {
+            self.keys(ctx);
+        }
         for input in self.gamepads.poll() {
             self.debugger.send(Command::Run(Run::Input(input)));
         }
@@ -144,6 +166,15 @@ impl PlayerWindow {
             self.failed = true;
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);
         }
+        if hidden {
+            ctx.request_repaint_after(HIDDEN_FRAME);
+        } else {
+            ctx.request_repaint();
+        }
+    }
+
+    /// The drawing of the newest view (after [`PlayerWindow::logic`]).
+    fn ui(&mut self, ui: &mut egui::Ui) {
         egui::CentralPanel::default()
             .frame(egui::Frame::new().fill(Color32::from_gray(24)))
             .show(ui, |ui| {
@@ -155,19 +186,23 @@ impl PlayerWindow {
                     }
                 }
             });
-        ctx.request_repaint();
+    }
+
+    /// Releases every key held (the window lost focus or is hidden).
+    fn release_keys(&mut self) {
+        for name in std::mem::take(&mut self.held) {
+            self.debugger
+                .send(Command::Run(Run::Input(InputEvent::release(
+                    InputSource::Key(name),
+                ))));
+        }
     }
 
     /// F3, F6, and every other key to the scene's action map.
     fn keys(&mut self, ctx: &egui::Context) {
         let focused = ctx.input(|i| i.focused);
         if !focused {
-            for name in std::mem::take(&mut self.held) {
-                self.debugger
-                    .send(Command::Run(Run::Input(InputEvent::release(
-                        InputSource::Key(name),
-                    ))));
-            }
+            self.release_keys();
             return;
         }
         let events = ctx.input(|i| i.events.clone());
@@ -315,5 +350,55 @@ fn overlay_ui(ui: &egui::Ui, world: &WorldView) {
             Color32::WHITE,
         );
         at.y += 18.0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use stepframe_host::protocol::DisplayRate;
+
+    fn player() -> PlayerWindow {
+        let scene = Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/scenes/demo.ron");
+        let mut debugger = Debugger::new(
+            crate::Behaviours::built_in().registries(),
+            DisplayRate::Hz(60),
+        );
+        debugger.load(scene, true);
+        PlayerWindow {
+            debugger,
+            last: None,
+            overlay: false,
+            held: BTreeSet::new(),
+            gamepads: super::super::gamepad::Gamepads::start(),
+            end: None,
+            pacing: None,
+            failed: false,
+        }
+    }
+
+    #[test]
+    fn a_covered_window_plays_on() {
+        let mut player = player();
+        let ctx = egui::Context::default();
+        // What eframe runs while the window is covered: `logic` alone,
+        // no `ui` (the session used to run in `ui`, so a covered player
+        // stood still).
+        let mut raw = egui::RawInput::default();
+        raw.viewports
+            .entry(egui::ViewportId::ROOT)
+            .or_default()
+            .occluded = Some(true);
+        for _ in 0..12 {
+            let _ = ctx.run_logic(&raw, |ctx| player.logic(ctx));
+            std::thread::sleep(std::time::Duration::from_millis(17));
+        }
+        let live = player.debugger.live().expect("a view");
+        assert!(
+            live.world.clock.simulation_tick >= 5,
+            "the game played on while covered: tick {}",
+            live.world.clock.simulation_tick
+        );
+        assert!(!player.failed);
     }
 }
