@@ -335,6 +335,27 @@ fn detach_brings_the_breakpoints_and_watches_into_the_editors_own_session() {
 }
 
 #[test]
+fn a_hidden_editor_still_takes_its_hosts_views() {
+    // The editor's own host in a process of its own, playing at 60 Hz.
+    let mut h = editor();
+    let at = tick(&h);
+    // The window hidden: eframe draws nothing and calls only `logic`,
+    // which takes what the host sends. The host sends a view only once
+    // the last was taken, so the tick moves only if the hidden editor
+    // takes them.
+    let t0 = Instant::now();
+    while tick(&h) < at + 30 {
+        assert!(
+            t0.elapsed() < BOUND,
+            "the hidden editor took no view past tick {}",
+            tick(&h)
+        );
+        h.state_mut().take_while_hidden();
+        std::thread::sleep(NAP);
+    }
+}
+
+#[test]
 fn paused_player_frames_do_not_call_the_shared_pipeline() {
     let game = Game::player();
     let mut h = editor();

@@ -390,6 +390,16 @@ impl EditorApp {
     /// Takes everything the host sent, in order: every event, and the
     /// newest live and past views between them. A live view taken is
     /// acknowledged, so the host may send the next (one in flight).
+    /// What the editor does while its window is hidden: it takes what the
+    /// host sent (the timeline's frames, the newest view, acknowledged),
+    /// so the host's views keep flowing and an hour minimised does not
+    /// pile an hour of messages up in the connection for the first frame
+    /// shown to take at once. Nothing is drawn, no shortcut read, and a
+    /// host the editor drives runs no frame.
+    pub fn take_while_hidden(&mut self) {
+        self.drain();
+    }
+
     fn drain(&mut self) {
         // The timeline's lanes follow the Watches list as the last frame left
         // it, before any value for a watch added then arrives.
@@ -692,6 +702,19 @@ impl EditorApp {
 }
 
 impl eframe::App for EditorApp {
+    // While the window is covered or minimised eframe draws nothing and
+    // calls only this, when the host's messages ask for a repaint: the
+    // editor still takes them (`take_while_hidden`).
+    fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
+        let hidden = ctx.input(|i| {
+            let v = i.viewport();
+            v.occluded == Some(true) || v.minimized == Some(true)
+        });
+        if hidden {
+            self.take_while_hidden();
+        }
+    }
+
     fn ui(&mut self, ui: &mut egui::Ui, _frame: &mut eframe::Frame) {
         let stopped = self.poll_worker();
         // Whatever a dead worker sent before it died is still read.
