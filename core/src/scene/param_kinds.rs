@@ -280,7 +280,7 @@ impl<'de> de::Deserializer<'de> for Recorder<'_> {
     }
 
     fn deserialize_map<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, TraceError> {
-        visitor.visit_map(Fields {
+        visitor.visit_map(FieldWalk {
             recorder: self,
             names: &[],
             next: 0,
@@ -293,7 +293,7 @@ impl<'de> de::Deserializer<'de> for Recorder<'_> {
         fields: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, TraceError> {
-        visitor.visit_map(Fields {
+        visitor.visit_map(FieldWalk {
             recorder: self,
             names: fields,
             next: 0,
@@ -339,14 +339,15 @@ impl<'de> de::Deserializer<'de> for Recorder<'_> {
     }
 }
 
-/// A struct's fields (`names`), each read at its path; a map has none.
-struct Fields<'t> {
+/// The walk over a struct's fields (`names`), each read at its path; a map
+/// has none. (Not `behaviour::Fields`, the rows an inspector shows.)
+struct FieldWalk<'t> {
     recorder: Recorder<'t>,
     names: &'static [&'static str],
     next: usize,
 }
 
-impl<'de> de::MapAccess<'de> for Fields<'_> {
+impl<'de> de::MapAccess<'de> for FieldWalk<'_> {
     type Error = TraceError;
 
     fn next_key_seed<K: DeserializeSeed<'de>>(
@@ -466,7 +467,7 @@ impl<'de> de::VariantAccess<'de> for Variant<'_> {
     ) -> Result<V::Value, TraceError> {
         self.note(false);
         self.recorder.quiet = true;
-        visitor.visit_map(Fields {
+        visitor.visit_map(FieldWalk {
             recorder: self.recorder,
             names: fields,
             next: 0,
