@@ -406,23 +406,25 @@ impl Attached {
         {
             return false;
         }
+        // The newest view goes first if the editor was not sent it; the
+        // rest waits behind it while the editor has no credit for it.
+        let view = match newest {
+            Some(_) if self.stale && !self.credit => return false,
+            Some(view) if self.stale => Some(view),
+            _ => None,
+        };
+        if view.is_none() && self.held.is_empty() {
+            return false;
+        }
+        self.last_sent = Some(std::time::Instant::now());
         let mut broken = false;
-        if self.stale
-            && let Some(view) = newest
-        {
-            if !self.credit {
-                return false;
-            }
+        if let Some(view) = view {
             self.credit = false;
             self.stale = false;
             broken |= self
                 .out
                 .send(Outbound::Live(Box::new(view.clone())))
                 .is_err();
-            self.last_sent = Some(std::time::Instant::now());
-        }
-        if !self.held.is_empty() {
-            self.last_sent = Some(std::time::Instant::now());
         }
         for message in self.held.drain(..) {
             broken |= self.out.send(message).is_err();

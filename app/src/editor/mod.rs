@@ -150,6 +150,16 @@ impl eframe::App for FirstFrame {
     }
 }
 
+/// Whether the window is covered or minimised: eframe then draws nothing
+/// and calls only `App::logic` (where the editor still takes its host's
+/// messages and the player's game plays on).
+pub(crate) fn window_hidden(ctx: &egui::Context) -> bool {
+    ctx.input(|i| {
+        let v = i.viewport();
+        v.occluded == Some(true) || v.minimized == Some(true)
+    })
+}
+
 /// The editor window of the game `name`: its title, and its app id, from
 /// which eframe picks the folder the layout and settings are saved in
 /// ([`eframe::storage_dir`]), so each game keeps its own.

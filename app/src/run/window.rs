@@ -133,10 +133,7 @@ impl PlayerWindow {
     /// vsync, so the next frame is asked for one 60 Hz period on; its keys
     /// are released (egui's input then is the last shown frame's).
     fn logic(&mut self, ctx: &egui::Context) {
-        let hidden = ctx.input(|i| {
-            let v = i.viewport();
-            v.occluded == Some(true) || v.minimized == Some(true)
-        });
+        let hidden = crate::editor::window_hidden(ctx);
         let now = Instant::now();
         if self.end.is_some_and(|end| now >= end) {
             ctx.send_viewport_cmd(egui::ViewportCommand::Close);

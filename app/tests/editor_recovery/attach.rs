@@ -167,6 +167,19 @@ pub fn attach(h: &mut Harness<'_, EditorApp>, line: &AttachLine) {
     });
 }
 
+/// Pauses the attached game, then steps one tick with F10: the tick it
+/// paused at.
+fn pause_and_step(h: &mut Harness<'_, EditorApp>) -> u64 {
+    h.state_mut().send(Command::Run(Run::Pause));
+    step_until_within(h, "the pause", BOUND, NAP, suspended);
+    let at = tick(h);
+    h.key_press(Key::F10);
+    step_until_within(h, "the step", BOUND, NAP, |h| {
+        suspended(h) && tick(h) == at + 1
+    });
+    at
+}
+
 fn suspended(h: &Harness<'_, EditorApp>) -> bool {
     latest_live(h).is_some_and(|v| v.suspension.is_some())
 }
@@ -465,13 +478,7 @@ fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
     );
     let mut h = editor();
     attach(&mut h, &game.line);
-    h.state_mut().send(Command::Run(Run::Pause));
-    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
-    let at = tick(&h);
-    h.key_press(Key::F10);
-    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
-        suspended(h) && tick(h) == at + 1
-    });
+    let at = pause_and_step(&mut h);
     h.key_press(Key::F5);
     step_until_within(&mut h, "the resume", BOUND, NAP, |h| {
         !suspended(h) && tick(h) > at + 5
@@ -554,13 +561,7 @@ fn run_in_player_starts_the_scene_in_a_player_attached_and_detach_leaves_it_runn
         "the editor's scene"
     );
     // The panels drive the player: a pause and a step.
-    h.state_mut().send(Command::Run(Run::Pause));
-    step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
-    let at = tick(&h);
-    h.key_press(Key::F10);
-    step_until_within(&mut h, "the step", BOUND, NAP, |h| {
-        suspended(h) && tick(h) == at + 1
-    });
+    let at = pause_and_step(&mut h);
 
     // File → Detach: the player goes on by itself, playing again, and
     // still prints (its stderr, now read by nobody, must not fail it).

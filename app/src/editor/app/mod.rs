@@ -706,11 +706,7 @@ impl eframe::App for EditorApp {
     // calls only this, when the host's messages ask for a repaint: the
     // editor still takes them (`take_while_hidden`).
     fn logic(&mut self, ctx: &egui::Context, _frame: &mut eframe::Frame) {
-        let hidden = ctx.input(|i| {
-            let v = i.viewport();
-            v.occluded == Some(true) || v.minimized == Some(true)
-        });
-        if hidden {
+        if crate::editor::window_hidden(ctx) {
             self.take_while_hidden();
         }
     }

@@ -4,6 +4,8 @@
 //! breakpoints, held watches, faults, error lines), a new ring for a new
 //! physics world, and the abandoned branch dropped after a rewind.
 
+use std::collections::VecDeque;
+
 use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
 
 use super::blocks::Blocks;
@@ -28,16 +30,7 @@ impl TimelineState {
                 ),
             );
         }
-        if let Some(last) = self.telemetry.records().back()
-            && record.frame_index > last.frame_index + 1
-        {
-            self.breaks.push_back(self.telemetry.pushed());
-        }
-        self.telemetry.push(record);
-        let first = self.telemetry.pushed() - self.telemetry.len() as u64;
-        while self.breaks.front().is_some_and(|b| *b < first) {
-            self.breaks.pop_front();
-        }
+        push_noting_breaks(&mut self.telemetry, &mut self.breaks, record);
     }
 
     /// A watch held at `tick`: a marker at the first tick of each run of
@@ -236,22 +229,15 @@ impl TimelineState {
         // A run of held ticks does not go on across a rewind.
         self.watch_runs.clear();
         let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
+        let mut breaks = VecDeque::new();
         for r in self.telemetry.records() {
             if r.simulation_tick <= tick {
-                kept.push(*r);
+                push_noting_breaks(&mut kept, &mut breaks, *r);
             }
         }
         let last_frame = kept.records().back().map(|r| r.frame_index);
         self.telemetry = kept;
-        self.breaks = self
-            .telemetry
-            .records()
-            .iter()
-            .zip(self.telemetry.records().iter().skip(1))
-            .zip(0u64..)
-            .filter(|((a, b), _)| b.frame_index > a.frame_index + 1)
-            .map(|(_, i)| i + 1)
-            .collect();
+        self.breaks = breaks;
         self.zones.retain_before(last_frame.map_or(0, |f| f + 1));
         self.blocks = Blocks::default();
         self.reduced.key = None;
@@ -265,5 +251,21 @@ impl TimelineState {
         self.cursor_seq = None;
         self.selection = None;
         self.follow_live = true;
+    }
+}
+
+/// Pushes `record` into `telemetry`: a record that comes after frames the
+/// ring never got (its frame index jumps) goes into `breaks` by its
+/// sequence number, and breaks that left the ring are forgotten.
+fn push_noting_breaks(telemetry: &mut Telemetry, breaks: &mut VecDeque<u64>, record: FrameRecord) {
+    if let Some(last) = telemetry.records().back()
+        && record.frame_index > last.frame_index + 1
+    {
+        breaks.push_back(telemetry.pushed());
+    }
+    telemetry.push(record);
+    let first = telemetry.pushed() - telemetry.len() as u64;
+    while breaks.front().is_some_and(|b| *b < first) {
+        breaks.pop_front();
     }
 }
