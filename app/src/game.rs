@@ -205,9 +205,10 @@ impl Behaviours {
 /// default. See the module docs.
 #[derive(Clone, Debug)]
 pub struct App {
-    /// The game's name: in `--help` and usage lines, the editor window's
-    /// title, and its app id, which names the folder its layout and
-    /// settings are saved in (so two games never share one).
+    /// The game's name: in `--help` and usage lines, the editor's and the
+    /// player's window titles, and the app ids, which name the folders
+    /// their layout and settings are saved in (so two games never share
+    /// one).
     name: &'static str,
     /// Built-ins and the game's.
     behaviours: Behaviours,
@@ -331,7 +332,7 @@ impl App {
                 exit_after_first_frame,
             ),
             Some(Command::Play(args)) => crate::player::run(args, behaviours, launch),
-            Some(Command::Run(args)) => crate::run::run(args, behaviours),
+            Some(Command::Run(args)) => crate::run::run(self.name, args, behaviours),
             Some(Command::TraceDiff(args)) => crate::tools::trace_diff(args),
             Some(Command::Check(args)) => crate::tools::check(
                 args,

@@ -67,12 +67,13 @@ pub struct RunArgs {
     pub pacing_report: bool,
 }
 
-/// Runs `stepframe run` (module docs).
-pub fn run(args: RunArgs, behaviours: &crate::Behaviours) -> ExitCode {
+/// Runs `stepframe run` (module docs) for the game `name`
+/// ([`crate::App::new`]), whose name the window and its messages carry.
+pub fn run(name: &str, args: RunArgs, behaviours: &crate::Behaviours) -> ExitCode {
     let (debugger, line) = match start(&args, behaviours) {
         Ok(started) => started,
         Err(e) => {
-            eprintln!("stepframe run: {e}");
+            eprintln!("{name} run: {e}");
             return ExitCode::FAILURE;
         }
     };
@@ -91,7 +92,7 @@ pub fn run(args: RunArgs, behaviours: &crate::Behaviours) -> ExitCode {
     let status = if args.headless {
         headless(debugger, args.hz, end, pacing.clone())
     } else {
-        window::run(debugger, &args.scene, end, pacing.clone())
+        window::run(name, debugger, &args.scene, end, pacing.clone())
     };
     if let Some(pacing) = pacing {
         let report = pacing.borrow().report(1.0 / f64::from(args.hz));

@@ -28,28 +28,16 @@ const DEFAULT_CENTRE: Vec2 = Vec2::new(0.0, 5.0);
 const HIDDEN_FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
 
 /// Opens the player window on `debugger`'s session until it closes (or
-/// `end` passes).
+/// `end` passes). `name` is the game's ([`crate::App::new`]): the window
+/// is the game's own, so it carries the game's name, not stepframe's.
 pub(super) fn run(
+    name: &str,
     debugger: Debugger,
     scene: &Path,
     end: Option<Instant>,
     pacing: Option<Rc<RefCell<FramePacing>>>,
 ) -> ExitCode {
-    let title = format!(
-        "stepframe run: {}",
-        scene.file_name().map_or_else(
-            || scene.display().to_string(),
-            |n| n.to_string_lossy().into_owned()
-        )
-    );
-    let options = eframe::NativeOptions {
-        viewport: egui::ViewportBuilder::default()
-            .with_title(&title)
-            .with_app_id("stepframe-player")
-            .with_inner_size([1280.0, 800.0]),
-        // eframe presents with vsync by default (wgpu's AutoVsync): one frame per refresh.
-        ..eframe::NativeOptions::default()
-    };
+    let options = player_options(name, scene);
     let player = PlayerWindow {
         debugger,
         last: None,
@@ -63,7 +51,7 @@ pub(super) fn run(
     let failed = std::rc::Rc::new(std::cell::Cell::new(false));
     let seen = failed.clone();
     let result = eframe::run_native(
-        &title,
+        &player_app_id(name),
         options,
         Box::new(move |_cc| {
             Ok(Box::new(Reporting {
@@ -76,9 +64,37 @@ pub(super) fn run(
         Ok(()) if failed.get() => ExitCode::FAILURE,
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("stepframe run: cannot open the player window: {e}");
+            eprintln!("{name} run: cannot open the player window: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// The player window's app id and the name eframe keeps its window
+/// geometry under: the game's name with `-player`, so a game's player
+/// keeps its own and never writes into the file its editor (app id
+/// `name`, which may be open beside it) keeps its layout in.
+fn player_app_id(name: &str) -> String {
+    format!("{name}-player")
+}
+
+/// The player window's options: its title (the game's name and the
+/// scene's file), its app id and size.
+fn player_options(name: &str, scene: &Path) -> eframe::NativeOptions {
+    let title = format!(
+        "{name}: {}",
+        scene.file_name().map_or_else(
+            || scene.display().to_string(),
+            |n| n.to_string_lossy().into_owned()
+        )
+    );
+    eframe::NativeOptions {
+        viewport: egui::ViewportBuilder::default()
+            .with_title(title)
+            .with_app_id(player_app_id(name))
+            .with_inner_size([1280.0, 800.0]),
+        // eframe presents with vsync by default (wgpu's AutoVsync): one frame per refresh.
+        ..eframe::NativeOptions::default()
     }
 }
 
@@ -397,5 +413,21 @@ mod tests {
             live.world.clock.simulation_tick
         );
         assert!(!player.failed);
+    }
+
+    #[test]
+    fn a_games_player_window_carries_the_games_name_and_keeps_its_own_geometry() {
+        let options = player_options("platformer", Path::new("/games/assets/level1.ron"));
+        assert_eq!(
+            options.viewport.title.as_deref(),
+            Some("platformer: level1.ron")
+        );
+        assert_eq!(
+            options.viewport.app_id.as_deref(),
+            Some("platformer-player")
+        );
+        // Not the editor's app id (the game's name), whose file the
+        // editor beside it writes its layout into.
+        assert_ne!(player_app_id("platformer"), "platformer");
     }
 }
