@@ -6,8 +6,8 @@
 use std::path::Path;
 
 use stepframe_core::{
-    BodyDesc, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Session, Shape,
-    SuspendReason, TimeSettings, Vec2, World,
+    BodyDesc, BodyKind, History, ObjectDesc, ObjectId, Pipeline, Pose, RapierStage, Scene, Session,
+    Shape, SuspendReason, TimeSettings, Vec2, World,
 };
 use stepframe_plugins::watch::{PlotSpan, find_previous, plot_history, plot_history_spans};
 use stepframe_plugins::{WatchAction, WatchError, WatchEvent, WatchSet, WatchSpec};
@@ -233,12 +233,12 @@ fn spans_replayed_at_once_give_the_values_one_span_at_a_time_gives() {
     let mut scratches: Vec<Pipeline> = (0..3)
         .map(|_| Pipeline::new(TimeSettings::default()))
         .collect();
-    let first = plot_history_spans(&history, &mut scratches, &exprs, 35).expect("replays");
+    let first = plot_history_spans(&history, &mut scratches, &exprs, 35, 1).expect("replays");
     assert_eq!(
         first.iter().map(|s| (s.from, s.to)).collect::<Vec<_>>(),
         vec![(30, 35), (20, 29), (10, 19)]
     );
-    let rest = plot_history_spans(&history, &mut scratches, &exprs, 9).expect("replays");
+    let rest = plot_history_spans(&history, &mut scratches, &exprs, 9, 1).expect("replays");
     assert_eq!(
         rest.iter().map(|s| (s.from, s.to)).collect::<Vec<_>>(),
         vec![(0, 9)],
@@ -262,6 +262,38 @@ fn spans_replayed_at_once_give_the_values_one_span_at_a_time_gives() {
             .all(|s| s.values.iter().all(|v| !v.is_empty())),
         "every expression has values in every span"
     );
+    // Runs of two spans, each replayed from its oldest keyframe in one go:
+    // the same values, tick by tick, as the spans one at a time.
+    let mut two = Vec::new();
+    let mut newest = 35;
+    loop {
+        let runs =
+            plot_history_spans(&history, &mut scratches[..2], &exprs, newest, 2).expect("replays");
+        let Some(oldest) = runs.last().map(|r| r.from) else {
+            break;
+        };
+        two.extend(runs);
+        if oldest == 0 {
+            break;
+        }
+        newest = oldest - 1;
+    }
+    assert_eq!(
+        two.iter().map(|s| (s.from, s.to)).collect::<Vec<_>>(),
+        vec![(20, 35), (0, 19)],
+        "two spans a run, two runs at once"
+    );
+    let by_tick = |spans: &[PlotSpan]| {
+        let mut v: Vec<Vec<(u64, u64, u64)>> = vec![Vec::new(); exprs.len()];
+        for span in spans {
+            for (e, values) in span.values.iter().enumerate() {
+                v[e].extend(values.iter().map(|&(t, f, x)| (t, f, x.to_bits())));
+            }
+        }
+        v.iter_mut().for_each(|v| v.sort_unstable());
+        v
+    };
+    assert_eq!(by_tick(&two), by_tick(&at_once));
 }
 
 #[test]
@@ -339,5 +371,90 @@ fn field_reads_a_behaviour_field_by_its_path_and_particles_count_a_soft_body() {
     assert!(
         matches!(set.value(2, &p), Err(WatchError::NotABool { .. })),
         "a rigid body has no particle count"
+    );
+}
+
+/// A ball at y = 1 m over a fixed box whose top is at y = 0, and a second
+/// ball beside it, so a contact comes and the two balls differ.
+fn ball_over_ground() -> Pipeline {
+    let mut w = World::new();
+    w.spawn(
+        ObjectDesc::new("ground", Pose::new(0.0, -0.5, 0.0))
+            .with_id(ObjectId(1))
+            .with_body(BodyDesc::with_kind(
+                BodyKind::Fixed,
+                Shape::Cuboid { hx: 5.0, hy: 0.5 },
+            )),
+    );
+    for (id, x, y) in [(20, 0.0, 1.0), (21, 3.0, 2.0)] {
+        w.spawn(
+            ObjectDesc::new("ball", Pose::new(x, y, 0.0))
+                .with_id(ObjectId(id))
+                .with_body(BodyDesc::dynamic(Shape::Circle { radius: 0.25 })),
+        );
+    }
+    let mut p = Pipeline::new(TimeSettings::default());
+    p.load_session(w, Box::new(RapierStage::new(Vec2::new(0.0, -G))), 1);
+    p
+}
+
+#[test]
+fn obj_and_contact_read_the_committed_state_of_every_tick_whatever_was_read_before() {
+    // A watch set copies only what its expressions read before; this one
+    // starts reading a contact and two more objects at once, late, and a
+    // missing object throughout. Each value is checked against the world
+    // and the engine's touching pairs read directly after the same tick.
+    let mut p = ball_over_ground();
+    let set = WatchSet::new(&[
+        spec("obj(20).y", WatchAction::Plot),
+        spec(
+            "if tick < 40 { 0.0 } else if contact(1, 20) { obj(21).y - obj(1).y } else { -1.0 }",
+            WatchAction::Plot,
+        ),
+        spec("obj(99).y", WatchAction::Plot),
+    ])
+    .expect("compiles");
+    let events = set.events();
+    p.set_tick_watch(Some(Box::new(set)));
+    let mut landed = None;
+    for _ in 0..90 {
+        p.step_frame(1.0 / 60.0);
+        let tick = p.clock().simulation_tick;
+        let pose = |id| {
+            p.world()
+                .physics_simulation_pose(ObjectId(id))
+                .expect("a body")
+        };
+        let mut pairs = Vec::new();
+        p.physics().touching_pairs(&mut pairs);
+        let touching = pairs.contains(&(ObjectId(1), ObjectId(20)));
+        if touching && landed.is_none() {
+            landed = Some(tick);
+        }
+        let mut events = events.lock().expect("not poisoned");
+        let values: Vec<(usize, f64)> = events
+            .drain(..)
+            .filter_map(|e| match e {
+                WatchEvent::Value { watch, value, .. } => Some((watch, value)),
+                _ => None,
+            })
+            .collect();
+        let second = if tick < 40 {
+            0.0
+        } else if touching {
+            f64::from(pose(21).y) - f64::from(pose(1).y)
+        } else {
+            -1.0
+        };
+        assert_eq!(
+            values,
+            vec![(0, f64::from(pose(20).y)), (1, second)],
+            "tick {tick}"
+        );
+    }
+    let landed = landed.expect("the ball lands within 1.5 s");
+    assert!(
+        landed > 20 && landed < 90,
+        "a fall of 0.75 m takes ~23 ticks: {landed}"
     );
 }

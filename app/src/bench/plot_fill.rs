@@ -105,7 +105,10 @@ pub(super) fn plot_fill_ticks(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec
     let fill = best.ok_or_else(|| anyhow::anyhow!("no round ran"))?;
     let secs = fill.wall.as_secs_f64();
     let rate = fill.values as f64 / secs;
-    let (play_rate, _, _) = headless_play(scenes, frames)?;
+    let (play_rate, play_ticks, play_cpu) = headless_play(scenes, frames)?;
+    // Ticks a CPU second, the fill's against headless play's: how much
+    // more each fill thread does a tick than play, whatever the load.
+    let per_cpu = (fill.values as f64 / fill.cpu) / (play_ticks as f64 / play_cpu);
     Ok(vec![
         Figure::value(
             "plot_fill_ticks_per_s",
@@ -115,7 +118,9 @@ pub(super) fn plot_fill_ticks(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec
                 "demo.ron after {frames} frames of 1/60 s under the default history, restored in \
                  a child host and suspended at tick {}: a plot of {expr} filled from the history \
                  in {secs:.3} s from WatchCommand::Plot sent to the last WatchHistory taken ({} \
-                 values, ticks {} to {}, {} spans; fastest of {rounds}: {} s). The fill replays \
+                 values, ticks {} to {}, {} spans; fastest of {rounds}: {} s; the host's CPU \
+                 meanwhile {:.3} s, {:.2} cores; a tick a CPU second {per_cpu:.2} times \
+                 headless play's). The fill replays \
                  every tick from its span's keyframe, so stepping bounds it: demo.ron played \
                  headless flat out for the same frames in the same run, {play_rate:.0} ticks/s \
                  (fill at {:.2} of it); load {}",
@@ -125,6 +130,8 @@ pub(super) fn plot_fill_ticks(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec
                 fill.to_tick,
                 fill.spans,
                 all.join(", "),
+                fill.cpu,
+                fill.cpu / secs,
                 rate / play_rate,
                 loadavg(),
             ),
@@ -137,6 +144,9 @@ pub(super) fn plot_fill_ticks(scale: f64, scenes: &Scenes) -> anyhow::Result<Vec
 struct Fill {
     /// From the command sent to the last span taken.
     wall: Duration,
+    /// The child host's CPU seconds meanwhile (all its threads; NaN where
+    /// unread): over `wall`, how many cores the fill kept busy.
+    cpu: f64,
     /// Values (ticks) filled.
     values: usize,
     /// Spans (`WatchHistory` events) they came in.
@@ -149,11 +159,13 @@ struct Fill {
 
 /// Plots `expr` on `host` (suspended) and waits for its lane's fill to end.
 fn fill(host: &Host, expr: &str) -> anyhow::Result<Fill> {
+    let cpu0 = host.child_cpu_s();
     let sent = Instant::now();
     host.front
         .send(Command::Watches(WatchCommand::Plot(expr.to_string())));
     let mut fill = Fill {
         wall: Duration::ZERO,
+        cpu: f64::NAN,
         values: 0,
         spans: 0,
         from_tick: u64::MAX,
@@ -178,6 +190,10 @@ fn fill(host: &Host, expr: &str) -> anyhow::Result<Fill> {
         done || !errors.is_empty()
     })?;
     fill.wall = sent.elapsed();
+    fill.cpu = host
+        .child_cpu_s()
+        .zip(cpu0)
+        .map_or(f64::NAN, |(a, b)| a - b);
     anyhow::ensure!(errors.is_empty(), "the fill failed: {}", errors.join("; "));
     Ok(fill)
 }

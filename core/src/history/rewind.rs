@@ -72,26 +72,29 @@ impl History {
         latest: u64,
         target: u64,
     ) -> Result<(usize, usize, Option<Replay>), RewindError> {
-        let begun = self.begin(p, latest, target)?;
+        let begun = self.begin(p, latest, target, target)?;
         run_calls(&self.calls, p, begun)
     }
 
     /// The first half of a replay: the newest keyframe at or before
-    /// `target` restored into `p` (with its tape), and where the calls to
-    /// replay from it start.
+    /// `from` (at most `target`; a replay over several keyframe spans
+    /// starts from an older one than `target`'s own) restored into `p`
+    /// (with its tape), and where the calls to replay from it start.
     pub(super) fn begin(
         &self,
         p: &mut Pipeline,
         latest: u64,
+        from: u64,
         target: u64,
     ) -> Result<Begun, RewindError> {
         if target > latest {
             return Err(RewindError::InTheFuture { target, latest });
         }
+        let from = from.min(target);
         let Some(k) = self
             .keyframes
             .iter()
-            .rposition(|k| k.snapshot.tick() <= target)
+            .rposition(|k| k.snapshot.tick() <= from)
         else {
             return Err(RewindError::TooOld {
                 target,
@@ -122,15 +125,15 @@ impl History {
     pub(super) fn replay_into_each(
         &self,
         live_tick: u64,
-        jobs: &mut [(&mut Pipeline, u64)],
+        jobs: &mut [(&mut Pipeline, u64, u64)],
         mut at_keyframe: impl FnMut(usize, &mut Pipeline),
     ) -> Vec<Result<(), RewindError>> {
         let latest = self.latest_for(live_tick);
         let begun: Vec<Result<Begun, RewindError>> = jobs
             .iter_mut()
             .enumerate()
-            .map(|(i, (p, target))| {
-                let b = self.begin(p, latest, *target);
+            .map(|(i, (p, from, target))| {
+                let b = self.begin(p, latest, *from, *target);
                 if b.is_ok() {
                     at_keyframe(i, p);
                 }
@@ -162,7 +165,7 @@ impl History {
             let runs: Vec<_> = jobs
                 .iter_mut()
                 .zip(owned)
-                .map(|((p, _), job)| {
+                .map(|((p, _, _), job)| {
                     let p: &mut Pipeline = p;
                     scope.spawn(move || {
                         let (calls, b) = job?;

@@ -129,16 +129,18 @@ impl Session {
     }
 
     /// [`Session::replay_into`] for several scratch pipelines at once, each
-    /// to its own target (a fill of a plotted lane does two keyframe spans
-    /// at a time): the keyframes are restored one after the other, then
-    /// `at_keyframe` sees each pipeline at its keyframe (job index and
-    /// pipeline: install a watch there, read the keyframe's tick), then the
-    /// replays run at once, a thread each, and each lands as
-    /// [`Session::replay_into`] lands it. A job's error is its own; the
+    /// job `(pipeline, from, target)` replayed from the newest keyframe at
+    /// or before `from` to the end of `target` (a fill of a plotted lane
+    /// gives each of two threads a run of keyframe spans, replayed from
+    /// its oldest keyframe in one go): the keyframes are restored one after
+    /// the other, then `at_keyframe` sees each pipeline at its keyframe
+    /// (job index and pipeline: install a watch there, read the keyframe's
+    /// tick), then the replays run at once, a thread each, and each lands
+    /// as [`Session::replay_into`] lands it. A job's error is its own; the
     /// others still run.
     pub fn replay_into_each(
         &self,
-        jobs: &mut [(&mut Pipeline, u64)],
+        jobs: &mut [(&mut Pipeline, u64, u64)],
         at_keyframe: impl FnMut(usize, &mut Pipeline),
     ) -> Vec<Result<(), RewindError>> {
         let live = self.pipeline.stepper().completed_ticks();

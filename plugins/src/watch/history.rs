@@ -107,38 +107,50 @@ pub fn plot_history(
     newest: u64,
 ) -> Result<Option<PlotSpan>, WatchError> {
     Ok(
-        plot_history_spans(session, std::slice::from_mut(scratch), exprs, newest)?
+        plot_history_spans(session, std::slice::from_mut(scratch), exprs, newest, 1)?
             .into_iter()
             .next(),
     )
 }
 
-/// [`plot_history`] for as many consecutive spans as there are
-/// `scratches`, newest first, replayed at once (a thread each,
-/// [`Session::replay_into_each`]): on two free cores a suspended session's
-/// lane fills about twice as fast, and the values are the very ones one
-/// span at a time gives. Fewer spans when the kept history ends sooner;
-/// none when no kept keyframe reaches `newest`.
+/// [`plot_history`] for as many runs of `spans_per_job` consecutive
+/// keyframe spans as there are `scratches`, newest first, replayed at once
+/// (a thread each, [`Session::replay_into_each`]), each run from its oldest
+/// keyframe in one go: on two free cores a suspended session's lane fills
+/// about twice as fast, and the values are the very ones one span at a
+/// time gives. A run of several spans restores one keyframe instead of
+/// several and waits for the other thread once, at its end, not at every
+/// span. Each [`PlotSpan`] is one run. Fewer when the kept history ends
+/// sooner; none when no kept keyframe reaches `newest`.
 pub fn plot_history_spans(
     session: &Session,
     scratches: &mut [Pipeline],
     exprs: &[String],
     newest: u64,
+    spans_per_job: usize,
 ) -> Result<Vec<PlotSpan>, WatchError> {
     let newest = newest.min(session.pipeline().stepper().completed_ticks());
-    // Each span: its keyframe's tick and its last tick, newest first.
+    // Each run: its oldest keyframe's tick and its last tick, newest first.
     let mut spans: Vec<(u64, u64)> = Vec::new();
     let mut end = newest;
+    let mut in_run = 0;
     for k in session.history().keyframe_ticks().rev() {
-        if spans.len() == scratches.len() {
-            break;
+        if k > end {
+            continue;
         }
-        if k <= end {
-            spans.push((k, end));
-            match k.checked_sub(1) {
-                Some(e) => end = e,
-                None => break,
+        if in_run == 0 {
+            if spans.len() == scratches.len() {
+                break;
             }
+            spans.push((k, end));
+        }
+        if let Some(run) = spans.last_mut() {
+            run.0 = k;
+        }
+        in_run = (in_run + 1) % spans_per_job.max(1);
+        match k.checked_sub(1) {
+            Some(e) => end = e,
+            None => break,
         }
     }
     let specs: Vec<WatchSpec> = exprs
@@ -156,12 +168,12 @@ pub fn plot_history_spans(
     let events: Vec<_> = sets.iter().flatten().map(WatchSet::events).collect();
     // The value at each span's keyframe tick, read where the replay begins.
     let mut values: Vec<Vec<Vec<(u64, u64, f64)>>> = vec![Vec::new(); spans.len()];
-    let mut jobs: Vec<(&mut Pipeline, u64)> = scratches
+    let mut jobs: Vec<(&mut Pipeline, u64, u64)> = scratches
         .iter_mut()
         .zip(&spans)
-        .map(|(p, &(_, end))| {
+        .map(|(p, &(from, end))| {
             p.set_tick_watch(None);
-            (p, end)
+            (p, from, end)
         })
         .collect();
     let results = session.replay_into_each(&mut jobs, |i, p| {
@@ -180,7 +192,7 @@ pub fn plot_history_spans(
             .collect();
         p.set_tick_watch(Some(Box::new(set)));
     });
-    for (p, _) in &mut jobs {
+    for (p, _, _) in &mut jobs {
         p.set_tick_watch(None);
     }
     let mut out = Vec::with_capacity(spans.len());

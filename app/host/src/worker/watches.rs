@@ -12,11 +12,13 @@
 //! frames: at most one span (120 to 480 frames of replay, the history's
 //! keyframe spacing) per frame, run only in the slack before the next
 //! frame's deadline (a span that never fits runs once a second:
-//! `thread::FillPacer`), and, while the session is suspended, as many spans
-//! per turn of the pacing loop between commands as the machine has cores
-//! (two here, at most [`MAX_FILL_SPANS`]), replayed at once, a thread each
-//! (`plot_history_spans`): nothing else wants the cores then, and the fill
-//! goes about twice as fast. So adding a lane on a long
+//! `thread::FillPacer`), and, while the session is suspended, as many runs
+//! of spans per turn of the pacing loop between commands as the machine
+//! has cores (two here, at most [`MAX_FILL_SPANS`]), replayed at once, a
+//! thread each, each run about [`WIDE_FILL_RUN_TICKS`] ticks replayed from
+//! its oldest keyframe in one go (`plot_history_spans`): nothing else wants
+//! the cores then, and the fill goes 1.7 times as fast as headless play
+//! (docs/performance.md, `plot_fill_ticks_per_s`). So adding a lane on a long
 //! session keeps the live frames' cadence, and the lane fills from the live
 //! edge backward. Measured on the demo (release, 2 shared cores):
 //! replaying one 120-frame span and evaluating the watch costs about 4 ms;
@@ -38,6 +40,17 @@ use crate::protocol::{Event, HostError, WatchCommand, WatchFill};
 /// thread each): two on this project's two-core machines, where a third
 /// would only queue.
 const MAX_FILL_SPANS: usize = 4;
+
+/// Ticks each thread of a suspended session's fill replays in one go
+/// before the threads meet and a command may come in: 480, four of the
+/// demo's 120-frame keyframe spans, ~75 ms at ~6,500 ticks/s a thread, so
+/// a command waits at most that long while a lane fills. A run of four
+/// spans restores one keyframe, not four, and the two threads wait for
+/// each other once a run, not once a span. With the watch copying only
+/// the objects it reads (`stepframe_plugins::watch`), the demo's fill went
+/// from 1.28-1.36 to 1.67-1.73 times headless play (8,874 to 11,882
+/// ticks/s; a thread's tick costs 0.92-0.93 of play's by CPU).
+const WIDE_FILL_RUN_TICKS: u64 = 480;
 
 /// The watch list, the installed set's reports, and the fills to do.
 #[derive(Debug, Default)]
@@ -298,7 +311,7 @@ impl Worker {
     /// Fills one keyframe span of the oldest fill request (module docs).
     /// Returns whether there is more to fill.
     pub fn fill_step(&mut self) -> bool {
-        self.fill_spans(1)
+        self.fill_spans(1, 1)
     }
 
     /// Fills as many keyframe spans of the oldest fill request as the
@@ -307,12 +320,15 @@ impl Worker {
     /// docs). Returns whether there is more to fill.
     pub fn fill_step_wide(&mut self) -> bool {
         let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-        self.fill_spans(cores.min(MAX_FILL_SPANS))
+        let every = self.run.session.history().keyframe_every().max(1);
+        let per_job = (WIDE_FILL_RUN_TICKS / every).max(1) as usize;
+        self.fill_spans(cores.min(MAX_FILL_SPANS), per_job)
     }
 
-    /// Fills up to `spans` keyframe spans of the oldest fill request, newest
-    /// first, each sent as its own [`Event::WatchHistory`].
-    fn fill_spans(&mut self, spans: usize) -> bool {
+    /// Fills up to `spans` runs of `spans_per_job` keyframe spans of the
+    /// oldest fill request, newest first, each run replayed in one go on a
+    /// thread of its own and sent as its own [`Event::WatchHistory`].
+    fn fill_spans(&mut self, spans: usize, spans_per_job: usize) -> bool {
         let live_tick = self.run.session.pipeline().clock().simulation_tick;
         let Some(fill) = self.watches.fills.front_mut() else {
             return false;
@@ -339,7 +355,13 @@ impl Worker {
         let mut scratches: Vec<Pipeline> = (0..spans.max(1))
             .map(|_| Pipeline::new(self.run.next_settings()))
             .collect();
-        let filled = plot_history_spans(&self.run.session, &mut scratches, &fill.exprs, fill.next);
+        let filled = plot_history_spans(
+            &self.run.session,
+            &mut scratches,
+            &fill.exprs,
+            fill.next,
+            spans_per_job,
+        );
         let (spans, done) = match filled {
             Ok(spans) if spans.is_empty() => (Vec::new(), true),
             Ok(spans) => {
