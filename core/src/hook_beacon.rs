@@ -38,7 +38,9 @@
 //!
 //! [`HookBeacon::in_file`] maps [`HookBeacon::FILE_BYTES`] (one 4 KiB page)
 //! of a file shared by every process that maps it: a version tag, the call
-//! (call number, object, behaviour, hook, tick) and the *session label*, the
+//! (call number, object, behaviour, hook, tick), the session journal's
+//! length and newest frame ([`HookBeacon::note_journal`]) and the *session
+//! label*, the
 //! scene file the session came from ([`HookBeacon::announce_session`]), so a
 //! reader in another process can load the same scene to name the objects.
 //! [`crate::Pipeline::load_session`] clears the label: a world built by hand
@@ -56,11 +58,16 @@ use crate::ids::{HookKind, ObjectId};
 const OUTSIDE: u64 = u64::MAX;
 
 /// The version tag at the start of a beacon file: "stepfrm" and the layout
-/// version (1). A file with another tag is refused.
-const MAGIC: u64 = u64::from_le_bytes(*b"stepfrm\x01");
+/// version (2: the journal's length and last frame). A file with another
+/// tag is refused.
+const MAGIC: u64 = u64::from_le_bytes(*b"stepfrm\x02");
 
-/// Bytes of session label the file holds (the page less the call's words).
-const SESSION_BYTES: usize = 4032;
+/// Bytes of session label the file holds (the page less the other words).
+const SESSION_BYTES: usize = 4016;
+
+/// `frame_dt` when the newest journal entry is not a frame (the bits of a
+/// NaN, which no frame's delta is).
+const NOT_A_FRAME: u64 = u64::MAX;
 
 /// One beacon's cells: the layout of the shared file, so `repr(C)`.
 #[repr(C)]
@@ -79,6 +86,11 @@ struct Cells {
     /// The tick the hook runs in (the clock's `simulation_tick`), kept when
     /// the pass of calls ends.
     tick: AtomicU64,
+    /// How many journal entries the session's host has made
+    /// ([`HookBeacon::note_journal`]).
+    journal_len: AtomicU64,
+    /// The newest entry's frame delta (`f64` bits), or [`NOT_A_FRAME`].
+    frame_dt: AtomicU64,
     /// Length of the session label, bytes.
     session_len: AtomicU64,
     /// The session label, UTF-8, eight bytes a word, little-endian.
@@ -88,6 +100,7 @@ struct Cells {
 impl Cells {
     fn set_up(&self) {
         self.hook.store(OUTSIDE, Ordering::Relaxed);
+        self.frame_dt.store(NOT_A_FRAME, Ordering::Relaxed);
         self.magic.store(MAGIC, Ordering::Release);
     }
 }
@@ -146,6 +159,8 @@ impl HookBeacon {
             seq: AtomicU64::new(0),
             hook: AtomicU64::new(0),
             tick: AtomicU64::new(0),
+            journal_len: AtomicU64::new(0),
+            frame_dt: AtomicU64::new(NOT_A_FRAME),
             session_len: AtomicU64::new(0),
             session: std::array::from_fn(|_| AtomicU64::new(0)),
         });
@@ -292,6 +307,31 @@ impl HookBeacon {
         self.cells().tick.load(Ordering::Relaxed)
     }
 
+    /// Says that the session's host has made `len` journal entries, the
+    /// newest a frame of delta `frame_dt` (`None`: another entry). A host
+    /// journals a frame before it runs it, but sends its entries after: a
+    /// process that dies inside a frame takes that frame's entry with it,
+    /// and a frame that ran ticks 39 and 40 and died in 40 would leave a
+    /// journal that ends at 38. What the beacon keeps lets the front end
+    /// add that one entry back ([`HookBeacon::journal_tail`]). Two stores.
+    pub fn note_journal(&self, len: u64, frame_dt: Option<f64>) {
+        let c = self.cells();
+        c.frame_dt.store(
+            frame_dt.map_or(NOT_A_FRAME, f64::to_bits),
+            Ordering::Relaxed,
+        );
+        c.journal_len.store(len, Ordering::Release);
+    }
+
+    /// What [`HookBeacon::note_journal`] last said: the journal's length
+    /// and the newest entry's frame delta, if it is a frame.
+    pub fn journal_tail(&self) -> (u64, Option<f64>) {
+        let c = self.cells();
+        let len = c.journal_len.load(Ordering::Acquire);
+        let dt = c.frame_dt.load(Ordering::Relaxed);
+        (len, (dt != NOT_A_FRAME).then(|| f64::from_bits(dt)))
+    }
+
     /// `f` of the cells, if no write was under way while it read them.
     fn read<R>(&self, f: impl FnOnce(&Cells) -> R) -> Option<R> {
         let c = self.cells();
@@ -419,7 +459,14 @@ mod tests {
         let long = "é".repeat(3000);
         writer.announce_session(&long);
         let cut = reader.session().expect("a label");
-        assert_eq!(cut.len(), 4032, "cut at the file's size, on a character");
+        // SESSION_BYTES: 4,032 in the first layout, less the journal's
+        // two words.
+        assert_eq!(cut.len(), 4016, "cut at the file's size, on a character");
+        assert_eq!(reader.journal_tail(), (0, None), "a fresh file: no entry");
+        writer.note_journal(41, Some(1.0 / 30.0));
+        assert_eq!(reader.journal_tail(), (41, Some(1.0 / 30.0)));
+        writer.note_journal(42, None);
+        assert_eq!(reader.journal_tail(), (42, None));
         drop((writer, reader));
         std::fs::write(&path, vec![7u8; 4096]).expect("overwritten");
         let err = HookBeacon::in_file(&open()).expect_err("not a beacon");

@@ -6,6 +6,8 @@
 
 use super::*;
 use stepframe_app::editor::protocol::JournalEntry;
+use stepframe_core::HookBeacon;
+use stepframe_host::supervise::{Fault, FaultKind};
 
 /// Frames the session plays before it is done again: more than two of
 /// the host's replay batches (1,024 frames each), so one message cannot
@@ -177,4 +179,47 @@ fn a_journal_done_again_shows_the_hash_of_its_last_tick_not_of_an_edit_made_afte
             .any(|o| o.id == ObjectId(203) && o.enabled)
     );
     assert_eq!(again.view().state_hash, shown);
+}
+
+#[test]
+fn the_frame_a_host_died_in_is_on_its_beacon_and_a_restart_with_it_stops_at_the_tick_before() {
+    // A host journals a frame before it runs it and sends the entry after:
+    // a host that dies inside a frame never sends it. Here a frame of two
+    // ticks (39 and 40) is that frame: the host runs it, and the front
+    // end takes nothing more, as if the process had died in tick 40.
+    let beacon = HookBeacon::new();
+    let mut live = Host::loading(DisplayRate::Hz(60), &demo(), true);
+    live.worker.set_hook_beacon(beacon.clone());
+    live.pump_n(38, DT);
+    assert_eq!(live.tick(), 38);
+    let received = live.journal.clone();
+    assert_eq!(beacon.journal_tail(), (received.len() as u64, Some(DT)));
+    live.worker.pump(2.0 * DT);
+    let tail = beacon.journal_tail();
+    assert_eq!(tail, (received.len() as u64 + 1, Some(2.0 * DT)));
+
+    // What the editor's Restart sends for a fault at tick 40, stopping
+    // after 39: the journal it received, and that with the lost frame
+    // added back from the beacon.
+    let fault = Fault::at(FaultKind::Abort, None, 40).with_journal_tail(tail);
+    let restarted = fault.journal_for_restart(received.clone());
+    assert_eq!(restarted.len(), received.len() + 1);
+    for (journal, stands) in [(received, 38), (restarted, 39)] {
+        let mut again = Host::new(DisplayRate::Hz(60));
+        again.send(Command::Restore {
+            journal,
+            stop_after: Some(39),
+            fresh_files: false,
+        });
+        again.pump(DT);
+        let sent = again.events();
+        assert!(
+            sent.contains(&Event::Restored {
+                tick: stands,
+                asked: Some(39)
+            }),
+            "{:?}",
+            sent.iter().rev().take(3).collect::<Vec<_>>()
+        );
+    }
 }

@@ -17,6 +17,8 @@ use std::time::Duration;
 
 use stepframe_core::{HookCall, HookKind, ObjectId, Pipeline, Registry, Scene, Snapshot};
 
+use crate::protocol::JournalEntry;
+
 /// What ended the child.
 #[derive(Clone, Debug, PartialEq)]
 pub enum FaultKind {
@@ -79,6 +81,13 @@ pub struct Fault {
     /// What the process said about it ("thread 'main' has overflowed its
     /// stack"), if anything.
     pub detail: Option<String>,
+    /// How many journal entries the host had made when it died, and the
+    /// newest one's frame delta if it was a frame
+    /// ([`stepframe_core::HookBeacon::journal_tail`]): the frame it died
+    /// in was journaled but never sent, and a restart adds it back so it
+    /// stops at the tick before the fault even when that frame ran
+    /// several ticks.
+    pub journal_tail: (u64, Option<f64>),
 }
 
 /// Where a front end finds the names of objects and behaviours: a scene
@@ -103,7 +112,31 @@ impl Fault {
             hook: call.map(|c| c.hook),
             tick: call.map_or(last_tick, |c| c.tick),
             detail: None,
+            journal_tail: (0, None),
         }
+    }
+
+    /// The same fault with the journal's tail as the host last said it.
+    pub fn with_journal_tail(mut self, tail: (u64, Option<f64>)) -> Fault {
+        self.journal_tail = tail;
+        self
+    }
+
+    /// The journal a restart does again: `received` (what the front end
+    /// took from the dead host), with the frame the host died in added
+    /// back when that frame is the one entry it never sent
+    /// ([`Fault::journal_tail`]). Without it a frame that ran ticks 39 and
+    /// 40 and died in 40 would leave the restart at 38, not at the tick
+    /// before the fault. Anything else missing (the host died before it
+    /// sent an earlier frame's entries) cannot be made up: the restart
+    /// then stands where the journal ends.
+    pub fn journal_for_restart(&self, mut received: Vec<JournalEntry>) -> Vec<JournalEntry> {
+        if let (made, Some(dt)) = self.journal_tail
+            && made == received.len() as u64 + 1
+        {
+            received.push(JournalEntry::Frame { dt });
+        }
+        received
     }
 
     /// The same fault with what the process said.

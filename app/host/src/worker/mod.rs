@@ -125,8 +125,11 @@ impl Worker {
     }
 
     /// Announces every hook call of the session on `beacon`, for a watchdog
-    /// on another thread or in another process.
+    /// on another thread or in another process, and the journal's length
+    /// and newest frame as they are made (a front end adds back the frame
+    /// a dead host never sent: `HookBeacon::note_journal`).
     pub fn set_hook_beacon(&mut self, beacon: stepframe_core::HookBeacon) {
+        self.out.set_beacon(beacon.clone());
         self.run.set_hook_beacon(beacon);
     }
 

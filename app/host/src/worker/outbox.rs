@@ -168,6 +168,12 @@ pub(super) struct Outbox {
     replay_tick: u64,
     /// Something was sent since the front end was last woken.
     unwoken: bool,
+    /// Journal entries made so far (sent or not).
+    journaled: u64,
+    /// Where the count and the newest frame's delta are said as they are
+    /// made, for a front end to find after this process died
+    /// ([`stepframe_core::HookBeacon::note_journal`]).
+    beacon: Option<stepframe_core::HookBeacon>,
 }
 
 impl Outbox {
@@ -183,6 +189,8 @@ impl Outbox {
             credit: true,
             last_suspension: initial,
             replaying: false,
+            journaled: 0,
+            beacon: None,
             replay_tick: 0,
             unwoken: false,
         }
@@ -214,7 +222,20 @@ impl Outbox {
 
     /// A journal entry (module docs of `protocol::journal`).
     pub(super) fn journal(&mut self, entry: JournalEntry) {
+        self.journaled += 1;
+        if let Some(beacon) = &self.beacon {
+            let dt = match &entry {
+                JournalEntry::Frame { dt } => Some(*dt),
+                _ => None,
+            };
+            beacon.note_journal(self.journaled, dt);
+        }
         self.journal.push(entry);
+    }
+
+    /// Says every journal entry's count on `beacon` from now on.
+    pub(super) fn set_beacon(&mut self, beacon: stepframe_core::HookBeacon) {
+        self.beacon = Some(beacon);
     }
 
     /// A frame's telemetry, sent before the next event.

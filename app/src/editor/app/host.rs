@@ -392,7 +392,9 @@ impl Running {
                     Some(kind) => {
                         let call = marker.beacon().current();
                         let detail = said.detail(&kind);
-                        let mut fault = Fault::at(kind, call, last_tick).with_detail(detail);
+                        let mut fault = Fault::at(kind, call, last_tick)
+                            .with_detail(detail)
+                            .with_journal_tail(marker.beacon().journal_tail());
                         fault.name_with(names);
                         HostStopped::Fault(fault)
                     }

@@ -632,7 +632,10 @@ impl EditorApp {
         self.commands.reconnect(self.front.commands.clone());
         // The new host journals what it does again: the editor's copy starts
         // afresh with it.
-        let journal = std::mem::take(&mut self.published.journal);
+        let mut journal = std::mem::take(&mut self.published.journal);
+        if let Some(HostStopped::Fault(fault)) = &self.published.worker_stopped {
+            journal = fault.journal_for_restart(journal);
+        }
         self.commands.send(Command::Restore {
             journal,
             stop_after,
