@@ -183,18 +183,11 @@ fn the_paced_thread_runs_on_while_the_ui_reads_nothing() {
     let last = frames.last().map(|f| f.clock.frame_index).unwrap_or(0);
     assert_eq!(frames.len() as u64, last, "no frame lost");
     assert!(views[0].world.clock.frame_index <= last);
-    // A worker blocked on the UI would have run at most one frame.
+    // A worker blocked on the UI would have run at most one frame. (That
+    // the frames keep to 60 Hz deadlines is the host's `Cadence`, tested
+    // on made-up instants in `stepframe_host::worker::thread`, not on this
+    // machine's clock.)
     assert!(last >= 30, "only {last} frames");
-    // Paced at 60 Hz, never faster: frame k runs no earlier than its
-    // deadline, (k - 1) periods after the first, however fast the machine.
-    // (A late frame only moves later deadlines later.)
-    let period = 1.0 / 60.0;
-    let paced: f64 = frames[1..].iter().map(|f| f.real_dt).sum();
-    assert!(
-        paced >= (frames.len() - 1) as f64 * period * 0.99,
-        "{} frames after the first in {paced} s: faster than 60 Hz",
-        frames.len() - 1
-    );
     // Pause is applied promptly and no frame runs after it.
     ui.send(Command::Run(Run::Pause));
     let t0 = Instant::now();

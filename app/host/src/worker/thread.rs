@@ -245,8 +245,7 @@ pub fn run_here(worker: Worker) {
 fn run_paced(mut worker: Worker) {
     let commands = worker.out.commands().clone();
     let mut irregular = irregular_pacer();
-    let mut last = Instant::now();
-    let mut deadline = last;
+    let mut cadence = Cadence::starting(Instant::now());
     let mut fills = FillPacer::default();
     loop {
         if worker.is_suspended() && worker.is_filling() {
@@ -264,8 +263,7 @@ fn run_paced(mut worker: Worker) {
                 Err(TryRecvError::Disconnected) => return,
             }
             worker.publish();
-            last = Instant::now();
-            deadline = last;
+            cadence = Cadence::starting(Instant::now());
             continue;
         }
         if worker.is_suspended() {
@@ -282,17 +280,12 @@ fn run_paced(mut worker: Worker) {
                 Err(RecvTimeoutError::Disconnected) => return,
             }
             worker.publish();
-            last = Instant::now();
-            deadline = last;
+            cadence = Cadence::starting(Instant::now());
             continue;
         }
         // Running: wait for the deadline, applying commands as they come.
-        loop {
-            let now = Instant::now();
-            if now >= deadline {
-                break;
-            }
-            match commands.recv_timeout(deadline - now) {
+        while let Some(wait) = cadence.wait(Instant::now()) {
+            match commands.recv_timeout(wait) {
                 Ok(command) => {
                     if !apply_batch(&mut worker, command, &commands) {
                         return;
@@ -309,23 +302,60 @@ fn run_paced(mut worker: Worker) {
             continue;
         }
         let now = Instant::now();
-        let dt = now.duration_since(last).as_secs_f64();
-        last = now;
-        worker.frame(dt);
         let p = period(worker.display_rate(), &mut irregular);
-        deadline += p;
-        if deadline < now {
-            deadline = now + p;
-        }
+        let dt = cadence.frame(now, p);
+        worker.frame(dt);
         // At most one span of a plotted watch's history fill a frame, in the
         // slack before the next frame (`watches`, [`FillPacer`]).
         if worker.is_filling() {
             let at = Instant::now();
-            if fills.due(at, deadline.saturating_duration_since(at)) {
+            if fills.due(at, cadence.wait(at).unwrap_or_default()) {
                 worker.fill_step();
                 fills.ran(at, at.elapsed());
             }
         }
+    }
+}
+
+/// A playing worker's frame deadlines: frame k runs no earlier than
+/// (k − 1) periods after the first, however fast the machine, and a late
+/// frame moves only the deadlines after it (the next is a period after
+/// the late one, not a burst to catch up). Times are passed in, so the
+/// cadence is tested on made-up instants rather than on the wall clock.
+#[derive(Clone, Copy, Debug)]
+struct Cadence {
+    /// When the last frame ran (or the cadence started).
+    last: Instant,
+    /// When the next frame may run.
+    deadline: Instant,
+}
+
+impl Cadence {
+    /// A cadence whose first frame may run at `now`.
+    fn starting(now: Instant) -> Cadence {
+        Cadence {
+            last: now,
+            deadline: now,
+        }
+    }
+
+    /// How long to wait at `now` before the next frame may run; `None`
+    /// once it may.
+    fn wait(&self, now: Instant) -> Option<Duration> {
+        (now < self.deadline).then(|| self.deadline - now)
+    }
+
+    /// A frame runs at `now`, the next one period `period` after the
+    /// deadline it met (or after `now`, if it ran a whole period late).
+    /// Returns the real time since the last frame: the frame's delta.
+    fn frame(&mut self, now: Instant, period: Duration) -> f64 {
+        let dt = now.duration_since(self.last).as_secs_f64();
+        self.last = now;
+        self.deadline += period;
+        if self.deadline < now {
+            self.deadline = now + period;
+        }
+        dt
     }
 }
 
@@ -396,6 +426,40 @@ mod tests {
         f.ran(t0 + ms(2000), ms(4));
         assert_eq!(f.cost, Some(ms(10)));
         assert!(f.due(t0 + ms(2016), ms(10)));
+    }
+
+    #[test]
+    fn frames_keep_to_their_deadlines_and_a_late_one_moves_only_the_ones_after() {
+        let ms = Duration::from_millis;
+        let t0 = Instant::now();
+        let p = ms(16);
+        let mut c = Cadence::starting(t0);
+        assert_eq!(c.wait(t0), None, "the first frame runs at once");
+        c.frame(t0, p);
+        // Early: it waits out the rest of the period, never runs faster.
+        assert_eq!(c.wait(t0 + ms(10)), Some(ms(6)));
+        // A frame woken a little late keeps the grid: the next deadline is
+        // two periods after the first, not a period after it ran.
+        let dt = c.frame(t0 + ms(17), p);
+        assert!((dt - 0.017).abs() < 1e-9, "{dt}");
+        assert_eq!(c.wait(t0 + ms(17)), Some(ms(15)));
+        // A frame a whole period late (a stall): the next is a period after
+        // it, not a burst of frames to catch up.
+        let dt = c.frame(t0 + ms(100), p);
+        assert!((dt - 0.083).abs() < 1e-9, "{dt}");
+        assert_eq!(c.wait(t0 + ms(100)), Some(p));
+        assert_eq!(c.wait(t0 + ms(116)), None);
+        // Over many frames run as soon as allowed, the rate is the period's.
+        let mut c = Cadence::starting(t0);
+        let mut now = t0;
+        let mut total = 0.0;
+        for _ in 0..60 {
+            if let Some(w) = c.wait(now) {
+                now += w;
+            }
+            total += c.frame(now, p);
+        }
+        assert!((total - 59.0 * 0.016).abs() < 1e-9, "{total}");
     }
 
     #[test]
