@@ -476,9 +476,9 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     h.run_steps(2);
     let flames_at_adoption = h
         .state()
-        .panels()
-        .timeline
-        .zones
+        .published()
+        .frames
+        .zones()
         .newest()
         .map(|z| z.frame_index());
 
@@ -496,7 +496,8 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     click(&mut h, "▶ Play");
     h.run_steps(30);
     let timeline = &h.state().panels().timeline;
-    let records: Vec<_> = timeline.telemetry.records().iter().copied().collect();
+    let frames = &h.state().published().frames;
+    let records: Vec<_> = frames.records().iter().copied().collect();
     for pair in records.windows(2) {
         // A frame interrupted (by the pause, the fork) has its rest as a
         // continuation record of the same frame; otherwise one a frame.
@@ -525,7 +526,7 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
         "a marker where B took over"
     );
     // The flame records the frames after the adoption too.
-    let newest_flame = timeline.zones.newest().map(|z| z.frame_index());
+    let newest_flame = frames.zones().newest().map(|z| z.frame_index());
     let newest_frame = records.last().map(|r| r.frame_index);
     assert!(
         newest_flame > flames_at_adoption,

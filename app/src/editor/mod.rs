@@ -29,6 +29,7 @@
 
 pub mod app;
 mod files;
+pub mod frames;
 pub mod geometry;
 pub mod log_book;
 pub mod panels;

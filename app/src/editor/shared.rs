@@ -6,16 +6,18 @@
 //!
 //! - [`Published`]: what the worker last published, written only by the
 //!   app's drain: the newest live [`WorldView`], the newest past view, the
-//!   newest recovery point, and the streams of run B (its records, the
-//!   measured ticks) as they arrived;
+//!   newest recovery point, the recorded frames (the timeline's records and
+//!   live zones, which the Clock and Flame tabs read too), and the streams
+//!   of run B (its records, the measured ticks) as they arrived;
 //! - UI state: the [`TimeCursor`] (which tick the user looks at), the
 //!   [`Feedback`] (the error line, notices, the log book) and each panel's own
 //!   fields (folds, text being typed, the camera);
 //! - nothing that mirrors the worker: the selection, the fork, the
 //!   comparison, the draft tape and the resume tick all come from the view.
 //!
-//! A panel is a struct with its own state and a `ui` method that reads a
-//! [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
+//! A panel is a struct with its own state implementing
+//! [`Panel`](crate::editor::panels::Panel): its `ui` reads a [`View`] and
+//! asks through [`Commands`]: a worker [`Command`] goes out at
 //! once; a UI [`Action`] (view a tick, a notice) is applied by the app after
 //! the frame, in one place (Rerun's command habit on both sides).
 
@@ -32,6 +34,7 @@ use stepframe_host::protocol::{
 use stepframe_host::traced::{TickDivergence, TracedFields};
 
 use super::workspace::Pane;
+use crate::editor::frames::Frames;
 use crate::editor::log_book::LogBook;
 
 /// The rewind history's default byte budget, MiB (core's default).
@@ -140,6 +143,9 @@ pub struct Published {
     /// The address of the game the editor is attached to, while it is
     /// (File → Attach…, Run in player).
     pub attached: Option<String>,
+    /// The recorded frames: the records and live zones the host streamed
+    /// (`frames`' module docs).
+    pub frames: Frames,
 }
 
 /// A new build of the host program (a `cargo build` rewrote it), as the
@@ -181,6 +187,7 @@ impl Default for Published {
             new_build: None,
             rebuild: None,
             attached: None,
+            frames: Frames::default(),
         }
     }
 }
@@ -190,6 +197,11 @@ impl Default for Published {
 pub struct TimeCursor {
     /// The viewed tick, if not live.
     pub tick: Option<u64>,
+    /// The recorded frame (sequence number in [`Frames`]) the user put the
+    /// cursor on, when a frame was picked and not only a tick: frames that
+    /// ran no tick share their tick with the one before, and the Clock and
+    /// Flame tabs show the frame picked.
+    pub record: Option<u64>,
     /// The session was playing when the user went to the past: going back
     /// to live plays it again.
     pub resume_on_leave: bool,
@@ -268,6 +280,8 @@ pub struct View<'a> {
     published: &'a Published,
     /// The viewed tick, if not live.
     cursor: Option<u64>,
+    /// The recorded frame the cursor was put on, if one was picked.
+    cursor_pick: Option<u64>,
     /// The log book (the Log tab draws it).
     log: &'a LogBook,
     /// True in the synchronous test driver (the pacing choice does not apply).
@@ -278,13 +292,14 @@ impl<'a> View<'a> {
     /// The window on `published` with the cursor at `cursor`.
     pub fn new(
         published: &'a Published,
-        cursor: Option<u64>,
+        cursor: &TimeCursor,
         log: &'a LogBook,
         driven: bool,
     ) -> View<'a> {
         View {
             published,
-            cursor,
+            cursor: cursor.tick,
+            cursor_pick: cursor.record,
             log,
             driven,
         }
@@ -313,6 +328,27 @@ impl<'a> View<'a> {
     /// The viewed tick, if not live.
     pub fn cursor(&self) -> Option<u64> {
         self.cursor
+    }
+
+    /// The recorded frames (the timeline's lanes, the Clock and Flame tabs).
+    pub fn frames(&self) -> &'a Frames {
+        &self.published.frames
+    }
+
+    /// Sequence number of the record under the time cursor: the frame the
+    /// user picked while it still completes the cursor's tick, else the
+    /// frame that ran that tick. `None` while live.
+    pub fn cursor_seq(&self) -> Option<u64> {
+        let tick = self.cursor?;
+        let frames = self.frames();
+        self.cursor_pick
+            .filter(|s| frames.record(*s).map(|r| r.simulation_tick) == Some(tick))
+            .or_else(|| frames.seq_of_tick(tick))
+    }
+
+    /// The record under the time cursor (`cursor_seq`).
+    pub fn cursor_record(&self) -> Option<&'a stepframe_core::FrameRecord> {
+        self.frames().record(self.cursor_seq()?)
     }
 
     /// True while the user views a past tick.
@@ -400,6 +436,14 @@ impl<'a> View<'a> {
 pub enum Action {
     /// Show this tick in every panel (pausing a running session first).
     ViewTick(u64),
+    /// Show the tick of this recorded frame (sequence number in
+    /// [`Frames`]), the frame itself in the Clock and Flame tabs.
+    ViewFrame {
+        /// The tick.
+        tick: u64,
+        /// The record's sequence number.
+        seq: u64,
+    },
     /// Every panel back to the live session (playing again if the visit to
     /// the past paused it).
     BackToLive,
@@ -498,6 +542,12 @@ impl Commands {
     /// Shows tick `tick` in every panel.
     pub fn view_tick(&mut self, tick: u64) {
         self.act(Action::ViewTick(tick));
+    }
+
+    /// Shows recorded frame `seq`, which completed tick `tick`, in every
+    /// panel.
+    pub fn view_frame(&mut self, tick: u64, seq: u64) {
+        self.act(Action::ViewFrame { tick, seq });
     }
 
     /// Every panel back to the live session.

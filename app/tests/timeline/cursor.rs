@@ -15,7 +15,7 @@ use crate::support::editor::{
     same_bits, status,
 };
 use crate::support::labels_starting;
-use crate::{lane_rect, timeline};
+use crate::{frames, lane_rect, timeline};
 
 /// The viewed-tick banner's text.
 fn banner(h: &Harness<'_, EditorApp>) -> String {
@@ -243,7 +243,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
         "live again"
     );
     // The timeline dropped the abandoned branch.
-    let last = timeline(&h).telemetry.records().back().copied();
+    let last = frames(&h).newest().copied();
     assert_eq!(last.map(|r| r.simulation_tick), Some(t));
     // Play continues from t with the same (empty) input: same hashes.
     h.state_mut().send(Command::Run(Run::Play));

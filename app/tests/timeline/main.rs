@@ -26,6 +26,11 @@ fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
     &h.state().panels().timeline
 }
 
+/// The recorded frames the timeline draws, as the host published them.
+fn frames<'a>(h: &'a Harness<'_, EditorApp>) -> &'a stepframe_app::editor::frames::Frames {
+    &h.state().published().frames
+}
+
 /// The data rectangle of a lane's plot.
 fn lane_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
     h.get_by_label(&format!("lane {}", lane.title())).rect()

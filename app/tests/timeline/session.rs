@@ -183,7 +183,7 @@ fn the_timeline_controls_stay_put_when_the_session_stops_and_the_cursor_moves() 
 
 /// The frames the timeline holds.
 fn timeline_frames(h: &Harness<'_, EditorApp>) -> usize {
-    h.state().panels().timeline.telemetry.len()
+    h.state().published().frames.records().len()
 }
 
 #[test]
@@ -232,7 +232,7 @@ fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
     use stepframe_app::editor::protocol::{Command, DisplayRate};
     let mut h = editor();
     h.run_steps(2);
-    assert_eq!(h.state().panels().timeline.capacity(), 216_000, "60 Hz");
+    assert_eq!(h.state().published().frames.capacity(), 216_000, "60 Hz");
     for (pacing, frames) in [
         (DisplayRate::Hz(144), 144 * 3600),
         (DisplayRate::Uncapped, 240 * 3600),
@@ -243,7 +243,7 @@ fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
             .send(Command::Run(Run::SetDisplayRate(pacing)));
         h.run_steps(3);
         assert_eq!(
-            h.state().panels().timeline.capacity(),
+            h.state().published().frames.capacity(),
             frames,
             "{pacing:?}: an hour of frames"
         );

@@ -214,7 +214,9 @@ impl EditorApp {
                 samples.clear();
                 // The session is B's now: A's frames after the fork never
                 // happened in it, and every panel shows the live session.
-                self.panels.timeline.adopted(forked_at);
+                self.panels
+                    .timeline
+                    .adopted(&self.published.frames, forked_at);
                 self.follow_live();
             }
         }

@@ -14,6 +14,7 @@
 mod attach;
 mod events;
 mod host;
+mod menu_bar;
 mod rebuild;
 mod shortcuts;
 mod stored;
@@ -43,7 +44,7 @@ use super::shared::{
 use super::timeline::TimelineSettings;
 use super::workspace::Workspace;
 use crate::editor::panels::compare::compare_dialog_ui;
-use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
+use crate::editor::panels::toolbar::{banners_ui, toasts_ui, toolbar_ui};
 
 /// How to start the editor.
 #[derive(Clone, Debug, PartialEq)]
@@ -349,7 +350,7 @@ impl EditorApp {
     pub fn view(&self) -> View<'_> {
         View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
             &self.feedback.log,
             self.driven,
         )
@@ -425,8 +426,12 @@ impl EditorApp {
         if took_view {
             self.commands.send(Command::ViewTaken);
         }
-        if let Some(live) = &self.published.live {
-            self.panels.timeline.hold_an_hour(live.display_rate);
+        if let Some(live) = &self.published.live
+            && self.published.frames.hold_an_hour(live.display_rate)
+        {
+            self.panels
+                .timeline
+                .hold_an_hour(self.published.frames.capacity());
         }
     }
 
@@ -435,7 +440,12 @@ impl EditorApp {
     fn take(&mut self, message: Outbound) -> bool {
         match message {
             Outbound::Event(event) => {
-                self.panels.timeline.on_event(&event);
+                // The recorded frames first: a panel reads them as of the
+                // event it takes.
+                self.published.frames.on_event(&event);
+                self.panels
+                    .timeline
+                    .on_event(&event, &self.published.frames);
                 let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
                 self.panels
                     .watches
@@ -461,7 +471,14 @@ impl EditorApp {
     fn apply_actions(&mut self) {
         for action in self.commands.take_actions() {
             match action {
-                Action::ViewTick(tick) => self.view_tick(tick),
+                Action::ViewTick(tick) => {
+                    self.view_tick(tick);
+                    self.cursor.record = None;
+                }
+                Action::ViewFrame { tick, seq } => {
+                    self.view_tick(tick);
+                    self.cursor.record = Some(seq);
+                }
                 Action::BackToLive => self.back_to_live(),
                 Action::ResumeFromCursor => {
                     if let Some(tick) = self.cursor.tick {
@@ -528,6 +545,7 @@ impl EditorApp {
     /// the past paused it.
     fn back_to_live(&mut self) {
         self.cursor.tick = None;
+        self.cursor.record = None;
         self.published.past = None;
         if std::mem::take(&mut self.cursor.resume_on_leave) {
             self.commands
@@ -728,23 +746,29 @@ impl eframe::App for EditorApp {
         let time = ctx.input(|i| i.time);
         let view = View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
             &self.feedback.log,
             self.driven,
         );
         let cmd = &mut self.commands;
         egui::Panel::top("toolbar").show(ui, |ui| {
-            menu_bar_ui(ui, &view, cmd, &mut self.panels.files, &mut self.workspace);
+            let parts = menu_bar::MenuParts {
+                files: &mut self.panels.files,
+                compare: &mut self.panels.compare_trace,
+                attach: &mut self.panels.attach,
+                workspace: &mut self.workspace,
+            };
+            menu_bar::menu_bar_ui(ui, &view, cmd, parts);
             toolbar_ui(ui, &view, cmd, &mut self.workspace);
             banners_ui(ui, &view, cmd);
         });
-        compare_dialog_ui(&ctx, &mut self.panels.files.compare, cmd);
+        compare_dialog_ui(&ctx, &mut self.panels.compare_trace, cmd);
         egui::Window::new("Shortcuts")
             .open(&mut self.help_open)
             .collapsible(false)
             .resizable(false)
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
-        crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.files.attach, cmd);
+        crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.attach, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
         self.panels.sync_bookmarks(view.live());
         egui::CentralPanel::default()

@@ -46,7 +46,7 @@ impl EditorApp {
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
         let typing = ctx.text_edit_focused();
         let free = !self.panels.viewport.focused && !typing;
-        let modal = self.panels.files.is_open();
+        let modal = self.panels.dialog_open();
         let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
         let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
         let mut commands = Vec::new();
@@ -180,7 +180,7 @@ impl EditorApp {
         }
         let view = View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
             &self.feedback.log,
             self.driven,
         );

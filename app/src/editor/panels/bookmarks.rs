@@ -19,6 +19,7 @@
 //! and the scene reopened. After Save As the bookmarks follow the scene to
 //! its new file (written beside it at their next change).
 
+use crate::editor::panels::Panel;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -227,9 +228,9 @@ fn read_sidecar(path: &Path) -> Result<Vec<Bookmark>, FileError> {
 
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
 /// screen, then the list (a click moves the time cursor there).
-impl BookmarksState {
+impl Panel for BookmarksState {
     /// Draws the Bookmarks tab.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         bookmarks_ui(ui, view, cmd, self);
     }
 }

@@ -8,7 +8,8 @@
 //! Two flames, two sources (`stepframe_core::flame`):
 //!
 //! - **Live**: the coarse zones the pipeline recorded while the frame ran,
-//!   kept for the newest frames in the timeline's zone ring.
+//!   kept for the newest frames in the recorded frames' zone ring
+//!   ([`View::frames`]).
 //! - **Replayed**: one zone per hook call, naming the object and the
 //!   behaviour. The live run never records those (a clock read costs more
 //!   than a FixedUpdate call); while the cursor is on a past frame or the
@@ -17,6 +18,7 @@
 //!   labels every such zone and time "replayed": they are the replay's
 //!   times, not the live run's.
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::FlameCommand;
 use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, WidgetInfo};
 use stepframe_core::telemetry::FrameKindCode;
@@ -24,7 +26,6 @@ use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKin
 
 use crate::editor::protocol::{Command, ReplayedFrame};
 use crate::editor::shared::{Commands, View};
-use crate::editor::timeline::TimelineState;
 
 /// Height of one row of zones (one nesting depth), points.
 const ROW: f32 = 16.0;
@@ -55,17 +56,13 @@ impl FlameState {
         self.replayed = None;
         self.requested = None;
     }
+}
 
+impl Panel for FlameState {
     /// Draws the tab: the frame's live flame, its replayed one, each with
     /// its slowest zones beside it.
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        view: &View<'_>,
-        cmd: &mut Commands,
-        timeline: &TimelineState,
-    ) {
-        let Some(record) = shown_record(view, timeline) else {
+    fn ui(&mut self, ui: &mut Ui, view: &View<'_>, cmd: &mut Commands) {
+        let Some(record) = shown_record(view) else {
             ui.label("No frame yet: play or step the session, then click a frame on the timeline.");
             return;
         };
@@ -93,7 +90,7 @@ impl FlameState {
         ));
         ui.separator();
         ui.strong("Live zones (recorded while the frame ran)");
-        match timeline.zones.get(frame, kind) {
+        match view.frames().zones().get(frame, kind) {
             Some(zones) => flame_with_list_ui(ui, zones, &Labels::Live, "flame-live"),
             None => {
                 ui.label("No live zones kept for this frame (the editor keeps the newest minute).");
@@ -129,12 +126,10 @@ impl FlameState {
 }
 
 /// The record the tab shows: the time cursor's frame, else the newest.
-fn shown_record<'a>(view: &View<'_>, timeline: &'a TimelineState) -> Option<&'a FrameRecord> {
+fn shown_record<'a>(view: &View<'a>) -> Option<&'a FrameRecord> {
     match view.cursor() {
-        Some(tick) => timeline
-            .cursor_record()
-            .or_else(|| timeline.record(timeline.seq_of_tick(tick)?)),
-        None => timeline.telemetry.records().back(),
+        Some(_) => view.cursor_record(),
+        None => view.frames().newest(),
     }
 }
 

@@ -7,6 +7,7 @@
 //! The inspector's plot buttons add "show value" watches here
 //! ([`WatchCommand::Plot`]): a plotted field is a watch like any other.
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::{BranchEvent, Run, WatchCommand};
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
@@ -128,9 +129,9 @@ impl WatchesState {
     }
 }
 
-impl WatchesState {
+impl Panel for WatchesState {
     /// Draws the Watches tab.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         watches_ui(ui, view, cmd, self);
     }
 }

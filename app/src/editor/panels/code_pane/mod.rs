@@ -11,6 +11,7 @@
 //! too, so a new version is compiled between two outer frames and adopted at
 //! the next frame boundary, as `docs/scripts.md` describes.
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Target};
 use std::path::{Path, PathBuf};
 
@@ -94,9 +95,11 @@ impl CodePaneState {
     pub fn current_entry(&self) -> Option<&ScriptEntry> {
         self.current.and_then(|i| self.scripts.get(i))
     }
+}
 
+impl Panel for CodePaneState {
     /// Draws the code pane.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         code_pane_ui(ui, view, cmd, self);
     }
 }

@@ -20,6 +20,7 @@
 pub mod bench;
 mod rows;
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Target};
 use std::collections::BTreeMap;
 
@@ -130,9 +131,11 @@ impl HierarchyPanel {
     pub fn fold_of(&self, id: ObjectId) -> Option<bool> {
         self.folds.get(&id).copied()
     }
+}
 
+impl Panel for HierarchyPanel {
     /// Draws the hierarchy.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let Some(world) = view.shown() else {
             ui.weak("no scene");
             return;

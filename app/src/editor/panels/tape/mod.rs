@@ -21,6 +21,7 @@
 //! before replacing a file takes the file row's place, and the list of
 //! edges gets what the fixed rows leave of the tile.
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, RecordingCommand, Target};
 use std::path::{Path, PathBuf};
 
@@ -160,10 +161,12 @@ impl TapeState {
             self.path_default.clone_from(&self.path);
         }
     }
+}
 
+impl Panel for TapeState {
     /// Draws the Input tab: its rows fill the tile, the list of edges in
     /// the middle; a tile too short for them scrolls as a whole.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
         let least = row * (OTHER_ROWS + MIN_LIST_ROWS) + ui.spacing().item_spacing.y * 4.0;
         egui::ScrollArea::vertical()

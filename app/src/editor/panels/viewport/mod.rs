@@ -17,6 +17,7 @@ mod keys;
 mod readout;
 mod soft;
 
+use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Run, Target};
 use std::collections::BTreeSet;
 
@@ -129,9 +130,9 @@ impl ViewportState {
 /// Zoom limits, pixels per metre.
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
-impl ViewportState {
+impl Panel for ViewportState {
     /// Draws the viewport and routes its input.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         viewport_ui(ui, view, cmd, self);
     }
 }
