@@ -19,8 +19,10 @@
 use crate::editor::protocol::{RecordingCommand, SceneCommand};
 use std::path::{Path, PathBuf};
 
-use super::protocol::{Command, SaveWhat};
+use super::protocol::{Command, Event, SaveWhat};
 use super::shared::{Commands, View};
+use super::words;
+use stepframe_host::protocol::SaveRisk;
 
 /// What Save or Save As asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -128,13 +130,23 @@ impl FilesState {
     }
 
     /// Shows a question from the worker.
-    pub fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat, review: bool) {
+    fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat, review: bool) {
         self.confirm = Some(Confirmation {
             path,
             reason,
             what,
             review,
         });
+    }
+
+    /// Takes a host event: a save that asks before replacing a file
+    /// opens the question.
+    pub fn on_event(&mut self, event: &Event) {
+        if let Event::ConfirmSave { path, reason, what } = event {
+            let review = matches!(reason, SaveRisk::Review { .. });
+            let reason = words::save_risk(path, reason);
+            self.ask(path.clone(), reason, *what, review);
+        }
     }
 }
 

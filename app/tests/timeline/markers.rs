@@ -97,7 +97,7 @@ fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
     // app hands them on.
     let take = |t: &mut TimelineState, f: &mut Frames, event: &Event| {
         f.on_event(event);
-        t.on_event(event, f);
+        t.take_event(event, f);
     };
     let mut t = TimelineState::new();
     let mut f = Frames::with_capacity(100);
@@ -193,8 +193,8 @@ fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
     // Ticks 10 to 69 in a row, then 80 on its own.
     let run: Vec<_> = (10..70).map(held).collect();
     let f = Frames::default();
-    t.on_event(&Event::Watch(run), &f);
-    t.on_event(&Event::Watch(vec![held(80)]), &f);
+    t.take_event(&Event::Watch(run), &f);
+    t.take_event(&Event::Watch(vec![held(80)]), &f);
     let marks = markers_of(&t, MarkerKind::Watch);
     assert_eq!(
         marks,

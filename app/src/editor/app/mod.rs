@@ -440,16 +440,17 @@ impl EditorApp {
     fn take(&mut self, message: Outbound) -> bool {
         match message {
             Outbound::Event(event) => {
-                // The recorded frames first: a panel reads them as of the
-                // event it takes.
+                // The one place events are handed on, in this order: the
+                // recorded frames (a panel reads them as of the event it
+                // takes), every panel, then the app's own part.
                 self.published.frames.on_event(&event);
-                self.panels
-                    .timeline
-                    .on_event(&event, &self.published.frames);
-                let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
-                self.panels
-                    .watches
-                    .on_event(&event, specs, &mut self.commands);
+                let view = View::new(
+                    &self.published,
+                    &self.cursor,
+                    &self.feedback.log,
+                    self.driven,
+                );
+                self.panels.on_event(&event, &view, &mut self.commands);
                 self.on_event(*event);
                 false
             }

@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stepframe_core::{FileError, LogLevel};
 
+use crate::editor::protocol::Event;
 use crate::editor::shared::{Action, Commands, View};
 
 /// A tick marked with a note.
@@ -229,6 +230,21 @@ fn read_sidecar(path: &Path) -> Result<Vec<Bookmark>, FileError> {
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
 /// screen, then the list (a click moves the time cursor there).
 impl Panel for BookmarksState {
+    /// A loaded scene's bookmarks are read from beside it; after Save As
+    /// the scene is the new file, and its bookmarks go with it (written
+    /// beside it at the next change).
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, cmd: &mut Commands) {
+        match event {
+            Event::Loaded { path, .. } => {
+                if let Some(why) = self.load_for(path) {
+                    cmd.notify(LogLevel::Error, format!("bookmarks not read: {why}"));
+                }
+            }
+            Event::Saved(path) => self.follow_save_as(path),
+            _ => {}
+        }
+    }
+
     /// Draws the Bookmarks tab.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         bookmarks_ui(ui, view, cmd, self);

@@ -24,7 +24,7 @@ use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, W
 use stepframe_core::telemetry::FrameKindCode;
 use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};
 
-use crate::editor::protocol::{Command, ReplayedFrame};
+use crate::editor::protocol::{Command, Event, ReplayedFrame};
 use crate::editor::shared::{Commands, View};
 
 /// Height of one row of zones (one nesting depth), points.
@@ -45,20 +45,25 @@ pub struct FlameState {
 }
 
 impl FlameState {
-    /// Takes the worker's answer to a replay request.
-    pub fn on_replayed(&mut self, replayed: ReplayedFrame) {
-        self.replayed = Some(replayed);
-    }
-
     /// Forgets the replay (a new session, a rewind: frame numbers mean
     /// other frames now).
-    pub fn forget(&mut self) {
+    fn forget(&mut self) {
         self.replayed = None;
         self.requested = None;
     }
 }
 
 impl Panel for FlameState {
+    /// Takes the worker's answer to a replay request; forgets it at a new
+    /// session or a rewind.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        match event {
+            Event::FrameReplayed(replayed) => self.replayed = Some((**replayed).clone()),
+            Event::Rewound(_) | Event::Loaded { .. } => self.forget(),
+            _ => {}
+        }
+    }
+
     /// Draws the tab: the frame's live flame, its replayed one, each with
     /// its slowest zones beside it.
     fn ui(&mut self, ui: &mut Ui, view: &View<'_>, cmd: &mut Commands) {

@@ -52,6 +52,7 @@ pub(crate) mod viewport;
 pub mod watches;
 
 use crate::editor::files::FilesState;
+use crate::editor::protocol::Event;
 use crate::editor::shared::{Commands, View};
 use crate::editor::timeline::TimelineState;
 pub use crate::editor::words::count;
@@ -80,6 +81,14 @@ use watches::WatchesState;
 pub trait Panel {
     /// Draws the panel into its tile.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands);
+
+    /// Takes one host event, in stream order, whether the panel is shown or
+    /// not: what it keeps of its own from the event (markers, a replayed
+    /// flame, folds of a newly loaded scene). `view` is what the host
+    /// published before the event, but for the recorded frames, which took
+    /// it first; the app's own part (the published data, the feedback, the
+    /// time cursor) comes after every panel's. Most panels take none.
+    fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
 }
 
 /// Every panel's own state.
@@ -118,6 +127,16 @@ pub struct Panels {
 }
 
 impl Panels {
+    /// Hands one host event to every panel, in [`Pane::ALL`] order, then to
+    /// the File dialogs (the one place panels take events:
+    /// [`Panel::on_event`]).
+    pub(crate) fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
+        for pane in Pane::ALL {
+            self.panel_mut(pane).on_event(event, view, cmd);
+        }
+        self.files.on_event(event);
+    }
+
     /// Whether a dialog is open (the editor's shortcuts wait).
     pub(crate) fn dialog_open(&self) -> bool {
         self.files.is_open() || self.compare_trace.is_some() || self.attach.is_some()

@@ -54,7 +54,7 @@ fn action_label(a: WatchAction) -> &'static str {
 impl WatchesState {
     /// Takes a host event: what the watches of the host's list `specs`
     /// did, or a Find previous answer.
-    pub fn on_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
+    fn take_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
         if self.status.len() < specs.len() {
             self.status.resize(specs.len(), WatchStatus::default());
         }
@@ -130,6 +130,11 @@ impl WatchesState {
 }
 
 impl Panel for WatchesState {
+    fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
+        let specs = view.live().map_or(&[][..], |l| &l.watches);
+        self.take_event(event, specs, cmd);
+    }
+
     /// Draws the Watches tab.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         watches_ui(ui, view, cmd, self);

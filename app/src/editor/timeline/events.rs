@@ -10,7 +10,7 @@ use stepframe_core::{FrameRecord, LogLevel, SuspendReason};
 use super::blocks::Blocks;
 use super::{Marker, MarkerKind, TimelineState};
 use crate::editor::frames::Frames;
-use crate::editor::protocol::{Event, FrameTelemetry};
+use crate::editor::protocol::{BranchEvent, Event, FrameTelemetry};
 
 /// Most markers kept (stalls in a long irregular run would otherwise grow
 /// without bound).
@@ -78,9 +78,21 @@ impl TimelineState {
 
     /// Takes an event from the worker, in stream order, after `frames`
     /// took it: markers on the frame they belong to, fresh lanes for a new
-    /// physics world, the abandoned branch dropped after a rewind.
-    pub fn on_event(&mut self, event: &Event, frames: &Frames) {
+    /// physics world, the abandoned branch dropped after a rewind or an
+    /// adoption of B, the lane area back at its top for a comparison's
+    /// lanes ([`Panel::on_event`](crate::editor::panels::Panel::on_event)
+    /// with the view's frames).
+    pub fn take_event(&mut self, event: &Event, frames: &Frames) {
         match event {
+            Event::BranchB(BranchEvent::Comparing { .. } | BranchEvent::Forked(_)) => {
+                // The divergence lanes come first: in view, not above it.
+                self.scroll_lanes_to_top();
+            }
+            Event::BranchB(BranchEvent::Adopted { forked_at, .. }) => {
+                // The session is B's now: A's frames after the fork never
+                // happened in it.
+                self.adopted(frames, *forked_at);
+            }
             Event::Frames(batch) => {
                 for FrameTelemetry { report, clock, .. } in batch {
                     if let Some(change) = report.clock_change {
@@ -188,7 +200,7 @@ impl TimelineState {
     /// after the fork never happened in it (B ran those ticks beside A,
     /// unrecorded here), so they go, as after a rewind, and a marker says
     /// where the session became B's.
-    pub fn adopted(&mut self, frames: &Frames, forked_at: u64) {
+    fn adopted(&mut self, frames: &Frames, forked_at: u64) {
         self.rewound(frames, forked_at);
         if let Some(frame) = frames.newest().map(|r| r.frame_index) {
             self.mark(

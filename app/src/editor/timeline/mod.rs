@@ -470,6 +470,15 @@ impl TimelineState {
 }
 
 impl Panel for TimelineState {
+    fn on_event(
+        &mut self,
+        event: &crate::editor::protocol::Event,
+        view: &crate::editor::shared::View<'_>,
+        _cmd: &mut crate::editor::shared::Commands,
+    ) {
+        self.take_event(event, view.frames());
+    }
+
     /// Draws the timeline's lanes (the tile's body).
     fn ui(
         &mut self,

@@ -19,8 +19,9 @@ use egui::{Color32, RichText};
 use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
-use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::protocol::{Command, Event, ScriptCommand, ScriptsView};
+use crate::editor::shared::{Action, Commands, View};
+use crate::editor::workspace::Pane;
 
 mod debug;
 use debug::{breakpoint_form_ui, breakpoint_row_ui, hit_ui, open_breakpoint_form};
@@ -86,11 +87,6 @@ fn is_script_stop(s: &Suspension) -> bool {
 }
 
 impl CodePaneState {
-    /// Whether the pane should open for this suspension: a script breakpoint.
-    pub fn wants_to_show(&self, s: &Suspension) -> bool {
-        is_script_stop(s)
-    }
-
     /// The script shown, if any.
     pub fn current_entry(&self) -> Option<&ScriptEntry> {
         self.current.and_then(|i| self.scripts.get(i))
@@ -98,6 +94,15 @@ impl CodePaneState {
 }
 
 impl Panel for CodePaneState {
+    /// The pane opens itself for a stop at a script breakpoint.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, cmd: &mut Commands) {
+        if let Event::Suspended(s) = event
+            && is_script_stop(s)
+        {
+            cmd.act(Action::OpenPane(Pane::Code));
+        }
+    }
+
     /// Draws the code pane.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         code_pane_ui(ui, view, cmd, self);

@@ -30,7 +30,7 @@ use egui::{Align, Layout, Sense, UiBuilder};
 use serde::{Deserialize, Serialize};
 use stepframe_core::ObjectId;
 
-use crate::editor::protocol::{Command, ObjectView};
+use crate::editor::protocol::{Command, Event, ObjectView};
 use crate::editor::shared::{Commands, View};
 use rows::{Line, Tree};
 
@@ -85,7 +85,7 @@ fn scene_key(path: &Path) -> String {
 impl HierarchyPanel {
     /// A scene was loaded from `path` (opened, reloaded, or the start-up
     /// scene): its own folds come back, the previous scene's are kept.
-    pub fn on_loaded(&mut self, path: &Path) {
+    fn on_loaded(&mut self, path: &Path) {
         let key = scene_key(path);
         if self.scene.as_deref() == Some(key.as_str()) {
             return;
@@ -134,6 +134,12 @@ impl HierarchyPanel {
 }
 
 impl Panel for HierarchyPanel {
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { path, .. } = event {
+            self.on_loaded(path);
+        }
+    }
+
     /// Draws the hierarchy.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let Some(world) = view.shown() else {

@@ -27,7 +27,7 @@ use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, RecordedEvent, Recording};
 
-use crate::editor::protocol::{Command, LiveView};
+use crate::editor::protocol::{Command, Event, LiveView};
 use crate::editor::shared::{Commands, Published, View};
 
 mod rows;
@@ -164,6 +164,14 @@ impl TapeState {
 }
 
 impl Panel for TapeState {
+    /// A new world starts with a fresh tab: the old tape's rows, picks and
+    /// fields were the old world's.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { .. } = event {
+            *self = TapeState::default();
+        }
+    }
+
     /// Draws the Input tab: its rows fill the tile, the list of edges in
     /// the middle; a tile too short for them scrolls as a whole.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {

@@ -26,7 +26,7 @@ use stepframe_core::{BodyKind, InputEvent, InputSource, ObjectId, Pose, Shape, V
 
 use crate::editor::geometry::{self, Camera};
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
-use crate::editor::protocol::{Command, ObjectView, WorldView};
+use crate::editor::protocol::{Command, Event, ObjectView, WorldView};
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::{Commands, Persisted, View};
 
@@ -131,6 +131,13 @@ impl ViewportState {
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
 impl Panel for ViewportState {
+    /// A loaded scene is fitted into view at the next draw.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { .. } = event {
+            self.needs_fit = true;
+        }
+    }
+
     /// Draws the viewport and routes its input.
     fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         viewport_ui(ui, view, cmd, self);
