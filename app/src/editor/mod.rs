@@ -49,7 +49,6 @@ use std::process::ExitCode;
 
 pub use app::{Driver, EditorApp, EditorConfig};
 pub use log_book::{LogBook, LogLine};
-pub use panels::Panels;
 pub use protocol::{Command, DisplayRate, Event, LiveView, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, StoredLayoutError, Workspace};

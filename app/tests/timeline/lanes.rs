@@ -117,7 +117,7 @@ fn the_wheel_over_a_lane_scrolls_the_lanes_and_never_moves_a_lane_axis() {
     click(&mut h, "⏸ Pause");
     // Open every lane, so the lane area has something to scroll.
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
+        crate::support::editor::set_lane_expanded(&mut h, lane, true);
     }
     h.run_steps(3);
     let dt = lane_rect(&h, LaneId::Dt);

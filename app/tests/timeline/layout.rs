@@ -30,7 +30,7 @@ fn tile(h: &Harness<'_, EditorApp>) -> egui::Rect {
 /// Opens `lanes` (and only them), as clicks on their headers do.
 fn open_only(h: &mut Harness<'_, EditorApp>, lanes: &[LaneId]) {
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = lanes.contains(&lane);
+        crate::support::editor::set_lane_expanded(h, lane, lanes.contains(&lane));
     }
     h.run_steps(3);
 }

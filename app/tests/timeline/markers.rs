@@ -144,12 +144,16 @@ fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
 fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     let mut h = editor();
     h.run_steps(120);
-    // The user looks at an old stretch, not following live.
-    {
-        let t = &mut h.state_mut().panels_mut().timeline;
-        t.follow_live = false;
-        t.range = Some((10.0, 30.0));
-    }
+    // The user stops following live and pans back to an old stretch.
+    click(&mut h, "Follow live");
+    let lane = crate::lane_rect(&h, stepframe_app::editor::timeline::LaneId::Dt);
+    crate::drag(
+        &mut h,
+        lane.center(),
+        lane.center() + egui::vec2(lane.width() / 4.0, 0.0),
+        egui::Modifiers::NONE,
+    );
+    assert!(!timeline(&h).follow_live, "not following live");
     let frame_before = h
         .state()
         .published()
@@ -214,8 +218,7 @@ fn a_plotted_lane_starts_again_with_a_reloaded_world() {
     h.run_steps(60);
     let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
         h.state()
-            .panels()
-            .timeline
+            .timeline()
             .watch_lanes
             .values
             .get("obj(20).y")

@@ -193,7 +193,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
     let mut h = editor_with_storage(demo(), &file);
     h.run_steps(20);
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
+        crate::support::editor::set_lane_expanded(&mut h, lane, true);
     }
     h.run_steps(2);
     // Down to the markers lane, the last: the dt lane scrolls out of view.
@@ -216,7 +216,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
         .workspace()
         .rect(Pane::Timeline)
         .expect("laid out");
-    assert!(h.state().panels().timeline.lane(LaneId::Markers).expanded);
+    assert!(h.state().timeline().lane(LaneId::Markers).expanded);
     let dt = h.get_by_label("lane frame dt").rect();
     assert!(
         tile.contains_rect(dt),

@@ -41,7 +41,7 @@ use super::protocol::Command;
 use super::shared::{
     Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
 };
-use super::timeline::TimelineSettings;
+use super::timeline::{TimelineSettings, TimelineState};
 use super::workspace::Workspace;
 use crate::editor::panels::compare::compare_dialog_ui;
 use crate::editor::panels::toolbar::{banners_ui, toasts_ui, toolbar_ui};
@@ -368,24 +368,42 @@ impl EditorApp {
         self.apply_actions();
     }
 
-    /// The panels' own state (read by tests).
-    pub fn panels(&self) -> &Panels {
-        &self.panels
-    }
-
-    /// The panels' own state, writable.
-    pub fn panels_mut(&mut self) -> &mut Panels {
-        &mut self.panels
-    }
-
-    /// The docked tiles (tests read their rectangles, open and close panes).
+    /// The docked tiles, read-only: where each pane was laid out and
+    /// whether it is open (tests read the rectangles; a user opens and
+    /// closes panes with the View menu and the tabs).
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
     }
 
-    /// The docked tiles, writable.
-    pub fn workspace_mut(&mut self) -> &mut Workspace {
-        &mut self.workspace
+    /// The timeline panel's state, read-only: its lanes, markers, ranges and
+    /// plotted values are drawn as plots, which no label reads, so tests
+    /// read them here (and change them only through the UI).
+    pub fn timeline(&self) -> &TimelineState {
+        &self.panels.timeline
+    }
+
+    /// Whether the user folded (`Some(false)`) or unfolded (`Some(true)`)
+    /// object `id` in the hierarchy of the scene shown, or left it as its
+    /// size says (`None`). Read-only: a fold kept for an object with no
+    /// children shows on no row, and whether one scene's folds leaked into
+    /// another is a fact about that (`HierarchyPanel`'s module docs).
+    pub fn hierarchy_fold(&self, id: stepframe_core::ObjectId) -> Option<bool> {
+        self.panels.hierarchy.fold_of(id)
+    }
+
+    /// The file and the breakpoint key (its canonical path) of the script
+    /// the code pane shows, read-only: the pane names it by file name
+    /// only, and a test compares the key with what the host published.
+    pub fn code_pane_script(&self) -> Option<(&std::path::Path, &str)> {
+        let entry = self.panels.code.current_entry()?;
+        Some((entry.path.as_path(), entry.key.as_str()))
+    }
+
+    /// The viewport's camera of the last frame drawn: where a world point
+    /// is on screen, so a test can click a body as a user aims at it
+    /// (`None` before the viewport was drawn).
+    pub fn viewport_camera(&self) -> Option<crate::editor::geometry::Camera> {
+        self.panels.viewport.camera
     }
 
     /// Takes everything the host sent, in order: every event, and the

@@ -93,37 +93,37 @@ pub trait Panel {
 
 /// Every panel's own state.
 #[derive(Debug, Default)]
-pub struct Panels {
+pub(crate) struct Panels {
     /// Camera and keyboard of the viewport.
-    pub viewport: ViewportState,
+    pub(crate) viewport: ViewportState,
     /// The hierarchy's last revealed selection.
-    pub hierarchy: HierarchyPanel,
+    pub(crate) hierarchy: HierarchyPanel,
     /// The inspector's edit fields.
-    pub edits: EditBuffers,
+    pub(crate) edits: EditBuffers,
     /// The log's filter.
-    pub log: LogPanel,
+    pub(crate) log: LogPanel,
     /// The breakpoint form.
-    pub breakpoint_form: BreakpointForm,
+    pub(crate) breakpoint_form: BreakpointForm,
     /// The Clock tab (nothing of its own).
-    pub clock: ClockPanel,
+    pub(crate) clock: ClockPanel,
     /// The open scene's bookmarks and the tab's note field.
-    pub bookmarks: BookmarksState,
+    pub(crate) bookmarks: BookmarksState,
     /// The Watches tab: the fields being typed, what each watch reported.
-    pub watches: WatchesState,
+    pub(crate) watches: WatchesState,
     /// The timeline: frame records, lanes, markers.
-    pub timeline: TimelineState,
+    pub(crate) timeline: TimelineState,
     /// The script code pane.
-    pub code: CodePaneState,
+    pub(crate) code: CodePaneState,
     /// The Input tab: the tape list, its edit and file fields.
-    pub tape: TapeState,
+    pub(crate) tape: TapeState,
     /// The Flame tab: the newest replayed frame.
-    pub flame: FlameState,
+    pub(crate) flame: FlameState,
     /// Open / Save As / confirmation dialogs.
-    pub files: FilesState,
+    pub(crate) files: FilesState,
     /// The Compare with trace dialog's path field, while it is open.
-    pub compare_trace: Option<String>,
+    pub(crate) compare_trace: Option<String>,
     /// The Attach… dialog's fields, while it is open.
-    pub attach: Option<attach::AttachFields>,
+    pub(crate) attach: Option<attach::AttachFields>,
 }
 
 impl Panels {

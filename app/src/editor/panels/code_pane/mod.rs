@@ -617,6 +617,17 @@ fn code_view_ui(
                             rich = rich.background_color(FAILED_BACKGROUND).color(Color32::WHITE);
                         }
                         let mut row = ui.label(rich);
+                        if highlight == Some(line) {
+                            // Shown by its colour alone otherwise: a screen
+                            // reader names it.
+                            row.widget_info(|| {
+                                egui::WidgetInfo::labeled(
+                                    egui::Role::Label,
+                                    true,
+                                    format!("stopped line {line}: {text}"),
+                                )
+                            });
+                        }
                         if let Some((_, why)) = failed_here {
                             row = row.on_hover_text(why);
                             row.widget_info(|| {

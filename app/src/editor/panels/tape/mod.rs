@@ -319,12 +319,13 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
     ui.horizontal(|ui| {
         ui.label("around tick");
         ui.monospace(cursor.to_string());
-        ui.label("±");
+        let label = ui.label("±");
         ui.add(
             egui::DragValue::new(&mut st.span)
                 .range(10..=1_000_000)
                 .suffix(" ticks"),
-        );
+        )
+        .labelled_by(label.id);
     });
     // The rows under the list, from the bottom up; the list gets the rest.
     ui.with_layout(egui::Layout::bottom_up(egui::Align::Min), |ui| {
