@@ -15,9 +15,8 @@
 //! - nothing that mirrors the worker: the selection, the fork, the
 //!   comparison, the draft tape and the resume tick all come from the view.
 //!
-//! A panel is a struct with its own state implementing
-//! [`Panel`](crate::editor::panels::Panel): its `ui` reads a [`View`] and
-//! asks through [`Commands`]: a worker [`Command`] goes out at
+//! A panel is a struct with its own state implementing [`Panel`]: its `ui`
+//! reads a [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
 //! once; a UI [`Action`] (view a tick, a notice) is applied by the app after
 //! the frame, in one place (Rerun's command habit on both sides).
 
@@ -29,7 +28,7 @@ use stepframe_core::{LogLevel, ObjectId};
 
 use stepframe_core::Recording;
 use stepframe_host::protocol::{
-    Command, DisplayRate, JournalEntry, LiveView, RunB, ScriptsView, WorldView,
+    Command, DisplayRate, Event, JournalEntry, LiveView, RunB, ScriptsView, WorldView,
 };
 use stepframe_host::traced::{TickDivergence, TracedFields};
 
@@ -429,6 +428,28 @@ impl<'a> View<'a> {
     pub fn journal(&self) -> &'a [JournalEntry] {
         &self.published.journal
     }
+}
+
+/// What every tab of the workspace is: a struct owning its UI state, drawn
+/// the same way as every other (egui demo's `View::ui`).
+///
+/// `view` is everything a panel may read that is not its own: what the host
+/// published (the live and past views, the recorded frames, run B), the time
+/// cursor and the log book. `cmd` is the only way it changes anything
+/// beyond itself: host commands at once, UI actions after the frame. A
+/// panel never takes or draws another panel: what two panels both read
+/// lives in the view, once.
+pub trait Panel {
+    /// Draws the panel into its tile.
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands);
+
+    /// Takes one host event, in stream order, whether the panel is shown or
+    /// not: what it keeps of its own from the event (markers, a replayed
+    /// flame, folds of a newly loaded scene). `view` is what the host
+    /// published before the event, but for the recorded frames, which took
+    /// it first; the app's own part (the published data, the feedback, the
+    /// time cursor) comes after every panel's. Most panels take none.
+    fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
 }
 
 /// Something for the UI itself to do after the frame (module docs).

@@ -3,7 +3,7 @@
 //! ([`Published`](crate::editor::shared::Published): the scripts, the
 //! recording, the tapes, run B's measured ticks, the journal), the
 //! feedback and the time cursor. The panels took it before, each its own
-//! part ([`Panel::on_event`](crate::editor::panels::Panel::on_event), handed
+//! part ([`Panel::on_event`](crate::editor::shared::Panel::on_event), handed
 //! on by `take` in `app`), so no panel's state is written here: a panel
 //! that needs a new event adds it in its own file.
 

@@ -19,7 +19,7 @@
 //! and the scene reopened. After Save As the bookmarks follow the scene to
 //! its new file (written beside it at their next change).
 
-use crate::editor::panels::Panel;
+use crate::editor::shared::Panel;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};

@@ -5,9 +5,9 @@
 //! state it stopped in, so the two agree. Also the state hash of that tick and
 //! the session host's own frame rate.
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
+use crate::editor::shared::Panel;
 use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
 use stepframe_core::telemetry::FrameKindCode;
 

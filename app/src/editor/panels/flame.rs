@@ -18,8 +18,8 @@
 //!   labels every such zone and time "replayed": they are the replay's
 //!   times, not the live run's.
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::FlameCommand;
+use crate::editor::shared::Panel;
 use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, WidgetInfo};
 use stepframe_core::telemetry::FrameKindCode;
 use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};

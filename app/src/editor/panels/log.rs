@@ -2,7 +2,7 @@
 //! messages, and the editor's own (loads, saves, exports, notices). Clicking a
 //! line selects its object.
 
-use crate::editor::panels::Panel;
+use crate::editor::shared::Panel;
 use egui::Color32;
 use stepframe_core::LogLevel;
 

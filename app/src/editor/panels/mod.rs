@@ -53,6 +53,7 @@ pub mod watches;
 
 use crate::editor::files::FilesState;
 use crate::editor::protocol::Event;
+pub use crate::editor::shared::Panel;
 use crate::editor::shared::{Commands, View};
 use crate::editor::timeline::TimelineState;
 pub use crate::editor::words::count;
@@ -68,28 +69,6 @@ use log::LogPanel;
 use tape::TapeState;
 use viewport::ViewportState;
 use watches::WatchesState;
-
-/// What every tab of the workspace is: a struct owning its UI state, drawn
-/// the same way as every other (egui demo's `View::ui`).
-///
-/// `view` is everything a panel may read that is not its own: what the host
-/// published (the live and past views, the recorded frames, run B), the time
-/// cursor and the log book. `cmd` is the only way it changes anything
-/// beyond itself: host commands at once, UI actions after the frame. A
-/// panel never takes or draws another panel: what two panels both read
-/// lives in the view, once.
-pub trait Panel {
-    /// Draws the panel into its tile.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands);
-
-    /// Takes one host event, in stream order, whether the panel is shown or
-    /// not: what it keeps of its own from the event (markers, a replayed
-    /// flame, folds of a newly loaded scene). `view` is what the host
-    /// published before the event, but for the recorded frames, which took
-    /// it first; the app's own part (the published data, the feedback, the
-    /// time cursor) comes after every panel's. Most panels take none.
-    fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
-}
 
 /// Every panel's own state.
 #[derive(Debug, Default)]

@@ -7,8 +7,8 @@
 //! The inspector's plot buttons add "show value" watches here
 //! ([`WatchCommand::Plot`]): a plotted field is a watch like any other.
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{BranchEvent, Run, WatchCommand};
+use crate::editor::shared::Panel;
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 

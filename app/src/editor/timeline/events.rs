@@ -80,7 +80,7 @@ impl TimelineState {
     /// took it: markers on the frame they belong to, fresh lanes for a new
     /// physics world, the abandoned branch dropped after a rewind or an
     /// adoption of B, the lane area back at its top for a comparison's
-    /// lanes ([`Panel::on_event`](crate::editor::panels::Panel::on_event)
+    /// lanes ([`Panel::on_event`](crate::editor::shared::Panel::on_event)
     /// with the view's frames).
     pub fn take_event(&mut self, event: &Event, frames: &Frames) {
         match event {

@@ -44,7 +44,7 @@ mod series;
 mod summary;
 mod watch_lanes;
 
-use crate::editor::panels::Panel;
+use crate::editor::shared::Panel;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};

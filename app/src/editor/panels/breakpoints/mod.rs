@@ -8,8 +8,8 @@
 pub(crate) mod clock_form;
 mod form;
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::BreakpointCommand;
+use crate::editor::shared::Panel;
 use stepframe_core::{Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, ObjectId};
 
 pub use form::BreakpointForm;

@@ -11,8 +11,8 @@
 //! too, so a new version is compiled between two outer frames and adopted at
 //! the next frame boundary, as `docs/scripts.md` describes.
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};

@@ -13,7 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::HierarchyPanel;
-use crate::editor::panels::Panel;
+use crate::editor::shared::Panel;
 use crate::editor::{EditorApp, EditorConfig, Published, View};
 
 /// The hierarchy's median ms per UI frame over `frames` frames in a world of

@@ -20,8 +20,8 @@
 pub mod bench;
 mod rows;
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use std::collections::BTreeMap;
 
 use std::path::Path;

@@ -34,8 +34,8 @@
 //! and the state of a behaviour without `Inspect` rows (its `Debug` text has
 //! no stable paths).
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use egui::RichText;
 use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 

@@ -21,8 +21,8 @@
 //! before replacing a file takes the file row's place, and the list of
 //! edges gets what the fixed rows leave of the tile.
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, RecordingCommand, Target};
+use crate::editor::shared::Panel;
 use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, RecordedEvent, Recording};

@@ -17,8 +17,8 @@ mod keys;
 mod readout;
 mod soft;
 
-use crate::editor::panels::Panel;
 use crate::editor::protocol::{EditCommand, Run, Target};
+use crate::editor::shared::Panel;
 use std::collections::BTreeSet;
 
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
