@@ -4,9 +4,10 @@
 //! | module | what |
 //! |---|---|
 //! | [`app`] | the shell: the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
-//! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state |
+//! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state, drawn through the `Panel` trait |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
-//! | [`shared`] | what every panel reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
+//! | [`frames`] | the recorded frames: the records and live zones the host streams, which the timeline, the Clock and the Flame tabs read |
+//! | [`shared`] | what every panel is (`Panel`), what it reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
 //! | [`words`] | the sentences for what the host says (its notices and errors are data) |
 //! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
 //! | `files` | Open, Save, Save As dialogs |
