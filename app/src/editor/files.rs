@@ -20,7 +20,7 @@ use crate::editor::protocol::{RecordingCommand, SceneCommand};
 use std::path::{Path, PathBuf};
 
 use super::protocol::{Command, Event, SaveWhat};
-use super::shared::{Commands, View};
+use super::shared::{Commands, Shortcut, View};
 use super::words;
 use stepframe_host::protocol::SaveRisk;
 
@@ -137,6 +137,16 @@ impl FilesState {
             what,
             review,
         });
+    }
+
+    /// Takes a shortcut: Ctrl+O opens the Open dialog, Ctrl+Shift+S the
+    /// Save As one.
+    pub fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>) {
+        match shortcut {
+            Shortcut::Open => self.start_open(view),
+            Shortcut::SaveAs => self.start_save_as(view),
+            _ => {}
+        }
     }
 
     /// Takes a host event: a save that asks before replacing a file

@@ -450,6 +450,30 @@ pub trait Panel {
     /// it first; the app's own part (the published data, the feedback, the
     /// time cursor) comes after every panel's. Most panels take none.
     fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
+
+    /// Takes a shortcut the app read for a panel (the panel it is for
+    /// acts on it, the others ignore it), after the app brought that
+    /// panel's pane to the front. Most panels take none.
+    fn on_shortcut(&mut self, _shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {}
+}
+
+/// A key the app reads for one panel's sake, whatever has the keyboard,
+/// and hands to every panel ([`Panel::on_shortcut`]), so the app never
+/// reaches into a panel's state to do what the key asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortcut {
+    /// Ctrl+F: the hierarchy's filter takes the keyboard.
+    Find,
+    /// Ctrl+T: the timeline's lanes take the keyboard.
+    FocusTimeline,
+    /// Ctrl+Shift+F: Fork here, as the timeline's button does.
+    ForkHere,
+    /// Ctrl+B: bookmark the tick shown, with the Bookmarks tab's note.
+    Bookmark,
+    /// Ctrl+O: File → Open….
+    Open,
+    /// Ctrl+Shift+S: File → Save As….
+    SaveAs,
 }
 
 /// Something for the UI itself to do after the frame (module docs).

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::{FileError, LogLevel};
 
 use crate::editor::protocol::Event;
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Shortcut, View};
 
 /// A tick marked with a note.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -230,6 +230,13 @@ fn read_sidecar(path: &Path) -> Result<Vec<Bookmark>, FileError> {
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
 /// screen, then the list (a click moves the time cursor there).
 impl Panel for BookmarksState {
+    /// Ctrl+B: the tick shown is bookmarked with the note typed.
+    fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>, cmd: &mut Commands) {
+        if shortcut == Shortcut::Bookmark {
+            self.add_shown(view, cmd);
+        }
+    }
+
     /// A loaded scene's bookmarks are read from beside it; after Save As
     /// the scene is the new file, and its bookmarks go with it (written
     /// beside it at the next change).

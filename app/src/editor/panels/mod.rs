@@ -116,6 +116,20 @@ impl Panels {
         self.files.on_event(event);
     }
 
+    /// Hands a shortcut to every panel, then to the File dialogs (the one
+    /// place panels take shortcuts: [`Panel::on_shortcut`]).
+    pub(crate) fn on_shortcut(
+        &mut self,
+        shortcut: crate::editor::shared::Shortcut,
+        view: &View<'_>,
+        cmd: &mut Commands,
+    ) {
+        for pane in Pane::ALL {
+            self.panel_mut(pane).on_shortcut(shortcut, view, cmd);
+        }
+        self.files.on_shortcut(shortcut, view);
+    }
+
     /// Whether a dialog is open (the editor's shortcuts wait).
     pub(crate) fn dialog_open(&self) -> bool {
         self.files.is_open() || self.compare_trace.is_some() || self.attach.is_some()

@@ -233,7 +233,7 @@ fn fork_tick(view: &View<'_>) -> Option<u64> {
 /// Ctrl+Shift+F: what the Fork here button does, where the button would be
 /// shown; where it would not, nothing but a notice saying why, so a key
 /// pressed at the wrong moment is never silently lost.
-pub(crate) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
+pub(super) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
     if let Some(at) = view.fork() {
         cmd.notify(
             LogLevel::Warning,

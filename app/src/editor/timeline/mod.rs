@@ -58,7 +58,7 @@ pub use axes::hover_rows;
 pub(crate) use bench::{bench_timeline_ms, bench_timeline_ms_with};
 #[cfg(feature = "bench")]
 pub use bench::{bench_timeline_ms, bench_timeline_ms_with, synthetic_record};
-pub(crate) use controls::fork_here_key;
+use controls::fork_here_key;
 pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;
@@ -470,6 +470,21 @@ impl TimelineState {
 }
 
 impl Panel for TimelineState {
+    /// Ctrl+T: the lanes take the keyboard at the next draw; Ctrl+Shift+F:
+    /// Fork here.
+    fn on_shortcut(
+        &mut self,
+        shortcut: crate::editor::shared::Shortcut,
+        view: &crate::editor::shared::View<'_>,
+        cmd: &mut crate::editor::shared::Commands,
+    ) {
+        match shortcut {
+            crate::editor::shared::Shortcut::FocusTimeline => self.focus_requested = true,
+            crate::editor::shared::Shortcut::ForkHere => fork_here_key(view, cmd),
+            _ => {}
+        }
+    }
+
     fn on_event(
         &mut self,
         event: &crate::editor::protocol::Event,

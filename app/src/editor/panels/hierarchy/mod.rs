@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::ObjectId;
 
 use crate::editor::protocol::{Command, Event, ObjectView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Shortcut, View};
 use rows::{Line, Tree};
 
 /// The hierarchy's own state: the filter typed, the folds, and which
@@ -59,7 +59,7 @@ pub struct HierarchyPanel {
 
 impl HierarchyPanel {
     /// Gives the Filter field the keyboard at the next draw (Ctrl+F).
-    pub fn focus_filter(&mut self) {
+    fn focus_filter(&mut self) {
         self.focus_filter = true;
     }
 }
@@ -134,6 +134,13 @@ impl HierarchyPanel {
 }
 
 impl Panel for HierarchyPanel {
+    /// Ctrl+F: the filter takes the keyboard.
+    fn on_shortcut(&mut self, shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {
+        if shortcut == Shortcut::Find {
+            self.focus_filter();
+        }
+    }
+
     fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { path, .. } = event {
             self.on_loaded(path);
