@@ -9,7 +9,9 @@
 //!   newest recovery point, the recorded frames (the timeline's records and
 //!   live zones, which the Clock and Flame tabs read too), and the streams
 //!   of run B (its records, the measured ticks) as they arrived;
-//! - UI state: the [`TimeCursor`] (which tick the user looks at), the
+//! - UI state: the [`TimeCursor`] (which tick the user looks at), the open
+//!   scene's bookmarks (kept beside the scene, listed by one tab and drawn
+//!   by the timeline), the
 //!   [`Feedback`] (the error line, notices, the log book) and each panel's own
 //!   fields (folds, text being typed, the camera);
 //! - nothing that mirrors the worker: the selection, the fork, the
@@ -35,6 +37,7 @@ use stepframe_host::traced::{TickDivergence, TracedFields};
 use super::workspace::Pane;
 use crate::editor::frames::Frames;
 use crate::editor::log_book::LogBook;
+use crate::editor::panels::bookmarks::Bookmarks;
 
 /// The rewind history's default byte budget, MiB (core's default).
 pub const DEFAULT_HISTORY_MIB: u32 = (stepframe_core::history::DEFAULT_BUDGET_BYTES >> 20) as u32;
@@ -281,6 +284,8 @@ pub struct View<'a> {
     cursor: Option<u64>,
     /// The recorded frame the cursor was put on, if one was picked.
     cursor_pick: Option<u64>,
+    /// The open scene's bookmarks.
+    bookmarks: &'a Bookmarks,
     /// The log book (the Log tab draws it).
     log: &'a LogBook,
     /// True in the synchronous test driver (the pacing choice does not apply).
@@ -292,6 +297,7 @@ impl<'a> View<'a> {
     pub fn new(
         published: &'a Published,
         cursor: &TimeCursor,
+        bookmarks: &'a Bookmarks,
         log: &'a LogBook,
         driven: bool,
     ) -> View<'a> {
@@ -299,6 +305,7 @@ impl<'a> View<'a> {
             published,
             cursor: cursor.tick,
             cursor_pick: cursor.record,
+            bookmarks,
             log,
             driven,
         }
@@ -327,6 +334,12 @@ impl<'a> View<'a> {
     /// The viewed tick, if not live.
     pub fn cursor(&self) -> Option<u64> {
         self.cursor
+    }
+
+    /// The open scene's bookmarks (the Bookmarks tab lists them, the
+    /// timeline draws them).
+    pub fn bookmarks(&self) -> &'a Bookmarks {
+        self.bookmarks
     }
 
     /// The recorded frames (the timeline's lanes, the Clock and Flame tabs).
@@ -496,6 +509,15 @@ pub enum Action {
     ResumeFromCursor,
     /// The selection changed: a past view on screen is asked for again.
     Reselect,
+    /// Bookmark `tick` with `note` (saved beside the scene).
+    AddBookmark {
+        /// The completed tick.
+        tick: u64,
+        /// What the user wrote.
+        note: String,
+    },
+    /// Remove the `index`-th bookmark (saved beside the scene).
+    RemoveBookmark(usize),
     /// A short notice.
     Notify(LogLevel, String),
     /// A line in the log only.

@@ -136,9 +136,15 @@ fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button
     );
     for h in [&keyed, &clicked] {
         assert_eq!(
-            h.state().timeline().bookmarks,
+            h.state()
+                .view()
+                .bookmarks()
+                .list()
+                .iter()
+                .map(|b| (b.tick, b.note.clone()))
+                .collect::<Vec<_>>(),
             vec![(tick, "jump here".to_string())],
-            "on the timeline's marker lane"
+            "the one list the timeline's marker lane draws"
         );
         assert_eq!(
             labels_starting(h, &format!("tick {tick}")).len(),
@@ -170,7 +176,14 @@ fn ctrl_b_reaches_the_editor_while_the_viewport_has_the_keyboard() {
     let tick = clock_tick(&h);
     h.key_press_modifiers(Modifiers::COMMAND, Key::B);
     h.run_steps(2);
-    let marks = &h.state().timeline().bookmarks;
+    let marks: Vec<(u64, String)> = h
+        .state()
+        .view()
+        .bookmarks()
+        .list()
+        .iter()
+        .map(|b| (b.tick, b.note.clone()))
+        .collect();
     assert_eq!(marks.len(), 1, "{marks:?}");
     // Live and playing: the bookmark is on the tick shown when the key came.
     assert!(

@@ -307,7 +307,11 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     let tick = clock_tick(&h);
     click(&mut h, "Bookmarks");
     click(&mut h, &format!("Bookmark tick {tick}"));
-    assert_eq!(timeline(&h).bookmarks.len(), 1, "the bookmark is drawn");
+    assert_eq!(
+        h.state().view().bookmarks().list().len(),
+        1,
+        "the bookmark the marker lane draws"
+    );
     open_only(&mut h, &[LaneId::Dt, LaneId::Markers]);
     scroll_to(&mut h, LaneId::Markers);
     let r = lane_rect(&h, LaneId::Markers);

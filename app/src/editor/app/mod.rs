@@ -36,6 +36,7 @@ use stepframe_plugins::WatchSpec;
 
 use super::files::files_ui;
 use super::panels::Panels;
+use super::panels::bookmarks::Bookmarks;
 use super::panels::hierarchy::HierarchySettings;
 use super::protocol::Command;
 use super::shared::{
@@ -160,6 +161,8 @@ pub struct EditorApp {
     published: Published,
     /// The tick the user views.
     cursor: TimeCursor,
+    /// The open scene's bookmarks (UI state every panel reads).
+    bookmarks: Bookmarks,
     /// The error line, notices and the log book.
     feedback: Feedback,
     /// The host's command channel and the panels' UI actions.
@@ -314,6 +317,7 @@ impl EditorApp {
                 ..Published::default()
             },
             cursor: TimeCursor::default(),
+            bookmarks: Bookmarks::default(),
             feedback: Feedback::default(),
             commands,
             driven,
@@ -351,6 +355,7 @@ impl EditorApp {
         View::new(
             &self.published,
             &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         )
@@ -422,7 +427,7 @@ impl EditorApp {
     fn drain(&mut self) {
         // The timeline's lanes follow the Watches list as the last frame left
         // it, before any value for a watch added then arrives.
-        self.panels.sync_bookmarks(self.published.live.as_ref());
+        self.panels.sync_watch_lanes(self.published.live.as_ref());
         let mut took_view = false;
         while let Ok(message) = self.front.inbound.try_recv() {
             // A driven host's messages never crossed a wire: they cross
@@ -459,12 +464,17 @@ impl EditorApp {
         match message {
             Outbound::Event(event) => {
                 // The one place events are handed on, in this order: the
-                // recorded frames (a panel reads them as of the event it
-                // takes), every panel, then the app's own part.
+                // facts every panel reads (the recorded frames, the
+                // bookmarks: a panel reads them as of the event it takes),
+                // every panel, then the app's own part.
                 self.published.frames.on_event(&event);
+                if let Some(why) = self.bookmarks.on_event(&event) {
+                    self.feedback.notify(LogLevel::Error, why);
+                }
                 let view = View::new(
                     &self.published,
                     &self.cursor,
+                    &self.bookmarks,
                     &self.feedback.log,
                     self.driven,
                 );
@@ -476,7 +486,7 @@ impl EditorApp {
                 self.published.live = Some(*view);
                 // The lanes follow the host's list in stream order: a
                 // newly plotted watch's history fill comes after it.
-                self.panels.sync_bookmarks(self.published.live.as_ref());
+                self.panels.sync_watch_lanes(self.published.live.as_ref());
                 true
             }
             Outbound::Past(view) => {
@@ -515,6 +525,14 @@ impl EditorApp {
                             .send(Command::Rewind(RewindCommand::ViewTick(tick)));
                     }
                 }
+                Action::AddBookmark { tick, note } => {
+                    let added = self.bookmarks.add(tick, &note);
+                    self.bookmarks_saved(added, "added a bookmark");
+                }
+                Action::RemoveBookmark(index) => {
+                    let removed = self.bookmarks.remove(index);
+                    self.bookmarks_saved(removed, "removed a bookmark");
+                }
                 Action::Notify(level, text) => self.feedback.notify(level, text),
                 Action::Log(level, text) => self.feedback.log.push(level, None, text),
                 Action::ClearLog => self.feedback.log.lines.clear(),
@@ -535,6 +553,22 @@ impl EditorApp {
                     }
                 }
             }
+        }
+    }
+
+    /// Logs where the bookmarks went, or says why they did not.
+    fn bookmarks_saved(
+        &mut self,
+        result: Result<PathBuf, crate::editor::panels::bookmarks::BookmarkError>,
+        what: &str,
+    ) {
+        match result {
+            Ok(path) => self.feedback.log.push(
+                LogLevel::Info,
+                None,
+                format!("{what}: saved to {}", path.display()),
+            ),
+            Err(e) => self.feedback.notify(LogLevel::Error, e.to_string()),
         }
     }
 
@@ -766,6 +800,7 @@ impl eframe::App for EditorApp {
         let view = View::new(
             &self.published,
             &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         );
@@ -789,7 +824,7 @@ impl eframe::App for EditorApp {
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
         crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.attach, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
-        self.panels.sync_bookmarks(view.live());
+        self.panels.sync_watch_lanes(view.live());
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {

@@ -188,6 +188,7 @@ impl EditorApp {
         let view = View::new(
             &self.published,
             &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         );

@@ -59,18 +59,28 @@ pub fn sidecar_path(scene: &Path) -> PathBuf {
     scene.with_extension("bookmarks.ron")
 }
 
-/// The bookmarks of the open scene and the tab's own fields.
+/// The bookmarks of the open scene: one list, which the Bookmarks tab
+/// lists and the timeline draws on its marker lane, both reading it through
+/// [`View::bookmarks`]. The app holds it (it is the UI's, like the time
+/// cursor) and changes it when the tab asks ([`Action::AddBookmark`],
+/// [`Action::RemoveBookmark`]) or a scene is opened or saved as another
+/// file.
 #[derive(Debug, Default)]
-pub struct BookmarksState {
+pub struct Bookmarks {
     /// The scene they belong to (none before the first load).
-    pub scene: Option<PathBuf>,
+    scene: Option<PathBuf>,
     /// By tick, oldest first.
-    pub list: Vec<Bookmark>,
-    /// The note field of the "Bookmark" button.
-    pub note: String,
+    list: Vec<Bookmark>,
     /// Why the sidecar could not be read (file:line:column: what): it is not
     /// written over while this is set.
-    pub broken: Option<String>,
+    broken: Option<String>,
+}
+
+/// The Bookmarks tab's own state: the note being typed.
+#[derive(Debug, Default)]
+pub struct BookmarksPanel {
+    /// The note field of the "Bookmark" button.
+    note: String,
 }
 
 /// Why a bookmark change could not be saved: the list stays as the user
@@ -97,7 +107,39 @@ pub enum BookmarkError {
     },
 }
 
-impl BookmarksState {
+impl Bookmarks {
+    /// The bookmarks, by tick, oldest first.
+    pub fn list(&self) -> &[Bookmark] {
+        &self.list
+    }
+
+    /// The scene they belong to (none before the first load).
+    pub fn scene(&self) -> Option<&Path> {
+        self.scene.as_deref()
+    }
+
+    /// Why the sidecar could not be read, while it is not written over.
+    pub fn broken(&self) -> Option<&str> {
+        self.broken.as_deref()
+    }
+
+    /// Takes a host event: a loaded scene's bookmarks are read from beside
+    /// it (the words of a sidecar that did not read are returned, to
+    /// report); after Save As the scene is the new file, and its bookmarks
+    /// go with it (written beside it at the next change).
+    pub fn on_event(&mut self, event: &Event) -> Option<String> {
+        match event {
+            Event::Loaded { path, .. } => {
+                return self
+                    .load_for(path)
+                    .map(|why| format!("bookmarks not read: {why}"));
+            }
+            Event::Saved(path) => self.follow_save_as(path),
+            _ => {}
+        }
+        None
+    }
+
     /// Reads the bookmarks of a newly opened scene (none if it has no
     /// sidecar). Returns the error to report, if the sidecar is unreadable.
     pub fn load_for(&mut self, scene: &Path) -> Option<FileError> {
@@ -146,21 +188,6 @@ impl BookmarksState {
             },
         );
         self.save()
-    }
-
-    /// Bookmarks the tick every panel shows (the time cursor's, or live)
-    /// with the note typed, and empties the Note field: the Bookmark button
-    /// and its shortcut (Ctrl+B) both. With no tick shown (no scene) it
-    /// only says so.
-    pub fn add_shown(&mut self, view: &View<'_>, cmd: &mut Commands) {
-        match view.shown().map(|v| v.clock.simulation_tick) {
-            Some(tick) => {
-                let note = std::mem::take(&mut self.note);
-                let added = self.add(tick, &note);
-                report(cmd, added, "added a bookmark");
-            }
-            None => cmd.notify(LogLevel::Warning, "no tick to bookmark: open a scene first"),
-        }
     }
 
     /// Removes the `index`-th bookmark and saves.
@@ -227,28 +254,29 @@ fn read_sidecar(path: &Path) -> Result<Vec<Bookmark>, FileError> {
         })
 }
 
+impl BookmarksPanel {
+    /// Asks for a bookmark on the tick every panel shows (the time
+    /// cursor's, or live) with the note typed, and empties the Note field:
+    /// the Bookmark button and its shortcut (Ctrl+B) both. With no tick
+    /// shown (no scene) it only says so.
+    fn add_shown(&mut self, view: &View<'_>, cmd: &mut Commands) {
+        match view.shown().map(|v| v.clock.simulation_tick) {
+            Some(tick) => {
+                let note = std::mem::take(&mut self.note);
+                cmd.act(Action::AddBookmark { tick, note });
+            }
+            None => cmd.notify(LogLevel::Warning, "no tick to bookmark: open a scene first"),
+        }
+    }
+}
+
 /// Draws the Bookmarks tab: a note field and "Bookmark tick T" for the tick on
 /// screen, then the list (a click moves the time cursor there).
-impl Panel for BookmarksState {
+impl Panel for BookmarksPanel {
     /// Ctrl+B: the tick shown is bookmarked with the note typed.
     fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>, cmd: &mut Commands) {
         if shortcut == Shortcut::Bookmark {
             self.add_shown(view, cmd);
-        }
-    }
-
-    /// A loaded scene's bookmarks are read from beside it; after Save As
-    /// the scene is the new file, and its bookmarks go with it (written
-    /// beside it at the next change).
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, cmd: &mut Commands) {
-        match event {
-            Event::Loaded { path, .. } => {
-                if let Some(why) = self.load_for(path) {
-                    cmd.notify(LogLevel::Error, format!("bookmarks not read: {why}"));
-                }
-            }
-            Event::Saved(path) => self.follow_save_as(path),
-            _ => {}
         }
     }
 
@@ -262,10 +290,11 @@ fn bookmarks_ui(
     ui: &mut egui::Ui,
     view: &View<'_>,
     cmd: &mut Commands,
-    state: &mut BookmarksState,
+    state: &mut BookmarksPanel,
 ) {
     let tick = view.shown().map(|v| v.clock.simulation_tick);
-    if let Some(why) = &state.broken {
+    let marks = view.bookmarks();
+    if let Some(why) = marks.broken() {
         ui.colored_label(ui.visuals().error_fg_color, why)
             .on_hover_text("This file is not written over: these bookmarks last this session only");
     }
@@ -280,7 +309,7 @@ fn bookmarks_ui(
                 None => "Bookmark".to_string(),
             };
             let add = ui
-                .add_enabled(tick.is_some() && state.scene.is_some(), egui::Button::new(text))
+                .add_enabled(tick.is_some() && marks.scene().is_some(), egui::Button::new(text))
                 .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene (Ctrl+B)");
             if add.clicked() {
                 state.add_shown(view, cmd);
@@ -294,16 +323,15 @@ fn bookmarks_ui(
         });
     });
     ui.separator();
-    if state.list.is_empty() {
+    if marks.list().is_empty() {
         ui.weak("No bookmarks. Put the time cursor on a tick (click the timeline), write a note and press Bookmark.");
         return;
     }
-    let mut remove = None;
     egui::ScrollArea::vertical()
         .id_salt("bookmarks_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            for (i, b) in state.list.iter().enumerate() {
+            for (i, b) in marks.list().iter().enumerate() {
                 ui.horizontal(|ui| {
                     let here = view.cursor() == Some(b.tick);
                     if ui
@@ -321,25 +349,11 @@ fn bookmarks_ui(
                         )
                         .clicked()
                     {
-                        remove = Some(i);
+                        cmd.act(Action::RemoveBookmark(i));
                     }
                 });
             }
         });
-    if let Some(i) = remove {
-        report(cmd, state.remove(i), "removed a bookmark");
-    }
-}
-
-/// Logs where the bookmarks went, or why they did not.
-fn report(cmd: &mut Commands, result: Result<PathBuf, BookmarkError>, what: &str) {
-    match result {
-        Ok(path) => cmd.act(Action::Log(
-            LogLevel::Info,
-            format!("{what}: saved to {}", path.display()),
-        )),
-        Err(e) => cmd.notify(LogLevel::Error, e.to_string()),
-    }
 }
 
 #[cfg(test)]

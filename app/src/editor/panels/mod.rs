@@ -58,7 +58,7 @@ use crate::editor::shared::{Commands, View};
 use crate::editor::timeline::TimelineState;
 pub use crate::editor::words::count;
 use crate::editor::workspace::Pane;
-use bookmarks::BookmarksState;
+use bookmarks::BookmarksPanel;
 use breakpoints::BreakpointForm;
 use clock_panel::ClockPanel;
 use code_pane::CodePaneState;
@@ -85,8 +85,8 @@ pub(crate) struct Panels {
     pub(crate) breakpoint_form: BreakpointForm,
     /// The Clock tab (nothing of its own).
     pub(crate) clock: ClockPanel,
-    /// The open scene's bookmarks and the tab's note field.
-    pub(crate) bookmarks: BookmarksState,
+    /// The Bookmarks tab's note field (the list is the app's, in the view).
+    pub(crate) bookmarks: BookmarksPanel,
     /// The Watches tab: the fields being typed, what each watch reported.
     pub(crate) watches: WatchesState,
     /// The timeline: frame records, lanes, markers.
@@ -153,19 +153,9 @@ impl Panels {
         }
     }
 
-    /// The timeline draws the Bookmarks tab's list on its marker lane, and
-    /// a lane for every plotted watch of the host's list (`live`).
-    pub(crate) fn sync_bookmarks(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
-        let list = &self.bookmarks.list;
-        let drawn = &mut self.timeline.bookmarks;
-        let same = drawn.len() == list.len()
-            && drawn
-                .iter()
-                .zip(list)
-                .all(|((t, n), b)| *t == b.tick && *n == b.note);
-        if !same {
-            *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
-        }
+    /// The timeline draws a lane for every plotted watch of the host's
+    /// list (`live`).
+    pub(crate) fn sync_watch_lanes(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
         let Some(live) = live else {
             return;
         };

@@ -91,8 +91,9 @@ pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64
                 ..Default::default()
             };
             let out = ctx.run_ui(input, |ui| {
-                egui::CentralPanel::default()
-                    .show(ui, |ui| lanes::lanes_ui(ui, &mut state, &ring, None, None));
+                egui::CentralPanel::default().show(ui, |ui| {
+                    lanes::lanes_ui(ui, &mut state, &ring, &[], None, None)
+                });
             });
             let mut out = out;
             // Nobody uploads textures headless: mark the font atlas handled.

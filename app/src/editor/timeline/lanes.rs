@@ -27,6 +27,7 @@ use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
 use crate::editor::frames::Frames;
+use crate::editor::panels::bookmarks::Bookmark;
 use crate::editor::protocol::{Command, WatchCommand};
 use crate::editor::shared::{Commands, RunBView, View};
 
@@ -90,7 +91,8 @@ pub fn timeline_ui(
         );
     }
     let cursor = view.cursor().zip(view.cursor_seq());
-    let out = lanes_ui(ui, state, frames, cursor, view.run_b());
+    let bookmarks = view.bookmarks().list();
+    let out = lanes_ui(ui, state, frames, bookmarks, cursor, view.run_b());
     if let Some(expr) = out.remove {
         cmd.send(Command::Watches(WatchCommand::Unplot(expr)));
     }
@@ -155,6 +157,7 @@ pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
     frames: &Frames,
+    bookmarks: &[Bookmark],
     cursor: Option<(u64, u64)>,
     compare: Option<RunBView<'_>>,
 ) -> LanesOutput {
@@ -235,7 +238,7 @@ pub(super) fn lanes_ui(
         .markers
         .iter()
         .filter_map(|m| Some((m.kind, state.marker_x(frames, m)?, m.text.as_str())))
-        .chain(state.bookmarks.iter().filter_map(|(tick, note)| {
+        .chain(bookmarks.iter().filter_map(|Bookmark { tick, note }| {
             let x = match axis {
                 XAxis::Tick => *tick as f64,
                 _ => x_of_seq(frames.seq_of_tick(*tick))?,
@@ -600,7 +603,8 @@ mod tests {
             ..Default::default()
         };
         let mut out = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, frames, None, None));
+            egui::CentralPanel::default()
+                .show(ui, |ui| lanes_ui(ui, state, frames, &[], None, None));
         });
         out.textures_delta.clear();
     }

@@ -341,9 +341,6 @@ pub struct TimelineState {
     pub markers: VecDeque<Marker>,
     /// Each watch's newest run of consecutive held ticks (first, last).
     pub watch_runs: std::collections::BTreeMap<usize, (u64, u64)>,
-    /// The open scene's bookmarks, `(tick, note)`: drawn on the marker lane
-    /// at the frame that completed the tick (copied from the Bookmarks tab).
-    pub bookmarks: Vec<(u64, String)>,
     /// Plotted watches and their values by frame.
     pub watch_lanes: WatchLanes,
     /// The session's cursor as the lanes last saw it: a new one outside
@@ -418,7 +415,6 @@ impl TimelineState {
             }; 8],
             markers: VecDeque::new(),
             watch_runs: std::collections::BTreeMap::new(),
-            bookmarks: Vec::new(),
             watch_lanes: WatchLanes::default(),
             seen_cursor: None,
             hover_seq: None,

@@ -53,7 +53,8 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
             ..Default::default()
         };
         let t0 = Instant::now();
-        let view = View::new(&published, &Default::default(), &log, false);
+        let bookmarks = crate::editor::panels::bookmarks::Bookmarks::default();
+        let view = View::new(&published, &Default::default(), &bookmarks, &log, false);
         let mut out = ctx.run_ui(input, |ui| {
             egui::CentralPanel::default().show(ui, |ui| panel.ui(ui, &view, &mut cmd));
         });
