@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use stepframe_app::editor::Workspace;
-use stepframe_app::editor::panels::bookmarks::{Bookmarks, sidecar_path};
+use stepframe_app::editor::bookmarks::{Bookmarks, sidecar_path};
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 #[path = "../../plugins/tests/fuzz_support/mod.rs"]

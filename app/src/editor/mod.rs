@@ -6,6 +6,7 @@
 //! | [`app`] | the shell: the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
 //! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state, drawn through the `Panel` trait |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
+//! | [`bookmarks`] | the open scene's bookmarks and their sidecar file, which the Bookmarks tab lists and the timeline draws |
 //! | [`frames`] | the recorded frames: the records and live zones the host streams, which the timeline, the Clock and the Flame tabs read |
 //! | [`shared`] | what every panel is (`Panel`), what it reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
 //! | [`words`] | the sentences for what the host says (its notices and errors are data) |
@@ -29,6 +30,7 @@
 //! suspended at tick 0 with its poses, until Play.
 
 pub mod app;
+pub mod bookmarks;
 mod files;
 pub mod frames;
 pub mod geometry;

@@ -35,9 +35,9 @@ use stepframe_host::protocol::{
 use stepframe_host::traced::{TickDivergence, TracedFields};
 
 use super::workspace::Pane;
+use crate::editor::bookmarks::Bookmarks;
 use crate::editor::frames::Frames;
 use crate::editor::log_book::LogBook;
-use crate::editor::panels::bookmarks::Bookmarks;
 
 /// The rewind history's default byte budget, MiB (core's default).
 pub const DEFAULT_HISTORY_MIB: u32 = (stepframe_core::history::DEFAULT_BUDGET_BYTES >> 20) as u32;

@@ -34,9 +34,9 @@ use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchComma
 use stepframe_host::worker::{FrontEnd, Registries, Waker};
 use stepframe_plugins::WatchSpec;
 
+use super::bookmarks::Bookmarks;
 use super::files::files_ui;
 use super::panels::Panels;
-use super::panels::bookmarks::Bookmarks;
 use super::panels::hierarchy::HierarchySettings;
 use super::protocol::Command;
 use super::shared::{
@@ -559,7 +559,7 @@ impl EditorApp {
     /// Logs where the bookmarks went, or says why they did not.
     fn bookmarks_saved(
         &mut self,
-        result: Result<PathBuf, crate::editor::panels::bookmarks::BookmarkError>,
+        result: Result<PathBuf, crate::editor::bookmarks::BookmarkError>,
         what: &str,
     ) {
         match result {

@@ -24,7 +24,7 @@
 //! | [`attach`] | File → Attach…, Run in player, Detach: the editor on a game in a process of its own |
 //! | [`compare`] | Compare with…: the File menu's items and the trace dialog |
 //! | [`watches`] | watch expressions and what they do when they hold |
-//! | [`bookmarks`] | named ticks, kept beside the scene |
+//! | [`bookmarks`] | the Bookmarks tab: the note field and the open scene's list ([`crate::editor::bookmarks`]) |
 //! | [`flame`] | the Flame tab: a frame's zones on a time axis, live and replayed, the slowest listed |
 //! | `code_pane` | rhai scripts: gutter breakpoints, editing with hot reload, Run in B; `code_pane/debug`: the breakpoint form, the hit's locals and stack |
 //!

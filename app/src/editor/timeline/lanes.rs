@@ -26,8 +26,8 @@ use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
+use crate::editor::bookmarks::Bookmark;
 use crate::editor::frames::Frames;
-use crate::editor::panels::bookmarks::Bookmark;
 use crate::editor::protocol::{Command, WatchCommand};
 use crate::editor::shared::{Commands, RunBView, View};
 

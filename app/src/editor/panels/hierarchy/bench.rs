@@ -53,7 +53,7 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
             ..Default::default()
         };
         let t0 = Instant::now();
-        let bookmarks = crate::editor::panels::bookmarks::Bookmarks::default();
+        let bookmarks = crate::editor::bookmarks::Bookmarks::default();
         let view = View::new(&published, &Default::default(), &bookmarks, &log, false);
         let mut out = ctx.run_ui(input, |ui| {
             egui::CentralPanel::default().show(ui, |ui| panel.ui(ui, &view, &mut cmd));
