@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use stepframe_core::FileError;
 
-use crate::editor::protocol::Event;
+use stepframe_host::protocol::Event;
 
 /// A tick marked with a note.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
