@@ -99,13 +99,7 @@ fn click_gutter(h: &mut Harness<'_, EditorApp>, line: usize) {
 /// The text of the program the session runs for the code pane's script
 /// (what the live view says is in force, whatever the pane shows).
 fn program_in_force(h: &Harness<'_, EditorApp>) -> Option<String> {
-    let key = &h
-        .state()
-        .panels()
-        .code
-        .current_entry()
-        .expect("a script")
-        .key;
+    let (_, key) = h.state().code_pane_script().expect("a script");
     let scripts = &h.state().published().scripts;
     scripts.script(key).map(|s| s.text.to_string())
 }
@@ -123,12 +117,10 @@ fn open_patrol_file(h: &mut Harness<'_, EditorApp>) -> (PathBuf, String) {
     open_pane_on_patrol(h);
     let path = h
         .state()
-        .panels()
-        .code
-        .current_entry()
+        .code_pane_script()
         .expect("a script")
-        .path
-        .clone();
+        .0
+        .to_path_buf();
     let text = std::fs::read_to_string(&path).expect("patrol");
     (path, text)
 }
@@ -152,12 +144,10 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
     click_gutter(&mut h, PATROL_LINE);
     let key = h
         .state()
-        .panels()
-        .code
-        .current_entry()
+        .code_pane_script()
         .expect("a script")
-        .key
-        .clone();
+        .1
+        .to_string();
     let scripts = h.state().published().scripts.clone();
     let lines = scripts.lines(&key);
     assert_eq!(
@@ -185,7 +175,16 @@ fn gutter_breakpoint_in_fixed_update_suspends_and_the_pane_shows_line_and_locals
         "{}",
         status(&h)
     );
-    assert_eq!(h.state().panels().code.highlight, Some(PATROL_LINE));
+    assert_eq!(
+        labels_starting(&h, "stopped line ").len(),
+        1,
+        "one line highlighted"
+    );
+    assert_eq!(
+        labels_starting(&h, &format!("stopped line {PATROL_LINE}: ")).len(),
+        1,
+        "line {PATROL_LINE} highlighted"
+    );
     let stopped = labels_starting(&h, "stopped at line ");
     assert_eq!(stopped.len(), 1, "{stopped:?}");
     assert!(

@@ -161,7 +161,7 @@ fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with
     assert_eq!(suspended_tick(&s), Some(from), "{s}");
     assert!(s.contains("frame delta > 10 ms"), "{s}");
     assert!(s.ends_with("end of frame"), "{s}");
-    let timeline = &h.state().panels().timeline;
+    let timeline = &h.state().timeline();
     let marked: Vec<_> = timeline
         .markers
         .iter()
@@ -323,7 +323,7 @@ fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_t
     assert_eq!(h.state().cursor(), Some(17));
     h.run_steps(3);
     assert!(status(&h).starts_with("viewing tick 17"), "{}", status(&h));
-    let timeline = &h.state().panels().timeline;
+    let timeline = &h.state().timeline();
     let watch_markers = timeline
         .markers
         .iter()
@@ -367,7 +367,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
         .committed
         .iter()
         .fold((0.0, 0.0), |(x, y), p| (x + p.x / n, y + p.y / n));
-    let camera = h.state().panels().viewport.camera.expect("drawn");
+    let camera = h.state().viewport_camera().expect("drawn");
     let (sx, sy) = camera.to_screen(stepframe_core::Vec2::new(c.0, c.1));
     h.hover_at(egui::pos2(sx, sy));
     h.run_steps(1);
@@ -412,7 +412,7 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     click(&mut h, "⏸ Pause");
     // The Watches tab covers the Clock tab: read the tick from the live view.
     let tick = live_tick(&h);
-    let lanes = &h.state().panels().timeline.watch_lanes;
+    let lanes = &h.state().timeline().watch_lanes;
     assert_eq!(lanes.plotted, vec![(0, "obj(1).vy".to_string())]);
     let values = lanes.values_of("obj(1).vy").expect("values");
     assert!(values.len() >= 15, "{}", values.len());
@@ -443,10 +443,9 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
     // "What if I had pressed jump ten ticks from now": a press of Space (the
     // form's default key, bound to jump) and its release three ticks later.
     let press_at = paused_at + 10;
-    h.state_mut().panels_mut().tape.insert_tick = press_at;
-    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    support::editor::set_insert_tick(&mut h, press_at);
     click_shown(&mut h, "Insert");
-    h.state_mut().panels_mut().tape.insert_tick = press_at + 3;
+    support::editor::set_insert_tick(&mut h, press_at + 3);
     click_shown(&mut h, "release");
     click_shown(&mut h, "Insert");
     assert_eq!(
@@ -463,7 +462,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 
     // Saved beside the scene as a recording; a second Save asks first.
     let file = dir.join("what-if.tape.ron");
-    h.state_mut().panels_mut().tape.path = file.display().to_string();
+    support::editor::type_tape_path(&mut h, &file);
     click_shown(&mut h, "Save");
     let saved = stepframe_core::Recording::load(&file).expect("a valid recording");
     let stamps: Vec<(u64, f32)> = saved.events.iter().map(|e| (e.tick, e.value)).collect();
@@ -518,7 +517,7 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     h.get_by_label("lane markers").scroll_to_me();
     h.run_steps(10);
     let lane = h.get_by_label("lane markers").rect();
-    let range = h.state().panels().timeline.range.expect("a range");
+    let range = h.state().timeline().range.expect("a range");
     let x = lane.left() + ((200.0 - range.0) / (range.1 - range.0)) as f32 * lane.width();
     // The divergence row is the lowest of the marker lane.
     let y = lane.bottom() - lane.height() / 16.0;
@@ -584,8 +583,7 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     );
     // B jumps five ticks later: the Input tab's edit goes to B.
     show(&mut h, Pane::Input);
-    h.state_mut().panels_mut().tape.insert_tick = at + 5;
-    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    support::editor::set_insert_tick(&mut h, at + 5);
     click_shown(&mut h, "Insert");
     click_shown(&mut h, "Apply to B");
     let first = play_until_the_branches_part(&mut h);

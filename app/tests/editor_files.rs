@@ -231,8 +231,16 @@ fn a_bookmark_is_kept_beside_the_scene_moves_the_cursor_and_comes_back_on_reopen
         text.contains(&format!("tick: {tick}")) && text.contains("\"jump here\""),
         "{text}"
     );
-    let drawn = &h.state().panels().timeline.bookmarks;
-    assert_eq!(drawn, &vec![(tick, "jump here".to_string())]);
+    // The list the timeline's marker lane draws.
+    let drawn: Vec<(u64, String)> = h
+        .state()
+        .view()
+        .bookmarks()
+        .list()
+        .iter()
+        .map(|b| (b.tick, b.note.clone()))
+        .collect();
+    assert_eq!(drawn, vec![(tick, "jump here".to_string())]);
     // Three ticks on, a click on the bookmark shows its tick in every panel.
     for _ in 0..3 {
         click(&mut h, "Step tick");

@@ -235,11 +235,9 @@ fn tile_of(h: &Harness<'_, EditorApp>, pane: Pane) -> egui::Rect {
 
 /// Inserts an edge on the Input tab: `press` or release of `key` at `tick`.
 fn insert_edge(h: &mut Harness<'_, EditorApp>, key: &str, press: bool, tick: u64) {
-    let tape = &mut h.state_mut().panels_mut().tape;
-    tape.insert_key = key.to_string();
-    tape.insert_press = press;
-    tape.insert_tick = tick;
-    tape.insert_tick_picked = true;
+    support::editor::pick_insert_key(h, key);
+    click(h, if press { "press" } else { "release" });
+    support::editor::set_insert_tick(h, tick);
     h.run_steps(2);
     click(h, "Insert");
     h.run_steps(2);
@@ -294,7 +292,7 @@ fn the_tapes_replace_prompt_lies_inside_its_tile_at_the_default_size() {
     h.run_steps(5);
     click(&mut h, "⏸ Pause");
     show(&mut h, Pane::Input);
-    h.state_mut().panels_mut().tape.path = existing.display().to_string();
+    support::editor::type_tape_path(&mut h, &existing);
     h.run_steps(2);
     support::editor::click_shown(&mut h, "Save");
     h.run_steps(3);
@@ -340,7 +338,9 @@ fn the_input_tab_counts_one_edge_in_the_singular() {
     click(&mut h, "⏸ Pause");
     let at = clock_tick(&h);
     show(&mut h, Pane::Input);
-    h.state_mut().panels_mut().tape.span = 10;
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "±")
+        .set_value_accesskit(10.0);
+    h.run_steps(1);
     // One edge 100 ticks on: outside ±10 ticks of the cursor.
     insert_edge(&mut h, "Space", true, at + 100);
     assert_eq!(
@@ -476,9 +476,9 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     h.run_steps(2);
     let flames_at_adoption = h
         .state()
-        .panels()
-        .timeline
-        .zones
+        .published()
+        .frames
+        .zones()
         .newest()
         .map(|z| z.frame_index());
 
@@ -495,8 +495,9 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     // It plays on as one session.
     click(&mut h, "▶ Play");
     h.run_steps(30);
-    let timeline = &h.state().panels().timeline;
-    let records: Vec<_> = timeline.telemetry.records().iter().copied().collect();
+    let timeline = &h.state().timeline();
+    let frames = &h.state().published().frames;
+    let records: Vec<_> = frames.records().iter().copied().collect();
     for pair in records.windows(2) {
         // A frame interrupted (by the pause, the fork) has its rest as a
         // continuation record of the same frame; otherwise one a frame.
@@ -525,7 +526,7 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
         "a marker where B took over"
     );
     // The flame records the frames after the adoption too.
-    let newest_flame = timeline.zones.newest().map(|z| z.frame_index());
+    let newest_flame = frames.zones().newest().map(|z| z.frame_index());
     let newest_frame = records.last().map(|r| r.frame_index);
     assert!(
         newest_flame > flames_at_adoption,

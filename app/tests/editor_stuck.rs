@@ -110,11 +110,9 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     // stuck frame never ended, so its ticks are not in it.
     let tick = h
         .state()
-        .panels()
-        .timeline
-        .telemetry
-        .records()
-        .back()
+        .published()
+        .frames
+        .newest()
         .expect("frames ran")
         .simulation_tick;
     assert!(tick < 120, "tick {tick} predates the stuck tick");

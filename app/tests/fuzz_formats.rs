@@ -1,6 +1,6 @@
 //! Fuzzing the editor's own files with the mutator of the plugins' format
 //! fuzzers (`plugins/tests/fuzz_support`): random byte edits of a bookmark
-//! sidecar (`BookmarksState::load_for`) and of the stored layout
+//! sidecar (`Bookmarks::load_for`) and of the stored layout
 //! (`Workspace::load`) never panic; a rejected file gets an error with a
 //! line and column inside its text, and is never written over: the sidecar
 //! is byte for byte the same after a bookmark is added, and the stored layout
@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use stepframe_app::editor::Workspace;
-use stepframe_app::editor::panels::bookmarks::{BookmarksState, sidecar_path};
+use stepframe_app::editor::bookmarks::{Bookmarks, sidecar_path};
 use stepframe_app::editor::workspace::LAYOUT_KEY;
 
 #[path = "../../plugins/tests/fuzz_support/mod.rs"]
@@ -42,11 +42,11 @@ fn mutated_bookmark_sidecars_never_panic_are_placed_and_are_never_written_over()
     ];
     run_bytes("sidecar", &seeds, |bytes| {
         std::fs::write(&sidecar, bytes).map_err(|e| e.to_string())?;
-        let mut state = BookmarksState::default();
+        let mut state = Bookmarks::default();
         match state.load_for(&scene) {
             None => {
-                if !state.list.is_sorted_by_key(|b| b.tick) {
-                    return Err(format!("not by tick: {:?}", state.list));
+                if !state.list().is_sorted_by_key(|b| b.tick) {
+                    return Err(format!("not by tick: {:?}", state.list()));
                 }
                 Ok(())
             }

@@ -17,7 +17,7 @@ use std::os::fd::AsRawFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use stepframe_app::editor::timeline::ExportFormat;
+use egui_kittest::kittest::Queryable;
 
 mod support;
 use support::editor::{DEFAULT_SIZE, click, clock_tick, editor_sized, log_line};
@@ -112,9 +112,9 @@ fn writes_beside_a_scene_in_a_read_only_folder_fail_with_a_notice_and_lose_nothi
     let line = log_line(&h, "bookmarks not saved to ").expect("the bookmark notice");
     names_path_and_reason(&line, "bookmarks not saved to ", &sidecar, &place.folder);
     assert_eq!(
-        h.state().panels().bookmarks.list.len(),
+        h.query_all_by_label(&format!("tick {tick}")).count(),
         1,
-        "kept for the session"
+        "kept for the session: listed"
     );
 
     // File → Save session recording, to the default beside the scene.
@@ -139,13 +139,9 @@ fn writes_beside_a_scene_in_a_read_only_folder_fail_with_a_notice_and_lose_nothi
 
     // A timeline export into the folder.
     let export = place.folder.join("frames.csv");
-    *h.state_mut()
-        .panels_mut()
-        .timeline
-        .export
-        .path_mut(ExportFormat::Csv) = export.display().to_string();
     click(&mut h, "Export…");
     h.run_steps(1);
+    support::editor::type_over(&mut h, "CSV (.csv)", &export.display().to_string());
     click(&mut h, "Export csv");
     h.key_press(egui::Key::Escape);
     h.run_steps(1);

@@ -86,8 +86,8 @@ fn a_closed_panel_comes_back_from_the_view_menu_and_reset_layout_restores_all() 
     h.key_press(egui::Key::Escape);
     h.run_steps(1);
     // Reset layout: every default pane open again, the code pane hidden.
-    h.state_mut().workspace_mut().set_open(Pane::Log, false);
-    h.state_mut().workspace_mut().set_open(Pane::Code, true);
+    support::editor::set_open(&mut h, Pane::Log, false);
+    support::editor::set_open(&mut h, Pane::Code, true);
     h.run_steps(1);
     click(&mut h, "View");
     click(&mut h, "Reset layout");
@@ -141,13 +141,9 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
     h.run_steps(2);
     click(&mut h, "mark");
     click(&mut h, "Add watch");
-    h.state_mut().workspace_mut().set_open(Pane::Log, false);
-    h.state_mut().workspace_mut().set_open(Pane::Code, true);
-    h.state_mut()
-        .panels_mut()
-        .timeline
-        .lane_mut(LaneId::Physics)
-        .expanded = true;
+    support::editor::set_open(&mut h, Pane::Log, false);
+    support::editor::set_open(&mut h, Pane::Code, true);
+    support::editor::set_lane_expanded(&mut h, LaneId::Physics, true);
     h.run_steps(2);
     let code_before = h.state().workspace().rect(Pane::Code).expect("open");
     save_settings(&mut h, &file);
@@ -162,7 +158,7 @@ fn the_layout_the_timeline_lanes_and_the_watches_persist_across_a_restart() {
         (code_after.width() - code_before.width()).abs() <= 1.0,
         "same place and size: {code_before:?} vs {code_after:?}"
     );
-    assert!(h.state().panels().timeline.lane(LaneId::Physics).expanded);
+    assert!(h.state().timeline().lane(LaneId::Physics).expanded);
     // The new host was given them: the list the Watches tab shows is the
     // one the session evaluates (the tab holds no list of its own).
     let live = h.state().published().live.as_ref().expect("a live view");
@@ -189,7 +185,7 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     // The default layout is shown; the user moves a pane and the editor
     // saves its settings, as it does on exit: the stored layout is kept.
     assert!(h.state().workspace().is_open(Pane::Log));
-    h.state_mut().workspace_mut().set_open(Pane::Log, false);
+    support::editor::set_open(&mut h, Pane::Log, false);
     h.run_steps(2);
     let stored = save_settings(&mut h, &file);
     assert_eq!(
@@ -199,7 +195,7 @@ fn an_unreadable_stored_layout_is_reported_with_line_and_column_and_kept_until_r
     );
 
     // Reset layout is the user choosing a new one: it is stored from then on.
-    h.state_mut().workspace_mut().reset();
+    support::editor::reset_layout(&mut h);
     let stored = save_settings(&mut h, &file);
     let text = eframe::Storage::get_string(&stored, LAYOUT_KEY).expect("a layout");
     assert_ne!(text, broken);

@@ -19,8 +19,10 @@
 use crate::editor::protocol::{RecordingCommand, SceneCommand};
 use std::path::{Path, PathBuf};
 
-use super::protocol::{Command, SaveWhat};
-use super::shared::{Commands, View};
+use super::protocol::{Command, Event, SaveWhat};
+use super::shared::{Commands, Shortcut, View};
+use super::words;
+use stepframe_host::protocol::SaveRisk;
 
 /// What Save or Save As asked.
 #[derive(Clone, Debug, PartialEq)]
@@ -50,12 +52,8 @@ pub struct FilesState {
     pub save_as: Option<String>,
     /// A question from the worker, while it waits for an answer.
     pub confirm: Option<Confirmation>,
-    /// The Compare with trace dialog's path field, while it is open.
-    pub compare: Option<String>,
     /// The Save session recording dialog's path field, while it is open.
     pub recording: Option<String>,
-    /// The Attach… dialog's fields, while it is open.
-    pub attach: Option<crate::editor::panels::attach::AttachFields>,
 }
 
 /// The running scene's file, if any.
@@ -83,9 +81,7 @@ impl FilesState {
         self.open.is_some()
             || self.save_as.is_some()
             || self.confirm.is_some()
-            || self.compare.is_some()
             || self.recording.is_some()
-            || self.attach.is_some()
     }
 
     /// The remembered folder from an earlier run's storage.
@@ -134,13 +130,33 @@ impl FilesState {
     }
 
     /// Shows a question from the worker.
-    pub fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat, review: bool) {
+    fn ask(&mut self, path: PathBuf, reason: String, what: SaveWhat, review: bool) {
         self.confirm = Some(Confirmation {
             path,
             reason,
             what,
             review,
         });
+    }
+
+    /// Takes a shortcut: Ctrl+O opens the Open dialog, Ctrl+Shift+S the
+    /// Save As one.
+    pub fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>) {
+        match shortcut {
+            Shortcut::Open => self.start_open(view),
+            Shortcut::SaveAs => self.start_save_as(view),
+            _ => {}
+        }
+    }
+
+    /// Takes a host event: a save that asks before replacing a file
+    /// opens the question.
+    pub fn on_event(&mut self, event: &Event) {
+        if let Event::ConfirmSave { path, reason, what } = event {
+            let review = matches!(reason, SaveRisk::Review { .. });
+            let reason = words::save_risk(path, reason);
+            self.ask(path.clone(), reason, *what, review);
+        }
     }
 }
 
@@ -503,4 +519,59 @@ enum Answer {
     Replace,
     SaveAs,
     Cancel,
+}
+
+/// The File menu's own items: Open, Reload, Save, Save As, Save session
+/// recording (the menu bar adds the comparison's and the attach items
+/// after them).
+pub fn file_menu_ui(
+    ui: &mut egui::Ui,
+    view: &View<'_>,
+    cmd: &mut Commands,
+    files: &mut FilesState,
+) {
+    if ui.button("Open…  (Ctrl+O)").clicked() {
+        files.start_open(view);
+        ui.close();
+    }
+    if ui
+        .button("Reload  (Ctrl+R)")
+        .on_hover_text("Read the running scene's file again, keeping the time settings; a broken file changes nothing")
+        .clicked()
+    {
+        cmd.send(Command::Scene(SceneCommand::Reload));
+        ui.close();
+    }
+    ui.separator();
+    if ui
+        .button("Save  (Ctrl+S)")
+        .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
+        .clicked()
+    {
+        cmd.send(Command::Scene(SceneCommand::Save {
+            replace: false,
+            reviewed: false,
+        }));
+        ui.close();
+    }
+    if ui
+        .button("Save As…  (Ctrl+Shift+S)")
+        .on_hover_text("Write the running scene to another file, which becomes its own")
+        .clicked()
+    {
+        files.start_save_as(view);
+        ui.close();
+    }
+    if ui
+        .button("Save session recording…")
+        .on_hover_text(
+            "Write the input every tick received and every edit and settings change \
+             made here, tick-stamped, in one file: stepframe play <scene> --input \
+             <file> replays it headless, bit for bit (docs/player.md)",
+        )
+        .clicked()
+    {
+        files.start_save_recording(view);
+        ui.close();
+    }
 }

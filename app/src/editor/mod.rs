@@ -4,9 +4,11 @@
 //! | module | what |
 //! |---|---|
 //! | [`app`] | the shell: the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
-//! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state |
+//! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state, drawn through the `Panel` trait |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
-//! | [`shared`] | what every panel reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
+//! | [`bookmarks`] | the open scene's bookmarks and their sidecar file, which the Bookmarks tab lists and the timeline draws |
+//! | [`frames`] | the recorded frames: the records and live zones the host streams, which the timeline, the Clock and the Flame tabs read |
+//! | [`shared`] | what every panel is (`Panel`), what it reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
 //! | [`words`] | the sentences for what the host says (its notices and errors are data) |
 //! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
 //! | `files` | Open, Save, Save As dialogs |
@@ -28,7 +30,9 @@
 //! suspended at tick 0 with its poses, until Play.
 
 pub mod app;
+pub mod bookmarks;
 mod files;
+pub mod frames;
 pub mod geometry;
 pub mod log_book;
 pub mod panels;
@@ -48,7 +52,6 @@ use std::process::ExitCode;
 
 pub use app::{Driver, EditorApp, EditorConfig};
 pub use log_book::{LogBook, LogLine};
-pub use panels::Panels;
 pub use protocol::{Command, DisplayRate, Event, LiveView, WorldView};
 pub use shared::{Action, Commands, Published, View};
 pub use workspace::{Pane, StoredLayoutError, Workspace};

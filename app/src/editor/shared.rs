@@ -6,16 +6,19 @@
 //!
 //! - [`Published`]: what the worker last published, written only by the
 //!   app's drain: the newest live [`WorldView`], the newest past view, the
-//!   newest recovery point, and the streams of run B (its records, the
-//!   measured ticks) as they arrived;
-//! - UI state: the [`TimeCursor`] (which tick the user looks at), the
+//!   newest recovery point, the recorded frames (the timeline's records and
+//!   live zones, which the Clock and Flame tabs read too), and the streams
+//!   of run B (its records, the measured ticks) as they arrived;
+//! - UI state: the [`TimeCursor`] (which tick the user looks at), the open
+//!   scene's bookmarks (kept beside the scene, listed by one tab and drawn
+//!   by the timeline), the
 //!   [`Feedback`] (the error line, notices, the log book) and each panel's own
 //!   fields (folds, text being typed, the camera);
 //! - nothing that mirrors the worker: the selection, the fork, the
 //!   comparison, the draft tape and the resume tick all come from the view.
 //!
-//! A panel is a struct with its own state and a `ui` method that reads a
-//! [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
+//! A panel is a struct with its own state implementing [`Panel`]: its `ui`
+//! reads a [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
 //! once; a UI [`Action`] (view a tick, a notice) is applied by the app after
 //! the frame, in one place (Rerun's command habit on both sides).
 
@@ -27,11 +30,13 @@ use stepframe_core::{LogLevel, ObjectId};
 
 use stepframe_core::Recording;
 use stepframe_host::protocol::{
-    Command, DisplayRate, JournalEntry, LiveView, RunB, ScriptsView, WorldView,
+    Command, DisplayRate, Event, JournalEntry, LiveView, RunB, ScriptsView, WorldView,
 };
 use stepframe_host::traced::{TickDivergence, TracedFields};
 
 use super::workspace::Pane;
+use crate::editor::bookmarks::Bookmarks;
+use crate::editor::frames::Frames;
 use crate::editor::log_book::LogBook;
 
 /// The rewind history's default byte budget, MiB (core's default).
@@ -140,6 +145,9 @@ pub struct Published {
     /// The address of the game the editor is attached to, while it is
     /// (File → Attach…, Run in player).
     pub attached: Option<String>,
+    /// The recorded frames: the records and live zones the host streamed
+    /// (`frames`' module docs).
+    pub frames: Frames,
 }
 
 /// A new build of the host program (a `cargo build` rewrote it), as the
@@ -181,6 +189,7 @@ impl Default for Published {
             new_build: None,
             rebuild: None,
             attached: None,
+            frames: Frames::default(),
         }
     }
 }
@@ -190,6 +199,11 @@ impl Default for Published {
 pub struct TimeCursor {
     /// The viewed tick, if not live.
     pub tick: Option<u64>,
+    /// The recorded frame (sequence number in [`Frames`]) the user put the
+    /// cursor on, when a frame was picked and not only a tick: frames that
+    /// ran no tick share their tick with the one before, and the Clock and
+    /// Flame tabs show the frame picked.
+    pub record: Option<u64>,
     /// The session was playing when the user went to the past: going back
     /// to live plays it again.
     pub resume_on_leave: bool,
@@ -268,6 +282,10 @@ pub struct View<'a> {
     published: &'a Published,
     /// The viewed tick, if not live.
     cursor: Option<u64>,
+    /// The recorded frame the cursor was put on, if one was picked.
+    cursor_pick: Option<u64>,
+    /// The open scene's bookmarks.
+    bookmarks: &'a Bookmarks,
     /// The log book (the Log tab draws it).
     log: &'a LogBook,
     /// True in the synchronous test driver (the pacing choice does not apply).
@@ -278,13 +296,16 @@ impl<'a> View<'a> {
     /// The window on `published` with the cursor at `cursor`.
     pub fn new(
         published: &'a Published,
-        cursor: Option<u64>,
+        cursor: &TimeCursor,
+        bookmarks: &'a Bookmarks,
         log: &'a LogBook,
         driven: bool,
     ) -> View<'a> {
         View {
             published,
-            cursor,
+            cursor: cursor.tick,
+            cursor_pick: cursor.record,
+            bookmarks,
             log,
             driven,
         }
@@ -313,6 +334,33 @@ impl<'a> View<'a> {
     /// The viewed tick, if not live.
     pub fn cursor(&self) -> Option<u64> {
         self.cursor
+    }
+
+    /// The open scene's bookmarks (the Bookmarks tab lists them, the
+    /// timeline draws them).
+    pub fn bookmarks(&self) -> &'a Bookmarks {
+        self.bookmarks
+    }
+
+    /// The recorded frames (the timeline's lanes, the Clock and Flame tabs).
+    pub fn frames(&self) -> &'a Frames {
+        &self.published.frames
+    }
+
+    /// Sequence number of the record under the time cursor: the frame the
+    /// user picked while it still completes the cursor's tick, else the
+    /// frame that ran that tick. `None` while live.
+    pub fn cursor_seq(&self) -> Option<u64> {
+        let tick = self.cursor?;
+        let frames = self.frames();
+        self.cursor_pick
+            .filter(|s| frames.record(*s).map(|r| r.simulation_tick) == Some(tick))
+            .or_else(|| frames.seq_of_tick(tick))
+    }
+
+    /// The record under the time cursor (`cursor_seq`).
+    pub fn cursor_record(&self) -> Option<&'a stepframe_core::FrameRecord> {
+        self.frames().record(self.cursor_seq()?)
     }
 
     /// True while the user views a past tick.
@@ -395,11 +443,65 @@ impl<'a> View<'a> {
     }
 }
 
+/// What every tab of the workspace is: a struct owning its UI state, drawn
+/// the same way as every other (egui demo's `View::ui`).
+///
+/// `view` is everything a panel may read that is not its own: what the host
+/// published (the live and past views, the recorded frames, run B), the time
+/// cursor and the log book. `cmd` is the only way it changes anything
+/// beyond itself: host commands at once, UI actions after the frame. A
+/// panel never takes or draws another panel: what two panels both read
+/// lives in the view, once.
+pub trait Panel {
+    /// Draws the panel into its tile.
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands);
+
+    /// Takes one host event, in stream order, whether the panel is shown or
+    /// not: what it keeps of its own from the event (markers, a replayed
+    /// flame, folds of a newly loaded scene). `view` is what the host
+    /// published before the event, but for the recorded frames, which took
+    /// it first; the app's own part (the published data, the feedback, the
+    /// time cursor) comes after every panel's. Most panels take none.
+    fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
+
+    /// Takes a shortcut the app read for a panel (the panel it is for
+    /// acts on it, the others ignore it), after the app brought that
+    /// panel's pane to the front. Most panels take none.
+    fn on_shortcut(&mut self, _shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {}
+}
+
+/// A key the app reads for one panel's sake, whatever has the keyboard,
+/// and hands to every panel ([`Panel::on_shortcut`]), so the app never
+/// reaches into a panel's state to do what the key asks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shortcut {
+    /// Ctrl+F: the hierarchy's filter takes the keyboard.
+    Find,
+    /// Ctrl+T: the timeline's lanes take the keyboard.
+    FocusTimeline,
+    /// Ctrl+Shift+F: Fork here, as the timeline's button does.
+    ForkHere,
+    /// Ctrl+B: bookmark the tick shown, with the Bookmarks tab's note.
+    Bookmark,
+    /// Ctrl+O: File → Open….
+    Open,
+    /// Ctrl+Shift+S: File → Save As….
+    SaveAs,
+}
+
 /// Something for the UI itself to do after the frame (module docs).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Action {
     /// Show this tick in every panel (pausing a running session first).
     ViewTick(u64),
+    /// Show the tick of this recorded frame (sequence number in
+    /// [`Frames`]), the frame itself in the Clock and Flame tabs.
+    ViewFrame {
+        /// The tick.
+        tick: u64,
+        /// The record's sequence number.
+        seq: u64,
+    },
     /// Every panel back to the live session (playing again if the visit to
     /// the past paused it).
     BackToLive,
@@ -407,6 +509,15 @@ pub enum Action {
     ResumeFromCursor,
     /// The selection changed: a past view on screen is asked for again.
     Reselect,
+    /// Bookmark `tick` with `note` (saved beside the scene).
+    AddBookmark {
+        /// The completed tick.
+        tick: u64,
+        /// What the user wrote.
+        note: String,
+    },
+    /// Remove the `index`-th bookmark (saved beside the scene).
+    RemoveBookmark(usize),
     /// A short notice.
     Notify(LogLevel, String),
     /// A line in the log only.
@@ -498,6 +609,12 @@ impl Commands {
     /// Shows tick `tick` in every panel.
     pub fn view_tick(&mut self, tick: u64) {
         self.act(Action::ViewTick(tick));
+    }
+
+    /// Shows recorded frame `seq`, which completed tick `tick`, in every
+    /// panel.
+    pub fn view_frame(&mut self, tick: u64, seq: u64) {
+        self.act(Action::ViewFrame { tick, seq });
     }
 
     /// Every panel back to the live session.

@@ -5,7 +5,6 @@
 use super::panels::Panels;
 use super::shared::{Commands, View};
 use super::workspace::Pane;
-use crate::editor::panels::clock_panel::clock_panel_ui;
 
 /// The panels as the workspace's tiles draw them.
 pub(super) struct TileUi<'a> {
@@ -35,20 +34,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
             .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
         egui::Frame::new()
             .inner_margin(egui::Margin::same(4))
-            .show(ui, |ui| match pane {
-                Pane::Viewport => p.viewport.ui(ui, view, cmd),
-                Pane::Hierarchy => p.hierarchy.ui(ui, view, cmd),
-                Pane::Inspector => p.edits.ui(ui, view, cmd),
-                Pane::Clock => clock_panel_ui(ui, view, cmd, &p.timeline),
-                Pane::Breakpoints => p.breakpoint_form.ui(ui, view, cmd),
-                Pane::Log => p.log.ui(ui, view, cmd),
-                Pane::Bookmarks => p.bookmarks.ui(ui, view, cmd),
-                Pane::Watches => p.watches.ui(ui, view, cmd),
-                Pane::Code => p.code.ui(ui, view, cmd),
-                Pane::Input => p.tape.ui(ui, view, cmd),
-                Pane::Timeline => p.timeline.ui(ui, view, cmd),
-                Pane::Flame => p.flame.ui(ui, view, cmd, &p.timeline),
-            });
+            .show(ui, |ui| p.panel_mut(*pane).ui(ui, view, cmd));
         egui_tiles::UiResponse::None
     }
 

@@ -79,8 +79,7 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
     let tick = click_frame_at(&mut h, 0.5);
     let record = *h
         .state()
-        .panels()
-        .timeline
+        .view()
         .cursor_record()
         .expect("the cursor's frame");
     // The driven editor runs one 1/60 s frame a step at 60 Hz: one tick.

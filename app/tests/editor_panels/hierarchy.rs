@@ -230,7 +230,7 @@ fn folds_belong_to_their_scene_and_come_back_after_a_restart() {
     // soft.ron has an object #1 too: the demo's fold is not its.
     support::editor::open_scene(&mut h, &soft);
     h.run_steps(5);
-    assert_eq!(h.state().panels().hierarchy.fold_of(ObjectId(1)), None);
+    assert_eq!(h.state().hierarchy_fold(ObjectId(1)), None);
     // Back to the demo: folded as it was left.
     support::editor::open_scene(&mut h, &demo());
     h.run_steps(5);

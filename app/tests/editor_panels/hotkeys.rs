@@ -5,7 +5,7 @@
 
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::BName;
 use stepframe_app::editor::{Action, EditorApp, Pane};
 
@@ -136,9 +136,15 @@ fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button
     );
     for h in [&keyed, &clicked] {
         assert_eq!(
-            h.state().panels().timeline.bookmarks,
+            h.state()
+                .view()
+                .bookmarks()
+                .list()
+                .iter()
+                .map(|b| (b.tick, b.note.clone()))
+                .collect::<Vec<_>>(),
             vec![(tick, "jump here".to_string())],
-            "on the timeline's marker lane"
+            "the one list the timeline's marker lane draws"
         );
         assert_eq!(
             labels_starting(h, &format!("tick {tick}")).len(),
@@ -146,8 +152,8 @@ fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button
             "listed"
         );
         assert_eq!(
-            h.state().panels().bookmarks.note,
-            "",
+            h.get_by_label("Note").accesskit_node().value().as_deref(),
+            Some(""),
             "the Note field emptied"
         );
     }
@@ -162,13 +168,22 @@ fn ctrl_b_reaches_the_editor_while_the_viewport_has_the_keyboard() {
         .click();
     h.run_steps(2);
     assert!(
-        h.state().panels().viewport.focused,
+        h.get_by_role_and_label(egui::accesskit::Role::Canvas, "Viewport")
+            .accesskit_node()
+            .is_focused(),
         "the game has the keyboard"
     );
     let tick = clock_tick(&h);
     h.key_press_modifiers(Modifiers::COMMAND, Key::B);
     h.run_steps(2);
-    let marks = &h.state().panels().timeline.bookmarks;
+    let marks: Vec<(u64, String)> = h
+        .state()
+        .view()
+        .bookmarks()
+        .list()
+        .iter()
+        .map(|b| (b.tick, b.note.clone()))
+        .collect();
     assert_eq!(marks.len(), 1, "{marks:?}");
     // Live and playing: the bookmark is on the tick shown when the key came.
     assert!(

@@ -50,7 +50,7 @@ fn field(p: &Pipeline, id: ObjectId, path: &str) -> f64 {
 
 /// The lane of `expr`: its values by tick and its fill's progress.
 fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
-    let lanes = &h.state().panels().timeline.watch_lanes;
+    let lanes = &h.state().timeline().watch_lanes;
     let values = lanes
         .values_of(expr)
         .unwrap_or_else(|| panic!("no values for {expr}"))
@@ -68,8 +68,7 @@ fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, 
 fn fill_done(h: &mut Harness<'_, EditorApp>, expr: &str) {
     step_until(h, 100, "the lane was filled from the history", |h| {
         h.state()
-            .panels()
-            .timeline
+            .timeline()
             .watch_lanes
             .fills
             .get(expr)
@@ -138,9 +137,7 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
     assert_eq!(specs[0].action, stepframe_plugins::WatchAction::Plot);
     let shown = |h: &egui_kittest::Harness<'_, _>| h.query_all_by_label("obj(20).y").count();
     let before = shown(&h);
-    h.state_mut()
-        .workspace_mut()
-        .set_open(stepframe_app::editor::Pane::Watches, true);
+    crate::support::editor::show(&mut h, stepframe_app::editor::Pane::Watches);
     h.run_steps(2);
     assert_eq!(
         shown(&h),
@@ -184,8 +181,7 @@ fn a_plotted_field_comes_back_with_the_stored_layout() {
     let now = live_tick(&h);
     let lane: BTreeMap<u64, f64> = h
         .state()
-        .panels()
-        .timeline
+        .timeline()
         .watch_lanes
         .values_of("obj(20).x")
         .expect("values")

@@ -4,6 +4,7 @@
 //! edit of the session's history; while it runs, the same drag pans.
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::EditorApp;
 use stepframe_app::editor::protocol::ObjectView;
 use stepframe_core::{Edit, ObjectId, Pose};
@@ -63,7 +64,7 @@ fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2) {
 
 /// Where the player's centre is on screen now, and the zoom (px per m).
 fn player_on_screen(h: &Harness<'_, EditorApp>) -> (egui::Pos2, f32) {
-    let camera = h.state().panels().viewport.camera.expect("drawn");
+    let camera = h.state().viewport_camera().expect("drawn");
     let p = player_pose(h);
     let (x, y) = camera.to_screen(p.position());
     (egui::pos2(x, y), camera.zoom)
@@ -128,13 +129,17 @@ fn dragging_while_running_pans_and_edits_nothing() {
     let mut h = editor();
     h.run_steps(10);
     let edits_before = edits(&h).len();
-    let center_before = h.state().panels().viewport.center;
+    let center = |h: &Harness<'_, EditorApp>| h.state().viewport_camera().expect("drawn").center;
+    let center_before = center(&h);
     let (start, _) = player_on_screen(&h);
     drag(&mut h, start, start + egui::vec2(80.0, -40.0));
     assert_eq!(edits(&h).len(), edits_before, "no edit while running");
-    let vp = &h.state().panels().viewport;
-    assert!(!vp.follow_camera, "panning turns following off");
-    assert_ne!(vp.center, center_before, "the view panned");
+    assert_eq!(
+        h.get_by_label("Follow camera").accesskit_node().toggled(),
+        Some(egui::accesskit::Toggled::False),
+        "panning turns following off"
+    );
+    assert_ne!(center(&h), center_before, "the view panned");
 }
 
 #[test]

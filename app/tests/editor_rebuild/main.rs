@@ -355,8 +355,7 @@ fn a_new_build_replays_the_session_to_the_same_tick_beside_the_old_one() {
     // The timeline marks where the build changed.
     assert!(
         h.state()
-            .panels()
-            .timeline
+            .timeline()
             .markers
             .iter()
             .any(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Build),

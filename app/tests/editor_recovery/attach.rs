@@ -305,7 +305,13 @@ fn detach_brings_the_breakpoints_and_watches_into_the_editors_own_session() {
     // The Input tab open: its file field names the tape beside the scene.
     show(&mut h, Pane::Input);
     h.run_steps(2);
-    let tape_path = |h: &Harness<'_, EditorApp>| h.state().panels().tape.path.clone();
+    let tape_path = |h: &Harness<'_, EditorApp>| {
+        use egui_kittest::kittest::NodeT;
+        h.get_by_role_and_label(egui::accesskit::Role::TextInput, "File")
+            .accesskit_node()
+            .value()
+            .unwrap_or_default()
+    };
     assert!(
         tape_path(&h).ends_with("demo.tape.ron"),
         "{}",

@@ -139,8 +139,7 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
     let added_at = live_tick(&h);
     let lane = |h: &Harness<'_, EditorApp>| -> BTreeMap<u64, f64> {
         h.state()
-            .panels()
-            .timeline
+            .timeline()
             .watch_lanes
             .values_of(expr)
             .map(|v| v.iter().copied().collect())
@@ -154,8 +153,7 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
         |h| {
             let filled = h
                 .state()
-                .panels()
-                .timeline
+                .timeline()
                 .watch_lanes
                 .fills
                 .get(expr)
@@ -166,7 +164,7 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
                     .is_some_and(|(t, _)| *t > added_at + 30)
         },
     );
-    let fill = h.state().panels().timeline.watch_lanes.fills[expr];
+    let fill = h.state().timeline().watch_lanes.fills[expr];
     assert_eq!(fill.from_tick, 0, "filled back to the game's start");
     h.state_mut().send(Command::Run(Run::Pause));
     step_until_within(&mut h, "the pause", BOUND, NAP, suspended);
@@ -204,8 +202,7 @@ fn attached_fork_here_runs_b_in_the_game_and_an_edit_of_b_parts_the_branches() {
     });
     // B jumps five ticks later: the Input tab's edit, applied to B.
     show(&mut h, Pane::Input);
-    h.state_mut().panels_mut().tape.insert_tick = at + 5;
-    h.state_mut().panels_mut().tape.insert_tick_picked = true;
+    crate::support::editor::set_insert_tick(&mut h, at + 5);
     crate::support::editor::click_shown(&mut h, "Insert");
     crate::support::editor::click_shown(&mut h, "Apply to B");
     h.key_press(egui::Key::F5);

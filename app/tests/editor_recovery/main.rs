@@ -247,11 +247,9 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
     // newest record; every frame's record arrived before it died).
     let died_at = h
         .state()
-        .panels()
-        .timeline
-        .telemetry
-        .records()
-        .back()
+        .published()
+        .frames
+        .newest()
         .expect("frames ran")
         .simulation_tick;
     assert!(died_at >= last && died_at > lifted_at + 10);

@@ -62,10 +62,130 @@ pub fn type_into(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
     h.run_steps(1);
 }
 
-/// Brings a pane's tab to the front, as a click on its tab does.
+/// Brings a pane's tab to the front, as a user does: a click on its tab
+/// (a button named after the pane in its tab bar), or, for a closed pane,
+/// its box in the View menu.
 pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
-    h.state_mut().workspace_mut().set_open(pane, true);
+    if h.state().workspace().is_open(pane) {
+        // A pointer click on the tab (a tab takes the pointer, not an
+        // accessibility click).
+        let tab = h
+            .query_all_by_role_and_label(egui::accesskit::Role::Button, pane.title())
+            .next()
+            .unwrap_or_else(|| panic!("no tab named {}", pane.title()))
+            .rect();
+        h.hover_at(tab.center());
+        h.run_steps(1);
+        press_release(h, tab.center());
+        h.run_steps(2);
+    } else {
+        set_open(h, pane, true);
+    }
+}
+
+/// Opens or closes a pane with its box in the View menu, then closes the
+/// menu.
+pub fn set_open(h: &mut Harness<'_, EditorApp>, pane: Pane, open: bool) {
+    click(h, "View");
+    if h.state().workspace().is_open(pane) != open {
+        h.get_by_role_and_label(egui::accesskit::Role::CheckBox, pane.title())
+            .click();
+        h.run_steps(2);
+    }
+    // Esc closes the menu, as in the View menu's own test; it also takes
+    // the time cursor back to live, so none may be set.
+    assert_eq!(h.state().cursor(), None, "Esc would also leave the past");
+    h.key_press(egui::Key::Escape);
     h.run_steps(1);
+    assert!(
+        h.query_by_label("Reset layout").is_none(),
+        "the View menu closed"
+    );
+    assert_eq!(h.state().workspace().is_open(pane), open, "{pane:?}");
+}
+
+/// Expands or collapses a timeline lane with a click on its header, as a
+/// user does (the Timeline tab must be open).
+pub fn set_lane_expanded(
+    h: &mut Harness<'_, EditorApp>,
+    lane: stepframe_app::editor::timeline::LaneId,
+    expanded: bool,
+) {
+    if h.state().timeline().lane(lane).expanded == expanded {
+        return;
+    }
+    // The header's text, as the timeline writes it: an arrow, the title
+    // and its unit (unless the title names it).
+    let arrow = if expanded { "⏵" } else { "⏷" };
+    let unit = lane.unit().name();
+    let name = if unit.is_empty() || lane.title().contains(unit) {
+        format!("{arrow} {}", lane.title())
+    } else {
+        format!("{arrow} {} ({unit})", lane.title())
+    };
+    h.get_by_label(&name).click();
+    // The toggle applies after the frame that took the click: one frame
+    // more draws the lanes as they are now (the next header's id with them).
+    h.run_steps(2);
+    assert_eq!(
+        h.state().timeline().lane(lane).expanded,
+        expanded,
+        "{lane:?}"
+    );
+}
+
+/// Sets the Input tab's insert tick ("at"), as a screen reader sets a
+/// number field (the tab must be shown).
+pub fn set_insert_tick(h: &mut Harness<'_, EditorApp>, tick: u64) {
+    h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "at")
+        .set_value_accesskit(tick as f64);
+    h.run_steps(1);
+}
+
+/// Picks `key` in the Input tab's key box (the tab must be shown).
+pub fn pick_insert_key(h: &mut Harness<'_, EditorApp>, key: &str) {
+    // The key box: the combo box beside "at", which shows the key picked.
+    let at = h
+        .get_by_role_and_label(egui::accesskit::Role::SpinButton, "at")
+        .rect();
+    let key_box = h
+        .get_all_by_role(egui::accesskit::Role::ComboBox)
+        .filter(|n| (n.rect().center().y - at.center().y).abs() < at.height())
+        .min_by(|a, b| {
+            let d = |n: &egui_kittest::Node<'_>| (at.left() - n.rect().right()).abs();
+            d(a).total_cmp(&d(b))
+        })
+        .expect("the key box")
+        .rect();
+    // A pointer click: the box opens its list on the pointer's click.
+    h.hover_at(key_box.center());
+    h.run_steps(1);
+    press_release(h, key_box.center());
+    h.run_steps(2);
+    let option = format!("{key} (");
+    h.query_all_by(|n| super::shown_text(n).is_some_and(|l| l.starts_with(&option)))
+        .next()
+        .unwrap_or_else(|| panic!("no key {key} offered"))
+        .click();
+    h.run_steps(1);
+}
+
+/// Types `path` over the Input tab's File field (the tab must be shown).
+pub fn type_tape_path(h: &mut Harness<'_, EditorApp>, path: &Path) {
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, "File")
+        .click();
+    h.run_steps(1);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
+    h.run_steps(1);
+    h.get_by_role_and_label(egui::accesskit::Role::TextInput, "File")
+        .type_text(&path.display().to_string());
+    h.run_steps(1);
+}
+
+/// View → Reset layout.
+pub fn reset_layout(h: &mut Harness<'_, EditorApp>) {
+    click(h, "View");
+    click(h, "Reset layout");
 }
 
 /// A clock panel row's value without its unit: `simulation_tick  42 ticks` → "42".

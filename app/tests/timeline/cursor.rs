@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use stepframe_app::editor::protocol::Run;
 
 use egui_kittest::Harness;
+use egui_kittest::kittest::Queryable as _;
 use stepframe_app::editor::timeline::{LaneId, XAxis};
 use stepframe_app::editor::{Command, EditorApp};
 
@@ -15,7 +16,7 @@ use crate::support::editor::{
     same_bits, status,
 };
 use crate::support::labels_starting;
-use crate::{lane_rect, timeline};
+use crate::{frames, lane_rect, timeline};
 
 /// The viewed-tick banner's text.
 fn banner(h: &Harness<'_, EditorApp>) -> String {
@@ -205,7 +206,27 @@ fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
     h.key_press(egui::Key::ArrowLeft);
     h.run_steps(3);
     assert_eq!(clock_tick(&h), t - 1);
-    h.state_mut().panels_mut().timeline.axis = XAxis::Tick;
+    // The tick axis, picked in the tab bar; Ctrl+T gives the lanes the
+    // keyboard back.
+    let axis_box = h.get_by_value("x: frames").rect();
+    h.hover_at(axis_box.center());
+    h.run_steps(1);
+    crate::support::editor::press_release(&mut h, axis_box.center());
+    h.run_steps(2);
+    // "ticks" in the list the box opened (the nearest of the labels
+    // "ticks" on screen).
+    let option = h
+        .get_all_by_label("ticks")
+        .map(|n| n.rect())
+        .min_by(|a, b| {
+            let d = |r: &egui::Rect| r.center().distance(axis_box.center());
+            d(a).total_cmp(&d(b))
+        })
+        .expect("the option");
+    crate::support::editor::press_release(&mut h, option.center());
+    h.run_steps(2);
+    assert_eq!(timeline(&h).axis, XAxis::Tick);
+    h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::T);
     h.run_steps(2);
     h.key_press(egui::Key::ArrowRight);
     h.run_steps(3);
@@ -243,7 +264,7 @@ fn resume_from_here_restores_the_tick_and_continues_bit_identically() {
         "live again"
     );
     // The timeline dropped the abandoned branch.
-    let last = timeline(&h).telemetry.records().back().copied();
+    let last = frames(&h).newest().copied();
     assert_eq!(last.map(|r| r.simulation_tick), Some(t));
     // Play continues from t with the same (empty) input: same hashes.
     h.state_mut().send(Command::Run(Run::Play));

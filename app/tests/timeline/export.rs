@@ -6,7 +6,7 @@ use stepframe_app::editor::timeline::LaneId;
 
 use crate::support::editor::{click, editor, label_starting, type_path_over};
 use crate::support::{labels_starting, scratch};
-use crate::{drag, lane_rect, timeline};
+use crate::{drag, frames, lane_rect, timeline};
 
 #[test]
 fn each_export_format_has_its_own_path_and_the_full_path_written_is_reported() {
@@ -56,13 +56,12 @@ fn shift_drag_selects_a_range_and_export_writes_only_it() {
     drag(&mut h, a, b, egui::Modifiers::SHIFT);
     let (lo, hi) = timeline(&h).selection.expect("a selection");
     assert!(hi > lo);
-    let selected = timeline(&h)
-        .telemetry
+    let selected = frames(&h)
         .records()
         .iter()
         .filter(|rec| (lo..=hi).contains(&(rec.frame_index as f64)))
         .count();
-    assert!(selected > 10 && selected < timeline(&h).telemetry.len());
+    assert!(selected > 10 && selected < frames(&h).records().len());
     assert!(
         labels_starting(&h, "viewing tick ").is_empty(),
         "a selection is no click"

@@ -10,7 +10,7 @@ use stepframe_app::editor::timeline::{LaneId, decimate};
 
 use crate::support::editor::{DEFAULT_SIZE, click, editor, label_starting, step_until};
 use crate::support::labels_starting;
-use crate::{drag, lane_rect, timeline, wheel};
+use crate::{drag, frames, lane_rect, timeline, wheel};
 
 /// The smallest plot height an expanded lane may have.
 const MIN_LANE: f32 = 56.0;
@@ -117,7 +117,7 @@ fn the_wheel_over_a_lane_scrolls_the_lanes_and_never_moves_a_lane_axis() {
     click(&mut h, "⏸ Pause");
     // Open every lane, so the lane area has something to scroll.
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
+        crate::support::editor::set_lane_expanded(&mut h, lane, true);
     }
     h.run_steps(3);
     let dt = lane_rect(&h, LaneId::Dt);
@@ -163,7 +163,7 @@ fn the_frame_under_the_pointer_has_a_tooltip_with_every_clock_field() {
         !labels_starting(h, "frame ").is_empty()
     });
     let seq = timeline(&h).hover_seq.expect("a frame under the pointer");
-    let record = *timeline(&h).record(seq).expect("kept");
+    let record = *frames(&h).record(seq).expect("kept");
     let head = label_starting(&h, &format!("frame {} · tick ", record.frame_index));
     assert!(
         head.contains(&format!("tick {}", record.simulation_tick)),
@@ -265,7 +265,7 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     h.run_steps(1);
     let t = timeline(&h);
     assert!(LaneId::ALL.iter().all(|l| t.lane(*l).y_range.is_none()));
-    let first = t.telemetry.records().front().expect("frames").frame_index as f64;
+    let first = frames(&h).records().front().expect("frames").frame_index as f64;
     let (flo, _) = t.range.unwrap_or((first, first));
     assert!(flo <= first, "every frame in view");
 }

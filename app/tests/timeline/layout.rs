@@ -15,7 +15,7 @@ use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, press_release, step_until,
 };
 use crate::support::scratch;
-use crate::{lane_rect, timeline};
+use crate::{frames, lane_rect, timeline};
 
 /// The editor maximised on a 1920×1080 screen.
 const MAXIMISED: egui::Vec2 = egui::vec2(1920.0, 1040.0);
@@ -30,7 +30,7 @@ fn tile(h: &Harness<'_, EditorApp>) -> egui::Rect {
 /// Opens `lanes` (and only them), as clicks on their headers do.
 fn open_only(h: &mut Harness<'_, EditorApp>, lanes: &[LaneId]) {
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = lanes.contains(&lane);
+        crate::support::editor::set_lane_expanded(h, lane, lanes.contains(&lane));
     }
     h.run_steps(3);
 }
@@ -121,10 +121,7 @@ fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
         let r = h.get_by_label(PLOTTED).rect();
         let at = egui::pos2(r.left() + r.width() * 0.5, r.center().y);
         let seq = hovered_at(&mut h, at).expect("a frame under the pointer");
-        let tick = timeline(&h)
-            .record(seq)
-            .expect("its record")
-            .simulation_tick;
+        let tick = frames(&h).record(seq).expect("its record").simulation_tick;
         press_release(&mut h, at);
         h.run_steps(3);
         assert_eq!(h.state().cursor(), Some(tick), "{size:?}");
@@ -310,15 +307,19 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     let tick = clock_tick(&h);
     click(&mut h, "Bookmarks");
     click(&mut h, &format!("Bookmark tick {tick}"));
-    assert_eq!(timeline(&h).bookmarks.len(), 1, "the bookmark is drawn");
+    assert_eq!(
+        h.state().view().bookmarks().list().len(),
+        1,
+        "the bookmark the marker lane draws"
+    );
     open_only(&mut h, &[LaneId::Dt, LaneId::Markers]);
     scroll_to(&mut h, LaneId::Markers);
     let r = lane_rect(&h, LaneId::Markers);
     let y = r.center().y;
     // The newest frame (it ran the bookmarked tick) and the one before it.
-    let records = timeline(&h).telemetry.records();
+    let records = frames(&h).records();
     assert_eq!(records.back().map(|r| r.simulation_tick), Some(tick));
-    let last = timeline(&h).telemetry.pushed() - 1;
+    let last = frames(&h).telemetry().pushed() - 1;
     // The first screen x nearer `seq` than the frame before it: half-way
     // between the two frames (found by halving, one pixel at a time).
     let boundary = |h: &mut Harness<'_, EditorApp>, seq: u64| {

@@ -21,9 +21,14 @@ use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::EditorApp;
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
 
-/// The timeline panel's state, as the app holds it.
+/// The timeline panel's state, read-only, as the app lends it.
 fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
-    &h.state().panels().timeline
+    h.state().timeline()
+}
+
+/// The recorded frames the timeline draws, as the host published them.
+fn frames<'a>(h: &'a Harness<'_, EditorApp>) -> &'a stepframe_app::editor::frames::Frames {
+    &h.state().published().frames
 }
 
 /// The data rectangle of a lane's plot.

@@ -6,13 +6,14 @@
 use std::path::PathBuf;
 
 use stepframe_app::editor::Event;
+use stepframe_app::editor::frames::Frames;
 use stepframe_app::editor::timeline::{MarkerKind, TimelineState, synthetic_record};
 use stepframe_core::{LogEntry, LogLevel, ObjectId};
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, editor, editor_sized, open_scene,
 };
-use crate::timeline;
+use crate::{frames, timeline};
 
 /// `(frame_index, text)` of every marker of a kind whose frame is kept.
 fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
@@ -91,23 +92,28 @@ fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
         frame_index,
         frame_time: frame_index as f64 / 60.0,
     };
-    let frames = |t: &TimelineState| -> Vec<u64> {
-        t.telemetry
-            .records()
-            .iter()
-            .map(|r| r.frame_index)
-            .collect()
+    let indices = |f: &Frames| -> Vec<u64> { f.records().iter().map(|r| r.frame_index).collect() };
+    // Every event to the recorded frames, then to the timeline, as the
+    // app hands them on.
+    let take = |t: &mut TimelineState, f: &mut Frames, event: &Event| {
+        f.on_event(event);
+        t.take_event(event, f);
     };
-    let mut t = TimelineState::with_capacity(100);
-    t.on_event(&loaded(0));
+    let mut t = TimelineState::new();
+    let mut f = Frames::with_capacity(100);
+    take(&mut t, &mut f, &loaded(0));
     for i in 1..=50 {
-        t.ingest(synthetic_record(i));
+        f.push(synthetic_record(i));
     }
     // Errors are marked on the frame they name, warnings are not.
-    t.on_event(&Event::Log(vec![
-        log_entry(LogLevel::Error, 4, "an earlier frame"),
-        log_entry(LogLevel::Warning, 5, "a warning is no marker"),
-    ]));
+    take(
+        &mut t,
+        &mut f,
+        &Event::Log(vec![
+            log_entry(LogLevel::Error, 4, "an earlier frame"),
+            log_entry(LogLevel::Warning, 5, "a warning is no marker"),
+        ]),
+    );
     assert_eq!(
         markers_of(&t, MarkerKind::Error),
         vec![(4, "tick 4: an earlier frame".to_string())]
@@ -115,8 +121,8 @@ fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
     // Reload after frame 50: the old frames go, the marker waits for frame 51.
     t.follow_live = false;
     t.range = Some((3.0, 9.0));
-    t.on_event(&loaded(50));
-    assert!(frames(&t).is_empty());
+    take(&mut t, &mut f, &loaded(50));
+    assert!(indices(&f).is_empty());
     assert!(
         t.follow_live && t.range.is_none(),
         "the view follows the new session"
@@ -130,20 +136,24 @@ fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
         "{}",
         session[0].1
     );
-    t.ingest(synthetic_record(51));
-    assert_eq!(frames(&t), vec![51]);
+    f.push(synthetic_record(51));
+    assert_eq!(indices(&f), vec![51]);
 }
 
 #[test]
 fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     let mut h = editor();
     h.run_steps(120);
-    // The user looks at an old stretch, not following live.
-    {
-        let t = &mut h.state_mut().panels_mut().timeline;
-        t.follow_live = false;
-        t.range = Some((10.0, 30.0));
-    }
+    // The user stops following live and pans back to an old stretch.
+    click(&mut h, "Follow live");
+    let lane = crate::lane_rect(&h, stepframe_app::editor::timeline::LaneId::Dt);
+    crate::drag(
+        &mut h,
+        lane.center(),
+        lane.center() + egui::vec2(lane.width() / 4.0, 0.0),
+        egui::Modifiers::NONE,
+    );
+    assert!(!timeline(&h).follow_live, "not following live");
     let frame_before = h
         .state()
         .published()
@@ -156,8 +166,7 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     h.run_steps(20);
     let t = timeline(&h);
     assert!(t.follow_live, "the view follows the new session");
-    let first = t
-        .telemetry
+    let first = frames(&h)
         .records()
         .front()
         .expect("new frames")
@@ -187,8 +196,9 @@ fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
     };
     // Ticks 10 to 69 in a row, then 80 on its own.
     let run: Vec<_> = (10..70).map(held).collect();
-    t.on_event(&Event::Watch(run));
-    t.on_event(&Event::Watch(vec![held(80)]));
+    let f = Frames::default();
+    t.take_event(&Event::Watch(run), &f);
+    t.take_event(&Event::Watch(vec![held(80)]), &f);
     let marks = markers_of(&t, MarkerKind::Watch);
     assert_eq!(
         marks,
@@ -208,8 +218,7 @@ fn a_plotted_lane_starts_again_with_a_reloaded_world() {
     h.run_steps(60);
     let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
         h.state()
-            .panels()
-            .timeline
+            .timeline()
             .watch_lanes
             .values
             .get("obj(20).y")

@@ -183,7 +183,7 @@ fn the_timeline_controls_stay_put_when_the_session_stops_and_the_cursor_moves() 
 
 /// The frames the timeline holds.
 fn timeline_frames(h: &Harness<'_, EditorApp>) -> usize {
-    h.state().panels().timeline.telemetry.len()
+    h.state().published().frames.records().len()
 }
 
 #[test]
@@ -193,7 +193,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
     let mut h = editor_with_storage(demo(), &file);
     h.run_steps(20);
     for lane in LaneId::ALL {
-        h.state_mut().panels_mut().timeline.lane_mut(lane).expanded = true;
+        crate::support::editor::set_lane_expanded(&mut h, lane, true);
     }
     h.run_steps(2);
     // Down to the markers lane, the last: the dt lane scrolls out of view.
@@ -216,7 +216,7 @@ fn the_lane_area_reopens_at_its_top_after_a_restart() {
         .workspace()
         .rect(Pane::Timeline)
         .expect("laid out");
-    assert!(h.state().panels().timeline.lane(LaneId::Markers).expanded);
+    assert!(h.state().timeline().lane(LaneId::Markers).expanded);
     let dt = h.get_by_label("lane frame dt").rect();
     assert!(
         tile.contains_rect(dt),
@@ -232,7 +232,7 @@ fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
     use stepframe_app::editor::protocol::{Command, DisplayRate};
     let mut h = editor();
     h.run_steps(2);
-    assert_eq!(h.state().panels().timeline.capacity(), 216_000, "60 Hz");
+    assert_eq!(h.state().published().frames.capacity(), 216_000, "60 Hz");
     for (pacing, frames) in [
         (DisplayRate::Hz(144), 144 * 3600),
         (DisplayRate::Uncapped, 240 * 3600),
@@ -243,7 +243,7 @@ fn the_ring_holds_an_hour_at_the_pacing_the_worker_runs() {
             .send(Command::Run(Run::SetDisplayRate(pacing)));
         h.run_steps(3);
         assert_eq!(
-            h.state().panels().timeline.capacity(),
+            h.state().published().frames.capacity(),
             frames,
             "{pacing:?}: an hour of frames"
         );

@@ -1,42 +1,42 @@
-//! What the host says, taken in stream order: each event updates what the
-//! UI keeps of it ([`Published`](crate::editor::shared::Published): the
-//! scripts, the recording, the tapes, run B's measured ticks, the journal),
-//! the feedback, the time cursor, and the panels that keep their own state
-//! (timeline markers and lanes, the watches, bookmarks, the code pane).
+//! What the host says, taken in stream order, the app's own part: each
+//! event updates what the UI keeps of it
+//! ([`Published`](crate::editor::shared::Published): the scripts, the
+//! recording, the tapes, run B's measured ticks, the journal), the
+//! feedback and the time cursor. The panels took it before, each its own
+//! part ([`Panel::on_event`](crate::editor::shared::Panel::on_event), handed
+//! on by `take` in `app`), so no panel's state is written here: a panel
+//! that needs a new event adds it in its own file.
 
 use stepframe_core::LogLevel;
-use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange, SaveRisk};
+use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange};
 
 use super::EditorApp;
-use crate::editor::panels::tape::TapeState;
 use crate::editor::protocol::Event;
 use crate::editor::words;
-use crate::editor::workspace::Pane;
 
 /// How a script's run-time failure ends its log line
 /// (`stepframe_plugins`' script behaviour writes it).
 const SCRIPT_STOPPED: &str = "the script's hooks stop until it is reloaded";
 
 impl EditorApp {
-    /// Takes one host event (after the timeline and the Watches tab saw it).
+    /// Takes one host event (after every panel took it).
     pub(super) fn on_event(&mut self, event: Event) {
         let feedback = &mut self.feedback;
         let published = &mut self.published;
         match event {
-            // The timeline and the Watches tab took these in `drain`.
+            // The recorded frames and the panels took these.
             Event::Frames(_)
             | Event::Watch(_)
             | Event::WatchHistory(_)
-            | Event::WatchFound { .. } => {}
+            | Event::WatchFound { .. }
+            | Event::FrameReplayed(_) => {}
             Event::Journal(entries) => published.journal.extend(entries),
             Event::Scripts(scripts) => published.scripts = scripts,
             Event::TapeInForce(tape) => published.tape_in_force = tape,
             Event::TapeDraft(tape) => published.tape_draft = tape,
             Event::Recording(change) => apply_recording(&mut published.recording, change),
-            Event::FrameReplayed(replayed) => self.panels.flame.on_replayed(*replayed),
             Event::Rewound(tick) => {
                 self.follow_live();
-                self.panels.flame.forget();
                 // What A measured after the tick is being run again.
                 self.published.samples.split_off(&(tick + 1));
                 self.feedback
@@ -70,25 +70,14 @@ impl EditorApp {
                 let live = self.published.live.as_ref().map(|l| &l.world);
                 let text = crate::editor::panels::toolbar::suspension_text(&s, live);
                 self.feedback.log.info(text);
-                if self.panels.code.wants_to_show(&s) {
-                    self.workspace.set_open(Pane::Code, true);
-                }
             }
             // The live session moves on: every panel back to it.
             Event::Resumed => self.follow_live(),
             Event::Loaded { path, objects, .. } => {
                 self.follow_live();
-                self.panels.hierarchy.on_loaded(&path);
-                self.panels.flame.forget();
                 // Measured ticks belong to the old world (and B, which the
                 // host ended with it).
                 self.published.samples.clear();
-                self.panels.tape = TapeState::default();
-                if let Some(why) = self.panels.bookmarks.load_for(&path) {
-                    self.feedback
-                        .notify(LogLevel::Error, format!("bookmarks not read: {why}"));
-                }
-                self.panels.viewport.needs_fit = true;
                 self.feedback.error = None;
                 self.feedback.log.info(format!(
                     "loaded {} ({}): a new physics world, simulation time \
@@ -98,16 +87,10 @@ impl EditorApp {
                 ));
             }
             Event::Saved(path) => {
-                // After Save As the scene is the new file: its bookmarks go
-                // with it (written beside it at the next change).
-                self.panels.bookmarks.follow_save_as(&path);
                 feedback.notify(LogLevel::Info, format!("saved {}", path.display()))
             }
-            Event::ConfirmSave { path, reason, what } => {
-                let review = matches!(reason, SaveRisk::Review { .. });
-                let reason = words::save_risk(&path, &reason);
-                self.panels.files.ask(path, reason, what, review)
-            }
+            // The File dialogs took it: the question is theirs.
+            Event::ConfirmSave { .. } => {}
             Event::Notice(notice) => {
                 let level = notice_level(&notice);
                 if let Notice::ScriptReloaded(key) = &notice
@@ -173,8 +156,6 @@ impl EditorApp {
                     ),
                 );
                 samples.clear();
-                // The divergence lanes come first: in view, not above it.
-                self.panels.timeline.scroll_lanes_to_top();
             }
             BranchEvent::Measured(batch) => {
                 let before = first_parting(samples);
@@ -207,14 +188,12 @@ impl EditorApp {
                          B; code pane: Run in B), then Play runs A and B side by side"
                     ),
                 );
-                self.panels.timeline.scroll_lanes_to_top();
                 self.follow_live();
             }
-            BranchEvent::Adopted { forked_at, .. } => {
+            BranchEvent::Adopted { .. } => {
                 samples.clear();
-                // The session is B's now: A's frames after the fork never
-                // happened in it, and every panel shows the live session.
-                self.panels.timeline.adopted(forked_at);
+                // The session is B's now (the timeline dropped A's frames
+                // after the fork): every panel shows the live session.
                 self.follow_live();
             }
         }

@@ -14,6 +14,7 @@
 mod attach;
 mod events;
 mod host;
+mod menu_bar;
 mod rebuild;
 mod shortcuts;
 mod stored;
@@ -33,6 +34,7 @@ use stepframe_host::protocol::{Outbound, RewindCommand, SceneCommand, WatchComma
 use stepframe_host::worker::{FrontEnd, Registries, Waker};
 use stepframe_plugins::WatchSpec;
 
+use super::bookmarks::Bookmarks;
 use super::files::files_ui;
 use super::panels::Panels;
 use super::panels::hierarchy::HierarchySettings;
@@ -40,10 +42,10 @@ use super::protocol::Command;
 use super::shared::{
     Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
 };
-use super::timeline::TimelineSettings;
+use super::timeline::{TimelineSettings, TimelineState};
 use super::workspace::Workspace;
 use crate::editor::panels::compare::compare_dialog_ui;
-use crate::editor::panels::toolbar::{banners_ui, menu_bar_ui, toasts_ui, toolbar_ui};
+use crate::editor::panels::toolbar::{banners_ui, toasts_ui, toolbar_ui};
 
 /// How to start the editor.
 #[derive(Clone, Debug, PartialEq)]
@@ -159,6 +161,8 @@ pub struct EditorApp {
     published: Published,
     /// The tick the user views.
     cursor: TimeCursor,
+    /// The open scene's bookmarks (UI state every panel reads).
+    bookmarks: Bookmarks,
     /// The error line, notices and the log book.
     feedback: Feedback,
     /// The host's command channel and the panels' UI actions.
@@ -313,6 +317,7 @@ impl EditorApp {
                 ..Published::default()
             },
             cursor: TimeCursor::default(),
+            bookmarks: Bookmarks::default(),
             feedback: Feedback::default(),
             commands,
             driven,
@@ -349,7 +354,8 @@ impl EditorApp {
     pub fn view(&self) -> View<'_> {
         View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         )
@@ -367,24 +373,42 @@ impl EditorApp {
         self.apply_actions();
     }
 
-    /// The panels' own state (read by tests).
-    pub fn panels(&self) -> &Panels {
-        &self.panels
-    }
-
-    /// The panels' own state, writable.
-    pub fn panels_mut(&mut self) -> &mut Panels {
-        &mut self.panels
-    }
-
-    /// The docked tiles (tests read their rectangles, open and close panes).
+    /// The docked tiles, read-only: where each pane was laid out and
+    /// whether it is open (tests read the rectangles; a user opens and
+    /// closes panes with the View menu and the tabs).
     pub fn workspace(&self) -> &Workspace {
         &self.workspace
     }
 
-    /// The docked tiles, writable.
-    pub fn workspace_mut(&mut self) -> &mut Workspace {
-        &mut self.workspace
+    /// The timeline panel's state, read-only: its lanes, markers, ranges and
+    /// plotted values are drawn as plots, which no label reads, so tests
+    /// read them here (and change them only through the UI).
+    pub fn timeline(&self) -> &TimelineState {
+        &self.panels.timeline
+    }
+
+    /// Whether the user folded (`Some(false)`) or unfolded (`Some(true)`)
+    /// object `id` in the hierarchy of the scene shown, or left it as its
+    /// size says (`None`). Read-only: a fold kept for an object with no
+    /// children shows on no row, and whether one scene's folds leaked into
+    /// another is a fact about that (`HierarchyPanel`'s module docs).
+    pub fn hierarchy_fold(&self, id: stepframe_core::ObjectId) -> Option<bool> {
+        self.panels.hierarchy.fold_of(id)
+    }
+
+    /// The file and the breakpoint key (its canonical path) of the script
+    /// the code pane shows, read-only: the pane names it by file name
+    /// only, and a test compares the key with what the host published.
+    pub fn code_pane_script(&self) -> Option<(&std::path::Path, &str)> {
+        let entry = self.panels.code.current_entry()?;
+        Some((entry.path.as_path(), entry.key.as_str()))
+    }
+
+    /// The viewport's camera of the last frame drawn: where a world point
+    /// is on screen, so a test can click a body as a user aims at it
+    /// (`None` before the viewport was drawn).
+    pub fn viewport_camera(&self) -> Option<crate::editor::geometry::Camera> {
+        self.panels.viewport.camera
     }
 
     /// Takes everything the host sent, in order: every event, and the
@@ -403,7 +427,7 @@ impl EditorApp {
     fn drain(&mut self) {
         // The timeline's lanes follow the Watches list as the last frame left
         // it, before any value for a watch added then arrives.
-        self.panels.sync_bookmarks(self.published.live.as_ref());
+        self.panels.sync_watch_lanes(self.published.live.as_ref());
         let mut took_view = false;
         while let Ok(message) = self.front.inbound.try_recv() {
             // A driven host's messages never crossed a wire: they cross
@@ -425,8 +449,12 @@ impl EditorApp {
         if took_view {
             self.commands.send(Command::ViewTaken);
         }
-        if let Some(live) = &self.published.live {
-            self.panels.timeline.hold_an_hour(live.display_rate);
+        if let Some(live) = &self.published.live
+            && self.published.frames.hold_an_hour(live.display_rate)
+        {
+            self.panels
+                .timeline
+                .hold_an_hour(self.published.frames.capacity());
         }
     }
 
@@ -435,11 +463,22 @@ impl EditorApp {
     fn take(&mut self, message: Outbound) -> bool {
         match message {
             Outbound::Event(event) => {
-                self.panels.timeline.on_event(&event);
-                let specs = self.published.live.as_ref().map_or(&[][..], |l| &l.watches);
-                self.panels
-                    .watches
-                    .on_event(&event, specs, &mut self.commands);
+                // The one place events are handed on, in this order: the
+                // facts every panel reads (the recorded frames, the
+                // bookmarks: a panel reads them as of the event it takes),
+                // every panel, then the app's own part.
+                self.published.frames.on_event(&event);
+                if let Some(why) = self.bookmarks.on_event(&event) {
+                    self.feedback.notify(LogLevel::Error, why);
+                }
+                let view = View::new(
+                    &self.published,
+                    &self.cursor,
+                    &self.bookmarks,
+                    &self.feedback.log,
+                    self.driven,
+                );
+                self.panels.on_event(&event, &view, &mut self.commands);
                 self.on_event(*event);
                 false
             }
@@ -447,7 +486,7 @@ impl EditorApp {
                 self.published.live = Some(*view);
                 // The lanes follow the host's list in stream order: a
                 // newly plotted watch's history fill comes after it.
-                self.panels.sync_bookmarks(self.published.live.as_ref());
+                self.panels.sync_watch_lanes(self.published.live.as_ref());
                 true
             }
             Outbound::Past(view) => {
@@ -461,7 +500,14 @@ impl EditorApp {
     fn apply_actions(&mut self) {
         for action in self.commands.take_actions() {
             match action {
-                Action::ViewTick(tick) => self.view_tick(tick),
+                Action::ViewTick(tick) => {
+                    self.view_tick(tick);
+                    self.cursor.record = None;
+                }
+                Action::ViewFrame { tick, seq } => {
+                    self.view_tick(tick);
+                    self.cursor.record = Some(seq);
+                }
                 Action::BackToLive => self.back_to_live(),
                 Action::ResumeFromCursor => {
                     if let Some(tick) = self.cursor.tick {
@@ -478,6 +524,14 @@ impl EditorApp {
                         self.commands
                             .send(Command::Rewind(RewindCommand::ViewTick(tick)));
                     }
+                }
+                Action::AddBookmark { tick, note } => {
+                    let added = self.bookmarks.add(tick, &note);
+                    self.bookmarks_saved(added, "added a bookmark");
+                }
+                Action::RemoveBookmark(index) => {
+                    let removed = self.bookmarks.remove(index);
+                    self.bookmarks_saved(removed, "removed a bookmark");
                 }
                 Action::Notify(level, text) => self.feedback.notify(level, text),
                 Action::Log(level, text) => self.feedback.log.push(level, None, text),
@@ -499,6 +553,22 @@ impl EditorApp {
                     }
                 }
             }
+        }
+    }
+
+    /// Logs where the bookmarks went, or says why they did not.
+    fn bookmarks_saved(
+        &mut self,
+        result: Result<PathBuf, crate::editor::bookmarks::BookmarkError>,
+        what: &str,
+    ) {
+        match result {
+            Ok(path) => self.feedback.log.push(
+                LogLevel::Info,
+                None,
+                format!("{what}: saved to {}", path.display()),
+            ),
+            Err(e) => self.feedback.notify(LogLevel::Error, e.to_string()),
         }
     }
 
@@ -528,6 +598,7 @@ impl EditorApp {
     /// the past paused it.
     fn back_to_live(&mut self) {
         self.cursor.tick = None;
+        self.cursor.record = None;
         self.published.past = None;
         if std::mem::take(&mut self.cursor.resume_on_leave) {
             self.commands
@@ -731,25 +802,32 @@ impl eframe::App for EditorApp {
         let time = ctx.input(|i| i.time);
         let view = View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         );
         let cmd = &mut self.commands;
         egui::Panel::top("toolbar").show(ui, |ui| {
-            menu_bar_ui(ui, &view, cmd, &mut self.panels.files, &mut self.workspace);
+            let parts = menu_bar::MenuParts {
+                files: &mut self.panels.files,
+                compare: &mut self.panels.compare_trace,
+                attach: &mut self.panels.attach,
+                workspace: &mut self.workspace,
+            };
+            menu_bar::menu_bar_ui(ui, &view, cmd, parts);
             toolbar_ui(ui, &view, cmd, &mut self.workspace);
             banners_ui(ui, &view, cmd);
         });
-        compare_dialog_ui(&ctx, &mut self.panels.files.compare, cmd);
+        compare_dialog_ui(&ctx, &mut self.panels.compare_trace, cmd);
         egui::Window::new("Shortcuts")
             .open(&mut self.help_open)
             .collapsible(false)
             .resizable(false)
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
-        crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.files.attach, cmd);
+        crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.attach, cmd);
         files_ui(&ctx, &view, cmd, &mut self.panels.files);
-        self.panels.sync_bookmarks(view.live());
+        self.panels.sync_watch_lanes(view.live());
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {

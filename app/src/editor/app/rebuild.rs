@@ -409,10 +409,13 @@ impl EditorApp {
         if let Some(tick) = r.viewing {
             self.view_tick(tick);
         }
-        self.panels.timeline.mark_new_build(format!(
-            "new build of {name}: the session replayed with it to tick {}",
-            r.reached
-        ));
+        self.panels.timeline.mark_new_build(
+            &self.published.frames,
+            format!(
+                "new build of {name}: the session replayed with it to tick {}",
+                r.reached
+            ),
+        );
         let b = !r.old_run.is_empty();
         if b {
             let b_name = format!("the previous build of {name}");

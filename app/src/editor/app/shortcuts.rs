@@ -1,11 +1,18 @@
 //! The editor's keyboard shortcuts (the table in docs/editor.md).
+//!
+//! The app reads every shortcut here, whatever has the keyboard; what a
+//! key asks of the session goes out as a command, what it asks of the UI
+//! as an action, and what it asks of one panel (focus the hierarchy's
+//! filter, bookmark the tick shown, fork here) is handed to every panel as
+//! a [`Shortcut`] for the one it is for to take: the app never reaches
+//! into a panel's state.
 
 use crate::editor::protocol::{BreakpointCommand, RewindCommand, Run, SceneCommand};
 use egui::{Key, KeyboardShortcut, Modifiers};
 
 use super::EditorApp;
 use crate::editor::protocol::Command;
-use crate::editor::shared::{Action, View};
+use crate::editor::shared::{Action, Shortcut, View};
 use crate::editor::workspace::Pane;
 
 /// Ctrl+B (⌘B on a Mac): bookmark the tick every panel shows, as the
@@ -46,7 +53,7 @@ impl EditorApp {
     pub(super) fn shortcuts(&mut self, ctx: &egui::Context) {
         let typing = ctx.text_edit_focused();
         let free = !self.panels.viewport.focused && !typing;
-        let modal = self.panels.files.is_open();
+        let modal = self.panels.dialog_open();
         let shift_f10 = KeyboardShortcut::new(Modifiers::SHIFT, Key::F10);
         let save_as = KeyboardShortcut::new(Modifiers::COMMAND | Modifiers::SHIFT, Key::S);
         let mut commands = Vec::new();
@@ -139,13 +146,13 @@ impl EditorApp {
         if help {
             self.help_open = !self.help_open;
         }
+        // The panes the keys are for come to the front; the panels take
+        // the keys below, once the commands above went out.
         if find {
             self.workspace.set_open(Pane::Hierarchy, true);
-            self.panels.hierarchy.focus_filter();
         }
         if to_timeline {
             self.workspace.set_open(Pane::Timeline, true);
-            self.panels.timeline.focus_requested = true;
         }
         if run_in_player {
             self.commands.act(Action::RunInPlayer);
@@ -180,21 +187,21 @@ impl EditorApp {
         }
         let view = View::new(
             &self.published,
-            self.cursor.tick,
+            &self.cursor,
+            &self.bookmarks,
             &self.feedback.log,
             self.driven,
         );
-        if saving_as {
-            self.panels.files.start_save_as(&view);
-        }
-        if fork {
-            crate::editor::timeline::fork_here_key(&view, &mut self.commands);
-        }
-        if bookmark {
-            self.panels.bookmarks.add_shown(&view, &mut self.commands);
-        }
-        if open {
-            self.panels.files.start_open(&view);
+        let keys = [
+            (find, Shortcut::Find),
+            (to_timeline, Shortcut::FocusTimeline),
+            (saving_as, Shortcut::SaveAs),
+            (fork, Shortcut::ForkHere),
+            (bookmark, Shortcut::Bookmark),
+            (open, Shortcut::Open),
+        ];
+        for (_, shortcut) in keys.into_iter().filter(|(pressed, _)| *pressed) {
+            self.panels.on_shortcut(shortcut, &view, &mut self.commands);
         }
     }
 }

@@ -166,13 +166,7 @@ impl EditorApp {
                 stuck.abandon_text()
             ),
         );
-        let last_tick = self
-            .panels
-            .timeline
-            .telemetry
-            .records()
-            .back()
-            .map(|r| r.simulation_tick);
+        let last_tick = self.published.frames.newest().map(|r| r.simulation_tick);
         self.restart_worker(last_tick);
     }
 }

@@ -7,8 +7,8 @@
 
 use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
+use crate::editor::shared::Panel;
 use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
-use crate::editor::timeline::TimelineState;
 use stepframe_core::telemetry::FrameKindCode;
 
 /// One row: a field name padded so the values line up in monospace.
@@ -85,13 +85,19 @@ fn stepped_since_frame(records: &std::collections::VecDeque<stepframe_core::Fram
     }
 }
 
+/// The Clock tab: it keeps nothing of its own (everything it shows is the
+/// view's: the clock of the tick shown, the recorded frames, the history).
+#[derive(Debug, Default)]
+pub struct ClockPanel;
+
+impl Panel for ClockPanel {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+        clock_panel_ui(ui, view, cmd);
+    }
+}
+
 /// Draws the clock panel.
-pub fn clock_panel_ui(
-    ui: &mut egui::Ui,
-    view: &View<'_>,
-    cmd: &mut Commands,
-    timeline: &TimelineState,
-) {
+fn clock_panel_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     egui::ScrollArea::vertical()
         .id_salt("clock_scroll")
         .auto_shrink([false, false])
@@ -101,7 +107,7 @@ pub fn clock_panel_ui(
                 // paragraph's: all of them (host rate too) fit whole in the
                 // tab at 1280×800.
                 ui.spacing_mut().item_spacing.y = 1.0;
-                clock_rows_ui(ui, view, timeline);
+                clock_rows_ui(ui, view);
             });
             rewind_ui(ui, view, cmd);
         });
@@ -144,7 +150,7 @@ fn rewind_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     }
 }
 
-fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) {
+fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>) {
     let Some(view) = shown.shown() else {
         ui.weak("no session");
         return;
@@ -170,7 +176,7 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
     // Ticks stepped by themselves (F10) since the last frame: the frame's
     // fields are still that frame's, and say so.
     let stepped = if view.at_tick.is_none() {
-        stepped_since_frame(timeline.telemetry.records())
+        stepped_since_frame(shown.frames().records())
     } else {
         0
     };
@@ -233,7 +239,7 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>, timeline: &TimelineState) 
         );
     }
     if view.at_tick.is_some()
-        && let Some(r) = timeline.cursor_record()
+        && let Some(r) = shown.cursor_record()
         && r.frame_index != c.frame_index
     {
         ui.weak(format!(

@@ -8,7 +8,8 @@
 //! Two flames, two sources (`stepframe_core::flame`):
 //!
 //! - **Live**: the coarse zones the pipeline recorded while the frame ran,
-//!   kept for the newest frames in the timeline's zone ring.
+//!   kept for the newest frames in the recorded frames' zone ring
+//!   ([`View::frames`]).
 //! - **Replayed**: one zone per hook call, naming the object and the
 //!   behaviour. The live run never records those (a clock read costs more
 //!   than a FixedUpdate call); while the cursor is on a past frame or the
@@ -18,13 +19,13 @@
 //!   times, not the live run's.
 
 use crate::editor::protocol::FlameCommand;
+use crate::editor::shared::Panel;
 use egui::{Align2, Color32, FontId, Rect, Role, Sense, Stroke, StrokeKind, Ui, WidgetInfo};
 use stepframe_core::telemetry::FrameKindCode;
 use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};
 
-use crate::editor::protocol::{Command, ReplayedFrame};
+use crate::editor::protocol::{Command, Event, ReplayedFrame};
 use crate::editor::shared::{Commands, View};
-use crate::editor::timeline::TimelineState;
 
 /// Height of one row of zones (one nesting depth), points.
 const ROW: f32 = 16.0;
@@ -44,28 +45,29 @@ pub struct FlameState {
 }
 
 impl FlameState {
-    /// Takes the worker's answer to a replay request.
-    pub fn on_replayed(&mut self, replayed: ReplayedFrame) {
-        self.replayed = Some(replayed);
-    }
-
     /// Forgets the replay (a new session, a rewind: frame numbers mean
     /// other frames now).
-    pub fn forget(&mut self) {
+    fn forget(&mut self) {
         self.replayed = None;
         self.requested = None;
+    }
+}
+
+impl Panel for FlameState {
+    /// Takes the worker's answer to a replay request; forgets it at a new
+    /// session or a rewind.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        match event {
+            Event::FrameReplayed(replayed) => self.replayed = Some((**replayed).clone()),
+            Event::Rewound(_) | Event::Loaded { .. } => self.forget(),
+            _ => {}
+        }
     }
 
     /// Draws the tab: the frame's live flame, its replayed one, each with
     /// its slowest zones beside it.
-    pub fn ui(
-        &mut self,
-        ui: &mut Ui,
-        view: &View<'_>,
-        cmd: &mut Commands,
-        timeline: &TimelineState,
-    ) {
-        let Some(record) = shown_record(view, timeline) else {
+    fn ui(&mut self, ui: &mut Ui, view: &View<'_>, cmd: &mut Commands) {
+        let Some(record) = shown_record(view) else {
             ui.label("No frame yet: play or step the session, then click a frame on the timeline.");
             return;
         };
@@ -93,7 +95,7 @@ impl FlameState {
         ));
         ui.separator();
         ui.strong("Live zones (recorded while the frame ran)");
-        match timeline.zones.get(frame, kind) {
+        match view.frames().zones().get(frame, kind) {
             Some(zones) => flame_with_list_ui(ui, zones, &Labels::Live, "flame-live"),
             None => {
                 ui.label("No live zones kept for this frame (the editor keeps the newest minute).");
@@ -129,12 +131,10 @@ impl FlameState {
 }
 
 /// The record the tab shows: the time cursor's frame, else the newest.
-fn shown_record<'a>(view: &View<'_>, timeline: &'a TimelineState) -> Option<&'a FrameRecord> {
+fn shown_record<'a>(view: &View<'a>) -> Option<&'a FrameRecord> {
     match view.cursor() {
-        Some(tick) => timeline
-            .cursor_record()
-            .or_else(|| timeline.record(timeline.seq_of_tick(tick)?)),
-        None => timeline.telemetry.records().back(),
+        Some(_) => view.cursor_record(),
+        None => view.frames().newest(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! messages, and the editor's own (loads, saves, exports, notices). Clicking a
 //! line selects its object.
 
+use crate::editor::shared::Panel;
 use egui::Color32;
 use stepframe_core::LogLevel;
 
@@ -14,9 +15,9 @@ pub struct LogPanel {
     pub errors_only: bool,
 }
 
-impl LogPanel {
+impl Panel for LogPanel {
     /// Draws the log panel.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let log = view.log();
         ui.horizontal(|ui| {
             ui.checkbox(&mut self.errors_only, "Errors only")

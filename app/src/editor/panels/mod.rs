@@ -1,28 +1,36 @@
-//! The editor's panels: each one a struct owning its UI state, drawn with
-//! `ui(&mut self, ui, &View, &mut Commands)` (the egui demo's `View::ui`
-//! shape): it reads the worker's published views through [`View`] and asks
-//! for changes through [`Commands`], never holding session state.
+//! The editor's panels: each tab of the workspace is a struct owning its UI
+//! state that implements [`Panel`] (the egui demo's `View` shape): the
+//! tiles look the pane's panel up and call `ui(ui, &View, &mut Commands)`
+//! on it, the same call for every tab. A panel reads the host's published
+//! views, the recorded frames and the time cursor through [`View`], and
+//! asks for changes through [`Commands`], never holding session state.
+//! Why one shape: when the Clock and Flame tabs were handed the timeline
+//! panel to read its frames, and the inspector drew the comparison's
+//! section, a change to one panel's state reached into others; now what
+//! two panels read is in the view, once, and each section is drawn by the
+//! one panel that owns it.
 //!
 //! | panel | what |
 //! |---|---|
-//! | `toolbar` | Play/Pause, steps, the time settings, pacing, the menu bar's File actions |
+//! | `toolbar` | Play/Pause, steps, the time settings, pacing, the status line and banners, the menu bar's right end |
 //! | `edit_menu` | the menu bar's Edit menu: Undo and Redo |
 //! | `viewport` | the world drawn from committed or presentation poses, selection, panning; `viewport/soft`: soft bodies |
 //! | `hierarchy` | the object tree, enable boxes, Duplicate and Delete |
-//! | `inspector` | the selected object: poses, behaviours and their fields, edits |
+//! | `inspector` | the selected object: poses, behaviours and their fields, edits; `inspector/ab`: A and B side by side while comparing |
 //! | `breakpoints` | the breakpoint list and form; `breakpoints/clock_form`: clock breakpoints |
 //! | `clock_panel` | the Clock tab: every clock field, the history's reach and budget |
 //! | [`log`] | the session log |
 //! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
 //! | [`attach`] | File → Attach…, Run in player, Detach: the editor on a game in a process of its own |
-//! | [`compare`] | Compare with…: run B, the measured ticks, the inspector's A/B columns |
+//! | [`compare`] | Compare with…: the File menu's items and the trace dialog |
 //! | [`watches`] | watch expressions and what they do when they hold |
-//! | [`bookmarks`] | named ticks, kept beside the scene |
+//! | [`bookmarks`] | the Bookmarks tab: the note field and the open scene's list ([`crate::editor::bookmarks`]) |
 //! | [`flame`] | the Flame tab: a frame's zones on a time axis, live and replayed, the slowest listed |
 //! | `code_pane` | rhai scripts: gutter breakpoints, editing with hot reload, Run in B; `code_pane/debug`: the breakpoint form, the hit's locals and stack |
 //!
 //! The timeline is a panel too, but big enough for its own folder
-//! ([`crate::editor::timeline`]).
+//! ([`crate::editor::timeline`]). The menu bar is the app's layout
+//! (`app/menu_bar`): each menu's items come from the module that owns them.
 //!
 //! [`View`]: crate::editor::View
 //! [`Commands`]: crate::editor::Commands
@@ -44,10 +52,15 @@ pub(crate) mod viewport;
 pub mod watches;
 
 use crate::editor::files::FilesState;
+use crate::editor::protocol::Event;
+pub use crate::editor::shared::Panel;
+use crate::editor::shared::{Commands, View};
 use crate::editor::timeline::TimelineState;
 pub use crate::editor::words::count;
-use bookmarks::BookmarksState;
+use crate::editor::workspace::Pane;
+use bookmarks::BookmarksPanel;
 use breakpoints::BreakpointForm;
+use clock_panel::ClockPanel;
 use code_pane::CodePaneState;
 use flame::FlameState;
 use hierarchy::HierarchyPanel;
@@ -59,47 +72,90 @@ use watches::WatchesState;
 
 /// Every panel's own state.
 #[derive(Debug, Default)]
-pub struct Panels {
+pub(crate) struct Panels {
     /// Camera and keyboard of the viewport.
-    pub viewport: ViewportState,
+    pub(crate) viewport: ViewportState,
     /// The hierarchy's last revealed selection.
-    pub hierarchy: HierarchyPanel,
+    pub(crate) hierarchy: HierarchyPanel,
     /// The inspector's edit fields.
-    pub edits: EditBuffers,
+    pub(crate) edits: EditBuffers,
     /// The log's filter.
-    pub log: LogPanel,
+    pub(crate) log: LogPanel,
     /// The breakpoint form.
-    pub breakpoint_form: BreakpointForm,
-    /// The open scene's bookmarks and the tab's note field.
-    pub bookmarks: BookmarksState,
+    pub(crate) breakpoint_form: BreakpointForm,
+    /// The Clock tab (nothing of its own).
+    pub(crate) clock: ClockPanel,
+    /// The Bookmarks tab's note field (the list is the app's, in the view).
+    pub(crate) bookmarks: BookmarksPanel,
     /// The Watches tab: the fields being typed, what each watch reported.
-    pub watches: WatchesState,
+    pub(crate) watches: WatchesState,
     /// The timeline: frame records, lanes, markers.
-    pub timeline: TimelineState,
+    pub(crate) timeline: TimelineState,
     /// The script code pane.
-    pub code: CodePaneState,
+    pub(crate) code: CodePaneState,
     /// The Input tab: the tape list, its edit and file fields.
-    pub tape: TapeState,
+    pub(crate) tape: TapeState,
     /// The Flame tab: the newest replayed frame.
-    pub flame: FlameState,
+    pub(crate) flame: FlameState,
     /// Open / Save As / confirmation dialogs.
-    pub files: FilesState,
+    pub(crate) files: FilesState,
+    /// The Compare with trace dialog's path field, while it is open.
+    pub(crate) compare_trace: Option<String>,
+    /// The Attach… dialog's fields, while it is open.
+    pub(crate) attach: Option<attach::AttachFields>,
 }
 
 impl Panels {
-    /// The timeline draws the Bookmarks tab's list on its marker lane, and
-    /// a lane for every plotted watch of the host's list (`live`).
-    pub(crate) fn sync_bookmarks(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
-        let list = &self.bookmarks.list;
-        let drawn = &mut self.timeline.bookmarks;
-        let same = drawn.len() == list.len()
-            && drawn
-                .iter()
-                .zip(list)
-                .all(|((t, n), b)| *t == b.tick && *n == b.note);
-        if !same {
-            *drawn = list.iter().map(|b| (b.tick, b.note.clone())).collect();
+    /// Hands one host event to every panel, in [`Pane::ALL`] order, then to
+    /// the File dialogs (the one place panels take events:
+    /// [`Panel::on_event`]).
+    pub(crate) fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
+        for pane in Pane::ALL {
+            self.panel_mut(pane).on_event(event, view, cmd);
         }
+        self.files.on_event(event);
+    }
+
+    /// Hands a shortcut to every panel, then to the File dialogs (the one
+    /// place panels take shortcuts: [`Panel::on_shortcut`]).
+    pub(crate) fn on_shortcut(
+        &mut self,
+        shortcut: crate::editor::shared::Shortcut,
+        view: &View<'_>,
+        cmd: &mut Commands,
+    ) {
+        for pane in Pane::ALL {
+            self.panel_mut(pane).on_shortcut(shortcut, view, cmd);
+        }
+        self.files.on_shortcut(shortcut, view);
+    }
+
+    /// Whether a dialog is open (the editor's shortcuts wait).
+    pub(crate) fn dialog_open(&self) -> bool {
+        self.files.is_open() || self.compare_trace.is_some() || self.attach.is_some()
+    }
+
+    /// The panel a workspace tile shows.
+    pub(crate) fn panel_mut(&mut self, pane: Pane) -> &mut dyn Panel {
+        match pane {
+            Pane::Viewport => &mut self.viewport,
+            Pane::Hierarchy => &mut self.hierarchy,
+            Pane::Inspector => &mut self.edits,
+            Pane::Clock => &mut self.clock,
+            Pane::Breakpoints => &mut self.breakpoint_form,
+            Pane::Log => &mut self.log,
+            Pane::Bookmarks => &mut self.bookmarks,
+            Pane::Watches => &mut self.watches,
+            Pane::Code => &mut self.code,
+            Pane::Input => &mut self.tape,
+            Pane::Timeline => &mut self.timeline,
+            Pane::Flame => &mut self.flame,
+        }
+    }
+
+    /// The timeline draws a lane for every plotted watch of the host's
+    /// list (`live`).
+    pub(crate) fn sync_watch_lanes(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
         let Some(live) = live else {
             return;
         };

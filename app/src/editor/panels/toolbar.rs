@@ -1,15 +1,15 @@
-//! The menu bar (File, Edit, View, Help), the toolbar (play/pause, stepping, time
-//! settings, pacing, the status line) and the banners under it: the viewed
+//! The toolbar (play/pause, stepping, time settings, pacing), the status
+//! line at the menu bar's right end, the Help menu's shortcut list, and the
+//! banners under the toolbar: the viewed
 //! tick, a dead worker with its restart button, the last error, and short
 //! notices.
 
-use crate::editor::protocol::{Run, SceneCommand, TimeSetting};
+use crate::editor::protocol::{Run, TimeSetting};
 use egui::{Color32, RichText};
 use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSettings};
 
 use std::collections::VecDeque;
 
-use crate::editor::files::FilesState;
 use crate::editor::protocol::{Command, DisplayRate, WorldView};
 use crate::editor::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
 use crate::editor::words;
@@ -105,114 +105,6 @@ pub fn shortcuts_ui(ui: &mut egui::Ui) {
     ] {
         ui.label(line);
     }
-}
-
-/// The menu bar: File, Edit, View, Help, and the running scene's file.
-pub fn menu_bar_ui(
-    ui: &mut egui::Ui,
-    view: &View<'_>,
-    cmd: &mut Commands,
-    files: &mut FilesState,
-    workspace: &mut Workspace,
-) {
-    egui::MenuBar::new().ui(ui, |ui| {
-        ui.menu_button("File", |ui| {
-            if ui.button("Open…  (Ctrl+O)").clicked() {
-                files.start_open(view);
-                ui.close();
-            }
-            if ui
-                .button("Reload  (Ctrl+R)")
-                .on_hover_text("Read the running scene's file again, keeping the time settings; a broken file changes nothing")
-                .clicked()
-            {
-                cmd.send(Command::Scene(SceneCommand::Reload));
-                ui.close();
-            }
-            ui.separator();
-            if ui
-                .button("Save  (Ctrl+S)")
-                .on_hover_text("Write the running scene to its own file; a hand-written file is only replaced after you confirm")
-                .clicked()
-            {
-                cmd.send(Command::Scene(SceneCommand::Save {
-                    replace: false,
-                    reviewed: false,
-                }));
-                ui.close();
-            }
-            if ui
-                .button("Save As…  (Ctrl+Shift+S)")
-                .on_hover_text("Write the running scene to another file, which becomes its own")
-                .clicked()
-            {
-                files.start_save_as(view);
-                ui.close();
-            }
-            if ui
-                .button("Save session recording…")
-                .on_hover_text(
-                    "Write the input every tick received and every edit and settings change \
-                     made here, tick-stamped, in one file: stepframe play <scene> --input \
-                     <file> replays it headless, bit for bit (docs/player.md)",
-                )
-                .clicked()
-            {
-                files.start_save_recording(view);
-                ui.close();
-            }
-            ui.separator();
-            crate::editor::panels::compare::compare_menu_ui(ui, view, cmd, &mut files.compare);
-            crate::editor::panels::attach::attach_menu_ui(ui, view, cmd, &mut files.attach);
-        });
-        ui.menu_button("Edit", |ui| {
-            crate::editor::panels::edit_menu::edit_menu_ui(ui, view, cmd)
-        });
-        ui.menu_button("View", |ui| workspace.view_menu_ui(ui));
-        ui.menu_button("Help", |ui| {
-            shortcuts_ui(ui);
-            ui.separator();
-            ui.weak("F1 shows this list in a window");
-        });
-        ui.separator();
-        // Right to left: the viewed-tick banner, then the scene's file in
-        // what is left (one line, never wrapped, so nothing below moves).
-        ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-            if let Some(tick) = view.cursor() {
-                viewing_ui(ui, view, cmd, tick);
-            }
-            let path = view.live().and_then(|v| v.scene_path.clone());
-            let name = path
-                .as_ref()
-                .and_then(|p| p.file_name())
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_else(|| "no scene".to_string());
-            let full = path
-                .map(|p| p.display().to_string())
-                .unwrap_or_else(|| "no scene loaded".to_string());
-            ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
-                ui.label(RichText::new(format!("scene: {name}")).weak())
-                    .on_hover_text(format!(
-                        "{full}\n\nThe running scene's file: what Save writes and Reload reads"
-                    ));
-                if let Some(addr) = view.attached() {
-                    ui.separator();
-                    ui.label(RichText::new(format!("attached to {addr}")).strong())
-                        .on_hover_text(
-                            "Every panel reads a game running in a process of its own; \
-                             File → Detach lets it go on by itself",
-                        );
-                }
-                ui.separator();
-                let (text, colour) = status(view, ui);
-                // One line: a long reason is cut, in full on hover.
-                ui.add(egui::Label::new(RichText::new(&text).color(colour).strong()).truncate())
-                    .on_hover_text(format!(
-                        "{text}\n\nSession state: running, suspended with the completed tick and the reason, or the tick every panel shows"
-                    ));
-            });
-        });
-    });
 }
 
 /// Draws the toolbar.
@@ -714,4 +606,44 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
             cmd.send(Command::Run(Run::SetDisplayRate(pacing)));
         }
     }
+}
+
+/// The menu bar's right end: the viewed-tick banner, then the running
+/// scene's file, the game attached to, and the session's status.
+pub fn scene_status_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
+        if let Some(tick) = view.cursor() {
+            viewing_ui(ui, view, cmd, tick);
+        }
+        let path = view.live().and_then(|v| v.scene_path.clone());
+        let name = path
+            .as_ref()
+            .and_then(|p| p.file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "no scene".to_string());
+        let full = path
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "no scene loaded".to_string());
+        ui.with_layout(egui::Layout::left_to_right(egui::Align::Center), |ui| {
+            ui.label(RichText::new(format!("scene: {name}")).weak())
+                .on_hover_text(format!(
+                    "{full}\n\nThe running scene's file: what Save writes and Reload reads"
+                ));
+            if let Some(addr) = view.attached() {
+                ui.separator();
+                ui.label(RichText::new(format!("attached to {addr}")).strong())
+                    .on_hover_text(
+                        "Every panel reads a game running in a process of its own; \
+                         File → Detach lets it go on by itself",
+                    );
+            }
+            ui.separator();
+            let (text, colour) = status(view, ui);
+            // One line: a long reason is cut, in full on hover.
+            ui.add(egui::Label::new(RichText::new(&text).color(colour).strong()).truncate())
+                .on_hover_text(format!(
+                    "{text}\n\nSession state: running, suspended with the completed tick and the reason, or the tick every panel shows"
+                ));
+        });
+    });
 }

@@ -8,6 +8,7 @@
 //! ([`WatchCommand::Plot`]): a plotted field is a watch like any other.
 
 use crate::editor::protocol::{BranchEvent, Run, WatchCommand};
+use crate::editor::shared::Panel;
 use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
@@ -53,7 +54,7 @@ fn action_label(a: WatchAction) -> &'static str {
 impl WatchesState {
     /// Takes a host event: what the watches of the host's list `specs`
     /// did, or a Find previous answer.
-    pub fn on_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
+    fn take_event(&mut self, event: &Event, specs: &[WatchSpec], cmd: &mut Commands) {
         if self.status.len() < specs.len() {
             self.status.resize(specs.len(), WatchStatus::default());
         }
@@ -128,9 +129,14 @@ impl WatchesState {
     }
 }
 
-impl WatchesState {
+impl Panel for WatchesState {
+    fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
+        let specs = view.live().map_or(&[][..], |l| &l.watches);
+        self.take_event(event, specs, cmd);
+    }
+
     /// Draws the Watches tab.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         watches_ui(ui, view, cmd, self);
     }
 }

@@ -4,6 +4,7 @@
 use stepframe_core::FrameRecord;
 
 use super::{TimelineState, lanes};
+use crate::editor::frames::Frames;
 
 /// A plausible synthetic record of frame `i` (1-based) at 60 Hz, with a stall
 /// every 64 frames: for the bench and tests.
@@ -62,12 +63,13 @@ pub fn bench_timeline_ms(frames: usize) -> f64 {
 /// (more: a ring still filling, whose view grows by a frame every UI frame)
 /// and a panel `width` points wide (more pixel columns, so more points).
 pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64 {
-    let mut state = TimelineState::with_capacity(capacity.max(frames).max(1));
+    let mut state = TimelineState::new();
+    let mut ring = Frames::with_capacity(capacity.max(frames).max(1));
     for lane in &mut state.lanes {
         lane.expanded = true;
     }
     for i in 1..=frames as u64 {
-        state.ingest(synthetic_record(i));
+        ring.push(synthetic_record(i));
     }
     state.follow_live = false;
     let ctx = egui::Context::default();
@@ -77,9 +79,9 @@ pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64
         let rounds = 10;
         let t0 = std::time::Instant::now();
         for _ in 0..rounds {
-            state.ingest(synthetic_record(next));
+            ring.push(synthetic_record(next));
             next += 1;
-            let (lo, hi) = (state.axis.of(&state.telemetry.records()[0]), next as f64);
+            let (lo, hi) = (state.axis.of(&ring.records()[0]), next as f64);
             state.range = Some((lo, hi));
             let input = egui::RawInput {
                 screen_rect: Some(egui::Rect::from_min_size(
@@ -89,8 +91,9 @@ pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64
                 ..Default::default()
             };
             let out = ctx.run_ui(input, |ui| {
-                egui::CentralPanel::default()
-                    .show(ui, |ui| lanes::lanes_ui(ui, &mut state, None, None));
+                egui::CentralPanel::default().show(ui, |ui| {
+                    lanes::lanes_ui(ui, &mut state, &ring, &[], None, None)
+                });
             });
             let mut out = out;
             // Nobody uploads textures headless: mark the font atlas handled.

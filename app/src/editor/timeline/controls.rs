@@ -42,7 +42,7 @@ pub fn timeline_controls_ui(
     let config = MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
     MenuButton::new("Export…")
         .config(config)
-        .ui(ui, |ui| export_ui(ui, state, cmd))
+        .ui(ui, |ui| export_ui(ui, state, view, cmd))
         .0
         .on_hover_text(
             "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
@@ -71,7 +71,7 @@ pub fn timeline_controls_ui(
             .suffix(" Hz"),
     )
     .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
-    ui.weak(format!("{} frames", state.telemetry.len()));
+    ui.weak(format!("{} frames", view.frames().records().len()));
     if let Some((a, b)) = state.selection {
         if ui
             .small_button("Clear")
@@ -114,7 +114,7 @@ fn range_text(axis: XAxis, a: f64, b: f64) -> String {
 }
 
 /// One path field and button per format.
-fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, cmd: &mut Commands) {
+fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, view: &View<'_>, cmd: &mut Commands) {
     let (lo, hi) = state
         .selection
         .or(state.range)
@@ -153,12 +153,12 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, cmd: &mut Commands) {
             }
             state.export.confirm_overwrite = None;
             let axis = state.axis;
-            let records = state
-                .telemetry
+            let frames = view.frames();
+            let records = frames
                 .records()
                 .iter()
                 .filter(move |r| (lo..=hi).contains(&axis.of(r)));
-            match export::write(records, &state.zones, &path, format) {
+            match export::write(records, frames.zones(), &path, format) {
                 Ok(n) => cmd.notify(
                     LogLevel::Info,
                     format!("exported {n} frames ({what}) to {}", path.display()),
@@ -233,7 +233,7 @@ fn fork_tick(view: &View<'_>) -> Option<u64> {
 /// Ctrl+Shift+F: what the Fork here button does, where the button would be
 /// shown; where it would not, nothing but a notice saying why, so a key
 /// pressed at the wrong moment is never silently lost.
-pub(crate) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
+pub(super) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
     if let Some(at) = view.fork() {
         cmd.notify(
             LogLevel::Warning,

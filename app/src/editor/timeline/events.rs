@@ -1,24 +1,25 @@
-//! The worker's stream into the timeline, in stream order: frame records
-//! into the ring (a stall marked on the frame whose dt reached `max_delta`),
-//! markers on the outer frame they belong to (breakpoints, clock
-//! breakpoints, held watches, faults, error lines), a new ring for a new
-//! physics world, and the abandoned branch dropped after a rewind.
+//! The worker's stream into the timeline, in stream order: markers on the
+//! outer frame they belong to (stalls on the frame whose dt reached
+//! `max_delta`, breakpoints, clock breakpoints, held watches, faults, error
+//! lines), fresh lanes for a new physics world, and the abandoned branch's
+//! markers and values dropped after a rewind. The records themselves are
+//! [`Frames`]'s, which took the event first.
 
-use std::collections::VecDeque;
-
-use stepframe_core::{FrameRecord, LogLevel, SuspendReason, Telemetry};
+use stepframe_core::{FrameRecord, LogLevel, SuspendReason};
 
 use super::blocks::Blocks;
 use super::{Marker, MarkerKind, TimelineState};
-use crate::editor::protocol::{Event, FrameTelemetry};
+use crate::editor::frames::Frames;
+use crate::editor::protocol::{BranchEvent, Event, FrameTelemetry};
 
 /// Most markers kept (stalls in a long irregular run would otherwise grow
 /// without bound).
 const MAX_MARKERS: usize = 10_000;
 
 impl TimelineState {
-    /// Adds one record from the worker (stalls are marked here).
-    pub fn ingest(&mut self, record: FrameRecord) {
+    /// Marks a stall on a record from the worker whose dt reached
+    /// `max_delta`.
+    pub fn mark_stall(&mut self, record: &FrameRecord) {
         if record.delta_time >= self.max_delta && self.max_delta > 0.0 {
             self.mark(
                 record.frame_index,
@@ -30,7 +31,6 @@ impl TimelineState {
                 ),
             );
         }
-        push_noting_breaks(&mut self.telemetry, &mut self.breaks, record);
     }
 
     /// A watch held at `tick`: a marker at the first tick of each run of
@@ -76,26 +76,29 @@ impl TimelineState {
         });
     }
 
-    /// Takes an event from the worker, in stream order: records, markers on
-    /// the frame they belong to, a new ring for a new physics world, the
-    /// abandoned branch dropped after a rewind.
-    pub fn on_event(&mut self, event: &Event) {
+    /// Takes an event from the worker, in stream order, after `frames`
+    /// took it: markers on the frame they belong to, fresh lanes for a new
+    /// physics world, the abandoned branch dropped after a rewind or an
+    /// adoption of B, the lane area back at its top for a comparison's
+    /// lanes ([`Panel::on_event`](crate::editor::shared::Panel::on_event)
+    /// with the view's frames).
+    pub fn take_event(&mut self, event: &Event, frames: &Frames) {
         match event {
+            Event::BranchB(BranchEvent::Comparing { .. } | BranchEvent::Forked(_)) => {
+                // The divergence lanes come first: in view, not above it.
+                self.scroll_lanes_to_top();
+            }
+            Event::BranchB(BranchEvent::Adopted { forked_at, .. }) => {
+                // The session is B's now: A's frames after the fork never
+                // happened in it.
+                self.adopted(frames, *forked_at);
+            }
             Event::Frames(batch) => {
-                for FrameTelemetry {
-                    report,
-                    clock,
-                    zones,
-                    ..
-                } in batch
-                {
+                for FrameTelemetry { report, clock, .. } in batch {
                     if let Some(change) = report.clock_change {
                         self.mark(report.frame_index, MarkerKind::Rate, change.to_string());
                     }
-                    self.ingest(FrameRecord::new(report, clock));
-                    if let Some(zones) = zones {
-                        self.zones.push(zones);
-                    }
+                    self.mark_stall(&FrameRecord::new(report, clock));
                 }
             }
             Event::Suspended(s) => match &s.reason {
@@ -153,24 +156,20 @@ impl TimelineState {
                 self.new_session(path, *frame_index, *frame_time)
             }
             Event::Error(error) => {
-                if let Some(r) = self.telemetry.records().back() {
+                if let Some(r) = frames.newest() {
                     let frame = r.frame_index;
                     let text = crate::editor::words::error(error);
                     self.mark(frame, MarkerKind::Error, text);
                 }
             }
             // Frames after the tick belong to an abandoned branch.
-            Event::Rewound(tick) => self.rewound(*tick),
+            Event::Rewound(tick) => self.rewound(frames, *tick),
             _ => {}
         }
     }
 
     /// A new physics world: a new ring, whose first frame is marked.
     fn new_session(&mut self, path: &std::path::Path, frame_index: u64, frame_time: f64) {
-        let capacity = self.telemetry.capacity();
-        self.telemetry = Telemetry::with_capacity(capacity);
-        self.breaks.clear();
-        self.zones.clear();
         self.blocks = Blocks::default();
         self.reduced.key = None;
         self.markers.clear();
@@ -178,7 +177,6 @@ impl TimelineState {
         // history fill's caption, of the old one.
         self.watch_lanes.values.clear();
         self.watch_lanes.fills.clear();
-        self.cursor_seq = None;
         self.hover_seq = None;
         self.selection = None;
         self.range = None;
@@ -202,9 +200,9 @@ impl TimelineState {
     /// after the fork never happened in it (B ran those ticks beside A,
     /// unrecorded here), so they go, as after a rewind, and a marker says
     /// where the session became B's.
-    pub fn adopted(&mut self, forked_at: u64) {
-        self.rewound(forked_at);
-        if let Some(frame) = self.telemetry.records().back().map(|r| r.frame_index) {
+    fn adopted(&mut self, frames: &Frames, forked_at: u64) {
+        self.rewound(frames, forked_at);
+        if let Some(frame) = frames.newest().map(|r| r.frame_index) {
             self.mark(
                 frame,
                 MarkerKind::Session,
@@ -218,27 +216,18 @@ impl TimelineState {
 
     /// The session was replayed with a new build of the game: a marker on
     /// the newest frame, which the new build's host ran.
-    pub fn mark_new_build(&mut self, text: String) {
-        if let Some(frame) = self.telemetry.records().back().map(|r| r.frame_index) {
+    pub fn mark_new_build(&mut self, frames: &Frames, text: String) {
+        if let Some(frame) = frames.newest().map(|r| r.frame_index) {
             self.mark(frame, MarkerKind::Build, text);
         }
     }
 
-    /// After a rewind to `tick`: later frames belong to an abandoned branch.
-    fn rewound(&mut self, tick: u64) {
+    /// After a rewind to `tick` (`frames` already cut there): later frames
+    /// belong to an abandoned branch.
+    fn rewound(&mut self, frames: &Frames, tick: u64) {
         // A run of held ticks does not go on across a rewind.
         self.watch_runs.clear();
-        let mut kept = Telemetry::with_capacity(self.telemetry.capacity());
-        let mut breaks = VecDeque::new();
-        for r in self.telemetry.records() {
-            if r.simulation_tick <= tick {
-                push_noting_breaks(&mut kept, &mut breaks, *r);
-            }
-        }
-        let last_frame = kept.records().back().map(|r| r.frame_index);
-        self.telemetry = kept;
-        self.breaks = breaks;
-        self.zones.retain_before(last_frame.map_or(0, |f| f + 1));
+        let last_frame = frames.newest().map(|r| r.frame_index);
         self.blocks = Blocks::default();
         self.reduced.key = None;
         self.markers
@@ -248,24 +237,7 @@ impl TimelineState {
             let keep = values.partition_point(|(t, _)| *t <= tick);
             values.truncate(keep);
         }
-        self.cursor_seq = None;
         self.selection = None;
         self.follow_live = true;
-    }
-}
-
-/// Pushes `record` into `telemetry`: a record that comes after frames the
-/// ring never got (its frame index jumps) goes into `breaks` by its
-/// sequence number, and breaks that left the ring are forgotten.
-fn push_noting_breaks(telemetry: &mut Telemetry, breaks: &mut VecDeque<u64>, record: FrameRecord) {
-    if let Some(last) = telemetry.records().back()
-        && record.frame_index > last.frame_index + 1
-    {
-        breaks.push_back(telemetry.pushed());
-    }
-    telemetry.push(record);
-    let first = telemetry.pushed() - telemetry.len() as u64;
-    while breaks.front().is_some_and(|b| *b < first) {
-        breaks.pop_front();
     }
 }

@@ -26,6 +26,8 @@ use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
+use crate::editor::bookmarks::Bookmark;
+use crate::editor::frames::Frames;
 use crate::editor::protocol::{Command, WatchCommand};
 use crate::editor::shared::{Commands, RunBView, View};
 
@@ -67,14 +69,14 @@ pub fn timeline_ui(
     view: &View<'_>,
     cmd: &mut Commands,
 ) {
-    state.sync_cursor(view.cursor());
+    let frames = view.frames();
     // A cursor put on a tick from elsewhere (Find previous, a bookmark, the
     // inspector) is brought into view: the lanes once kept showing frames
     // around it with no cursor in sight.
     if view.cursor() != state.seen_cursor {
         state.seen_cursor = view.cursor();
         if let Some(tick) = view.cursor() {
-            bring_into_view(state, tick);
+            bring_into_view(state, frames, tick);
         }
     }
     if let Some(live) = view.live() {
@@ -88,13 +90,14 @@ pub fn timeline_ui(
             &live.plot_units,
         );
     }
-    let out = lanes_ui(ui, state, view.cursor(), view.run_b());
+    let cursor = view.cursor().zip(view.cursor_seq());
+    let bookmarks = view.bookmarks().list();
+    let out = lanes_ui(ui, state, frames, bookmarks, cursor, view.run_b());
     if let Some(expr) = out.remove {
         cmd.send(Command::Watches(WatchCommand::Unplot(expr)));
     }
     if let Some((tick, seq)) = out.clicked {
-        cmd.view_tick(tick);
-        state.cursor_seq = Some(seq);
+        cmd.view_frame(tick, seq);
     }
     if state.focused {
         let (left, right) = ui.input_mut(|i| {
@@ -103,17 +106,17 @@ pub fn timeline_ui(
                 i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowRight),
             )
         });
-        let current = view
+        let mut current = view
             .cursor()
-            .or_else(|| state.telemetry.records().back().map(|r| r.simulation_tick));
+            .or_else(|| frames.newest().map(|r| r.simulation_tick))
+            .map(|tick| (tick, view.cursor_seq()));
         for (pressed, dir) in [(left, -1), (right, 1)] {
             if pressed
-                && let Some(now) = current
-                && let Some(tick) = state.step_cursor(now, dir)
+                && let Some((now, seq)) = current
+                && let Some((tick, seq)) = state.step_cursor(frames, now, seq, dir)
             {
-                let seq = state.cursor_seq;
-                cmd.view_tick(tick);
-                state.cursor_seq = seq;
+                cmd.view_frame(tick, seq);
+                current = Some((tick, Some(seq)));
             }
         }
     }
@@ -121,8 +124,9 @@ pub fn timeline_ui(
 
 /// Centres the lanes on `tick` when it is outside the x range they show,
 /// keeping the range's width (a tick already in view moves nothing).
-fn bring_into_view(state: &mut TimelineState, tick: u64) {
-    let (Some((lo, hi)), Some(x)) = (shown_range(state), state.x_of_tick(tick)) else {
+fn bring_into_view(state: &mut TimelineState, frames: &Frames, tick: u64) {
+    let (Some((lo, hi)), Some(x)) = (shown_range(state, frames), state.x_of_tick(frames, tick))
+    else {
         return;
     };
     if (lo..=hi).contains(&x) {
@@ -134,8 +138,8 @@ fn bring_into_view(state: &mut TimelineState, tick: u64) {
 }
 
 /// The x range the lanes show now.
-fn shown_range(state: &TimelineState) -> Option<(f64, f64)> {
-    let records = state.telemetry.records();
+fn shown_range(state: &TimelineState, frames: &Frames) -> Option<(f64, f64)> {
+    let records = frames.records();
     let (first, last) = (records.front()?, records.back()?);
     let axis = state.axis;
     let full = (axis.of(first), axis.of(last).max(axis.of(first) + 1.0));
@@ -147,23 +151,25 @@ fn shown_range(state: &TimelineState) -> Option<(f64, f64)> {
     Some(state.range.unwrap_or(full))
 }
 
-/// The lanes themselves. `cursor` is the session's cursor tick. Also what the
-/// bench draws.
+/// The lanes themselves. `cursor` is the session's cursor: its tick and
+/// the record it stands on. Also what the bench draws.
 pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
-    cursor: Option<u64>,
+    frames: &Frames,
+    bookmarks: &[Bookmark],
+    cursor: Option<(u64, u64)>,
     compare: Option<RunBView<'_>>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
     // Ctrl+T: the first lane drawn takes the keyboard.
     let mut focus_first = std::mem::take(&mut state.focus_requested);
-    let Some(range) = shown_range(state) else {
+    let Some(range) = shown_range(state, frames) else {
         ui.weak("no frames yet");
         return out;
     };
     let axis = state.axis;
-    let records = state.telemetry.records();
+    let records = frames.records();
     let n = records.len();
     let last = records[n - 1];
     // The FixedUpdate lane's series are named after the newest frame that ran
@@ -183,8 +189,8 @@ pub(super) fn lanes_ui(
         .plot_width
         .unwrap_or_else(|| ui.available_width() - LABEL_WIDTH - Y_AXIS_WIDTH)
         .max(1.0) as usize;
-    let (start, end) = view_span(&state.telemetry, axis, range);
-    let first_seq = state.telemetry.pushed() - n as u64;
+    let (start, end) = view_span(frames.telemetry(), axis, range);
+    let first_seq = frames.first_seq();
     let key = SeriesKey {
         span: (first_seq + start as u64, first_seq + end as u64),
         neighbours: (start > 0, end < n),
@@ -193,20 +199,24 @@ pub(super) fn lanes_ui(
         axis,
         slots: priorities.len(),
     };
-    state.blocks.update(&state.telemetry, axis);
+    state.blocks.update(frames.telemetry(), axis);
     if state.reduced.key != Some(key) {
-        state
-            .reduced
-            .refill(key, &state.telemetry, &state.blocks, &state.breaks, range);
+        state.reduced.refill(
+            key,
+            frames.telemetry(),
+            &state.blocks,
+            frames.breaks(),
+            range,
+        );
     }
-    let x_of_seq = |seq: Option<u64>| seq.and_then(|s| state.record(s)).map(|r| axis.of(r));
+    let x_of_seq = |seq: Option<u64>| seq.and_then(|s| frames.record(s)).map(|r| axis.of(r));
     let cursor_x = match (axis, cursor) {
-        (XAxis::Tick, Some(t)) => Some(t as f64),
-        (_, Some(_)) => x_of_seq(state.cursor_seq),
+        (XAxis::Tick, Some((t, _))) => Some(t as f64),
+        (_, Some((_, seq))) => x_of_seq(Some(seq)),
         _ => None,
     };
     let hover_x = x_of_seq(state.hover_seq);
-    let x_of_tick = |tick: u64| state.x_of_tick(tick);
+    let x_of_tick = |tick: u64| state.x_of_tick(frames, tick);
     // The first divergence of a comparison: its x, and the tick a click on it
     // goes to (that very tick, not its frame's last).
     let divergence_marker: Option<(f64, String)> = compare.and_then(|c| {
@@ -223,15 +233,15 @@ pub(super) fn lanes_ui(
         ))
     });
     let divergence_lanes =
-        compare.map(|c| super::watch_lanes::divergence_lanes(&c, state, range, &x_of_tick));
+        compare.map(|c| super::watch_lanes::divergence_lanes(&c, state, frames, range, &x_of_tick));
     let markers: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
-        .filter_map(|m| Some((m.kind, state.marker_x(m)?, m.text.as_str())))
-        .chain(state.bookmarks.iter().filter_map(|(tick, note)| {
+        .filter_map(|m| Some((m.kind, state.marker_x(frames, m)?, m.text.as_str())))
+        .chain(bookmarks.iter().filter_map(|Bookmark { tick, note }| {
             let x = match axis {
                 XAxis::Tick => *tick as f64,
-                _ => x_of_seq(state.seq_of_tick(*tick))?,
+                _ => x_of_seq(frames.seq_of_tick(*tick))?,
             };
             Some((MarkerKind::Bookmark, x, note.as_str()))
         }))
@@ -462,7 +472,9 @@ pub(super) fn lanes_ui(
                 });
             }
             if let Some(p) = r.hover_pos()
-                && let Some(rec) = state.nearest(x_at(p)).and_then(|s| state.record(s))
+                && let Some(rec) = state
+                    .nearest(frames, x_at(p))
+                    .and_then(|s| frames.record(s))
             {
                 // The tooltip for the frame under the pointer.
                 let rows = hover_rows(rec);
@@ -479,6 +491,7 @@ pub(super) fn lanes_ui(
         let watched = super::watch_lanes::watch_lanes_ui(
             ui,
             state,
+            frames,
             bounds_x,
             (LABEL_WIDTH, MIN_LANE_HEIGHT),
             (cursor_x, hover_x),
@@ -496,7 +509,7 @@ pub(super) fn lanes_ui(
     state.lanes_drawn = true;
     // Scrolled to once, on the draw after it was added.
     state.watch_lanes.reveal = None;
-    state.hover_seq = hovered.and_then(|x| state.nearest(x));
+    state.hover_seq = hovered.and_then(|x| state.nearest(frames, x));
     for lane in toggles {
         let l = state.lane_mut(lane);
         l.expanded = !l.expanded;
@@ -541,14 +554,14 @@ pub(super) fn lanes_ui(
     let divergence_click = clicked.and_then(|x| {
         let (at, _) = divergence_marker.as_ref()?;
         let f = compare?.about.first?;
-        near(x, *at).then(|| state.seq_of_tick(f.tick).map(|seq| (f.tick, seq)))?
+        near(x, *at).then(|| frames.seq_of_tick(f.tick).map(|seq| (f.tick, seq)))?
     });
     if let Some(tick) = goto {
-        out.clicked = state.seq_of_tick(tick).map(|seq| (tick, seq));
+        out.clicked = frames.seq_of_tick(tick).map(|seq| (tick, seq));
         // The link may point outside the lanes' view: centre it there.
         let x = out.clicked.and_then(|(t, seq)| match axis {
             XAxis::Tick => Some(t as f64),
-            _ => state.record(seq).map(|r| axis.of(r)),
+            _ => frames.record(seq).map(|r| axis.of(r)),
         });
         if let Some(x) = x.filter(|x| !(range.0..=range.1).contains(x)) {
             let half = (range.1 - range.0) / 2.0;
@@ -560,17 +573,16 @@ pub(super) fn lanes_ui(
     } else if let Some(x) = clicked {
         out.clicked = match axis {
             XAxis::Tick => {
-                let records = state.telemetry.records();
                 let (lo, hi) = (
                     records[0].simulation_tick.max(1),
                     records[n - 1].simulation_tick,
                 );
                 let tick = (x.round().max(0.0) as u64).clamp(lo.min(hi), hi);
-                state.seq_of_tick(tick).map(|seq| (tick, seq))
+                frames.seq_of_tick(tick).map(|seq| (tick, seq))
             }
             _ => state
-                .nearest(x)
-                .and_then(|seq| Some((state.record(seq)?.simulation_tick, seq))),
+                .nearest(frames, x)
+                .and_then(|seq| Some((frames.record(seq)?.simulation_tick, seq))),
         };
     }
     out
@@ -582,7 +594,7 @@ mod tests {
     use super::*;
 
     /// One headless UI frame of the timeline, 1600×900.
-    fn draw(ctx: &egui::Context, state: &mut TimelineState) {
+    fn draw(ctx: &egui::Context, state: &mut TimelineState, frames: &Frames) {
         let input = egui::RawInput {
             screen_rect: Some(egui::Rect::from_min_size(
                 egui::Pos2::ZERO,
@@ -591,41 +603,43 @@ mod tests {
             ..Default::default()
         };
         let mut out = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| lanes_ui(ui, state, None, None));
+            egui::CentralPanel::default()
+                .show(ui, |ui| lanes_ui(ui, state, frames, &[], None, None));
         });
         out.textures_delta.clear();
     }
 
     #[test]
     fn a_view_that_stays_put_is_not_reduced_again_as_frames_arrive() {
-        let mut state = TimelineState::with_capacity(10_000);
+        let mut state = TimelineState::new();
+        let mut frames = Frames::with_capacity(10_000);
         for i in 1..=5_000 {
-            state.ingest(synthetic_record(i));
+            frames.push(synthetic_record(i));
         }
         let ctx = egui::Context::default();
         // Following live, then "follow live" unticked: the view stays on the
         // last 600 frames while the session runs on.
         for _ in 0..3 {
-            draw(&ctx, &mut state);
+            draw(&ctx, &mut state, &frames);
         }
         state.follow_live = false;
         for _ in 0..3 {
-            draw(&ctx, &mut state);
+            draw(&ctx, &mut state, &frames);
         }
         // The first frame right of the view is its right neighbour (the
         // line runs to the edge); later ones change nothing in view.
-        state.ingest(synthetic_record(5_001));
-        draw(&ctx, &mut state);
+        frames.push(synthetic_record(5_001));
+        draw(&ctx, &mut state, &frames);
         let key = state.reduced.key.expect("reduced");
         assert_eq!(key.span.1 - key.span.0, LIVE_WINDOW_FRAMES as u64);
         for i in 5_002..=5_100 {
-            state.ingest(synthetic_record(i));
-            draw(&ctx, &mut state);
+            frames.push(synthetic_record(i));
+            draw(&ctx, &mut state, &frames);
             assert_eq!(state.reduced.key, Some(key), "frame {i}");
         }
         // Following live again: the view moves, the lanes are reduced again.
         state.follow_live = true;
-        draw(&ctx, &mut state);
+        draw(&ctx, &mut state, &frames);
         assert_ne!(state.reduced.key, Some(key));
     }
 }

@@ -44,10 +44,11 @@ mod series;
 mod summary;
 mod watch_lanes;
 
+use crate::editor::shared::Panel;
 use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
-use stepframe_core::{FrameRecord, Telemetry};
+use stepframe_core::FrameRecord;
 
 pub use axes::hover_rows;
 // The timeline's own benchmark helpers are public only with the `bench`
@@ -57,7 +58,7 @@ pub use axes::hover_rows;
 pub(crate) use bench::{bench_timeline_ms, bench_timeline_ms_with};
 #[cfg(feature = "bench")]
 pub use bench::{bench_timeline_ms, bench_timeline_ms_with, synthetic_record};
-pub(crate) use controls::fork_here_key;
+use controls::fork_here_key;
 pub use controls::timeline_controls_ui;
 pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;
@@ -322,9 +323,6 @@ pub const LIVE_WINDOW_FRAMES: usize = 600;
 /// The timeline's state (see the module docs).
 #[derive(Debug)]
 pub struct TimelineState {
-    /// The ring of frame records of the current session, oldest first: the
-    /// only copy of the telemetry on the UI side.
-    pub telemetry: Telemetry,
     /// What the x axis shows.
     pub axis: XAxis,
     /// Frame budget line, Hz (60 → 16.67 ms).
@@ -343,14 +341,8 @@ pub struct TimelineState {
     pub markers: VecDeque<Marker>,
     /// Each watch's newest run of consecutive held ticks (first, last).
     pub watch_runs: std::collections::BTreeMap<usize, (u64, u64)>,
-    /// The open scene's bookmarks, `(tick, note)`: drawn on the marker lane
-    /// at the frame that completed the tick (copied from the Bookmarks tab).
-    pub bookmarks: Vec<(u64, String)>,
     /// Plotted watches and their values by frame.
     pub watch_lanes: WatchLanes,
-    /// The record the user put the cursor on (its tick is the session's
-    /// cursor), if any.
-    pub cursor_seq: Option<u64>,
     /// The session's cursor as the lanes last saw it: a new one outside
     /// the range shown is brought into view.
     pub seen_cursor: Option<u64>,
@@ -363,15 +355,6 @@ pub struct TimelineState {
     pub focus_requested: bool,
     /// The export controls.
     pub export: ExportState,
-    /// The live coarse flame zones of the newest frames (the Flame tab and
-    /// the Chrome export read them): at most a minute's worth at 60 Hz,
-    /// about 1.6 MiB (`stepframe_core::flame::ZoneRing`).
-    pub zones: stepframe_core::ZoneRing,
-    /// The records (by ring sequence number, oldest first) that come after
-    /// frames the ring never got (branch B's, run beside A and adopted;
-    /// an abandoned branch's): the clock lanes break their lines there, as
-    /// the plotted lanes do, instead of drawing straight across.
-    breaks: VecDeque<u64>,
     /// The decimated lanes of the last draw and what they were computed for.
     reduced: Reduced,
     /// Min/max summaries of blocks of records, for zoomed-out decimation.
@@ -388,21 +371,11 @@ pub struct TimelineState {
 
 impl Default for TimelineState {
     fn default() -> TimelineState {
-        TimelineState::with_capacity(stepframe_core::telemetry::DEFAULT_CAPACITY)
+        TimelineState::new()
     }
 }
 
 impl TimelineState {
-    /// Draws the timeline's lanes (the tile's body).
-    pub fn ui(
-        &mut self,
-        ui: &mut egui::Ui,
-        view: &crate::editor::shared::View<'_>,
-        cmd: &mut crate::editor::shared::Commands,
-    ) {
-        timeline_ui(ui, self, view, cmd);
-    }
-
     /// Draws the timeline's controls (in its tab bar).
     pub fn controls_ui(
         &mut self,
@@ -413,15 +386,10 @@ impl TimelineState {
         timeline_controls_ui(ui, self, view, cmd);
     }
 
-    /// Grows the ring (and the watch lanes' values) to hold the last hour of
-    /// frames at `pacing`: 518,400 frames at 144 Hz, 864,000 uncapped. It
-    /// never shrinks, so a switch to a slower pacing loses nothing.
-    pub fn hold_an_hour(&mut self, pacing: crate::editor::protocol::DisplayRate) {
-        let frames = pacing.hour_of_frames();
-        if frames > self.telemetry.capacity() {
-            self.telemetry.grow_capacity(frames);
-            self.watch_lanes.max_values = self.watch_lanes.max_values.max(2 * frames);
-        }
+    /// The recorded frames grew to hold `frames` (an hour at the display
+    /// rate): the watch lanes keep values for as long.
+    pub fn hold_an_hour(&mut self, frames: usize) {
+        self.watch_lanes.max_values = self.watch_lanes.max_values.max(2 * frames);
     }
 
     /// The lane area starts again at its top at the next draw: where a
@@ -431,15 +399,9 @@ impl TimelineState {
         self.lanes_drawn = false;
     }
 
-    /// Most frames the ring keeps.
-    pub fn capacity(&self) -> usize {
-        self.telemetry.capacity()
-    }
-
-    /// A timeline keeping at most `capacity` frames.
-    pub fn with_capacity(capacity: usize) -> TimelineState {
+    /// A timeline's state, settings at their defaults.
+    pub fn new() -> TimelineState {
         let mut state = TimelineState {
-            telemetry: Telemetry::with_capacity(capacity),
             axis: XAxis::FrameIndex,
             budget_hz: 60.0,
             max_delta: 0.25,
@@ -453,16 +415,12 @@ impl TimelineState {
             }; 8],
             markers: VecDeque::new(),
             watch_runs: std::collections::BTreeMap::new(),
-            bookmarks: Vec::new(),
             watch_lanes: WatchLanes::default(),
-            cursor_seq: None,
             seen_cursor: None,
             hover_seq: None,
             focused: false,
             focus_requested: false,
             export: ExportState::default(),
-            zones: stepframe_core::ZoneRing::default(),
-            breaks: VecDeque::new(),
             reduced: Reduced::default(),
             blocks: Blocks::default(),
             plot_width: None,
@@ -504,5 +462,41 @@ impl TimelineState {
     /// One lane's state, writable.
     pub fn lane_mut(&mut self, lane: LaneId) -> &mut LaneState {
         &mut self.lanes[lane.index()]
+    }
+}
+
+impl Panel for TimelineState {
+    /// Ctrl+T: the lanes take the keyboard at the next draw; Ctrl+Shift+F:
+    /// Fork here.
+    fn on_shortcut(
+        &mut self,
+        shortcut: crate::editor::shared::Shortcut,
+        view: &crate::editor::shared::View<'_>,
+        cmd: &mut crate::editor::shared::Commands,
+    ) {
+        match shortcut {
+            crate::editor::shared::Shortcut::FocusTimeline => self.focus_requested = true,
+            crate::editor::shared::Shortcut::ForkHere => fork_here_key(view, cmd),
+            _ => {}
+        }
+    }
+
+    fn on_event(
+        &mut self,
+        event: &crate::editor::protocol::Event,
+        view: &crate::editor::shared::View<'_>,
+        _cmd: &mut crate::editor::shared::Commands,
+    ) {
+        self.take_event(event, view.frames());
+    }
+
+    /// Draws the timeline's lanes (the tile's body).
+    fn ui(
+        &mut self,
+        ui: &mut egui::Ui,
+        view: &crate::editor::shared::View<'_>,
+        cmd: &mut crate::editor::shared::Commands,
+    ) {
+        timeline_ui(ui, self, view, cmd);
     }
 }

@@ -420,6 +420,8 @@ mod tests {
     use super::super::bench::synthetic_record;
     use super::super::blocks::LEVELS;
     use super::*;
+    use crate::editor::frames::Frames;
+    use crate::editor::protocol::{BranchEvent, Event};
 
     #[test]
     fn decimate_keeps_each_columns_min_and_max_in_order() {
@@ -467,8 +469,8 @@ mod tests {
     }
 
     /// The dt series of the whole ring, refilled as the lanes do.
-    fn reduced(state: &super::super::TimelineState, axis: XAxis) -> Reduced {
-        let t = &state.telemetry;
+    fn reduced(frames: &Frames, axis: XAxis) -> Reduced {
+        let t = frames.telemetry();
         let records = t.records();
         let range = (
             axis.of(records.front().unwrap()),
@@ -486,33 +488,36 @@ mod tests {
         let mut blocks = Blocks::default();
         blocks.update(t, axis);
         let mut reduced = Reduced::default();
-        reduced.refill(key, t, &blocks, &state.breaks, range);
+        reduced.refill(key, t, &blocks, frames.breaks(), range);
         reduced
     }
 
     #[test]
     fn the_clock_lanes_break_where_an_adopted_branch_ran_unrecorded() {
-        let mut state = super::super::TimelineState::default();
+        let mut frames = Frames::default();
         // A's frames 1-10, ticks 1-10; then tick 11 stepped in frame 10.
         for i in 1..=10 {
-            state.ingest(synthetic_record(i));
+            frames.push(synthetic_record(i));
         }
         let mut stepped = synthetic_record(10);
         stepped.simulation_tick = 11;
-        state.ingest(stepped);
-        let whole = reduced(&state, XAxis::FrameIndex);
+        frames.push(stepped);
+        let whole = reduced(&frames, XAxis::FrameIndex);
         assert!(whole.gaps.is_empty(), "{:?}", whole.gaps);
         assert_eq!(whole.runs(&whole.series[SERIES_DT]).len(), 1);
         // B, forked at tick 5, ran its ticks beside A and is adopted: its
         // frames come from frame 20 (tick 30) on.
-        state.adopted(5);
+        frames.on_event(&Event::BranchB(BranchEvent::Adopted {
+            forked_at: 5,
+            at: 11,
+        }));
         for i in 20..=25 {
             let mut r = synthetic_record(i);
             r.simulation_tick = i + 10;
-            state.ingest(r);
+            frames.push(r);
         }
         for (axis, gap) in [(XAxis::FrameIndex, 20.0), (XAxis::Tick, 30.0)] {
-            let r = reduced(&state, axis);
+            let r = reduced(&frames, axis);
             assert_eq!(r.gaps, [gap], "{axis:?}");
             let runs = r.runs(&r.series[SERIES_DT]);
             assert_eq!(runs.len(), 2, "{axis:?}: {runs:?}");
@@ -524,8 +529,8 @@ mod tests {
             assert_eq!(runs[1].first().unwrap().x, gap, "{axis:?}: B's first frame");
         }
         // A rewind before the gap drops it with B's frames.
-        state.on_event(&crate::editor::protocol::Event::Rewound(3));
-        let r = reduced(&state, XAxis::FrameIndex);
+        frames.on_event(&Event::Rewound(3));
+        let r = reduced(&frames, XAxis::FrameIndex);
         assert!(r.gaps.is_empty(), "{:?}", r.gaps);
     }
 

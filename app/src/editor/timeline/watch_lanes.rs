@@ -30,6 +30,7 @@ use stepframe_core::ObjectId;
 
 use super::TimelineState;
 use super::draw::LABEL_HALF_HEIGHT;
+use crate::editor::frames::Frames;
 use crate::editor::protocol::WatchFill;
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::RunBView;
@@ -250,6 +251,7 @@ pub struct LaneInput {
 pub fn watch_lanes_ui(
     ui: &mut egui::Ui,
     state: &TimelineState,
+    frames: &Frames,
     range: (f64, f64),
     dims: (f32, f32),
     xs: (Option<f64>, Option<f64>),
@@ -274,7 +276,7 @@ pub fn watch_lanes_ui(
             id: ("timeline_watch", stable_id(expr)),
             title: lanes.title(*watch, expr),
             detail,
-            points: visible_points(state, expr, range, x_of_tick),
+            points: visible_points(state, frames, expr, range, x_of_tick),
             colour: None,
             goto: None,
             y_floor: 0.0,
@@ -463,6 +465,7 @@ pub fn value_lane_ui(
 /// missing tick ([`ValueLane::points`]).
 fn visible_points(
     state: &TimelineState,
+    frames: &Frames,
     expr: &str,
     range: (f64, f64),
     x_of_tick: &dyn Fn(u64) -> Option<f64>,
@@ -470,7 +473,7 @@ fn visible_points(
     let Some(values) = state.watch_lanes.values.get(expr) else {
         return Vec::new();
     };
-    let record_at = |x: f64| state.nearest(x).and_then(|s| state.record(s));
+    let record_at = |x: f64| state.nearest(frames, x).and_then(|s| frames.record(s));
     let (Some(lo), Some(hi)) = (record_at(range.0), record_at(range.1)) else {
         return Vec::new();
     };
@@ -505,13 +508,14 @@ fn visible_points(
 pub(super) fn divergence_lanes(
     c: &RunBView<'_>,
     state: &TimelineState,
+    frames: &Frames,
     range: (f64, f64),
     x_of_tick: &dyn Fn(u64) -> Option<f64>,
 ) -> [ValueLane; 2] {
     let tick_at = |x: f64| {
         state
-            .nearest(x)
-            .and_then(|s| state.record(s))
+            .nearest(frames, x)
+            .and_then(|s| frames.record(s))
             .map(|r| r.simulation_tick)
     };
     let (lo, hi) = (tick_at(range.0).unwrap_or(0), tick_at(range.1).unwrap_or(0));
@@ -582,8 +586,9 @@ mod tests {
 
     /// A 144 Hz display over 60 Hz ticks (frames 1-5: ticks 1, -, 2, -, -),
     /// then ticks 3-5 stepped inside frame 5 (one record each, no new frame).
-    fn state() -> TimelineState {
+    fn state() -> (TimelineState, Frames) {
         let mut s = TimelineState::default();
+        let mut frames = Frames::default();
         for r in [
             rec(1, 1, 1),
             rec(2, 1, 0),
@@ -594,18 +599,19 @@ mod tests {
             rec(5, 4, 1),
             rec(5, 5, 1),
         ] {
-            s.telemetry.push(r);
+            frames.push(r);
         }
         s.watch_lanes
             .set_plotted(vec![(0, "obj(20).y".to_string())]);
         for tick in 1..=5 {
             s.watch_lanes.push(0, tick, tick as f64 * 10.0);
         }
-        s
+        (s, frames)
     }
 
-    fn points(s: &TimelineState) -> Vec<[f64; 2]> {
-        let runs = visible_points(s, "obj(20).y", (0.0, 10.0), &|tick| s.x_of_tick(tick));
+    fn points((s, frames): &(TimelineState, Frames)) -> Vec<[f64; 2]> {
+        let x_of_tick = |tick| s.x_of_tick(frames, tick);
+        let runs = visible_points(s, frames, "obj(20).y", (0.0, 10.0), &x_of_tick);
         assert_eq!(runs.len(), 1, "no tick missing: one run");
         runs.concat()
     }
@@ -613,7 +619,7 @@ mod tests {
     #[test]
     fn on_the_ticks_axis_a_lane_has_one_point_a_tick_at_its_tick() {
         let mut s = state();
-        s.axis = XAxis::Tick;
+        s.0.axis = XAxis::Tick;
         assert_eq!(
             points(&s),
             vec![
@@ -629,7 +635,7 @@ mod tests {
     #[test]
     fn on_the_frames_axis_a_tick_sits_at_the_frame_that_ran_it_stepped_ones_too() {
         let mut s = state();
-        s.axis = XAxis::FrameIndex;
+        s.0.axis = XAxis::FrameIndex;
         assert_eq!(
             points(&s),
             vec![
@@ -646,8 +652,9 @@ mod tests {
     fn ticks_with_no_value_are_a_gap_not_a_line_across() {
         // Ticks 1-2, then (after Adopt B) 5: B's 3 and 4 ran unrecorded.
         let mut s = TimelineState::default();
+        let mut frames = Frames::default();
         for r in [rec(1, 1, 1), rec(2, 2, 1), rec(3, 5, 1)] {
-            s.telemetry.push(r);
+            frames.push(r);
         }
         s.watch_lanes
             .set_plotted(vec![(0, "obj(20).y".to_string())]);
@@ -655,13 +662,14 @@ mod tests {
             s.watch_lanes.push(0, tick, tick as f64);
         }
         s.axis = XAxis::Tick;
-        let runs = visible_points(&s, "obj(20).y", (0.0, 10.0), &|t| s.x_of_tick(t));
+        let x_of_tick = |t| s.x_of_tick(&frames, t);
+        let runs = visible_points(&s, &frames, "obj(20).y", (0.0, 10.0), &x_of_tick);
         assert_eq!(runs, vec![vec![[1.0, 1.0], [2.0, 2.0]], vec![[5.0, 5.0]]]);
     }
 
     #[test]
     fn a_fill_keeps_every_tick_and_a_live_value_wins_over_the_history() {
-        let mut s = state();
+        let (mut s, _) = state();
         s.watch_lanes.fill(&WatchFill {
             expr: "obj(20).y".to_string(),
             values: vec![(0, 1, -1.0), (1, 1, -2.0), (2, 3, -3.0)],

@@ -9,6 +9,7 @@ pub(crate) mod clock_form;
 mod form;
 
 use crate::editor::protocol::BreakpointCommand;
+use crate::editor::shared::Panel;
 use stepframe_core::{Breakpoint, BreakpointId, ClockBreakpoint, Condition, HitCount, ObjectId};
 
 pub use form::BreakpointForm;
@@ -80,9 +81,9 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
     s
 }
 
-impl BreakpointForm {
+impl Panel for BreakpointForm {
     /// Draws the breakpoints panel (this form is its own state).
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         breakpoints_ui(ui, view, cmd, self);
     }
 }

@@ -12,14 +12,16 @@
 //! the next frame boundary, as `docs/scripts.md` describes.
 
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use std::path::{Path, PathBuf};
 
 use egui::{Color32, RichText};
 use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
-use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::protocol::{Command, Event, ScriptCommand, ScriptsView};
+use crate::editor::shared::{Action, Commands, View};
+use crate::editor::workspace::Pane;
 
 mod debug;
 use debug::{breakpoint_form_ui, breakpoint_row_ui, hit_ui, open_breakpoint_form};
@@ -85,18 +87,24 @@ fn is_script_stop(s: &Suspension) -> bool {
 }
 
 impl CodePaneState {
-    /// Whether the pane should open for this suspension: a script breakpoint.
-    pub fn wants_to_show(&self, s: &Suspension) -> bool {
-        is_script_stop(s)
-    }
-
     /// The script shown, if any.
     pub fn current_entry(&self) -> Option<&ScriptEntry> {
         self.current.and_then(|i| self.scripts.get(i))
     }
+}
+
+impl Panel for CodePaneState {
+    /// The pane opens itself for a stop at a script breakpoint.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, cmd: &mut Commands) {
+        if let Event::Suspended(s) = event
+            && is_script_stop(s)
+        {
+            cmd.act(Action::OpenPane(Pane::Code));
+        }
+    }
 
     /// Draws the code pane.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         code_pane_ui(ui, view, cmd, self);
     }
 }
@@ -609,6 +617,17 @@ fn code_view_ui(
                             rich = rich.background_color(FAILED_BACKGROUND).color(Color32::WHITE);
                         }
                         let mut row = ui.label(rich);
+                        if highlight == Some(line) {
+                            // Shown by its colour alone otherwise: a screen
+                            // reader names it.
+                            row.widget_info(|| {
+                                egui::WidgetInfo::labeled(
+                                    egui::Role::Label,
+                                    true,
+                                    format!("stopped line {line}: {text}"),
+                                )
+                            });
+                        }
                         if let Some((_, why)) = failed_here {
                             row = row.on_hover_text(why);
                             row.widget_info(|| {

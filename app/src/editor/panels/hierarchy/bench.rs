@@ -13,6 +13,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use super::HierarchyPanel;
+use crate::editor::shared::Panel;
 use crate::editor::{EditorApp, EditorConfig, Published, View};
 
 /// The hierarchy's median ms per UI frame over `frames` frames in a world of
@@ -52,7 +53,8 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
             ..Default::default()
         };
         let t0 = Instant::now();
-        let view = View::new(&published, None, &log, false);
+        let bookmarks = crate::editor::bookmarks::Bookmarks::default();
+        let view = View::new(&published, &Default::default(), &bookmarks, &log, false);
         let mut out = ctx.run_ui(input, |ui| {
             egui::CentralPanel::default().show(ui, |ui| panel.ui(ui, &view, &mut cmd));
         });

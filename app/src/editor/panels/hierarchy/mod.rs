@@ -21,6 +21,7 @@ pub mod bench;
 mod rows;
 
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use std::collections::BTreeMap;
 
 use std::path::Path;
@@ -29,8 +30,8 @@ use egui::{Align, Layout, Sense, UiBuilder};
 use serde::{Deserialize, Serialize};
 use stepframe_core::ObjectId;
 
-use crate::editor::protocol::{Command, ObjectView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::protocol::{Command, Event, ObjectView};
+use crate::editor::shared::{Commands, Shortcut, View};
 use rows::{Line, Tree};
 
 /// The hierarchy's own state: the filter typed, the folds, and which
@@ -58,7 +59,7 @@ pub struct HierarchyPanel {
 
 impl HierarchyPanel {
     /// Gives the Filter field the keyboard at the next draw (Ctrl+F).
-    pub fn focus_filter(&mut self) {
+    fn focus_filter(&mut self) {
         self.focus_filter = true;
     }
 }
@@ -84,7 +85,7 @@ fn scene_key(path: &Path) -> String {
 impl HierarchyPanel {
     /// A scene was loaded from `path` (opened, reloaded, or the start-up
     /// scene): its own folds come back, the previous scene's are kept.
-    pub fn on_loaded(&mut self, path: &Path) {
+    fn on_loaded(&mut self, path: &Path) {
         let key = scene_key(path);
         if self.scene.as_deref() == Some(key.as_str()) {
             return;
@@ -130,9 +131,24 @@ impl HierarchyPanel {
     pub fn fold_of(&self, id: ObjectId) -> Option<bool> {
         self.folds.get(&id).copied()
     }
+}
+
+impl Panel for HierarchyPanel {
+    /// Ctrl+F: the filter takes the keyboard.
+    fn on_shortcut(&mut self, shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {
+        if shortcut == Shortcut::Find {
+            self.focus_filter();
+        }
+    }
+
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { path, .. } = event {
+            self.on_loaded(path);
+        }
+    }
 
     /// Draws the hierarchy.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let Some(world) = view.shown() else {
             ui.weak("no scene");
             return;

@@ -35,12 +35,14 @@
 //! no stable paths).
 
 use crate::editor::protocol::{EditCommand, Target};
+use crate::editor::shared::Panel;
 use egui::RichText;
 use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use crate::editor::protocol::{Command, SelectedView, SoftView};
 use crate::editor::shared::{Commands, View};
 
+mod ab;
 mod params;
 mod plot;
 mod state;
@@ -68,9 +70,9 @@ pub struct EditBuffers {
     pub params: std::collections::BTreeMap<(ObjectId, usize), String>,
 }
 
-impl EditBuffers {
+impl Panel for EditBuffers {
     /// Draws the inspector.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         inspector_ui(ui, view, cmd, self);
     }
 }
@@ -144,7 +146,7 @@ fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: 
             .on_hover_text("Disabled objects get no callback (toggle in the hierarchy)");
             pose_rows_ui(ui, &sel, suspended);
             plot_row_ui(ui, cmd, &sel);
-            crate::editor::panels::compare::compare_section_ui(ui, shown);
+            ab::ab_section_ui(ui, shown);
             body_ui(ui, cmd, &sel, soft.as_ref());
             ui.separator();
             let key = (sel.id, tick);

@@ -22,11 +22,12 @@
 //! edges gets what the fixed rows leave of the tile.
 
 use crate::editor::protocol::{EditCommand, RecordingCommand, Target};
+use crate::editor::shared::Panel;
 use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, RecordedEvent, Recording};
 
-use crate::editor::protocol::{Command, LiveView};
+use crate::editor::protocol::{Command, Event, LiveView};
 use crate::editor::shared::{Commands, Published, View};
 
 mod rows;
@@ -160,10 +161,20 @@ impl TapeState {
             self.path_default.clone_from(&self.path);
         }
     }
+}
+
+impl Panel for TapeState {
+    /// A new world starts with a fresh tab: the old tape's rows, picks and
+    /// fields were the old world's.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { .. } = event {
+            *self = TapeState::default();
+        }
+    }
 
     /// Draws the Input tab: its rows fill the tile, the list of edges in
     /// the middle; a tile too short for them scrolls as a whole.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
         let least = row * (OTHER_ROWS + MIN_LIST_ROWS) + ui.spacing().item_spacing.y * 4.0;
         egui::ScrollArea::vertical()
@@ -308,12 +319,13 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
     ui.horizontal(|ui| {
         ui.label("around tick");
         ui.monospace(cursor.to_string());
-        ui.label("±");
+        let label = ui.label("±");
         ui.add(
             egui::DragValue::new(&mut st.span)
                 .range(10..=1_000_000)
                 .suffix(" ticks"),
-        );
+        )
+        .labelled_by(label.id);
     });
     // The rows under the list, from the bottom up; the list gets the rest.
     ui.with_layout(egui::Layout::bottom_up(egui::Align::Min), |ui| {

@@ -22,13 +22,16 @@ const TICK_WIDTH: f32 = 56.0;
 /// (331 px wide at 1280×800).
 const KEY_WIDTH: f32 = 76.0;
 
-/// A tick field of fixed width; true when the user changed it.
-fn tick_field(ui: &mut egui::Ui, tick: &mut u64, hover: &str) -> bool {
+/// A tick field of fixed width, named by the label `name` drawn before it
+/// (for a screen reader, and the tests that drive it as one); true when
+/// the user changed it.
+fn tick_field(ui: &mut egui::Ui, tick: &mut u64, name: &egui::Response, hover: &str) -> bool {
     let height = ui.spacing().interact_size.y;
     ui.add_sized(
         [TICK_WIDTH, height],
         egui::DragValue::new(tick).range(1..=u64::MAX),
     )
+    .labelled_by(name.id)
     .on_hover_text(hover)
     .changed()
 }
@@ -63,9 +66,9 @@ pub(super) fn move_row_ui(
             };
             cmd.send(Command::Recording(RecordingCommand::SetDraft(Some(draft))));
         }
-        ui.label("to");
+        let to = ui.label("to");
         ui.add_enabled_ui(some, |ui| {
-            tick_field(ui, &mut st.move_tick, "The tick to move it to");
+            tick_field(ui, &mut st.move_tick, &to, "The tick to move it to");
         });
         let what = match selected {
             Some(i) => edge_text(&shown.events[i]),
@@ -126,10 +129,11 @@ pub(super) fn insert_row_ui(
                     );
                 }
             });
-        ui.label("at");
+        let at = ui.label("at");
         if tick_field(
             ui,
             &mut st.insert_tick,
+            &at,
             "The tick to stamp it with (follows the cursor until changed)",
         ) {
             st.insert_tick_picked = true;
@@ -170,11 +174,12 @@ pub(super) fn file_row_ui(
         return;
     }
     ui.horizontal(|ui| {
-        ui.label("File");
+        let label = ui.label("File");
         ui.add(
             egui::TextEdit::singleline(&mut st.path)
                 .desired_width((ui.available_width() - 110.0).max(80.0)),
         )
+        .labelled_by(label.id)
         .on_hover_text("A recording (RON): stepframe play --input reads it too");
         let path = PathBuf::from(st.path.trim());
         if ui.button("Save").clicked() {

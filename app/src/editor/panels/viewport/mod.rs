@@ -18,6 +18,7 @@ mod readout;
 mod soft;
 
 use crate::editor::protocol::{EditCommand, Run, Target};
+use crate::editor::shared::Panel;
 use std::collections::BTreeSet;
 
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
@@ -25,7 +26,7 @@ use stepframe_core::{BodyKind, InputEvent, InputSource, ObjectId, Pose, Shape, V
 
 use crate::editor::geometry::{self, Camera};
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
-use crate::editor::protocol::{Command, ObjectView, WorldView};
+use crate::editor::protocol::{Command, Event, ObjectView, WorldView};
 use crate::editor::shared::B_COLOUR;
 use crate::editor::shared::{Commands, Persisted, View};
 
@@ -129,9 +130,16 @@ impl ViewportState {
 /// Zoom limits, pixels per metre.
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
-impl ViewportState {
+impl Panel for ViewportState {
+    /// A loaded scene is fitted into view at the next draw.
+    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+        if let Event::Loaded { .. } = event {
+            self.needs_fit = true;
+        }
+    }
+
     /// Draws the viewport and routes its input.
-    pub fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         viewport_ui(ui, view, cmd, self);
     }
 }
