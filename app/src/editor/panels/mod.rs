@@ -20,7 +20,7 @@
 //! | `breakpoints` | the breakpoint list and form; `breakpoints/clock_form`: clock breakpoints |
 //! | `clock_panel` | the Clock tab: every clock field, the history's reach and budget |
 //! | [`log`] | the session log |
-//! | [`tape`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
+//! | [`input`] | the Input tab: the tick-stamped input tape, edited while suspended, replayed by Resume from here |
 //! | [`attach`] | File → Attach…, Run in player, Detach: the editor on a game in a process of its own |
 //! | [`compare`] | Compare with…: the File menu's items and the trace dialog |
 //! | [`watches`] | watch expressions and what they do when they hold |
@@ -44,9 +44,9 @@ pub mod compare;
 pub(crate) mod edit_menu;
 pub mod flame;
 pub(crate) mod hierarchy;
+pub mod input;
 pub(crate) mod inspector;
 pub mod log;
-pub mod tape;
 pub(crate) mod toolbar;
 pub(crate) mod viewport;
 pub mod watches;
@@ -64,9 +64,9 @@ use clock_panel::ClockPanel;
 use code_pane::CodePaneState;
 use flame::FlameState;
 use hierarchy::HierarchyPanel;
+use input::InputPanel;
 use inspector::EditBuffers;
 use log::LogPanel;
-use tape::TapeState;
 use viewport::ViewportState;
 use watches::WatchesState;
 
@@ -94,7 +94,7 @@ pub(crate) struct Panels {
     /// The script code pane.
     pub(crate) code: CodePaneState,
     /// The Input tab: the tape list, its edit and file fields.
-    pub(crate) tape: TapeState,
+    pub(crate) input: InputPanel,
     /// The Flame tab: the newest replayed frame.
     pub(crate) flame: FlameState,
     /// Open / Save As / confirmation dialogs.
@@ -147,7 +147,7 @@ impl Panels {
             Pane::Bookmarks => &mut self.bookmarks,
             Pane::Watches => &mut self.watches,
             Pane::Code => &mut self.code,
-            Pane::Input => &mut self.tape,
+            Pane::Input => &mut self.input,
             Pane::Timeline => &mut self.timeline,
             Pane::Flame => &mut self.flame,
         }

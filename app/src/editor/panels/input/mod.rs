@@ -44,7 +44,7 @@ const OTHER_ROWS: f32 = 6.0;
 
 /// The tab's own state.
 #[derive(Debug)]
-pub struct TapeState {
+pub struct InputPanel {
     /// Ticks either side of the cursor the list shows.
     pub span: u64,
     /// The selected edge (index in the shown tape).
@@ -71,9 +71,9 @@ pub struct TapeState {
     pub confirm_replace: Option<PathBuf>,
 }
 
-impl Default for TapeState {
-    fn default() -> TapeState {
-        TapeState {
+impl Default for InputPanel {
+    fn default() -> InputPanel {
+        InputPanel {
             span: DEFAULT_SPAN,
             selected: None,
             move_tick: 0,
@@ -152,9 +152,9 @@ fn bound_keys(view: &LiveView) -> Vec<(String, String)> {
     keys
 }
 
-impl TapeState {
+impl InputPanel {
     /// The file field beside `scene`, unless the user typed a path of
-    /// their own (see [`TapeState::path_default`]).
+    /// their own (see [`InputPanel::path_default`]).
     fn default_path_for(&mut self, scene: Option<&Path>) {
         if self.path.is_empty() || self.path == self.path_default {
             self.path = default_tape_path(scene).display().to_string();
@@ -163,12 +163,12 @@ impl TapeState {
     }
 }
 
-impl Panel for TapeState {
+impl Panel for InputPanel {
     /// A new world starts with a fresh tab: the old tape's rows, picks and
     /// fields were the old world's.
     fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { .. } = event {
-            *self = TapeState::default();
+            *self = InputPanel::default();
         }
     }
 
@@ -190,7 +190,7 @@ impl Panel for TapeState {
     }
 }
 
-fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeState) {
+fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut InputPanel) {
     let Some(live) = view.live() else {
         ui.weak("no session");
         return;
@@ -344,7 +344,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut TapeS
 }
 
 /// The edges within the span around `cursor`, a click selecting one.
-fn list_ui(ui: &mut egui::Ui, st: &mut TapeState, shown: &Recording, cursor: u64, live_tick: u64) {
+fn list_ui(ui: &mut egui::Ui, st: &mut InputPanel, shown: &Recording, cursor: u64, live_tick: u64) {
     let lo = cursor.saturating_sub(st.span);
     let hi = cursor.saturating_add(st.span);
     let before = shown.events.iter().filter(|e| e.tick < lo).count();
@@ -438,7 +438,7 @@ mod tests {
 
     #[test]
     fn the_file_field_follows_the_scene_until_the_user_types_a_path() {
-        let mut st = TapeState::default();
+        let mut st = InputPanel::default();
         // A new host's first view has no scene yet (after a Detach).
         st.default_path_for(None);
         assert_eq!(st.path, "tape.ron");

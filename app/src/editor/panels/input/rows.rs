@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use stepframe_core::{InputSource, LogLevel, RecordedEvent, Recording};
 
-use super::{TapeState, edge_text};
+use super::{InputPanel, edge_text};
 use crate::editor::protocol::Command;
 use crate::editor::shared::Commands;
 
@@ -41,7 +41,7 @@ fn tick_field(ui: &mut egui::Ui, tick: &mut u64, name: &egui::Response, hover: &
 pub(super) fn move_row_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
-    st: &mut TapeState,
+    st: &mut InputPanel,
     shown: &Recording,
 ) {
     let selected = st.selected.filter(|i| *i < shown.events.len());
@@ -83,7 +83,7 @@ pub(super) fn move_row_ui(
 pub(super) fn insert_row_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
-    st: &mut TapeState,
+    st: &mut InputPanel,
     shown: &Recording,
     keys: &[(String, String)],
     fixed_hz: u32,
@@ -146,7 +146,7 @@ pub(super) fn insert_row_ui(
 pub(super) fn file_row_ui(
     ui: &mut egui::Ui,
     cmd: &mut Commands,
-    st: &mut TapeState,
+    st: &mut InputPanel,
     shown: &Recording,
 ) {
     if let Some(path) = st.confirm_replace.clone() {
