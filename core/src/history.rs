@@ -160,7 +160,8 @@ struct Keyframe {
     /// The physics engine's state, packed (see `compact`); `None`: the
     /// snapshot holds it (a stage with no byte form).
     engine: Option<std::sync::Arc<compact::Packed>>,
-    /// [`Snapshot::memory_bytes`] plus the packed engine's own bytes, taken once.
+    /// [`Snapshot::memory_bytes`], taken once (the packed engine's own
+    /// bytes are asked each time: they shrink when its packing is done).
     bytes: usize,
 }
 
@@ -234,8 +235,6 @@ pub struct History {
     retention_frames: u64,
     /// Byte bound on keyframes and call log, if any (see the module docs).
     budget: Option<usize>,
-    /// Sum of the kept keyframes' bytes (`compact::keyframe_bytes`).
-    keyframe_bytes: usize,
     /// Packs each keyframe's engine against the last anchor.
     packer: compact::Packer,
     /// Sum of the logged calls' bytes ([`Logged::bytes`]).
@@ -281,7 +280,6 @@ impl History {
             base_every: keyframe_every.max(1),
             retention_frames: retention_frames.max(keyframe_every.max(1)),
             budget: None,
-            keyframe_bytes: 0,
             packer: compact::Packer::default(),
             call_bytes: 0,
             frames_since_keyframe: u64::MAX,
@@ -324,7 +322,10 @@ impl History {
     /// Bytes the history holds: its keyframes ([`Snapshot::memory_bytes`])
     /// and its call log.
     pub fn memory_bytes(&self) -> usize {
-        self.keyframe_bytes + self.call_bytes + self.packer.memory_bytes() + self.undo.bytes()
+        compact::keyframe_bytes(&self.keyframes)
+            + self.call_bytes
+            + self.packer.memory_bytes()
+            + self.undo.bytes()
     }
 
     /// How far back rewind reaches from the live session `live`
@@ -455,7 +456,6 @@ impl History {
         // taken exactly here is still valid only if no call stopped part-way.
         self.keyframes
             .retain(|k| k.call < position || (k.call == position && partial.is_none()));
-        self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
         self.packer.reset();
         self.last_debugger = None;
         self.frames_since_keyframe = 0;

@@ -16,7 +16,7 @@ impl History {
         // The replay must start with the debugger in force at the keyframe.
         self.last_debugger = None;
         let (snapshot, engine) = self.packer.take(p);
-        let bytes = snapshot.memory_bytes() + engine.as_ref().map_or(0, |e| e.own_bytes());
+        let bytes = snapshot.memory_bytes();
         self.keyframes.push_back(Keyframe {
             call,
             snapshot,
@@ -24,7 +24,6 @@ impl History {
             engine,
             bytes,
         });
-        self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
         self.enforce_bounds();
         self.position = self.calls.len();
     }
@@ -38,6 +37,16 @@ impl History {
             self.pop_oldest();
         }
         if let Some(budget) = self.budget {
+            if self.memory_bytes() > budget {
+                // A keyframe still being packed counts its full length:
+                // thin on what the packed ones hold, as before the packing
+                // moved to its own thread.
+                for k in &self.keyframes {
+                    if let Some(packed) = &k.engine {
+                        packed.settle();
+                    }
+                }
+            }
             while self.keyframes.len() > 1 && self.memory_bytes() > budget {
                 if self.keyframe_every < self.base_every << MAX_SPACING_DOUBLINGS {
                     // Every other keyframe, counting from the oldest (which
@@ -47,7 +56,6 @@ impl History {
                         i += 1;
                         i % 2 == 1
                     });
-                    self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
                     self.keyframe_every *= 2;
                 } else {
                     self.pop_oldest();
@@ -73,8 +81,6 @@ impl History {
     }
 
     pub(super) fn pop_oldest(&mut self) {
-        if self.keyframes.pop_front().is_some() {
-            self.keyframe_bytes = compact::keyframe_bytes(&self.keyframes);
-        }
+        self.keyframes.pop_front();
     }
 }

@@ -18,6 +18,14 @@
 //!   float that moved a little) XORs to zeros, which the compressor folds
 //!   away.
 //!
+//! The compression runs on a thread of the packer's own: the keyframe is
+//! taken (its bytes written, a delta XORed) on the session's thread, and
+//! zstd, about half of a keyframe's cost and ~2% of a flat-out replay of
+//! the demo, overlaps the next frames. Until it is done a keyframe holds
+//! its bytes as they are and counts them at full length: it restores from
+//! them, and a history over its budget waits for the packing before it
+//! thins, so the budget decides on packed bytes as before.
+//!
 //! A delta holds its anchor (an `Arc`), so dropping or thinning keyframes
 //! never breaks one: an anchor whose keyframe went stays while a delta
 //! needs it, and [`History::memory_bytes`] counts it once. Decoding any
@@ -30,7 +38,8 @@
 //! 0.57 MB as a delta. So a keyframe there is ~550 B a ball, against the
 //! ~4.1 KB of a plain copy.
 
-use std::sync::Arc;
+use std::sync::mpsc::{Receiver, Sender};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use super::*;
 use crate::physics::{EngineBytesError, engine_parts};
@@ -64,12 +73,15 @@ pub enum KeyframeError {
     Engine(#[from] EngineBytesError),
 }
 
-/// A keyframe's engine bytes, packed.
+/// A keyframe's engine bytes, packed (or still being packed).
 #[derive(Debug)]
 pub(super) struct Packed {
     /// zstd of the bytes (anchor), or of the bytes with their unchanged-length
-    /// parts XORed against the anchor's (delta).
-    compressed: Vec<u8>,
+    /// parts XORed against the anchor's (delta), once the packer's thread
+    /// has made it.
+    compressed: OnceLock<Vec<u8>>,
+    /// Those bytes uncompressed, until `compressed` is made.
+    pending: Mutex<Option<Arc<Vec<u8>>>>,
     /// The length of the bytes before compression.
     raw_len: usize,
     /// The anchor this is a delta against; `None`: this is an anchor.
@@ -77,9 +89,50 @@ pub(super) struct Packed {
 }
 
 impl Packed {
-    /// Bytes this keyframe holds on its own (not counting its anchor).
+    /// Bytes not yet compressed, shared with the packer's thread.
+    fn new(bytes: Arc<Vec<u8>>, anchor: Option<Arc<Packed>>) -> Packed {
+        Packed {
+            compressed: OnceLock::new(),
+            raw_len: bytes.len(),
+            pending: Mutex::new(Some(bytes)),
+            anchor,
+        }
+    }
+
+    /// Bytes this keyframe holds on its own (not counting its anchor): its
+    /// uncompressed length until it is packed.
     pub(super) fn own_bytes(&self) -> usize {
-        std::mem::size_of::<Packed>() + self.compressed.capacity()
+        std::mem::size_of::<Packed>() + self.compressed.get().map_or(self.raw_len, |c| c.capacity())
+    }
+
+    /// Waits until the packer's thread has compressed the bytes.
+    pub(super) fn settle(&self) {
+        self.compressed.wait();
+    }
+
+    /// Compresses the pending bytes (on the packer's thread) and hands
+    /// back their buffer when nobody else holds it, for the next keyframe.
+    fn pack(&self, zstd: &mut Zstd) -> Option<Vec<u8>> {
+        let bytes = lock(&self.pending).clone()?;
+        let _ = self
+            .compressed
+            .set(compress(&mut zstd.compressor, &mut zstd.out, &bytes));
+        let taken = lock(&self.pending).take();
+        drop(bytes);
+        taken.and_then(|b| Arc::try_unwrap(b).ok())
+    }
+
+    /// The bytes as they were before compression (XORed, for a delta).
+    fn raw(&self) -> Result<Vec<u8>, KeyframeError> {
+        if let Some(c) = self.compressed.get() {
+            return decompress(c, self.raw_len);
+        }
+        let pending = lock(&self.pending).clone();
+        match pending {
+            Some(bytes) => Ok(bytes.to_vec()),
+            // Packed between the two looks.
+            None => decompress(self.compressed.wait(), self.raw_len),
+        }
     }
 
     /// The anchor a delta stands on, if this is one.
@@ -89,13 +142,25 @@ impl Packed {
 
     /// The engine bytes back.
     pub(super) fn unpack(&self) -> Result<Vec<u8>, KeyframeError> {
-        let mut bytes = decompress(self)?;
+        let mut bytes = self.raw()?;
         if let Some(anchor) = &self.anchor {
-            let base = decompress(anchor)?;
+            let base = anchor.raw()?;
             xor_parts(&mut bytes, &base)?;
         }
         Ok(bytes)
     }
+}
+
+/// What compressing needs between keyframes: the zstd context and its
+/// output buffer.
+#[derive(Default)]
+struct Zstd {
+    compressor: Option<zstd::bulk::Compressor<'static>>,
+    out: Vec<u8>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// zstd's level: 1, its fastest standard level. On the 10,000-ball pile
@@ -106,33 +171,35 @@ const ZSTD_LEVEL: i32 = 1;
 
 /// zstd of `bytes` through `compressor` (one context for every keyframe
 /// of a history: a fresh one per call left freed blocks that grew the
-/// process's resident memory past what the budget counts), shrunk to
-/// its length.
-fn compress(compressor: &mut Option<zstd::bulk::Compressor<'static>>, bytes: &[u8]) -> Packing {
+/// process's resident memory past what the budget counts), written into
+/// `out` (kept between keyframes: zstd's output bound is about the input's
+/// size) and copied out at its length, so the packer's thread does not
+/// allocate and shrink a keyframe-sized buffer each time (that churn, in
+/// the thread's own malloc arena, grew the demo's resident memory by 14
+/// MiB over ten minutes).
+fn compress(
+    compressor: &mut Option<zstd::bulk::Compressor<'static>>,
+    out: &mut Vec<u8>,
+    bytes: &[u8],
+) -> Vec<u8> {
     if compressor.is_none() {
         *compressor = zstd::bulk::Compressor::new(ZSTD_LEVEL).ok();
     }
+    out.clear();
+    out.reserve(zstd::zstd_safe::compress_bound(bytes.len()));
     // In memory, level 1: only a bug could make this fail, and then the
     // keyframe decodes to an error at rewind rather than to a wrong state.
-    let mut compressed = compressor
+    match compressor
         .as_mut()
-        .and_then(|c| c.compress(bytes).ok())
-        .unwrap_or_default();
-    compressed.shrink_to_fit();
-    Packing {
-        compressed,
-        raw_len: bytes.len(),
+        .map(|c| c.compress_to_buffer(bytes, out))
+    {
+        Some(Ok(_)) => out.as_slice().to_vec(),
+        _ => Vec::new(),
     }
 }
 
-/// Compressed bytes and the length they decompress to.
-struct Packing {
-    compressed: Vec<u8>,
-    raw_len: usize,
-}
-
-fn decompress(packed: &Packed) -> Result<Vec<u8>, KeyframeError> {
-    zstd::bulk::decompress(&packed.compressed, packed.raw_len)
+fn decompress(compressed: &[u8], raw_len: usize) -> Result<Vec<u8>, KeyframeError> {
+    zstd::bulk::decompress(compressed, raw_len)
         .map_err(|e| KeyframeError::Decompress(e.to_string()))
 }
 
@@ -162,13 +229,44 @@ fn xor_parts(bytes: &mut [u8], base: &[u8]) -> Result<(), KeyframeError> {
 /// so a delta needs no decompression.
 #[derive(Default)]
 pub(super) struct Packer {
-    /// The zstd context, made at the first keyframe.
-    compressor: Option<zstd::bulk::Compressor<'static>>,
-    anchor: Option<(Arc<Packed>, Vec<u8>)>,
+    anchor: Option<(Arc<Packed>, Arc<Vec<u8>>)>,
     /// Keyframes packed since the anchor.
     since_anchor: u32,
     /// Scratch: the engine bytes of the keyframe being taken.
     scratch: Vec<u8>,
+    /// The thread that compresses, started at the first keyframe; `None`
+    /// before, or where no thread could be started (then the compression
+    /// runs here, as it is taken).
+    thread: Option<PackThread>,
+}
+
+/// The packer's thread: keyframes to compress go one way, buffers nobody
+/// needs any more come back, for the next keyframe's bytes.
+struct PackThread {
+    jobs: Sender<Arc<Packed>>,
+    spare: Receiver<Vec<u8>>,
+}
+
+impl PackThread {
+    /// A thread with one zstd context for every keyframe of the history (a
+    /// fresh one per call left freed blocks that grew the process's
+    /// resident memory past what the budget counts).
+    fn start() -> Option<PackThread> {
+        let (jobs, to_pack) = std::sync::mpsc::channel::<Arc<Packed>>();
+        let (give_back, spare) = std::sync::mpsc::channel();
+        std::thread::Builder::new()
+            .name("stepframe-keyframes".into())
+            .spawn(move || {
+                let mut zstd = Zstd::default();
+                for packed in to_pack {
+                    if let Some(buffer) = packed.pack(&mut zstd) {
+                        let _ = give_back.send(buffer);
+                    }
+                }
+            })
+            .ok()?;
+        Some(PackThread { jobs, spare })
+    }
 }
 
 impl std::fmt::Debug for Packer {
@@ -189,6 +287,21 @@ impl Packer {
         self.anchor.as_ref().map_or(0, |(_, raw)| raw.capacity()) + self.scratch.capacity()
     }
 
+    /// Has `packed`'s bytes compressed: on the packer's thread, or here if
+    /// it has none.
+    fn send(&mut self, packed: &Arc<Packed>) {
+        if self.thread.is_none() {
+            self.thread = PackThread::start();
+        }
+        let sent = self
+            .thread
+            .as_ref()
+            .is_some_and(|t| t.jobs.send(packed.clone()).is_ok());
+        if !sent && let Some(buffer) = packed.pack(&mut Zstd::default()) {
+            self.scratch = buffer;
+        }
+    }
+
     /// Starts again with an anchor (a branch cut the keyframes after it).
     pub(super) fn reset(&mut self) {
         self.anchor = None;
@@ -198,6 +311,9 @@ impl Packer {
     /// A snapshot of `p` and its engine packed, or a plain snapshot when
     /// the physics stage has no byte form.
     pub(super) fn take(&mut self, p: &Pipeline) -> (Snapshot, Option<Arc<Packed>>) {
+        if let Some(buffer) = self.thread.as_ref().and_then(|t| t.spare.try_iter().last()) {
+            self.scratch = buffer;
+        }
         let Some(snapshot) = p.snapshot_detached(&mut self.scratch) else {
             return (p.snapshot(), None);
         };
@@ -210,34 +326,20 @@ impl Packer {
             }
             _ => None,
         };
+        let bytes = Arc::new(std::mem::take(&mut self.scratch));
         let packed = match delta_on {
             Some(anchor) => {
                 self.since_anchor += 1;
-                let Packing {
-                    compressed,
-                    raw_len,
-                } = compress(&mut self.compressor, &self.scratch);
-                Arc::new(Packed {
-                    compressed,
-                    raw_len,
-                    anchor: Some(anchor),
-                })
+                Arc::new(Packed::new(bytes, Some(anchor)))
             }
             None => {
-                let Packing {
-                    compressed,
-                    raw_len,
-                } = compress(&mut self.compressor, &self.scratch);
-                let packed = Arc::new(Packed {
-                    compressed,
-                    raw_len,
-                    anchor: None,
-                });
+                let packed = Arc::new(Packed::new(bytes.clone(), None));
                 self.since_anchor = 0;
-                self.anchor = Some((packed.clone(), std::mem::take(&mut self.scratch)));
+                self.anchor = Some((packed.clone(), bytes));
                 packed
             }
         };
+        self.send(&packed);
         (snapshot, Some(packed))
     }
 }
@@ -263,6 +365,7 @@ pub(super) fn keyframe_bytes(keyframes: &VecDeque<Keyframe>) -> usize {
     for k in keyframes {
         sum += k.bytes;
         let Some(packed) = &k.engine else { continue };
+        sum += packed.own_bytes();
         match packed.anchor() {
             None => last_anchor = Some(packed),
             Some(anchor) => {
@@ -274,4 +377,59 @@ pub(super) fn keyframe_bytes(keyframes: &VecDeque<Keyframe>) -> usize {
         }
     }
     sum
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Engine-shaped bytes: a header of two part lengths, then the parts.
+    fn engine(a: &[u8], b: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        out.extend_from_slice(&2u32.to_le_bytes());
+        out.extend_from_slice(&(a.len() as u32).to_le_bytes());
+        out.extend_from_slice(&(b.len() as u32).to_le_bytes());
+        out.extend_from_slice(a);
+        out.extend_from_slice(b);
+        out
+    }
+
+    #[test]
+    fn a_keyframe_restores_from_its_bytes_before_and_after_its_packing() {
+        // An anchor and a delta on it (same part lengths: XORed), neither
+        // compressed yet, as a keyframe is right after it was taken.
+        let first = engine(&[7u8; 4000], &[1, 2, 3]);
+        let second = engine(
+            &[7u8; 3990]
+                .iter()
+                .chain(&[9u8; 10])
+                .copied()
+                .collect::<Vec<_>>(),
+            &[4, 5, 6],
+        );
+        let anchor = Arc::new(Packed::new(Arc::new(first.clone()), None));
+        let mut xored = second.clone();
+        xor_parts(&mut xored, &first).expect("parts");
+        let delta = Packed::new(Arc::new(xored), Some(anchor.clone()));
+        // Pending: the bytes come back as they are, counted at full length.
+        assert_eq!(delta.unpack().expect("unpacks"), second);
+        assert_eq!(anchor.unpack().expect("unpacks"), first);
+        assert_eq!(
+            delta.own_bytes(),
+            std::mem::size_of::<Packed>() + second.len()
+        );
+        // Packed (what the packer's thread does): the same bytes, fewer held,
+        // and a delta's buffer handed back for the next keyframe.
+        let mut zstd = Zstd::default();
+        assert!(anchor.pack(&mut zstd).is_some_and(|b| b == first));
+        let back = delta.pack(&mut zstd).expect("nobody else holds it");
+        assert_eq!(back.len(), second.len());
+        assert_eq!(delta.unpack().expect("unpacks"), second);
+        assert_eq!(anchor.unpack().expect("unpacks"), first);
+        assert!(
+            delta.own_bytes() < std::mem::size_of::<Packed>() + 200,
+            "{}",
+            delta.own_bytes()
+        );
+    }
 }
