@@ -173,10 +173,8 @@ const ZSTD_LEVEL: i32 = 1;
 /// of a history: a fresh one per call left freed blocks that grew the
 /// process's resident memory past what the budget counts), written into
 /// `out` (kept between keyframes: zstd's output bound is about the input's
-/// size) and copied out at its length, so the packer's thread does not
-/// allocate and shrink a keyframe-sized buffer each time (that churn, in
-/// the thread's own malloc arena, grew the demo's resident memory by 14
-/// MiB over ten minutes).
+/// size) and copied out at its length, so no keyframe-sized buffer is
+/// allocated and shrunk for every keyframe.
 fn compress(
     compressor: &mut Option<zstd::bulk::Compressor<'static>>,
     out: &mut Vec<u8>,
