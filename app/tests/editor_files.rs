@@ -232,14 +232,7 @@ fn a_bookmark_is_kept_beside_the_scene_moves_the_cursor_and_comes_back_on_reopen
         "{text}"
     );
     // The list the timeline's marker lane draws.
-    let drawn: Vec<(u64, String)> = h
-        .state()
-        .view()
-        .bookmarks()
-        .list()
-        .iter()
-        .map(|b| (b.tick, b.note.clone()))
-        .collect();
+    let drawn = support::editor::bookmarks_listed(&h);
     assert_eq!(drawn, vec![(tick, "jump here".to_string())]);
     // Three ticks on, a click on the bookmark shows its tick in every panel.
     for _ in 0..3 {

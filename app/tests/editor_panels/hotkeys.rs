@@ -11,7 +11,8 @@ use stepframe_app::editor::{Action, EditorApp, Pane};
 
 use crate::support;
 use crate::support::editor::{
-    DEFAULT_SIZE, click, click_shown, clock_tick, demo_copy, editor, editor_sized, show, status,
+    DEFAULT_SIZE, bookmarks_listed, click, click_shown, clock_tick, demo_copy, editor,
+    editor_sized, show, status,
 };
 use crate::support::labels_starting;
 
@@ -136,13 +137,7 @@ fn ctrl_b_while_suspended_bookmarks_the_tick_with_the_note_exactly_as_the_button
     );
     for h in [&keyed, &clicked] {
         assert_eq!(
-            h.state()
-                .view()
-                .bookmarks()
-                .list()
-                .iter()
-                .map(|b| (b.tick, b.note.clone()))
-                .collect::<Vec<_>>(),
+            bookmarks_listed(h),
             vec![(tick, "jump here".to_string())],
             "the one list the timeline's marker lane draws"
         );
@@ -176,14 +171,7 @@ fn ctrl_b_reaches_the_editor_while_the_viewport_has_the_keyboard() {
     let tick = clock_tick(&h);
     h.key_press_modifiers(Modifiers::COMMAND, Key::B);
     h.run_steps(2);
-    let marks: Vec<(u64, String)> = h
-        .state()
-        .view()
-        .bookmarks()
-        .list()
-        .iter()
-        .map(|b| (b.tick, b.note.clone()))
-        .collect();
+    let marks = bookmarks_listed(&h);
     assert_eq!(marks.len(), 1, "{marks:?}");
     // Live and playing: the bookmark is on the tick shown when the key came.
     assert!(

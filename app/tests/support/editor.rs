@@ -203,6 +203,18 @@ pub fn clock_field(h: &Harness<'_, EditorApp>, name: &str, unit: &str) -> String
         .to_string()
 }
 
+/// The open scene's bookmarks as `(tick, note)`: the one list the
+/// Bookmarks tab and the timeline's marker lane draw.
+pub fn bookmarks_listed(h: &Harness<'_, EditorApp>) -> Vec<(u64, String)> {
+    h.state()
+        .view()
+        .bookmarks()
+        .list()
+        .iter()
+        .map(|b| (b.tick, b.note.clone()))
+        .collect()
+}
+
 /// `simulation_tick` as the clock panel shows it.
 pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
     clock_field(h, "simulation_tick", "ticks")
