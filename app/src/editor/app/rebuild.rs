@@ -47,8 +47,9 @@ use stepframe_host::traced::TracedTick;
 use stepframe_host::wire::BuildId;
 use stepframe_host::worker::FrontEnd;
 
+use super::EditorApp;
 use super::host::{self, Running};
-use super::{EditorApp, ViewNames};
+use super::intake::ViewNames;
 use crate::editor::shared::{NewBuild, RebuildProgress};
 use crate::editor::words;
 

@@ -185,13 +185,7 @@ impl EditorApp {
                 reviewed: false,
             }));
         }
-        let view = View::new(
-            &self.published,
-            &self.cursor,
-            &self.bookmarks,
-            &self.feedback.log,
-            self.driven,
-        );
+        let view = view_of!(self);
         let keys = [
             (find, Shortcut::Find),
             (to_timeline, Shortcut::FocusTimeline),
