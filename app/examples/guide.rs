@@ -3,7 +3,7 @@
 //! Rust code.
 
 use serde::{Deserialize, Serialize};
-use stepframe_app::{App, Behaviours};
+use stepframe_app::{Behaviours, Game};
 use stepframe_core::scene::ParamsError;
 use stepframe_core::{Behaviour, Ctx, Inspect, Vec2, Velocity};
 
@@ -137,7 +137,7 @@ pub fn behaviours() -> Behaviours {
 }
 
 fn main() -> std::process::ExitCode {
-    App::new("dasher")
+    Game::new("dasher")
         .behaviours(behaviours())
         .scene("assets/scenes/dasher.ron")
         .run()

@@ -1,4 +1,4 @@
-//! Your game in stepframe: [`App`], the one call that gives a game's own
+//! Your game in stepframe: [`Game`], the one call that gives a game's own
 //! binary everything the `stepframe` binary has (the editor, `play`,
 //! `check`, `trace-diff`, `soak`, `bench`), with the game's behaviours
 //! registered beside the built-ins.
@@ -16,7 +16,7 @@
 //! fn main() -> std::process::ExitCode {
 //!     let behaviours = stepframe_app::Behaviours::built_in()
 //!         .behaviour(|params: HopParams| Ok::<_, ParamsError>(Hop { params }));
-//!     stepframe_app::App::new("hopper")
+//!     stepframe_app::Game::new("hopper")
 //!         .behaviours(behaviours)
 //!         .scene("assets/scenes/hop.ron")
 //!         .run()
@@ -204,7 +204,7 @@ impl Behaviours {
 /// A game's binary: its name, its behaviours and the scene it opens by
 /// default. See the module docs.
 #[derive(Clone, Debug)]
-pub struct App {
+pub struct Game {
     /// The game's name: in `--help` and usage lines, the editor's and the
     /// player's window titles, and the app ids, which name the folders
     /// their layout and settings are saved in (so two games never share
@@ -216,14 +216,14 @@ pub struct App {
     scene: Option<PathBuf>,
 }
 
-impl App {
+impl Game {
     /// A binary called `name` with the built-in behaviours, opening the
     /// bundled demo by default. `name` is the game's everywhere a person
     /// sees one: `--help`, the editor window's title, and the app id its
     /// saved layout and settings are kept under (`~/.local/share/<name>` on
     /// Linux), so each game keeps its own.
-    pub fn new(name: &'static str) -> App {
-        App {
+    pub fn new(name: &'static str) -> Game {
+        Game {
             name,
             behaviours: Behaviours::built_in(),
             scene: None,
@@ -234,7 +234,7 @@ impl App {
     /// a game hands its behaviours over, so the set it builds in one place
     /// ([`Behaviours::behaviour`], [`Behaviours::with`]) is the set its
     /// tests share.
-    pub fn behaviours(mut self, behaviours: Behaviours) -> App {
+    pub fn behaviours(mut self, behaviours: Behaviours) -> Game {
         self.behaviours = behaviours;
         self
     }
@@ -245,7 +245,7 @@ impl App {
     /// game started from its crate (`cargo run`) and one shipped as a
     /// folder beside its binary both find it, and no path of the machine
     /// that built it is baked in.
-    pub fn scene(mut self, scene: impl Into<PathBuf>) -> App {
+    pub fn scene(mut self, scene: impl Into<PathBuf>) -> Game {
         self.scene = Some(scene.into());
         self
     }
@@ -275,7 +275,7 @@ impl App {
         self.run_as(args, &launch)
     }
 
-    /// [`App::run`] on the given command line (its first item is the
+    /// [`Game::run`] on the given command line (its first item is the
     /// program name): how tests drive a game's binary without spawning it.
     /// Everything runs in this process, as with `--in-process` (this
     /// process's executable is the caller's, a test harness, which has no

@@ -1,6 +1,6 @@
 //! `stepframe host`: the session host in a process of its own, as the
 //! editor starts it (never by hand). The editor runs its session here, a
-//! child of the same executable (for a game built with [`crate::App`], the
+//! child of the same executable (for a game built with [`crate::Game`], the
 //! game's own binary, with its behaviours), so a fault no process survives
 //! (an abort, a stack overflow, memory exhausted, an endless loop the
 //! editor kills) takes down this process and not the editor.

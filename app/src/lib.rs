@@ -1,11 +1,11 @@
 //! stepframe-app: the editor and the headless tools behind the `stepframe`
-//! binary, and [`App`], the one call that gives a game's own binary all of
+//! binary, and [`Game`], the one call that gives a game's own binary all of
 //! them with its behaviours registered beside the built-ins
 //! (docs/embedding.md walks through it).
 //!
 //! | module | sub-command | inside (each opens with its own map) |
 //! |---|---|---|
-//! | [`game`] | every sub-command as one call, [`App`]; the behaviours a binary's sessions name, [`Behaviours`] | |
+//! | [`game`] | every sub-command as one call, [`Game`]; the behaviours a binary's sessions name, [`Behaviours`] | |
 //! | [`editor`] | (default) the eframe editor; its session host in a child process (or a thread) | `protocol`, `worker`, `app`, `timeline` and one file per panel |
 //! | [`host_process`] | `stepframe host`: the editor's session host in a child process of this executable | |
 //! | [`player`] | `play`: the headless player, traces, telemetry, sync test | `args`, `run` (the loop `check` shares), `summary` |
@@ -27,7 +27,7 @@ pub mod tools;
 
 use std::path::PathBuf;
 
-pub use game::{App, Behaviours};
+pub use game::{Behaviours, Game};
 
 /// The bundled demo scene: `assets/scenes/demo.ron` under the current directory
 /// if it exists there (a fresh clone's root), else beside the source tree.

@@ -1,5 +1,5 @@
 //! The `stepframe` binary: the editor by default, headless tools as
-//! sub-commands. It is [`stepframe_app::App`] with the built-in behaviours,
+//! sub-commands. It is [`stepframe_app::Game`] with the built-in behaviours,
 //! the same call a game's own binary makes with its behaviours added.
 
 use std::process::ExitCode;
@@ -12,5 +12,5 @@ use std::process::ExitCode;
 static GLOBAL: stepframe_app::bench::CountingAllocator = stepframe_app::bench::CountingAllocator;
 
 fn main() -> ExitCode {
-    stepframe_app::App::new("stepframe").run()
+    stepframe_app::Game::new("stepframe").run()
 }

@@ -616,7 +616,7 @@ impl stepframe_core::Behaviour for Boom {
 
 #[test]
 fn check_fails_a_game_whose_fixed_update_panics_in_every_run() {
-    // The game's binary through `App::run_from`, as a new user's would run.
+    // The game's binary through `Game::run_from`, as a new user's would run.
     let dir = scratch("check-game-panics");
     let scene = dir.join("boom.ron");
     std::fs::write(
@@ -627,7 +627,7 @@ fn check_fails_a_game_whose_fixed_update_panics_in_every_run() {
     let junit = dir.join("junit.xml");
     let behaviours = stepframe_app::Behaviours::built_in()
         .behaviour(|(): ()| Ok::<_, stepframe_core::scene::ParamsError>(Boom { calls: 0 }));
-    let code = stepframe_app::App::new("boomgame")
+    let code = stepframe_app::Game::new("boomgame")
         .behaviours(behaviours)
         .run_from([
             "boomgame",

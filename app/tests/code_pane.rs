@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_app::editor::{Editor, EditorConfig};
 
 mod support;
 use support::labels_starting;
@@ -48,11 +48,11 @@ fn scene_copy(tag: &str) -> PathBuf {
     scene
 }
 
-fn editor(scene: PathBuf, play: bool) -> Harness<'static, EditorApp> {
+fn editor(scene: PathBuf, play: bool) -> Harness<'static, Editor> {
     editor_sized(scene, play, egui::vec2(1800.0, 1100.0))
 }
 
-fn editor_sized(scene: PathBuf, play: bool, size: egui::Vec2) -> Harness<'static, EditorApp> {
+fn editor_sized(scene: PathBuf, play: bool, size: egui::Vec2) -> Harness<'static, Editor> {
     let mut h = Harness::builder()
         .with_size(size)
         .with_step_dt(DT as f32)
@@ -64,13 +64,13 @@ fn editor_sized(scene: PathBuf, play: bool, size: egui::Vec2) -> Harness<'static
                 play_on_start: play,
                 ..EditorConfig::driven(scene, DT)
             };
-            EditorApp::new(cc, config).expect("the editor starts")
+            Editor::new(cc, config).expect("the editor starts")
         });
     h.run_steps(3);
     h
 }
 
-fn status(h: &Harness<'_, EditorApp>) -> String {
+fn status(h: &Harness<'_, Editor>) -> String {
     let mut found = labels_starting(h, "suspended at tick ");
     found.extend(
         labels_starting(h, "running")
@@ -84,7 +84,7 @@ fn status(h: &Harness<'_, EditorApp>) -> String {
 }
 
 /// The gutter button of a line: its text is a marker and the line number.
-fn click_gutter(h: &mut Harness<'_, EditorApp>, line: usize) {
+fn click_gutter(h: &mut Harness<'_, Editor>, line: usize) {
     let want = line.to_string();
     h.get_by(|n| {
         n.role() == Role::Button
@@ -98,13 +98,13 @@ fn click_gutter(h: &mut Harness<'_, EditorApp>, line: usize) {
 
 /// The text of the program the session runs for the code pane's script
 /// (what the live view says is in force, whatever the pane shows).
-fn program_in_force(h: &Harness<'_, EditorApp>) -> Option<String> {
+fn program_in_force(h: &Harness<'_, Editor>) -> Option<String> {
     let (_, key) = h.state().code_pane_script().expect("a script");
     let scripts = &h.state().published().scripts;
     scripts.script(key).map(|s| s.text.to_string())
 }
 
-fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
+fn open_pane_on_patrol(h: &mut Harness<'_, Editor>) {
     h.get_by_label("📜 Code").click();
     h.run();
     h.get_by_label("patrol.rhai").click();
@@ -113,7 +113,7 @@ fn open_pane_on_patrol(h: &mut Harness<'_, EditorApp>) {
 
 /// Opens the code pane on `patrol.rhai` and returns the file it shows and
 /// the text it holds now.
-fn open_patrol_file(h: &mut Harness<'_, EditorApp>) -> (PathBuf, String) {
+fn open_patrol_file(h: &mut Harness<'_, Editor>) -> (PathBuf, String) {
     open_pane_on_patrol(h);
     let path = h
         .state()
@@ -127,7 +127,7 @@ fn open_patrol_file(h: &mut Harness<'_, EditorApp>) -> (PathBuf, String) {
 
 /// Replaces everything in the edit mode's script text with `text`, as a
 /// user selects all and types.
-fn type_script(h: &mut Harness<'_, EditorApp>, text: &str) {
+fn type_script(h: &mut Harness<'_, Editor>, text: &str) {
     h.get_by_label("Script text").click();
     h.run();
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
@@ -270,7 +270,7 @@ fn a_save_with_a_syntax_error_shows_line_and_column_and_the_session_keeps_runnin
         Some(original.clone()),
         "the program in force is still the original"
     );
-    let guard = |h: &Harness<'_, EditorApp>| {
+    let guard = |h: &Harness<'_, Editor>| {
         let view = &h.state().published().live.as_ref().expect("a view").world;
         let x = view
             .objects
@@ -345,7 +345,7 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     let at = support::editor::live_tick(&h);
     h.get_by_label("Fork here").click();
     h.run();
-    assert_eq!(h.state().view().fork(), Some(at));
+    assert_eq!(h.state().reading().fork(), Some(at));
     let (path, original) = open_patrol_file(&mut h);
     // Twice the pace: the guard's step line with speed doubled.
     let step = "let next = x + dir * speed * dt;";
@@ -362,7 +362,7 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
     }
     let first = h
         .state()
-        .view()
+        .reading()
         .run_b()
         .and_then(|c| c.about.first)
         .expect("A and B part");
@@ -385,7 +385,7 @@ fn run_in_b_gives_the_edited_script_to_a_fork_only_and_leaves_the_file_alone() {
 /// Where each source line of a multi-line field starts on screen: the
 /// middle height of its first row. AccessKit gives the field one text run per
 /// laid-out row; a row that does not end in a newline wraps into the next.
-fn line_starts(h: &Harness<'_, EditorApp>, field: &str) -> (egui::Rect, Vec<f32>) {
+fn line_starts(h: &Harness<'_, Editor>, field: &str) -> (egui::Rect, Vec<f32>) {
     let node = h.get_by_label(field);
     let mut starts = Vec::new();
     let mut new_line = true;
@@ -406,7 +406,7 @@ fn line_starts(h: &Harness<'_, EditorApp>, field: &str) -> (egui::Rect, Vec<f32>
 /// The number the gutter left of `left` shows at height `y`: gutter labels
 /// hold only digits (one number a row, several rows a label), so the row of
 /// the label that spans `y` is read.
-fn gutter_number_at(h: &Harness<'_, EditorApp>, left: f32, y: f32) -> Option<usize> {
+fn gutter_number_at(h: &Harness<'_, Editor>, left: f32, y: f32) -> Option<usize> {
     let is_gutter = |t: &str| {
         !t.trim().is_empty()
             && t.chars()
@@ -498,7 +498,7 @@ fn the_edit_gutter_numbers_source_lines_not_wrapped_rows_at_both_window_sizes() 
 }
 
 /// The read-only view's gutter button of line `n`, if it is laid out.
-fn gutter_button(h: &Harness<'_, EditorApp>, n: usize) -> Option<egui::Rect> {
+fn gutter_button(h: &Harness<'_, Editor>, n: usize) -> Option<egui::Rect> {
     let want = n.to_string();
     h.query_by(|node| {
         node.role() == Role::Button
@@ -522,7 +522,7 @@ fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
         // line 13 is `let dir = 1.0;`.
         let line = 13;
         let lines = [2, line, 14];
-        let where_ = |h: &Harness<'_, EditorApp>| -> Vec<egui::Rect> {
+        let where_ = |h: &Harness<'_, Editor>| -> Vec<egui::Rect> {
             lines
                 .iter()
                 .map(|n| gutter_button(h, *n).expect("the line is laid out"))
@@ -568,7 +568,7 @@ fn a_gutter_toggle_the_breakpoint_form_or_a_notice_moves_no_line_of_code() {
         h.run();
         // The heading above the field's scroll area: what a notice pushed
         // down would move (the field itself scrolls to its cursor).
-        let heading = |h: &Harness<'_, EditorApp>| {
+        let heading = |h: &Harness<'_, Editor>| {
             h.get_by(|n| n.role() == Role::Label && n.value().as_deref() == Some("Script text"))
                 .rect()
         };
@@ -677,7 +677,7 @@ fn a_script_that_fails_at_run_time_is_an_error_on_screen_naming_its_object_and_l
 }
 
 /// The gutter button of line `n`, if it is drawn.
-fn gutter_rect(h: &Harness<'_, EditorApp>, n: usize) -> Option<egui::Rect> {
+fn gutter_rect(h: &Harness<'_, Editor>, n: usize) -> Option<egui::Rect> {
     let want = n.to_string();
     h.query_all_by(|node| {
         node.role() == Role::Button

@@ -286,7 +286,7 @@ const FALLING_BALL: &str =
 fn falling_ball_watch(
     scratch_name: &str,
     watch: &str,
-) -> egui_kittest::Harness<'static, stepframe_app::editor::EditorApp> {
+) -> egui_kittest::Harness<'static, stepframe_app::editor::Editor> {
     let scene = support::scratch(scratch_name).join("falling.ron");
     std::fs::write(&scene, support::scene_text("-10.0", &[FALLING_BALL])).expect("write the scene");
     let mut h = support::editor::editor_sized(scene, support::editor::DEFAULT_SIZE);
@@ -373,7 +373,7 @@ fn a_soft_body_is_drawn_from_its_particles_selected_by_a_click_inside_and_listed
     h.run_steps(1);
     support::editor::press_release(&mut h, egui::pos2(sx, sy));
     h.run_steps(3);
-    assert_eq!(h.state().view().selection(), Some(id));
+    assert_eq!(h.state().reading().selection(), Some(id));
     let listed = label_starting(&h, "soft body: ");
     assert_eq!(
         listed,
@@ -499,7 +499,7 @@ fn a_press_inserted_in_the_input_tab_replays_at_its_tick_after_resume_from_here(
 #[test]
 fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     let mut h = paused_comparing_from("compare", 260, 200, 230);
-    let c = h.state().view().run_b().expect("comparing");
+    let c = h.state().reading().run_b().expect("comparing");
     let first = c.about.first.expect("a divergence");
     assert_eq!(
         (first.tick, first.objects, first.first_object),
@@ -532,14 +532,14 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     assert_eq!(label_starting(&h, "A / B at tick"), "A / B at tick 200");
     let a = h
         .state()
-        .view()
+        .reading()
         .shown()
         .and_then(|v| v.selected.clone())
         .expect("the player at 200");
     // B at the tick shown comes with the past view of tick 200.
     let b = h
         .state()
-        .view()
+        .reading()
         .shown()
         .and_then(|v| v.b.as_ref())
         .filter(|t| t.tick == 200)
@@ -558,10 +558,10 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
 
 /// Plays until A and B part (within 60 frames) and returns where.
 fn play_until_the_branches_part(
-    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::Editor>,
 ) -> stepframe_app::compare::poses::TickDivergence {
-    let first = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
-        h.state().view().run_b().and_then(|c| c.about.first)
+    let first = |h: &egui_kittest::Harness<'_, stepframe_app::editor::Editor>| {
+        h.state().reading().run_b().and_then(|c| c.about.first)
     };
     click(h, "▶ Play");
     step_until(h, 60, "A and B part", |h| first(h).is_some());
@@ -576,7 +576,7 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     let at = clock_tick(&h);
     click_shown(&mut h, "Fork here");
     h.run_steps(2);
-    assert_eq!(h.state().view().fork(), Some(at));
+    assert_eq!(h.state().reading().fork(), Some(at));
     assert!(
         h.query_by_label(&format!("B forked at tick {at}"))
             .is_some()
@@ -594,8 +594,8 @@ fn fork_here_then_a_jump_applied_to_b_parts_the_branches_and_discard_drops_b() {
     assert!(recording.events.is_empty(), "A kept its own input");
     click_shown(&mut h, "Discard B");
     h.run_steps(2);
-    assert_eq!(h.state().view().fork(), None);
-    assert!(h.state().view().run_b().is_none());
+    assert_eq!(h.state().reading().fork(), None);
+    assert!(h.state().reading().run_b().is_none());
 }
 
 #[test]
@@ -641,7 +641,7 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
     let at = clock_tick(&h);
     click_shown(&mut h, "Fork here");
     h.run_steps(2);
-    assert_eq!(h.state().view().fork(), Some(at));
+    assert_eq!(h.state().reading().fork(), Some(at));
     click(&mut h, "Sliding Platform");
     h.run_steps(3);
     // The RON field, folded under the typed widgets.
@@ -680,7 +680,7 @@ fn a_parameter_typed_for_b_in_the_inspector_speeds_b_up_and_leaves_a_alone() {
 /// The editor a new user starts (the first-run hint on), on `storage`.
 fn first_run_editor(
     storage: &std::path::Path,
-) -> egui_kittest::Harness<'static, stepframe_app::editor::EditorApp> {
+) -> egui_kittest::Harness<'static, stepframe_app::editor::Editor> {
     let file: &'static support::storage::FileStorage =
         Box::leak(Box::new(support::storage::FileStorage::open(storage)));
     let mut h = egui_kittest::Harness::builder()
@@ -695,7 +695,7 @@ fn first_run_editor(
                     support::editor::DT,
                 )
             };
-            stepframe_app::editor::EditorApp::new(cc, config).expect("the editor starts")
+            stepframe_app::editor::Editor::new(cc, config).expect("the editor starts")
         });
     h.run_steps(3);
     h

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 
 mod support;
 use support::editor::{
@@ -17,18 +17,18 @@ use support::editor::{
 };
 use support::{labels_starting, scratch};
 
-fn running_scene(h: &Harness<'_, EditorApp>) -> String {
+fn running_scene(h: &Harness<'_, Editor>) -> String {
     label_starting(h, "scene: ")
 }
 
 /// The toolbar's time scale set to 0.5×: a change Save has to write.
-fn set_time_scale_half(h: &mut Harness<'_, EditorApp>) {
+fn set_time_scale_half(h: &mut Harness<'_, Editor>) {
     h.get_by_label("Time scale").click();
     h.run_steps(2);
     click(h, "0.5×");
 }
 
-fn save(h: &mut Harness<'_, EditorApp>) {
+fn save(h: &mut Harness<'_, Editor>) {
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::S);
     h.run_steps(3);
 }
@@ -77,7 +77,7 @@ fn after_a_failed_open_the_editor_names_and_saves_the_running_scene_never_the_br
 /// Ctrl+S's first save into `scene`: the editor shows what it writes (the
 /// toolbar's time scale, which a user once did not expect in the file) and
 /// writes nothing until "Save" is clicked.
-fn review_then_save(h: &mut Harness<'_, EditorApp>, scene: &Path, before: &str) {
+fn review_then_save(h: &mut Harness<'_, Editor>, scene: &Path, before: &str) {
     let file = scene.file_name().expect("a file").to_string_lossy();
     assert_eq!(
         labels_starting(h, &format!("Save into {file}?")).len(),
@@ -98,7 +98,7 @@ fn review_then_save(h: &mut Harness<'_, EditorApp>, scene: &Path, before: &str) 
     h.run_steps(3);
 }
 
-fn click_time_scale(h: &mut Harness<'_, EditorApp>, scale: &str) {
+fn click_time_scale(h: &mut Harness<'_, Editor>, scale: &str) {
     h.get_by_label("Time scale").click();
     h.run_steps(2);
     click(h, scale);
@@ -206,7 +206,7 @@ fn save_as_onto_an_existing_file_asks_first() {
     );
 }
 
-fn pause(h: &mut Harness<'_, EditorApp>) {
+fn pause(h: &mut Harness<'_, Editor>) {
     click(h, "⏸ Pause");
 }
 
@@ -295,20 +295,20 @@ fn an_unreadable_bookmarks_file_is_reported_with_line_and_column_and_never_writt
 }
 
 /// Where the Open dialog's field and buttons are: what a user aims at.
-fn open_dialog_rects(h: &Harness<'_, EditorApp>) -> Vec<egui::Rect> {
+fn open_dialog_rects(h: &Harness<'_, Editor>) -> Vec<egui::Rect> {
     ["Scene file", "Open", "Cancel"]
         .iter()
         .map(|l| h.get_by_label(l).rect())
         .collect()
 }
 
-fn start_open(h: &mut Harness<'_, EditorApp>) {
+fn start_open(h: &mut Harness<'_, Editor>) {
     click(h, "File");
     click(h, "Open…  (Ctrl+O)");
 }
 
 /// Replaces the Open dialog's path with `text`, typed.
-fn type_path(h: &mut Harness<'_, EditorApp>, text: &str) {
+fn type_path(h: &mut Harness<'_, Editor>, text: &str) {
     type_over(h, "Scene file", text);
     h.run_steps(1);
 }
@@ -316,7 +316,7 @@ fn type_path(h: &mut Harness<'_, EditorApp>, text: &str) {
 /// Two clicks a frame apart on the widget labelled `label`, half a second
 /// after any click before (egui counts a third click within 0.3 s of a
 /// double click's first as a triple click).
-fn double_click(h: &mut Harness<'_, EditorApp>, label: &str) {
+fn double_click(h: &mut Harness<'_, Editor>, label: &str) {
     let at = h.get_by_label(label).rect().center();
     h.hover_at(at);
     h.run_steps(30);

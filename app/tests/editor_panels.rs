@@ -8,7 +8,7 @@
 use egui::accesskit::{Role, Toggled};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::{Action, EditorApp, Pane};
+use stepframe_app::editor::{Action, Editor, Pane};
 
 mod support;
 
@@ -43,7 +43,7 @@ use support::{labels_starting, shown_text};
 
 /// The texts of the widgets on the same row as the one showing exactly
 /// `text`, to its right, left to right: the rest of a grid row.
-fn rest_of_row(h: &Harness<'_, EditorApp>, text: &str) -> Vec<String> {
+fn rest_of_row(h: &Harness<'_, Editor>, text: &str) -> Vec<String> {
     let anchor = h
         .query_all_by(|n| shown_text(n).is_some_and(|t| t == text))
         .map(|n| n.rect())
@@ -77,13 +77,13 @@ fn the_ab_inspector_gives_the_ulps_of_every_differing_field() {
     h.run_steps(3);
     let a = h
         .state()
-        .view()
+        .reading()
         .shown()
         .and_then(|v| v.selected.clone())
         .expect("the player at tick 205");
     let b = h
         .state()
-        .view()
+        .reading()
         .run_b()
         .and_then(|c| c.shown.filter(|t| t.tick == 205))
         .and_then(|t| t.object(20))
@@ -173,7 +173,7 @@ fn a_breakpoint_names_its_object_and_a_scene_without_that_pair_disables_it_with_
     );
     // It cannot be enabled while its object is not there, and F9 on the
     // demo's #6 is about Ledge A, not the jelly's breakpoint.
-    let toggled = |h: &Harness<'_, EditorApp>| {
+    let toggled = |h: &Harness<'_, Editor>| {
         h.get_by_role_and_label(Role::CheckBox, "#1")
             .accesskit_node()
             .toggled()
@@ -221,12 +221,12 @@ fn a_clock_breakpoint_hit_is_listed_under_hits() {
 }
 
 /// Where the widget labelled `label` is.
-fn rect_of(h: &Harness<'_, EditorApp>, label: &str) -> egui::Rect {
+fn rect_of(h: &Harness<'_, Editor>, label: &str) -> egui::Rect {
     h.get_by_label(label).rect()
 }
 
 /// The tile a pane is drawn in (its tab bar included).
-fn tile_of(h: &Harness<'_, EditorApp>, pane: Pane) -> egui::Rect {
+fn tile_of(h: &Harness<'_, Editor>, pane: Pane) -> egui::Rect {
     h.state()
         .workspace()
         .rect(pane)
@@ -234,7 +234,7 @@ fn tile_of(h: &Harness<'_, EditorApp>, pane: Pane) -> egui::Rect {
 }
 
 /// Inserts an edge on the Input tab: `press` or release of `key` at `tick`.
-fn insert_edge(h: &mut Harness<'_, EditorApp>, key: &str, press: bool, tick: u64) {
+fn insert_edge(h: &mut Harness<'_, Editor>, key: &str, press: bool, tick: u64) {
     support::editor::pick_insert_key(h, key);
     click(h, if press { "press" } else { "release" });
     support::editor::set_insert_tick(h, tick);
@@ -410,7 +410,7 @@ fn a_behaviours_state_without_fields_is_a_table_of_its_fields() {
                 behaviours,
                 ..stepframe_app::editor::EditorConfig::driven(scene, support::editor::DT)
             };
-            EditorApp::new(cc, config).expect("the editor starts")
+            Editor::new(cc, config).expect("the editor starts")
         });
     h.run_steps(10);
     click(&mut h, "⏸ Pause");
@@ -440,7 +440,7 @@ fn after_adopt_b_the_notice_says_what_the_clock_tab_says_the_history_holds() {
     h.run_steps(3);
     support::editor::click_shown(&mut h, "Fork here");
     h.run_steps(2);
-    assert_eq!(h.state().view().fork(), Some(10));
+    assert_eq!(h.state().reading().fork(), Some(10));
     click(&mut h, "▶ Play");
     h.run_steps(10);
     support::editor::click_shown(&mut h, "Adopt B");
@@ -541,7 +541,7 @@ fn the_breakpoint_forms_rows_hold_still_when_the_clock_rule_changes() {
     h.run_steps(3);
     show(&mut h, Pane::Breakpoints);
     click(&mut h, "the clock");
-    let add = |h: &Harness<'_, EditorApp>| h.get_by_label("Add breakpoint").rect();
+    let add = |h: &Harness<'_, Editor>| h.get_by_label("Add breakpoint").rect();
     let mut seen = Vec::new();
     for rule in [
         "frame delta > X ms",

@@ -19,8 +19,8 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::app::Watchdog;
-use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_app::editor::shell::Watchdog;
+use stepframe_app::editor::{Editor, EditorConfig};
 use stepframe_core::{HookKind, ManualTime, ObjectId};
 
 mod support;
@@ -34,9 +34,9 @@ const STUCK_AFTER: Duration = Duration::from_secs(5);
 /// Runs UI frames until `done` holds; panics with `what` after a generous
 /// real timeout (a bound on a hang, not on speed).
 fn step_until(
-    h: &mut Harness<'_, EditorApp>,
+    h: &mut Harness<'_, Editor>,
     what: &str,
-    done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
+    done: impl FnMut(&Harness<'_, Editor>) -> bool,
 ) {
     let (timeout, nap) = (Duration::from_secs(60), Duration::from_millis(5));
     step_until_within(h, what, timeout, nap, done);

@@ -1,5 +1,5 @@
 //! The example game (app/examples/platformer) through its own entry point:
-//! `play` and `check` of its scene through `App::run_from`, its timing
+//! `play` and `check` of its scene through `Game::run_from`, its timing
 //! concerns (coyote time and the jump buffer in simulation milliseconds),
 //! an unknown behaviour's error listing the game's names, a FixedUpdate
 //! breakpoint in its own behaviour through the editor's worker, with the
@@ -30,7 +30,7 @@ use stepframe_app::editor::protocol::{
 };
 use stepframe_app::editor::words;
 use stepframe_app::editor::worker::{self, Worker};
-use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_app::editor::{Editor, EditorConfig};
 use stepframe_core::{
     Edit, FieldValue, History, HookKind, Hooks, InputEvent, InputSource, ObjectId, Pipeline,
     RecordedEvent, Recording, Registry, Replay, Scene, Session, SuspendReason,
@@ -67,7 +67,7 @@ fn temp(name: &str) -> PathBuf {
 fn run(args: &[&str]) -> ExitCode {
     let mut line = vec!["platformer"];
     line.extend_from_slice(args);
-    game::app().run_from(line)
+    game::build().run_from(line)
 }
 
 #[test]
@@ -486,7 +486,7 @@ fn the_inspector_lists_the_platforms_mid_step_hook() {
                 behaviours: game::behaviours(),
                 ..EditorConfig::driven(scene(), DT)
             };
-            EditorApp::new(cc, config).expect("the editor starts")
+            Editor::new(cc, config).expect("the editor starts")
         });
     h.run_steps(3);
     h.get_by_label("Cloud").click();
@@ -497,7 +497,7 @@ fn the_inspector_lists_the_platforms_mid_step_hook() {
 #[test]
 fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
     // The editor app itself (its synchronous test driver: one worker frame
-    // of 1/60 s per UI frame), given the game's set as `App::run` gives it.
+    // of 1/60 s per UI frame), given the game's set as `Game::run` gives it.
     let mut h = egui_kittest::Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
         .with_step_dt(DT as f32)
@@ -507,7 +507,7 @@ fn the_editor_opens_the_games_scene_with_the_games_behaviours() {
                 behaviours: game::behaviours(),
                 ..EditorConfig::driven(scene(), DT)
             };
-            EditorApp::new(cc, config).expect("the editor starts")
+            Editor::new(cc, config).expect("the editor starts")
         });
     h.run_steps(10);
     assert_eq!(h.state().feedback().error, None);

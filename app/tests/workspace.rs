@@ -299,7 +299,7 @@ fn no_control_is_cut(size: egui::Vec2) {
 
 /// Drags the tab at `from` to `to` as a hand does: press, a few moves, let go.
 fn drag_tab(
-    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+    h: &mut egui_kittest::Harness<'_, stepframe_app::editor::Editor>,
     from: egui::Pos2,
     to: egui::Pos2,
 ) {

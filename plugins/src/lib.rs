@@ -84,7 +84,7 @@
 //! parameter struct, and register it by type with a factory whose error is
 //! a typed error of your own (here core's
 //! [`ParamsError`](stepframe_core::scene::ParamsError)).
-//! A game's own binary registers it through `stepframe_app::App` and gets
+//! A game's own binary registers it through `stepframe_app::Game` and gets
 //! the editor and every sub-command with it (docs/embedding.md):
 //!
 //! ```

@@ -19,7 +19,7 @@
 //! held).
 
 use serde::{Deserialize, Serialize};
-use stepframe_app::{App, Behaviours};
+use stepframe_app::{Behaviours, Game};
 use stepframe_core::scene::ParamsError;
 use stepframe_core::{Behaviour, ContactKind, Ctx, Inspect, ObjectId, Pose, Vec2, Velocity};
 
@@ -39,8 +39,10 @@ pub fn behaviours() -> Behaviours {
 }
 
 /// The game's binary: `run()` it from `main`.
-pub fn app() -> App {
-    App::new("platformer").behaviours(behaviours()).scene(SCENE)
+pub fn build() -> Game {
+    Game::new("platformer")
+        .behaviours(behaviours())
+        .scene(SCENE)
 }
 
 /// Parameters of [`Jumper`], all optional in a scene.

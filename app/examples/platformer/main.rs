@@ -6,5 +6,5 @@
 mod game;
 
 fn main() -> std::process::ExitCode {
-    game::app().run()
+    game::build().run()
 }

@@ -1,5 +1,5 @@
 //! `editor_frame_ms`: the UI thread's own CPU per frame with the whole
-//! default workspace drawn (every tile of the real [`EditorApp`], the
+//! default workspace drawn (every tile of the real [`Editor`], the
 //! timeline included) while stress.ron (2,164 objects) plays live on the
 //! worker thread. Headless: a plain `egui::Context` runs the app's `ui` at
 //! 1600 x 1000 points and tessellates its shapes, with no GPU and no
@@ -19,7 +19,7 @@
 
 use std::time::{Duration, Instant};
 
-use crate::editor::{EditorApp, EditorConfig};
+use crate::editor::{Editor, EditorConfig};
 
 use super::{Figure, Scenes};
 
@@ -37,7 +37,7 @@ pub(super) struct Headless {
     /// The eframe frame handed to the app (kittest's, with no window).
     frame: eframe::Frame,
     /// The editor.
-    app: EditorApp,
+    app: Editor,
 }
 
 impl Headless {
@@ -46,7 +46,7 @@ impl Headless {
     pub(super) fn start(config: EditorConfig) -> anyhow::Result<Headless> {
         let ctx = egui::Context::default();
         let cc = eframe::CreationContext::_new_kittest(ctx.clone());
-        let app = EditorApp::new(&cc, config)?;
+        let app = Editor::new(&cc, config)?;
         Ok(Headless {
             ctx,
             frame: eframe::Frame::_new_kittest(),
@@ -55,7 +55,7 @@ impl Headless {
     }
 
     /// The editor.
-    pub(super) fn app(&self) -> &EditorApp {
+    pub(super) fn app(&self) -> &Editor {
         &self.app
     }
 

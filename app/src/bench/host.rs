@@ -11,7 +11,7 @@
 //! | `host_restart_ms` | the child host killed after 10 s of demo.ron to a new one restored and suspended | ≤ 1000 ms |
 //! | `host_rss_ratio` | resident memory after 60 s of demo.ron live: the editor's process and its host's | ≤ 1.3 of the one-process editor |
 //!
-//! The editor figures (frame CPU, memory) draw the real [`EditorApp`]
+//! The editor figures (frame CPU, memory) draw the real [`Editor`]
 //! headless (`super::editor_frame`), with
 //! [`EditorConfig::process`] naming this executable as the host program,
 //! which is what `stepframe edit` starts. The others need a front end with
@@ -24,7 +24,7 @@
 //! stdout is dropped and its stderr goes to the bench's own, where the
 //! editor reads both into its Log.
 //!
-//! [`EditorApp`]: crate::editor::EditorApp
+//! [`Editor`]: crate::editor::Editor
 
 use std::path::Path;
 use std::process::{Child, Stdio};

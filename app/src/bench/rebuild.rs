@@ -1,4 +1,4 @@
-//! Fix, rebuild, replay (`editor/app/rebuild.rs`, docs/embedding.md): when
+//! Fix, rebuild, replay (`editor/shell/rebuild.rs`, docs/embedding.md): when
 //! the game is rebuilt, a new host is started from the new executable and
 //! sent the session's journal with `fresh_files`, and does the session
 //! again flat out to where the old one stands. How long the user waits is

@@ -2,7 +2,7 @@
 //! to its first drawn frame, read from the binary itself: this executable
 //! run as `edit <demo.ron> --exit-after-first-frame`, which closes after
 //! that frame and prints `first_frame_ms <ms>` (`crate::editor`'s
-//! `FirstFrame`). The time runs from the start of the binary's `App::run`
+//! `FirstFrame`). The time runs from the start of the binary's `Game::run`
 //! (what the dynamic loader and `main` did before that is in the
 //! wall time from the spawn, given in the note), through the window, the
 //! GPU context, the host's child process and handshake, to the first frame

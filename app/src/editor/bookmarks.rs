@@ -60,7 +60,7 @@ pub fn sidecar_path(scene: &Path) -> PathBuf {
 
 /// The bookmarks of the open scene: one list, which the Bookmarks tab
 /// lists and the timeline draws on its marker lane, both reading it through
-/// [`View::bookmarks`](crate::editor::shared::View::bookmarks). The app
+/// [`Reading::bookmarks`](crate::editor::shared::Reading::bookmarks). The app
 /// holds it (it is the UI's, like the time cursor) and changes it when the
 /// tab asks
 /// ([`Action::AddBookmark`](crate::editor::shared::Action::AddBookmark),

@@ -20,7 +20,7 @@ use crate::editor::protocol::{RecordingCommand, SceneCommand};
 use std::path::{Path, PathBuf};
 
 use super::protocol::{Command, Event, SaveWhat};
-use super::shared::{Commands, Shortcut, View};
+use super::shared::{Commands, Reading, Shortcut};
 use super::words;
 use stepframe_host::protocol::SaveRisk;
 
@@ -57,8 +57,8 @@ pub struct FilesState {
 }
 
 /// The running scene's file, if any.
-fn scene_path(view: &View<'_>) -> Option<PathBuf> {
-    view.live().and_then(|v| v.scene_path.clone())
+fn scene_path(reading: &Reading<'_>) -> Option<PathBuf> {
+    reading.live().and_then(|v| v.scene_path.clone())
 }
 
 /// The default session recording of a scene: `level.ron` →
@@ -98,12 +98,12 @@ impl FilesState {
 
     /// Opens the Open dialog at the folder last opened from, if it is still
     /// there, else at the running scene's folder.
-    pub fn start_open(&mut self, view: &View<'_>) {
+    pub fn start_open(&mut self, reading: &Reading<'_>) {
         let dir = self
             .last_folder
             .clone()
             .filter(|d| d.is_dir())
-            .or_else(|| scene_path(view).and_then(|p| p.parent().map(Path::to_path_buf)))
+            .or_else(|| scene_path(reading).and_then(|p| p.parent().map(Path::to_path_buf)))
             .or_else(|| std::env::current_dir().ok())
             .unwrap_or_default();
         let mut text = dir.display().to_string();
@@ -114,9 +114,9 @@ impl FilesState {
     }
 
     /// Opens the Save As dialog with the running scene's path.
-    pub fn start_save_as(&mut self, view: &View<'_>) {
+    pub fn start_save_as(&mut self, reading: &Reading<'_>) {
         self.save_as = Some(
-            scene_path(view)
+            scene_path(reading)
                 .map(|p| p.display().to_string())
                 .unwrap_or_default(),
         );
@@ -124,8 +124,8 @@ impl FilesState {
 
     /// Opens the Save session recording dialog with the scene's
     /// `<scene>.session.ron` beside it.
-    pub fn start_save_recording(&mut self, view: &View<'_>) {
-        let path = default_recording_path(scene_path(view).as_deref());
+    pub fn start_save_recording(&mut self, reading: &Reading<'_>) {
+        let path = default_recording_path(scene_path(reading).as_deref());
         self.recording = Some(path.display().to_string());
     }
 
@@ -141,10 +141,10 @@ impl FilesState {
 
     /// Takes a shortcut: Ctrl+O opens the Open dialog, Ctrl+Shift+S the
     /// Save As one.
-    pub fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>) {
+    pub fn on_shortcut(&mut self, shortcut: Shortcut, reading: &Reading<'_>) {
         match shortcut {
-            Shortcut::Open => self.start_open(view),
-            Shortcut::SaveAs => self.start_save_as(view),
+            Shortcut::Open => self.start_open(reading),
+            Shortcut::SaveAs => self.start_save_as(reading),
             _ => {}
         }
     }
@@ -351,7 +351,12 @@ fn take_focus_when_free(ui: &egui::Ui, edit: &egui::Response) {
 }
 
 /// Draws whichever dialog is open.
-pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files: &mut FilesState) {
+pub fn files_ui(
+    ctx: &egui::Context,
+    reading: &Reading<'_>,
+    cmd: &mut Commands,
+    files: &mut FilesState,
+) {
     if let Some(field) = files.recording.as_mut() {
         let done = path_modal(
             ctx,
@@ -462,7 +467,7 @@ pub fn files_ui(ctx: &egui::Context, view: &View<'_>, cmd: &mut Commands, files:
             }
             Some(Answer::SaveAs) => {
                 files.confirm = None;
-                files.start_save_as(view);
+                files.start_save_as(reading);
             }
             Some(Answer::Cancel) => files.confirm = None,
             None => {}
@@ -526,12 +531,12 @@ enum Answer {
 /// after them).
 pub fn file_menu_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     files: &mut FilesState,
 ) {
     if ui.button("Open…  (Ctrl+O)").clicked() {
-        files.start_open(view);
+        files.start_open(reading);
         ui.close();
     }
     if ui
@@ -559,7 +564,7 @@ pub fn file_menu_ui(
         .on_hover_text("Write the running scene to another file, which becomes its own")
         .clicked()
     {
-        files.start_save_as(view);
+        files.start_save_as(reading);
         ui.close();
     }
     if ui
@@ -571,7 +576,7 @@ pub fn file_menu_ui(
         )
         .clicked()
     {
-        files.start_save_recording(view);
+        files.start_save_recording(reading);
         ui.close();
     }
 }

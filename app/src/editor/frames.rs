@@ -9,7 +9,7 @@
 //! handed the timeline panel to draw; now the ring is part of what the host
 //! published ([`Published::frames`](crate::editor::shared::Published)),
 //! written only by the app's event intake and read by every panel the same
-//! way, through [`View::frames`](crate::editor::shared::View::frames).
+//! way, through [`Reading::frames`](crate::editor::shared::Reading::frames).
 //!
 //! Records are found by sequence number: every record pushed gets the next
 //! one, so the oldest kept is `pushed - len`. Worked numbers: a ring of 3

@@ -3,12 +3,12 @@
 //!
 //! | module | what |
 //! |---|---|
-//! | [`app`] | the shell: the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
+//! | [`shell`] | the editor window: [`Editor`], the eframe app, draining what the host sends, shortcuts, the menu bar, applying UI actions in one place |
 //! | [`panels`] | one struct per panel (toolbar, viewport, hierarchy, inspector, breakpoints, clock, log, Input tape, compare, watches, bookmarks, code pane), each with its own UI state, drawn through the `Panel` trait |
 //! | [`timeline`] | telemetry lanes, the cursor, markers, export |
 //! | [`bookmarks`] | the open scene's bookmarks and their sidecar file, which the Bookmarks tab lists and the timeline draws |
 //! | [`frames`] | the recorded frames: the records and live zones the host streams, which the timeline, the Clock and the Flame tabs read |
-//! | [`shared`] | what every panel is (`Panel`), what it reads ([`View`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
+//! | [`shared`] | what every panel is (`Panel`), what it reads ([`Reading`]: what the host published, the time cursor) and how it asks ([`Commands`]: host commands, UI actions); no session state |
 //! | [`words`] | the sentences for what the host says (its notices and errors are data) |
 //! | [`workspace`], `tiles` | the docked tiles (egui_tiles), the View menu, the default layout; drawing each tile's panel |
 //! | `files` | Open, Save, Save As dialogs |
@@ -29,7 +29,6 @@
 //! moving); a scene opened with File → Open is shown as a **preview**,
 //! suspended at tick 0 with its poses, until Play.
 
-pub mod app;
 pub mod bookmarks;
 mod files;
 pub mod frames;
@@ -37,6 +36,7 @@ pub mod geometry;
 pub mod log_book;
 pub mod panels;
 pub mod shared;
+pub mod shell;
 mod tiles;
 pub mod timeline;
 pub mod words;
@@ -50,10 +50,10 @@ pub use stepframe_host::worker;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub use app::{Driver, EditorApp, EditorConfig};
 pub use log_book::{LogBook, LogLine};
 pub use protocol::{Command, DisplayRate, Event, LiveView, WorldView};
-pub use shared::{Action, Commands, Published, View};
+pub use shared::{Action, Commands, Published, Reading};
+pub use shell::{Driver, Editor, EditorConfig};
 pub use workspace::{Pane, StoredLayoutError, Workspace};
 
 /// Opens the editor window of the game `name` on a scene, playing it,
@@ -83,7 +83,7 @@ pub fn run(
                 behaviours,
                 ..base
             };
-            let app = EditorApp::new(cc, config)?;
+            let app = Editor::new(cc, config)?;
             if exit_after_first_frame {
                 return Ok(Box::new(FirstFrame {
                     app,
@@ -104,7 +104,7 @@ pub fn run(
 }
 
 /// When the process started, as near as the program can tell: the first
-/// thing [`crate::App::run`] does is [`mark_start`].
+/// thing [`crate::Game::run`] does is [`mark_start`].
 static STARTED: std::sync::OnceLock<std::time::Instant> = std::sync::OnceLock::new();
 
 /// Notes the process's start for `--exit-after-first-frame` (the first
@@ -122,7 +122,7 @@ pub fn mark_start() {
 /// Nothing is saved: a measuring run leaves the layout and settings alone.
 struct FirstFrame {
     /// The editor.
-    app: EditorApp,
+    app: Editor,
     /// Its first frame has been laid out (and is drawn by the next call).
     drawn: bool,
     /// The time was printed (the close takes a frame or two more).

@@ -18,7 +18,7 @@
 //!   comparison, the draft tape and the resume tick all come from the view.
 //!
 //! A panel is a struct with its own state implementing [`Panel`]: its `ui`
-//! reads a [`View`] and asks through [`Commands`]: a worker [`Command`] goes out at
+//! reads a [`Reading`] and asks through [`Commands`]: a worker [`Command`] goes out at
 //! once; a UI [`Action`] (view a tick, a notice) is applied by the app after
 //! the frame, in one place (Rerun's command habit on both sides).
 
@@ -259,7 +259,7 @@ impl Feedback {
 /// Run B as a panel reads it: what the live view says of it, B at the tick
 /// shown, and A's measured ticks.
 #[derive(Clone, Copy, Debug)]
-pub struct RunBView<'a> {
+pub struct RunBReading<'a> {
     /// What B is, from the host.
     pub about: &'a RunB,
     /// B at the tick the panels show, if B holds it.
@@ -268,7 +268,7 @@ pub struct RunBView<'a> {
     pub samples: &'a BTreeMap<u64, TickDivergence>,
 }
 
-impl RunBView<'_> {
+impl RunBReading<'_> {
     /// B's fields of object `id` at the tick shown.
     pub fn b_fields(&self, id: u64) -> Option<TracedFields> {
         self.shown?.object(id)
@@ -277,7 +277,7 @@ impl RunBView<'_> {
 
 /// One frame's read-only window on the session, for every panel.
 #[derive(Clone, Copy, Debug)]
-pub struct View<'a> {
+pub struct Reading<'a> {
     /// What the worker published.
     published: &'a Published,
     /// The viewed tick, if not live.
@@ -292,7 +292,7 @@ pub struct View<'a> {
     driven: bool,
 }
 
-impl<'a> View<'a> {
+impl<'a> Reading<'a> {
     /// The window on `published` with the cursor at `cursor`.
     pub fn new(
         published: &'a Published,
@@ -300,8 +300,8 @@ impl<'a> View<'a> {
         bookmarks: &'a Bookmarks,
         log: &'a LogBook,
         driven: bool,
-    ) -> View<'a> {
-        View {
+    ) -> Reading<'a> {
+        Reading {
             published,
             cursor: cursor.tick,
             cursor_pick: cursor.record,
@@ -384,9 +384,9 @@ impl<'a> View<'a> {
     }
 
     /// Run B, while there is one.
-    pub fn run_b(&self) -> Option<RunBView<'a>> {
+    pub fn run_b(&self) -> Option<RunBReading<'a>> {
         let about = self.live()?.branch_b.as_ref()?;
-        Some(RunBView {
+        Some(RunBReading {
             about,
             shown: self.shown().and_then(|w| w.b.as_ref()),
             samples: &self.published.samples,
@@ -454,7 +454,7 @@ impl<'a> View<'a> {
 /// lives in the view, once.
 pub trait Panel {
     /// Draws the panel into its tile.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands);
+    fn ui(&mut self, ui: &mut egui::Ui, view: &Reading<'_>, cmd: &mut Commands);
 
     /// Takes one host event, in stream order, whether the panel is shown or
     /// not: what it keeps of its own from the event (markers, a replayed
@@ -462,12 +462,12 @@ pub trait Panel {
     /// published before the event, but for the recorded frames, which took
     /// it first; the app's own part (the published data, the feedback, the
     /// time cursor) comes after every panel's. Most panels take none.
-    fn on_event(&mut self, _event: &Event, _view: &View<'_>, _cmd: &mut Commands) {}
+    fn on_event(&mut self, _event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {}
 
     /// Takes a shortcut the app read for a panel (the panel it is for
     /// acts on it, the others ignore it), after the app brought that
     /// panel's pane to the front. Most panels take none.
-    fn on_shortcut(&mut self, _shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {}
+    fn on_shortcut(&mut self, _shortcut: Shortcut, _reading: &Reading<'_>, _cmd: &mut Commands) {}
 }
 
 /// A key the app reads for one panel's sake, whatever has the keyboard,

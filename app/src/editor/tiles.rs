@@ -3,13 +3,13 @@
 //! hide (the View menu brings them back where they were).
 
 use super::panels::Panels;
-use super::shared::{Commands, View};
+use super::shared::{Commands, Reading};
 use super::workspace::Pane;
 
 /// The panels as the workspace's tiles draw them.
 pub(super) struct TileUi<'a> {
     /// What every panel reads.
-    pub(super) view: View<'a>,
+    pub(super) reading: Reading<'a>,
     /// How every panel asks.
     pub(super) cmd: &'a mut Commands,
     /// Every panel's own state.
@@ -25,7 +25,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
         _tile_id: egui_tiles::TileId,
         pane: &mut Pane,
     ) -> egui_tiles::UiResponse {
-        let (view, cmd) = (&self.view, &mut *self.cmd);
+        let (reading, cmd) = (&self.reading, &mut *self.cmd);
         let p = &mut *self.panels;
         // egui_tiles leaves a pane's background nearly black, the fill egui
         // gives text fields, so an empty field could not be seen at all
@@ -34,7 +34,7 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
             .rect_filled(ui.max_rect(), 0.0, ui.visuals().panel_fill);
         egui::Frame::new()
             .inner_margin(egui::Margin::same(4))
-            .show(ui, |ui| p.panel_mut(*pane).ui(ui, view, cmd));
+            .show(ui, |ui| p.panel_mut(*pane).ui(ui, reading, cmd));
         egui_tiles::UiResponse::None
     }
 
@@ -75,7 +75,9 @@ impl egui_tiles::Behavior<Pane> for TileUi<'_> {
         let active = tabs.active.and_then(|id| tiles.get_pane(&id));
         if active == Some(&Pane::Timeline) {
             // This ui lays out right to left from the bar's end.
-            self.panels.timeline.controls_ui(ui, &self.view, self.cmd);
+            self.panels
+                .timeline
+                .controls_ui(ui, &self.reading, self.cmd);
         }
     }
 

@@ -7,7 +7,7 @@
 //!
 //! # Who runs what
 //!
-//! [`crate::App::run`] (the binary's `main`) sees whether this process is
+//! [`crate::Game::run`] (the binary's `main`) sees whether this process is
 //! the child of a supervisor (its fault marker is in the environment) and
 //! hands each sub-command a [`Launch`]:
 //!
@@ -17,7 +17,7 @@
 //!   run of its matrix, so one run's abort fails that run alone.
 //! - [`Launch::Here`]: run the sub-command in this process, with the
 //!   supervisor's beacon when there is one (the child), without when
-//!   `--in-process` asked for it or [`crate::App::run_from`] drives the
+//!   `--in-process` asked for it or [`crate::Game::run_from`] drives the
 //!   sub-command from a test (whose executable is the test harness, not the
 //!   game: it has no sub-commands to run again).
 //!

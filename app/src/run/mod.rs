@@ -68,7 +68,7 @@ pub struct RunArgs {
 }
 
 /// Runs `stepframe run` (module docs) for the game `name`
-/// ([`crate::App::new`]), whose name the window and its messages carry.
+/// ([`crate::Game::new`]), whose name the window and its messages carry.
 pub fn run(name: &str, args: RunArgs, behaviours: &crate::Behaviours) -> ExitCode {
     let (debugger, line) = match start(&args, behaviours) {
         Ok(started) => started,

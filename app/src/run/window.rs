@@ -28,7 +28,7 @@ const DEFAULT_CENTRE: Vec2 = Vec2::new(0.0, 5.0);
 const HIDDEN_FRAME: std::time::Duration = std::time::Duration::from_micros(16_667);
 
 /// Opens the player window on `debugger`'s session until it closes (or
-/// `end` passes). `name` is the game's ([`crate::App::new`]): the window
+/// `end` passes). `name` is the game's ([`crate::Game::new`]): the window
 /// is the game's own, so it carries the game's name, not stepframe's.
 pub(super) fn run(
     name: &str,

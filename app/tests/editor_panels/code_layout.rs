@@ -4,11 +4,11 @@
 //! clipping the Input tab's rows).
 
 use egui_kittest::Harness;
-use stepframe_app::editor::{EditorApp, Pane};
+use stepframe_app::editor::{Editor, Pane};
 
 use crate::support::editor::{DEFAULT_SIZE, click, demo, editor_sized};
 
-fn width(h: &Harness<'_, EditorApp>, pane: Pane) -> f32 {
+fn width(h: &Harness<'_, Editor>, pane: Pane) -> f32 {
     h.state()
         .workspace()
         .rect(pane)

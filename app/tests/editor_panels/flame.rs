@@ -11,14 +11,14 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::timeline::LaneId;
-use stepframe_app::editor::{EditorApp, Pane};
+use stepframe_app::editor::{Editor, Pane};
 
 use crate::support::editor::{editor, label_starting, press_release, show, step_until};
 use crate::support::labels_starting;
 
 /// Clicks the timeline's dt lane at `fraction` of its width; returns the
 /// tick the cursor is on then.
-fn click_frame_at(h: &mut Harness<'_, EditorApp>, fraction: f32) -> u64 {
+fn click_frame_at(h: &mut Harness<'_, Editor>, fraction: f32) -> u64 {
     let r = h
         .get_by_label(&format!("lane {}", LaneId::Dt.title()))
         .rect();
@@ -58,7 +58,7 @@ fn ms_of(text: &str) -> f64 {
 }
 
 /// The milliseconds a zone's hover text gives: "physics: 0.123 ms (live)".
-fn hover_ms(h: &mut Harness<'_, EditorApp>, zone: &str, source: &str) -> f64 {
+fn hover_ms(h: &mut Harness<'_, Editor>, zone: &str, source: &str) -> f64 {
     let at = h.get_by_label(zone).rect().center();
     h.hover_at(at);
     // A tooltip shows once the pointer has rested a moment.
@@ -79,7 +79,7 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
     let tick = click_frame_at(&mut h, 0.5);
     let record = *h
         .state()
-        .view()
+        .reading()
         .cursor_record()
         .expect("the cursor's frame");
     // The driven editor runs one 1/60 s frame a step at 60 Hz: one tick.
@@ -192,7 +192,7 @@ fn a_clicked_frame_shows_its_live_zones_and_a_replay_naming_each_behaviour() {
 }
 
 /// Sends a mouse wheel turn at the pointer and lets the smoothing finish.
-fn wheel(h: &mut Harness<'_, EditorApp>, at: egui::Pos2, lines: f32) {
+fn wheel(h: &mut Harness<'_, Editor>, at: egui::Pos2, lines: f32) {
     h.hover_at(at);
     h.run_steps(1);
     h.event(egui::Event::MouseWheel {

@@ -7,7 +7,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::{Command, EditorApp};
+use stepframe_app::editor::{Command, Editor};
 use stepframe_core::{ObjectId, Scene, SceneObject};
 
 use crate::support;
@@ -17,7 +17,7 @@ use crate::support::editor::{
 
 /// The ids (`#20`) of the hierarchy rows laid out now, top to bottom: the
 /// id labels under the Filter field, in the hierarchy's column.
-fn rows(h: &Harness<'_, EditorApp>) -> Vec<String> {
+fn rows(h: &Harness<'_, Editor>) -> Vec<String> {
     let field = h.get_by_label("Filter").rect();
     let mut found: Vec<(f32, String)> = h
         .query_all_by(|n| {
@@ -50,14 +50,14 @@ fn demo_objects() -> Vec<SceneObject> {
 }
 
 /// The editor on the demo, paused, so the world holds still while filtering.
-fn paused_demo() -> Harness<'static, EditorApp> {
+fn paused_demo() -> Harness<'static, Editor> {
     let mut h = editor();
     click(&mut h, "⏸ Pause");
     h
 }
 
 /// How many objects the live world has (what "of M" counts).
-fn alive(h: &Harness<'_, EditorApp>) -> usize {
+fn alive(h: &Harness<'_, Editor>) -> usize {
     live_view(h).objects.len()
 }
 
@@ -130,7 +130,7 @@ fn the_filter_finds_an_object_by_its_id_and_a_click_on_the_row_selects_it() {
     assert_eq!(twenties[0], "#20");
     click(&mut h, "Player");
     h.run_steps(2);
-    assert_eq!(h.state().view().selection(), Some(ObjectId(20)));
+    assert_eq!(h.state().reading().selection(), Some(ObjectId(20)));
 }
 
 #[test]

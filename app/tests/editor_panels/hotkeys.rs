@@ -7,7 +7,7 @@ use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::BName;
-use stepframe_app::editor::{Action, EditorApp, Pane};
+use stepframe_app::editor::{Action, Editor, Pane};
 
 use crate::support;
 use crate::support::editor::{
@@ -17,13 +17,13 @@ use crate::support::editor::{
 use crate::support::labels_starting;
 
 /// Ctrl+Shift+F, then the frames the fork takes.
-fn fork_key(h: &mut Harness<'_, EditorApp>) {
+fn fork_key(h: &mut Harness<'_, Editor>) {
     h.key_press_modifiers(Modifiers::COMMAND | Modifiers::SHIFT, Key::F);
     h.run_steps(2);
 }
 
 /// The live view's state hash and tick, and branch B's name.
-fn session(h: &Harness<'_, EditorApp>) -> (u64, u64, Option<BName>) {
+fn session(h: &Harness<'_, Editor>) -> (u64, u64, Option<BName>) {
     let live = h.state().published().live.as_ref().expect("a live view");
     (
         live.world.state_hash,
@@ -44,8 +44,8 @@ fn ctrl_shift_f_while_suspended_forks_exactly_as_the_fork_here_button() {
     fork_key(&mut keyed);
     click_shown(&mut clicked, "Fork here");
     clicked.run_steps(2);
-    assert_eq!(keyed.state().view().fork(), Some(at));
-    assert_eq!(clicked.state().view().fork(), Some(at));
+    assert_eq!(keyed.state().reading().fork(), Some(at));
+    assert_eq!(clicked.state().reading().fork(), Some(at));
     assert!(
         keyed
             .query_by_label(&format!("B forked at tick {at}"))
@@ -59,8 +59,8 @@ fn ctrl_shift_f_while_suspended_forks_exactly_as_the_fork_here_button() {
     }
     assert_eq!(session(&keyed), session(&clicked));
     assert_eq!(
-        keyed.state().view().run_b().map(|b| b.about.clone()),
-        clicked.state().view().run_b().map(|b| b.about.clone())
+        keyed.state().reading().run_b().map(|b| b.about.clone()),
+        clicked.state().reading().run_b().map(|b| b.about.clone())
     );
 }
 
@@ -74,7 +74,7 @@ fn ctrl_shift_f_while_viewing_a_past_tick_forks_at_that_tick() {
     h.run_steps(3);
     fork_key(&mut h);
     h.run_steps(2);
-    assert_eq!(h.state().view().fork(), Some(at));
+    assert_eq!(h.state().reading().fork(), Some(at));
 }
 
 #[test]
@@ -85,8 +85,8 @@ fn ctrl_shift_f_while_running_forks_nothing_and_a_notice_says_why() {
     let before = clock_tick(&h);
     fork_key(&mut h);
     h.run_steps(3);
-    assert_eq!(h.state().view().fork(), None, "no branch");
-    assert!(h.state().view().run_b().is_none());
+    assert_eq!(h.state().reading().fork(), None, "no branch");
+    assert!(h.state().reading().run_b().is_none());
     assert_eq!(status(&h), "running", "the session was not stopped");
     assert!(clock_tick(&h) > before, "and it went on playing");
     let why = "Ctrl+Shift+F: nothing to fork while the session runs; pause it, stop at a \
@@ -101,7 +101,7 @@ fn ctrl_shift_f_while_running_forks_nothing_and_a_notice_says_why() {
 /// The editor on a fresh copy of the demo in scratch folder `name`, run 20
 /// frames, paused, with the Bookmarks tab showing and `note` typed in its
 /// Note field (which keeps the keyboard).
-fn paused_with_note(name: &str, note: &str) -> (Harness<'static, EditorApp>, std::path::PathBuf) {
+fn paused_with_note(name: &str, note: &str) -> (Harness<'static, Editor>, std::path::PathBuf) {
     let scene = demo_copy(&support::scratch(name));
     let mut h = editor_sized(scene.clone(), DEFAULT_SIZE);
     h.run_steps(20);

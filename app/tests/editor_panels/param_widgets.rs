@@ -10,7 +10,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 use stepframe_core::{FieldValue, ObjectId};
 
 use crate::support::editor::{click, click_shown, editor, live_view};
@@ -23,7 +23,7 @@ const AUTHORED: &str =
     "(waypoints: [(x: 0.0, y: 0.0), (x: 2.0, y: 0.0)], speed: 1.0, mode: PingPong)";
 
 /// The platform's parameter text the live session runs with.
-fn running_params(h: &Harness<'_, EditorApp>) -> String {
+fn running_params(h: &Harness<'_, Editor>) -> String {
     let sel = live_view(h)
         .selected
         .as_ref()
@@ -33,7 +33,7 @@ fn running_params(h: &Harness<'_, EditorApp>) -> String {
 }
 
 /// The platform's row `path` in the live view.
-fn row(h: &Harness<'_, EditorApp>, path: &str) -> FieldValue {
+fn row(h: &Harness<'_, Editor>, path: &str) -> FieldValue {
     let sel = live_view(h)
         .selected
         .as_ref()
@@ -46,7 +46,7 @@ fn row(h: &Harness<'_, EditorApp>, path: &str) -> FieldValue {
 }
 
 /// The editor paused with the platform selected.
-fn paused_on_the_platform() -> Harness<'static, EditorApp> {
+fn paused_on_the_platform() -> Harness<'static, Editor> {
     let mut h = editor();
     h.run_steps(10);
     click(&mut h, "⏸ Pause");
@@ -58,7 +58,7 @@ fn paused_on_the_platform() -> Harness<'static, EditorApp> {
 
 /// Clicks the `nth` drag value labelled `label` (which opens it for
 /// typing), types `text` over what it holds and presses Enter.
-fn type_into_drag_value(h: &mut Harness<'_, EditorApp>, label: &str, nth: usize, text: &str) {
+fn type_into_drag_value(h: &mut Harness<'_, Editor>, label: &str, nth: usize, text: &str) {
     h.get_all_by_label(label)
         .nth(nth)
         .expect("the widget")
@@ -223,14 +223,14 @@ fn b_gets_the_same_widgets_over_its_own_text_and_set_in_b_changes_b_alone() {
     click(&mut h, "▶ Play");
     crate::support::editor::step_until(&mut h, 60, "A and B part", |h| {
         h.state()
-            .view()
+            .reading()
             .run_b()
             .and_then(|c| c.about.first)
             .is_some()
     });
     let first = h
         .state()
-        .view()
+        .reading()
         .run_b()
         .and_then(|c| c.about.first)
         .expect("parted");

@@ -13,7 +13,7 @@ use std::path::Path;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::timeline::FillProgress;
-use stepframe_app::editor::{EditorApp, Pane};
+use stepframe_app::editor::{Editor, Pane};
 use stepframe_core::{FieldValue, ObjectId, Pipeline};
 
 use crate::support::editor::{
@@ -49,7 +49,7 @@ fn field(p: &Pipeline, id: ObjectId, path: &str) -> f64 {
 }
 
 /// The lane of `expr`: its values by tick and its fill's progress.
-fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
+fn lane_by_tick(h: &Harness<'_, Editor>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
     let lanes = &h.state().timeline().watch_lanes;
     let values = lanes
         .values_of(expr)
@@ -65,7 +65,7 @@ fn lane_by_tick(h: &Harness<'_, EditorApp>, expr: &str) -> (BTreeMap<u64, f64>, 
 }
 
 /// Waits until the history fill of `expr` is done.
-fn fill_done(h: &mut Harness<'_, EditorApp>, expr: &str) {
+fn fill_done(h: &mut Harness<'_, Editor>, expr: &str) {
     step_until(h, 100, "the lane was filled from the history", |h| {
         h.state()
             .timeline()
@@ -94,7 +94,7 @@ fn assert_lane(lane: &BTreeMap<u64, f64>, to: u64, want: &[f64], what: &str) {
 /// Plays `frames` frames, pauses (so the inspector's rows stand still under
 /// the pointer), selects `object` in the hierarchy and brings the Inspector
 /// to the front.
-fn inspect_after(h: &mut Harness<'_, EditorApp>, frames: usize, object: &str) {
+fn inspect_after(h: &mut Harness<'_, Editor>, frames: usize, object: &str) {
     h.run_steps(frames);
     click(h, "⏸ Pause");
     click(h, object);
@@ -154,7 +154,7 @@ fn plotting_a_bodys_y_adds_a_lane_filled_from_the_history_with_its_committed_y()
 
 /// The session's watch list, as the live view publishes it.
 fn live_watches(
-    h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>,
+    h: &egui_kittest::Harness<'_, stepframe_app::editor::Editor>,
 ) -> Vec<stepframe_plugins::WatchSpec> {
     h.state()
         .published()

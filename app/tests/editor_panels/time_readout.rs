@@ -7,7 +7,7 @@
 use egui::accesskit::Role;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::{Action, EditorApp, Pane};
+use stepframe_app::editor::{Action, Editor, Pane};
 
 use crate::support::editor::{
     click, clock_field, clock_tick, editor, label_starting, show, status, step_until,
@@ -15,7 +15,7 @@ use crate::support::editor::{
 };
 
 /// The frame index as the Clock tab shows it.
-fn clock_frame(h: &Harness<'_, EditorApp>) -> u64 {
+fn clock_frame(h: &Harness<'_, Editor>) -> u64 {
     clock_field(h, "frame_index", "frames")
         .parse()
         .expect("a frame count")
@@ -103,7 +103,7 @@ fn the_readout_sits_in_the_scenes_top_left_corner_clear_of_the_viewport_controls
 }
 
 /// The Clock tab's row of `field`, as a user reads it.
-fn clock_row(h: &Harness<'_, EditorApp>, field: &str) -> String {
+fn clock_row(h: &Harness<'_, Editor>, field: &str) -> String {
     let rows = crate::support::labels_starting(h, &format!("{field} "));
     assert_eq!(rows.len(), 1, "one {field} row: {rows:?}");
     rows[0].clone()
@@ -276,7 +276,7 @@ fn after_a_breakpoint_in_a_frame_f10_past_its_owed_ticks_says_whose_fields_they_
     let mut h = egui_kittest::Harness::builder()
         .with_size(crate::support::editor::DEFAULT_SIZE)
         .with_step_dt(1.0 / 60.0)
-        .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"));
+        .build_eframe(move |cc| Editor::new(cc, config).expect("the editor starts"));
     h.run_steps(3);
     click(&mut h, "Player");
     h.key_press(egui::Key::F9);

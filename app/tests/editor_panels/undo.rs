@@ -7,7 +7,7 @@ use egui::accesskit::Role;
 use egui::{Key, Modifiers};
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 
 use crate::support::editor::{
     click, clock_tick, demo, editor, headless_pose_at, label_starting, parse_pose, same_bits,
@@ -19,7 +19,7 @@ use crate::support::labels_starting;
 const EDITED_X: f32 = 5.0;
 
 /// The editor run 20 frames, paused, the player selected.
-fn paused_on_player() -> Harness<'static, EditorApp> {
+fn paused_on_player() -> Harness<'static, Editor> {
     let mut h = editor();
     h.run_steps(20);
     click(&mut h, "⏸ Pause");
@@ -29,10 +29,10 @@ fn paused_on_player() -> Harness<'static, EditorApp> {
 
 /// Sets the inspector's pose x field to `EDITED_X` (as a screen reader
 /// sets a spin button: the field's own value action) and clicks Apply pose.
-fn edit_player_x(h: &mut Harness<'_, EditorApp>) {
+fn edit_player_x(h: &mut Harness<'_, Editor>) {
     let x = parse_pose(&label_starting(h, "committed pose: ")).x;
     // The pose x field is the drag value showing the committed x, in metres.
-    let field = |h: &Harness<'_, EditorApp>, value: f32| {
+    let field = |h: &Harness<'_, Editor>, value: f32| {
         h.query_all_by_role(Role::SpinButton)
             .filter(|n| n.accesskit_node().label().as_deref() == Some("m"))
             .filter(|n| n.accesskit_node().numeric_value() == Some(f64::from(value)))
@@ -53,7 +53,7 @@ fn edit_player_x(h: &mut Harness<'_, EditorApp>) {
 }
 
 /// Opens the menu bar's Edit menu (the inspector has an "Edit" heading too).
-fn open_edit_menu(h: &mut Harness<'_, EditorApp>) {
+fn open_edit_menu(h: &mut Harness<'_, Editor>) {
     h.query_all_by_label("Edit")
         .find(|n| n.accesskit_node().role() == Role::Button)
         .expect("the Edit menu")
@@ -62,12 +62,12 @@ fn open_edit_menu(h: &mut Harness<'_, EditorApp>) {
 }
 
 /// The inspector's "queued: SetPose …" lines.
-fn queued(h: &Harness<'_, EditorApp>) -> Vec<String> {
+fn queued(h: &Harness<'_, Editor>) -> Vec<String> {
     labels_starting(h, "queued: SetPose")
 }
 
 /// The newest notice's text.
-fn notice(h: &Harness<'_, EditorApp>) -> String {
+fn notice(h: &Harness<'_, Editor>) -> String {
     h.state()
         .feedback()
         .notices
@@ -76,20 +76,20 @@ fn notice(h: &Harness<'_, EditorApp>) -> String {
         .unwrap_or_default()
 }
 
-fn keys(h: &mut Harness<'_, EditorApp>, modifiers: Modifiers, key: Key) {
+fn keys(h: &mut Harness<'_, Editor>, modifiers: Modifiers, key: Key) {
     h.key_press_modifiers(modifiers, key);
     h.run_steps(2);
 }
 
 /// F10, and the player's committed pose after it.
-fn step_tick(h: &mut Harness<'_, EditorApp>) -> stepframe_core::Pose {
+fn step_tick(h: &mut Harness<'_, Editor>) -> stepframe_core::Pose {
     h.key_press(Key::F10);
     h.run_steps(2);
     parse_pose(&label_starting(h, "committed pose: "))
 }
 
 /// The live view's state hash.
-fn hash(h: &Harness<'_, EditorApp>) -> u64 {
+fn hash(h: &Harness<'_, Editor>) -> u64 {
     h.state()
         .published()
         .live

@@ -5,7 +5,7 @@
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 use stepframe_app::editor::protocol::ObjectView;
 use stepframe_core::{Edit, ObjectId, Pose};
 
@@ -15,14 +15,14 @@ use crate::support::editor::{click, editor};
 const PLAYER: ObjectId = ObjectId(20);
 
 /// The player's pose as the live view has it now.
-fn player_pose(h: &Harness<'_, EditorApp>) -> Pose {
+fn player_pose(h: &Harness<'_, Editor>) -> Pose {
     live_player(h).committed
 }
 
 /// The player as the live view has it.
-fn live_player(h: &Harness<'_, EditorApp>) -> ObjectView {
-    let view = h.state().view();
-    let live = view.live().expect("a live view");
+fn live_player(h: &Harness<'_, Editor>) -> ObjectView {
+    let reading = h.state().reading();
+    let live = reading.live().expect("a live view");
     live.world
         .objects
         .iter()
@@ -32,13 +32,13 @@ fn live_player(h: &Harness<'_, EditorApp>) -> ObjectView {
 }
 
 /// The editor's edits recorded so far.
-fn edits(h: &Harness<'_, EditorApp>) -> Vec<Edit> {
+fn edits(h: &Harness<'_, Editor>) -> Vec<Edit> {
     let recording = &h.state().published().recording;
     recording.edits.iter().map(|e| e.edit.clone()).collect()
 }
 
 /// Presses at `from`, moves to `to` in four steps, releases there.
-fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2) {
+fn drag(h: &mut Harness<'_, Editor>, from: egui::Pos2, to: egui::Pos2) {
     h.event(egui::Event::PointerMoved(from));
     h.run_steps(1);
     h.event(egui::Event::PointerButton {
@@ -63,7 +63,7 @@ fn drag(h: &mut Harness<'_, EditorApp>, from: egui::Pos2, to: egui::Pos2) {
 }
 
 /// Where the player's centre is on screen now, and the zoom (px per m).
-fn player_on_screen(h: &Harness<'_, EditorApp>) -> (egui::Pos2, f32) {
+fn player_on_screen(h: &Harness<'_, Editor>) -> (egui::Pos2, f32) {
     let camera = h.state().viewport_camera().expect("drawn");
     let p = player_pose(h);
     let (x, y) = camera.to_screen(p.position());
@@ -105,7 +105,7 @@ fn dragging_a_body_while_paused_moves_it_by_the_dragged_distance_as_one_edit() {
     assert_eq!(player.moved_to, Some(*pose));
     assert_eq!(player.committed, before);
     assert_eq!(
-        h.state().view().selection(),
+        h.state().reading().selection(),
         Some(PLAYER),
         "the dragged body is selected"
     );
@@ -129,7 +129,7 @@ fn dragging_while_running_pans_and_edits_nothing() {
     let mut h = editor();
     h.run_steps(10);
     let edits_before = edits(&h).len();
-    let center = |h: &Harness<'_, EditorApp>| h.state().viewport_camera().expect("drawn").center;
+    let center = |h: &Harness<'_, Editor>| h.state().viewport_camera().expect("drawn").center;
     let center_before = center(&h);
     let (start, _) = player_on_screen(&h);
     drag(&mut h, start, start + egui::vec2(80.0, -40.0));

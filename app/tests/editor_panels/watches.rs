@@ -6,7 +6,7 @@
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use stepframe_app::editor::protocol::RewindCommand;
-use stepframe_app::editor::{Command, EditorApp};
+use stepframe_app::editor::{Command, Editor};
 
 use crate::support;
 use crate::support::editor::{
@@ -31,10 +31,7 @@ const FALLING_BALL: &str = r#"#![enable(implicit_some)]
 /// The editor on the falling ball with a "show value" watch of its height
 /// and a "mark" watch that holds at every tick, `ticks` ticks after they
 /// were added; and the tick it is suspended at.
-fn watched_ball(
-    name: &str,
-    ticks: usize,
-) -> (Harness<'static, EditorApp>, std::path::PathBuf, u64) {
+fn watched_ball(name: &str, ticks: usize) -> (Harness<'static, Editor>, std::path::PathBuf, u64) {
     let dir = support::scratch(name);
     let scene = dir.join("falling.ron");
     std::fs::write(&scene, FALLING_BALL).expect("write the scene");

@@ -3,7 +3,7 @@
 //!
 //! **Two builds.** A test cannot run `cargo build` twice in CI's time, so
 //! a build here is a copy of this test binary, which is also a game: run as
-//! `host`, its `main` is the game's session host (`App::run_from`, as a
+//! `host`, its `main` is the game's session host (`Game::run_from`, as a
 //! game's binary is). The code that differs between two builds is a
 //! constant the game's `Kick` behaviour reads, as its process starts, from
 //! a file beside its executable (`<exe>.build`): what a `const` in the
@@ -24,10 +24,10 @@ use std::time::Duration;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
 use serde::{Deserialize, Serialize};
-use stepframe_app::editor::app::Driver;
 use stepframe_app::editor::protocol::{BreakpointCommand, EditCommand, Run, Target, WatchCommand};
-use stepframe_app::editor::{Command, EditorApp, EditorConfig};
-use stepframe_app::{App, Behaviours};
+use stepframe_app::editor::shell::Driver;
+use stepframe_app::editor::{Command, Editor, EditorConfig};
+use stepframe_app::{Behaviours, Game};
 use stepframe_core::scene::ParamsError;
 use stepframe_core::{Breakpoint, HookKind, ObjectId};
 use stepframe_host::supervise::Limits;
@@ -218,7 +218,7 @@ fn scene(dir: &Path) -> PathBuf {
 }
 
 /// The editor with its host in a child process of the game at `program`.
-fn editor(scene: PathBuf, program: &Path) -> Harness<'static, EditorApp> {
+fn editor(scene: PathBuf, program: &Path) -> Harness<'static, Editor> {
     let config = EditorConfig {
         driver: Driver::Process {
             program: Some(program.to_path_buf()),
@@ -231,7 +231,7 @@ fn editor(scene: PathBuf, program: &Path) -> Harness<'static, EditorApp> {
 }
 
 /// Plays to about tick 20, then steps to exactly `AT`, paused there.
-fn play_to_at(h: &mut Harness<'_, EditorApp>) {
+fn play_to_at(h: &mut Harness<'_, Editor>) {
     step_until_within(h, "the session to play", BOUND, NAP, |h| {
         latest_tick(h).is_some_and(|t| t >= 20)
     });
@@ -246,7 +246,7 @@ fn play_to_at(h: &mut Harness<'_, EditorApp>) {
 }
 
 /// Waits for the editor to offer the new build, and takes it.
-fn replay_with_the_new_build(h: &mut Harness<'_, EditorApp>) {
+fn replay_with_the_new_build(h: &mut Harness<'_, Editor>) {
     step_until_within(h, "the new build to be noticed", BOUND, NAP, |h| {
         h.state().published().new_build.is_some()
     });
@@ -457,7 +457,7 @@ fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("host") {
         let build = Build::of_this_process();
-        return App::new("game")
+        return Game::new("game")
             .behaviours(behaviours(build))
             .run_from(args);
     }

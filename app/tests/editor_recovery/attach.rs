@@ -19,10 +19,10 @@ use crossbeam_channel::Receiver;
 use egui::Key;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::app::{Driver, HostStopped};
 use stepframe_app::editor::protocol::{BreakpointCommand, Run, WatchCommand};
 use stepframe_app::editor::shared::Action;
-use stepframe_app::editor::{Command, EditorApp, EditorConfig, Pane};
+use stepframe_app::editor::shell::{Driver, HostStopped};
+use stepframe_app::editor::{Command, Editor, EditorConfig, Pane};
 use stepframe_core::{HookKind, ObjectId};
 use stepframe_host::debug::AttachLine;
 use stepframe_host::supervise::Limits;
@@ -134,7 +134,7 @@ impl Game {
 
 /// The editor with its own session host (the binary cargo built) on the
 /// demo, playing.
-pub fn editor() -> Harness<'static, EditorApp> {
+pub fn editor() -> Harness<'static, Editor> {
     let config = EditorConfig {
         driver: Driver::Process {
             program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),
@@ -151,7 +151,7 @@ pub fn editor() -> Harness<'static, EditorApp> {
 
 /// Attaches the editor to the game at `line` as File → Attach… does, and
 /// waits for the game's views.
-pub fn attach(h: &mut Harness<'_, EditorApp>, line: &AttachLine) {
+pub fn attach(h: &mut Harness<'_, Editor>, line: &AttachLine) {
     h.state_mut().act(Action::Attach {
         addr: line.addr.to_string(),
         token: line.token.to_string(),
@@ -169,7 +169,7 @@ pub fn attach(h: &mut Harness<'_, EditorApp>, line: &AttachLine) {
 
 /// Pauses the attached game, then steps one tick with F10: the tick it
 /// paused at.
-fn pause_and_step(h: &mut Harness<'_, EditorApp>) -> u64 {
+fn pause_and_step(h: &mut Harness<'_, Editor>) -> u64 {
     h.state_mut().send(Command::Run(Run::Pause));
     step_until_within(h, "the pause", BOUND, NAP, suspended);
     let at = tick(h);
@@ -180,11 +180,11 @@ fn pause_and_step(h: &mut Harness<'_, EditorApp>) -> u64 {
     at
 }
 
-fn suspended(h: &Harness<'_, EditorApp>) -> bool {
+fn suspended(h: &Harness<'_, Editor>) -> bool {
     latest_live(h).is_some_and(|v| v.suspension.is_some())
 }
 
-fn tick(h: &Harness<'_, EditorApp>) -> u64 {
+fn tick(h: &Harness<'_, Editor>) -> u64 {
     latest_live(h).expect("a live view").clock.simulation_tick
 }
 
@@ -271,7 +271,7 @@ fn attached_to_a_player_f9_breaks_f10_steps_f5_resumes_and_detach_leaves_it_runn
 }
 
 /// The newest live view with what the host's features hold.
-fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> Option<&'h stepframe_app::editor::LiveView> {
+fn live_view<'h>(h: &'h Harness<'_, Editor>) -> Option<&'h stepframe_app::editor::LiveView> {
     h.state().published().live.as_ref()
 }
 
@@ -305,7 +305,7 @@ fn detach_brings_the_breakpoints_and_watches_into_the_editors_own_session() {
     // The Input tab open: its file field names the tape beside the scene.
     show(&mut h, Pane::Input);
     h.run_steps(2);
-    let tape_path = |h: &Harness<'_, EditorApp>| {
+    let tape_path = |h: &Harness<'_, Editor>| {
         use egui_kittest::kittest::NodeT;
         h.get_by_role_and_label(egui::accesskit::Role::TextInput, "File")
             .accesskit_node()
@@ -493,7 +493,7 @@ fn the_editor_attaches_to_a_game_that_owns_its_loop_and_steps_it() {
 
 /// The editor of [`editor`], whose Run in player starts the player with
 /// `args` after `run SCENE --debug`.
-fn editor_running_players_with(args: &[&str]) -> Harness<'static, EditorApp> {
+fn editor_running_players_with(args: &[&str]) -> Harness<'static, Editor> {
     let config = EditorConfig {
         driver: Driver::Process {
             program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),
@@ -511,7 +511,7 @@ fn editor_running_players_with(args: &[&str]) -> Harness<'static, EditorApp> {
 
 /// Ctrl+F5: Run in player, and the player's process id and attach line as
 /// the Log keeps them.
-fn run_in_player(h: &mut Harness<'_, EditorApp>) -> (u32, AttachLine) {
+fn run_in_player(h: &mut Harness<'_, Editor>) -> (u32, AttachLine) {
     h.key_press_modifiers(egui::Modifiers::COMMAND, Key::F5);
     // The action waits (bounded) for the player's attach line.
     h.run_steps(2);

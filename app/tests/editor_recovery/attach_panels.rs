@@ -18,7 +18,7 @@ use std::time::Duration;
 use egui_kittest::Harness;
 use stepframe_app::editor::protocol::{Run, WatchCommand};
 use stepframe_app::editor::shared::Action;
-use stepframe_app::editor::{Command, EditorApp, Pane};
+use stepframe_app::editor::{Command, Editor, Pane};
 use stepframe_core::ObjectId;
 
 use crate::attach::{Game, attach, editor};
@@ -38,17 +38,17 @@ fn demo() -> std::path::PathBuf {
     std::path::absolute(stepframe_app::default_scene()).expect("an absolute path")
 }
 
-fn live_tick(h: &Harness<'_, EditorApp>) -> u64 {
+fn live_tick(h: &Harness<'_, Editor>) -> u64 {
     latest_live(h).expect("a live view").clock.simulation_tick
 }
 
-fn suspended(h: &Harness<'_, EditorApp>) -> bool {
+fn suspended(h: &Harness<'_, Editor>) -> bool {
     latest_live(h).is_some_and(|v| v.suspension.is_some())
 }
 
 /// The editor attached to a headless player, the player selected, and
 /// the game past tick `past`.
-fn attached_past(past: u64) -> (Game, Harness<'static, EditorApp>) {
+fn attached_past(past: u64) -> (Game, Harness<'static, Editor>) {
     let game = Game::player();
     let mut h = editor();
     attach(&mut h, &game.line);
@@ -137,7 +137,7 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
     h.state_mut()
         .send(Command::Watches(WatchCommand::Plot(expr.to_string())));
     let added_at = live_tick(&h);
-    let lane = |h: &Harness<'_, EditorApp>| -> BTreeMap<u64, f64> {
+    let lane = |h: &Harness<'_, Editor>| -> BTreeMap<u64, f64> {
         h.state()
             .timeline()
             .watch_lanes
@@ -198,7 +198,7 @@ fn attached_fork_here_runs_b_in_the_game_and_an_edit_of_b_parts_the_branches() {
         egui::Key::F,
     );
     step_until_within(&mut h, "the fork", BOUND, NAP, |h| {
-        h.state().view().fork() == Some(at)
+        h.state().reading().fork() == Some(at)
     });
     // B jumps five ticks later: the Input tab's edit, applied to B.
     show(&mut h, Pane::Input);
@@ -206,7 +206,7 @@ fn attached_fork_here_runs_b_in_the_game_and_an_edit_of_b_parts_the_branches() {
     crate::support::editor::click_shown(&mut h, "Insert");
     crate::support::editor::click_shown(&mut h, "Apply to B");
     h.key_press(egui::Key::F5);
-    let first = |h: &Harness<'_, EditorApp>| h.state().view().run_b().and_then(|c| c.about.first);
+    let first = |h: &Harness<'_, Editor>| h.state().reading().run_b().and_then(|c| c.about.first);
     step_until_within(&mut h, "A and B to part", BOUND, NAP, |h| {
         first(h).is_some()
     });

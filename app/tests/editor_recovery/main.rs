@@ -21,7 +21,7 @@ use stepframe_app::editor::protocol::{
     Command, DisplayRate, EditCommand, Event, JournalEntry, Run, Target,
 };
 use stepframe_app::editor::worker;
-use stepframe_app::editor::{EditorApp, EditorConfig, WorldView};
+use stepframe_app::editor::{Editor, EditorConfig, WorldView};
 use stepframe_core::{Edit, ObjectId, Pose, SuspendReason};
 
 #[path = "../support/mod.rs"]
@@ -67,7 +67,7 @@ fn demo() -> PathBuf {
     stepframe_app::default_scene()
 }
 
-fn log_has(h: &Harness<'_, EditorApp>, text: &str) -> bool {
+fn log_has(h: &Harness<'_, Editor>, text: &str) -> bool {
     h.state().feedback().log.contains(text)
 }
 
@@ -319,7 +319,7 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
 /// The driven editor on the demo, 10 frames in, paused, the player selected
 /// and lifted, then 5 frames of play: the session both editors of the
 /// driven test run.
-fn driven_lifted() -> Harness<'static, EditorApp> {
+fn driven_lifted() -> Harness<'static, Editor> {
     let mut h = harness_for(EditorConfig::driven(demo(), DT));
     h.run_steps(10);
     h.state_mut().send(Command::Run(Run::Pause));

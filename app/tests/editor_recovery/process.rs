@@ -15,9 +15,9 @@ use std::time::Duration;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::app::{Driver, HostStopped, Watchdog};
 use stepframe_app::editor::protocol::{EditCommand, Run, SceneCommand, Target};
-use stepframe_app::editor::{Command, EditorApp, EditorConfig};
+use stepframe_app::editor::shell::{Driver, HostStopped, Watchdog};
+use stepframe_app::editor::{Command, Editor, EditorConfig};
 use stepframe_core::{ManualTime, ObjectId, Pose};
 use stepframe_host::supervise::Limits;
 
@@ -58,7 +58,7 @@ fn editor_with_host(
     scene: PathBuf,
     limits: Limits,
     watchdog: Watchdog,
-) -> Harness<'static, EditorApp> {
+) -> Harness<'static, Editor> {
     let config = EditorConfig {
         driver: Driver::Process {
             program: Some(PathBuf::from(env!("CARGO_BIN_EXE_stepframe"))),
@@ -72,7 +72,7 @@ fn editor_with_host(
 
 /// Plays to tick 10 or so, pauses, moves the ball, and plays on: the edit
 /// is in the session (and its journal) before the fault.
-fn edit_before_the_fault(h: &mut Harness<'_, EditorApp>) {
+fn edit_before_the_fault(h: &mut Harness<'_, Editor>) {
     step_until_within(h, "the session to play", BOUND, NAP, |h| {
         latest_tick(h).is_some_and(|t| t >= 10)
     });
@@ -91,7 +91,7 @@ fn edit_before_the_fault(h: &mut Harness<'_, EditorApp>) {
 }
 
 /// Waits for the host to die, and returns why.
-fn host_death(h: &mut Harness<'_, EditorApp>) -> HostStopped {
+fn host_death(h: &mut Harness<'_, Editor>) -> HostStopped {
     step_until_within(h, "the host to die", BOUND, NAP, |h| {
         h.state().published().worker_stopped.is_some()
     });
@@ -104,7 +104,7 @@ fn host_death(h: &mut Harness<'_, EditorApp>) -> HostStopped {
 
 /// Restarts after the fault and checks where the new host stands: at the
 /// end of tick 39, suspended, with the edit; then Save writes the edit.
-fn restart_keeps_the_edit_and_save_writes_it(h: &mut Harness<'_, EditorApp>, scene: &Path) {
+fn restart_keeps_the_edit_and_save_writes_it(h: &mut Harness<'_, Editor>, scene: &Path) {
     // The banner offers the restart before the faulting tick.
     h.get_by_label("Restart at tick 39").click();
     step_until_within(h, "the restarted host at tick 39", BOUND, NAP, |h| {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::{EditorApp, EditorConfig, Pane, WorldView};
+use stepframe_app::editor::{Editor, EditorConfig, Pane, WorldView};
 use stepframe_core::{Pipeline, Pose, Scene, TimeSettings};
 
 use super::labels_starting;
@@ -25,37 +25,37 @@ pub fn demo() -> PathBuf {
 
 /// The editor on `scene` in a window of `size`, driven one frame per step,
 /// after the frames that load and publish the scene.
-pub fn editor_sized(scene: PathBuf, size: egui::Vec2) -> Harness<'static, EditorApp> {
+pub fn editor_sized(scene: PathBuf, size: egui::Vec2) -> Harness<'static, Editor> {
     let mut h = Harness::builder()
         .with_size(size)
         .with_step_dt(DT as f32)
         .build_eframe(move |cc| {
-            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+            Editor::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
         });
     h.run_steps(3);
     h
 }
 
 /// The editor on the demo at the default window size.
-pub fn editor() -> Harness<'static, EditorApp> {
+pub fn editor() -> Harness<'static, Editor> {
     editor_sized(demo(), DEFAULT_SIZE)
 }
 
 /// The one label whose text starts with `prefix`.
-pub fn label_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> String {
+pub fn label_starting(h: &Harness<'_, Editor>, prefix: &str) -> String {
     let found = labels_starting(h, prefix);
     assert_eq!(found.len(), 1, "labels starting with {prefix:?}: {found:?}");
     found[0].clone()
 }
 
 /// Clicks the widget labelled `label` and lets two frames run.
-pub fn click(h: &mut Harness<'_, EditorApp>, label: &str) {
+pub fn click(h: &mut Harness<'_, Editor>, label: &str) {
     h.get_by_label(label).click();
     h.run_steps(2);
 }
 
 /// Clicks the field labelled `label` and types `text` into it.
-pub fn type_into(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
+pub fn type_into(h: &mut Harness<'_, Editor>, label: &str, text: &str) {
     h.get_by_label(label).click();
     h.run_steps(1);
     h.get_by_label(label).type_text(text);
@@ -65,7 +65,7 @@ pub fn type_into(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
 /// Brings a pane's tab to the front, as a user does: a click on its tab
 /// (a button named after the pane in its tab bar), or, for a closed pane,
 /// its box in the View menu.
-pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
+pub fn show(h: &mut Harness<'_, Editor>, pane: Pane) {
     if h.state().workspace().is_open(pane) {
         // A pointer click on the tab (a tab takes the pointer, not an
         // accessibility click).
@@ -85,7 +85,7 @@ pub fn show(h: &mut Harness<'_, EditorApp>, pane: Pane) {
 
 /// Opens or closes a pane with its box in the View menu, then closes the
 /// menu.
-pub fn set_open(h: &mut Harness<'_, EditorApp>, pane: Pane, open: bool) {
+pub fn set_open(h: &mut Harness<'_, Editor>, pane: Pane, open: bool) {
     click(h, "View");
     if h.state().workspace().is_open(pane) != open {
         h.get_by_role_and_label(egui::accesskit::Role::CheckBox, pane.title())
@@ -107,7 +107,7 @@ pub fn set_open(h: &mut Harness<'_, EditorApp>, pane: Pane, open: bool) {
 /// Expands or collapses a timeline lane with a click on its header, as a
 /// user does (the Timeline tab must be open).
 pub fn set_lane_expanded(
-    h: &mut Harness<'_, EditorApp>,
+    h: &mut Harness<'_, Editor>,
     lane: stepframe_app::editor::timeline::LaneId,
     expanded: bool,
 ) {
@@ -136,14 +136,14 @@ pub fn set_lane_expanded(
 
 /// Sets the Input tab's insert tick ("at"), as a screen reader sets a
 /// number field (the tab must be shown).
-pub fn set_insert_tick(h: &mut Harness<'_, EditorApp>, tick: u64) {
+pub fn set_insert_tick(h: &mut Harness<'_, Editor>, tick: u64) {
     h.get_by_role_and_label(egui::accesskit::Role::SpinButton, "at")
         .set_value_accesskit(tick as f64);
     h.run_steps(1);
 }
 
 /// Picks `key` in the Input tab's key box (the tab must be shown).
-pub fn pick_insert_key(h: &mut Harness<'_, EditorApp>, key: &str) {
+pub fn pick_insert_key(h: &mut Harness<'_, Editor>, key: &str) {
     // The key box: the combo box beside "at", which shows the key picked.
     let at = h
         .get_by_role_and_label(egui::accesskit::Role::SpinButton, "at")
@@ -171,7 +171,7 @@ pub fn pick_insert_key(h: &mut Harness<'_, EditorApp>, key: &str) {
 }
 
 /// Types `path` over the Input tab's File field (the tab must be shown).
-pub fn type_tape_path(h: &mut Harness<'_, EditorApp>, path: &Path) {
+pub fn type_tape_path(h: &mut Harness<'_, Editor>, path: &Path) {
     h.get_by_role_and_label(egui::accesskit::Role::TextInput, "File")
         .click();
     h.run_steps(1);
@@ -183,13 +183,13 @@ pub fn type_tape_path(h: &mut Harness<'_, EditorApp>, path: &Path) {
 }
 
 /// View → Reset layout.
-pub fn reset_layout(h: &mut Harness<'_, EditorApp>) {
+pub fn reset_layout(h: &mut Harness<'_, Editor>) {
     click(h, "View");
     click(h, "Reset layout");
 }
 
 /// A clock panel row's value without its unit: `simulation_tick  42 ticks` → "42".
-pub fn clock_field(h: &Harness<'_, EditorApp>, name: &str, unit: &str) -> String {
+pub fn clock_field(h: &Harness<'_, Editor>, name: &str, unit: &str) -> String {
     let rows: Vec<String> = labels_starting(h, name)
         .into_iter()
         .filter(|r| r[name.len()..].starts_with(' '))
@@ -205,9 +205,9 @@ pub fn clock_field(h: &Harness<'_, EditorApp>, name: &str, unit: &str) -> String
 
 /// The open scene's bookmarks as `(tick, note)`: the one list the
 /// Bookmarks tab and the timeline's marker lane draw.
-pub fn bookmarks_listed(h: &Harness<'_, EditorApp>) -> Vec<(u64, String)> {
+pub fn bookmarks_listed(h: &Harness<'_, Editor>) -> Vec<(u64, String)> {
     h.state()
-        .view()
+        .reading()
         .bookmarks()
         .list()
         .iter()
@@ -216,7 +216,7 @@ pub fn bookmarks_listed(h: &Harness<'_, EditorApp>) -> Vec<(u64, String)> {
 }
 
 /// `simulation_tick` as the clock panel shows it.
-pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
+pub fn clock_tick(h: &Harness<'_, Editor>) -> u64 {
     clock_field(h, "simulation_tick", "ticks")
         .parse()
         .expect("a tick count")
@@ -224,7 +224,7 @@ pub fn clock_tick(h: &Harness<'_, EditorApp>) -> u64 {
 
 /// The live view the worker last sent (what every panel reads while the
 /// time cursor is live).
-pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h WorldView {
+pub fn live_view<'h>(h: &'h Harness<'_, Editor>) -> &'h WorldView {
     &h.state()
         .published()
         .live
@@ -235,13 +235,13 @@ pub fn live_view<'h>(h: &'h Harness<'_, EditorApp>) -> &'h WorldView {
 
 /// `simulation_tick` of the live view the worker last sent: for when a tab
 /// covers the Clock panel, or the test needs the tick without a frame.
-pub fn live_tick(h: &Harness<'_, EditorApp>) -> u64 {
+pub fn live_tick(h: &Harness<'_, Editor>) -> u64 {
     live_view(h).clock.simulation_tick
 }
 
 /// The status line: "running", "suspended at tick T: reason", or
 /// "viewing tick T (frame F) · live: ...".
-pub fn status(h: &Harness<'_, EditorApp>) -> String {
+pub fn status(h: &Harness<'_, Editor>) -> String {
     let mut found = labels_starting(h, "suspended at tick ");
     found.extend(
         labels_starting(h, "viewing tick ")
@@ -322,10 +322,10 @@ pub fn headless_pose_at(scene_path: &Path, name: &str, tick: u64) -> Pose {
 
 /// Steps until `done` holds (at most `max` frames).
 pub fn step_until(
-    h: &mut Harness<'_, EditorApp>,
+    h: &mut Harness<'_, Editor>,
     max: usize,
     what: &str,
-    done: impl Fn(&Harness<'_, EditorApp>) -> bool,
+    done: impl Fn(&Harness<'_, Editor>) -> bool,
 ) {
     for _ in 0..max {
         if done(h) {
@@ -337,7 +337,7 @@ pub fn step_until(
 }
 
 /// File → Open…, the path typed into the dialog, Open.
-pub fn open_scene(h: &mut Harness<'_, EditorApp>, path: &Path) {
+pub fn open_scene(h: &mut Harness<'_, Editor>, path: &Path) {
     click(h, "File");
     click(h, "Open…  (Ctrl+O)");
     type_path_over(h, "Scene file", path);
@@ -367,7 +367,7 @@ pub fn demo_copy(dir: &Path) -> PathBuf {
 
 /// A primary-button press and release at `pos`, queued for the same frame
 /// (two of them a frame apart make a double-click).
-pub fn press_release(h: &mut Harness<'_, EditorApp>, pos: egui::Pos2) {
+pub fn press_release(h: &mut Harness<'_, Editor>, pos: egui::Pos2) {
     for pressed in [true, false] {
         h.event(egui::Event::PointerButton {
             pos,
@@ -380,7 +380,7 @@ pub fn press_release(h: &mut Harness<'_, EditorApp>, pos: egui::Pos2) {
 
 /// Scrolls the widget labelled `label` into view, as a user scrolls a tab
 /// taller than its tile, then clicks it.
-pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
+pub fn click_shown(h: &mut Harness<'_, Editor>, label: &str) {
     h.get_by_label(label).scroll_to_me();
     // Scrolling is animated: let it settle before the click.
     h.run_steps(10);
@@ -391,8 +391,8 @@ pub fn click_shown(h: &mut Harness<'_, EditorApp>, label: &str) {
 /// disabled (the timeline's "Resume from here" is always drawn, disabled
 /// while no past tick is viewed, beside the Input tab's): clicks the enabled
 /// one, as a user does.
-pub fn click_enabled(h: &mut Harness<'_, EditorApp>, label: &str) {
-    fn enabled<'t>(h: &'t Harness<'_, EditorApp>, label: &'t str) -> egui_kittest::Node<'t> {
+pub fn click_enabled(h: &mut Harness<'_, Editor>, label: &str) {
+    fn enabled<'t>(h: &'t Harness<'_, Editor>, label: &'t str) -> egui_kittest::Node<'t> {
         use egui_kittest::kittest::NodeT;
         h.get_all_by_label(label)
             .find(|n| !n.accesskit_node().is_disabled())
@@ -443,13 +443,13 @@ pub fn demo_trace_moved_from(ticks: u64, from: u64) -> String {
 
 /// Clicks the text field labelled `label`, selects what it holds and types
 /// `path` over it, as a user replaces the path a dialog offers.
-pub fn type_path_over(h: &mut Harness<'_, EditorApp>, label: &str, path: &Path) {
+pub fn type_path_over(h: &mut Harness<'_, Editor>, label: &str, path: &Path) {
     type_over(h, label, &path.display().to_string());
 }
 
 /// Clicks the text field labelled `label`, selects what it holds and types
 /// `text` over it.
-pub fn type_over(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
+pub fn type_over(h: &mut Harness<'_, Editor>, label: &str, text: &str) {
     h.get_by_label(label).click();
     h.run_steps(1);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::A);
@@ -459,7 +459,7 @@ pub fn type_over(h: &mut Harness<'_, EditorApp>, label: &str, text: &str) {
 }
 
 /// File → Compare with trace…, `trace` typed into the dialog, Compare.
-pub fn compare_with_trace(h: &mut Harness<'_, EditorApp>, trace: &Path) {
+pub fn compare_with_trace(h: &mut Harness<'_, Editor>, trace: &Path) {
     click(h, "File");
     click(h, "Compare with trace…");
     type_path_over(h, "Trace file", trace);
@@ -474,7 +474,7 @@ pub fn paused_comparing_from(
     ticks: u64,
     from: u64,
     past: u64,
-) -> Harness<'static, EditorApp> {
+) -> Harness<'static, Editor> {
     let trace = super::scratch(scratch_name).join("b.jsonl");
     std::fs::write(&trace, demo_trace_moved_from(ticks, from)).expect("write B");
     let mut h = editor();
@@ -487,7 +487,7 @@ pub fn paused_comparing_from(
 }
 
 /// The first log line starting with `prefix`, if any.
-pub fn log_line(h: &Harness<'_, EditorApp>, prefix: &str) -> Option<String> {
+pub fn log_line(h: &Harness<'_, Editor>, prefix: &str) -> Option<String> {
     h.state()
         .feedback()
         .log
@@ -499,14 +499,14 @@ pub fn log_line(h: &Harness<'_, EditorApp>, prefix: &str) -> Option<String> {
 
 /// Steps until the session is suspended (at most `max` frames; `what`
 /// names what should suspend it) and returns the status line then.
-pub fn status_once_suspended(h: &mut Harness<'_, EditorApp>, max: usize, what: &str) -> String {
+pub fn status_once_suspended(h: &mut Harness<'_, Editor>, max: usize, what: &str) -> String {
     step_until(h, max, what, |h| status(h).starts_with("suspended"));
     status(h)
 }
 
 /// In the open Breakpoints tab: adds the clock breakpoint "frame delta >
 /// 10 ms" from tick `from`, through the form as a user fills it.
-pub fn add_frame_delta_over_10_ms_from(h: &mut Harness<'_, EditorApp>, from: u64) {
+pub fn add_frame_delta_over_10_ms_from(h: &mut Harness<'_, Editor>, from: u64) {
     click(h, "the clock");
     h.get_by_label("Rule").click();
     h.run_steps(2);
@@ -521,27 +521,25 @@ pub fn add_frame_delta_over_10_ms_from(h: &mut Harness<'_, EditorApp>, from: u64
 
 /// The editor under `config` in a 1600×1000 window, frames of [`DT`], not
 /// yet stepped: for the threaded worker, whose views come in their own time.
-pub fn harness_for(config: EditorConfig) -> Harness<'static, EditorApp> {
+pub fn harness_for(config: EditorConfig) -> Harness<'static, Editor> {
     Harness::builder()
         .with_size(egui::vec2(1600.0, 1000.0))
         .with_step_dt(DT as f32)
-        .build_eframe(move |cc| EditorApp::new(cc, config).expect("the editor starts"))
+        .build_eframe(move |cc| Editor::new(cc, config).expect("the editor starts"))
 }
 
 /// The live view the worker last sent, if it sent one.
-pub fn latest_live<'h>(
-    h: &'h Harness<'_, EditorApp>,
-) -> Option<&'h stepframe_app::editor::WorldView> {
+pub fn latest_live<'h>(h: &'h Harness<'_, Editor>) -> Option<&'h stepframe_app::editor::WorldView> {
     h.state().published().live.as_ref().map(|l| &l.world)
 }
 
 /// The tick of the live view the host last sent, if it sent one.
-pub fn latest_tick(h: &Harness<'_, EditorApp>) -> Option<u64> {
+pub fn latest_tick(h: &Harness<'_, Editor>) -> Option<u64> {
     latest_live(h).map(|v| v.clock.simulation_tick)
 }
 
 /// Whether the live view the host last sent is suspended.
-pub fn latest_suspended(h: &Harness<'_, EditorApp>) -> bool {
+pub fn latest_suspended(h: &Harness<'_, Editor>) -> bool {
     latest_live(h).is_some_and(|v| v.suspension.is_some())
 }
 
@@ -549,11 +547,11 @@ pub fn latest_suspended(h: &Harness<'_, EditorApp>) -> bool {
 /// `done` holds; panics naming `what` after `timeout` of real time (a bound
 /// on a hang, not on speed).
 pub fn step_until_within(
-    h: &mut Harness<'_, EditorApp>,
+    h: &mut Harness<'_, Editor>,
     what: &str,
     timeout: std::time::Duration,
     nap: std::time::Duration,
-    mut done: impl FnMut(&Harness<'_, EditorApp>) -> bool,
+    mut done: impl FnMut(&Harness<'_, Editor>) -> bool,
 ) {
     let t0 = std::time::Instant::now();
     loop {

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 
 /// The workspace root (the binary runs from there, as the README's commands do).
 pub fn root() -> PathBuf {
@@ -56,7 +56,7 @@ pub fn shown_text(n: &egui_kittest::kittest::AccessKitNode<'_>) -> Option<String
 
 /// The text of every widget (label, read-out, selectable line) that starts
 /// with `prefix`.
-pub fn labels_starting(h: &Harness<'_, EditorApp>, prefix: &str) -> Vec<String> {
+pub fn labels_starting(h: &Harness<'_, Editor>, prefix: &str) -> Vec<String> {
     h.query_all_by(|n| shown_text(n).is_some_and(|t| t.starts_with(prefix)))
         .filter_map(|n| shown_text(&n.accesskit_node()))
         .collect()

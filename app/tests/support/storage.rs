@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use egui_kittest::Harness;
-use stepframe_app::editor::{EditorApp, EditorConfig};
+use stepframe_app::editor::{Editor, EditorConfig};
 
 use super::editor::{DEFAULT_SIZE, DT};
 
@@ -53,7 +53,7 @@ impl eframe::Storage for FileStorage {
 /// The editor on `scene` at the default size, started on the storage in
 /// `file` as eframe starts an app: egui's memory (scroll offsets, open
 /// popups) restored first, then the app's own settings.
-pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, EditorApp> {
+pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, Editor> {
     let storage: &'static FileStorage = Box::leak(Box::new(FileStorage::open(file)));
     let mut h = Harness::builder()
         .with_size(DEFAULT_SIZE)
@@ -63,7 +63,7 @@ pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, Edit
                 cc.egui_ctx.memory_mut(|m| *m = memory);
             }
             cc.storage = Some(storage);
-            EditorApp::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
+            Editor::new(cc, EditorConfig::driven(scene, DT)).expect("the editor starts")
         });
     h.run_steps(3);
     h
@@ -71,7 +71,7 @@ pub fn editor_with_storage(scene: PathBuf, file: &Path) -> Harness<'static, Edit
 
 /// What eframe writes when the editor closes: the app's settings and egui's
 /// memory.
-pub fn save(h: &mut Harness<'_, EditorApp>, file: &Path) {
+pub fn save(h: &mut Harness<'_, Editor>, file: &Path) {
     let mut storage = FileStorage::open(file);
     eframe::App::save(h.state_mut(), &mut storage);
     let memory = h.ctx.memory(|m| m.clone());
@@ -81,7 +81,7 @@ pub fn save(h: &mut Harness<'_, EditorApp>, file: &Path) {
 
 /// The app's own settings saved into `file` (what `App::save` writes,
 /// without egui's memory), and the storage read back from the file.
-pub fn save_settings(h: &mut Harness<'_, EditorApp>, file: &Path) -> FileStorage {
+pub fn save_settings(h: &mut Harness<'_, Editor>, file: &Path) -> FileStorage {
     let mut storage = FileStorage::open(file);
     eframe::App::save(h.state_mut(), &mut storage);
     eframe::Storage::flush(&mut storage);

@@ -9,7 +9,7 @@ use stepframe_app::editor::protocol::Run;
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable as _;
 use stepframe_app::editor::timeline::{LaneId, XAxis};
-use stepframe_app::editor::{Command, EditorApp};
+use stepframe_app::editor::{Command, Editor};
 
 use crate::support::editor::{
     click, clock_field, clock_tick, demo, editor, headless_at, label_starting, parse_pose,
@@ -19,7 +19,7 @@ use crate::support::labels_starting;
 use crate::{frames, lane_rect, timeline};
 
 /// The viewed-tick banner's text.
-fn banner(h: &Harness<'_, EditorApp>) -> String {
+fn banner(h: &Harness<'_, Editor>) -> String {
     let found: Vec<String> = labels_starting(h, "viewing tick ")
         .into_iter()
         .filter(|l| l.contains("Esc: back to live"))
@@ -30,7 +30,7 @@ fn banner(h: &Harness<'_, EditorApp>) -> String {
 
 /// Clicks the timeline's dt lane at `fraction` of its width and returns the
 /// tick the banner says every panel now shows.
-fn click_lane_at(h: &mut Harness<'_, EditorApp>, fraction: f32) -> u64 {
+fn click_lane_at(h: &mut Harness<'_, Editor>, fraction: f32) -> u64 {
     let r = lane_rect(h, LaneId::Dt);
     let p = egui::pos2(r.left() + r.width() * fraction, r.center().y);
     h.hover_at(p);
@@ -234,7 +234,7 @@ fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
 }
 
 /// Tick → state hash of every live view published while running.
-fn hashes(h: &mut Harness<'static, EditorApp>, steps: usize, out: &mut BTreeMap<u64, u64>) {
+fn hashes(h: &mut Harness<'static, Editor>, steps: usize, out: &mut BTreeMap<u64, u64>) {
     for _ in 0..steps {
         h.step();
         if let Some(v) = h.state().published().live.as_ref().map(|l| &l.world)

@@ -9,7 +9,7 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::{BranchCommand, WatchCommand};
 use stepframe_app::editor::timeline::LaneId;
-use stepframe_app::editor::{Command, EditorApp, Pane};
+use stepframe_app::editor::{Command, Editor, Pane};
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, demo_copy, editor_sized, press_release, step_until,
@@ -20,7 +20,7 @@ use crate::{frames, lane_rect, timeline};
 /// The editor maximised on a 1920×1080 screen.
 const MAXIMISED: egui::Vec2 = egui::vec2(1920.0, 1040.0);
 
-fn tile(h: &Harness<'_, EditorApp>) -> egui::Rect {
+fn tile(h: &Harness<'_, Editor>) -> egui::Rect {
     h.state()
         .workspace()
         .rect(Pane::Timeline)
@@ -28,7 +28,7 @@ fn tile(h: &Harness<'_, EditorApp>) -> egui::Rect {
 }
 
 /// Opens `lanes` (and only them), as clicks on their headers do.
-fn open_only(h: &mut Harness<'_, EditorApp>, lanes: &[LaneId]) {
+fn open_only(h: &mut Harness<'_, Editor>, lanes: &[LaneId]) {
     for lane in LaneId::ALL {
         crate::support::editor::set_lane_expanded(h, lane, lanes.contains(&lane));
     }
@@ -36,7 +36,7 @@ fn open_only(h: &mut Harness<'_, EditorApp>, lanes: &[LaneId]) {
 }
 
 /// Scrolls the lane area until `lane`'s plot is in view.
-fn scroll_to(h: &mut Harness<'_, EditorApp>, lane: LaneId) {
+fn scroll_to(h: &mut Harness<'_, Editor>, lane: LaneId) {
     h.get_by_label(&format!("lane {}", lane.title()))
         .scroll_to_me();
     // Scrolling is animated: let it settle.
@@ -44,7 +44,7 @@ fn scroll_to(h: &mut Harness<'_, EditorApp>, lane: LaneId) {
 }
 
 /// The record under the pointer at `p`.
-fn hovered_at(h: &mut Harness<'_, EditorApp>, p: egui::Pos2) -> Option<u64> {
+fn hovered_at(h: &mut Harness<'_, Editor>, p: egui::Pos2) -> Option<u64> {
     h.hover_at(p);
     h.run_steps(2);
     timeline(h).hover_seq
@@ -129,7 +129,7 @@ fn every_lane_shares_one_x_axis_the_markers_lane_and_a_plotted_field_too() {
 }
 
 /// Every lane's header: "⏵ name" collapsed, "⏷ name" open.
-fn header_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
+fn header_rect(h: &Harness<'_, Editor>, lane: LaneId) -> egui::Rect {
     let headers: Vec<egui::Rect> = h
         .query_all_by(|n| {
             n.label().is_some_and(|l| {
@@ -167,7 +167,7 @@ fn at_the_default_size_every_lane_header_lies_inside_the_timeline_tile() {
 }
 
 /// Where value `v` sits on a lane's y axis, in screen points.
-fn screen_y(h: &Harness<'_, EditorApp>, lane: LaneId, v: f64) -> f32 {
+fn screen_y(h: &Harness<'_, Editor>, lane: LaneId, v: f64) -> f32 {
     let r = lane_rect(h, lane);
     let (lo, hi) = timeline(h).lane(lane).shown_y.expect("the lane was drawn");
     r.bottom() - ((v - lo) / (hi - lo)) as f32 * r.height()
@@ -308,7 +308,7 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     click(&mut h, "Bookmarks");
     click(&mut h, &format!("Bookmark tick {tick}"));
     assert_eq!(
-        h.state().view().bookmarks().list().len(),
+        h.state().reading().bookmarks().list().len(),
         1,
         "the bookmark the marker lane draws"
     );
@@ -322,7 +322,7 @@ fn a_bookmark_at_the_live_edge_is_drawn_whole() {
     let last = frames(&h).telemetry().pushed() - 1;
     // The first screen x nearer `seq` than the frame before it: half-way
     // between the two frames (found by halving, one pixel at a time).
-    let boundary = |h: &mut Harness<'_, EditorApp>, seq: u64| {
+    let boundary = |h: &mut Harness<'_, Editor>, seq: u64| {
         let (mut lo, mut hi) = (r.left() + r.width() / 2.0, r.right() - 0.5);
         while hi - lo > 0.25 {
             let mid = (lo + hi) / 2.0;

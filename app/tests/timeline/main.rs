@@ -18,21 +18,21 @@ mod session;
 
 use egui_kittest::Harness;
 use egui_kittest::kittest::Queryable;
-use stepframe_app::editor::EditorApp;
+use stepframe_app::editor::Editor;
 use stepframe_app::editor::timeline::{LaneId, TimelineState};
 
 /// The timeline panel's state, read-only, as the app lends it.
-fn timeline<'a>(h: &'a Harness<'_, EditorApp>) -> &'a TimelineState {
+fn timeline<'a>(h: &'a Harness<'_, Editor>) -> &'a TimelineState {
     h.state().timeline()
 }
 
 /// The recorded frames the timeline draws, as the host published them.
-fn frames<'a>(h: &'a Harness<'_, EditorApp>) -> &'a stepframe_app::editor::frames::Frames {
+fn frames<'a>(h: &'a Harness<'_, Editor>) -> &'a stepframe_app::editor::frames::Frames {
     &h.state().published().frames
 }
 
 /// The data rectangle of a lane's plot.
-fn lane_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
+fn lane_rect(h: &Harness<'_, Editor>, lane: LaneId) -> egui::Rect {
     h.get_by_label(&format!("lane {}", lane.title())).rect()
 }
 
@@ -40,7 +40,7 @@ fn lane_rect(h: &Harness<'_, EditorApp>, lane: LaneId) -> egui::Rect {
 /// frames that follow, as a hand holds them (the harness's `event_modifiers`
 /// releases them within the same frame), long enough for egui's smoothed
 /// scrolling to settle.
-fn wheel(h: &mut Harness<'_, EditorApp>, dy: f32, modifiers: egui::Modifiers) {
+fn wheel(h: &mut Harness<'_, Editor>, dy: f32, modifiers: egui::Modifiers) {
     h.event(egui::Event::ModifiersChanged(modifiers));
     h.event(egui::Event::MouseWheel {
         unit: egui::MouseWheelUnit::Point,
@@ -56,12 +56,7 @@ fn wheel(h: &mut Harness<'_, EditorApp>, dy: f32, modifiers: egui::Modifiers) {
 
 /// A press at `from`, moves to `to`, a release, with `modifiers` held down
 /// throughout.
-fn drag(
-    h: &mut Harness<'_, EditorApp>,
-    from: egui::Pos2,
-    to: egui::Pos2,
-    modifiers: egui::Modifiers,
-) {
+fn drag(h: &mut Harness<'_, Editor>, from: egui::Pos2, to: egui::Pos2, modifiers: egui::Modifiers) {
     h.event(egui::Event::ModifiersChanged(modifiers));
     h.hover_at(from);
     h.run_steps(1);

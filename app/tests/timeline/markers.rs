@@ -216,7 +216,7 @@ fn a_plotted_lane_starts_again_with_a_reloaded_world() {
         stepframe_app::editor::protocol::WatchCommand::Plot("obj(20).y".to_string()),
     ));
     h.run_steps(60);
-    let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::EditorApp>| {
+    let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::Editor>| {
         h.state()
             .timeline()
             .watch_lanes

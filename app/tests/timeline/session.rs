@@ -7,14 +7,14 @@ use egui_kittest::Harness;
 use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::Run;
 use stepframe_app::editor::timeline::LaneId;
-use stepframe_app::editor::{EditorApp, Pane};
+use stepframe_app::editor::{Editor, Pane};
 
 use crate::support::editor::{click, clock_tick, demo, editor, open_scene, status, type_over};
 use crate::support::scratch;
 use crate::support::storage::{editor_with_storage, save};
 
 /// The text in the path field of an export format (the Export… menu open).
-fn path_field(h: &Harness<'_, EditorApp>, label: &str) -> String {
+fn path_field(h: &Harness<'_, Editor>, label: &str) -> String {
     h.get_by_label(label)
         .accesskit_node()
         .value()
@@ -106,7 +106,7 @@ fn export_paths_typed_by_the_user_are_kept_across_a_restart() {
 }
 
 /// Clicks the dt lane at `fraction` of its width.
-fn click_lane_at(h: &mut Harness<'_, EditorApp>, fraction: f32) {
+fn click_lane_at(h: &mut Harness<'_, Editor>, fraction: f32) {
     let r = h.get_by_label("lane frame dt").rect();
     let p = egui::pos2(r.left() + r.width() * fraction, r.center().y);
     h.hover_at(p);
@@ -147,7 +147,7 @@ fn esc_after_timeline_clicks_gives_back_a_playing_session_playing() {
 }
 
 /// Where the timeline's controls are drawn, by label.
-fn control_rects(h: &Harness<'_, EditorApp>) -> Vec<(&'static str, egui::Rect)> {
+fn control_rects(h: &Harness<'_, Editor>) -> Vec<(&'static str, egui::Rect)> {
     [
         "Fork here",
         "Resume from here",
@@ -182,7 +182,7 @@ fn the_timeline_controls_stay_put_when_the_session_stops_and_the_cursor_moves() 
 }
 
 /// The frames the timeline holds.
-fn timeline_frames(h: &Harness<'_, EditorApp>) -> usize {
+fn timeline_frames(h: &Harness<'_, Editor>) -> usize {
     h.state().published().frames.records().len()
 }
 

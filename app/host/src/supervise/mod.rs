@@ -6,7 +6,7 @@
 //! three) and a hook that never returns (nothing stops a thread). So a
 //! session that must survive them, or at least say what happened, runs in a
 //! child process of the same executable (for a game built with
-//! `stepframe_app::App`, the game's own binary, so the child has the
+//! `stepframe_app::Game`, the game's own binary, so the child has the
 //! game's behaviours), and its supervisor names the fault:
 //!
 //! 1. [`FaultMarker::create`]: a temporary file with a

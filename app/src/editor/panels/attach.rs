@@ -9,7 +9,7 @@
 //! and opens the scene in a session host of the editor's own, at tick 0,
 //! paused.
 
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Reading};
 
 /// The Attach… dialog's fields.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -38,7 +38,7 @@ impl AttachFields {
 /// The File menu's items.
 pub fn attach_menu_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     dialog: &mut Option<AttachFields>,
 ) {
@@ -62,7 +62,7 @@ pub fn attach_menu_ui(
         cmd.act(Action::RunInPlayer);
         ui.close();
     }
-    let detach = ui.add_enabled(view.attached().is_some(), egui::Button::new("Detach"));
+    let detach = ui.add_enabled(reading.attached().is_some(), egui::Button::new("Detach"));
     if detach
         .on_hover_text(
             "Let the game go on by itself (without the editor's breakpoints); the editor opens \

@@ -6,7 +6,7 @@
 
 use stepframe_core::LogLevel;
 
-use crate::editor::shared::{Action, Commands, Panel, Shortcut, View};
+use crate::editor::shared::{Action, Commands, Panel, Reading, Shortcut};
 
 /// The Bookmarks tab's own state: the note being typed.
 #[derive(Debug, Default)]
@@ -20,8 +20,8 @@ impl BookmarksPanel {
     /// cursor's, or live) with the note typed, and empties the Note field:
     /// the Bookmark button and its shortcut (Ctrl+B) both. With no tick
     /// shown (no scene) it only says so.
-    fn add_shown(&mut self, view: &View<'_>, cmd: &mut Commands) {
-        match view.shown().map(|v| v.clock.simulation_tick) {
+    fn add_shown(&mut self, reading: &Reading<'_>, cmd: &mut Commands) {
+        match reading.shown().map(|v| v.clock.simulation_tick) {
             Some(tick) => {
                 let note = std::mem::take(&mut self.note);
                 cmd.act(Action::AddBookmark { tick, note });
@@ -35,26 +35,26 @@ impl BookmarksPanel {
 /// screen, then the list (a click moves the time cursor there).
 impl Panel for BookmarksPanel {
     /// Ctrl+B: the tick shown is bookmarked with the note typed.
-    fn on_shortcut(&mut self, shortcut: Shortcut, view: &View<'_>, cmd: &mut Commands) {
+    fn on_shortcut(&mut self, shortcut: Shortcut, reading: &Reading<'_>, cmd: &mut Commands) {
         if shortcut == Shortcut::Bookmark {
-            self.add_shown(view, cmd);
+            self.add_shown(reading, cmd);
         }
     }
 
     /// Draws the Bookmarks tab.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        bookmarks_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        bookmarks_ui(ui, reading, cmd, self);
     }
 }
 
 fn bookmarks_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     state: &mut BookmarksPanel,
 ) {
-    let tick = view.shown().map(|v| v.clock.simulation_tick);
-    let marks = view.bookmarks();
+    let tick = reading.shown().map(|v| v.clock.simulation_tick);
+    let marks = reading.bookmarks();
     if let Some(why) = marks.broken() {
         ui.colored_label(ui.visuals().error_fg_color, why)
             .on_hover_text("This file is not written over: these bookmarks last this session only");
@@ -73,7 +73,7 @@ fn bookmarks_ui(
                 .add_enabled(tick.is_some() && marks.scene().is_some(), egui::Button::new(text))
                 .on_hover_text("Mark the tick every panel shows (the time cursor's, or live), saved beside the scene (Ctrl+B)");
             if add.clicked() {
-                state.add_shown(view, cmd);
+                state.add_shown(reading, cmd);
             }
             ui.add(
                 egui::TextEdit::singleline(&mut state.note)
@@ -94,7 +94,7 @@ fn bookmarks_ui(
         .show(ui, |ui| {
             for (i, b) in marks.list().iter().enumerate() {
                 ui.horizontal(|ui| {
-                    let here = view.cursor() == Some(b.tick);
+                    let here = reading.cursor() == Some(b.tick);
                     if ui
                         .selectable_label(here, format!("tick {}", b.tick))
                         .on_hover_text("Show this tick in every panel")

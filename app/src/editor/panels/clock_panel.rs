@@ -8,7 +8,7 @@
 use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
 use crate::editor::shared::Panel;
-use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, View, budget_bytes};
+use crate::editor::shared::{Commands, HISTORY_BUDGETS_MIB, Reading, budget_bytes};
 use stepframe_core::telemetry::FrameKindCode;
 
 /// One row: a field name padded so the values line up in monospace.
@@ -91,13 +91,13 @@ fn stepped_since_frame(records: &std::collections::VecDeque<stepframe_core::Fram
 pub struct ClockPanel;
 
 impl Panel for ClockPanel {
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        clock_panel_ui(ui, view, cmd);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        clock_panel_ui(ui, reading, cmd);
     }
 }
 
 /// Draws the clock panel.
-fn clock_panel_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+fn clock_panel_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
     egui::ScrollArea::vertical()
         .id_salt("clock_scroll")
         .auto_shrink([false, false])
@@ -107,15 +107,15 @@ fn clock_panel_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                 // paragraph's: all of them (host rate too) fit whole in the
                 // tab at 1280×800.
                 ui.spacing_mut().item_spacing.y = 1.0;
-                clock_rows_ui(ui, view);
+                clock_rows_ui(ui, reading);
             });
-            rewind_ui(ui, view, cmd);
+            rewind_ui(ui, reading, cmd);
         });
 }
 
 /// How far back rewind reaches, and the history's byte budget.
-fn rewind_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    let Some(live) = view.live() else {
+fn rewind_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    let Some(live) = reading.live() else {
         return;
     };
     ui.separator();
@@ -150,7 +150,7 @@ fn rewind_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     }
 }
 
-fn clock_rows_ui(ui: &mut egui::Ui, shown: &View<'_>) {
+fn clock_rows_ui(ui: &mut egui::Ui, shown: &Reading<'_>) {
     let Some(view) = shown.shown() else {
         ui.weak("no session");
         return;

@@ -22,12 +22,12 @@
 use crate::editor::protocol::BranchCommand;
 
 use crate::editor::protocol::Command;
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// The File menu's comparison entries.
 pub fn compare_menu_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     dialog: &mut Option<String>,
 ) {
@@ -39,7 +39,7 @@ pub fn compare_menu_ui(
         )
         .clicked()
     {
-        let dir = view
+        let dir = reading
             .live()
             .and_then(|v| {
                 v.scene_path
@@ -66,7 +66,7 @@ pub fn compare_menu_ui(
         cmd.send(Command::BranchB(BranchCommand::CompareWithRun));
         ui.close();
     }
-    if view.run_b().is_some() && ui.button("Stop comparing").clicked() {
+    if reading.run_b().is_some() && ui.button("Stop comparing").clicked() {
         cmd.send(Command::BranchB(BranchCommand::Discard));
         ui.close();
     }

@@ -5,7 +5,7 @@
 
 use crate::editor::protocol::Command;
 use crate::editor::protocol::RewindCommand;
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 use crate::editor::words;
 
 /// What Help lists for these keys.
@@ -15,8 +15,8 @@ pub const HELP_LINE: &str =
 /// Draws the Edit menu's items. Each is enabled while the live session is
 /// suspended and has something to undo (or redo); its tooltip names the
 /// edit, or says why there is none.
-pub fn edit_menu_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    let live = view.live();
+pub fn edit_menu_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    let live = reading.live();
     let suspended = live.is_some_and(|v| v.world.suspension.is_some());
     let undo = live
         .and_then(|v| v.undo.undo.as_ref())

@@ -9,7 +9,7 @@
 //!
 //! - **Live**: the coarse zones the pipeline recorded while the frame ran,
 //!   kept for the newest frames in the recorded frames' zone ring
-//!   ([`View::frames`]).
+//!   ([`Reading::frames`]).
 //! - **Replayed**: one zone per hook call, naming the object and the
 //!   behaviour. The live run never records those (a clock read costs more
 //!   than a FixedUpdate call); while the cursor is on a past frame or the
@@ -25,7 +25,7 @@ use stepframe_core::telemetry::FrameKindCode;
 use stepframe_core::{FrameKind, FrameRecord, FrameZones, ObjectId, Zone, ZoneKind};
 
 use crate::editor::protocol::{Command, Event, ReplayedFrame};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// Height of one row of zones (one nesting depth), points.
 const ROW: f32 = 16.0;
@@ -56,7 +56,7 @@ impl FlameState {
 impl Panel for FlameState {
     /// Takes the worker's answer to a replay request; forgets it at a new
     /// session or a rewind.
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {
         match event {
             Event::FrameReplayed(replayed) => self.replayed = Some((**replayed).clone()),
             Event::Rewound(_) | Event::Loaded { .. } => self.forget(),
@@ -66,14 +66,14 @@ impl Panel for FlameState {
 
     /// Draws the tab: the frame's live flame, its replayed one, each with
     /// its slowest zones beside it.
-    fn ui(&mut self, ui: &mut Ui, view: &View<'_>, cmd: &mut Commands) {
-        let Some(record) = shown_record(view) else {
+    fn ui(&mut self, ui: &mut Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        let Some(record) = shown_record(reading) else {
             ui.label("No frame yet: play or step the session, then click a frame on the timeline.");
             return;
         };
         let frame = record.frame_index;
         let kind = frame_kind(record.kind);
-        let settled = view.cursor().is_some() || view.is_suspended();
+        let settled = reading.cursor().is_some() || reading.is_suspended();
         if settled && self.requested != Some(frame) {
             cmd.send(Command::Flame(FlameCommand::ReplayFrame(frame)));
             self.requested = Some(frame);
@@ -87,7 +87,7 @@ impl Panel for FlameState {
             },
             crate::editor::words::count(u64::from(record.ticks), "tick", "ticks"),
             record.total_ms(),
-            if view.cursor().is_some() {
+            if reading.cursor().is_some() {
                 " · the time cursor's frame"
             } else {
                 " · newest frame (click one on the timeline to pick it)"
@@ -95,7 +95,7 @@ impl Panel for FlameState {
         ));
         ui.separator();
         ui.strong("Live zones (recorded while the frame ran)");
-        match view.frames().zones().get(frame, kind) {
+        match reading.frames().zones().get(frame, kind) {
             Some(zones) => flame_with_list_ui(ui, zones, &Labels::Live, "flame-live"),
             None => {
                 ui.label("No live zones kept for this frame (the editor keeps the newest minute).");
@@ -131,10 +131,10 @@ impl Panel for FlameState {
 }
 
 /// The record the tab shows: the time cursor's frame, else the newest.
-fn shown_record<'a>(view: &View<'a>) -> Option<&'a FrameRecord> {
-    match view.cursor() {
-        Some(_) => view.cursor_record(),
-        None => view.frames().newest(),
+fn shown_record<'a>(reading: &Reading<'a>) -> Option<&'a FrameRecord> {
+    match reading.cursor() {
+        Some(_) => reading.cursor_record(),
+        None => reading.frames().newest(),
     }
 }
 

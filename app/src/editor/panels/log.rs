@@ -6,7 +6,7 @@ use crate::editor::shared::Panel;
 use egui::Color32;
 use stepframe_core::LogLevel;
 
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Reading};
 
 /// The Log tab's own state: its filter (persisted).
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -17,8 +17,8 @@ pub struct LogPanel {
 
 impl Panel for LogPanel {
     /// Draws the log panel.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        let log = view.log();
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        let log = reading.log();
         ui.horizontal(|ui| {
             ui.checkbox(&mut self.errors_only, "Errors only")
                 .on_hover_text("Hide informational lines");
@@ -36,7 +36,7 @@ impl Panel for LogPanel {
             ));
         });
         let errors_only = self.errors_only;
-        let selection = view.selection();
+        let selection = reading.selection();
         let mut clicked = None;
         egui::ScrollArea::vertical()
             .id_salt("log_scroll")

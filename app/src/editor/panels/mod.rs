@@ -1,8 +1,8 @@
 //! The editor's panels: each tab of the workspace is a struct owning its UI
 //! state that implements [`Panel`] (the egui demo's `View` shape): the
-//! tiles look the pane's panel up and call `ui(ui, &View, &mut Commands)`
+//! tiles look the pane's panel up and call `ui(ui, &Reading, &mut Commands)`
 //! on it, the same call for every tab. A panel reads the host's published
-//! views, the recorded frames and the time cursor through [`View`], and
+//! views, the recorded frames and the time cursor through [`Reading`], and
 //! asks for changes through [`Commands`], never holding session state.
 //! Why one shape: when the Clock and Flame tabs were handed the timeline
 //! panel to read its frames, and the inspector drew the comparison's
@@ -32,7 +32,7 @@
 //! ([`crate::editor::timeline`]). The menu bar is the app's layout
 //! (`app/menu_bar`): each menu's items come from the module that owns them.
 //!
-//! [`View`]: crate::editor::View
+//! [`Reading`]: crate::editor::Reading
 //! [`Commands`]: crate::editor::Commands
 
 pub mod attach;
@@ -54,7 +54,7 @@ pub mod watches;
 use crate::editor::files::FilesState;
 use crate::editor::protocol::Event;
 pub use crate::editor::shared::Panel;
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 use crate::editor::timeline::TimelineState;
 pub use crate::editor::words::count;
 use crate::editor::workspace::Pane;
@@ -109,9 +109,9 @@ impl Panels {
     /// Hands one host event to every panel, in [`Pane::ALL`] order, then to
     /// the File dialogs (the one place panels take events:
     /// [`Panel::on_event`]).
-    pub(crate) fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
+    pub(crate) fn on_event(&mut self, event: &Event, reading: &Reading<'_>, cmd: &mut Commands) {
         for pane in Pane::ALL {
-            self.panel_mut(pane).on_event(event, view, cmd);
+            self.panel_mut(pane).on_event(event, reading, cmd);
         }
         self.files.on_event(event);
     }
@@ -121,13 +121,13 @@ impl Panels {
     pub(crate) fn on_shortcut(
         &mut self,
         shortcut: crate::editor::shared::Shortcut,
-        view: &View<'_>,
+        reading: &Reading<'_>,
         cmd: &mut Commands,
     ) {
         for pane in Pane::ALL {
-            self.panel_mut(pane).on_shortcut(shortcut, view, cmd);
+            self.panel_mut(pane).on_shortcut(shortcut, reading, cmd);
         }
-        self.files.on_shortcut(shortcut, view);
+        self.files.on_shortcut(shortcut, reading);
     }
 
     /// Whether a dialog is open (the editor's shortcuts wait).

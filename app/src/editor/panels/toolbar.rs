@@ -11,7 +11,7 @@ use stepframe_core::{LogLevel, StepStrategy, SuspendReason, Suspension, TimeSett
 use std::collections::VecDeque;
 
 use crate::editor::protocol::{Command, DisplayRate, WorldView};
-use crate::editor::shared::{Action, Commands, NOTICE_SECONDS, Notice, View};
+use crate::editor::shared::{Action, Commands, NOTICE_SECONDS, Notice, Reading};
 use crate::editor::words;
 use crate::editor::workspace::{Pane, Workspace};
 
@@ -110,15 +110,15 @@ pub fn shortcuts_ui(ui: &mut egui::Ui) {
 /// Draws the toolbar.
 pub fn toolbar_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     workspace: &mut Workspace,
 ) {
-    let settings = view.live().map(|v| v.settings).unwrap_or_default();
+    let settings = reading.live().map(|v| v.settings).unwrap_or_default();
     ui.horizontal_wrapped(|ui| {
-        controls_ui(ui, view, cmd);
+        controls_ui(ui, reading, cmd);
         ui.separator();
-        settings_ui(ui, view, cmd, settings);
+        settings_ui(ui, reading, cmd, settings);
         ui.separator();
         let mut code = workspace.is_open(Pane::Code);
         if ui
@@ -134,15 +134,15 @@ pub fn toolbar_ui(
 }
 
 /// The status line and its colour.
-fn status(view: &View<'_>, ui: &egui::Ui) -> (String, Color32) {
-    if view.worker_stopped().is_some() {
+fn status(reading: &Reading<'_>, ui: &egui::Ui) -> (String, Color32) {
+    if reading.worker_stopped().is_some() {
         return ("host stopped".to_string(), ui.visuals().error_fg_color);
     }
-    let Some(live) = view.live() else {
+    let Some(live) = reading.live() else {
         return ("starting".to_string(), ui.visuals().weak_text_color());
     };
-    if let Some(tick) = view.cursor() {
-        let frame = view
+    if let Some(tick) = reading.cursor() {
+        let frame = reading
             .shown()
             .filter(|v| v.at_tick == Some(tick))
             .map_or_else(
@@ -173,8 +173,8 @@ const VIEWING_FILL: Color32 = Color32::from_rgb(30, 60, 110);
 
 /// The banner under the toolbar when the worker has died (the editor's one
 /// mode where nothing runs until the user acts).
-pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    if let Some((done, of, tick)) = view.published().replaying {
+pub fn banners_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    if let Some((done, of, tick)) = reading.published().replaying {
         // A new host doing the session again: how far it has got.
         ui.horizontal(|ui| {
             ui.label(format!("Doing the session again: tick {tick}"));
@@ -185,14 +185,14 @@ pub fn banners_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             );
         });
     }
-    if let Some(progress) = view.rebuild() {
+    if let Some(progress) = reading.rebuild() {
         rebuild_ui(ui, progress, cmd);
-    } else if let Some(build) = view.new_build() {
+    } else if let Some(build) = reading.new_build() {
         new_build_ui(ui, build, cmd);
     }
-    if view.worker_stopped().is_some() {
-        worker_stopped_ui(ui, view, cmd);
-    } else if let Some(stuck) = view.worker_stuck() {
+    if reading.worker_stopped().is_some() {
+        worker_stopped_ui(ui, reading, cmd);
+    } else if let Some(stuck) = reading.worker_stuck() {
         worker_stuck_ui(ui, stuck, cmd);
     }
 }
@@ -214,7 +214,7 @@ fn banner_ui(ui: &mut egui::Ui, fill: Color32, add: impl FnOnce(&mut egui::Ui)) 
 /// Green: a new build of the game is ready to replay the session with.
 const NEW_BUILD_FILL: Color32 = Color32::from_rgb(30, 100, 55);
 
-/// The bar that offers a new build (`app::rebuild`).
+/// The bar that offers a new build (`shell::rebuild`).
 fn new_build_ui(ui: &mut egui::Ui, build: &crate::editor::shared::NewBuild, cmd: &mut Commands) {
     banner_ui(ui, NEW_BUILD_FILL, |ui| {
         ui.label(
@@ -276,7 +276,7 @@ fn rebuild_ui(
 const STUCK_FILL: Color32 = Color32::from_rgb(160, 90, 10);
 
 /// The stuck worker's banner: the hook that has not returned, its thread's
-/// CPU, and the way out (`app::stuck`).
+/// CPU, and the way out (`shell::stuck`).
 fn worker_stuck_ui(
     ui: &mut egui::Ui,
     stuck: &crate::editor::shared::StuckHook,
@@ -394,8 +394,8 @@ pub fn toasts_ui(
 }
 
 /// The viewed-tick banner (in the menu bar, right-aligned: right to left).
-fn viewing_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, tick: u64) {
-    let live = view
+fn viewing_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands, tick: u64) {
+    let live = reading
         .live()
         .map(|v| v.world.clock.simulation_tick)
         .unwrap_or(0);
@@ -430,8 +430,8 @@ fn viewing_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, tick: u64)
 
 /// The dead host's banner: the fault that ended it (kind, object, hook,
 /// tick) or its panic message, and the restart button.
-fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    let Some(stopped) = view.worker_stopped() else {
+fn worker_stopped_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    let Some(stopped) = reading.worker_stopped() else {
         return;
     };
     let (title, why, restart) = match stopped {
@@ -460,7 +460,7 @@ fn worker_stopped_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
             "Start a new session host and do the session again ({}), up to where \
              this one stood (before the tick that faulted), paused there: \
              breakpoints, edits and the selection are kept, and Save writes the edits",
-            crate::editor::words::count(view.journal().len() as u64, "step", "steps")
+            crate::editor::words::count(reading.journal().len() as u64, "step", "steps")
         );
         if ui.button(restart).on_hover_text(hover).clicked() {
             cmd.act(Action::RestartWorker);
@@ -491,8 +491,8 @@ fn game_gone_ui(ui: &mut egui::Ui, why: &str, cmd: &mut Commands) {
     });
 }
 
-fn controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    if view.is_suspended() {
+fn controls_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    if reading.is_suspended() {
         if ui
             .button("▶ Play")
             .on_hover_text("Resume the session (Space, or F5 to continue from a breakpoint)")
@@ -523,7 +523,12 @@ fn controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
     }
 }
 
-fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings: TimeSettings) {
+fn settings_ui(
+    ui: &mut egui::Ui,
+    reading: &Reading<'_>,
+    cmd: &mut Commands,
+    settings: TimeSettings,
+) {
     let mut scale = settings.time_scale;
     let label = ui.label("Time scale");
     egui::ComboBox::from_id_salt("time_scale")
@@ -583,11 +588,11 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
         cmd.send(Command::Run(Run::Set(TimeSetting::MaxSteps(max_steps))));
     }
 
-    if view.driven() {
+    if reading.driven() {
         ui.label("Pacing: driven")
             .on_hover_text("Test driver: one worker frame per UI frame with a fixed dt");
     } else {
-        let current = view.live().map(|v| v.display_rate).unwrap_or_default();
+        let current = reading.live().map(|v| v.display_rate).unwrap_or_default();
         let mut pacing = current;
         let label = ui.label("Pacing");
         egui::ComboBox::from_id_salt("pacing")
@@ -610,12 +615,12 @@ fn settings_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, settings:
 
 /// The menu bar's right end: the viewed-tick banner, then the running
 /// scene's file, the game attached to, and the session's status.
-pub fn scene_status_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+pub fn scene_status_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
     ui.with_layout(egui::Layout::right_to_left(egui::Align::Center), |ui| {
-        if let Some(tick) = view.cursor() {
-            viewing_ui(ui, view, cmd, tick);
+        if let Some(tick) = reading.cursor() {
+            viewing_ui(ui, reading, cmd, tick);
         }
-        let path = view.live().and_then(|v| v.scene_path.clone());
+        let path = reading.live().and_then(|v| v.scene_path.clone());
         let name = path
             .as_ref()
             .and_then(|p| p.file_name())
@@ -629,7 +634,7 @@ pub fn scene_status_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                 .on_hover_text(format!(
                     "{full}\n\nThe running scene's file: what Save writes and Reload reads"
                 ));
-            if let Some(addr) = view.attached() {
+            if let Some(addr) = reading.attached() {
                 ui.separator();
                 ui.label(RichText::new(format!("attached to {addr}")).strong())
                     .on_hover_text(
@@ -638,7 +643,7 @@ pub fn scene_status_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
                     );
             }
             ui.separator();
-            let (text, colour) = status(view, ui);
+            let (text, colour) = status(reading, ui);
             // One line: a long reason is cut, in full on hover.
             ui.add(egui::Label::new(RichText::new(&text).color(colour).strong()).truncate())
                 .on_hover_text(format!(

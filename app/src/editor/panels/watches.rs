@@ -13,7 +13,7 @@ use stepframe_core::LogLevel;
 use stepframe_plugins::{WatchAction, WatchEvent, WatchSet, WatchSpec};
 
 use crate::editor::protocol::{Command, Event};
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Reading};
 
 /// The tab's own state: the fields being typed and what each watch last
 /// reported. The list itself is the host's (the live view's `watches`):
@@ -130,20 +130,28 @@ impl WatchesState {
 }
 
 impl Panel for WatchesState {
-    fn on_event(&mut self, event: &Event, view: &View<'_>, cmd: &mut Commands) {
-        let specs = view.live().map_or(&[][..], |l| &l.watches);
+    fn on_event(&mut self, event: &Event, reading: &Reading<'_>, cmd: &mut Commands) {
+        let specs = reading.live().map_or(&[][..], |l| &l.watches);
         self.take_event(event, specs, cmd);
     }
 
     /// Draws the Watches tab.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        watches_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        watches_ui(ui, reading, cmd, self);
     }
 }
 
-fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mut WatchesState) {
+fn watches_ui(
+    ui: &mut egui::Ui,
+    reading: &Reading<'_>,
+    cmd: &mut Commands,
+    state: &mut WatchesState,
+) {
     // The host's list, edited as a copy that goes back as one command.
-    let mut specs: Vec<WatchSpec> = view.live().map(|l| l.watches.clone()).unwrap_or_default();
+    let mut specs: Vec<WatchSpec> = reading
+        .live()
+        .map(|l| l.watches.clone())
+        .unwrap_or_default();
     // Grown, never cut here: a watch just added reports its value before
     // the view that lists it arrives (Remove drops its own entry).
     if state.status.len() < specs.len() {
@@ -208,9 +216,9 @@ fn watches_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, state: &mu
         );
         return;
     }
-    let before = view
+    let before = reading
         .cursor()
-        .or_else(|| view.live().map(|v| v.world.clock.simulation_tick));
+        .or_else(|| reading.live().map(|v| v.world.clock.simulation_tick));
     let mut changed = false;
     let mut remove = None;
     let mut run_to_first = None;

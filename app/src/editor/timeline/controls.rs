@@ -9,7 +9,7 @@ use stepframe_core::LogLevel;
 use super::export::{self, ExportFormat};
 use super::{LIVE_WINDOW_FRAMES, TimelineState, XAxis};
 use crate::editor::protocol::Command;
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Reading};
 
 /// The timeline's controls, drawn in its tab bar (so the lanes keep every
 /// point of the tile's height): x axis, fit all, follow live, budget, the
@@ -17,20 +17,20 @@ use crate::editor::shared::{Action, Commands, View};
 pub fn timeline_controls_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
 ) {
     state
         .export
-        .propose(view.live().and_then(|v| v.scene_path.as_deref()));
+        .propose(reading.live().and_then(|v| v.scene_path.as_deref()));
     // Right to left: the last control first. The controls that come and go
     // with the session (fork, resume) keep their place as disabled buttons,
     // and the ones whose width changes on their own (the frame count, the
     // selection) come last, so nothing moves under the pointer.
-    fork_controls_ui(ui, view, cmd);
+    fork_controls_ui(ui, reading, cmd);
     let resume = ui
         .add_enabled(
-            view.cursor().is_some(),
+            reading.cursor().is_some(),
             egui::Button::new("Resume from here"),
         )
         .on_hover_text("Rewind the live session to the viewed tick; Play continues from it (Enter)")
@@ -42,7 +42,7 @@ pub fn timeline_controls_ui(
     let config = MenuConfig::new().close_behavior(egui::PopupCloseBehavior::CloseOnClickOutside);
     MenuButton::new("Export…")
         .config(config)
-        .ui(ui, |ui| export_ui(ui, state, view, cmd))
+        .ui(ui, |ui| export_ui(ui, state, reading, cmd))
         .0
         .on_hover_text(
             "Write the selection (Shift+drag), or the visible range, as a Chrome trace or CSV",
@@ -71,7 +71,7 @@ pub fn timeline_controls_ui(
             .suffix(" Hz"),
     )
     .on_hover_text("Frame budget line of the dt lane: 60 Hz draws it at 16.67 ms");
-    ui.weak(format!("{} frames", view.frames().records().len()));
+    ui.weak(format!("{} frames", reading.frames().records().len()));
     if let Some((a, b)) = state.selection {
         if ui
             .small_button("Clear")
@@ -114,7 +114,12 @@ fn range_text(axis: XAxis, a: f64, b: f64) -> String {
 }
 
 /// One path field and button per format.
-fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, view: &View<'_>, cmd: &mut Commands) {
+fn export_ui(
+    ui: &mut egui::Ui,
+    state: &mut TimelineState,
+    reading: &Reading<'_>,
+    cmd: &mut Commands,
+) {
     let (lo, hi) = state
         .selection
         .or(state.range)
@@ -153,7 +158,7 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, view: &View<'_>, cmd:
             }
             state.export.confirm_overwrite = None;
             let axis = state.axis;
-            let frames = view.frames();
+            let frames = reading.frames();
             let records = frames
                 .records()
                 .iter()
@@ -174,8 +179,8 @@ fn export_ui(ui: &mut egui::Ui, state: &mut TimelineState, view: &View<'_>, cmd:
 
 /// What-if forks: "Fork here" while suspended (at the cursor's tick, or the
 /// live one), "Adopt B" and "Discard B" while a branch runs.
-fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-    if let Some(at) = view.fork() {
+fn fork_controls_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+    if let Some(at) = reading.fork() {
         if ui
             .button("Discard B")
             .on_hover_text("Drop branch B; the live session goes on as it was")
@@ -198,7 +203,7 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
         );
         return;
     }
-    let at = fork_tick(view);
+    let at = fork_tick(reading);
     // Always shown (disabled while nothing is suspended or selected), so the
     // controls to its left do not shift when the session stops.
     let button = ui.add_enabled(at.is_some(), egui::Button::new("Fork here"));
@@ -220,9 +225,9 @@ fn fork_controls_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
 /// The tick "Fork here" branches from: the viewed tick, else the live one
 /// while suspended. `None` while the session runs: a branch starts from a
 /// tick that holds still, so there is nothing to fork from.
-fn fork_tick(view: &View<'_>) -> Option<u64> {
-    view.cursor().or_else(|| {
-        let live = view.live()?;
+fn fork_tick(reading: &Reading<'_>) -> Option<u64> {
+    reading.cursor().or_else(|| {
+        let live = reading.live()?;
         live.world
             .suspension
             .as_ref()
@@ -233,8 +238,8 @@ fn fork_tick(view: &View<'_>) -> Option<u64> {
 /// Ctrl+Shift+F: what the Fork here button does, where the button would be
 /// shown; where it would not, nothing but a notice saying why, so a key
 /// pressed at the wrong moment is never silently lost.
-pub(super) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
-    if let Some(at) = view.fork() {
+pub(super) fn fork_here_key(reading: &Reading<'_>, cmd: &mut Commands) {
+    if let Some(at) = reading.fork() {
         cmd.notify(
             LogLevel::Warning,
             format!(
@@ -243,7 +248,7 @@ pub(super) fn fork_here_key(view: &View<'_>, cmd: &mut Commands) {
         );
         return;
     }
-    match fork_tick(view) {
+    match fork_tick(reading) {
         Some(at) => cmd.send(Command::BranchB(BranchCommand::ForkHere(at))),
         None => cmd.notify(
             LogLevel::Warning,

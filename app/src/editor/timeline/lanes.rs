@@ -29,7 +29,7 @@ use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
 use crate::editor::bookmarks::Bookmark;
 use crate::editor::frames::Frames;
 use crate::editor::protocol::{Command, WatchCommand};
-use crate::editor::shared::{Commands, RunBView, View};
+use crate::editor::shared::{Commands, Reading, RunBReading};
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
 pub const MIN_LANE_HEIGHT: f32 = 56.0;
@@ -66,23 +66,23 @@ pub(super) struct LanesOutput {
 pub fn timeline_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
 ) {
-    let frames = view.frames();
+    let frames = reading.frames();
     // A cursor put on a tick from elsewhere (Find previous, a bookmark, the
     // inspector) is brought into view: the lanes once kept showing frames
     // around it with no cursor in sight.
-    if view.cursor() != state.seen_cursor {
-        state.seen_cursor = view.cursor();
-        if let Some(tick) = view.cursor() {
+    if reading.cursor() != state.seen_cursor {
+        state.seen_cursor = reading.cursor();
+        if let Some(tick) = reading.cursor() {
             bring_into_view(state, frames, tick);
         }
     }
-    if let Some(live) = view.live() {
+    if let Some(live) = reading.live() {
         state.max_delta = live.settings.max_delta;
     }
-    if let Some(live) = view.live() {
+    if let Some(live) = reading.live() {
         // Titles of the lanes that plot one object's field, after its name.
         let by_id = |id| live.world.objects.iter().find(|o| o.id == id);
         state.watch_lanes.name_lanes(
@@ -90,9 +90,9 @@ pub fn timeline_ui(
             &live.plot_units,
         );
     }
-    let cursor = view.cursor().zip(view.cursor_seq());
-    let bookmarks = view.bookmarks().list();
-    let out = lanes_ui(ui, state, frames, bookmarks, cursor, view.run_b());
+    let cursor = reading.cursor().zip(reading.cursor_seq());
+    let bookmarks = reading.bookmarks().list();
+    let out = lanes_ui(ui, state, frames, bookmarks, cursor, reading.run_b());
     if let Some(expr) = out.remove {
         cmd.send(Command::Watches(WatchCommand::Unplot(expr)));
     }
@@ -106,10 +106,10 @@ pub fn timeline_ui(
                 i.consume_key(egui::Modifiers::NONE, egui::Key::ArrowRight),
             )
         });
-        let mut current = view
+        let mut current = reading
             .cursor()
             .or_else(|| frames.newest().map(|r| r.simulation_tick))
-            .map(|tick| (tick, view.cursor_seq()));
+            .map(|tick| (tick, reading.cursor_seq()));
         for (pressed, dir) in [(left, -1), (right, 1)] {
             if pressed
                 && let Some((now, seq)) = current
@@ -159,7 +159,7 @@ pub(super) fn lanes_ui(
     frames: &Frames,
     bookmarks: &[Bookmark],
     cursor: Option<(u64, u64)>,
-    compare: Option<RunBView<'_>>,
+    compare: Option<RunBReading<'_>>,
 ) -> LanesOutput {
     let mut out = LanesOutput::default();
     // Ctrl+T: the first lane drawn takes the keyboard.

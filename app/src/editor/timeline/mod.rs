@@ -380,10 +380,10 @@ impl TimelineState {
     pub fn controls_ui(
         &mut self,
         ui: &mut egui::Ui,
-        view: &crate::editor::shared::View<'_>,
+        reading: &crate::editor::shared::Reading<'_>,
         cmd: &mut crate::editor::shared::Commands,
     ) {
-        timeline_controls_ui(ui, self, view, cmd);
+        timeline_controls_ui(ui, self, reading, cmd);
     }
 
     /// The recorded frames grew to hold `frames` (an hour at the display
@@ -471,12 +471,12 @@ impl Panel for TimelineState {
     fn on_shortcut(
         &mut self,
         shortcut: crate::editor::shared::Shortcut,
-        view: &crate::editor::shared::View<'_>,
+        reading: &crate::editor::shared::Reading<'_>,
         cmd: &mut crate::editor::shared::Commands,
     ) {
         match shortcut {
             crate::editor::shared::Shortcut::FocusTimeline => self.focus_requested = true,
-            crate::editor::shared::Shortcut::ForkHere => fork_here_key(view, cmd),
+            crate::editor::shared::Shortcut::ForkHere => fork_here_key(reading, cmd),
             _ => {}
         }
     }
@@ -484,19 +484,19 @@ impl Panel for TimelineState {
     fn on_event(
         &mut self,
         event: &crate::editor::protocol::Event,
-        view: &crate::editor::shared::View<'_>,
+        reading: &crate::editor::shared::Reading<'_>,
         _cmd: &mut crate::editor::shared::Commands,
     ) {
-        self.take_event(event, view.frames());
+        self.take_event(event, reading.frames());
     }
 
     /// Draws the timeline's lanes (the tile's body).
     fn ui(
         &mut self,
         ui: &mut egui::Ui,
-        view: &crate::editor::shared::View<'_>,
+        reading: &crate::editor::shared::Reading<'_>,
         cmd: &mut crate::editor::shared::Commands,
     ) {
-        timeline_ui(ui, self, view, cmd);
+        timeline_ui(ui, self, reading, cmd);
     }
 }

@@ -33,7 +33,7 @@ use super::draw::LABEL_HALF_HEIGHT;
 use crate::editor::frames::Frames;
 use crate::editor::protocol::WatchFill;
 use crate::editor::shared::B_COLOUR;
-use crate::editor::shared::RunBView;
+use crate::editor::shared::RunBReading;
 use crate::editor::words;
 
 /// The text of a watch lane's remove button: egui's own close icon, in the
@@ -506,7 +506,7 @@ fn visible_points(
 /// furthest are, per measured tick inside `range` (at most two points per
 /// point of width).
 pub(super) fn divergence_lanes(
-    c: &RunBView<'_>,
+    c: &RunBReading<'_>,
     state: &TimelineState,
     frames: &Frames,
     range: (f64, f64),

@@ -8,7 +8,7 @@ use stepframe_core::{
 
 use super::clock_form::{ClockChoice, FormError};
 use crate::editor::protocol::{BreakpointCommand, Command};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// Which object a new breakpoint filters on.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -207,12 +207,12 @@ impl BreakpointForm {
 /// The form: its fields, two a row so it fits the tab at the default size, and Add.
 pub(super) fn form_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     form: &mut BreakpointForm,
 ) {
-    let selection = view.selection();
-    let selected_name = selection.map(|id| view.object_name(id));
+    let selection = reading.selection();
+    let selected_name = selection.map(|id| reading.object_name(id));
     egui::Grid::new("breakpoint_form")
         .num_columns(2)
         .spacing([6.0, 4.0])

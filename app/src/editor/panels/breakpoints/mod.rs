@@ -17,7 +17,7 @@ use form::form_ui;
 
 use crate::editor::panels::breakpoints::clock_form::ClockChoice;
 use crate::editor::protocol::{Command, LiveView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// One line describing a breakpoint.
 pub fn describe(b: &Breakpoint, name: impl Fn(ObjectId) -> String) -> String {
@@ -83,15 +83,15 @@ fn describe_filters(condition: &Condition, hit_count: HitCount, matches: u64) ->
 
 impl Panel for BreakpointForm {
     /// Draws the breakpoints panel (this form is its own state).
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        breakpoints_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        breakpoints_ui(ui, reading, cmd, self);
     }
 }
 
 /// Draws the breakpoints panel.
 fn breakpoints_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     form: &mut BreakpointForm,
 ) {
@@ -101,16 +101,16 @@ fn breakpoints_ui(
         .id_salt("breakpoints_scroll")
         .auto_shrink([false, false])
         .show(ui, |ui| {
-            form_ui(ui, view, cmd, form);
+            form_ui(ui, reading, cmd, form);
             ui.separator();
-            if let Some(live) = view.live() {
-                list_ui(ui, view, cmd, live);
+            if let Some(live) = reading.live() {
+                list_ui(ui, reading, cmd, live);
             }
         });
 }
 
 /// The breakpoints, then their hits (newest first).
-fn list_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, view: &LiveView) {
+fn list_ui(ui: &mut egui::Ui, shown: &Reading<'_>, cmd: &mut Commands, view: &LiveView) {
     if view.breakpoints.is_empty() && view.clock_breakpoints.is_empty() {
         ui.weak("No breakpoints. Select an object and press F9 for a FixedUpdate breakpoint.");
     }

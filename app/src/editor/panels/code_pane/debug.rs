@@ -8,7 +8,7 @@ use stepframe_plugins::script::LineBreakpoint;
 
 use super::{CodePaneState, RED, ScriptEntry};
 use crate::editor::protocol::{Command, ScriptCommand, ScriptsView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// Width of the form's two fields: a condition such as
 /// `x > 0.5 && tick > 100` with room to spare.
@@ -151,7 +151,7 @@ pub(super) fn breakpoint_form_ui(
 /// at that line, and the object's committed pose of the completed tick.
 pub(super) fn hit_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     code: &mut CodePaneState,
 ) {
@@ -159,7 +159,7 @@ pub(super) fn hit_ui(
         return;
     };
     let function = hit.stack.first().cloned().unwrap_or_default();
-    let object = view.object_name(hit.object);
+    let object = reading.object_name(hit.object);
     ui.colored_label(
         Color32::from_rgb(240, 210, 90),
         format!(
@@ -182,7 +182,7 @@ pub(super) fn hit_ui(
             cols[1].label(RichText::new(frame).monospace());
         }
         cols[1].strong("Committed state");
-        let committed = view
+        let committed = reading
             .live()
             .and_then(|v| v.world.objects.iter().find(|o| o.id == hit.object))
             .map(|o| o.committed);

@@ -20,7 +20,7 @@ use stepframe_core::{SuspendReason, Suspension};
 use stepframe_plugins::script::{self, LineBreakpoint, ScriptError, ScriptHit};
 
 use crate::editor::protocol::{Command, Event, ScriptCommand, ScriptsView};
-use crate::editor::shared::{Action, Commands, View};
+use crate::editor::shared::{Action, Commands, Reading};
 use crate::editor::workspace::Pane;
 
 mod debug;
@@ -95,7 +95,7 @@ impl CodePaneState {
 
 impl Panel for CodePaneState {
     /// The pane opens itself for a stop at a script breakpoint.
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, cmd: &mut Commands) {
         if let Event::Suspended(s) = event
             && is_script_stop(s)
         {
@@ -104,8 +104,8 @@ impl Panel for CodePaneState {
     }
 
     /// Draws the code pane.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        code_pane_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        code_pane_ui(ui, reading, cmd, self);
     }
 }
 
@@ -164,8 +164,8 @@ fn list_scripts(scene: &Path) -> Vec<ScriptEntry> {
 /// Keeps the script list, the shown script and the hit in step with the
 /// latest view: a new scene rebuilds the list, a script-breakpoint
 /// suspension shows its script and line, a resume clears the highlight.
-fn sync(view: &View<'_>, code: &mut CodePaneState) {
-    let scene = view.live().and_then(|v| v.scene_path.clone());
+fn sync(reading: &Reading<'_>, code: &mut CodePaneState) {
+    let scene = reading.live().and_then(|v| v.scene_path.clone());
     if scene != code.scene {
         code.scripts = scene.as_deref().map(list_scripts).unwrap_or_default();
         code.current = if code.scripts.is_empty() {
@@ -177,8 +177,8 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
         code.editing = false;
         code.form_line = None;
     }
-    let last_hit = view.published().scripts.last_hit.clone();
-    let suspension = view.live().and_then(|v| v.world.suspension.clone());
+    let last_hit = reading.published().scripts.last_hit.clone();
+    let suspension = reading.live().and_then(|v| v.world.suspension.clone());
     let script_stop = suspension.filter(is_script_stop);
     match script_stop {
         Some(s) => {
@@ -220,9 +220,14 @@ fn sync(view: &View<'_>, code: &mut CodePaneState) {
 
 /// The pane itself: script choice, code with gutter, breakpoint form, the
 /// hit, edit mode.
-fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &mut CodePaneState) {
-    sync(view, code);
-    let scripts = view.published().scripts.clone();
+fn code_pane_ui(
+    ui: &mut egui::Ui,
+    reading: &Reading<'_>,
+    cmd: &mut Commands,
+    code: &mut CodePaneState,
+) {
+    sync(reading, code);
+    let scripts = reading.published().scripts.clone();
     ui.horizontal_wrapped(|ui| {
         ui.strong("Script");
         let mut chosen = None;
@@ -281,7 +286,7 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
             {
                 save(cmd, code, &entry);
             }
-            if view.fork().is_some()
+            if reading.fork().is_some()
                 && ui
                     .button("▶ Run in B")
                     .on_hover_text(
@@ -308,7 +313,7 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
         let failure = scripts
             .script(&entry.key)
             .and_then(|s| s.failure.as_ref())
-            .map(|f| failure_text(f, view));
+            .map(|f| failure_text(f, reading));
         status_ui(ui, code, &scripts, &entry, failure.as_deref());
     });
 
@@ -331,7 +336,7 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
                 egui::ScrollArea::vertical()
                     .id_salt("code_pane_hit_scroll")
                     .auto_shrink([false, true])
-                    .show(ui, |ui| hit_ui(ui, view, cmd, code));
+                    .show(ui, |ui| hit_ui(ui, reading, cmd, code));
             });
     }
     // Where the code starts: the breakpoint form's place when its line is
@@ -355,7 +360,7 @@ fn code_pane_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, code: &m
         let failed = scripts
             .script(&entry.key)
             .and_then(|s| s.failure.as_ref())
-            .map(|f| (f.line, failure_text(f, view)));
+            .map(|f| (f.line, failure_text(f, reading)));
         form_anchor = code_view_ui(
             ui,
             cmd,
@@ -480,8 +485,8 @@ fn status_ui(
 /// `fixed_update failed at 7:20 on Guard #60, tick 6: …; its hooks stop
 /// until the script is saved again` for the pane: where, on which object
 /// (named as the live world names it), and what brings it back.
-fn failure_text(f: &script::ScriptFailure, view: &View<'_>) -> String {
-    let name = view
+fn failure_text(f: &script::ScriptFailure, reading: &Reading<'_>) -> String {
+    let name = reading
         .live()
         .and_then(|l| l.world.objects.iter().find(|o| o.id == f.object))
         .map(|o| format!("{} {}", o.name, o.id))

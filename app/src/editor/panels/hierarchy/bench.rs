@@ -14,7 +14,7 @@ use std::time::Instant;
 
 use super::HierarchyPanel;
 use crate::editor::shared::Panel;
-use crate::editor::{EditorApp, EditorConfig, Published, View};
+use crate::editor::{Editor, EditorConfig, Published, Reading};
 
 /// The hierarchy's median ms per UI frame over `frames` frames in a world of
 /// `objects` objects ("Crate 1" … as roots, one in seven with a Script), the
@@ -54,9 +54,9 @@ pub fn bench_hierarchy_ms(objects: usize, frames: usize, filter: &str) -> anyhow
         };
         let t0 = Instant::now();
         let bookmarks = crate::editor::bookmarks::Bookmarks::default();
-        let view = View::new(&published, &Default::default(), &bookmarks, &log, false);
+        let reading = Reading::new(&published, &Default::default(), &bookmarks, &log, false);
         let mut out = ctx.run_ui(input, |ui| {
-            egui::CentralPanel::default().show(ui, |ui| panel.ui(ui, &view, &mut cmd));
+            egui::CentralPanel::default().show(ui, |ui| panel.ui(ui, &reading, &mut cmd));
         });
         // Nobody uploads textures headless: mark the font atlas handled.
         out.textures_delta.clear();
@@ -95,7 +95,7 @@ fn published_view(scene: &Path) -> anyhow::Result<Published> {
     let ctx = egui::Context::default();
     let cc = eframe::CreationContext::_new_kittest(ctx.clone());
     let mut frame = eframe::Frame::_new_kittest();
-    let mut app = EditorApp::new(&cc, EditorConfig::driven(scene.to_path_buf(), 1.0 / 60.0))?;
+    let mut app = Editor::new(&cc, EditorConfig::driven(scene.to_path_buf(), 1.0 / 60.0))?;
     for _ in 0..60 {
         let mut out = ctx.run_ui(egui::RawInput::default(), |ui| {
             eframe::App::ui(&mut app, ui, &mut frame)

@@ -31,7 +31,7 @@ use serde::{Deserialize, Serialize};
 use stepframe_core::ObjectId;
 
 use crate::editor::protocol::{Command, Event, ObjectView};
-use crate::editor::shared::{Commands, Shortcut, View};
+use crate::editor::shared::{Commands, Reading, Shortcut};
 use rows::{Line, Tree};
 
 /// The hierarchy's own state: the filter typed, the folds, and which
@@ -135,21 +135,21 @@ impl HierarchyPanel {
 
 impl Panel for HierarchyPanel {
     /// Ctrl+F: the filter takes the keyboard.
-    fn on_shortcut(&mut self, shortcut: Shortcut, _view: &View<'_>, _cmd: &mut Commands) {
+    fn on_shortcut(&mut self, shortcut: Shortcut, _reading: &Reading<'_>, _cmd: &mut Commands) {
         if shortcut == Shortcut::Find {
             self.focus_filter();
         }
     }
 
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { path, .. } = event {
             self.on_loaded(path);
         }
     }
 
     /// Draws the hierarchy.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        let Some(world) = view.shown() else {
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        let Some(world) = reading.shown() else {
             ui.weak("no scene");
             return;
         };
@@ -178,7 +178,7 @@ impl Panel for HierarchyPanel {
         }
         let filter = self.filter.trim().to_lowercase();
         let tree = Tree::new(objects);
-        let reveal = view.selection().filter(|s| Some(*s) != self.revealed);
+        let reveal = reading.selection().filter(|s| Some(*s) != self.revealed);
         if let Some(selected) = reveal
             && filter.is_empty()
         {
@@ -218,7 +218,7 @@ impl Panel for HierarchyPanel {
             area = area.vertical_scroll_offset(offset.max(0.0));
         }
         let mut row = Row {
-            view,
+            reading,
             cmd,
             clicked: None,
             toggled: None,
@@ -232,14 +232,14 @@ impl Panel for HierarchyPanel {
             self.folds.insert(id, open);
         }
         // A click here needs no scrolling; one elsewhere is revealed once.
-        self.revealed = row.clicked.or(view.selection());
+        self.revealed = row.clicked.or(reading.selection());
     }
 }
 
 /// What a row draws with and what it reports.
 struct Row<'v, 'c> {
     /// The session as shown.
-    view: &'v View<'v>,
+    reading: &'v Reading<'v>,
     /// How the row asks.
     cmd: &'c mut Commands,
     /// The object clicked this frame.
@@ -289,7 +289,7 @@ fn line_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView, line: 
 
 fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
     let mut enabled = object.enabled;
-    let live = !row.view.viewing_past();
+    let live = !row.reading.viewing_past();
     if ui
         .add_enabled(live, egui::Checkbox::without_text(&mut enabled))
         .on_hover_text(format!(
@@ -308,7 +308,7 @@ fn row_ui(ui: &mut egui::Ui, row: &mut Row<'_, '_>, object: &ObjectView) {
     // The id before the name: a long name at the panel's edge is cut, never
     // the id that tells two objects of one name apart.
     ui.weak(object.id.to_string());
-    let selected = row.view.selection() == Some(object.id);
+    let selected = row.reading.selection() == Some(object.id);
     let kind = match &object.body {
         Some(b) => format!("{:?} body", b.kind),
         None => "no body".to_string(),

@@ -28,7 +28,7 @@ use std::path::{Path, PathBuf};
 use stepframe_core::{InputSource, RecordedEvent, Recording};
 
 use crate::editor::protocol::{Command, Event, LiveView};
-use crate::editor::shared::{Commands, Published, View};
+use crate::editor::shared::{Commands, Published, Reading};
 
 mod rows;
 use rows::{file_row_ui, insert_row_ui, move_row_ui};
@@ -166,7 +166,7 @@ impl InputPanel {
 impl Panel for InputPanel {
     /// A new world starts with a fresh tab: the old tape's rows, picks and
     /// fields were the old world's.
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { .. } = event {
             *self = InputPanel::default();
         }
@@ -174,7 +174,7 @@ impl Panel for InputPanel {
 
     /// Draws the Input tab: its rows fill the tile, the list of edges in
     /// the middle; a tile too short for them scrolls as a whole.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
         let row = ui.spacing().interact_size.y + ui.spacing().item_spacing.y;
         let least = row * (OTHER_ROWS + MIN_LIST_ROWS) + ui.spacing().item_spacing.y * 4.0;
         egui::ScrollArea::vertical()
@@ -184,21 +184,21 @@ impl Panel for InputPanel {
                 let size = egui::vec2(ui.available_width(), ui.available_height().max(least));
                 ui.allocate_ui_with_layout(size, egui::Layout::top_down(egui::Align::Min), |ui| {
                     ui.set_min_size(size);
-                    tab_ui(ui, view, cmd, self);
+                    tab_ui(ui, reading, cmd, self);
                 });
             });
     }
 }
 
-fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut InputPanel) {
-    let Some(live) = view.live() else {
+fn tab_ui(ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands, st: &mut InputPanel) {
+    let Some(live) = reading.live() else {
         ui.weak("no session");
         return;
     };
-    let published = view.published();
+    let published = reading.published();
     let live_tick = live.world.clock.simulation_tick;
     let suspended = live.world.suspension.is_some();
-    let cursor = view.cursor().unwrap_or(live_tick);
+    let cursor = reading.cursor().unwrap_or(live_tick);
     let draft = published.tape_draft.as_ref();
     let playing = session_tape(published, live_tick);
     let keys = bound_keys(live);
@@ -224,7 +224,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut Input
 
     // What the tape is, in one line.
     let status = match (&change, in_force) {
-        (Some((_, Some(first))), _) if view.fork().is_some() => format!(
+        (Some((_, Some(first))), _) if reading.fork().is_some() => format!(
             "edited: first change at tick {first}; Apply to B gives branch B the edited tape"
         ),
         (Some((from, Some(first))), _) => format!(
@@ -258,7 +258,7 @@ fn tab_ui(ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands, st: &mut Input
         .on_hover_text(hint);
 
     ui.horizontal(|ui| {
-        if view.fork().is_some() {
+        if reading.fork().is_some() {
             // A what-if branch runs: the edits are B's, A keeps its input.
             let apply = ui
                 .add_enabled(change.is_some(), egui::Button::new("Apply to B"))

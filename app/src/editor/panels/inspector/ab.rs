@@ -10,7 +10,7 @@ use egui::{Color32, RichText};
 use crate::compare::poses::{FIELD_NAMES, TracedFields};
 use crate::compare::tick::ulps_between;
 use crate::editor::protocol::WorldView;
-use crate::editor::shared::{B_COLOUR, View};
+use crate::editor::shared::{B_COLOUR, Reading};
 
 /// The colour of a differing value.
 const DIFFERS: Color32 = Color32::from_rgb(255, 110, 110);
@@ -27,7 +27,7 @@ fn a_fields(view: &WorldView) -> Option<(u64, TracedFields)> {
 }
 
 /// The inspector's A/B section for the selected object at the tick shown.
-pub(super) fn ab_section_ui(ui: &mut egui::Ui, shown: &View<'_>) {
+pub(super) fn ab_section_ui(ui: &mut egui::Ui, shown: &Reading<'_>) {
     let (Some(c), Some(view)) = (shown.run_b(), shown.shown()) else {
         return;
     };

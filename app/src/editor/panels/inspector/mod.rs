@@ -40,7 +40,7 @@ use egui::RichText;
 use stepframe_core::{HookKind, Hooks, ObjectId, Pose, Velocity};
 
 use crate::editor::protocol::{Command, SelectedView, SoftView};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 mod ab;
 mod params;
@@ -72,8 +72,8 @@ pub struct EditBuffers {
 
 impl Panel for EditBuffers {
     /// Draws the inspector.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        inspector_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        inspector_ui(ui, reading, cmd, self);
     }
 }
 
@@ -105,7 +105,12 @@ fn hooks_text(hooks: Hooks) -> String {
 }
 
 /// Draws the inspector.
-fn inspector_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, edits: &mut EditBuffers) {
+fn inspector_ui(
+    ui: &mut egui::Ui,
+    shown: &Reading<'_>,
+    cmd: &mut Commands,
+    edits: &mut EditBuffers,
+) {
     let Some(view) = shown.shown() else {
         ui.weak("no session");
         return;
@@ -263,16 +268,16 @@ fn soft_ui(
 
 fn behaviours_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     edits: &mut EditBuffers,
     sel: &SelectedView,
     editable: bool,
 ) {
-    if view.fork().is_none() {
+    if reading.fork().is_none() {
         edits.params_b.clear();
     }
-    let b_editable = view.fork().is_some() && !view.viewing_past();
+    let b_editable = reading.fork().is_some() && !reading.viewing_past();
     ui.strong("Behaviours");
     if sel.states.is_empty() {
         ui.weak("none");
@@ -396,14 +401,14 @@ fn state_text_ui(ui: &mut egui::Ui, object: ObjectId, index: usize, text: &str) 
 
 fn edit_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     edits: &mut EditBuffers,
     sel: &SelectedView,
     editable: bool,
 ) {
     ui.strong("Edit");
-    if view.viewing_past() {
+    if reading.viewing_past() {
         ui.weak("Edits apply to the live session: back to live (Esc) to edit.");
     } else if !editable {
         ui.weak("Pause (or stop at a breakpoint) to edit; an edit applies before the next tick.");
@@ -433,11 +438,11 @@ fn edit_ui(
                 }
                 ui.end_row();
             });
-        if view.fork().is_some() {
+        if reading.fork().is_some() {
             ui.checkbox(&mut edits.to_b, "edit B")
                 .on_hover_text("Apply to the what-if branch B instead of the live session");
         }
-        let target = if edits.to_b && view.fork().is_some() {
+        let target = if edits.to_b && reading.fork().is_some() {
             Target::B
         } else {
             Target::Live

@@ -28,7 +28,7 @@ use crate::editor::geometry::{self, Camera};
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
 use crate::editor::protocol::{Command, Event, ObjectView, WorldView};
 use crate::editor::shared::B_COLOUR;
-use crate::editor::shared::{Commands, Persisted, View};
+use crate::editor::shared::{Commands, Persisted, Reading};
 
 /// What the viewport's tooltip says away from any body.
 const VIEWPORT_TIP: &str = "Click a body to select it; any click gives the game the keyboard; drag to pan, scroll to zoom; while paused, drag a body to move it (one edit, Ctrl+S saves it into the scene); Esc or a click elsewhere gives the keyboard back";
@@ -132,20 +132,20 @@ const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
 impl Panel for ViewportState {
     /// A loaded scene is fitted into view at the next draw.
-    fn on_event(&mut self, event: &Event, _view: &View<'_>, _cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { .. } = event {
             self.needs_fit = true;
         }
     }
 
     /// Draws the viewport and routes its input.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &View<'_>, cmd: &mut Commands) {
-        viewport_ui(ui, view, cmd, self);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands) {
+        viewport_ui(ui, reading, cmd, self);
     }
 }
 
 /// Draws the viewport and routes its input.
-fn viewport_ui(ui: &mut egui::Ui, shown: &View<'_>, cmd: &mut Commands, vp: &mut ViewportState) {
+fn viewport_ui(ui: &mut egui::Ui, shown: &Reading<'_>, cmd: &mut Commands, vp: &mut ViewportState) {
     ui.horizontal(|ui| {
         ui.checkbox(&mut vp.show_committed, "Committed poses")
             .on_hover_text(
@@ -391,7 +391,7 @@ fn shown_pose(object: &ObjectView, dragging: Option<&BodyDrag>) -> Pose {
 /// that body (module docs): its release sends one pose edit.
 fn drag_body(
     response: &egui::Response,
-    shown: &View<'_>,
+    shown: &Reading<'_>,
     view: &WorldView,
     camera: &Camera,
     cmd: &mut Commands,

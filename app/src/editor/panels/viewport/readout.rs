@@ -15,7 +15,7 @@
 use egui::{Align, Color32, Layout, Margin, Rect, RichText, UiBuilder};
 use stepframe_core::{SuspendReason, Suspension};
 
-use crate::editor::shared::View;
+use crate::editor::shared::Reading;
 
 /// The plate behind the text: black at 63 % (160 of 255), enough for light
 /// text over the bright bodies and thin enough for the grid to show.
@@ -25,15 +25,15 @@ const PLATE: Color32 = Color32::from_black_alpha(160);
 const INSET: f32 = 6.0;
 
 /// The readout's text (module docs); `None` before the first view.
-pub(super) fn readout_text(view: &View<'_>) -> Option<String> {
-    let live = view.live()?;
+pub(super) fn readout_text(reading: &Reading<'_>) -> Option<String> {
+    let live = reading.live()?;
     let mut text = format!(
         "{} · tick {} · frame {}",
         play_state(live.world.suspension.as_ref()),
         live.world.clock.simulation_tick,
         live.world.clock.frame_index
     );
-    if let Some(tick) = view.cursor() {
+    if let Some(tick) = reading.cursor() {
         text.push_str(&format!(" · viewing tick {tick}"));
     }
     Some(text)
@@ -57,8 +57,8 @@ fn play_state(suspension: Option<&Suspension>) -> &'static str {
 }
 
 /// Draws the readout in the top-left corner of `canvas`.
-pub(super) fn readout_ui(ui: &mut egui::Ui, canvas: Rect, view: &View<'_>) {
-    let Some(text) = readout_text(view) else {
+pub(super) fn readout_ui(ui: &mut egui::Ui, canvas: Rect, reading: &Reading<'_>) {
+    let Some(text) = readout_text(reading) else {
         return;
     };
     let mut corner = ui.new_child(

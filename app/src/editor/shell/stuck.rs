@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use stepframe_core::{HookCall, LogLevel, WallClock};
 
-use super::EditorApp;
+use super::Editor;
 use crate::editor::shared::StuckHook;
 
 /// Default time one hook call may run before it is called stuck. A frame of
@@ -54,7 +54,7 @@ pub(super) struct Sighting {
     cpu_from: (Instant, Option<Duration>),
 }
 
-impl EditorApp {
+impl Editor {
     /// Looks at the worker's beacon (threaded workers only): updates
     /// `published.worker_stuck` and keeps the UI repainting while a session
     /// runs. Never waits.

@@ -6,23 +6,23 @@
 
 use crate::editor::files::file_menu_ui;
 use crate::editor::panels::{attach, compare, edit_menu, toolbar};
-use crate::editor::shared::{Commands, View};
+use crate::editor::shared::{Commands, Reading};
 
 /// The menu bar: File, Edit, View, Help, and the running scene's file.
 pub(super) fn menu_bar_ui(
     ui: &mut egui::Ui,
-    view: &View<'_>,
+    reading: &Reading<'_>,
     cmd: &mut Commands,
     parts: MenuParts<'_>,
 ) {
     egui::MenuBar::new().ui(ui, |ui| {
         ui.menu_button("File", |ui| {
-            file_menu_ui(ui, view, cmd, parts.files);
+            file_menu_ui(ui, reading, cmd, parts.files);
             ui.separator();
-            compare::compare_menu_ui(ui, view, cmd, parts.compare);
-            attach::attach_menu_ui(ui, view, cmd, parts.attach);
+            compare::compare_menu_ui(ui, reading, cmd, parts.compare);
+            attach::attach_menu_ui(ui, reading, cmd, parts.attach);
         });
-        ui.menu_button("Edit", |ui| edit_menu::edit_menu_ui(ui, view, cmd));
+        ui.menu_button("Edit", |ui| edit_menu::edit_menu_ui(ui, reading, cmd));
         ui.menu_button("View", |ui| parts.workspace.view_menu_ui(ui));
         ui.menu_button("Help", |ui| {
             toolbar::shortcuts_ui(ui);
@@ -30,7 +30,7 @@ pub(super) fn menu_bar_ui(
             ui.weak("F1 shows this list in a window");
         });
         ui.separator();
-        toolbar::scene_status_ui(ui, view, cmd);
+        toolbar::scene_status_ui(ui, reading, cmd);
     });
 }
 

@@ -7,10 +7,10 @@
 use stepframe_core::LogLevel;
 use stepframe_host::protocol::Outbound;
 
-use super::EditorApp;
+use super::Editor;
 use super::host::{self, Driver, HostStopped, Running};
 use crate::editor::protocol::Command;
-use crate::editor::shared::View;
+use crate::editor::shared::Reading;
 use crate::editor::words;
 
 /// Names of objects and behaviours from the newest live view: what names
@@ -30,7 +30,7 @@ impl stepframe_host::supervise::Names for ViewNames<'_> {
     }
 }
 
-impl EditorApp {
+impl Editor {
     /// What the editor does while its window is hidden: it takes what the
     /// host sent (the timeline's frames, the newest view, acknowledged),
     /// so the host's views keep flowing and an hour minimised does not
@@ -91,8 +91,8 @@ impl EditorApp {
                 if let Some(why) = self.bookmarks.on_event(&event) {
                     self.feedback.notify(LogLevel::Error, why);
                 }
-                let view = view_of!(self);
-                self.panels.on_event(&event, &view, &mut self.commands);
+                let reading = reading_of!(self);
+                self.panels.on_event(&event, &reading, &mut self.commands);
                 self.on_event(*event);
                 false
             }

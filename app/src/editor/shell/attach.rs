@@ -7,7 +7,7 @@
 //! connection, so the game goes on by itself (`stepframe_host::debug`
 //! removes the editor's breakpoints and plays), and the editor opens the
 //! game's scene in a session host of its own, at tick 0, paused, run the
-//! way its first host was ([`EditorApp::home`](super::EditorApp)).
+//! way its first host was ([`Editor::home`](super::Editor)).
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -19,14 +19,14 @@ use stepframe_host::wire::Token;
 use stepframe_plugins::WatchSpec;
 
 use super::host::{self, Driver, Printed};
-use super::{EditorApp, Running};
+use super::{Editor, Running};
 use crossbeam_channel::Receiver;
 
 /// How long Run in player waits for the player to print its attach line:
 /// a bound on a hang (a debug build starts in well under a second).
 const PLAYER_START_WITHIN: Duration = Duration::from_secs(20);
 
-impl EditorApp {
+impl Editor {
     /// File → Attach…: the address and token as typed.
     pub(super) fn attach_typed(&mut self, addr: &str, token: &str) {
         let addr: SocketAddr = match addr.parse() {

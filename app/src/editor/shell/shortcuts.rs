@@ -10,9 +10,9 @@
 use crate::editor::protocol::{BreakpointCommand, RewindCommand, Run, SceneCommand};
 use egui::{Key, KeyboardShortcut, Modifiers};
 
-use super::EditorApp;
+use super::Editor;
 use crate::editor::protocol::Command;
-use crate::editor::shared::{Action, Shortcut, View};
+use crate::editor::shared::{Action, Reading, Shortcut};
 use crate::editor::workspace::Pane;
 
 /// Ctrl+B (⌘B on a Mac): bookmark the tick every panel shows, as the
@@ -45,7 +45,7 @@ const UNDO: KeyboardShortcut = KeyboardShortcut::new(Modifiers::COMMAND, Key::Z)
 const REDO: KeyboardShortcut =
     KeyboardShortcut::new(Modifiers::COMMAND.plus(Modifiers::SHIFT), Key::Z);
 
-impl EditorApp {
+impl Editor {
     /// The editor's shortcuts. Space and `.` go to the game while the viewport
     /// has focus and to text while a field has; F-keys and Ctrl combos always
     /// reach the editor (none while a modal dialog is open). Esc leaves a
@@ -170,7 +170,7 @@ impl EditorApp {
             self.commands.act(Action::ResumeFromCursor);
         }
         if toggle_bp {
-            match self.view().selection() {
+            match self.reading().selection() {
                 Some(id) => self
                     .commands
                     .send(Command::Breakpoints(BreakpointCommand::ToggleFixed(id))),
@@ -185,7 +185,7 @@ impl EditorApp {
                 reviewed: false,
             }));
         }
-        let view = view_of!(self);
+        let reading = reading_of!(self);
         let keys = [
             (find, Shortcut::Find),
             (to_timeline, Shortcut::FocusTimeline),
@@ -195,7 +195,8 @@ impl EditorApp {
             (open, Shortcut::Open),
         ];
         for (_, shortcut) in keys.into_iter().filter(|(pressed, _)| *pressed) {
-            self.panels.on_shortcut(shortcut, &view, &mut self.commands);
+            self.panels
+                .on_shortcut(shortcut, &reading, &mut self.commands);
         }
     }
 }

@@ -47,7 +47,7 @@ use stepframe_host::traced::TracedTick;
 use stepframe_host::wire::BuildId;
 use stepframe_host::worker::FrontEnd;
 
-use super::EditorApp;
+use super::Editor;
 use super::host::{self, Running};
 use super::intake::ViewNames;
 use crate::editor::shared::{NewBuild, RebuildProgress};
@@ -168,7 +168,7 @@ pub(super) struct Rebuild {
     old_run_complete: bool,
 }
 
-impl EditorApp {
+impl Editor {
     /// Each frame: looks at the program's file for a new build, and moves a
     /// replay with one on. Never waits.
     pub(super) fn watch_build(&mut self, ctx: &egui::Context) {

@@ -10,7 +10,7 @@
 use stepframe_core::LogLevel;
 use stepframe_host::protocol::{BranchEvent, Notice, RecordingChange};
 
-use super::EditorApp;
+use super::Editor;
 use crate::editor::protocol::Event;
 use crate::editor::words;
 
@@ -18,7 +18,7 @@ use crate::editor::words;
 /// (`stepframe_plugins`' script behaviour writes it).
 const SCRIPT_STOPPED: &str = "the script's hooks stop until it is reloaded";
 
-impl EditorApp {
+impl Editor {
     /// Takes one host event (after every panel took it).
     pub(super) fn on_event(&mut self, event: Event) {
         let feedback = &mut self.feedback;

@@ -11,12 +11,12 @@
 //! was loaded, which the editor keeps as the host sends it) and stands,
 //! suspended, where the dead one was.
 
-/// What the panels read this frame ([`View`]), from `app`'s fields: a
+/// What the panels read this frame ([`Reading`]), from `app`'s fields: a
 /// macro rather than a method, so it borrows those fields alone and the
 /// caller can still lend the panels and the commands mutably beside it.
-macro_rules! view_of {
+macro_rules! reading_of {
     ($app:expr) => {
-        View::new(
+        Reading::new(
             &$app.published,
             &$app.cursor,
             &$app.bookmarks,
@@ -56,7 +56,7 @@ use super::panels::Panels;
 use super::panels::hierarchy::HierarchySettings;
 use super::protocol::Command;
 use super::shared::{
-    Action, Commands, Feedback, Persisted, Published, TimeCursor, View, budget_bytes,
+    Action, Commands, Feedback, Persisted, Published, Reading, TimeCursor, budget_bytes,
 };
 use super::timeline::{TimelineSettings, TimelineState};
 use super::workspace::Workspace;
@@ -141,7 +141,7 @@ impl EditorConfig {
 }
 
 /// The editor. See the module docs.
-pub struct EditorApp {
+pub struct Editor {
     /// The host's channels: commands out, everything it sends in.
     front: FrontEnd,
     /// The worker.
@@ -196,9 +196,9 @@ pub struct EditorApp {
     player_args: Vec<String>,
 }
 
-impl std::fmt::Debug for EditorApp {
+impl std::fmt::Debug for Editor {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("EditorApp")
+        f.debug_struct("Editor")
             .field("cursor", &self.cursor)
             .finish_non_exhaustive()
     }
@@ -222,14 +222,11 @@ struct StoredWatches {
     specs: Vec<WatchSpec>,
 }
 
-impl EditorApp {
+impl Editor {
     /// Starts the worker and opens `config.scene` (playing it, or showing its
     /// tick-0 preview). Settings and the layout come from `cc.storage` when
     /// present.
-    pub fn new(
-        cc: &eframe::CreationContext<'_>,
-        config: EditorConfig,
-    ) -> anyhow::Result<EditorApp> {
+    pub fn new(cc: &eframe::CreationContext<'_>, config: EditorConfig) -> anyhow::Result<Editor> {
         let mut unread = stored::Unread::default();
         let persisted: Persisted = unread.read(cc.storage, STORAGE_KEY);
         let timeline_settings: TimelineSettings = unread.read(cc.storage, TIMELINE_KEY);
@@ -304,7 +301,7 @@ impl EditorApp {
                 play: config.play_on_start,
             }));
         }
-        Ok(EditorApp {
+        Ok(Editor {
             front,
             running,
             driver: config.driver,
@@ -350,8 +347,8 @@ impl EditorApp {
     }
 
     /// What the panels read this frame.
-    pub fn view(&self) -> View<'_> {
-        view_of!(self)
+    pub fn reading(&self) -> Reading<'_> {
+        reading_of!(self)
     }
 
     /// Sends a command to the host, as a panel does (tests).
@@ -579,7 +576,7 @@ impl EditorApp {
     }
 }
 
-impl eframe::App for EditorApp {
+impl eframe::App for Editor {
     // While the window is covered or minimised eframe draws nothing and
     // calls only this, when the host's messages ask for a repaint: the
     // editor still takes them (`take_while_hidden`).
@@ -604,7 +601,7 @@ impl eframe::App for EditorApp {
 
         self.welcome_ui(&ctx);
         let time = ctx.input(|i| i.time);
-        let view = view_of!(self);
+        let reading = reading_of!(self);
         let cmd = &mut self.commands;
         egui::Panel::top("toolbar").show(ui, |ui| {
             let parts = menu_bar::MenuParts {
@@ -613,9 +610,9 @@ impl eframe::App for EditorApp {
                 attach: &mut self.panels.attach,
                 workspace: &mut self.workspace,
             };
-            menu_bar::menu_bar_ui(ui, &view, cmd, parts);
-            toolbar_ui(ui, &view, cmd, &mut self.workspace);
-            banners_ui(ui, &view, cmd);
+            menu_bar::menu_bar_ui(ui, &reading, cmd, parts);
+            toolbar_ui(ui, &reading, cmd, &mut self.workspace);
+            banners_ui(ui, &reading, cmd);
         });
         compare_dialog_ui(&ctx, &mut self.panels.compare_trace, cmd);
         egui::Window::new("Shortcuts")
@@ -624,8 +621,8 @@ impl eframe::App for EditorApp {
             .resizable(false)
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
         crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.attach, cmd);
-        files_ui(&ctx, &view, cmd, &mut self.panels.files);
-        self.panels.sync_watch_lanes(view.live());
+        files_ui(&ctx, &reading, cmd, &mut self.panels.files);
+        self.panels.sync_watch_lanes(reading.live());
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {
@@ -653,7 +650,7 @@ impl eframe::App for EditorApp {
                     time,
                 );
                 let mut tiles = super::tiles::TileUi {
-                    view,
+                    reading,
                     cmd,
                     panels: &mut self.panels,
                     closed: Vec::new(),
