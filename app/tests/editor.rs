@@ -163,7 +163,7 @@ fn a_clock_breakpoint_from_the_panel_stops_at_the_end_of_the_frame_it_names_with
     assert!(s.ends_with("end of frame"), "{s}");
     let timeline = &h.state().timeline();
     let marked: Vec<_> = timeline
-        .markers
+        .markers()
         .iter()
         .filter(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Clock)
         .collect();
@@ -325,7 +325,7 @@ fn run_to_first_stops_where_the_ball_falls_below_0_and_find_previous_goes_back_t
     assert!(status(&h).starts_with("viewing tick 17"), "{}", status(&h));
     let timeline = &h.state().timeline();
     let watch_markers = timeline
-        .markers
+        .markers()
         .iter()
         .filter(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Watch)
         .count();
@@ -412,8 +412,12 @@ fn a_plotted_watch_gets_a_timeline_lane_with_its_value_every_frame() {
     click(&mut h, "⏸ Pause");
     // The Watches tab covers the Clock tab: read the tick from the live view.
     let tick = live_tick(&h);
-    let lanes = &h.state().timeline().watch_lanes;
-    assert_eq!(lanes.plotted, vec![(0, "obj(1).vy".to_string())]);
+    assert_eq!(
+        stepframe_app::editor::timeline::plotted(h.state().reading().live()),
+        vec![(0, "obj(1).vy")],
+        "the host's list plots it"
+    );
+    let lanes = h.state().timeline().watch_lanes();
     let values = lanes.values_of("obj(1).vy").expect("values");
     assert!(values.len() >= 15, "{}", values.len());
     let (_, last) = *values.back().expect("a value");
@@ -517,7 +521,7 @@ fn compare_with_a_trace_that_parts_at_tick_200_marks_it_and_shows_a_and_b() {
     h.get_by_label("lane markers").scroll_to_me();
     h.run_steps(10);
     let lane = h.get_by_label("lane markers").rect();
-    let range = h.state().timeline().range.expect("a range");
+    let range = h.state().timeline().range().expect("a range");
     let x = lane.left() + ((200.0 - range.0) / (range.1 - range.0)) as f32 * lane.width();
     // The divergence row is the lowest of the marker lane.
     let y = lane.bottom() - lane.height() / 16.0;

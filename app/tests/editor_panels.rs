@@ -520,7 +520,7 @@ fn after_adopt_b_the_timeline_cursor_and_flame_follow_one_session() {
     }
     assert!(
         timeline
-            .markers
+            .markers()
             .iter()
             .any(|m| m.text.contains("became the live session")),
         "a marker where B took over"

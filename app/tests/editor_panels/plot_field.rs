@@ -50,16 +50,15 @@ fn field(p: &Pipeline, id: ObjectId, path: &str) -> f64 {
 
 /// The lane of `expr`: its values by tick and its fill's progress.
 fn lane_by_tick(h: &Harness<'_, Editor>, expr: &str) -> (BTreeMap<u64, f64>, FillProgress) {
-    let lanes = &h.state().timeline().watch_lanes;
+    let lanes = h.state().timeline().watch_lanes();
     let values = lanes
         .values_of(expr)
         .unwrap_or_else(|| panic!("no values for {expr}"))
         .iter()
         .copied()
         .collect();
-    let fill = *lanes
-        .fills
-        .get(expr)
+    let fill = lanes
+        .fill_of(expr)
         .unwrap_or_else(|| panic!("no fill for {expr}"));
     (values, fill)
 }
@@ -69,9 +68,8 @@ fn fill_done(h: &mut Harness<'_, Editor>, expr: &str) {
     step_until(h, 100, "the lane was filled from the history", |h| {
         h.state()
             .timeline()
-            .watch_lanes
-            .fills
-            .get(expr)
+            .watch_lanes()
+            .fill_of(expr)
             .is_some_and(|f| f.done)
     });
 }
@@ -182,7 +180,7 @@ fn a_plotted_field_comes_back_with_the_stored_layout() {
     let lane: BTreeMap<u64, f64> = h
         .state()
         .timeline()
-        .watch_lanes
+        .watch_lanes()
         .values_of("obj(20).x")
         .expect("values")
         .iter()
@@ -308,4 +306,45 @@ fn a_field_plotted_while_the_session_plays_has_a_value_at_every_tick() {
         f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").y)
     });
     assert_lane(&lane, now, &want, "Player y");
+}
+
+#[test]
+fn a_lane_keeps_its_values_and_takes_every_new_one_when_the_watch_above_it_goes() {
+    // The lanes read the host's list: after watch #1 (y) goes, x is watch
+    // #1 and its values, numbered so from then on, are still x's.
+    let mut h = editor();
+    for expr in ["obj(20).y", "obj(20).x"] {
+        h.state_mut().send(stepframe_app::editor::Command::Watches(
+            stepframe_app::editor::protocol::WatchCommand::Plot(expr.to_string()),
+        ));
+    }
+    h.run_steps(40);
+    h.state_mut().send(stepframe_app::editor::Command::Watches(
+        stepframe_app::editor::protocol::WatchCommand::Unplot("obj(20).y".to_string()),
+    ));
+    h.run_steps(40);
+    click(&mut h, "⏸ Pause");
+    let now = live_tick(&h);
+    assert!(now >= 70, "{now}");
+    let specs = live_watches(&h);
+    assert_eq!(specs.len(), 1);
+    assert_eq!(specs[0].expr, "obj(20).x");
+    let lanes = h.state().timeline().watch_lanes();
+    assert!(lanes.values_of("obj(20).y").is_none(), "y's lane went");
+    assert!(h.query_by_label("lane Player #20 · y (m)").is_none());
+    h.get_by_label("lane Player #20 · x (m)");
+    let lane: BTreeMap<u64, f64> = lanes
+        .values_of("obj(20).x")
+        .expect("x's values")
+        .iter()
+        .copied()
+        .collect();
+    let want = headless_series(&demo(), now, |p| {
+        f64::from(p.world().physics_simulation_pose(PLAYER).expect("a pose").x)
+    });
+    // Every tick the session played is x's, before and after the removal
+    // (a tick with a value from the history fill or live alike).
+    let first = *lane.keys().next().expect("a value");
+    assert!(first <= 2, "from the session's start: {first}");
+    assert_lane(&lane, now, &want, "Player x");
 }

@@ -356,7 +356,7 @@ fn a_new_build_replays_the_session_to_the_same_tick_beside_the_old_one() {
     assert!(
         h.state()
             .timeline()
-            .markers
+            .markers()
             .iter()
             .any(|m| m.kind == stepframe_app::editor::timeline::MarkerKind::Build),
         "a new-build marker"

@@ -140,7 +140,7 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
     let lane = |h: &Harness<'_, Editor>| -> BTreeMap<u64, f64> {
         h.state()
             .timeline()
-            .watch_lanes
+            .watch_lanes()
             .values_of(expr)
             .map(|v| v.iter().copied().collect())
             .unwrap_or_default()
@@ -154,9 +154,8 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
             let filled = h
                 .state()
                 .timeline()
-                .watch_lanes
-                .fills
-                .get(expr)
+                .watch_lanes()
+                .fill_of(expr)
                 .is_some_and(|f| f.done);
             filled
                 && lane(h)
@@ -164,7 +163,12 @@ fn attached_a_plotted_watch_is_filled_from_the_games_history_and_follows_it_live
                     .is_some_and(|(t, _)| *t > added_at + 30)
         },
     );
-    let fill = h.state().timeline().watch_lanes.fills[expr];
+    let fill = h
+        .state()
+        .timeline()
+        .watch_lanes()
+        .fill_of(expr)
+        .expect("a fill");
     assert_eq!(fill.from_tick, 0, "filled back to the game's start");
     h.state_mut().send(Command::Run(Run::Pause));
     step_until_within(&mut h, "the pause", BOUND, NAP, suspended);

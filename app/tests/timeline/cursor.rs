@@ -225,7 +225,7 @@ fn arrow_keys_move_the_cursor_one_frame_or_one_tick() {
         .expect("the option");
     crate::support::editor::press_release(&mut h, option.center());
     h.run_steps(2);
-    assert_eq!(timeline(&h).axis, XAxis::Tick);
+    assert_eq!(timeline(&h).axis(), XAxis::Tick);
     h.key_press_modifiers(egui::Modifiers::COMMAND, egui::Key::T);
     h.run_steps(2);
     h.key_press(egui::Key::ArrowRight);
@@ -294,19 +294,19 @@ fn a_cursor_set_from_elsewhere_outside_the_view_is_brought_into_it() {
     click(&mut h, "⏸ Pause");
     h.run_steps(2);
     assert!(
-        timeline(&h).follow_live,
+        timeline(&h).follow_live(),
         "following live: the last 600 frames"
     );
     h.state_mut()
         .act(stepframe_app::editor::Action::ViewTick(20));
     h.run_steps(3);
     let t = timeline(&h);
-    let (lo, hi) = t.range.expect("a range");
+    let (lo, hi) = t.range().expect("a range");
     // One tick a frame here: tick 20 ran in frame 20.
     assert!((lo..=hi).contains(&20.0), "frame 20 in the view {lo}..{hi}");
     // A second cursor inside that view leaves it where it is.
     h.state_mut()
         .act(stepframe_app::editor::Action::ViewTick(25));
     h.run_steps(3);
-    assert_eq!(timeline(&h).range, Some((lo, hi)));
+    assert_eq!(timeline(&h).range(), Some((lo, hi)));
 }

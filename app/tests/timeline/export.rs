@@ -54,7 +54,7 @@ fn shift_drag_selects_a_range_and_export_writes_only_it() {
     let a = egui::pos2(r.left() + r.width() * 0.25, r.center().y);
     let b = egui::pos2(r.left() + r.width() * 0.5, r.center().y);
     drag(&mut h, a, b, egui::Modifiers::SHIFT);
-    let (lo, hi) = timeline(&h).selection.expect("a selection");
+    let (lo, hi) = timeline(&h).selection().expect("a selection");
     assert!(hi > lo);
     let selected = frames(&h)
         .records()

@@ -122,7 +122,7 @@ fn the_wheel_over_a_lane_scrolls_the_lanes_and_never_moves_a_lane_axis() {
     h.run_steps(3);
     let dt = lane_rect(&h, LaneId::Dt);
     let y_before = timeline(&h).lane(LaneId::Dt).shown_y.expect("drawn");
-    let x_before = timeline(&h).range;
+    let x_before = timeline(&h).range();
     h.hover_at(dt.center());
     h.run_steps(1);
     for _ in 0..5 {
@@ -143,7 +143,7 @@ fn the_wheel_over_a_lane_scrolls_the_lanes_and_never_moves_a_lane_axis() {
         "the y axis stayed"
     );
     assert_eq!(t.lane(LaneId::Dt).y_range, None);
-    assert_eq!(t.range, x_before, "time did not move either");
+    assert_eq!(t.range(), x_before, "time did not move either");
     let moved = lane_rect(&h, LaneId::Dt);
     assert!(
         moved.top() < dt.top(),
@@ -162,7 +162,7 @@ fn the_frame_under_the_pointer_has_a_tooltip_with_every_clock_field() {
     step_until(&mut h, 120, "the tooltip", |h| {
         !labels_starting(h, "frame ").is_empty()
     });
-    let seq = timeline(&h).hover_seq.expect("a frame under the pointer");
+    let seq = timeline(&h).hover_seq().expect("a frame under the pointer");
     let record = *frames(&h).record(seq).expect("kept");
     let head = label_starting(&h, &format!("frame {} · tick ", record.frame_index));
     assert!(
@@ -210,15 +210,15 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     h.run_steps(200);
     click(&mut h, "⏸ Pause");
     let r = lane_rect(&h, LaneId::Dt);
-    let (lo, hi) = timeline(&h).range.expect("the live window");
+    let (lo, hi) = timeline(&h).range().expect("the live window");
     // Ctrl+wheel zooms time around the pointer.
     h.hover_at(r.center());
     h.run_steps(1);
     wheel(&mut h, 60.0, egui::Modifiers::COMMAND);
-    let (zlo, zhi) = timeline(&h).range.expect("a range");
+    let (zlo, zhi) = timeline(&h).range().expect("a range");
     assert!(zhi - zlo < hi - lo, "zoomed in: {lo}..{hi} -> {zlo}..{zhi}");
     assert!(
-        !timeline(&h).follow_live,
+        !timeline(&h).follow_live(),
         "zooming time stops following live"
     );
     // A drag pans time to the right's past: the range moves left.
@@ -228,7 +228,7 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
         r.center() + egui::vec2(200.0, 0.0),
         egui::Modifiers::NONE,
     );
-    let (plo, phi) = timeline(&h).range.expect("a range");
+    let (plo, phi) = timeline(&h).range().expect("a range");
     assert!(
         plo < zlo && ((phi - plo) - (zhi - zlo)).abs() < 1e-6,
         "panned: {zlo}..{zhi} -> {plo}..{phi}"
@@ -266,7 +266,7 @@ fn time_pans_and_zooms_a_lanes_y_zooms_only_with_alt_and_double_click_or_fit_all
     let t = timeline(&h);
     assert!(LaneId::ALL.iter().all(|l| t.lane(*l).y_range.is_none()));
     let first = frames(&h).records().front().expect("frames").frame_index as f64;
-    let (flo, _) = t.range.unwrap_or((first, first));
+    let (flo, _) = t.range().unwrap_or((first, first));
     assert!(flo <= first, "every frame in view");
 }
 

@@ -47,7 +47,7 @@ fn scroll_to(h: &mut Harness<'_, Editor>, lane: LaneId) {
 fn hovered_at(h: &mut Harness<'_, Editor>, p: egui::Pos2) -> Option<u64> {
     h.hover_at(p);
     h.run_steps(2);
-    timeline(h).hover_seq
+    timeline(h).hover_seq()
 }
 
 /// The lane of a plotted field (an inspector plot button's watch).

@@ -1,14 +1,13 @@
 //! Markers on the frames they belong to (kittest, headless): every fault of
-//! faults.ron is an error marker on its frame, a new physics world starts a
-//! new ring whose first frame is marked, and after Open the timeline follows
-//! the new session and marks where it began.
+//! faults.ron is an error marker on its frame, after Open the timeline
+//! follows the new session and marks where it began, and a plotted lane
+//! starts again with a reloaded world. (A new physics world's marker and a
+//! mark watch's run are unit tests of `timeline::events`.)
 
 use std::path::PathBuf;
 
-use stepframe_app::editor::Event;
-use stepframe_app::editor::frames::Frames;
-use stepframe_app::editor::timeline::{MarkerKind, TimelineState, synthetic_record};
-use stepframe_core::{LogEntry, LogLevel, ObjectId};
+use stepframe_app::editor::timeline::{MarkerKind, TimelineState};
+use stepframe_core::LogLevel;
 
 use crate::support::editor::{
     DEFAULT_SIZE, click, clock_tick, demo, editor, editor_sized, open_scene,
@@ -17,7 +16,7 @@ use crate::{frames, timeline};
 
 /// `(frame_index, text)` of every marker of a kind whose frame is kept.
 fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
-    t.markers
+    t.markers()
         .iter()
         .filter(|m| m.kind == kind)
         .map(|m| (m.frame, m.text.clone()))
@@ -73,73 +72,6 @@ fn every_fault_of_faults_ron_is_an_error_marker_on_its_frame() {
     }
 }
 
-fn log_entry(level: LogLevel, frame: u64, message: &str) -> LogEntry {
-    LogEntry {
-        level,
-        object: Some(ObjectId(7)),
-        hook: None,
-        tick: frame,
-        frame,
-        message: message.to_string(),
-    }
-}
-
-#[test]
-fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
-    let loaded = |frame_index| Event::Loaded {
-        path: PathBuf::from("faults.ron"),
-        objects: 1,
-        frame_index,
-        frame_time: frame_index as f64 / 60.0,
-    };
-    let indices = |f: &Frames| -> Vec<u64> { f.records().iter().map(|r| r.frame_index).collect() };
-    // Every event to the recorded frames, then to the timeline, as the
-    // app hands them on.
-    let take = |t: &mut TimelineState, f: &mut Frames, event: &Event| {
-        f.on_event(event);
-        t.take_event(event, f);
-    };
-    let mut t = TimelineState::new();
-    let mut f = Frames::with_capacity(100);
-    take(&mut t, &mut f, &loaded(0));
-    for i in 1..=50 {
-        f.push(synthetic_record(i));
-    }
-    // Errors are marked on the frame they name, warnings are not.
-    take(
-        &mut t,
-        &mut f,
-        &Event::Log(vec![
-            log_entry(LogLevel::Error, 4, "an earlier frame"),
-            log_entry(LogLevel::Warning, 5, "a warning is no marker"),
-        ]),
-    );
-    assert_eq!(
-        markers_of(&t, MarkerKind::Error),
-        vec![(4, "tick 4: an earlier frame".to_string())]
-    );
-    // Reload after frame 50: the old frames go, the marker waits for frame 51.
-    t.follow_live = false;
-    t.range = Some((3.0, 9.0));
-    take(&mut t, &mut f, &loaded(50));
-    assert!(indices(&f).is_empty());
-    assert!(
-        t.follow_live && t.range.is_none(),
-        "the view follows the new session"
-    );
-    let session = markers_of(&t, MarkerKind::Session);
-    assert_eq!(session.len(), 1);
-    assert_eq!(session[0].0, 51);
-    assert!(
-        session[0].1.contains("simulation time restarts at 0")
-            && session[0].1.contains("frame time continues"),
-        "{}",
-        session[0].1
-    );
-    f.push(synthetic_record(51));
-    assert_eq!(indices(&f), vec![51]);
-}
-
 #[test]
 fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     let mut h = editor();
@@ -153,7 +85,7 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
         lane.center() + egui::vec2(lane.width() / 4.0, 0.0),
         egui::Modifiers::NONE,
     );
-    assert!(!timeline(&h).follow_live, "not following live");
+    assert!(!timeline(&h).follow_live(), "not following live");
     let frame_before = h
         .state()
         .published()
@@ -165,7 +97,7 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
     click(&mut h, "▶ Play");
     h.run_steps(20);
     let t = timeline(&h);
-    assert!(t.follow_live, "the view follows the new session");
+    assert!(t.follow_live(), "the view follows the new session");
     let first = frames(&h)
         .records()
         .front()
@@ -187,29 +119,6 @@ fn after_open_the_timeline_follows_the_new_session_and_marks_where_it_began() {
 }
 
 #[test]
-fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
-    let mut t = TimelineState::default();
-    let held = |tick: u64| stepframe_plugins::WatchEvent::Held {
-        watch: 0,
-        tick,
-        frame: tick,
-    };
-    // Ticks 10 to 69 in a row, then 80 on its own.
-    let run: Vec<_> = (10..70).map(held).collect();
-    let f = Frames::default();
-    t.take_event(&Event::Watch(run), &f);
-    t.take_event(&Event::Watch(vec![held(80)]), &f);
-    let marks = markers_of(&t, MarkerKind::Watch);
-    assert_eq!(
-        marks,
-        vec![
-            (10, "watch #1 held at ticks 10–69 (60 ticks)".to_string()),
-            (80, "watch #1 held at tick 80".to_string()),
-        ]
-    );
-}
-
-#[test]
 fn a_plotted_lane_starts_again_with_a_reloaded_world() {
     let mut h = editor();
     h.state_mut().send(stepframe_app::editor::Command::Watches(
@@ -219,9 +128,8 @@ fn a_plotted_lane_starts_again_with_a_reloaded_world() {
     let lane = |h: &egui_kittest::Harness<'_, stepframe_app::editor::Editor>| {
         h.state()
             .timeline()
-            .watch_lanes
-            .values
-            .get("obj(20).y")
+            .watch_lanes()
+            .values_of("obj(20).y")
             .cloned()
             .unwrap_or_default()
     };

@@ -152,20 +152,4 @@ impl Panels {
             Pane::Flame => &mut self.flame,
         }
     }
-
-    /// The timeline draws a lane for every plotted watch of the host's
-    /// list (`live`).
-    pub(crate) fn sync_watch_lanes(&mut self, live: Option<&crate::editor::protocol::LiveView>) {
-        let Some(live) = live else {
-            return;
-        };
-        let plotted = live
-            .watches
-            .iter()
-            .enumerate()
-            .filter(|(_, w)| w.enabled && w.action == stepframe_plugins::WatchAction::Plot)
-            .map(|(i, w)| (i, w.expr.clone()))
-            .collect();
-        self.timeline.watch_lanes.set_plotted(plotted);
-    }
 }

@@ -45,9 +45,6 @@ impl Editor {
     /// newest live and past views between them. A live view taken is
     /// acknowledged, so the host may send the next (one in flight).
     pub(super) fn drain(&mut self) {
-        // The timeline's lanes follow the Watches list as the last frame left
-        // it, before any value for a watch added then arrives.
-        self.panels.sync_watch_lanes(self.published.live.as_ref());
         let mut took_view = false;
         while let Ok(message) = self.front.inbound.try_recv() {
             // A driven host's messages never crossed a wire: they cross
@@ -97,10 +94,9 @@ impl Editor {
                 false
             }
             Outbound::Live(view) => {
+                // In stream order: the events after it (a newly plotted
+                // watch's values, its history fill) are read against it.
                 self.published.live = Some(*view);
-                // The lanes follow the host's list in stream order: a
-                // newly plotted watch's history fill comes after it.
-                self.panels.sync_watch_lanes(self.published.live.as_ref());
                 true
             }
             Outbound::Past(view) => {

@@ -622,7 +622,6 @@ impl eframe::App for Editor {
             .show(&ctx, crate::editor::panels::toolbar::shortcuts_ui);
         crate::editor::panels::attach::attach_dialog_ui(&ctx, &mut self.panels.attach, cmd);
         files_ui(&ctx, &reading, cmd, &mut self.panels.files);
-        self.panels.sync_watch_lanes(reading.live());
         egui::CentralPanel::default()
             .frame(egui::Frame::new())
             .show(ui, |ui| {

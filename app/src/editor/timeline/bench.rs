@@ -92,7 +92,11 @@ pub fn bench_timeline_ms_with(frames: usize, capacity: usize, width: f32) -> f64
             };
             let out = ctx.run_ui(input, |ui| {
                 egui::CentralPanel::default().show(ui, |ui| {
-                    lanes::lanes_ui(ui, &mut state, &ring, &[], None, None)
+                    lanes::lanes_ui(
+                        ui,
+                        &mut state,
+                        super::watch_lanes::LaneData::frames_only(&ring),
+                    )
                 });
             });
             let mut out = out;

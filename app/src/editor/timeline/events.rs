@@ -8,9 +8,10 @@
 use stepframe_core::{FrameRecord, LogLevel, SuspendReason};
 
 use super::blocks::Blocks;
+use super::watch_lanes::plotted;
 use super::{Marker, MarkerKind, TimelineState};
 use crate::editor::frames::Frames;
-use crate::editor::protocol::{BranchEvent, Event, FrameTelemetry};
+use crate::editor::protocol::{BranchEvent, Event, FrameTelemetry, LiveView};
 
 /// Most markers kept (stalls in a long irregular run would otherwise grow
 /// without bound).
@@ -81,8 +82,9 @@ impl TimelineState {
     /// physics world, the abandoned branch dropped after a rewind or an
     /// adoption of B, the lane area back at its top for a comparison's
     /// lanes ([`Panel::on_event`](crate::editor::shared::Panel::on_event)
-    /// with the view's frames).
-    pub fn take_event(&mut self, event: &Event, frames: &Frames) {
+    /// with the reading's frames and the host's live view, whose list says
+    /// which expression a watch's value is of).
+    pub(super) fn take_event(&mut self, event: &Event, frames: &Frames, live: Option<&LiveView>) {
         match event {
             Event::BranchB(BranchEvent::Comparing { .. } | BranchEvent::Forked(_)) => {
                 // The divergence lanes come first: in view, not above it.
@@ -123,6 +125,7 @@ impl TimelineState {
                 _ => {}
             },
             Event::Watch(batch) => {
+                let plotted = plotted(live);
                 for e in batch {
                     match e {
                         stepframe_plugins::WatchEvent::Held { watch, tick, frame } => {
@@ -130,12 +133,18 @@ impl TimelineState {
                         }
                         stepframe_plugins::WatchEvent::Value {
                             watch, tick, value, ..
-                        } => self.watch_lanes.push(*watch, *tick, *value),
+                        } => {
+                            if let Some((_, expr)) = plotted.iter().find(|p| p.0 == *watch) {
+                                self.watch_lanes.push(expr, *tick, *value)
+                            }
+                        }
                         stepframe_plugins::WatchEvent::Failed { .. } => {}
                     }
                 }
             }
-            Event::WatchHistory(fill) => self.watch_lanes.fill(fill),
+            Event::WatchHistory(fill) if plotted(live).iter().any(|p| p.1 == fill.expr) => {
+                self.watch_lanes.fill(fill)
+            }
             Event::Log(entries) => {
                 for e in entries.iter().filter(|e| e.level == LogLevel::Error) {
                     self.mark(
@@ -175,8 +184,7 @@ impl TimelineState {
         self.markers.clear();
         // A plotted lane starts again with its world: no value, and no
         // history fill's caption, of the old one.
-        self.watch_lanes.values.clear();
-        self.watch_lanes.fills.clear();
+        self.watch_lanes.restart();
         self.hover_seq = None;
         self.selection = None;
         self.range = None;
@@ -233,11 +241,119 @@ impl TimelineState {
         self.markers
             .retain(|m| last_frame.is_some_and(|f| m.frame <= f) || m.kind == MarkerKind::Session);
         // Watch values of the abandoned branch go too (the ticks run again).
-        for values in self.watch_lanes.values.values_mut() {
-            let keep = values.partition_point(|(t, _)| *t <= tick);
-            values.truncate(keep);
-        }
+        self.watch_lanes.drop_after(tick);
         self.selection = None;
         self.follow_live = true;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    use stepframe_core::{LogEntry, LogLevel, ObjectId};
+
+    use super::super::bench::synthetic_record;
+    use super::*;
+
+    /// `(frame_index, text)` of every marker of a kind.
+    fn markers_of(t: &TimelineState, kind: MarkerKind) -> Vec<(u64, String)> {
+        t.markers
+            .iter()
+            .filter(|m| m.kind == kind)
+            .map(|m| (m.frame, m.text.clone()))
+            .collect()
+    }
+
+    fn log_entry(level: LogLevel, frame: u64, message: &str) -> LogEntry {
+        LogEntry {
+            level,
+            object: Some(ObjectId(7)),
+            hook: None,
+            tick: frame,
+            frame,
+            message: message.to_string(),
+        }
+    }
+
+    #[test]
+    fn a_new_physics_world_starts_a_new_ring_whose_first_frame_is_marked() {
+        let loaded = |frame_index| Event::Loaded {
+            path: PathBuf::from("faults.ron"),
+            objects: 1,
+            frame_index,
+            frame_time: frame_index as f64 / 60.0,
+        };
+        let indices =
+            |f: &Frames| -> Vec<u64> { f.records().iter().map(|r| r.frame_index).collect() };
+        // Every event to the recorded frames, then to the timeline, as the
+        // app hands them on.
+        let take = |t: &mut TimelineState, f: &mut Frames, event: &Event| {
+            f.on_event(event);
+            t.take_event(event, f, None);
+        };
+        let mut t = TimelineState::new();
+        let mut f = Frames::with_capacity(100);
+        take(&mut t, &mut f, &loaded(0));
+        for i in 1..=50 {
+            f.push(synthetic_record(i));
+        }
+        // Errors are marked on the frame they name, warnings are not.
+        take(
+            &mut t,
+            &mut f,
+            &Event::Log(vec![
+                log_entry(LogLevel::Error, 4, "an earlier frame"),
+                log_entry(LogLevel::Warning, 5, "a warning is no marker"),
+            ]),
+        );
+        assert_eq!(
+            markers_of(&t, MarkerKind::Error),
+            vec![(4, "tick 4: an earlier frame".to_string())]
+        );
+        // Reload after frame 50: the old frames go, the marker waits for
+        // frame 51.
+        t.follow_live = false;
+        t.range = Some((3.0, 9.0));
+        take(&mut t, &mut f, &loaded(50));
+        assert!(indices(&f).is_empty());
+        assert!(
+            t.follow_live && t.range.is_none(),
+            "the view follows the new session"
+        );
+        let session = markers_of(&t, MarkerKind::Session);
+        assert_eq!(session.len(), 1);
+        assert_eq!(session[0].0, 51);
+        assert!(
+            session[0].1.contains("simulation time restarts at 0")
+                && session[0].1.contains("frame time continues"),
+            "{}",
+            session[0].1
+        );
+        f.push(synthetic_record(51));
+        assert_eq!(indices(&f), vec![51]);
+    }
+
+    #[test]
+    fn a_mark_watch_holding_tick_after_tick_is_one_marker_for_the_run() {
+        let mut t = TimelineState::default();
+        let held = |tick: u64| stepframe_plugins::WatchEvent::Held {
+            watch: 0,
+            tick,
+            frame: tick,
+        };
+        // Ticks 10 to 69 in a row, then 80 on its own.
+        let run: Vec<_> = (10..70).map(held).collect();
+        let f = Frames::default();
+        t.take_event(&Event::Watch(run), &f, None);
+        t.take_event(&Event::Watch(vec![held(80)]), &f, None);
+        let marks = markers_of(&t, MarkerKind::Watch);
+        assert_eq!(
+            marks,
+            vec![
+                (10, "watch #1 held at ticks 10–69 (60 ticks)".to_string()),
+                (80, "watch #1 held at tick 80".to_string()),
+            ]
+        );
     }
 }

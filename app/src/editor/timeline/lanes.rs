@@ -25,11 +25,12 @@ use super::axes::{few_marks_for, hover_rows, x_label, y_label};
 use super::draw::{LABEL_HALF_HEIGHT, Y_AXIS_WIDTH};
 use super::draw::{draw_lane, header_ui, lane_lines};
 use super::summary::{SeriesKey, view_span};
+use super::watch_lanes::LaneData;
 use super::{LIVE_WINDOW_FRAMES, LaneId, MarkerKind, TimelineState, XAxis};
 use crate::editor::bookmarks::Bookmark;
 use crate::editor::frames::Frames;
 use crate::editor::protocol::{Command, WatchCommand};
-use crate::editor::shared::{Commands, Reading, RunBReading};
+use crate::editor::shared::{Commands, Reading};
 
 /// Smallest plot height of an expanded lane, points: room for three y labels.
 pub const MIN_LANE_HEIGHT: f32 = 56.0;
@@ -83,16 +84,12 @@ pub fn timeline_ui(
         state.max_delta = live.settings.max_delta;
     }
     if let Some(live) = reading.live() {
-        // Titles of the lanes that plot one object's field, after its name.
-        let by_id = |id| live.world.objects.iter().find(|o| o.id == id);
-        state.watch_lanes.name_lanes(
-            |id| by_id(id).map(|o| format!("{} {}", o.name, o.id)),
-            &live.plot_units,
-        );
+        // The lanes are the host's plotted watches, as its list is now.
+        state
+            .watch_lanes
+            .follow(&super::watch_lanes::plotted(Some(live)));
     }
-    let cursor = reading.cursor().zip(reading.cursor_seq());
-    let bookmarks = reading.bookmarks().list();
-    let out = lanes_ui(ui, state, frames, bookmarks, cursor, reading.run_b());
+    let out = lanes_ui(ui, state, LaneData::of(reading));
     if let Some(expr) = out.remove {
         cmd.send(Command::Watches(WatchCommand::Unplot(expr)));
     }
@@ -156,11 +153,15 @@ fn shown_range(state: &TimelineState, frames: &Frames) -> Option<(f64, f64)> {
 pub(super) fn lanes_ui(
     ui: &mut egui::Ui,
     state: &mut TimelineState,
-    frames: &Frames,
-    bookmarks: &[Bookmark],
-    cursor: Option<(u64, u64)>,
-    compare: Option<RunBReading<'_>>,
+    data: LaneData<'_>,
 ) -> LanesOutput {
+    let LaneData {
+        frames,
+        bookmarks,
+        cursor,
+        compare,
+        ..
+    } = data;
     let mut out = LanesOutput::default();
     // Ctrl+T: the first lane drawn takes the keyboard.
     let mut focus_first = std::mem::take(&mut state.focus_requested);
@@ -491,7 +492,7 @@ pub(super) fn lanes_ui(
         let watched = super::watch_lanes::watch_lanes_ui(
             ui,
             state,
-            frames,
+            &data,
             bounds_x,
             (LABEL_WIDTH, MIN_LANE_HEIGHT),
             (cursor_x, hover_x),
@@ -508,7 +509,7 @@ pub(super) fn lanes_ui(
     state.focused = any_focus;
     state.lanes_drawn = true;
     // Scrolled to once, on the draw after it was added.
-    state.watch_lanes.reveal = None;
+    state.watch_lanes.revealed();
     state.hover_seq = hovered.and_then(|x| state.nearest(frames, x));
     for lane in toggles {
         let l = state.lane_mut(lane);
@@ -604,7 +605,7 @@ mod tests {
         };
         let mut out = ctx.run_ui(input, |ui| {
             egui::CentralPanel::default()
-                .show(ui, |ui| lanes_ui(ui, state, frames, &[], None, None));
+                .show(ui, |ui| lanes_ui(ui, state, LaneData::frames_only(frames)));
         });
         out.textures_delta.clear();
     }

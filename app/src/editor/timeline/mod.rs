@@ -65,7 +65,7 @@ pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
 #[cfg(test)]
 pub(crate) use watch_lanes::REMOVE_ICON;
-pub use watch_lanes::{FillProgress, WatchLanes, field_of};
+pub use watch_lanes::{FillProgress, WatchLanes, field_of, plotted};
 
 use blocks::Blocks;
 use summary::Reduced;
@@ -324,37 +324,37 @@ pub const LIVE_WINDOW_FRAMES: usize = 600;
 #[derive(Debug)]
 pub struct TimelineState {
     /// What the x axis shows.
-    pub axis: XAxis,
+    axis: XAxis,
     /// Frame budget line, Hz (60 → 16.67 ms).
-    pub budget_hz: f64,
+    budget_hz: f64,
     /// `max_delta` of the session, for stall markers.
-    pub max_delta: f64,
+    max_delta: f64,
     /// Keep the newest frames in view.
-    pub follow_live: bool,
+    follow_live: bool,
     /// The x range shown while not following live.
-    pub range: Option<(f64, f64)>,
+    range: Option<(f64, f64)>,
     /// A range selected with Shift+drag, on the current axis.
-    pub selection: Option<(f64, f64)>,
+    selection: Option<(f64, f64)>,
     /// One state per lane, in [`LaneId::ALL`] order.
-    pub lanes: [LaneState; 8],
+    lanes: [LaneState; 8],
     /// Markers, oldest first.
-    pub markers: VecDeque<Marker>,
+    markers: VecDeque<Marker>,
     /// Each watch's newest run of consecutive held ticks (first, last).
-    pub watch_runs: std::collections::BTreeMap<usize, (u64, u64)>,
+    watch_runs: std::collections::BTreeMap<usize, (u64, u64)>,
     /// Plotted watches and their values by frame.
-    pub watch_lanes: WatchLanes,
+    watch_lanes: WatchLanes,
     /// The session's cursor as the lanes last saw it: a new one outside
     /// the range shown is brought into view.
-    pub seen_cursor: Option<u64>,
+    seen_cursor: Option<u64>,
     /// The record under the pointer, if any.
-    pub hover_seq: Option<u64>,
+    hover_seq: Option<u64>,
     /// The timeline had keyboard focus last frame (←/→ move the cursor).
-    pub focused: bool,
+    focused: bool,
     /// Ctrl+T asked for the keyboard (the first lane takes it at the next
     /// draw).
-    pub focus_requested: bool,
+    focus_requested: bool,
     /// The export controls.
-    pub export: ExportState,
+    export: ExportState,
     /// The decimated lanes of the last draw and what they were computed for.
     reduced: Reduced,
     /// Min/max summaries of blocks of records, for zoomed-out decimation.
@@ -389,7 +389,7 @@ impl TimelineState {
     /// The recorded frames grew to hold `frames` (an hour at the display
     /// rate): the watch lanes keep values for as long.
     pub fn hold_an_hour(&mut self, frames: usize) {
-        self.watch_lanes.max_values = self.watch_lanes.max_values.max(2 * frames);
+        self.watch_lanes.hold(2 * frames);
     }
 
     /// The lane area starts again at its top at the next draw: where a
@@ -459,8 +459,43 @@ impl TimelineState {
         &self.lanes[lane.index()]
     }
 
+    /// The x range shown while not following live, on the current axis.
+    pub fn range(&self) -> Option<(f64, f64)> {
+        self.range
+    }
+
+    /// Whether the newest frames are kept in view.
+    pub fn follow_live(&self) -> bool {
+        self.follow_live
+    }
+
+    /// The range selected with Shift+drag, on the current axis.
+    pub fn selection(&self) -> Option<(f64, f64)> {
+        self.selection
+    }
+
+    /// The record under the pointer, if any.
+    pub fn hover_seq(&self) -> Option<u64> {
+        self.hover_seq
+    }
+
+    /// What the x axis shows.
+    pub fn axis(&self) -> XAxis {
+        self.axis
+    }
+
+    /// The markers, oldest first.
+    pub fn markers(&self) -> &VecDeque<Marker> {
+        &self.markers
+    }
+
+    /// The values recorded for the plotted watches.
+    pub fn watch_lanes(&self) -> &WatchLanes {
+        &self.watch_lanes
+    }
+
     /// One lane's state, writable.
-    pub fn lane_mut(&mut self, lane: LaneId) -> &mut LaneState {
+    fn lane_mut(&mut self, lane: LaneId) -> &mut LaneState {
         &mut self.lanes[lane.index()]
     }
 }
@@ -487,7 +522,7 @@ impl Panel for TimelineState {
         reading: &crate::editor::shared::Reading<'_>,
         _cmd: &mut crate::editor::shared::Commands,
     ) {
-        self.take_event(event, reading.frames());
+        self.take_event(event, reading.frames(), reading.live());
     }
 
     /// Draws the timeline's lanes (the tile's body).

@@ -23,49 +23,51 @@
 //! cut short (whole on hover), never pushed into the plot: the plot's left
 //! edge is every lane's.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use egui_plot::{AxisHints, Line, Plot, PlotPoints, VLine};
-use stepframe_core::ObjectId;
 
 use super::TimelineState;
 use super::draw::LABEL_HALF_HEIGHT;
+use crate::editor::bookmarks::Bookmark;
 use crate::editor::frames::Frames;
-use crate::editor::protocol::WatchFill;
+use crate::editor::protocol::{LiveView, WatchFill};
 use crate::editor::shared::B_COLOUR;
-use crate::editor::shared::RunBReading;
+use crate::editor::shared::{Reading, RunBReading};
 use crate::editor::words;
+use stepframe_plugins::WatchAction;
 
 /// The text of a watch lane's remove button: egui's own close icon, in the
 /// default `emoji-icon-font` (✕, U+2715, is in none of the default fonts,
 /// and egui panics on a missing glyph).
 pub(crate) const REMOVE_ICON: &str = "🗙";
 
-/// The plotted watches and their values.
+/// The values the timeline recorded for plotted watches, by expression.
+///
+/// Which watches are plotted, in what order, is the host's list alone
+/// ([`plotted`] reads it from the live view at each use): the lanes keep
+/// no copy of it, so a watch removed, reordered or re-plotted anywhere is
+/// what the next draw and the next value follow.
 #[derive(Debug)]
 pub struct WatchLanes {
     /// Values kept per watch: twice as many ticks as the telemetry ring
     /// keeps frames (it grows with the ring,
     /// [`super::TimelineState::hold_an_hour`]), so the ring's hour at two
     /// ticks a frame still has its values.
-    pub max_values: usize,
+    max_values: usize,
     /// The lane just added, which the lane area scrolls into view on its
     /// next draw: a plot button's lane otherwise lands below the fold at the
     /// default size, where the user has to look for it.
-    pub reveal: Option<String>,
-    /// The plotted list was taken once: lanes that come with the stored
-    /// layout are not "just added".
-    synced: bool,
-    /// `(watch index, expression)` of each plotted watch, in list order
-    /// (copied from the Watches tab).
-    pub plotted: Vec<(usize, String)>,
+    reveal: Option<String>,
+    /// The expressions whose lanes the last draw showed (`None` before the
+    /// first draw with a live view: lanes that come with the stored layout
+    /// are not "just added"). What the timeline has shown, not what is
+    /// plotted: that is the host's list.
+    shown: Option<BTreeSet<String>>,
     /// Per expression: `(tick, value)`, oldest first, one per tick.
-    pub values: BTreeMap<String, VecDeque<(u64, f64)>>,
+    values: BTreeMap<String, VecDeque<(u64, f64)>>,
     /// Per expression: how far the history fill has got.
-    pub fills: BTreeMap<String, FillProgress>,
-    /// Per expression that reads one object's field: the lane's title, named
-    /// after the object as the live view has it (see [`field_of`]).
-    pub titles: BTreeMap<String, String>,
+    fills: BTreeMap<String, FillProgress>,
 }
 
 impl Default for WatchLanes {
@@ -73,11 +75,9 @@ impl Default for WatchLanes {
         WatchLanes {
             max_values: 2 * stepframe_core::telemetry::DEFAULT_CAPACITY,
             reveal: None,
-            synced: false,
-            plotted: Vec::new(),
+            shown: None,
             values: BTreeMap::new(),
             fills: BTreeMap::new(),
-            titles: BTreeMap::new(),
         }
     }
 }
@@ -95,70 +95,107 @@ pub struct FillProgress {
 
 pub use stepframe_plugins::watch::field_of;
 
+/// What the lanes draw from the session beside the timeline's own state: the
+/// panels' [`Reading`] of it, or a bare ring (the bench, unit tests).
+#[derive(Clone, Copy)]
+pub(super) struct LaneData<'a> {
+    /// The recorded frames.
+    pub frames: &'a Frames,
+    /// The open scene's bookmarks.
+    pub bookmarks: &'a [Bookmark],
+    /// The cursor's tick and record, if not live.
+    pub cursor: Option<(u64, u64)>,
+    /// Run B, while there is one.
+    pub compare: Option<RunBReading<'a>>,
+    /// The host's live view: its list says which watches are plotted.
+    pub live: Option<&'a LiveView>,
+}
+
+impl<'a> LaneData<'a> {
+    /// What the panels read this frame.
+    pub fn of(reading: &Reading<'a>) -> LaneData<'a> {
+        LaneData {
+            frames: reading.frames(),
+            bookmarks: reading.bookmarks().list(),
+            cursor: reading.cursor().zip(reading.cursor_seq()),
+            compare: reading.run_b(),
+            live: reading.live(),
+        }
+    }
+
+    /// Frames alone: no bookmark, cursor, run B or watch.
+    pub fn frames_only(frames: &'a Frames) -> LaneData<'a> {
+        LaneData {
+            frames,
+            bookmarks: &[],
+            cursor: None,
+            compare: None,
+            live: None,
+        }
+    }
+}
+
+/// `(watch index, expression)` of each plotted watch of the host's list
+/// (`live`), in list order: the enabled watches whose action is Plot.
+pub fn plotted(live: Option<&LiveView>) -> Vec<(usize, &str)> {
+    live.map_or_else(Vec::new, |live| {
+        live.watches
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.enabled && w.action == WatchAction::Plot)
+            .map(|(i, w)| (i, w.expr.as_str()))
+            .collect()
+    })
+}
+
+/// The title of watch `index`'s lane: for an expression that reads one
+/// object's field, that object as the live view names it (the id alone if
+/// it is gone) and the field with its unit as the host reports it;
+/// `watch #n` otherwise.
+fn title(live: &LiveView, index: usize, expr: &str) -> String {
+    let Some((id, field)) = field_of(expr) else {
+        return format!("watch #{}", index + 1);
+    };
+    let name = live
+        .world
+        .objects
+        .iter()
+        .find(|o| o.id == id)
+        .map_or_else(|| id.to_string(), |o| format!("{} {}", o.name, o.id));
+    let mut title = format!("{name} · {field}");
+    let unit = live
+        .plot_units
+        .get(expr)
+        .map(String::as_str)
+        .or_else(|| stepframe_plugins::watch::known_unit(expr).flatten());
+    if let Some(unit) = unit {
+        title.push_str(&format!(" ({unit})"));
+    }
+    title
+}
+
 impl WatchLanes {
-    /// Takes the Watches tab's plotted list; values of expressions no longer
-    /// plotted go.
-    pub fn set_plotted(&mut self, plotted: Vec<(usize, String)>) {
-        let first = !std::mem::replace(&mut self.synced, true);
-        if plotted == self.plotted {
-            return;
+    /// The lanes as the host's list has them now (`plotted`, see
+    /// [`plotted`]), at a draw: values of expressions no longer plotted go,
+    /// and a lane that was not shown at the last draw is revealed.
+    pub(super) fn follow(&mut self, plotted: &[(usize, &str)]) {
+        let now: BTreeSet<String> = plotted.iter().map(|p| p.1.to_string()).collect();
+        if let Some(shown) = &self.shown
+            && let Some((_, added)) = plotted.iter().rfind(|p| !shown.contains(p.1))
+        {
+            self.reveal = Some(added.to_string());
         }
-        if !first {
-            let added = plotted
-                .iter()
-                .rfind(|p| !self.plotted.iter().any(|o| o.1 == p.1));
-            if let Some((_, expr)) = added {
-                self.reveal = Some(expr.clone());
-            }
-        }
-        let kept = |e: &String| plotted.iter().any(|p| &p.1 == e);
-        self.values.retain(|e, _| kept(e));
-        self.fills.retain(|e, _| kept(e));
-        self.titles.retain(|e, _| kept(e));
-        self.plotted = plotted;
+        self.values.retain(|e, _| now.contains(e));
+        self.fills.retain(|e, _| now.contains(e));
+        self.shown = Some(now);
     }
 
-    /// Names the lanes that read one object's field after that object
-    /// (`name` gives its display name, `None` if it is gone) and the
-    /// field's unit (`units`: the host's, by expression).
-    pub fn name_lanes(
-        &mut self,
-        name: impl Fn(ObjectId) -> Option<String>,
-        units: &BTreeMap<String, String>,
-    ) {
-        for (_, expr) in &self.plotted {
-            let Some((id, field)) = field_of(expr) else {
-                continue;
-            };
-            let mut title = format!("{} · {field}", name(id).unwrap_or_else(|| id.to_string()));
-            let unit = units
-                .get(expr)
-                .map(String::as_str)
-                .or_else(|| stepframe_plugins::watch::known_unit(expr).flatten());
-            if let Some(unit) = unit {
-                title.push_str(&format!(" ({unit})"));
-            }
-            if self.titles.get(expr) != Some(&title) {
-                self.titles.insert(expr.clone(), title);
-            }
-        }
-    }
-
-    /// The title of watch `index`'s lane: its field's, else `watch #n`.
-    pub fn title(&self, index: usize, expr: &str) -> String {
-        self.titles
-            .get(expr)
-            .cloned()
-            .unwrap_or_else(|| format!("watch #{}", index + 1))
-    }
-
-    /// The value of watch `watch` (its index in the plotted list's
-    /// numbering) after tick `tick`.
-    pub fn push(&mut self, watch: usize, tick: u64, value: f64) {
-        let Some((_, expr)) = self.plotted.iter().find(|p| p.0 == watch) else {
-            return;
+    /// The value of the plotted expression `expr` after tick `tick`.
+    pub(super) fn push(&mut self, expr: &str, tick: u64, value: f64) {
+        let v = match self.values.get_mut(expr) {
+            Some(v) => v,
+            None => self.values.entry(expr.to_string()).or_default(),
         };
-        let v = self.values.entry(expr.clone()).or_default();
         match v.back_mut() {
             Some(last) if last.0 == tick => last.1 = value,
             Some(last) if last.0 > tick => merge(v, &[(tick, value)], self.max_values),
@@ -171,12 +208,10 @@ impl WatchLanes {
         }
     }
 
-    /// Merges one span of a history fill. A tick that already has a value
-    /// keeps it: it came live, so after the history was taken.
-    pub fn fill(&mut self, fill: &WatchFill) {
-        if !self.plotted.iter().any(|p| p.1 == fill.expr) {
-            return;
-        }
+    /// Merges one span of a history fill of a plotted expression. A tick
+    /// that already has a value keeps it: it came live, so after the
+    /// history was taken.
+    pub(super) fn fill(&mut self, fill: &WatchFill) {
         let by_tick: Vec<(u64, f64)> = fill.values.iter().map(|&(t, _, v)| (t, v)).collect();
         let v = self.values.entry(fill.expr.clone()).or_default();
         merge(v, &by_tick, self.max_values);
@@ -190,10 +225,40 @@ impl WatchLanes {
         );
     }
 
+    /// A new physics world: no value, and no history fill's caption, of
+    /// the old one (the lanes stay, and are not new).
+    pub(super) fn restart(&mut self) {
+        self.values.clear();
+        self.fills.clear();
+    }
+
+    /// Drops values after `tick`, which belong to an abandoned branch.
+    pub(super) fn drop_after(&mut self, tick: u64) {
+        for v in self.values.values_mut() {
+            let keep = v.partition_point(|(t, _)| *t <= tick);
+            v.truncate(keep);
+        }
+    }
+
+    /// The lane to reveal was scrolled to.
+    pub(super) fn revealed(&mut self) {
+        self.reveal = None;
+    }
+
+    /// Keeps `values` ticks per lane at least (the recorded frames grew).
+    pub(super) fn hold(&mut self, values: usize) {
+        self.max_values = self.max_values.max(values);
+    }
+
     /// The values of the plotted expression `expr`, `(tick, value)`, oldest
     /// first.
     pub fn values_of(&self, expr: &str) -> Option<&VecDeque<(u64, f64)>> {
         self.values.get(expr)
+    }
+
+    /// How far the history fill of `expr`'s lane has got, if one ran.
+    pub fn fill_of(&self, expr: &str) -> Option<FillProgress> {
+        self.fills.get(expr).copied()
     }
 }
 
@@ -246,21 +311,23 @@ pub struct LaneInput {
     pub remove: Option<String>,
 }
 
-/// Draws every plotted watch's lane; `label_width` and `height` as the clock
-/// lanes, `range` the shared x range, `x_of_tick` where a tick is on it.
-pub fn watch_lanes_ui(
+/// Draws a lane for every plotted watch of the host's list (`data.live`);
+/// `label_width` and `height` as the clock lanes, `range` the shared x
+/// range, `x_of_tick` where a tick is on it.
+pub(super) fn watch_lanes_ui(
     ui: &mut egui::Ui,
     state: &TimelineState,
-    frames: &Frames,
+    data: &LaneData<'_>,
     range: (f64, f64),
     dims: (f32, f32),
     xs: (Option<f64>, Option<f64>),
     x_of_tick: &dyn Fn(u64) -> Option<f64>,
 ) -> LaneInput {
     let mut input = LaneInput::default();
+    let (frames, live) = (data.frames, data.live);
     let lanes = &state.watch_lanes;
-    for (watch, expr) in &lanes.plotted {
-        let mut detail = expr.clone();
+    for (watch, expr) in plotted(live) {
+        let mut detail = expr.to_string();
         if let Some(f) = lanes.fills.get(expr) {
             if !f.done {
                 detail.push_str(&format!(
@@ -274,17 +341,17 @@ pub fn watch_lanes_ui(
         }
         let lane = ValueLane {
             id: ("timeline_watch", stable_id(expr)),
-            title: lanes.title(*watch, expr),
+            title: live.map_or_else(String::new, |live| title(live, watch, expr)),
             detail,
             points: visible_points(state, frames, expr, range, x_of_tick),
             colour: None,
             goto: None,
             y_floor: 0.0,
-            remove: Some(expr.clone()),
+            remove: Some(expr.to_string()),
         };
         let top = ui.cursor().min.y;
         input.merge(value_lane_ui(ui, &lane, range, dims, xs));
-        if lanes.reveal.as_ref() == Some(expr) {
+        if lanes.reveal.as_deref() == Some(expr) {
             let x = ui.max_rect().x_range();
             ui.scroll_to_rect(
                 egui::Rect::from_x_y_ranges(x, top..=ui.cursor().min.y),
@@ -601,10 +668,8 @@ mod tests {
         ] {
             frames.push(r);
         }
-        s.watch_lanes
-            .set_plotted(vec![(0, "obj(20).y".to_string())]);
         for tick in 1..=5 {
-            s.watch_lanes.push(0, tick, tick as f64 * 10.0);
+            s.watch_lanes.push("obj(20).y", tick, tick as f64 * 10.0);
         }
         (s, frames)
     }
@@ -656,15 +721,41 @@ mod tests {
         for r in [rec(1, 1, 1), rec(2, 2, 1), rec(3, 5, 1)] {
             frames.push(r);
         }
-        s.watch_lanes
-            .set_plotted(vec![(0, "obj(20).y".to_string())]);
         for tick in [1, 2, 5] {
-            s.watch_lanes.push(0, tick, tick as f64);
+            s.watch_lanes.push("obj(20).y", tick, tick as f64);
         }
         s.axis = XAxis::Tick;
         let x_of_tick = |t| s.x_of_tick(&frames, t);
         let runs = visible_points(&s, &frames, "obj(20).y", (0.0, 10.0), &x_of_tick);
         assert_eq!(runs, vec![vec![[1.0, 1.0], [2.0, 2.0]], vec![[5.0, 5.0]]]);
+    }
+
+    #[test]
+    fn a_lane_added_to_the_list_is_revealed_and_one_removed_loses_its_values() {
+        let mut lanes = WatchLanes::default();
+        // The first list the lanes see came with the stored layout: no
+        // lane is "just added".
+        lanes.follow(&[(0, "obj(20).y")]);
+        assert_eq!(lanes.reveal, None);
+        lanes.push("obj(20).y", 1, 1.0);
+        lanes.follow(&[(0, "obj(20).y"), (1, "obj(20).x")]);
+        assert_eq!(lanes.reveal.as_deref(), Some("obj(20).x"));
+        lanes.revealed();
+        lanes.push("obj(20).x", 1, 2.0);
+        // y goes: its values with it; x keeps its own under its new index.
+        lanes.follow(&[(0, "obj(20).x")]);
+        assert_eq!(lanes.reveal, None, "nothing new");
+        assert!(lanes.values_of("obj(20).y").is_none());
+        assert_eq!(
+            lanes
+                .values_of("obj(20).x")
+                .map(|v| v.iter().copied().collect()),
+            Some(vec![(1, 2.0)])
+        );
+        // Plotted again, y is a new lane with no old value.
+        lanes.follow(&[(0, "obj(20).x"), (1, "obj(20).y")]);
+        assert_eq!(lanes.reveal.as_deref(), Some("obj(20).y"));
+        assert!(lanes.values_of("obj(20).y").is_none());
     }
 
     #[test]
