@@ -234,7 +234,7 @@ pub(super) fn lanes_ui(
         ))
     });
     let divergence_lanes =
-        compare.map(|c| super::watch_lanes::divergence_lanes(&c, state, frames, range, &x_of_tick));
+        compare.map(|c| super::value_lane::divergence_lanes(&c, state, frames, range, &x_of_tick));
     let markers: Vec<(MarkerKind, f64, &str)> = state
         .markers
         .iter()
@@ -316,7 +316,7 @@ pub(super) fn lanes_ui(
         ui.spacing_mut().item_spacing.y = ROW_GAP;
         // A comparison the user asked for comes first, in view.
         for lane in divergence_lanes.iter().flatten() {
-            let input = super::watch_lanes::value_lane_ui(
+            let input = super::value_lane::value_lane_ui(
                 ui,
                 lane,
                 bounds_x,

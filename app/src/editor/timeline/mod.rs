@@ -11,7 +11,8 @@
 //! | `summary` | reducing the ring to one min/max pair per pixel column, through block summaries |
 //! | `lanes` | [`timeline_ui`]: the label column and the egui_plot lanes, hover, click, pan, zoom, select |
 //! | `draw` | inside one lane: its series and colours, the markers lane, a collapsed header |
-//! | `watch_lanes` | value lanes under the clock lanes: plotted watches and a comparison's divergence lanes |
+//! | `watch_lanes` | the plotted watches' lanes: the values each recorded, by tick; which are plotted is the host's list |
+//! | `value_lane` | one lane of values on the shared x axis (a watch's, or a comparison's divergence lanes) |
 //! | `controls` | [`timeline_controls_ui`], in the tab bar: axis, fit, follow live, budget, selection, export |
 //! | `axes` | y marks with units, x labels, the tooltip's rows ([`hover_rows`]) |
 //! | `export` | a range of records as a Chrome trace or CSV file |
@@ -42,6 +43,7 @@ mod export;
 mod lanes;
 mod series;
 mod summary;
+mod value_lane;
 mod watch_lanes;
 
 use crate::editor::shared::Panel;
@@ -64,7 +66,7 @@ pub use export::{ExportFormat, ExportState};
 pub use lanes::timeline_ui;
 pub use summary::{decimate, decimate_many, decimate_with};
 #[cfg(test)]
-pub(crate) use watch_lanes::REMOVE_ICON;
+pub(crate) use value_lane::REMOVE_ICON;
 pub use watch_lanes::{FillProgress, WatchLanes, field_of, plotted};
 
 use blocks::Blocks;
