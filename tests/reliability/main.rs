@@ -1,5 +1,6 @@
 //! Reliability through the public API (docs/reliability.md): panics in every
-//! hook kind, non-finite writes, stalls, and saves that a crash cannot tear.
+//! hook kind, non-finite writes, stalls, and saves that a crash cannot tear
+//! (and the hook beacon, which names the hook a crash happened in).
 //!
 //! Faults come from scenes, through the `Faulty` behaviour of `stepframe-plugins`
 //! (the same RON a user would write), except where a test needs a write that
@@ -9,6 +10,7 @@
 //! random draw is the same), compared tick by tick on the bits of every other
 //! object's committed pose and velocity.
 
+mod hook_beacon;
 mod non_finite_results;
 mod non_finite_writes;
 mod panics;

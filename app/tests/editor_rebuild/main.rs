@@ -1,4 +1,4 @@
-//! Fix, rebuild, replay (`app::rebuild`) through the real editor
+//! Fix, rebuild, replay (`editor::shell::rebuild`) through the real editor
 //! (egui_kittest) with a real child session host.
 //!
 //! **Two builds.** A test cannot run `cargo build` twice in CI's time, so

@@ -30,7 +30,7 @@
 //!
 //! The timeline is a panel too, but big enough for its own folder
 //! ([`crate::editor::timeline`]). The menu bar is the app's layout
-//! (`app/menu_bar`): each menu's items come from the module that owns them.
+//! (`shell/menu_bar`): each menu's items come from the module that owns them.
 //!
 //! [`Reading`]: crate::editor::Reading
 //! [`Commands`]: crate::editor::Commands

@@ -5,6 +5,11 @@
 //! one 1/60 s tick gives F / m / 60 m/s; under gravity g, a body released at
 //! rest falls g·h²·m(m+1)/2 after m of rapier's internal steps of length h
 //! (4 per tick, see the spawner test).
+//!
+//! The mid-step behaviours (`OneWayPlatform`, `Conveyor`) in scenes of
+//! their own: [`mid_step`].
+
+mod mid_step;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};
