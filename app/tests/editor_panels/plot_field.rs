@@ -348,3 +348,40 @@ fn a_lane_keeps_its_values_and_takes_every_new_one_when_the_watch_above_it_goes(
     assert!(first <= 2, "from the session's start: {first}");
     assert_lane(&lane, now, &want, "Player x");
 }
+
+#[test]
+fn a_lane_of_an_object_the_session_does_not_hold_says_so() {
+    // A plotted field of another scene's object (watches outlive a scene)
+    // draws an empty lane: its label column says why.
+    let scene = crate::support::scratch("plot-no-object").join("ball.ron");
+    std::fs::write(
+        &scene,
+        "(\n    objects: [\n        (id: 2, name: \"Ball\", transform: (x: 0.0, y: 4.0), body: (shapes: [Circle(radius: 0.5)])),\n    ],\n)\n",
+    )
+    .expect("write the scene");
+    let mut h = editor_sized(scene, DEFAULT_SIZE);
+    for expr in ["obj(20).y", "obj(2).y"] {
+        h.state_mut().send(stepframe_app::editor::Command::Watches(
+            stepframe_app::editor::protocol::WatchCommand::Plot(expr.to_string()),
+        ));
+    }
+    h.run_steps(20);
+    let said = |h: &Harness<'_, Editor>, what: &str| {
+        h.query_all_by(|n| {
+            n.value()
+                .or_else(|| n.label())
+                .is_some_and(|t| t.contains(what))
+        })
+        .count()
+    };
+    assert!(said(&h, "no object #20 in the session now") > 0, "the lane says why");
+    assert_eq!(said(&h, "no object #2 in"), 0, "the ball is there");
+    assert!(
+        h.state()
+            .timeline()
+            .watch_lanes()
+            .values_of("obj(20).y")
+            .is_none_or(|v| v.is_empty()),
+        "no value for a missing object"
+    );
+}

@@ -16,7 +16,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use egui_kittest::Harness;
-use egui_kittest::kittest::Queryable;
+use egui_kittest::kittest::{NodeT, Queryable};
 use stepframe_app::editor::protocol::{
     Command, DisplayRate, EditCommand, Event, JournalEntry, Run, Target,
 };
@@ -235,6 +235,19 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
         vec![format!("The session host stopped: {CRASH}")]
     );
     assert_eq!(labels_starting(&h, "host stopped").len(), 1, "status");
+    // A dead host runs nothing: the play controls wait for Restart, and
+    // the viewport's readout says so over the last view it left.
+    for control in ["⏸ Pause", "Step tick", "Step frame"] {
+        assert!(
+            h.get_by_label(control).accesskit_node().is_disabled(),
+            "{control} while the host is dead"
+        );
+    }
+    assert_eq!(
+        labels_starting(&h, "Host stopped · tick ").len(),
+        1,
+        "readout"
+    );
     assert!(log_has(&h, &format!("the session host stopped: {CRASH}")));
     // Nothing runs: the view stays where the dead host left it.
     let last = latest_live(&h).expect("a view").clock.simulation_tick;
@@ -263,6 +276,8 @@ fn a_dead_host_thread_shows_a_banner_and_restart_does_the_session_again_up_to_wh
         })
     });
     assert!(labels_starting(&h, "The session host stopped").is_empty());
+    assert!(!h.get_by_label("▶ Play").accesskit_node().is_disabled());
+    assert!(labels_starting(&h, "Host stopped").is_empty());
     assert_eq!(
         labels_starting(&h, "suspended at tick "),
         vec![format!("suspended at tick {died_at}: paused")]

@@ -115,10 +115,17 @@ pub fn toolbar_ui(
     workspace: &mut Workspace,
 ) {
     let settings = reading.live().map(|v| v.settings).unwrap_or_default();
+    // A dead host runs nothing: its controls wait for Restart (the banner).
+    let alive = reading.worker_stopped().is_none();
+    let dead = "The session host stopped: Restart (in the banner) first";
     ui.horizontal_wrapped(|ui| {
-        controls_ui(ui, reading, cmd);
+        ui.add_enabled_ui(alive, |ui| controls_ui(ui, reading, cmd))
+            .response
+            .on_disabled_hover_text(dead);
         ui.separator();
-        settings_ui(ui, reading, cmd, settings);
+        ui.add_enabled_ui(alive, |ui| settings_ui(ui, reading, cmd, settings))
+            .response
+            .on_disabled_hover_text(dead);
         ui.separator();
         let mut code = workspace.is_open(Pane::Code);
         if ui

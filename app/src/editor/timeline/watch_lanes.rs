@@ -307,6 +307,13 @@ pub(super) fn watch_lanes_ui(
     let lanes = &state.watch_lanes;
     for (watch, expr) in plotted(live) {
         let mut detail = expr.to_string();
+        // A field of an object the session does not hold (another scene's,
+        // or one removed): an empty lane says why it is empty.
+        if let (Some(live), Some((id, _))) = (live, field_of(expr))
+            && !live.world.objects.iter().any(|o| o.id == id)
+        {
+            detail.push_str(&format!("\nno object {id} in the session now"));
+        }
         if let Some(f) = lanes.fills.get(expr) {
             if !f.done {
                 detail.push_str(&format!(

@@ -4,8 +4,9 @@
 //! cursor is in the past: `Paused · tick 601 · frame 602 · viewing tick 218`.
 //! The status line says the same at the top of the window; the readout puts
 //! it where the eyes are while watching the game. Its state is capitalised
-//! (`Running`, `Paused`, `Suspended at breakpoint`): a plate of its own, not
-//! a line to be read as the status line's `running`.
+//! (`Running`, `Paused`, `Suspended at breakpoint`, `Host stopped` with the
+//! last tick the dead host reached): a plate of its own, not a line to be
+//! read as the status line's `running`.
 //!
 //! It sits inside the scene's canvas, under the viewport's own controls row
 //! (so it covers none of them), on a small dark, semi-transparent plate that
@@ -27,11 +28,14 @@ const INSET: f32 = 6.0;
 /// The readout's text (module docs); `None` before the first view.
 pub(super) fn readout_text(reading: &Reading<'_>) -> Option<String> {
     let live = reading.live()?;
+    // A dead host's last view is where it stood, not a session that runs.
+    let state = match reading.worker_stopped() {
+        Some(_) => "Host stopped",
+        None => play_state(live.world.suspension.as_ref()),
+    };
     let mut text = format!(
         "{} · tick {} · frame {}",
-        play_state(live.world.suspension.as_ref()),
-        live.world.clock.simulation_tick,
-        live.world.clock.frame_index
+        state, live.world.clock.simulation_tick, live.world.clock.frame_index
     );
     if let Some(tick) = reading.cursor() {
         text.push_str(&format!(" · viewing tick {tick}"));
