@@ -374,7 +374,10 @@ fn a_lane_of_an_object_the_session_does_not_hold_says_so() {
         })
         .count()
     };
-    assert!(said(&h, "no object #20 in the session now") > 0, "the lane says why");
+    assert!(
+        said(&h, "no object #20 in the session now") > 0,
+        "the lane says why"
+    );
     assert_eq!(said(&h, "no object #2 in"), 0, "the ball is there");
     assert!(
         h.state()

@@ -190,9 +190,6 @@ pub struct LiveView {
     pub undo: UndoView,
     /// Branch B, while there is one.
     pub branch_b: Option<RunB>,
-    /// An edited input tape is in force (its later edges still replay;
-    /// the tape itself comes as [`Event::TapeInForce`](super::Event::TapeInForce)).
-    pub tape_in_force: bool,
 }
 
 /// A hook breakpoint as the Breakpoints tab lists it: its object named by

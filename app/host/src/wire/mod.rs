@@ -58,7 +58,7 @@ pub use transport::{Connection, Stream, in_process};
 /// The protocol's version: both sides must speak the same. Raise it when
 /// a message changes shape, so an old peer is told "version 1 against 2"
 /// rather than decoding a message into something else.
-pub const PROTOCOL_VERSION: u32 = 1;
+pub const PROTOCOL_VERSION: u32 = 2;
 
 /// The largest frame payload, bytes (see "Frames" above).
 pub const MAX_FRAME_BYTES: u32 = 64 << 20;

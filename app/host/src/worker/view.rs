@@ -216,7 +216,6 @@ impl Worker {
             rewind: self.run.session.reach(),
             undo: self.undo_view(),
             branch_b: self.branch.about(),
-            tape_in_force: self.run.session.history().tape().is_some(),
         }
     }
 
