@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use stepframe_app::tools::check::{CheckTarget, pair_inputs};
+use stepframe_app::tools::cases::{CheckTarget, pair_inputs};
 use stepframe_app::tools::matrix::{MatrixRun, Shard, check_matrix};
 
 mod support;

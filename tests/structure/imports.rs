@@ -102,11 +102,75 @@ fn paths_in(line: &str, module: &[String]) -> Vec<Vec<String>> {
             base.pop();
         }
         base.extend(segments.iter().map(|s| s.to_string()));
+        // A group (`use super::{isolated, verdict::print};`, over lines
+        // too): each item is a path of its own, a module as much as an item.
+        let trimmed = tail.trim_start();
+        if rest[..rest.len() - tail.len()].ends_with("::") && trimmed.starts_with('{') {
+            let used = group(trimmed, &base, &mut out);
+            tail = &trimmed[used..];
+        }
         out.push(base);
         // Past the whole path: `super::super::x` is one path, not two.
         i += rest.len() - tail.len();
     }
     out
+}
+
+/// The paths of a `{...}` group of a use (`text` starts at its `{`), each
+/// item after `base` (`self` and `*` are `base` itself, `X as Y` is `X`),
+/// nested groups too. Returns the bytes the group takes.
+fn group(text: &str, base: &[String], out: &mut Vec<Vec<String>>) -> usize {
+    let is_ident = |c: char| c.is_ascii_alphanumeric() || c == '_';
+    let mut at = 1; // past the `{`
+    loop {
+        let rest = &text[at..];
+        let skipped = rest.len()
+            - rest
+                .trim_start_matches(|c: char| c.is_whitespace() || c == ',')
+                .len();
+        at += skipped;
+        let rest = &text[at..];
+        if rest.is_empty() || rest.starts_with('}') {
+            return (at + 1).min(text.len());
+        }
+        // One item: segments, then a nested group, `as` and its name, or
+        // the item's end.
+        let mut path = base.to_vec();
+        let mut item = rest;
+        let mut grouped = false;
+        loop {
+            let len = item.find(|c: char| !is_ident(c)).unwrap_or(item.len());
+            let word = &item[..len];
+            if !word.is_empty() && word != "self" {
+                path.push(word.to_string());
+            }
+            item = &item[len..];
+            if let Some(after) = item.strip_prefix("::") {
+                item = after;
+                if item.starts_with('{') {
+                    let used = group(item, &path, out);
+                    item = &item[used..];
+                    grouped = true;
+                    break;
+                }
+                continue;
+            }
+            break;
+        }
+        if !grouped
+            && (path.len() > base.len() || rest.starts_with("self") || rest.starts_with('*'))
+        {
+            out.push(path);
+        }
+        // Past `as Name`, `*`, or anything else up to the item's end.
+        let end = item.find([',', '}']).unwrap_or(item.len());
+        item = &item[end..];
+        let consumed = rest.len() - item.len();
+        at += consumed.max(1);
+        if at >= text.len() {
+            return text.len();
+        }
+    }
 }
 
 /// File -> the files it imports and the child module files it declares
@@ -129,16 +193,16 @@ fn import_graph(src: &Path) -> BTreeMap<PathBuf, BTreeSet<PathBuf>> {
             path.push(child);
             imports.extend(file_of(&files, &path));
         }
-        for line in code_lines(&text) {
-            for path in paths_in(line, module) {
-                let target = (0..=path.len())
-                    .rev()
-                    .find_map(|n| file_of(&files, &path[..n]).map(|f| (n, f)));
-                let Some((n, target)) = target else { continue };
-                let ancestor = module.starts_with(&path[..n]);
-                if target != *file && !ancestor {
-                    imports.insert(target);
-                }
+        // One text of the code lines: a use group may span several.
+        let code = code_lines(&text).collect::<Vec<_>>().join("\n");
+        for path in paths_in(&code, module) {
+            let target = (0..=path.len())
+                .rev()
+                .find_map(|n| file_of(&files, &path[..n]).map(|f| (n, f)));
+            let Some((n, target)) = target else { continue };
+            let ancestor = module.starts_with(&path[..n]);
+            if target != *file && !ancestor {
+                imports.insert(target);
             }
         }
     }
@@ -293,5 +357,55 @@ fn a_circle_through_a_parent_and_its_child_module_is_found() {
         Some(
             "editor/files.rs -> editor/worker/mod.rs -> editor/worker/scene_watch.rs -> editor/files.rs"
         )
+    );
+}
+
+#[test]
+fn the_reader_resolves_each_item_of_a_use_group_over_lines_too() {
+    let module: Vec<String> = ["tools", "check"].map(String::from).to_vec();
+    let got = paths_in(
+        "use super::{isolated, junit as j, verdict::{print, self}};\nuse crate::editor::{\n    panels,\n    shared::Reading,\n};",
+        &module,
+    );
+    let want: Vec<Vec<String>> = vec![
+        vec!["tools", "isolated"],
+        vec!["tools", "junit"],
+        vec!["tools", "verdict", "print"],
+        vec!["tools", "verdict"],
+        vec!["tools"],
+        vec!["editor", "panels"],
+        vec!["editor", "shared", "Reading"],
+        vec!["editor"],
+    ]
+    .into_iter()
+    .map(|p| p.into_iter().map(String::from).collect())
+    .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn a_circle_through_a_use_group_of_modules_is_found() {
+    // The circle `check` once had: it took its siblings as modules in one
+    // group (`use super::{isolated, verdict};`) while they took its types.
+    let src = scratch(
+        "use-group",
+        &[
+            ("lib.rs", "pub mod tools;\n"),
+            ("tools/mod.rs", "pub mod check;\npub mod isolated;\n"),
+            (
+                "tools/check.rs",
+                "use super::{\n    isolated,\n};\n\npub struct CheckArgs;\n\npub fn run() {\n    isolated::run_one()\n}\n",
+            ),
+            (
+                "tools/isolated.rs",
+                "use super::check::CheckArgs;\n\npub fn run_one() {\n    let _ = CheckArgs;\n}\n",
+            ),
+        ],
+    );
+    let found = circle_in(&src);
+    let _ = std::fs::remove_dir_all(src.parent().expect("the scratch folder"));
+    assert_eq!(
+        found.as_deref(),
+        Some("tools/check.rs -> tools/isolated.rs -> tools/check.rs")
     );
 }

@@ -26,7 +26,7 @@ use indicatif::ProgressBar;
 use stepframe_core::{HookBeacon, Pipeline, WallClock};
 use stepframe_host::supervise::{Ended, FaultMarker, Limits, SceneNames, configure, supervise};
 
-use super::check::{CheckArgs, SceneCheck, load_scenes};
+use super::cases::{CheckArgs, SceneCheck, load_scenes};
 use super::matrix::{CaseRun, MatrixRun, check_matrix, run_case};
 use crate::Behaviours;
 use crate::player::Isolation;

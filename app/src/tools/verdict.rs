@@ -15,7 +15,7 @@
 
 use std::process::ExitCode;
 
-use super::check::{CaseOutcome, SceneCheck};
+use super::cases::{CaseOutcome, SceneCheck};
 use super::junit;
 use super::matrix::Shard;
 use super::report::Sides;
