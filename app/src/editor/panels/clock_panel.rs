@@ -161,6 +161,10 @@ fn clock_rows_ui(ui: &mut egui::Ui, shown: &Reading<'_>) {
             egui::RichText::new(format!("at the end of tick {t} (viewing the past)"))
                 .color(egui::Color32::from_rgb(120, 180, 255)),
         ),
+        // A dead host's last view stands still: not a live clock.
+        None if shown.worker_stopped().is_some() => {
+            ui.weak("the stopped host's last view (Restart to go on)")
+        }
         None if view.suspension.is_some() => {
             ui.weak("suspended: the committed clock of the completed tick")
         }
