@@ -96,6 +96,19 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
         banner[0]
     );
     assert!(banner[0].ends_with("% of a core busy"), "{}", banner[0]);
+    // The status line and the viewport's readout say so too: the last view
+    // is from before the call that has not returned, not a running session.
+    assert_eq!(
+        labels_starting(&h, "host stuck in a hook").len(),
+        1,
+        "status"
+    );
+    assert_eq!(
+        labels_starting(&h, "Stuck in a hook · tick ").len(),
+        1,
+        "readout"
+    );
+    assert!(labels_starting(&h, "Running · tick").is_empty());
     // The thread really burns its core: its CPU time grows with real time.
     step_until(&mut h, "the stuck thread's CPU share", |h| {
         h.state()
@@ -122,6 +135,7 @@ fn a_hook_stuck_in_an_endless_loop_is_named_and_abandoned_for_a_fresh_worker() {
     });
     assert!(h.state().published().worker_stuck.is_none());
     assert!(labels_starting(&h, "Session host stuck").is_empty());
+    assert!(labels_starting(&h, "Stuck in a hook").is_empty());
     let log = &h.state().feedback().log;
     assert!(log.contains(
         "session host stuck: FixedUpdate of #3 `Endless Loop` (Spinner) at tick 120 has not returned \

@@ -145,6 +145,12 @@ fn status(reading: &Reading<'_>, ui: &egui::Ui) -> (String, Color32) {
     if reading.worker_stopped().is_some() {
         return ("host stopped".to_string(), ui.visuals().error_fg_color);
     }
+    if reading.worker_stuck().is_some() {
+        return (
+            "host stuck in a hook".to_string(),
+            Color32::from_rgb(235, 150, 40),
+        );
+    }
     let Some(live) = reading.live() else {
         return ("starting".to_string(), ui.visuals().weak_text_color());
     };

@@ -4,8 +4,8 @@
 //! cursor is in the past: `Paused · tick 601 · frame 602 · viewing tick 218`.
 //! The status line says the same at the top of the window; the readout puts
 //! it where the eyes are while watching the game. Its state is capitalised
-//! (`Running`, `Paused`, `Suspended at breakpoint`, `Host stopped` with the
-//! last tick the dead host reached): a plate of its own, not a line to be
+//! (`Running`, `Paused`, `Suspended at breakpoint`, `Host stopped` or
+//! `Stuck in a hook` with the last tick the host showed): a plate of its own, not a line to be
 //! read as the status line's `running`.
 //!
 //! It sits inside the scene's canvas, under the viewport's own controls row
@@ -29,9 +29,13 @@ const INSET: f32 = 6.0;
 pub(super) fn readout_text(reading: &Reading<'_>) -> Option<String> {
     let live = reading.live()?;
     // A dead host's last view is where it stood, not a session that runs.
-    let state = match reading.worker_stopped() {
-        Some(_) => "Host stopped",
-        None => play_state(live.world.suspension.as_ref()),
+    let state = if reading.worker_stopped().is_some() {
+        "Host stopped"
+    } else if reading.worker_stuck().is_some() {
+        // Its last view is from before the call that has not returned.
+        "Stuck in a hook"
+    } else {
+        play_state(live.world.suspension.as_ref())
     };
     let mut text = format!(
         "{} · tick {} · frame {}",
