@@ -15,7 +15,7 @@
 //!   [`Feedback`] (the error line, notices, the log book) and each panel's own
 //!   fields (folds, text being typed, the camera);
 //! - nothing that mirrors the worker: the selection, the fork, the
-//!   comparison, the draft tape and the resume tick all come from the view.
+//!   comparison, the draft tape and the resume tick all come from the live view ([`Reading::live`]).
 //!
 //! A panel is a struct with its own state implementing [`Panel`]: its `ui`
 //! reads a [`Reading`] and asks through [`Commands`]: a worker [`Command`] goes out at
@@ -451,7 +451,7 @@ impl<'a> Reading<'a> {
 /// cursor and the log book. `cmd` is the only way it changes anything
 /// beyond itself: host commands at once, UI actions after the frame. A
 /// panel never takes or draws another panel: what two panels both read
-/// lives in the view, once.
+/// lives in the [`Reading`], once.
 pub trait Panel {
     /// Draws the panel into its tile.
     fn ui(&mut self, ui: &mut egui::Ui, view: &Reading<'_>, cmd: &mut Commands);

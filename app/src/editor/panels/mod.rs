@@ -7,7 +7,7 @@
 //! Why one shape: when the Clock and Flame tabs were handed the timeline
 //! panel to read its frames, and the inspector drew the comparison's
 //! section, a change to one panel's state reached into others; now what
-//! two panels read is in the view, once, and each section is drawn by the
+//! two panels read is in the [`Reading`], once, and each section is drawn by the
 //! one panel that owns it.
 //!
 //! | panel | what |
@@ -85,7 +85,7 @@ pub(crate) struct Panels {
     pub(crate) breakpoint_form: BreakpointForm,
     /// The Clock tab (nothing of its own).
     pub(crate) clock: ClockPanel,
-    /// The Bookmarks tab's note field (the list is the app's, in the view).
+    /// The Bookmarks tab's note field (the list is the editor's, in the [`Reading`]).
     pub(crate) bookmarks: BookmarksPanel,
     /// The Watches tab: the fields being typed, what each watch reported.
     pub(crate) watches: WatchesState,
