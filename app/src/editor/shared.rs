@@ -446,7 +446,7 @@ impl<'a> Reading<'a> {
 /// What every tab of the workspace is: a struct owning its UI state, drawn
 /// the same way as every other (egui demo's `View::ui`).
 ///
-/// `view` is everything a panel may read that is not its own: what the host
+/// `reading` is everything a panel may read that is not its own: what the host
 /// published (the live and past views, the recorded frames, run B), the time
 /// cursor and the log book. `cmd` is the only way it changes anything
 /// beyond itself: host commands at once, UI actions after the frame. A
@@ -454,11 +454,11 @@ impl<'a> Reading<'a> {
 /// lives in the [`Reading`], once.
 pub trait Panel {
     /// Draws the panel into its tile.
-    fn ui(&mut self, ui: &mut egui::Ui, view: &Reading<'_>, cmd: &mut Commands);
+    fn ui(&mut self, ui: &mut egui::Ui, reading: &Reading<'_>, cmd: &mut Commands);
 
     /// Takes one host event, in stream order, whether the panel is shown or
     /// not: what it keeps of its own from the event (markers, a replayed
-    /// flame, folds of a newly loaded scene). `view` is what the host
+    /// flame, folds of a newly loaded scene). `reading` is what the host
     /// published before the event, but for the recorded frames, which took
     /// it first; the app's own part (the published data, the feedback, the
     /// time cursor) comes after every panel's. Most panels take none.
