@@ -43,7 +43,7 @@ impl History {
                 // moved to its own thread.
                 for k in &self.keyframes {
                     if let Some(packed) = &k.engine {
-                        packed.settle();
+                        packed.settle(|| self.packer.packing());
                     }
                 }
             }

@@ -105,9 +105,19 @@ impl Packed {
         std::mem::size_of::<Packed>() + self.compressed.get().map_or(self.raw_len, |c| c.capacity())
     }
 
-    /// Waits until the packer's thread has compressed the bytes.
-    pub(super) fn settle(&self) {
-        self.compressed.wait();
+    /// Waits until the packer's thread has compressed the bytes, or packs
+    /// them here once `packing` says that thread is gone: a thread that
+    /// died with this job queued (a panic inside zstd) would otherwise
+    /// leave a history over budget waiting for ever.
+    pub(super) fn settle(&self, packing: impl Fn() -> bool) {
+        while self.compressed.get().is_none() {
+            if !packing() {
+                self.pack(&mut Zstd::default());
+                return;
+            }
+            // The packer takes a few milliseconds a keyframe.
+            std::thread::sleep(std::time::Duration::from_micros(200));
+        }
     }
 
     /// Compresses the pending bytes (on the packer's thread) and hands
@@ -243,6 +253,8 @@ pub(super) struct Packer {
 struct PackThread {
     jobs: Sender<Arc<Packed>>,
     spare: Receiver<Vec<u8>>,
+    /// Finished only if the thread died (its jobs end with the packer).
+    handle: std::thread::JoinHandle<()>,
 }
 
 impl PackThread {
@@ -252,7 +264,7 @@ impl PackThread {
     fn start() -> Option<PackThread> {
         let (jobs, to_pack) = std::sync::mpsc::channel::<Arc<Packed>>();
         let (give_back, spare) = std::sync::mpsc::channel();
-        std::thread::Builder::new()
+        let handle = std::thread::Builder::new()
             .name("stepframe-keyframes".into())
             .spawn(move || {
                 let mut zstd = Zstd::default();
@@ -263,7 +275,11 @@ impl PackThread {
                 }
             })
             .ok()?;
-        Some(PackThread { jobs, spare })
+        Some(PackThread {
+            jobs,
+            spare,
+            handle,
+        })
     }
 }
 
@@ -298,6 +314,13 @@ impl Packer {
         if !sent && let Some(buffer) = packed.pack(&mut Zstd::default()) {
             self.scratch = buffer;
         }
+    }
+
+    /// Whether the packer's thread is there to pack what was sent to it.
+    pub(super) fn packing(&self) -> bool {
+        self.thread
+            .as_ref()
+            .is_some_and(|t| !t.handle.is_finished())
     }
 
     /// Starts again with an anchor (a branch cut the keyframes after it).
@@ -429,5 +452,45 @@ mod tests {
             "{}",
             delta.own_bytes()
         );
+    }
+
+    #[test]
+    fn a_keyframe_whose_packer_thread_died_is_packed_by_the_one_that_settles_it() {
+        // A job the packer's thread took and never packed: it died (as a
+        // panic inside zstd would end it) with the job in its queue.
+        let (jobs, to_pack) = std::sync::mpsc::channel::<Arc<Packed>>();
+        let (_give_back, spare) = std::sync::mpsc::channel();
+        let (go, wait) = std::sync::mpsc::channel::<()>();
+        let handle = std::thread::spawn(move || {
+            let _ = wait.recv();
+            drop(to_pack);
+        });
+        let bytes = engine(&[3u8; 5000], &[1, 2]);
+        let packed = Arc::new(Packed::new(Arc::new(bytes.clone()), None));
+        jobs.send(packed.clone())
+            .expect("queued while the thread lives");
+        let packer = Packer {
+            thread: Some(PackThread {
+                jobs,
+                spare,
+                handle,
+            }),
+            ..Packer::default()
+        };
+        assert!(packer.packing());
+        go.send(()).expect("the thread waits");
+        // Settling it returns (bounded here: before the fix it waited for
+        // ever), packed, with the same bytes.
+        let (done, settled) = std::sync::mpsc::channel();
+        let waiting = packed.clone();
+        std::thread::spawn(move || {
+            waiting.settle(|| packer.packing());
+            let _ = done.send(());
+        });
+        settled
+            .recv_timeout(std::time::Duration::from_secs(30))
+            .expect("settled, not waiting for a dead thread");
+        assert!(packed.compressed.get().is_some(), "packed");
+        assert_eq!(packed.unpack().expect("unpacks"), bytes);
     }
 }
