@@ -134,3 +134,28 @@ fn a_value_watch_added_while_paused_shows_its_value_at_once() {
         assert!(shown[0].ends_with(&format!(" at tick {tick}")), "{shown:?}");
     }
 }
+
+#[test]
+fn a_watched_field_shows_as_the_f32_it_is_not_its_widened_digits() {
+    // obj(1).y is the ball's committed y, an f32, which the watch carries as
+    // an f64: shown widened it was `0.9861111044883728`-like noise.
+    let (h, _dir, tick) = watched_ball("watch-digits", 5);
+    let y = h
+        .state()
+        .published()
+        .live
+        .as_ref()
+        .and_then(|l| l.world.objects.iter().find(|o| o.id.0 == 1))
+        .expect("the ball")
+        .committed
+        .y;
+    assert_ne!(
+        f64::from(y).to_string(),
+        y.to_string(),
+        "a y whose widened digits differ: {y}"
+    );
+    assert_eq!(
+        labels_starting(&h, "= "),
+        vec![format!("= {y} at tick {tick}")]
+    );
+}

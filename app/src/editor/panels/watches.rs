@@ -129,6 +129,19 @@ impl WatchesState {
     }
 }
 
+/// A watch's value as a person reads it, as the inspector writes its
+/// fields: an `obj()` field is an `f32` widened to the watch's `f64`, shown
+/// as the `f32` it is (`0.6320443`, not `0.6320443153381348`); any other
+/// number with the noise of its last digits trimmed.
+fn value_text(v: f64) -> String {
+    let narrow = v as f32;
+    if f64::from(narrow) == v {
+        stepframe_core::behaviour::readable_f32(narrow)
+    } else {
+        stepframe_core::behaviour::readable_f64(v)
+    }
+}
+
 impl Panel for WatchesState {
     fn on_event(&mut self, event: &Event, reading: &Reading<'_>, cmd: &mut Commands) {
         let specs = reading.live().map_or(&[][..], |l| &l.watches);
@@ -263,7 +276,7 @@ fn watches_ui(
                 let line = match (&status.failed, spec.action, status.value, status.held) {
                     (Some(f), ..) => Some((f.clone(), true)),
                     (None, WatchAction::Plot, Some((t, v)), _) => {
-                        Some((format!("= {v} at tick {t}"), false))
+                        Some((format!("= {} at tick {t}", value_text(v)), false))
                     }
                     (None, _, _, Some(t)) => Some((format!("last held at tick {t}"), false)),
                     _ => None,
