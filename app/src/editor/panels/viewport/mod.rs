@@ -12,7 +12,11 @@
 //! tick reconciles it, the worker publishes the queued pose
 //! ([`ObjectView::moved_to`]) and the body is drawn there. A drag on empty
 //! space, or while running, pans.
+//!
+//! A loaded scene is fitted into view once a view of it has something to
+//! show (`fit`).
 
+mod fit;
 mod keys;
 mod readout;
 mod soft;
@@ -24,6 +28,7 @@ use std::collections::BTreeSet;
 use egui::{Color32, Pos2, Sense, Stroke, StrokeKind};
 use stepframe_core::{BodyKind, InputEvent, InputSource, ObjectId, Pose, Shape, Vec2};
 
+use self::fit::fit_if_needed;
 use crate::editor::geometry::{self, Camera};
 use crate::editor::panels::viewport::soft::{draw_soft, soft_contains};
 use crate::editor::protocol::{Command, Event, ObjectView, WorldView};
@@ -38,8 +43,15 @@ const VIEWPORT_TIP: &str = "Click a body to select it; any click gives the game 
 pub struct ViewportState {
     /// World point at the centre of the viewport, metres.
     pub center: egui::Vec2,
-    /// Fit the view to the scene at the next frame (after a load).
+    /// Fit the view to the scene at the next frame it can (after a load):
+    /// a view with something in it, not [`Self::stale_view`].
     pub needs_fit: bool,
+    /// The revision of the live view current when a scene loaded: it shows
+    /// the world before the load (at start, an empty one), so the fit waits
+    /// for a later view. A fit of that one found nothing, the view stayed
+    /// at the default zoom, and whether a new user saw the level whole or
+    /// zoomed in depended on which came first.
+    pub stale_view: Option<u64>,
     /// Keys the game currently sees held (released when focus goes).
     pub held_keys: BTreeSet<String>,
     /// The viewport had keyboard focus last frame (Space goes to the game).
@@ -96,6 +108,7 @@ impl Default for ViewportState {
         ViewportState {
             center: egui::Vec2::ZERO,
             needs_fit: true,
+            stale_view: None,
             held_keys: BTreeSet::new(),
             focused: false,
             camera: None,
@@ -132,9 +145,10 @@ const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
 impl Panel for ViewportState {
     /// A loaded scene is fitted into view at the next draw.
-    fn on_event(&mut self, event: &Event, _reading: &Reading<'_>, _cmd: &mut Commands) {
+    fn on_event(&mut self, event: &Event, reading: &Reading<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { .. } = event {
             self.needs_fit = true;
+            self.stale_view = reading.live().map(|l| l.world.revision);
         }
     }
 
@@ -161,6 +175,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &Reading<'_>, cmd: &mut Commands, vp: &
             .clicked()
         {
             vp.needs_fit = true;
+            vp.stale_view = None;
             vp.follow_camera = false;
         }
     });
@@ -180,10 +195,7 @@ fn viewport_ui(ui: &mut egui::Ui, shown: &Reading<'_>, cmd: &mut Commands, vp: &
     };
 
     // Camera: follow, fit, or wherever the user left it.
-    if vp.needs_fit {
-        fit(vp, view, rect);
-        vp.needs_fit = false;
-    }
+    fit_if_needed(vp, view, rect);
     if vp.follow_camera
         && let Some(c) = view.camera
     {
@@ -483,40 +495,6 @@ fn game_keys(ui: &egui::Ui, cmd: &mut Commands, vp: &mut ViewportState, focused:
             ))));
         }
     }
-}
-
-fn fit(vp: &mut ViewportState, view: &WorldView, rect: egui::Rect) {
-    let mut lo = (f32::INFINITY, f32::INFINITY);
-    let mut hi = (f32::NEG_INFINITY, f32::NEG_INFINITY);
-    for o in &view.objects {
-        if let Some(soft) = o.body.as_ref().and_then(|b| b.soft.as_ref()) {
-            for p in &soft.particles {
-                lo = (lo.0.min(p.x - soft.radius), lo.1.min(p.y - soft.radius));
-                hi = (hi.0.max(p.x + soft.radius), hi.1.max(p.y + soft.radius));
-            }
-            continue;
-        }
-        let r = o
-            .body
-            .as_ref()
-            .map(|b| {
-                b.shapes
-                    .iter()
-                    .map(geometry::local_radius)
-                    .fold(0.2, f32::max)
-            })
-            .unwrap_or(0.2);
-        let p = o.presentation;
-        lo = (lo.0.min(p.x - r), lo.1.min(p.y - r));
-        hi = (hi.0.max(p.x + r), hi.1.max(p.y + r));
-    }
-    if !(lo.0.is_finite() && hi.0.is_finite()) {
-        return;
-    }
-    let (w, h) = ((hi.0 - lo.0).max(1.0), (hi.1 - lo.1).max(1.0));
-    let zoom = (rect.width() / w).min(rect.height() / h) * 0.9;
-    vp.zoom = zoom.clamp(ZOOM_RANGE.0, ZOOM_RANGE.1);
-    vp.center = egui::vec2((lo.0 + hi.0) / 2.0, (lo.1 + hi.1) / 2.0);
 }
 
 /// What a pointer can pick.
