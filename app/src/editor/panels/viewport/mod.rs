@@ -144,7 +144,8 @@ impl ViewportState {
 const ZOOM_RANGE: (f32, f32) = (2.0, 400.0);
 
 impl Panel for ViewportState {
-    /// A loaded scene is fitted into view at the next draw.
+    /// A loaded scene is fitted into view at the first draw of a view of
+    /// it with something to show ([`ViewportState::stale_view`]).
     fn on_event(&mut self, event: &Event, reading: &Reading<'_>, _cmd: &mut Commands) {
         if let Event::Loaded { .. } = event {
             self.needs_fit = true;
