@@ -9,10 +9,12 @@
 
 use std::path::Path;
 
-use stepframe_core::{Hooks, ObjectId, Pipeline, Scene};
+use stepframe_core::{Hooks, Pipeline, Scene};
 
-const DT: f64 = 1.0 / 60.0;
+use super::{DT, position, velocity};
 
+/// The scene in `text` with its own time settings (its substeps), unlike
+/// [`super::session`]'s defaults.
 fn session(text: &str) -> Pipeline {
     let registry = stepframe_plugins::registry();
     let scene =
@@ -21,24 +23,6 @@ fn session(text: &str) -> Pipeline {
     p.load_scene(&scene, &registry)
         .unwrap_or_else(|e| panic!("{e}"));
     p
-}
-
-fn position(p: &Pipeline, id: u64) -> (f32, f32) {
-    let pose = p
-        .world()
-        .physics_simulation_pose(ObjectId(id))
-        .expect("a live object");
-    (pose.x, pose.y)
-}
-
-fn velocity(p: &Pipeline, id: u64) -> (f32, f32) {
-    let v = p
-        .world()
-        .get(ObjectId(id))
-        .and_then(|o| o.body.as_ref())
-        .map(|b| b.velocity.linear)
-        .expect("an object with a body");
-    (v.x, v.y)
 }
 
 /// A floor, a one-way platform (no parameters) 2 m up with its top at
