@@ -239,6 +239,22 @@ fn scratch(test: &str, files: &[(&str, &str)]) -> PathBuf {
     src
 }
 
+/// The first import circle among `files` written into a scratch `src`
+/// (see [`scratch`]), the folder removed again.
+fn circle_in_scratch(test: &str, files: &[(&str, &str)]) -> Option<String> {
+    let src = scratch(test, files);
+    let found = circle_in(&src);
+    let _ = std::fs::remove_dir_all(src.parent().expect("the scratch folder"));
+    found
+}
+
+/// Module paths written as segment lists, as [`paths_in`] gives them.
+fn paths(list: &[&[&str]]) -> Vec<Vec<String>> {
+    list.iter()
+        .map(|p| p.iter().map(|s| s.to_string()).collect())
+        .collect()
+}
+
 #[test]
 fn no_file_of_the_app_imports_one_that_imports_it_back() {
     assert_eq!(first_circle("app"), None);
@@ -271,14 +287,11 @@ fn the_reader_resolves_crate_super_and_nested_super_paths() {
         "use super::Worker; use crate::editor::protocol::Event; x = super::super::shared::View;",
         &module,
     );
-    let want: Vec<Vec<String>> = vec![
-        vec!["editor", "worker", "Worker"],
-        vec!["editor", "protocol", "Event"],
-        vec!["editor", "shared", "View"],
-    ]
-    .into_iter()
-    .map(|p| p.into_iter().map(String::from).collect())
-    .collect();
+    let want = paths(&[
+        &["editor", "worker", "Worker"],
+        &["editor", "protocol", "Event"],
+        &["editor", "shared", "View"],
+    ]);
     assert_eq!(got, want);
 }
 
@@ -331,7 +344,7 @@ fn a_circle_through_a_parent_and_its_child_module_is_found() {
     // `scene_watch.rs` reached back to a file that needs `files.rs`. The
     // middle edge is a `mod` line, not a path; a check that skips it sees
     // two unrelated imports.
-    let src = scratch(
+    let found = circle_in_scratch(
         "parent-child",
         &[
             ("lib.rs", "pub mod editor;\n"),
@@ -350,8 +363,6 @@ fn a_circle_through_a_parent_and_its_child_module_is_found() {
             ),
         ],
     );
-    let found = circle_in(&src);
-    let _ = std::fs::remove_dir_all(src.parent().expect("the scratch folder"));
     assert_eq!(
         found.as_deref(),
         Some(
@@ -367,19 +378,16 @@ fn the_reader_resolves_each_item_of_a_use_group_over_lines_too() {
         "use super::{isolated, junit as j, verdict::{print, self}};\nuse crate::editor::{\n    panels,\n    shared::Reading,\n};",
         &module,
     );
-    let want: Vec<Vec<String>> = vec![
-        vec!["tools", "isolated"],
-        vec!["tools", "junit"],
-        vec!["tools", "verdict", "print"],
-        vec!["tools", "verdict"],
-        vec!["tools"],
-        vec!["editor", "panels"],
-        vec!["editor", "shared", "Reading"],
-        vec!["editor"],
-    ]
-    .into_iter()
-    .map(|p| p.into_iter().map(String::from).collect())
-    .collect();
+    let want = paths(&[
+        &["tools", "isolated"],
+        &["tools", "junit"],
+        &["tools", "verdict", "print"],
+        &["tools", "verdict"],
+        &["tools"],
+        &["editor", "panels"],
+        &["editor", "shared", "Reading"],
+        &["editor"],
+    ]);
     assert_eq!(got, want);
 }
 
@@ -387,7 +395,7 @@ fn the_reader_resolves_each_item_of_a_use_group_over_lines_too() {
 fn a_circle_through_a_use_group_of_modules_is_found() {
     // The circle `check` once had: it took its siblings as modules in one
     // group (`use super::{isolated, verdict};`) while they took its types.
-    let src = scratch(
+    let found = circle_in_scratch(
         "use-group",
         &[
             ("lib.rs", "pub mod tools;\n"),
@@ -402,8 +410,6 @@ fn a_circle_through_a_use_group_of_modules_is_found() {
             ),
         ],
     );
-    let found = circle_in(&src);
-    let _ = std::fs::remove_dir_all(src.parent().expect("the scratch folder"));
     assert_eq!(
         found.as_deref(),
         Some("tools/check.rs -> tools/isolated.rs -> tools/check.rs")
