@@ -171,6 +171,19 @@ impl WatchLanes {
     /// [`plotted`]), at a draw: values of expressions no longer plotted go,
     /// and a lane that was not shown at the last draw is revealed.
     pub(super) fn follow(&mut self, plotted: &[(usize, &str)]) {
+        // Every draw calls this: the usual case, nothing changed, costs no
+        // allocation.
+        if let Some(shown) = &self.shown
+            && shown.len() == plotted.len()
+            && plotted.iter().all(|p| shown.contains(p.1))
+            && self
+                .values
+                .keys()
+                .chain(self.fills.keys())
+                .all(|e| shown.contains(e))
+        {
+            return;
+        }
         let now: BTreeSet<String> = plotted.iter().map(|p| p.1.to_string()).collect();
         if let Some(shown) = &self.shown
             && let Some((_, added)) = plotted.iter().rfind(|p| !shown.contains(p.1))
